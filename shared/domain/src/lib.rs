@@ -1,0 +1,9 @@
+//! Alyt's domain: plain types and rules with no I/O and no async.
+//!
+//! Everything the routers, the store repositories and the device plane agree on
+//! lives here, so that the rules can be tested without a runtime.
+
+pub mod capability;
+pub mod clock;
+
+pub use clock::{Clock, ManualClock, SystemClock};

@@ -1,0 +1,705 @@
+//! The one conformance suite every [`Store`] adapter must pass.
+//!
+//! An adapter's test file calls [`store_conformance_suite!`](crate::store_conformance_suite)
+//! with an async factory returning a fresh, empty store on a [`ManualClock`]; the macro
+//! expands to one test per case, so a failure names the rule that broke.
+
+use std::sync::Arc;
+
+use alyt_domain::ManualClock;
+use serde_json::json;
+
+use crate::{
+    CancelReason, Condition, Index, Item, Key, Page, Query, SortKey, Store, StoreError, TxWrite,
+    UpdateAction,
+};
+
+/// A fresh, empty store and the clock it reads.
+pub struct Fixture {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<ManualClock>,
+}
+
+/// The time every fixture's clock starts at.
+pub fn start_time() -> time::OffsetDateTime {
+    time::macros::datetime!(2026-06-01 12:00 UTC)
+}
+
+#[macro_export]
+macro_rules! store_conformance_suite {
+    ($factory:path) => {
+        $crate::store_conformance_suite!(@cases $factory;
+            put_then_get_round_trips,
+            get_of_missing_item_is_none,
+            create_only_put_fails_when_item_exists,
+            conditional_update_applies_only_when_condition_holds,
+            comparison_conditions_follow_dynamodb_rules,
+            update_upserts_and_counts,
+            update_rejects_key_attributes,
+            delete_with_condition,
+            query_sort_key_conditions_and_order,
+            pagination_visits_every_item_once,
+            cursor_from_another_partition_is_rejected,
+            index_query_is_sparse_ordered_and_paginated,
+            transaction_writes_all_or_nothing,
+            transaction_rejects_two_writes_on_one_item,
+            expired_items_are_invisible,
+            batch_get_returns_present_items,
+            oversized_item_is_rejected
+        );
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn concurrent_creates_have_exactly_one_winner() {
+            let fixture = $factory().await;
+            $crate::conformance::concurrent_creates_have_exactly_one_winner(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn concurrent_version_bumps_never_lose_an_update() {
+            let fixture = $factory().await;
+            $crate::conformance::concurrent_version_bumps_never_lose_an_update(fixture).await;
+        }
+    };
+    (@cases $factory:path; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test]
+            async fn $case() {
+                let fixture = $factory().await;
+                $crate::conformance::$case(fixture).await;
+            }
+        )*
+    };
+}
+
+fn key(pk: &str, sk: &str) -> Key {
+    Key::new(pk, sk)
+}
+
+fn item(pk: &str, sk: &str) -> Item {
+    Item::new(key(pk, sk))
+}
+
+fn sks(page: &Page) -> Vec<String> {
+    page.items.iter().map(|i| i.sk().to_owned()).collect()
+}
+
+async fn query_all(store: &dyn Store, query: Query) -> Vec<Item> {
+    let mut out = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store
+            .query(query.clone().after(after))
+            .await
+            .expect("query");
+        out.extend(page.items);
+        match page.next {
+            Some(next) => after = Some(next),
+            None => return out,
+        }
+    }
+}
+
+pub async fn put_then_get_round_trips(f: Fixture) {
+    let stored = item("P#1", "S#1")
+        .with("name", "Kitchen")
+        .with("count", 42)
+        .with("ratio", 0.5)
+        .with("negative", -7)
+        .with("flag", true)
+        .with("nothing", serde_json::Value::Null)
+        .with("tags", json!(["a", "b"]))
+        .with("nested", json!({"light": {"power": true, "brightness": 80}}));
+    f.store.put(stored.clone(), None).await.unwrap();
+    let read = f.store.get(&key("P#1", "S#1")).await.unwrap();
+    assert_eq!(read, Some(stored));
+
+    // A plain put replaces the whole item.
+    f.store
+        .put(item("P#1", "S#1").with("name", "Office"), None)
+        .await
+        .unwrap();
+    let read = f.store.get(&key("P#1", "S#1")).await.unwrap().unwrap();
+    assert_eq!(read.get_str("name"), Some("Office"));
+    assert_eq!(read.get("count"), None);
+}
+
+pub async fn get_of_missing_item_is_none(f: Fixture) {
+    assert_eq!(f.store.get(&key("P#none", "S")).await.unwrap(), None);
+}
+
+pub async fn create_only_put_fails_when_item_exists(f: Fixture) {
+    let first = item("USER#1", "PROFILE").with("email", "a@example.com");
+    f.store
+        .put(first.clone(), Some(Condition::item_absent()))
+        .await
+        .unwrap();
+    let err = f
+        .store
+        .put(
+            item("USER#1", "PROFILE").with("email", "b@example.com"),
+            Some(Condition::item_absent()),
+        )
+        .await
+        .unwrap_err();
+    match err {
+        StoreError::ConditionFailed { current } => {
+            assert_eq!(current.as_deref(), Some(&first), "the failure reports the item as it is")
+        }
+        other => panic!("expected ConditionFailed, got {other:?}"),
+    }
+    let read = f.store.get(&key("USER#1", "PROFILE")).await.unwrap().unwrap();
+    assert_eq!(read.get_str("email"), Some("a@example.com"));
+}
+
+pub async fn conditional_update_applies_only_when_condition_holds(f: Fixture) {
+    f.store
+        .put(item("TOKEN#1", "T").with("state", "active").with("version", 1), None)
+        .await
+        .unwrap();
+    let updated = f
+        .store
+        .update(
+            &key("TOKEN#1", "T"),
+            vec![
+                UpdateAction::Set("state".into(), json!("rotated")),
+                UpdateAction::Add("version".into(), 1),
+            ],
+            Some(Condition::eq("state", "active")),
+        )
+        .await
+        .unwrap();
+    assert_eq!(updated.get_str("state"), Some("rotated"));
+    assert_eq!(updated.get_i64("version"), Some(2));
+
+    let err = f
+        .store
+        .update(
+            &key("TOKEN#1", "T"),
+            vec![UpdateAction::Set("state".into(), json!("rotated-again"))],
+            Some(Condition::eq("state", "active")),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed { current: Some(_) }), "{err:?}");
+    let read = f.store.get(&key("TOKEN#1", "T")).await.unwrap().unwrap();
+    assert_eq!(read.get_str("state"), Some("rotated"), "a failed update changes nothing");
+    assert_eq!(read.get_i64("version"), Some(2));
+
+    // Update-only guard on a missing item.
+    let err = f
+        .store
+        .update(
+            &key("TOKEN#2", "T"),
+            vec![UpdateAction::Set("state".into(), json!("x"))],
+            Some(Condition::item_present()),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed { current: None }), "{err:?}");
+    assert_eq!(f.store.get(&key("TOKEN#2", "T")).await.unwrap(), None);
+}
+
+pub async fn comparison_conditions_follow_dynamodb_rules(f: Fixture) {
+    f.store
+        .put(item("C#1", "C").with("step", 10).with("name", "b"), None)
+        .await
+        .unwrap();
+    let attempt = |c: Condition| {
+        let store = Arc::clone(&f.store);
+        async move {
+            store
+                .update(
+                    &key("C#1", "C"),
+                    vec![UpdateAction::Set("touched".into(), json!(true))],
+                    Some(c),
+                )
+                .await
+                .is_ok()
+        }
+    };
+    // Numbers compare as numbers, strings as bytes.
+    assert!(attempt(Condition::lt("step", 11)).await);
+    assert!(!attempt(Condition::lt("step", 10)).await);
+    assert!(attempt(Condition::le("step", 10)).await);
+    assert!(attempt(Condition::gt("step", 9)).await);
+    assert!(attempt(Condition::ge("step", 10)).await);
+    assert!(attempt(Condition::gt("name", "a")).await);
+    assert!(!attempt(Condition::gt("name", "c")).await);
+    assert!(attempt(Condition::ne("step", 3)).await);
+    assert!(attempt(Condition::BeginsWith("name".into(), "b".into())).await);
+    // Mismatched types never order.
+    assert!(!attempt(Condition::lt("step", "11")).await);
+    // A comparison against a missing attribute is false.
+    assert!(!attempt(Condition::lt("missing", 1)).await);
+    assert!(!attempt(Condition::eq("missing", 1)).await);
+    // Boolean combinators.
+    assert!(attempt(Condition::not_exists("missing").and(Condition::eq("step", 10))).await);
+    assert!(attempt(Condition::eq("step", 1).or(Condition::eq("name", "b"))).await);
+    assert!(!attempt(Condition::Not(Box::new(Condition::exists("step")))).await);
+}
+
+pub async fn update_upserts_and_counts(f: Fixture) {
+    let k = key("COUNTER#requests", "2026-06-01");
+    let first = f
+        .store
+        .update(&k, vec![UpdateAction::Add("count".into(), 1)], None)
+        .await
+        .unwrap();
+    assert_eq!(first.get_i64("count"), Some(1));
+    assert_eq!(first.pk(), "COUNTER#requests");
+    let second = f
+        .store
+        .update(
+            &k,
+            vec![
+                UpdateAction::Add("count".into(), 5),
+                UpdateAction::SetIfAbsent("firstSeen".into(), json!("a")),
+            ],
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(second.get_i64("count"), Some(6));
+    assert_eq!(second.get_str("firstSeen"), Some("a"));
+    let third = f
+        .store
+        .update(
+            &k,
+            vec![
+                UpdateAction::SetIfAbsent("firstSeen".into(), json!("b")),
+                UpdateAction::Remove("count".into()),
+            ],
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(third.get_str("firstSeen"), Some("a"), "SetIfAbsent keeps the first value");
+    assert_eq!(third.get("count"), None);
+}
+
+pub async fn update_rejects_key_attributes(f: Fixture) {
+    let err = f
+        .store
+        .update(
+            &key("P", "S"),
+            vec![UpdateAction::Set("pk".into(), json!("other"))],
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+}
+
+pub async fn delete_with_condition(f: Fixture) {
+    f.store
+        .put(item("ROOM#1", "R").with("owner", "alice"), None)
+        .await
+        .unwrap();
+    let err = f
+        .store
+        .delete(&key("ROOM#1", "R"), Some(Condition::eq("owner", "bob")))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed { .. }), "{err:?}");
+    assert!(f.store.get(&key("ROOM#1", "R")).await.unwrap().is_some());
+    let deleted = f
+        .store
+        .delete(&key("ROOM#1", "R"), Some(Condition::eq("owner", "alice")))
+        .await
+        .unwrap();
+    assert_eq!(deleted.and_then(|i| i.get_str("owner").map(str::to_owned)), Some("alice".into()));
+    assert_eq!(f.store.get(&key("ROOM#1", "R")).await.unwrap(), None);
+    // Deleting a missing item without a condition is fine and returns nothing.
+    assert_eq!(f.store.delete(&key("ROOM#1", "R"), None).await.unwrap(), None);
+}
+
+pub async fn query_sort_key_conditions_and_order(f: Fixture) {
+    for sk in ["DEVICE#a", "DEVICE#b", "DEVICE#c", "ROOM#a", "ROOM#b", "Z"] {
+        f.store.put(item("HOME#1", sk), None).await.unwrap();
+    }
+    f.store.put(item("HOME#2", "DEVICE#x"), None).await.unwrap();
+    let q = || Query::partition("HOME#1");
+
+    let all = f.store.query(q()).await.unwrap();
+    assert_eq!(sks(&all), ["DEVICE#a", "DEVICE#b", "DEVICE#c", "ROOM#a", "ROOM#b", "Z"]);
+    assert_eq!(all.next, None);
+
+    let devices = f
+        .store
+        .query(q().sort(SortKey::BeginsWith("DEVICE#".into())))
+        .await
+        .unwrap();
+    assert_eq!(sks(&devices), ["DEVICE#a", "DEVICE#b", "DEVICE#c"]);
+
+    let backward = f
+        .store
+        .query(q().sort(SortKey::BeginsWith("ROOM#".into())).backward())
+        .await
+        .unwrap();
+    assert_eq!(sks(&backward), ["ROOM#b", "ROOM#a"]);
+
+    let between = f
+        .store
+        .query(q().sort(SortKey::Between("DEVICE#b".into(), "ROOM#a".into())))
+        .await
+        .unwrap();
+    assert_eq!(sks(&between), ["DEVICE#b", "DEVICE#c", "ROOM#a"]);
+
+    let eq = f.store.query(q().sort(SortKey::Eq("Z".into()))).await.unwrap();
+    assert_eq!(sks(&eq), ["Z"]);
+    let lt = f.store.query(q().sort(SortKey::Lt("DEVICE#b".into()))).await.unwrap();
+    assert_eq!(sks(&lt), ["DEVICE#a"]);
+    let le = f.store.query(q().sort(SortKey::Le("DEVICE#b".into()))).await.unwrap();
+    assert_eq!(sks(&le), ["DEVICE#a", "DEVICE#b"]);
+    let gt = f.store.query(q().sort(SortKey::Gt("ROOM#b".into()))).await.unwrap();
+    assert_eq!(sks(&gt), ["Z"]);
+    let ge = f.store.query(q().sort(SortKey::Ge("ROOM#b".into()))).await.unwrap();
+    assert_eq!(sks(&ge), ["ROOM#b", "Z"]);
+
+    let empty = f.store.query(Query::partition("HOME#none")).await.unwrap();
+    assert!(empty.items.is_empty());
+    assert_eq!(empty.next, None);
+}
+
+pub async fn pagination_visits_every_item_once(f: Fixture) {
+    for n in 0..25 {
+        f.store
+            .put(item("EVENTS#t1", &format!("{n:08}")).with("n", n), None)
+            .await
+            .unwrap();
+    }
+    for (forward, limit) in [(true, 10), (false, 10), (true, 25), (true, 1)] {
+        let mut q = Query::partition("EVENTS#t1").limit(limit);
+        if !forward {
+            q = q.backward();
+        }
+        let mut seen = Vec::new();
+        let mut after = None;
+        let mut pages = 0;
+        loop {
+            let page = f.store.query(q.clone().after(after)).await.unwrap();
+            pages += 1;
+            assert!(page.items.len() <= limit as usize);
+            assert!(!page.items.is_empty(), "no empty page is ever handed out");
+            seen.extend(page.items.iter().map(|i| i.get_i64("n").unwrap()));
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        let mut expected: Vec<i64> = (0..25).collect();
+        if !forward {
+            expected.reverse();
+        }
+        assert_eq!(seen, expected, "forward={forward} limit={limit}");
+        assert_eq!(pages, 25usize.div_ceil(limit as usize), "next is absent exactly at the end");
+    }
+}
+
+pub async fn cursor_from_another_partition_is_rejected(f: Fixture) {
+    for n in 0..3 {
+        f.store.put(item("TENANT#a", &format!("{n}")), None).await.unwrap();
+        f.store.put(item("TENANT#b", &format!("{n}")), None).await.unwrap();
+    }
+    let page = f
+        .store
+        .query(Query::partition("TENANT#a").limit(1))
+        .await
+        .unwrap();
+    let cursor = page.next.expect("more items follow");
+    let err = f
+        .store
+        .query(Query::partition("TENANT#b").after(Some(cursor)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+}
+
+pub async fn index_query_is_sparse_ordered_and_paginated(f: Fixture) {
+    // Devices of one tenant, found by their property through gsi1.
+    for (id, property, room) in [
+        ("d3", Some("PROP#p1"), "c"),
+        ("d1", Some("PROP#p1"), "a"),
+        ("d2", Some("PROP#p1"), "b"),
+        ("d4", Some("PROP#p2"), "a"),
+        ("d5", None, "a"),
+    ] {
+        let mut it = item("TENANT#t", &format!("DEVICE#{id}")).with("id", id);
+        if let Some(p) = property {
+            it = it.with("gsi1pk", p).with("gsi1sk", format!("ROOM#{room}"));
+        }
+        f.store.put(it, None).await.unwrap();
+    }
+    // An item with only half an index key is not in the index either.
+    f.store
+        .put(item("TENANT#t", "DEVICE#d6").with("id", "d6").with("gsi1pk", "PROP#p1"), None)
+        .await
+        .unwrap();
+    let ids = |items: &[Item]| {
+        items
+            .iter()
+            .map(|i| i.get_str("id").unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let p1 = query_all(&*f.store, Query::on_index(Index::Gsi1, "PROP#p1")).await;
+    assert_eq!(ids(&p1), ["d1", "d2", "d3"]);
+    let paged = query_all(&*f.store, Query::on_index(Index::Gsi1, "PROP#p1").limit(2)).await;
+    assert_eq!(ids(&paged), ["d1", "d2", "d3"]);
+    let back = query_all(&*f.store, Query::on_index(Index::Gsi1, "PROP#p1").backward().limit(1)).await;
+    assert_eq!(ids(&back), ["d3", "d2", "d1"]);
+    let from_b = f
+        .store
+        .query(Query::on_index(Index::Gsi1, "PROP#p1").sort(SortKey::Ge("ROOM#b".into())))
+        .await
+        .unwrap();
+    assert_eq!(ids(&from_b.items), ["d2", "d3"]);
+    let other_index = f
+        .store
+        .query(Query::on_index(Index::Gsi2, "PROP#p1"))
+        .await
+        .unwrap();
+    assert!(other_index.items.is_empty());
+
+    // Moving an item out of the index (removing its index key) takes it out.
+    f.store
+        .update(
+            &key("TENANT#t", "DEVICE#d1"),
+            vec![UpdateAction::Remove("gsi1pk".into())],
+            None,
+        )
+        .await
+        .unwrap();
+    let p1 = query_all(&*f.store, Query::on_index(Index::Gsi1, "PROP#p1")).await;
+    assert_eq!(ids(&p1), ["d2", "d3"]);
+}
+
+pub async fn transaction_writes_all_or_nothing(f: Fixture) {
+    f.store
+        .put(item("INVITE#1", "I").with("state", "pending"), None)
+        .await
+        .unwrap();
+    f.store
+        .put(item("HOME#1", "MEMBER#bob").with("role", "MEMBER"), None)
+        .await
+        .unwrap();
+
+    // The second write's condition fails: nothing at all may be written.
+    let err = f
+        .store
+        .transact(vec![
+            TxWrite::Update {
+                key: key("INVITE#1", "I"),
+                actions: vec![UpdateAction::Set("state".into(), json!("accepted"))],
+                condition: Some(Condition::eq("state", "pending")),
+            },
+            TxWrite::Put {
+                item: item("HOME#1", "MEMBER#bob").with("role", "GUEST"),
+                condition: Some(Condition::item_absent()),
+            },
+            TxWrite::Put {
+                item: item("AUDIT#1", "A"),
+                condition: None,
+            },
+        ])
+        .await
+        .unwrap_err();
+    match &err {
+        StoreError::TransactionCanceled { reasons } => assert_eq!(
+            reasons,
+            &[CancelReason::None, CancelReason::ConditionFailed, CancelReason::None]
+        ),
+        other => panic!("expected TransactionCanceled, got {other:?}"),
+    }
+    assert!(err.is_condition_failure());
+    let invite = f.store.get(&key("INVITE#1", "I")).await.unwrap().unwrap();
+    assert_eq!(invite.get_str("state"), Some("pending"));
+    let member = f.store.get(&key("HOME#1", "MEMBER#bob")).await.unwrap().unwrap();
+    assert_eq!(member.get_str("role"), Some("MEMBER"));
+    assert_eq!(f.store.get(&key("AUDIT#1", "A")).await.unwrap(), None);
+
+    // A check that fails cancels too.
+    let err = f
+        .store
+        .transact(vec![
+            TxWrite::Check {
+                key: key("INVITE#1", "I"),
+                condition: Condition::eq("state", "withdrawn"),
+            },
+            TxWrite::Delete {
+                key: key("HOME#1", "MEMBER#bob"),
+                condition: None,
+            },
+        ])
+        .await
+        .unwrap_err();
+    assert!(err.is_condition_failure(), "{err:?}");
+    assert!(f.store.get(&key("HOME#1", "MEMBER#bob")).await.unwrap().is_some());
+
+    // All conditions hold: every write lands.
+    f.store
+        .transact(vec![
+            TxWrite::Update {
+                key: key("INVITE#1", "I"),
+                actions: vec![UpdateAction::Set("state".into(), json!("accepted"))],
+                condition: Some(Condition::eq("state", "pending")),
+            },
+            TxWrite::Put {
+                item: item("HOME#1", "MEMBER#carol").with("role", "GUEST"),
+                condition: Some(Condition::item_absent()),
+            },
+            TxWrite::Delete {
+                key: key("HOME#1", "MEMBER#bob"),
+                condition: Some(Condition::item_present()),
+            },
+            TxWrite::Check {
+                key: key("HOME#1", "MEMBER#dave"),
+                condition: Condition::item_absent(),
+            },
+        ])
+        .await
+        .unwrap();
+    let invite = f.store.get(&key("INVITE#1", "I")).await.unwrap().unwrap();
+    assert_eq!(invite.get_str("state"), Some("accepted"));
+    assert!(f.store.get(&key("HOME#1", "MEMBER#carol")).await.unwrap().is_some());
+    assert_eq!(f.store.get(&key("HOME#1", "MEMBER#bob")).await.unwrap(), None);
+}
+
+pub async fn transaction_rejects_two_writes_on_one_item(f: Fixture) {
+    let err = f
+        .store
+        .transact(vec![
+            TxWrite::Put { item: item("X", "1"), condition: None },
+            TxWrite::Delete { key: key("X", "1"), condition: None },
+        ])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+    assert_eq!(f.store.get(&key("X", "1")).await.unwrap(), None);
+    let err = f.store.transact(vec![]).await.unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+}
+
+pub async fn expired_items_are_invisible(f: Fixture) {
+    let now = start_time().unix_timestamp();
+    f.store
+        .put(item("SESSION#1", "S").with("ttl", now + 60), None)
+        .await
+        .unwrap();
+    f.store
+        .put(item("SESSION#1", "T").with("ttl", now + 3600), None)
+        .await
+        .unwrap();
+    f.store.put(item("SESSION#1", "U"), None).await.unwrap();
+    assert!(f.store.get(&key("SESSION#1", "S")).await.unwrap().is_some());
+    f.clock.advance(time::Duration::seconds(61));
+    assert_eq!(f.store.get(&key("SESSION#1", "S")).await.unwrap(), None);
+    let page = f.store.query(Query::partition("SESSION#1")).await.unwrap();
+    assert_eq!(sks(&page), ["T", "U"]);
+    let batch = f
+        .store
+        .batch_get(&[key("SESSION#1", "S"), key("SESSION#1", "T")])
+        .await
+        .unwrap();
+    assert_eq!(batch.len(), 1);
+}
+
+pub async fn batch_get_returns_present_items(f: Fixture) {
+    for n in 0..5 {
+        f.store
+            .put(item("THING#x", &format!("{n}")).with("n", n), None)
+            .await
+            .unwrap();
+    }
+    let keys: Vec<Key> = [0, 2, 4, 9].iter().map(|n| key("THING#x", &format!("{n}"))).collect();
+    let mut found: Vec<i64> = f
+        .store
+        .batch_get(&keys)
+        .await
+        .unwrap()
+        .iter()
+        .map(|i| i.get_i64("n").unwrap())
+        .collect();
+    found.sort();
+    assert_eq!(found, [0, 2, 4]);
+    assert!(f.store.batch_get(&[]).await.unwrap().is_empty());
+}
+
+pub async fn oversized_item_is_rejected(f: Fixture) {
+    let big = "x".repeat(crate::MAX_ITEM_BYTES + 1);
+    let err = f
+        .store
+        .put(item("BIG", "1").with("blob", big), None)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+    assert_eq!(f.store.get(&key("BIG", "1")).await.unwrap(), None);
+}
+
+pub async fn concurrent_creates_have_exactly_one_winner(f: Fixture) {
+    let attempts = 16;
+    let mut tasks = Vec::new();
+    for n in 0..attempts {
+        let store = Arc::clone(&f.store);
+        tasks.push(tokio::spawn(async move {
+            store
+                .put(
+                    item("REFRESH#family", "TOKEN#1").with("winner", n),
+                    Some(Condition::item_absent()),
+                )
+                .await
+        }));
+    }
+    let mut winners = Vec::new();
+    for (n, task) in tasks.into_iter().enumerate() {
+        match task.await.unwrap() {
+            Ok(()) => winners.push(n as i64),
+            Err(StoreError::ConditionFailed { .. }) => {}
+            Err(other) => panic!("unexpected error {other:?}"),
+        }
+    }
+    assert_eq!(winners.len(), 1, "exactly one create wins");
+    let stored = f.store.get(&key("REFRESH#family", "TOKEN#1")).await.unwrap().unwrap();
+    assert_eq!(stored.get_i64("winner"), Some(winners[0]));
+}
+
+pub async fn concurrent_version_bumps_never_lose_an_update(f: Fixture) {
+    let k = key("DEVICE#1", "STATE");
+    f.store
+        .put(Item::new(k.clone()).with("version", 0), None)
+        .await
+        .unwrap();
+    // Each worker reads, then bumps with an optimistic version check, retrying on
+    // conflict: no increment may be lost and no two may share a version.
+    let workers = 8;
+    let per_worker = 5;
+    let mut tasks = Vec::new();
+    for _ in 0..workers {
+        let store = Arc::clone(&f.store);
+        let k = k.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut won = Vec::new();
+            while won.len() < per_worker {
+                let current = store.get(&k).await.unwrap().unwrap();
+                let version = current.get_i64("version").unwrap();
+                match store
+                    .update(
+                        &k,
+                        vec![UpdateAction::Set("version".into(), json!(version + 1))],
+                        Some(Condition::eq("version", version)),
+                    )
+                    .await
+                {
+                    Ok(_) => won.push(version + 1),
+                    Err(StoreError::ConditionFailed { .. }) => {}
+                    Err(other) => panic!("unexpected error {other:?}"),
+                }
+            }
+            won
+        }));
+    }
+    let mut versions = Vec::new();
+    for task in tasks {
+        versions.extend(task.await.unwrap());
+    }
+    versions.sort();
+    let expected: Vec<i64> = (1..=(workers * per_worker) as i64).collect();
+    assert_eq!(versions, expected, "every version was won exactly once");
+}

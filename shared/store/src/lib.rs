@@ -1,0 +1,14 @@
+//! Alyt's storage port.
+//!
+//! [`Store`] is shaped after the DynamoDB operations the platform needs (single-table
+//! design, see `DATA_MODEL.md`): get, conditional put/update/delete, ordered queries by
+//! partition with sort-key conditions and pagination, queries on sparse secondary
+//! indexes, atomic multi-item transactions and TTL expiry. Two adapters implement it
+//! with the same semantics: [`sqlite::SqliteStore`] (embedded, local platform) and the
+//! DynamoDB adapter in `alyt-aws`. [`conformance`] holds the one suite both must pass.
+
+pub mod conformance;
+mod model;
+pub mod sqlite;
+
+pub use model::*;

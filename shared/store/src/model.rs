@@ -1,0 +1,643 @@
+//! The item model and operation types of the [`Store`] trait.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Largest item either adapter accepts (DynamoDB's limit is 400 KB).
+pub const MAX_ITEM_BYTES: usize = 400 * 1024;
+/// Most operations one transaction may hold (DynamoDB's limit).
+pub const MAX_TRANSACTION_OPS: usize = 100;
+/// Most keys one batch get may ask for (DynamoDB's limit).
+pub const MAX_BATCH_GET_KEYS: usize = 100;
+
+/// Attribute names with a meaning to the store itself.
+pub mod attr {
+    pub const PK: &str = "pk";
+    pub const SK: &str = "sk";
+    /// Expiry, whole seconds since the Unix epoch. Expired items are invisible to
+    /// reads at once; the backend deletes them later.
+    pub const TTL: &str = "ttl";
+}
+
+/// A secondary index. Each is sparse: an item is in it only when it carries both
+/// of the index's key attributes as strings. Projection is the whole item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Index {
+    Gsi1,
+    Gsi2,
+    Gsi3,
+}
+
+impl Index {
+    pub const ALL: [Index; 3] = [Index::Gsi1, Index::Gsi2, Index::Gsi3];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Index::Gsi1 => "gsi1",
+            Index::Gsi2 => "gsi2",
+            Index::Gsi3 => "gsi3",
+        }
+    }
+    pub fn pk_attr(self) -> &'static str {
+        match self {
+            Index::Gsi1 => "gsi1pk",
+            Index::Gsi2 => "gsi2pk",
+            Index::Gsi3 => "gsi3pk",
+        }
+    }
+    pub fn sk_attr(self) -> &'static str {
+        match self {
+            Index::Gsi1 => "gsi1sk",
+            Index::Gsi2 => "gsi2sk",
+            Index::Gsi3 => "gsi3sk",
+        }
+    }
+}
+
+/// The primary key of an item.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Key {
+    pub pk: String,
+    pub sk: String,
+}
+
+impl Key {
+    pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Self {
+        Self {
+            pk: pk.into(),
+            sk: sk.into(),
+        }
+    }
+}
+
+/// One stored item: a map of attributes that always holds string `pk` and `sk`.
+/// Values are JSON values; numbers, strings, booleans, null, lists and maps all
+/// round-trip through both adapters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item(Map<String, Value>);
+
+impl Item {
+    pub fn new(key: Key) -> Self {
+        let mut attrs = Map::new();
+        attrs.insert(attr::PK.into(), Value::String(key.pk));
+        attrs.insert(attr::SK.into(), Value::String(key.sk));
+        Self(attrs)
+    }
+
+    /// Builds an item from raw attributes; fails unless `pk` and `sk` are strings.
+    pub fn from_attrs(attrs: Map<String, Value>) -> Result<Self, StoreError> {
+        for name in [attr::PK, attr::SK] {
+            if !matches!(attrs.get(name), Some(Value::String(_))) {
+                return Err(StoreError::Invalid(format!(
+                    "item attribute {name} must be a string"
+                )));
+            }
+        }
+        Ok(Self(attrs))
+    }
+
+    pub fn with(mut self, name: &str, value: impl Into<Value>) -> Self {
+        self.set(name, value);
+        self
+    }
+
+    pub fn set(&mut self, name: &str, value: impl Into<Value>) {
+        self.0.insert(name.to_owned(), value.into());
+    }
+
+    pub fn remove(&mut self, name: &str) -> Option<Value> {
+        self.0.remove(name)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name)
+    }
+
+    pub fn get_str(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(Value::as_str)
+    }
+
+    pub fn get_i64(&self, name: &str) -> Option<i64> {
+        self.0.get(name).and_then(Value::as_i64)
+    }
+
+    pub fn pk(&self) -> &str {
+        self.get_str(attr::PK).unwrap_or_default()
+    }
+
+    pub fn sk(&self) -> &str {
+        self.get_str(attr::SK).unwrap_or_default()
+    }
+
+    pub fn key(&self) -> Key {
+        Key::new(self.pk(), self.sk())
+    }
+
+    /// The expiry in Unix seconds, when the item has one.
+    pub fn expires_at(&self) -> Option<i64> {
+        self.get(attr::TTL).and_then(Value::as_i64)
+    }
+
+    pub fn is_expired(&self, now_unix: i64) -> bool {
+        self.expires_at().is_some_and(|ttl| ttl <= now_unix)
+    }
+
+    /// The index keys of this item, when it is in `index`.
+    pub fn index_key(&self, index: Index) -> Option<(&str, &str)> {
+        Some((
+            self.get_str(index.pk_attr())?,
+            self.get_str(index.sk_attr())?,
+        ))
+    }
+
+    pub fn attrs(&self) -> &Map<String, Value> {
+        &self.0
+    }
+
+    pub fn into_attrs(self) -> Map<String, Value> {
+        self.0
+    }
+
+    /// Serialises the item; fails when it is larger than [`MAX_ITEM_BYTES`].
+    pub fn to_json_checked(&self) -> Result<String, StoreError> {
+        let text = serde_json::to_string(&self.0)
+            .map_err(|e| StoreError::Invalid(format!("item is not serialisable: {e}")))?;
+        if text.len() > MAX_ITEM_BYTES {
+            return Err(StoreError::Invalid(format!(
+                "item is {} bytes, more than the {MAX_ITEM_BYTES}-byte limit",
+                text.len()
+            )));
+        }
+        Ok(text)
+    }
+}
+
+/// Comparison operators for conditions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A condition on the current version of one item, evaluated atomically with the
+/// write it guards. Attribute names are top-level attributes.
+///
+/// Semantics (DynamoDB's): a comparison against a missing attribute is false, so
+/// `Cmp(a, Ne, v)` on an item without `a` fails; use `Or([NotExists(a), ...])` when a
+/// missing value should pass. An absent item has no attributes at all.
+/// Ordering comparisons hold only between two numbers or two strings (UTF-8 byte order).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Condition {
+    Exists(String),
+    NotExists(String),
+    Cmp(String, CmpOp, Value),
+    BeginsWith(String, String),
+    And(Vec<Condition>),
+    Or(Vec<Condition>),
+    Not(Box<Condition>),
+}
+
+impl Condition {
+    /// The item must not exist yet (create-only writes).
+    pub fn item_absent() -> Self {
+        Condition::NotExists(attr::PK.into())
+    }
+    /// The item must exist (update-only writes).
+    pub fn item_present() -> Self {
+        Condition::Exists(attr::PK.into())
+    }
+    pub fn eq(name: &str, value: impl Into<Value>) -> Self {
+        Condition::Cmp(name.into(), CmpOp::Eq, value.into())
+    }
+    pub fn ne(name: &str, value: impl Into<Value>) -> Self {
+        Condition::Cmp(name.into(), CmpOp::Ne, value.into())
+    }
+    pub fn lt(name: &str, value: impl Into<Value>) -> Self {
+        Condition::Cmp(name.into(), CmpOp::Lt, value.into())
+    }
+    pub fn le(name: &str, value: impl Into<Value>) -> Self {
+        Condition::Cmp(name.into(), CmpOp::Le, value.into())
+    }
+    pub fn gt(name: &str, value: impl Into<Value>) -> Self {
+        Condition::Cmp(name.into(), CmpOp::Gt, value.into())
+    }
+    pub fn ge(name: &str, value: impl Into<Value>) -> Self {
+        Condition::Cmp(name.into(), CmpOp::Ge, value.into())
+    }
+    pub fn exists(name: &str) -> Self {
+        Condition::Exists(name.into())
+    }
+    pub fn not_exists(name: &str) -> Self {
+        Condition::NotExists(name.into())
+    }
+    pub fn and(self, other: Condition) -> Self {
+        match self {
+            Condition::And(mut all) => {
+                all.push(other);
+                Condition::And(all)
+            }
+            first => Condition::And(vec![first, other]),
+        }
+    }
+    pub fn or(self, other: Condition) -> Self {
+        match self {
+            Condition::Or(mut any) => {
+                any.push(other);
+                Condition::Or(any)
+            }
+            first => Condition::Or(vec![first, other]),
+        }
+    }
+
+    /// Evaluates the condition against the current item (`None` when absent).
+    /// The embedded adapter uses this; the DynamoDB adapter sends an expression.
+    pub fn evaluate(&self, item: Option<&Item>) -> bool {
+        let get = |name: &str| item.and_then(|i| i.get(name));
+        match self {
+            Condition::Exists(name) => get(name).is_some(),
+            Condition::NotExists(name) => get(name).is_none(),
+            Condition::Cmp(name, op, expected) => match get(name) {
+                None => false,
+                Some(actual) => compare(actual, *op, expected),
+            },
+            Condition::BeginsWith(name, prefix) => {
+                matches!(get(name), Some(Value::String(s)) if s.starts_with(prefix.as_str()))
+            }
+            Condition::And(all) => all.iter().all(|c| c.evaluate(item)),
+            Condition::Or(any) => any.iter().any(|c| c.evaluate(item)),
+            Condition::Not(inner) => !inner.evaluate(item),
+        }
+    }
+}
+
+fn compare(actual: &Value, op: CmpOp, expected: &Value) -> bool {
+    use std::cmp::Ordering;
+    let ordering = match (actual, expected) {
+        (Value::Number(a), Value::Number(b)) => match (a.as_i64(), b.as_i64()) {
+            (Some(a), Some(b)) => Some(a.cmp(&b)),
+            _ => a
+                .as_f64()
+                .zip(b.as_f64())
+                .and_then(|(a, b)| a.partial_cmp(&b)),
+        },
+        (Value::String(a), Value::String(b)) => Some(a.as_bytes().cmp(b.as_bytes())),
+        _ => None,
+    };
+    match op {
+        CmpOp::Eq => ordering.map_or(actual == expected, |o| o == Ordering::Equal),
+        CmpOp::Ne => ordering.map_or(actual != expected, |o| o != Ordering::Equal),
+        CmpOp::Lt => ordering == Some(Ordering::Less),
+        CmpOp::Le => matches!(ordering, Some(Ordering::Less | Ordering::Equal)),
+        CmpOp::Gt => ordering == Some(Ordering::Greater),
+        CmpOp::Ge => matches!(ordering, Some(Ordering::Greater | Ordering::Equal)),
+    }
+}
+
+/// One change of an update. An update of a missing item creates it (DynamoDB's
+/// upsert); guard with [`Condition::item_present`] when that is not wanted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateAction {
+    Set(String, Value),
+    /// Sets the attribute only when it does not exist yet.
+    SetIfAbsent(String, Value),
+    Remove(String),
+    /// Adds to a number attribute; a missing attribute counts as 0.
+    Add(String, i64),
+}
+
+impl UpdateAction {
+    pub fn attr(&self) -> &str {
+        match self {
+            UpdateAction::Set(a, _)
+            | UpdateAction::SetIfAbsent(a, _)
+            | UpdateAction::Remove(a)
+            | UpdateAction::Add(a, _) => a,
+        }
+    }
+
+    /// Applies the change to an item; the embedded adapter uses this.
+    pub fn apply(&self, item: &mut Item) -> Result<(), StoreError> {
+        match self {
+            UpdateAction::Set(name, value) => item.set(name, value.clone()),
+            UpdateAction::SetIfAbsent(name, value) => {
+                if item.get(name).is_none() {
+                    item.set(name, value.clone());
+                }
+            }
+            UpdateAction::Remove(name) => {
+                item.remove(name);
+            }
+            UpdateAction::Add(name, delta) => {
+                let current = match item.get(name) {
+                    None => 0,
+                    Some(v) => v.as_i64().ok_or_else(|| {
+                        StoreError::Invalid(format!("cannot add to non-integer attribute {name}"))
+                    })?,
+                };
+                let sum = current.checked_add(*delta).ok_or_else(|| {
+                    StoreError::Invalid(format!("adding to attribute {name} overflows"))
+                })?;
+                item.set(name, sum);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks the rules every update must follow, the same in both adapters.
+pub fn validate_update(actions: &[UpdateAction]) -> Result<(), StoreError> {
+    if actions.is_empty() {
+        return Err(StoreError::Invalid("an update needs at least one action".into()));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for action in actions {
+        let name = action.attr();
+        if name == attr::PK || name == attr::SK {
+            return Err(StoreError::Invalid(format!("the key attribute {name} cannot be updated")));
+        }
+        if name.is_empty() {
+            return Err(StoreError::Invalid("attribute names cannot be empty".into()));
+        }
+        if !seen.insert(name) {
+            return Err(StoreError::Invalid(format!("attribute {name} is updated twice")));
+        }
+    }
+    Ok(())
+}
+
+/// A condition on the sort key of a query (or the index sort key).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SortKey {
+    Eq(String),
+    BeginsWith(String),
+    Between(String, String),
+    Lt(String),
+    Le(String),
+    Gt(String),
+    Ge(String),
+}
+
+impl SortKey {
+    pub fn matches(&self, sk: &str) -> bool {
+        let sk = sk.as_bytes();
+        match self {
+            SortKey::Eq(v) => sk == v.as_bytes(),
+            SortKey::BeginsWith(p) => sk.starts_with(p.as_bytes()),
+            SortKey::Between(lo, hi) => sk >= lo.as_bytes() && sk <= hi.as_bytes(),
+            SortKey::Lt(v) => sk < v.as_bytes(),
+            SortKey::Le(v) => sk <= v.as_bytes(),
+            SortKey::Gt(v) => sk > v.as_bytes(),
+            SortKey::Ge(v) => sk >= v.as_bytes(),
+        }
+    }
+}
+
+/// Where a page ended: the position of its last item. Opaque to callers; the API
+/// layer encodes it into a cursor string.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageKey {
+    pub pk: String,
+    pub sk: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_pk: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_sk: Option<String>,
+}
+
+impl PageKey {
+    /// The position of `item` in a query on `index` (the table when `None`).
+    pub fn of(item: &Item, index: Option<Index>) -> Self {
+        let (index_pk, index_sk) = match index.and_then(|i| item.index_key(i)) {
+            Some((p, s)) => (Some(p.to_owned()), Some(s.to_owned())),
+            None => (None, None),
+        };
+        Self {
+            pk: item.pk().to_owned(),
+            sk: item.sk().to_owned(),
+            index_pk,
+            index_sk,
+        }
+    }
+}
+
+/// An ordered read of one partition of the table or of an index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Query {
+    pub index: Option<Index>,
+    pub partition: String,
+    pub sort: Option<SortKey>,
+    /// Ascending sort-key order when true.
+    pub forward: bool,
+    /// At most this many items (default and ceiling: 1000).
+    pub limit: Option<u32>,
+    /// Continue after this position (from a previous page's `next`).
+    pub after: Option<PageKey>,
+}
+
+impl Query {
+    pub const MAX_LIMIT: u32 = 1000;
+
+    pub fn partition(partition: impl Into<String>) -> Self {
+        Self {
+            index: None,
+            partition: partition.into(),
+            sort: None,
+            forward: true,
+            limit: None,
+            after: None,
+        }
+    }
+    pub fn on_index(index: Index, partition: impl Into<String>) -> Self {
+        Self {
+            index: Some(index),
+            ..Self::partition(partition)
+        }
+    }
+    pub fn sort(mut self, sort: SortKey) -> Self {
+        self.sort = Some(sort);
+        self
+    }
+    pub fn backward(mut self) -> Self {
+        self.forward = false;
+        self
+    }
+    pub fn limit(mut self, limit: u32) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+    pub fn after(mut self, after: Option<PageKey>) -> Self {
+        self.after = after;
+        self
+    }
+
+    pub fn effective_limit(&self) -> u32 {
+        self.limit.unwrap_or(Self::MAX_LIMIT).clamp(1, Self::MAX_LIMIT)
+    }
+
+    /// Rejects a cursor that does not belong to this query's partition, so a
+    /// cursor can never be used to read another partition.
+    pub fn validate(&self) -> Result<(), StoreError> {
+        if self.partition.is_empty() {
+            return Err(StoreError::Invalid("a query needs a partition".into()));
+        }
+        if let Some(after) = &self.after {
+            let cursor_partition = match self.index {
+                None => Some(&after.pk),
+                Some(_) => after.index_pk.as_ref(),
+            };
+            let shape_ok = match self.index {
+                None => after.index_pk.is_none() && after.index_sk.is_none(),
+                Some(_) => after.index_sk.is_some(),
+            };
+            if cursor_partition != Some(&self.partition) || !shape_ok {
+                return Err(StoreError::Invalid(
+                    "the cursor does not belong to this query".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One page of a query. `next` is present exactly when more items follow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub items: Vec<Item>,
+    pub next: Option<PageKey>,
+}
+
+/// One write of a transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TxWrite {
+    Put {
+        item: Item,
+        condition: Option<Condition>,
+    },
+    Update {
+        key: Key,
+        actions: Vec<UpdateAction>,
+        condition: Option<Condition>,
+    },
+    Delete {
+        key: Key,
+        condition: Option<Condition>,
+    },
+    /// Writes nothing; the transaction fails unless the condition holds.
+    Check { key: Key, condition: Condition },
+}
+
+impl TxWrite {
+    pub fn key(&self) -> Key {
+        match self {
+            TxWrite::Put { item, .. } => item.key(),
+            TxWrite::Update { key, .. } | TxWrite::Delete { key, .. } | TxWrite::Check { key, .. } => {
+                key.clone()
+            }
+        }
+    }
+}
+
+/// Why one write of a cancelled transaction failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelReason {
+    /// This write was fine; another one cancelled the transaction.
+    None,
+    ConditionFailed,
+    /// A concurrent transaction touched the same item; retryable.
+    Conflict,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The condition of a single-item write did not hold. `current` is the item as
+    /// it was (absent when it did not exist).
+    #[error("the condition of the write did not hold")]
+    ConditionFailed { current: Option<Box<Item>> },
+    /// A transaction was cancelled and wrote nothing; one reason per write, in order.
+    #[error("the transaction was cancelled: {reasons:?}")]
+    TransactionCanceled { reasons: Vec<CancelReason> },
+    /// The request itself is wrong (reserved attribute, size, bad cursor, ...).
+    #[error("invalid store request: {0}")]
+    Invalid(String),
+    /// The backend failed or throttled; the operation may be retried.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl StoreError {
+    pub fn is_condition_failure(&self) -> bool {
+        match self {
+            StoreError::ConditionFailed { .. } => true,
+            StoreError::TransactionCanceled { reasons } => {
+                reasons.contains(&CancelReason::ConditionFailed)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Checks a transaction's shape, the same in both adapters.
+pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
+    if writes.is_empty() || writes.len() > MAX_TRANSACTION_OPS {
+        return Err(StoreError::Invalid(format!(
+            "a transaction holds 1 to {MAX_TRANSACTION_OPS} writes, not {}",
+            writes.len()
+        )));
+    }
+    let mut keys = std::collections::HashSet::new();
+    for write in writes {
+        if !keys.insert(write.key()) {
+            return Err(StoreError::Invalid(
+                "a transaction cannot touch one item twice".into(),
+            ));
+        }
+        match write {
+            TxWrite::Put { item, .. } => {
+                item.to_json_checked()?;
+            }
+            TxWrite::Update { actions, .. } => validate_update(actions)?,
+            TxWrite::Delete { .. } | TxWrite::Check { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// The storage port. Reads never return expired items (see [`attr::TTL`]).
+/// Single-item reads and writes are strongly consistent; index queries may lag
+/// the table slightly on DynamoDB, so rules that need exactness read the table.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError>;
+
+    /// Items for the keys that exist, in no particular order.
+    async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError>;
+
+    /// Writes the whole item if the condition holds.
+    async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError>;
+
+    /// Applies the actions if the condition holds; returns the item afterwards.
+    async fn update(
+        &self,
+        key: &Key,
+        actions: Vec<UpdateAction>,
+        condition: Option<Condition>,
+    ) -> Result<Item, StoreError>;
+
+    /// Deletes the item if the condition holds; returns what was deleted.
+    async fn delete(
+        &self,
+        key: &Key,
+        condition: Option<Condition>,
+    ) -> Result<Option<Item>, StoreError>;
+
+    async fn query(&self, query: Query) -> Result<Page, StoreError>;
+
+    /// All writes or none.
+    async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError>;
+}

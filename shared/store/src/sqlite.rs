@@ -1,0 +1,419 @@
+//! The embedded adapter: one SQLite database file (WAL, synchronous=FULL, so a
+//! committed write survives a crash). Every write runs in an IMMEDIATE transaction,
+//! which serialises writers; conditions are evaluated inside it, so a conditional
+//! write is atomic exactly as on DynamoDB.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use alyt_domain::Clock;
+use async_trait::async_trait;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
+use serde_json::{Map, Value};
+
+use crate::{
+    CancelReason, Condition, Index, Item, Key, MAX_BATCH_GET_KEYS, Page, PageKey, Query, SortKey,
+    Store, StoreError, TxWrite, UpdateAction, validate_transaction, validate_update,
+};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS items (
+    pk TEXT NOT NULL,
+    sk TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    gsi1pk TEXT, gsi1sk TEXT,
+    gsi2pk TEXT, gsi2sk TEXT,
+    gsi3pk TEXT, gsi3sk TEXT,
+    expires_at INTEGER,
+    PRIMARY KEY (pk, sk)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS gsi1 ON items (gsi1pk, gsi1sk, pk, sk) WHERE gsi1pk IS NOT NULL AND gsi1sk IS NOT NULL;
+CREATE INDEX IF NOT EXISTS gsi2 ON items (gsi2pk, gsi2sk, pk, sk) WHERE gsi2pk IS NOT NULL AND gsi2sk IS NOT NULL;
+CREATE INDEX IF NOT EXISTS gsi3 ON items (gsi3pk, gsi3sk, pk, sk) WHERE gsi3pk IS NOT NULL AND gsi3sk IS NOT NULL;
+CREATE INDEX IF NOT EXISTS expiry ON items (expires_at) WHERE expires_at IS NOT NULL;
+";
+
+#[derive(Clone)]
+pub struct SqliteStore {
+    conn: Arc<Mutex<Connection>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path`.
+    pub fn open(path: &Path, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+        let conn = Connection::open(path).map_err(backend)?;
+        Self::init(conn, clock)
+    }
+
+    /// A private database in memory; for unit tests only (not durable).
+    pub fn in_memory(clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+        Self::init(Connection::open_in_memory().map_err(backend)?, clock)
+    }
+
+    fn init(conn: Connection, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(backend)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(backend)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(backend)?;
+        conn.execute_batch(SCHEMA).map_err(backend)?;
+        Ok(Self {
+            conn: Arc::new(Mutex::new(conn)),
+            clock,
+        })
+    }
+
+    /// Deletes expired items (reads already hide them); returns how many went.
+    pub async fn purge_expired(&self) -> Result<usize, StoreError> {
+        let now = self.clock.unix_seconds();
+        self.run(move |conn| {
+            conn.execute(
+                "DELETE FROM items WHERE expires_at IS NOT NULL AND expires_at <= ?1",
+                params![now],
+            )
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn run<T, F>(&self, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let conn = Arc::clone(&self.conn);
+        tokio::task::spawn_blocking(move || {
+            let mut conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            work(&mut conn)
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("store worker failed: {e}")))?
+    }
+}
+
+fn backend(e: rusqlite::Error) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+fn decode(doc: &str) -> Result<Item, StoreError> {
+    let attrs: Map<String, Value> = serde_json::from_str(doc)
+        .map_err(|e| StoreError::Unavailable(format!("stored item is corrupt: {e}")))?;
+    Item::from_attrs(attrs)
+}
+
+/// Reads one item inside a transaction, expired or not (conditions see it).
+fn read_raw(conn: &Connection, key: &Key) -> Result<Option<Item>, StoreError> {
+    conn.query_row(
+        "SELECT doc FROM items WHERE pk = ?1 AND sk = ?2",
+        params![key.pk, key.sk],
+        |row| row.get::<_, String>(0),
+    )
+    .optional()
+    .map_err(backend)?
+    .map(|doc| decode(&doc))
+    .transpose()
+}
+
+fn write_raw(conn: &Connection, item: &Item) -> Result<(), StoreError> {
+    let doc = item.to_json_checked()?;
+    let index_cols: Vec<Option<&str>> = Index::ALL
+        .iter()
+        .flat_map(|&index| match item.index_key(index) {
+            Some((p, s)) => [Some(p), Some(s)],
+            None => [None, None],
+        })
+        .collect();
+    conn.execute(
+        "INSERT OR REPLACE INTO items (pk, sk, doc, gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            item.pk(),
+            item.sk(),
+            doc,
+            index_cols[0],
+            index_cols[1],
+            index_cols[2],
+            index_cols[3],
+            index_cols[4],
+            index_cols[5],
+            item.expires_at()
+        ],
+    )
+    .map_err(backend)?;
+    Ok(())
+}
+
+fn delete_raw(conn: &Connection, key: &Key) -> Result<(), StoreError> {
+    conn.execute(
+        "DELETE FROM items WHERE pk = ?1 AND sk = ?2",
+        params![key.pk, key.sk],
+    )
+    .map_err(backend)?;
+    Ok(())
+}
+
+fn check(condition: &Option<Condition>, current: Option<&Item>) -> bool {
+    condition.as_ref().is_none_or(|c| c.evaluate(current))
+}
+
+fn apply_update(
+    current: Option<Item>,
+    key: &Key,
+    actions: &[UpdateAction],
+) -> Result<Item, StoreError> {
+    let mut item = current.unwrap_or_else(|| Item::new(key.clone()));
+    for action in actions {
+        action.apply(&mut item)?;
+    }
+    Ok(item)
+}
+
+fn validate_put(item: &Item) -> Result<(), StoreError> {
+    if item.pk().is_empty() || item.sk().is_empty() {
+        return Err(StoreError::Invalid("pk and sk must not be empty".into()));
+    }
+    item.to_json_checked().map(|_| ())
+}
+
+fn validate_key(key: &Key) -> Result<(), StoreError> {
+    if key.pk.is_empty() || key.sk.is_empty() {
+        return Err(StoreError::Invalid("pk and sk must not be empty".into()));
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        validate_key(key)?;
+        let key = key.clone();
+        let now = self.clock.unix_seconds();
+        self.run(move |conn| Ok(read_raw(conn, &key)?.filter(|i| !i.is_expired(now))))
+            .await
+    }
+
+    async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+        if keys.len() > MAX_BATCH_GET_KEYS {
+            return Err(StoreError::Invalid(format!(
+                "a batch get takes at most {MAX_BATCH_GET_KEYS} keys"
+            )));
+        }
+        keys.iter().try_for_each(validate_key)?;
+        let keys = keys.to_vec();
+        let now = self.clock.unix_seconds();
+        self.run(move |conn| {
+            let mut found = Vec::with_capacity(keys.len());
+            for key in &keys {
+                if let Some(item) = read_raw(conn, key)?.filter(|i| !i.is_expired(now)) {
+                    found.push(item);
+                }
+            }
+            Ok(found)
+        })
+        .await
+    }
+
+    async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+        validate_put(&item)?;
+        self.run(move |conn| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
+            let current = read_raw(&tx, &item.key())?;
+            if !check(&condition, current.as_ref()) {
+                return Err(StoreError::ConditionFailed {
+                    current: current.map(Box::new),
+                });
+            }
+            write_raw(&tx, &item)?;
+            tx.commit().map_err(backend)
+        })
+        .await
+    }
+
+    async fn update(
+        &self,
+        key: &Key,
+        actions: Vec<UpdateAction>,
+        condition: Option<Condition>,
+    ) -> Result<Item, StoreError> {
+        validate_key(key)?;
+        validate_update(&actions)?;
+        let key = key.clone();
+        self.run(move |conn| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
+            let current = read_raw(&tx, &key)?;
+            if !check(&condition, current.as_ref()) {
+                return Err(StoreError::ConditionFailed {
+                    current: current.map(Box::new),
+                });
+            }
+            let updated = apply_update(current, &key, &actions)?;
+            write_raw(&tx, &updated)?;
+            tx.commit().map_err(backend)?;
+            Ok(updated)
+        })
+        .await
+    }
+
+    async fn delete(
+        &self,
+        key: &Key,
+        condition: Option<Condition>,
+    ) -> Result<Option<Item>, StoreError> {
+        validate_key(key)?;
+        let key = key.clone();
+        self.run(move |conn| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
+            let current = read_raw(&tx, &key)?;
+            if !check(&condition, current.as_ref()) {
+                return Err(StoreError::ConditionFailed {
+                    current: current.map(Box::new),
+                });
+            }
+            delete_raw(&tx, &key)?;
+            tx.commit().map_err(backend)?;
+            Ok(current)
+        })
+        .await
+    }
+
+    async fn query(&self, query: Query) -> Result<Page, StoreError> {
+        query.validate()?;
+        let now = self.clock.unix_seconds();
+        self.run(move |conn| run_query(conn, &query, now)).await
+    }
+
+    async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        validate_transaction(&writes)?;
+        self.run(move |conn| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
+            let mut reasons = Vec::with_capacity(writes.len());
+            let mut results = Vec::with_capacity(writes.len());
+            for write in &writes {
+                let current = read_raw(&tx, &write.key())?;
+                let condition = match write {
+                    TxWrite::Put { condition, .. }
+                    | TxWrite::Update { condition, .. }
+                    | TxWrite::Delete { condition, .. } => condition.clone(),
+                    TxWrite::Check { condition, .. } => Some(condition.clone()),
+                };
+                if check(&condition, current.as_ref()) {
+                    reasons.push(CancelReason::None);
+                } else {
+                    reasons.push(CancelReason::ConditionFailed);
+                }
+                results.push(current);
+            }
+            if reasons.contains(&CancelReason::ConditionFailed) {
+                // Dropping the transaction rolls it back: nothing was written.
+                return Err(StoreError::TransactionCanceled { reasons });
+            }
+            for (write, current) in writes.iter().zip(results) {
+                match write {
+                    TxWrite::Put { item, .. } => write_raw(&tx, item)?,
+                    TxWrite::Update { key, actions, .. } => {
+                        write_raw(&tx, &apply_update(current, key, actions)?)?
+                    }
+                    TxWrite::Delete { key, .. } => delete_raw(&tx, key)?,
+                    TxWrite::Check { .. } => {}
+                }
+            }
+            tx.commit().map_err(backend)
+        })
+        .await
+    }
+}
+
+/// Runs an ordered query, reading one row past the limit so that `next` is set
+/// exactly when more items follow.
+fn run_query(conn: &Connection, query: &Query, now: i64) -> Result<Page, StoreError> {
+    let limit = query.effective_limit() as usize;
+    let (pcol, scol) = match query.index {
+        None => ("pk", "sk"),
+        Some(index) => (index.pk_attr(), index.sk_attr()),
+    };
+    let mut sql = format!(
+        "SELECT doc FROM items WHERE {pcol} = ?1 AND {scol} IS NOT NULL \
+         AND (expires_at IS NULL OR expires_at > ?2)"
+    );
+    let mut args: Vec<Value> = vec![Value::String(query.partition.clone()), Value::from(now)];
+    let arg = |v: &str, args: &mut Vec<Value>| {
+        args.push(Value::String(v.to_owned()));
+        args.len()
+    };
+    match &query.sort {
+        None => {}
+        Some(SortKey::Eq(v)) => sql += &format!(" AND {scol} = ?{}", arg(v, &mut args)),
+        Some(SortKey::Lt(v)) => sql += &format!(" AND {scol} < ?{}", arg(v, &mut args)),
+        Some(SortKey::Le(v)) => sql += &format!(" AND {scol} <= ?{}", arg(v, &mut args)),
+        Some(SortKey::Gt(v)) => sql += &format!(" AND {scol} > ?{}", arg(v, &mut args)),
+        Some(SortKey::Ge(v)) => sql += &format!(" AND {scol} >= ?{}", arg(v, &mut args)),
+        Some(SortKey::Between(lo, hi)) => {
+            let a = arg(lo, &mut args);
+            let b = arg(hi, &mut args);
+            sql += &format!(" AND {scol} >= ?{a} AND {scol} <= ?{b}");
+        }
+        Some(SortKey::BeginsWith(prefix)) => {
+            // substr compares bytes for TEXT in SQLite's BINARY collation.
+            let a = arg(prefix, &mut args);
+            sql += &format!(" AND substr({scol}, 1, length(?{a})) = ?{a}");
+        }
+    }
+    let (cmp, dir) = if query.forward { (">", "ASC") } else { ("<", "DESC") };
+    if let Some(after) = &query.after {
+        match query.index {
+            None => {
+                let a = arg(&after.sk, &mut args);
+                sql += &format!(" AND sk {cmp} ?{a}");
+            }
+            Some(_) => {
+                // Index order is (index sk, pk, sk): continue strictly after that tuple.
+                let isk = after.index_sk.as_deref().unwrap_or_default();
+                let a = arg(isk, &mut args);
+                let b = arg(&after.pk, &mut args);
+                let c = arg(&after.sk, &mut args);
+                sql += &format!(" AND ({scol}, pk, sk) {cmp} (?{a}, ?{b}, ?{c})");
+            }
+        }
+    }
+    match query.index {
+        None => sql += &format!(" ORDER BY sk {dir}"),
+        Some(_) => sql += &format!(" ORDER BY {scol} {dir}, pk {dir}, sk {dir}"),
+    }
+    sql += &format!(" LIMIT {}", limit + 1);
+
+    let params: Vec<rusqlite::types::Value> = args
+        .into_iter()
+        .map(|v| match v {
+            Value::String(s) => rusqlite::types::Value::Text(s),
+            Value::Number(n) => rusqlite::types::Value::Integer(n.as_i64().unwrap_or_default()),
+            _ => rusqlite::types::Value::Null,
+        })
+        .collect();
+    let mut stmt = conn.prepare_cached(&sql).map_err(backend)?;
+    let docs = stmt
+        .query_map(params_from_iter(params), |row| row.get::<_, String>(0))
+        .map_err(backend)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(backend)?;
+    let mut items = docs
+        .iter()
+        .map(|d| decode(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let next = if items.len() > limit {
+        items.truncate(limit);
+        items.last().map(|last| PageKey::of(last, query.index))
+    } else {
+        None
+    };
+    Ok(Page { items, next })
+}
