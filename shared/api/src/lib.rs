@@ -1,1 +1,18 @@
+//! Alyt's HTTP API: one axum router per operation group under full `/v1` paths,
+//! and the conventions every group shares (problem errors, JSON and query
+//! extraction, rate limiting, request ids, list envelopes and cursors, OpenAPI).
+//!
+//! A router never knows its runtime: the local binary and each Lambda build an
+//! [`AppState`] from their own adapters and call [`app`] with the groups they serve.
 
+pub mod app;
+pub mod extract;
+pub mod homes;
+pub mod list;
+pub mod openapi;
+pub mod problem;
+pub mod ratelimit;
+pub mod request_id;
+
+pub use app::{AppState, ClientAddr, Group, app, with_conventions};
+pub use problem::ApiError;

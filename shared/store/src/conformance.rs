@@ -106,7 +106,10 @@ pub async fn put_then_get_round_trips(f: Fixture) {
         .with("flag", true)
         .with("nothing", serde_json::Value::Null)
         .with("tags", json!(["a", "b"]))
-        .with("nested", json!({"light": {"power": true, "brightness": 80}}));
+        .with(
+            "nested",
+            json!({"light": {"power": true, "brightness": 80}}),
+        );
     f.store.put(stored.clone(), None).await.unwrap();
     let read = f.store.get(&key("P#1", "S#1")).await.unwrap();
     assert_eq!(read, Some(stored));
@@ -141,17 +144,31 @@ pub async fn create_only_put_fails_when_item_exists(f: Fixture) {
         .unwrap_err();
     match err {
         StoreError::ConditionFailed { current } => {
-            assert_eq!(current.as_deref(), Some(&first), "the failure reports the item as it is")
+            assert_eq!(
+                current.as_deref(),
+                Some(&first),
+                "the failure reports the item as it is"
+            )
         }
         other => panic!("expected ConditionFailed, got {other:?}"),
     }
-    let read = f.store.get(&key("USER#1", "PROFILE")).await.unwrap().unwrap();
+    let read = f
+        .store
+        .get(&key("USER#1", "PROFILE"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(read.get_str("email"), Some("a@example.com"));
 }
 
 pub async fn conditional_update_applies_only_when_condition_holds(f: Fixture) {
     f.store
-        .put(item("TOKEN#1", "T").with("state", "active").with("version", 1), None)
+        .put(
+            item("TOKEN#1", "T")
+                .with("state", "active")
+                .with("version", 1),
+            None,
+        )
         .await
         .unwrap();
     let updated = f
@@ -178,9 +195,16 @@ pub async fn conditional_update_applies_only_when_condition_holds(f: Fixture) {
         )
         .await
         .unwrap_err();
-    assert!(matches!(err, StoreError::ConditionFailed { current: Some(_) }), "{err:?}");
+    assert!(
+        matches!(err, StoreError::ConditionFailed { current: Some(_) }),
+        "{err:?}"
+    );
     let read = f.store.get(&key("TOKEN#1", "T")).await.unwrap().unwrap();
-    assert_eq!(read.get_str("state"), Some("rotated"), "a failed update changes nothing");
+    assert_eq!(
+        read.get_str("state"),
+        Some("rotated"),
+        "a failed update changes nothing"
+    );
     assert_eq!(read.get_i64("version"), Some(2));
 
     // Update-only guard on a missing item.
@@ -193,7 +217,10 @@ pub async fn conditional_update_applies_only_when_condition_holds(f: Fixture) {
         )
         .await
         .unwrap_err();
-    assert!(matches!(err, StoreError::ConditionFailed { current: None }), "{err:?}");
+    assert!(
+        matches!(err, StoreError::ConditionFailed { current: None }),
+        "{err:?}"
+    );
     assert_eq!(f.store.get(&key("TOKEN#2", "T")).await.unwrap(), None);
 }
 
@@ -271,7 +298,11 @@ pub async fn update_upserts_and_counts(f: Fixture) {
         )
         .await
         .unwrap();
-    assert_eq!(third.get_str("firstSeen"), Some("a"), "SetIfAbsent keeps the first value");
+    assert_eq!(
+        third.get_str("firstSeen"),
+        Some("a"),
+        "SetIfAbsent keeps the first value"
+    );
     assert_eq!(third.get("count"), None);
 }
 
@@ -305,10 +336,16 @@ pub async fn delete_with_condition(f: Fixture) {
         .delete(&key("ROOM#1", "R"), Some(Condition::eq("owner", "alice")))
         .await
         .unwrap();
-    assert_eq!(deleted.and_then(|i| i.get_str("owner").map(str::to_owned)), Some("alice".into()));
+    assert_eq!(
+        deleted.and_then(|i| i.get_str("owner").map(str::to_owned)),
+        Some("alice".into())
+    );
     assert_eq!(f.store.get(&key("ROOM#1", "R")).await.unwrap(), None);
     // Deleting a missing item without a condition is fine and returns nothing.
-    assert_eq!(f.store.delete(&key("ROOM#1", "R"), None).await.unwrap(), None);
+    assert_eq!(
+        f.store.delete(&key("ROOM#1", "R"), None).await.unwrap(),
+        None
+    );
 }
 
 pub async fn query_sort_key_conditions_and_order(f: Fixture) {
@@ -319,7 +356,10 @@ pub async fn query_sort_key_conditions_and_order(f: Fixture) {
     let q = || Query::partition("HOME#1");
 
     let all = f.store.query(q()).await.unwrap();
-    assert_eq!(sks(&all), ["DEVICE#a", "DEVICE#b", "DEVICE#c", "ROOM#a", "ROOM#b", "Z"]);
+    assert_eq!(
+        sks(&all),
+        ["DEVICE#a", "DEVICE#b", "DEVICE#c", "ROOM#a", "ROOM#b", "Z"]
+    );
     assert_eq!(all.next, None);
 
     let devices = f
@@ -343,15 +383,35 @@ pub async fn query_sort_key_conditions_and_order(f: Fixture) {
         .unwrap();
     assert_eq!(sks(&between), ["DEVICE#b", "DEVICE#c", "ROOM#a"]);
 
-    let eq = f.store.query(q().sort(SortKey::Eq("Z".into()))).await.unwrap();
+    let eq = f
+        .store
+        .query(q().sort(SortKey::Eq("Z".into())))
+        .await
+        .unwrap();
     assert_eq!(sks(&eq), ["Z"]);
-    let lt = f.store.query(q().sort(SortKey::Lt("DEVICE#b".into()))).await.unwrap();
+    let lt = f
+        .store
+        .query(q().sort(SortKey::Lt("DEVICE#b".into())))
+        .await
+        .unwrap();
     assert_eq!(sks(&lt), ["DEVICE#a"]);
-    let le = f.store.query(q().sort(SortKey::Le("DEVICE#b".into()))).await.unwrap();
+    let le = f
+        .store
+        .query(q().sort(SortKey::Le("DEVICE#b".into())))
+        .await
+        .unwrap();
     assert_eq!(sks(&le), ["DEVICE#a", "DEVICE#b"]);
-    let gt = f.store.query(q().sort(SortKey::Gt("ROOM#b".into()))).await.unwrap();
+    let gt = f
+        .store
+        .query(q().sort(SortKey::Gt("ROOM#b".into())))
+        .await
+        .unwrap();
     assert_eq!(sks(&gt), ["Z"]);
-    let ge = f.store.query(q().sort(SortKey::Ge("ROOM#b".into()))).await.unwrap();
+    let ge = f
+        .store
+        .query(q().sort(SortKey::Ge("ROOM#b".into())))
+        .await
+        .unwrap();
     assert_eq!(sks(&ge), ["ROOM#b", "Z"]);
 
     let empty = f.store.query(Query::partition("HOME#none")).await.unwrap();
@@ -390,14 +450,24 @@ pub async fn pagination_visits_every_item_once(f: Fixture) {
             expected.reverse();
         }
         assert_eq!(seen, expected, "forward={forward} limit={limit}");
-        assert_eq!(pages, 25usize.div_ceil(limit as usize), "next is absent exactly at the end");
+        assert_eq!(
+            pages,
+            25usize.div_ceil(limit as usize),
+            "next is absent exactly at the end"
+        );
     }
 }
 
 pub async fn cursor_from_another_partition_is_rejected(f: Fixture) {
     for n in 0..3 {
-        f.store.put(item("TENANT#a", &format!("{n}")), None).await.unwrap();
-        f.store.put(item("TENANT#b", &format!("{n}")), None).await.unwrap();
+        f.store
+            .put(item("TENANT#a", &format!("{n}")), None)
+            .await
+            .unwrap();
+        f.store
+            .put(item("TENANT#b", &format!("{n}")), None)
+            .await
+            .unwrap();
     }
     let page = f
         .store
@@ -430,7 +500,12 @@ pub async fn index_query_is_sparse_ordered_and_paginated(f: Fixture) {
     }
     // An item with only half an index key is not in the index either.
     f.store
-        .put(item("TENANT#t", "DEVICE#d6").with("id", "d6").with("gsi1pk", "PROP#p1"), None)
+        .put(
+            item("TENANT#t", "DEVICE#d6")
+                .with("id", "d6")
+                .with("gsi1pk", "PROP#p1"),
+            None,
+        )
         .await
         .unwrap();
     let ids = |items: &[Item]| {
@@ -443,7 +518,11 @@ pub async fn index_query_is_sparse_ordered_and_paginated(f: Fixture) {
     assert_eq!(ids(&p1), ["d1", "d2", "d3"]);
     let paged = query_all(&*f.store, Query::on_index(Index::Gsi1, "PROP#p1").limit(2)).await;
     assert_eq!(ids(&paged), ["d1", "d2", "d3"]);
-    let back = query_all(&*f.store, Query::on_index(Index::Gsi1, "PROP#p1").backward().limit(1)).await;
+    let back = query_all(
+        &*f.store,
+        Query::on_index(Index::Gsi1, "PROP#p1").backward().limit(1),
+    )
+    .await;
     assert_eq!(ids(&back), ["d3", "d2", "d1"]);
     let from_b = f
         .store
@@ -504,14 +583,23 @@ pub async fn transaction_writes_all_or_nothing(f: Fixture) {
     match &err {
         StoreError::TransactionCanceled { reasons } => assert_eq!(
             reasons,
-            &[CancelReason::None, CancelReason::ConditionFailed, CancelReason::None]
+            &[
+                CancelReason::None,
+                CancelReason::ConditionFailed,
+                CancelReason::None
+            ]
         ),
         other => panic!("expected TransactionCanceled, got {other:?}"),
     }
     assert!(err.is_condition_failure());
     let invite = f.store.get(&key("INVITE#1", "I")).await.unwrap().unwrap();
     assert_eq!(invite.get_str("state"), Some("pending"));
-    let member = f.store.get(&key("HOME#1", "MEMBER#bob")).await.unwrap().unwrap();
+    let member = f
+        .store
+        .get(&key("HOME#1", "MEMBER#bob"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(member.get_str("role"), Some("MEMBER"));
     assert_eq!(f.store.get(&key("AUDIT#1", "A")).await.unwrap(), None);
 
@@ -531,7 +619,13 @@ pub async fn transaction_writes_all_or_nothing(f: Fixture) {
         .await
         .unwrap_err();
     assert!(err.is_condition_failure(), "{err:?}");
-    assert!(f.store.get(&key("HOME#1", "MEMBER#bob")).await.unwrap().is_some());
+    assert!(
+        f.store
+            .get(&key("HOME#1", "MEMBER#bob"))
+            .await
+            .unwrap()
+            .is_some()
+    );
 
     // All conditions hold: every write lands.
     f.store
@@ -558,16 +652,31 @@ pub async fn transaction_writes_all_or_nothing(f: Fixture) {
         .unwrap();
     let invite = f.store.get(&key("INVITE#1", "I")).await.unwrap().unwrap();
     assert_eq!(invite.get_str("state"), Some("accepted"));
-    assert!(f.store.get(&key("HOME#1", "MEMBER#carol")).await.unwrap().is_some());
-    assert_eq!(f.store.get(&key("HOME#1", "MEMBER#bob")).await.unwrap(), None);
+    assert!(
+        f.store
+            .get(&key("HOME#1", "MEMBER#carol"))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        f.store.get(&key("HOME#1", "MEMBER#bob")).await.unwrap(),
+        None
+    );
 }
 
 pub async fn transaction_rejects_two_writes_on_one_item(f: Fixture) {
     let err = f
         .store
         .transact(vec![
-            TxWrite::Put { item: item("X", "1"), condition: None },
-            TxWrite::Delete { key: key("X", "1"), condition: None },
+            TxWrite::Put {
+                item: item("X", "1"),
+                condition: None,
+            },
+            TxWrite::Delete {
+                key: key("X", "1"),
+                condition: None,
+            },
         ])
         .await
         .unwrap_err();
@@ -608,7 +717,10 @@ pub async fn batch_get_returns_present_items(f: Fixture) {
             .await
             .unwrap();
     }
-    let keys: Vec<Key> = [0, 2, 4, 9].iter().map(|n| key("THING#x", &format!("{n}"))).collect();
+    let keys: Vec<Key> = [0, 2, 4, 9]
+        .iter()
+        .map(|n| key("THING#x", &format!("{n}")))
+        .collect();
     let mut found: Vec<i64> = f
         .store
         .batch_get(&keys)
@@ -656,7 +768,12 @@ pub async fn concurrent_creates_have_exactly_one_winner(f: Fixture) {
         }
     }
     assert_eq!(winners.len(), 1, "exactly one create wins");
-    let stored = f.store.get(&key("REFRESH#family", "TOKEN#1")).await.unwrap().unwrap();
+    let stored = f
+        .store
+        .get(&key("REFRESH#family", "TOKEN#1"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.get_i64("winner"), Some(winners[0]));
 }
 

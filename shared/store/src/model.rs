@@ -353,19 +353,27 @@ impl UpdateAction {
 /// Checks the rules every update must follow, the same in both adapters.
 pub fn validate_update(actions: &[UpdateAction]) -> Result<(), StoreError> {
     if actions.is_empty() {
-        return Err(StoreError::Invalid("an update needs at least one action".into()));
+        return Err(StoreError::Invalid(
+            "an update needs at least one action".into(),
+        ));
     }
     let mut seen = std::collections::HashSet::new();
     for action in actions {
         let name = action.attr();
         if name == attr::PK || name == attr::SK {
-            return Err(StoreError::Invalid(format!("the key attribute {name} cannot be updated")));
+            return Err(StoreError::Invalid(format!(
+                "the key attribute {name} cannot be updated"
+            )));
         }
         if name.is_empty() {
-            return Err(StoreError::Invalid("attribute names cannot be empty".into()));
+            return Err(StoreError::Invalid(
+                "attribute names cannot be empty".into(),
+            ));
         }
         if !seen.insert(name) {
-            return Err(StoreError::Invalid(format!("attribute {name} is updated twice")));
+            return Err(StoreError::Invalid(format!(
+                "attribute {name} is updated twice"
+            )));
         }
     }
     Ok(())
@@ -477,7 +485,9 @@ impl Query {
     }
 
     pub fn effective_limit(&self) -> u32 {
-        self.limit.unwrap_or(Self::MAX_LIMIT).clamp(1, Self::MAX_LIMIT)
+        self.limit
+            .unwrap_or(Self::MAX_LIMIT)
+            .clamp(1, Self::MAX_LIMIT)
     }
 
     /// Rejects a cursor that does not belong to this query's partition, so a
@@ -536,9 +546,9 @@ impl TxWrite {
     pub fn key(&self) -> Key {
         match self {
             TxWrite::Put { item, .. } => item.key(),
-            TxWrite::Update { key, .. } | TxWrite::Delete { key, .. } | TxWrite::Check { key, .. } => {
-                key.clone()
-            }
+            TxWrite::Update { key, .. }
+            | TxWrite::Delete { key, .. }
+            | TxWrite::Check { key, .. } => key.clone(),
         }
     }
 }

@@ -368,7 +368,11 @@ fn run_query(conn: &Connection, query: &Query, now: i64) -> Result<Page, StoreEr
             sql += &format!(" AND substr({scol}, 1, length(?{a})) = ?{a}");
         }
     }
-    let (cmp, dir) = if query.forward { (">", "ASC") } else { ("<", "DESC") };
+    let (cmp, dir) = if query.forward {
+        (">", "ASC")
+    } else {
+        ("<", "DESC")
+    };
     if let Some(after) = &query.after {
         match query.index {
             None => {

@@ -1,0 +1,192 @@
+//! The local platform: every router, the sweeps and (as they arrive) the device
+//! plane and the simulator in one process, on the embedded SQLite store. It never
+//! links the AWS SDK. `alyt` (main.rs) runs it; tests call [`spawn`].
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alyt_api::ratelimit::{RateLimitPolicy, RateLimiter};
+use alyt_api::{AppState, ClientAddr, Group};
+use alyt_domain::{Clock, SystemClock};
+use alyt_store::sqlite::SqliteStore;
+use axum::extract::{ConnectInfo, Request};
+use axum::middleware::Next;
+use axum::response::Response;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// How the local platform is configured: environment variables with defaults.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `ALYT_HTTP_ADDR`, default 127.0.0.1:8080 (port 0 picks a free port).
+    pub http_addr: SocketAddr,
+    /// `ALYT_MQTT_ADDR`, default 127.0.0.1:1883 (port 0 picks a free port).
+    pub mqtt_addr: SocketAddr,
+    /// `ALYT_DATA_DIR`, default ./.alyt
+    pub data_dir: PathBuf,
+    pub rate_limit: RateLimitPolicy,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("{name} must be a socket address like 127.0.0.1:8080, not {value:?}")]
+    BadAddress { name: &'static str, value: String },
+    #[error("cannot use the data directory {path}: {source}")]
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open the store: {0}")]
+    Store(#[from] alyt_store::StoreError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+impl Config {
+    pub fn from_env() -> Result<Self, StartError> {
+        fn addr(name: &'static str, default: &str) -> Result<SocketAddr, StartError> {
+            let value = std::env::var(name).unwrap_or_else(|_| default.to_owned());
+            value
+                .parse()
+                .map_err(|_| StartError::BadAddress { name, value })
+        }
+        Ok(Self {
+            http_addr: addr("ALYT_HTTP_ADDR", "127.0.0.1:8080")?,
+            mqtt_addr: addr("ALYT_MQTT_ADDR", "127.0.0.1:1883")?,
+            data_dir: std::env::var_os("ALYT_DATA_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(".alyt")),
+            rate_limit: RateLimitPolicy::default(),
+        })
+    }
+
+    /// Free ports on loopback and the given data directory; for tests.
+    pub fn for_tests(data_dir: PathBuf) -> Self {
+        Self {
+            http_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            mqtt_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            data_dir,
+            rate_limit: RateLimitPolicy::default(),
+        }
+    }
+}
+
+/// A running local platform.
+pub struct Platform {
+    /// Where the HTTP API listens (the API is under /v1).
+    pub http_addr: SocketAddr,
+    pub data_dir: PathBuf,
+    store: Arc<SqliteStore>,
+    shutdown: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Platform {
+    /// The platform's store; tests use it to look beneath the API.
+    pub fn store(&self) -> Arc<dyn alyt_store::Store> {
+        self.store.clone()
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.http_addr)
+    }
+
+    /// Stops accepting work, lets in-flight requests finish and waits for every task.
+    pub async fn shutdown(self) {
+        let _ = self.shutdown.send(true);
+        for task in self.tasks {
+            let _ = task.await;
+        }
+    }
+}
+
+/// Starts the whole platform and returns once it accepts connections.
+pub async fn spawn(config: Config) -> Result<Platform, StartError> {
+    std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
+        path: config.data_dir.clone(),
+        source,
+    })?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let store = Arc::new(SqliteStore::open(
+        &config.data_dir.join("alyt.db"),
+        clock.clone(),
+    )?);
+    let state = AppState {
+        store: store.clone(),
+        clock: clock.clone(),
+        limiter: Arc::new(RateLimiter::new(config.rate_limit.clone(), clock.clone())),
+    };
+
+    let listener = TcpListener::bind(config.http_addr)
+        .await
+        .map_err(|source| StartError::Bind {
+            addr: config.http_addr,
+            source,
+        })?;
+    let http_addr = listener.local_addr().map_err(|source| StartError::Bind {
+        addr: config.http_addr,
+        source,
+    })?;
+    let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
+
+    let (shutdown, mut on_shutdown) = watch::channel(false);
+    let mut tasks = Vec::new();
+
+    let mut http_stop = on_shutdown.clone();
+    tasks.push(tokio::spawn(async move {
+        let served = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move { stopped(&mut http_stop).await })
+        .await;
+        if let Err(e) = served {
+            tracing::error!(error = %e, "the HTTP server stopped");
+        }
+    }));
+
+    // The embedded store keeps expired items until purged (reads already hide them),
+    // as DynamoDB's TTL does; purge once a minute.
+    let purger = store.clone();
+    tasks.push(tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {
+                    if let Err(e) = purger.purge_expired().await {
+                        tracing::warn!(error = %e, "purging expired items failed");
+                    }
+                }
+                _ = stopped(&mut on_shutdown) => break,
+            }
+        }
+    }));
+
+    Ok(Platform {
+        http_addr,
+        data_dir: config.data_dir,
+        store,
+        shutdown,
+        tasks,
+    })
+}
+
+/// Resolves once shutdown is asked for (or the platform handle is gone).
+async fn stopped(signal: &mut watch::Receiver<bool>) {
+    let _ = signal.wait_for(|stop| *stop).await;
+}
+
+/// The local server knows the peer from the socket.
+async fn client_addr(mut request: Request, next: Next) -> Response {
+    if let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
+        let addr = ClientAddr(peer.ip());
+        request.extensions_mut().insert(addr);
+    }
+    next.run(request).await
+}

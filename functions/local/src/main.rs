@@ -1,0 +1,44 @@
+//! `alyt`: the whole platform on this machine, with no AWS.
+
+use std::process::ExitCode;
+
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .compact()
+        .init();
+
+    let config = match alyt_local::Config::from_env() {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("alyt: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let platform = match alyt_local::spawn(config).await {
+        Ok(platform) => platform,
+        Err(e) => {
+            eprintln!("alyt: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("Alyt is running locally.");
+    println!("  HTTP API     {}", platform.base_url());
+    println!("  OpenAPI      {}/openapi.json", platform.base_url());
+    println!("  data         {}", platform.data_dir.display());
+    println!("Try: curl -i {}/capabilities", platform.base_url());
+    println!("Press Ctrl-C to stop.");
+
+    if let Err(e) = tokio::signal::ctrl_c().await {
+        eprintln!("alyt: cannot wait for Ctrl-C: {e}");
+    }
+    println!("Stopping...");
+    platform.shutdown().await;
+    println!("Stopped.");
+    ExitCode::SUCCESS
+}

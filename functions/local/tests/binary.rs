@@ -1,0 +1,93 @@
+//! The `alyt` binary as a newcomer runs it: configured by environment, prints
+//! where everything is, serves, stops cleanly on Ctrl-C (SIGINT) and starts
+//! again on the same data.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn start(data_dir: &std::path::Path) -> (Child, String, std::sync::mpsc::Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_alyt"))
+        .env("ALYT_HTTP_ADDR", "127.0.0.1:0")
+        .env("ALYT_MQTT_ADDR", "127.0.0.1:0")
+        .env("ALYT_DATA_DIR", data_dir)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("alyt starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let base = loop {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .expect("alyt prints its HTTP address");
+        if let Some(url) = line.trim().strip_prefix("HTTP API") {
+            break url.trim().to_owned();
+        }
+    };
+    (child, base, rx)
+}
+
+fn interrupt_and_wait(mut child: Child, rx: &std::sync::mpsc::Receiver<String>) {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "alyt exits 0 on Ctrl-C, got {status}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "alyt did not stop within 20 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let printed: Vec<String> = rx.try_iter().collect();
+    assert!(printed.iter().any(|l| l == "Stopped."), "{printed:?}");
+}
+
+#[tokio::test]
+async fn alyt_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, base, rx) = start(dir.path());
+    assert!(
+        base.starts_with("http://127.0.0.1:") && base.ends_with("/v1"),
+        "{base}"
+    );
+    assert!(
+        !base.contains(":0/"),
+        "the chosen port is printed, not 0: {base}"
+    );
+    let response = reqwest::get(format!("{base}/capabilities")).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().contains_key("ratelimit"));
+    assert!(
+        dir.path().join("alyt.db").exists(),
+        "data lives in ALYT_DATA_DIR"
+    );
+    interrupt_and_wait(child, &rx);
+
+    let (child, base, rx) = start(dir.path());
+    let response = reqwest::get(format!("{base}/capabilities")).await.unwrap();
+    assert_eq!(response.status(), 200);
+    interrupt_and_wait(child, &rx);
+}
+
+#[test]
+fn a_bad_address_is_refused_with_a_clear_message() {
+    let output = Command::new(env!("CARGO_BIN_EXE_alyt"))
+        .env("ALYT_HTTP_ADDR", "localhost-ish")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("ALYT_HTTP_ADDR"), "{stderr}");
+}

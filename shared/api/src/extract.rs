@@ -1,0 +1,102 @@
+//! Extractors whose rejections are problem bodies that say what is wrong, so a
+//! malformed or wrong-typed request is always a 4xx with the field at fault.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::header;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use crate::ApiError;
+
+/// A JSON request body.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let is_json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|mime| {
+                let mime = mime.trim().to_ascii_lowercase();
+                mime == "application/json" || mime.ends_with("+json")
+            })
+            .unwrap_or(false);
+        if !is_json {
+            return Err(ApiError::unsupported_media_type(
+                "send the body as JSON with content-type: application/json",
+            ));
+        }
+        let bytes = Bytes::from_request(request, state).await.map_err(|e| {
+            if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::payload_too_large("the body is larger than this operation accepts")
+            } else {
+                ApiError::bad_request(format!("the body could not be read: {e}"))
+            }
+        })?;
+        parse_json(&bytes).map(ApiJson)
+    }
+}
+
+/// Parses JSON, naming the path of the first field that is wrong.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let detail = match inner.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                return ApiError::bad_request(format!("the body is not valid JSON: {inner}"));
+            }
+            _ => inner.to_string(),
+        };
+        if path == "." || path.is_empty() {
+            ApiError::validation("body", detail)
+        } else {
+            ApiError::validation(path, detail)
+        }
+    })?;
+    deserializer
+        .end()
+        .map_err(|e| ApiError::bad_request(format!("trailing data after the JSON body: {e}")))?;
+    Ok(value)
+}
+
+/// Query parameters.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiQuery<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiQuery<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let query = parts.uri.query().unwrap_or_default();
+        let deserializer =
+            serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(deserializer)
+            .map(ApiQuery)
+            .map_err(|e| {
+                let path = e.path().to_string();
+                let detail = e.into_inner().to_string();
+                let field = if path == "." {
+                    "query".to_owned()
+                } else {
+                    path
+                };
+                ApiError::validation(field, format!("bad query parameter: {detail}"))
+            })
+    }
+}

@@ -1,0 +1,127 @@
+//! The list envelope `{ items, nextCursor }` and opaque cursors.
+//!
+//! A cursor is the store's page position, base64url-encoded. It is opaque to
+//! clients, and it cannot reach outside the list it came from: the store rejects
+//! a position outside the partition the operation queries (which the caller's
+//! rights decided), so a forged cursor is a 400, never another tenant's data.
+
+use alyt_store::PageKey;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::ApiError;
+
+/// Items per page when the caller does not say.
+pub const DEFAULT_LIMIT: u32 = 50;
+/// Most items per page.
+pub const MAX_LIMIT: u32 = 200;
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResponse<T> {
+    pub items: Vec<T>,
+    /// Pass as `cursor` to get the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// The paging parameters every list operation takes.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams, PartialEq)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+impl PageParams {
+    pub fn limit(&self) -> Result<u32, ApiError> {
+        match self.limit {
+            None => Ok(DEFAULT_LIMIT),
+            Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
+            Some(n) => Err(ApiError::validation(
+                "limit",
+                format!("limit must be between 1 and {MAX_LIMIT}, not {n}"),
+            )),
+        }
+    }
+
+    pub fn after(&self) -> Result<Option<PageKey>, ApiError> {
+        self.cursor.as_deref().map(decode_cursor).transpose()
+    }
+}
+
+/// Versioned so the format can change without breaking old cursors silently.
+#[derive(Serialize, Deserialize)]
+struct CursorV1 {
+    v: u8,
+    #[serde(flatten)]
+    at: PageKey,
+}
+
+pub fn encode_cursor(at: &PageKey) -> String {
+    let body = serde_json::to_vec(&CursorV1 {
+        v: 1,
+        at: at.clone(),
+    })
+    .unwrap_or_default();
+    URL_SAFE_NO_PAD.encode(body)
+}
+
+pub fn decode_cursor(cursor: &str) -> Result<PageKey, ApiError> {
+    let invalid = || ApiError::validation("cursor", "the cursor is not one this list handed out");
+    if cursor.len() > 2048 {
+        return Err(invalid());
+    }
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| invalid())?;
+    let parsed: CursorV1 = serde_json::from_slice(&bytes).map_err(|_| invalid())?;
+    if parsed.v != 1 {
+        return Err(invalid());
+    }
+    Ok(parsed.at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn limit_bounds() {
+        let p = |limit| PageParams {
+            limit,
+            cursor: None,
+        };
+        assert_eq!(p(None).limit().unwrap(), DEFAULT_LIMIT);
+        assert_eq!(p(Some(1)).limit().unwrap(), 1);
+        assert_eq!(p(Some(200)).limit().unwrap(), 200);
+        assert_eq!(
+            p(Some(0)).limit().unwrap_err().field.as_deref(),
+            Some("limit")
+        );
+        assert!(p(Some(201)).limit().is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn cursors_round_trip(pk in ".{1,40}", sk in ".{1,40}", index in proptest::option::of((".{1,20}", ".{1,20}"))) {
+            let at = PageKey {
+                pk, sk,
+                index_pk: index.as_ref().map(|i| i.0.clone()),
+                index_sk: index.map(|i| i.1),
+            };
+            prop_assert_eq!(decode_cursor(&encode_cursor(&at)).unwrap(), at);
+        }
+
+        /// Arbitrary text never panics the decoder; it is a 400 on `cursor` or a valid position.
+        #[test]
+        fn garbage_cursors_are_rejected_cleanly(text in ".{0,300}") {
+            if let Err(e) = decode_cursor(&text) {
+                prop_assert_eq!(e.status.as_u16(), 400);
+                prop_assert_eq!(e.field.as_deref(), Some("cursor"));
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! The OpenAPI 3.1 document, assembled from every group's annotated handlers.
+//! A committed copy lives at `shared/api/contract/openapi.json`; a test fails
+//! when the generated document drifts from it.
+
+use axum::Json;
+use utoipa::OpenApi;
+use utoipa::openapi::OpenApi as Document;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::AppState;
+use crate::app::Group;
+
+/// The contract version (spec: Versioning 1). The path prefix carries the major.
+pub const API_VERSION: &str = "0.1.0";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Alyt API",
+        version = "0.1.0",
+        description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
+    ),
+    tags(
+        (name = "homes", description = "Properties, rooms, things, endpoints and capabilities"),
+        (name = "meta", description = "Machine-readable contracts"),
+    )
+)]
+struct ApiDoc;
+
+/// Routes every runtime serves whatever groups it hosts.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(get_openapi))
+}
+
+/// The whole API's document, including groups this runtime does not serve.
+pub fn document() -> Document {
+    let mut router = OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(routes());
+    for group in Group::ALL {
+        router = router.merge(group.routes());
+    }
+    router.into_openapi()
+}
+
+/// This document.
+#[utoipa::path(
+    get,
+    path = "/v1/openapi.json",
+    tag = "meta",
+    operation_id = "getOpenApi",
+    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object))
+)]
+pub async fn get_openapi() -> Json<Document> {
+    Json(document())
+}

@@ -1,0 +1,233 @@
+//! One error type for every operation, answered as an RFC 9457 problem body:
+//! `{ type, title, status, detail, field?, requestId }` with
+//! `content-type: application/problem+json`.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::request_id;
+
+/// The problem body of every error response.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, ToSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Problem {
+    /// A stable identifier of the kind of problem, e.g. `urn:alyt:problem:validation`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub title: String,
+    pub status: u16,
+    /// What is wrong, for a person to read.
+    pub detail: String,
+    /// The request field at fault (a JSON path like `payload.key`, or a query parameter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// The id of the request, as in the `x-request-id` header and the logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    /// Short slug of the problem type (`validation`, `not-found`, ...).
+    pub slug: &'static str,
+    pub title: &'static str,
+    pub detail: String,
+    pub field: Option<String>,
+    /// Seconds after which a retry may succeed (429 and 503).
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, slug: &'static str, title: &'static str, detail: String) -> Self {
+        Self {
+            status,
+            slug,
+            title,
+            detail,
+            field: None,
+            retry_after: None,
+        }
+    }
+
+    /// The request is malformed (unparseable JSON, wrong content type).
+    pub fn bad_request(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "bad-request",
+            "Bad request",
+            detail.into(),
+        )
+    }
+
+    /// A field of the request has a wrong value.
+    pub fn validation(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self {
+            field: Some(field.into()),
+            ..Self::new(
+                StatusCode::BAD_REQUEST,
+                "validation",
+                "Invalid request field",
+                detail.into(),
+            )
+        }
+    }
+
+    pub fn unauthorized(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "Authentication required",
+            detail.into(),
+        )
+    }
+
+    pub fn forbidden(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "Not allowed",
+            detail.into(),
+        )
+    }
+
+    /// Also the answer for another tenant's object, so that existence never leaks.
+    pub fn not_found(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "not-found",
+            "Not found",
+            detail.into(),
+        )
+    }
+
+    pub fn method_not_allowed() -> Self {
+        Self::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method-not-allowed",
+            "Method not allowed",
+            "this path does not accept that method".into(),
+        )
+    }
+
+    pub fn conflict(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, "conflict", "Conflict", detail.into())
+    }
+
+    pub fn gone(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::GONE, "gone", "Gone", detail.into())
+    }
+
+    pub fn payload_too_large(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload-too-large",
+            "Payload too large",
+            detail.into(),
+        )
+    }
+
+    pub fn unsupported_media_type(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported-media-type",
+            "Unsupported media type",
+            detail.into(),
+        )
+    }
+
+    pub fn too_many_requests(retry_after: u64) -> Self {
+        Self {
+            retry_after: Some(retry_after),
+            ..Self::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate-limited",
+                "Too many requests",
+                format!("the rate limit is spent; retry in {retry_after} s"),
+            )
+        }
+    }
+
+    pub fn unavailable(detail: impl Into<String>) -> Self {
+        Self {
+            retry_after: Some(1),
+            ..Self::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "unavailable",
+                "Service unavailable",
+                detail.into(),
+            )
+        }
+    }
+
+    /// A fault of ours. The cause is logged, never sent.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(%cause, "internal error");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "Internal error",
+            "something went wrong on our side; the request id helps us find it".into(),
+        )
+    }
+
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    pub fn problem(&self) -> Problem {
+        Problem {
+            kind: format!("urn:alyt:problem:{}", self.slug),
+            title: self.title.into(),
+            status: self.status.as_u16(),
+            detail: self.detail.clone(),
+            field: self.field.clone(),
+            request_id: request_id::current(),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.slug, self.detail)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
+        let mut response = (self.status, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        if let Some(seconds) = self.retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+impl From<alyt_store::StoreError> for ApiError {
+    fn from(e: alyt_store::StoreError) -> Self {
+        use alyt_store::StoreError;
+        match e {
+            StoreError::Unavailable(cause) => {
+                tracing::warn!(%cause, "store unavailable");
+                ApiError::unavailable("storage is briefly unavailable; retry shortly")
+            }
+            // Conditions are handled by the operations that set them; one that
+            // escapes is a concurrent change the caller may retry.
+            StoreError::ConditionFailed { .. } | StoreError::TransactionCanceled { .. } => {
+                ApiError::conflict("the object changed concurrently; retry")
+            }
+            StoreError::Invalid(cause) => ApiError::internal(cause),
+        }
+    }
+}

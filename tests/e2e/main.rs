@@ -1,0 +1,5 @@
+//! Black-box tests: the local platform spawned on free ports, driven over real
+//! HTTP (and, as the device plane arrives, a real MQTT client).
+
+mod capabilities;
+mod platform;
