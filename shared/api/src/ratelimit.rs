@@ -10,7 +10,7 @@
 //! quota of the spec) are counted in the store, not here.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex};
 
 use alyt_domain::Clock;
@@ -80,9 +80,7 @@ impl RateLimiter {
     /// Counts one request of `caller` and says whether it may proceed.
     pub fn check(&self, caller: &str) -> Decision {
         // Callers are kept as keyed hashes: no bearer token is held in memory.
-        let mut hasher = self.hasher.build_hasher();
-        caller.hash(&mut hasher);
-        let id = hasher.finish();
+        let id = self.hasher.hash_one(caller);
         let now = self.clock.unix_seconds();
         let window = i64::from(self.policy.window_seconds);
         let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
