@@ -45,7 +45,8 @@ macro_rules! store_conformance_suite {
             transaction_rejects_two_writes_on_one_item,
             expired_items_are_invisible,
             batch_get_returns_present_items,
-            oversized_item_is_rejected
+            oversized_item_is_rejected,
+            index_keys_must_be_non_empty_strings
         );
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_creates_have_exactly_one_winner() {
@@ -819,4 +820,45 @@ pub async fn concurrent_version_bumps_never_lose_an_update(f: Fixture) {
     versions.sort();
     let expected: Vec<i64> = (1..=(workers * per_worker) as i64).collect();
     assert_eq!(versions, expected, "every version was won exactly once");
+}
+
+pub async fn index_keys_must_be_non_empty_strings(f: Fixture) {
+    let bad = [
+        item("IDX", "1").with("gsi1pk", 7).with("gsi1sk", "a"),
+        item("IDX", "2").with("gsi2pk", "p").with("gsi2sk", ""),
+    ];
+    for it in bad {
+        let k = it.key();
+        let err = f.store.put(it, None).await.unwrap_err();
+        assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+        assert_eq!(f.store.get(&k).await.unwrap(), None);
+    }
+    let err = f
+        .store
+        .update(
+            &key("IDX", "3"),
+            vec![UpdateAction::Set("gsi3pk".into(), json!(true))],
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+    let err = f
+        .store
+        .transact(vec![TxWrite::Put {
+            item: item("IDX", "4").with("gsi1pk", ""),
+            condition: None,
+        }])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+    let err = f
+        .store
+        .transact(vec![TxWrite::Delete {
+            key: key("", "x"),
+            condition: None,
+        }])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
 }

@@ -188,9 +188,11 @@ pub enum CmpOp {
 /// A condition on the current version of one item, evaluated atomically with the
 /// write it guards. Attribute names are top-level attributes.
 ///
-/// Semantics (DynamoDB's): a comparison against a missing attribute is false, so
-/// `Cmp(a, Ne, v)` on an item without `a` fails; use `Or([NotExists(a), ...])` when a
-/// missing value should pass. An absent item has no attributes at all.
+/// Semantics (the same in both adapters; the DynamoDB adapter guards each
+/// comparison with `attribute_type` to get them): a comparison against a missing
+/// attribute is false, so `Cmp(a, Ne, v)` on an item without `a` fails; use
+/// `Or([NotExists(a), ...])` when a missing value should pass. An absent item has
+/// no attributes at all.
 /// Ordering comparisons hold only between two numbers or two strings (UTF-8 byte order).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Condition {
@@ -350,6 +352,39 @@ impl UpdateAction {
     }
 }
 
+/// Keys are non-empty (DynamoDB rejects empty key strings).
+pub fn validate_key(key: &Key) -> Result<(), StoreError> {
+    if key.pk.is_empty() || key.sk.is_empty() {
+        return Err(StoreError::Invalid("pk and sk must not be empty".into()));
+    }
+    Ok(())
+}
+
+fn is_index_key_attr(name: &str) -> bool {
+    Index::ALL
+        .iter()
+        .any(|i| i.pk_attr() == name || i.sk_attr() == name)
+}
+
+fn validate_index_key_value(name: &str, value: &Value) -> Result<(), StoreError> {
+    if is_index_key_attr(name) && !matches!(value, Value::String(s) if !s.is_empty()) {
+        return Err(StoreError::Invalid(format!(
+            "index key attribute {name} must be a non-empty string"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a whole item before it is written, the same in both adapters: keys
+/// non-empty, index keys non-empty strings (DynamoDB's rule), size within limit.
+pub fn validate_item(item: &Item) -> Result<(), StoreError> {
+    validate_key(&item.key())?;
+    for (name, value) in item.attrs() {
+        validate_index_key_value(name, value)?;
+    }
+    item.to_json_checked().map(|_| ())
+}
+
 /// Checks the rules every update must follow, the same in both adapters.
 pub fn validate_update(actions: &[UpdateAction]) -> Result<(), StoreError> {
     if actions.is_empty() {
@@ -374,6 +409,17 @@ pub fn validate_update(actions: &[UpdateAction]) -> Result<(), StoreError> {
             return Err(StoreError::Invalid(format!(
                 "attribute {name} is updated twice"
             )));
+        }
+        match action {
+            UpdateAction::Set(_, value) | UpdateAction::SetIfAbsent(_, value) => {
+                validate_index_key_value(name, value)?
+            }
+            UpdateAction::Add(..) if is_index_key_attr(name) => {
+                return Err(StoreError::Invalid(format!(
+                    "index key attribute {name} must be a non-empty string"
+                )));
+            }
+            _ => {}
         }
     }
     Ok(())
@@ -602,15 +648,14 @@ pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
     }
     let mut keys = std::collections::HashSet::new();
     for write in writes {
+        validate_key(&write.key())?;
         if !keys.insert(write.key()) {
             return Err(StoreError::Invalid(
                 "a transaction cannot touch one item twice".into(),
             ));
         }
         match write {
-            TxWrite::Put { item, .. } => {
-                item.to_json_checked()?;
-            }
+            TxWrite::Put { item, .. } => validate_item(item)?,
             TxWrite::Update { actions, .. } => validate_update(actions)?,
             TxWrite::Delete { .. } | TxWrite::Check { .. } => {}
         }

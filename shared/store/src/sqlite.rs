@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 
 use crate::{
     CancelReason, Condition, Index, Item, Key, MAX_BATCH_GET_KEYS, Page, PageKey, Query, SortKey,
-    Store, StoreError, TxWrite, UpdateAction, validate_transaction, validate_update,
+    Store, StoreError, TxWrite, UpdateAction, validate_item, validate_key, validate_transaction,
+    validate_update,
 };
 
 const SCHEMA: &str = "
@@ -170,20 +171,6 @@ fn apply_update(
     Ok(item)
 }
 
-fn validate_put(item: &Item) -> Result<(), StoreError> {
-    if item.pk().is_empty() || item.sk().is_empty() {
-        return Err(StoreError::Invalid("pk and sk must not be empty".into()));
-    }
-    item.to_json_checked().map(|_| ())
-}
-
-fn validate_key(key: &Key) -> Result<(), StoreError> {
-    if key.pk.is_empty() || key.sk.is_empty() {
-        return Err(StoreError::Invalid("pk and sk must not be empty".into()));
-    }
-    Ok(())
-}
-
 #[async_trait]
 impl Store for SqliteStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
@@ -216,7 +203,7 @@ impl Store for SqliteStore {
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
-        validate_put(&item)?;
+        validate_item(&item)?;
         self.run(move |conn| {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)

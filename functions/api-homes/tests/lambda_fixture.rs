@@ -1,0 +1,114 @@
+//! The sample API Gateway events in events/api-homes/ fed through the Lambda
+//! handler (lambda_http's adapter, as `lambda_http::run` uses it) with the
+//! DynamoDB store on moto, compared with what the local platform answers over
+//! HTTP for the same request. Only the Lambda runtime API itself (the polling
+//! loop) is not exercised: it needs AWS's runtime endpoint.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use alyt_domain::{Clock, SystemClock};
+use lambda_http::request::LambdaRequest;
+use lambda_http::{Adapter, Context, LambdaEvent, Service};
+use serde_json::Value;
+
+fn fixture(name: &str) -> LambdaRequest {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../events/api-homes")
+        .join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).expect("the fixture is an API Gateway v2 event")
+}
+
+struct Answer {
+    status: u16,
+    headers: Value,
+    body: Value,
+}
+
+async fn through_lambda(event: &str) -> Answer {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let store = alyt_aws::testing::fresh_table(clock.clone()).await;
+    let router = alyt_api_homes::router(alyt_api_homes::state_with(Arc::new(store), clock));
+    let mut handler = Adapter::from(router);
+    let response = handler
+        .call(LambdaEvent::new(fixture(event), Context::default()))
+        .await
+        .unwrap();
+    let response = serde_json::to_value(response).unwrap();
+    assert_eq!(response["isBase64Encoded"], false);
+    Answer {
+        status: response["statusCode"].as_u64().unwrap() as u16,
+        headers: response["headers"].clone(),
+        body: serde_json::from_str(response["body"].as_str().unwrap()).unwrap(),
+    }
+}
+
+async fn through_local_server(path: &str) -> Answer {
+    let dir = tempfile::tempdir().unwrap();
+    let platform = alyt_local::spawn(alyt_local::Config::for_tests(dir.path().to_path_buf()))
+        .await
+        .unwrap();
+    let response = reqwest::get(format!("http://{}{path}", platform.http_addr))
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let mut headers = serde_json::Map::new();
+    for (name, value) in response.headers() {
+        headers.insert(name.to_string(), Value::from(value.to_str().unwrap()));
+    }
+    let body = response.json().await.unwrap();
+    platform.shutdown().await;
+    Answer {
+        status,
+        headers: Value::Object(headers),
+        body,
+    }
+}
+
+fn without_request_id(mut body: Value) -> Value {
+    if let Some(map) = body.as_object_mut() {
+        map.remove("requestId");
+    }
+    body
+}
+
+#[tokio::test]
+async fn capabilities_event_answers_as_the_local_server_does() {
+    let lambda = through_lambda("get-capabilities.json").await;
+    let local = through_local_server("/v1/capabilities").await;
+    assert_eq!(lambda.status, 200);
+    assert_eq!(lambda.status, local.status);
+    assert_eq!(lambda.body, local.body);
+    assert!(
+        lambda.body["items"]
+            .as_array()
+            .is_some_and(|i| !i.is_empty())
+    );
+    for header in ["content-type", "ratelimit-policy", "ratelimit"] {
+        assert_eq!(lambda.headers[header], local.headers[header], "{header}");
+    }
+    assert!(lambda.headers["x-request-id"].is_string());
+}
+
+#[tokio::test]
+async fn unknown_route_event_is_the_same_json_404() {
+    let lambda = through_lambda("get-unknown-route.json").await;
+    let local = through_local_server("/v1/no-such-route").await;
+    assert_eq!(lambda.status, 404);
+    assert_eq!(lambda.status, local.status);
+    assert_eq!(lambda.headers["content-type"], "application/problem+json");
+    assert_eq!(
+        lambda.headers["content-type"],
+        local.headers["content-type"]
+    );
+    assert_eq!(
+        lambda.body["requestId"], lambda.headers["x-request-id"],
+        "the problem body names the request id"
+    );
+    assert_eq!(
+        without_request_id(lambda.body),
+        without_request_id(local.body)
+    );
+}

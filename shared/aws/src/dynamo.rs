@@ -1,0 +1,587 @@
+//! The hosted adapter of [`Store`]: one DynamoDB table (single-table design) with
+//! the sparse indexes gsi1..gsi3. Semantics are those of the embedded adapter
+//! (`alyt_store::sqlite`), which the shared conformance suite pins down.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alyt_domain::Clock;
+use alyt_store::{
+    CancelReason, Condition, Index, Item, Key, MAX_BATCH_GET_KEYS, Page, PageKey, Query, Store,
+    StoreError, TxWrite, UpdateAction, attr, validate_item, validate_key, validate_transaction,
+    validate_update,
+};
+use async_trait::async_trait;
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex,
+    KeySchemaElement, KeyType, KeysAndAttributes, Projection, ProjectionType, Put, ReturnValue,
+    ReturnValuesOnConditionCheckFailure, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
+    TransactWriteItem, Update,
+};
+
+use crate::codec::{Attrs, item_from_attrs, item_to_attrs, key_attrs};
+use crate::expr::Expr;
+
+/// Overrides the DynamoDB endpoint (moto, DynamoDB Local) for [`DynamoStore::from_env`].
+pub const ENDPOINT_ENV: &str = "ALYT_DYNAMODB_ENDPOINT";
+
+/// How often a batch get re-asks for keys DynamoDB left unprocessed.
+const BATCH_GET_ATTEMPTS: u32 = 8;
+
+#[derive(Clone)]
+pub struct DynamoStore {
+    client: Client,
+    table: String,
+    clock: Arc<dyn Clock>,
+}
+
+impl DynamoStore {
+    pub fn new(client: Client, table: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            client,
+            table: table.into(),
+            clock,
+        }
+    }
+
+    /// A store on the default AWS configuration (environment, profile, role),
+    /// talking to `$ALYT_DYNAMODB_ENDPOINT` instead of AWS when that is set.
+    pub async fn from_env(table: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
+        let shared = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        let mut config = aws_sdk_dynamodb::config::Builder::from(&shared);
+        if let Some(endpoint) = std::env::var(ENDPOINT_ENV).ok().filter(|e| !e.is_empty()) {
+            config = config.endpoint_url(endpoint);
+        }
+        Self::new(Client::from_conf(config.build()), table, clock)
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    fn visible(&self, item: Item) -> Option<Item> {
+        (!item.is_expired(self.clock.unix_seconds())).then_some(item)
+    }
+}
+
+/// Creates the table the adapter expects: `pk`/`sk` strings, the sparse indexes
+/// gsi1..gsi3 (`gsiNpk`/`gsiNsk` strings, whole items projected), on-demand
+/// billing and TTL on `ttl`. Waits until the table is active.
+pub async fn create_table(client: &Client, table: &str) -> Result<(), StoreError> {
+    let string_attr = |name: &str| {
+        AttributeDefinition::builder()
+            .attribute_name(name)
+            .attribute_type(ScalarAttributeType::S)
+            .build()
+            .map_err(invalid)
+    };
+    let key = |name: &str, key_type: KeyType| {
+        KeySchemaElement::builder()
+            .attribute_name(name)
+            .key_type(key_type)
+            .build()
+            .map_err(invalid)
+    };
+    let mut request = client
+        .create_table()
+        .table_name(table)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(string_attr(attr::PK)?)
+        .attribute_definitions(string_attr(attr::SK)?)
+        .key_schema(key(attr::PK, KeyType::Hash)?)
+        .key_schema(key(attr::SK, KeyType::Range)?);
+    for index in Index::ALL {
+        request = request
+            .attribute_definitions(string_attr(index.pk_attr())?)
+            .attribute_definitions(string_attr(index.sk_attr())?)
+            .global_secondary_indexes(
+                GlobalSecondaryIndex::builder()
+                    .index_name(index.name())
+                    .key_schema(key(index.pk_attr(), KeyType::Hash)?)
+                    .key_schema(key(index.sk_attr(), KeyType::Range)?)
+                    .projection(
+                        Projection::builder()
+                            .projection_type(ProjectionType::All)
+                            .build(),
+                    )
+                    .build()
+                    .map_err(invalid)?,
+            );
+    }
+    request
+        .send()
+        .await
+        .map_err(|e| sdk_error("CreateTable", e))?;
+
+    // Real DynamoDB creates tables asynchronously; TTL needs an active table.
+    let mut delay = Duration::from_millis(100);
+    for _ in 0..120 {
+        let described = client
+            .describe_table()
+            .table_name(table)
+            .send()
+            .await
+            .map_err(|e| sdk_error("DescribeTable", e))?;
+        if described.table.and_then(|t| t.table_status) == Some(TableStatus::Active) {
+            client
+                .update_time_to_live()
+                .table_name(table)
+                .time_to_live_specification(
+                    TimeToLiveSpecification::builder()
+                        .enabled(true)
+                        .attribute_name(attr::TTL)
+                        .build()
+                        .map_err(invalid)?,
+                )
+                .send()
+                .await
+                .map_err(|e| sdk_error("UpdateTimeToLive", e))?;
+            return Ok(());
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(5));
+    }
+    Err(StoreError::Unavailable(format!(
+        "table {table} did not become active"
+    )))
+}
+
+fn invalid(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Invalid(e.to_string())
+}
+
+/// Maps the errors no operation handles itself: a rejected request is the
+/// caller's fault, everything else (throttling, 5xx, network) may be retried.
+fn sdk_error<E, R>(operation: &str, err: SdkError<E, R>) -> StoreError
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug,
+{
+    if err.code() == Some("ValidationException") {
+        let message = err.message().unwrap_or("validation failed").to_owned();
+        return StoreError::Invalid(format!("{operation}: {message}"));
+    }
+    StoreError::Unavailable(format!("{operation}: {}", DisplayErrorContext(&err)))
+}
+
+fn condition_failed(item: Option<&Attrs>) -> StoreError {
+    match item.filter(|attrs| !attrs.is_empty()).map(item_from_attrs) {
+        Some(Err(e)) => e,
+        current => StoreError::ConditionFailed {
+            current: current.and_then(Result::ok).map(Box::new),
+        },
+    }
+}
+
+/// The expressions of one write and their shared placeholders.
+struct Rendered {
+    update: Option<String>,
+    condition: Option<String>,
+    names: Option<HashMap<String, String>>,
+    values: Option<HashMap<String, AttributeValue>>,
+}
+
+fn render(actions: Option<&[UpdateAction]>, condition: Option<&Condition>) -> Rendered {
+    let mut expr = Expr::default();
+    let update = actions.map(|a| expr.update(a));
+    let condition = condition.map(|c| expr.condition(c));
+    Rendered {
+        update,
+        condition,
+        names: expr.names(),
+        values: expr.values(),
+    }
+}
+
+fn exclusive_start_key(after: &PageKey, index: Option<Index>) -> Attrs {
+    let mut key = key_attrs(&Key::new(after.pk.clone(), after.sk.clone()));
+    if let Some(index) = index {
+        let s = |v: &Option<String>| AttributeValue::S(v.clone().unwrap_or_default());
+        key.insert(index.pk_attr().to_owned(), s(&after.index_pk));
+        key.insert(index.sk_attr().to_owned(), s(&after.index_sk));
+    }
+    key
+}
+
+fn cancel_reason(code: Option<&str>) -> CancelReason {
+    match code {
+        None | Some("None") => CancelReason::None,
+        Some("ConditionalCheckFailed") => CancelReason::ConditionFailed,
+        // TransactionConflict, throttling, ...: retrying may succeed.
+        Some(_) => CancelReason::Conflict,
+    }
+}
+
+impl DynamoStore {
+    fn tx_item(&self, write: TxWrite) -> Result<TransactWriteItem, StoreError> {
+        let item = TransactWriteItem::builder();
+        Ok(match write {
+            TxWrite::Put {
+                item: put,
+                condition,
+            } => {
+                let r = render(None, condition.as_ref());
+                item.put(
+                    Put::builder()
+                        .table_name(&self.table)
+                        .set_item(Some(item_to_attrs(&put)))
+                        .set_condition_expression(r.condition)
+                        .set_expression_attribute_names(r.names)
+                        .set_expression_attribute_values(r.values)
+                        .build()
+                        .map_err(invalid)?,
+                )
+            }
+            TxWrite::Update {
+                key,
+                actions,
+                condition,
+            } => {
+                let r = render(Some(&actions), condition.as_ref());
+                item.update(
+                    Update::builder()
+                        .table_name(&self.table)
+                        .set_key(Some(key_attrs(&key)))
+                        .set_update_expression(r.update)
+                        .set_condition_expression(r.condition)
+                        .set_expression_attribute_names(r.names)
+                        .set_expression_attribute_values(r.values)
+                        .build()
+                        .map_err(invalid)?,
+                )
+            }
+            TxWrite::Delete { key, condition } => {
+                let r = render(None, condition.as_ref());
+                item.delete(
+                    Delete::builder()
+                        .table_name(&self.table)
+                        .set_key(Some(key_attrs(&key)))
+                        .set_condition_expression(r.condition)
+                        .set_expression_attribute_names(r.names)
+                        .set_expression_attribute_values(r.values)
+                        .build()
+                        .map_err(invalid)?,
+                )
+            }
+            TxWrite::Check { key, condition } => {
+                let r = render(None, Some(&condition));
+                item.condition_check(
+                    ConditionCheck::builder()
+                        .table_name(&self.table)
+                        .set_key(Some(key_attrs(&key)))
+                        .set_condition_expression(r.condition)
+                        .set_expression_attribute_names(r.names)
+                        .set_expression_attribute_values(r.values)
+                        .build()
+                        .map_err(invalid)?,
+                )
+            }
+        }
+        .build())
+    }
+}
+
+#[async_trait]
+impl Store for DynamoStore {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        validate_key(key)?;
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key_attrs(key)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| sdk_error("GetItem", e))?;
+        match out.item {
+            Some(attrs) if !attrs.is_empty() => Ok(self.visible(item_from_attrs(&attrs)?)),
+            _ => Ok(None),
+        }
+    }
+
+    async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+        if keys.len() > MAX_BATCH_GET_KEYS {
+            return Err(StoreError::Invalid(format!(
+                "a batch get takes at most {MAX_BATCH_GET_KEYS} keys"
+            )));
+        }
+        keys.iter().try_for_each(validate_key)?;
+        // DynamoDB rejects duplicate keys; ask once and answer per key as asked.
+        let mut unique: Vec<&Key> = keys.iter().collect();
+        unique.sort();
+        unique.dedup();
+        let mut pending: Vec<Attrs> = unique.into_iter().map(key_attrs).collect();
+        let mut found: HashMap<Key, Item> = HashMap::new();
+        let mut delay = Duration::from_millis(20);
+        for attempt in 0..BATCH_GET_ATTEMPTS {
+            if pending.is_empty() {
+                break;
+            }
+            if attempt > 0 {
+                tracing::debug!(
+                    keys = pending.len(),
+                    attempt,
+                    "retrying unprocessed batch-get keys"
+                );
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+            }
+            let request = KeysAndAttributes::builder()
+                .set_keys(Some(std::mem::take(&mut pending)))
+                .consistent_read(true)
+                .build()
+                .map_err(invalid)?;
+            let out = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, request)
+                .send()
+                .await
+                .map_err(|e| sdk_error("BatchGetItem", e))?;
+            for attrs in out
+                .responses
+                .unwrap_or_default()
+                .remove(&self.table)
+                .unwrap_or_default()
+            {
+                let item = item_from_attrs(&attrs)?;
+                found.insert(item.key(), item);
+            }
+            pending = out
+                .unprocessed_keys
+                .unwrap_or_default()
+                .remove(&self.table)
+                .map(|k| k.keys)
+                .unwrap_or_default();
+        }
+        if !pending.is_empty() {
+            return Err(StoreError::Unavailable(format!(
+                "BatchGetItem left {} keys unprocessed",
+                pending.len()
+            )));
+        }
+        Ok(keys
+            .iter()
+            .filter_map(|k| found.get(k).cloned())
+            .filter_map(|item| self.visible(item))
+            .collect())
+    }
+
+    async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+        validate_item(&item)?;
+        let r = render(None, condition.as_ref());
+        let result = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item_to_attrs(&item)))
+            .set_condition_expression(r.condition)
+            .set_expression_attribute_names(r.names)
+            .set_expression_attribute_values(r.values)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => match e.as_service_error() {
+                Some(PutItemError::ConditionalCheckFailedException(failed)) => {
+                    Err(condition_failed(failed.item()))
+                }
+                _ => Err(sdk_error("PutItem", e)),
+            },
+        }
+    }
+
+    async fn update(
+        &self,
+        key: &Key,
+        actions: Vec<UpdateAction>,
+        condition: Option<Condition>,
+    ) -> Result<Item, StoreError> {
+        validate_key(key)?;
+        validate_update(&actions)?;
+        let r = render(Some(&actions), condition.as_ref());
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_attrs(key)))
+            .set_update_expression(r.update)
+            .set_condition_expression(r.condition)
+            .set_expression_attribute_names(r.names)
+            .set_expression_attribute_values(r.values)
+            .return_values(ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(out) => match out.attributes {
+                Some(attrs) => item_from_attrs(&attrs),
+                None => Err(StoreError::Unavailable(
+                    "UpdateItem returned no attributes".into(),
+                )),
+            },
+            Err(e) => match e.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    Err(condition_failed(failed.item()))
+                }
+                _ => Err(sdk_error("UpdateItem", e)),
+            },
+        }
+    }
+
+    async fn delete(
+        &self,
+        key: &Key,
+        condition: Option<Condition>,
+    ) -> Result<Option<Item>, StoreError> {
+        validate_key(key)?;
+        let r = render(None, condition.as_ref());
+        let result = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key_attrs(key)))
+            .set_condition_expression(r.condition)
+            .set_expression_attribute_names(r.names)
+            .set_expression_attribute_values(r.values)
+            .return_values(ReturnValue::AllOld)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(out) => match out.attributes {
+                Some(attrs) if !attrs.is_empty() => item_from_attrs(&attrs).map(Some),
+                _ => Ok(None),
+            },
+            Err(e) => match e.as_service_error() {
+                Some(DeleteItemError::ConditionalCheckFailedException(failed)) => {
+                    Err(condition_failed(failed.item()))
+                }
+                _ => Err(sdk_error("DeleteItem", e)),
+            },
+        }
+    }
+
+    async fn query(&self, query: Query) -> Result<Page, StoreError> {
+        query.validate()?;
+        let limit = query.effective_limit() as usize;
+        let (pk_attr, sk_attr) = match query.index {
+            None => (attr::PK, attr::SK),
+            Some(index) => (index.pk_attr(), index.sk_attr()),
+        };
+        let mut expr = Expr::default();
+        let Some(key_condition) =
+            expr.key_condition(pk_attr, sk_attr, &query.partition, query.sort.as_ref())
+        else {
+            return Ok(Page {
+                items: Vec::new(),
+                next: None,
+            });
+        };
+        // One item past the limit tells whether more follow. Expired items are
+        // dropped here, so keep paging until enough visible ones arrived.
+        let wanted = limit + 1;
+        let mut items = Vec::with_capacity(wanted.min(64));
+        let mut start = query
+            .after
+            .as_ref()
+            .map(|after| exclusive_start_key(after, query.index));
+        loop {
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .set_index_name(query.index.map(|i| i.name().to_owned()))
+                .key_condition_expression(&key_condition)
+                .set_expression_attribute_names(expr.names())
+                .set_expression_attribute_values(expr.values())
+                .scan_index_forward(query.forward)
+                .limit((wanted - items.len()) as i32)
+                .set_exclusive_start_key(start.take())
+                // Index queries cannot be strongly consistent.
+                .consistent_read(query.index.is_none())
+                .send()
+                .await
+                .map_err(|e| sdk_error("Query", e))?;
+            for attrs in out.items.unwrap_or_default() {
+                if let Some(item) = self.visible(item_from_attrs(&attrs)?) {
+                    items.push(item);
+                }
+            }
+            match out.last_evaluated_key {
+                Some(last) if !last.is_empty() && items.len() < wanted => start = Some(last),
+                _ => break,
+            }
+        }
+        let next = if items.len() > limit {
+            items.truncate(limit);
+            items.last().map(|last| PageKey::of(last, query.index))
+        } else {
+            None
+        };
+        Ok(Page { items, next })
+    }
+
+    async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        validate_transaction(&writes)?;
+        for write in &writes {
+            // DynamoDB rejects empty key strings; say so before the round trip.
+            validate_key(&write.key())?;
+        }
+        let items = writes
+            .into_iter()
+            .map(|w| self.tx_item(w))
+            .collect::<Result<Vec<_>, _>>()?;
+        let result = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => match e.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(cancel)) => {
+                    let codes: Vec<Option<&str>> = cancel
+                        .cancellation_reasons()
+                        .iter()
+                        .map(|r| r.code())
+                        .collect();
+                    // A malformed write (say ADD to a string) is the caller's error,
+                    // not a retryable conflict; the embedded adapter reports it as
+                    // Invalid too, unless a condition failed first.
+                    let invalid_write = codes.contains(&Some("ValidationError"))
+                        && !codes.contains(&Some("ConditionalCheckFailed"));
+                    if invalid_write {
+                        let message = cancel
+                            .cancellation_reasons()
+                            .iter()
+                            .find(|r| r.code() == Some("ValidationError"))
+                            .and_then(|r| r.message())
+                            .unwrap_or("a write of the transaction is invalid");
+                        return Err(StoreError::Invalid(format!(
+                            "TransactWriteItems: {message}"
+                        )));
+                    }
+                    Err(StoreError::TransactionCanceled {
+                        reasons: codes.into_iter().map(cancel_reason).collect(),
+                    })
+                }
+                _ => Err(sdk_error("TransactWriteItems", e)),
+            },
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! The shared Store conformance suite against the DynamoDB adapter on moto.
+
+use std::sync::Arc;
+
+use alyt_domain::ManualClock;
+use alyt_store::conformance::{Fixture, start_time};
+
+async fn fresh_store() -> Fixture {
+    let clock = Arc::new(ManualClock::new(start_time()));
+    let store = alyt_aws::testing::fresh_table(clock.clone()).await;
+    Fixture {
+        store: Arc::new(store),
+        clock,
+    }
+}
+
+alyt_store::store_conformance_suite!(fresh_store);
