@@ -36,3 +36,37 @@ async fn platforms_take_free_ports() {
     assert_ne!(a.platform.http_addr.port(), 0);
     assert_ne!(a.platform.http_addr, b.platform.http_addr);
 }
+
+/// The embedded broker listens on its own free port and, with no device
+/// credentials issued, refuses anonymous and unknown logins at CONNACK.
+#[tokio::test]
+async fn the_broker_listens_and_refuses_unknown_devices() {
+    use rumqttc::{AsyncClient, ConnectReturnCode, Event, MqttOptions, Packet};
+    let t = TestPlatform::start().await;
+    let addr = t.platform.mqtt_addr;
+    assert_ne!(addr.port(), 0);
+    assert_ne!(addr, t.platform.http_addr);
+
+    for credentials in [None, Some(("someone", "guess"))] {
+        let mut options = MqttOptions::new("e2e-probe", addr.ip().to_string(), addr.port());
+        if let Some((user, password)) = credentials {
+            options.set_credentials(user, password);
+        }
+        let (_client, mut events) = AsyncClient::new(options, 10);
+        let refused = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            loop {
+                match events.poll().await {
+                    Ok(Event::Incoming(Packet::ConnAck(ack))) => {
+                        break ack.code != ConnectReturnCode::Success;
+                    }
+                    Ok(_) => continue,
+                    // A refused login may also surface as an error or a closed socket.
+                    Err(_) => break true,
+                }
+            }
+        })
+        .await
+        .expect("the broker answers within 10 s");
+        assert!(refused, "login {credentials:?} must be refused");
+    }
+}

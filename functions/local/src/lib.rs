@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use alyt_api::ratelimit::{RateLimitPolicy, RateLimiter};
 use alyt_api::{AppState, ClientAddr, Group};
+use alyt_device::{Broker, BrokerConfig, DeviceAuthenticator, DeviceIdentity, InboundMessage};
 use alyt_domain::{Clock, SystemClock};
 use alyt_store::sqlite::SqliteStore;
 use axum::extract::{ConnectInfo, Request};
@@ -41,6 +42,8 @@ pub enum StartError {
     },
     #[error("cannot open the store: {0}")]
     Store(#[from] alyt_store::StoreError),
+    #[error("cannot start the MQTT broker: {0}")]
+    Broker(#[from] alyt_device::BrokerError),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -81,8 +84,11 @@ impl Config {
 pub struct Platform {
     /// Where the HTTP API listens (the API is under /v1).
     pub http_addr: SocketAddr,
+    /// Where the embedded MQTT broker listens.
+    pub mqtt_addr: SocketAddr,
     pub data_dir: PathBuf,
     store: Arc<SqliteStore>,
+    broker: Broker,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -100,6 +106,7 @@ impl Platform {
     /// Stops accepting work, lets in-flight requests finish and waits for every task.
     pub async fn shutdown(self) {
         let _ = self.shutdown.send(true);
+        self.broker.shutdown().await;
         for task in self.tasks {
             let _ = task.await;
         }
@@ -138,6 +145,20 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let (shutdown, mut on_shutdown) = watch::channel(false);
     let mut tasks = Vec::new();
 
+    // The device plane: the broker enforces each device's own subtree; what devices
+    // publish flows through this queue to ingest.
+    let (inbound_tx, inbound_rx) = tokio::sync::mpsc::channel(4096);
+    let broker = alyt_device::start_broker(
+        BrokerConfig {
+            addr: config.mqtt_addr,
+            clock: clock.clone(),
+        },
+        Arc::new(NoDeviceCredentialsYet),
+        inbound_tx,
+    )
+    .await?;
+    tasks.push(tokio::spawn(drain_inbound(inbound_rx, on_shutdown.clone())));
+
     let mut http_stop = on_shutdown.clone();
     tasks.push(tokio::spawn(async move {
         let served = axum::serve(
@@ -170,11 +191,52 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
 
     Ok(Platform {
         http_addr,
+        mqtt_addr: broker.local_addr,
         data_dir: config.data_dir,
         store,
+        broker,
         shutdown,
         tasks,
     })
+}
+
+/// Device registration (issue 4) issues per-device broker credentials; until it
+/// exists no login can succeed, so the broker refuses every connection.
+struct NoDeviceCredentialsYet;
+
+#[async_trait::async_trait]
+impl DeviceAuthenticator for NoDeviceCredentialsYet {
+    async fn authenticate(
+        &self,
+        _client_id: &str,
+        _username: &str,
+        _password: &[u8],
+    ) -> Option<DeviceIdentity> {
+        None
+    }
+}
+
+/// Where the ingest pipeline (issue 4) will take over; for now device messages,
+/// which only authenticated devices can send, are logged and dropped.
+/// It also stops on the shutdown signal: a stopped rmqtt broker keeps its
+/// context (and so the sender) alive until the runtime ends.
+async fn drain_inbound(
+    mut inbound: tokio::sync::mpsc::Receiver<InboundMessage>,
+    mut stop: watch::Receiver<bool>,
+) {
+    loop {
+        tokio::select! {
+            message = inbound.recv() => match message {
+                Some(message) => tracing::debug!(
+                    topic = %message.topic,
+                    bytes = message.payload.len(),
+                    "device message (no ingest yet)"
+                ),
+                None => break,
+            },
+            _ = stopped(&mut stop) => break,
+        }
+    }
 }
 
 /// Resolves once shutdown is asked for (or the platform handle is gone).

@@ -30,6 +30,7 @@ async fn main() -> ExitCode {
     println!("Alyt is running locally.");
     println!("  HTTP API     {}", platform.base_url());
     println!("  OpenAPI      {}/openapi.json", platform.base_url());
+    println!("  MQTT broker  mqtt://{}", platform.mqtt_addr);
     println!("  data         {}", platform.data_dir.display());
     println!("Try: curl -i {}/capabilities", platform.base_url());
     println!("Press Ctrl-C to stop.");

@@ -35,6 +35,19 @@ fn start(data_dir: &std::path::Path) -> (Child, String, std::sync::mpsc::Receive
     (child, base, rx)
 }
 
+/// The value of the next printed line starting with `label`.
+fn printed_line(rx: &std::sync::mpsc::Receiver<String>, label: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .unwrap_or_else(|_| panic!("alyt prints {label}"));
+        if let Some(value) = line.trim().strip_prefix(label) {
+            return value.trim().to_owned();
+        }
+    }
+}
+
 fn interrupt_and_wait(mut child: Child, rx: &std::sync::mpsc::Receiver<String>) {
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])

@@ -1,0 +1,552 @@
+//! The embedded MQTT broker of the local platform (rmqtt, on the caller's tokio
+//! runtime). It enforces the same per-device rule as the hosted IoT policy and
+//! hands every accepted device publish, last wills included, to the platform
+//! through an mpsc channel.
+//!
+//! rmqtt decides nothing on its own here: four hooks call our code.
+//! - ClientAuthenticate: username/password -> [`DeviceIdentity`] through the
+//!   [`DeviceAuthenticator`]; anonymous and bad credentials are refused, and so
+//!   is a last will on any topic but the device's own availability topic
+//!   (rmqtt never ACL-checks the will, it publishes it as the broker).
+//! - ClientSubscribeCheckAcl / MessagePublishCheckAcl: [`may_subscribe`] /
+//!   [`may_publish`] against the identity bound to the session.
+//! - MessagePublish: forwards to the inbound channel.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use alyt_domain::{Clock, SystemClock};
+use async_trait::async_trait;
+use bytes::Bytes;
+use rmqtt::codec::types::{Publish as CodecPublish, QoS};
+use rmqtt::codec::v5::SubscribeAckReason;
+use rmqtt::context::ServerContext;
+use rmqtt::hook::{Handler, HookResult, Parameter, ReturnType, Type};
+use rmqtt::net::Builder;
+use rmqtt::server::MqttServer;
+use rmqtt::session::Session;
+use rmqtt::types::{
+    AuthResult, ClientId, ConnectInfo, From as MsgFrom, FromType, Id, LastWill, Publish,
+    PublishAclResult, SubscribeAclResult,
+};
+use time::OffsetDateTime;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::topic::{Channel, DeviceIdentity, may_publish, may_subscribe, may_will, parse_topic};
+
+/// Decides who a connecting device is. The local platform looks the username up
+/// in the store and checks the password against the per-device credential hash.
+#[async_trait]
+pub trait DeviceAuthenticator: Send + Sync + 'static {
+    /// The identity these credentials belong to, or `None` to refuse the
+    /// connection. `client_id` is passed so an implementation can pin it to
+    /// the credential; the broker itself never derives rights from it.
+    async fn authenticate(
+        &self,
+        client_id: &str,
+        username: &str,
+        password: &[u8],
+    ) -> Option<DeviceIdentity>;
+}
+
+/// One accepted device-to-platform message. The payload is unvalidated: schema
+/// checks belong to the ingest pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InboundMessage {
+    pub identity: DeviceIdentity,
+    pub channel: Channel,
+    pub topic: String,
+    pub payload: Bytes,
+    pub retained: bool,
+    /// Published by the broker on the device's behalf because its connection
+    /// ended without DISCONNECT (liveness reason 'last-will').
+    pub last_will: bool,
+    pub received_at: OffsetDateTime,
+}
+
+#[derive(Clone)]
+pub struct BrokerConfig {
+    /// Where to listen; port 0 picks a free port (see [`Broker::local_addr`]).
+    pub addr: SocketAddr,
+    /// Stamps [`InboundMessage::received_at`].
+    pub clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for BrokerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrokerConfig")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BrokerConfig {
+    pub fn new(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BrokerError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("the device identity is not usable in a topic")]
+    InvalidIdentity,
+    /// No session holds a subscription on the topic: the device is not
+    /// connected (or has not subscribed yet). The command stays pending.
+    #[error("no device session is subscribed to {topic}")]
+    NotSubscribed { topic: String },
+    #[error("could not deliver to {topic}: {reason}")]
+    Undelivered { topic: String, reason: String },
+}
+
+/// Counters for what the broker refused; read with [`Broker::stats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BrokerStats {
+    pub connections_refused: u64,
+    pub publishes_denied: u64,
+    pub subscriptions_denied: u64,
+    pub inbound_forwarded: u64,
+}
+
+/// A running broker. Stop it with [`Broker::shutdown`]; dropping it only
+/// stops accepting new connections.
+pub struct Broker {
+    /// The address actually bound (the real port when the config asked for 0).
+    pub local_addr: SocketAddr,
+    scx: ServerContext,
+    state: Arc<HookState>,
+    platform: Id,
+    server: JoinHandle<()>,
+}
+
+/// Where the identity lives on an rmqtt session (its extra attributes).
+const IDENTITY_ATTR: &str = "alyt.identity";
+
+/// Identities authenticated but not yet attached to their session are dropped
+/// after this long (the connection failed between CONNECT and CONNACK).
+const PENDING_TTL: Duration = Duration::from_secs(60);
+
+/// Starts the broker on the current tokio runtime and returns once it listens.
+pub async fn start_broker(
+    config: BrokerConfig,
+    authenticator: Arc<dyn DeviceAuthenticator>,
+    inbound: mpsc::Sender<InboundMessage>,
+) -> Result<Broker, BrokerError> {
+    let bind_error = |source| BrokerError::Bind {
+        addr: config.addr,
+        source,
+    };
+    // The busy check refuses CONNECTs while the host's load average is high
+    // (a 2-core machine running cargo qualifies) and spawns a CPU sampler
+    // that never stops.
+    let scx = ServerContext::new().busy_check_enable(false).build().await;
+
+    let mut listener = listener_config(config.addr)
+        .bind()
+        .map_err(|e| bind_error(io_error(e)))?;
+    let local_addr = listener.local_addr().map_err(|e| bind_error(io_error(e)))?;
+    // rmqtt keeps the configured address (port 0) in the session ids and keys
+    // its listener table by port; give it the real one.
+    listener.cfg = Arc::new(Builder {
+        laddr: local_addr,
+        ..(*listener.cfg).clone()
+    });
+    let listener = listener.tcp().map_err(|e| bind_error(io_error(e)))?;
+
+    let state = Arc::new(HookState {
+        scx: scx.clone(),
+        authenticator,
+        inbound,
+        clock: config.clock,
+        pending: Mutex::new(HashMap::new()),
+        stopping: AtomicBool::new(false),
+        stats: Counters::default(),
+    });
+    let register = scx.extends.hook_mgr().register();
+    for typ in [
+        Type::ClientAuthenticate,
+        Type::ClientConnected,
+        Type::ClientSubscribeCheckAcl,
+        Type::MessagePublishCheckAcl,
+        Type::MessagePublish,
+    ] {
+        register.add(typ, Box::new(Hooks(state.clone()))).await;
+    }
+    // Registered handlers stay disabled until start(); without it every
+    // check falls back to rmqtt's default, which is "allow".
+    register.start().await;
+
+    let server = MqttServer::new(scx.clone()).listener(listener).build();
+    // run(), not start(): start() exits the process when the server fails.
+    let server = tokio::spawn(async move {
+        if let Err(e) = server.run().await {
+            tracing::error!(error = %e, "the MQTT broker stopped");
+        }
+    });
+    tracing::info!(%local_addr, "MQTT broker listening");
+
+    let platform = Id::new(
+        scx.node.id(),
+        0,
+        Some(local_addr),
+        None,
+        ClientId::from_static("alyt-platform"),
+        None,
+    );
+    Ok(Broker {
+        local_addr,
+        scx,
+        state,
+        platform,
+        server,
+    })
+}
+
+fn listener_config(addr: SocketAddr) -> Builder {
+    Builder::new()
+        .name("alyt/devices")
+        .laddr(addr)
+        // Defaults are nodelay=false (Nagle + delayed ACK: ~40 ms per small
+        // packet), allow_anonymous=true and no SO_REUSEADDR (a restart on the
+        // same port fails with EADDRINUSE while old sockets sit in TIME_WAIT).
+        .nodelay(true)
+        .allow_anonymous(false)
+        .reuseaddr(Some(true))
+        // As IoT Core: QoS 0/1 only, 128 KiB payloads (+ room for the header).
+        .max_qos_allowed(QoS::AtLeastOnce)
+        .max_packet_size(128 * 1024 + 1024)
+        .max_clientid_len(128)
+        .handshake_timeout(Duration::from_secs(10))
+}
+
+/// rmqtt reports errors as anyhow; keep the io::Error (EADDRINUSE, ...) when
+/// there is one.
+fn io_error(e: rmqtt::Error) -> std::io::Error {
+    e.downcast::<std::io::Error>()
+        .unwrap_or_else(|e| std::io::Error::other(e.to_string()))
+}
+
+impl Broker {
+    /// Publishes a command to the device's `commands` topic, as the platform
+    /// (no client connection, no ACL). `Ok` means a session took it: an online
+    /// device, or a persistent session that queues it until the device is
+    /// back. [`BrokerError::NotSubscribed`] when nobody listens.
+    pub async fn publish_to_device(
+        &self,
+        identity: &DeviceIdentity,
+        payload: impl Into<Bytes>,
+        at_least_once: bool,
+    ) -> Result<(), BrokerError> {
+        if !identity.is_valid() {
+            return Err(BrokerError::InvalidIdentity);
+        }
+        let topic = identity.topic(Channel::Commands);
+        let publish = Publish::from(CodecPublish {
+            dup: false,
+            retain: false,
+            qos: if at_least_once {
+                QoS::AtLeastOnce
+            } else {
+                QoS::AtMostOnce
+            },
+            topic: topic.clone().into(),
+            packet_id: None,
+            payload: payload.into(),
+            properties: None,
+        })
+        // The message expiry check measures age from create_time.
+        .create_time(rmqtt::utils::timestamp_millis());
+        let from = MsgFrom::from_system(self.platform.clone());
+        // Shared::forwards rather than SessionState::forwards: same routing
+        // (we use neither retain storage nor the message store) but it tells
+        // how many sessions took the message.
+        let forwarded = self
+            .scx
+            .extends
+            .shared()
+            .await
+            .forwards(None, from, publish)
+            .await;
+        match forwarded {
+            Ok(0) => Err(BrokerError::NotSubscribed { topic }),
+            Ok(_) => Ok(()),
+            Err((n, _)) if n > 0 => Ok(()),
+            Err((_, errors)) => Err(BrokerError::Undelivered {
+                topic,
+                reason: errors
+                    .into_iter()
+                    .map(|(_, _, _, reason)| reason.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            }),
+        }
+    }
+
+    pub fn stats(&self) -> BrokerStats {
+        self.state.stats.snapshot()
+    }
+
+    /// Stops accepting connections and closes every device session. Last
+    /// wills that fire while closing are not forwarded: the devices did not
+    /// fail, the platform is stopping.
+    pub async fn shutdown(mut self) {
+        self.state.stopping.store(true, Ordering::SeqCst);
+        self.server.abort();
+        // The listener socket closes when the aborted task drops it.
+        let _ = (&mut self.server).await;
+
+        let ids: Vec<Id> = {
+            let shared = self.scx.extends.shared().await;
+            shared.iter().map(|entry| entry.id()).collect()
+        };
+        for id in ids {
+            let entry = self.scx.extends.shared().await.entry(id);
+            let Ok(mut entry) = entry.try_lock().await else {
+                continue; // a handshake holds it; that session ends with the runtime
+            };
+            // An admin kick with clean start ends the session for good (no
+            // offline session left waiting for its expiry).
+            if let Err(e) = entry.kick(true, true, true).await {
+                tracing::debug!(error = %e, "kick at broker shutdown");
+            }
+        }
+        lock(&self.state.pending).clear();
+        tracing::info!(local_addr = %self.local_addr, "MQTT broker stopped");
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+#[derive(Default)]
+struct Counters {
+    connections_refused: AtomicU64,
+    publishes_denied: AtomicU64,
+    subscriptions_denied: AtomicU64,
+    inbound_forwarded: AtomicU64,
+}
+
+impl Counters {
+    fn snapshot(&self) -> BrokerStats {
+        BrokerStats {
+            connections_refused: self.connections_refused.load(Ordering::Relaxed),
+            publishes_denied: self.publishes_denied.load(Ordering::Relaxed),
+            subscriptions_denied: self.subscriptions_denied.load(Ordering::Relaxed),
+            inbound_forwarded: self.inbound_forwarded.load(Ordering::Relaxed),
+        }
+    }
+}
+
+fn bump(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct HookState {
+    scx: ServerContext,
+    authenticator: Arc<dyn DeviceAuthenticator>,
+    inbound: mpsc::Sender<InboundMessage>,
+    clock: Arc<dyn Clock>,
+    /// Authenticated identities waiting for their session to exist: rmqtt
+    /// authenticates before it builds the session, and its AuthInfo has no
+    /// room for our data.
+    pending: Mutex<HashMap<Id, (Instant, DeviceIdentity)>>,
+    stopping: AtomicBool,
+    stats: Counters,
+}
+
+struct Hooks(Arc<HookState>);
+
+#[async_trait]
+impl Handler for Hooks {
+    async fn hook(&self, param: &Parameter, acc: Option<HookResult>) -> ReturnType {
+        let state = &self.0;
+        match param {
+            Parameter::ClientAuthenticate(connect) => {
+                let result = state.authenticate(connect).await;
+                if !matches!(result, AuthResult::Allow(..)) {
+                    bump(&state.stats.connections_refused);
+                }
+                (false, Some(HookResult::AuthResult(result)))
+            }
+            Parameter::ClientConnected(session) => {
+                state.attach_identity(session).await;
+                (true, acc)
+            }
+            Parameter::ClientSubscribeCheckAcl(session, subscribe) => {
+                let allowed = identity_of(session)
+                    .await
+                    .is_some_and(|id| may_subscribe(&id, &subscribe.topic_filter));
+                let result = if allowed {
+                    SubscribeAclResult::new_success(subscribe.opts.qos(), None)
+                } else {
+                    bump(&state.stats.subscriptions_denied);
+                    tracing::warn!(client = %session.id, filter = %subscribe.topic_filter, "subscription denied");
+                    SubscribeAclResult::new_failure(SubscribeAckReason::NotAuthorized)
+                };
+                (false, Some(HookResult::SubscribeAclResult(result)))
+            }
+            Parameter::MessagePublishCheckAcl(session, publish) => {
+                let allowed = identity_of(session)
+                    .await
+                    .is_some_and(|id| may_publish(&id, &publish.topic));
+                let result = if allowed {
+                    PublishAclResult::allow()
+                } else {
+                    bump(&state.stats.publishes_denied);
+                    tracing::warn!(client = %session.id, topic = %publish.topic, "publish denied");
+                    // Drop the message but keep the connection: a device with
+                    // one wrong topic keeps reporting on the right ones.
+                    PublishAclResult::rejected(false, None)
+                };
+                (false, Some(HookResult::PublishAclResult(result)))
+            }
+            Parameter::MessagePublish(Some(session), from, publish) => {
+                state.forward(session, from, publish).await;
+                (true, acc)
+            }
+            _ => (true, acc),
+        }
+    }
+}
+
+impl HookState {
+    async fn authenticate(&self, connect: &ConnectInfo) -> AuthResult {
+        let Some(username) = connect.username() else {
+            return AuthResult::NotAuthorized; // anonymous
+        };
+        let Some(password) = connect.password() else {
+            return AuthResult::BadUsernameOrPassword;
+        };
+        let Some(identity) = self
+            .authenticator
+            .authenticate(connect.client_id(), username, password)
+            .await
+        else {
+            tracing::info!(client = %connect.id(), "device authentication failed");
+            return AuthResult::BadUsernameOrPassword;
+        };
+        if !identity.is_valid() {
+            tracing::warn!(
+                ?identity,
+                "the authenticator returned ids unusable in topics"
+            );
+            return AuthResult::NotAuthorized;
+        }
+        // rmqtt publishes the will itself, without any ACL check.
+        if let Some(will) = connect.last_will() {
+            let topic = match will {
+                LastWill::V3(will) => &will.topic,
+                LastWill::V5(will) => &will.topic,
+            };
+            if !may_will(&identity, topic) {
+                tracing::warn!(client = %connect.id(), %topic, "last will outside the device's availability topic");
+                return AuthResult::NotAuthorized;
+            }
+        }
+        // Sessions are keyed by client id: a connection with another device's
+        // client id would kick that device and, with clean_session=false, take
+        // over its subscriptions. Only the same identity may take a session over.
+        let existing = self
+            .scx
+            .extends
+            .shared()
+            .await
+            .entry(connect.id().clone())
+            .session();
+        if let Some(existing) = existing
+            && identity_of(&existing).await.as_ref() != Some(&identity)
+        {
+            tracing::warn!(client = %connect.id(), "client id held by another device's session");
+            return AuthResult::NotAuthorized;
+        }
+
+        let now = Instant::now();
+        let mut pending = lock(&self.pending);
+        pending.retain(|_, (at, _)| now.duration_since(*at) < PENDING_TTL);
+        pending.insert(connect.id().clone(), (now, identity));
+        AuthResult::Allow(false, None)
+    }
+
+    /// Moves the identity onto the session. rmqtt runs this hook before the
+    /// session reads its first packet, so every ACL check finds it there.
+    async fn attach_identity(&self, session: &Session) {
+        let identity = lock(&self.pending).remove(&session.id);
+        match identity {
+            Some((_, identity)) => {
+                session
+                    .extra_attrs
+                    .write()
+                    .await
+                    .insert(IDENTITY_ATTR.into(), identity);
+            }
+            // Cannot happen with allow_anonymous=false; the ACL hooks deny
+            // everything to a session without an identity anyway.
+            None => tracing::error!(client = %session.id, "connected without an identity"),
+        }
+    }
+
+    async fn forward(&self, session: &Session, from: &MsgFrom, publish: &Publish) {
+        if self.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let Some(identity) = identity_of(session).await else {
+            return;
+        };
+        // rmqtt calls this hook before its publish ACL check (and never checks
+        // a will), so apply the rule again rather than forward a denied message.
+        if !may_publish(&identity, &publish.topic) {
+            return;
+        }
+        let Some((_, channel)) = parse_topic(&publish.topic) else {
+            return;
+        };
+        let message = InboundMessage {
+            identity,
+            channel,
+            topic: publish.topic.to_string(),
+            payload: publish.payload.clone(),
+            retained: publish.retain,
+            last_will: matches!(from.typ(), FromType::LastWill),
+            received_at: self.clock.now(),
+        };
+        // Awaiting a full channel holds this device's session (and through TCP
+        // the device) back: backpressure rather than loss.
+        if self.inbound.send(message).await.is_err() {
+            tracing::warn!(topic = %publish.topic, "inbound receiver gone; device message dropped");
+        } else {
+            bump(&self.stats.inbound_forwarded);
+        }
+    }
+}
+
+async fn identity_of(session: &Session) -> Option<DeviceIdentity> {
+    session
+        .extra_attrs
+        .read()
+        .await
+        .get::<DeviceIdentity>(IDENTITY_ATTR)
+        .cloned()
+}
