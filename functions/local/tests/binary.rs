@@ -79,6 +79,11 @@ async fn alyt_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
         !base.contains(":0/"),
         "the chosen port is printed, not 0: {base}"
     );
+    let mqtt = printed_line(&rx, "MQTT broker");
+    assert!(
+        mqtt.starts_with("mqtt://127.0.0.1:") && !mqtt.ends_with(":0"),
+        "{mqtt}"
+    );
     let response = reqwest::get(format!("{base}/capabilities")).await.unwrap();
     assert_eq!(response.status(), 200);
     assert!(response.headers().contains_key("ratelimit"));
