@@ -25,7 +25,7 @@ const LOG_TAIL: usize = 40;
 /// ends the shell too, which lets startup fail fast.
 const SUPERVISOR: &str = r#"
 exec 3<&0 </dev/null
-"$0" -H 127.0.0.1 -p "$1" 1>&2 3<&- &
+"$0" -c "$ALYT_MOTO_SCRIPT" 127.0.0.1 "$1" 1>&2 3<&- &
 moto=$!
 { read _ <&3; kill $moto 2>/dev/null; } &
 watcher=$!
@@ -33,6 +33,19 @@ wait $moto
 status=$?
 kill $watcher 2>/dev/null
 exit $status
+"#;
+
+/// moto's app served one request at a time. `moto_server` serves threads, and
+/// moto does not make a conditional write atomic across threads (two concurrent
+/// `version = :v` updates both succeed), where DynamoDB does; serialising the
+/// requests gives the atomicity the conformance suite asserts. Single-threaded
+/// werkzeug also speaks HTTP/1.0, so no idle keep-alive connection blocks others.
+const MOTO_SCRIPT: &str = r#"
+import os, sys
+from werkzeug.serving import run_simple
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+os.environ.setdefault("MOTO_PORT", sys.argv[2])
+run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_backend_app), threaded=False, request_handler=MotoRequestHandler)
 "#;
 
 pub struct MotoServer {
@@ -106,15 +119,14 @@ fn find_moto() -> Result<PathBuf, String> {
         Some(venv) => PathBuf::from(venv),
         None => repo_root().join("target/alyt-venv"),
     };
-    let candidate = venv.join("bin/moto_server");
-    if candidate.is_file() {
-        return Ok(candidate);
+    // The python of the venv that has moto (its moto_server marks it).
+    if venv.join("bin/moto_server").is_file() {
+        return Ok(venv.join("bin/python"));
     }
-    looked.push(candidate.display().to_string());
+    looked.push(venv.join("bin/moto_server").display().to_string());
     for dir in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()) {
-        let candidate = dir.join("moto_server");
-        if candidate.is_file() {
-            return Ok(candidate);
+        if dir.join("moto_server").is_file() && dir.join("python3").is_file() {
+            return Ok(dir.join("python3"));
         }
     }
     looked.push("$PATH".into());
@@ -141,6 +153,7 @@ async fn start() -> MotoServer {
     });
     let port = free_port();
     let mut child = Command::new("sh")
+        .env("ALYT_MOTO_SCRIPT", MOTO_SCRIPT)
         .arg("-c")
         .arg(SUPERVISOR)
         .arg(&binary)
