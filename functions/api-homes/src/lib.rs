@@ -4,8 +4,9 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use alyt_api::ratelimit::{RateLimitPolicy, RateLimiter};
-use alyt_api::{AppState, ClientAddr, Group};
+use alyt_api::ports::{NoBotCheck, NoMailer};
+use alyt_api::ratelimit::RateLimitPolicy;
+use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
 use alyt_aws::DynamoStore;
 use alyt_domain::{Clock, SystemClock};
 use lambda_http::request::RequestContext;
@@ -15,15 +16,27 @@ pub async fn hosted_state() -> Result<AppState, lambda_http::Error> {
     let table = std::env::var("ALYT_TABLE").map_err(|_| "ALYT_TABLE is not set")?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = DynamoStore::from_env(table, clock.clone()).await;
-    Ok(state_with(Arc::new(store), clock))
+    Ok(state_with(Arc::new(store), clock).await?)
 }
 
-pub fn state_with(store: Arc<dyn alyt_store::Store>, clock: Arc<dyn Clock>) -> AppState {
-    AppState {
-        store,
-        limiter: Arc::new(RateLimiter::new(RateLimitPolicy::default(), clock.clone())),
-        clock,
-    }
+pub async fn state_with(
+    store: Arc<dyn alyt_store::Store>,
+    clock: Arc<dyn Clock>,
+) -> Result<AppState, alyt_store::StoreError> {
+    AppState::build(
+        Adapters {
+            store,
+            clock,
+            // The homes group sends no mail and offers no sign-up.
+            mailer: Arc::new(NoMailer),
+            bot_check: Arc::new(NoBotCheck),
+        },
+        Settings {
+            rate_limit: RateLimitPolicy::default(),
+            public_url: std::env::var("ALYT_PUBLIC_URL").unwrap_or_default(),
+        },
+    )
+    .await
 }
 
 /// The router this function serves, with the caller's address taken from API

@@ -30,7 +30,11 @@ struct Answer {
 async fn through_lambda(event: &str) -> Answer {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = alyt_aws::testing::fresh_table(clock.clone()).await;
-    let router = alyt_api_homes::router(alyt_api_homes::state_with(Arc::new(store), clock));
+    let router = alyt_api_homes::router(
+        alyt_api_homes::state_with(Arc::new(store), clock)
+            .await
+            .unwrap(),
+    );
     let mut handler = Adapter::from(router);
     let response = handler
         .call(LambdaEvent::new(fixture(event), Context::default()))

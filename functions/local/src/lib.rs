@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alyt_api::ratelimit::{RateLimitPolicy, RateLimiter};
-use alyt_api::{AppState, ClientAddr, Group};
+use alyt_api::ports::{OutboxMailer, TestTokenBotCheck};
+use alyt_api::ratelimit::RateLimitPolicy;
+use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
 use alyt_device::{Broker, BrokerConfig, DeviceAuthenticator, DeviceIdentity, InboundMessage};
 use alyt_domain::{Clock, SystemClock};
 use alyt_store::sqlite::SqliteStore;
@@ -124,11 +125,6 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         &config.data_dir.join("alyt.db"),
         clock.clone(),
     )?);
-    let state = AppState {
-        store: store.clone(),
-        clock: clock.clone(),
-        limiter: Arc::new(RateLimiter::new(config.rate_limit.clone(), clock.clone())),
-    };
 
     let listener = TcpListener::bind(config.http_addr)
         .await
@@ -140,6 +136,19 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         addr: config.http_addr,
         source,
     })?;
+    let state = AppState::build(
+        Adapters {
+            store: store.clone(),
+            clock: clock.clone(),
+            mailer: Arc::new(OutboxMailer::new(config.data_dir.join("outbox"))),
+            bot_check: Arc::new(TestTokenBotCheck),
+        },
+        Settings {
+            rate_limit: config.rate_limit.clone(),
+            public_url: format!("http://{http_addr}/v1"),
+        },
+    )
+    .await?;
     let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
 
     let (shutdown, mut on_shutdown) = watch::channel(false);

@@ -12,6 +12,8 @@ use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa_axum::router::OpenApiRouter;
 
+use crate::auth::TokenSigner;
+use crate::ports::{BotCheck, Mailer};
 use crate::ratelimit::{self, RateLimiter};
 use crate::{ApiError, homes, openapi, request_id};
 
@@ -25,6 +27,52 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub clock: Arc<dyn Clock>,
     pub limiter: Arc<RateLimiter>,
+    pub tokens: Arc<TokenSigner>,
+    pub mailer: Arc<dyn Mailer>,
+    pub bot_check: Arc<dyn BotCheck>,
+    /// Where people reach the API (`…/v1`), for links in mail.
+    pub public_url: String,
+}
+
+/// The adapters a runtime hands to [`AppState::build`].
+pub struct Adapters {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub mailer: Arc<dyn Mailer>,
+    pub bot_check: Arc<dyn BotCheck>,
+}
+
+/// Settings a runtime chooses.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub rate_limit: crate::ratelimit::RateLimitPolicy,
+    pub public_url: String,
+}
+
+impl AppState {
+    /// The state over the given adapters: loads (or creates) the token signing
+    /// key from the store.
+    pub async fn build(
+        adapters: Adapters,
+        settings: Settings,
+    ) -> Result<Self, alyt_store::StoreError> {
+        let Adapters {
+            store,
+            clock,
+            mailer,
+            bot_check,
+        } = adapters;
+        let tokens = Arc::new(TokenSigner::load(&*store).await?);
+        Ok(Self {
+            limiter: Arc::new(RateLimiter::new(settings.rate_limit, clock.clone())),
+            store,
+            clock,
+            tokens,
+            mailer,
+            bot_check,
+            public_url: settings.public_url,
+        })
+    }
 }
 
 /// The caller's network address, inserted by the runtime edge (the local

@@ -6,13 +6,15 @@
 //! [`AppState`] from their own adapters and call [`app`] with the groups they serve.
 
 pub mod app;
+pub mod auth;
 pub mod extract;
 pub mod homes;
 pub mod list;
 pub mod openapi;
+pub mod ports;
 pub mod problem;
 pub mod ratelimit;
 pub mod request_id;
 
-pub use app::{AppState, ClientAddr, Group, app, with_conventions};
+pub use app::{Adapters, AppState, ClientAddr, Group, Settings, app, with_conventions};
 pub use problem::ApiError;

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use alyt_api::extract::{ApiJson, ApiQuery};
-use alyt_api::ratelimit::{RateLimitPolicy, RateLimiter};
-use alyt_api::{ApiError, AppState, with_conventions};
+use alyt_api::ports::{NoBotCheck, NoMailer};
+use alyt_api::ratelimit::RateLimitPolicy;
+use alyt_api::{Adapters, ApiError, AppState, Settings, with_conventions};
 use alyt_domain::{Clock, ManualClock};
 use alyt_store::sqlite::SqliteStore;
 use axum::Router;
@@ -40,22 +41,28 @@ struct Listing {
     tenant_id: uuid::Uuid,
 }
 
-fn app(quota: u32) -> Router {
+async fn app(quota: u32) -> Router {
     let clock: Arc<dyn Clock> = Arc::new(ManualClock::new(
         time::macros::datetime!(2026-01-01 0:00 UTC),
     ));
-    let state = AppState {
-        store: Arc::new(SqliteStore::in_memory(clock.clone()).unwrap()),
-        limiter: Arc::new(RateLimiter::new(
-            RateLimitPolicy {
+    let state = AppState::build(
+        Adapters {
+            store: Arc::new(SqliteStore::in_memory(clock.clone()).unwrap()),
+            clock,
+            mailer: Arc::new(NoMailer),
+            bot_check: Arc::new(NoBotCheck),
+        },
+        Settings {
+            rate_limit: RateLimitPolicy {
                 name: "default".into(),
                 quota,
                 window_seconds: 60,
             },
-            clock.clone(),
-        )),
-        clock,
-    };
+            public_url: "http://127.0.0.1/v1".into(),
+        },
+    )
+    .await
+    .unwrap();
     let routes = Router::new()
         .route(
             "/v1/commands",
@@ -125,7 +132,7 @@ fn assert_problem(a: &Answer, status: u16, slug: &str) {
 #[tokio::test]
 async fn accepted_body_passes() {
     let a = send(
-        &app(100),
+        &app(100).await,
         post_json(
             "/v1/commands",
             r#"{"command":"set","payload":{"key":"power","value":1}}"#,
@@ -138,7 +145,7 @@ async fn accepted_body_passes() {
 #[tokio::test]
 async fn malformed_json_is_a_400_saying_so() {
     let a = send(
-        &app(100),
+        &app(100).await,
         post_json("/v1/commands", r#"{"command": "set", "#),
     )
     .await;
@@ -156,7 +163,7 @@ async fn malformed_json_is_a_400_saying_so() {
 #[tokio::test]
 async fn wrong_type_names_the_nested_field() {
     let a = send(
-        &app(100),
+        &app(100).await,
         post_json(
             "/v1/commands",
             r#"{"command":"set","payload":{"key":"power","value":"high"}}"#,
@@ -172,7 +179,7 @@ async fn wrong_type_names_the_nested_field() {
     );
 
     let a = send(
-        &app(100),
+        &app(100).await,
         post_json(
             "/v1/commands",
             r#"{"command":"set","payload":{"key":"power","value":300}}"#,
@@ -185,7 +192,7 @@ async fn wrong_type_names_the_nested_field() {
 #[tokio::test]
 async fn missing_and_unknown_fields_are_400s() {
     let a = send(
-        &app(100),
+        &app(100).await,
         post_json("/v1/commands", r#"{"payload":{"key":"power","value":1}}"#),
     )
     .await;
@@ -200,7 +207,7 @@ async fn missing_and_unknown_fields_are_400s() {
     );
 
     let a = send(
-        &app(100),
+        &app(100).await,
         post_json(
             "/v1/commands",
             r#"{"command":"set","payload":{"key":"k","value":1},"extra":true}"#,
@@ -217,14 +224,14 @@ async fn missing_and_unknown_fields_are_400s() {
         a.body
     );
 
-    let a = send(&app(100), post_json("/v1/commands", "[]")).await;
+    let a = send(&app(100).await, post_json("/v1/commands", "[]")).await;
     assert_problem(&a, 400, "validation");
 }
 
 #[tokio::test]
 async fn trailing_garbage_is_rejected() {
     let a = send(
-        &app(100),
+        &app(100).await,
         post_json(
             "/v1/commands",
             r#"{"command":"set","payload":{"key":"k","value":1}} x"#,
@@ -240,13 +247,13 @@ async fn non_json_content_type_is_415() {
         .header("content-type", "text/plain")
         .body(Body::from("hello"))
         .unwrap();
-    let a = send(&app(100), request).await;
+    let a = send(&app(100).await, request).await;
     assert_problem(&a, 415, "unsupported-media-type");
     let no_type = Request::post("/v1/commands")
         .body(Body::from("{}"))
         .unwrap();
     assert_problem(
-        &send(&app(100), no_type).await,
+        &send(&app(100).await, no_type).await,
         415,
         "unsupported-media-type",
     );
@@ -258,14 +265,14 @@ async fn oversized_body_is_413() {
         r#"{{"command":"{}"}}"#,
         "x".repeat(alyt_api::app::MAX_BODY_BYTES + 10)
     );
-    let a = send(&app(100), post_json("/v1/commands", &big)).await;
+    let a = send(&app(100).await, post_json("/v1/commands", &big)).await;
     assert_problem(&a, 413, "payload-too-large");
 }
 
 #[tokio::test]
 async fn bad_query_parameters_name_the_parameter() {
     let a = send(
-        &app(100),
+        &app(100).await,
         Request::get("/v1/listing?tenant_id=nope")
             .body(Body::empty())
             .unwrap(),
@@ -275,7 +282,7 @@ async fn bad_query_parameters_name_the_parameter() {
     assert_eq!(a.body["field"], "tenant_id");
 
     let a = send(
-        &app(100),
+        &app(100).await,
         Request::get("/v1/listing?limit=ten&tenant_id=6f1c9b8e-33c5-4d59-9a52-3c1a3d0c2f10")
             .body(Body::empty())
             .unwrap(),
@@ -284,7 +291,7 @@ async fn bad_query_parameters_name_the_parameter() {
     assert_eq!(a.body["field"], "limit");
 
     let a = send(
-        &app(100),
+        &app(100).await,
         Request::get("/v1/listing").body(Body::empty()).unwrap(),
     )
     .await;
@@ -294,7 +301,7 @@ async fn bad_query_parameters_name_the_parameter() {
 #[tokio::test]
 async fn unknown_route_and_wrong_method_are_json() {
     let a = send(
-        &app(100),
+        &app(100).await,
         Request::get("/v1/nothing-here")
             .body(Body::empty())
             .unwrap(),
@@ -302,7 +309,7 @@ async fn unknown_route_and_wrong_method_are_json() {
     .await;
     assert_problem(&a, 404, "not-found");
     let a = send(
-        &app(100),
+        &app(100).await,
         Request::delete("/v1/commands").body(Body::empty()).unwrap(),
     )
     .await;
@@ -311,7 +318,7 @@ async fn unknown_route_and_wrong_method_are_json() {
 
 #[tokio::test]
 async fn a_panicking_handler_is_a_500_problem_and_the_server_lives_on() {
-    let app = app(100);
+    let app = app(100).await;
     let a = send(&app, Request::get("/v1/panic").body(Body::empty()).unwrap()).await;
     assert_problem(&a, 500, "internal");
     assert!(
@@ -328,7 +335,7 @@ async fn a_panicking_handler_is_a_500_problem_and_the_server_lives_on() {
 
 #[tokio::test]
 async fn request_ids_are_made_or_kept() {
-    let app = app(100);
+    let app = app(100).await;
     let a = send(
         &app,
         Request::get("/v1/conflict").body(Body::empty()).unwrap(),
@@ -354,7 +361,7 @@ async fn request_ids_are_made_or_kept() {
 
 #[tokio::test]
 async fn rate_limit_fields_count_down_then_429_with_retry_after() {
-    let app = app(3);
+    let app = app(3).await;
     let get = || {
         Request::get("/v1/listing?tenant_id=6f1c9b8e-33c5-4d59-9a52-3c1a3d0c2f10")
             .header("authorization", "Bearer caller-a")

@@ -3,7 +3,11 @@
 //! Everything the routers, the store repositories and the device plane agree on
 //! lives here, so that the rules can be tested without a runtime.
 
+pub mod access;
 pub mod capability;
 pub mod clock;
+pub mod ids;
+pub mod password;
+pub mod session;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -9,6 +9,7 @@
 
 pub mod conformance;
 mod model;
+pub mod repo;
 pub mod sqlite;
 
 pub use model::*;

@@ -160,6 +160,33 @@ impl Item {
         self.0
     }
 
+    /// An item holding a record's fields (serialised with serde) under `key`.
+    pub fn from_record<T: Serialize>(key: Key, record: &T) -> Result<Self, StoreError> {
+        let value = serde_json::to_value(record)
+            .map_err(|e| StoreError::Invalid(format!("record is not serialisable: {e}")))?;
+        let Value::Object(fields) = value else {
+            return Err(StoreError::Invalid(
+                "a record must serialise to an object".into(),
+            ));
+        };
+        let mut item = Item::new(key);
+        for (name, value) in fields {
+            item.set(&name, value);
+        }
+        Ok(item)
+    }
+
+    /// The record stored in this item (key and index attributes are ignored).
+    pub fn to_record<T: serde::de::DeserializeOwned>(&self) -> Result<T, StoreError> {
+        serde_json::from_value(Value::Object(self.0.clone())).map_err(|e| {
+            StoreError::Unavailable(format!(
+                "stored item {}/{} does not read as a record: {e}",
+                self.pk(),
+                self.sk()
+            ))
+        })
+    }
+
     /// Serialises the item; fails when it is larger than [`MAX_ITEM_BYTES`].
     pub fn to_json_checked(&self) -> Result<String, StoreError> {
         let text = serde_json::to_string(&self.0)

@@ -1,0 +1,157 @@
+//! The caller extractor: `Authorization: Bearer <token>` to a [`Principal`].
+//!
+//! A token is either a developer key (`svc_dev_…` / `svc_live_…`), looked up by
+//! its SHA-256, or a JWT: a household or developer session (its session must
+//! not be revoked) or a five-minute app token (its key must still be live).
+//! Every failure answers the same 401, so the answer says nothing about which
+//! part was wrong.
+
+use std::collections::BTreeSet;
+
+use alyt_domain::access::{KeyKind, Principal, SessionKind};
+use alyt_store::repo::developers::{DeveloperStatus, Developers, KeyRecord};
+use alyt_store::repo::identity::Sessions;
+use axum::extract::FromRequestParts;
+use axum::http::header;
+use axum::http::request::Parts;
+
+use super::jwt::{Audience, Verified};
+use super::secrets::sha256_hex;
+use crate::{ApiError, AppState};
+
+pub const DEV_KEY_PREFIX: &str = "svc_dev_";
+pub const LIVE_KEY_PREFIX: &str = "svc_live_";
+
+/// The authenticated caller of a request.
+#[derive(Debug, Clone)]
+pub struct Caller(pub Principal);
+
+impl std::ops::Deref for Caller {
+    type Target = Principal;
+    fn deref(&self) -> &Principal {
+        &self.0
+    }
+}
+
+fn unauthorized() -> ApiError {
+    ApiError::unauthorized("send a valid token as Authorization: Bearer <token>")
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let token = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(unauthorized)?;
+        authenticate(state, token).await.map(Caller)
+    }
+}
+
+/// The caller when there is one; `None` for anonymous requests. A token that is
+/// present but wrong is still a 401.
+#[derive(Debug, Clone)]
+pub struct MaybeCaller(pub Option<Principal>);
+
+impl FromRequestParts<AppState> for MaybeCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if parts.headers.contains_key(header::AUTHORIZATION) {
+            Caller::from_request_parts(parts, state)
+                .await
+                .map(|c| MaybeCaller(Some(c.0)))
+        } else {
+            Ok(MaybeCaller(None))
+        }
+    }
+}
+
+pub async fn authenticate(state: &AppState, token: &str) -> Result<Principal, ApiError> {
+    if token.starts_with(DEV_KEY_PREFIX) || token.starts_with(LIVE_KEY_PREFIX) {
+        let key = Developers(&*state.store)
+            .key_by_secret_hash(&sha256_hex(token))
+            .await?
+            .ok_or_else(unauthorized)?;
+        return key_principal(state, key).await;
+    }
+    match state.tokens.verify(token, &*state.clock) {
+        Ok(Verified::Session {
+            audience,
+            claims,
+            session,
+            developer,
+        }) => {
+            let record = Sessions(&*state.store)
+                .get(session)
+                .await?
+                .ok_or_else(unauthorized)?;
+            if record.revoked || record.user_id != claims.sub {
+                return Err(unauthorized());
+            }
+            let kind = match audience {
+                Audience::Household => SessionKind::Household,
+                _ => SessionKind::Developer,
+            };
+            if record.kind != kind {
+                return Err(unauthorized());
+            }
+            Ok(Principal::Person {
+                claims,
+                kind,
+                session,
+                developer,
+            })
+        }
+        Ok(Verified::App { key_id, developer }) => {
+            let key = Developers(&*state.store)
+                .key(developer, key_id)
+                .await?
+                .ok_or_else(unauthorized)?;
+            key_principal(state, key).await
+        }
+        Err(_) => Err(unauthorized()),
+    }
+}
+
+/// A live key of an active developer, reaching its tenants.
+async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, ApiError> {
+    let now = state.clock.now();
+    if key.revoked_at.is_some() || key.expires_at.is_some_and(|e| e <= now) {
+        return Err(unauthorized());
+    }
+    let developers = Developers(&*state.store);
+    let developer = developers
+        .get(key.developer_id)
+        .await?
+        .filter(|d| d.status == DeveloperStatus::Active)
+        .ok_or_else(unauthorized)?;
+    let tenants: BTreeSet<_> = match key.kind {
+        KeyKind::Dev => developer.sandbox_tenant_id.into_iter().collect(),
+        // Tenants that installed the key's connector arrive with connectors.
+        KeyKind::Live => BTreeSet::new(),
+    };
+    // lastUsedAt to the minute: one write a minute per key at most.
+    if key
+        .last_used_at
+        .is_none_or(|last| now - last >= time::Duration::minutes(1))
+        && let Err(e) = developers.touch_key(&key, now).await
+    {
+        tracing::warn!(error = %e, key_id = %key.id, "could not record key use");
+    }
+    Ok(Principal::Key {
+        key_id: key.id,
+        developer: key.developer_id,
+        kind: key.kind,
+        scopes: key.scopes.iter().copied().collect(),
+        tenants,
+    })
+}

@@ -1,0 +1,170 @@
+//! Signing in and refreshing: building claims from what a person holds now,
+//! issuing a token pair, and rotating refresh tokens with reuse detection.
+
+use alyt_domain::access::{Claims, ClientGrant, SessionKind};
+use alyt_domain::ids::SessionId;
+use alyt_domain::session::{RefreshOutcome, RefreshView, decide_refresh};
+use alyt_store::repo::identity::{Rotation, SessionRecord, Sessions, UserRecord, Users};
+use alyt_store::repo::tenancy::Tenancy;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::jwt::{Audience, SESSION_TOKEN_SECONDS};
+use super::secrets::{random_token, sha256_hex};
+use crate::{ApiError, AppState};
+
+/// How long a sign-in lasts before the person must sign in again.
+pub const SESSION_DAYS: i64 = 30;
+/// Refresh tokens carry this prefix so they are recognisable in a leak scan.
+const REFRESH_PREFIX: &str = "rt_";
+
+/// The login response (household).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenPair {
+    pub access_token: String,
+    pub refresh_token: String,
+    /// Seconds the access token lives.
+    pub expires_in: i64,
+}
+
+fn audience(kind: SessionKind) -> Audience {
+    match kind {
+        SessionKind::Household => Audience::Household,
+        SessionKind::Developer => Audience::Developer,
+    }
+}
+
+/// Claims from the person's current roles and the grants in force now (a guest
+/// outside the stay window gets no claim mentioning the home).
+pub async fn build_claims(state: &AppState, user: &UserRecord) -> Result<Claims, ApiError> {
+    let now = state.clock.now();
+    let grants = Tenancy(&*state.store).grants_of(user.id).await?;
+    let clients = grants
+        .into_iter()
+        .filter(|g| g.in_force(now))
+        .map(|g| {
+            (
+                g.client_id,
+                ClientGrant {
+                    role: g.role,
+                    tenant_id: g.tenant_id,
+                    property_id: g.property_id,
+                },
+            )
+        })
+        .collect();
+    let iat = now.unix_timestamp();
+    Ok(Claims {
+        sub: user.id,
+        email: user.email.clone(),
+        platform_role: user.platform_role,
+        tenants: user.tenants.clone(),
+        clients,
+        iat,
+        exp: iat + SESSION_TOKEN_SECONDS,
+        jti: random_token(),
+    })
+}
+
+async fn access_token(
+    state: &AppState,
+    user: &UserRecord,
+    kind: SessionKind,
+    session: SessionId,
+) -> Result<String, ApiError> {
+    let claims = build_claims(state, user).await?;
+    Ok(state
+        .tokens
+        .issue_session(audience(kind), &claims, session, user.developer_id))
+}
+
+/// Starts a new session for a person whose credentials were checked.
+pub async fn start(
+    state: &AppState,
+    user: &UserRecord,
+    kind: SessionKind,
+) -> Result<TokenPair, ApiError> {
+    let now = state.clock.now();
+    let session = SessionRecord {
+        id: SessionId::new(),
+        user_id: user.id,
+        kind,
+        generation: 0,
+        revoked: false,
+        created_at: now,
+        expires_at: now.unix_timestamp() + SESSION_DAYS * 86_400,
+    };
+    let refresh_token = format!("{REFRESH_PREFIX}{}", random_token());
+    Sessions(&*state.store)
+        .start(&session, &sha256_hex(&refresh_token))
+        .await?;
+    Ok(TokenPair {
+        access_token: access_token(state, user, kind, session.id).await?,
+        refresh_token,
+        expires_in: SESSION_TOKEN_SECONDS,
+    })
+}
+
+fn refresh_refused() -> ApiError {
+    ApiError::unauthorized("the refresh token is not valid; sign in again")
+}
+
+/// Rotates a refresh token. Reuse of a rotated token revokes the whole session,
+/// which also stops every access token issued from it.
+pub async fn refresh(
+    state: &AppState,
+    presented: &str,
+    kind: SessionKind,
+) -> Result<TokenPair, ApiError> {
+    let sessions = Sessions(&*state.store);
+    let token = sessions
+        .find_refresh(&sha256_hex(presented))
+        .await?
+        .ok_or_else(refresh_refused)?;
+    let session = sessions
+        .get(token.session_id)
+        .await?
+        .filter(|s| s.kind == kind)
+        .ok_or_else(refresh_refused)?;
+    let view = RefreshView {
+        family_revoked: session.revoked,
+        current_generation: session.generation,
+        presented_generation: token.generation,
+        expired: state.clock.unix_seconds() >= session.expires_at,
+    };
+    match decide_refresh(view) {
+        RefreshOutcome::Refused => Err(refresh_refused()),
+        RefreshOutcome::ReuseDetected => {
+            tracing::warn!(session = %session.id, "refresh token reuse: revoking the session");
+            sessions.revoke(session.id).await?;
+            Err(refresh_refused())
+        }
+        RefreshOutcome::Rotate { .. } => {
+            let next_token = format!("{REFRESH_PREFIX}{}", random_token());
+            match sessions
+                .rotate(&session, token.generation, &sha256_hex(&next_token))
+                .await?
+            {
+                Rotation::Rotated(session) => {
+                    let user = Users(&*state.store)
+                        .get(session.user_id)
+                        .await?
+                        .ok_or_else(refresh_refused)?;
+                    Ok(TokenPair {
+                        access_token: access_token(state, &user, kind, session.id).await?,
+                        refresh_token: next_token,
+                        expires_in: SESSION_TOKEN_SECONDS,
+                    })
+                }
+                // A concurrent refresh of the same token won: this one presented
+                // a token that is now rotated, which is reuse.
+                Rotation::Lost => {
+                    tracing::warn!(session = %session.id, "concurrent refresh lost: treated as reuse");
+                    sessions.revoke(session.id).await?;
+                    Err(refresh_refused())
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! Who may do what: roles, claims, key scopes and the caller ("principal") that
+//! every operation checks against the object it touches. Pure rules, no I/O.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::ids::{ClientId, DeveloperId, KeyId, PropertyId, SessionId, TenantId, UserId};
+
+/// Platform staff roles.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum PlatformRole {
+    Owner,
+    Staff,
+    Support,
+}
+
+/// Roles within a tenant (the business running households).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum TenantRole {
+    Admin,
+    Installer,
+}
+
+/// Roles within a household (client).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum HouseholdRole {
+    /// Homes, rooms, connectors, routines, people; configures rooms.
+    Owner,
+    /// Controls the home, reads history and notifications.
+    Member,
+    /// Controls only the pinned property during the stay.
+    Guest,
+}
+
+/// One household grant inside the claims.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientGrant {
+    pub role: HouseholdRole,
+    pub tenant_id: TenantId,
+    /// The pinned property (guests always have one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub property_id: Option<PropertyId>,
+}
+
+/// The claims of a session access token, exactly the spec's Claims object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Claims {
+    /// The user id.
+    pub sub: UserId,
+    pub email: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform_role: Option<PlatformRole>,
+    pub tenants: BTreeMap<TenantId, TenantRole>,
+    pub clients: BTreeMap<ClientId, ClientGrant>,
+    pub iat: i64,
+    pub exp: i64,
+    pub jti: String,
+}
+
+/// The console a person lands on (Me response).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Persona {
+    Platform,
+    Tenant,
+    Installer,
+    Client,
+}
+
+impl Claims {
+    /// Staff land on the platform console, tenant admins on the tenant console,
+    /// installers on theirs, everyone else on the household app.
+    pub fn persona(&self) -> Persona {
+        if self.platform_role.is_some() {
+            Persona::Platform
+        } else if self.tenants.values().any(|r| *r == TenantRole::Admin) {
+            Persona::Tenant
+        } else if !self.tenants.is_empty() {
+            Persona::Installer
+        } else {
+            Persona::Client
+        }
+    }
+}
+
+/// Key scopes: the closed set of the spec (Authentication 5) plus `guests:write`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ToSchema)]
+pub enum Scope {
+    #[schema(rename = "tenant:read")]
+    TenantRead,
+    #[schema(rename = "rooms:write")]
+    RoomsWrite,
+    #[schema(rename = "devices:read")]
+    DevicesRead,
+    #[schema(rename = "devices:write")]
+    DevicesWrite,
+    #[schema(rename = "devices:commands")]
+    DevicesCommands,
+    #[schema(rename = "telemetry:read")]
+    TelemetryRead,
+    #[schema(rename = "things:read")]
+    ThingsRead,
+    #[schema(rename = "things:control")]
+    ThingsControl,
+    #[schema(rename = "integrations:read")]
+    IntegrationsRead,
+    #[schema(rename = "integrations:write")]
+    IntegrationsWrite,
+    #[schema(rename = "notifications:read")]
+    NotificationsRead,
+    #[schema(rename = "notifications:write")]
+    NotificationsWrite,
+    #[schema(rename = "ai:chat")]
+    AiChat,
+    #[schema(rename = "simulator:write")]
+    SimulatorWrite,
+    #[schema(rename = "webhooks:write")]
+    WebhooksWrite,
+    #[schema(rename = "events:read")]
+    EventsRead,
+    #[schema(rename = "firmware:read")]
+    FirmwareRead,
+    #[schema(rename = "guests:write")]
+    GuestsWrite,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 18] = [
+        Scope::TenantRead,
+        Scope::RoomsWrite,
+        Scope::DevicesRead,
+        Scope::DevicesWrite,
+        Scope::DevicesCommands,
+        Scope::TelemetryRead,
+        Scope::ThingsRead,
+        Scope::ThingsControl,
+        Scope::IntegrationsRead,
+        Scope::IntegrationsWrite,
+        Scope::NotificationsRead,
+        Scope::NotificationsWrite,
+        Scope::AiChat,
+        Scope::SimulatorWrite,
+        Scope::WebhooksWrite,
+        Scope::EventsRead,
+        Scope::FirmwareRead,
+        Scope::GuestsWrite,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::TenantRead => "tenant:read",
+            Scope::RoomsWrite => "rooms:write",
+            Scope::DevicesRead => "devices:read",
+            Scope::DevicesWrite => "devices:write",
+            Scope::DevicesCommands => "devices:commands",
+            Scope::TelemetryRead => "telemetry:read",
+            Scope::ThingsRead => "things:read",
+            Scope::ThingsControl => "things:control",
+            Scope::IntegrationsRead => "integrations:read",
+            Scope::IntegrationsWrite => "integrations:write",
+            Scope::NotificationsRead => "notifications:read",
+            Scope::NotificationsWrite => "notifications:write",
+            Scope::AiChat => "ai:chat",
+            Scope::SimulatorWrite => "simulator:write",
+            Scope::WebhooksWrite => "webhooks:write",
+            Scope::EventsRead => "events:read",
+            Scope::FirmwareRead => "firmware:read",
+            Scope::GuestsWrite => "guests:write",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown scope {0:?}")]
+pub struct UnknownScope(pub String);
+
+impl FromStr for Scope {
+    type Err = UnknownScope;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Scope::ALL
+            .into_iter()
+            .find(|scope| scope.as_str() == s)
+            .ok_or_else(|| UnknownScope(s.to_owned()))
+    }
+}
+
+impl Serialize for Scope {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Scope {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(|_| {
+            serde::de::Error::custom(format!(
+                "unknown scope {text:?}; the scopes are {}",
+                Scope::ALL.map(Scope::as_str).join(", ")
+            ))
+        })
+    }
+}
+
+/// DEV keys act in their developer's sandbox; LIVE keys for their own installed connector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum KeyKind {
+    Dev,
+    Live,
+}
+
+/// Which kind of signed-in session a person holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionKind {
+    Household,
+    Developer,
+}
+
+/// The authenticated caller of one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Principal {
+    /// A signed-in person (household app, consoles, or the developer dashboard).
+    Person {
+        claims: Claims,
+        kind: SessionKind,
+        session: SessionId,
+        /// Set for developer sessions.
+        developer: Option<DeveloperId>,
+    },
+    /// A developer key, presented directly or through a five-minute app token.
+    Key {
+        key_id: KeyId,
+        developer: DeveloperId,
+        kind: KeyKind,
+        scopes: BTreeSet<Scope>,
+        /// DEV: the sandbox tenant; LIVE: tenants that installed the key's connector.
+        tenants: BTreeSet<TenantId>,
+    },
+}
+
+/// Why a caller may not do something. A missing object and a foreign one are
+/// the same answer (`NotFound`), so that existence never leaks across tenants.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Denied {
+    #[error("this operation needs the {0} scope")]
+    MissingScope(Scope),
+    #[error("this operation is for signed-in people, not keys")]
+    SessionOnly,
+    #[error("this operation is for developer keys or developer sessions")]
+    DeveloperOnly,
+    #[error("your role does not allow this")]
+    Role,
+    #[error("not found")]
+    NotFound,
+}
+
+impl Principal {
+    pub fn user_id(&self) -> Option<UserId> {
+        match self {
+            Principal::Person { claims, .. } => Some(claims.sub),
+            Principal::Key { .. } => None,
+        }
+    }
+
+    pub fn developer_id(&self) -> Option<DeveloperId> {
+        match self {
+            Principal::Person { developer, .. } => *developer,
+            Principal::Key { developer, .. } => Some(*developer),
+        }
+    }
+
+    pub fn platform_role(&self) -> Option<PlatformRole> {
+        match self {
+            Principal::Person { claims, .. } => claims.platform_role,
+            Principal::Key { .. } => None,
+        }
+    }
+
+    /// A key needs `scope`; a person's session acts by its roles instead.
+    pub fn require_scope(&self, scope: Scope) -> Result<(), Denied> {
+        match self {
+            Principal::Key { scopes, .. } if !scopes.contains(&scope) => {
+                Err(Denied::MissingScope(scope))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    pub fn require_session(&self) -> Result<&Claims, Denied> {
+        match self {
+            Principal::Person { claims, .. } => Ok(claims),
+            Principal::Key { .. } => Err(Denied::SessionOnly),
+        }
+    }
+
+    /// Platform staff with one of `roles`.
+    pub fn require_platform(&self, roles: &[PlatformRole]) -> Result<PlatformRole, Denied> {
+        match self.platform_role() {
+            Some(role) if roles.contains(&role) => Ok(role),
+            Some(_) => Err(Denied::Role),
+            None => Err(Denied::NotFound),
+        }
+    }
+
+    /// The caller's role in `tenant`, if any. A key acts as the tenant's ADMIN
+    /// inside the tenants it reaches (its scopes narrow what it may do).
+    pub fn tenant_role(&self, tenant: TenantId) -> Option<TenantRole> {
+        match self {
+            Principal::Person { claims, .. } => claims.tenants.get(&tenant).copied(),
+            Principal::Key { tenants, .. } => {
+                tenants.contains(&tenant).then_some(TenantRole::Admin)
+            }
+        }
+    }
+
+    /// The caller's household grant in `client`, if any.
+    pub fn household_grant(&self, client: ClientId) -> Option<&ClientGrant> {
+        match self {
+            Principal::Person { claims, .. } => claims.clients.get(&client),
+            Principal::Key { .. } => None,
+        }
+    }
+
+    /// Whether the caller reaches `tenant` at all (any role, any household in it,
+    /// or a key bound to it). Everything outside answers as not found.
+    pub fn reaches_tenant(&self, tenant: TenantId) -> bool {
+        match self {
+            Principal::Person { claims, .. } => {
+                claims.tenants.contains_key(&tenant)
+                    || claims.clients.values().any(|g| g.tenant_id == tenant)
+            }
+            Principal::Key { tenants, .. } => tenants.contains(&tenant),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claims() -> Claims {
+        Claims {
+            sub: UserId::new(),
+            email: "a@example.com".into(),
+            platform_role: None,
+            tenants: BTreeMap::new(),
+            clients: BTreeMap::new(),
+            iat: 0,
+            exp: 0,
+            jti: "j".into(),
+        }
+    }
+
+    #[test]
+    fn scopes_round_trip_and_unknown_ones_are_refused() {
+        for scope in Scope::ALL {
+            assert_eq!(scope.as_str().parse::<Scope>().unwrap(), scope);
+            let json = serde_json::to_string(&scope).unwrap();
+            assert_eq!(serde_json::from_str::<Scope>(&json).unwrap(), scope);
+        }
+        let err = serde_json::from_str::<Scope>("\"devices:delete\"").unwrap_err();
+        assert!(err.to_string().contains("unknown scope"), "{err}");
+    }
+
+    #[test]
+    fn persona_follows_the_strongest_role() {
+        let mut c = claims();
+        assert_eq!(c.persona(), Persona::Client);
+        c.tenants.insert(TenantId::new(), TenantRole::Installer);
+        assert_eq!(c.persona(), Persona::Installer);
+        c.tenants.insert(TenantId::new(), TenantRole::Admin);
+        assert_eq!(c.persona(), Persona::Tenant);
+        c.platform_role = Some(PlatformRole::Support);
+        assert_eq!(c.persona(), Persona::Platform);
+    }
+
+    #[test]
+    fn keys_need_scopes_and_reach_only_their_tenants() {
+        let sandbox = TenantId::new();
+        let key = Principal::Key {
+            key_id: KeyId::new(),
+            developer: DeveloperId::new(),
+            kind: KeyKind::Dev,
+            scopes: [Scope::DevicesRead].into(),
+            tenants: [sandbox].into(),
+        };
+        assert!(key.require_scope(Scope::DevicesRead).is_ok());
+        assert_eq!(
+            key.require_scope(Scope::DevicesWrite),
+            Err(Denied::MissingScope(Scope::DevicesWrite))
+        );
+        assert!(key.reaches_tenant(sandbox));
+        assert!(!key.reaches_tenant(TenantId::new()));
+        assert_eq!(key.require_session(), Err(Denied::SessionOnly));
+    }
+
+    #[test]
+    fn claims_serialise_exactly_as_the_spec_names_them() {
+        let mut c = claims();
+        let tenant = TenantId::new();
+        let client = ClientId::new();
+        c.tenants.insert(tenant, TenantRole::Admin);
+        c.clients.insert(
+            client,
+            ClientGrant {
+                role: HouseholdRole::Guest,
+                tenant_id: tenant,
+                property_id: Some(PropertyId::new()),
+            },
+        );
+        let v = serde_json::to_value(&c).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            ["clients", "email", "exp", "iat", "jti", "sub", "tenants"]
+        );
+        assert_eq!(v["tenants"][tenant.to_string()], "ADMIN");
+        assert_eq!(v["clients"][client.to_string()]["role"], "GUEST");
+        assert!(v["clients"][client.to_string()]["propertyId"].is_string());
+    }
+}

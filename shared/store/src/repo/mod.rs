@@ -1,0 +1,25 @@
+//! Typed repositories over the [`Store`](crate::Store): each maps records to the
+//! keys of `DATA_MODEL.md` and makes the rules that must hold under concurrency
+//! conditional writes. Handlers use these, never raw keys.
+
+pub mod developers;
+pub mod identity;
+pub mod tenancy;
+pub mod tokens;
+
+use crate::StoreError;
+
+/// Timestamps are RFC 3339 strings on the wire and in the store.
+pub mod ts {
+    pub use time::serde::rfc3339;
+    pub use time::serde::rfc3339::option;
+}
+
+/// A create that hit an existing uniqueness guard.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    #[error("{0} is already taken")]
+    Taken(&'static str),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

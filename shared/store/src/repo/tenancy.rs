@@ -1,0 +1,262 @@
+//! Tenants, households (clients), homes (properties), rooms and household grants.
+//!
+//! Keys: `TENANT#{t}/TENANT` (code guard `TENANTCODE#{code}/TENANTCODE`),
+//! `TENANT#{t}/CLIENT#{c}`, `TENANT#{t}/PROPERTY#{p}` (gsi1 `CLIENT#{c}` / `PROPERTY#{p}`),
+//! `PROPERTY#{p}/ROOM#{r}`, grants `CLIENT#{c}/MEMBER#{user}` (gsi1 `USER#{user}` / `GRANT#{c}`).
+
+use alyt_domain::access::HouseholdRole;
+use alyt_domain::ids::{ClientId, DeveloperId, PropertyId, RoomId, TenantId, UserId};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::CreateError;
+use super::ts;
+use crate::{
+    Condition, Index, Item, Key, Page, PageKey, Query, SortKey, Store, StoreError, TxWrite,
+};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TenantRecord {
+    pub id: TenantId,
+    pub name: String,
+    /// Short unique code; sandbox tenants use the reserved X band (`X` + 7 characters).
+    pub code: String,
+    pub sandbox: bool,
+    /// The developer a sandbox belongs to.
+    #[serde(default)]
+    pub developer_id: Option<DeveloperId>,
+    #[serde(with = "ts::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientRecord {
+    pub id: ClientId,
+    pub tenant_id: TenantId,
+    pub name: String,
+    pub email: Option<String>,
+    #[serde(with = "ts::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "ts::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PropertyRecord {
+    pub id: PropertyId,
+    pub tenant_id: TenantId,
+    pub client_id: ClientId,
+    pub name: String,
+    pub timezone: String,
+    pub address: Option<String>,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    #[serde(with = "ts::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "ts::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomRecord {
+    pub id: RoomId,
+    pub tenant_id: TenantId,
+    pub property_id: PropertyId,
+    pub name: String,
+    /// Null means derived from the name in the resolved view.
+    #[serde(default)]
+    pub icon: Option<String>,
+    pub listening: bool,
+    #[serde(with = "ts::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+/// A person's membership of a household.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantRecord {
+    pub client_id: ClientId,
+    pub tenant_id: TenantId,
+    pub user_id: UserId,
+    pub role: HouseholdRole,
+    #[serde(default)]
+    pub property_id: Option<PropertyId>,
+    /// A guest's stay window; claims mention the home only inside it.
+    #[serde(with = "ts::option", default)]
+    pub starts_at: Option<OffsetDateTime>,
+    #[serde(with = "ts::option", default)]
+    pub ends_at: Option<OffsetDateTime>,
+    #[serde(with = "ts::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+impl GrantRecord {
+    /// Whether the grant is in force at `now` (the stay window, when there is one).
+    pub fn in_force(&self, now: OffsetDateTime) -> bool {
+        self.starts_at.is_none_or(|s| s <= now) && self.ends_at.is_none_or(|e| now < e)
+    }
+}
+
+fn tenant_key(id: TenantId) -> Key {
+    Key::new(format!("TENANT#{id}"), "TENANT")
+}
+fn code_guard(code: &str) -> Key {
+    Key::new(format!("TENANTCODE#{code}"), "TENANTCODE")
+}
+fn client_key(tenant: TenantId, id: ClientId) -> Key {
+    Key::new(format!("TENANT#{tenant}"), format!("CLIENT#{id}"))
+}
+fn property_key(tenant: TenantId, id: PropertyId) -> Key {
+    Key::new(format!("TENANT#{tenant}"), format!("PROPERTY#{id}"))
+}
+fn room_key(property: PropertyId, id: RoomId) -> Key {
+    Key::new(format!("PROPERTY#{property}"), format!("ROOM#{id}"))
+}
+fn grant_key(client: ClientId, user: UserId) -> Key {
+    Key::new(format!("CLIENT#{client}"), format!("MEMBER#{user}"))
+}
+
+pub struct Tenancy<'a>(pub &'a dyn Store);
+
+/// The writes that create a tenant with its code guard.
+pub fn create_tenant_writes(tenant: &TenantRecord) -> Result<Vec<TxWrite>, StoreError> {
+    Ok(vec![
+        TxWrite::Put {
+            item: Item::from_record(tenant_key(tenant.id), tenant)?,
+            condition: Some(Condition::item_absent()),
+        },
+        TxWrite::Put {
+            item: Item::new(code_guard(&tenant.code)).with("tenantId", tenant.id.to_string()),
+            condition: Some(Condition::item_absent()),
+        },
+    ])
+}
+
+pub fn client_write(client: &ClientRecord) -> Result<TxWrite, StoreError> {
+    Ok(TxWrite::Put {
+        item: Item::from_record(client_key(client.tenant_id, client.id), client)?,
+        condition: Some(Condition::item_absent()),
+    })
+}
+
+pub fn property_write(property: &PropertyRecord) -> Result<TxWrite, StoreError> {
+    let item = Item::from_record(property_key(property.tenant_id, property.id), property)?
+        .with(
+            Index::Gsi1.pk_attr(),
+            format!("CLIENT#{}", property.client_id),
+        )
+        .with(Index::Gsi1.sk_attr(), format!("PROPERTY#{}", property.id));
+    Ok(TxWrite::Put {
+        item,
+        condition: Some(Condition::item_absent()),
+    })
+}
+
+pub fn room_write(room: &RoomRecord) -> Result<TxWrite, StoreError> {
+    Ok(TxWrite::Put {
+        item: Item::from_record(room_key(room.property_id, room.id), room)?,
+        condition: Some(Condition::item_absent()),
+    })
+}
+
+pub fn grant_write(grant: &GrantRecord) -> Result<TxWrite, StoreError> {
+    let item = Item::from_record(grant_key(grant.client_id, grant.user_id), grant)?
+        .with(Index::Gsi1.pk_attr(), format!("USER#{}", grant.user_id))
+        .with(Index::Gsi1.sk_attr(), format!("GRANT#{}", grant.client_id));
+    Ok(TxWrite::Put {
+        item,
+        condition: Some(Condition::item_absent()),
+    })
+}
+
+impl Tenancy<'_> {
+    /// Writes a set of new records in one transaction; a taken tenant code is
+    /// reported as such.
+    pub async fn create_all(&self, writes: Vec<TxWrite>) -> Result<(), CreateError> {
+        match self.0.transact(writes).await {
+            Err(e) if e.is_condition_failure() => Err(CreateError::Taken("tenant code")),
+            other => Ok(other?),
+        }
+    }
+
+    pub async fn tenant(&self, id: TenantId) -> Result<Option<TenantRecord>, StoreError> {
+        self.0
+            .get(&tenant_key(id))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    pub async fn property(
+        &self,
+        tenant: TenantId,
+        id: PropertyId,
+    ) -> Result<Option<PropertyRecord>, StoreError> {
+        self.0
+            .get(&property_key(tenant, id))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    /// One page of a tenant's properties, oldest first.
+    pub async fn properties(
+        &self,
+        tenant: TenantId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<PropertyRecord>, Option<PageKey>), StoreError> {
+        let Page { items, next } = self
+            .0
+            .query(
+                Query::partition(format!("TENANT#{tenant}"))
+                    .sort(SortKey::BeginsWith("PROPERTY#".into()))
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?;
+        let records = items
+            .iter()
+            .map(Item::to_record)
+            .collect::<Result<_, _>>()?;
+        Ok((records, next))
+    }
+
+    pub async fn rooms(&self, property: PropertyId) -> Result<Vec<RoomRecord>, StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::partition(format!("PROPERTY#{property}"))
+                    .sort(SortKey::BeginsWith("ROOM#".into())),
+            )
+            .await?;
+        page.items.iter().map(Item::to_record).collect()
+    }
+
+    /// Every household grant a person holds (for claims and the Me response).
+    pub async fn grants_of(&self, user: UserId) -> Result<Vec<GrantRecord>, StoreError> {
+        let mut grants = Vec::new();
+        let mut after = None;
+        loop {
+            let page = self
+                .0
+                .query(
+                    Query::on_index(Index::Gsi1, format!("USER#{user}"))
+                        .sort(SortKey::BeginsWith("GRANT#".into()))
+                        .after(after),
+                )
+                .await?;
+            for item in &page.items {
+                grants.push(item.to_record()?);
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(grants),
+            }
+        }
+    }
+}

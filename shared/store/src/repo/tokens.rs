@@ -1,0 +1,60 @@
+//! One-time tokens (email verification, password reset, and later invitations):
+//! stored only as the SHA-256 of the token, consumed with a conditional delete so
+//! a token works once even under concurrent use.
+//!
+//! Key: `TOKEN#{purpose}#{sha256}/TOKEN`, with `ttl` at expiry.
+
+use serde::{Serialize, de::DeserializeOwned};
+
+use crate::{Condition, Item, Key, Store, StoreError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    VerifyEmail,
+    ResetPassword,
+}
+
+impl Purpose {
+    fn tag(self) -> &'static str {
+        match self {
+            Purpose::VerifyEmail => "verify-email",
+            Purpose::ResetPassword => "reset-password",
+        }
+    }
+}
+
+fn key(purpose: Purpose, hash: &str) -> Key {
+    Key::new(format!("TOKEN#{}#{hash}", purpose.tag()), "TOKEN")
+}
+
+pub struct OneTimeTokens<'a>(pub &'a dyn Store);
+
+impl OneTimeTokens<'_> {
+    pub async fn issue<T: Serialize>(
+        &self,
+        purpose: Purpose,
+        hash: &str,
+        payload: &T,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        let item = Item::from_record(key(purpose, hash), payload)?.with("ttl", expires_at);
+        self.0.put(item, Some(Condition::item_absent())).await
+    }
+
+    /// Takes the token: returns its payload once, `None` when unknown, spent or
+    /// expired.
+    pub async fn consume<T: DeserializeOwned>(
+        &self,
+        purpose: Purpose,
+        hash: &str,
+        now_unix: i64,
+    ) -> Result<Option<T>, StoreError> {
+        // Expired items may linger on DynamoDB until TTL deletion: check it here.
+        let live = Condition::item_present().and(Condition::gt("ttl", now_unix));
+        match self.0.delete(&key(purpose, hash), Some(live)).await {
+            Ok(Some(item)) => Ok(Some(item.to_record()?)),
+            Ok(None) | Err(StoreError::ConditionFailed { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
