@@ -2,4 +2,6 @@
 //! HTTP (and, as the device plane arrives, a real MQTT client).
 
 mod capabilities;
+mod developer_account;
+mod developer_keys;
 mod platform;

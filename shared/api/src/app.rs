@@ -15,7 +15,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::auth::TokenSigner;
 use crate::ports::{BotCheck, Mailer};
 use crate::ratelimit::{self, RateLimiter};
-use crate::{ApiError, homes, openapi, request_id};
+use crate::{ApiError, developers, homes, household_auth, openapi, request_id};
 
 /// Largest request body any operation accepts.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -83,14 +83,18 @@ pub struct ClientAddr(pub IpAddr);
 /// The operation groups; each is one Lambda when hosted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
+    Auth,
+    Developers,
     Homes,
 }
 
 impl Group {
-    pub const ALL: [Group; 1] = [Group::Homes];
+    pub const ALL: [Group; 3] = [Group::Auth, Group::Developers, Group::Homes];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
         match self {
+            Group::Auth => household_auth::routes(),
+            Group::Developers => developers::routes(),
             Group::Homes => homes::routes(),
         }
     }

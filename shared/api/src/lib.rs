@@ -7,8 +7,10 @@
 
 pub mod app;
 pub mod auth;
+pub mod developers;
 pub mod extract;
 pub mod homes;
+pub mod household_auth;
 pub mod list;
 pub mod openapi;
 pub mod ports;

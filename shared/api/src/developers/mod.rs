@@ -1,0 +1,16 @@
+//! The developers operation group (spec part C, under /v1/developers): the
+//! developer account, MFA, keys and app tokens, quotas and usage, and the
+//! platform-staff admin operations.
+
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::AppState;
+
+pub mod account;
+pub mod keys;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .merge(account::routes())
+        .merge(keys::routes())
+}

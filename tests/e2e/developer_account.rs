@@ -1,0 +1,1 @@
+//! Developer sign-up, verification, sessions and MFA over HTTP.

@@ -1,0 +1,1 @@
+//! Developer keys, rotation, revocation and app tokens over HTTP.
