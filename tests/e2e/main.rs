@@ -4,4 +4,5 @@
 mod capabilities;
 mod developer_account;
 mod developer_keys;
+mod household_auth;
 mod platform;

@@ -36,6 +36,75 @@ impl TestPlatform {
     }
 }
 
+impl TestPlatform {
+    /// The platform owner's email and password from the first start.
+    pub fn owner(&self) -> (String, String) {
+        let first = self
+            .platform
+            .first_start
+            .as_ref()
+            .expect("a fresh platform created its owner");
+        (
+            first.email.clone(),
+            first
+                .generated_password
+                .clone()
+                .expect("the test platform generates the owner password"),
+        )
+    }
+
+    /// POSTs JSON and returns the status and the JSON body (Null when empty).
+    pub async fn post_json(
+        &self,
+        path: &str,
+        bearer: Option<&str>,
+        body: serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        let mut request = self.http.post(self.url(path)).json(&body);
+        if let Some(token) = bearer {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("request sent")).await
+    }
+
+    /// GETs and returns the status and the JSON body.
+    pub async fn get_json(&self, path: &str, bearer: Option<&str>) -> (u16, serde_json::Value) {
+        let mut request = self.http.get(self.url(path));
+        if let Some(token) = bearer {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("request sent")).await
+    }
+
+    /// Signs in through /auth/login; panics unless it succeeds.
+    pub async fn household_login(&self, email: &str, password: &str) -> serde_json::Value {
+        let (status, body) = self
+            .post_json(
+                "/auth/login",
+                None,
+                serde_json::json!({ "email": email, "password": password }),
+            )
+            .await;
+        assert_eq!(status, 200, "login failed: {body}");
+        body
+    }
+}
+
+async fn answer(response: reqwest::Response) -> (u16, serde_json::Value) {
+    let status = response.status().as_u16();
+    let bytes = response.bytes().await.unwrap_or_default();
+    let body = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+    (status, body)
+}
+
+/// A problem body without its request id, for comparing two answers.
+pub fn without_request_id(mut problem: serde_json::Value) -> serde_json::Value {
+    if let Some(map) = problem.as_object_mut() {
+        map.remove("requestId");
+    }
+    problem
+}
+
 pub async fn start_in(dir: &Path) -> Platform {
     alyt_local::spawn(alyt_local::Config::for_tests(dir.to_path_buf()))
         .await

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use alyt_api::bootstrap::FirstStart;
 use alyt_api::ports::{OutboxMailer, TestTokenBotCheck};
 use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
@@ -30,6 +31,10 @@ pub struct Config {
     /// `ALYT_DATA_DIR`, default ./.alyt
     pub data_dir: PathBuf,
     pub rate_limit: RateLimitPolicy,
+    /// `ALYT_OWNER_EMAIL`, default owner@alyt.local: the first platform OWNER.
+    pub owner_email: String,
+    /// `ALYT_OWNER_PASSWORD`; generated and printed once when unset.
+    pub owner_password: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +48,8 @@ pub enum StartError {
     },
     #[error("cannot open the store: {0}")]
     Store(#[from] alyt_store::StoreError),
+    #[error("cannot create the first owner: {0}")]
+    Bootstrap(String),
     #[error("cannot start the MQTT broker: {0}")]
     Broker(#[from] alyt_device::BrokerError),
     #[error("cannot listen on {addr}: {source}")]
@@ -67,6 +74,9 @@ impl Config {
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from(".alyt")),
             rate_limit: RateLimitPolicy::default(),
+            owner_email: std::env::var("ALYT_OWNER_EMAIL")
+                .unwrap_or_else(|_| "owner@alyt.local".into()),
+            owner_password: std::env::var("ALYT_OWNER_PASSWORD").ok(),
         })
     }
 
@@ -77,6 +87,8 @@ impl Config {
             mqtt_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             data_dir,
             rate_limit: RateLimitPolicy::default(),
+            owner_email: "owner@alyt.local".into(),
+            owner_password: None,
         }
     }
 }
@@ -88,6 +100,8 @@ pub struct Platform {
     /// Where the embedded MQTT broker listens.
     pub mqtt_addr: SocketAddr,
     pub data_dir: PathBuf,
+    /// What the first start created (None on later starts).
+    pub first_start: Option<FirstStart>,
     store: Arc<SqliteStore>,
     broker: Broker,
     shutdown: watch::Sender<bool>,
@@ -149,6 +163,13 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         },
     )
     .await?;
+    let first_start = alyt_api::bootstrap::ensure_first_owner(
+        &state,
+        &config.owner_email,
+        config.owner_password.clone(),
+    )
+    .await
+    .map_err(|e| StartError::Bootstrap(e.to_string()))?;
     let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
 
     let (shutdown, mut on_shutdown) = watch::channel(false);
@@ -202,6 +223,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         http_addr,
         mqtt_addr: broker.local_addr,
         data_dir: config.data_dir,
+        first_start,
         store,
         broker,
         shutdown,

@@ -32,6 +32,27 @@ async fn main() -> ExitCode {
     println!("  OpenAPI      {}/openapi.json", platform.base_url());
     println!("  MQTT broker  mqtt://{}", platform.mqtt_addr);
     println!("  data         {}", platform.data_dir.display());
+    println!(
+        "  mail outbox  {}",
+        platform.data_dir.join("outbox").display()
+    );
+    if let Some(first) = &platform.first_start {
+        println!();
+        println!(
+            "First start: created the platform owner {} and a demo household.",
+            first.email
+        );
+        match &first.generated_password {
+            Some(password) => println!("  password     {password}   (shown once: note it now)"),
+            None => println!("  password     the one in ALYT_OWNER_PASSWORD"),
+        }
+        println!(
+            "Sign in: curl -s {}/auth/login -H 'content-type: application/json' -d '{{\"email\":\"{}\",\"password\":\"...\"}}'",
+            platform.base_url(),
+            first.email
+        );
+    }
+    println!();
     println!("Try: curl -i {}/capabilities", platform.base_url());
     println!("Press Ctrl-C to stop.");
 

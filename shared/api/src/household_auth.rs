@@ -1,9 +1,293 @@
-//! The household authentication group (spec part A, under /v1/auth).
+//! The household authentication group (spec part A, under /v1/auth): sign-in,
+//! refresh-token rotation, the Me response and password reset. Invitations
+//! arrive with the people group.
 
+use alyt_domain::access::{Claims, HouseholdRole, Persona, Principal, SessionKind};
+use alyt_domain::ids::{ClientId, PropertyId, TenantId};
+use alyt_domain::password::check_password;
+use alyt_store::repo::identity::{Sessions, Users};
+use alyt_store::repo::tenancy::Tenancy;
+use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-use crate::AppState;
+use crate::auth::secrets::{
+    decoy_hash, hash_password_blocking, sha256_hex, verify_password_blocking,
+};
+use crate::auth::sessions::{self, TokenPair};
+use crate::auth::{Caller, attempts};
+use crate::extract::ApiJson;
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
+        .routes(routes!(login))
+        .routes(routes!(refresh))
+        .routes(routes!(me))
+        .routes(routes!(reset_password))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LoginRequest {
+    pub email: String,
+    pub password: String,
+    /// The current TOTP code, for accounts with MFA on.
+    #[serde(default)]
+    pub totp: Option<String>,
+}
+
+fn wrong_credentials() -> ApiError {
+    ApiError::unauthorized("the email or the password is wrong")
+}
+
+/// Signs a person in. An unknown email and a wrong password get the same answer
+/// in about the same time.
+#[utoipa::path(
+    post,
+    path = "/v1/auth/login",
+    tag = "auth",
+    operation_id = "login",
+    request_body = LoginRequest,
+    responses(
+        (status = 200, description = "Signed in", body = TokenPair),
+        (status = 401, description = "Wrong email or password, or a TOTP code is needed", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many failed attempts", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn login(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<LoginRequest>,
+) -> Result<Json<TokenPair>, ApiError> {
+    let email = request.email.trim().to_lowercase();
+    attempts::check(&state, "login", &email).await?;
+    let user = Users(&*state.store).find_by_email(&email).await?;
+    let hash = user
+        .as_ref()
+        .map(|u| u.password_hash.clone())
+        .unwrap_or_else(|| decoy_hash().to_owned());
+    let password_ok = verify_password_blocking(request.password, hash).await;
+    let Some(user) = user.filter(|_| password_ok) else {
+        attempts::record_failure(&state, "login", &email).await?;
+        return Err(wrong_credentials());
+    };
+    if user.mfa.as_ref().is_some_and(|m| m.enabled_at.is_some()) {
+        crate::auth::totp::require_code(&state, &user, request.totp.as_deref()).await?;
+    }
+    Ok(Json(
+        sessions::start(&state, &user, SessionKind::Household).await?,
+    ))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RefreshRequest {
+    pub refresh_token: String,
+}
+
+/// Rotates the refresh token. Presenting a token that was already rotated
+/// revokes the whole sign-in (and its access tokens).
+#[utoipa::path(
+    post,
+    path = "/v1/auth/refresh",
+    tag = "auth",
+    operation_id = "refresh",
+    request_body = RefreshRequest,
+    responses(
+        (status = 200, description = "A new token pair", body = TokenPair),
+        (status = 401, description = "Unknown, rotated or revoked refresh token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn refresh(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<RefreshRequest>,
+) -> Result<Json<TokenPair>, ApiError> {
+    Ok(Json(
+        sessions::refresh(&state, &request.refresh_token, SessionKind::Household).await?,
+    ))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Preferences {
+    /// 'metric' or 'imperial'; null when the person has not chosen.
+    pub units: Option<String>,
+}
+
+/// Where a grant stands now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum HomeStatus {
+    Active,
+    /// A stay that has not started.
+    Upcoming,
+    /// A stay that is over.
+    Ended,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MeHome {
+    pub client_id: ClientId,
+    pub tenant_id: TenantId,
+    pub property_id: Option<PropertyId>,
+    pub role: HouseholdRole,
+    /// End of a guest's stay.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub until: Option<OffsetDateTime>,
+    pub status: HomeStatus,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MeResponse {
+    pub claims: Claims,
+    pub persona: Persona,
+    pub preferences: Preferences,
+    /// One entry per grant the person holds, open or not.
+    pub homes: Vec<MeHome>,
+}
+
+/// The signed-in person: claims, landing console, preferences and homes.
+#[utoipa::path(
+    get,
+    path = "/v1/auth/me",
+    tag = "auth",
+    operation_id = "getMe",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The signed-in person", body = MeResponse),
+        (status = 401, description = "No valid household session", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn me(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+) -> Result<Json<MeResponse>, ApiError> {
+    let Principal::Person {
+        claims,
+        kind: SessionKind::Household,
+        ..
+    } = caller
+    else {
+        return Err(ApiError::unauthorized(
+            "this operation needs a household session (sign in with /v1/auth/login)",
+        ));
+    };
+    let user = Users(&*state.store)
+        .get(claims.sub)
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))?;
+    let now = state.clock.now();
+    let homes = Tenancy(&*state.store)
+        .grants_of(user.id)
+        .await?
+        .into_iter()
+        .map(|g| MeHome {
+            client_id: g.client_id,
+            tenant_id: g.tenant_id,
+            property_id: g.property_id,
+            role: g.role,
+            until: g.ends_at,
+            status: if g.starts_at.is_some_and(|s| now < s) {
+                HomeStatus::Upcoming
+            } else if g.ends_at.is_some_and(|e| now >= e) {
+                HomeStatus::Ended
+            } else {
+                HomeStatus::Active
+            },
+        })
+        .collect();
+    Ok(Json(MeResponse {
+        persona: claims.persona(),
+        claims,
+        preferences: Preferences { units: user.units },
+        homes,
+    }))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResetPasswordRequest {
+    /// The token from the reset link (at least 16 characters).
+    #[schema(min_length = 16)]
+    pub token: String,
+    pub password: String,
+}
+
+/// The one-time reset payload.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResetPayload {
+    pub user_id: alyt_domain::ids::UserId,
+}
+
+/// The answer for every dead link: unknown, spent or expired look the same.
+pub fn dead_link() -> ApiError {
+    ApiError::gone("this link is no longer valid; ask for a new one")
+}
+
+/// Sets a new password with a reset token (valid once); signs the person out
+/// everywhere.
+#[utoipa::path(
+    post,
+    path = "/v1/auth/reset-password",
+    tag = "auth",
+    operation_id = "resetPassword",
+    request_body = ResetPasswordRequest,
+    responses(
+        (status = 204, description = "Password changed; every session signed out"),
+        (status = 400, description = "Token too short or password refused by the policy", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "Unknown, spent or expired token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn reset_password(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<ResetPasswordRequest>,
+) -> Result<StatusCode, ApiError> {
+    reset_with_token(&state, &request.token, request.password).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Shared by the household and developer reset operations.
+pub async fn reset_with_token(
+    state: &AppState,
+    token: &str,
+    password: String,
+) -> Result<(), ApiError> {
+    if token.chars().count() < 16 {
+        return Err(ApiError::validation(
+            "token",
+            "the token has at least 16 characters",
+        ));
+    }
+    // Check the password before spending the token, so a refused password can
+    // be corrected with the same link.
+    let tokens = OneTimeTokens(&*state.store);
+    let hash = sha256_hex(token);
+    let users = Users(&*state.store);
+    let now = state.clock.unix_seconds();
+    let payload: ResetPayload = tokens
+        .peek(Purpose::ResetPassword, &hash, now)
+        .await?
+        .ok_or_else(dead_link)?;
+    let user = users.get(payload.user_id).await?.ok_or_else(dead_link)?;
+    check_password(&password, &user.email)
+        .map_err(|rejected| ApiError::validation("password", rejected.to_string()))?;
+    let spent: Option<ResetPayload> = tokens.consume(Purpose::ResetPassword, &hash, now).await?;
+    if spent.is_none() {
+        return Err(dead_link());
+    }
+    let phc = hash_password_blocking(password).await;
+    users.set_password(user.id, &phc).await?;
+    Sessions(&*state.store).revoke_all_of(user.id).await?;
+    Ok(())
 }

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod bootstrap;
 pub mod developers;
 pub mod extract;
 pub mod homes;

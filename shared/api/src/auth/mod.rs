@@ -7,6 +7,7 @@ pub mod caller;
 pub mod jwt;
 pub mod secrets;
 pub mod sessions;
+pub mod totp;
 
 pub use caller::Caller;
 pub use jwt::{Audience, TokenSigner};

@@ -1,0 +1,330 @@
+//! Household sign-in, refresh-token rotation with reuse detection, the Me
+//! response and password reset, over HTTP against the local platform.
+
+use alyt_store::repo::identity::Users;
+use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
+use alyt_tests::{TestPlatform, without_request_id};
+use serde_json::json;
+
+#[tokio::test]
+async fn the_first_owner_signs_in_and_sees_claims_and_homes() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let pair = t.household_login(&email, &password).await;
+    assert_eq!(pair["expiresIn"], 900);
+    assert!(pair["refreshToken"].as_str().unwrap().starts_with("rt_"));
+    let access = pair["accessToken"].as_str().unwrap();
+
+    let (status, me) = t.get_json("/auth/me", Some(access)).await;
+    assert_eq!(status, 200, "{me}");
+    let first = t.platform.first_start.as_ref().unwrap();
+    assert_eq!(me["persona"], "platform");
+    assert_eq!(me["claims"]["email"], email.as_str());
+    assert_eq!(me["claims"]["platformRole"], "OWNER");
+    assert_eq!(
+        me["claims"]["tenants"][first.tenant_id.to_string()],
+        "ADMIN"
+    );
+    let grant = &me["claims"]["clients"][first.client_id.to_string()];
+    assert_eq!(grant["role"], "OWNER");
+    assert_eq!(grant["tenantId"], first.tenant_id.to_string());
+    assert_eq!(me["preferences"], json!({ "units": null }));
+    assert_eq!(me["homes"].as_array().unwrap().len(), 1);
+    assert_eq!(me["homes"][0]["status"], "active");
+    let exp = me["claims"]["exp"].as_i64().unwrap();
+    let iat = me["claims"]["iat"].as_i64().unwrap();
+    assert_eq!(exp - iat, 900);
+}
+
+#[tokio::test]
+async fn unknown_email_and_wrong_password_answer_alike_then_429() {
+    let t = TestPlatform::start().await;
+    let (email, _) = t.owner();
+    let (s1, wrong_password) = t
+        .post_json(
+            "/auth/login",
+            None,
+            json!({ "email": email, "password": "not the password" }),
+        )
+        .await;
+    let (s2, unknown) = t
+        .post_json(
+            "/auth/login",
+            None,
+            json!({ "email": "nobody@example.com", "password": "not the password" }),
+        )
+        .await;
+    assert_eq!((s1, s2), (401, 401));
+    assert_eq!(
+        without_request_id(wrong_password),
+        without_request_id(unknown)
+    );
+
+    for _ in 0..9 {
+        let (status, _) = t
+            .post_json(
+                "/auth/login",
+                None,
+                json!({ "email": email, "password": "still wrong" }),
+            )
+            .await;
+        assert_eq!(status, 401);
+    }
+    let response = t
+        .http
+        .post(t.url("/auth/login"))
+        .json(&json!({ "email": email, "password": "still wrong" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        429,
+        "the 11th failure in the window is refused"
+    );
+    assert!(response.headers().contains_key("retry-after"));
+    // Even the right password waits out the window: guessing cannot continue.
+    let (_, password) = t.owner();
+    let (status, _) = t
+        .post_json(
+            "/auth/login",
+            None,
+            json!({ "email": email, "password": password }),
+        )
+        .await;
+    assert_eq!(status, 429);
+}
+
+#[tokio::test]
+async fn bad_login_bodies_are_400s() {
+    let t = TestPlatform::start().await;
+    let (status, body) = t
+        .post_json("/auth/login", None, json!({ "email": "a@example.com" }))
+        .await;
+    assert_eq!(status, 400);
+    assert!(
+        body["detail"].as_str().unwrap().contains("password"),
+        "{body}"
+    );
+    let (status, body) = t
+        .post_json("/auth/login", None, json!({ "email": 5, "password": "x" }))
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(body["field"], "email");
+}
+
+#[tokio::test]
+async fn refresh_rotates_and_reuse_revokes_the_whole_session() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let first = t.household_login(&email, &password).await;
+    let r1 = first["refreshToken"].as_str().unwrap().to_owned();
+
+    let (status, second) = t
+        .post_json("/auth/refresh", None, json!({ "refreshToken": r1 }))
+        .await;
+    assert_eq!(status, 200, "{second}");
+    let r2 = second["refreshToken"].as_str().unwrap().to_owned();
+    let a2 = second["accessToken"].as_str().unwrap().to_owned();
+    assert_ne!(r1, r2);
+    assert_eq!(t.get_json("/auth/me", Some(&a2)).await.0, 200);
+
+    // r1 again: reuse. The session dies: r2 and the access token with it.
+    let (status, _) = t
+        .post_json("/auth/refresh", None, json!({ "refreshToken": r1 }))
+        .await;
+    assert_eq!(status, 401);
+    let (status, _) = t
+        .post_json("/auth/refresh", None, json!({ "refreshToken": r2 }))
+        .await;
+    assert_eq!(
+        status, 401,
+        "the newest token of a revoked session is dead too"
+    );
+    assert_eq!(t.get_json("/auth/me", Some(&a2)).await.0, 401);
+    // Another sign-in is unaffected.
+    let other = t.household_login(&email, &password).await;
+    assert_eq!(
+        t.get_json("/auth/me", other["accessToken"].as_str())
+            .await
+            .0,
+        200
+    );
+}
+
+#[tokio::test]
+async fn concurrent_refreshes_of_one_token_have_exactly_one_success() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let pair = t.household_login(&email, &password).await;
+    let token = pair["refreshToken"].as_str().unwrap().to_owned();
+    let attempts = (0..8).map(|_| {
+        let request = t
+            .http
+            .post(t.url("/auth/refresh"))
+            .json(&json!({ "refreshToken": token }));
+        async move { request.send().await.unwrap().status().as_u16() }
+    });
+    let statuses = futures_join_all(attempts).await;
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 401),
+        "{statuses:?}"
+    );
+}
+
+async fn futures_join_all<F: std::future::Future<Output = u16> + Send + 'static>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<u16> {
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut out = Vec::new();
+    for handle in handles {
+        out.push(handle.await.unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn tokens_that_are_garbage_expired_or_missing_are_401() {
+    use alyt_api::auth::TokenSigner;
+    use alyt_api::auth::jwt::Audience;
+    use alyt_domain::access::Claims;
+    use alyt_domain::ids::SessionId;
+
+    let t = TestPlatform::start().await;
+    let response = t.http.get(t.url("/auth/me")).send().await.unwrap();
+    assert_eq!(response.status(), 401);
+    assert_eq!(
+        response.headers()["www-authenticate"],
+        "Bearer realm=\"alyt\""
+    );
+    assert_eq!(t.get_json("/auth/me", Some("garbage")).await.0, 401);
+    assert_eq!(
+        t.get_json("/auth/me", Some("svc_dev_unknownkey")).await.0,
+        401
+    );
+
+    // A correctly signed token that has expired.
+    let signer = TokenSigner::load(&*t.platform.store()).await.unwrap();
+    let (email, password) = t.owner();
+    let pair = t.household_login(&email, &password).await;
+    let (_, me) = t.get_json("/auth/me", pair["accessToken"].as_str()).await;
+    let mut claims: Claims = serde_json::from_value(me["claims"].clone()).unwrap();
+    claims.iat -= 3600;
+    claims.exp = claims.iat + 900;
+    // The live session of this sign-in, so only the expiry can fail the token.
+    let access = pair["accessToken"].as_str().unwrap();
+    let payload = access.split('.').nth(1).unwrap();
+    let payload: serde_json::Value = serde_json::from_slice(
+        &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
+            .unwrap(),
+    )
+    .unwrap();
+    let session: SessionId = serde_json::from_value(payload["sid"].clone()).unwrap();
+    let fresh = signer.issue_session(Audience::Household, &claims_now(&claims), session, None);
+    assert_eq!(
+        t.get_json("/auth/me", Some(&fresh)).await.0,
+        200,
+        "the same session with a live exp works"
+    );
+    let expired = signer.issue_session(Audience::Household, &claims, session, None);
+    assert_eq!(t.get_json("/auth/me", Some(&expired)).await.0, 401);
+    // A developer-audience token of the same session is the wrong kind here.
+    let wrong_kind = signer.issue_session(Audience::Developer, &claims_now(&claims), session, None);
+    assert_eq!(t.get_json("/auth/me", Some(&wrong_kind)).await.0, 401);
+}
+
+fn claims_now(claims: &alyt_domain::access::Claims) -> alyt_domain::access::Claims {
+    let mut fresh = claims.clone();
+    fresh.iat = time::OffsetDateTime::now_utc().unix_timestamp();
+    fresh.exp = fresh.iat + 900;
+    fresh
+}
+
+#[tokio::test]
+async fn reset_password_is_single_use_and_signs_out_everywhere() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let session = t.household_login(&email, &password).await;
+    let store = t.platform.store();
+    let user = Users(&*store).find_by_email(&email).await.unwrap().unwrap();
+    // Households get reset links from staff or the app; issue one directly.
+    let token = alyt_api::auth::secrets::random_token();
+    OneTimeTokens(&*store)
+        .issue(
+            Purpose::ResetPassword,
+            &alyt_api::auth::secrets::sha256_hex(&token),
+            &json!({ "userId": user.id }),
+            time::OffsetDateTime::now_utc().unix_timestamp() + 3600,
+        )
+        .await
+        .unwrap();
+
+    let (status, body) = t
+        .post_json(
+            "/auth/reset-password",
+            None,
+            json!({ "token": "short", "password": "x" }),
+        )
+        .await;
+    assert_eq!((status, body["field"].as_str()), (400, Some("token")));
+    let (status, dead) = t
+        .post_json(
+            "/auth/reset-password",
+            None,
+            json!({ "token": "0123456789abcdef-unknown", "password": "plum tractor season" }),
+        )
+        .await;
+    assert_eq!(status, 410);
+    // A refused password does not spend the link.
+    let (status, body) = t
+        .post_json(
+            "/auth/reset-password",
+            None,
+            json!({ "token": token, "password": "short" }),
+        )
+        .await;
+    assert_eq!((status, body["field"].as_str()), (400, Some("password")));
+    let (status, _) = t
+        .post_json(
+            "/auth/reset-password",
+            None,
+            json!({ "token": token, "password": "plum tractor season" }),
+        )
+        .await;
+    assert_eq!(status, 204);
+    let (status, spent) = t
+        .post_json(
+            "/auth/reset-password",
+            None,
+            json!({ "token": token, "password": "another good phrase" }),
+        )
+        .await;
+    assert_eq!(status, 410);
+    assert_eq!(
+        without_request_id(spent),
+        without_request_id(dead),
+        "every dead link answers alike"
+    );
+
+    assert_eq!(
+        t.get_json("/auth/me", session["accessToken"].as_str())
+            .await
+            .0,
+        401,
+        "signed out everywhere"
+    );
+    let (status, _) = t
+        .post_json(
+            "/auth/login",
+            None,
+            json!({ "email": email, "password": password }),
+        )
+        .await;
+    assert_eq!(status, 401, "the old password is gone");
+    t.household_login(&email, "plum tractor season").await;
+}
