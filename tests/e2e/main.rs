@@ -1,6 +1,7 @@
 //! Black-box tests: the local platform spawned on free ports, driven over real
 //! HTTP (and, as the device plane arrives, a real MQTT client).
 
+mod authz;
 mod capabilities;
 mod developer_account;
 mod developer_keys;

@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+pub mod principals;
+
 pub use alyt_local::Platform;
 
 pub struct TestPlatform {

@@ -1,0 +1,171 @@
+//! Callers of every kind for authorization tests: people with each household,
+//! tenant and platform role (seeded through the repositories, then signed in
+//! over HTTP), and broken credentials (none, garbage, expired, wrong kind).
+
+use std::collections::BTreeMap;
+
+use alyt_api::auth::TokenSigner;
+use alyt_api::auth::jwt::Audience;
+use alyt_api::auth::secrets::hash_password;
+use alyt_domain::access::{Claims, HouseholdRole, PlatformRole, TenantRole};
+use alyt_domain::ids::{SessionId, UserId};
+use alyt_store::TxWrite;
+use alyt_store::repo::identity::{UserRecord, Users};
+use alyt_store::repo::tenancy::{GrantRecord, grant_write};
+
+use crate::TestPlatform;
+
+/// One kind of caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Who {
+    Anonymous,
+    Garbage,
+    ExpiredToken,
+    /// A developer-audience token presented where a household one is needed.
+    WrongKindToken,
+    HouseholdOwner,
+    HouseholdMember,
+    HouseholdGuest,
+    PlatformOwner,
+    PlatformStaff,
+    PlatformSupport,
+    TenantAdmin,
+    TenantInstaller,
+}
+
+impl Who {
+    pub const ALL: [Who; 12] = [
+        Who::Anonymous,
+        Who::Garbage,
+        Who::ExpiredToken,
+        Who::WrongKindToken,
+        Who::HouseholdOwner,
+        Who::HouseholdMember,
+        Who::HouseholdGuest,
+        Who::PlatformOwner,
+        Who::PlatformStaff,
+        Who::PlatformSupport,
+        Who::TenantAdmin,
+        Who::TenantInstaller,
+    ];
+}
+
+/// Bearer tokens for every [`Who`] on one platform (in the demo tenant).
+pub struct Principals {
+    pub tokens: BTreeMap<Who, Option<String>>,
+}
+
+const PASSWORD: &str = "plum tractor season";
+
+async fn seed_person(
+    t: &TestPlatform,
+    email: &str,
+    platform_role: Option<PlatformRole>,
+    tenant_role: Option<TenantRole>,
+    household_role: Option<HouseholdRole>,
+) -> String {
+    let first = t.platform.first_start.as_ref().expect("first start");
+    let store = t.platform.store();
+    let now = time::OffsetDateTime::now_utc();
+    let user = UserRecord {
+        id: UserId::new(),
+        email: email.into(),
+        password_hash: hash_password(PASSWORD),
+        email_verified_at: Some(now),
+        platform_role,
+        tenants: tenant_role
+            .map(|r| (first.tenant_id, r))
+            .into_iter()
+            .collect(),
+        developer_id: None,
+        mfa: None,
+        units: None,
+        created_at: now,
+    };
+    Users(&*store).create(&user).await.expect("seed user");
+    if let Some(role) = household_role {
+        let guest = role == HouseholdRole::Guest;
+        let grant = GrantRecord {
+            client_id: first.client_id,
+            tenant_id: first.tenant_id,
+            user_id: user.id,
+            role,
+            property_id: guest.then_some(first.property_id),
+            starts_at: guest.then(|| now - time::Duration::hours(1)),
+            ends_at: guest.then(|| now + time::Duration::days(2)),
+            created_at: now,
+        };
+        let write: TxWrite = grant_write(&grant).expect("grant");
+        store.transact(vec![write]).await.expect("seed grant");
+    }
+    let pair = t.household_login(email, PASSWORD).await;
+    pair["accessToken"].as_str().unwrap().to_owned()
+}
+
+impl Principals {
+    pub async fn seed(t: &TestPlatform) -> Self {
+        let mut tokens = BTreeMap::new();
+        tokens.insert(Who::Anonymous, None);
+        tokens.insert(Who::Garbage, Some("not-a-token".to_owned()));
+        let (email, password) = t.owner();
+        let owner = t.household_login(&email, &password).await;
+        let owner_token = owner["accessToken"].as_str().unwrap().to_owned();
+        tokens.insert(Who::PlatformOwner, Some(owner_token.clone()));
+
+        // Broken tokens signed with the platform's real key.
+        let signer = TokenSigner::load(&*t.platform.store()).await.unwrap();
+        let payload = owner_token.split('.').nth(1).unwrap();
+        let payload: serde_json::Value = serde_json::from_slice(
+            &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
+                .unwrap(),
+        )
+        .unwrap();
+        let session: SessionId = serde_json::from_value(payload["sid"].clone()).unwrap();
+        let mut claims: Claims = serde_json::from_value(payload.clone()).unwrap();
+        claims.exp = claims.iat - 1;
+        tokens.insert(
+            Who::ExpiredToken,
+            Some(signer.issue_session(Audience::Household, &claims, session, None)),
+        );
+        claims.exp = claims.iat + 900;
+        tokens.insert(
+            Who::WrongKindToken,
+            Some(signer.issue_session(Audience::Developer, &claims, session, None)),
+        );
+
+        let people = [
+            (Who::HouseholdOwner, None, None, Some(HouseholdRole::Owner)),
+            (
+                Who::HouseholdMember,
+                None,
+                None,
+                Some(HouseholdRole::Member),
+            ),
+            (Who::HouseholdGuest, None, None, Some(HouseholdRole::Guest)),
+            (Who::PlatformStaff, Some(PlatformRole::Staff), None, None),
+            (
+                Who::PlatformSupport,
+                Some(PlatformRole::Support),
+                None,
+                None,
+            ),
+            (Who::TenantAdmin, None, Some(TenantRole::Admin), None),
+            (
+                Who::TenantInstaller,
+                None,
+                Some(TenantRole::Installer),
+                None,
+            ),
+        ];
+        for (who, platform, tenant, household) in people {
+            let email = format!("{who:?}@example.com").to_lowercase();
+            let token = seed_person(t, &email, platform, tenant, household).await;
+            tokens.insert(who, Some(token));
+        }
+        Self { tokens }
+    }
+
+    pub fn token(&self, who: Who) -> Option<&str> {
+        self.tokens.get(&who).and_then(|t| t.as_deref())
+    }
+}
