@@ -8,6 +8,7 @@ pub mod capability;
 pub mod clock;
 pub mod ids;
 pub mod password;
+pub mod quota;
 pub mod session;
 
 pub use clock::{Clock, ManualClock, SystemClock};

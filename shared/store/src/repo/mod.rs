@@ -6,6 +6,7 @@ pub mod developers;
 pub mod identity;
 pub mod tenancy;
 pub mod tokens;
+pub mod usage;
 
 use crate::StoreError;
 

@@ -1,0 +1,1 @@
+//! Usage counters and quota overrides.
