@@ -1,8 +1,13 @@
-//! Hosted adapters: the DynamoDB implementation of the `alyt_store::Store` port.
+//! Hosted adapters: the DynamoDB store, the SES mailer, the Turnstile bot check,
+//! and the glue every group Lambda shares.
 
 mod codec;
 mod dynamo;
 mod expr;
+pub mod lambda;
+pub mod mail;
+pub mod turnstile;
+
 #[cfg(feature = "test-support")]
 pub mod testing;
 

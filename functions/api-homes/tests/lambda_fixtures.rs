@@ -1,5 +1,5 @@
-//! The sample API Gateway events in events/api-homes/ fed through the Lambda
-//! handler (lambda_http's adapter, as `lambda_http::run` uses it) with the
+//! The sample API Gateway events in events/ fed through the Lambda handler of
+//! each group (lambda_http's adapter, as `lambda_http::run` uses it) with the
 //! DynamoDB store on moto, compared with what the local platform answers over
 //! HTTP for the same request. Only the Lambda runtime API itself (the polling
 //! loop) is not exercised: it needs AWS's runtime endpoint.
@@ -7,6 +7,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use alyt_api::Group;
+use alyt_api::ports::{NoBotCheck, NoMailer};
 use alyt_domain::{Clock, SystemClock};
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
@@ -14,7 +16,7 @@ use serde_json::Value;
 
 fn fixture(name: &str) -> LambdaRequest {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../events/api-homes")
+        .join("../../events")
         .join(name);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
@@ -27,14 +29,19 @@ struct Answer {
     body: Value,
 }
 
-async fn through_lambda(event: &str) -> Answer {
+async fn through_lambda(group: Group, event: &str) -> Answer {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = alyt_aws::testing::fresh_table(clock.clone()).await;
-    let router = alyt_api_homes::router(
-        alyt_api_homes::state_with(Arc::new(store), clock)
-            .await
-            .unwrap(),
-    );
+    let state = alyt_aws::lambda::state_with(
+        Arc::new(store),
+        clock,
+        Arc::new(NoMailer),
+        Arc::new(NoBotCheck),
+        "",
+    )
+    .await
+    .unwrap();
+    let router = alyt_aws::lambda::router(state, &[group]);
     let mut handler = Adapter::from(router);
     let response = handler
         .call(LambdaEvent::new(fixture(event), Context::default()))
@@ -80,7 +87,7 @@ fn without_request_id(mut body: Value) -> Value {
 
 #[tokio::test]
 async fn capabilities_event_answers_as_the_local_server_does() {
-    let lambda = through_lambda("get-capabilities.json").await;
+    let lambda = through_lambda(Group::Homes, "api-homes/get-capabilities.json").await;
     let local = through_local_server("/v1/capabilities").await;
     assert_eq!(lambda.status, 200);
     assert_eq!(lambda.status, local.status);
@@ -98,7 +105,7 @@ async fn capabilities_event_answers_as_the_local_server_does() {
 
 #[tokio::test]
 async fn unknown_route_event_is_the_same_json_404() {
-    let lambda = through_lambda("get-unknown-route.json").await;
+    let lambda = through_lambda(Group::Homes, "api-homes/get-unknown-route.json").await;
     let local = through_local_server("/v1/no-such-route").await;
     assert_eq!(lambda.status, 404);
     assert_eq!(lambda.status, local.status);
@@ -110,6 +117,52 @@ async fn unknown_route_event_is_the_same_json_404() {
     assert_eq!(
         lambda.body["requestId"], lambda.headers["x-request-id"],
         "the problem body names the request id"
+    );
+    assert_eq!(
+        without_request_id(lambda.body),
+        without_request_id(local.body)
+    );
+}
+
+async fn post_to_local_server(path: &str, body: &str) -> Answer {
+    let dir = tempfile::tempdir().unwrap();
+    let platform = alyt_local::spawn(alyt_local::Config::for_tests(dir.path().to_path_buf()))
+        .await
+        .unwrap();
+    let response = reqwest::Client::new()
+        .post(format!("http://{}{path}", platform.http_addr))
+        .header("content-type", "application/json")
+        .body(body.to_owned())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let mut headers = serde_json::Map::new();
+    for (name, value) in response.headers() {
+        headers.insert(name.to_string(), Value::from(value.to_str().unwrap()));
+    }
+    let body = response.json().await.unwrap();
+    platform.shutdown().await;
+    Answer {
+        status,
+        headers: Value::Object(headers),
+        body,
+    }
+}
+
+#[tokio::test]
+async fn login_event_for_an_unknown_account_is_the_same_401() {
+    let lambda = through_lambda(Group::Auth, "api-auth/post-login-unknown-user.json").await;
+    let local = post_to_local_server(
+        "/v1/auth/login",
+        r#"{"email":"nobody@example.com","password":"wrong password here"}"#,
+    )
+    .await;
+    assert_eq!(lambda.status, 401);
+    assert_eq!(lambda.status, local.status);
+    assert_eq!(
+        lambda.headers["www-authenticate"],
+        local.headers["www-authenticate"]
     );
     assert_eq!(
         without_request_id(lambda.body),

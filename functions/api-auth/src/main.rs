@@ -1,0 +1,6 @@
+//! Lambda entry of the auth group.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    alyt_aws::lambda::run(&[alyt_api::Group::Auth]).await
+}

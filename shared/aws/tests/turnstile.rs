@@ -1,0 +1,99 @@
+//! The Turnstile bot check against a loopback stand-in of the siteverify
+//! endpoint. A test double by necessity: Cloudflare cannot be reached from
+//! here. The stand-in answers like siteverify (form in, `{ success }` out) and
+//! records what it was sent.
+
+use std::sync::{Arc, Mutex};
+
+use alyt_api::ports::BotCheck;
+use alyt_aws::turnstile::Turnstile;
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+type Seen = Arc<Mutex<Vec<Vec<(String, String)>>>>;
+
+async fn stand_in(answer: Value, status: u16) -> (String, Seen) {
+    let seen: Seen = Arc::default();
+    let app = Router::new()
+        .route(
+            "/siteverify",
+            post(move |State(seen): State<Seen>, body: String| {
+                let answer = answer.clone();
+                let form: Vec<(String, String)> = form_urlencoded::parse(body.as_bytes())
+                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                    .collect();
+                async move {
+                    seen.lock().unwrap().push(form);
+                    (
+                        axum::http::StatusCode::from_u16(status).unwrap(),
+                        Json(answer),
+                    )
+                }
+            }),
+        )
+        .with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}/siteverify"), seen)
+}
+
+#[tokio::test]
+async fn a_passing_verdict_is_a_human_and_the_secret_token_and_ip_are_sent() {
+    let (url, seen) = stand_in(json!({ "success": true }), 200).await;
+    let check = Turnstile::with_endpoint("secret-1".into(), url);
+    assert!(
+        check
+            .verify("token-1", Some("198.51.100.23".parse().unwrap()))
+            .await
+    );
+    let forms = seen.lock().unwrap().clone();
+    assert_eq!(
+        forms,
+        [vec![
+            ("secret".to_owned(), "secret-1".to_owned()),
+            ("response".to_owned(), "token-1".to_owned()),
+            ("remoteip".to_owned(), "198.51.100.23".to_owned()),
+        ]]
+    );
+}
+
+#[tokio::test]
+async fn failures_errors_and_silence_all_fail_closed() {
+    let (url, _) = stand_in(
+        json!({ "success": false, "error-codes": ["invalid-input-response"] }),
+        200,
+    )
+    .await;
+    assert!(
+        !Turnstile::with_endpoint("s".into(), url)
+            .verify("t", None)
+            .await
+    );
+    let (url, _) = stand_in(json!({ "oops": true }), 500).await;
+    assert!(
+        !Turnstile::with_endpoint("s".into(), url)
+            .verify("t", None)
+            .await
+    );
+    // Nothing listens here.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    assert!(
+        !Turnstile::with_endpoint("s".into(), format!("http://{closed}/siteverify"))
+            .verify("t", None)
+            .await
+    );
+    let (url, seen) = stand_in(json!({ "success": true }), 200).await;
+    assert!(
+        !Turnstile::with_endpoint("s".into(), url)
+            .verify("", None)
+            .await,
+        "an empty token is never sent"
+    );
+    assert!(seen.lock().unwrap().is_empty());
+}
