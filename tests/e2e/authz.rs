@@ -29,16 +29,58 @@ fn public(_: Who) -> u16 {
 fn household_session(who: Who) -> u16 {
     match who {
         Who::Anonymous | Who::Garbage | Who::ExpiredToken | Who::WrongKindToken => 401,
+        Who::DeveloperSession | Who::DevKey | Who::RevokedKey => 401,
         _ => 200,
     }
 }
 
+/// A developer session or any live key of the developer.
+fn developer_or_key(who: Who) -> u16 {
+    match who {
+        Who::DeveloperSession | Who::DevKey => 200,
+        _ => 401,
+    }
+}
+
+/// Tokens that do not authenticate at all.
+fn unauthenticated(who: Who) -> bool {
+    matches!(
+        who,
+        Who::Anonymous | Who::Garbage | Who::ExpiredToken | Who::WrongKindToken | Who::RevokedKey
+    )
+}
+
+/// Admin reads: any platform role; everyone else sees no such path.
+fn staff_read(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformOwner | Who::PlatformStaff | Who::PlatformSupport => 200,
+        _ => 404,
+    }
+}
+
+/// Admin changes to a developer that does not exist: OWNER and STAFF learn
+/// it is missing, SUPPORT is refused first, everyone else sees no such path.
+fn staff_write_unknown_developer(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformSupport => 403,
+        _ => 404,
+    }
+}
+
 /// Operations that authenticate by what is in the body, whoever calls.
-fn body_decides(status: u16) -> fn(Who) -> u16 {
-    match status {
-        401 => |_| 401,
-        410 => |_| 410,
-        _ => unreachable!("add a case"),
+fn body_decides<const STATUS: u16>(_: Who) -> u16 {
+    STATUS
+}
+
+/// Developer-session operations: the developer gets `OK`, its keys 403
+/// (keys cannot manage the account), every other caller 401.
+fn developer_session<const OK: u16>(who: Who) -> u16 {
+    match who {
+        Who::DeveloperSession => OK,
+        Who::DevKey => 403,
+        _ => 401,
     }
 }
 
@@ -68,14 +110,14 @@ fn operations() -> Vec<Operation> {
                     json!({ "email": format!("nobody-{who:?}@example.com"), "password": "wrong password here" }),
                 )
             },
-            expect: body_decides(401),
+            expect: body_decides::<401>,
         },
         Operation {
             id: "refresh",
             method: "POST",
             path: "/auth/refresh",
             body: |_| Some(json!({ "refreshToken": "rt_unknown" })),
-            expect: body_decides(401),
+            expect: body_decides::<401>,
         },
         Operation {
             id: "resetPassword",
@@ -86,7 +128,7 @@ fn operations() -> Vec<Operation> {
                     json!({ "token": "0123456789abcdef-unknown", "password": "plum tractor season" }),
                 )
             },
-            expect: body_decides(410),
+            expect: body_decides::<410>,
         },
         Operation {
             id: "getMe",
@@ -94,6 +136,209 @@ fn operations() -> Vec<Operation> {
             path: "/auth/me",
             body: |_| None,
             expect: household_session,
+        },
+        Operation {
+            id: "getDeveloperQuota",
+            method: "GET",
+            path: "/developers/quota",
+            body: |_| None,
+            expect: developer_or_key,
+        },
+        Operation {
+            id: "getDeveloperUsage",
+            method: "GET",
+            path: "/developers/usage",
+            body: |_| None,
+            expect: developer_or_key,
+        },
+        Operation {
+            id: "listAdminDevelopers",
+            method: "GET",
+            path: "/developers/admin/developers",
+            body: |_| None,
+            expect: staff_read,
+        },
+        Operation {
+            id: "getAdminQuotaDefaults",
+            method: "GET",
+            path: "/developers/admin/quota-defaults",
+            body: |_| None,
+            expect: staff_read,
+        },
+        Operation {
+            id: "putAdminDeveloperQuota",
+            method: "PUT",
+            path: "/developers/admin/developers/0190a0a0-0000-7000-8000-000000000000/quota",
+            body: |_| Some(json!({ "kind": "REQUESTS", "ceiling": 10, "window": "day" })),
+            expect: staff_write_unknown_developer,
+        },
+        Operation {
+            id: "verifyAdminDeveloper",
+            method: "POST",
+            path: "/developers/admin/developers/0190a0a0-0000-7000-8000-000000000000/verify",
+            body: |_| None,
+            expect: staff_write_unknown_developer,
+        },
+        Operation {
+            id: "developerSignUp",
+            method: "POST",
+            path: "/developers/auth/signup",
+            body: |who| {
+                Some(json!({
+                    "email": format!("signup-{who:?}@example.com"),
+                    "password": "plum tractor season",
+                    "displayName": "Harness",
+                    "type": "INDIVIDUAL",
+                    "botToken": "not-the-test-token",
+                }))
+            },
+            expect: body_decides::<400>,
+        },
+        Operation {
+            id: "developerVerifyEmail",
+            method: "POST",
+            path: "/developers/auth/verify-email",
+            body: |_| Some(json!({ "token": "0123456789abcdef-unknown" })),
+            expect: body_decides::<410>,
+        },
+        Operation {
+            id: "developerVerifyEmailLink",
+            method: "GET",
+            path: "/developers/auth/verify-email?token=0123456789abcdef-unknown",
+            body: |_| None,
+            expect: body_decides::<410>,
+        },
+        Operation {
+            id: "developerLogin",
+            method: "POST",
+            path: "/developers/auth/login",
+            body: |who| {
+                Some(
+                    json!({ "email": format!("nobody-dev-{who:?}@example.com"), "password": "wrong password here" }),
+                )
+            },
+            expect: body_decides::<401>,
+        },
+        Operation {
+            id: "developerRefresh",
+            method: "POST",
+            path: "/developers/auth/refresh",
+            body: |_| Some(json!({ "refreshToken": "rt_unknown" })),
+            expect: body_decides::<401>,
+        },
+        Operation {
+            id: "developerForgotPassword",
+            method: "POST",
+            path: "/developers/auth/forgot-password",
+            body: |who| Some(json!({ "email": format!("nobody-forgot-{who:?}@example.com") })),
+            expect: body_decides::<202>,
+        },
+        Operation {
+            id: "developerResetPassword",
+            method: "POST",
+            path: "/developers/auth/reset-password",
+            body: |_| {
+                Some(
+                    json!({ "token": "0123456789abcdef-unknown", "password": "plum tractor season" }),
+                )
+            },
+            expect: body_decides::<410>,
+        },
+        Operation {
+            id: "exchangeAppToken",
+            method: "POST",
+            path: "/developers/apps/token",
+            body: |_| {
+                Some(
+                    json!({ "appId": "0190b5a0-0000-7000-8000-000000000000", "appSecret": "svc_dev_not-a-secret" }),
+                )
+            },
+            expect: body_decides::<401>,
+        },
+        Operation {
+            id: "developerWhoAmI",
+            method: "GET",
+            path: "/developers/whoami",
+            body: |_| None,
+            expect: developer_or_key,
+        },
+        Operation {
+            id: "getDeveloperMe",
+            method: "GET",
+            path: "/developers/me",
+            body: |_| None,
+            expect: developer_session::<200>,
+        },
+        Operation {
+            id: "listDeveloperKeys",
+            method: "GET",
+            path: "/developers/keys",
+            body: |_| None,
+            expect: developer_session::<200>,
+        },
+        Operation {
+            id: "createDeveloperKey",
+            method: "POST",
+            path: "/developers/keys",
+            body: |_| Some(json!({ "name": "harness", "scopes": ["devices:read"] })),
+            expect: developer_session::<201>,
+        },
+        Operation {
+            id: "rotateDeveloperKey",
+            method: "POST",
+            path: "/developers/keys/0190b5a0-0000-7000-8000-000000000000/rotate",
+            body: |_| None,
+            expect: developer_session::<404>,
+        },
+        Operation {
+            id: "revokeDeveloperKey",
+            method: "DELETE",
+            path: "/developers/keys/0190b5a0-0000-7000-8000-000000000000",
+            body: |_| None,
+            expect: developer_session::<404>,
+        },
+        Operation {
+            id: "developerChangePassword",
+            method: "POST",
+            path: "/developers/auth/change-password",
+            // A wrong current password: refused before anything changes.
+            body: |_| {
+                Some(
+                    json!({ "currentPassword": "not the password", "newPassword": "another good phrase" }),
+                )
+            },
+            expect: developer_session::<400>,
+        },
+        // MFA in order: setup makes a pending secret, a wrong code does not
+        // enable it, and disabling what is not on is a conflict.
+        Operation {
+            id: "developerMfaSetup",
+            method: "POST",
+            path: "/developers/auth/mfa/setup",
+            body: |_| None,
+            expect: developer_session::<200>,
+        },
+        Operation {
+            id: "developerMfaEnable",
+            method: "POST",
+            path: "/developers/auth/mfa/enable",
+            body: |_| Some(json!({ "code": "000000" })),
+            expect: developer_session::<400>,
+        },
+        Operation {
+            id: "developerMfaDisable",
+            method: "POST",
+            path: "/developers/auth/mfa/disable",
+            body: |_| Some(json!({ "code": "000000" })),
+            expect: developer_session::<409>,
+        },
+        // Last: it ends the harness developer's session.
+        Operation {
+            id: "developerLogout",
+            method: "POST",
+            path: "/developers/auth/logout",
+            body: |_| None,
+            expect: developer_session::<204>,
         },
     ]
 }

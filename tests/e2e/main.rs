@@ -4,6 +4,8 @@
 mod authz;
 mod capabilities;
 mod developer_account;
+mod developer_admin;
 mod developer_keys;
+mod developer_quota;
 mod household_auth;
 mod platform;

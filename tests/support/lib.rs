@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+pub mod developers;
 pub mod principals;
 
 pub use alyt_local::Platform;

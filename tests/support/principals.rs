@@ -1,19 +1,22 @@
 //! Callers of every kind for authorization tests: people with each household,
 //! tenant and platform role (seeded through the repositories, then signed in
-//! over HTTP), and broken credentials (none, garbage, expired, wrong kind).
+//! over HTTP), a developer (signed up over HTTP) with its session, a key with
+//! every scope and a revoked key, and broken credentials (none, garbage,
+//! expired, wrong kind).
 
 use std::collections::BTreeMap;
 
 use alyt_api::auth::TokenSigner;
 use alyt_api::auth::jwt::Audience;
 use alyt_api::auth::secrets::hash_password;
-use alyt_domain::access::{Claims, HouseholdRole, PlatformRole, TenantRole};
+use alyt_domain::access::{Claims, HouseholdRole, PlatformRole, Scope, TenantRole};
 use alyt_domain::ids::{SessionId, UserId};
 use alyt_store::TxWrite;
 use alyt_store::repo::identity::{UserRecord, Users};
 use alyt_store::repo::tenancy::{GrantRecord, grant_write};
 
 use crate::TestPlatform;
+use crate::developers::{DeveloperSession, create_key, sign_up_and_verify};
 
 /// One kind of caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -31,10 +34,16 @@ pub enum Who {
     PlatformSupport,
     TenantAdmin,
     TenantInstaller,
+    /// A verified developer's session (ADMIN of its own sandbox tenant).
+    DeveloperSession,
+    /// A DEV key of that developer with every scope.
+    DevKey,
+    /// A DEV key of that developer that was revoked.
+    RevokedKey,
 }
 
 impl Who {
-    pub const ALL: [Who; 12] = [
+    pub const ALL: [Who; 15] = [
         Who::Anonymous,
         Who::Garbage,
         Who::ExpiredToken,
@@ -47,12 +56,18 @@ impl Who {
         Who::PlatformSupport,
         Who::TenantAdmin,
         Who::TenantInstaller,
+        Who::DeveloperSession,
+        Who::DevKey,
+        Who::RevokedKey,
     ];
 }
 
 /// Bearer tokens for every [`Who`] on one platform (in the demo tenant).
 pub struct Principals {
     pub tokens: BTreeMap<Who, Option<String>>,
+    /// The developer behind [`Who::DeveloperSession`], [`Who::DevKey`] and
+    /// [`Who::RevokedKey`].
+    pub developer: DeveloperSession,
 }
 
 const PASSWORD: &str = "plum tractor season";
@@ -162,7 +177,23 @@ impl Principals {
             let token = seed_person(t, &email, platform, tenant, household).await;
             tokens.insert(who, Some(token));
         }
-        Self { tokens }
+
+        let developer = sign_up_and_verify(t, "harness-developer@example.com").await;
+        tokens.insert(Who::DeveloperSession, Some(developer.access_token.clone()));
+        let every_scope: Vec<&str> = Scope::ALL.iter().map(|s| s.as_str()).collect();
+        let (_, key) = create_key(t, &developer, &every_scope).await;
+        tokens.insert(Who::DevKey, Some(key));
+        let (revoked_id, revoked) = create_key(t, &developer, &["devices:read"]).await;
+        let response = t
+            .http
+            .delete(t.url(&format!("/developers/keys/{revoked_id}")))
+            .bearer_auth(&developer.access_token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 204, "revoke the harness key");
+        tokens.insert(Who::RevokedKey, Some(revoked));
+        Self { tokens, developer }
     }
 
     pub fn token(&self, who: Who) -> Option<&str> {

@@ -6,14 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use alyt_domain::access::{HouseholdRole, PlatformRole, TenantRole};
-use alyt_domain::ids::{ClientId, PropertyId, RoomId, TenantId, UserId};
+use alyt_domain::access::{PlatformRole, TenantRole};
+use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
 use alyt_store::repo::CreateError;
 use alyt_store::repo::identity::{UserRecord, Users};
-use alyt_store::repo::tenancy::{
-    ClientRecord, GrantRecord, PropertyRecord, RoomRecord, TenantRecord, client_write,
-    create_tenant_writes, grant_write, property_write, room_write,
-};
+use alyt_store::repo::tenancy::{NewHome, TenantRecord, create_tenant_writes, new_home_writes};
 use alyt_store::{Condition, Item, Key, TxWrite};
 
 use crate::auth::secrets::{hash_password_blocking, random_token};
@@ -84,50 +81,18 @@ pub async fn ensure_first_owner(
         developer_id: None,
         created_at: now,
     };
-    let client = ClientRecord {
-        id: ClientId::new(),
-        tenant_id,
-        name: "Demo household".into(),
-        email: Some(user.email.clone()),
-        created_at: now,
-        updated_at: now,
-    };
-    let property = PropertyRecord {
-        id: PropertyId::new(),
-        tenant_id,
-        client_id: client.id,
-        name: "Demo home".into(),
-        timezone: "UTC".into(),
-        address: None,
-        latitude: None,
-        longitude: None,
-        created_at: now,
-        updated_at: now,
-    };
     let mut writes = create_tenant_writes(&tenant)?;
-    writes.push(client_write(&client)?);
-    writes.push(property_write(&property)?);
-    for name in ["Living Room", "Kitchen", "Bedroom", "Office"] {
-        writes.push(room_write(&RoomRecord {
-            id: RoomId::new(),
-            tenant_id,
-            property_id: property.id,
-            name: name.into(),
-            icon: None,
-            listening: true,
-            created_at: now,
-        })?);
-    }
-    writes.push(grant_write(&GrantRecord {
-        client_id: client.id,
+    let (home, home_writes) = new_home_writes(NewHome {
         tenant_id,
-        user_id: user.id,
-        role: HouseholdRole::Owner,
-        property_id: None,
-        starts_at: None,
-        ends_at: None,
-        created_at: now,
-    })?);
+        household: "Demo household",
+        household_email: Some(user.email.clone()),
+        home: "Demo home",
+        timezone: "UTC",
+        rooms: &["Living Room", "Kitchen", "Bedroom", "Office"],
+        owner: user.id,
+        now,
+    })?;
+    writes.extend(home_writes);
     writes.push(TxWrite::Put {
         item: Item::new(marker()).with("ownerId", user.id.to_string()),
         condition: Some(Condition::item_absent()),
@@ -137,8 +102,8 @@ pub async fn ensure_first_owner(
             email: user.email,
             generated_password: generated,
             tenant_id,
-            client_id: client.id,
-            property_id: property.id,
+            client_id: home.client.id,
+            property_id: home.property.id,
         })),
         // Another instance finished the bootstrap first.
         Err(e) if e.is_condition_failure() => Ok(None),

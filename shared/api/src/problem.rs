@@ -26,6 +26,9 @@ pub struct Problem {
     /// The id of the request, as in the `x-request-id` header and the logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
+    /// The quota that is spent (`REQUESTS`, ...), on `quota-exceeded` problems.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +41,8 @@ pub struct ApiError {
     pub field: Option<String>,
     /// Seconds after which a retry may succeed (429 and 503).
     pub retry_after: Option<u64>,
+    /// The spent quota a `quota-exceeded` problem names.
+    pub quota: Option<&'static str>,
 }
 
 impl ApiError {
@@ -49,6 +54,7 @@ impl ApiError {
             detail,
             field: None,
             retry_after: None,
+            quota: None,
         }
     }
 
@@ -150,6 +156,25 @@ impl ApiError {
         }
     }
 
+    /// A developer quota is spent: the request is not served. `quota` is the
+    /// kind's wire name (`REQUESTS`); separate from the per-process rate limit.
+    pub fn quota_exceeded(
+        quota: &'static str,
+        retry_after: u64,
+        detail: impl Into<String>,
+    ) -> Self {
+        Self {
+            retry_after: Some(retry_after),
+            quota: Some(quota),
+            ..Self::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "quota-exceeded",
+                "Quota exceeded",
+                detail.into(),
+            )
+        }
+    }
+
     pub fn unavailable(detail: impl Into<String>) -> Self {
         Self {
             retry_after: Some(1),
@@ -186,6 +211,7 @@ impl ApiError {
             detail: self.detail.clone(),
             field: self.field.clone(),
             request_id: request_id::current(),
+            quota: self.quota.map(str::to_owned),
         }
     }
 }

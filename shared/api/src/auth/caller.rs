@@ -122,7 +122,8 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Principal, Ap
     }
 }
 
-/// A live key of an active developer, reaching its tenants.
+/// A live key of an active developer, reaching its tenants; the request is
+/// counted against the developer's quota (see [`crate::developers::quota`]).
 async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, ApiError> {
     let now = state.clock.now();
     if key.revoked_at.is_some() || key.expires_at.is_some_and(|e| e <= now) {
@@ -139,6 +140,9 @@ async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, Ap
         // Tenants that installed the key's connector arrive with connectors.
         KeyKind::Live => BTreeSet::new(),
     };
+    // Every keyed request counts against the developer's REQUESTS quota; a
+    // spent quota refuses the request here (429), before any handler runs.
+    crate::developers::quota::count_key_request(state, &key).await?;
     // lastUsedAt to the minute: one write a minute per key at most.
     if key
         .last_used_at

@@ -1,9 +1,611 @@
-//! Developer keys (DEV/LIVE), rotation, revocation and the app token exchange.
+//! Developer keys (DEV/LIVE), rotation, revocation, the app token exchange and
+//! a diagnostics operation telling a caller who it is.
+//!
+//! A key's secret is `svc_dev_<43 random base64url characters>` (256 bits),
+//! shown once at creation and at each rotation and stored only as its SHA-256.
+//! The key id is also the App ID: `POST /v1/developers/apps/token` exchanges App
+//! ID + secret for a five-minute app token, which authenticates exactly as the
+//! key itself. Keys are managed only by the signed-in developer; a key cannot
+//! manage keys. LIVE keys are issued by platform staff after a connector's
+//! approval, not here.
 
+use std::collections::BTreeSet;
+
+use alyt_domain::access::{KeyKind, Principal, Scope, SessionKind};
+use alyt_domain::ids::{DeveloperId, KeyId, TenantId, UserId};
+use alyt_store::repo::developers::{DeveloperStatus, Developers, KeyRecord};
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-use crate::AppState;
+use super::session::{Body, Params, active_developer, developer_session};
+use crate::auth::Caller;
+use crate::auth::caller::DEV_KEY_PREFIX;
+use crate::auth::jwt::APP_TOKEN_SECONDS;
+use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
+        .routes(routes!(list_keys, create_key))
+        .routes(routes!(rotate_key))
+        .routes(routes!(revoke_key))
+        .routes(routes!(app_token))
+        .routes(routes!(whoami))
+}
+
+/// Characters of the secret shown as the key's prefix (`svc_dev_` + 4).
+pub const PREFIX_CHARS: usize = 12;
+pub const NAME_MAX_CHARS: usize = 80;
+/// Keys a developer may hold that are not revoked.
+pub const MAX_LIVE_KEYS: usize = 50;
+
+/// A new DEV secret and the prefix shown for recognition.
+pub fn new_dev_secret() -> (String, String) {
+    let secret = format!("{DEV_KEY_PREFIX}{}", random_token());
+    let prefix = secret.chars().take(PREFIX_CHARS).collect();
+    (secret, prefix)
+}
+
+/// A key as the spec's Key object; never the secret.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = Key)]
+pub struct KeyView {
+    /// Also the App ID for the app token exchange.
+    pub id: KeyId,
+    pub kind: KeyKind,
+    pub name: String,
+    /// The first characters of the secret, for recognition.
+    pub prefix: String,
+    pub scopes: Vec<Scope>,
+    /// The connector definition of a LIVE key.
+    pub definition_id: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub expires_at: Option<OffsetDateTime>,
+    /// To the minute.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub last_used_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub revoked_at: Option<OffsetDateTime>,
+    /// Rotation keeps the key's id (the App ID), so this stays null for keys
+    /// created here.
+    pub rotated_from_id: Option<KeyId>,
+}
+
+impl From<KeyRecord> for KeyView {
+    fn from(k: KeyRecord) -> Self {
+        Self {
+            id: k.id,
+            kind: k.kind,
+            name: k.name,
+            prefix: k.prefix,
+            scopes: k.scopes,
+            definition_id: k.definition_id,
+            created_at: k.created_at,
+            expires_at: k.expires_at,
+            last_used_at: k.last_used_at,
+            revoked_at: k.revoked_at,
+            rotated_from_id: k.rotated_from_id,
+        }
+    }
+}
+
+/// A key with its secret: the answer of create and rotate, the only times the
+/// secret is shown.
+#[derive(Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyWithSecret {
+    #[serde(flatten)]
+    pub key: KeyView,
+    /// Shown once; stored only as a hash. Use it as `Authorization: Bearer
+    /// <secret>` or exchange it for an app token.
+    pub secret: String,
+}
+
+/// Lists the developer's keys (revoked ones included), oldest first. Session only.
+#[utoipa::path(
+    get,
+    path = "/v1/developers/keys",
+    tag = "developers",
+    operation_id = "listDeveloperKeys",
+    security(("bearer" = [])),
+    params(PageParams),
+    responses(
+        (status = 200, description = "The keys; never their secrets", body = ListResponse<KeyView>),
+        (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_keys(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Params(page): Params<PageParams>,
+) -> Result<Json<ListResponse<KeyView>>, ApiError> {
+    let me = developer_session(&caller)?;
+    let limit = page.limit()?;
+    let after = page.after()?;
+    let (keys, next) = Developers(&*state.store)
+        .keys_page(me.developer, limit, after)
+        .await
+        .map_err(|e| match e {
+            alyt_store::StoreError::Invalid(_) => {
+                ApiError::validation("cursor", "the cursor is not one this list handed out")
+            }
+            other => other.into(),
+        })?;
+    Ok(Json(ListResponse {
+        items: keys.into_iter().map(KeyView::from).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum CreatableKind {
+    #[default]
+    Dev,
+    /// Refused here: LIVE keys are issued by platform staff after approval.
+    Live,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateKeyRequest {
+    #[schema(min_length = 1, max_length = 80)]
+    pub name: String,
+    /// At least one scope of the closed set.
+    pub scopes: Vec<Scope>,
+    /// When the key stops working; must be in the future. Null: never.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub expires_at: Option<OffsetDateTime>,
+    /// DEV (the default). LIVE keys cannot be created here.
+    #[serde(default)]
+    pub kind: CreatableKind,
+}
+
+/// Creates a DEV key acting in the developer's sandbox with the given scopes.
+/// The answer carries the secret, shown this once. Session only.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/keys",
+    tag = "developers",
+    operation_id = "createDeveloperKey",
+    security(("bearer" = [])),
+    request_body = CreateKeyRequest,
+    responses(
+        (status = 201, description = "The key and its secret (shown once)", body = KeyWithSecret),
+        (status = 400, description = "A field is wrong: name, scopes (an unknown scope is named), expiresAt", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Called with a key, or a LIVE key was asked for", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Too many keys that are not revoked", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create_key(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Body(request): Body<CreateKeyRequest>,
+) -> Result<(StatusCode, Json<KeyWithSecret>), ApiError> {
+    let me = developer_session(&caller)?;
+    if request.kind == CreatableKind::Live {
+        return Err(ApiError::forbidden(
+            "LIVE keys are issued by platform staff once a connector is approved",
+        )
+        .with_field("kind"));
+    }
+    let name = request.name.trim();
+    if name.is_empty()
+        || name.chars().count() > NAME_MAX_CHARS
+        || name.chars().any(char::is_control)
+    {
+        return Err(ApiError::validation(
+            "name",
+            format!("name must have 1 to {NAME_MAX_CHARS} characters"),
+        ));
+    }
+    let scopes: BTreeSet<Scope> = request.scopes.iter().copied().collect();
+    if scopes.is_empty() {
+        return Err(ApiError::validation(
+            "scopes",
+            "scopes must name at least one scope",
+        ));
+    }
+    let now = state.clock.now();
+    if request.expires_at.is_some_and(|e| e <= now) {
+        return Err(ApiError::validation(
+            "expiresAt",
+            "expiresAt must be in the future",
+        ));
+    }
+    active_developer(&state, &me).await?;
+    let developers = Developers(&*state.store);
+    let live = developers
+        .keys(me.developer)
+        .await?
+        .iter()
+        .filter(|k| k.revoked_at.is_none())
+        .count();
+    if live >= MAX_LIVE_KEYS {
+        return Err(ApiError::conflict(format!(
+            "a developer holds at most {MAX_LIVE_KEYS} keys that are not revoked; revoke one first"
+        )));
+    }
+    let (secret, prefix) = new_dev_secret();
+    let key = KeyRecord {
+        id: KeyId::new(),
+        developer_id: me.developer,
+        kind: KeyKind::Dev,
+        name: name.to_owned(),
+        prefix,
+        scopes: scopes.into_iter().collect(),
+        definition_id: None,
+        created_at: now,
+        expires_at: request.expires_at,
+        last_used_at: None,
+        revoked_at: None,
+        rotated_from_id: None,
+        secret_hash: sha256_hex(&secret),
+    };
+    developers.create_key(&key).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(KeyWithSecret {
+            key: key.into(),
+            secret,
+        }),
+    ))
+}
+
+fn no_such_key() -> ApiError {
+    ApiError::not_found("no such key")
+}
+
+/// The caller's own key by the id in the path; another developer's key and a
+/// malformed id answer as a missing one.
+async fn own_key(
+    state: &AppState,
+    developer: DeveloperId,
+    key_id: &str,
+) -> Result<KeyRecord, ApiError> {
+    let id: KeyId = key_id.parse().map_err(|_| no_such_key())?;
+    Developers(&*state.store)
+        .key(developer, id)
+        .await?
+        .ok_or_else(no_such_key)
+}
+
+/// Gives the key a new secret, shown this once; the old secret stops working at
+/// once. The key id, which is the App ID, stays. App tokens already issued name
+/// the key, not the secret, and run out within their five minutes (revoke the
+/// key to stop them at once). Session only.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/keys/{keyId}/rotate",
+    tag = "developers",
+    operation_id = "rotateDeveloperKey",
+    security(("bearer" = [])),
+    params(("keyId" = KeyId, Path, description = "The key (App ID)")),
+    responses(
+        (status = 200, description = "The key with its new secret (shown once)", body = KeyWithSecret),
+        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such key", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The key is revoked or expired", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn rotate_key(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(key_id): Path<String>,
+) -> Result<Json<KeyWithSecret>, ApiError> {
+    let me = developer_session(&caller)?;
+    active_developer(&state, &me).await?;
+    let key = own_key(&state, me.developer, &key_id).await?;
+    if key.revoked_at.is_some() {
+        return Err(ApiError::conflict("the key is revoked"));
+    }
+    if key.expires_at.is_some_and(|e| e <= state.clock.now()) {
+        return Err(ApiError::conflict("the key has expired; create a new one"));
+    }
+    let (secret, prefix) = new_dev_secret();
+    let rotated = Developers(&*state.store)
+        .rotate_secret(&key, &sha256_hex(&secret), &prefix)
+        .await
+        .map_err(|e| {
+            if e.is_condition_failure() {
+                ApiError::conflict("the key was rotated or revoked meanwhile; retry")
+            } else {
+                e.into()
+            }
+        })?;
+    Ok(Json(KeyWithSecret {
+        key: rotated.into(),
+        secret,
+    }))
+}
+
+/// Revokes the key: its secret and the app tokens issued for it stop working
+/// at once. The key stays listed with `revokedAt`. Revoking a revoked key is a
+/// no-op. (Revocation is the DELETE of the key.) Session only.
+#[utoipa::path(
+    delete,
+    path = "/v1/developers/keys/{keyId}",
+    tag = "developers",
+    operation_id = "revokeDeveloperKey",
+    security(("bearer" = [])),
+    params(("keyId" = KeyId, Path, description = "The key (App ID)")),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such key", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn revoke_key(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(key_id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let me = developer_session(&caller)?;
+    let key = own_key(&state, me.developer, &key_id).await?;
+    if key.revoked_at.is_none() {
+        Developers(&*state.store)
+            .revoke_key(&key, state.clock.now())
+            .await?;
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AppTokenRequest {
+    /// The App ID: the key's id.
+    pub app_id: KeyId,
+    /// The App secret: the key's secret.
+    pub app_secret: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub enum TokenType {
+    Bearer,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AppToken {
+    /// Authenticates as the key (same scopes and tenants) for five minutes.
+    pub access_token: String,
+    pub token_type: TokenType,
+    /// Always 300.
+    pub expires_in: i64,
+}
+
+fn wrong_app_credentials() -> ApiError {
+    ApiError::unauthorized("the App ID or the App secret is wrong")
+}
+
+/// Exchanges an App ID and App secret for an access token valid five minutes
+/// (spec: Authentication 3). A wrong pair, a revoked or expired key and a key
+/// of a developer who is not active all get the same 401. No bearer token.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/apps/token",
+    tag = "developers",
+    operation_id = "exchangeAppToken",
+    request_body = AppTokenRequest,
+    responses(
+        (status = 200, description = "An app token", body = AppToken),
+        (status = 400, description = "A field is missing or malformed", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Wrong App ID or App secret, or the key is no longer valid", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn app_token(
+    State(state): State<AppState>,
+    Body(request): Body<AppTokenRequest>,
+) -> Result<Json<AppToken>, ApiError> {
+    let presented = sha256_hex(&request.app_secret);
+    let developers = Developers(&*state.store);
+    let key = developers
+        .key_by_secret_hash(&presented)
+        .await?
+        .ok_or_else(wrong_app_credentials)?;
+    // The lookup found the key by the secret's hash; it must be the App ID's key
+    // and its current hash (compared in constant time).
+    if key.id != request.app_id
+        || !constant_time_eq(key.secret_hash.as_bytes(), presented.as_bytes())
+    {
+        return Err(wrong_app_credentials());
+    }
+    let now = state.clock.now();
+    if key.revoked_at.is_some() || key.expires_at.is_some_and(|e| e <= now) {
+        return Err(wrong_app_credentials());
+    }
+    let active = developers
+        .get(key.developer_id)
+        .await?
+        .is_some_and(|d| d.status == DeveloperStatus::Active);
+    if !active {
+        return Err(wrong_app_credentials());
+    }
+    Ok(Json(AppToken {
+        access_token: state
+            .tokens
+            .issue_app(key.id, key.developer_id, now.unix_timestamp()),
+        token_type: TokenType::Bearer,
+        expires_in: APP_TOKEN_SECONDS,
+    }))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CallerKind {
+    /// A signed-in developer.
+    Session,
+    /// A developer key, presented directly or through an app token.
+    Key,
+}
+
+/// Who the caller is, as the platform sees it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WhoAmI {
+    pub kind: CallerKind,
+    pub developer_id: DeveloperId,
+    /// Sessions only.
+    pub user_id: Option<UserId>,
+    /// Keys only: the key (App ID).
+    pub key_id: Option<KeyId>,
+    /// Keys only.
+    pub key_kind: Option<KeyKind>,
+    /// Keys only: the key's scopes (a session acts by its roles, not scopes).
+    pub scopes: Vec<Scope>,
+    /// The tenants the caller reaches: a DEV key its sandbox; a session the
+    /// tenants of its claims.
+    pub tenants: Vec<TenantId>,
+}
+
+/// Diagnostics: who the caller is (a developer session, or a key presented
+/// directly or as an app token), with a key's scopes and tenants. Needs no
+/// scope; answers 401 to household sessions.
+#[utoipa::path(
+    get,
+    path = "/v1/developers/whoami",
+    tag = "developers",
+    operation_id = "developerWhoAmI",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller", body = WhoAmI),
+        (status = 401, description = "No valid developer session, key or app token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn whoami(Caller(caller): Caller) -> Result<Json<WhoAmI>, ApiError> {
+    match caller {
+        Principal::Key {
+            key_id,
+            developer,
+            kind,
+            scopes,
+            tenants,
+        } => Ok(Json(WhoAmI {
+            kind: CallerKind::Key,
+            developer_id: developer,
+            user_id: None,
+            key_id: Some(key_id),
+            key_kind: Some(kind),
+            scopes: scopes.into_iter().collect(),
+            tenants: tenants.into_iter().collect(),
+        })),
+        Principal::Person {
+            claims,
+            kind: SessionKind::Developer,
+            developer: Some(developer),
+            ..
+        } => Ok(Json(WhoAmI {
+            kind: CallerKind::Session,
+            developer_id: developer,
+            user_id: Some(claims.sub),
+            key_id: None,
+            key_kind: None,
+            scopes: Vec::new(),
+            tenants: claims.tenants.keys().copied().collect(),
+        })),
+        Principal::Person { .. } => Err(ApiError::unauthorized(
+            "this operation needs a developer session, a key or an app token",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Secrets: `svc_dev_` + 43 base64url characters (256 bits); the prefix
+        /// is the secret's first 12 characters; secrets never repeat.
+        #[test]
+        fn dev_secrets_have_their_format_and_prefix(_n in 0u8..64) {
+            let (secret, prefix) = new_dev_secret();
+            prop_assert!(secret.starts_with("svc_dev_"));
+            let random = &secret["svc_dev_".len()..];
+            prop_assert_eq!(random.len(), 43);
+            prop_assert!(random.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+            prop_assert_eq!(prefix.len(), PREFIX_CHARS);
+            prop_assert!(secret.starts_with(&prefix));
+            prop_assert_ne!(secret, new_dev_secret().0);
+        }
+    }
+
+    #[test]
+    fn create_requests_name_unknown_scopes() {
+        let Err(e) = crate::extract::parse_json::<CreateKeyRequest>(
+            br#"{"name":"ci","scopes":["devices:read","devices:delete"]}"#,
+        ) else {
+            panic!("an unknown scope must be refused");
+        };
+        assert_eq!(e.status, StatusCode::BAD_REQUEST);
+        assert_eq!(e.field.as_deref(), Some("scopes[1]"));
+        assert!(e.detail.contains("devices:delete"), "{}", e.detail);
+    }
+
+    #[test]
+    fn key_views_never_carry_the_secret() {
+        let (secret, prefix) = new_dev_secret();
+        let record = KeyRecord {
+            id: KeyId::new(),
+            developer_id: DeveloperId::new(),
+            kind: KeyKind::Dev,
+            name: "ci".into(),
+            prefix,
+            scopes: vec![Scope::DevicesRead],
+            definition_id: None,
+            created_at: time::macros::datetime!(2026-06-01 12:00 UTC),
+            expires_at: None,
+            last_used_at: None,
+            revoked_at: None,
+            rotated_from_id: None,
+            secret_hash: sha256_hex(&secret),
+        };
+        let json = serde_json::to_value(KeyView::from(record.clone())).unwrap();
+        let mut fields: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        fields.sort();
+        assert_eq!(
+            fields,
+            [
+                "createdAt",
+                "definitionId",
+                "expiresAt",
+                "id",
+                "kind",
+                "lastUsedAt",
+                "name",
+                "prefix",
+                "revokedAt",
+                "rotatedFromId",
+                "scopes"
+            ]
+        );
+        let text = json.to_string();
+        assert!(!text.contains(&secret) && !text.contains(&record.secret_hash));
+    }
 }

@@ -7,10 +7,18 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::AppState;
 
 pub mod account;
+pub mod admin;
 pub mod keys;
+pub mod mfa;
+pub mod quota;
+pub mod sandbox;
+pub mod session;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(account::routes())
+        .merge(mfa::routes())
         .merge(keys::routes())
+        .merge(admin::routes())
+        .merge(quota::routes())
 }

@@ -11,9 +11,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
 
-use super::ts;
+use super::identity::{MfaRecord, UserRecord, email_guard, user_key};
+use super::{CreateError, ts};
 use crate::{
-    Condition, Index, Item, Key, Query, SortKey, Store, StoreError, TxWrite, UpdateAction,
+    Condition, Index, Item, Key, PageKey, Query, SortKey, Store, StoreError, TxWrite, UpdateAction,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -87,12 +88,93 @@ fn key_key(developer: DeveloperId, id: KeyId) -> Key {
 fn hash_key(hash: &str) -> Key {
     Key::new(format!("KEYHASH#{hash}"), "KEYHASH")
 }
+// The user and email-guard keys of `identity` (kept private there), needed to
+// write a developer's user in the same transaction as the developer.
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// The writes of a sign-up: the user, the guard on its address and the
+/// developer, all created together or not at all.
+pub fn sign_up_writes(
+    user: &UserRecord,
+    developer: &DeveloperRecord,
+) -> Result<Vec<TxWrite>, StoreError> {
+    Ok(vec![
+        TxWrite::Put {
+            item: Item::from_record(user_key(user.id), user)?,
+            condition: Some(Condition::item_absent()),
+        },
+        TxWrite::Put {
+            item: Item::new(email_guard(&user.email)).with("userId", user.id.to_string()),
+            condition: Some(Condition::item_absent()),
+        },
+        TxWrite::Put {
+            item: developer_item(developer)?,
+            condition: Some(Condition::item_absent()),
+        },
+    ])
+}
+
+/// The writes that verify a developer and attach its sandbox tenant: the
+/// developer (as read, `before`) moves to ACTIVE with `sandbox`, only while it
+/// is still in the status it was read in and has no sandbox yet (so a sandbox
+/// is provisioned once however often verification runs); its user becomes the
+/// sandbox's ADMIN (`user` carries the new tenants map) with a verified address.
+pub fn verify_writes(
+    before: &DeveloperRecord,
+    user: &UserRecord,
+    sandbox: TenantId,
+    at: OffsetDateTime,
+) -> Result<Vec<TxWrite>, StoreError> {
+    let tenants = serde_json::to_value(&user.tenants)
+        .map_err(|e| StoreError::Invalid(format!("tenants are not serialisable: {e}")))?;
+    let verified_at = rfc3339(before.verified_at.unwrap_or(at));
+    let email_verified_at = rfc3339(user.email_verified_at.unwrap_or(at));
+    let status = serde_json::to_value(before.status)
+        .map_err(|e| StoreError::Invalid(format!("status is not serialisable: {e}")))?;
+    Ok(vec![
+        TxWrite::Update {
+            key: developer_key(before.id),
+            actions: vec![
+                UpdateAction::Set("status".into(), json!(DeveloperStatus::Active)),
+                UpdateAction::Set("sandboxTenantId".into(), json!(sandbox)),
+                UpdateAction::Set("verifiedAt".into(), json!(verified_at)),
+            ],
+            condition: Some(
+                Condition::eq("status", status).and(
+                    Condition::not_exists("sandboxTenantId")
+                        .or(Condition::eq("sandboxTenantId", serde_json::Value::Null)),
+                ),
+            ),
+        },
+        TxWrite::Update {
+            key: user_key(user.id),
+            actions: vec![
+                UpdateAction::Set("tenants".into(), tenants),
+                UpdateAction::Set("emailVerifiedAt".into(), json!(email_verified_at)),
+            ],
+            condition: Some(Condition::item_present()),
+        },
+    ])
+}
+
+/// A sortable timestamp: UTC with all nine subsecond digits, so that string
+/// order is time order (RFC 3339 as `time` writes it drops trailing zeros, and
+/// `05.1Z` would sort after `05.12Z` and `05Z` after both).
+fn sortable(at: OffsetDateTime) -> String {
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:9]Z"
+    );
+    at.to_offset(time::UtcOffset::UTC)
+        .format(&format)
+        .unwrap_or_default()
+}
 
 pub fn developer_item(developer: &DeveloperRecord) -> Result<Item, StoreError> {
-    let created = developer
-        .created_at
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default();
+    let created = sortable(developer.created_at);
     Ok(Item::from_record(developer_key(developer.id), developer)?
         .with(Index::Gsi1.pk_attr(), "DEVELOPERS")
         .with(Index::Gsi1.sk_attr(), format!("{created}#{}", developer.id)))
@@ -107,6 +189,85 @@ impl Developers<'_> {
             .await?
             .map(|i| i.to_record())
             .transpose()
+    }
+
+    /// Creates the user, its address guard and the developer in one transaction.
+    pub async fn sign_up(
+        &self,
+        user: &UserRecord,
+        developer: &DeveloperRecord,
+    ) -> Result<(), CreateError> {
+        match self.0.transact(sign_up_writes(user, developer)?).await {
+            Err(e) if e.is_condition_failure() => Err(CreateError::Taken("email")),
+            other => Ok(other?),
+        }
+    }
+
+    /// Replaces the password and profile of a sign-up nobody verified yet (a
+    /// repeated sign-up with the same address): only while the developer is
+    /// still PENDING_EMAIL. Returns whether it was replaced.
+    pub async fn replace_pending(
+        &self,
+        user_id: UserId,
+        password_hash: &str,
+        developer: &DeveloperRecord,
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .0
+            .transact(vec![
+                TxWrite::Put {
+                    item: developer_item(developer)?,
+                    condition: Some(Condition::eq(
+                        "status",
+                        json!(DeveloperStatus::PendingEmail),
+                    )),
+                },
+                TxWrite::Update {
+                    key: user_key(user_id),
+                    actions: vec![UpdateAction::Set(
+                        "passwordHash".into(),
+                        json!(password_hash),
+                    )],
+                    condition: Some(Condition::item_present()),
+                },
+            ])
+            .await;
+        match result {
+            Ok(()) => Ok(true),
+            Err(e) if e.is_condition_failure() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Sets (or, with `None`, clears) the MFA state of a developer's user and the
+    /// developer's `mfaEnabledAt` together. Only the `mfa` attribute of the user is
+    /// written, so the last accepted TOTP step stays (a code is never reusable).
+    pub async fn set_mfa(
+        &self,
+        user: UserId,
+        developer: DeveloperId,
+        mfa: Option<&MfaRecord>,
+    ) -> Result<(), StoreError> {
+        let mfa_value = serde_json::to_value(mfa)
+            .map_err(|e| StoreError::Invalid(format!("mfa is not serialisable: {e}")))?;
+        let enabled_at = mfa
+            .and_then(|m| m.enabled_at)
+            .map(|at| json!(rfc3339(at)))
+            .unwrap_or(serde_json::Value::Null);
+        self.0
+            .transact(vec![
+                TxWrite::Update {
+                    key: user_key(user),
+                    actions: vec![UpdateAction::Set("mfa".into(), mfa_value)],
+                    condition: Some(Condition::item_present()),
+                },
+                TxWrite::Update {
+                    key: developer_key(developer),
+                    actions: vec![UpdateAction::Set("mfaEnabledAt".into(), enabled_at)],
+                    condition: Some(Condition::item_present()),
+                },
+            ])
+            .await
     }
 
     pub async fn save(&self, developer: &DeveloperRecord) -> Result<(), StoreError> {
@@ -136,6 +297,30 @@ impl Developers<'_> {
             )
             .await?;
         page.items.iter().map(Item::to_record).collect()
+    }
+
+    /// One page of a developer's keys, oldest first.
+    pub async fn keys_page(
+        &self,
+        developer: DeveloperId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<KeyRecord>, Option<PageKey>), StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::partition(format!("DEVELOPER#{developer}"))
+                    .sort(SortKey::BeginsWith("KEY#".into()))
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?;
+        let keys = page
+            .items
+            .iter()
+            .map(Item::to_record)
+            .collect::<Result<_, _>>()?;
+        Ok((keys, page.next))
     }
 
     /// Stores a new key and its secret lookup in one transaction.
@@ -248,4 +433,52 @@ fn hash_item(key: &KeyRecord) -> Item {
     Item::new(hash_key(&key.secret_hash))
         .with("developerId", key.developer_id.to_string())
         .with("keyId", key.id.to_string())
+}
+
+impl Developers<'_> {
+    /// One page of every developer, newest first.
+    pub async fn admin_page(
+        &self,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<DeveloperRecord>, Option<PageKey>), StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::on_index(Index::Gsi1, "DEVELOPERS")
+                    .backward()
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?;
+        let developers = page
+            .items
+            .iter()
+            .map(Item::to_record)
+            .collect::<Result<_, _>>()?;
+        Ok((developers, page.next))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sortable_timestamps_sort_in_time_order() {
+        let base = time::macros::datetime!(2026-01-01 00:00:05 UTC);
+        let times: Vec<OffsetDateTime> = [0, 100_000_000, 120_000_000, 123_456_789, 999_999_999]
+            .into_iter()
+            .map(|ns| base.replace_nanosecond(ns).unwrap())
+            .chain([base + time::Duration::seconds(1)])
+            .collect();
+        let texts: Vec<String> = times.iter().copied().map(sortable).collect();
+        let mut sorted = texts.clone();
+        sorted.sort();
+        assert_eq!(sorted, texts);
+        assert_eq!(texts[1], "2026-01-01T00:00:05.100000000Z");
+        // Offsets are normalised to UTC.
+        let elsewhere = base.to_offset(time::macros::offset!(+02:00));
+        assert_eq!(sortable(elsewhere), texts[0]);
+    }
 }

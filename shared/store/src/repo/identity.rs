@@ -79,10 +79,10 @@ pub fn email_key(email: &str) -> String {
     email.trim().to_lowercase()
 }
 
-fn user_key(id: UserId) -> Key {
+pub fn user_key(id: UserId) -> Key {
     Key::new(format!("USER#{id}"), "USER")
 }
-fn email_guard(email: &str) -> Key {
+pub fn email_guard(email: &str) -> Key {
     Key::new(format!("EMAIL#{}", email_key(email)), "EMAIL")
 }
 fn session_key(id: SessionId) -> Key {
@@ -132,14 +132,22 @@ impl Users<'_> {
         self.get(id).await
     }
 
-    /// Replaces the whole record (the caller read it and changes fields).
+    /// Writes the record's fields over the stored user. An update of exactly
+    /// those fields, not a whole-item put: `totpLastStep`, which only
+    /// [`accept_totp_step`](Self::accept_totp_step) advances, is never rolled
+    /// back (a rollback would make a used code valid again).
     pub async fn save(&self, user: &UserRecord) -> Result<(), StoreError> {
+        let fields = Item::from_record(user_key(user.id), user)?;
+        let actions = fields
+            .attrs()
+            .iter()
+            .filter(|(name, _)| *name != crate::attr::PK && *name != crate::attr::SK)
+            .map(|(name, value)| UpdateAction::Set(name.clone(), value.clone()))
+            .collect();
         self.0
-            .put(
-                Item::from_record(user_key(user.id), user)?,
-                Some(Condition::item_present()),
-            )
+            .update(&user_key(user.id), actions, Some(Condition::item_present()))
             .await
+            .map(|_| ())
     }
 
     pub async fn set_password(&self, id: UserId, hash: &str) -> Result<(), StoreError> {

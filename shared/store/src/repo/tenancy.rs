@@ -260,3 +260,94 @@ impl Tenancy<'_> {
         }
     }
 }
+
+/// A household's first home: the client, the property with its named rooms,
+/// and the person who owns it. Used by the first-start bootstrap and by the
+/// developer sandbox.
+pub struct NewHome<'a> {
+    pub tenant_id: TenantId,
+    pub household: &'a str,
+    pub household_email: Option<String>,
+    pub home: &'a str,
+    pub timezone: &'a str,
+    pub rooms: &'a [&'a str],
+    pub owner: UserId,
+    pub now: OffsetDateTime,
+}
+
+/// What [`new_home_writes`] creates.
+pub struct CreatedHome {
+    pub client: ClientRecord,
+    pub property: PropertyRecord,
+    pub rooms: Vec<RoomRecord>,
+}
+
+/// The writes creating a [`NewHome`]: client, property, rooms, then the owner's
+/// grant (last), for the caller's transaction.
+pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>), StoreError> {
+    let NewHome {
+        tenant_id,
+        household,
+        household_email,
+        home,
+        timezone,
+        rooms,
+        owner,
+        now,
+    } = home;
+    let client = ClientRecord {
+        id: ClientId::new(),
+        tenant_id,
+        name: household.into(),
+        email: household_email,
+        created_at: now,
+        updated_at: now,
+    };
+    let property = PropertyRecord {
+        id: PropertyId::new(),
+        tenant_id,
+        client_id: client.id,
+        name: home.into(),
+        timezone: timezone.into(),
+        address: None,
+        latitude: None,
+        longitude: None,
+        created_at: now,
+        updated_at: now,
+    };
+    let rooms: Vec<RoomRecord> = rooms
+        .iter()
+        .map(|name| RoomRecord {
+            id: RoomId::new(),
+            tenant_id,
+            property_id: property.id,
+            name: (*name).into(),
+            icon: None,
+            listening: true,
+            created_at: now,
+        })
+        .collect();
+    let grant = GrantRecord {
+        client_id: client.id,
+        tenant_id,
+        user_id: owner,
+        role: HouseholdRole::Owner,
+        property_id: None,
+        starts_at: None,
+        ends_at: None,
+        created_at: now,
+    };
+    let mut writes = vec![client_write(&client)?, property_write(&property)?];
+    for room in &rooms {
+        writes.push(room_write(room)?);
+    }
+    writes.push(grant_write(&grant)?);
+    Ok((
+        CreatedHome {
+            client,
+            property,
+            rooms,
+        },
+        writes,
+    ))
+}

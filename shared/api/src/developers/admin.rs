@@ -1,0 +1,342 @@
+//! Platform staff operations on developers (under /v1/developers/admin): the
+//! developer list, the quota defaults, a developer's quota override, and
+//! verifying a developer by hand.
+//!
+//! Who: platform OWNER and STAFF may do everything; SUPPORT may read (the list
+//! and the defaults) but not change a quota or verify a developer (403). Anyone
+//! who is not platform staff (households, tenant roles, developer keys) gets the
+//! 404 of a path that does not exist: the admin surface is invisible to them.
+//! The caller is checked before the body is read, so a bad body does not reveal
+//! the operation either.
+
+use alyt_domain::access::{Denied, PlatformRole, Principal};
+use alyt_domain::ids::DeveloperId;
+use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow};
+use alyt_store::repo::developers::{DeveloperStatus, Developers};
+use alyt_store::repo::identity::Users;
+use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
+use alyt_store::repo::usage::{EffectiveQuota, Quotas};
+use axum::Json;
+use axum::extract::{Path, State};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::account::DeveloperView;
+use super::quota::{EffectiveQuotaView, forget_cached};
+use super::sandbox::{self, Verification};
+use super::session::{Body, Params};
+use crate::auth::Caller;
+use crate::auth::secrets::{random_token, sha256_hex};
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_developers))
+        .routes(routes!(get_quota_defaults))
+        .routes(routes!(put_developer_quota))
+        .routes(routes!(verify_developer))
+}
+
+/// Platform roles that may read the admin views.
+pub const READERS: [PlatformRole; 3] = [
+    PlatformRole::Owner,
+    PlatformRole::Staff,
+    PlatformRole::Support,
+];
+/// Platform roles that may change quotas and verify developers.
+pub const WRITERS: [PlatformRole; 2] = [PlatformRole::Owner, PlatformRole::Staff];
+
+/// Seconds the internal verification token of a staff verification lives (it
+/// is spent in the same request).
+const STAFF_VERIFY_TOKEN_SECONDS: i64 = 300;
+
+/// The caller must be platform staff with one of `roles`.
+fn staff(caller: &Principal, roles: &[PlatformRole]) -> Result<PlatformRole, ApiError> {
+    caller
+        .require_platform(roles)
+        .map_err(|denied| match denied {
+            Denied::Role => ApiError::forbidden(format!(
+                "your platform role does not allow this; it needs {}",
+                roles
+                    .iter()
+                    .map(|r| format!("{r:?}").to_uppercase())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )),
+            // Exactly the answer of a path with no operation.
+            _ => ApiError::not_found("no operation at this path"),
+        })
+}
+
+fn no_such_developer() -> ApiError {
+    ApiError::not_found("no such developer")
+}
+
+fn developer_id(text: &str) -> Result<DeveloperId, ApiError> {
+    text.parse().map_err(|_| no_such_developer())
+}
+
+// ---------------------------------------------------------------------------
+// GET /developers/admin/developers
+
+/// Every developer, newest first (platform OWNER, STAFF or SUPPORT).
+#[utoipa::path(
+    get,
+    path = "/v1/developers/admin/developers",
+    tag = "developers",
+    operation_id = "listAdminDevelopers",
+    security(("bearer" = [])),
+    params(PageParams),
+    responses(
+        (status = 200, description = "A page of developers, newest first", body = ListResponse<DeveloperView>),
+        (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "Not platform staff", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_developers(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    page: Result<Params<PageParams>, ApiError>,
+) -> Result<Json<ListResponse<DeveloperView>>, ApiError> {
+    staff(&caller, &READERS)?;
+    let Params(page) = page?;
+    let (limit, after) = (page.limit()?, page.after()?);
+    let (developers, next) = Developers(&*state.store)
+        .admin_page(limit, after)
+        .await
+        .map_err(|e| match e {
+            alyt_store::StoreError::Invalid(_) => {
+                ApiError::validation("cursor", "the cursor is not one this list handed out")
+            }
+            other => other.into(),
+        })?;
+    Ok(Json(ListResponse {
+        items: developers.into_iter().map(DeveloperView::from).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+// ---------------------------------------------------------------------------
+// GET /developers/admin/quota-defaults
+
+/// The platform default of every kind, each exactly a Quota default value.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct QuotaDefaults {
+    #[serde(rename = "REQUESTS")]
+    #[schema(rename = "REQUESTS")]
+    pub requests: QuotaValue,
+    #[serde(rename = "VIRTUAL_DEVICES")]
+    #[schema(rename = "VIRTUAL_DEVICES")]
+    pub virtual_devices: QuotaValue,
+    #[serde(rename = "MQTT_MESSAGES")]
+    #[schema(rename = "MQTT_MESSAGES")]
+    pub mqtt_messages: QuotaValue,
+}
+
+/// The quota defaults that apply to every developer without an override
+/// (platform OWNER, STAFF or SUPPORT). Unless the platform configured others:
+/// REQUESTS 100000 a day with a burst of 600 a minute, VIRTUAL_DEVICES 20
+/// (devices held at once), MQTT_MESSAGES 1000000 a day.
+#[utoipa::path(
+    get,
+    path = "/v1/developers/admin/quota-defaults",
+    tag = "developers",
+    operation_id = "getAdminQuotaDefaults",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The default per kind", body = QuotaDefaults),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "Not platform staff", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_quota_defaults(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+) -> Result<Json<QuotaDefaults>, ApiError> {
+    staff(&caller, &READERS)?;
+    let defaults = Quotas(&*state.store).defaults().await?;
+    let of = |kind: QuotaKind| {
+        defaults
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(kind.documented_default(), |(_, v)| *v)
+    };
+    Ok(Json(QuotaDefaults {
+        requests: of(QuotaKind::Requests),
+        virtual_devices: of(QuotaKind::VirtualDevices),
+        mqtt_messages: of(QuotaKind::MqttMessages),
+    }))
+}
+
+// ---------------------------------------------------------------------------
+// PUT /developers/admin/developers/{developerId}/quota
+
+/// A quota override for one developer: the kind and a Quota default value.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PutQuotaRequest {
+    pub kind: QuotaKind,
+    /// Uses allowed per window, 0 to 2^53 - 1 (0 refuses every use).
+    #[schema(minimum = 0, maximum = 9007199254740991_u64)]
+    pub ceiling: u64,
+    pub window: QuotaWindow,
+    /// At most this many uses a minute (>= 1); leave out for no burst limit.
+    /// Not for VIRTUAL_DEVICES, which is a standing count.
+    #[serde(default)]
+    #[schema(required = false, minimum = 1)]
+    pub burst_per_minute: Option<u32>,
+}
+
+/// Sets the developer's quota of one kind, replacing any earlier override;
+/// answers the new effective value (platform OWNER or STAFF). Keyed requests
+/// of the developer see it at once on this instance and within a minute on
+/// every other.
+#[utoipa::path(
+    put,
+    path = "/v1/developers/admin/developers/{developerId}/quota",
+    tag = "developers",
+    operation_id = "putAdminDeveloperQuota",
+    security(("bearer" = [])),
+    params(("developerId" = DeveloperId, Path, description = "The developer")),
+    request_body = PutQuotaRequest,
+    responses(
+        (status = 200, description = "The new effective quota of that kind", body = EffectiveQuotaView),
+        (status = 400, description = "Unknown kind or window, negative ceiling, burstPerMinute below 1", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "SUPPORT may not change quotas", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not JSON", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn put_developer_quota(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(developer_id_text): Path<String>,
+    body: Result<Body<PutQuotaRequest>, ApiError>,
+) -> Result<Json<EffectiveQuotaView>, ApiError> {
+    staff(&caller, &WRITERS)?;
+    let Body(request) = body?;
+    let value = QuotaValue {
+        ceiling: request.ceiling,
+        window: request.window,
+        burst_per_minute: request.burst_per_minute,
+    };
+    value
+        .validate(request.kind)
+        .map_err(|e| ApiError::validation(e.field, e.message))?;
+    let id = developer_id(&developer_id_text)?;
+    Developers(&*state.store)
+        .get(id)
+        .await?
+        .ok_or_else(no_such_developer)?;
+    Quotas(&*state.store)
+        .set_override(id, request.kind, value, caller.user_id(), state.clock.now())
+        .await?;
+    forget_cached(&state, id);
+    let effective = EffectiveQuota {
+        kind: request.kind,
+        value,
+        source: QuotaSource::Override,
+    };
+    Ok(Json((&effective).into()))
+}
+
+// ---------------------------------------------------------------------------
+// POST /developers/admin/developers/{developerId}/verify
+
+/// Verifies a developer whose address was not confirmed (platform OWNER or
+/// STAFF): PENDING_EMAIL becomes ACTIVE and the sandbox is provisioned exactly
+/// as the verification link does (the same transaction, spending a one-time
+/// token made for this request). An ACTIVE developer is answered as it is
+/// (provisioning its sandbox if it has none); a SUSPENDED one is a 409, since
+/// verifying does not lift a suspension.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/admin/developers/{developerId}/verify",
+    tag = "developers",
+    operation_id = "verifyAdminDeveloper",
+    security(("bearer" = [])),
+    params(("developerId" = DeveloperId, Path, description = "The developer")),
+    responses(
+        (status = 200, description = "The developer, now ACTIVE with its sandbox", body = DeveloperView),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "SUPPORT may not verify developers", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The developer is suspended", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn verify_developer(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(developer_id_text): Path<String>,
+) -> Result<Json<DeveloperView>, ApiError> {
+    staff(&caller, &WRITERS)?;
+    let id = developer_id(&developer_id_text)?;
+    let developer = Developers(&*state.store)
+        .get(id)
+        .await?
+        .ok_or_else(no_such_developer)?;
+    match developer.status {
+        DeveloperStatus::Suspended => {
+            return Err(ApiError::conflict(
+                "the developer is suspended; verifying does not lift a suspension",
+            ));
+        }
+        DeveloperStatus::Active if developer.sandbox_tenant_id.is_some() => {
+            return Ok(Json(developer.into()));
+        }
+        _ => {}
+    }
+    let user = Users(&*state.store)
+        .get(developer.user_id)
+        .await?
+        .ok_or_else(|| ApiError::internal(format!("developer {id} has no user")))?;
+
+    // The verification transaction spends a one-time token; make one that is
+    // never sent anywhere, shaped like the mailed link's, and spend it now.
+    let token = random_token();
+    let hash = sha256_hex(&token);
+    let tokens = OneTimeTokens(&*state.store);
+    let now = state.clock.unix_seconds();
+    tokens
+        .issue(
+            Purpose::VerifyEmail,
+            &hash,
+            &json!({
+                "developerId": developer.id,
+                "userId": user.id,
+                "passwordFingerprint": sha256_hex(&user.password_hash),
+            }),
+            now + STAFF_VERIFY_TOKEN_SECONDS,
+        )
+        .await?;
+    let verified = match sandbox::verify_and_provision(&state, &hash, &developer, &user).await {
+        Ok(Verification::Verified { developer, .. }) => *developer,
+        Ok(Verification::AlreadyVerified) => {
+            // Verified concurrently (the link, or other staff): answer as it is now.
+            let _: Option<serde_json::Value> =
+                tokens.consume(Purpose::VerifyEmail, &hash, now).await?;
+            Developers(&*state.store)
+                .get(id)
+                .await?
+                .ok_or_else(no_such_developer)?
+        }
+        Ok(Verification::TokenDead) => {
+            return Err(ApiError::internal(
+                "the staff verification token died before it was spent",
+            ));
+        }
+        Err(e) => {
+            let _: Result<Option<serde_json::Value>, _> =
+                tokens.consume(Purpose::VerifyEmail, &hash, now).await;
+            return Err(e);
+        }
+    };
+    Ok(Json(verified.into()))
+}

@@ -1,0 +1,796 @@
+//! Developer quotas and usage: `GET /v1/developers/quota`, `GET
+//! /v1/developers/usage`, and the counting of every request a key makes.
+//!
+//! Counting (called by the caller extractor for every request authenticated by
+//! a key, bearer secret or app token; sessions are not counted): the
+//! developer's `REQUESTS` counter of the current window and, when the quota has
+//! a `burstPerMinute`, the developer's counter of the current minute move with
+//! conditional updates that never pass their limit, and the key's counter of
+//! the day moves with a plain one. The three run concurrently (one round trip).
+//! A request that would pass the ceiling or the burst is refused with 429
+//! `quota-exceeded`, `Retry-After` and the quota named, and the counters that
+//! moved are given back, so the counts are of served requests.
+//!
+//! Store calls per keyed request, besides authentication: 3 updates (2 without
+//! a burst limit); on a refusal up to 2 more to give back. The developer's
+//! effective quota comes from an in-process cache (at most [`CACHE_TTL`] old;
+//! a miss is one batch get); a staff change is seen at once by the process
+//! that made it and within a minute by every other (each Lambda instance).
+//!
+//! This is separate from the per-process rate limiter and its RateLimit fields.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, Instant};
+
+use alyt_domain::access::{Principal, SessionKind};
+use alyt_domain::ids::{DeveloperId, KeyId};
+use alyt_domain::quota::{
+    Decision, QuotaKind, QuotaSource, QuotaValue, QuotaWindow, decide, unix_minute,
+};
+use alyt_store::StoreError;
+use alyt_store::repo::developers::{Developers, KeyRecord};
+use alyt_store::repo::usage::{Counted, Counter, EffectiveQuota, EffectiveQuotas, Quotas, Usage};
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::session::{SignedIn, active_developer};
+use crate::auth::Caller;
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_quota))
+        .routes(routes!(get_usage))
+}
+
+/// How old a cached effective quota may be.
+pub const CACHE_TTL: Duration = Duration::from_secs(60);
+/// Counters outlive their window by a day (for support), then expire.
+const RETAIN_SECONDS: i64 = 86_400;
+/// Burst counters outlive their minute by two.
+const MINUTE_RETAIN_SECONDS: i64 = 120;
+/// Cached entries kept before stale ones are swept out.
+const CACHE_SWEEP_AT: usize = 10_000;
+
+// ---------------------------------------------------------------------------
+// The in-process quota cache
+
+type CacheKey = (usize, DeveloperId);
+
+static CACHE: LazyLock<Mutex<HashMap<CacheKey, (Instant, EffectiveQuotas)>>> =
+    LazyLock::new(Default::default);
+
+/// Entries are per store, so two platforms in one process (tests) never share one.
+fn cache_key(state: &AppState, developer: DeveloperId) -> CacheKey {
+    (Arc::as_ptr(&state.store) as *const () as usize, developer)
+}
+
+/// The developer's effective quotas, from the cache when fresh.
+pub async fn effective_cached(
+    state: &AppState,
+    developer: DeveloperId,
+) -> Result<EffectiveQuotas, StoreError> {
+    let key = cache_key(state, developer);
+    {
+        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, quotas)) = cache.get(&key)
+            && at.elapsed() < CACHE_TTL
+        {
+            return Ok(*quotas);
+        }
+    }
+    let quotas = Quotas(&*state.store).effective(developer).await?;
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= CACHE_SWEEP_AT {
+        cache.retain(|_, (at, _)| at.elapsed() < CACHE_TTL);
+    }
+    cache.insert(key, (Instant::now(), quotas));
+    Ok(quotas)
+}
+
+/// Drops the developer's cached quotas (after staff changed one).
+pub fn forget_cached(state: &AppState, developer: DeveloperId) {
+    CACHE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&cache_key(state, developer));
+}
+
+// ---------------------------------------------------------------------------
+// Counting
+
+fn expiry(window: QuotaWindow, at: OffsetDateTime) -> i64 {
+    window.end(at).unix_timestamp() + RETAIN_SECONDS
+}
+
+/// Counts one request of `key` and refuses it (429 `quota-exceeded`) when the
+/// developer's `REQUESTS` ceiling or burst is spent. See the module docs.
+pub async fn count_key_request(state: &AppState, key: &KeyRecord) -> Result<(), ApiError> {
+    let now = state.clock.now();
+    let developer = key.developer_id;
+    let value = effective_cached(state, developer)
+        .await?
+        .get(QuotaKind::Requests)
+        .value;
+    let usage = Usage(&*state.store);
+    let window = Counter::Window {
+        developer,
+        kind: QuotaKind::Requests,
+        window_key: value.window.key(now),
+    };
+    let burst = value.burst_per_minute.map(|limit| {
+        (
+            Counter::Burst {
+                developer,
+                minute: unix_minute(now),
+            },
+            u64::from(limit),
+        )
+    });
+    let per_key = Counter::KeyDay {
+        key: key.id,
+        day: QuotaWindow::Day.key(now),
+    };
+    let (window_result, burst_result, key_result) = tokio::join!(
+        usage.add_within(&window, 1, value.ceiling, Some(expiry(value.window, now))),
+        async {
+            match &burst {
+                Some((counter, limit)) => usage
+                    .add_within(
+                        counter,
+                        1,
+                        *limit,
+                        Some(now.unix_timestamp() + MINUTE_RETAIN_SECONDS),
+                    )
+                    .await
+                    .map(Some),
+                None => Ok(None),
+            }
+        },
+        usage.add(&per_key, 1, Some(expiry(QuotaWindow::Day, now))),
+    );
+
+    // What moved, to give back when the request is not served.
+    let window_moved = matches!(window_result, Ok(Counted::Counted(_))).then_some(&window);
+    let burst_moved = match (&burst_result, &burst) {
+        (Ok(Some(Counted::Counted(_))), Some((counter, _))) => Some(counter),
+        _ => None,
+    };
+    let key_moved = key_result.is_ok().then_some(&per_key);
+    let outcome = (|| -> Result<Decision, StoreError> {
+        let used = count_after(window_result?, value.ceiling);
+        let burst_used = match (burst_result?, &burst) {
+            (Some(counted), Some((_, limit))) => count_after(counted, *limit),
+            _ => 0,
+        };
+        key_result?;
+        Ok(decide(used, &value, burst_used, now))
+    })();
+    let refusal = match outcome {
+        Ok(Decision::Allowed) => return Ok(()),
+        Ok(Decision::OverCeiling { reset_in }) => ApiError::quota_exceeded(
+            QuotaKind::Requests.as_str(),
+            reset_in,
+            format!(
+                "the {} quota of this developer ({} per {}) is spent; it resets in {reset_in} s",
+                QuotaKind::Requests,
+                value.ceiling,
+                window_word(value.window),
+            ),
+        ),
+        Ok(Decision::OverBurst { reset_in }) => ApiError::quota_exceeded(
+            QuotaKind::Requests.as_str(),
+            reset_in,
+            format!(
+                "the {} burst limit of this developer ({} per minute) is spent; retry in {reset_in} s",
+                QuotaKind::Requests,
+                value.burst_per_minute.unwrap_or_default(),
+            ),
+        ),
+        Err(e) => ApiError::from(e),
+    };
+    tokio::join!(
+        give_back(&usage, window_moved),
+        give_back(&usage, burst_moved),
+        give_back(&usage, key_moved),
+    );
+    Err(refusal)
+}
+
+/// The count a use would have made: the new count, or one past what is there.
+fn count_after(counted: Counted, limit: u64) -> u64 {
+    match counted {
+        Counted::Counted(n) => n,
+        Counted::Refused(current) => current.unwrap_or(limit).saturating_add(1),
+    }
+}
+
+async fn give_back(usage: &Usage<'_>, counter: Option<&Counter>) {
+    if let Some(counter) = counter
+        && let Err(e) = usage.add(counter, -1, None).await
+    {
+        tracing::warn!(error = %e, counter = ?counter.key(), "could not give back a refused use");
+    }
+}
+
+fn window_word(window: QuotaWindow) -> &'static str {
+    match window {
+        QuotaWindow::Day => "day",
+        QuotaWindow::Month => "month",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Who may read
+
+/// The developer a caller speaks for: a developer session (of an active
+/// developer) or any key of the developer, whatever its scopes. Household
+/// sessions are the wrong kind of token (401), as on every developer operation.
+pub async fn calling_developer(
+    state: &AppState,
+    caller: &Principal,
+) -> Result<DeveloperId, ApiError> {
+    match caller {
+        Principal::Key { developer, .. } => Ok(*developer),
+        Principal::Person {
+            claims,
+            kind: SessionKind::Developer,
+            session,
+            developer: Some(developer),
+        } => {
+            let signed_in = SignedIn {
+                user: claims.sub,
+                developer: *developer,
+                session: *session,
+            };
+            active_developer(state, &signed_in).await?;
+            Ok(*developer)
+        }
+        Principal::Person { .. } => Err(ApiError::unauthorized(
+            "this operation needs a developer session or a developer key",
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// GET /quota
+
+/// The quota that applies to the developer for one kind.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EffectiveQuotaView {
+    pub kind: QuotaKind,
+    /// Uses allowed per window (for VIRTUAL_DEVICES: devices held at once).
+    pub ceiling: u64,
+    pub window: QuotaWindow,
+    /// At most this many uses a minute; absent without a burst limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, minimum = 1)]
+    pub burst_per_minute: Option<u32>,
+    /// `override` when staff set a value for this developer, else `default`.
+    pub source: QuotaSource,
+}
+
+impl From<&EffectiveQuota> for EffectiveQuotaView {
+    fn from(q: &EffectiveQuota) -> Self {
+        Self {
+            kind: q.kind,
+            ceiling: q.value.ceiling,
+            window: q.value.window,
+            burst_per_minute: q.value.burst_per_minute,
+            source: q.source,
+        }
+    }
+}
+
+/// The developer's effective quota of every kind.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct QuotaResponse {
+    #[serde(rename = "REQUESTS")]
+    #[schema(rename = "REQUESTS")]
+    pub requests: EffectiveQuotaView,
+    #[serde(rename = "VIRTUAL_DEVICES")]
+    #[schema(rename = "VIRTUAL_DEVICES")]
+    pub virtual_devices: EffectiveQuotaView,
+    #[serde(rename = "MQTT_MESSAGES")]
+    #[schema(rename = "MQTT_MESSAGES")]
+    pub mqtt_messages: EffectiveQuotaView,
+}
+
+impl From<&EffectiveQuotas> for QuotaResponse {
+    fn from(q: &EffectiveQuotas) -> Self {
+        Self {
+            requests: q.get(QuotaKind::Requests).into(),
+            virtual_devices: q.get(QuotaKind::VirtualDevices).into(),
+            mqtt_messages: q.get(QuotaKind::MqttMessages).into(),
+        }
+    }
+}
+
+/// The developer's effective quotas: each kind's override when staff set one,
+/// else the platform default. A developer session or any key of the developer
+/// (no scope needed; the request counts like any keyed request).
+#[utoipa::path(
+    get,
+    path = "/v1/developers/quota",
+    tag = "developers",
+    operation_id = "getDeveloperQuota",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The effective quota per kind", body = QuotaResponse),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The developer account is not active", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Called with a key whose developer's REQUESTS quota is spent", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_quota(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+) -> Result<Json<QuotaResponse>, ApiError> {
+    let developer = calling_developer(&state, &caller).await?;
+    let quotas = Quotas(&*state.store).effective(developer).await?;
+    Ok(Json((&quotas).into()))
+}
+
+// ---------------------------------------------------------------------------
+// GET /usage
+
+/// Usage of one kind in its current window.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KindUsage {
+    /// Uses in the current window; for VIRTUAL_DEVICES the devices held now.
+    pub count: u64,
+    pub ceiling: u64,
+    pub window: QuotaWindow,
+    /// The current window (`2026-11-21`, `2026-11`); null for a standing count.
+    pub window_key: Option<String>,
+    /// When the count starts again from zero; null for a standing count
+    /// (VIRTUAL_DEVICES counts the devices that exist, which no window resets).
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub resets_at: Option<OffsetDateTime>,
+    /// The burst limit, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, minimum = 1)]
+    pub burst_per_minute: Option<u32>,
+    /// Uses in the current minute, when there is a burst limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false)]
+    pub burst_count: Option<u64>,
+    pub source: QuotaSource,
+}
+
+/// Usage per kind.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UsageByKind {
+    #[serde(rename = "REQUESTS")]
+    #[schema(rename = "REQUESTS")]
+    pub requests: KindUsage,
+    #[serde(rename = "VIRTUAL_DEVICES")]
+    #[schema(rename = "VIRTUAL_DEVICES")]
+    pub virtual_devices: KindUsage,
+    #[serde(rename = "MQTT_MESSAGES")]
+    #[schema(rename = "MQTT_MESSAGES")]
+    pub mqtt_messages: KindUsage,
+}
+
+/// Requests one key made in the day of [`UsageResponse::day`].
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyUsage {
+    pub key_id: KeyId,
+    pub name: String,
+    pub requests: u64,
+}
+
+/// The developer's usage now.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageResponse {
+    /// When the counts were read.
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub at: OffsetDateTime,
+    pub quotas: UsageByKind,
+    /// The UTC day of the per-key counts (`2026-11-21`).
+    pub day: String,
+    /// Every key that is not revoked, and revoked keys that made requests
+    /// today, oldest first.
+    pub keys: Vec<KeyUsage>,
+}
+
+/// The developer's usage: for each kind the count of the current window, its
+/// ceiling, window and reset, and the requests of each key today (UTC). Only
+/// served requests count. A developer session or any key of the developer.
+#[utoipa::path(
+    get,
+    path = "/v1/developers/usage",
+    tag = "developers",
+    operation_id = "getDeveloperUsage",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Counts per kind and per key", body = UsageResponse),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The developer account is not active", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Called with a key whose developer's REQUESTS quota is spent", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_usage(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+) -> Result<Json<UsageResponse>, ApiError> {
+    let developer = calling_developer(&state, &caller).await?;
+    let now = state.clock.now();
+    let (quota_repo, developers) = (Quotas(&*state.store), Developers(&*state.store));
+    let (quotas, keys) = tokio::join!(quota_repo.effective(developer), developers.keys(developer),);
+    let (quotas, keys) = (quotas?, keys?);
+    let day = QuotaWindow::Day.key(now);
+
+    // One read of every counter: the three kinds, the minute, each key.
+    let mut counters: Vec<Counter> = quotas
+        .iter()
+        .map(|q| {
+            if q.kind.is_standing() {
+                Counter::Standing {
+                    developer,
+                    kind: q.kind,
+                }
+            } else {
+                Counter::Window {
+                    developer,
+                    kind: q.kind,
+                    window_key: q.value.window.key(now),
+                }
+            }
+        })
+        .collect();
+    counters.push(Counter::Burst {
+        developer,
+        minute: unix_minute(now),
+    });
+    counters.extend(keys.iter().map(|k| Counter::KeyDay {
+        key: k.id,
+        day: day.clone(),
+    }));
+    let counts = Usage(&*state.store).counts(&counters).await?;
+    let burst_count = counts[QuotaKind::ALL.len()];
+
+    let kind_usage = |kind: QuotaKind| {
+        let index = QuotaKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
+        let quota = quotas.get(kind);
+        let value: QuotaValue = quota.value;
+        let standing = kind.is_standing();
+        KindUsage {
+            count: counts[index],
+            ceiling: value.ceiling,
+            window: value.window,
+            window_key: (!standing).then(|| value.window.key(now)),
+            resets_at: (!standing).then(|| value.window.end(now)),
+            burst_per_minute: value.burst_per_minute,
+            burst_count: value
+                .burst_per_minute
+                .filter(|_| kind == QuotaKind::Requests)
+                .map(|_| burst_count),
+            source: quota.source,
+        }
+    };
+    let key_counts = &counts[QuotaKind::ALL.len() + 1..];
+    let keys = keys
+        .into_iter()
+        .zip(key_counts)
+        .filter(|(key, requests)| key.revoked_at.is_none() || **requests > 0)
+        .map(|(key, requests)| KeyUsage {
+            key_id: key.id,
+            name: key.name,
+            requests: *requests,
+        })
+        .collect();
+    Ok(Json(UsageResponse {
+        at: now,
+        quotas: UsageByKind {
+            requests: kind_usage(QuotaKind::Requests),
+            virtual_devices: kind_usage(QuotaKind::VirtualDevices),
+            mqtt_messages: kind_usage(QuotaKind::MqttMessages),
+        },
+        day,
+        keys,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use alyt_domain::access::{KeyKind, Scope};
+    use alyt_domain::ids::{TenantId, UserId};
+    use alyt_domain::{Clock, ManualClock};
+    use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperType};
+    use alyt_store::repo::identity::UserRecord;
+    use alyt_store::sqlite::SqliteStore;
+    use alyt_store::{Condition, Item, Key, Page, Query, Store, TxWrite, UpdateAction};
+    use time::macros::datetime;
+
+    use super::*;
+    use crate::auth::caller::authenticate;
+    use crate::auth::secrets::sha256_hex;
+    use crate::ports::{NoBotCheck, NoMailer};
+    use crate::{Adapters, Settings};
+
+    /// A store that counts the calls made through it.
+    struct Counting {
+        inner: SqliteStore,
+        calls: Mutex<BTreeMap<&'static str, usize>>,
+        total: AtomicUsize,
+    }
+
+    impl Counting {
+        fn count(&self, op: &'static str) {
+            self.total.fetch_add(1, Ordering::SeqCst);
+            *self.calls.lock().unwrap().entry(op).or_default() += 1;
+        }
+        fn take(&self) -> BTreeMap<&'static str, usize> {
+            self.total.store(0, Ordering::SeqCst);
+            std::mem::take(&mut *self.calls.lock().unwrap())
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl Store for Counting {
+        async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+            self.count("get");
+            self.inner.get(key).await
+        }
+        async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+            self.count("batch_get");
+            self.inner.batch_get(keys).await
+        }
+        async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+            self.count("put");
+            self.inner.put(item, condition).await
+        }
+        async fn update(
+            &self,
+            key: &Key,
+            actions: Vec<UpdateAction>,
+            condition: Option<Condition>,
+        ) -> Result<Item, StoreError> {
+            self.count("update");
+            self.inner.update(key, actions, condition).await
+        }
+        async fn delete(
+            &self,
+            key: &Key,
+            condition: Option<Condition>,
+        ) -> Result<Option<Item>, StoreError> {
+            self.count("delete");
+            self.inner.delete(key, condition).await
+        }
+        async fn query(&self, query: Query) -> Result<Page, StoreError> {
+            self.count("query");
+            self.inner.query(query).await
+        }
+        async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+            self.count("transact");
+            self.inner.transact(writes).await
+        }
+    }
+
+    struct Fixture {
+        state: AppState,
+        store: Arc<Counting>,
+        clock: Arc<ManualClock>,
+        developer: DeveloperId,
+        secret: String,
+    }
+
+    async fn fixture(start: OffsetDateTime) -> Fixture {
+        let clock = Arc::new(ManualClock::new(start));
+        let store = Arc::new(Counting {
+            inner: SqliteStore::in_memory(clock.clone()).unwrap(),
+            calls: Mutex::default(),
+            total: AtomicUsize::new(0),
+        });
+        let state = AppState::build(
+            Adapters {
+                store: store.clone(),
+                clock: clock.clone(),
+                mailer: Arc::new(NoMailer),
+                bot_check: Arc::new(NoBotCheck),
+            },
+            Settings {
+                rate_limit: Default::default(),
+                public_url: "http://127.0.0.1/v1".into(),
+            },
+        )
+        .await
+        .unwrap();
+        let now = clock.now();
+        let user = UserRecord {
+            id: UserId::new(),
+            email: "counted@example.com".into(),
+            password_hash: "x".into(),
+            email_verified_at: Some(now),
+            platform_role: None,
+            tenants: Default::default(),
+            developer_id: None,
+            mfa: None,
+            units: None,
+            created_at: now,
+        };
+        let developer = DeveloperRecord {
+            id: DeveloperId::new(),
+            user_id: user.id,
+            email: user.email.clone(),
+            kind: DeveloperType::Individual,
+            display_name: "Counted".into(),
+            organisation: None,
+            website: None,
+            status: DeveloperStatus::Active,
+            sandbox_tenant_id: Some(TenantId::new()),
+            verified_at: Some(now),
+            mfa_enabled_at: None,
+            created_at: now,
+        };
+        let developers = Developers(&*store);
+        developers.sign_up(&user, &developer).await.unwrap();
+        let secret = format!("svc_dev_{}", "k".repeat(43));
+        developers
+            .create_key(&KeyRecord {
+                id: KeyId::new(),
+                developer_id: developer.id,
+                kind: KeyKind::Dev,
+                name: "counted".into(),
+                prefix: secret[..12].into(),
+                scopes: vec![Scope::DevicesRead],
+                definition_id: None,
+                created_at: now,
+                expires_at: None,
+                last_used_at: None,
+                revoked_at: None,
+                rotated_from_id: None,
+                secret_hash: sha256_hex(&secret),
+            })
+            .await
+            .unwrap();
+        store.take();
+        Fixture {
+            state,
+            store,
+            clock,
+            developer: developer.id,
+            secret,
+        }
+    }
+
+    fn requests(f: &Fixture) -> Counter {
+        Counter::Window {
+            developer: f.developer,
+            kind: QuotaKind::Requests,
+            window_key: QuotaWindow::Day.key(f.clock.now()),
+        }
+    }
+
+    /// The store calls of one keyed request, written down: authentication
+    /// reads the secret lookup, the key and the developer; counting is three
+    /// updates; the quota is read once per minute per developer and process.
+    #[tokio::test]
+    async fn a_keyed_request_costs_three_reads_and_three_updates() {
+        let f = fixture(datetime!(2026-11-21 10:00 UTC)).await;
+        authenticate(&f.state, &f.secret).await.unwrap();
+        // The first also reads the quota (cache miss) and records lastUsedAt.
+        assert_eq!(
+            f.store.take(),
+            BTreeMap::from([("batch_get", 1), ("get", 3), ("update", 4)])
+        );
+        for _ in 0..3 {
+            authenticate(&f.state, &f.secret).await.unwrap();
+            assert_eq!(f.store.take(), BTreeMap::from([("get", 3), ("update", 3)]));
+        }
+        let counts = Usage(&*f.state.store)
+            .counts(&[
+                requests(&f),
+                Counter::Burst {
+                    developer: f.developer,
+                    minute: unix_minute(f.clock.now()),
+                },
+            ])
+            .await
+            .unwrap();
+        assert_eq!(counts, [4, 4]);
+    }
+
+    #[tokio::test]
+    async fn a_spent_ceiling_refuses_until_the_window_turns_and_refusals_are_not_counted() {
+        let f = fixture(datetime!(2026-11-21 23:59:00 UTC)).await;
+        let two = QuotaValue {
+            ceiling: 2,
+            window: QuotaWindow::Day,
+            burst_per_minute: None,
+        };
+        Quotas(&*f.state.store)
+            .set_override(f.developer, QuotaKind::Requests, two, None, f.clock.now())
+            .await
+            .unwrap();
+        forget_cached(&f.state, f.developer);
+        for _ in 0..2 {
+            authenticate(&f.state, &f.secret).await.unwrap();
+        }
+        f.store.take();
+        let refused = authenticate(&f.state, &f.secret).await.unwrap_err();
+        assert_eq!(refused.status.as_u16(), 429);
+        assert_eq!(refused.slug, "quota-exceeded");
+        assert_eq!(refused.quota, Some("REQUESTS"));
+        assert_eq!(refused.retry_after, Some(60));
+        // Without a burst limit: two counters, the key's given back.
+        assert_eq!(f.store.take(), BTreeMap::from([("get", 3), ("update", 3)]));
+        let usage = Usage(&*f.state.store);
+        assert_eq!(usage.counts(&[requests(&f)]).await.unwrap(), [2]);
+
+        // A second into the next day the key is served again.
+        f.clock.advance(time::Duration::seconds(61));
+        authenticate(&f.state, &f.secret).await.unwrap();
+        assert_eq!(usage.counts(&[requests(&f)]).await.unwrap(), [1]);
+    }
+
+    #[tokio::test]
+    async fn the_burst_turns_with_the_minute_and_staff_changes_apply_after_forgetting() {
+        let f = fixture(datetime!(2026-11-21 10:00:30 UTC)).await;
+        let burst = QuotaValue {
+            ceiling: 100,
+            window: QuotaWindow::Month,
+            burst_per_minute: Some(1),
+        };
+        Quotas(&*f.state.store)
+            .set_override(f.developer, QuotaKind::Requests, burst, None, f.clock.now())
+            .await
+            .unwrap();
+        forget_cached(&f.state, f.developer);
+        authenticate(&f.state, &f.secret).await.unwrap();
+        let refused = authenticate(&f.state, &f.secret).await.unwrap_err();
+        assert_eq!(refused.retry_after, Some(30));
+        assert!(
+            refused.detail.contains("1 per minute"),
+            "{}",
+            refused.detail
+        );
+        let month = Counter::Window {
+            developer: f.developer,
+            kind: QuotaKind::Requests,
+            window_key: "2026-11".into(),
+        };
+        // The refused request was given back on the month counter.
+        let usage = Usage(&*f.state.store);
+        assert_eq!(
+            usage.counts(std::slice::from_ref(&month)).await.unwrap(),
+            [1]
+        );
+        f.clock.advance(time::Duration::seconds(30));
+        authenticate(&f.state, &f.secret).await.unwrap();
+
+        // A new value is used once the cache forgets the old one.
+        let none = QuotaValue {
+            ceiling: 0,
+            window: QuotaWindow::Month,
+            burst_per_minute: None,
+        };
+        Quotas(&*f.state.store)
+            .set_override(f.developer, QuotaKind::Requests, none, None, f.clock.now())
+            .await
+            .unwrap();
+        f.clock.advance(time::Duration::seconds(60));
+        authenticate(&f.state, &f.secret).await.unwrap();
+        forget_cached(&f.state, f.developer);
+        let refused = authenticate(&f.state, &f.secret).await.unwrap_err();
+        assert_eq!(refused.slug, "quota-exceeded");
+        assert_eq!(usage.counts(&[month]).await.unwrap(), [3]);
+    }
+}

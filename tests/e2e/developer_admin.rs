@@ -1,0 +1,604 @@
+//! Platform staff operations on developers over HTTP: the paginated developer
+//! list, the quota defaults, quota overrides and verifying a developer by hand,
+//! and who may call them.
+
+use std::collections::BTreeSet;
+
+use alyt_domain::ids::{DeveloperId, UserId};
+use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperType, Developers};
+use alyt_store::repo::identity::UserRecord;
+use alyt_tests::TestPlatform;
+use alyt_tests::developers::{
+    PASSWORD, bearer, create_key, get_me, login, newest_link, sign_up, sign_up_and_verify,
+};
+use alyt_tests::principals::{Principals, Who};
+use serde_json::{Value, json};
+
+async fn call(
+    t: &TestPlatform,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let url = t.url(path);
+    let mut request = match method {
+        "GET" => t.http.get(&url),
+        "PUT" => t.http.put(&url),
+        "POST" => t.http.post(&url),
+        other => panic!("method {other}"),
+    };
+    if let Some(token) = token {
+        request = request.header("authorization", bearer(token));
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let body = response.json().await.unwrap_or(Value::Null);
+    (status, body)
+}
+
+/// Seeds a developer (and its user) straight into the store.
+async fn seed_developer(
+    t: &TestPlatform,
+    email: &str,
+    status: DeveloperStatus,
+    created_at: time::OffsetDateTime,
+) -> DeveloperId {
+    let store = t.platform.store();
+    let user = UserRecord {
+        id: UserId::new(),
+        email: email.into(),
+        password_hash: "not-a-real-hash".into(),
+        email_verified_at: None,
+        platform_role: None,
+        tenants: Default::default(),
+        developer_id: None,
+        mfa: None,
+        units: None,
+        created_at,
+    };
+    let developer = DeveloperRecord {
+        id: DeveloperId::new(),
+        user_id: user.id,
+        email: email.into(),
+        kind: DeveloperType::Brand,
+        display_name: format!("Seeded {email}"),
+        organisation: Some("Seed Co".into()),
+        website: None,
+        status,
+        sandbox_tenant_id: None,
+        verified_at: None,
+        mfa_enabled_at: None,
+        created_at,
+    };
+    let user = UserRecord {
+        developer_id: Some(developer.id),
+        ..user
+    };
+    Developers(&*store)
+        .sign_up(&user, &developer)
+        .await
+        .expect("seed developer");
+    developer.id
+}
+
+fn staff_token(principals: &Principals) -> String {
+    principals.token(Who::PlatformStaff).unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn the_developer_list_pages_newest_first_and_shows_everyone_once() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let staff = staff_token(&principals);
+
+    // Seven seeded a second apart an hour ago, the harness developer, and one
+    // signed up (newest) and verified.
+    let base = time::OffsetDateTime::now_utc() - time::Duration::hours(1);
+    let mut expected = Vec::new();
+    for i in 0..7 {
+        let at = base + time::Duration::seconds(i);
+        let status = if i % 2 == 0 {
+            DeveloperStatus::PendingEmail
+        } else {
+            DeveloperStatus::Active
+        };
+        expected.push(seed_developer(&t, &format!("seed{i}@example.com"), status, at).await);
+    }
+    expected.push(principals.developer.developer_id.parse().unwrap());
+    let dev = sign_up_and_verify(&t, "newest@example.com").await;
+    expected.push(dev.developer_id.parse().unwrap());
+    expected.reverse();
+
+    let mut seen: Vec<Value> = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/developers/admin/developers?limit=3&cursor={c}"),
+            None => "/developers/admin/developers?limit=3".to_owned(),
+        };
+        let (status, page) = call(&t, "GET", &path, Some(&staff), None).await;
+        assert_eq!(status, 200, "{page}");
+        let items = page["items"].as_array().unwrap();
+        assert!(items.len() <= 3);
+        seen.extend(items.iter().cloned());
+        pages += 1;
+        match page["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+        assert!(pages < 10, "the list does not end");
+    }
+    assert_eq!(pages, 3);
+    let ids: Vec<DeveloperId> = seen
+        .iter()
+        .map(|d| d["id"].as_str().unwrap().parse().unwrap())
+        .collect();
+    let unique: BTreeSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "every developer once");
+    assert_eq!(unique, expected.iter().collect(), "every developer");
+    // Newest first. The two signed up just now may share a second, within
+    // which the index orders by the RFC 3339 text (see the report), so their
+    // order is checked to the second; the seeded ones are seconds apart.
+    assert_eq!(ids[2..], expected[2..], "the seeded ones, newest first");
+    let seconds: Vec<i64> = seen
+        .iter()
+        .map(|d| {
+            time::OffsetDateTime::parse(
+                d["createdAt"].as_str().unwrap(),
+                &time::format_description::well_known::Rfc3339,
+            )
+            .unwrap()
+            .unix_timestamp()
+        })
+        .collect();
+    assert!(seconds.windows(2).all(|w| w[0] >= w[1]), "{seconds:?}");
+
+    // Each item is exactly the spec's Developer admin list item.
+    let newest = seen
+        .iter()
+        .find(|d| d["email"] == "newest@example.com")
+        .unwrap();
+    let mut fields: Vec<&str> = newest
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    fields.sort();
+    assert_eq!(
+        fields,
+        [
+            "createdAt",
+            "displayName",
+            "email",
+            "id",
+            "mfaEnabledAt",
+            "organisation",
+            "sandboxTenantId",
+            "status",
+            "type",
+            "userId",
+            "verifiedAt",
+            "website"
+        ]
+    );
+    assert_eq!(newest["email"], "newest@example.com");
+    assert_eq!(newest["status"], "ACTIVE");
+    assert_eq!(newest["sandboxTenantId"], dev.sandbox_tenant_id.as_str());
+    assert_eq!(newest["userId"], dev.user_id.as_str());
+    let oldest = seen.last().unwrap();
+    assert_eq!(oldest["email"], "seed0@example.com");
+    assert_eq!(oldest["status"], "PENDING_EMAIL");
+    assert_eq!(oldest["type"], "BRAND");
+    assert_eq!(oldest["organisation"], "Seed Co");
+    assert_eq!(oldest["sandboxTenantId"], Value::Null);
+    assert_eq!(oldest["verifiedAt"], Value::Null);
+
+    // The default page holds them all; bad paging is a 400 naming the parameter.
+    let (_, all) = call(
+        &t,
+        "GET",
+        "/developers/admin/developers",
+        Some(&staff),
+        None,
+    )
+    .await;
+    assert_eq!(all["items"].as_array().unwrap().len(), 9);
+    assert_eq!(all["nextCursor"], Value::Null);
+    for (query, field) in [
+        ("?limit=0", "limit"),
+        ("?limit=201", "limit"),
+        ("?limit=abc", "limit"),
+        ("?cursor=garbage", "cursor"),
+    ] {
+        let (status, body) = call(
+            &t,
+            "GET",
+            &format!("/developers/admin/developers{query}"),
+            Some(&staff),
+            None,
+        )
+        .await;
+        assert_eq!(
+            (status, body["field"].as_str()),
+            (400, Some(field)),
+            "{query}: {body}"
+        );
+    }
+    // A cursor of another list (a developer's key list) is refused too.
+    let _ = create_key(&t, &dev, &["devices:read"]).await;
+    let _ = create_key(&t, &dev, &["devices:read"]).await;
+    let (_, keys) = call(
+        &t,
+        "GET",
+        "/developers/keys?limit=1",
+        Some(&dev.access_token),
+        None,
+    )
+    .await;
+    let foreign = keys["nextCursor"].as_str().unwrap();
+    let (status, body) = call(
+        &t,
+        "GET",
+        &format!("/developers/admin/developers?cursor={foreign}"),
+        Some(&staff),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, body["field"].as_str()),
+        (400, Some("cursor")),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn staff_may_do_everything_support_may_read_everyone_else_sees_nothing() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let target = principals.developer.developer_id.clone();
+    let quota = json!({ "kind": "REQUESTS", "ceiling": 500, "window": "day" });
+
+    let reads = [
+        "/developers/admin/developers",
+        "/developers/admin/quota-defaults",
+    ];
+    let put_path = format!("/developers/admin/developers/{target}/quota");
+    let verify_path = format!("/developers/admin/developers/{target}/verify");
+
+    // (caller, token, read status, write status)
+    let mut callers: Vec<(String, Option<String>, u16, u16)> = Vec::new();
+    for who in Who::ALL {
+        let (read, write) = match who {
+            Who::Anonymous
+            | Who::Garbage
+            | Who::ExpiredToken
+            | Who::WrongKindToken
+            | Who::RevokedKey => (401, 401),
+            Who::PlatformOwner | Who::PlatformStaff => (200, 200),
+            Who::PlatformSupport => (200, 403),
+            _ => (404, 404),
+        };
+        callers.push((
+            format!("{who:?}"),
+            principals.token(who).map(str::to_owned),
+            read,
+            write,
+        ));
+    }
+    // Developer sessions and keys are outsiders here too (404).
+    let key = principals.token(Who::DevKey);
+    let not_a_path = call(&t, "GET", "/developers/admin/nothing-here", key, None).await;
+    assert_eq!(not_a_path.0, 404);
+    let mut failures = Vec::new();
+    for (name, token, read, write) in &callers {
+        for path in reads {
+            let (status, body) = call(&t, "GET", path, token.as_deref(), None).await;
+            if status != *read {
+                failures.push(format!("GET {path} as {name}: {status} {body}"));
+            }
+            if status == 404 {
+                // Exactly as a path that does not exist.
+                assert_eq!(body["detail"], not_a_path.1["detail"], "{name}");
+            }
+        }
+        // A bad body does not tell outsiders the operation exists.
+        let bad = json!({ "kind": "NOPE" });
+        let (status, _) = call(&t, "PUT", &put_path, token.as_deref(), Some(bad)).await;
+        let expected_bad = if *write == 200 { 400 } else { *write };
+        if status != expected_bad {
+            failures.push(format!("PUT bad body as {name}: {status}"));
+        }
+        let (status, body) =
+            call(&t, "PUT", &put_path, token.as_deref(), Some(quota.clone())).await;
+        if status != *write {
+            failures.push(format!("PUT quota as {name}: {status} {body}"));
+        }
+        let (status, body) = call(&t, "POST", &verify_path, token.as_deref(), None).await;
+        if status != *write {
+            failures.push(format!("POST verify as {name}: {status} {body}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test]
+async fn quota_defaults_are_the_documented_ones() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let (status, defaults) = call(
+        &t,
+        "GET",
+        "/developers/admin/quota-defaults",
+        principals.token(Who::PlatformSupport),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        defaults,
+        json!({
+            "REQUESTS": { "ceiling": 100000, "window": "day", "burstPerMinute": 600 },
+            "VIRTUAL_DEVICES": { "ceiling": 20, "window": "month" },
+            "MQTT_MESSAGES": { "ceiling": 1000000, "window": "day" },
+        })
+    );
+
+    // A configured platform default replaces the documented one.
+    alyt_store::repo::usage::Quotas(&*t.platform.store())
+        .set_default(
+            alyt_domain::quota::QuotaKind::MqttMessages,
+            alyt_domain::quota::QuotaValue {
+                ceiling: 5000,
+                window: alyt_domain::quota::QuotaWindow::Month,
+                burst_per_minute: Some(100),
+            },
+            time::OffsetDateTime::now_utc(),
+        )
+        .await
+        .unwrap();
+    let (_, defaults) = call(
+        &t,
+        "GET",
+        "/developers/admin/quota-defaults",
+        principals.token(Who::PlatformOwner),
+        None,
+    )
+    .await;
+    assert_eq!(
+        defaults["MQTT_MESSAGES"],
+        json!({ "ceiling": 5000, "window": "month", "burstPerMinute": 100 })
+    );
+}
+
+#[tokio::test]
+async fn bad_quota_overrides_are_400_naming_the_field() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let staff = staff_token(&principals);
+    let dev = sign_up_and_verify(&t, "limits@example.com").await;
+    let path = format!("/developers/admin/developers/{}/quota", dev.developer_id);
+
+    let cases = [
+        (
+            json!({ "kind": "TOASTERS", "ceiling": 1, "window": "day" }),
+            "kind",
+        ),
+        (
+            json!({ "kind": "requests", "ceiling": 1, "window": "day" }),
+            "kind",
+        ),
+        (json!({ "ceiling": 1, "window": "day" }), "kind"),
+        (
+            json!({ "kind": "REQUESTS", "ceiling": -1, "window": "day" }),
+            "ceiling",
+        ),
+        (
+            json!({ "kind": "REQUESTS", "ceiling": 1.5, "window": "day" }),
+            "ceiling",
+        ),
+        (
+            json!({ "kind": "REQUESTS", "ceiling": "10", "window": "day" }),
+            "ceiling",
+        ),
+        (json!({ "kind": "REQUESTS", "window": "day" }), "ceiling"),
+        (
+            json!({ "kind": "REQUESTS", "ceiling": 9007199254740992_u64, "window": "day" }),
+            "ceiling",
+        ),
+        (
+            json!({ "kind": "REQUESTS", "ceiling": 1, "window": "week" }),
+            "window",
+        ),
+        (json!({ "kind": "REQUESTS", "ceiling": 1 }), "window"),
+        (
+            json!({ "kind": "REQUESTS", "ceiling": 1, "window": "day", "burstPerMinute": 0 }),
+            "burstPerMinute",
+        ),
+        (
+            json!({ "kind": "REQUESTS", "ceiling": 1, "window": "day", "burstPerMinute": -2 }),
+            "burstPerMinute",
+        ),
+        (
+            json!({ "kind": "VIRTUAL_DEVICES", "ceiling": 5, "window": "month", "burstPerMinute": 3 }),
+            "burstPerMinute",
+        ),
+        (
+            json!({ "kind": "REQUESTS", "ceiling": 1, "window": "day", "developerId": "x" }),
+            "developerId",
+        ),
+    ];
+    for (body, field) in cases {
+        let (status, problem) = call(&t, "PUT", &path, Some(&staff), Some(body.clone())).await;
+        assert_eq!(status, 400, "{body}: {problem}");
+        assert_eq!(problem["field"], field, "{body}: {problem}");
+        assert_eq!(problem["status"], 400);
+    }
+    // Not JSON at all.
+    let response = t
+        .http
+        .put(t.url(&path))
+        .header("authorization", bearer(&staff))
+        .body("ceiling=1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 415);
+    // Unknown and malformed developers are 404 with a valid body.
+    let good = json!({ "kind": "REQUESTS", "ceiling": 1, "window": "day" });
+    for id in ["0190a0a0-0000-7000-8000-000000000000", "not-a-uuid"] {
+        let (status, _) = call(
+            &t,
+            "PUT",
+            &format!("/developers/admin/developers/{id}/quota"),
+            Some(&staff),
+            Some(good.clone()),
+        )
+        .await;
+        assert_eq!(status, 404, "{id}");
+    }
+    // Nothing of the above changed the developer's quota.
+    let (_, quota) = call(
+        &t,
+        "GET",
+        "/developers/quota",
+        Some(&dev.access_token),
+        None,
+    )
+    .await;
+    assert_eq!(quota["REQUESTS"]["source"], "default");
+    // A good one answers the new effective value; a ceiling of 0 is allowed.
+    let (status, body) = call(
+        &t,
+        "PUT",
+        &path,
+        Some(&staff),
+        Some(json!({ "kind": "MQTT_MESSAGES", "ceiling": 0, "window": "month", "burstPerMinute": null })),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body,
+        json!({ "kind": "MQTT_MESSAGES", "ceiling": 0, "window": "month", "source": "override" })
+    );
+}
+
+#[tokio::test]
+async fn staff_verify_a_pending_developer_like_the_link_does() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let staff = staff_token(&principals);
+    let email = "pending@example.com";
+    assert_eq!(sign_up(&t, email, PASSWORD).await.status(), 202);
+    // Not verified yet: sign-in is refused.
+    assert_eq!(login(&t, email, PASSWORD, None).await.status(), 403);
+
+    let (_, list) = call(
+        &t,
+        "GET",
+        "/developers/admin/developers",
+        Some(&staff),
+        None,
+    )
+    .await;
+    let pending = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["email"] == email)
+        .expect("listed")
+        .clone();
+    assert_eq!(pending["status"], "PENDING_EMAIL");
+    assert_eq!(pending["sandboxTenantId"], Value::Null);
+    let id = pending["id"].as_str().unwrap();
+    let path = format!("/developers/admin/developers/{id}/verify");
+
+    // SUPPORT may not.
+    let (status, _) = call(
+        &t,
+        "POST",
+        &path,
+        principals.token(Who::PlatformSupport),
+        None,
+    )
+    .await;
+    assert_eq!(status, 403);
+
+    let (status, verified) = call(&t, "POST", &path, Some(&staff), None).await;
+    assert_eq!(status, 200, "{verified}");
+    assert_eq!(verified["id"], id);
+    assert_eq!(verified["status"], "ACTIVE");
+    assert!(verified["verifiedAt"].is_string());
+    let sandbox = verified["sandboxTenantId"]
+        .as_str()
+        .expect("a sandbox")
+        .to_owned();
+
+    // The developer signs in and is the sandbox's ADMIN, as after the link.
+    let response = login(&t, email, PASSWORD, None).await;
+    assert_eq!(response.status(), 200);
+    let session: Value = response.json().await.unwrap();
+    let access = session["accessToken"].as_str().unwrap();
+    let me = get_me(&t, access).await;
+    assert_eq!(me["sandboxTenantId"], sandbox.as_str());
+    let claims = alyt_tests::developers::jwt_payload(access);
+    assert_eq!(claims["tenants"][&sandbox], "ADMIN");
+    let rooms = alyt_store::repo::tenancy::Tenancy(&*t.platform.store())
+        .properties(sandbox.parse().unwrap(), 10, None)
+        .await
+        .unwrap()
+        .0;
+    assert_eq!(rooms.len(), 1, "one sandbox home");
+
+    // Verifying again changes nothing, and the mailed link still signs in
+    // once without a second sandbox.
+    let (status, again) = call(&t, "POST", &path, Some(&staff), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(again, verified);
+    let link = newest_link(&t, email, "verify-email").unwrap();
+    assert_eq!(t.http.get(&link).send().await.unwrap().status(), 200);
+    assert_eq!(
+        get_me(&t, access).await["sandboxTenantId"],
+        sandbox.as_str()
+    );
+
+    // A suspended developer is not reactivated; an unknown one is 404.
+    let suspended = seed_developer(
+        &t,
+        "suspended@example.com",
+        DeveloperStatus::Suspended,
+        time::OffsetDateTime::now_utc(),
+    )
+    .await;
+    let (status, body) = call(
+        &t,
+        "POST",
+        &format!("/developers/admin/developers/{suspended}/verify"),
+        Some(&staff),
+        None,
+    )
+    .await;
+    assert_eq!(status, 409, "{body}");
+    let stored = Developers(&*t.platform.store())
+        .get(suspended)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, DeveloperStatus::Suspended);
+    for unknown in ["0190a0a0-0000-7000-8000-000000000000", "nope"] {
+        let (status, _) = call(
+            &t,
+            "POST",
+            &format!("/developers/admin/developers/{unknown}/verify"),
+            Some(&staff),
+            None,
+        )
+        .await;
+        assert_eq!(status, 404, "{unknown}");
+    }
+}

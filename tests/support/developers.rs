@@ -1,0 +1,280 @@
+//! Helpers for tests that need a developer: sign-up through the verification
+//! link in the local outbox, sessions, keys, TOTP codes and JWT payloads.
+//!
+//! ```ignore
+//! let t = TestPlatform::start().await;
+//! let dev = developers::sign_up_and_verify(&t, "dev@example.com").await;
+//! let (key_id, secret) = developers::create_key(&t, &dev, &["devices:read"]).await;
+//! ```
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Value, json};
+
+use crate::TestPlatform;
+
+/// A password the policy accepts.
+pub const PASSWORD: &str = "plum tractor season 42";
+/// Turnstile's test token, which the local bot check accepts.
+pub const BOT_TOKEN: &str = "XXXX.DUMMY.TOKEN.XXXX";
+
+/// A signed-in developer.
+#[derive(Debug, Clone)]
+pub struct DeveloperSession {
+    pub email: String,
+    pub password: String,
+    pub access_token: String,
+    pub refresh_token: String,
+    pub developer_id: String,
+    pub user_id: String,
+    pub sandbox_tenant_id: String,
+}
+
+impl DeveloperSession {
+    pub fn bearer(&self) -> String {
+        bearer(&self.access_token)
+    }
+}
+
+pub fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}
+
+/// A valid sign-up body.
+pub fn sign_up_body(email: &str, password: &str) -> Value {
+    json!({
+        "email": email,
+        "password": password,
+        "displayName": "Test Developer",
+        "type": "INDIVIDUAL",
+        "botToken": BOT_TOKEN,
+    })
+}
+
+pub async fn post_json(t: &TestPlatform, path: &str, body: &Value) -> reqwest::Response {
+    t.http.post(t.url(path)).json(body).send().await.unwrap()
+}
+
+pub async fn sign_up(t: &TestPlatform, email: &str, password: &str) -> reqwest::Response {
+    post_json(t, "/developers/auth/signup", &sign_up_body(email, password)).await
+}
+
+/// One message of the local outbox.
+#[derive(Debug, Clone)]
+pub struct Mail {
+    pub file: PathBuf,
+    pub to: String,
+    pub subject: String,
+    pub body: String,
+}
+
+impl Mail {
+    /// The first link in the body whose text contains `fragment`.
+    pub fn link(&self, fragment: &str) -> Option<String> {
+        self.body
+            .split_whitespace()
+            .find(|w| w.starts_with("http") && w.contains(fragment))
+            .map(str::to_owned)
+    }
+}
+
+/// Every message in the outbox, oldest first (file names are UUIDv7).
+pub fn outbox(t: &TestPlatform) -> Vec<Mail> {
+    let dir = t.platform.data_dir.join("outbox");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+            let header = |name: &str| {
+                head.split("\r\n")
+                    .find_map(|l| l.strip_prefix(name))
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned()
+            };
+            Mail {
+                to: header("To:"),
+                subject: header("Subject:"),
+                body: body.replace("\r\n", "\n"),
+                file,
+            }
+        })
+        .collect()
+}
+
+/// Messages to `to` (compared ignoring case), oldest first.
+pub fn mails_to(t: &TestPlatform, to: &str) -> Vec<Mail> {
+    outbox(t)
+        .into_iter()
+        .filter(|m| m.to.eq_ignore_ascii_case(to))
+        .collect()
+}
+
+/// The newest link to `to` whose text contains `fragment` (e.g. `verify-email`).
+pub fn newest_link(t: &TestPlatform, to: &str, fragment: &str) -> Option<String> {
+    mails_to(t, to).iter().rev().find_map(|m| m.link(fragment))
+}
+
+/// The `token` query parameter of a link.
+pub fn token_of(link: &str) -> String {
+    link.split_once("token=")
+        .map(|(_, rest)| rest.split('&').next().unwrap_or_default().to_owned())
+        .expect("the link carries a token")
+}
+
+/// Signs up `email` with [`PASSWORD`], follows the verification link from the
+/// outbox and returns the developer session, with ids from `GET /developers/me`.
+pub async fn sign_up_and_verify(t: &TestPlatform, email: &str) -> DeveloperSession {
+    sign_up_and_verify_with(t, email, PASSWORD).await
+}
+
+pub async fn sign_up_and_verify_with(
+    t: &TestPlatform,
+    email: &str,
+    password: &str,
+) -> DeveloperSession {
+    let response = sign_up(t, email, password).await;
+    assert_eq!(response.status(), 202, "{}", response.text().await.unwrap());
+    let link = newest_link(t, email, "verify-email").expect("a verification mail");
+    let response = t.http.get(&link).send().await.unwrap();
+    assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+    let tokens: Value = response.json().await.unwrap();
+    let access_token = tokens["accessToken"].as_str().unwrap().to_owned();
+    let me = get_me(t, &access_token).await;
+    DeveloperSession {
+        email: email.to_owned(),
+        password: password.to_owned(),
+        refresh_token: tokens["refreshToken"].as_str().unwrap().to_owned(),
+        developer_id: me["id"].as_str().unwrap().to_owned(),
+        user_id: me["userId"].as_str().unwrap().to_owned(),
+        sandbox_tenant_id: me["sandboxTenantId"]
+            .as_str()
+            .expect("a sandbox")
+            .to_owned(),
+        access_token,
+    }
+}
+
+/// `GET /developers/me`, which must answer 200.
+pub async fn get_me(t: &TestPlatform, access_token: &str) -> Value {
+    let response = t
+        .http
+        .get(t.url("/developers/me"))
+        .header("authorization", bearer(access_token))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+    response.json().await.unwrap()
+}
+
+/// `POST /developers/auth/login`.
+pub async fn login(
+    t: &TestPlatform,
+    email: &str,
+    password: &str,
+    totp: Option<&str>,
+) -> reqwest::Response {
+    let mut body = json!({ "email": email, "password": password });
+    if let Some(code) = totp {
+        body["totp"] = code.into();
+    }
+    post_json(t, "/developers/auth/login", &body).await
+}
+
+/// Creates a DEV key with `scopes`; returns its id and its secret.
+pub async fn create_key(
+    t: &TestPlatform,
+    session: &DeveloperSession,
+    scopes: &[&str],
+) -> (String, String) {
+    let created = create_key_response(t, session, scopes).await;
+    (
+        created["id"].as_str().unwrap().to_owned(),
+        created["secret"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// Creates a DEV key with `scopes`; returns the whole 201 body.
+pub async fn create_key_response(
+    t: &TestPlatform,
+    session: &DeveloperSession,
+    scopes: &[&str],
+) -> Value {
+    let response = t
+        .http
+        .post(t.url("/developers/keys"))
+        .header("authorization", session.bearer())
+        .json(&json!({ "name": "test key", "scopes": scopes }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201, "{}", response.text().await.unwrap());
+    response.json().await.unwrap()
+}
+
+/// Exchanges App ID + App secret for an app token (the whole 200 body).
+pub async fn app_token(t: &TestPlatform, key_id: &str, secret: &str) -> reqwest::Response {
+    post_json(
+        t,
+        "/developers/apps/token",
+        &json!({ "appId": key_id, "appSecret": secret }),
+    )
+    .await
+}
+
+/// The payload of a JWT, decoded (not verified).
+pub fn jwt_payload(token: &str) -> Value {
+    let payload = token.split('.').nth(1).expect("a JWT has three parts");
+    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
+}
+
+/// TOTP: the RFC 6238 code (HMAC-SHA1, 6 digits, 30 s) of `step` for a base32 secret.
+pub fn totp_at_step(secret_base32: &str, step: i64) -> String {
+    let bytes = totp_rs::Secret::Encoded(secret_base32.to_owned())
+        .to_bytes()
+        .expect("a base32 secret");
+    totp_rs::TOTP::new_unchecked(
+        totp_rs::Algorithm::SHA1,
+        6,
+        1,
+        30,
+        bytes,
+        None,
+        String::new(),
+    )
+    .generate((step * 30) as u64)
+}
+
+/// The current TOTP step of the wall clock (the local platform's clock).
+pub fn current_step() -> i64 {
+    (SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        / 30) as i64
+}
+
+/// A code the platform has not accepted yet: the step after `last` (or the
+/// oldest one the one-step skew allows), waiting only if that step is not yet
+/// within the skew. Advances `last`.
+pub async fn fresh_code(secret_base32: &str, last: &mut Option<i64>) -> String {
+    let step = last.map_or(current_step() - 1, |l| (l + 1).max(current_step() - 1));
+    while step > current_step() + 1 {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    *last = Some(step);
+    totp_at_step(secret_base32, step)
+}
