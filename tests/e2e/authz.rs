@@ -180,6 +180,17 @@ fn operations() -> Vec<Operation> {
             expect: staff_write_unknown_developer,
         },
         Operation {
+            id: "issueAdminLiveKey",
+            method: "POST",
+            path: "/developers/admin/developers/0190a0a0-0000-7000-8000-000000000000/live-keys",
+            body: |_| {
+                Some(
+                    json!({ "name": "live", "scopes": ["devices:read"], "definitionId": "acme-lights" }),
+                )
+            },
+            expect: staff_write_unknown_developer,
+        },
+        Operation {
             id: "developerSignUp",
             method: "POST",
             path: "/developers/auth/signup",
@@ -343,6 +354,104 @@ fn operations() -> Vec<Operation> {
     ]
 }
 
+/// An operation on a tenant's objects: `{tenantId}` in its path is the caller's
+/// own tenant (the demo tenant for people, the sandbox for the developer and its
+/// keys), another tenant, or one that does not exist.
+struct TenantOperation {
+    id: &'static str,
+    method: &'static str,
+    path: &'static str,
+    own: fn(Who) -> u16,
+    foreign: fn(Who) -> u16,
+}
+
+fn authenticated_all(who: Who) -> u16 {
+    if unauthenticated(who) { 401 } else { 200 }
+}
+
+/// Staff read every tenant; to anyone else another tenant does not exist.
+fn staff_only(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformOwner | Who::PlatformStaff | Who::PlatformSupport => 200,
+        _ => 404,
+    }
+}
+
+fn tenant_operations() -> Vec<TenantOperation> {
+    vec![TenantOperation {
+        id: "listProperties",
+        method: "GET",
+        path: "/properties?tenantId={tenantId}",
+        own: authenticated_all,
+        foreign: staff_only,
+    }]
+}
+
+#[tokio::test]
+async fn tenant_objects_answer_foreign_callers_like_missing_ones() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let demo = t
+        .platform
+        .first_start
+        .as_ref()
+        .unwrap()
+        .tenant_id
+        .to_string();
+    let sandbox = principals.developer.sandbox_tenant_id.clone();
+    let missing = "0190b5a0-0000-7000-8000-000000000000".to_owned();
+    let mut failures = Vec::new();
+    for op in tenant_operations() {
+        for who in Who::ALL {
+            let developer_side =
+                matches!(who, Who::DeveloperSession | Who::DevKey | Who::RevokedKey);
+            let (own, foreign) = if developer_side {
+                (&sandbox, &demo)
+            } else {
+                (&demo, &sandbox)
+            };
+            let mut answers = Vec::new();
+            for (label, tenant, expected) in [
+                ("own", own, (op.own)(who)),
+                ("foreign", foreign, (op.foreign)(who)),
+                (
+                    "missing",
+                    &missing,
+                    if unauthenticated(who) { 401 } else { 404 },
+                ),
+            ] {
+                let url = t.url(&op.path.replace("{tenantId}", tenant));
+                let mut request = t.http.request(op.method.parse().unwrap(), &url);
+                if let Some(token) = principals.token(who) {
+                    request = request.bearer_auth(token);
+                }
+                let response = request.send().await.unwrap();
+                let status = response.status().as_u16();
+                let body: Value = response.json().await.unwrap_or(Value::Null);
+                if status != expected {
+                    failures.push(format!(
+                        "{} {label} as {who:?}: got {status}, expected {expected}",
+                        op.id
+                    ));
+                }
+                answers.push((status, alyt_tests::without_request_id(body)));
+            }
+            if answers[1].0 == 404 && answers[1] != answers[2] {
+                failures.push(format!(
+                    "{} as {who:?}: a foreign tenant answers differently from a missing one",
+                    op.id
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "tenant authorization violations:\n{}",
+        failures.join("\n")
+    );
+}
+
 #[tokio::test]
 async fn every_operation_answers_every_caller_as_the_table_says() {
     let t = TestPlatform::start().await;
@@ -395,7 +504,11 @@ async fn the_table_covers_every_operation_of_the_contract() {
         .flat_map(|item| item.as_object().unwrap().values())
         .filter_map(|op| op["operationId"].as_str().map(str::to_owned))
         .collect();
-    let covered: BTreeSet<String> = operations().iter().map(|o| o.id.to_owned()).collect();
+    let covered: BTreeSet<String> = operations()
+        .iter()
+        .map(|o| o.id.to_owned())
+        .chain(tenant_operations().iter().map(|o| o.id.to_owned()))
+        .collect();
     let missing: Vec<_> = served.difference(&covered).collect();
     assert!(
         missing.is_empty(),

@@ -1,6 +1,6 @@
 //! Platform staff operations on developers over HTTP: the paginated developer
-//! list, the quota defaults, quota overrides and verifying a developer by hand,
-//! and who may call them.
+//! list, the quota defaults, quota overrides, verifying a developer by hand and
+//! issuing LIVE keys, and who may call them.
 
 use std::collections::BTreeSet;
 
@@ -9,7 +9,8 @@ use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperTy
 use alyt_store::repo::identity::UserRecord;
 use alyt_tests::TestPlatform;
 use alyt_tests::developers::{
-    PASSWORD, bearer, create_key, get_me, login, newest_link, sign_up, sign_up_and_verify,
+    PASSWORD, app_token, bearer, create_key, get_me, issue_live_key, login, newest_link, sign_up,
+    sign_up_and_verify,
 };
 use alyt_tests::principals::{Principals, Who};
 use serde_json::{Value, json};
@@ -26,6 +27,7 @@ async fn call(
         "GET" => t.http.get(&url),
         "PUT" => t.http.put(&url),
         "POST" => t.http.post(&url),
+        "DELETE" => t.http.delete(&url),
         other => panic!("method {other}"),
     };
     if let Some(token) = token {
@@ -601,4 +603,468 @@ async fn staff_verify_a_pending_developer_like_the_link_does() {
         .await;
         assert_eq!(status, 404, "{unknown}");
     }
+}
+
+fn live_keys_path(developer_id: &str) -> String {
+    format!("/developers/admin/developers/{developer_id}/live-keys")
+}
+
+/// The fields of the spec's Key object, sorted.
+const KEY_FIELDS: [&str; 11] = [
+    "createdAt",
+    "definitionId",
+    "expiresAt",
+    "id",
+    "kind",
+    "lastUsedAt",
+    "name",
+    "prefix",
+    "revokedAt",
+    "rotatedFromId",
+    "scopes",
+];
+
+fn sorted_fields(value: &Value) -> Vec<String> {
+    let mut fields: Vec<String> = value.as_object().unwrap().keys().cloned().collect();
+    fields.sort();
+    fields
+}
+
+#[tokio::test]
+async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let staff = staff_token(&principals);
+    let dev = sign_up_and_verify(&t, "live@example.com").await;
+
+    let (status, created) = call(
+        &t,
+        "POST",
+        &live_keys_path(&dev.developer_id),
+        Some(&staff),
+        Some(json!({
+            "name": "  Acme lights  ",
+            "scopes": ["things:read", "things:control", "things:read"],
+            "definitionId": "acme-lights",
+            "expiresAt": "2999-01-01T00:00:00Z",
+        })),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let mut with_secret: Vec<String> = KEY_FIELDS.iter().map(|f| f.to_string()).collect();
+    with_secret.push("secret".into());
+    with_secret.sort();
+    assert_eq!(sorted_fields(&created), with_secret);
+    let secret = created["secret"].as_str().unwrap().to_owned();
+    let key_id = created["id"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("svc_live_"), "{secret}");
+    assert_eq!(secret.len(), "svc_live_".len() + 43);
+    assert_eq!(created["prefix"], secret[..13]);
+    assert_eq!(created["kind"], "LIVE");
+    assert_eq!(created["name"], "Acme lights");
+    assert_eq!(created["definitionId"], "acme-lights");
+    assert_eq!(created["scopes"], json!(["things:read", "things:control"]));
+    assert_eq!(created["expiresAt"], "2999-01-01T00:00:00Z");
+    for null in ["lastUsedAt", "revokedAt", "rotatedFromId"] {
+        assert_eq!(created[null], Value::Null, "{null}");
+    }
+
+    // Stored only as its SHA-256.
+    let stored = Developers(&*t.platform.store())
+        .key(dev.developer_id.parse().unwrap(), key_id.parse().unwrap())
+        .await
+        .unwrap()
+        .expect("stored");
+    assert_eq!(
+        stored.secret_hash,
+        alyt_api::auth::secrets::sha256_hex(&secret)
+    );
+    let stored_json = serde_json::to_string(&stored).unwrap();
+    assert!(!stored_json.contains(&secret[13..]), "{stored_json}");
+
+    // The developer sees it among its keys, never its secret again.
+    let (status, listed) = call(&t, "GET", "/developers/keys", Some(&dev.access_token), None).await;
+    assert_eq!(status, 200);
+    assert!(!listed.to_string().contains(&secret[13..]));
+    let items = listed["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1);
+    let mut expected = created.clone();
+    expected.as_object_mut().unwrap().remove("secret");
+    assert_eq!(items[0], expected);
+    // Nor does the admin list show it.
+    let (_, developers) = call(
+        &t,
+        "GET",
+        "/developers/admin/developers",
+        Some(&staff),
+        None,
+    )
+    .await;
+    assert!(!developers.to_string().contains(&secret[13..]));
+
+    // It authenticates as a LIVE key of its connector, reaching no tenant:
+    // approval alone grants no household access (not even the sandbox).
+    let (status, who) = call(&t, "GET", "/developers/whoami", Some(&secret), None).await;
+    assert_eq!(status, 200, "{who}");
+    assert_eq!(who["kind"], "key");
+    assert_eq!(who["keyKind"], "LIVE");
+    assert_eq!(who["keyId"], key_id.as_str());
+    assert_eq!(who["developerId"], dev.developer_id.as_str());
+    assert_eq!(who["definitionId"], "acme-lights");
+    assert_eq!(who["scopes"], json!(["things:read", "things:control"]));
+    assert_eq!(who["tenants"], json!([]));
+    // A DEV key of the same developer reaches the sandbox, and names no definition.
+    let (_, dev_secret) = create_key(&t, &dev, &["things:read"]).await;
+    let (_, dev_who) = call(&t, "GET", "/developers/whoami", Some(&dev_secret), None).await;
+    assert_eq!(dev_who["tenants"], json!([dev.sandbox_tenant_id]));
+    assert_eq!(dev_who["definitionId"], Value::Null);
+    // Through an app token it is the same principal.
+    let response = app_token(&t, &key_id, &secret).await;
+    assert_eq!(response.status(), 200);
+    let token: Value = response.json().await.unwrap();
+    let (_, via_token) = call(
+        &t,
+        "GET",
+        "/developers/whoami",
+        token["accessToken"].as_str(),
+        None,
+    )
+    .await;
+    assert_eq!(via_token, who);
+    // Like every key, it manages no keys, and the admin surface is not there.
+    let (status, _) = call(&t, "GET", "/developers/keys", Some(&secret), None).await;
+    assert_eq!(status, 403);
+    let (status, _) = call(
+        &t,
+        "POST",
+        &live_keys_path(&dev.developer_id),
+        Some(&secret),
+        Some(json!({ "name": "x", "scopes": ["things:read"], "definitionId": "acme-lights" })),
+    )
+    .await;
+    assert_eq!(status, 404);
+
+    // The developer rotates it: same id, kind and definition; still svc_live_.
+    let (status, rotated) = call(
+        &t,
+        "POST",
+        &format!("/developers/keys/{key_id}/rotate"),
+        Some(&dev.access_token),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{rotated}");
+    let new_secret = rotated["secret"].as_str().unwrap().to_owned();
+    assert!(new_secret.starts_with("svc_live_"), "{new_secret}");
+    assert_eq!(new_secret.len(), "svc_live_".len() + 43);
+    assert_ne!(new_secret, secret);
+    assert_eq!(rotated["prefix"], new_secret[..13]);
+    assert_eq!(rotated["id"], key_id.as_str());
+    assert_eq!(rotated["kind"], "LIVE");
+    assert_eq!(rotated["definitionId"], "acme-lights");
+    let (status, _) = call(&t, "GET", "/developers/whoami", Some(&secret), None).await;
+    assert_eq!(status, 401, "the old secret stops");
+    let (status, who) = call(&t, "GET", "/developers/whoami", Some(&new_secret), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(who["keyKind"], "LIVE");
+    assert_eq!(who["tenants"], json!([]));
+
+    // And revokes it.
+    let (status, _) = call(
+        &t,
+        "DELETE",
+        &format!("/developers/keys/{key_id}"),
+        Some(&dev.access_token),
+        None,
+    )
+    .await;
+    assert_eq!(status, 204);
+    let (status, _) = call(&t, "GET", "/developers/whoami", Some(&new_secret), None).await;
+    assert_eq!(status, 401);
+    let (_, listed) = call(&t, "GET", "/developers/keys", Some(&dev.access_token), None).await;
+    let live = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["id"] == key_id.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(live["kind"], "LIVE");
+    assert!(live["revokedAt"].is_string());
+
+    // The platform OWNER may issue too; no expiry is null.
+    let by_owner = issue_live_key(
+        &t,
+        principals.token(Who::PlatformOwner).unwrap(),
+        &dev.developer_id,
+        &["events:read"],
+        "acme-lights",
+    )
+    .await;
+    assert_eq!(by_owner["kind"], "LIVE");
+    assert_eq!(by_owner["expiresAt"], Value::Null);
+    assert_ne!(by_owner["id"], key_id.as_str());
+}
+
+#[tokio::test]
+async fn only_platform_owner_and_staff_issue_live_keys() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let target = principals.developer.developer_id.clone();
+    let path = live_keys_path(&target);
+    let good = json!({ "name": "connector", "scopes": ["things:read"], "definitionId": "acme" });
+    let bad = json!({ "name": "connector", "scopes": ["nope"], "definitionId": "acme" });
+
+    let not_a_path = call(
+        &t,
+        "GET",
+        "/developers/admin/nothing-here",
+        principals.token(Who::DevKey),
+        None,
+    )
+    .await;
+    assert_eq!(not_a_path.0, 404);
+    let live_secret = issue_live_key(
+        &t,
+        &staff_token(&principals),
+        &target,
+        &["things:read"],
+        "acme",
+    )
+    .await["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let mut callers: Vec<(String, Option<String>, u16)> = Who::ALL
+        .iter()
+        .map(|&who| {
+            let expected = match who {
+                Who::Anonymous
+                | Who::Garbage
+                | Who::ExpiredToken
+                | Who::WrongKindToken
+                | Who::RevokedKey => 401,
+                Who::PlatformOwner | Who::PlatformStaff => 201,
+                Who::PlatformSupport => 403,
+                _ => 404,
+            };
+            (
+                format!("{who:?}"),
+                principals.token(who).map(str::to_owned),
+                expected,
+            )
+        })
+        .collect();
+    callers.push(("LiveKey".into(), Some(live_secret), 404));
+
+    let mut failures = Vec::new();
+    for (name, token, expected) in &callers {
+        // The caller is checked before the body: a bad body tells outsiders nothing.
+        let (status, body) = call(&t, "POST", &path, token.as_deref(), Some(bad.clone())).await;
+        let expected_bad = if *expected == 201 { 400 } else { *expected };
+        if status != expected_bad {
+            failures.push(format!("bad body as {name}: {status} {body}"));
+        }
+        let (status, body) = call(&t, "POST", &path, token.as_deref(), Some(good.clone())).await;
+        if status != *expected {
+            failures.push(format!("good body as {name}: {status} {body}"));
+        }
+        if status == 404 && body["detail"] != not_a_path.1["detail"] {
+            failures.push(format!("404 as {name} differs from no path: {body}"));
+        }
+        if status == 201
+            && body["secret"]
+                .as_str()
+                .is_none_or(|s| !s.starts_with("svc_live_"))
+        {
+            failures.push(format!("201 as {name} without a LIVE secret: {body}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Exactly the staff-issued keys exist: the first one, then OWNER's and STAFF's.
+    let (_, listed) = call(
+        &t,
+        "GET",
+        "/developers/keys",
+        Some(&principals.developer.access_token),
+        None,
+    )
+    .await;
+    let live = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["kind"] == "LIVE")
+        .count();
+    assert_eq!(live, 3, "{listed}");
+}
+
+#[tokio::test]
+async fn bad_live_key_requests_are_400_naming_the_field() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let staff = staff_token(&principals);
+    let dev = sign_up_and_verify(&t, "picky@example.com").await;
+    let path = live_keys_path(&dev.developer_id);
+
+    let good = json!({ "name": "ci", "scopes": ["things:read"], "definitionId": "acme" });
+    let with = |field: &str, value: Value| {
+        let mut body = good.clone();
+        body[field] = value;
+        body
+    };
+    let without = |field: &str| {
+        let mut body = good.clone();
+        body.as_object_mut().unwrap().remove(field);
+        body
+    };
+    let cases: Vec<(Value, &str)> = vec![
+        (with("name", json!("")), "name"),
+        (with("name", json!("   ")), "name"),
+        (with("name", json!("x".repeat(81))), "name"),
+        (with("name", json!(5)), "name"),
+        (without("name"), "name"),
+        (without("scopes"), "scopes"),
+        (with("scopes", json!([])), "scopes"),
+        (with("scopes", json!("things:read")), "scopes"),
+        (with("scopes", json!([7])), "scopes[0]"),
+        (
+            with("scopes", json!(["things:read", "things:delete"])),
+            "scopes[1]",
+        ),
+        (without("definitionId"), "definitionId"),
+        (with("definitionId", json!("")), "definitionId"),
+        (with("definitionId", json!("   ")), "definitionId"),
+        (with("definitionId", json!("d".repeat(121))), "definitionId"),
+        (with("definitionId", json!(42)), "definitionId"),
+        (with("definitionId", Value::Null), "definitionId"),
+        (
+            with("expiresAt", json!("2001-01-01T00:00:00Z")),
+            "expiresAt",
+        ),
+        (with("expiresAt", json!("tomorrow")), "expiresAt"),
+        (with("kind", json!("LIVE")), "kind"),
+        (with("developerId", json!(dev.developer_id)), "developerId"),
+    ];
+    for (body, field) in cases {
+        let (status, problem) = call(&t, "POST", &path, Some(&staff), Some(body.clone())).await;
+        assert_eq!(status, 400, "{body}: {problem}");
+        assert_eq!(problem["field"], field, "{body}: {problem}");
+        assert_eq!(problem["status"], 400);
+    }
+    // An unknown scope is named.
+    let (_, problem) = call(
+        &t,
+        "POST",
+        &path,
+        Some(&staff),
+        Some(with("scopes", json!(["things:delete"]))),
+    )
+    .await;
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("things:delete"),
+        "{problem}"
+    );
+    // Not JSON at all.
+    let response = t
+        .http
+        .post(t.url(&path))
+        .header("authorization", bearer(&staff))
+        .body("name=ci")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 415);
+    // Nothing was issued.
+    let (_, listed) = call(&t, "GET", "/developers/keys", Some(&dev.access_token), None).await;
+    assert_eq!(listed["items"], json!([]));
+
+    // The longest definitionId is fine, and recorded as given (trimmed).
+    let longest = "d".repeat(120);
+    let (status, body) = call(
+        &t,
+        "POST",
+        &path,
+        Some(&staff),
+        Some(with("definitionId", json!(format!(" {longest} ")))),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["definitionId"], longest.as_str());
+
+    // Unknown and malformed developers are 404; one that is not ACTIVE is 409.
+    for id in ["0190a0a0-0000-7000-8000-000000000000", "not-a-uuid"] {
+        let (status, _) = call(
+            &t,
+            "POST",
+            &live_keys_path(id),
+            Some(&staff),
+            Some(good.clone()),
+        )
+        .await;
+        assert_eq!(status, 404, "{id}");
+    }
+    for (email, status) in [
+        ("pending-live@example.com", DeveloperStatus::PendingEmail),
+        ("suspended-live@example.com", DeveloperStatus::Suspended),
+    ] {
+        let id = seed_developer(&t, email, status, time::OffsetDateTime::now_utc()).await;
+        let (answer, body) = call(
+            &t,
+            "POST",
+            &live_keys_path(&id.to_string()),
+            Some(&staff),
+            Some(good.clone()),
+        )
+        .await;
+        assert_eq!(answer, 409, "{status:?}: {body}");
+        let keys = Developers(&*t.platform.store()).keys(id).await.unwrap();
+        assert!(keys.is_empty(), "{status:?}");
+    }
+}
+
+#[tokio::test]
+async fn live_keys_count_towards_the_key_limit() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let staff = staff_token(&principals);
+    let dev = sign_up_and_verify(&t, "many@example.com").await;
+    let path = live_keys_path(&dev.developer_id);
+    let good = json!({ "name": "ci", "scopes": ["things:read"], "definitionId": "acme" });
+
+    let limit = alyt_api::developers::keys::MAX_LIVE_KEYS;
+    let mut first = None;
+    for _ in 0..limit - 1 {
+        let (id, _) = create_key(&t, &dev, &["devices:read"]).await;
+        first.get_or_insert(id);
+    }
+    let (status, body) = call(&t, "POST", &path, Some(&staff), Some(good.clone())).await;
+    assert_eq!(status, 201, "the last one allowed: {body}");
+    let (status, body) = call(&t, "POST", &path, Some(&staff), Some(good.clone())).await;
+    assert_eq!(status, 409, "{body}");
+    let (status, _) = call(
+        &t,
+        "POST",
+        "/developers/keys",
+        Some(&dev.access_token),
+        Some(json!({ "name": "dev", "scopes": ["devices:read"] })),
+    )
+    .await;
+    assert_eq!(status, 409, "a LIVE key counts against DEV keys too");
+    // A revoked key frees a place.
+    let (status, _) = call(
+        &t,
+        "DELETE",
+        &format!("/developers/keys/{}", first.unwrap()),
+        Some(&dev.access_token),
+        None,
+    )
+    .await;
+    assert_eq!(status, 204);
+    let (status, body) = call(&t, "POST", &path, Some(&staff), Some(good)).await;
+    assert_eq!(status, 201, "{body}");
 }

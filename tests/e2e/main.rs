@@ -9,3 +9,4 @@ mod developer_keys;
 mod developer_quota;
 mod household_auth;
 mod platform;
+mod properties;

@@ -225,6 +225,30 @@ pub async fn create_key_response(
     response.json().await.unwrap()
 }
 
+/// Issues a LIVE key to a developer as platform staff (`staff_token`: a
+/// platform OWNER or STAFF session) for the connector definition
+/// `definition_id`; returns the whole 201 body (the key and its secret).
+pub async fn issue_live_key(
+    t: &TestPlatform,
+    staff_token: &str,
+    developer_id: &str,
+    scopes: &[&str],
+    definition_id: &str,
+) -> Value {
+    let response = t
+        .http
+        .post(t.url(&format!(
+            "/developers/admin/developers/{developer_id}/live-keys"
+        )))
+        .header("authorization", bearer(staff_token))
+        .json(&json!({ "name": "live key", "scopes": scopes, "definitionId": definition_id }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201, "{}", response.text().await.unwrap());
+    response.json().await.unwrap()
+}
+
 /// Exchanges App ID + App secret for an app token (the whole 200 body).
 pub async fn app_token(t: &TestPlatform, key_id: &str, secret: &str) -> reqwest::Response {
     post_json(

@@ -1,16 +1,30 @@
 //! The homes operation group: properties, rooms, things, endpoints and the
-//! capability catalogue. (Only the catalogue exists so far.)
+//! capability catalogue. (The catalogue and the property list exist so far.)
 
+use std::collections::BTreeSet;
+
+use alyt_domain::access::{HouseholdRole, Principal, Scope};
 use alyt_domain::capability::{CapabilityCatalogue, catalogue};
+use alyt_domain::ids::{ClientId, PropertyId, TenantId};
+use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use axum::Json;
+use axum::extract::State;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::AppState;
+use crate::auth::Caller;
+use crate::extract::ApiQuery;
+use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::Problem;
+use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(get_capabilities))
+    OpenApiRouter::new()
+        .routes(routes!(get_capabilities))
+        .routes(routes!(list_properties))
 }
 
 /// The capability catalogue: every descriptor a client renders things from.
@@ -26,4 +40,160 @@ pub fn routes() -> OpenApiRouter<AppState> {
 )]
 pub async fn get_capabilities() -> Json<&'static CapabilityCatalogue> {
     Json(catalogue())
+}
+
+/// A home (spec: Client (household) and property).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Property {
+    pub id: PropertyId,
+    pub tenant_id: TenantId,
+    pub client_id: ClientId,
+    pub name: String,
+    pub timezone: String,
+    pub address: Option<String>,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub updated_at: OffsetDateTime,
+}
+
+impl From<PropertyRecord> for Property {
+    fn from(p: PropertyRecord) -> Self {
+        Self {
+            id: p.id,
+            tenant_id: p.tenant_id,
+            client_id: p.client_id,
+            name: p.name,
+            timezone: p.timezone,
+            address: p.address,
+            latitude: p.latitude,
+            longitude: p.longitude,
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct TenantPage {
+    pub tenant_id: TenantId,
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// Which of a tenant's homes a caller may see.
+enum Visible {
+    All,
+    Households(BTreeSet<ClientId>),
+    /// A guest's pinned home.
+    One(PropertyId),
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("no such tenant")
+}
+
+/// Staff read every tenant; tenant roles and keys see all of theirs; household
+/// people see their own homes (a guest only the pinned one). Anything else is
+/// the same 404 as a tenant that does not exist.
+fn visible_properties(caller: &Principal, tenant: TenantId) -> Result<Visible, ApiError> {
+    caller
+        .require_scope(Scope::TenantRead)
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    if caller.platform_role().is_some() || caller.tenant_role(tenant).is_some() {
+        return Ok(Visible::All);
+    }
+    let Principal::Person { claims, .. } = caller else {
+        return Err(not_found());
+    };
+    let mut households = BTreeSet::new();
+    let mut guest_homes = Vec::new();
+    for (client, grant) in &claims.clients {
+        if grant.tenant_id != tenant {
+            continue;
+        }
+        match (grant.role, grant.property_id) {
+            (HouseholdRole::Guest, Some(property)) => guest_homes.push(property),
+            (HouseholdRole::Guest, None) => {}
+            _ => {
+                households.insert(*client);
+            }
+        }
+    }
+    match (households.is_empty(), guest_homes.as_slice()) {
+        (false, _) => Ok(Visible::Households(households)),
+        (true, [one]) => Ok(Visible::One(*one)),
+        (true, []) => Err(not_found()),
+        // Guest of several homes in one tenant: rare; show them all filtered.
+        (true, _) => Ok(Visible::Households(BTreeSet::new())),
+    }
+}
+
+/// The homes of a tenant the caller may see, oldest first.
+#[utoipa::path(
+    get,
+    path = "/v1/properties",
+    tag = "homes",
+    operation_id = "listProperties",
+    params(TenantPage),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of homes", body = ListResponse<Property>),
+        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without tenant:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tenant (or not one of the caller's)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_properties(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiQuery(query): ApiQuery<TenantPage>,
+) -> Result<Json<ListResponse<Property>>, ApiError> {
+    let page = PageParams {
+        limit: query.limit,
+        cursor: query.cursor,
+    };
+    let (limit, after) = (page.limit()?, page.after()?);
+    let visible = visible_properties(&caller, query.tenant_id)?;
+    let tenancy = Tenancy(&*state.store);
+    if tenancy.tenant(query.tenant_id).await?.is_none() {
+        return Err(not_found());
+    }
+    let (items, next) = match visible {
+        Visible::One(id) => {
+            let one = tenancy.property(query.tenant_id, id).await?;
+            (one.into_iter().collect(), None)
+        }
+        Visible::All => tenancy.properties(query.tenant_id, limit, after).await?,
+        Visible::Households(clients) => {
+            let (all, next) = tenancy.properties(query.tenant_id, limit, after).await?;
+            let guest_pins: BTreeSet<PropertyId> = match &caller {
+                Principal::Person { claims, .. } => claims
+                    .clients
+                    .values()
+                    .filter_map(|g| g.property_id)
+                    .collect(),
+                Principal::Key { .. } => BTreeSet::new(),
+            };
+            let mine = all
+                .into_iter()
+                .filter(|p| clients.contains(&p.client_id) || guest_pins.contains(&p.id))
+                .collect();
+            (mine, next)
+        }
+    };
+    Ok(Json(ListResponse {
+        items: items.into_iter().map(Property::from).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
 }

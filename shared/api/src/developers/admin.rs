@@ -1,15 +1,17 @@
 //! Platform staff operations on developers (under /v1/developers/admin): the
-//! developer list, the quota defaults, a developer's quota override, and
-//! verifying a developer by hand.
+//! developer list, the quota defaults, a developer's quota override, verifying
+//! a developer by hand, and issuing a LIVE key (by hand, for now, once the
+//! developer's connector is approved).
 //!
 //! Who: platform OWNER and STAFF may do everything; SUPPORT may read (the list
-//! and the defaults) but not change a quota or verify a developer (403). Anyone
+//! and the defaults) but not change a quota, verify a developer or issue a
+//! LIVE key (403). Anyone
 //! who is not platform staff (households, tenant roles, developer keys) gets the
 //! 404 of a path that does not exist: the admin surface is invisible to them.
 //! The caller is checked before the body is read, so a bad body does not reveal
 //! the operation either.
 
-use alyt_domain::access::{Denied, PlatformRole, Principal};
+use alyt_domain::access::{Denied, KeyKind, PlatformRole, Principal, Scope};
 use alyt_domain::ids::DeveloperId;
 use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow};
 use alyt_store::repo::developers::{DeveloperStatus, Developers};
@@ -18,13 +20,16 @@ use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
 use alyt_store::repo::usage::{EffectiveQuota, Quotas};
 use axum::Json;
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use time::OffsetDateTime;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::account::DeveloperView;
+use super::keys::{KeyWithSecret, check_key_fields, issue_key};
 use super::quota::{EffectiveQuotaView, forget_cached};
 use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
@@ -40,6 +45,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(get_quota_defaults))
         .routes(routes!(put_developer_quota))
         .routes(routes!(verify_developer))
+        .routes(routes!(issue_live_key))
 }
 
 /// Platform roles that may read the admin views.
@@ -339,4 +345,102 @@ pub async fn verify_developer(
         }
     };
     Ok(Json(verified.into()))
+}
+
+// ---------------------------------------------------------------------------
+// POST /developers/admin/developers/{developerId}/live-keys
+
+/// Characters a LIVE key's `definitionId` may have.
+pub const DEFINITION_ID_MAX_CHARS: usize = 120;
+
+/// A LIVE key to issue: the fields of a new DEV key (same rules) and the
+/// approved connector definition it is for.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IssueLiveKeyRequest {
+    #[schema(min_length = 1, max_length = 80)]
+    pub name: String,
+    /// At least one scope of the closed set.
+    pub scopes: Vec<Scope>,
+    /// The approved connector definition the key acts for (1-120 characters,
+    /// surrounding spaces trimmed). Recorded as given: connector definitions
+    /// and their approval are not on the platform yet, so it is not checked
+    /// against them.
+    #[schema(min_length = 1, max_length = 120)]
+    pub definition_id: String,
+    /// When the key stops working; must be in the future. Null: never.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// Issues a LIVE key to an ACTIVE developer once its connector is approved
+/// (platform OWNER or STAFF; issuance is manual for now). The answer carries the
+/// secret, `svc_live_…`, shown this once; the developer then lists, rotates and
+/// revokes the key like its DEV keys. A LIVE key acts only for the tenants that
+/// installed its connector; approval alone grants no household access, so until
+/// connectors can be installed it reaches no tenant. Name, scopes and expiry
+/// follow the rules of a DEV key, and the developer's limit of keys that are
+/// not revoked counts DEV and LIVE keys together.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/admin/developers/{developerId}/live-keys",
+    tag = "developers",
+    operation_id = "issueAdminLiveKey",
+    security(("bearer" = [])),
+    params(("developerId" = DeveloperId, Path, description = "The developer")),
+    request_body = IssueLiveKeyRequest,
+    responses(
+        (status = 201, description = "The LIVE key and its secret (shown once)", body = KeyWithSecret),
+        (status = 400, description = "A field is wrong: name, scopes (an unknown scope is named), definitionId, expiresAt", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "SUPPORT may not issue keys", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The developer is not ACTIVE, or holds too many keys that are not revoked", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not JSON", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn issue_live_key(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(developer_id_text): Path<String>,
+    body: Result<Body<IssueLiveKeyRequest>, ApiError>,
+) -> Result<(StatusCode, Json<KeyWithSecret>), ApiError> {
+    staff(&caller, &WRITERS)?;
+    let Body(request) = body?;
+    let fields = check_key_fields(
+        &request.name,
+        &request.scopes,
+        request.expires_at,
+        state.clock.now(),
+    )?;
+    let definition_id = request.definition_id.trim();
+    if definition_id.is_empty()
+        || definition_id.chars().count() > DEFINITION_ID_MAX_CHARS
+        || definition_id.chars().any(char::is_control)
+    {
+        return Err(ApiError::validation(
+            "definitionId",
+            format!("definitionId must have 1 to {DEFINITION_ID_MAX_CHARS} characters"),
+        ));
+    }
+    let id = developer_id(&developer_id_text)?;
+    let developer = Developers(&*state.store)
+        .get(id)
+        .await?
+        .ok_or_else(no_such_developer)?;
+    if developer.status != DeveloperStatus::Active {
+        return Err(ApiError::conflict(
+            "the developer is not ACTIVE; LIVE keys are issued only to active developers",
+        ));
+    }
+    let created = issue_key(
+        &state,
+        developer.id,
+        KeyKind::Live,
+        fields,
+        Some(definition_id.to_owned()),
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(created)))
 }

@@ -1,13 +1,16 @@
 //! Developer keys (DEV/LIVE), rotation, revocation, the app token exchange and
 //! a diagnostics operation telling a caller who it is.
 //!
-//! A key's secret is `svc_dev_<43 random base64url characters>` (256 bits),
-//! shown once at creation and at each rotation and stored only as its SHA-256.
+//! A key's secret is `svc_dev_<43 random base64url characters>` (256 bits) for
+//! a DEV key and `svc_live_<…>` for a LIVE key, shown once at creation and at
+//! each rotation (which keeps the key's form) and stored only as its SHA-256.
 //! The key id is also the App ID: `POST /v1/developers/apps/token` exchanges App
 //! ID + secret for a five-minute app token, which authenticates exactly as the
 //! key itself. Keys are managed only by the signed-in developer; a key cannot
 //! manage keys. LIVE keys are issued by platform staff after a connector's
-//! approval, not here.
+//! approval (see [`super::admin`]), with the same checks of name, scopes and
+//! expiry and the same limit ([`check_key_fields`], [`issue_key`]); the
+//! developer then lists, rotates and revokes them here like DEV keys.
 
 use std::collections::BTreeSet;
 
@@ -25,7 +28,7 @@ use utoipa_axum::routes;
 
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
-use crate::auth::caller::DEV_KEY_PREFIX;
+use crate::auth::caller::{DEV_KEY_PREFIX, LIVE_KEY_PREFIX};
 use crate::auth::jwt::APP_TOKEN_SECONDS;
 use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
 use crate::list::{ListResponse, PageParams, encode_cursor};
@@ -41,17 +44,122 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(whoami))
 }
 
-/// Characters of the secret shown as the key's prefix (`svc_dev_` + 4).
-pub const PREFIX_CHARS: usize = 12;
+/// Random characters of the secret shown in the key's prefix, after the form
+/// of its kind: `svc_dev_` + 4 (12 characters), `svc_live_` + 4 (13).
+pub const PREFIX_RANDOM_CHARS: usize = 4;
 pub const NAME_MAX_CHARS: usize = 80;
-/// Keys a developer may hold that are not revoked.
+/// Keys (DEV and LIVE together) a developer may hold that are not revoked.
 pub const MAX_LIVE_KEYS: usize = 50;
 
-/// A new DEV secret and the prefix shown for recognition.
-pub fn new_dev_secret() -> (String, String) {
-    let secret = format!("{DEV_KEY_PREFIX}{}", random_token());
-    let prefix = secret.chars().take(PREFIX_CHARS).collect();
+/// How a secret of this kind begins.
+pub fn secret_form(kind: KeyKind) -> &'static str {
+    match kind {
+        KeyKind::Dev => DEV_KEY_PREFIX,
+        KeyKind::Live => LIVE_KEY_PREFIX,
+    }
+}
+
+/// A new secret of the kind's form and the prefix shown for recognition.
+pub fn new_secret(kind: KeyKind) -> (String, String) {
+    let form = secret_form(kind);
+    let secret = format!("{form}{}", random_token());
+    let prefix = secret[..form.len() + PREFIX_RANDOM_CHARS].to_owned();
     (secret, prefix)
+}
+
+/// The fields of a new key, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyFields {
+    /// Trimmed, 1 to [`NAME_MAX_CHARS`] characters, no control characters.
+    pub name: String,
+    /// At least one, each once, in the closed set's order.
+    pub scopes: Vec<Scope>,
+    /// In the future, or never.
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// Checks the name, scopes and expiry of a new key, DEV or LIVE (an unknown
+/// scope is refused earlier, when the body is read, naming `scopes[i]`); a
+/// wrong one is a 400 naming its field.
+pub fn check_key_fields(
+    name: &str,
+    scopes: &[Scope],
+    expires_at: Option<OffsetDateTime>,
+    now: OffsetDateTime,
+) -> Result<KeyFields, ApiError> {
+    let name = name.trim();
+    if name.is_empty()
+        || name.chars().count() > NAME_MAX_CHARS
+        || name.chars().any(char::is_control)
+    {
+        return Err(ApiError::validation(
+            "name",
+            format!("name must have 1 to {NAME_MAX_CHARS} characters"),
+        ));
+    }
+    let scopes: BTreeSet<Scope> = scopes.iter().copied().collect();
+    if scopes.is_empty() {
+        return Err(ApiError::validation(
+            "scopes",
+            "scopes must name at least one scope",
+        ));
+    }
+    if expires_at.is_some_and(|e| e <= now) {
+        return Err(ApiError::validation(
+            "expiresAt",
+            "expiresAt must be in the future",
+        ));
+    }
+    Ok(KeyFields {
+        name: name.to_owned(),
+        scopes: scopes.into_iter().collect(),
+        expires_at,
+    })
+}
+
+/// Creates a key of `kind` for the developer (whose status the caller
+/// checked) and answers it with its secret, unless the developer already holds
+/// [`MAX_LIVE_KEYS`] keys that are not revoked (409).
+pub async fn issue_key(
+    state: &AppState,
+    developer: DeveloperId,
+    kind: KeyKind,
+    fields: KeyFields,
+    definition_id: Option<String>,
+) -> Result<KeyWithSecret, ApiError> {
+    let developers = Developers(&*state.store);
+    let held = developers
+        .keys(developer)
+        .await?
+        .iter()
+        .filter(|k| k.revoked_at.is_none())
+        .count();
+    if held >= MAX_LIVE_KEYS {
+        return Err(ApiError::conflict(format!(
+            "a developer holds at most {MAX_LIVE_KEYS} keys that are not revoked; revoke one first"
+        )));
+    }
+    let (secret, prefix) = new_secret(kind);
+    let key = KeyRecord {
+        id: KeyId::new(),
+        developer_id: developer,
+        kind,
+        name: fields.name,
+        prefix,
+        scopes: fields.scopes,
+        definition_id,
+        created_at: state.clock.now(),
+        expires_at: fields.expires_at,
+        last_used_at: None,
+        revoked_at: None,
+        rotated_from_id: None,
+        secret_hash: sha256_hex(&secret),
+    };
+    developers.create_key(&key).await?;
+    Ok(KeyWithSecret {
+        key: key.into(),
+        secret,
+    })
 }
 
 /// A key as the spec's Key object; never the secret.
@@ -116,7 +224,8 @@ pub struct KeyWithSecret {
     pub secret: String,
 }
 
-/// Lists the developer's keys (revoked ones included), oldest first. Session only.
+/// Lists the developer's keys, DEV and LIVE (revoked ones included), oldest
+/// first. Session only.
 #[utoipa::path(
     get,
     path = "/v1/developers/keys",
@@ -208,67 +317,15 @@ pub async fn create_key(
         )
         .with_field("kind"));
     }
-    let name = request.name.trim();
-    if name.is_empty()
-        || name.chars().count() > NAME_MAX_CHARS
-        || name.chars().any(char::is_control)
-    {
-        return Err(ApiError::validation(
-            "name",
-            format!("name must have 1 to {NAME_MAX_CHARS} characters"),
-        ));
-    }
-    let scopes: BTreeSet<Scope> = request.scopes.iter().copied().collect();
-    if scopes.is_empty() {
-        return Err(ApiError::validation(
-            "scopes",
-            "scopes must name at least one scope",
-        ));
-    }
-    let now = state.clock.now();
-    if request.expires_at.is_some_and(|e| e <= now) {
-        return Err(ApiError::validation(
-            "expiresAt",
-            "expiresAt must be in the future",
-        ));
-    }
+    let fields = check_key_fields(
+        &request.name,
+        &request.scopes,
+        request.expires_at,
+        state.clock.now(),
+    )?;
     active_developer(&state, &me).await?;
-    let developers = Developers(&*state.store);
-    let live = developers
-        .keys(me.developer)
-        .await?
-        .iter()
-        .filter(|k| k.revoked_at.is_none())
-        .count();
-    if live >= MAX_LIVE_KEYS {
-        return Err(ApiError::conflict(format!(
-            "a developer holds at most {MAX_LIVE_KEYS} keys that are not revoked; revoke one first"
-        )));
-    }
-    let (secret, prefix) = new_dev_secret();
-    let key = KeyRecord {
-        id: KeyId::new(),
-        developer_id: me.developer,
-        kind: KeyKind::Dev,
-        name: name.to_owned(),
-        prefix,
-        scopes: scopes.into_iter().collect(),
-        definition_id: None,
-        created_at: now,
-        expires_at: request.expires_at,
-        last_used_at: None,
-        revoked_at: None,
-        rotated_from_id: None,
-        secret_hash: sha256_hex(&secret),
-    };
-    developers.create_key(&key).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(KeyWithSecret {
-            key: key.into(),
-            secret,
-        }),
-    ))
+    let created = issue_key(&state, me.developer, KeyKind::Dev, fields, None).await?;
+    Ok((StatusCode::CREATED, Json(created)))
 }
 
 fn no_such_key() -> ApiError {
@@ -290,7 +347,8 @@ async fn own_key(
 }
 
 /// Gives the key a new secret, shown this once; the old secret stops working at
-/// once. The key id, which is the App ID, stays. App tokens already issued name
+/// once. The key id, which is the App ID, stays, and so do its kind and the
+/// secret's form (`svc_dev_` or `svc_live_`). App tokens already issued name
 /// the key, not the secret, and run out within their five minutes (revoke the
 /// key to stop them at once). Session only.
 #[utoipa::path(
@@ -322,7 +380,7 @@ pub async fn rotate_key(
     if key.expires_at.is_some_and(|e| e <= state.clock.now()) {
         return Err(ApiError::conflict("the key has expired; create a new one"));
     }
-    let (secret, prefix) = new_dev_secret();
+    let (secret, prefix) = new_secret(key.kind);
     let rotated = Developers(&*state.store)
         .rotate_secret(&key, &sha256_hex(&secret), &prefix)
         .await
@@ -474,14 +532,17 @@ pub struct WhoAmI {
     pub key_kind: Option<KeyKind>,
     /// Keys only: the key's scopes (a session acts by its roles, not scopes).
     pub scopes: Vec<Scope>,
-    /// The tenants the caller reaches: a DEV key its sandbox; a session the
-    /// tenants of its claims.
+    /// LIVE keys only: the connector definition the key was issued for.
+    pub definition_id: Option<String>,
+    /// The tenants the caller reaches: a DEV key its sandbox; a LIVE key the
+    /// tenants that installed its connector (none yet: approval alone grants
+    /// no household access); a session the tenants of its claims.
     pub tenants: Vec<TenantId>,
 }
 
 /// Diagnostics: who the caller is (a developer session, or a key presented
-/// directly or as an app token), with a key's scopes and tenants. Needs no
-/// scope; answers 401 to household sessions.
+/// directly or as an app token), with a key's scopes, tenants and (LIVE)
+/// connector definition. Needs no scope; answers 401 to household sessions.
 #[utoipa::path(
     get,
     path = "/v1/developers/whoami",
@@ -493,7 +554,10 @@ pub struct WhoAmI {
         (status = 401, description = "No valid developer session, key or app token", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn whoami(Caller(caller): Caller) -> Result<Json<WhoAmI>, ApiError> {
+pub async fn whoami(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+) -> Result<Json<WhoAmI>, ApiError> {
     match caller {
         Principal::Key {
             key_id,
@@ -501,15 +565,25 @@ pub async fn whoami(Caller(caller): Caller) -> Result<Json<WhoAmI>, ApiError> {
             kind,
             scopes,
             tenants,
-        } => Ok(Json(WhoAmI {
-            kind: CallerKind::Key,
-            developer_id: developer,
-            user_id: None,
-            key_id: Some(key_id),
-            key_kind: Some(kind),
-            scopes: scopes.into_iter().collect(),
-            tenants: tenants.into_iter().collect(),
-        })),
+        } => {
+            let definition_id = match kind {
+                KeyKind::Dev => None,
+                KeyKind::Live => Developers(&*state.store)
+                    .key(developer, key_id)
+                    .await?
+                    .and_then(|k| k.definition_id),
+            };
+            Ok(Json(WhoAmI {
+                kind: CallerKind::Key,
+                developer_id: developer,
+                user_id: None,
+                key_id: Some(key_id),
+                key_kind: Some(kind),
+                scopes: scopes.into_iter().collect(),
+                definition_id,
+                tenants: tenants.into_iter().collect(),
+            }))
+        }
         Principal::Person {
             claims,
             kind: SessionKind::Developer,
@@ -522,6 +596,7 @@ pub async fn whoami(Caller(caller): Caller) -> Result<Json<WhoAmI>, ApiError> {
             key_id: None,
             key_kind: None,
             scopes: Vec::new(),
+            definition_id: None,
             tenants: claims.tenants.keys().copied().collect(),
         })),
         Principal::Person { .. } => Err(ApiError::unauthorized(
@@ -536,19 +611,59 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// Secrets: `svc_dev_` + 43 base64url characters (256 bits); the prefix
-        /// is the secret's first 12 characters; secrets never repeat.
+        /// Secrets: `svc_dev_` (DEV) or `svc_live_` (LIVE) + 43 base64url
+        /// characters (256 bits); the prefix is the secret's first 12 (DEV) or
+        /// 13 (LIVE) characters; secrets never repeat.
         #[test]
-        fn dev_secrets_have_their_format_and_prefix(_n in 0u8..64) {
-            let (secret, prefix) = new_dev_secret();
-            prop_assert!(secret.starts_with("svc_dev_"));
-            let random = &secret["svc_dev_".len()..];
+        fn secrets_have_their_kinds_format_and_prefix(live in any::<bool>()) {
+            let (kind, form, prefix_len) = if live {
+                (KeyKind::Live, "svc_live_", 13)
+            } else {
+                (KeyKind::Dev, "svc_dev_", 12)
+            };
+            let (secret, prefix) = new_secret(kind);
+            prop_assert!(secret.starts_with(form));
+            let random = &secret[form.len()..];
             prop_assert_eq!(random.len(), 43);
             prop_assert!(random.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
-            prop_assert_eq!(prefix.len(), PREFIX_CHARS);
+            prop_assert_eq!(prefix.len(), prefix_len);
             prop_assert!(secret.starts_with(&prefix));
-            prop_assert_ne!(secret, new_dev_secret().0);
+            prop_assert_ne!(secret, new_secret(kind).0);
         }
+    }
+
+    #[test]
+    fn key_fields_are_checked_alike_for_every_kind() {
+        let now = time::macros::datetime!(2026-06-01 12:00 UTC);
+        let ok = check_key_fields(
+            "  ci  ",
+            &[Scope::EventsRead, Scope::DevicesRead, Scope::EventsRead],
+            None,
+            now,
+        )
+        .unwrap();
+        assert_eq!(ok.name, "ci");
+        assert_eq!(ok.scopes, [Scope::DevicesRead, Scope::EventsRead]);
+        let field = |name: &str, scopes: &[Scope], expires: Option<OffsetDateTime>| {
+            check_key_fields(name, scopes, expires, now)
+                .unwrap_err()
+                .field
+        };
+        let one = [Scope::DevicesRead];
+        assert_eq!(field("", &one, None).as_deref(), Some("name"));
+        assert_eq!(field(&"x".repeat(81), &one, None).as_deref(), Some("name"));
+        assert_eq!(field("a\u{7}b", &one, None).as_deref(), Some("name"));
+        assert_eq!(field("ci", &[], None).as_deref(), Some("scopes"));
+        assert_eq!(field("ci", &one, Some(now)).as_deref(), Some("expiresAt"));
+        assert!(
+            check_key_fields(
+                &"x".repeat(80),
+                &one,
+                Some(now + time::Duration::SECOND),
+                now
+            )
+            .is_ok()
+        );
     }
 
     #[test]
@@ -565,7 +680,7 @@ mod tests {
 
     #[test]
     fn key_views_never_carry_the_secret() {
-        let (secret, prefix) = new_dev_secret();
+        let (secret, prefix) = new_secret(KeyKind::Dev);
         let record = KeyRecord {
             id: KeyId::new(),
             developer_id: DeveloperId::new(),
