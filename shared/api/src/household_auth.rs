@@ -17,11 +17,9 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::auth::secrets::{
-    decoy_hash, hash_password_blocking, sha256_hex, verify_password_blocking,
-};
+use crate::auth::secrets::{hash_password_blocking, sha256_hex};
 use crate::auth::sessions::{self, TokenPair};
-use crate::auth::{Caller, attempts};
+use crate::auth::{Caller, credentials};
 use crate::extract::ApiJson;
 use crate::problem::Problem;
 use crate::{ApiError, AppState};
@@ -44,10 +42,6 @@ pub struct LoginRequest {
     pub totp: Option<String>,
 }
 
-fn wrong_credentials() -> ApiError {
-    ApiError::unauthorized("the email or the password is wrong")
-}
-
 /// Signs a person in. An unknown email and a wrong password get the same answer
 /// in about the same time.
 #[utoipa::path(
@@ -66,18 +60,7 @@ pub async fn login(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<LoginRequest>,
 ) -> Result<Json<TokenPair>, ApiError> {
-    let email = request.email.trim().to_lowercase();
-    attempts::check(&state, "login", &email).await?;
-    let user = Users(&*state.store).find_by_email(&email).await?;
-    let hash = user
-        .as_ref()
-        .map(|u| u.password_hash.clone())
-        .unwrap_or_else(|| decoy_hash().to_owned());
-    let password_ok = verify_password_blocking(request.password, hash).await;
-    let Some(user) = user.filter(|_| password_ok) else {
-        attempts::record_failure(&state, "login", &email).await?;
-        return Err(wrong_credentials());
-    };
+    let user = credentials::check(&state, "login", &request.email, request.password).await?;
     if user.mfa.as_ref().is_some_and(|m| m.enabled_at.is_some()) {
         crate::auth::totp::require_code(&state, &user, request.totp.as_deref()).await?;
     }

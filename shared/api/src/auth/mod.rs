@@ -4,6 +4,7 @@
 
 pub mod attempts;
 pub mod caller;
+pub mod credentials;
 pub mod jwt;
 pub mod secrets;
 pub mod sessions;

@@ -26,9 +26,9 @@ use utoipa_axum::routes;
 use super::sandbox::{self, Verification};
 use super::session::{self, Body, DeveloperSession, Params, developer_session};
 use crate::auth::secrets::{
-    decoy_hash, hash_password_blocking, random_token, sha256_hex, verify_password_blocking,
+    hash_password_blocking, random_token, sha256_hex, verify_password_blocking,
 };
-use crate::auth::{Caller, attempts, sessions, totp};
+use crate::auth::{Caller, attempts, credentials, sessions, totp};
 use crate::household_auth::{
     LoginRequest, RefreshRequest, ResetPasswordRequest, ResetPayload, dead_link, reset_with_token,
 };
@@ -491,10 +491,6 @@ fn suspended() -> ApiError {
 // ---------------------------------------------------------------------------
 // Sessions
 
-fn wrong_credentials() -> ApiError {
-    ApiError::unauthorized("the email or the password is wrong")
-}
-
 /// Signs a developer in. An unknown email and a wrong password get the same
 /// answer in about the same time; ten failures per address in 15 minutes lock
 /// sign-in for the rest of the window. With MFA on, `totp` is required.
@@ -516,27 +512,17 @@ pub async fn login(
     State(state): State<AppState>,
     Body(request): Body<LoginRequest>,
 ) -> Result<Json<DeveloperSession>, ApiError> {
-    let email = email_key(&request.email);
-    attempts::check(&state, "dev-login", &email).await?;
-    let user = Users(&*state.store).find_by_email(&email).await?;
-    let hash = user
-        .as_ref()
-        .map(|u| u.password_hash.clone())
-        .unwrap_or_else(|| decoy_hash().to_owned());
-    let password_ok = verify_password_blocking(request.password, hash).await;
-    let developer = match user.as_ref().filter(|_| password_ok) {
-        Some(user) => match user.developer_id {
-            Some(id) => Developers(&*state.store)
-                .get(id)
-                .await?
-                .filter(|d| d.user_id == user.id),
-            None => None,
-        },
+    let user = credentials::check(&state, "dev-login", &request.email, request.password).await?;
+    let developer = match user.developer_id {
+        Some(id) => Developers(&*state.store)
+            .get(id)
+            .await?
+            .filter(|d| d.user_id == user.id),
         None => None,
     };
-    let (Some(user), Some(developer)) = (user, developer) else {
-        attempts::record_failure(&state, "dev-login", &email).await?;
-        return Err(wrong_credentials());
+    // A right password on an account that is not a developer: the same answer.
+    let Some(developer) = developer else {
+        return Err(credentials::refuse(&state, "dev-login", &request.email).await);
     };
     match developer.status {
         DeveloperStatus::Active => {}
