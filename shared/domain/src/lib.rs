@@ -6,6 +6,7 @@
 pub mod access;
 pub mod capability;
 pub mod clock;
+pub mod device;
 pub mod ids;
 pub mod password;
 pub mod quota;

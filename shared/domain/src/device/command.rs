@@ -1,0 +1,521 @@
+//! Command history rows and their state machine (spec: States and
+//! transitions > Command delivery).
+//!
+//! | state | event | next | attempts |
+//! |---|---|---|---|
+//! | (new) | accepted ([`CommandRow::accept`]) | `pending` | 0 |
+//! | `pending` | broker delivery succeeded ([`CommandEvent::Published`]) | `sent` (sentAt set) | +1 |
+//! | `pending` | broker delivery failed ([`CommandEvent::PublishFailed`]) | `pending` (retried by later sweeps) | +1 |
+//! | `pending` | no property, or already acknowledged ([`CommandEvent::Undeliverable`]) | `undeliverable` | = |
+//! | `sent` or `pending` | device response ([`CommandEvent::Response`]) | `answered` (result status and answeredAt recorded; emits `command.result`) | = |
+//!
+//! Anything else changes nothing ([`CommandRow::apply`] answers `None`):
+//! `answered` and `undeliverable` are final, a duplicate response (SQS
+//! delivers at least once) finds the row answered and records nothing, and a
+//! second publish of a row already sent (the immediate publish racing the
+//! sweep) is ignored. A response to a row still `pending` is accepted: the
+//! device can answer before the row's move to `sent` is stored.
+//!
+//! `answered` is this module's name for the spec's "(result recorded)": the
+//! spec names only pending, sent and undeliverable, and a row that carries a
+//! result is no longer merely sent.
+//!
+//! A row read from the store keeps a state this build does not know
+//! ([`Lenient::Unknown`]); such a row is treated as final.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use super::enums::wire_enum;
+use super::events::CommandResultData;
+use super::lenient::Lenient;
+use super::request::AcceptedCommand;
+use crate::ids::DeviceId;
+
+/// A command id: a decimal string on the wire (`"42"`), unique per device
+/// and increasing in acceptance order (the store allocates it).
+///
+/// At most 19 digits, so every id fits in a `u64` and the wire form matches
+/// the pattern `^[0-9]{1,19}$` exactly. Leading zeros are read (`"007"` is 7)
+/// but never written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CommandId(u64);
+
+/// A command id that is not 1-19 decimal digits.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a command id is a decimal string of 1-19 digits")]
+pub struct InvalidCommandId;
+
+impl CommandId {
+    /// The largest id (19 nines).
+    pub const MAX: u64 = 9_999_999_999_999_999_999;
+
+    /// `None` above [`CommandId::MAX`].
+    pub fn new(value: u64) -> Option<Self> {
+        (value <= Self::MAX).then_some(Self(value))
+    }
+
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for CommandId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::str::FromStr for CommandId {
+    type Err = InvalidCommandId;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.is_empty() || s.len() > 19 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(InvalidCommandId);
+        }
+        s.parse::<u64>()
+            .map(CommandId)
+            .map_err(|_| InvalidCommandId)
+    }
+}
+
+impl Serialize for CommandId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for CommandId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        raw.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl utoipa::PartialSchema for CommandId {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some("^[0-9]{1,19}$"))
+            .description(Some("A decimal string."))
+            .into()
+    }
+}
+
+impl ToSchema for CommandId {}
+
+wire_enum! {
+    /// Where a command history row is.
+    CommandState ("command state") {
+        /// Accepted, not yet delivered to the broker.
+        Pending = "pending",
+        /// Published on the device's commands channel.
+        Sent = "sent",
+        /// Given up: no property, or already acknowledged.
+        Undeliverable = "undeliverable",
+        /// The device answered; the result is recorded.
+        Answered = "answered",
+    }
+}
+
+wire_enum! {
+    /// Why a row became undeliverable.
+    UndeliverableReason ("undeliverable reason") {
+        /// The device belongs to no property, so it has no topic.
+        NoProperty = "no-property",
+        /// The device already acknowledged this command id.
+        AlreadyAcknowledged = "already-acknowledged",
+    }
+}
+
+/// Something that happens to a command row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandEvent {
+    /// The broker accepted the publish on the device's commands channel.
+    Published,
+    /// The broker could not deliver it (the device is not subscribed, ...).
+    PublishFailed,
+    /// The sweep gave up on it.
+    Undeliverable(UndeliverableReason),
+    /// The device answered with this status (1-32 characters, checked by the
+    /// channel decoder).
+    Response { status: String },
+}
+
+/// One row of a device's command history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandRow {
+    pub command_id: CommandId,
+    pub device_id: DeviceId,
+    /// The verb sent on the commands channel (`set`, `press`, or a device
+    /// verb of the flat form).
+    pub command: String,
+    #[schema(value_type = Option<Object>)]
+    pub payload: Option<Map<String, Value>>,
+    #[schema(value_type = CommandState)]
+    pub state: Lenient<CommandState>,
+    /// Publishes tried so far (successful or not).
+    pub attempts: u32,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub sent_at: Option<OffsetDateTime>,
+    /// The device's response status, once answered.
+    pub result_status: Option<String>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub answered_at: Option<OffsetDateTime>,
+    #[schema(value_type = Option<UndeliverableReason>)]
+    pub undeliverable_reason: Option<Lenient<UndeliverableReason>>,
+}
+
+impl CommandRow {
+    /// A newly accepted command: `pending`, never tried.
+    pub fn accept(
+        command_id: CommandId,
+        device_id: DeviceId,
+        accepted: AcceptedCommand,
+        now: OffsetDateTime,
+    ) -> Self {
+        Self {
+            command_id,
+            device_id,
+            command: accepted.command,
+            payload: accepted.payload,
+            state: Lenient::Known(CommandState::Pending),
+            attempts: 0,
+            created_at: now,
+            sent_at: None,
+            result_status: None,
+            answered_at: None,
+            undeliverable_reason: None,
+        }
+    }
+
+    /// The state, if this build knows it.
+    pub fn state(&self) -> Option<CommandState> {
+        self.state.known()
+    }
+
+    /// Whether no event can move the row any more (answered, undeliverable,
+    /// or a state this build does not know).
+    pub fn is_final(&self) -> bool {
+        !matches!(
+            self.state(),
+            Some(CommandState::Pending | CommandState::Sent)
+        )
+    }
+
+    /// The row after `event` at `now`, or `None` when the event changes
+    /// nothing (see the module docs).
+    pub fn apply(&self, event: &CommandEvent, now: OffsetDateTime) -> Option<CommandRow> {
+        let state = self.state()?;
+        let mut next = self.clone();
+        match (state, event) {
+            (CommandState::Pending, CommandEvent::Published) => {
+                next.state = CommandState::Sent.into();
+                next.attempts = self.attempts.saturating_add(1);
+                next.sent_at = Some(now);
+            }
+            (CommandState::Pending, CommandEvent::PublishFailed) => {
+                next.attempts = self.attempts.saturating_add(1);
+            }
+            (CommandState::Pending, CommandEvent::Undeliverable(reason)) => {
+                next.state = CommandState::Undeliverable.into();
+                next.undeliverable_reason = Some((*reason).into());
+            }
+            (CommandState::Pending | CommandState::Sent, CommandEvent::Response { status }) => {
+                next.state = CommandState::Answered.into();
+                next.result_status = Some(status.clone());
+                next.answered_at = Some(now);
+            }
+            _ => return None,
+        }
+        Some(next)
+    }
+
+    /// The `command.result` data of an answered row.
+    pub fn result_data(&self) -> Option<CommandResultData> {
+        if self.state() != Some(CommandState::Answered) {
+            return None;
+        }
+        Some(CommandResultData {
+            device_id: self.device_id,
+            command_id: self.command_id,
+            command: self.command.clone(),
+            status: self.result_status.clone()?,
+            at: self.answered_at?,
+        })
+    }
+}
+
+/// What the bridge sweep does with a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepAction {
+    /// Publish it, then apply [`CommandEvent::Published`] or
+    /// [`CommandEvent::PublishFailed`].
+    Publish,
+    /// Apply [`CommandEvent::Undeliverable`] with this reason.
+    GiveUp(UndeliverableReason),
+    /// Not the sweep's business (not pending).
+    Skip,
+}
+
+/// The bridge sweep's decision for one row. `has_property`: the device has a
+/// property (so a topic). `acknowledged`: a response for this command id is
+/// already on record although the row is still pending; publishing it again
+/// would run the command twice.
+pub fn sweep_action(row: &CommandRow, has_property: bool, acknowledged: bool) -> SweepAction {
+    if row.state() != Some(CommandState::Pending) {
+        SweepAction::Skip
+    } else if !has_property {
+        SweepAction::GiveUp(UndeliverableReason::NoProperty)
+    } else if acknowledged {
+        SweepAction::GiveUp(UndeliverableReason::AlreadyAcknowledged)
+    } else {
+        SweepAction::Publish
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use time::Duration;
+
+    use super::*;
+
+    fn t0() -> OffsetDateTime {
+        OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap()
+    }
+
+    fn row() -> CommandRow {
+        CommandRow::accept(
+            CommandId::new(7).unwrap(),
+            DeviceId::new(),
+            AcceptedCommand {
+                command: "set".into(),
+                payload: Some(
+                    serde_json::json!({ "capability": "light", "key": "power", "value": true })
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
+            },
+            t0(),
+        )
+    }
+
+    fn response(status: &str) -> CommandEvent {
+        CommandEvent::Response {
+            status: status.into(),
+        }
+    }
+
+    #[test]
+    fn command_ids_are_decimal_strings() {
+        let id: CommandId = serde_json::from_str("\"42\"").unwrap();
+        assert_eq!(id.get(), 42);
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"42\"");
+        assert_eq!("007".parse::<CommandId>().unwrap().get(), 7);
+        assert_eq!(
+            "9999999999999999999".parse::<CommandId>().unwrap().get(),
+            CommandId::MAX
+        );
+        for bad in [
+            "",
+            "-1",
+            "+1",
+            "1.0",
+            "1e3",
+            " 1",
+            "abc",
+            "10000000000000000000",
+            "٣",
+        ] {
+            assert!(bad.parse::<CommandId>().is_err(), "{bad:?}");
+        }
+        assert!(serde_json::from_str::<CommandId>("42").is_err());
+        assert!(CommandId::new(CommandId::MAX + 1).is_none());
+    }
+
+    #[test]
+    fn the_happy_path() {
+        let r = row();
+        assert_eq!(r.state(), Some(CommandState::Pending));
+        assert_eq!(r.attempts, 0);
+        assert_eq!(sweep_action(&r, true, false), SweepAction::Publish);
+        let failed = r.apply(&CommandEvent::PublishFailed, t0()).unwrap();
+        assert_eq!(failed.state(), Some(CommandState::Pending));
+        assert_eq!(failed.attempts, 1);
+        let sent = failed
+            .apply(&CommandEvent::Published, t0() + Duration::seconds(2))
+            .unwrap();
+        assert_eq!(sent.state(), Some(CommandState::Sent));
+        assert_eq!(sent.attempts, 2);
+        assert_eq!(sent.sent_at, Some(t0() + Duration::seconds(2)));
+        assert_eq!(sweep_action(&sent, true, false), SweepAction::Skip);
+        assert_eq!(sent.apply(&CommandEvent::Published, t0()), None);
+        let at = t0() + Duration::seconds(3);
+        let answered = sent.apply(&response("ok"), at).unwrap();
+        assert_eq!(answered.state(), Some(CommandState::Answered));
+        assert_eq!(answered.result_status.as_deref(), Some("ok"));
+        assert_eq!(answered.answered_at, Some(at));
+        assert!(answered.is_final());
+        let data = answered.result_data().unwrap();
+        assert_eq!((data.status.as_str(), data.at), ("ok", at));
+        assert_eq!(data.command, "set");
+        // A duplicate response records nothing.
+        assert_eq!(answered.apply(&response("rejected"), at), None);
+        assert_eq!(sent.result_data(), None);
+    }
+
+    #[test]
+    fn undeliverable_rows() {
+        let r = row();
+        assert_eq!(
+            sweep_action(&r, false, false),
+            SweepAction::GiveUp(UndeliverableReason::NoProperty)
+        );
+        assert_eq!(
+            sweep_action(&r, true, true),
+            SweepAction::GiveUp(UndeliverableReason::AlreadyAcknowledged)
+        );
+        let dead = r
+            .apply(
+                &CommandEvent::Undeliverable(UndeliverableReason::NoProperty),
+                t0(),
+            )
+            .unwrap();
+        assert_eq!(dead.state(), Some(CommandState::Undeliverable));
+        assert_eq!(dead.attempts, 0);
+        assert!(dead.is_final());
+        assert_eq!(dead.apply(&response("ok"), t0()), None);
+        assert_eq!(dead.apply(&CommandEvent::Published, t0()), None);
+        assert_eq!(sweep_action(&dead, true, false), SweepAction::Skip);
+        let v = serde_json::to_value(&dead).unwrap();
+        assert_eq!(v["state"], "undeliverable");
+        assert_eq!(v["undeliverableReason"], "no-property");
+    }
+
+    #[test]
+    fn a_response_to_a_pending_row_is_recorded() {
+        let answered = row().apply(&response("ok"), t0()).unwrap();
+        assert_eq!(answered.state(), Some(CommandState::Answered));
+        assert_eq!(answered.sent_at, None);
+    }
+
+    #[test]
+    fn rows_serialize_with_the_specs_names_and_read_back() {
+        let r = row();
+        let v = serde_json::to_value(&r).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "answeredAt",
+                "attempts",
+                "command",
+                "commandId",
+                "createdAt",
+                "deviceId",
+                "payload",
+                "resultStatus",
+                "sentAt",
+                "state",
+                "undeliverableReason"
+            ]
+        );
+        assert_eq!(v["commandId"], "7");
+        assert_eq!(v["state"], "pending");
+        assert_eq!(serde_json::from_value::<CommandRow>(v.clone()).unwrap(), r);
+        // A state from a newer build reads, and the row is final here.
+        let mut newer = v;
+        newer["state"] = "expired".into();
+        let read: CommandRow = serde_json::from_value(newer).unwrap();
+        assert_eq!(read.state(), None);
+        assert!(read.is_final());
+        assert_eq!(read.apply(&response("ok"), t0()), None);
+        assert_eq!(sweep_action(&read, true, false), SweepAction::Skip);
+        assert_eq!(serde_json::to_value(&read).unwrap()["state"], "expired");
+    }
+
+    fn any_event() -> impl Strategy<Value = CommandEvent> {
+        prop_oneof![
+            Just(CommandEvent::Published),
+            Just(CommandEvent::PublishFailed),
+            Just(CommandEvent::Undeliverable(UndeliverableReason::NoProperty)),
+            Just(CommandEvent::Undeliverable(
+                UndeliverableReason::AlreadyAcknowledged
+            )),
+            "[a-z]{1,8}".prop_map(|status| CommandEvent::Response { status }),
+        ]
+    }
+
+    fn allowed(from: CommandState, to: CommandState) -> bool {
+        use CommandState::*;
+        matches!(
+            (from, to),
+            (Pending, Pending | Sent | Undeliverable | Answered) | (Sent, Answered)
+        )
+    }
+
+    proptest! {
+        /// Final states never move, a result is recorded at most once,
+        /// attempts only grow, and every move is an edge of the table.
+        #[test]
+        fn the_command_state_machine(events in proptest::collection::vec((any_event(), 0i64..10), 0..40)) {
+            let mut current = row();
+            let mut now = t0();
+            let mut results = 0;
+            for (event, gap) in events {
+                now += Duration::seconds(gap);
+                let before = current.clone();
+                let next = current.apply(&event, now);
+                if before.is_final() {
+                    prop_assert!(next.is_none(), "a final row moved on {:?}", event);
+                }
+                if let Some(next) = next {
+                    let (from, to) = (before.state().unwrap(), next.state().unwrap());
+                    prop_assert!(allowed(from, to), "{} -> {}", from, to);
+                    prop_assert!(next.attempts >= before.attempts);
+                    prop_assert!(next.attempts <= before.attempts + 1);
+                    if before.result_status.is_some() {
+                        prop_assert_eq!(&next.result_status, &before.result_status);
+                    }
+                    if next.result_status.is_some() && before.result_status.is_none() {
+                        results += 1;
+                        prop_assert_eq!(to, CommandState::Answered);
+                        prop_assert_eq!(next.answered_at, Some(now));
+                    }
+                    if let Some(sent) = before.sent_at {
+                        prop_assert_eq!(next.sent_at, Some(sent));
+                    }
+                    // What never changes.
+                    prop_assert_eq!(next.command_id, before.command_id);
+                    prop_assert_eq!(&next.command, &before.command);
+                    prop_assert_eq!(&next.payload, &before.payload);
+                    prop_assert_eq!(next.created_at, before.created_at);
+                    current = next;
+                }
+                // The state and its fields agree.
+                let state = current.state().unwrap();
+                prop_assert_eq!(current.result_status.is_some(), state == CommandState::Answered);
+                prop_assert_eq!(current.answered_at.is_some(), state == CommandState::Answered);
+                prop_assert_eq!(
+                    current.undeliverable_reason.is_some(),
+                    state == CommandState::Undeliverable
+                );
+                if state == CommandState::Sent {
+                    prop_assert!(current.sent_at.is_some());
+                }
+                prop_assert_eq!(current.result_data().is_some(), state == CommandState::Answered);
+            }
+            prop_assert!(results <= 1);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Recording events and reading them back in id order (see the crate docs for
+//! why the order holds and what the visibility lag is for).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use alyt_domain::Clock;
+use alyt_domain::ids::TenantId;
+use alyt_store::{Condition, Item, Key, Query, SortKey, Store, StoreError};
+use rand::Rng;
+use time::Duration;
+
+use crate::envelope::{EventEnvelope, EventId, EventKind};
+
+/// How long after its id an event becomes readable (hosted default). It must
+/// exceed the longest time between taking an id and the write completing.
+pub const VISIBILITY_LAG: Duration = Duration::seconds(2);
+/// How long events stay readable for resuming and redelivery.
+pub const RETENTION: Duration = Duration::days(7);
+
+fn partition(tenant: TenantId) -> String {
+    format!("EVENTS#{tenant}")
+}
+
+/// One read: the events, and how far the read got (the id to continue after,
+/// which may be past the last event when filtered kinds were skipped).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventPage {
+    pub events: Vec<EventEnvelope>,
+    pub position: Option<EventId>,
+}
+
+#[derive(Clone)]
+pub struct EventLog {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    lag: Duration,
+}
+
+impl EventLog {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, lag: Duration) -> Self {
+        Self { store, clock, lag }
+    }
+
+    /// Records an event; call it after the change it reports is stored.
+    pub async fn record(
+        &self,
+        tenant: TenantId,
+        kind: EventKind,
+        data: serde_json::Value,
+    ) -> Result<EventEnvelope, StoreError> {
+        loop {
+            let now = self.clock.now();
+            let envelope = EventEnvelope {
+                id: EventId::new(now, rand::rng().random()),
+                kind,
+                tenant_id: tenant,
+                created_at: now,
+                data: data.clone(),
+            };
+            let item =
+                Item::from_record(Key::new(partition(tenant), envelope.id.as_str()), &envelope)?
+                    .with("ttl", (now + RETENTION).unix_timestamp());
+            match self.store.put(item, Some(Condition::item_absent())).await {
+                Ok(()) => return Ok(envelope),
+                // Same microsecond and same 32 random bits: draw again.
+                Err(StoreError::ConditionFailed { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The newest id readers may see now.
+    pub fn watermark(&self) -> EventId {
+        EventId::floor(self.clock.now() - self.lag)
+    }
+
+    /// Up to `limit` events of `tenants` after `after` (exclusive) and before the
+    /// watermark, in id order, of the given kinds (all when `None`).
+    pub async fn read_after(
+        &self,
+        tenants: &[TenantId],
+        after: Option<&EventId>,
+        kinds: Option<&BTreeSet<EventKind>>,
+        limit: u32,
+    ) -> Result<EventPage, StoreError> {
+        let watermark = self.watermark();
+        let low = after
+            .cloned()
+            .unwrap_or_else(|| EventId::floor(time::OffsetDateTime::UNIX_EPOCH));
+        if low >= watermark {
+            return Ok(EventPage {
+                events: Vec::new(),
+                position: after.cloned(),
+            });
+        }
+        let limit = limit.clamp(1, 1000);
+        let mut scanned: Vec<EventEnvelope> = Vec::new();
+        // Where the merged read may end: a tenant whose page came back full may
+        // hold more events after its last one, so nothing past that is safe.
+        let mut bound = watermark.clone();
+        for tenant in tenants {
+            let page = self
+                .store
+                .query(
+                    Query::partition(partition(*tenant))
+                        .sort(SortKey::Between(low.to_string(), watermark.to_string()))
+                        .limit(limit + 1),
+                )
+                .await?;
+            let mut events: Vec<EventEnvelope> = page
+                .items
+                .iter()
+                .map(Item::to_record)
+                .collect::<Result<_, _>>()?;
+            events.retain(|e| Some(&e.id) != after && e.id < watermark);
+            if page.next.is_some() || events.len() > limit as usize {
+                events.truncate(limit as usize);
+                if let Some(last) = events.last()
+                    && last.id < bound
+                {
+                    bound = last.id.clone();
+                }
+            }
+            scanned.extend(events);
+        }
+        scanned.sort_by(|a, b| a.id.cmp(&b.id));
+        scanned.retain(|e| e.id <= bound);
+        scanned.truncate(limit as usize);
+        let position = match scanned.last() {
+            Some(last) if scanned.len() == limit as usize => Some(last.id.clone()),
+            // Everything up to the bound was read.
+            _ if bound < watermark => Some(bound),
+            Some(last) => Some(last.id.clone()),
+            None => after.cloned(),
+        };
+        let events = scanned
+            .into_iter()
+            .filter(|e| kinds.is_none_or(|k| k.contains(&e.kind)))
+            .collect();
+        Ok(EventPage { events, position })
+    }
+}
