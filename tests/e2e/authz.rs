@@ -101,6 +101,13 @@ fn operations() -> Vec<Operation> {
             expect: public,
         },
         Operation {
+            id: "getAsyncApi",
+            method: "GET",
+            path: "/asyncapi.json",
+            body: |_| None,
+            expect: public,
+        },
+        Operation {
             id: "login",
             method: "POST",
             path: "/auth/login",

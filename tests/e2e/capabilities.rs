@@ -110,3 +110,42 @@ async fn wrong_method_gets_a_json_405() {
         "application/problem+json"
     );
 }
+
+#[tokio::test]
+async fn asyncapi_document_describes_every_broker_channel() {
+    let t = TestPlatform::start().await;
+    let doc: Value = t
+        .http
+        .get(t.url("/asyncapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(doc["asyncapi"], "3.0.0");
+    for channel in [
+        "status",
+        "telemetry",
+        "events",
+        "alerts",
+        "commands",
+        "response",
+        "availability",
+    ] {
+        assert_eq!(
+            doc["channels"][channel]["address"],
+            format!("alyt/{{tenantId}}/{{propertyId}}/{{deviceId}}/{channel}")
+        );
+    }
+    // The response channel's schema requires what the spec requires.
+    let response = &doc["components"]["messages"]["response"]["payload"];
+    let mut required: Vec<&str> = response["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    required.sort();
+    assert_eq!(required, ["command", "commandId", "status"]);
+}

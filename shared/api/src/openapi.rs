@@ -30,7 +30,9 @@ struct ApiDoc;
 
 /// Routes every runtime serves whatever groups it hosts.
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(get_openapi))
+    OpenApiRouter::new()
+        .routes(routes!(get_openapi))
+        .routes(routes!(get_asyncapi))
 }
 
 /// The whole API's document, including groups this runtime does not serve.
@@ -52,4 +54,16 @@ pub fn document() -> Document {
 )]
 pub async fn get_openapi() -> Json<Document> {
     Json(document())
+}
+
+/// The AsyncAPI 3.0 document of the broker channels devices use.
+#[utoipa::path(
+    get,
+    path = "/v1/asyncapi.json",
+    tag = "meta",
+    operation_id = "getAsyncApi",
+    responses((status = 200, description = "The AsyncAPI 3.0 document", content_type = "application/json", body = Object))
+)]
+pub async fn get_asyncapi() -> Json<serde_json::Value> {
+    Json(alyt_device::asyncapi::document())
 }

@@ -32,3 +32,20 @@ fn openapi_document_is_3_1_with_the_contract_version() {
     assert!(doc["paths"]["/v1/capabilities"]["get"].is_object());
     assert!(doc["components"]["schemas"]["CapabilityCatalogue"].is_object());
 }
+
+/// The AsyncAPI document of the broker channels, committed beside the OpenAPI one.
+#[test]
+fn asyncapi_document_matches_the_committed_contract() {
+    let generated =
+        serde_json::to_string_pretty(&alyt_device::asyncapi::document()).unwrap() + "\n";
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("contract/asyncapi.json");
+    if std::env::var_os("ALYT_UPDATE_CONTRACTS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "the AsyncAPI document drifted from {}; review and regenerate with ALYT_UPDATE_CONTRACTS=1",
+        path.display()
+    );
+}

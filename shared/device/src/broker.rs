@@ -32,41 +32,11 @@ use rmqtt::types::{
     AuthResult, ClientId, ConnectInfo, From as MsgFrom, FromType, Id, LastWill, Publish,
     PublishAclResult, SubscribeAclResult,
 };
-use time::OffsetDateTime;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+pub use crate::plane::{DeviceAuthenticator, InboundMessage};
 use crate::topic::{Channel, DeviceIdentity, may_publish, may_subscribe, may_will, parse_topic};
-
-/// Decides who a connecting device is. The local platform looks the username up
-/// in the store and checks the password against the per-device credential hash.
-#[async_trait]
-pub trait DeviceAuthenticator: Send + Sync + 'static {
-    /// The identity these credentials belong to, or `None` to refuse the
-    /// connection. `client_id` is passed so an implementation can pin it to
-    /// the credential; the broker itself never derives rights from it.
-    async fn authenticate(
-        &self,
-        client_id: &str,
-        username: &str,
-        password: &[u8],
-    ) -> Option<DeviceIdentity>;
-}
-
-/// One accepted device-to-platform message. The payload is unvalidated: schema
-/// checks belong to the ingest pipeline.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InboundMessage {
-    pub identity: DeviceIdentity,
-    pub channel: Channel,
-    pub topic: String,
-    pub payload: Bytes,
-    pub retained: bool,
-    /// Published by the broker on the device's behalf because its connection
-    /// ended without DISCONNECT (liveness reason 'last-will').
-    pub last_will: bool,
-    pub received_at: OffsetDateTime,
-}
 
 #[derive(Clone)]
 pub struct BrokerConfig {

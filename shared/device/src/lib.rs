@@ -1,19 +1,22 @@
-//! The device plane's broker side: topic rules shared by both runtimes and the
-//! embedded MQTT broker of the local platform.
+//! The device plane: topic rules and channel schemas shared by both runtimes,
+//! the AsyncAPI document, and (feature `broker`, the local platform only) the
+//! embedded MQTT broker, so that Lambdas never compile rmqtt.
 
+pub mod asyncapi;
+#[cfg(feature = "broker")]
 pub mod broker;
 pub mod channels;
+pub mod plane;
 pub mod topic;
 
-pub use broker::{
-    Broker, BrokerConfig, BrokerError, BrokerStats, DeviceAuthenticator, InboundMessage,
-    start_broker,
-};
+#[cfg(feature = "broker")]
+pub use broker::{Broker, BrokerConfig, BrokerError, BrokerStats, start_broker};
 pub use channels::{
     Availability, ChannelMessage, CommandMessage, CommandResponse, JsonObject, MAX_DEPTH,
     MAX_PAYLOAD_BYTES, RejectReason, Rejected, StatusReport, Telemetry, decode_any, decode_inbound,
     encode, encode_command, payload_schema,
 };
+pub use plane::{DeviceAuthenticator, InboundMessage};
 pub use topic::{
     Channel, DeviceIdentity, TOPIC_ROOT, may_publish, may_subscribe, may_will, parse_topic,
 };
