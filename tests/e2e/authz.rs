@@ -368,6 +368,9 @@ struct TenantOperation {
     id: &'static str,
     method: &'static str,
     path: &'static str,
+    /// A JSON body template: `{tenantId}`, `{propertyId}` (a home of that
+    /// tenant) and `{serial}` (fresh for every request) are filled in.
+    body: Option<&'static str>,
     own: fn(Who) -> u16,
     foreign: fn(Who) -> u16,
 }
@@ -385,14 +388,72 @@ fn staff_only(who: Who) -> u16 {
     }
 }
 
+/// Nobody finds a device that does not exist, in any tenant.
+fn not_found(who: Who) -> u16 {
+    if unauthenticated(who) { 401 } else { 404 }
+}
+
+/// Registering in the caller's own tenant: tenant ADMIN/INSTALLER (keys and
+/// the developer act as their sandbox's ADMIN), platform OWNER/STAFF; people
+/// who see the tenant without such a role get 403.
+fn register_own(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformSupport | Who::HouseholdOwner | Who::HouseholdMember | Who::HouseholdGuest => {
+            403
+        }
+        _ => 201,
+    }
+}
+
+/// Registering in another tenant: only platform OWNER/STAFF; SUPPORT sees
+/// the tenant but may not; to anyone else it does not exist.
+fn register_foreign(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformOwner | Who::PlatformStaff => 201,
+        Who::PlatformSupport => 403,
+        _ => 404,
+    }
+}
+
 fn tenant_operations() -> Vec<TenantOperation> {
-    vec![TenantOperation {
-        id: "listProperties",
-        method: "GET",
-        path: "/properties?tenantId={tenantId}",
-        own: authenticated_all,
-        foreign: staff_only,
-    }]
+    vec![
+        TenantOperation {
+            id: "listProperties",
+            method: "GET",
+            path: "/properties?tenantId={tenantId}",
+            body: None,
+            own: authenticated_all,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            id: "registerDevice",
+            method: "POST",
+            path: "/devices/register",
+            body: Some(
+                r#"{"tenantId":"{tenantId}","propertyId":"{propertyId}","name":"Harness light","kind":"OTHER","capabilities":["LIGHT"],"serial":"{serial}"}"#,
+            ),
+            own: register_own,
+            foreign: register_foreign,
+        },
+        TenantOperation {
+            id: "listDevices",
+            method: "GET",
+            path: "/devices?tenantId={tenantId}",
+            body: None,
+            own: authenticated_all,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            id: "getDevice",
+            method: "GET",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001?tenantId={tenantId}",
+            body: None,
+            own: not_found,
+            foreign: not_found,
+        },
+    ]
 }
 
 #[tokio::test]
@@ -408,6 +469,31 @@ async fn tenant_objects_answer_foreign_callers_like_missing_ones() {
         .to_string();
     let sandbox = principals.developer.sandbox_tenant_id.clone();
     let missing = "0190b5a0-0000-7000-8000-000000000000".to_owned();
+    // A home of each tenant, for bodies that name one.
+    let demo_home = t
+        .platform
+        .first_start
+        .as_ref()
+        .unwrap()
+        .property_id
+        .to_string();
+    let (_, homes) = t
+        .get_json(
+            &format!("/properties?tenantId={sandbox}"),
+            Some(&principals.developer.access_token),
+        )
+        .await;
+    let sandbox_home = homes["items"][0]["id"].as_str().unwrap().to_owned();
+    let home_of = |tenant: &str| {
+        if *tenant == demo {
+            demo_home.clone()
+        } else if *tenant == sandbox {
+            sandbox_home.clone()
+        } else {
+            missing.clone()
+        }
+    };
+    let mut serial = 0;
     let mut failures = Vec::new();
     for op in tenant_operations() {
         for who in Who::ALL {
@@ -430,6 +516,16 @@ async fn tenant_objects_answer_foreign_callers_like_missing_ones() {
             ] {
                 let url = t.url(&op.path.replace("{tenantId}", tenant));
                 let mut request = t.http.request(op.method.parse().unwrap(), &url);
+                if let Some(template) = op.body {
+                    serial += 1;
+                    let body = template
+                        .replace("{tenantId}", tenant)
+                        .replace("{propertyId}", &home_of(tenant))
+                        .replace("{serial}", &format!("HARNESS-{serial}"));
+                    request = request
+                        .header("content-type", "application/json")
+                        .body(body);
+                }
                 if let Some(token) = principals.token(who) {
                     request = request.bearer_auth(token);
                 }

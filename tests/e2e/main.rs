@@ -7,6 +7,8 @@ mod developer_account;
 mod developer_admin;
 mod developer_keys;
 mod developer_quota;
+mod device_plane;
+mod devices;
 mod household_auth;
 mod platform;
 mod properties;

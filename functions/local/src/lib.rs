@@ -8,11 +8,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_api::bootstrap::FirstStart;
+use alyt_api::devices::StoreDeviceAuthenticator;
 use alyt_api::ports::{OutboxMailer, TestTokenBotCheck};
 use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
-use alyt_device::{Broker, BrokerConfig, DeviceAuthenticator, DeviceIdentity, InboundMessage};
+use alyt_device::ingest::Ingest;
+use alyt_device::{Broker, BrokerConfig, InboundMessage};
 use alyt_domain::{Clock, SystemClock};
+use alyt_events::EventLog;
 use alyt_store::sqlite::SqliteStore;
 use axum::extract::{ConnectInfo, Request};
 use axum::middleware::Next;
@@ -183,11 +186,21 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             addr: config.mqtt_addr,
             clock: clock.clone(),
         },
-        Arc::new(NoDeviceCredentialsYet),
+        // Devices log in with the credentials issued at registration.
+        Arc::new(StoreDeviceAuthenticator::new(store.clone())),
         inbound_tx,
     )
     .await?;
-    tasks.push(tokio::spawn(drain_inbound(inbound_rx, on_shutdown.clone())));
+    let ingest = Ingest::new(
+        store.clone(),
+        clock.clone(),
+        EventLog::new(store.clone(), clock.clone(), LOCAL_EVENT_LAG),
+    );
+    tasks.push(tokio::spawn(run_ingest(
+        ingest,
+        inbound_rx,
+        on_shutdown.clone(),
+    )));
 
     let mut http_stop = on_shutdown.clone();
     tasks.push(tokio::spawn(async move {
@@ -231,41 +244,38 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     })
 }
 
-/// Device registration (issue 4) issues per-device broker credentials; until it
-/// exists no login can succeed, so the broker refuses every connection.
-struct NoDeviceCredentialsYet;
+/// Events become readable this long after their id is taken. Locally every
+/// write goes through one SQLite connection, so a short lag is enough.
+pub const LOCAL_EVENT_LAG: time::Duration = time::Duration::milliseconds(250);
 
-#[async_trait::async_trait]
-impl DeviceAuthenticator for NoDeviceCredentialsYet {
-    async fn authenticate(
-        &self,
-        _client_id: &str,
-        _username: &str,
-        _password: &[u8],
-    ) -> Option<DeviceIdentity> {
-        None
-    }
-}
-
-/// Where the ingest pipeline (issue 4) will take over; for now device messages,
-/// which only authenticated devices can send, are logged and dropped.
-/// It also stops on the shutdown signal: a stopped rmqtt broker keeps its
-/// context (and so the sender) alive until the runtime ends.
-async fn drain_inbound(
+/// Feeds every device message through the same ingest the hosted SQS function
+/// runs. A store failure is retried a few times with a pause (locally there is
+/// no SQS to redeliver). It also stops on the shutdown signal: a stopped rmqtt
+/// broker keeps its context (and so the sender) alive until the runtime ends.
+async fn run_ingest(
+    ingest: Ingest,
     mut inbound: tokio::sync::mpsc::Receiver<InboundMessage>,
     mut stop: watch::Receiver<bool>,
 ) {
     loop {
-        tokio::select! {
+        let message = tokio::select! {
             message = inbound.recv() => match message {
-                Some(message) => tracing::debug!(
-                    topic = %message.topic,
-                    bytes = message.payload.len(),
-                    "device message (no ingest yet)"
-                ),
+                Some(message) => message,
                 None => break,
             },
             _ = stopped(&mut stop) => break,
+        };
+        for attempt in 1..=5 {
+            match ingest.handle(&message).await {
+                Ok(_) => break,
+                Err(e) if attempt < 5 => {
+                    tracing::warn!(error = %e, attempt, "ingest failed; retrying");
+                    tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, topic = %message.topic, "ingest gave up on a device message")
+                }
+            }
         }
     }
 }

@@ -25,6 +25,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(get_capabilities))
         .routes(routes!(list_properties))
+        .merge(crate::devices::routes())
 }
 
 /// The capability catalogue: every descriptor a client renders things from.

@@ -9,6 +9,7 @@ pub mod app;
 pub mod auth;
 pub mod bootstrap;
 pub mod developers;
+pub mod devices;
 pub mod extract;
 pub mod homes;
 pub mod household_auth;

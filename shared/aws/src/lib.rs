@@ -6,6 +6,7 @@ mod dynamo;
 mod expr;
 pub mod lambda;
 pub mod mail;
+pub mod sqs_ingest;
 pub mod turnstile;
 
 #[cfg(feature = "test-support")]

@@ -494,6 +494,7 @@ impl HookState {
             return;
         };
         let message = InboundMessage {
+            message_id: uuid::Uuid::new_v4().to_string(),
             identity,
             channel,
             topic: publish.topic.to_string(),

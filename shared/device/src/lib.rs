@@ -6,6 +6,7 @@ pub mod asyncapi;
 #[cfg(feature = "broker")]
 pub mod broker;
 pub mod channels;
+pub mod ingest;
 pub mod plane;
 pub mod topic;
 

@@ -28,6 +28,10 @@ pub trait DeviceAuthenticator: Send + Sync + 'static {
 /// checks belong to the ingest pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InboundMessage {
+    /// Unique per message, stable across redeliveries of that message (the
+    /// embedded broker stamps a UUID; hosted, the IoT rule's `newuuid()`
+    /// travels in the SQS body). Ingest deduplicates on it.
+    pub message_id: String,
     pub identity: DeviceIdentity,
     pub channel: Channel,
     pub topic: String,

@@ -70,6 +70,45 @@ impl EventLog {
         }
     }
 
+    /// Events to write inside the caller's transaction, so that they exist
+    /// exactly when the change they report does (and a redelivered message,
+    /// whose transaction fails on its dedupe guard, records nothing). They get
+    /// ids in the given order (one time, consecutive suffixes). The ids are
+    /// taken now: commit the transaction promptly.
+    pub fn prepare_all(
+        &self,
+        tenant: TenantId,
+        events: Vec<(EventKind, serde_json::Value)>,
+    ) -> Result<Vec<(EventEnvelope, alyt_store::TxWrite)>, StoreError> {
+        let now = self.clock.now();
+        // Room for 256 events of one change above a random base.
+        let base: u32 = rand::rng().random::<u32>() & 0xFFFF_FF00;
+        events
+            .into_iter()
+            .take(256)
+            .enumerate()
+            .map(|(n, (kind, data))| {
+                let envelope = EventEnvelope {
+                    id: EventId::new(now, base + n as u32),
+                    kind,
+                    tenant_id: tenant,
+                    created_at: now,
+                    data,
+                };
+                let item = Item::from_record(
+                    Key::new(partition(tenant), envelope.id.as_str()),
+                    &envelope,
+                )?
+                .with("ttl", (now + RETENTION).unix_timestamp());
+                let write = alyt_store::TxWrite::Put {
+                    item,
+                    condition: Some(Condition::item_absent()),
+                };
+                Ok((envelope, write))
+            })
+            .collect()
+    }
+
     /// The newest id readers may see now.
     pub fn watermark(&self) -> EventId {
         EventId::floor(self.clock.now() - self.lag)

@@ -3,6 +3,7 @@
 //! conditional writes. Handlers use these, never raw keys.
 
 pub mod developers;
+pub mod devices;
 pub mod identity;
 pub mod tenancy;
 pub mod tokens;

@@ -1,0 +1,34 @@
+//! Lambda entry of ingest: SQS batches from the IoT topic rule, reporting
+//! partial batch failures.
+
+use std::sync::Arc;
+
+use alyt_aws::DynamoStore;
+use alyt_device::ingest::Ingest;
+use alyt_domain::{Clock, SystemClock};
+use alyt_events::{EventLog, VISIBILITY_LAG};
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
+use lambda_runtime::{Error, LambdaEvent, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .without_time()
+        .init();
+    let table = std::env::var("ALYT_TABLE").map_err(|_| "ALYT_TABLE is not set")?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
+    let events = EventLog::new(store.clone(), clock.clone(), VISIBILITY_LAG);
+    let ingest = Ingest::new(store, clock, events);
+    lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| {
+        let ingest = ingest.clone();
+        async move {
+            Ok::<SqsBatchResponse, Error>(
+                alyt_aws::sqs_ingest::handle_batch(&ingest, event.payload).await,
+            )
+        }
+    }))
+    .await
+}

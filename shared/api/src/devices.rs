@@ -1,0 +1,1148 @@
+//! Devices (part of the homes group): registration with per-device broker
+//! credentials, the device rows with their Thing view, and the store-backed
+//! authenticator the embedded broker logs devices in with.
+//!
+//! * `POST /v1/devices/register`: tenant ADMIN or INSTALLER, platform OWNER or
+//!   STAFF, or a key with `devices:write` reaching the tenant (a DEV key
+//!   reaches its sandbox). Anyone else who can see the tenant (household
+//!   people, platform SUPPORT) gets 403; a caller who cannot see the tenant,
+//!   404. One transaction writes the device, its first unit, the serial guard
+//!   and the credential.
+//! * `GET /v1/devices?tenantId` and `GET /v1/devices/{id}?tenantId`: staff,
+//!   tenant roles and keys with `devices:read` see every device of the tenant;
+//!   household people the devices of their homes (a guest only its pinned
+//!   home). A foreign device answers exactly like a missing one.
+//!
+//! Broker credentials (local runtime): `clientId` = `username` = the device
+//! id, so a device holds one session at a time (a second CONNECT with the same
+//! client id takes the session over); `password` is 256 random bits, shown
+//! once in the 201 and stored only as its SHA-256.
+//!
+//! Store calls (besides authenticating the caller): register 2 to 4 (the
+//! property, the room and the hub read concurrently, then one transaction);
+//! a list page 1 query + 1 batch get per 50 devices (none when the page is
+//! empty), plus 1 get of the tenant for staff and 1 query per household for
+//! household people; one device 1 get + 1 batch get (+1 get of its property
+//! for household people).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use alyt_device::{DeviceAuthenticator, DeviceIdentity, StatusReport};
+use alyt_domain::access::{HouseholdRole, PlatformRole, Principal, Scope};
+use alyt_domain::capability::{CapabilityDescriptor, ThingCategory, find};
+use alyt_domain::device::{
+    DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
+    Lenient, Liveness, Protocol, descriptor_ids_for, has_length, liveness_of_stored,
+};
+use alyt_domain::ids::{ClientId, DeviceId, PropertyId, RoomId, TenantId};
+use alyt_store::repo::devices::{
+    DeviceCredentialRecord, DeviceRecord, DeviceSettingsRecord, DeviceView, Devices, RegisterError,
+    Registration, ReportedRecord, UnitRecord,
+};
+use alyt_store::repo::tenancy::Tenancy;
+use alyt_store::{Index, PageKey, Query, SortKey, Store};
+use async_trait::async_trait;
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
+use crate::extract::{ApiJson, ApiQuery};
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(register_device))
+        .routes(routes!(list_devices))
+        .routes(routes!(get_device))
+}
+
+// ---------------------------------------------------------------------------
+// The device row and its Thing view
+
+/// A device row (spec: Resources > Device). Every field is always present.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Device {
+    pub id: DeviceId,
+    pub tenant_id: TenantId,
+    #[schema(required = true)]
+    pub property_id: Option<PropertyId>,
+    #[schema(required = true)]
+    pub room_id: Option<RoomId>,
+    pub name: String,
+    #[schema(value_type = DeviceKind)]
+    pub kind: Lenient<DeviceKind>,
+    /// A set: no value twice.
+    #[schema(value_type = Vec<DeviceCapability>)]
+    pub capabilities: Vec<Lenient<DeviceCapability>>,
+    /// Features the device honours.
+    pub features: Vec<String>,
+    #[schema(required = true)]
+    pub current_unit_id: Option<Uuid>,
+    #[schema(required = true)]
+    pub parent_device_id: Option<DeviceId>,
+    #[schema(value_type = Option<Protocol>, required = true)]
+    pub protocol: Option<Lenient<Protocol>>,
+    #[schema(required = true)]
+    pub protocol_id: Option<String>,
+    #[schema(value_type = FirmwareChannel)]
+    pub firmware_channel: Lenient<FirmwareChannel>,
+    #[schema(value_type = DeviceStatus)]
+    pub status: Lenient<DeviceStatus>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub last_seen: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub deleted_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub updated_at: OffsetDateTime,
+    #[schema(required = true)]
+    pub settings: Option<DeviceSettings>,
+    #[schema(required = true)]
+    pub current_unit: Option<Unit>,
+    #[schema(required = true)]
+    pub reported: Option<Reported>,
+    pub liveness: Liveness,
+    pub thing: Thing,
+}
+
+/// A device's settings.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceSettings {
+    pub device_id: DeviceId,
+    /// Keyed by lower-cased capability; a capability the device lacks has no key.
+    #[schema(value_type = Object)]
+    pub by_capability: Map<String, Value>,
+    pub enabled: bool,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub updated_at: OffsetDateTime,
+}
+
+/// A physical board of a device; the burned-in serial lives here.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Unit {
+    pub id: Uuid,
+    pub device_id: DeviceId,
+    pub serial: String,
+    #[schema(required = true)]
+    pub model: Option<String>,
+    #[schema(required = true)]
+    pub firmware: Option<String>,
+    #[schema(required = true)]
+    pub mac_address: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub installed_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub removed_at: Option<OffsetDateTime>,
+    #[schema(required = true)]
+    pub removed_reason: Option<String>,
+}
+
+/// The last status the device reported.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Reported {
+    pub device_id: DeviceId,
+    /// Whatever the device reported (any JSON).
+    pub payload: Value,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub reported_at: OffsetDateTime,
+}
+
+/// Whether a thing is a device or an endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ThingKind {
+    Device,
+    Endpoint,
+}
+
+/// What an endpoint is shown as (spec: Endpoint `presentedAs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PresentedAs {
+    Light,
+    Switch,
+}
+
+/// The rendered view of a device or endpoint (spec: Resources > Thing).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Thing {
+    pub id: Uuid,
+    pub kind: ThingKind,
+    pub name: String,
+    #[schema(required = true)]
+    pub room_id: Option<RoomId>,
+    pub category: ThingCategory,
+    /// A kebab-case icon token.
+    pub icon: String,
+    /// The descriptors the client draws the thing with.
+    pub capabilities: Vec<CapabilityDescriptor>,
+    /// Keyed `capabilityId.controlKey`.
+    #[schema(value_type = Object)]
+    pub state: BTreeMap<String, Value>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub state_updated_at: Option<OffsetDateTime>,
+    /// Null on an endpoint means not yet checked (never draw it as offline).
+    #[schema(required = true)]
+    pub liveness: Option<Liveness>,
+    /// Settings keyed by capability (`{}` when none were set).
+    #[schema(value_type = Object)]
+    pub settings: Map<String, Value>,
+    /// Always null on a device: only endpoints are presented as something else.
+    pub presented_as: Option<PresentedAs>,
+    /// Whether `presentedAs` may be set; false on devices.
+    pub presentable: bool,
+}
+
+/// The category a device is shown as: its most characteristic capability,
+/// else its kind. (A hub that also listens is a hub; a speaker with a voice
+/// assistant is a speaker; a plug that meters energy is a switch.)
+pub fn device_category(
+    capabilities: &BTreeSet<DeviceCapability>,
+    kind: Option<DeviceKind>,
+) -> ThingCategory {
+    use DeviceCapability as C;
+    const BY_CAPABILITY: [(DeviceCapability, ThingCategory); 17] = [
+        (C::Light, ThingCategory::Light),
+        (C::Switch, ThingCategory::Switch),
+        (C::Thermostat, ThingCategory::Thermostat),
+        (C::Lock, ThingCategory::Lock),
+        (C::Cover, ThingCategory::Cover),
+        (C::Fan, ThingCategory::Fan),
+        (C::Camera, ThingCategory::Camera),
+        (C::Vacuum, ThingCategory::Vacuum),
+        (C::Irrigation, ThingCategory::Irrigation),
+        (C::CoffeeMachine, ThingCategory::Appliance),
+        (C::MediaPlayer, ThingCategory::Speaker),
+        (C::Hub, ThingCategory::Hub),
+        (C::Voice, ThingCategory::Voice),
+        (C::AudioOut, ThingCategory::Speaker),
+        (C::Energy, ThingCategory::Energy),
+        (C::Button, ThingCategory::Button),
+        (C::Sensor, ThingCategory::Sensor),
+    ];
+    BY_CAPABILITY
+        .iter()
+        .find(|(capability, _)| capabilities.contains(capability))
+        .map(|(_, category)| *category)
+        .unwrap_or(match kind {
+            Some(DeviceKind::Hub) => ThingCategory::Hub,
+            Some(DeviceKind::VoiceSatellite) => ThingCategory::Voice,
+            Some(DeviceKind::Sensor) => ThingCategory::Sensor,
+            _ => ThingCategory::Other,
+        })
+}
+
+/// The device row of a stored device, judged at `now`.
+pub fn device_row(view: DeviceView, now: OffsetDateTime) -> Device {
+    let DeviceView {
+        device: d,
+        unit,
+        reported,
+    } = view;
+    let liveness = liveness_of_stored(&d.status, d.last_seen, now, d.heartbeat_window_seconds);
+    let known = d.known_capabilities();
+    let payload = reported.as_ref().map(|r| &r.payload);
+    let descriptors = descriptor_ids_for(known.iter().copied(), &d.features, payload)
+        .into_iter()
+        .filter_map(find)
+        .cloned()
+        .collect();
+    let state = match payload {
+        Some(Value::Object(payload)) => StatusReport {
+            payload: payload.clone(),
+            features: None,
+        }
+        .state(),
+        _ => BTreeMap::new(),
+    };
+    let category = device_category(&known, d.kind.known());
+    let thing = Thing {
+        id: *d.id.as_uuid(),
+        kind: ThingKind::Device,
+        name: d.name.clone(),
+        room_id: d.room_id,
+        category,
+        icon: category.icon().to_owned(),
+        capabilities: descriptors,
+        state,
+        state_updated_at: reported.as_ref().map(|r| r.reported_at),
+        liveness: Some(liveness.clone()),
+        settings: d
+            .settings
+            .as_ref()
+            .map(|s| s.by_capability.clone())
+            .unwrap_or_default(),
+        presented_as: None,
+        presentable: false,
+    };
+    Device {
+        id: d.id,
+        tenant_id: d.tenant_id,
+        property_id: d.property_id,
+        room_id: d.room_id,
+        name: d.name,
+        kind: d.kind,
+        capabilities: d.capabilities.into_iter().collect(),
+        features: d.features,
+        current_unit_id: d.current_unit_id,
+        parent_device_id: d.parent_device_id,
+        protocol: d.protocol,
+        protocol_id: d.protocol_id,
+        firmware_channel: d.firmware_channel,
+        status: d.status,
+        last_seen: d.last_seen,
+        deleted_at: d.deleted_at,
+        created_at: d.created_at,
+        updated_at: d.updated_at,
+        settings: d.settings.map(settings_view),
+        current_unit: unit.map(unit_view),
+        reported: reported.map(reported_view),
+        liveness,
+        thing,
+    }
+}
+
+fn settings_view(s: DeviceSettingsRecord) -> DeviceSettings {
+    DeviceSettings {
+        device_id: s.device_id,
+        by_capability: s.by_capability,
+        enabled: s.enabled,
+        updated_at: s.updated_at,
+    }
+}
+
+fn unit_view(u: UnitRecord) -> Unit {
+    Unit {
+        id: u.id,
+        device_id: u.device_id,
+        serial: u.serial,
+        model: u.model,
+        firmware: u.firmware,
+        mac_address: u.mac_address,
+        installed_at: u.installed_at,
+        removed_at: u.removed_at,
+        removed_reason: u.removed_reason,
+    }
+}
+
+fn reported_view(r: ReportedRecord) -> Reported {
+    Reported {
+        device_id: r.device_id,
+        payload: r.payload,
+        reported_at: r.reported_at,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Who may do what
+
+fn no_such_tenant() -> ApiError {
+    ApiError::not_found("no such tenant")
+}
+
+fn no_such_device() -> ApiError {
+    ApiError::not_found("no such device")
+}
+
+/// Which of a tenant's devices a reader sees.
+enum Readable {
+    All,
+    /// Household people: the homes of these households, plus pinned homes
+    /// (guests).
+    Homes {
+        households: BTreeSet<ClientId>,
+        pinned: BTreeSet<PropertyId>,
+    },
+}
+
+/// Readers of a tenant's devices; `None` when the caller cannot see the
+/// tenant at all (the caller answers 404). A key needs `devices:read` (403).
+fn readable(caller: &Principal, tenant: TenantId) -> Result<Option<Readable>, ApiError> {
+    caller
+        .require_scope(Scope::DevicesRead)
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    if caller.platform_role().is_some() || caller.tenant_role(tenant).is_some() {
+        return Ok(Some(Readable::All));
+    }
+    let Principal::Person { claims, .. } = caller else {
+        return Ok(None);
+    };
+    let mut households = BTreeSet::new();
+    let mut pinned = BTreeSet::new();
+    for (client, grant) in &claims.clients {
+        if grant.tenant_id != tenant {
+            continue;
+        }
+        match (grant.role, grant.property_id) {
+            (HouseholdRole::Guest, Some(property)) => {
+                pinned.insert(property);
+            }
+            (HouseholdRole::Guest, None) => {}
+            _ => {
+                households.insert(*client);
+            }
+        }
+    }
+    if households.is_empty() && pinned.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Readable::Homes { households, pinned }))
+}
+
+/// Whether the caller may register devices in `tenant`: 403 for a caller who
+/// sees the tenant without a role that registers, 404 for one who does not
+/// see it (a missing tenant included).
+async fn may_register(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+) -> Result<(), ApiError> {
+    caller
+        .require_scope(Scope::DevicesWrite)
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    match caller.platform_role() {
+        Some(PlatformRole::Owner | PlatformRole::Staff) => return Ok(()),
+        Some(PlatformRole::Support) => {
+            // SUPPORT sees every tenant but registers nothing; a tenant that
+            // does not exist is still a 404.
+            return match Tenancy(&*state.store).tenant(tenant).await? {
+                Some(_) => Err(ApiError::forbidden(
+                    "platform SUPPORT cannot register devices",
+                )),
+                None => Err(no_such_tenant()),
+            };
+        }
+        None => {}
+    }
+    // Keys act as the tenant's ADMIN in the tenants they reach.
+    if caller.tenant_role(tenant).is_some() {
+        return Ok(());
+    }
+    if caller.reaches_tenant(tenant) {
+        return Err(ApiError::forbidden(
+            "registering a device needs the tenant's ADMIN or INSTALLER role",
+        ));
+    }
+    Err(no_such_tenant())
+}
+
+/// The homes a household reader sees in `tenant`: its pinned homes plus the
+/// homes of its households (one index query per household; tenancy's gsi1
+/// `CLIENT#{c}` / `PROPERTY#{p}`).
+async fn household_homes(
+    store: &dyn Store,
+    tenant: TenantId,
+    households: &BTreeSet<ClientId>,
+    pinned: &BTreeSet<PropertyId>,
+) -> Result<BTreeSet<PropertyId>, ApiError> {
+    let mut homes = pinned.clone();
+    for client in households {
+        let mut after = None;
+        loop {
+            let page = store
+                .query(
+                    Query::on_index(Index::Gsi1, format!("CLIENT#{client}"))
+                        .sort(SortKey::BeginsWith("PROPERTY#".into()))
+                        .after(after),
+                )
+                .await?;
+            for item in &page.items {
+                let property: alyt_store::repo::tenancy::PropertyRecord = item.to_record()?;
+                if property.tenant_id == tenant {
+                    homes.insert(property.id);
+                }
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+    }
+    Ok(homes)
+}
+
+// ---------------------------------------------------------------------------
+// Register
+
+/// The body of `POST /v1/devices/register`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RegisterDeviceRequest {
+    pub tenant_id: TenantId,
+    pub property_id: PropertyId,
+    /// A room of the property.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub room_id: Option<RoomId>,
+    #[schema(min_length = 1, max_length = 120)]
+    pub name: String,
+    pub kind: DeviceKind,
+    /// At least one; duplicates count once.
+    #[schema(min_items = 1)]
+    pub capabilities: Vec<DeviceCapability>,
+    /// The burned-in serial of the board: 1-64 printable ASCII characters.
+    #[schema(min_length = 1, max_length = 64)]
+    pub serial: String,
+    #[serde(default)]
+    #[schema(nullable = false, min_length = 1, max_length = 64)]
+    pub model: Option<String>,
+    #[serde(default)]
+    #[schema(nullable = false, min_length = 1, max_length = 64)]
+    pub firmware: Option<String>,
+    /// Six octets, `AA:BB:CC:DD:EE:FF` or `AA-BB-…`; stored upper case with colons.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub mac_address: Option<String>,
+    /// The hub a radio child is reached through (with `protocol` and `protocolId`).
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub parent_device_id: Option<DeviceId>,
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub protocol: Option<Protocol>,
+    /// The child's address on the hub's radio; unique per hub.
+    #[serde(default)]
+    #[schema(nullable = false, min_length = 1, max_length = 128)]
+    pub protocol_id: Option<String>,
+}
+
+/// Broker login of a device (local runtime: the embedded broker).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceCredentials {
+    /// The device id; equal to `username` (one session per device).
+    pub client_id: String,
+    /// The device id.
+    pub username: String,
+    /// Shown once; stored only as a hash.
+    pub password: String,
+}
+
+/// The answer of `POST /v1/devices/register`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RegisteredDevice {
+    pub device: Device,
+    pub credentials: DeviceCredentials,
+    /// `alyt/{tenantId}/{propertyId}/{deviceId}`: the device publishes on
+    /// `{topicPrefix}/{channel}` and subscribes to `{topicPrefix}/commands`.
+    pub topic_prefix: String,
+}
+
+fn printable(text: &str) -> bool {
+    text.chars().all(|c| c.is_ascii_graphic() || c == ' ')
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+}
+
+fn optional_text(
+    field: &str,
+    value: Option<String>,
+    max: usize,
+) -> Result<Option<String>, ApiError> {
+    match value {
+        None => Ok(None),
+        Some(v) if has_length(&v, max) && printable(&v) => Ok(Some(v)),
+        Some(_) => Err(ApiError::validation(
+            field,
+            format!("{field} must be 1 to {max} printable characters"),
+        )),
+    }
+}
+
+/// `AA:BB:CC:DD:EE:FF` (or with `-`, any case) -> upper case with colons.
+fn mac_address(value: Option<String>) -> Result<Option<String>, ApiError> {
+    let Some(raw) = value else {
+        return Ok(None);
+    };
+    let octets: Vec<&str> = raw.split([':', '-']).collect();
+    let valid = octets.len() == 6
+        && octets
+            .iter()
+            .all(|o| o.len() == 2 && o.chars().all(|c| c.is_ascii_hexdigit()));
+    if !valid {
+        return Err(ApiError::validation(
+            "macAddress",
+            "macAddress must be six hex octets like AA:BB:CC:DD:EE:FF",
+        ));
+    }
+    Ok(Some(octets.join(":").to_ascii_uppercase()))
+}
+
+/// The body, checked and normalised.
+struct CheckedRegistration {
+    name: String,
+    capabilities: BTreeSet<DeviceCapability>,
+    serial: String,
+    model: Option<String>,
+    firmware: Option<String>,
+    mac_address: Option<String>,
+    child: Option<(DeviceId, Protocol, String)>,
+}
+
+fn check_registration(body: &RegisterDeviceRequest) -> Result<CheckedRegistration, ApiError> {
+    let name = body.name.trim();
+    if !has_length(name, 120) || name.chars().any(char::is_control) {
+        return Err(ApiError::validation(
+            "name",
+            "name must be 1 to 120 characters (not only spaces, no control characters)",
+        ));
+    }
+    if body.capabilities.is_empty() {
+        return Err(ApiError::validation(
+            "capabilities",
+            "a device has at least one capability",
+        ));
+    }
+    if !has_length(&body.serial, 64) || !printable(&body.serial) {
+        return Err(ApiError::validation(
+            "serial",
+            "serial must be 1 to 64 printable ASCII characters without leading or trailing spaces",
+        ));
+    }
+    let child = match (
+        body.parent_device_id,
+        body.protocol,
+        body.protocol_id.clone(),
+    ) {
+        (None, None, None) => None,
+        (Some(parent), Some(protocol), Some(protocol_id)) => {
+            if !has_length(&protocol_id, 128) || !printable(&protocol_id) {
+                return Err(ApiError::validation(
+                    "protocolId",
+                    "protocolId must be 1 to 128 printable characters",
+                ));
+            }
+            Some((parent, protocol, protocol_id))
+        }
+        (parent, protocol, _) => {
+            let missing = if parent.is_none() {
+                "parentDeviceId"
+            } else if protocol.is_none() {
+                "protocol"
+            } else {
+                "protocolId"
+            };
+            return Err(ApiError::validation(
+                missing,
+                "a hub child needs parentDeviceId, protocol and protocolId together",
+            ));
+        }
+    };
+    Ok(CheckedRegistration {
+        name: name.to_owned(),
+        capabilities: body.capabilities.iter().copied().collect(),
+        serial: body.serial.clone(),
+        model: optional_text("model", body.model.clone(), 64)?,
+        firmware: optional_text("firmware", body.firmware.clone(), 64)?,
+        mac_address: mac_address(body.mac_address.clone())?,
+        child,
+    })
+}
+
+/// How a registration is made (the HTTP operation, or the simulator).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RegisterOptions {
+    /// A simulator device (spec H); the simulator decides who may make one.
+    pub is_virtual: bool,
+}
+
+/// Registers a device for a caller already authorized for `body.tenant_id`:
+/// checks the body, the property (404, the same for a foreign one), the room
+/// (400 `roomId`) and the hub of a child (400 `parentDeviceId`), then writes
+/// everything in one transaction. The simulator registers through here too.
+pub async fn register(
+    state: &AppState,
+    body: RegisterDeviceRequest,
+    options: RegisterOptions,
+) -> Result<RegisteredDevice, ApiError> {
+    let checked = check_registration(&body)?;
+    let tenant = body.tenant_id;
+    let devices = Devices(&*state.store);
+    let tenancy = Tenancy(&*state.store);
+    let room_check = async {
+        match body.room_id {
+            Some(room) => devices.room_exists(body.property_id, room).await.map(Some),
+            None => Ok(None),
+        }
+    };
+    let parent_read = async {
+        match &checked.child {
+            Some((parent, ..)) => devices.get(tenant, *parent).await,
+            None => Ok(None),
+        }
+    };
+    let (property, room_found, parent) = tokio::try_join!(
+        tenancy.property(tenant, body.property_id),
+        room_check,
+        parent_read
+    )?;
+    if property.is_none() {
+        return Err(ApiError::not_found("no such property in this tenant"));
+    }
+    if room_found == Some(false) {
+        return Err(ApiError::validation(
+            "roomId",
+            "no such room in this property",
+        ));
+    }
+    if let Some((parent_id, ..)) = &checked.child {
+        let hub_ok = parent.as_ref().is_some_and(|hub| {
+            hub.deleted_at.is_none()
+                && hub.property_id == Some(body.property_id)
+                && hub.known_capabilities().contains(&DeviceCapability::Hub)
+        });
+        if !hub_ok {
+            return Err(ApiError::validation(
+                "parentDeviceId",
+                format!("{parent_id} is not a hub of this tenant in this property"),
+            ));
+        }
+    }
+
+    let now = state.clock.now();
+    let id = DeviceId::new();
+    let unit = UnitRecord {
+        id: Uuid::now_v7(),
+        device_id: id,
+        serial: checked.serial,
+        model: checked.model,
+        firmware: checked.firmware,
+        mac_address: checked.mac_address,
+        installed_at: now,
+        removed_at: None,
+        removed_reason: None,
+    };
+    let (parent_device_id, protocol, protocol_id) = match checked.child {
+        Some((parent, protocol, protocol_id)) => {
+            (Some(parent), Some(protocol.into()), Some(protocol_id))
+        }
+        None => (None, None, None),
+    };
+    let device = DeviceRecord {
+        id,
+        tenant_id: tenant,
+        property_id: Some(body.property_id),
+        room_id: body.room_id,
+        name: checked.name,
+        kind: body.kind.into(),
+        capabilities: checked
+            .capabilities
+            .into_iter()
+            .map(Lenient::from)
+            .collect(),
+        features: Vec::new(),
+        current_unit_id: Some(unit.id),
+        parent_device_id,
+        protocol,
+        protocol_id,
+        firmware_channel: FirmwareChannel::Stable.into(),
+        status: DeviceStatus::Provisioning.into(),
+        last_seen: None,
+        deleted_at: None,
+        created_at: now,
+        updated_at: now,
+        settings: None,
+        heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
+        is_virtual: options.is_virtual,
+    };
+    let username = id.to_string();
+    let password = random_token();
+    let credential = DeviceCredentialRecord {
+        username: username.clone(),
+        device_id: id,
+        tenant_id: tenant,
+        property_id: body.property_id,
+        secret_hash: sha256_hex(&password),
+        created_at: now,
+    };
+    devices
+        .register(Registration {
+            device: &device,
+            unit: &unit,
+            credential: &credential,
+        })
+        .await
+        .map_err(|e| match e {
+            RegisterError::SerialTaken => ApiError::conflict(
+                "a device with this serial is registered already (a replacement board is a new unit of the existing device)",
+            )
+            .with_field("serial"),
+            RegisterError::ChildTaken => {
+                ApiError::conflict("the hub already has a child with this protocolId")
+                    .with_field("protocolId")
+            }
+            RegisterError::ParentMissing => ApiError::validation(
+                "parentDeviceId",
+                "the hub no longer exists",
+            ),
+            RegisterError::Store(e) => e.into(),
+        })?;
+    let identity = DeviceIdentity::new(tenant.to_string(), body.property_id.to_string(), &username);
+    Ok(RegisteredDevice {
+        device: device_row(
+            DeviceView {
+                device,
+                unit: Some(unit),
+                reported: None,
+            },
+            now,
+        ),
+        credentials: DeviceCredentials {
+            client_id: username.clone(),
+            username,
+            password,
+        },
+        topic_prefix: identity.topic_prefix(),
+    })
+}
+
+/// Registers a device with a burned-in serial and issues its broker
+/// credentials (shown once).
+#[utoipa::path(
+    post,
+    path = "/v1/devices/register",
+    tag = "homes",
+    operation_id = "registerDevice",
+    security(("bearer" = [])),
+    request_body = RegisterDeviceRequest,
+    responses(
+        (status = 201, description = "The device row, its broker credentials (shown once) and its topic prefix", body = RegisteredDevice),
+        (status = 400, description = "A field is wrong (named in `field`): name, kind, capabilities, serial, model, firmware, macAddress, roomId (not a room of the property), parentDeviceId/protocol/protocolId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without devices:write, or a caller who sees the tenant without a role that registers devices", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tenant or property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The serial is registered already, or the hub has a child with this protocolId", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn register_device(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiJson(body): ApiJson<RegisterDeviceRequest>,
+) -> Result<(StatusCode, Json<RegisteredDevice>), ApiError> {
+    may_register(&state, &caller, body.tenant_id).await?;
+    let registered = register(&state, body, RegisterOptions::default()).await?;
+    Ok((StatusCode::CREATED, Json(registered)))
+}
+
+// ---------------------------------------------------------------------------
+// Read
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DeviceListQuery {
+    pub tenant_id: TenantId,
+    /// Only the devices of this home.
+    pub property_id: Option<PropertyId>,
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct TenantParam {
+    pub tenant_id: TenantId,
+}
+
+/// The devices of a tenant the caller may see, in registration order.
+#[utoipa::path(
+    get,
+    path = "/v1/devices",
+    tag = "homes",
+    operation_id = "listDevices",
+    params(DeviceListQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of device rows", body = ListResponse<Device>),
+        (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tenant (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_devices(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiQuery(query): ApiQuery<DeviceListQuery>,
+) -> Result<Json<ListResponse<Device>>, ApiError> {
+    let page = PageParams {
+        limit: query.limit,
+        cursor: query.cursor,
+    };
+    let (limit, after) = (page.limit()?, page.after()?);
+    let tenant = query.tenant_id;
+    let readable = readable(&caller, tenant)?.ok_or_else(no_such_tenant)?;
+    let store = &*state.store;
+    let devices = Devices(store);
+
+    let (records, next) = match readable {
+        Readable::All => {
+            // Only staff may name a tenant that does not exist; everyone else
+            // reaches it through claims or a key.
+            let tenant_check = async {
+                if caller.platform_role().is_some() {
+                    Tenancy(store).tenant(tenant).await.map(|t| t.is_some())
+                } else {
+                    Ok(true)
+                }
+            };
+            let listing = list_page(&devices, tenant, query.property_id, limit, after);
+            let (exists, page) = tokio::try_join!(tenant_check, listing)?;
+            if !exists {
+                return Err(no_such_tenant());
+            }
+            page
+        }
+        Readable::Homes { households, pinned } => {
+            let homes = household_homes(store, tenant, &households, &pinned).await?;
+            match query.property_id {
+                Some(p) if !homes.contains(&p) => (Vec::new(), None),
+                Some(p) => list_page(&devices, tenant, Some(p), limit, after).await?,
+                None if homes.len() == 1 => {
+                    let only = homes.iter().next().copied();
+                    list_page(&devices, tenant, only, limit, after).await?
+                }
+                None if homes.is_empty() => (Vec::new(), None),
+                None => {
+                    let (all, next) = list_page(&devices, tenant, None, limit, after).await?;
+                    let mine = all
+                        .into_iter()
+                        .filter(|d| d.property_id.is_some_and(|p| homes.contains(&p)))
+                        .collect();
+                    (mine, next)
+                }
+            }
+        }
+    };
+    let visible: Vec<DeviceRecord> = records
+        .into_iter()
+        .filter(|d| d.deleted_at.is_none() && d.tenant_id == tenant)
+        .collect();
+    let now = state.clock.now();
+    let items = devices
+        .views(visible)
+        .await?
+        .into_iter()
+        .map(|view| device_row(view, now))
+        .collect();
+    Ok(Json(ListResponse {
+        items,
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+async fn list_page(
+    devices: &Devices<'_>,
+    tenant: TenantId,
+    property: Option<PropertyId>,
+    limit: u32,
+    after: Option<PageKey>,
+) -> Result<(Vec<DeviceRecord>, Option<PageKey>), alyt_store::StoreError> {
+    match property {
+        Some(property) => devices.list_by_property(property, limit, after).await,
+        None => devices.list_by_tenant(tenant, limit, after).await,
+    }
+}
+
+/// One device row.
+#[utoipa::path(
+    get,
+    path = "/v1/devices/{deviceId}",
+    tag = "homes",
+    operation_id = "getDevice",
+    params(("deviceId" = DeviceId, Path, description = "The device"), TenantParam),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The device row", body = Device),
+        (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_device(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(device_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<Json<Device>, ApiError> {
+    let device_id: DeviceId = device_id
+        .parse()
+        .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))?;
+    let tenant = query.tenant_id;
+    let readable = readable(&caller, tenant)?.ok_or_else(no_such_device)?;
+    let devices = Devices(&*state.store);
+    let device = devices
+        .get(tenant, device_id)
+        .await?
+        .filter(|d| d.deleted_at.is_none())
+        .ok_or_else(no_such_device)?;
+    if let Readable::Homes { households, pinned } = readable {
+        let Some(property) = device.property_id else {
+            return Err(no_such_device());
+        };
+        let seen = pinned.contains(&property)
+            || Tenancy(&*state.store)
+                .property(tenant, property)
+                .await?
+                .is_some_and(|p| households.contains(&p.client_id));
+        if !seen {
+            return Err(no_such_device());
+        }
+    }
+    let now = state.clock.now();
+    let view = devices
+        .views(vec![device])
+        .await?
+        .pop()
+        .ok_or_else(no_such_device)?;
+    Ok(Json(device_row(view, now)))
+}
+
+// ---------------------------------------------------------------------------
+// The broker's authenticator
+
+/// Logs devices in to the embedded broker with the credentials issued at
+/// registration: the username names a `DEVCRED` item (one get), the client id
+/// must equal it, and the SHA-256 of the password must match the stored hash
+/// (compared in constant time). Anything else is refused.
+pub struct StoreDeviceAuthenticator {
+    store: Arc<dyn Store>,
+}
+
+impl StoreDeviceAuthenticator {
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self { store }
+    }
+}
+
+/// Longest username worth a store read (device ids are 36 characters).
+const MAX_USERNAME_LEN: usize = 64;
+
+#[async_trait]
+impl DeviceAuthenticator for StoreDeviceAuthenticator {
+    async fn authenticate(
+        &self,
+        client_id: &str,
+        username: &str,
+        password: &[u8],
+    ) -> Option<DeviceIdentity> {
+        if username.is_empty() || username.len() > MAX_USERNAME_LEN || client_id != username {
+            return None;
+        }
+        let credential = match Devices(&*self.store).credential(username).await {
+            Ok(found) => found?,
+            Err(e) => {
+                tracing::warn!(error = %e, "device login: the credential could not be read");
+                return None;
+            }
+        };
+        let presented = hex::encode(Sha256::digest(password));
+        if !constant_time_eq(presented.as_bytes(), credential.secret_hash.as_bytes()) {
+            return None;
+        }
+        Some(DeviceIdentity::new(
+            credential.tenant_id.to_string(),
+            credential.property_id.to_string(),
+            credential.device_id.to_string(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categories_follow_the_most_characteristic_capability() {
+        use DeviceCapability as C;
+        let cat = |caps: &[DeviceCapability], kind| {
+            device_category(&caps.iter().copied().collect(), Some(kind))
+        };
+        assert_eq!(cat(&[C::Light], DeviceKind::Other), ThingCategory::Light);
+        assert_eq!(
+            cat(&[C::Voice, C::Hub], DeviceKind::Hub),
+            ThingCategory::Hub
+        );
+        assert_eq!(
+            cat(&[C::Voice, C::AudioOut], DeviceKind::VoiceSatellite),
+            ThingCategory::Voice
+        );
+        assert_eq!(
+            cat(&[C::MediaPlayer], DeviceKind::Other),
+            ThingCategory::Speaker
+        );
+        assert_eq!(
+            cat(&[C::Sensor, C::Battery], DeviceKind::Sensor),
+            ThingCategory::Sensor
+        );
+        assert_eq!(
+            cat(&[C::Thermostat], DeviceKind::Other),
+            ThingCategory::Thermostat
+        );
+        assert_eq!(
+            cat(&[C::Switch, C::Energy], DeviceKind::Other),
+            ThingCategory::Switch
+        );
+        assert_eq!(cat(&[C::Battery], DeviceKind::Other), ThingCategory::Other);
+        assert_eq!(cat(&[C::Network], DeviceKind::Hub), ThingCategory::Hub);
+    }
+
+    #[test]
+    fn mac_addresses_are_normalised_or_refused() {
+        assert_eq!(
+            mac_address(Some("aa-bb-cc-dd-ee-0f".into())).unwrap(),
+            Some("AA:BB:CC:DD:EE:0F".into())
+        );
+        for bad in [
+            "",
+            "aa:bb",
+            "gg:bb:cc:dd:ee:ff",
+            "aabbccddeeff",
+            "aa:bb:cc:dd:ee:ff:00",
+        ] {
+            let err = mac_address(Some(bad.into())).unwrap_err();
+            assert_eq!(err.field.as_deref(), Some("macAddress"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn serials_are_printable_ascii() {
+        assert!(printable("SN-0001 A"));
+        assert!(!printable(" SN"));
+        assert!(!printable("SN\n"));
+        assert!(!printable("SÑ"));
+    }
+}

@@ -1,0 +1,306 @@
+//! The ingest pipeline: every accepted device message, from the embedded
+//! broker's queue locally or from SQS batches hosted, goes through [`Ingest::handle`].
+//!
+//! Each message is decoded against its channel's schema (anything else is
+//! dropped and counted, never an error that stops the pipeline), then applied
+//! in ONE transaction with a dedupe guard on its message id and the platform
+//! events it causes: a message delivered twice makes one state change and one
+//! event, and an event exists exactly when its change does.
+//!
+//! Handled so far: status (reported payload, features, lastSeen, back online),
+//! availability (online; offline and the last will: OFFLINE 'last-will') and
+//! telemetry (time series points, device.telemetry). Events, alerts and
+//! command responses are decoded and counted; storing them arrives with the
+//! notifications and command bridge.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use alyt_domain::Clock;
+use alyt_domain::device::{
+    DeviceOfflineData, DeviceOnlineData, DeviceTelemetryData, Lenient, Transition, on_last_will,
+    on_report,
+};
+use alyt_domain::ids::{DeviceId, TenantId};
+use alyt_events::{EventKind, EventLog};
+use alyt_store::repo::devices::{DeviceRecord, ReportedRecord, device_item, reported_key};
+use alyt_store::{Condition, Item, Key, Store, StoreError, TxWrite};
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+use crate::channels::{Availability, ChannelMessage, decode_inbound};
+use crate::plane::InboundMessage;
+
+/// How long a message id is remembered for deduplication (SQS redelivers
+/// within its retention, at most 14 days; a day covers retries in practice).
+const DEDUPE_SECONDS: i64 = 86_400;
+/// How long telemetry points are kept.
+pub const TELEMETRY_RETENTION_DAYS: i64 = 30;
+/// Attempts when a concurrent change to the same device wins the race.
+const ATTEMPTS: usize = 4;
+
+/// What happened to one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Applied,
+    /// Seen before (same message id): nothing changed.
+    Duplicate,
+    /// Failed its channel's schema; counted under this reason.
+    Rejected(&'static str),
+    /// For a device that does not exist (deleted, or never registered).
+    UnknownDevice,
+    /// Decoded, but nothing stores this channel yet.
+    Ignored,
+}
+
+/// Counters for the dropped-messages metric and the logs.
+#[derive(Debug, Default)]
+pub struct IngestStats {
+    pub applied: AtomicU64,
+    pub duplicates: AtomicU64,
+    pub unknown_devices: AtomicU64,
+    rejected: Mutex<BTreeMap<&'static str, u64>>,
+}
+
+impl IngestStats {
+    pub fn rejected(&self) -> BTreeMap<&'static str, u64> {
+        self.rejected
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+#[derive(Clone)]
+pub struct Ingest {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    events: EventLog,
+    stats: Arc<IngestStats>,
+}
+
+fn dedupe_key(message_id: &str) -> Key {
+    Key::new(format!("MSG#{message_id}"), "MSG")
+}
+
+fn device_key(tenant: TenantId, id: DeviceId) -> Key {
+    alyt_store::repo::devices::device_key(tenant, id)
+}
+
+impl Ingest {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, events: EventLog) -> Self {
+        Self {
+            store,
+            clock,
+            events,
+            stats: Arc::default(),
+        }
+    }
+
+    pub fn stats(&self) -> Arc<IngestStats> {
+        self.stats.clone()
+    }
+
+    /// Applies one message. Errors are store failures only (retry the message);
+    /// everything about the message itself is an [`Outcome`].
+    pub async fn handle(&self, message: &InboundMessage) -> Result<Outcome, StoreError> {
+        let decoded = match decode_inbound(message.channel, &message.payload) {
+            Ok(decoded) => decoded,
+            Err(rejected) => {
+                let reason = rejected.reason.as_str();
+                *self
+                    .stats
+                    .rejected
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry(reason)
+                    .or_default() += 1;
+                tracing::debug!(topic = %message.topic, reason, "device message dropped");
+                return Ok(Outcome::Rejected(reason));
+            }
+        };
+        let outcome = self.apply(message, &decoded).await?;
+        match outcome {
+            Outcome::Applied => self.stats.applied.fetch_add(1, Ordering::Relaxed),
+            Outcome::Duplicate => self.stats.duplicates.fetch_add(1, Ordering::Relaxed),
+            Outcome::UnknownDevice => self.stats.unknown_devices.fetch_add(1, Ordering::Relaxed),
+            _ => 0,
+        };
+        Ok(outcome)
+    }
+
+    async fn apply(
+        &self,
+        message: &InboundMessage,
+        decoded: &ChannelMessage,
+    ) -> Result<Outcome, StoreError> {
+        let tenant: TenantId = match message.identity.tenant_id.parse() {
+            Ok(id) => id,
+            Err(_) => return Ok(Outcome::UnknownDevice),
+        };
+        let device_id: DeviceId = match message.identity.device_id.parse() {
+            Ok(id) => id,
+            Err(_) => return Ok(Outcome::UnknownDevice),
+        };
+        for _ in 0..ATTEMPTS {
+            let Some(device) = self
+                .store
+                .get(&device_key(tenant, device_id))
+                .await?
+                .map(|i| i.to_record::<DeviceRecord>())
+                .transpose()?
+                .filter(|d| d.deleted_at.is_none())
+            else {
+                return Ok(Outcome::UnknownDevice);
+            };
+            let Some(writes) = self.plan(message, decoded, &device)? else {
+                return Ok(Outcome::Ignored);
+            };
+            match self.store.transact(writes).await {
+                Ok(()) => return Ok(Outcome::Applied),
+                Err(StoreError::TransactionCanceled { reasons }) => {
+                    // Write 0 is the dedupe guard: this message was applied before.
+                    if reasons.first() == Some(&alyt_store::CancelReason::ConditionFailed) {
+                        return Ok(Outcome::Duplicate);
+                    }
+                    // The device changed under us (another message): read again.
+                    continue;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Unavailable(
+            "the device kept changing while this message was applied".into(),
+        ))
+    }
+
+    /// The writes for one message: the dedupe guard first, then the changes
+    /// and the events they cause. `None` when the channel stores nothing yet.
+    fn plan(
+        &self,
+        message: &InboundMessage,
+        decoded: &ChannelMessage,
+        device: &DeviceRecord,
+    ) -> Result<Option<Vec<TxWrite>>, StoreError> {
+        let at = message.received_at;
+        let status = device.status.known();
+        let mut updated = device.clone();
+        let mut writes = vec![TxWrite::Put {
+            item: Item::new(dedupe_key(&message.message_id))
+                .with("ttl", self.clock.unix_seconds() + DEDUPE_SECONDS),
+            condition: Some(Condition::item_absent()),
+        }];
+        let mut events: Vec<(EventKind, Value)> = Vec::new();
+        let transition;
+        match decoded {
+            ChannelMessage::Status(report) => {
+                updated.last_seen = Some(at);
+                if let Some(features) = &report.features {
+                    updated.features = features.clone();
+                }
+                transition = status.and_then(on_report);
+                let reported = ReportedRecord {
+                    device_id: device.id,
+                    payload: Value::Object(report.payload.clone()),
+                    reported_at: at,
+                };
+                writes.push(TxWrite::Put {
+                    item: Item::from_record(reported_key(device.id), &reported)?,
+                    condition: None,
+                });
+            }
+            ChannelMessage::Availability(Availability::Online) => {
+                updated.last_seen = Some(at);
+                transition = status.and_then(on_report);
+            }
+            ChannelMessage::Availability(Availability::Offline) => {
+                transition = status.and_then(on_last_will);
+            }
+            ChannelMessage::Telemetry(telemetry) => {
+                updated.last_seen = Some(at);
+                transition = status.and_then(on_report);
+                let metrics = telemetry.metrics();
+                let ttl = (at + time::Duration::days(TELEMETRY_RETENTION_DAYS)).unix_timestamp();
+                for (metric, value) in &metrics {
+                    writes.push(TxWrite::Put {
+                        item: Item::new(Key::new(
+                            format!("TELEMETRY#{}#{metric}", device.id),
+                            format!("{}#{}", timestamp(at), message.message_id),
+                        ))
+                        .with("value", *value)
+                        .with("ttl", ttl),
+                        condition: None,
+                    });
+                }
+                events.push((
+                    EventKind::DeviceTelemetry,
+                    serde_json::to_value(DeviceTelemetryData {
+                        device_id: device.id,
+                        metrics,
+                        at,
+                    })
+                    .unwrap_or(Value::Null),
+                ));
+            }
+            ChannelMessage::Event(_)
+            | ChannelMessage::Alert(_)
+            | ChannelMessage::Response(_)
+            | ChannelMessage::Command(_) => return Ok(None),
+        }
+        if let Some(transition) = transition {
+            updated.status = Lenient::Known(transition.next_status());
+            let data = match transition {
+                Transition::Online => serde_json::to_value(DeviceOnlineData {
+                    device_id: device.id,
+                    name: device.name.clone(),
+                    at,
+                }),
+                Transition::Offline(reason) => serde_json::to_value(DeviceOfflineData {
+                    device_id: device.id,
+                    name: device.name.clone(),
+                    at,
+                    reason,
+                }),
+            }
+            .unwrap_or(Value::Null);
+            let kind = match transition {
+                Transition::Online => EventKind::DeviceOnline,
+                Transition::Offline(_) => EventKind::DeviceOffline,
+            };
+            // The transition event comes before any telemetry of the same message.
+            events.insert(0, (kind, data));
+        }
+        // Strictly later than what was read, so the condition above always
+        // tells this write apart from the one it replaces.
+        updated.updated_at = self
+            .clock
+            .now()
+            .max(device.updated_at + time::Duration::microseconds(1));
+        // Applied only if the device is as read (status and lastSeen), so two
+        // messages for one device never interleave their transitions.
+        let unchanged = Condition::eq("status", json!(device.status)).and(match device.last_seen {
+            Some(seen) => Condition::eq("lastSeen", json!(rfc3339(seen))),
+            None => Condition::not_exists("lastSeen").or(Condition::eq("lastSeen", Value::Null)),
+        });
+        writes.push(TxWrite::Put {
+            item: device_item(&updated)?,
+            condition: Some(unchanged),
+        });
+        for (_, write) in self.events.prepare_all(device.tenant_id, events)? {
+            writes.push(write);
+        }
+        Ok(Some(writes))
+    }
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Fixed-width UTC time, so telemetry sort keys order by time.
+fn timestamp(at: OffsetDateTime) -> String {
+    format!("{:020}", at.unix_timestamp_nanos() / 1_000)
+}

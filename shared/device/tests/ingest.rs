@@ -1,0 +1,281 @@
+//! The ingest pipeline on the embedded store with a clock the test moves.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use alyt_device::ingest::{Ingest, Outcome};
+use alyt_device::{Channel, DeviceIdentity, InboundMessage};
+use alyt_domain::device::{
+    DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
+    Lenient,
+};
+use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
+use alyt_domain::{Clock, ManualClock};
+use alyt_events::{EventKind, EventLog};
+use alyt_store::conformance::start_time;
+use alyt_store::repo::devices::{DeviceRecord, device_item, device_key, reported_key};
+use alyt_store::sqlite::SqliteStore;
+use alyt_store::{Query, Store};
+use bytes::Bytes;
+use time::Duration;
+
+struct World {
+    store: Arc<SqliteStore>,
+    clock: Arc<ManualClock>,
+    events: EventLog,
+    ingest: Ingest,
+    device: DeviceRecord,
+}
+
+async fn world() -> World {
+    let clock = Arc::new(ManualClock::new(start_time()));
+    let store = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
+    let events = EventLog::new(store.clone(), clock.clone(), Duration::ZERO);
+    let ingest = Ingest::new(store.clone(), clock.clone(), events.clone());
+    let device = DeviceRecord {
+        id: DeviceId::new(),
+        tenant_id: TenantId::new(),
+        property_id: Some(PropertyId::new()),
+        room_id: None,
+        name: "Kitchen light".into(),
+        kind: Lenient::Known(DeviceKind::Other),
+        capabilities: BTreeSet::from([Lenient::Known(DeviceCapability::Light)]),
+        features: vec![],
+        current_unit_id: None,
+        parent_device_id: None,
+        protocol: None,
+        protocol_id: None,
+        firmware_channel: Lenient::Known(FirmwareChannel::Stable),
+        status: Lenient::Known(DeviceStatus::Provisioning),
+        last_seen: None,
+        deleted_at: None,
+        created_at: start_time(),
+        updated_at: start_time(),
+        settings: None,
+        heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
+        is_virtual: false,
+    };
+    store
+        .put(device_item(&device).unwrap(), None)
+        .await
+        .unwrap();
+    World {
+        store,
+        clock,
+        events,
+        ingest,
+        device,
+    }
+}
+
+impl World {
+    fn message(&self, channel: Channel, payload: &str) -> InboundMessage {
+        InboundMessage {
+            message_id: uuid_like(),
+            identity: DeviceIdentity::new(
+                self.device.tenant_id.to_string(),
+                self.device.property_id.unwrap().to_string(),
+                self.device.id.to_string(),
+            ),
+            channel,
+            topic: format!("alyt/x/y/z/{}", channel.as_str()),
+            payload: Bytes::from(payload.to_owned()),
+            retained: false,
+            last_will: false,
+            received_at: self.clock.now(),
+        }
+    }
+
+    async fn device(&self) -> DeviceRecord {
+        self.store
+            .get(&device_key(self.device.tenant_id, self.device.id))
+            .await
+            .unwrap()
+            .unwrap()
+            .to_record()
+            .unwrap()
+    }
+
+    async fn event_kinds(&self) -> Vec<EventKind> {
+        self.clock.advance(Duration::milliseconds(1));
+        let page = self
+            .events
+            .read_after(&[self.device.tenant_id], None, None, 1000)
+            .await
+            .unwrap();
+        page.events.iter().map(|e| e.kind).collect()
+    }
+}
+
+fn uuid_like() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!("msg-{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+#[tokio::test]
+async fn a_status_report_is_stored_once_even_when_delivered_twice() {
+    let w = world().await;
+    let report = w.message(
+        Channel::Status,
+        r#"{"light":{"power":true,"brightness":40},"features":["color_temp"]}"#,
+    );
+    assert_eq!(w.ingest.handle(&report).await.unwrap(), Outcome::Applied);
+    assert_eq!(w.ingest.handle(&report).await.unwrap(), Outcome::Duplicate);
+
+    let device = w.device().await;
+    assert_eq!(device.status, Lenient::Known(DeviceStatus::Online));
+    assert_eq!(device.last_seen, Some(start_time()));
+    assert_eq!(device.features, ["color_temp"]);
+    let reported = w
+        .store
+        .get(&reported_key(w.device.id))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(reported.get("payload").unwrap()["light"]["brightness"], 40);
+    assert_eq!(
+        w.event_kinds().await,
+        [EventKind::DeviceOnline],
+        "one state change, one event"
+    );
+}
+
+#[tokio::test]
+async fn the_last_will_takes_it_offline_and_any_report_brings_it_back() {
+    let w = world().await;
+    w.ingest
+        .handle(&w.message(Channel::Availability, "online"))
+        .await
+        .unwrap();
+    w.clock.advance(Duration::seconds(5));
+    let mut will = w.message(Channel::Availability, "offline");
+    will.last_will = true;
+    assert_eq!(w.ingest.handle(&will).await.unwrap(), Outcome::Applied);
+    assert_eq!(
+        w.device().await.status,
+        Lenient::Known(DeviceStatus::Offline)
+    );
+    // Offline again changes nothing and emits nothing.
+    w.ingest
+        .handle(&w.message(Channel::Availability, r#"{"status":"offline"}"#))
+        .await
+        .unwrap();
+    w.clock.advance(Duration::seconds(5));
+    w.ingest
+        .handle(&w.message(Channel::Telemetry, r#"{"metrics":{"watts":4.5}}"#))
+        .await
+        .unwrap();
+    assert_eq!(
+        w.device().await.status,
+        Lenient::Known(DeviceStatus::Online)
+    );
+    assert_eq!(
+        w.event_kinds().await,
+        [
+            EventKind::DeviceOnline,
+            EventKind::DeviceOffline,
+            EventKind::DeviceOnline,
+            EventKind::DeviceTelemetry
+        ]
+    );
+    let page = w
+        .events
+        .read_after(&[w.device.tenant_id], None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(page.events[1].data["reason"], "last-will");
+}
+
+#[tokio::test]
+async fn telemetry_is_a_time_series_and_an_event() {
+    let w = world().await;
+    w.ingest
+        .handle(&w.message(
+            Channel::Telemetry,
+            r#"{"metric":"temperature","value":21.5,"payload":null}"#,
+        ))
+        .await
+        .unwrap();
+    w.clock.advance(Duration::seconds(30));
+    w.ingest
+        .handle(&w.message(
+            Channel::Telemetry,
+            r#"{"metrics":{"temperature":21.75,"humidity":40}}"#,
+        ))
+        .await
+        .unwrap();
+    let series = w
+        .store
+        .query(Query::partition(format!(
+            "TELEMETRY#{}#temperature",
+            w.device.id
+        )))
+        .await
+        .unwrap();
+    let values: Vec<f64> = series
+        .items
+        .iter()
+        .map(|i| i.get("value").unwrap().as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [21.5, 21.75], "in time order");
+    w.clock.advance(Duration::milliseconds(1));
+    let page = w
+        .events
+        .read_after(&[w.device.tenant_id], None, None, 10)
+        .await
+        .unwrap();
+    let telemetry: Vec<_> = page
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::DeviceTelemetry)
+        .collect();
+    assert_eq!(telemetry.len(), 2);
+    assert_eq!(telemetry[1].data["metrics"]["humidity"], 40.0);
+}
+
+#[tokio::test]
+async fn bad_payloads_are_dropped_and_counted_and_change_nothing() {
+    let w = world().await;
+    for (channel, payload) in [
+        (
+            Channel::Telemetry,
+            r#"{"metric":"","value":1,"payload":null}"#,
+        ),
+        (Channel::Status, "[1,2,3]"),
+        (Channel::Availability, "maybe"),
+        (
+            Channel::Response,
+            r#"{"commandId":"abc","command":"set","status":"ok"}"#,
+        ),
+        (Channel::Status, "\u{0}\u{1} not json"),
+    ] {
+        let outcome = w.ingest.handle(&w.message(channel, payload)).await.unwrap();
+        assert!(
+            matches!(outcome, Outcome::Rejected(_)),
+            "{channel:?} {payload}: {outcome:?}"
+        );
+    }
+    let device = w.device().await;
+    assert_eq!(device.status, Lenient::Known(DeviceStatus::Provisioning));
+    assert_eq!(device.last_seen, None);
+    assert!(w.event_kinds().await.is_empty());
+    let rejected: u64 = w.ingest.stats().rejected().values().sum();
+    assert_eq!(rejected, 5);
+}
+
+#[tokio::test]
+async fn messages_of_unknown_devices_change_nothing() {
+    let w = world().await;
+    let mut message = w.message(Channel::Status, r#"{"light":{"power":true}}"#);
+    message.identity = DeviceIdentity::new(
+        w.device.tenant_id.to_string(),
+        w.device.property_id.unwrap().to_string(),
+        DeviceId::new().to_string(),
+    );
+    assert_eq!(
+        w.ingest.handle(&message).await.unwrap(),
+        Outcome::UnknownDevice
+    );
+    assert!(w.event_kinds().await.is_empty());
+}

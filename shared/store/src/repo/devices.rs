@@ -1,0 +1,762 @@
+//! Devices, their units (the physical boards), their last reported state and
+//! their broker credentials.
+//!
+//! Keys (see `DATA_MODEL.md`):
+//! * device `TENANT#{t}/DEVICE#{d}`; gsi1 `PROPERTY#{p}` / `DEVICE#{d}` while
+//!   it has a property; gsi2 `PARENT#{hub}` / `CHILD#{protocolId}` for a child
+//!   acquired through a hub.
+//! * unit `DEVICE#{d}/UNIT#{u}`: unit ids are UUIDv7, so the partition lists a
+//!   device's units oldest first; the device's `currentUnitId` names the
+//!   current one, so a page of devices batch-gets its units by key.
+//! * serial guard `SERIAL#{serial}/SERIAL`: a burned-in serial registers once.
+//! * hub child guard `CHILD#{hub}#{protocolId}/CHILD`: (parentDeviceId,
+//!   protocolId) is unique (an index cannot enforce that; the guard can).
+//! * reported state `DEVICE#{d}/REPORTED`.
+//! * broker credential `DEVCRED#{username}/DEVCRED`: one strongly consistent
+//!   get per MQTT CONNECT.
+//!
+//! Registration writes the device, its first unit, the serial guard, the
+//! credential (and for a hub child the child guard, plus a check that the hub
+//! still exists) in one transaction: either the device exists with a unit and a
+//! working credential, or nothing was written.
+
+use std::collections::{BTreeSet, HashMap};
+
+use alyt_domain::device::{
+    DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
+    Lenient, Protocol,
+};
+use alyt_domain::ids::{DeviceId, PropertyId, RoomId, TenantId};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::ts;
+use crate::{
+    CancelReason, Condition, Index, Item, Key, MAX_BATCH_GET_KEYS, Page, PageKey, Query, SortKey,
+    Store, StoreError, TxWrite,
+};
+
+fn default_window() -> u32 {
+    DEFAULT_HEARTBEAT_WINDOW_SECONDS
+}
+
+/// The logical device (spec: Resources > Device), as stored.
+///
+/// Enums read from the store are [`Lenient`]: a value written by a newer build
+/// reads (and rewrites) unchanged instead of failing the whole row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceRecord {
+    pub id: DeviceId,
+    pub tenant_id: TenantId,
+    pub property_id: Option<PropertyId>,
+    pub room_id: Option<RoomId>,
+    pub name: String,
+    pub kind: Lenient<DeviceKind>,
+    /// A set (stored as a sorted list); unknown values survive a rewrite.
+    pub capabilities: BTreeSet<Lenient<DeviceCapability>>,
+    /// Features the device honours (reported in its status).
+    #[serde(default)]
+    pub features: Vec<String>,
+    pub current_unit_id: Option<Uuid>,
+    pub parent_device_id: Option<DeviceId>,
+    pub protocol: Option<Lenient<Protocol>>,
+    pub protocol_id: Option<String>,
+    pub firmware_channel: Lenient<FirmwareChannel>,
+    pub status: Lenient<DeviceStatus>,
+    #[serde(with = "ts::option", default)]
+    pub last_seen: Option<OffsetDateTime>,
+    #[serde(with = "ts::option", default)]
+    pub deleted_at: Option<OffsetDateTime>,
+    #[serde(with = "ts::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "ts::rfc3339")]
+    pub updated_at: OffsetDateTime,
+    /// Null until settings are first patched.
+    #[serde(default)]
+    pub settings: Option<DeviceSettingsRecord>,
+    /// The heartbeat window liveness is judged with (not part of the row the
+    /// API shows; it appears as `liveness.windowSeconds`).
+    #[serde(default = "default_window")]
+    pub heartbeat_window_seconds: u32,
+    /// A simulator device (spec H): lives only in a sandbox, never in a house.
+    #[serde(rename = "virtual", default)]
+    pub is_virtual: bool,
+}
+
+impl DeviceRecord {
+    /// The capabilities this build knows (unknown ones are dropped, as
+    /// clients must).
+    pub fn known_capabilities(&self) -> BTreeSet<DeviceCapability> {
+        self.capabilities
+            .iter()
+            .filter_map(Lenient::known)
+            .collect()
+    }
+}
+
+/// A device's settings (spec: Device `settings`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceSettingsRecord {
+    pub device_id: DeviceId,
+    /// Keyed by lower-cased capability; a capability the device lacks has no key.
+    pub by_capability: Map<String, Value>,
+    pub enabled: bool,
+    #[serde(with = "ts::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// A physical board of a device (spec: Device `currentUnit`). The burned-in
+/// serial lives here, not on the device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnitRecord {
+    pub id: Uuid,
+    pub device_id: DeviceId,
+    pub serial: String,
+    pub model: Option<String>,
+    pub firmware: Option<String>,
+    pub mac_address: Option<String>,
+    #[serde(with = "ts::rfc3339")]
+    pub installed_at: OffsetDateTime,
+    #[serde(with = "ts::option", default)]
+    pub removed_at: Option<OffsetDateTime>,
+    #[serde(default)]
+    pub removed_reason: Option<String>,
+}
+
+/// The last status a device reported (spec: Device `reported`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportedRecord {
+    pub device_id: DeviceId,
+    pub payload: Value,
+    #[serde(with = "ts::rfc3339")]
+    pub reported_at: OffsetDateTime,
+}
+
+/// A device's broker login. The password is 256 random bits, so it is stored
+/// as its SHA-256 (hex): a high-entropy secret cannot be guessed from a fast
+/// hash, and a fast hash keeps every MQTT CONNECT cheap. (argon2id is for
+/// passwords people choose.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceCredentialRecord {
+    pub username: String,
+    pub device_id: DeviceId,
+    pub tenant_id: TenantId,
+    pub property_id: PropertyId,
+    /// SHA-256 of the password, lower-case hex.
+    pub secret_hash: String,
+    #[serde(with = "ts::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+/// A device with what its row shows beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceView {
+    pub device: DeviceRecord,
+    pub unit: Option<UnitRecord>,
+    pub reported: Option<ReportedRecord>,
+}
+
+/// Why a registration wrote nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum RegisterError {
+    /// The burned-in serial is registered already (to any device, anywhere).
+    #[error("a device with this serial is registered already")]
+    SerialTaken,
+    /// The hub already has a child with this protocolId.
+    #[error("the hub already has a child with this protocolId")]
+    ChildTaken,
+    /// The hub vanished between the caller's read and the write.
+    #[error("the hub does not exist")]
+    ParentMissing,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+pub fn device_key(tenant: TenantId, id: DeviceId) -> Key {
+    Key::new(format!("TENANT#{tenant}"), format!("DEVICE#{id}"))
+}
+pub fn unit_key(device: DeviceId, unit: Uuid) -> Key {
+    Key::new(format!("DEVICE#{device}"), format!("UNIT#{unit}"))
+}
+pub fn reported_key(device: DeviceId) -> Key {
+    Key::new(format!("DEVICE#{device}"), "REPORTED")
+}
+pub fn serial_guard(serial: &str) -> Key {
+    Key::new(format!("SERIAL#{serial}"), "SERIAL")
+}
+pub fn child_guard(parent: DeviceId, protocol_id: &str) -> Key {
+    Key::new(format!("CHILD#{parent}#{protocol_id}"), "CHILD")
+}
+pub fn credential_key(username: &str) -> Key {
+    Key::new(format!("DEVCRED#{username}"), "DEVCRED")
+}
+/// A room of a property (the rooms' key of `tenancy`).
+fn room_key(property: PropertyId, room: RoomId) -> Key {
+    Key::new(format!("PROPERTY#{property}"), format!("ROOM#{room}"))
+}
+
+/// The item of a device, with its index keys.
+pub fn device_item(device: &DeviceRecord) -> Result<Item, StoreError> {
+    let mut item = Item::from_record(device_key(device.tenant_id, device.id), device)?;
+    if let Some(property) = device.property_id {
+        item.set(Index::Gsi1.pk_attr(), format!("PROPERTY#{property}"));
+        item.set(Index::Gsi1.sk_attr(), format!("DEVICE#{}", device.id));
+    }
+    if let (Some(parent), Some(protocol_id)) = (device.parent_device_id, &device.protocol_id) {
+        item.set(Index::Gsi2.pk_attr(), format!("PARENT#{parent}"));
+        item.set(Index::Gsi2.sk_attr(), format!("CHILD#{protocol_id}"));
+    }
+    Ok(item)
+}
+
+/// What [`Devices::register`] writes.
+pub struct Registration<'a> {
+    pub device: &'a DeviceRecord,
+    pub unit: &'a UnitRecord,
+    pub credential: &'a DeviceCredentialRecord,
+}
+
+pub struct Devices<'a>(pub &'a dyn Store);
+
+impl Devices<'_> {
+    /// Registers a device with its first unit and credential in one
+    /// transaction (one store call). A serial registers once: a second
+    /// registration of the same serial is [`RegisterError::SerialTaken`].
+    /// (A warranty replacement, a new unit of an existing device, is a
+    /// different operation; it does not exist yet.)
+    pub async fn register(&self, registration: Registration<'_>) -> Result<(), RegisterError> {
+        let Registration {
+            device,
+            unit,
+            credential,
+        } = registration;
+        let absent = || Some(Condition::item_absent());
+        let mut writes = vec![
+            TxWrite::Put {
+                item: device_item(device)?,
+                condition: absent(),
+            },
+            TxWrite::Put {
+                item: Item::from_record(unit_key(device.id, unit.id), unit)?,
+                condition: absent(),
+            },
+            TxWrite::Put {
+                item: Item::new(serial_guard(&unit.serial))
+                    .with("deviceId", device.id.to_string())
+                    .with("unitId", unit.id.to_string())
+                    .with("tenantId", device.tenant_id.to_string()),
+                condition: absent(),
+            },
+            TxWrite::Put {
+                item: Item::from_record(credential_key(&credential.username), credential)?,
+                condition: absent(),
+            },
+        ];
+        const SERIAL: usize = 2;
+        let mut child_at = None;
+        let mut parent_at = None;
+        if let (Some(parent), Some(protocol_id)) = (device.parent_device_id, &device.protocol_id) {
+            child_at = Some(writes.len());
+            writes.push(TxWrite::Put {
+                item: Item::new(child_guard(parent, protocol_id))
+                    .with("deviceId", device.id.to_string()),
+                condition: absent(),
+            });
+            parent_at = Some(writes.len());
+            writes.push(TxWrite::Check {
+                key: device_key(device.tenant_id, parent),
+                // The handler read the hub (and refused a deleted one); this
+                // makes sure it was not removed since.
+                condition: Condition::item_present(),
+            });
+        }
+        match self.0.transact(writes).await {
+            Ok(()) => Ok(()),
+            Err(StoreError::TransactionCanceled { reasons }) => {
+                let failed = |at: Option<usize>| {
+                    at.is_some_and(|i| reasons.get(i) == Some(&CancelReason::ConditionFailed))
+                };
+                if failed(Some(SERIAL)) {
+                    Err(RegisterError::SerialTaken)
+                } else if failed(child_at) {
+                    Err(RegisterError::ChildTaken)
+                } else if failed(parent_at) {
+                    Err(RegisterError::ParentMissing)
+                } else {
+                    Err(StoreError::TransactionCanceled { reasons }.into())
+                }
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// One device of a tenant (deleted ones included; callers decide).
+    pub async fn get(
+        &self,
+        tenant: TenantId,
+        id: DeviceId,
+    ) -> Result<Option<DeviceRecord>, StoreError> {
+        self.0
+            .get(&device_key(tenant, id))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    /// One page of a tenant's devices, in id order (UUIDv7: oldest first).
+    /// One query.
+    pub async fn list_by_tenant(
+        &self,
+        tenant: TenantId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<DeviceRecord>, Option<PageKey>), StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::partition(format!("TENANT#{tenant}"))
+                    .sort(SortKey::BeginsWith("DEVICE#".into()))
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?;
+        records(page)
+    }
+
+    /// One page of a property's devices (gsi1), in id order. One query. The
+    /// index spans tenants only through the property id; callers filter on
+    /// `tenant_id` for the tenant they authorized.
+    pub async fn list_by_property(
+        &self,
+        property: PropertyId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<DeviceRecord>, Option<PageKey>), StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::on_index(Index::Gsi1, format!("PROPERTY#{property}"))
+                    .sort(SortKey::BeginsWith("DEVICE#".into()))
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?;
+        records(page)
+    }
+
+    /// A device's units, oldest first. One query.
+    pub async fn units(&self, device: DeviceId) -> Result<Vec<UnitRecord>, StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::partition(format!("DEVICE#{device}"))
+                    .sort(SortKey::BeginsWith("UNIT#".into())),
+            )
+            .await?;
+        page.items.iter().map(Item::to_record).collect()
+    }
+
+    pub async fn current_unit(
+        &self,
+        device: &DeviceRecord,
+    ) -> Result<Option<UnitRecord>, StoreError> {
+        let Some(unit) = device.current_unit_id else {
+            return Ok(None);
+        };
+        self.0
+            .get(&unit_key(device.id, unit))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    pub async fn reported(&self, device: DeviceId) -> Result<Option<ReportedRecord>, StoreError> {
+        self.0
+            .get(&reported_key(device))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    /// The current unit and the reported state of every device, in the
+    /// devices' order: one batch get per 50 devices (two keys each, 100 keys
+    /// a batch); none for an empty list.
+    pub async fn views(&self, devices: Vec<DeviceRecord>) -> Result<Vec<DeviceView>, StoreError> {
+        let mut keys = Vec::with_capacity(devices.len() * 2);
+        for device in &devices {
+            if let Some(unit) = device.current_unit_id {
+                keys.push(unit_key(device.id, unit));
+            }
+            keys.push(reported_key(device.id));
+        }
+        let mut found: HashMap<Key, Item> = HashMap::with_capacity(keys.len());
+        for chunk in keys.chunks(MAX_BATCH_GET_KEYS) {
+            for item in self.0.batch_get(chunk).await? {
+                found.insert(item.key(), item);
+            }
+        }
+        devices
+            .into_iter()
+            .map(|device| {
+                let unit = device
+                    .current_unit_id
+                    .and_then(|u| found.remove(&unit_key(device.id, u)))
+                    .map(|i| i.to_record())
+                    .transpose()?;
+                let reported = found
+                    .remove(&reported_key(device.id))
+                    .map(|i| i.to_record())
+                    .transpose()?;
+                Ok(DeviceView {
+                    device,
+                    unit,
+                    reported,
+                })
+            })
+            .collect()
+    }
+
+    /// The broker credential of `username`. One get.
+    pub async fn credential(
+        &self,
+        username: &str,
+    ) -> Result<Option<DeviceCredentialRecord>, StoreError> {
+        if username.is_empty() {
+            return Ok(None);
+        }
+        self.0
+            .get(&credential_key(username))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    /// Whether `room` is a room of `property`. One get.
+    pub async fn room_exists(
+        &self,
+        property: PropertyId,
+        room: RoomId,
+    ) -> Result<bool, StoreError> {
+        Ok(self.0.get(&room_key(property, room)).await?.is_some())
+    }
+}
+
+fn records(page: Page) -> Result<(Vec<DeviceRecord>, Option<PageKey>), StoreError> {
+    let records = page
+        .items
+        .iter()
+        .map(Item::to_record)
+        .collect::<Result<_, _>>()?;
+    Ok((records, page.next))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use alyt_domain::SystemClock;
+    use async_trait::async_trait;
+
+    use super::*;
+    use crate::UpdateAction;
+    use crate::sqlite::SqliteStore;
+
+    /// Counts every call that reaches the store.
+    struct Counting {
+        inner: SqliteStore,
+        calls: AtomicUsize,
+    }
+
+    impl Counting {
+        fn new() -> Self {
+            Self {
+                inner: SqliteStore::in_memory(Arc::new(SystemClock)).unwrap(),
+                calls: AtomicUsize::new(0),
+            }
+        }
+        fn take(&self) -> usize {
+            self.calls.swap(0, Ordering::SeqCst)
+        }
+        fn count(&self) {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[async_trait]
+    impl Store for Counting {
+        async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+            self.count();
+            self.inner.get(key).await
+        }
+        async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+            self.count();
+            self.inner.batch_get(keys).await
+        }
+        async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+            self.count();
+            self.inner.put(item, condition).await
+        }
+        async fn update(
+            &self,
+            key: &Key,
+            actions: Vec<UpdateAction>,
+            condition: Option<Condition>,
+        ) -> Result<Item, StoreError> {
+            self.count();
+            self.inner.update(key, actions, condition).await
+        }
+        async fn delete(
+            &self,
+            key: &Key,
+            condition: Option<Condition>,
+        ) -> Result<Option<Item>, StoreError> {
+            self.count();
+            self.inner.delete(key, condition).await
+        }
+        async fn query(&self, query: Query) -> Result<Page, StoreError> {
+            self.count();
+            self.inner.query(query).await
+        }
+        async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+            self.count();
+            self.inner.transact(writes).await
+        }
+    }
+
+    fn now() -> OffsetDateTime {
+        OffsetDateTime::now_utc().replace_nanosecond(0).unwrap()
+    }
+
+    fn new_device(
+        tenant: TenantId,
+        property: PropertyId,
+        serial: &str,
+    ) -> (DeviceRecord, UnitRecord, DeviceCredentialRecord) {
+        let id = DeviceId::new();
+        let unit = UnitRecord {
+            id: Uuid::now_v7(),
+            device_id: id,
+            serial: serial.into(),
+            model: Some("ALSIML".into()),
+            firmware: None,
+            mac_address: None,
+            installed_at: now(),
+            removed_at: None,
+            removed_reason: None,
+        };
+        let device = DeviceRecord {
+            id,
+            tenant_id: tenant,
+            property_id: Some(property),
+            room_id: None,
+            name: format!("light {serial}"),
+            kind: DeviceKind::Other.into(),
+            capabilities: [DeviceCapability::Light.into()].into(),
+            features: vec![],
+            current_unit_id: Some(unit.id),
+            parent_device_id: None,
+            protocol: None,
+            protocol_id: None,
+            firmware_channel: FirmwareChannel::Stable.into(),
+            status: DeviceStatus::Provisioning.into(),
+            last_seen: None,
+            deleted_at: None,
+            created_at: now(),
+            updated_at: now(),
+            settings: None,
+            heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
+            is_virtual: false,
+        };
+        let credential = DeviceCredentialRecord {
+            username: id.to_string(),
+            device_id: id,
+            tenant_id: tenant,
+            property_id: property,
+            secret_hash: "00".repeat(32),
+            created_at: now(),
+        };
+        (device, unit, credential)
+    }
+
+    async fn register(
+        store: &dyn Store,
+        parts: &(DeviceRecord, UnitRecord, DeviceCredentialRecord),
+    ) -> Result<(), RegisterError> {
+        Devices(store)
+            .register(Registration {
+                device: &parts.0,
+                unit: &parts.1,
+                credential: &parts.2,
+            })
+            .await
+    }
+
+    #[tokio::test]
+    async fn register_is_one_call_and_a_serial_registers_once() {
+        let store = Counting::new();
+        let (tenant, property) = (TenantId::new(), PropertyId::new());
+        let first = new_device(tenant, property, "SN-1");
+        register(&store, &first).await.unwrap();
+        assert_eq!(store.take(), 1, "one transaction");
+
+        let devices = Devices(&store);
+        let got = devices.get(tenant, first.0.id).await.unwrap().unwrap();
+        assert_eq!(got, first.0);
+        assert_eq!(
+            devices.current_unit(&got).await.unwrap(),
+            Some(first.1.clone())
+        );
+        assert_eq!(
+            devices.credential(&first.2.username).await.unwrap(),
+            Some(first.2.clone())
+        );
+        assert_eq!(
+            devices.units(first.0.id).await.unwrap(),
+            vec![first.1.clone()]
+        );
+
+        // The same serial again, even in another tenant: refused, nothing written.
+        let again = new_device(TenantId::new(), PropertyId::new(), "SN-1");
+        assert!(matches!(
+            register(&store, &again).await,
+            Err(RegisterError::SerialTaken)
+        ));
+        assert!(
+            devices
+                .get(again.0.tenant_id, again.0.id)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            devices
+                .credential(&again.2.username)
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[tokio::test]
+    async fn hub_children_are_unique_per_protocol_id_and_need_their_hub() {
+        let store = Counting::new();
+        let (tenant, property) = (TenantId::new(), PropertyId::new());
+        let hub = new_device(tenant, property, "HUB-1");
+        register(&store, &hub).await.unwrap();
+        let child = |serial: &str, parent: DeviceId| {
+            let mut parts = new_device(tenant, property, serial);
+            parts.0.parent_device_id = Some(parent);
+            parts.0.protocol = Some(Protocol::Zigbee.into());
+            parts.0.protocol_id = Some("0x00124b0001".into());
+            parts
+        };
+        register(&store, &child("C-1", hub.0.id)).await.unwrap();
+        assert!(matches!(
+            register(&store, &child("C-2", hub.0.id)).await,
+            Err(RegisterError::ChildTaken)
+        ));
+        assert!(matches!(
+            register(&store, &child("C-3", DeviceId::new())).await,
+            Err(RegisterError::ParentMissing)
+        ));
+        // The children of a hub are on gsi2.
+        let page = store
+            .query(Query::on_index(Index::Gsi2, format!("PARENT#{}", hub.0.id)))
+            .await
+            .unwrap();
+        assert_eq!(page.items.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_page_of_devices_with_units_and_reports_costs_two_calls() {
+        let store = Counting::new();
+        let (tenant, property) = (TenantId::new(), PropertyId::new());
+        let mut ids = Vec::new();
+        for n in 0..30 {
+            let parts = new_device(tenant, property, &format!("SN-{n}"));
+            ids.push(parts.0.id);
+            register(&store, &parts).await.unwrap();
+        }
+        let reported = ReportedRecord {
+            device_id: ids[3],
+            payload: serde_json::json!({ "light": { "on": true } }),
+            reported_at: now(),
+        };
+        store
+            .put(
+                Item::from_record(reported_key(ids[3]), &reported).unwrap(),
+                None,
+            )
+            .await
+            .unwrap();
+        store.take();
+
+        let devices = Devices(&store);
+        let (page, next) = devices.list_by_tenant(tenant, 20, None).await.unwrap();
+        let views = devices.views(page).await.unwrap();
+        assert_eq!(
+            store.take(),
+            2,
+            "one query and one batch get for 20 devices"
+        );
+        assert_eq!(views.len(), 20);
+        assert!(views.iter().all(|v| v.unit.is_some()));
+        assert_eq!(views[3].reported, Some(reported));
+        assert!(views.iter().filter(|v| v.reported.is_some()).count() == 1);
+        let (rest, end) = devices.list_by_tenant(tenant, 20, next).await.unwrap();
+        assert_eq!(rest.len(), 10);
+        assert!(end.is_none());
+        let ordered: Vec<DeviceId> = views
+            .iter()
+            .map(|v| v.device.id)
+            .chain(rest.iter().map(|d| d.id))
+            .collect();
+        let mut sorted = ids.clone();
+        sorted.sort_by_key(|id| id.to_string());
+        assert_eq!(ordered, sorted);
+
+        // By property (gsi1), then the views: a page of 60 needs two batches.
+        store.take();
+        let (by_property, _) = devices.list_by_property(property, 200, None).await.unwrap();
+        assert_eq!(by_property.len(), 30);
+        devices.views(by_property).await.unwrap();
+        assert_eq!(store.take(), 2);
+        // No devices: no batch get.
+        let views = devices.views(Vec::new()).await.unwrap();
+        assert!(views.is_empty());
+        assert_eq!(store.take(), 0);
+    }
+
+    #[test]
+    fn stored_rows_from_a_newer_build_still_read() {
+        let (device, _, _) = new_device(TenantId::new(), PropertyId::new(), "SN-X");
+        let mut value = serde_json::to_value(&device).unwrap();
+        value["status"] = "QUARANTINED".into();
+        value["capabilities"] = serde_json::json!(["HOLOGRAM", "LIGHT"]);
+        value
+            .as_object_mut()
+            .unwrap()
+            .remove("heartbeatWindowSeconds");
+        let read: DeviceRecord = serde_json::from_value(value).unwrap();
+        assert_eq!(read.status.as_str(), "QUARANTINED");
+        assert_eq!(read.known_capabilities(), [DeviceCapability::Light].into());
+        assert_eq!(
+            read.heartbeat_window_seconds,
+            DEFAULT_HEARTBEAT_WINDOW_SECONDS
+        );
+        let again = serde_json::to_value(&read).unwrap();
+        assert_eq!(
+            again["capabilities"],
+            serde_json::json!(["LIGHT", "HOLOGRAM"])
+        );
+        assert_eq!(again["virtual"], false);
+    }
+}

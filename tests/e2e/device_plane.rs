@@ -1,0 +1,249 @@
+//! A device's life on the local platform with a real MQTT client: register,
+//! connect, report, be read back through the API, drop off (the last will) and
+//! come back, with the platform events each step records.
+
+use std::time::Duration;
+
+use alyt_domain::ids::TenantId;
+use alyt_events::{EventKind, EventLog};
+use alyt_tests::TestPlatform;
+use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Packet, QoS};
+use serde_json::{Value, json};
+
+async fn owner_token(t: &TestPlatform) -> String {
+    let (email, password) = t.owner();
+    t.household_login(&email, &password).await["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+struct Registered {
+    tenant: String,
+    device: String,
+    prefix: String,
+    username: String,
+    password: String,
+}
+
+async fn register_light(t: &TestPlatform, token: &str) -> Registered {
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (status, body) = t
+        .post_json(
+            "/devices/register",
+            Some(token),
+            json!({
+                "tenantId": first.tenant_id,
+                "propertyId": first.property_id,
+                "name": "Kitchen light",
+                "kind": "OTHER",
+                "capabilities": ["LIGHT"],
+                "serial": "SN-PLANE-0001",
+            }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    Registered {
+        tenant: first.tenant_id.to_string(),
+        device: body["device"]["id"].as_str().unwrap().to_owned(),
+        prefix: body["topicPrefix"].as_str().unwrap().to_owned(),
+        username: body["credentials"]["username"].as_str().unwrap().to_owned(),
+        password: body["credentials"]["password"].as_str().unwrap().to_owned(),
+    }
+}
+
+/// Connects as the device with a retained 'offline' last will; returns the
+/// client and the task driving its event loop (abort it to drop the socket).
+async fn connect(t: &TestPlatform, d: &Registered) -> (AsyncClient, tokio::task::JoinHandle<()>) {
+    let addr = t.platform.mqtt_addr;
+    let mut options = MqttOptions::new(&d.username, addr.ip().to_string(), addr.port());
+    options.set_credentials(&d.username, &d.password);
+    options.set_keep_alive(Duration::from_secs(30));
+    options.set_last_will(LastWill::new(
+        format!("{}/availability", d.prefix),
+        "offline",
+        QoS::AtLeastOnce,
+        true,
+    ));
+    let (client, mut events) = AsyncClient::new(options, 20);
+    let (connected_tx, connected_rx) = tokio::sync::oneshot::channel();
+    let mut connected_tx = Some(connected_tx);
+    let driver = tokio::spawn(async move {
+        loop {
+            match events.poll().await {
+                Ok(Event::Incoming(Packet::ConnAck(ack))) => {
+                    if let Some(tx) = connected_tx.take() {
+                        let _ = tx.send(ack.code == rumqttc::ConnectReturnCode::Success);
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    });
+    let ok = tokio::time::timeout(Duration::from_secs(10), connected_rx)
+        .await
+        .expect("CONNACK within 10 s")
+        .unwrap();
+    assert!(ok, "the device's credentials log in");
+    (client, driver)
+}
+
+async fn device(t: &TestPlatform, token: &str, d: &Registered) -> Value {
+    let (status, body) = t
+        .get_json(
+            &format!("/devices/{}?tenantId={}", d.device, d.tenant),
+            Some(token),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// Polls the device until `check` holds (ingest is asynchronous), at most 10 s.
+async fn until(
+    t: &TestPlatform,
+    token: &str,
+    d: &Registered,
+    what: &str,
+    check: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let row = device(t, token, d).await;
+        if check(&row) {
+            return row;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}: {row}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn events_of(t: &TestPlatform, tenant: &str) -> Vec<(EventKind, Value)> {
+    // Wait out the local visibility lag, then read the tenant's events.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let log = EventLog::new(
+        t.platform.store(),
+        std::sync::Arc::new(alyt_domain::SystemClock),
+        alyt_local::LOCAL_EVENT_LAG,
+    );
+    let tenant: TenantId = tenant.parse().unwrap();
+    let page = log.read_after(&[tenant], None, None, 1000).await.unwrap();
+    page.events.into_iter().map(|e| (e.kind, e.data)).collect()
+}
+
+#[tokio::test]
+async fn a_device_reports_drops_off_and_comes_back() {
+    let t = TestPlatform::start().await;
+    let token = owner_token(&t).await;
+    let d = register_light(&t, &token).await;
+    assert_eq!(
+        device(&t, &token, &d).await["liveness"]["state"],
+        "provisioning"
+    );
+
+    let (client, driver) = connect(&t, &d).await;
+    client
+        .publish(
+            format!("{}/availability", d.prefix),
+            QoS::AtLeastOnce,
+            true,
+            "online",
+        )
+        .await
+        .unwrap();
+    client
+        .publish(
+            format!("{}/status", d.prefix),
+            QoS::AtLeastOnce,
+            false,
+            r#"{"light":{"power":true,"brightness":55},"features":["color_temp"]}"#,
+        )
+        .await
+        .unwrap();
+    // A payload that fails its schema is dropped and changes nothing.
+    client
+        .publish(
+            format!("{}/telemetry", d.prefix),
+            QoS::AtLeastOnce,
+            false,
+            "{\"metric\":\"\"}",
+        )
+        .await
+        .unwrap();
+    client
+        .publish(
+            format!("{}/telemetry", d.prefix),
+            QoS::AtLeastOnce,
+            false,
+            r#"{"metrics":{"watts":6.5}}"#,
+        )
+        .await
+        .unwrap();
+
+    let row = until(&t, &token, &d, "the status report", |row| {
+        row["reported"]["payload"]["light"]["brightness"] == 55
+    })
+    .await;
+    assert_eq!(row["status"], "ONLINE");
+    assert_eq!(row["liveness"]["state"], "online");
+    assert_eq!(row["features"], json!(["color_temp"]));
+    assert_eq!(row["thing"]["state"]["light.brightness"], 55);
+    assert!(row["lastSeen"].is_string());
+
+    // The socket drops without DISCONNECT: the broker publishes the last will.
+    driver.abort();
+    drop(client);
+    let row = until(&t, &token, &d, "the last will", |row| {
+        row["status"] == "OFFLINE"
+    })
+    .await;
+    assert_eq!(row["liveness"]["state"], "offline");
+
+    // Back again: any report brings it online.
+    let (client, _driver) = connect(&t, &d).await;
+    client
+        .publish(
+            format!("{}/status", d.prefix),
+            QoS::AtLeastOnce,
+            false,
+            r#"{"light":{"power":false}}"#,
+        )
+        .await
+        .unwrap();
+    until(&t, &token, &d, "back online", |row| {
+        row["status"] == "ONLINE"
+    })
+    .await;
+
+    let events = events_of(&t, &d.tenant).await;
+    let kinds: Vec<EventKind> = events
+        .iter()
+        .filter(|(k, _)| *k != EventKind::DeviceTelemetry)
+        .map(|(k, _)| *k)
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            EventKind::DeviceOnline,
+            EventKind::DeviceOffline,
+            EventKind::DeviceOnline
+        ]
+    );
+    let offline = events
+        .iter()
+        .find(|(k, _)| *k == EventKind::DeviceOffline)
+        .unwrap();
+    assert_eq!(offline.1["reason"], "last-will");
+    assert_eq!(offline.1["deviceId"], d.device.as_str());
+    let telemetry: Vec<&Value> = events
+        .iter()
+        .filter(|(k, _)| *k == EventKind::DeviceTelemetry)
+        .map(|(_, data)| data)
+        .collect();
+    assert_eq!(telemetry.len(), 1, "the malformed reading was dropped");
+    assert_eq!(telemetry[0]["metrics"]["watts"], 6.5);
+}
