@@ -453,6 +453,32 @@ fn tenant_operations() -> Vec<TenantOperation> {
             own: not_found,
             foreign: not_found,
         },
+        TenantOperation {
+            id: "patchDeviceSettings",
+            method: "PATCH",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001/settings?tenantId={tenantId}",
+            body: Some(r#"{"byCapability":{}}"#),
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "sendDeviceCommand",
+            method: "POST",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001/commands?tenantId={tenantId}",
+            body: Some(
+                r#"{"command":"set","payload":{"capability":"light","key":"power","value":true}}"#,
+            ),
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "listDeviceCommands",
+            method: "GET",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001/commands?tenantId={tenantId}",
+            body: None,
+            own: not_found,
+            foreign: not_found,
+        },
     ]
 }
 

@@ -10,7 +10,7 @@ use alyt_tests::TestPlatform;
 use rumqttc::{AsyncClient, Event, LastWill, MqttOptions, Packet, QoS};
 use serde_json::{Value, json};
 
-async fn owner_token(t: &TestPlatform) -> String {
+pub(crate) async fn owner_token(t: &TestPlatform) -> String {
     let (email, password) = t.owner();
     t.household_login(&email, &password).await["accessToken"]
         .as_str()
@@ -18,15 +18,15 @@ async fn owner_token(t: &TestPlatform) -> String {
         .to_owned()
 }
 
-struct Registered {
-    tenant: String,
-    device: String,
-    prefix: String,
-    username: String,
-    password: String,
+pub(crate) struct Registered {
+    pub(crate) tenant: String,
+    pub(crate) device: String,
+    pub(crate) prefix: String,
+    pub(crate) username: String,
+    pub(crate) password: String,
 }
 
-async fn register_light(t: &TestPlatform, token: &str) -> Registered {
+pub(crate) async fn register_light(t: &TestPlatform, token: &str) -> Registered {
     let first = t.platform.first_start.as_ref().unwrap();
     let (status, body) = t
         .post_json(
@@ -89,7 +89,7 @@ async fn connect(t: &TestPlatform, d: &Registered) -> (AsyncClient, tokio::task:
     (client, driver)
 }
 
-async fn device(t: &TestPlatform, token: &str, d: &Registered) -> Value {
+pub(crate) async fn device(t: &TestPlatform, token: &str, d: &Registered) -> Value {
     let (status, body) = t
         .get_json(
             &format!("/devices/{}?tenantId={}", d.device, d.tenant),
@@ -101,7 +101,7 @@ async fn device(t: &TestPlatform, token: &str, d: &Registered) -> Value {
 }
 
 /// Polls the device until `check` holds (ingest is asynchronous), at most 10 s.
-async fn until(
+pub(crate) async fn until(
     t: &TestPlatform,
     token: &str,
     d: &Registered,
@@ -122,7 +122,7 @@ async fn until(
     }
 }
 
-async fn events_of(t: &TestPlatform, tenant: &str) -> Vec<(EventKind, Value)> {
+pub(crate) async fn events_of(t: &TestPlatform, tenant: &str) -> Vec<(EventKind, Value)> {
     // Wait out the local visibility lag, then read the tenant's events.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let log = EventLog::new(

@@ -3,11 +3,13 @@
 
 mod authz;
 mod capabilities;
+mod commands;
 mod developer_account;
 mod developer_admin;
 mod developer_keys;
 mod developer_quota;
 mod device_plane;
+mod device_settings;
 mod devices;
 mod household_auth;
 mod platform;

@@ -13,7 +13,10 @@ use alyt_api::ports::{OutboxMailer, TestTokenBotCheck};
 use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
 use alyt_device::ingest::Ingest;
-use alyt_device::{Broker, BrokerConfig, InboundMessage};
+use alyt_device::liveness_sweep::LivenessSweep;
+use alyt_device::{
+    Broker, BrokerConfig, BrokerPublisher, DevicePublisher, InboundMessage, PublishError,
+};
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::EventLog;
 use alyt_store::sqlite::SqliteStore;
@@ -153,12 +156,15 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         addr: config.http_addr,
         source,
     })?;
+    // Commands are published through the broker, which starts below.
+    let publisher = Arc::new(LocalPublisher::default());
     let state = AppState::build(
         Adapters {
             store: store.clone(),
             clock: clock.clone(),
             mailer: Arc::new(OutboxMailer::new(config.data_dir.join("outbox"))),
             bot_check: Arc::new(TestTokenBotCheck),
+            publisher: publisher.clone(),
         },
         Settings {
             rate_limit: config.rate_limit.clone(),
@@ -201,6 +207,39 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         inbound_rx,
         on_shutdown.clone(),
     )));
+
+    // The command bridge: pending command rows are retried every 2 s.
+    let _ = publisher.0.set(broker.publisher());
+    tasks.push(tokio::spawn(run_bridge(
+        store.clone(),
+        publisher,
+        clock.clone(),
+        on_shutdown.clone(),
+    )));
+
+    // The heartbeat sweep: ONLINE devices silent past their window go OFFLINE
+    // (device.offline, reason 'heartbeat'); every 5 s.
+    let sweep = LivenessSweep::new(
+        store.clone(),
+        clock.clone(),
+        EventLog::new(store.clone(), clock.clone(), LOCAL_EVENT_LAG),
+    );
+    let mut sweep_stop = on_shutdown.clone();
+    tasks.push(tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            tokio::select! {
+                _ = tick.tick() => match sweep.run().await {
+                    Ok(report) if report.marked_offline > 0 => {
+                        tracing::info!(?report, "heartbeat sweep marked devices offline");
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "heartbeat sweep failed"),
+                },
+                _ = stopped(&mut sweep_stop) => break,
+            }
+        }
+    }));
 
     let mut http_stop = on_shutdown.clone();
     tasks.push(tokio::spawn(async move {
@@ -276,6 +315,50 @@ async fn run_ingest(
                     tracing::error!(error = %e, topic = %message.topic, "ingest gave up on a device message")
                 }
             }
+        }
+    }
+}
+
+/// The local [`DevicePublisher`]: the embedded broker, once it is started.
+#[derive(Default)]
+struct LocalPublisher(std::sync::OnceLock<BrokerPublisher>);
+
+#[async_trait::async_trait]
+impl DevicePublisher for LocalPublisher {
+    async fn publish(
+        &self,
+        identity: &alyt_device::DeviceIdentity,
+        payload: Vec<u8>,
+    ) -> Result<(), PublishError> {
+        match self.0.get() {
+            Some(broker) => broker.publish(identity, payload).await,
+            None => Err(PublishError::Unsupported),
+        }
+    }
+}
+
+/// The bridge sweep every 2 seconds (spec: Command delivery), until shutdown.
+async fn run_bridge(
+    store: Arc<dyn alyt_store::Store>,
+    publisher: Arc<LocalPublisher>,
+    clock: Arc<dyn Clock>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut tick = tokio::time::interval(Duration::from_secs(2));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {
+                let publisher: Arc<dyn DevicePublisher> = publisher.clone();
+                match alyt_device::bridge::sweep(store.clone(), publisher, clock.clone()).await {
+                    Ok(report) if report != Default::default() => {
+                        tracing::debug!(?report, "bridge sweep");
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "the bridge sweep failed"),
+                }
+            }
+            _ = stopped(&mut stop) => break,
         }
     }
 }

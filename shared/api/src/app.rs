@@ -4,6 +4,7 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use alyt_device::DevicePublisher;
 use alyt_domain::Clock;
 use alyt_store::Store;
 use axum::Router;
@@ -30,6 +31,10 @@ pub struct AppState {
     pub tokens: Arc<TokenSigner>,
     pub mailer: Arc<dyn Mailer>,
     pub bot_check: Arc<dyn BotCheck>,
+    /// Where accepted device commands are published at once
+    /// ([`alyt_device::NoPublisher`] where the runtime cannot: the rows stay
+    /// pending for the bridge sweep).
+    pub publisher: Arc<dyn DevicePublisher>,
     /// Where people reach the API (`…/v1`), for links in mail.
     pub public_url: String,
 }
@@ -40,6 +45,7 @@ pub struct Adapters {
     pub clock: Arc<dyn Clock>,
     pub mailer: Arc<dyn Mailer>,
     pub bot_check: Arc<dyn BotCheck>,
+    pub publisher: Arc<dyn DevicePublisher>,
 }
 
 /// Settings a runtime chooses.
@@ -61,6 +67,7 @@ impl AppState {
             clock,
             mailer,
             bot_check,
+            publisher,
         } = adapters;
         let tokens = Arc::new(TokenSigner::load(&*store).await?);
         Ok(Self {
@@ -70,6 +77,7 @@ impl AppState {
             tokens,
             mailer,
             bot_check,
+            publisher,
             public_url: settings.public_url,
         })
     }

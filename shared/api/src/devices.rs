@@ -67,6 +67,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(register_device))
         .routes(routes!(list_devices))
         .routes(routes!(get_device))
+        .routes(routes!(patch_device_settings))
 }
 
 // ---------------------------------------------------------------------------
@@ -1029,6 +1030,210 @@ pub async fn get_device(
         .pop()
         .ok_or_else(no_such_device)?;
     Ok(Json(device_row(view, now)))
+}
+
+// ---------------------------------------------------------------------------
+// Settings
+
+/// The body of `PATCH /v1/devices/{deviceId}/settings`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PatchDeviceSettingsRequest {
+    /// Keyed by lower-cased capability of the device (`light`,
+    /// `media_player`, ...); each value an object merged into that
+    /// capability's settings (a `null` member removes that setting).
+    /// Capabilities not named keep their settings.
+    #[schema(value_type = Object)]
+    pub by_capability: Map<String, Value>,
+    /// Whether the settings apply (default true when first set).
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub enabled: Option<bool>,
+}
+
+/// The device whose settings the caller may change. Writers: platform OWNER
+/// and STAFF, tenant ADMIN and INSTALLER, keys with `devices:write` reaching
+/// the tenant, and the OWNER of the household whose home holds the device
+/// (configuration). Callers who see the device otherwise (SUPPORT, household
+/// MEMBER/GUEST) get 403; a missing or foreign device is 404, as on GET.
+async fn settings_target(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    device_id: DeviceId,
+) -> Result<DeviceRecord, ApiError> {
+    caller
+        .require_scope(Scope::DevicesWrite)
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    let store = &*state.store;
+    let found = Devices(store)
+        .get(tenant, device_id)
+        .await?
+        .filter(|d| d.deleted_at.is_none());
+    match caller.platform_role() {
+        Some(PlatformRole::Owner | PlatformRole::Staff) => return found.ok_or_else(no_such_device),
+        Some(PlatformRole::Support) => {
+            found.ok_or_else(no_such_device)?;
+            return Err(ApiError::forbidden(
+                "platform SUPPORT cannot change device settings",
+            ));
+        }
+        None => {}
+    }
+    if caller.tenant_role(tenant).is_some() {
+        return found.ok_or_else(no_such_device);
+    }
+    let Principal::Person { claims, .. } = caller else {
+        return Err(no_such_device());
+    };
+    let (Some(device), Some(property)) =
+        (found.as_ref(), found.as_ref().and_then(|d| d.property_id))
+    else {
+        return Err(no_such_device());
+    };
+    let grants: Vec<_> = claims
+        .clients
+        .iter()
+        .filter(|(_, grant)| grant.tenant_id == tenant)
+        .collect();
+    if grants.is_empty() {
+        return Err(no_such_device());
+    }
+    let household = Tenancy(store)
+        .property(tenant, property)
+        .await?
+        .map(|p| p.client_id);
+    let mut seen = false;
+    for (client, grant) in grants {
+        match grant.role {
+            HouseholdRole::Guest => seen |= grant.property_id == Some(property),
+            HouseholdRole::Owner if household == Some(*client) => return Ok(device.clone()),
+            _ => seen |= household == Some(*client),
+        }
+    }
+    if seen {
+        Err(ApiError::forbidden(
+            "changing device settings needs the household's OWNER role",
+        ))
+    } else {
+        Err(no_such_device())
+    }
+}
+
+/// `settings` after `patch` (checked against the device's capabilities).
+fn patched_settings(
+    device: &DeviceRecord,
+    patch: PatchDeviceSettingsRequest,
+    now: OffsetDateTime,
+) -> Result<DeviceSettingsRecord, ApiError> {
+    let capabilities: BTreeSet<&str> = device
+        .known_capabilities()
+        .into_iter()
+        .map(DeviceCapability::descriptor_id)
+        .collect();
+    let mut settings = device.settings.clone().unwrap_or(DeviceSettingsRecord {
+        device_id: device.id,
+        by_capability: Map::new(),
+        enabled: true,
+        updated_at: now,
+    });
+    for (name, value) in patch.by_capability {
+        let field = format!("byCapability.{name}");
+        if !capabilities.contains(name.as_str()) {
+            return Err(ApiError::validation(
+                field,
+                format!(
+                    "the device does not report the capability {name:?} (keys are its lower-cased capabilities)"
+                ),
+            ));
+        }
+        let Value::Object(members) = value else {
+            return Err(ApiError::validation(
+                field,
+                "settings of a capability must be an object",
+            ));
+        };
+        let entry = settings
+            .by_capability
+            .entry(name)
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !entry.is_object() {
+            *entry = Value::Object(Map::new());
+        }
+        if let Value::Object(current) = entry {
+            for (key, value) in members {
+                if value.is_null() {
+                    current.remove(&key);
+                } else {
+                    current.insert(key, value);
+                }
+            }
+        }
+    }
+    if let Some(enabled) = patch.enabled {
+        settings.enabled = enabled;
+    }
+    settings.updated_at = now;
+    Ok(settings)
+}
+
+/// Changes a device's settings per capability; answers the device row.
+#[utoipa::path(
+    patch,
+    path = "/v1/devices/{deviceId}/settings",
+    tag = "homes",
+    operation_id = "patchDeviceSettings",
+    params(("deviceId" = DeviceId, Path, description = "The device"), TenantParam),
+    security(("bearer" = [])),
+    request_body = PatchDeviceSettingsRequest,
+    responses(
+        (status = 200, description = "The device row with its new settings", body = Device),
+        (status = 400, description = "A capability the device does not report, or settings that are not an object (named in `field` as `byCapability.<name>`); a malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without devices:write, or a caller who sees the device without a role that configures it", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn patch_device_settings(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(device_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+    ApiJson(body): ApiJson<PatchDeviceSettingsRequest>,
+) -> Result<Json<Device>, ApiError> {
+    let device_id: DeviceId = device_id
+        .parse()
+        .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))?;
+    let tenant = query.tenant_id;
+    let mut device = settings_target(&state, &caller, tenant, device_id).await?;
+    let devices = Devices(&*state.store);
+    // Optimistic: written only if the device is as read (a report or another
+    // patch in between makes it read again).
+    for _ in 0..4 {
+        let now = state.clock.now();
+        let mut updated = device.clone();
+        updated.settings = Some(patched_settings(&device, body.clone(), now)?);
+        updated.updated_at = now.max(device.updated_at + time::Duration::microseconds(1));
+        match devices.replace(&updated, device.updated_at).await {
+            Ok(true) => {
+                let view = devices
+                    .views(vec![updated])
+                    .await?
+                    .pop()
+                    .ok_or_else(no_such_device)?;
+                return Ok(Json(device_row(view, now)));
+            }
+            Ok(false) => {
+                device = devices
+                    .get(tenant, device_id)
+                    .await?
+                    .filter(|d| d.deleted_at.is_none())
+                    .ok_or_else(no_such_device)?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::conflict("the device kept changing; try again"))
 }
 
 // ---------------------------------------------------------------------------

@@ -26,6 +26,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(get_capabilities))
         .routes(routes!(list_properties))
         .merge(crate::devices::routes())
+        .merge(crate::commands::routes())
 }
 
 /// The capability catalogue: every descriptor a client renders things from.

@@ -8,6 +8,7 @@
 pub mod app;
 pub mod auth;
 pub mod bootstrap;
+pub mod commands;
 pub mod developers;
 pub mod devices;
 pub mod extract;

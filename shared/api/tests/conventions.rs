@@ -51,6 +51,7 @@ async fn app(quota: u32) -> Router {
             clock,
             mailer: Arc::new(NoMailer),
             bot_check: Arc::new(NoBotCheck),
+            publisher: Arc::new(alyt_device::NoPublisher),
         },
         Settings {
             rate_limit: RateLimitPolicy {

@@ -80,6 +80,9 @@ pub async fn state_with(
             clock,
             mailer,
             bot_check,
+            // Hosted publishing (IoT Core data plane) is not written yet:
+            // accepted commands stay pending for the bridge sweep.
+            publisher: Arc::new(alyt_device::NoPublisher),
         },
         Settings {
             rate_limit: RateLimitPolicy::default(),

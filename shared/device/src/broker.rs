@@ -36,6 +36,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 pub use crate::plane::{DeviceAuthenticator, InboundMessage};
+use crate::plane::{DevicePublisher, PublishError};
 use crate::topic::{Channel, DeviceIdentity, may_publish, may_subscribe, may_will, parse_topic};
 
 #[derive(Clone)]
@@ -212,7 +213,54 @@ fn io_error(e: rmqtt::Error) -> std::io::Error {
         .unwrap_or_else(|e| std::io::Error::other(e.to_string()))
 }
 
+/// A cloneable handle that publishes to devices through a running broker
+/// (the local [`DevicePublisher`] adapter). Publishing after the broker
+/// stopped finds no session and fails with [`PublishError::NotSubscribed`].
+#[derive(Clone)]
+pub struct BrokerPublisher {
+    scx: ServerContext,
+    platform: Id,
+}
+
+#[async_trait]
+impl DevicePublisher for BrokerPublisher {
+    async fn publish(
+        &self,
+        identity: &DeviceIdentity,
+        payload: Vec<u8>,
+    ) -> Result<(), PublishError> {
+        match self.publish_to_device(identity, payload, true).await {
+            Ok(()) => Ok(()),
+            Err(BrokerError::NotSubscribed { .. }) => Err(PublishError::NotSubscribed),
+            Err(e) => Err(PublishError::Failed(e.to_string())),
+        }
+    }
+}
+
 impl Broker {
+    /// Publishes a command to the device's `commands` topic (see
+    /// [`BrokerPublisher::publish_to_device`]).
+    pub async fn publish_to_device(
+        &self,
+        identity: &DeviceIdentity,
+        payload: impl Into<Bytes>,
+        at_least_once: bool,
+    ) -> Result<(), BrokerError> {
+        self.publisher()
+            .publish_to_device(identity, payload, at_least_once)
+            .await
+    }
+
+    /// A handle publishing through this broker.
+    pub fn publisher(&self) -> BrokerPublisher {
+        BrokerPublisher {
+            scx: self.scx.clone(),
+            platform: self.platform.clone(),
+        }
+    }
+}
+
+impl BrokerPublisher {
     /// Publishes a command to the device's `commands` topic, as the platform
     /// (no client connection, no ACL). `Ok` means a session took it: an online
     /// device, or a persistent session that queues it until the device is
@@ -267,7 +315,9 @@ impl Broker {
             }),
         }
     }
+}
 
+impl Broker {
     pub fn stats(&self) -> BrokerStats {
         self.state.stats.snapshot()
     }

@@ -9,9 +9,10 @@
 //!
 //! Handled so far: status (reported payload, features, lastSeen, back online),
 //! availability (online; offline and the last will: OFFLINE 'last-will') and
-//! telemetry (time series points, device.telemetry). Events, alerts and
-//! command responses are decoded and counted; storing them arrives with the
-//! notifications and command bridge.
+//! telemetry (time series points, device.telemetry) and command responses
+//! (the command row answered, command.result; a duplicate or an unknown
+//! commandId changes nothing). Events and alerts are decoded and counted;
+//! storing them arrives with the notifications.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,11 +21,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use alyt_domain::Clock;
 use alyt_domain::device::{
-    DeviceOfflineData, DeviceOnlineData, DeviceTelemetryData, Lenient, Transition, on_last_will,
-    on_report,
+    CommandEvent, DeviceOfflineData, DeviceOnlineData, DeviceTelemetryData, Lenient, Transition,
+    on_last_will, on_report,
 };
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_events::{EventKind, EventLog};
+use alyt_store::repo::commands::{Commands, StoredCommand, transition_write};
 use alyt_store::repo::devices::{DeviceRecord, ReportedRecord, device_item, reported_key};
 use alyt_store::{Condition, Item, Key, Store, StoreError, TxWrite};
 use serde_json::{Value, json};
@@ -155,7 +157,16 @@ impl Ingest {
             else {
                 return Ok(Outcome::UnknownDevice);
             };
-            let Some(writes) = self.plan(message, decoded, &device)? else {
+            // A response names the command row it answers.
+            let command = match decoded {
+                ChannelMessage::Response(response) => {
+                    Commands(&*self.store)
+                        .get(device.id, response.command_id)
+                        .await?
+                }
+                _ => None,
+            };
+            let Some(writes) = self.plan(message, decoded, &device, command.as_ref())? else {
                 return Ok(Outcome::Ignored);
             };
             match self.store.transact(writes).await {
@@ -183,6 +194,7 @@ impl Ingest {
         message: &InboundMessage,
         decoded: &ChannelMessage,
         device: &DeviceRecord,
+        command: Option<&StoredCommand>,
     ) -> Result<Option<Vec<TxWrite>>, StoreError> {
         let at = message.received_at;
         let status = device.status.known();
@@ -244,10 +256,33 @@ impl Ingest {
                     .unwrap_or(Value::Null),
                 ));
             }
-            ChannelMessage::Event(_)
-            | ChannelMessage::Alert(_)
-            | ChannelMessage::Response(_)
-            | ChannelMessage::Command(_) => return Ok(None),
+            ChannelMessage::Response(response) => {
+                // Unknown commandId (or another tenant's row): nothing.
+                let Some(stored) = command.filter(|c| c.tenant_id == device.tenant_id) else {
+                    return Ok(None);
+                };
+                let event = CommandEvent::Response {
+                    status: response.status.clone(),
+                };
+                // Already answered (a duplicate response) or final: nothing.
+                let Some(next) = stored.row.apply(&event, at) else {
+                    return Ok(None);
+                };
+                updated.last_seen = Some(at);
+                transition = status.and_then(on_report);
+                // Conditional on the row as read: a concurrent sweep moving
+                // it cancels the transaction and the message is applied again.
+                writes.push(transition_write(device.tenant_id, &stored.row, &next)?);
+                if let Some(data) = next.result_data() {
+                    events.push((
+                        EventKind::CommandResult,
+                        serde_json::to_value(data).unwrap_or(Value::Null),
+                    ));
+                }
+            }
+            ChannelMessage::Event(_) | ChannelMessage::Alert(_) | ChannelMessage::Command(_) => {
+                return Ok(None);
+            }
         }
         if let Some(transition) = transition {
             updated.status = Lenient::Known(transition.next_status());
@@ -278,12 +313,10 @@ impl Ingest {
             .clock
             .now()
             .max(device.updated_at + time::Duration::microseconds(1));
-        // Applied only if the device is as read (status and lastSeen), so two
-        // messages for one device never interleave their transitions.
-        let unchanged = Condition::eq("status", json!(device.status)).and(match device.last_seen {
-            Some(seen) => Condition::eq("lastSeen", json!(rfc3339(seen))),
-            None => Condition::not_exists("lastSeen").or(Condition::eq("lastSeen", Value::Null)),
-        });
+        // Applied only if the device is exactly as read (every change bumps
+        // updatedAt): two messages never interleave their transitions, and a
+        // concurrent change through the API (settings, rename) is never undone.
+        let unchanged = Condition::eq("updatedAt", json!(rfc3339(device.updated_at)));
         writes.push(TxWrite::Put {
             item: device_item(&updated)?,
             condition: Some(unchanged),

@@ -3,21 +3,23 @@
 //! embedded MQTT broker, so that Lambdas never compile rmqtt.
 
 pub mod asyncapi;
+pub mod bridge;
 #[cfg(feature = "broker")]
 pub mod broker;
 pub mod channels;
 pub mod ingest;
+pub mod liveness_sweep;
 pub mod plane;
 pub mod topic;
 
 #[cfg(feature = "broker")]
-pub use broker::{Broker, BrokerConfig, BrokerError, BrokerStats, start_broker};
+pub use broker::{Broker, BrokerConfig, BrokerError, BrokerPublisher, BrokerStats, start_broker};
 pub use channels::{
     Availability, ChannelMessage, CommandMessage, CommandResponse, JsonObject, MAX_DEPTH,
     MAX_PAYLOAD_BYTES, RejectReason, Rejected, StatusReport, Telemetry, decode_any, decode_inbound,
     encode, encode_command, payload_schema,
 };
-pub use plane::{DeviceAuthenticator, InboundMessage};
+pub use plane::{DeviceAuthenticator, DevicePublisher, InboundMessage, NoPublisher, PublishError};
 pub use topic::{
     Channel, DeviceIdentity, TOPIC_ROOT, may_publish, may_subscribe, may_will, parse_topic,
 };

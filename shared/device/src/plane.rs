@@ -42,3 +42,43 @@ pub struct InboundMessage {
     pub last_will: bool,
     pub received_at: OffsetDateTime,
 }
+
+/// Why a command could not be handed to the device. The row stays pending
+/// and a later sweep tries again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PublishError {
+    /// Nobody listens on the device's commands topic (not connected, or not
+    /// subscribed yet).
+    #[error("the device is not subscribed to its commands")]
+    NotSubscribed,
+    /// This runtime cannot publish (the sweep delivers later).
+    #[error("this runtime cannot publish to devices")]
+    Unsupported,
+    #[error("the publish failed: {0}")]
+    Failed(String),
+}
+
+/// The port commands leave through: publish a payload on the device's
+/// `commands` channel. Locally the embedded broker (`BrokerPublisher`);
+/// hosted, IoT Core's data plane (not written yet: hosted Lambdas use
+/// [`NoPublisher`], so accepted rows stay pending for the sweep).
+#[async_trait]
+pub trait DevicePublisher: Send + Sync + 'static {
+    async fn publish(
+        &self,
+        identity: &DeviceIdentity,
+        payload: Vec<u8>,
+    ) -> Result<(), PublishError>;
+}
+
+/// A publisher for runtimes that cannot reach devices: every publish fails
+/// with [`PublishError::Unsupported`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoPublisher;
+
+#[async_trait]
+impl DevicePublisher for NoPublisher {
+    async fn publish(&self, _: &DeviceIdentity, _: Vec<u8>) -> Result<(), PublishError> {
+        Err(PublishError::Unsupported)
+    }
+}

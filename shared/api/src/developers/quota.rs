@@ -605,6 +605,7 @@ mod tests {
                 clock: clock.clone(),
                 mailer: Arc::new(NoMailer),
                 bot_check: Arc::new(NoBotCheck),
+                publisher: Arc::new(alyt_device::NoPublisher),
             },
             Settings {
                 rate_limit: Default::default(),

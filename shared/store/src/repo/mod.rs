@@ -2,6 +2,7 @@
 //! keys of `DATA_MODEL.md` and makes the rules that must hold under concurrency
 //! conditional writes. Handlers use these, never raw keys.
 
+pub mod commands;
 pub mod developers;
 pub mod devices;
 pub mod identity;

@@ -1,0 +1,263 @@
+//! Device commands (part of the homes group; spec: Command delivery, part F).
+//!
+//! * `POST /v1/devices/{deviceId}/commands?tenantId`: the thing envelope
+//!   `{ command: 'set', payload: { capability, key, value } }`, `press`, or
+//!   the flat form `{ command, payload }`, validated against the device's own
+//!   descriptors and reported features (400 naming the field). The row is
+//!   written `pending`, published on the device's commands channel at once
+//!   and marked `sent`; when the publish fails (the device is not connected,
+//!   or the runtime cannot publish) it stays `pending` and the bridge sweep
+//!   retries it. Answers 202 with the row. Who: a key with
+//!   `devices:commands` reaching the tenant; tenant ADMIN or INSTALLER,
+//!   platform OWNER or STAFF; household OWNER or MEMBER for the devices of
+//!   their homes, a GUEST in its pinned home only. Platform SUPPORT gets 403.
+//!   A foreign or missing device answers like `GET /devices/{id}` (404).
+//! * `GET /v1/devices/{deviceId}/commands?tenantId`: the device's command
+//!   history, newest first, paginated; whoever may read the device (a key
+//!   needs `devices:read`).
+//!
+//! The stored device state never changes here: it changes when the device
+//! reports back (ingest).
+//!
+//! Store calls (besides authenticating the caller): POST 1 get of the device
+//! (+1 get of its property for household people), 1 counter update, 1 put,
+//! then 1 conditional put after the publish; GET the same reads plus one
+//! query.
+
+use std::collections::BTreeSet;
+
+use alyt_device::DeviceIdentity;
+use alyt_device::bridge::deliver;
+use alyt_domain::access::{HouseholdRole, PlatformRole, Principal, Scope};
+use alyt_domain::device::{CommandRequest, CommandRow};
+use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
+use alyt_store::repo::commands::Commands;
+use alyt_store::repo::devices::{DeviceRecord, Devices};
+use alyt_store::repo::tenancy::Tenancy;
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::auth::Caller;
+use crate::devices::TenantParam;
+use crate::extract::{ApiJson, ApiQuery};
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(send_command, list_commands))
+}
+
+fn no_such_device() -> ApiError {
+    ApiError::not_found("no such device")
+}
+
+/// Which devices of a tenant the caller reaches.
+enum Reach {
+    All,
+    /// Platform SUPPORT: sees every device, commands none.
+    SeeOnly,
+    Homes {
+        households: BTreeSet<ClientId>,
+        pinned: BTreeSet<PropertyId>,
+    },
+}
+
+fn reach(caller: &Principal, tenant: TenantId, scope: Scope) -> Result<Option<Reach>, ApiError> {
+    caller
+        .require_scope(scope)
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    match caller.platform_role() {
+        Some(PlatformRole::Owner | PlatformRole::Staff) => return Ok(Some(Reach::All)),
+        Some(PlatformRole::Support) => return Ok(Some(Reach::SeeOnly)),
+        None => {}
+    }
+    // Keys act as the tenant's ADMIN in the tenants they reach.
+    if caller.tenant_role(tenant).is_some() {
+        return Ok(Some(Reach::All));
+    }
+    let Principal::Person { claims, .. } = caller else {
+        return Ok(None);
+    };
+    let mut households = BTreeSet::new();
+    let mut pinned = BTreeSet::new();
+    for (client, grant) in &claims.clients {
+        if grant.tenant_id != tenant {
+            continue;
+        }
+        match (grant.role, grant.property_id) {
+            (HouseholdRole::Guest, Some(property)) => {
+                pinned.insert(property);
+            }
+            (HouseholdRole::Guest, None) => {}
+            (HouseholdRole::Owner | HouseholdRole::Member, _) => {
+                households.insert(*client);
+            }
+        }
+    }
+    if households.is_empty() && pinned.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Reach::Homes { households, pinned }))
+}
+
+/// The device, when the caller sees it (404 otherwise, as `GET /devices/{id}`).
+async fn visible_device(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    device_id: &str,
+    scope: Scope,
+) -> Result<(DeviceRecord, Reach), ApiError> {
+    let device_id: DeviceId = device_id
+        .parse()
+        .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))?;
+    let reach = reach(caller, tenant, scope)?.ok_or_else(no_such_device)?;
+    let device = Devices(&*state.store)
+        .get(tenant, device_id)
+        .await?
+        .filter(|d| d.deleted_at.is_none())
+        .ok_or_else(no_such_device)?;
+    if let Reach::Homes { households, pinned } = &reach {
+        let Some(property) = device.property_id else {
+            return Err(no_such_device());
+        };
+        let seen = pinned.contains(&property)
+            || Tenancy(&*state.store)
+                .property(tenant, property)
+                .await?
+                .is_some_and(|p| households.contains(&p.client_id));
+        if !seen {
+            return Err(no_such_device());
+        }
+    }
+    Ok((device, reach))
+}
+
+/// Sends a command to a device: validated, queued, published at once.
+#[utoipa::path(
+    post,
+    path = "/v1/devices/{deviceId}/commands",
+    tag = "homes",
+    operation_id = "sendDeviceCommand",
+    params(("deviceId" = DeviceId, Path, description = "The device"), TenantParam),
+    request_body = CommandRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 202, description = "Accepted: the command row (sent, or pending until the device can be reached)", body = CommandRow),
+        (status = 400, description = "A malformed body, or a command the device's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without devices:commands, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn send_command(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(device_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+    ApiJson(body): ApiJson<Value>,
+) -> Result<(StatusCode, Json<CommandRow>), ApiError> {
+    let tenant = query.tenant_id;
+    let (device, reach) =
+        visible_device(&state, &caller, tenant, &device_id, Scope::DevicesCommands).await?;
+    if let Reach::SeeOnly = reach {
+        return Err(ApiError::forbidden(
+            "platform SUPPORT cannot command devices",
+        ));
+    }
+    let invalid =
+        |e: alyt_domain::device::CommandError| ApiError::validation(e.field.clone(), e.to_string());
+    let request = CommandRequest::parse(&body).map_err(invalid)?;
+    let accepted = request
+        .validate_for_device(device.known_capabilities(), Some(&device.features))
+        .map_err(invalid)?;
+
+    let commands = Commands(&*state.store);
+    let id = commands.next_id(device.id).await?;
+    let row = CommandRow::accept(id, device.id, accepted, state.clock.now());
+    commands.create(tenant, &row).await?;
+    let Some(property) = device.property_id else {
+        // No topic: the sweep marks it undeliverable.
+        return Ok((StatusCode::ACCEPTED, Json(row)));
+    };
+    let identity = DeviceIdentity::new(
+        tenant.to_string(),
+        property.to_string(),
+        device.id.to_string(),
+    );
+    let delivery = deliver(
+        &*state.store,
+        &*state.publisher,
+        &*state.clock,
+        tenant,
+        &row,
+        &identity,
+    )
+    .await?;
+    if let Err(e) = &delivery.published {
+        tracing::debug!(device = %device.id, command = %id, error = %e, "command stays pending");
+    }
+    Ok((StatusCode::ACCEPTED, Json(delivery.row)))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct CommandListQuery {
+    pub tenant_id: TenantId,
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// A device's command history, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/devices/{deviceId}/commands",
+    tag = "homes",
+    operation_id = "listDeviceCommands",
+    params(("deviceId" = DeviceId, Path, description = "The device"), CommandListQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of command rows, newest first", body = ListResponse<CommandRow>),
+        (status = 400, description = "Missing or malformed tenantId, deviceId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_commands(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(device_id): Path<String>,
+    ApiQuery(query): ApiQuery<CommandListQuery>,
+) -> Result<Json<ListResponse<CommandRow>>, ApiError> {
+    let page = PageParams {
+        limit: query.limit,
+        cursor: query.cursor,
+    };
+    let (limit, after) = (page.limit()?, page.after()?);
+    let (device, _) = visible_device(
+        &state,
+        &caller,
+        query.tenant_id,
+        &device_id,
+        Scope::DevicesRead,
+    )
+    .await?;
+    let (rows, next) = Commands(&*state.store)
+        .history(device.id, limit, after)
+        .await?;
+    Ok(Json(ListResponse {
+        items: rows.into_iter().map(|s| s.row).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}

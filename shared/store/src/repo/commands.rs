@@ -1,0 +1,209 @@
+//! Device command history (spec: States and transitions > Command delivery).
+//!
+//! Keys (see `DATA_MODEL.md`):
+//! * command row `DEVICE#{d}/COMMAND#{commandId:020}`: the zero-padded id
+//!   sorts numerically, so a backward query reads a device's history newest
+//!   first. The row also carries `tenantId` (the device's key needs it).
+//! * sparse gsi3 `PENDING` / `{createdAt}#{deviceId}#{commandId}` (createdAt in
+//!   zero-padded microseconds) while the
+//!   row is `pending`: the bridge sweep reads the oldest pending rows of
+//!   every device with one query. The index attributes are removed when the
+//!   row leaves `pending`, so the index only ever holds the work to do.
+//!   Ceiling: every accepted command writes the single `PENDING` partition
+//!   (and writes it again when it leaves), and one DynamoDB partition takes
+//!   about 1,000 writes/s, so about 500 commands/s platform-wide. The next
+//!   step is sharding the partition (`PENDING#{n}` with n = hash(deviceId) mod
+//!   N, the sweep querying the N shards).
+//! * per-device counter `DEVICE#{d}/COMMANDSEQ`: `seq` is incremented
+//!   atomically (`ADD`) to allocate the decimal commandId.
+//!
+//! State moves are conditional writes on the state (and attempts) the caller
+//! read: two writers racing (the immediate publish and the sweep, or a
+//! response) never both win; the loser reads again.
+
+use alyt_domain::device::{CommandId, CommandRow, CommandState};
+use alyt_domain::ids::{DeviceId, TenantId};
+use serde_json::json;
+
+use crate::{
+    Condition, Index, Item, Key, Page, PageKey, Query, SortKey, Store, StoreError, TxWrite,
+    UpdateAction,
+};
+
+/// The gsi3 partition of pending rows.
+pub const PENDING_PARTITION: &str = "PENDING";
+
+pub fn command_key(device: DeviceId, id: CommandId) -> Key {
+    Key::new(
+        format!("DEVICE#{device}"),
+        format!("COMMAND#{:020}", id.get()),
+    )
+}
+
+fn counter_key(device: DeviceId) -> Key {
+    Key::new(format!("DEVICE#{device}"), "COMMANDSEQ")
+}
+
+/// A command row with the tenant of its device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredCommand {
+    pub tenant_id: TenantId,
+    pub row: CommandRow,
+}
+
+/// The item of a row: with the gsi3 attributes exactly while it is pending.
+pub fn command_item(tenant: TenantId, row: &CommandRow) -> Result<Item, StoreError> {
+    let mut item = Item::from_record(command_key(row.device_id, row.command_id), row)?;
+    item.set("tenantId", tenant.to_string());
+    if row.state() == Some(CommandState::Pending) {
+        item.set(Index::Gsi3.pk_attr(), PENDING_PARTITION);
+        item.set(
+            Index::Gsi3.sk_attr(),
+            format!(
+                "{:020}#{}#{:020}",
+                row.created_at.unix_timestamp_nanos() / 1_000,
+                row.device_id,
+                row.command_id.get()
+            ),
+        );
+    }
+    // (A put replaces the whole item, so a row leaving pending loses them.)
+    Ok(item)
+}
+
+/// The condition that `current` is still what is stored.
+fn unchanged(current: &CommandRow) -> Condition {
+    Condition::eq("state", json!(current.state))
+        .and(Condition::eq("attempts", json!(current.attempts)))
+}
+
+/// The write moving `current` to `next` (for a transaction); fails its
+/// condition when the stored row is no longer `current`.
+pub fn transition_write(
+    tenant: TenantId,
+    current: &CommandRow,
+    next: &CommandRow,
+) -> Result<TxWrite, StoreError> {
+    Ok(TxWrite::Put {
+        item: command_item(tenant, next)?,
+        condition: Some(unchanged(current)),
+    })
+}
+
+fn stored(item: &Item) -> Result<StoredCommand, StoreError> {
+    let tenant_id = item
+        .get_str("tenantId")
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(|| {
+            StoreError::Unavailable(format!(
+                "command row {}/{} has no tenantId",
+                item.pk(),
+                item.sk()
+            ))
+        })?;
+    Ok(StoredCommand {
+        tenant_id,
+        row: item.to_record()?,
+    })
+}
+
+fn page_of(page: Page) -> Result<(Vec<StoredCommand>, Option<PageKey>), StoreError> {
+    let rows = page.items.iter().map(stored).collect::<Result<_, _>>()?;
+    Ok((rows, page.next))
+}
+
+pub struct Commands<'a>(pub &'a dyn Store);
+
+impl Commands<'_> {
+    /// Allocates the device's next command id (1, 2, ...): one atomic update.
+    pub async fn next_id(&self, device: DeviceId) -> Result<CommandId, StoreError> {
+        let item = self
+            .0
+            .update(
+                &counter_key(device),
+                vec![UpdateAction::Add("seq".into(), 1)],
+                None,
+            )
+            .await?;
+        item.get_i64("seq")
+            .and_then(|n| u64::try_from(n).ok())
+            .and_then(CommandId::new)
+            .ok_or_else(|| StoreError::Unavailable("the command counter is not a number".into()))
+    }
+
+    /// Writes a newly accepted row (it must not exist yet).
+    pub async fn create(&self, tenant: TenantId, row: &CommandRow) -> Result<(), StoreError> {
+        self.0
+            .put(command_item(tenant, row)?, Some(Condition::item_absent()))
+            .await
+    }
+
+    pub async fn get(
+        &self,
+        device: DeviceId,
+        id: CommandId,
+    ) -> Result<Option<StoredCommand>, StoreError> {
+        self.0
+            .get(&command_key(device, id))
+            .await?
+            .as_ref()
+            .map(stored)
+            .transpose()
+    }
+
+    /// Stores `next` if the row is still `current`. `Ok(false)` when another
+    /// writer moved it first (nothing written).
+    pub async fn transition(
+        &self,
+        tenant: TenantId,
+        current: &CommandRow,
+        next: &CommandRow,
+    ) -> Result<bool, StoreError> {
+        match self
+            .0
+            .put(command_item(tenant, next)?, Some(unchanged(current)))
+            .await
+        {
+            Ok(()) => Ok(true),
+            Err(e) if e.is_condition_failure() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// One page of a device's history, newest first. One query.
+    pub async fn history(
+        &self,
+        device: DeviceId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<StoredCommand>, Option<PageKey>), StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::partition(format!("DEVICE#{device}"))
+                    .sort(SortKey::BeginsWith("COMMAND#".into()))
+                    .backward()
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?;
+        page_of(page)
+    }
+
+    /// One page of pending rows of every device, oldest first (gsi3). One query.
+    pub async fn pending(
+        &self,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<StoredCommand>, Option<PageKey>), StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::on_index(Index::Gsi3, PENDING_PARTITION)
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?;
+        page_of(page)
+    }
+}
