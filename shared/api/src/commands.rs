@@ -28,7 +28,7 @@ use std::collections::BTreeSet;
 
 use alyt_device::DeviceIdentity;
 use alyt_device::bridge::deliver;
-use alyt_domain::access::{HouseholdRole, PlatformRole, Principal, Scope};
+use alyt_domain::access::{HomeReach, PlatformRole, Principal, Scope};
 use alyt_domain::device::{CommandRequest, CommandRow};
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_store::repo::commands::Commands;
@@ -73,38 +73,14 @@ fn reach(caller: &Principal, tenant: TenantId, scope: Scope) -> Result<Option<Re
     caller
         .require_scope(scope)
         .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
-    match caller.platform_role() {
-        Some(PlatformRole::Owner | PlatformRole::Staff) => return Ok(Some(Reach::All)),
-        Some(PlatformRole::Support) => return Ok(Some(Reach::SeeOnly)),
-        None => {}
+    if caller.platform_role() == Some(PlatformRole::Support) {
+        return Ok(Some(Reach::SeeOnly));
     }
-    // Keys act as the tenant's ADMIN in the tenants they reach.
-    if caller.tenant_role(tenant).is_some() {
-        return Ok(Some(Reach::All));
-    }
-    let Principal::Person { claims, .. } = caller else {
-        return Ok(None);
-    };
-    let mut households = BTreeSet::new();
-    let mut pinned = BTreeSet::new();
-    for (client, grant) in &claims.clients {
-        if grant.tenant_id != tenant {
-            continue;
-        }
-        match (grant.role, grant.property_id) {
-            (HouseholdRole::Guest, Some(property)) => {
-                pinned.insert(property);
-            }
-            (HouseholdRole::Guest, None) => {}
-            (HouseholdRole::Owner | HouseholdRole::Member, _) => {
-                households.insert(*client);
-            }
-        }
-    }
-    if households.is_empty() && pinned.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(Reach::Homes { households, pinned }))
+    Ok(match caller.home_reach(tenant) {
+        HomeReach::Everything => Some(Reach::All),
+        HomeReach::Homes { households, pinned } => Some(Reach::Homes { households, pinned }),
+        HomeReach::Nothing => None,
+    })
 }
 
 /// The device, when the caller sees it (404 otherwise, as `GET /devices/{id}`).

@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use alyt_device::{DeviceAuthenticator, DeviceIdentity, StatusReport};
-use alyt_domain::access::{HouseholdRole, PlatformRole, Principal, Scope};
+use alyt_domain::access::{HomeReach, HouseholdRole, PlatformRole, Principal, Scope};
 use alyt_domain::capability::{CapabilityDescriptor, ThingCategory, find};
 use alyt_domain::device::{
     DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
@@ -390,32 +390,11 @@ fn readable(caller: &Principal, tenant: TenantId) -> Result<Option<Readable>, Ap
     caller
         .require_scope(Scope::DevicesRead)
         .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
-    if caller.platform_role().is_some() || caller.tenant_role(tenant).is_some() {
-        return Ok(Some(Readable::All));
-    }
-    let Principal::Person { claims, .. } = caller else {
-        return Ok(None);
-    };
-    let mut households = BTreeSet::new();
-    let mut pinned = BTreeSet::new();
-    for (client, grant) in &claims.clients {
-        if grant.tenant_id != tenant {
-            continue;
-        }
-        match (grant.role, grant.property_id) {
-            (HouseholdRole::Guest, Some(property)) => {
-                pinned.insert(property);
-            }
-            (HouseholdRole::Guest, None) => {}
-            _ => {
-                households.insert(*client);
-            }
-        }
-    }
-    if households.is_empty() && pinned.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(Readable::Homes { households, pinned }))
+    Ok(match caller.home_reach(tenant) {
+        HomeReach::Everything => Some(Readable::All),
+        HomeReach::Homes { households, pinned } => Some(Readable::Homes { households, pinned }),
+        HomeReach::Nothing => None,
+    })
 }
 
 /// Whether the caller may register devices in `tenant`: 403 for a caller who

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use alyt_domain::access::{HouseholdRole, Principal, Scope};
+use alyt_domain::access::{HomeReach, Principal, Scope};
 use alyt_domain::capability::{CapabilityCatalogue, catalogue};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
@@ -111,32 +111,14 @@ fn visible_properties(caller: &Principal, tenant: TenantId) -> Result<Visible, A
     caller
         .require_scope(Scope::TenantRead)
         .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
-    if caller.platform_role().is_some() || caller.tenant_role(tenant).is_some() {
-        return Ok(Visible::All);
-    }
-    let Principal::Person { claims, .. } = caller else {
-        return Err(not_found());
-    };
-    let mut households = BTreeSet::new();
-    let mut guest_homes = Vec::new();
-    for (client, grant) in &claims.clients {
-        if grant.tenant_id != tenant {
-            continue;
-        }
-        match (grant.role, grant.property_id) {
-            (HouseholdRole::Guest, Some(property)) => guest_homes.push(property),
-            (HouseholdRole::Guest, None) => {}
-            _ => {
-                households.insert(*client);
-            }
-        }
-    }
-    match (households.is_empty(), guest_homes.as_slice()) {
-        (false, _) => Ok(Visible::Households(households)),
-        (true, [one]) => Ok(Visible::One(*one)),
-        (true, []) => Err(not_found()),
-        // Guest of several homes in one tenant: rare; show them all filtered.
-        (true, _) => Ok(Visible::Households(BTreeSet::new())),
+    match caller.home_reach(tenant) {
+        HomeReach::Everything => Ok(Visible::All),
+        // A guest of exactly one home reads just that home.
+        HomeReach::Homes { households, pinned } => match pinned.first() {
+            Some(only) if households.is_empty() && pinned.len() == 1 => Ok(Visible::One(*only)),
+            _ => Ok(Visible::Households(households)),
+        },
+        HomeReach::Nothing => Err(not_found()),
     }
 }
 

@@ -357,6 +357,53 @@ impl Principal {
     }
 }
 
+/// Which homes of one tenant a caller reaches by role (scopes are the
+/// operation's own check). One rule for every operation on a tenant's homes
+/// and what is in them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HomeReach {
+    /// Platform staff, the tenant's ADMIN/INSTALLER, keys bound to the tenant.
+    Everything,
+    /// Household people: every home of these households, plus the homes
+    /// guests are pinned to.
+    Homes {
+        households: BTreeSet<ClientId>,
+        pinned: BTreeSet<PropertyId>,
+    },
+    /// Not the caller's tenant: everything in it answers as missing.
+    Nothing,
+}
+
+impl Principal {
+    pub fn home_reach(&self, tenant: TenantId) -> HomeReach {
+        if self.platform_role().is_some() || self.tenant_role(tenant).is_some() {
+            return HomeReach::Everything;
+        }
+        let Principal::Person { claims, .. } = self else {
+            return HomeReach::Nothing;
+        };
+        let mut households = BTreeSet::new();
+        let mut pinned = BTreeSet::new();
+        for (client, grant) in claims.clients.iter().filter(|(_, g)| g.tenant_id == tenant) {
+            match (grant.role, grant.property_id) {
+                (HouseholdRole::Guest, Some(property)) => {
+                    pinned.insert(property);
+                }
+                // A guest without a pinned home reaches nothing.
+                (HouseholdRole::Guest, None) => {}
+                (HouseholdRole::Owner | HouseholdRole::Member, _) => {
+                    households.insert(*client);
+                }
+            }
+        }
+        if households.is_empty() && pinned.is_empty() {
+            HomeReach::Nothing
+        } else {
+            HomeReach::Homes { households, pinned }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,6 +462,59 @@ mod tests {
         assert!(key.reaches_tenant(sandbox));
         assert!(!key.reaches_tenant(TenantId::new()));
         assert_eq!(key.require_session(), Err(Denied::SessionOnly));
+    }
+
+    #[test]
+    fn home_reach_by_role() {
+        let tenant = TenantId::new();
+        let (home_client, guest_client) = (ClientId::new(), ClientId::new());
+        let pinned = PropertyId::new();
+        let mut c = claims();
+        c.clients.insert(
+            home_client,
+            ClientGrant {
+                role: HouseholdRole::Member,
+                tenant_id: tenant,
+                property_id: None,
+            },
+        );
+        c.clients.insert(
+            guest_client,
+            ClientGrant {
+                role: HouseholdRole::Guest,
+                tenant_id: tenant,
+                property_id: Some(pinned),
+            },
+        );
+        // A grant in another tenant never counts here.
+        c.clients.insert(
+            ClientId::new(),
+            ClientGrant {
+                role: HouseholdRole::Owner,
+                tenant_id: TenantId::new(),
+                property_id: None,
+            },
+        );
+        let person = |claims: Claims| Principal::Person {
+            claims,
+            kind: SessionKind::Household,
+            session: SessionId::new(),
+            developer: None,
+        };
+        assert_eq!(
+            person(c.clone()).home_reach(tenant),
+            HomeReach::Homes {
+                households: [home_client].into(),
+                pinned: [pinned].into()
+            }
+        );
+        assert_eq!(person(claims()).home_reach(tenant), HomeReach::Nothing);
+        let mut staff = claims();
+        staff.platform_role = Some(PlatformRole::Support);
+        assert_eq!(person(staff).home_reach(tenant), HomeReach::Everything);
+        let mut installer = claims();
+        installer.tenants.insert(tenant, TenantRole::Installer);
+        assert_eq!(person(installer).home_reach(tenant), HomeReach::Everything);
     }
 
     #[test]
