@@ -33,7 +33,6 @@ use alyt_domain::device::{CommandRequest, CommandRow};
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_store::repo::commands::Commands;
 use alyt_store::repo::devices::{DeviceRecord, Devices};
-use alyt_store::repo::tenancy::Tenancy;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -100,18 +99,10 @@ async fn visible_device(
         .await?
         .filter(|d| d.deleted_at.is_none())
         .ok_or_else(no_such_device)?;
-    if let Reach::Homes { households, pinned } = &reach {
-        let Some(property) = device.property_id else {
-            return Err(no_such_device());
-        };
-        let seen = pinned.contains(&property)
-            || Tenancy(&*state.store)
-                .property(tenant, property)
-                .await?
-                .is_some_and(|p| households.contains(&p.client_id));
-        if !seen {
-            return Err(no_such_device());
-        }
+    if let Reach::Homes { households, pinned } = &reach
+        && !crate::devices::device_in_homes(state, &device, households, pinned).await?
+    {
+        return Err(no_such_device());
     }
     Ok((device, reach))
 }

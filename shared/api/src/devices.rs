@@ -397,6 +397,26 @@ fn readable(caller: &Principal, tenant: TenantId) -> Result<Option<Readable>, Ap
     })
 }
 
+/// Whether `device` stands in one of these homes: a pinned one (guests) or a
+/// home of one of these households. One property read at most.
+pub(crate) async fn device_in_homes(
+    state: &AppState,
+    device: &DeviceRecord,
+    households: &BTreeSet<ClientId>,
+    pinned: &BTreeSet<PropertyId>,
+) -> Result<bool, ApiError> {
+    let Some(property) = device.property_id else {
+        return Ok(false);
+    };
+    if pinned.contains(&property) {
+        return Ok(true);
+    }
+    Ok(Tenancy(&*state.store)
+        .property(device.tenant_id, property)
+        .await?
+        .is_some_and(|p| households.contains(&p.client_id)))
+}
+
 /// Whether the caller may register devices in `tenant`: 403 for a caller who
 /// sees the tenant without a role that registers, 404 for one who does not
 /// see it (a missing tenant included).
@@ -989,18 +1009,10 @@ pub async fn get_device(
         .await?
         .filter(|d| d.deleted_at.is_none())
         .ok_or_else(no_such_device)?;
-    if let Readable::Homes { households, pinned } = readable {
-        let Some(property) = device.property_id else {
-            return Err(no_such_device());
-        };
-        let seen = pinned.contains(&property)
-            || Tenancy(&*state.store)
-                .property(tenant, property)
-                .await?
-                .is_some_and(|p| households.contains(&p.client_id));
-        if !seen {
-            return Err(no_such_device());
-        }
+    if let Readable::Homes { households, pinned } = &readable
+        && !device_in_homes(&state, &device, households, pinned).await?
+    {
+        return Err(no_such_device());
     }
     let now = state.clock.now();
     let view = devices
