@@ -233,8 +233,9 @@ async fn a_registered_device_is_listed_with_every_field_and_logs_in_to_the_broke
     let credentials = &created["credentials"];
     assert_eq!(
         keys(credentials),
-        BTreeSet::from(["clientId", "username", "password"])
+        BTreeSet::from(["kind", "clientId", "username", "password"])
     );
+    assert_eq!(credentials["kind"], "password");
     assert_eq!(credentials["clientId"], id.as_str());
     assert_eq!(credentials["username"], id.as_str());
     let password = credentials["password"].as_str().unwrap().to_owned();

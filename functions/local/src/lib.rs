@@ -165,6 +165,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             mailer: Arc::new(OutboxMailer::new(config.data_dir.join("outbox"))),
             bot_check: Arc::new(TestTokenBotCheck),
             publisher: publisher.clone(),
+            credentials: std::sync::Arc::new(alyt_api::ports::PasswordCredentials),
         },
         Settings {
             rate_limit: config.rate_limit.clone(),
@@ -333,6 +334,13 @@ impl DevicePublisher for LocalPublisher {
         match self.0.get() {
             Some(broker) => broker.publish(identity, payload).await,
             None => Err(PublishError::Unsupported),
+        }
+    }
+
+    async fn disconnect(&self, identity: &alyt_device::DeviceIdentity) -> Result<(), PublishError> {
+        match self.0.get() {
+            Some(broker) => broker.disconnect(identity).await,
+            None => Ok(()),
         }
     }
 }

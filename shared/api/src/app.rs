@@ -35,6 +35,9 @@ pub struct AppState {
     /// ([`alyt_device::NoPublisher`] where the runtime cannot: the rows stay
     /// pending for the bridge sweep).
     pub publisher: Arc<dyn DevicePublisher>,
+    /// Issues and revokes device broker credentials (passwords for the
+    /// embedded broker, IoT certificates hosted).
+    pub credentials: Arc<dyn crate::ports::DeviceCredentialIssuer>,
     /// Where people reach the API (`…/v1`), for links in mail.
     pub public_url: String,
 }
@@ -46,6 +49,7 @@ pub struct Adapters {
     pub mailer: Arc<dyn Mailer>,
     pub bot_check: Arc<dyn BotCheck>,
     pub publisher: Arc<dyn DevicePublisher>,
+    pub credentials: Arc<dyn crate::ports::DeviceCredentialIssuer>,
 }
 
 /// Settings a runtime chooses.
@@ -68,6 +72,7 @@ impl AppState {
             mailer,
             bot_check,
             publisher,
+            credentials,
         } = adapters;
         let tokens = Arc::new(TokenSigner::load(&*store).await?);
         Ok(Self {
@@ -78,6 +83,7 @@ impl AppState {
             mailer,
             bot_check,
             publisher,
+            credentials,
             public_url: settings.public_url,
         })
     }

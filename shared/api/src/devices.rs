@@ -56,7 +56,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
-use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
+use crate::auth::secrets::constant_time_eq;
 use crate::extract::{ApiJson, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::Problem;
@@ -534,17 +534,7 @@ pub struct RegisterDeviceRequest {
     pub protocol_id: Option<String>,
 }
 
-/// Broker login of a device (local runtime: the embedded broker).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct DeviceCredentials {
-    /// The device id; equal to `username` (one session per device).
-    pub client_id: String,
-    /// The device id.
-    pub username: String,
-    /// Shown once; stored only as a hash.
-    pub password: String,
-}
+pub use crate::ports::DeviceCredentials;
 
 /// The answer of `POST /v1/devices/register`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -774,24 +764,38 @@ pub async fn register(
         heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
         is_virtual: options.is_virtual,
     };
+    let issued = state
+        .credentials
+        .issue(tenant, body.property_id, id)
+        .await
+        .map_err(|e| ApiError::unavailable(e.to_string()))?;
     let username = id.to_string();
-    let password = random_token();
     let credential = DeviceCredentialRecord {
         username: username.clone(),
         device_id: id,
         tenant_id: tenant,
         property_id: body.property_id,
-        secret_hash: sha256_hex(&password),
+        secret_hash: issued.secret_hash.clone(),
+        certificate_id: issued.certificate_id.clone(),
         created_at: now,
     };
-    devices
+    let written = devices
         .register(Registration {
             device: &device,
             unit: &unit,
             credential: &credential,
         })
-        .await
-        .map_err(|e| match e {
+        .await;
+    if let Err(e) = written {
+        // The credential was issued for a device that does not exist.
+        if let Err(revoke) = state
+            .credentials
+            .revoke(id, issued.certificate_id.as_deref())
+            .await
+        {
+            tracing::warn!(device = %id, error = %revoke, "an unused device credential could not be revoked");
+        }
+        return Err(match e {
             RegisterError::SerialTaken => ApiError::conflict(
                 "a device with this serial is registered already (a replacement board is a new unit of the existing device)",
             )
@@ -805,7 +809,8 @@ pub async fn register(
                 "the hub no longer exists",
             ),
             RegisterError::Store(e) => e.into(),
-        })?;
+        });
+    }
     let identity = DeviceIdentity::new(tenant.to_string(), body.property_id.to_string(), &username);
     Ok(RegisteredDevice {
         device: device_row(
@@ -816,11 +821,7 @@ pub async fn register(
             },
             now,
         ),
-        credentials: DeviceCredentials {
-            client_id: username.clone(),
-            username,
-            password,
-        },
+        credentials: issued.shown,
         topic_prefix: identity.topic_prefix(),
     })
 }

@@ -52,6 +52,7 @@ async fn app(quota: u32) -> Router {
             mailer: Arc::new(NoMailer),
             bot_check: Arc::new(NoBotCheck),
             publisher: Arc::new(alyt_device::NoPublisher),
+            credentials: std::sync::Arc::new(alyt_api::ports::PasswordCredentials),
         },
         Settings {
             rate_limit: RateLimitPolicy {

@@ -83,6 +83,7 @@ pub async fn state_with(
             // Hosted publishing (IoT Core data plane) is not written yet:
             // accepted commands stay pending for the bridge sweep.
             publisher: Arc::new(alyt_device::NoPublisher),
+            credentials: std::sync::Arc::new(alyt_api::ports::PasswordCredentials),
         },
         Settings {
             rate_limit: RateLimitPolicy::default(),

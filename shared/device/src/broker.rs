@@ -235,6 +235,10 @@ impl DevicePublisher for BrokerPublisher {
             Err(e) => Err(PublishError::Failed(e.to_string())),
         }
     }
+
+    async fn disconnect(&self, identity: &DeviceIdentity) -> Result<(), PublishError> {
+        self.kick(identity).await
+    }
 }
 
 impl Broker {
@@ -261,6 +265,29 @@ impl Broker {
 }
 
 impl BrokerPublisher {
+    /// Closes the device's session (its credential was revoked). The client
+    /// id of a device is its device id, so the session is found by that.
+    pub async fn kick(&self, identity: &DeviceIdentity) -> Result<(), PublishError> {
+        let shared = self.scx.extends.shared().await;
+        if !shared.exist(&identity.device_id) {
+            return Ok(());
+        }
+        let id = Id::new(
+            self.platform.node_id,
+            0,
+            None,
+            None,
+            ClientId::from(identity.device_id.clone()),
+            None,
+        );
+        shared
+            .entry(id)
+            .kick(true, true, true)
+            .await
+            .map(|_| ())
+            .map_err(|e| PublishError::Failed(e.to_string()))
+    }
+
     /// Publishes a command to the device's `commands` topic, as the platform
     /// (no client connection, no ACL). `Ok` means a session took it: an online
     /// device, or a persistent session that queues it until the device is

@@ -69,6 +69,13 @@ pub trait DevicePublisher: Send + Sync + 'static {
         identity: &DeviceIdentity,
         payload: Vec<u8>,
     ) -> Result<(), PublishError>;
+
+    /// Ends the device's open broker session, if any (after its credential
+    /// was revoked, so it cannot log in again). Runtimes whose broker drops
+    /// sessions on revocation by itself keep this default.
+    async fn disconnect(&self, _identity: &DeviceIdentity) -> Result<(), PublishError> {
+        Ok(())
+    }
 }
 
 /// A publisher for runtimes that cannot reach devices: every publish fails

@@ -606,6 +606,7 @@ mod tests {
                 mailer: Arc::new(NoMailer),
                 bot_check: Arc::new(NoBotCheck),
                 publisher: Arc::new(alyt_device::NoPublisher),
+                credentials: std::sync::Arc::new(crate::ports::PasswordCredentials),
             },
             Settings {
                 rate_limit: Default::default(),

@@ -151,8 +151,14 @@ pub struct DeviceCredentialRecord {
     pub device_id: DeviceId,
     pub tenant_id: TenantId,
     pub property_id: PropertyId,
-    /// SHA-256 of the password, lower-case hex.
+    /// SHA-256 of the password, lower-case hex (embedded broker). Empty for
+    /// a certificate credential, which no password matches.
+    #[serde(default)]
     pub secret_hash: String,
+    /// IoT Core's id of the device certificate (hosted), so revoking the
+    /// credential can deactivate and delete it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate_id: Option<String>,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
 }
@@ -673,6 +679,7 @@ mod tests {
             tenant_id: tenant,
             property_id: property,
             secret_hash: "00".repeat(32),
+            certificate_id: None,
             created_at: now(),
         };
         (device, unit, credential)
