@@ -18,8 +18,22 @@
 //! smaller id can still appear. The lag is the price: events reach streams
 //! and webhooks at least that late.
 
+//!
+//! # Webhooks
+//! [`signature`] signs and verifies `X-SVC-Signature`; [`webhook`] holds the
+//! pure delivery rules (retry schedule, row moves, endpoint health);
+//! [`outbound`] the SSRF policy and the HTTP sender; [`delivery`] the worker
+//! ([`delivery::enqueue`], [`delivery::deliver_due`], [`delivery::reenable`])
+//! over the rows of `alyt_store::repo::webhooks`.
+
+pub mod delivery;
 pub mod envelope;
 pub mod log;
+pub mod outbound;
+pub mod signature;
+pub mod webhook;
 
+pub use delivery::{DeliveryReport, DisabledEndpoint, deliver_due, enqueue, reenable};
 pub use envelope::{EventEnvelope, EventId, EventKind};
 pub use log::{EventLog, VISIBILITY_LAG};
+pub use outbound::{HttpSender, OutboundPolicy, WebhookSender};

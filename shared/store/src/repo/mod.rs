@@ -9,6 +9,7 @@ pub mod identity;
 pub mod tenancy;
 pub mod tokens;
 pub mod usage;
+pub mod webhooks;
 
 use crate::StoreError;
 

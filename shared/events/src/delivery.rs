@@ -1,0 +1,421 @@
+//! The webhook worker: fan an event out into delivery rows ([`enqueue`]),
+//! work the rows that are due ([`deliver_due`]), re-enable an endpoint and
+//! requeue what it missed ([`reenable`]). The hosted webhooks function and the
+//! local in-process worker call the same functions; time comes from the
+//! caller (the `Clock`), so the schedule is testable without sleeping.
+//!
+//! At least once: a row is claimed by a conditional write before its attempt
+//! (two workers never send the same attempt), and its outcome is recorded
+//! conditionally on that claim, together with the endpoint's failure count.
+//! A worker that dies mid-attempt leaves the row to the next worker when the
+//! lease ends. Receivers deduplicate on the envelope id (or X-SVC-Delivery).
+//!
+//! Nothing is lost while an endpoint is disabled: due rows become `held`
+//! (visible in its delivery log), new events are queued `held`, and
+//! [`reenable`] requeues them all as new series, oldest event first.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use alyt_domain::Clock;
+use alyt_domain::ids::{DeveloperId, WebhookId};
+use alyt_store::repo::webhooks::{
+    DUE_SHARDS, DeliveryRecord, DeliveryStatus, EndpointStatus, Queued, RowWrite,
+    WebhookEndpointRecord, WebhookRoute, Webhooks,
+};
+use alyt_store::{Store, StoreError};
+use time::OffsetDateTime;
+use tokio::task::JoinSet;
+
+use crate::envelope::EventEnvelope;
+use crate::outbound::{OutboundPolicy, OutboundRequest, SendResult, WebhookSender};
+use crate::signature;
+use crate::webhook::{self, AttemptOutcome, DISABLE_AFTER, NotClaimable};
+
+/// Endpoints worked at once in one batch (rows of one endpoint go one after
+/// another, in due order, so its 50th failure stops the rest at once).
+pub const CONCURRENT_ENDPOINTS: usize = 16;
+
+/// What an enqueue did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnqueueReport {
+    pub queued: Vec<WebhookId>,
+    pub held: Vec<WebhookId>,
+    /// Endpoints that had the row already (the event was fanned out before).
+    pub duplicates: Vec<WebhookId>,
+}
+
+/// Does this endpoint receive this event? Its filter names the kind, and an
+/// endpoint routed to a tenant hears only that tenant. (A connector route
+/// covers the tenants that installed the connector: the caller passes such
+/// endpoints only for those tenants.)
+pub fn wants(endpoint: &WebhookEndpointRecord, event: &EventEnvelope) -> bool {
+    let kind = event.kind.as_str();
+    let routed = match &endpoint.route {
+        WebhookRoute::Tenant { tenant_id } => *tenant_id == event.tenant_id,
+        WebhookRoute::Connector { .. } => true,
+    };
+    routed && endpoint.events.iter().any(|k| k == kind)
+}
+
+/// Fans `event` out into one delivery row per endpoint that wants it
+/// (pending, due at `now`; held for a disabled endpoint). Idempotent: an
+/// endpoint x event is queued once however often this runs. One conditional
+/// write per endpoint.
+pub async fn enqueue(
+    store: &dyn Store,
+    endpoints: &[WebhookEndpointRecord],
+    event: &EventEnvelope,
+    now: OffsetDateTime,
+) -> Result<EnqueueReport, StoreError> {
+    let mut report = EnqueueReport::default();
+    let payload = serde_json::to_string(event)
+        .map_err(|e| StoreError::Invalid(format!("the envelope is not serialisable: {e}")))?;
+    for endpoint in endpoints.iter().filter(|e| wants(e, event)) {
+        let row = webhook::new_delivery(endpoint, event, payload.clone(), now);
+        match Webhooks(store).queue(endpoint, &row).await? {
+            Queued::Queued => report.queued.push(endpoint.id),
+            Queued::Held => report.held.push(endpoint.id),
+            Queued::Duplicate => report.duplicates.push(endpoint.id),
+        }
+    }
+    Ok(report)
+}
+
+/// Queues `event` for one endpoint whatever its filter (the test operation's
+/// `webhook.ping`).
+pub async fn enqueue_to(
+    store: &dyn Store,
+    endpoint: &WebhookEndpointRecord,
+    event: &EventEnvelope,
+    now: OffsetDateTime,
+) -> Result<Queued, StoreError> {
+    let payload = serde_json::to_string(event)
+        .map_err(|e| StoreError::Invalid(format!("the envelope is not serialisable: {e}")))?;
+    let row = webhook::new_delivery(endpoint, event, payload, now);
+    Webhooks(store).queue(endpoint, &row).await
+}
+
+/// An endpoint the worker disabled: email the developer and raise a
+/// notification (the endpoint row also records `disabledAt`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DisabledEndpoint {
+    pub developer_id: DeveloperId,
+    pub endpoint_id: WebhookId,
+    pub consecutive_failures: u32,
+    pub at: OffsetDateTime,
+}
+
+/// What one [`deliver_due`] run did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeliveryReport {
+    /// Attempts sent (or refused by the policy, which counts as an attempt).
+    pub attempted: u32,
+    pub delivered: u32,
+    /// Failed attempts with another one scheduled.
+    pub retrying: u32,
+    /// Rows that failed for good (20 attempts, or the endpoint was removed).
+    pub failed: u32,
+    /// Rows set aside because their endpoint is disabled.
+    pub held: u32,
+    /// Rows another worker had already taken.
+    pub skipped: u32,
+    pub disabled: Vec<DisabledEndpoint>,
+}
+
+impl DeliveryReport {
+    fn add(&mut self, other: DeliveryReport) {
+        self.attempted += other.attempted;
+        self.delivered += other.delivered;
+        self.retrying += other.retrying;
+        self.failed += other.failed;
+        self.held += other.held;
+        self.skipped += other.skipped;
+        self.disabled.extend(other.disabled);
+    }
+}
+
+/// Works up to `limit` delivery rows due at `now`: claim, sign, send, record
+/// the outcome and the endpoint's health, schedule the retry; hold rows of
+/// disabled endpoints; disable an endpoint at its 50th consecutive failure
+/// (reported in [`DeliveryReport::disabled`]). Store calls: one query per
+/// due shard, one batch get of the endpoints, then per row a claim and an
+/// outcome transaction (plus one endpoint read after a failure).
+pub async fn deliver_due(
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    sender: Arc<dyn WebhookSender>,
+    policy: OutboundPolicy,
+    now: OffsetDateTime,
+    limit: u32,
+) -> Result<DeliveryReport, StoreError> {
+    let limit = limit.clamp(1, 1000);
+    let repo = Webhooks(store.as_ref());
+    let mut due = Vec::new();
+    for shard in 0..DUE_SHARDS {
+        due.extend(repo.due(shard, now, limit).await?);
+    }
+    // Oldest first across shards, then the batch.
+    due.sort_by(|a, b| {
+        (a.next_attempt_at, &a.event_id, a.endpoint_id).cmp(&(
+            b.next_attempt_at,
+            &b.event_id,
+            b.endpoint_id,
+        ))
+    });
+    due.truncate(limit as usize);
+
+    let mut groups: BTreeMap<(DeveloperId, WebhookId), Vec<DeliveryRecord>> = BTreeMap::new();
+    for row in due {
+        groups
+            .entry((row.developer_id, row.endpoint_id))
+            .or_default()
+            .push(row);
+    }
+    let keys: Vec<_> = groups.keys().copied().collect();
+    let mut endpoints: HashMap<WebhookId, WebhookEndpointRecord> = repo
+        .endpoints(&keys)
+        .await?
+        .into_iter()
+        .map(|e| (e.id, e))
+        .collect();
+
+    let mut report = DeliveryReport::default();
+    let mut running = JoinSet::new();
+    for ((_, endpoint_id), rows) in groups {
+        if running.len() >= CONCURRENT_ENDPOINTS
+            && let Some(done) = running.join_next().await
+        {
+            report.add(joined(done)?);
+        }
+        let endpoint = endpoints.remove(&endpoint_id);
+        let (store, clock, sender) = (store.clone(), clock.clone(), sender.clone());
+        running.spawn(async move {
+            work_endpoint(store, clock, sender, policy, now, endpoint, rows).await
+        });
+    }
+    while let Some(done) = running.join_next().await {
+        report.add(joined(done)?);
+    }
+    Ok(report)
+}
+
+fn joined(
+    done: Result<Result<DeliveryReport, StoreError>, tokio::task::JoinError>,
+) -> Result<DeliveryReport, StoreError> {
+    done.map_err(|e| StoreError::Unavailable(format!("a delivery task failed: {e}")))?
+}
+
+/// The rows of one endpoint, one after another.
+async fn work_endpoint(
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    sender: Arc<dyn WebhookSender>,
+    policy: OutboundPolicy,
+    now: OffsetDateTime,
+    mut endpoint: Option<WebhookEndpointRecord>,
+    rows: Vec<DeliveryRecord>,
+) -> Result<DeliveryReport, StoreError> {
+    let repo = Webhooks(store.as_ref());
+    let mut report = DeliveryReport::default();
+    for row in rows {
+        let Some(current) = endpoint.as_mut() else {
+            let next = webhook::give_up(&row, "the endpoint was removed", now);
+            match repo.replace(&row, &next).await? {
+                RowWrite::Written => report.failed += 1,
+                _ => report.skipped += 1,
+            }
+            continue;
+        };
+        // Self-healing: a worker that died between a 50th failure and the
+        // disable leaves an active endpoint at the threshold.
+        if current.status == EndpointStatus::Active && current.consecutive_failures >= DISABLE_AFTER
+        {
+            disable(&repo, current, now, &mut report).await?;
+        }
+        if current.status == EndpointStatus::Disabled {
+            match repo.hold(&row, &webhook::hold(&row, now)).await? {
+                RowWrite::Written => report.held += 1,
+                // Stale, or re-enabled meanwhile: the next run sees it afresh.
+                _ => report.skipped += 1,
+            }
+            continue;
+        }
+        let claimed = match webhook::claim(&row, now) {
+            Ok(claimed) => claimed,
+            Err(NotClaimable::Exhausted) => {
+                // The last attempt's worker died before recording it.
+                let next =
+                    webhook::give_up(&row, "no outcome was recorded for the last attempt", now);
+                match repo.replace(&row, &next).await? {
+                    RowWrite::Written => report.failed += 1,
+                    _ => report.skipped += 1,
+                }
+                continue;
+            }
+            // The index lags the table, or the row moved on.
+            Err(_) => {
+                report.skipped += 1;
+                continue;
+            }
+        };
+        if repo.replace(&row, &claimed).await? != RowWrite::Written {
+            report.skipped += 1;
+            continue;
+        }
+        report.attempted += 1;
+
+        let timestamp = clock.now().unix_timestamp();
+        let header = signature::sign(
+            current.secret.as_bytes(),
+            timestamp,
+            claimed.payload.as_bytes(),
+        );
+        let request = OutboundRequest {
+            url: current.url.clone(),
+            event_kind: claimed.event_kind.clone(),
+            delivery_id: claimed.id.to_string(),
+            signature: header.clone(),
+            body: claimed.payload.clone(),
+        };
+        let outcome = match sender.send(policy, request).await {
+            SendResult::Answered(status) => AttemptOutcome::from_status(status),
+            SendResult::Refused(refusal) => AttemptOutcome::Failed {
+                status: None,
+                error: Some(format!("refused by the outbound policy: {refusal}")),
+            },
+            SendResult::Failed(reason) => AttemptOutcome::Failed {
+                status: None,
+                error: Some(reason),
+            },
+        };
+        let success = outcome.is_success();
+        let settled = webhook::settle(&claimed, &outcome, Some(header), clock.now());
+        match repo.settle(&claimed, &settled, success).await? {
+            RowWrite::Written => {}
+            // The lease ran out and another worker took the row: its attempt counts.
+            RowWrite::Stale => {
+                report.skipped += 1;
+                continue;
+            }
+            RowWrite::EndpointChanged => {
+                // Removed during the attempt: record the outcome alone.
+                repo.replace(&claimed, &settled).await?;
+                endpoint = None;
+                continue;
+            }
+        }
+        match settled.status {
+            DeliveryStatus::Delivered => report.delivered += 1,
+            DeliveryStatus::Failed => report.failed += 1,
+            _ => report.retrying += 1,
+        }
+        if success {
+            current.consecutive_failures = 0;
+            continue;
+        }
+        // The count is exact in the store (added in the outcome's transaction).
+        match repo.endpoint(current.developer_id, current.id).await? {
+            Some(fresh) => {
+                *current = fresh;
+                if current.status == EndpointStatus::Active
+                    && current.consecutive_failures >= DISABLE_AFTER
+                {
+                    disable(&repo, current, now, &mut report).await?;
+                }
+            }
+            None => endpoint = None,
+        }
+    }
+    Ok(report)
+}
+
+async fn disable(
+    repo: &Webhooks<'_>,
+    endpoint: &mut WebhookEndpointRecord,
+    now: OffsetDateTime,
+    report: &mut DeliveryReport,
+) -> Result<(), StoreError> {
+    match repo
+        .disable_if_failing(endpoint.developer_id, endpoint.id, DISABLE_AFTER, now)
+        .await?
+    {
+        Some(disabled) => {
+            tracing::warn!(
+                endpoint = %disabled.id,
+                developer = %disabled.developer_id,
+                failures = disabled.consecutive_failures,
+                "webhook endpoint disabled after consecutive failures"
+            );
+            report.disabled.push(DisabledEndpoint {
+                developer_id: disabled.developer_id,
+                endpoint_id: disabled.id,
+                consecutive_failures: disabled.consecutive_failures,
+                at: now,
+            });
+            *endpoint = disabled;
+        }
+        // Another worker disabled it (and reported it), or it was re-enabled.
+        None => {
+            if let Some(fresh) = repo.endpoint(endpoint.developer_id, endpoint.id).await? {
+                *endpoint = fresh;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a re-enable did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reenabled {
+    pub endpoint: WebhookEndpointRecord,
+    /// Held rows requeued as new series, due at once.
+    pub requeued: u32,
+}
+
+/// Re-enables a disabled endpoint (failure count from zero) and requeues every
+/// row held while it was disabled, oldest event first, due at `now`; rows
+/// that failed for good stay failed. `None` when the endpoint is missing or
+/// not disabled. Safe to run again: it requeues whatever is still held.
+pub async fn reenable(
+    store: &dyn Store,
+    developer: DeveloperId,
+    endpoint: WebhookId,
+    now: OffsetDateTime,
+) -> Result<Option<Reenabled>, StoreError> {
+    let repo = Webhooks(store);
+    let Some(enabled) = repo.enable(developer, endpoint).await? else {
+        return Ok(None);
+    };
+    let requeued = requeue_held(store, endpoint, now).await?;
+    Ok(Some(Reenabled {
+        endpoint: enabled,
+        requeued,
+    }))
+}
+
+/// Requeues an endpoint's held rows (see [`reenable`]). Pages of 100.
+pub async fn requeue_held(
+    store: &dyn Store,
+    endpoint: WebhookId,
+    now: OffsetDateTime,
+) -> Result<u32, StoreError> {
+    let repo = Webhooks(store);
+    let mut requeued = 0;
+    let mut after = None;
+    loop {
+        let (rows, next) = repo.held(endpoint, 100, after).await?;
+        for row in rows {
+            if row.status != DeliveryStatus::Held {
+                continue;
+            }
+            if repo.replace(&row, &webhook::requeue(&row, now)).await? == RowWrite::Written {
+                requeued += 1;
+            }
+        }
+        match next {
+            Some(next) => after = Some(next),
+            None => return Ok(requeued),
+        }
+    }
+}
