@@ -1,11 +1,14 @@
 //! Lambda entry of the scheduled sweeps.
 
 use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use alyt_aws::DynamoStore;
+use alyt_aws::lambda::{IOT_DATA_ENDPOINT_ENV, IotDataConfig};
 use alyt_device::liveness_sweep::LivenessSweep;
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::{EventLog, VISIBILITY_LAG};
+use alyt_sweeps::{Sweeps, bridge_window};
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 #[tokio::main]
@@ -16,18 +19,42 @@ async fn main() -> Result<(), Error> {
         .without_time()
         .init();
     let table = std::env::var("ALYT_TABLE").map_err(|_| "ALYT_TABLE is not set")?;
+    // Fail at cold start: without it every pending command would wait forever.
+    let iot = IotDataConfig::from_env().ok_or_else(|| {
+        format!("{IOT_DATA_ENDPOINT_ENV} is not set: the bridge sweep publishes commands")
+    })?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
     let events = EventLog::new(store.clone(), clock.clone(), VISIBILITY_LAG);
-    let sweep = LivenessSweep::new(store, clock, events);
+    let sweeps = Sweeps {
+        store: store.clone(),
+        clock: clock.clone(),
+        publisher: Arc::new(iot.publisher_from_defaults().await),
+        liveness: LivenessSweep::new(store, clock, events),
+    };
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
-        let sweep = &sweep;
+        let sweeps = &sweeps;
         async move {
-            let report = alyt_sweeps::on_schedule(sweep, event.payload).await?;
+            let now_ms = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            let remaining = Duration::from_millis(event.context.deadline.saturating_sub(now_ms));
+            let report =
+                alyt_sweeps::on_schedule(sweeps, event.payload, bridge_window(remaining)).await?;
             Ok::<_, Error>(serde_json::json!({
-                "checked": report.checked,
-                "markedOffline": report.marked_offline,
-                "raced": report.raced,
+                "heartbeat": {
+                    "checked": report.heartbeat.checked,
+                    "markedOffline": report.heartbeat.marked_offline,
+                    "raced": report.heartbeat.raced,
+                },
+                "bridge": {
+                    "passes": report.bridge.passes,
+                    "failedPasses": report.bridge.failed_passes,
+                    "sent": report.bridge.sent,
+                    "failed": report.bridge.failed,
+                    "undeliverable": report.bridge.undeliverable,
+                    "raced": report.bridge.raced,
+                },
             }))
         }
     }))

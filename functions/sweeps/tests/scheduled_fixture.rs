@@ -1,33 +1,57 @@
 //! events/sweeps/scheduled.json (EventBridge's scheduled event) through the
 //! sweep handler on DynamoDB (moto): an ONLINE device silent past its window
-//! goes OFFLINE 'heartbeat' with one event; a second run changes nothing.
+//! goes OFFLINE 'heartbeat' with one event; a second run changes nothing. The
+//! same invocation loops the command bridge: a pending command whose first
+//! publish fails is sent by a later pass of that invocation.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use alyt_device::ingest::Ingest;
 use alyt_device::liveness_sweep::LivenessSweep;
-use alyt_device::{Channel, DeviceIdentity, InboundMessage};
-use alyt_domain::device::{DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel, Lenient};
+use alyt_device::{
+    Channel, DeviceIdentity, DevicePublisher, InboundMessage, NoPublisher, PublishError,
+};
+use alyt_domain::device::{
+    AcceptedCommand, CommandRow, CommandState, DeviceCapability, DeviceKind, DeviceStatus,
+    FirmwareChannel, Lenient,
+};
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
 use alyt_domain::{Clock, ManualClock};
 use alyt_events::{EventKind, EventLog};
 use alyt_store::Store;
+use alyt_store::repo::commands::Commands;
 use alyt_store::repo::devices::{DeviceRecord, device_item, device_key};
+use alyt_sweeps::{Sweeps, on_schedule};
 
 fn scheduled_event() -> serde_json::Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../events/sweeps/scheduled.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-#[tokio::test]
-async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
-    let clock = Arc::new(ManualClock::new(time::OffsetDateTime::now_utc()));
-    let store = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
-    let events = EventLog::new(store.clone(), clock.clone(), time::Duration::ZERO);
-    let (tenant, property, id) = (TenantId::new(), PropertyId::new(), DeviceId::new());
-    let device = DeviceRecord {
+fn sweeps(
+    store: Arc<dyn Store>,
+    clock: Arc<ManualClock>,
+    events: EventLog,
+    publisher: Arc<dyn DevicePublisher>,
+) -> Sweeps {
+    Sweeps {
+        store: store.clone(),
+        clock: clock.clone(),
+        publisher,
+        liveness: LivenessSweep::new(store, clock, events),
+    }
+}
+
+fn sensor(
+    tenant: TenantId,
+    property: PropertyId,
+    id: DeviceId,
+    clock: &ManualClock,
+) -> DeviceRecord {
+    DeviceRecord {
         id,
         tenant_id: tenant,
         property_id: Some(property),
@@ -49,7 +73,16 @@ async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
         settings: None,
         heartbeat_window_seconds: 90,
         is_virtual: false,
-    };
+    }
+}
+
+#[tokio::test]
+async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
+    let clock = Arc::new(ManualClock::new(time::OffsetDateTime::now_utc()));
+    let store = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
+    let events = EventLog::new(store.clone(), clock.clone(), time::Duration::ZERO);
+    let (tenant, property, id) = (TenantId::new(), PropertyId::new(), DeviceId::new());
+    let device = sensor(tenant, property, id, &clock);
     store
         .put(device_item(&device).unwrap(), None)
         .await
@@ -70,21 +103,31 @@ async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
         .await
         .unwrap();
 
-    let sweep = LivenessSweep::new(store.clone(), clock.clone(), events.clone());
-    let quiet = alyt_sweeps::on_schedule(&sweep, scheduled_event())
+    // No bridge window: one bridge pass per invocation, nothing pending.
+    let sweeps = sweeps(
+        store.clone(),
+        clock.clone(),
+        events.clone(),
+        Arc::new(NoPublisher),
+    );
+    let quiet = on_schedule(&sweeps, scheduled_event(), Duration::ZERO)
         .await
         .unwrap();
-    assert_eq!(quiet.marked_offline, 0, "inside its window it stays online");
+    assert_eq!(
+        quiet.heartbeat.marked_offline, 0,
+        "inside its window it stays online"
+    );
+    assert_eq!(quiet.bridge.passes, 1);
 
     clock.advance(time::Duration::seconds(91));
-    let report = alyt_sweeps::on_schedule(&sweep, scheduled_event())
+    let report = on_schedule(&sweeps, scheduled_event(), Duration::ZERO)
         .await
         .unwrap();
-    assert_eq!(report.marked_offline, 1);
-    let again = alyt_sweeps::on_schedule(&sweep, scheduled_event())
+    assert_eq!(report.heartbeat.marked_offline, 1);
+    let again = on_schedule(&sweeps, scheduled_event(), Duration::ZERO)
         .await
         .unwrap();
-    assert_eq!(again.marked_offline, 0);
+    assert_eq!(again.heartbeat.marked_offline, 0);
 
     let stored: DeviceRecord = store
         .get(&device_key(tenant, id))
@@ -103,4 +146,81 @@ async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
         .collect();
     assert_eq!(offline.len(), 1);
     assert_eq!(offline[0].data["reason"], "heartbeat");
+}
+
+/// Fails the first publish, then records every payload.
+#[derive(Default)]
+struct FlakyPublisher {
+    calls: Mutex<Vec<(String, Vec<u8>)>>,
+}
+
+#[async_trait::async_trait]
+impl DevicePublisher for FlakyPublisher {
+    async fn publish(
+        &self,
+        identity: &DeviceIdentity,
+        payload: Vec<u8>,
+    ) -> Result<(), PublishError> {
+        let mut calls = self.calls.lock().unwrap();
+        calls.push((identity.topic(Channel::Commands), payload));
+        if calls.len() == 1 {
+            return Err(PublishError::Failed("the first try fails".into()));
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn one_invocation_keeps_retrying_pending_commands_every_two_seconds() {
+    let clock = Arc::new(ManualClock::new(time::OffsetDateTime::now_utc()));
+    let store = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
+    let events = EventLog::new(store.clone(), clock.clone(), time::Duration::ZERO);
+    let (tenant, property, id) = (TenantId::new(), PropertyId::new(), DeviceId::new());
+    store
+        .put(
+            device_item(&sensor(tenant, property, id, &clock)).unwrap(),
+            None,
+        )
+        .await
+        .unwrap();
+    let commands = Commands(&*store);
+    let command_id = commands.next_id(id).await.unwrap();
+    let row = CommandRow::accept(
+        command_id,
+        id,
+        AcceptedCommand {
+            command: "identify".into(),
+            payload: None,
+        },
+        clock.now(),
+    );
+    commands.create(tenant, &row).await.unwrap();
+
+    let publisher = Arc::new(FlakyPublisher::default());
+    let sweeps = sweeps(store.clone(), clock.clone(), events, publisher.clone());
+    // Passes at 0 s and 2 s; the next (4 s) would start after the window.
+    let started = std::time::Instant::now();
+    let report = on_schedule(&sweeps, scheduled_event(), Duration::from_millis(2500))
+        .await
+        .unwrap();
+    assert!(started.elapsed() >= Duration::from_secs(2));
+    assert_eq!(report.bridge.passes, 2);
+    assert_eq!(report.bridge.failed, 1, "the first publish failed");
+    assert_eq!(report.bridge.sent, 1, "the second pass delivered it");
+    assert_eq!(report.bridge.failed_passes, 0);
+
+    let calls = publisher.calls.lock().unwrap().clone();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        calls[0].0,
+        format!("alyt/{tenant}/{property}/{id}/commands"),
+        "published on the device's commands topic"
+    );
+    let payload: serde_json::Value = serde_json::from_slice(&calls[1].1).unwrap();
+    assert_eq!(payload["commandId"], command_id.to_string());
+    assert_eq!(payload["command"], "identify");
+
+    let stored = commands.get(id, command_id).await.unwrap().unwrap().row;
+    assert_eq!(stored.state, Lenient::Known(CommandState::Sent));
+    assert_eq!(stored.attempts, 2);
 }

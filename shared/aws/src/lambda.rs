@@ -1,20 +1,164 @@
 //! What every group Lambda shares: configuration from the environment, the
-//! hosted state (DynamoDB, SES, Turnstile), the caller's address from API
-//! Gateway's request context, JSON logs, and `lambda_http::run`. A function's
-//! main.rs names its groups and calls [`run`].
+//! hosted state (DynamoDB, SES, Turnstile, IoT Core), the caller's address from
+//! API Gateway's request context, JSON logs, and `lambda_http::run`. A
+//! function's main.rs names its groups and calls [`run`].
 
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use alyt_api::ports::{BotCheck, Mailer, NoBotCheck, NoMailer};
+use alyt_api::ports::{BotCheck, DeviceCredentialIssuer, Mailer, NoBotCheck, NoMailer};
 use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
+use alyt_device::{DevicePublisher, NoPublisher};
 use alyt_domain::{Clock, SystemClock};
+use aws_config::SdkConfig;
 use lambda_http::request::RequestContext;
 
 use crate::DynamoStore;
+use crate::iot::{IotCredentials, NoDeviceCredentials};
+use crate::iot_publisher::IotDataPublisher;
 use crate::mail::SesMailer;
 use crate::turnstile::Turnstile;
+
+/// The IoT policy attached to every device certificate (the stack's
+/// `DevicePolicy`).
+pub const IOT_DEVICE_POLICY_ENV: &str = "ALYT_IOT_DEVICE_POLICY";
+/// The account's IoT data endpoint, a host name such as
+/// `abc123-ats.iot.eu-west-1.amazonaws.com` (`aws iot describe-endpoint
+/// --endpoint-type iot:Data-ATS`): devices connect to it, and commands are
+/// published through it.
+pub const IOT_DATA_ENDPOINT_ENV: &str = "ALYT_IOT_DATA_ENDPOINT";
+/// Overrides the URL of IoT's control-plane API (certificates, things), like
+/// `ALYT_DYNAMODB_ENDPOINT`: for tests against moto.
+pub const IOT_ENDPOINT_ENV: &str = "ALYT_IOT_ENDPOINT";
+/// Overrides the URL Publish calls go to (default `https://` + the data
+/// endpoint): for tests against moto.
+pub const IOT_DATA_PLANE_URL_ENV: &str = "ALYT_IOT_DATA_PLANE_URL";
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Where commands are published: enough for a function that only sends
+/// (the sweeps function).
+#[derive(Debug, Clone)]
+pub struct IotDataConfig {
+    /// `ALYT_IOT_DATA_ENDPOINT`: the host name devices connect to.
+    pub data_endpoint: String,
+    /// `ALYT_IOT_DATA_PLANE_URL`: the data-plane API URL when it is not
+    /// `https://{data_endpoint}`.
+    pub data_plane_url: Option<String>,
+}
+
+impl IotDataConfig {
+    /// `None` when `ALYT_IOT_DATA_ENDPOINT` is not set.
+    pub fn from_env() -> Option<Self> {
+        let endpoint = env_var(IOT_DATA_ENDPOINT_ENV)?;
+        // Accept a pasted URL too; devices are shown the bare host.
+        let host = endpoint
+            .trim_start_matches("https://")
+            .trim_end_matches('/')
+            .to_owned();
+        Some(Self {
+            data_endpoint: host,
+            data_plane_url: env_var(IOT_DATA_PLANE_URL_ENV),
+        })
+    }
+
+    /// The URL the data-plane client talks to.
+    pub fn url(&self) -> String {
+        self.data_plane_url
+            .clone()
+            .unwrap_or_else(|| format!("https://{}", self.data_endpoint))
+    }
+
+    pub fn publisher(&self, aws: &SdkConfig) -> IotDataPublisher {
+        let config = aws_sdk_iotdataplane::config::Builder::from(aws)
+            .endpoint_url(self.url())
+            .build();
+        IotDataPublisher::new(aws_sdk_iotdataplane::Client::from_conf(config))
+    }
+
+    /// [`publisher`](Self::publisher) on the default AWS configuration
+    /// (environment, role).
+    pub async fn publisher_from_defaults(&self) -> IotDataPublisher {
+        let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        self.publisher(&aws)
+    }
+}
+
+/// Device certificates and command publishing on IoT Core.
+#[derive(Debug, Clone)]
+pub struct IotConfig {
+    /// `ALYT_IOT_DEVICE_POLICY`
+    pub device_policy: String,
+    /// `ALYT_IOT_ENDPOINT`: the control-plane API URL, when not AWS's.
+    pub api_endpoint: Option<String>,
+    pub data: IotDataConfig,
+}
+
+impl IotConfig {
+    /// `None` when neither `ALYT_IOT_DEVICE_POLICY` nor `ALYT_IOT_DATA_ENDPOINT`
+    /// is set; an error when only one is (certificates without a broker to
+    /// name, or a broker without certificates, is a broken deployment).
+    pub fn from_env() -> Result<Option<Self>, String> {
+        match (env_var(IOT_DEVICE_POLICY_ENV), IotDataConfig::from_env()) {
+            (Some(device_policy), Some(data)) => Ok(Some(Self {
+                device_policy,
+                api_endpoint: env_var(IOT_ENDPOINT_ENV),
+                data,
+            })),
+            (None, None) => Ok(None),
+            (Some(_), None) => Err(format!(
+                "{IOT_DEVICE_POLICY_ENV} is set but {IOT_DATA_ENDPOINT_ENV} is not"
+            )),
+            (None, Some(_)) => Err(format!(
+                "{IOT_DATA_ENDPOINT_ENV} is set but {IOT_DEVICE_POLICY_ENV} is not"
+            )),
+        }
+    }
+
+    pub fn credentials(&self, aws: &SdkConfig) -> IotCredentials {
+        let mut config = aws_sdk_iot::config::Builder::from(aws);
+        if let Some(url) = &self.api_endpoint {
+            config = config.endpoint_url(url);
+        }
+        IotCredentials::new(
+            aws_sdk_iot::Client::from_conf(config.build()),
+            self.device_policy.clone(),
+            Some(self.data.data_endpoint.clone()),
+        )
+    }
+}
+
+/// What reaches devices: where commands are published and where device
+/// credentials come from.
+#[derive(Clone)]
+pub struct DevicePlane {
+    pub publisher: Arc<dyn DevicePublisher>,
+    pub credentials: Arc<dyn DeviceCredentialIssuer>,
+}
+
+impl DevicePlane {
+    /// For hosted code without IoT configuration: publishing fails (rows stay
+    /// pending for the sweeps function) and device registration is refused.
+    /// Never passwords: IoT Core could not check them, so a device would get
+    /// credentials that can never connect.
+    pub fn none() -> Self {
+        Self {
+            publisher: Arc::new(NoPublisher),
+            credentials: Arc::new(NoDeviceCredentials),
+        }
+    }
+
+    /// Certificates issued by IoT Core and commands through its data plane.
+    pub fn iot(config: &IotConfig, aws: &SdkConfig) -> Self {
+        Self {
+            publisher: Arc::new(config.data.publisher(aws)),
+            credentials: Arc::new(config.credentials(aws)),
+        }
+    }
+}
 
 /// Settings of a hosted function, from its environment (set by the SAM template).
 #[derive(Debug, Clone)]
@@ -27,17 +171,34 @@ pub struct HostedConfig {
     pub mail_from: Option<String>,
     /// `ALYT_TURNSTILE_SECRET`: the Turnstile secret; sign-up is refused without it.
     pub turnstile_secret: Option<String>,
+    /// `ALYT_IOT_*`: the device plane; required by the groups that reach
+    /// devices (see [`HostedConfig::check_for`]).
+    pub iot: Option<IotConfig>,
 }
 
 impl HostedConfig {
     pub fn from_env() -> Result<Self, lambda_http::Error> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         Ok(Self {
-            table: var("ALYT_TABLE").ok_or("ALYT_TABLE is not set")?,
-            public_url: var("ALYT_PUBLIC_URL").unwrap_or_default(),
-            mail_from: var("ALYT_MAIL_FROM"),
-            turnstile_secret: var("ALYT_TURNSTILE_SECRET"),
+            table: env_var("ALYT_TABLE").ok_or("ALYT_TABLE is not set")?,
+            public_url: env_var("ALYT_PUBLIC_URL").unwrap_or_default(),
+            mail_from: env_var("ALYT_MAIL_FROM"),
+            turnstile_secret: env_var("ALYT_TURNSTILE_SECRET"),
+            iot: IotConfig::from_env()?,
         })
+    }
+
+    /// Refuses to start a function serving `groups` without what they need:
+    /// the homes group registers devices and publishes commands, so without
+    /// the IoT configuration it fails at cold start, where a deployment
+    /// mistake shows at once, rather than on the first registration.
+    pub fn check_for(&self, groups: &[Group]) -> Result<(), lambda_http::Error> {
+        if groups.contains(&Group::Homes) && self.iot.is_none() {
+            return Err(format!(
+                "the homes group reaches devices: set {IOT_DEVICE_POLICY_ENV} and {IOT_DATA_ENDPOINT_ENV}"
+            )
+            .into());
+        }
+        Ok(())
     }
 }
 
@@ -57,21 +218,47 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
         Some(secret) => Arc::new(Turnstile::new(secret.clone())),
         None => Arc::new(NoBotCheck),
     };
-    Ok(state_with(
+    let devices = match &config.iot {
+        Some(iot) => DevicePlane::iot(iot, &aws),
+        None => DevicePlane::none(),
+    };
+    Ok(state_with_device_plane(
         Arc::new(store),
         clock,
         mailer,
         bot_check,
+        devices,
         &config.public_url,
     )
     .await?)
 }
 
+/// A hosted state without a device plane ([`DevicePlane::none`]): for tools
+/// and tests that never reach devices.
 pub async fn state_with(
     store: Arc<dyn alyt_store::Store>,
     clock: Arc<dyn Clock>,
     mailer: Arc<dyn Mailer>,
     bot_check: Arc<dyn BotCheck>,
+    public_url: &str,
+) -> Result<AppState, alyt_store::StoreError> {
+    state_with_device_plane(
+        store,
+        clock,
+        mailer,
+        bot_check,
+        DevicePlane::none(),
+        public_url,
+    )
+    .await
+}
+
+pub async fn state_with_device_plane(
+    store: Arc<dyn alyt_store::Store>,
+    clock: Arc<dyn Clock>,
+    mailer: Arc<dyn Mailer>,
+    bot_check: Arc<dyn BotCheck>,
+    devices: DevicePlane,
     public_url: &str,
 ) -> Result<AppState, alyt_store::StoreError> {
     AppState::build(
@@ -80,10 +267,8 @@ pub async fn state_with(
             clock,
             mailer,
             bot_check,
-            // Hosted publishing (IoT Core data plane) is not written yet:
-            // accepted commands stay pending for the bridge sweep.
-            publisher: Arc::new(alyt_device::NoPublisher),
-            credentials: std::sync::Arc::new(alyt_api::ports::PasswordCredentials),
+            publisher: devices.publisher,
+            credentials: devices.credentials,
         },
         Settings {
             rate_limit: RateLimitPolicy::default(),
@@ -128,6 +313,41 @@ pub async fn run(groups: &[Group]) -> Result<(), lambda_http::Error> {
         .without_time()
         .init();
     let config = HostedConfig::from_env()?;
+    config.check_for(groups)?;
     let state = hosted_state(&config).await?;
     lambda_http::run(router(state, groups)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(iot: Option<IotConfig>) -> HostedConfig {
+        HostedConfig {
+            table: "t".into(),
+            public_url: String::new(),
+            mail_from: None,
+            turnstile_secret: None,
+            iot,
+        }
+    }
+
+    #[test]
+    fn the_homes_group_refuses_to_start_without_iot() {
+        let bare = config(None);
+        let error = bare.check_for(&[Group::Homes]).unwrap_err().to_string();
+        assert!(error.contains(IOT_DEVICE_POLICY_ENV), "{error}");
+        bare.check_for(&[Group::Auth, Group::Developers]).unwrap();
+
+        let iot = IotConfig {
+            device_policy: "p".into(),
+            api_endpoint: None,
+            data: IotDataConfig {
+                data_endpoint: "x-ats.iot.eu-west-1.amazonaws.com".into(),
+                data_plane_url: None,
+            },
+        };
+        assert_eq!(iot.data.url(), "https://x-ats.iot.eu-west-1.amazonaws.com");
+        config(Some(iot)).check_for(&[Group::Homes]).unwrap();
+    }
 }
