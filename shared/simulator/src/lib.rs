@@ -1,0 +1,36 @@
+//! Virtual devices (spec part H): the five profiles, the seven scenarios,
+//! and the runner that keeps each device connected to the broker as a real
+//! MQTT client with its own credential.
+//!
+//! * [`Profile`]: what a device is (kind, capabilities, model code,
+//!   descriptors, initial state) and [`SANDBOX_DEVICES`];
+//! * [`Scenario`] / [`ScenarioSetting`]: a scenario, optionally until an
+//!   instant (then NORMAL);
+//! * [`VirtualDevice`]: one device's behaviour with no I/O, driven by an
+//!   explicit `now` and a seeded generator;
+//! * [`device_password`]: the derived password a virtual device logs in
+//!   with;
+//! * (feature `runner`, on by default) [`Simulator`]: the fleet of running
+//!   devices, one tokio task and one rumqttc client each, with the
+//!   [`MessageBudget`] port for the tenant's MQTT_MESSAGES quota.
+
+pub mod device;
+pub mod password;
+pub mod profile;
+pub mod rng;
+#[cfg(feature = "runner")]
+pub mod runner;
+pub mod scenario;
+
+pub use device::{Output, Timing, VirtualDevice};
+pub use password::device_password;
+pub use profile::{Profile, SANDBOX_DEVICES, UnknownProfile};
+#[cfg(feature = "runner")]
+pub use runner::{
+    DeviceSnapshot, MessageBudget, RunnerConfig, Simulator, SimulatorError, Unlimited,
+    VirtualDeviceSpec,
+};
+pub use scenario::{Scenario, ScenarioSetting, UnknownScenario};
+
+#[cfg(test)]
+mod tests;
