@@ -58,6 +58,29 @@ pub fn wants(endpoint: &WebhookEndpointRecord, event: &EventEnvelope) -> bool {
     routed && endpoint.events.iter().any(|k| k == kind)
 }
 
+/// The endpoints that may hear a tenant's events: those routed to the tenant
+/// (DEV keys of its sandbox) and those of the connectors it installed (LIVE
+/// keys). One index query per route.
+pub async fn endpoints_for(
+    store: &dyn Store,
+    tenant: alyt_domain::ids::TenantId,
+    installed_connectors: &[String],
+) -> Result<Vec<WebhookEndpointRecord>, StoreError> {
+    let repo = Webhooks(store);
+    let mut endpoints = repo
+        .routed(&WebhookRoute::Tenant { tenant_id: tenant })
+        .await?;
+    for definition_id in installed_connectors {
+        endpoints.extend(
+            repo.routed(&WebhookRoute::Connector {
+                definition_id: definition_id.clone(),
+            })
+            .await?,
+        );
+    }
+    Ok(endpoints)
+}
+
 /// Fans `event` out into one delivery row per endpoint that wants it
 /// (pending, due at `now`; held for a disabled endpoint). Idempotent: an
 /// endpoint x event is queued once however often this runs. One conditional

@@ -215,11 +215,7 @@ impl World {
             .record(self.tenant, kind, json!({ "deviceId": "d1", "at": "now" }))
             .await
             .unwrap();
-        let endpoints = self
-            .repo()
-            .routed(&WebhookRoute::Tenant {
-                tenant_id: self.tenant,
-            })
+        let endpoints = delivery::endpoints_for(self.store.as_ref(), self.tenant, &[])
             .await
             .unwrap();
         delivery::enqueue(self.store.as_ref(), &endpoints, &event, self.now())
@@ -312,6 +308,30 @@ async fn repository_keys_conditions_and_the_last_fifty() {
         tenant_id: TenantId::new(),
     };
     assert!(repo.routed(&other_tenant).await.unwrap().is_empty());
+    // A LIVE key's endpoint is routed by its connector: a tenant hears it
+    // only when it installed that connector.
+    let live = WebhookEndpointRecord {
+        id: WebhookId::new(),
+        route: WebhookRoute::Connector {
+            definition_id: "acme-lights".into(),
+        },
+        ..endpoint.clone()
+    };
+    repo.create_endpoint(&live).await.unwrap();
+    let ids = |list: Vec<WebhookEndpointRecord>| list.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    let plain = delivery::endpoints_for(w.store.as_ref(), w.tenant, &[])
+        .await
+        .unwrap();
+    assert_eq!(ids(plain), vec![endpoint.id]);
+    let installed = delivery::endpoints_for(w.store.as_ref(), w.tenant, &["acme-lights".into()])
+        .await
+        .unwrap();
+    assert_eq!(ids(installed), vec![endpoint.id, live.id]);
+    assert!(
+        repo.delete_endpoint(live.developer_id, live.id)
+            .await
+            .unwrap()
+    );
 
     // Fan-out: the filter and the tenant decide; twice is once.
     let telemetry = w.event(EventKind::DeviceTelemetry).await;
