@@ -17,7 +17,7 @@
 pub mod device;
 pub mod password;
 pub mod profile;
-pub mod rng;
+mod rng;
 #[cfg(feature = "runner")]
 pub mod runner;
 pub mod scenario;
