@@ -593,19 +593,20 @@ impl VirtualDevice {
         if !self.connected {
             return Vec::new();
         }
-        if next == Scenario::Burst && previous != Scenario::Burst {
-            self.next_telemetry = Some(now);
-        } else if previous == Scenario::Burst && next != Scenario::Burst {
-            self.next_telemetry = Some(now + self.timing.telemetry);
+        // Telemetry restarts when its rate changes and after silence (whose
+        // schedule was not kept); BURST starts at once.
+        let rate_changed = (next == Scenario::Burst) != (previous == Scenario::Burst);
+        if rate_changed || previous == Scenario::Offline {
+            self.next_telemetry = Some(if next == Scenario::Burst {
+                now
+            } else {
+                now + self.timing.telemetry
+            });
         }
         if next != Scenario::Flapping {
             self.next_flap = None;
         } else if previous != Scenario::Flapping {
             self.next_flap = Some(now + self.timing.flap_period);
-        }
-        if previous == Scenario::Offline && next != Scenario::Burst {
-            // Reports were not scheduled while silent.
-            self.next_telemetry = Some(now + self.timing.telemetry);
         }
         match (previous, next) {
             (_, Scenario::Offline) => Vec::new(),

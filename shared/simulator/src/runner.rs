@@ -555,8 +555,6 @@ impl DeviceTask {
                 () = tokio::time::sleep(sleep) => {
                     let now = self.config.clock.now();
                     let out = self.device.tick(now);
-                    let scenario = self.device.scenario();
-                    self.update(|s| s.scenario = scenario);
                     if let Some(end) = self.publish(&link.client, out).await {
                         return end;
                     }
@@ -577,6 +575,9 @@ impl DeviceTask {
 
     /// Hands the outputs to the client, each after asking the budget.
     async fn publish(&mut self, client: &AsyncClient, out: Vec<Output>) -> Option<SessionEnd> {
+        // Any event may have noticed a scenario's end.
+        let scenario = self.device.scenario();
+        self.update(|s| s.scenario = scenario);
         for output in out {
             let (message, retain, qos) = match output {
                 Output::DropConnection => return Some(SessionEnd::Flap),
