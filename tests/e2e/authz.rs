@@ -417,6 +417,29 @@ fn register_foreign(who: Who) -> u16 {
     }
 }
 
+/// Managing (deleting, replacing a board, rotating credentials) a device
+/// that does not exist in the caller's own tenant: whoever may register
+/// finds no device; people who see the tenant without that role get 403.
+fn manage_missing_own(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformSupport | Who::HouseholdOwner | Who::HouseholdMember | Who::HouseholdGuest => {
+            403
+        }
+        _ => 404,
+    }
+}
+
+/// The same in another tenant: SUPPORT sees it and may not; to everyone
+/// else the device does not exist.
+fn manage_missing_foreign(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformSupport => 403,
+        _ => 404,
+    }
+}
+
 fn tenant_operations() -> Vec<TenantOperation> {
     vec![
         TenantOperation {
@@ -478,6 +501,54 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: None,
             own: not_found,
             foreign: not_found,
+        },
+        TenantOperation {
+            id: "listDeviceTelemetry",
+            method: "GET",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001/telemetry?tenantId={tenantId}&metric=temperature",
+            body: None,
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "listDeviceEvents",
+            method: "GET",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001/events?tenantId={tenantId}",
+            body: None,
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "listDeviceAlerts",
+            method: "GET",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001/alerts?tenantId={tenantId}",
+            body: None,
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "deleteDevice",
+            method: "DELETE",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001?tenantId={tenantId}",
+            body: None,
+            own: manage_missing_own,
+            foreign: manage_missing_foreign,
+        },
+        TenantOperation {
+            id: "replaceDeviceUnit",
+            method: "POST",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001/units?tenantId={tenantId}",
+            body: Some(r#"{"serial":"{serial}"}"#),
+            own: manage_missing_own,
+            foreign: manage_missing_foreign,
+        },
+        TenantOperation {
+            id: "rotateDeviceCredentials",
+            method: "POST",
+            path: "/devices/0190b5a0-0000-7000-8000-00000000d001/credentials?tenantId={tenantId}",
+            body: None,
+            own: manage_missing_own,
+            foreign: manage_missing_foreign,
         },
     ]
 }

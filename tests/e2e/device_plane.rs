@@ -54,13 +54,28 @@ pub(crate) async fn register_light(t: &TestPlatform, token: &str) -> Registered 
 
 /// Connects as the device with a retained 'offline' last will; returns the
 /// client and the task driving its event loop (abort it to drop the socket).
-async fn connect(t: &TestPlatform, d: &Registered) -> (AsyncClient, tokio::task::JoinHandle<()>) {
+pub(crate) async fn connect(
+    t: &TestPlatform,
+    d: &Registered,
+) -> (AsyncClient, tokio::task::JoinHandle<()>) {
+    try_connect(t, &d.username, &d.password, &d.prefix)
+        .await
+        .expect("the device's credentials log in")
+}
+
+/// Connects with these credentials; `None` when the broker refuses them.
+pub(crate) async fn try_connect(
+    t: &TestPlatform,
+    username: &str,
+    password: &str,
+    prefix: &str,
+) -> Option<(AsyncClient, tokio::task::JoinHandle<()>)> {
     let addr = t.platform.mqtt_addr;
-    let mut options = MqttOptions::new(&d.username, addr.ip().to_string(), addr.port());
-    options.set_credentials(&d.username, &d.password);
+    let mut options = MqttOptions::new(username, addr.ip().to_string(), addr.port());
+    options.set_credentials(username, password);
     options.set_keep_alive(Duration::from_secs(30));
     options.set_last_will(LastWill::new(
-        format!("{}/availability", d.prefix),
+        format!("{prefix}/availability"),
         "offline",
         QoS::AtLeastOnce,
         true,
@@ -77,6 +92,12 @@ async fn connect(t: &TestPlatform, d: &Registered) -> (AsyncClient, tokio::task:
                     }
                 }
                 Ok(_) => {}
+                Err(rumqttc::ConnectionError::ConnectionRefused(_)) => {
+                    if let Some(tx) = connected_tx.take() {
+                        let _ = tx.send(false);
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
                 Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
             }
         }
@@ -85,8 +106,12 @@ async fn connect(t: &TestPlatform, d: &Registered) -> (AsyncClient, tokio::task:
         .await
         .expect("CONNACK within 10 s")
         .unwrap();
-    assert!(ok, "the device's credentials log in");
-    (client, driver)
+    if ok {
+        Some((client, driver))
+    } else {
+        driver.abort();
+        None
+    }
 }
 
 pub(crate) async fn device(t: &TestPlatform, token: &str, d: &Registered) -> Value {

@@ -8,6 +8,8 @@ mod developer_account;
 mod developer_admin;
 mod developer_keys;
 mod developer_quota;
+mod device_history;
+mod device_lifecycle;
 mod device_plane;
 mod device_settings;
 mod devices;

@@ -107,6 +107,20 @@ async fn visible_device(
     Ok((device, reach))
 }
 
+/// The device, when the caller may read it with `scope` (a key needs the
+/// scope; 404 for a missing or foreign device, as `GET /devices/{id}`).
+pub(crate) async fn readable_device(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    device_id: &str,
+    scope: Scope,
+) -> Result<DeviceRecord, ApiError> {
+    visible_device(state, caller, tenant, device_id, scope)
+        .await
+        .map(|(device, _)| device)
+}
+
 /// Sends a command to a device: validated, queued, published at once.
 #[utoipa::path(
     post,

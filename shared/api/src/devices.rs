@@ -365,11 +365,11 @@ fn reported_view(r: ReportedRecord) -> Reported {
 // ---------------------------------------------------------------------------
 // Who may do what
 
-fn no_such_tenant() -> ApiError {
+pub(crate) fn no_such_tenant() -> ApiError {
     ApiError::not_found("no such tenant")
 }
 
-fn no_such_device() -> ApiError {
+pub(crate) fn no_such_device() -> ApiError {
     ApiError::not_found("no such device")
 }
 
@@ -420,7 +420,7 @@ pub(crate) async fn device_in_homes(
 /// Whether the caller may register devices in `tenant`: 403 for a caller who
 /// sees the tenant without a role that registers, 404 for one who does not
 /// see it (a missing tenant included).
-async fn may_register(
+pub(crate) async fn may_register(
     state: &AppState,
     caller: &Principal,
     tenant: TenantId,
@@ -547,13 +547,18 @@ pub struct RegisteredDevice {
     pub topic_prefix: String,
 }
 
-fn printable(text: &str) -> bool {
+/// A burned-in serial: 1-64 printable ASCII characters, no outer spaces.
+pub(crate) fn serial_ok(serial: &str) -> bool {
+    has_length(serial, 64) && printable(serial)
+}
+
+pub(crate) fn printable(text: &str) -> bool {
     text.chars().all(|c| c.is_ascii_graphic() || c == ' ')
         && !text.starts_with(' ')
         && !text.ends_with(' ')
 }
 
-fn optional_text(
+pub(crate) fn optional_text(
     field: &str,
     value: Option<String>,
     max: usize,
@@ -569,7 +574,7 @@ fn optional_text(
 }
 
 /// `AA:BB:CC:DD:EE:FF` (or with `-`, any case) -> upper case with colons.
-fn mac_address(value: Option<String>) -> Result<Option<String>, ApiError> {
+pub(crate) fn mac_address(value: Option<String>) -> Result<Option<String>, ApiError> {
     let Some(raw) = value else {
         return Ok(None);
     };
@@ -612,7 +617,7 @@ fn check_registration(body: &RegisterDeviceRequest) -> Result<CheckedRegistratio
             "a device has at least one capability",
         ));
     }
-    if !has_length(&body.serial, 64) || !printable(&body.serial) {
+    if !serial_ok(&body.serial) {
         return Err(ApiError::validation(
             "serial",
             "serial must be 1 to 64 printable ASCII characters without leading or trailing spaces",
@@ -790,7 +795,7 @@ pub async fn register(
         // The credential was issued for a device that does not exist.
         if let Err(revoke) = state
             .credentials
-            .revoke(id, issued.certificate_id.as_deref())
+            .retire(id, issued.certificate_id.as_deref())
             .await
         {
             tracing::warn!(device = %id, error = %revoke, "an unused device credential could not be revoked");

@@ -26,6 +26,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(get_capabilities))
         .routes(routes!(list_properties))
         .merge(crate::devices::routes())
+        .merge(crate::device_lifecycle::routes())
+        .merge(crate::device_history::routes())
         .merge(crate::commands::routes())
 }
 

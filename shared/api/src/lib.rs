@@ -10,6 +10,8 @@ pub mod auth;
 pub mod bootstrap;
 pub mod commands;
 pub mod developers;
+pub mod device_history;
+pub mod device_lifecycle;
 pub mod devices;
 pub mod extract;
 pub mod homes;

@@ -48,6 +48,19 @@ impl PageParams {
         }
     }
 
+    /// The cursor of a list that reads one table partition `pk`: a cursor of
+    /// another list (another device, another metric) is refused with 400
+    /// rather than reaching the store.
+    pub fn after_in(&self, pk: &str) -> Result<Option<PageKey>, ApiError> {
+        match self.after()? {
+            Some(at) if at.pk != pk || at.index_pk.is_some() => Err(ApiError::validation(
+                "cursor",
+                "the cursor belongs to another list",
+            )),
+            after => Ok(after),
+        }
+    }
+
     pub fn after(&self) -> Result<Option<PageKey>, ApiError> {
         self.cursor.as_deref().map(decode_cursor).transpose()
     }

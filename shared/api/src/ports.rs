@@ -182,14 +182,27 @@ pub trait DeviceCredentialIssuer: Send + Sync + 'static {
         device: alyt_domain::ids::DeviceId,
     ) -> Result<IssuedCredential, CredentialError>;
 
-    /// Makes an issued credential unusable at the broker (hosted: the
-    /// certificate is deactivated, detached and deleted). The store record
-    /// is the caller's to delete; locally deleting it is the revocation.
+    /// Makes one issued credential unusable at the broker (hosted: the
+    /// certificate is deactivated, detached and deleted) while the device
+    /// keeps its broker identity for the credential that replaces it
+    /// (rotation, a new board). The store record is the caller's to replace
+    /// or delete; locally replacing it is the revocation.
     async fn revoke(
         &self,
         device: alyt_domain::ids::DeviceId,
         certificate_id: Option<&str>,
     ) -> Result<(), CredentialError>;
+
+    /// Ends the device at the broker: every credential it has is revoked and
+    /// its broker identity (hosted: the IoT thing) removed. For a deleted
+    /// device, or one whose registration was not written.
+    async fn retire(
+        &self,
+        device: alyt_domain::ids::DeviceId,
+        certificate_id: Option<&str>,
+    ) -> Result<(), CredentialError> {
+        self.revoke(device, certificate_id).await
+    }
 }
 
 /// Embedded-broker credentials: a 256-bit random password per device, kept

@@ -357,16 +357,40 @@ impl DeviceCredentialIssuer for IotCredentials {
         certificate_id: Option<&str>,
     ) -> Result<(), CredentialError> {
         let thing = device.to_string();
-        // Without a recorded id, whatever is attached to the device's thing.
-        let certificates = match certificate_id {
-            Some(id) => self.certificate(&thing, id).await?.into_iter().collect(),
-            None => self.attached_certificates(&thing).await?,
+        // Only the named certificate: the thing keeps the one that replaced
+        // it. Without a recorded id there is nothing to tell them apart, so
+        // nothing is removed (the caller retires the device instead).
+        let Some(id) = certificate_id else {
+            return Ok(());
         };
+        let certificates: Vec<_> = self.certificate(&thing, id).await?.into_iter().collect();
+        for certificate in &certificates {
+            self.remove_certificate(&thing, certificate).await?;
+        }
+        tracing::info!(device = %device, certificates = certificates.len(), "device certificate revoked");
+        Ok(())
+    }
+
+    async fn retire(
+        &self,
+        device: DeviceId,
+        certificate_id: Option<&str>,
+    ) -> Result<(), CredentialError> {
+        let thing = device.to_string();
+        // Every certificate on the thing (and the recorded one, in case it
+        // was already detached), then the thing itself.
+        let mut certificates = self.attached_certificates(&thing).await?;
+        if let Some(id) = certificate_id
+            && let Some(recorded) = self.certificate(&thing, id).await?
+            && !certificates.iter().any(|c| c.id == recorded.id)
+        {
+            certificates.push(recorded);
+        }
         for certificate in &certificates {
             self.remove_certificate(&thing, certificate).await?;
         }
         self.delete_thing(&thing).await?;
-        tracing::info!(device = %device, certificates = certificates.len(), "device certificate revoked");
+        tracing::info!(device = %device, certificates = certificates.len(), "device retired at the broker");
         Ok(())
     }
 }

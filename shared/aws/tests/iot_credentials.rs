@@ -170,7 +170,36 @@ async fn issue_makes_an_active_certificate_on_the_devices_thing_with_the_policy(
 }
 
 #[tokio::test]
-async fn revoke_removes_certificate_and_thing_and_may_be_repeated() {
+async fn rotation_revokes_the_old_certificate_and_keeps_the_new_one_on_the_thing() {
+    let _serial = CERTIFICATES.lock().await;
+    let (issuer, _) = issuer().await;
+    let client = issuer.client().clone();
+    let (tenant, property, device) = (TenantId::new(), PropertyId::new(), DeviceId::new());
+    let old = issuer.issue(tenant, property, device).await.unwrap();
+    let old_id = old.certificate_id.unwrap();
+    // A second certificate for the same device (rotation, a new board).
+    let new = issuer.issue(tenant, property, device).await.unwrap();
+    let new_id = new.certificate_id.unwrap();
+    assert_ne!(old_id, new_id);
+
+    issuer.revoke(device, Some(&old_id)).await.unwrap();
+    assert!(!certificate_exists(&client, &old_id).await);
+    assert!(
+        certificate_exists(&client, &new_id).await,
+        "the new one stays"
+    );
+    assert!(
+        thing_exists(&client, &device.to_string()).await,
+        "so does the thing"
+    );
+    // Again, and without an id: nothing more is removed.
+    issuer.revoke(device, Some(&old_id)).await.unwrap();
+    issuer.revoke(device, None).await.unwrap();
+    assert!(certificate_exists(&client, &new_id).await);
+}
+
+#[tokio::test]
+async fn retire_removes_every_certificate_and_the_thing_and_may_be_repeated() {
     let _serial = CERTIFICATES.lock().await;
     let (issuer, _) = issuer().await;
     let client = issuer.client().clone();
@@ -181,29 +210,12 @@ async fn revoke_removes_certificate_and_thing_and_may_be_repeated() {
         .unwrap();
     let certificate_id = issued.certificate_id.unwrap();
 
-    issuer.revoke(device, Some(&certificate_id)).await.unwrap();
+    // Without the recorded id: whatever is attached to the device's thing.
+    issuer.retire(device, None).await.unwrap();
     assert!(!certificate_exists(&client, &certificate_id).await);
     assert!(!thing_exists(&client, &device.to_string()).await);
-
-    // Again, and without the id: both find nothing left to do.
-    issuer.revoke(device, Some(&certificate_id)).await.unwrap();
-    issuer.revoke(device, None).await.unwrap();
-}
-
-#[tokio::test]
-async fn revoke_without_a_recorded_id_finds_the_certificate_on_the_thing() {
-    let _serial = CERTIFICATES.lock().await;
-    let (issuer, _) = issuer().await;
-    let client = issuer.client().clone();
-    let device = DeviceId::new();
-    let issued = issuer
-        .issue(TenantId::new(), PropertyId::new(), device)
-        .await
-        .unwrap();
-
-    issuer.revoke(device, None).await.unwrap();
-    assert!(!certificate_exists(&client, issued.certificate_id.as_deref().unwrap()).await);
-    assert!(!thing_exists(&client, &device.to_string()).await);
+    issuer.retire(device, Some(&certificate_id)).await.unwrap();
+    issuer.retire(device, None).await.unwrap();
 }
 
 #[tokio::test]

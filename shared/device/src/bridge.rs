@@ -18,7 +18,7 @@ use std::sync::Arc;
 use alyt_domain::Clock;
 use alyt_domain::device::{CommandEvent, CommandRow, SweepAction, sweep_action};
 use alyt_domain::ids::TenantId;
-use alyt_store::repo::commands::{Commands, StoredCommand};
+use alyt_store::repo::commands::{Commands, StoredCommand, pending_partitions};
 use alyt_store::repo::devices::Devices;
 use alyt_store::{Store, StoreError};
 
@@ -118,53 +118,57 @@ pub async fn sweep(
     let mut report = SweepReport::default();
     let commands = Commands(&*store);
     let devices = Devices(&*store);
-    let mut after = None;
-    for _ in 0..SWEEP_PAGES {
-        let (rows, next) = commands.pending(SWEEP_PAGE, after).await?;
-        for StoredCommand { tenant_id, row } in rows {
-            let device = devices
-                .get(tenant_id, row.device_id)
-                .await?
-                .filter(|d| d.deleted_at.is_none());
-            let property = device.as_ref().and_then(|d| d.property_id);
-            // A response already on record for a row still pending.
-            let acknowledged = row.result_status.is_some();
-            match sweep_action(&row, property.is_some(), acknowledged) {
-                SweepAction::Skip => {}
-                SweepAction::GiveUp(reason) => {
-                    let Some(next) = row.apply(&CommandEvent::Undeliverable(reason), clock.now())
-                    else {
-                        continue;
-                    };
-                    if commands.transition(tenant_id, &row, &next).await? {
-                        report.undeliverable += 1;
-                    } else {
-                        report.raced += 1;
+    for partition in pending_partitions() {
+        let mut after = None;
+        for _ in 0..SWEEP_PAGES {
+            let (rows, next) = commands.pending(&partition, SWEEP_PAGE, after).await?;
+            for StoredCommand { tenant_id, row } in rows {
+                let device = devices
+                    .get(tenant_id, row.device_id)
+                    .await?
+                    .filter(|d| d.deleted_at.is_none());
+                let property = device.as_ref().and_then(|d| d.property_id);
+                // A response already on record for a row still pending.
+                let acknowledged = row.result_status.is_some();
+                match sweep_action(&row, property.is_some(), acknowledged) {
+                    SweepAction::Skip => {}
+                    SweepAction::GiveUp(reason) => {
+                        let Some(next) =
+                            row.apply(&CommandEvent::Undeliverable(reason), clock.now())
+                        else {
+                            continue;
+                        };
+                        if commands.transition(tenant_id, &row, &next).await? {
+                            report.undeliverable += 1;
+                        } else {
+                            report.raced += 1;
+                        }
                     }
-                }
-                SweepAction::Publish => {
-                    let Some(property) = property else { continue };
-                    let identity = DeviceIdentity::new(
-                        tenant_id.to_string(),
-                        property.to_string(),
-                        row.device_id.to_string(),
-                    );
-                    let delivery =
-                        deliver(&*store, &*publisher, &*clock, tenant_id, &row, &identity).await?;
-                    if !delivery.stored {
-                        report.raced += 1;
-                    } else if delivery.published.is_ok() {
-                        report.sent += 1;
-                    } else {
-                        tracing::debug!(device = %row.device_id, command = %row.command_id, "command not delivered; stays pending");
-                        report.failed += 1;
+                    SweepAction::Publish => {
+                        let Some(property) = property else { continue };
+                        let identity = DeviceIdentity::new(
+                            tenant_id.to_string(),
+                            property.to_string(),
+                            row.device_id.to_string(),
+                        );
+                        let delivery =
+                            deliver(&*store, &*publisher, &*clock, tenant_id, &row, &identity)
+                                .await?;
+                        if !delivery.stored {
+                            report.raced += 1;
+                        } else if delivery.published.is_ok() {
+                            report.sent += 1;
+                        } else {
+                            tracing::debug!(device = %row.device_id, command = %row.command_id, "command not delivered; stays pending");
+                            report.failed += 1;
+                        }
                     }
                 }
             }
-        }
-        match next {
-            Some(n) => after = Some(n),
-            None => break,
+            match next {
+                Some(n) => after = Some(n),
+                None => break,
+            }
         }
     }
     Ok(report)

@@ -7,12 +7,13 @@
 //! events it causes: a message delivered twice makes one state change and one
 //! event, and an event exists exactly when its change does.
 //!
-//! Handled so far: status (reported payload, features, lastSeen, back online),
-//! availability (online; offline and the last will: OFFLINE 'last-will') and
-//! telemetry (time series points, device.telemetry) and command responses
-//! (the command row answered, command.result; a duplicate or an unknown
-//! commandId changes nothing). Events and alerts are decoded and counted;
-//! storing them arrives with the notifications.
+//! Channels: status (reported payload, features, lastSeen, back online),
+//! availability (online; offline and the last will: OFFLINE 'last-will'),
+//! telemetry (time series points, device.telemetry), events (the device
+//! log), alerts (the device log, a tenant notification and
+//! notification.raised) and command responses (the command row answered,
+//! command.result; a duplicate or an unknown commandId changes nothing).
+//! Every report but an offline one counts as hearing from the device.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -25,21 +26,25 @@ use alyt_domain::device::{
     on_last_will, on_report,
 };
 use alyt_domain::ids::{DeviceId, TenantId};
+use alyt_domain::notification::{NotificationRaisedData, alert_text};
 use alyt_events::{EventKind, EventLog};
 use alyt_store::repo::commands::{Commands, StoredCommand, transition_write};
 use alyt_store::repo::devices::{DeviceRecord, ReportedRecord, device_item, reported_key};
+use alyt_store::repo::history::{DeviceLogEntry, LogChannel, device_log_item, telemetry_item};
+use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
 use alyt_store::{Condition, Item, Key, Store, StoreError, TxWrite};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
+use uuid::Uuid;
 
 use crate::channels::{Availability, ChannelMessage, decode_inbound};
+use crate::meter::MessageMeter;
 use crate::plane::InboundMessage;
 
 /// How long a message id is remembered for deduplication (SQS redelivers
 /// within its retention, at most 14 days; a day covers retries in practice).
 const DEDUPE_SECONDS: i64 = 86_400;
-/// How long telemetry points are kept.
-pub const TELEMETRY_RETENTION_DAYS: i64 = 30;
+pub use alyt_store::repo::history::TELEMETRY_RETENTION_DAYS;
 /// Attempts when a concurrent change to the same device wins the race.
 const ATTEMPTS: usize = 4;
 
@@ -55,6 +60,9 @@ pub enum Outcome {
     UnknownDevice,
     /// Decoded, but nothing stores this channel yet.
     Ignored,
+    /// A virtual device's message past its developer's `MQTT_MESSAGES`
+    /// quota: dropped.
+    OverQuota,
 }
 
 /// Counters for the dropped-messages metric and the logs.
@@ -63,6 +71,7 @@ pub struct IngestStats {
     pub applied: AtomicU64,
     pub duplicates: AtomicU64,
     pub unknown_devices: AtomicU64,
+    pub over_quota: AtomicU64,
     rejected: Mutex<BTreeMap<&'static str, u64>>,
 }
 
@@ -80,6 +89,7 @@ pub struct Ingest {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     events: EventLog,
+    meter: MessageMeter,
     stats: Arc<IngestStats>,
 }
 
@@ -94,11 +104,18 @@ fn device_key(tenant: TenantId, id: DeviceId) -> Key {
 impl Ingest {
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, events: EventLog) -> Self {
         Self {
+            meter: MessageMeter::new(store.clone(), clock.clone()),
             store,
             clock,
             events,
             stats: Arc::default(),
         }
+    }
+
+    /// The `MQTT_MESSAGES` meter this ingest admits virtual devices' messages
+    /// with (the simulator asks the same one whether a budget is spent).
+    pub fn meter(&self) -> MessageMeter {
+        self.meter.clone()
     }
 
     pub fn stats(&self) -> Arc<IngestStats> {
@@ -128,6 +145,7 @@ impl Ingest {
             Outcome::Applied => self.stats.applied.fetch_add(1, Ordering::Relaxed),
             Outcome::Duplicate => self.stats.duplicates.fetch_add(1, Ordering::Relaxed),
             Outcome::UnknownDevice => self.stats.unknown_devices.fetch_add(1, Ordering::Relaxed),
+            Outcome::OverQuota => self.stats.over_quota.fetch_add(1, Ordering::Relaxed),
             _ => 0,
         };
         Ok(outcome)
@@ -146,6 +164,7 @@ impl Ingest {
             Ok(id) => id,
             Err(_) => return Ok(Outcome::UnknownDevice),
         };
+        let mut metered = false;
         for _ in 0..ATTEMPTS {
             let Some(device) = self
                 .store
@@ -157,6 +176,12 @@ impl Ingest {
             else {
                 return Ok(Outcome::UnknownDevice);
             };
+            if device.is_virtual && !metered {
+                if !self.meter.admit(device.tenant_id).await? {
+                    return Ok(Outcome::OverQuota);
+                }
+                metered = true;
+            }
             // A response names the command row it answers.
             let command = match decoded {
                 ChannelMessage::Response(response) => {
@@ -234,15 +259,15 @@ impl Ingest {
                 updated.last_seen = Some(at);
                 transition = status.and_then(on_report);
                 let metrics = telemetry.metrics();
-                let ttl = (at + time::Duration::days(TELEMETRY_RETENTION_DAYS)).unix_timestamp();
                 for (metric, value) in &metrics {
                     writes.push(TxWrite::Put {
-                        item: Item::new(Key::new(
-                            format!("TELEMETRY#{}#{metric}", device.id),
-                            format!("{}#{}", timestamp(at), message.message_id),
-                        ))
-                        .with("value", *value)
-                        .with("ttl", ttl),
+                        item: telemetry_item(
+                            device.id,
+                            metric,
+                            Some(*value),
+                            at,
+                            &message.message_id,
+                        ),
                         condition: None,
                     });
                 }
@@ -280,7 +305,64 @@ impl Ingest {
                     ));
                 }
             }
-            ChannelMessage::Event(_) | ChannelMessage::Alert(_) | ChannelMessage::Command(_) => {
+            ChannelMessage::Event(fields) => {
+                updated.last_seen = Some(at);
+                transition = status.and_then(on_report);
+                let entry = DeviceLogEntry {
+                    device_id: device.id,
+                    channel: LogChannel::Event,
+                    payload: Value::Object(fields.clone()),
+                    at,
+                };
+                writes.push(TxWrite::Put {
+                    item: device_log_item(&entry, &message.message_id)?,
+                    condition: None,
+                });
+            }
+            ChannelMessage::Alert(fields) => {
+                updated.last_seen = Some(at);
+                transition = status.and_then(on_report);
+                let entry = DeviceLogEntry {
+                    device_id: device.id,
+                    channel: LogChannel::Alert,
+                    payload: Value::Object(fields.clone()),
+                    at,
+                };
+                writes.push(TxWrite::Put {
+                    item: device_log_item(&entry, &message.message_id)?,
+                    condition: None,
+                });
+                let (title, body) = alert_text(&device.name, fields);
+                let notification = NotificationRecord {
+                    // Derived from the message id: a redelivery cannot make a
+                    // second notification even past the dedupe guard's life.
+                    id: Uuid::new_v5(&Uuid::NAMESPACE_OID, message.message_id.as_bytes()),
+                    tenant_id: device.tenant_id,
+                    property_id: device.property_id,
+                    kind: KIND_DEVICE_ALERT.to_owned(),
+                    title,
+                    body,
+                    device_id: Some(device.id),
+                    at,
+                };
+                writes.push(TxWrite::Put {
+                    item: notification_item(&notification)?,
+                    condition: None,
+                });
+                events.push((
+                    EventKind::NotificationRaised,
+                    serde_json::to_value(NotificationRaisedData {
+                        id: notification.id,
+                        kind: notification.kind,
+                        title: notification.title,
+                        body: notification.body,
+                        device_id: notification.device_id,
+                        at,
+                    })
+                    .unwrap_or(Value::Null),
+                ));
+            }
+            ChannelMessage::Command(_) => {
                 return Ok(None);
             }
         }
@@ -331,9 +413,4 @@ impl Ingest {
 fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
-}
-
-/// Fixed-width UTC time, so telemetry sort keys order by time.
-fn timestamp(at: OffsetDateTime) -> String {
-    format!("{:020}", at.unix_timestamp_nanos() / 1_000)
 }

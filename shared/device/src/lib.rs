@@ -9,6 +9,7 @@ pub mod broker;
 pub mod channels;
 pub mod ingest;
 pub mod liveness_sweep;
+pub mod meter;
 pub mod plane;
 pub mod topic;
 

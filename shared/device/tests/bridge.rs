@@ -134,12 +134,16 @@ impl World {
     }
 
     async fn pending(&self) -> usize {
-        Commands(&*self.store)
-            .pending(100, None)
-            .await
-            .unwrap()
-            .0
-            .len()
+        let mut count = 0;
+        for partition in alyt_store::repo::commands::pending_partitions() {
+            count += Commands(&*self.store)
+                .pending(&partition, 100, None)
+                .await
+                .unwrap()
+                .0
+                .len();
+        }
+        count
     }
 }
 

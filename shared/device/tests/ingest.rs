@@ -279,3 +279,143 @@ async fn messages_of_unknown_devices_change_nothing() {
     );
     assert!(w.event_kinds().await.is_empty());
 }
+
+#[tokio::test]
+async fn events_and_alerts_are_kept_and_an_alert_raises_one_notification() {
+    use alyt_store::repo::history::{History, LogChannel, Range};
+    use alyt_store::repo::notifications::Notifications;
+
+    let w = world().await;
+    w.ingest
+        .handle(&w.message(Channel::Events, r#"{"button":"pressed"}"#))
+        .await
+        .unwrap();
+    let alert = w.message(
+        Channel::Alerts,
+        r#"{"condition":"overheat","message":"The lamp is too hot"}"#,
+    );
+    assert_eq!(w.ingest.handle(&alert).await.unwrap(), Outcome::Applied);
+    // SQS delivers the alert again: still one notification.
+    assert_eq!(w.ingest.handle(&alert).await.unwrap(), Outcome::Duplicate);
+
+    let history = History(&*w.store);
+    let (events, _) = history
+        .device_log(w.device.id, LogChannel::Event, Range::default(), 10, None)
+        .await
+        .unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].payload["button"], "pressed");
+    let (alerts, _) = history
+        .device_log(w.device.id, LogChannel::Alert, Range::default(), 10, None)
+        .await
+        .unwrap();
+    assert_eq!(alerts.len(), 1);
+
+    let (notifications, _) = Notifications(&*w.store)
+        .of_property(w.device.property_id.unwrap(), 10, None)
+        .await
+        .unwrap();
+    assert_eq!(notifications.len(), 1);
+    assert_eq!(notifications[0].title, "Kitchen light: overheat");
+    assert_eq!(notifications[0].body, "The lamp is too hot");
+
+    w.clock.advance(Duration::milliseconds(1));
+    let page = w
+        .events
+        .read_after(&[w.device.tenant_id], None, None, 100)
+        .await
+        .unwrap();
+    let raised: Vec<_> = page
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::NotificationRaised)
+        .collect();
+    assert_eq!(raised.len(), 1, "one notification.raised per alert");
+    assert_eq!(raised[0].data["id"], notifications[0].id.to_string());
+    assert_eq!(raised[0].data["deviceId"], w.device.id.to_string());
+    assert_eq!(raised[0].data["kind"], "device.alert");
+    // Both reports count as hearing from the device.
+    assert_eq!(w.device().await.status.known(), Some(DeviceStatus::Online));
+}
+
+#[tokio::test]
+async fn a_virtual_device_stops_at_its_developers_mqtt_messages_quota() {
+    use alyt_domain::ids::DeveloperId;
+    use alyt_domain::quota::{QuotaKind, QuotaValue, QuotaWindow};
+    use alyt_store::repo::tenancy::{TenantRecord, create_tenant_writes};
+    use alyt_store::repo::usage::Quotas;
+
+    let mut w = world().await;
+    let developer = DeveloperId::new();
+    let tenant = TenantRecord {
+        id: w.device.tenant_id,
+        name: "Sandbox".into(),
+        code: "XTEST001".into(),
+        sandbox: true,
+        developer_id: Some(developer),
+        created_at: start_time(),
+    };
+    w.store
+        .transact(create_tenant_writes(&tenant).unwrap())
+        .await
+        .unwrap();
+    Quotas(&*w.store)
+        .set_override(
+            developer,
+            QuotaKind::MqttMessages,
+            QuotaValue {
+                ceiling: 3,
+                window: QuotaWindow::Day,
+                burst_per_minute: None,
+            },
+            None,
+            start_time(),
+        )
+        .await
+        .unwrap();
+    w.device.is_virtual = true;
+    w.store
+        .put(device_item(&w.device).unwrap(), None)
+        .await
+        .unwrap();
+
+    let meter = w.ingest.meter();
+    assert!(!meter.spent(w.device.tenant_id).await.unwrap());
+    let mut outcomes = Vec::new();
+    for i in 0..5 {
+        let payload = format!(r#"{{"metrics":{{"n":{i}}}}}"#);
+        outcomes.push(
+            w.ingest
+                .handle(&w.message(Channel::Telemetry, &payload))
+                .await
+                .unwrap(),
+        );
+    }
+    assert_eq!(
+        outcomes,
+        [
+            Outcome::Applied,
+            Outcome::Applied,
+            Outcome::Applied,
+            Outcome::OverQuota,
+            Outcome::OverQuota
+        ]
+    );
+    assert!(meter.spent(w.device.tenant_id).await.unwrap());
+    let points = w
+        .store
+        .query(Query::partition(format!("TELEMETRY#{}#n", w.device.id)))
+        .await
+        .unwrap();
+    assert_eq!(points.items.len(), 3, "nothing past the quota is stored");
+    // The window resets the next day.
+    w.clock.advance(Duration::days(1));
+    assert!(!meter.spent(w.device.tenant_id).await.unwrap());
+    assert_eq!(
+        w.ingest
+            .handle(&w.message(Channel::Telemetry, r#"{"metrics":{"n":9}}"#))
+            .await
+            .unwrap(),
+        Outcome::Applied
+    );
+}

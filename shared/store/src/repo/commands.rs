@@ -31,7 +31,29 @@ use crate::{
 };
 
 /// The gsi3 partition of pending rows.
-pub const PENDING_PARTITION: &str = "PENDING";
+/// Shards of the pending-command index: every accepted command is written
+/// into it and moved out of it, so one index partition (~1,000 writes/s,
+/// two writes per command) would cap the platform near 500 commands/s; 8
+/// shards carry ~4,000. The shard is the device's ONLINE shard (FNV-1a of
+/// its id), so one device's rows stay in order within one shard.
+pub const PENDING_SHARDS: u32 = super::devices::ONLINE_SHARDS;
+
+/// The gsi3 partition of the pending rows of `shard`.
+pub fn pending_partition(shard: u32) -> String {
+    format!("PENDING#{shard}")
+}
+
+/// The single partition rows were written to before sharding; the sweep
+/// still reads it so rows accepted by an older build are delivered.
+pub const LEGACY_PENDING_PARTITION: &str = "PENDING";
+
+/// Every partition the bridge sweep reads.
+pub fn pending_partitions() -> Vec<String> {
+    (0..PENDING_SHARDS)
+        .map(pending_partition)
+        .chain([LEGACY_PENDING_PARTITION.to_owned()])
+        .collect()
+}
 
 pub fn command_key(device: DeviceId, id: CommandId) -> Key {
     Key::new(
@@ -56,7 +78,10 @@ pub fn command_item(tenant: TenantId, row: &CommandRow) -> Result<Item, StoreErr
     let mut item = Item::from_record(command_key(row.device_id, row.command_id), row)?;
     item.set("tenantId", tenant.to_string());
     if row.state() == Some(CommandState::Pending) {
-        item.set(Index::Gsi3.pk_attr(), PENDING_PARTITION);
+        item.set(
+            Index::Gsi3.pk_attr(),
+            pending_partition(super::devices::online_shard(row.device_id)),
+        );
         item.set(
             Index::Gsi3.sk_attr(),
             format!(
@@ -190,16 +215,18 @@ impl Commands<'_> {
         page_of(page)
     }
 
-    /// One page of pending rows of every device, oldest first (gsi3). One query.
+    /// One page of the pending rows of one partition of
+    /// [`pending_partitions`], oldest first (gsi3). One query.
     pub async fn pending(
         &self,
+        partition: &str,
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<StoredCommand>, Option<PageKey>), StoreError> {
         let page = self
             .0
             .query(
-                Query::on_index(Index::Gsi3, PENDING_PARTITION)
+                Query::on_index(Index::Gsi3, partition)
                     .limit(limit)
                     .after(after),
             )

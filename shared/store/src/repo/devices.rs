@@ -213,6 +213,11 @@ fn room_key(property: PropertyId, room: RoomId) -> Key {
 /// The item of a device, with its index keys.
 pub fn device_item(device: &DeviceRecord) -> Result<Item, StoreError> {
     let mut item = Item::from_record(device_key(device.tenant_id, device.id), device)?;
+    // A deleted device stays readable by key (history) but leaves every index:
+    // property lists, its hub's children and the heartbeat sweep.
+    if device.deleted_at.is_some() {
+        return Ok(item);
+    }
     if let Some(property) = device.property_id {
         item.set(Index::Gsi1.pk_attr(), format!("PROPERTY#{property}"));
         item.set(Index::Gsi1.sk_attr(), format!("DEVICE#{}", device.id));
@@ -269,6 +274,37 @@ pub fn online_time(at: Option<OffsetDateTime>) -> String {
 /// The gsi3 sort key of an ONLINE device: `{lastSeen}#{deviceId}`.
 pub fn online_sort_key(last_seen: Option<OffsetDateTime>, id: DeviceId) -> String {
     format!("{}#{id}", online_time(last_seen))
+}
+
+/// Why a warranty replacement was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplaceUnitError {
+    /// The new board's serial is registered already.
+    #[error("a device with this serial is registered already")]
+    SerialTaken,
+    /// The device changed (or was deleted) since it was read: read again.
+    #[error("the device changed meanwhile")]
+    Changed,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The optimistic check every lifecycle write of a device makes: the device
+/// is exactly as read (every change bumps `updatedAt`).
+fn unchanged_device(read_updated_at: OffsetDateTime) -> Result<Condition, StoreError> {
+    let read = read_updated_at
+        .format(&time::format_description::well_known::Rfc3339)
+        .map_err(|e| StoreError::Invalid(e.to_string()))?;
+    Ok(Condition::eq("updatedAt", read))
+}
+
+/// `true` when the transaction was written, `false` when a condition failed.
+fn written(result: Result<(), StoreError>) -> Result<bool, StoreError> {
+    match result {
+        Ok(()) => Ok(true),
+        Err(StoreError::TransactionCanceled { .. }) => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// What [`Devices::register`] writes.
@@ -534,6 +570,150 @@ impl Devices<'_> {
             )
             .await?;
         records(page)
+    }
+
+    /// The live children a hub acquired (gsi2 `PARENT#{hub}`), every page.
+    pub async fn children(&self, hub: DeviceId) -> Result<Vec<DeviceRecord>, StoreError> {
+        let mut children = Vec::new();
+        let mut after = None;
+        loop {
+            let page = self
+                .0
+                .query(Query::on_index(Index::Gsi2, format!("PARENT#{hub}")).after(after))
+                .await?;
+            let (mut records, next) = records(page)?;
+            children.append(&mut records);
+            match next {
+                Some(next) => after = Some(next),
+                None => return Ok(children),
+            }
+        }
+    }
+
+    /// Deletes one device (its hub's children are the caller's to delete
+    /// first): the row stays with `deletedAt` (out of every index), the serial
+    /// guards of its boards and its child guard go (so a board or radio
+    /// address can be registered again) and the broker credential goes (no
+    /// new login succeeds). One transaction, conditional on the device as
+    /// read; `false` when it changed meanwhile.
+    pub async fn delete(
+        &self,
+        device: &DeviceRecord,
+        units: &[UnitRecord],
+        at: OffsetDateTime,
+    ) -> Result<bool, StoreError> {
+        let mut deleted = device.clone();
+        deleted.deleted_at = Some(at);
+        deleted.updated_at = at.max(device.updated_at + time::Duration::microseconds(1));
+        let mut writes = vec![TxWrite::Put {
+            item: device_item(&deleted)?,
+            condition: Some(unchanged_device(device.updated_at)?),
+        }];
+        for unit in units {
+            // Only the guards that still name this device (a serial is never
+            // released from under another device).
+            writes.push(TxWrite::Delete {
+                key: serial_guard(&unit.serial),
+                condition: Some(
+                    Condition::not_exists("deviceId")
+                        .or(Condition::eq("deviceId", device.id.to_string())),
+                ),
+            });
+        }
+        if let (Some(parent), Some(protocol_id)) = (device.parent_device_id, &device.protocol_id) {
+            writes.push(TxWrite::Delete {
+                key: child_guard(parent, protocol_id),
+                condition: None,
+            });
+        }
+        writes.push(TxWrite::Delete {
+            key: credential_key(&device.id.to_string()),
+            condition: None,
+        });
+        written(self.0.transact(writes).await)
+    }
+
+    /// A warranty replacement: `new_unit` becomes the device's current board
+    /// (its serial registers once), the old board is marked removed, the
+    /// device goes back to PROVISIONING until the new board reports, and the
+    /// broker credential is replaced by `credential` (the old board can no
+    /// longer log in). One transaction, conditional on the device as read.
+    pub async fn replace_unit(
+        &self,
+        device: &DeviceRecord,
+        old_unit: Option<&UnitRecord>,
+        new_unit: &UnitRecord,
+        credential: &DeviceCredentialRecord,
+        reason: &str,
+        at: OffsetDateTime,
+    ) -> Result<DeviceRecord, ReplaceUnitError> {
+        let mut updated = device.clone();
+        updated.current_unit_id = Some(new_unit.id);
+        updated.status = Lenient::Known(DeviceStatus::Provisioning);
+        updated.updated_at = at.max(device.updated_at + time::Duration::microseconds(1));
+        let mut writes = vec![
+            TxWrite::Put {
+                item: Item::new(serial_guard(&new_unit.serial))
+                    .with("deviceId", device.id.to_string())
+                    .with("unitId", new_unit.id.to_string())
+                    .with("tenantId", device.tenant_id.to_string()),
+                condition: Some(Condition::item_absent()),
+            },
+            TxWrite::Put {
+                item: device_item(&updated)?,
+                // The caller refuses a deleted device; deleting bumps
+                // `updatedAt`, so this also fails if it was deleted since.
+                condition: Some(unchanged_device(device.updated_at)?),
+            },
+            TxWrite::Put {
+                item: Item::from_record(unit_key(device.id, new_unit.id), new_unit)?,
+                condition: Some(Condition::item_absent()),
+            },
+            TxWrite::Put {
+                item: Item::from_record(credential_key(&credential.username), credential)?,
+                condition: None,
+            },
+        ];
+        if let Some(old) = old_unit {
+            let mut removed = old.clone();
+            removed.removed_at = Some(at);
+            removed.removed_reason = Some(reason.to_owned());
+            writes.push(TxWrite::Put {
+                item: Item::from_record(unit_key(device.id, old.id), &removed)?,
+                condition: Some(Condition::item_present()),
+            });
+        }
+        match self.0.transact(writes).await {
+            Ok(()) => Ok(updated),
+            Err(StoreError::TransactionCanceled { reasons }) => {
+                if reasons.first() == Some(&CancelReason::ConditionFailed) {
+                    Err(ReplaceUnitError::SerialTaken)
+                } else {
+                    Err(ReplaceUnitError::Changed)
+                }
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Replaces a live device's broker credential (rotation): the old secret
+    /// stops working at once. `false` when the device is gone or changed.
+    pub async fn replace_credential(
+        &self,
+        device: &DeviceRecord,
+        credential: &DeviceCredentialRecord,
+    ) -> Result<bool, StoreError> {
+        let writes = vec![
+            TxWrite::Check {
+                key: device_key(device.tenant_id, device.id),
+                condition: unchanged_device(device.updated_at)?,
+            },
+            TxWrite::Put {
+                item: Item::from_record(credential_key(&credential.username), credential)?,
+                condition: None,
+            },
+        ];
+        written(self.0.transact(writes).await)
     }
 
     /// Whether `room` is a room of `property`. One get.

@@ -5,7 +5,9 @@
 pub mod commands;
 pub mod developers;
 pub mod devices;
+pub mod history;
 pub mod identity;
+pub mod notifications;
 pub mod tenancy;
 pub mod tokens;
 pub mod usage;

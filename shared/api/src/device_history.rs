@@ -1,0 +1,285 @@
+//! What a device reported over time (part of the homes group):
+//!
+//! * `GET /v1/devices/{deviceId}/telemetry?tenantId&metric`: one metric's
+//!   time series (kept 30 days), newest first by default, within an optional
+//!   `[from, to)` range. A key needs `telemetry:read`.
+//! * `GET /v1/devices/{deviceId}/events?tenantId` and `.../alerts`: what the
+//!   device published on its `events` and `alerts` channels (kept 90 days),
+//!   newest first. A key needs `devices:read`.
+//!
+//! Whoever may read the device may read its history (404 otherwise, as
+//! `GET /devices/{id}`). Each list is one store query after the device read.
+
+use alyt_domain::access::Scope;
+use alyt_domain::ids::{DeviceId, TenantId};
+use alyt_store::repo::history::{
+    DeviceLogEntry, History, LogChannel, Range, device_log_partition, telemetry_partition,
+};
+use axum::Json;
+use axum::extract::{Path, State};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::auth::Caller;
+use crate::commands::readable_device;
+use crate::extract::ApiQuery;
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(device_telemetry))
+        .routes(routes!(device_events))
+        .routes(routes!(device_alerts))
+}
+
+/// Sort order of a time series.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// Newest first (the default).
+    #[default]
+    Desc,
+    /// Oldest first (for drawing a chart left to right).
+    Asc,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct TelemetryQuery {
+    pub tenant_id: TenantId,
+    /// The metric name as the device publishes it (1-64 characters).
+    pub metric: String,
+    /// Points at or after this time (RFC 3339).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub from: Option<OffsetDateTime>,
+    /// Points before this time (RFC 3339).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub to: Option<OffsetDateTime>,
+    /// `desc` (newest first, default) or `asc`.
+    #[serde(default)]
+    #[param(inline)]
+    pub order: Order,
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page (same device and metric).
+    pub cursor: Option<String>,
+}
+
+/// One reading of a metric.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TelemetryPointView {
+    pub metric: String,
+    pub value: Option<f64>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub at: OffsetDateTime,
+}
+
+fn range(from: Option<OffsetDateTime>, to: Option<OffsetDateTime>) -> Result<Range, ApiError> {
+    if let (Some(from), Some(to)) = (from, to)
+        && from >= to
+    {
+        return Err(ApiError::validation("to", "to must be later than from"));
+    }
+    Ok(Range { from, to })
+}
+
+/// One metric's readings, newest first unless `order=asc`.
+#[utoipa::path(
+    get,
+    path = "/v1/devices/{deviceId}/telemetry",
+    tag = "homes",
+    operation_id = "listDeviceTelemetry",
+    params(("deviceId" = DeviceId, Path, description = "The device"), TelemetryQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of readings", body = ListResponse<TelemetryPointView>),
+        (status = 400, description = "Missing or malformed tenantId, deviceId, metric, from, to, order, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without telemetry:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn device_telemetry(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(device_id): Path<String>,
+    ApiQuery(query): ApiQuery<TelemetryQuery>,
+) -> Result<Json<ListResponse<TelemetryPointView>>, ApiError> {
+    let metric = query.metric;
+    if metric.is_empty() || metric.chars().count() > 64 {
+        return Err(ApiError::validation(
+            "metric",
+            "metric must be 1 to 64 characters",
+        ));
+    }
+    let range = range(query.from, query.to)?;
+    let page = PageParams {
+        limit: query.limit,
+        cursor: query.cursor,
+    };
+    let limit = page.limit()?;
+    let device = readable_device(
+        &state,
+        &caller,
+        query.tenant_id,
+        &device_id,
+        Scope::TelemetryRead,
+    )
+    .await?;
+    let after = page.after_in(&telemetry_partition(device.id, &metric))?;
+    let (points, next) = History(&*state.store)
+        .telemetry(
+            device.id,
+            &metric,
+            range,
+            query.order == Order::Asc,
+            limit,
+            after,
+        )
+        .await?;
+    Ok(Json(ListResponse {
+        items: points
+            .into_iter()
+            .map(|p| TelemetryPointView {
+                metric: metric.clone(),
+                value: p.value,
+                at: p.at,
+            })
+            .collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DeviceLogQuery {
+    pub tenant_id: TenantId,
+    /// Entries at or after this time (RFC 3339).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub from: Option<OffsetDateTime>,
+    /// Entries before this time (RFC 3339).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub to: Option<OffsetDateTime>,
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page (same device and list).
+    pub cursor: Option<String>,
+}
+
+/// One event or alert a device published.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceLogEntryView {
+    pub device_id: DeviceId,
+    /// What the device published (a JSON object).
+    #[schema(value_type = Object)]
+    pub payload: serde_json::Value,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub at: OffsetDateTime,
+}
+
+impl From<DeviceLogEntry> for DeviceLogEntryView {
+    fn from(entry: DeviceLogEntry) -> Self {
+        Self {
+            device_id: entry.device_id,
+            payload: entry.payload,
+            at: entry.at,
+        }
+    }
+}
+
+async fn device_log(
+    state: &AppState,
+    caller: &alyt_domain::access::Principal,
+    device_id: &str,
+    query: DeviceLogQuery,
+    channel: LogChannel,
+) -> Result<Json<ListResponse<DeviceLogEntryView>>, ApiError> {
+    let range = range(query.from, query.to)?;
+    let page = PageParams {
+        limit: query.limit,
+        cursor: query.cursor,
+    };
+    let limit = page.limit()?;
+    let device = readable_device(
+        state,
+        caller,
+        query.tenant_id,
+        device_id,
+        Scope::DevicesRead,
+    )
+    .await?;
+    let after = page.after_in(&device_log_partition(device.id))?;
+    let (entries, next) = History(&*state.store)
+        .device_log(device.id, channel, range, limit, after)
+        .await?;
+    Ok(Json(ListResponse {
+        items: entries.into_iter().map(Into::into).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// What the device published on its `events` channel, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/devices/{deviceId}/events",
+    tag = "homes",
+    operation_id = "listDeviceEvents",
+    params(("deviceId" = DeviceId, Path, description = "The device"), DeviceLogQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of events", body = ListResponse<DeviceLogEntryView>),
+        (status = 400, description = "Missing or malformed tenantId, deviceId, from, to, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn device_events(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(device_id): Path<String>,
+    ApiQuery(query): ApiQuery<DeviceLogQuery>,
+) -> Result<Json<ListResponse<DeviceLogEntryView>>, ApiError> {
+    device_log(&state, &caller, &device_id, query, LogChannel::Event).await
+}
+
+/// What the device published on its `alerts` channel, newest first (each
+/// also raised a notification).
+#[utoipa::path(
+    get,
+    path = "/v1/devices/{deviceId}/alerts",
+    tag = "homes",
+    operation_id = "listDeviceAlerts",
+    params(("deviceId" = DeviceId, Path, description = "The device"), DeviceLogQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of alerts", body = ListResponse<DeviceLogEntryView>),
+        (status = 400, description = "Missing or malformed tenantId, deviceId, from, to, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn device_alerts(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(device_id): Path<String>,
+    ApiQuery(query): ApiQuery<DeviceLogQuery>,
+) -> Result<Json<ListResponse<DeviceLogEntryView>>, ApiError> {
+    device_log(&state, &caller, &device_id, query, LogChannel::Alert).await
+}

@@ -1,0 +1,101 @@
+//! Tenant notifications (spec: Events, `notification.raised`): device alerts
+//! now; grants and ends of membership and disabled webhooks as those
+//! features arrive. Each notification is written in the same transaction as
+//! its `notification.raised` event.
+//!
+//! Keys (see `DATA_MODEL.md`): `NOTIFY#{t}/{micros:020}#{id}` (a tenant's,
+//! newest last); gsi1 `NOTIFY#PROPERTY#{p}` / `{micros:020}#{id}` for the
+//! notifications of one home (what a household lists).
+
+use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::history::micros;
+use super::ts;
+use crate::{Index, Item, Key, PageKey, Query, Store, StoreError};
+
+/// What raised a notification.
+pub const KIND_DEVICE_ALERT: &str = "device.alert";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotificationRecord {
+    pub id: Uuid,
+    pub tenant_id: TenantId,
+    /// The home it concerns, when it concerns one.
+    pub property_id: Option<PropertyId>,
+    pub kind: String,
+    pub title: String,
+    pub body: String,
+    pub device_id: Option<DeviceId>,
+    #[serde(with = "ts::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+pub fn notification_item(record: &NotificationRecord) -> Result<Item, StoreError> {
+    let sort = format!("{}#{}", micros(record.at), record.id);
+    let mut item = Item::from_record(
+        Key::new(format!("NOTIFY#{}", record.tenant_id), sort.clone()),
+        record,
+    )?;
+    if let Some(property) = record.property_id {
+        item.set(Index::Gsi1.pk_attr(), format!("NOTIFY#PROPERTY#{property}"));
+        item.set(Index::Gsi1.sk_attr(), sort);
+    }
+    Ok(item)
+}
+
+pub struct Notifications<'a>(pub &'a dyn Store);
+
+impl Notifications<'_> {
+    /// One page of a tenant's notifications, newest first. One query.
+    pub async fn of_tenant(
+        &self,
+        tenant: TenantId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<NotificationRecord>, Option<PageKey>), StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::partition(format!("NOTIFY#{tenant}"))
+                    .backward()
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?;
+        let records = page
+            .items
+            .iter()
+            .map(Item::to_record)
+            .collect::<Result<_, _>>()?;
+        Ok((records, page.next))
+    }
+
+    /// One page of one home's notifications, newest first. One index query;
+    /// the caller filters on the tenant it authorized.
+    pub async fn of_property(
+        &self,
+        property: PropertyId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<NotificationRecord>, Option<PageKey>), StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::on_index(Index::Gsi1, format!("NOTIFY#PROPERTY#{property}"))
+                    .backward()
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?;
+        let records = page
+            .items
+            .iter()
+            .map(Item::to_record)
+            .collect::<Result<_, _>>()?;
+        Ok((records, page.next))
+    }
+}
