@@ -60,8 +60,8 @@ pub enum PublishError {
 
 /// The port commands leave through: publish a payload on the device's
 /// `commands` channel. Locally the embedded broker (`BrokerPublisher`);
-/// hosted, IoT Core's data plane (not written yet: hosted Lambdas use
-/// [`NoPublisher`], so accepted rows stay pending for the sweep).
+/// hosted, IoT Core's data plane (`alyt_aws::IotDataPublisher`). Functions
+/// that never publish use [`NoPublisher`].
 #[async_trait]
 pub trait DevicePublisher: Send + Sync + 'static {
     async fn publish(
