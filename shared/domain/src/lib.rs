@@ -11,6 +11,7 @@ pub mod ids;
 pub mod notification;
 pub mod password;
 pub mod quota;
+pub mod room;
 pub mod session;
 
 pub use clock::{Clock, ManualClock, SystemClock};

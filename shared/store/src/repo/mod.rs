@@ -8,6 +8,7 @@ pub mod devices;
 pub mod history;
 pub mod identity;
 pub mod notifications;
+pub mod rooms;
 pub mod simulator;
 pub mod tenancy;
 pub mod tokens;

@@ -2,10 +2,10 @@
 //!
 //! Keys: `TENANT#{t}/TENANT` (code guard `TENANTCODE#{code}/TENANTCODE`),
 //! `TENANT#{t}/CLIENT#{c}`, `TENANT#{t}/PROPERTY#{p}` (gsi1 `CLIENT#{c}` / `PROPERTY#{p}`),
-//! `PROPERTY#{p}/ROOM#{r}`, grants `CLIENT#{c}/MEMBER#{user}` (gsi1 `USER#{user}` / `GRANT#{c}`).
+//! `PROPERTY#{p}/ROOM#{r}` (with its ref, see `rooms`), grants `CLIENT#{c}/MEMBER#{user}` (gsi1 `USER#{user}` / `GRANT#{c}`).
 
 use alyt_domain::access::HouseholdRole;
-use alyt_domain::ids::{ClientId, DeveloperId, PropertyId, RoomId, TenantId, UserId};
+use alyt_domain::ids::{ClientId, DeveloperId, PropertyId, TenantId, UserId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -60,20 +60,7 @@ pub struct PropertyRecord {
     pub updated_at: OffsetDateTime,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RoomRecord {
-    pub id: RoomId,
-    pub tenant_id: TenantId,
-    pub property_id: PropertyId,
-    pub name: String,
-    /// Null means derived from the name in the resolved view.
-    #[serde(default)]
-    pub icon: Option<String>,
-    pub listening: bool,
-    #[serde(with = "ts::rfc3339")]
-    pub created_at: OffsetDateTime,
-}
+pub use super::rooms::{RoomRecord, room_writes};
 
 /// A person's membership of a household.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -113,9 +100,6 @@ fn client_key(tenant: TenantId, id: ClientId) -> Key {
 fn property_key(tenant: TenantId, id: PropertyId) -> Key {
     Key::new(format!("TENANT#{tenant}"), format!("PROPERTY#{id}"))
 }
-fn room_key(property: PropertyId, id: RoomId) -> Key {
-    Key::new(format!("PROPERTY#{property}"), format!("ROOM#{id}"))
-}
 fn grant_key(client: ClientId, user: UserId) -> Key {
     Key::new(format!("CLIENT#{client}"), format!("MEMBER#{user}"))
 }
@@ -152,13 +136,6 @@ pub fn property_write(property: &PropertyRecord) -> Result<TxWrite, StoreError> 
         .with(Index::Gsi1.sk_attr(), format!("PROPERTY#{}", property.id));
     Ok(TxWrite::Put {
         item,
-        condition: Some(Condition::item_absent()),
-    })
-}
-
-pub fn room_write(room: &RoomRecord) -> Result<TxWrite, StoreError> {
-    Ok(TxWrite::Put {
-        item: Item::from_record(room_key(room.property_id, room.id), room)?,
         condition: Some(Condition::item_absent()),
     })
 }
@@ -317,15 +294,7 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
     };
     let rooms: Vec<RoomRecord> = rooms
         .iter()
-        .map(|name| RoomRecord {
-            id: RoomId::new(),
-            tenant_id,
-            property_id: property.id,
-            name: (*name).into(),
-            icon: None,
-            listening: true,
-            created_at: now,
-        })
+        .map(|name| RoomRecord::new(tenant_id, property.id, name, now))
         .collect();
     let grant = GrantRecord {
         client_id: client.id,
@@ -339,7 +308,7 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
     };
     let mut writes = vec![client_write(&client)?, property_write(&property)?];
     for room in &rooms {
-        writes.push(room_write(room)?);
+        writes.extend(room_writes(room)?);
     }
     writes.push(grant_write(&grant)?);
     Ok((
