@@ -440,6 +440,71 @@ fn manage_missing_foreign(who: Who) -> u16 {
     }
 }
 
+/// Virtual devices are made and changed only by a sandbox's ADMIN (the
+/// developer and its keys); everyone else who sees the tenant gets 403 (a
+/// real tenant holds no virtual devices, and staff may look, not change).
+fn sandbox_admin_own(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::DeveloperSession | Who::DevKey => 201,
+        _ => 403,
+    }
+}
+
+/// The same on a virtual device that does not exist.
+fn sandbox_admin_missing_own(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::DeveloperSession | Who::DevKey => 404,
+        _ => 403,
+    }
+}
+
+/// Another tenant: staff see it and may not change it; to everyone else it
+/// does not exist.
+fn sandbox_admin_foreign(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformOwner | Who::PlatformStaff | Who::PlatformSupport => 403,
+        _ => 404,
+    }
+}
+
+/// Configuring a home (rooms, dashboard) in the caller's own tenant: the
+/// household OWNER, tenant ADMIN/INSTALLER (keys and the developer act as
+/// their sandbox's ADMIN), platform OWNER/STAFF; people who only see or
+/// control the home get 403.
+fn configure_own<const OK: u16>(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformSupport | Who::HouseholdMember | Who::HouseholdGuest => 403,
+        _ => OK,
+    }
+}
+
+/// Configuring or controlling a home of another tenant: platform
+/// OWNER/STAFF may, SUPPORT sees it and may not, to anyone else it does
+/// not exist.
+fn staff_change_foreign<const OK: u16>(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformOwner | Who::PlatformStaff => OK,
+        Who::PlatformSupport => 403,
+        _ => 404,
+    }
+}
+
+/// Controlling a home (room and property actions) in the caller's own
+/// tenant: any membership (a guest in its pinned home), tenant roles, keys,
+/// platform OWNER/STAFF; SUPPORT only sees.
+fn control_own(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformSupport => 403,
+        _ => 200,
+    }
+}
+
 fn tenant_operations() -> Vec<TenantOperation> {
     vec![
         TenantOperation {
@@ -549,6 +614,40 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: None,
             own: manage_missing_own,
             foreign: manage_missing_foreign,
+        },
+        TenantOperation {
+            id: "listVirtualDevices",
+            method: "GET",
+            path: "/developers/simulator/devices?tenantId={tenantId}",
+            body: None,
+            own: authenticated_all,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            id: "createVirtualDevice",
+            method: "POST",
+            path: "/developers/simulator/devices",
+            body: Some(
+                r#"{"tenantId":"{tenantId}","propertyId":"{propertyId}","profile":"LIGHT"}"#,
+            ),
+            own: sandbox_admin_own,
+            foreign: sandbox_admin_foreign,
+        },
+        TenantOperation {
+            id: "setVirtualDeviceScenario",
+            method: "POST",
+            path: "/developers/simulator/devices/0190b5a0-0000-7000-8000-00000000d001/scenario",
+            body: Some(r#"{"tenantId":"{tenantId}","scenario":"BURST","seconds":5}"#),
+            own: sandbox_admin_missing_own,
+            foreign: sandbox_admin_foreign,
+        },
+        TenantOperation {
+            id: "deleteVirtualDevice",
+            method: "DELETE",
+            path: "/developers/simulator/devices/0190b5a0-0000-7000-8000-00000000d001?tenantId={tenantId}",
+            body: None,
+            own: sandbox_admin_missing_own,
+            foreign: sandbox_admin_foreign,
         },
     ]
 }

@@ -16,3 +16,4 @@ mod devices;
 mod household_auth;
 mod platform;
 mod properties;
+mod simulator;

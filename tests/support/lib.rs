@@ -12,17 +12,26 @@ pub struct TestPlatform {
     pub platform: Platform,
     pub http: reqwest::Client,
     pub data_dir: tempfile::TempDir,
+    /// Changes to the test configuration, applied again on restart.
+    pub configure: fn(&mut alyt_local::Config),
 }
 
 impl TestPlatform {
     /// Starts a fresh platform in a new temporary data directory.
     pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// Starts a fresh platform whose test configuration `configure` changes
+    /// (e.g. fast simulator timings); a restart applies it again.
+    pub async fn start_with(configure: fn(&mut alyt_local::Config)) -> Self {
         let data_dir = tempfile::tempdir().expect("temp dir");
-        let platform = start_in(data_dir.path()).await;
+        let platform = start_configured(data_dir.path(), configure).await;
         Self {
             platform,
             http: reqwest::Client::new(),
             data_dir,
+            configure,
         }
     }
 
@@ -34,7 +43,7 @@ impl TestPlatform {
     /// Stops the platform and starts it again on the same data directory.
     pub async fn restart(self) -> Self {
         self.platform.shutdown().await;
-        let platform = start_in(self.data_dir.path()).await;
+        let platform = start_configured(self.data_dir.path(), self.configure).await;
         Self { platform, ..self }
     }
 }
@@ -109,7 +118,13 @@ pub fn without_request_id(mut problem: serde_json::Value) -> serde_json::Value {
 }
 
 pub async fn start_in(dir: &Path) -> Platform {
-    alyt_local::spawn(alyt_local::Config::for_tests(dir.to_path_buf()))
+    start_configured(dir, |_| {}).await
+}
+
+async fn start_configured(dir: &Path, configure: fn(&mut alyt_local::Config)) -> Platform {
+    let mut config = alyt_local::Config::for_tests(dir.to_path_buf());
+    configure(&mut config);
+    alyt_local::spawn(config)
         .await
         .expect("the local platform starts")
 }

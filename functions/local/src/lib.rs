@@ -27,6 +27,10 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+pub mod simulator;
+
+pub use simulator::SimulatorConfig;
+
 /// How the local platform is configured: environment variables with defaults.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -41,6 +45,10 @@ pub struct Config {
     pub owner_email: String,
     /// `ALYT_OWNER_PASSWORD`; generated and printed once when unset.
     pub owner_password: Option<String>,
+    /// The in-process simulator (`ALYT_SIMULATOR`, `ALYT_SIMULATOR_SEED`).
+    pub simulator: SimulatorConfig,
+    /// How often the heartbeat sweep runs (5 s).
+    pub heartbeat_sweep_every: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +66,8 @@ pub enum StartError {
     Bootstrap(String),
     #[error("cannot start the MQTT broker: {0}")]
     Broker(#[from] alyt_device::BrokerError),
+    #[error("ALYT_SIMULATOR_SEED must be an unsigned 64-bit number, not {0:?}")]
+    BadSeed(String),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -83,6 +93,15 @@ impl Config {
             owner_email: std::env::var("ALYT_OWNER_EMAIL")
                 .unwrap_or_else(|_| "owner@alyt.local".into()),
             owner_password: std::env::var("ALYT_OWNER_PASSWORD").ok(),
+            simulator: SimulatorConfig {
+                enabled: std::env::var("ALYT_SIMULATOR").map_or(true, |v| v != "off"),
+                platform_seed: match std::env::var("ALYT_SIMULATOR_SEED") {
+                    Ok(value) => Some(value.parse().map_err(|_| StartError::BadSeed(value))?),
+                    Err(_) => None,
+                },
+                ..SimulatorConfig::default()
+            },
+            heartbeat_sweep_every: Duration::from_secs(5),
         })
     }
 
@@ -95,6 +114,8 @@ impl Config {
             rate_limit: RateLimitPolicy::default(),
             owner_email: "owner@alyt.local".into(),
             owner_password: None,
+            simulator: SimulatorConfig::default(),
+            heartbeat_sweep_every: Duration::from_secs(5),
         }
     }
 }
@@ -110,6 +131,7 @@ pub struct Platform {
     pub first_start: Option<FirstStart>,
     store: Arc<SqliteStore>,
     broker: Broker,
+    simulator: Arc<simulator::LocalSimulator>,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -127,6 +149,8 @@ impl Platform {
     /// Stops accepting work, lets in-flight requests finish and waits for every task.
     pub async fn shutdown(self) {
         let _ = self.shutdown.send(true);
+        // Devices disconnect cleanly (no last will) before the broker goes.
+        self.simulator.shutdown().await;
         self.broker.shutdown().await;
         for task in self.tasks {
             let _ = task.await;
@@ -180,7 +204,6 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     )
     .await
     .map_err(|e| StartError::Bootstrap(e.to_string()))?;
-    let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
 
     let (shutdown, mut on_shutdown) = watch::channel(false);
     let mut tasks = Vec::new();
@@ -203,6 +226,17 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         clock.clone(),
         EventLog::new(store.clone(), clock.clone(), LOCAL_EVENT_LAG),
     );
+    // The simulator: virtual devices as MQTT clients of the embedded broker,
+    // over the same MQTT_MESSAGES meter ingest counts with.
+    let simulator = Arc::new(simulator::LocalSimulator::new(
+        config.simulator.clone(),
+        alyt_api::developers::simulator::simulator_key(&*store).await?,
+        broker.local_addr,
+        ingest.meter(),
+        clock.clone(),
+    ));
+    let state = state.with_simulator(simulator.clone());
+    let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
     tasks.push(tokio::spawn(run_ingest(
         ingest,
         inbound_rx,
@@ -224,10 +258,18 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         store.clone(),
         clock.clone(),
         EventLog::new(store.clone(), clock.clone(), LOCAL_EVENT_LAG),
+    )
+    .with_min_window(
+        config
+            .simulator
+            .heartbeat_window_seconds
+            .unwrap_or(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS)
+            .min(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS),
     );
     let mut sweep_stop = on_shutdown.clone();
+    let sweep_every = config.heartbeat_sweep_every;
     tasks.push(tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        let mut tick = tokio::time::interval(sweep_every);
         loop {
             tokio::select! {
                 _ = tick.tick() => match sweep.run().await {
@@ -272,6 +314,13 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         }
     }));
 
+    // Every virtual device the store holds comes up in its last scenario.
+    match simulator.resume(&*store).await {
+        Ok(0) => {}
+        Ok(started) => tracing::info!(started, "virtual devices resumed"),
+        Err(e) => tracing::warn!(error = %e, "virtual devices could not be listed; they start when changed"),
+    }
+
     Ok(Platform {
         http_addr,
         mqtt_addr: broker.local_addr,
@@ -279,6 +328,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         first_start,
         store,
         broker,
+        simulator,
         shutdown,
         tasks,
     })

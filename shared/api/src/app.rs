@@ -38,6 +38,11 @@ pub struct AppState {
     /// Issues and revokes device broker credentials (passwords for the
     /// embedded broker, IoT certificates hosted).
     pub credentials: Arc<dyn crate::ports::DeviceCredentialIssuer>,
+    /// Controls the virtual devices' runner (spec H). [`AppState::build`]
+    /// sets [`crate::ports::StoreWatchedSimulator`] (the hosted runner finds
+    /// changes in the store); the local platform sets its in-process runner
+    /// with [`AppState::with_simulator`].
+    pub simulator: Arc<dyn crate::ports::SimulatorControl>,
     /// Where people reach the API (`…/v1`), for links in mail.
     pub public_url: String,
 }
@@ -84,8 +89,16 @@ impl AppState {
             bot_check,
             publisher,
             credentials,
+            simulator: Arc::new(crate::ports::StoreWatchedSimulator::default()),
             public_url: settings.public_url,
         })
+    }
+
+    /// The same state with another simulator control (the local platform's
+    /// in-process runner).
+    pub fn with_simulator(mut self, simulator: Arc<dyn crate::ports::SimulatorControl>) -> Self {
+        self.simulator = simulator;
+        self
     }
 }
 

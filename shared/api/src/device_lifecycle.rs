@@ -211,7 +211,8 @@ pub async fn delete_device(
     Ok(StatusCode::NO_CONTENT)
 }
 
-async fn delete_one(state: &AppState, mut device: DeviceRecord) -> Result<(), ApiError> {
+/// Deletes one device (the simulator deletes virtual devices through here).
+pub(crate) async fn delete_one(state: &AppState, mut device: DeviceRecord) -> Result<(), ApiError> {
     let devices = Devices(&*state.store);
     for _ in 0..ATTEMPTS {
         let username = device.id.to_string();

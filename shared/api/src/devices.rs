@@ -664,10 +664,27 @@ fn check_registration(body: &RegisterDeviceRequest) -> Result<CheckedRegistratio
 }
 
 /// How a registration is made (the HTTP operation, or the simulator).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct RegisterOptions {
+#[derive(Clone, Copy, Default)]
+pub struct RegisterOptions<'a> {
     /// A simulator device (spec H); the simulator decides who may make one.
     pub is_virtual: bool,
+    /// Issues the credential instead of `AppState.credentials` (virtual
+    /// devices get passwords derived from the simulator key, so the runner
+    /// can log in again after a restart without any stored password).
+    pub issuer: Option<&'a dyn crate::ports::DeviceCredentialIssuer>,
+    /// The heartbeat window instead of the default (a test platform's
+    /// virtual devices use a short one).
+    pub heartbeat_window_seconds: Option<u32>,
+}
+
+impl std::fmt::Debug for RegisterOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisterOptions")
+            .field("is_virtual", &self.is_virtual)
+            .field("issuer", &self.issuer.map(|_| "custom"))
+            .field("heartbeat_window_seconds", &self.heartbeat_window_seconds)
+            .finish()
+    }
 }
 
 /// Registers a device for a caller already authorized for `body.tenant_id`:
@@ -677,7 +694,7 @@ pub struct RegisterOptions {
 pub async fn register(
     state: &AppState,
     body: RegisterDeviceRequest,
-    options: RegisterOptions,
+    options: RegisterOptions<'_>,
 ) -> Result<RegisteredDevice, ApiError> {
     let checked = check_registration(&body)?;
     let tenant = body.tenant_id;
@@ -766,11 +783,13 @@ pub async fn register(
         created_at: now,
         updated_at: now,
         settings: None,
-        heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
+        heartbeat_window_seconds: options
+            .heartbeat_window_seconds
+            .unwrap_or(DEFAULT_HEARTBEAT_WINDOW_SECONDS),
         is_virtual: options.is_virtual,
     };
-    let issued = state
-        .credentials
+    let issuer = options.issuer.unwrap_or(&*state.credentials);
+    let issued = issuer
         .issue(tenant, body.property_id, id)
         .await
         .map_err(|e| ApiError::unavailable(e.to_string()))?;
@@ -793,11 +812,7 @@ pub async fn register(
         .await;
     if let Err(e) = written {
         // The credential was issued for a device that does not exist.
-        if let Err(revoke) = state
-            .credentials
-            .retire(id, issued.certificate_id.as_deref())
-            .await
-        {
+        if let Err(revoke) = issuer.retire(id, issued.certificate_id.as_deref()).await {
             tracing::warn!(device = %id, error = %revoke, "an unused device credential could not be revoked");
         }
         return Err(match e {

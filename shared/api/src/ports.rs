@@ -241,6 +241,81 @@ impl DeviceCredentialIssuer for PasswordCredentials {
     }
 }
 
+/// The simulator runner could not be told (it is down or not reachable).
+/// Callers log it and go on: the store is the truth, and the runner lists
+/// it when it (re)starts.
+#[derive(Debug, thiserror::Error)]
+#[error("the simulator runner: {0}")]
+pub struct SimulatorUnavailable(pub String);
+
+/// Controls the runner of the virtual devices (spec H) without knowing
+/// where it runs: in process locally, a long-running task hosted. Every
+/// call comes after the store write it reports, so a runner that misses a
+/// call catches up from the store.
+#[async_trait]
+pub trait SimulatorControl: Send + Sync + 'static {
+    /// Starts the virtual device as stored (profile, scenario, seed).
+    async fn start(
+        &self,
+        device: &alyt_store::repo::simulator::VirtualDeviceRecord,
+    ) -> Result<(), SimulatorUnavailable>;
+
+    /// Applies the scenario the record now holds.
+    async fn set_scenario(
+        &self,
+        device: &alyt_store::repo::simulator::VirtualDeviceRecord,
+    ) -> Result<(), SimulatorUnavailable>;
+
+    /// Stops the device (clean DISCONNECT: no last will).
+    async fn stop(&self, device: alyt_domain::ids::DeviceId) -> Result<(), SimulatorUnavailable>;
+
+    /// The heartbeat window virtual devices are registered with, when this
+    /// runtime's devices report faster than the spec's (test platforms).
+    fn heartbeat_window_seconds(&self) -> Option<u32> {
+        None
+    }
+
+    /// The telemetry seed of a new virtual device: random, or derived from a
+    /// platform seed (deterministic mode).
+    fn seed(&self, device: alyt_domain::ids::DeviceId) -> u64 {
+        crate::developers::simulator::device_seed(None, device)
+    }
+}
+
+/// A runner that is told nothing and finds every change in the store
+/// (hosted: `functions/simulator-runner` polls the virtual-device index).
+/// `platform_seed` (`ALYT_SIMULATOR_SEED`) makes new devices' seeds
+/// deterministic.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StoreWatchedSimulator {
+    pub platform_seed: Option<u64>,
+}
+
+#[async_trait]
+impl SimulatorControl for StoreWatchedSimulator {
+    async fn start(
+        &self,
+        _device: &alyt_store::repo::simulator::VirtualDeviceRecord,
+    ) -> Result<(), SimulatorUnavailable> {
+        Ok(())
+    }
+
+    async fn set_scenario(
+        &self,
+        _device: &alyt_store::repo::simulator::VirtualDeviceRecord,
+    ) -> Result<(), SimulatorUnavailable> {
+        Ok(())
+    }
+
+    async fn stop(&self, _device: alyt_domain::ids::DeviceId) -> Result<(), SimulatorUnavailable> {
+        Ok(())
+    }
+
+    fn seed(&self, device: alyt_domain::ids::DeviceId) -> u64 {
+        crate::developers::simulator::device_seed(self.platform_seed, device)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

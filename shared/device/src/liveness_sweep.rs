@@ -52,6 +52,7 @@ pub struct LivenessSweep {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     events: EventLog,
+    min_window_seconds: u32,
 }
 
 impl LivenessSweep {
@@ -60,13 +61,22 @@ impl LivenessSweep {
             store,
             clock,
             events,
+            min_window_seconds: MIN_HEARTBEAT_WINDOW_SECONDS,
         }
+    }
+
+    /// Queries for devices silent past `seconds` instead of
+    /// [`MIN_HEARTBEAT_WINDOW_SECONDS`]: for a platform whose devices have
+    /// shorter windows (a test platform's virtual devices).
+    pub fn with_min_window(mut self, seconds: u32) -> Self {
+        self.min_window_seconds = seconds;
+        self
     }
 
     /// One pass over every shard.
     pub async fn run(&self) -> Result<SweepReport, StoreError> {
         let now = self.clock.now();
-        let before = now - time::Duration::seconds(i64::from(MIN_HEARTBEAT_WINDOW_SECONDS));
+        let before = now - time::Duration::seconds(i64::from(self.min_window_seconds));
         let mut report = SweepReport::default();
         for shard in 0..ONLINE_SHARDS {
             let mut after = None;

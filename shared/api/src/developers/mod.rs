@@ -13,6 +13,7 @@ pub mod mfa;
 pub mod quota;
 pub mod sandbox;
 pub mod session;
+pub mod simulator;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -21,4 +22,5 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(keys::routes())
         .merge(admin::routes())
         .merge(quota::routes())
+        .merge(simulator::routes())
 }

@@ -3,14 +3,18 @@
 //! tenant (code in the reserved X band) with one household, one home, four rooms
 //! and the developer as the tenant's ADMIN and the household's OWNER. The
 //! developer write is conditioned on there being no sandbox yet, so however
-//! often (or concurrently) verification runs, there is one sandbox. The virtual
-//! devices arrive with the simulator.
+//! often (or concurrently) verification runs, there is one sandbox. Then the
+//! five virtual devices of spec H are registered in its rooms
+//! ([`super::simulator::provision_sandbox`]); that never fails the
+//! verification, and the runner starts whatever is stored when it starts.
 
 use alyt_domain::access::TenantRole;
 use alyt_domain::ids::TenantId;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers, verify_writes};
 use alyt_store::repo::identity::{UserRecord, Users};
-use alyt_store::repo::tenancy::{NewHome, TenantRecord, create_tenant_writes, new_home_writes};
+use alyt_store::repo::tenancy::{
+    CreatedHome, NewHome, TenantRecord, create_tenant_writes, new_home_writes,
+};
 use alyt_store::repo::tokens::{Purpose, consume_write};
 use alyt_store::{CancelReason, StoreError, TxWrite};
 use rand::Rng;
@@ -65,6 +69,7 @@ struct Plan {
     writes: Vec<TxWrite>,
     user: UserRecord,
     developer: DeveloperRecord,
+    home: CreatedHome,
 }
 
 fn plan(
@@ -100,7 +105,7 @@ fn plan(
     )];
     writes.extend(verify_writes(developer, &verified_user, tenant.id, now)?);
     writes.extend(create_tenant_writes(&tenant)?);
-    let (_, home_writes) = new_home_writes(NewHome {
+    let (home, home_writes) = new_home_writes(NewHome {
         tenant_id: tenant.id,
         household: SANDBOX_HOUSEHOLD,
         household_email: None,
@@ -115,6 +120,7 @@ fn plan(
         writes,
         user: verified_user,
         developer: verified_developer,
+        home,
     })
 }
 
@@ -135,9 +141,12 @@ pub async fn verify_and_provision(
             writes,
             user,
             developer,
+            home,
         } = plan(state, token_hash, developer, user)?;
         match state.store.transact(writes).await {
             Ok(()) => {
+                // The five virtual devices; never fails the verification.
+                super::simulator::provision_sandbox(state, &developer, &home).await;
                 return Ok(Verification::Verified {
                     user: Box::new(user),
                     developer: Box::new(developer),

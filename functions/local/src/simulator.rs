@@ -1,0 +1,211 @@
+//! The simulator runner in process (spec H): every virtual device as a real
+//! MQTT client of the embedded broker, logging in with the password derived
+//! from the simulator key. At start it runs every virtual device the store
+//! holds, each in its stored scenario (a passed `until` reads NORMAL); then
+//! the API tells it about changes through [`SimulatorControl`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use alyt_api::developers::simulator::{device_seed, live_virtual_devices, runner_setting};
+use alyt_api::ports::{SimulatorControl, SimulatorUnavailable};
+use alyt_device::meter::MessageMeter;
+use alyt_domain::ids::{DeviceId, TenantId};
+use alyt_simulator::{
+    MessageBudget, RunnerConfig, Simulator, SimulatorError, Timing, VirtualDeviceSpec,
+    device_password,
+};
+use alyt_store::Store;
+use alyt_store::repo::simulator::VirtualDeviceRecord;
+use async_trait::async_trait;
+
+/// How the in-process simulator behaves. [`Default`] is the spec's timing.
+#[derive(Debug, Clone)]
+pub struct SimulatorConfig {
+    /// Whether the runner runs at all (`ALYT_SIMULATOR=off` disables it:
+    /// virtual devices are still registered, and come up at the next start
+    /// with the runner on).
+    pub enabled: bool,
+    /// `ALYT_SIMULATOR_SEED`: a platform seed that makes every new virtual
+    /// device's telemetry reproducible (each device's seed derives from it
+    /// and the device id).
+    pub platform_seed: Option<u64>,
+    /// Report periods and scenario timings (spec defaults).
+    pub timing: Timing,
+    /// How long a FLAPPING device stays away before it reconnects.
+    pub flap_down: Duration,
+    /// MQTT keepalive of the virtual devices.
+    pub keep_alive: Duration,
+    /// The heartbeat window virtual devices are registered with (`None`:
+    /// the platform default, 90 s).
+    pub heartbeat_window_seconds: Option<u32>,
+}
+
+impl Default for SimulatorConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            platform_seed: None,
+            timing: Timing::default(),
+            flap_down: Duration::from_secs(1),
+            keep_alive: Duration::from_secs(30),
+            heartbeat_window_seconds: None,
+        }
+    }
+}
+
+impl SimulatorConfig {
+    /// Fast timings for black-box tests: heartbeat 1 s, telemetry 1 s,
+    /// a 3 s heartbeat window, FLAPPING every 3 s, SLOW still 5 s.
+    pub fn fast() -> Self {
+        Self {
+            timing: Timing {
+                heartbeat: Duration::from_secs(1),
+                telemetry: Duration::from_secs(1),
+                burst_interval: Duration::from_millis(50),
+                slow_delay: Duration::from_secs(5),
+                flap_period: Duration::from_secs(3),
+            },
+            flap_down: Duration::from_millis(500),
+            keep_alive: Duration::from_secs(5),
+            heartbeat_window_seconds: Some(3),
+            ..Self::default()
+        }
+    }
+}
+
+/// The tenant's MQTT_MESSAGES budget as ingest meters it: the runner only
+/// asks (ingest already counts every message it admits).
+struct MeterBudget(MessageMeter);
+
+#[async_trait]
+impl MessageBudget for MeterBudget {
+    async fn spent(&self, tenant: TenantId, _published: u64) -> bool {
+        match self.0.spent(tenant).await {
+            Ok(spent) => spent,
+            Err(e) => {
+                tracing::warn!(%tenant, error = %e, "cannot read the MQTT_MESSAGES budget; devices keep publishing");
+                false
+            }
+        }
+    }
+}
+
+/// The local [`SimulatorControl`]: the in-process runner.
+pub struct LocalSimulator {
+    runner: Option<Simulator>,
+    key: Vec<u8>,
+    config: SimulatorConfig,
+}
+
+impl LocalSimulator {
+    /// The runner (not started when disabled) against the broker at
+    /// `broker`; nothing runs until [`LocalSimulator::resume`] or the API
+    /// starts a device.
+    pub fn new(
+        config: SimulatorConfig,
+        key: Vec<u8>,
+        broker: std::net::SocketAddr,
+        meter: MessageMeter,
+        clock: Arc<dyn alyt_domain::Clock>,
+    ) -> Self {
+        let runner = config.enabled.then(|| {
+            let mut runner_config = RunnerConfig::new(broker.ip().to_string(), broker.port());
+            runner_config.timing = config.timing;
+            runner_config.flap_down = config.flap_down;
+            runner_config.keep_alive = config.keep_alive;
+            runner_config.clock = clock;
+            Simulator::new(runner_config, Arc::new(MeterBudget(meter)))
+        });
+        Self {
+            runner,
+            key,
+            config,
+        }
+    }
+
+    fn spec(&self, record: &VirtualDeviceRecord) -> Option<VirtualDeviceSpec> {
+        let Some((profile, scenario)) = runner_setting(record) else {
+            tracing::warn!(device = %record.device_id, profile = %record.profile, "unknown virtual-device profile; not run");
+            return None;
+        };
+        Some(VirtualDeviceSpec {
+            device_id: record.device_id,
+            tenant_id: record.tenant_id,
+            property_id: record.property_id,
+            profile,
+            password: device_password(&self.key, record.device_id),
+            scenario,
+            seed: Some(record.seed()),
+        })
+    }
+
+    fn runner(&self) -> Result<&Simulator, SimulatorUnavailable> {
+        self.runner
+            .as_ref()
+            .ok_or_else(|| SimulatorUnavailable("the simulator is off (ALYT_SIMULATOR=off)".into()))
+    }
+
+    /// Runs every virtual device the store holds, each in its last scenario.
+    pub async fn resume(&self, store: &dyn Store) -> Result<usize, alyt_store::StoreError> {
+        let Some(runner) = &self.runner else {
+            return Ok(0);
+        };
+        let records = live_virtual_devices(store).await?;
+        let mut started = 0;
+        for record in &records {
+            if let Some(spec) = self.spec(record) {
+                runner.upsert(spec).await;
+                started += 1;
+            }
+        }
+        Ok(started)
+    }
+
+    /// Disconnects every device cleanly.
+    pub async fn shutdown(&self) {
+        if let Some(runner) = &self.runner {
+            runner.shutdown().await;
+        }
+    }
+}
+
+#[async_trait]
+impl SimulatorControl for LocalSimulator {
+    async fn start(&self, device: &VirtualDeviceRecord) -> Result<(), SimulatorUnavailable> {
+        let runner = self.runner()?;
+        if let Some(spec) = self.spec(device) {
+            runner.upsert(spec).await;
+        }
+        Ok(())
+    }
+
+    async fn set_scenario(&self, device: &VirtualDeviceRecord) -> Result<(), SimulatorUnavailable> {
+        let runner = self.runner()?;
+        let Some(spec) = self.spec(device) else {
+            return Ok(());
+        };
+        match runner.set_scenario(device.device_id, spec.scenario).await {
+            Ok(()) => Ok(()),
+            // Not running here (it failed to start, or the runner was off):
+            // start it in its new scenario.
+            Err(SimulatorError::UnknownDevice(_)) => {
+                runner.upsert(spec).await;
+                Ok(())
+            }
+        }
+    }
+
+    async fn stop(&self, device: DeviceId) -> Result<(), SimulatorUnavailable> {
+        self.runner()?.remove(device).await;
+        Ok(())
+    }
+
+    fn heartbeat_window_seconds(&self) -> Option<u32> {
+        self.config.heartbeat_window_seconds
+    }
+
+    fn seed(&self, device: DeviceId) -> u64 {
+        device_seed(self.config.platform_seed, device)
+    }
+}

@@ -1,0 +1,841 @@
+//! The simulator operations (spec part H, under /v1/developers/simulator):
+//! virtual devices in a developer's sandbox, and their scenarios.
+//!
+//! * `GET devices?tenantId`: a key with `simulator:write` bound to the
+//!   tenant, or any session that reaches the tenant (platform staff: any
+//!   tenant). One page of the tenant's virtual devices.
+//! * `POST devices { tenantId, propertyId, roomId?, profile, name? }`,
+//!   `POST devices/{id}/scenario { tenantId, scenario, seconds? }`,
+//!   `DELETE devices/{id}?tenantId`: only the sandbox's ADMIN (the developer's
+//!   session, or its DEV key with `simulator:write`). A tenant the caller
+//!   does not reach answers 404 (a foreign tenant exactly like a missing
+//!   one); a caller who sees it without being its ADMIN, or a tenant that is
+//!   not a sandbox (code outside the X band), gets 403.
+//!
+//! A virtual device is registered through the device-register path
+//! ([`crate::devices::register`]) with `virtual: true` and a password
+//! derived from the simulator key ([`DerivedPasswordIssuer`]), so the runner
+//! logs it in again after any restart without a stored password. It lives in
+//! a home of the sandbox tenant, never in a household of a real tenant (only
+//! sandbox tenants hold virtual devices, and a sandbox holds only its own
+//! sandbox home). The store is the truth: each operation writes it first and
+//! then tells the runner ([`crate::ports::SimulatorControl`]); a runner that
+//! is down catches up from the store when it starts.
+//!
+//! VIRTUAL_DEVICES (default 20) is a standing count moved with a conditional
+//! update before registering (never past the ceiling under concurrency) and
+//! given back when the registration fails or the device is deleted; past it
+//! the answer is 409 `quota-exceeded` naming the quota.
+
+use std::collections::HashMap;
+
+use alyt_domain::access::{Principal, Scope, TenantRole};
+use alyt_domain::ids::{DeveloperId, DeviceId, PropertyId, RoomId, TenantId};
+use alyt_domain::quota::QuotaKind;
+use alyt_simulator::{Profile, SANDBOX_DEVICES, Scenario, ScenarioSetting, device_password};
+use alyt_store::repo::developers::DeveloperRecord;
+use alyt_store::repo::devices::{DeviceRecord, Devices, device_key};
+use alyt_store::repo::simulator::{Simulators, VirtualDeviceRecord};
+use alyt_store::repo::tenancy::{CreatedHome, Tenancy, TenantRecord};
+use alyt_store::repo::usage::{Counted, Counter, Quotas, Usage};
+use alyt_store::{Key, MAX_BATCH_GET_KEYS, Store, StoreError};
+use async_trait::async_trait;
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::auth::Caller;
+use crate::auth::secrets::{random_bytes, sha256_hex};
+use crate::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row};
+use crate::extract::{ApiJson, ApiQuery};
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::ports::{CredentialError, DeviceCredentialIssuer, DeviceCredentials, IssuedCredential};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_virtual_devices, create_virtual_device))
+        .routes(routes!(set_scenario))
+        .routes(routes!(delete_virtual_device))
+}
+
+/// The longest timed scenario: a day.
+pub const MAX_SCENARIO_SECONDS: u32 = 86_400;
+
+// ---------------------------------------------------------------------------
+// Passwords and seeds
+
+/// The simulator key (32 random bytes, created once in the store).
+pub async fn simulator_key(store: &dyn Store) -> Result<Vec<u8>, StoreError> {
+    let candidate = URL_SAFE_NO_PAD.encode(random_bytes::<32>());
+    let stored = Simulators(store).key_or_create(candidate).await?;
+    URL_SAFE_NO_PAD
+        .decode(stored)
+        .map_err(|_| StoreError::Unavailable("the simulator key item is corrupt".into()))
+}
+
+/// Credentials for virtual devices: the password is
+/// `device_password(simulator key, device id)`, stored (as for every device)
+/// only as its SHA-256. Nothing to revoke beyond the store record.
+pub struct DerivedPasswordIssuer {
+    key: Vec<u8>,
+}
+
+impl DerivedPasswordIssuer {
+    pub fn new(key: Vec<u8>) -> Self {
+        Self { key }
+    }
+}
+
+#[async_trait]
+impl DeviceCredentialIssuer for DerivedPasswordIssuer {
+    async fn issue(
+        &self,
+        _tenant: TenantId,
+        _property: PropertyId,
+        device: DeviceId,
+    ) -> Result<IssuedCredential, CredentialError> {
+        let password = device_password(&self.key, device);
+        let secret_hash = sha256_hex(&password);
+        Ok(IssuedCredential {
+            shown: DeviceCredentials::Password {
+                client_id: device.to_string(),
+                username: device.to_string(),
+                password,
+            },
+            secret_hash,
+            certificate_id: None,
+        })
+    }
+
+    async fn revoke(&self, _device: DeviceId, _: Option<&str>) -> Result<(), CredentialError> {
+        // The broker authenticator reads the store on every CONNECT.
+        Ok(())
+    }
+}
+
+/// A device's telemetry seed: derived from the platform seed (deterministic
+/// mode, `ALYT_SIMULATOR_SEED`) and the device id, or random.
+pub fn device_seed(platform_seed: Option<u64>, device: DeviceId) -> u64 {
+    match platform_seed {
+        Some(seed) => {
+            let digest = Sha256::new()
+                .chain_update(seed.to_be_bytes())
+                .chain_update(device.to_string().as_bytes())
+                .finalize();
+            let mut first = [0u8; 8];
+            first.copy_from_slice(&digest[..8]);
+            u64::from_be_bytes(first)
+        }
+        None => rand::random(),
+    }
+}
+
+/// Every virtual device the runner should run: the stored records whose
+/// device row still exists (one gsi1 query per 1,000 records plus one batch
+/// get per 100). The local platform calls it at start; the hosted runner at
+/// start and on every poll.
+pub async fn live_virtual_devices(
+    store: &dyn Store,
+) -> Result<Vec<VirtualDeviceRecord>, StoreError> {
+    let sims = Simulators(store);
+    let mut live = Vec::new();
+    let mut after = None;
+    loop {
+        let (records, next) = sims.list_all(1000, after).await?;
+        for chunk in records.chunks(MAX_BATCH_GET_KEYS) {
+            let keys: Vec<Key> = chunk
+                .iter()
+                .map(|r| device_key(r.tenant_id, r.device_id))
+                .collect();
+            let mut alive = std::collections::HashSet::new();
+            for item in store.batch_get(&keys).await? {
+                let row: DeviceRecord = item.to_record()?;
+                if row.deleted_at.is_none() {
+                    alive.insert(row.id);
+                }
+            }
+            live.extend(
+                chunk
+                    .iter()
+                    .filter(|r| alive.contains(&r.device_id))
+                    .cloned(),
+            );
+        }
+        match next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    Ok(live)
+}
+
+// ---------------------------------------------------------------------------
+// Views
+
+/// A scenario as set and as in effect now.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioView {
+    /// The scenario as set.
+    pub scenario: Scenario,
+    /// When a scenario set with `seconds` ends (NORMAL from then on); null
+    /// when it lasts until changed.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub until: Option<OffsetDateTime>,
+    /// The scenario in effect now (NORMAL once `until` has passed).
+    pub effective: Scenario,
+}
+
+/// A virtual device: its device row, its profile and its scenario.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VirtualDevice {
+    /// The device row, as `GET /v1/devices/{id}` shows it.
+    pub device: Device,
+    pub profile: Profile,
+    /// The model code of the profile (`ALSIML`, ...).
+    pub model: String,
+    pub scenario: ScenarioView,
+}
+
+fn setting_of(record: &VirtualDeviceRecord) -> ScenarioSetting {
+    ScenarioSetting {
+        // A name this build does not know (a newer build wrote it) runs NORMAL.
+        scenario: record.scenario.parse().unwrap_or_default(),
+        until: record.scenario_until,
+    }
+}
+
+fn scenario_view(record: &VirtualDeviceRecord, now: OffsetDateTime) -> ScenarioView {
+    let setting = setting_of(record);
+    ScenarioView {
+        scenario: setting.scenario,
+        until: setting.until,
+        effective: setting.at(now),
+    }
+}
+
+/// The runner's view of a stored record: its profile and scenario.
+pub fn runner_setting(record: &VirtualDeviceRecord) -> Option<(Profile, ScenarioSetting)> {
+    let profile = record.profile.parse().ok()?;
+    Some((profile, setting_of(record)))
+}
+
+async fn views(
+    state: &AppState,
+    records: Vec<VirtualDeviceRecord>,
+) -> Result<Vec<VirtualDevice>, ApiError> {
+    let devices = Devices(&*state.store);
+    let mut rows = Vec::with_capacity(records.len());
+    // The device rows: one batch get per hundred.
+    let keys: Vec<Key> = records
+        .iter()
+        .map(|r| device_key(r.tenant_id, r.device_id))
+        .collect();
+    let mut by_id = HashMap::new();
+    for chunk in keys.chunks(MAX_BATCH_GET_KEYS) {
+        for item in state.store.batch_get(chunk).await? {
+            let row: DeviceRecord = item.to_record()?;
+            by_id.insert(row.id, row);
+        }
+    }
+    let found: Vec<(&VirtualDeviceRecord, DeviceRecord)> = records
+        .iter()
+        .filter_map(|record| {
+            by_id
+                .remove(&record.device_id)
+                .filter(|row| row.deleted_at.is_none() && row.tenant_id == record.tenant_id)
+                .map(|row| (record, row))
+        })
+        .collect();
+    let now = state.clock.now();
+    let device_views = devices
+        .views(found.iter().map(|(_, row)| row.clone()).collect())
+        .await?;
+    for ((record, _), view) in found.into_iter().zip(device_views) {
+        let Ok(profile) = record.profile.parse::<Profile>() else {
+            continue;
+        };
+        rows.push(VirtualDevice {
+            device: device_row(view, now),
+            profile,
+            model: profile.model().to_owned(),
+            scenario: scenario_view(record, now),
+        });
+    }
+    Ok(rows)
+}
+
+// ---------------------------------------------------------------------------
+// Who may
+
+fn no_such_tenant() -> ApiError {
+    ApiError::not_found("no such tenant")
+}
+
+fn no_such_device() -> ApiError {
+    ApiError::not_found("no such virtual device")
+}
+
+fn scope(caller: &Principal) -> Result<(), ApiError> {
+    caller
+        .require_scope(Scope::SimulatorWrite)
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))
+}
+
+/// Reading: a key with `simulator:write` bound to the tenant, or a session
+/// that reaches it (staff reach every existing tenant).
+async fn may_read(state: &AppState, caller: &Principal, tenant: TenantId) -> Result<(), ApiError> {
+    scope(caller)?;
+    if caller.reaches_tenant(tenant) {
+        return Ok(());
+    }
+    if caller.platform_role().is_some() && Tenancy(&*state.store).tenant(tenant).await?.is_some() {
+        return Ok(());
+    }
+    Err(no_such_tenant())
+}
+
+/// Changing: the sandbox's ADMIN only. Returns the sandbox's developer.
+async fn may_write(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+) -> Result<DeveloperId, ApiError> {
+    scope(caller)?;
+    let reaches = caller.reaches_tenant(tenant) || caller.platform_role().is_some();
+    if !reaches {
+        return Err(no_such_tenant());
+    }
+    let record: TenantRecord = Tenancy(&*state.store)
+        .tenant(tenant)
+        .await?
+        .ok_or_else(no_such_tenant)?;
+    if caller.tenant_role(tenant) != Some(TenantRole::Admin) {
+        return Err(ApiError::forbidden(
+            "only the sandbox's ADMIN (its developer) manages virtual devices",
+        ));
+    }
+    match record.developer_id {
+        Some(developer) if record.sandbox && record.code.starts_with('X') => Ok(developer),
+        _ => Err(ApiError::forbidden(
+            "only a developer sandbox (tenant code in the X band) holds virtual devices",
+        )
+        .with_field("tenantId")),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The VIRTUAL_DEVICES count
+
+fn standing(developer: DeveloperId) -> Counter {
+    Counter::Standing {
+        developer,
+        kind: QuotaKind::VirtualDevices,
+    }
+}
+
+/// Takes one VIRTUAL_DEVICES place (conditional: never past the ceiling).
+/// When refused, orphans (records of devices deleted through the device
+/// DELETE) are dropped and the count set to what exists, then it is tried
+/// once more.
+async fn take_place(
+    state: &AppState,
+    developer: DeveloperId,
+    tenant: TenantId,
+) -> Result<(), ApiError> {
+    let ceiling = Quotas(&*state.store)
+        .effective(developer)
+        .await?
+        .get(QuotaKind::VirtualDevices)
+        .value
+        .ceiling;
+    let usage = Usage(&*state.store);
+    for attempt in 0..2 {
+        match usage
+            .add_within(&standing(developer), 1, ceiling, None)
+            .await?
+        {
+            Counted::Counted(_) => return Ok(()),
+            Counted::Refused(_) if attempt == 0 => {
+                let live = recount(state, developer, tenant).await?;
+                if live >= ceiling {
+                    break;
+                }
+            }
+            Counted::Refused(_) => {}
+        }
+    }
+    Err(ApiError {
+        quota: Some("VIRTUAL_DEVICES"),
+        slug: "quota-exceeded",
+        title: "Quota exceeded",
+        ..ApiError::conflict(format!(
+            "the sandbox holds its ceiling of {ceiling} virtual devices (VIRTUAL_DEVICES); delete one first"
+        ))
+    })
+}
+
+async fn give_back(state: &AppState, developer: DeveloperId) {
+    if let Err(e) = Usage(&*state.store)
+        .add(&standing(developer), -1, None)
+        .await
+    {
+        tracing::warn!(%developer, error = %e, "a VIRTUAL_DEVICES place could not be given back");
+    }
+}
+
+/// Drops records whose device is gone and sets the standing count to the
+/// virtual devices that exist.
+async fn recount(
+    state: &AppState,
+    developer: DeveloperId,
+    tenant: TenantId,
+) -> Result<u64, ApiError> {
+    let sims = Simulators(&*state.store);
+    let devices = Devices(&*state.store);
+    let mut live = 0u64;
+    let mut after = None;
+    loop {
+        let (records, next) = sims.list_by_tenant(tenant, 100, after).await?;
+        for record in records {
+            let row = devices.get(tenant, record.device_id).await?;
+            if row.is_some_and(|d| d.deleted_at.is_none()) {
+                live += 1;
+            } else {
+                sims.delete(tenant, record.device_id).await?;
+            }
+        }
+        match next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    Usage(&*state.store)
+        .set_count(developer, QuotaKind::VirtualDevices, live)
+        .await?;
+    Ok(live)
+}
+
+// ---------------------------------------------------------------------------
+// Create (also used by sandbox provisioning)
+
+struct NewVirtual {
+    tenant: TenantId,
+    developer: DeveloperId,
+    property: PropertyId,
+    room: Option<RoomId>,
+    profile: Profile,
+    name: String,
+}
+
+/// Registers one virtual device, stores its record and starts it.
+async fn create(state: &AppState, new: NewVirtual) -> Result<VirtualDevice, ApiError> {
+    take_place(state, new.developer, new.tenant).await?;
+    let made = register_and_record(state, &new).await;
+    let (row, record) = match made {
+        Ok(made) => made,
+        Err(e) => {
+            give_back(state, new.developer).await;
+            return Err(e);
+        }
+    };
+    if let Err(e) = state.simulator.start(&record).await {
+        tracing::warn!(device = %record.device_id, error = %e, "the simulator runner was not told; it starts the device from the store");
+    }
+    let now = state.clock.now();
+    Ok(VirtualDevice {
+        device: row,
+        profile: new.profile,
+        model: new.profile.model().to_owned(),
+        scenario: scenario_view(&record, now),
+    })
+}
+
+async fn register_and_record(
+    state: &AppState,
+    new: &NewVirtual,
+) -> Result<(Device, VirtualDeviceRecord), ApiError> {
+    let key = simulator_key(&*state.store).await?;
+    let issuer = DerivedPasswordIssuer::new(key);
+    let serial = format!(
+        "SIM-{}-{}",
+        new.profile.model(),
+        hex::encode(random_bytes::<8>())
+    );
+    let registered = crate::devices::register(
+        state,
+        RegisterDeviceRequest {
+            tenant_id: new.tenant,
+            property_id: new.property,
+            room_id: new.room,
+            name: new.name.clone(),
+            kind: new.profile.kind(),
+            capabilities: new.profile.capabilities().to_vec(),
+            serial,
+            model: Some(new.profile.model().to_owned()),
+            firmware: Some(alyt_simulator::profile::FIRMWARE.to_owned()),
+            mac_address: None,
+            parent_device_id: None,
+            protocol: None,
+            protocol_id: None,
+        },
+        RegisterOptions {
+            is_virtual: true,
+            issuer: Some(&issuer),
+            heartbeat_window_seconds: state.simulator.heartbeat_window_seconds(),
+        },
+    )
+    .await?;
+    let now = state.clock.now();
+    let device_id = registered.device.id;
+    let record = VirtualDeviceRecord {
+        device_id,
+        tenant_id: new.tenant,
+        property_id: new.property,
+        developer_id: new.developer,
+        profile: new.profile.as_str().to_owned(),
+        scenario: Scenario::Normal.as_str().to_owned(),
+        scenario_until: None,
+        seed: state.simulator.seed(device_id).to_string(),
+        created_at: now,
+        updated_at: now,
+    };
+    if let Err(e) = Simulators(&*state.store).create(&record).await {
+        // Without its record the device would never run: take it back.
+        tracing::warn!(device = %device_id, error = %e, "virtual device record not written; deleting the device");
+        if let Some(row) = Devices(&*state.store).get(new.tenant, device_id).await? {
+            crate::device_lifecycle::delete_one(state, row).await?;
+        }
+        return Err(e.into());
+    }
+    Ok((registered.device, record))
+}
+
+/// The five devices of a fresh sandbox (spec H), in the rooms of the home
+/// the verification just created. Failures are logged, never returned:
+/// verification succeeds whatever happens here, and a device whose record is
+/// stored comes up whenever the runner (re)starts.
+pub async fn provision_sandbox(state: &AppState, developer: &DeveloperRecord, home: &CreatedHome) {
+    let Some(tenant) = developer.sandbox_tenant_id else {
+        return;
+    };
+    for (profile, room_name) in SANDBOX_DEVICES {
+        let room = home
+            .rooms
+            .iter()
+            .find(|r| r.name == room_name)
+            .map(|r| r.id);
+        let made = create(
+            state,
+            NewVirtual {
+                tenant,
+                developer: developer.id,
+                property: home.property.id,
+                room,
+                profile,
+                name: profile.default_name().to_owned(),
+            },
+        )
+        .await;
+        if let Err(e) = made {
+            tracing::warn!(%tenant, %profile, error = %e.detail, "a sandbox virtual device was not provisioned");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Operations
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct VirtualDeviceListQuery {
+    pub tenant_id: TenantId,
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// The sandbox's virtual devices, oldest first.
+#[utoipa::path(
+    get,
+    path = "/v1/developers/simulator/devices",
+    tag = "simulator",
+    operation_id = "listVirtualDevices",
+    params(VirtualDeviceListQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of virtual devices", body = ListResponse<VirtualDevice>),
+        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without simulator:write", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tenant (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_virtual_devices(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiQuery(query): ApiQuery<VirtualDeviceListQuery>,
+) -> Result<Json<ListResponse<VirtualDevice>>, ApiError> {
+    let tenant = query.tenant_id;
+    let page = PageParams {
+        limit: query.limit,
+        cursor: query.cursor,
+    };
+    let limit = page.limit()?;
+    let after = page.after_in(&format!("SIM#{tenant}"))?;
+    may_read(&state, &caller, tenant).await?;
+    let (records, next) = Simulators(&*state.store)
+        .list_by_tenant(tenant, limit, after)
+        .await?;
+    let items = views(&state, records).await?;
+    Ok(Json(ListResponse {
+        items,
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// The body of `POST /v1/developers/simulator/devices`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateVirtualDeviceRequest {
+    /// The developer's sandbox tenant.
+    pub tenant_id: TenantId,
+    /// A home of the sandbox.
+    pub property_id: PropertyId,
+    /// A room of that home.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub room_id: Option<RoomId>,
+    pub profile: Profile,
+    /// Default: the profile's name (`Virtual light`, ...). 1-120 characters.
+    #[serde(default)]
+    #[schema(nullable = false, min_length = 1, max_length = 120)]
+    pub name: Option<String>,
+}
+
+/// Creates a virtual device in the sandbox: registered like any device, run
+/// by the simulator as a real MQTT client.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/simulator/devices",
+    tag = "simulator",
+    operation_id = "createVirtualDevice",
+    request_body = CreateVirtualDeviceRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The virtual device (its device row is PROVISIONING until the runner connects it)", body = VirtualDevice),
+        (status = 400, description = "A field is wrong (named in `field`): profile, name, roomId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tenant or property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "quota-exceeded: the sandbox holds its VIRTUAL_DEVICES ceiling (default 20)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create_virtual_device(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiJson(body): ApiJson<CreateVirtualDeviceRequest>,
+) -> Result<(StatusCode, Json<VirtualDevice>), ApiError> {
+    let developer = may_write(&state, &caller, body.tenant_id).await?;
+    let name = match body.name {
+        Some(name) => name,
+        None => body.profile.default_name().to_owned(),
+    };
+    // The property must be a home of this sandbox (404 otherwise, as for any
+    // registration); checked before a VIRTUAL_DEVICES place is taken.
+    if Tenancy(&*state.store)
+        .property(body.tenant_id, body.property_id)
+        .await?
+        .is_none()
+    {
+        return Err(ApiError::not_found("no such property in this tenant"));
+    }
+    let created = create(
+        &state,
+        NewVirtual {
+            tenant: body.tenant_id,
+            developer,
+            property: body.property_id,
+            room: body.room_id,
+            profile: body.profile,
+            name,
+        },
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(created)))
+}
+
+/// The body of `POST /v1/developers/simulator/devices/{deviceId}/scenario`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetScenarioRequest {
+    pub tenant_id: TenantId,
+    pub scenario: Scenario,
+    /// Revert to NORMAL after this many seconds (1 to 86400); absent: until
+    /// changed.
+    #[serde(default)]
+    #[schema(nullable = false, minimum = 1, maximum = 86400)]
+    pub seconds: Option<u32>,
+}
+
+fn parse_device_id(raw: &str) -> Result<DeviceId, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))
+}
+
+/// Sets a virtual device's scenario (stored, so it survives restarts).
+#[utoipa::path(
+    post,
+    path = "/v1/developers/simulator/devices/{deviceId}/scenario",
+    tag = "simulator",
+    operation_id = "setVirtualDeviceScenario",
+    params(("deviceId" = DeviceId, Path, description = "The virtual device")),
+    request_body = SetScenarioRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The virtual device with its new scenario", body = VirtualDevice),
+        (status = 400, description = "A field is wrong (named in `field`): scenario, seconds, deviceId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such virtual device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn set_scenario(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(device_id): Path<String>,
+    ApiJson(body): ApiJson<SetScenarioRequest>,
+) -> Result<Json<VirtualDevice>, ApiError> {
+    let device_id = parse_device_id(&device_id)?;
+    if body
+        .seconds
+        .is_some_and(|s| s == 0 || s > MAX_SCENARIO_SECONDS)
+    {
+        return Err(ApiError::validation(
+            "seconds",
+            format!("seconds must be 1 to {MAX_SCENARIO_SECONDS}"),
+        ));
+    }
+    may_write(&state, &caller, body.tenant_id).await?;
+    let now = state.clock.now();
+    let setting = match body.seconds {
+        Some(seconds) => ScenarioSetting::for_seconds(body.scenario, seconds, now),
+        None => ScenarioSetting::permanent(body.scenario),
+    };
+    let record = Simulators(&*state.store)
+        .set_scenario(
+            body.tenant_id,
+            device_id,
+            setting.scenario.as_str(),
+            setting.until,
+            now,
+        )
+        .await?
+        .ok_or_else(no_such_device)?;
+    if let Err(e) = state.simulator.set_scenario(&record).await {
+        tracing::warn!(device = %device_id, error = %e, "the simulator runner was not told; it reads the scenario from the store");
+    }
+    views(&state, vec![record])
+        .await?
+        .pop()
+        .map(Json)
+        .ok_or_else(no_such_device)
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct VirtualDeviceTenant {
+    pub tenant_id: TenantId,
+}
+
+/// Deletes a virtual device: the runner stops it, and the device is deleted
+/// as `DELETE /v1/devices/{deviceId}` deletes one (row kept with
+/// `deletedAt`, credential gone); its VIRTUAL_DEVICES place is given back.
+#[utoipa::path(
+    delete,
+    path = "/v1/developers/simulator/devices/{deviceId}",
+    tag = "simulator",
+    operation_id = "deleteVirtualDevice",
+    params(("deviceId" = DeviceId, Path, description = "The virtual device"), VirtualDeviceTenant),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such virtual device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn delete_virtual_device(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(device_id): Path<String>,
+    ApiQuery(query): ApiQuery<VirtualDeviceTenant>,
+) -> Result<StatusCode, ApiError> {
+    let device_id = parse_device_id(&device_id)?;
+    let tenant = query.tenant_id;
+    may_write(&state, &caller, tenant).await?;
+    let sims = Simulators(&*state.store);
+    let record = sims
+        .get(tenant, device_id)
+        .await?
+        .ok_or_else(no_such_device)?;
+    // Stop it first, so the runner does not log in again while the device
+    // is being deleted (the credential's deletion would refuse it anyway).
+    if let Err(e) = state.simulator.stop(device_id).await {
+        tracing::warn!(device = %device_id, error = %e, "the simulator runner was not told; it drops the device from the store");
+    }
+    if let Some(row) = Devices(&*state.store).get(tenant, device_id).await?
+        && row.deleted_at.is_none()
+    {
+        crate::device_lifecycle::delete_one(&state, row).await?;
+    }
+    if sims.delete(tenant, device_id).await?.is_some() {
+        give_back(&state, record.developer_id).await;
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_derive_from_the_platform_seed() {
+        let a = DeviceId::new();
+        let b = DeviceId::new();
+        assert_eq!(device_seed(Some(7), a), device_seed(Some(7), a));
+        assert_ne!(device_seed(Some(7), a), device_seed(Some(7), b));
+        assert_ne!(device_seed(Some(7), a), device_seed(Some(8), a));
+    }
+
+    #[tokio::test]
+    async fn derived_credentials_hash_the_derived_password() {
+        let issuer = DerivedPasswordIssuer::new(b"key".to_vec());
+        let device = DeviceId::new();
+        let issued = issuer
+            .issue(TenantId::new(), PropertyId::new(), device)
+            .await
+            .unwrap();
+        let DeviceCredentials::Password { password, .. } = issued.shown else {
+            panic!("a password");
+        };
+        assert_eq!(password, device_password(b"key", device));
+        assert_eq!(issued.secret_hash, sha256_hex(&password));
+    }
+}

@@ -1,0 +1,675 @@
+//! The simulator (spec H) on the local platform: a verified developer's
+//! sandbox holds five virtual devices that are real MQTT clients of the
+//! embedded broker; commands reach them, scenarios show through platform
+//! events, quotas bound them, and a restart resumes every scenario.
+//!
+//! Time-driven rules use the test platform's fast simulator timings
+//! (`SimulatorConfig::fast`: heartbeat and telemetry every second, a 3 s
+//! heartbeat window swept every second, FLAPPING every 3 s; SLOW keeps the
+//! spec's 5 s), never long sleeps.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use alyt_domain::ids::TenantId;
+use alyt_events::{EventEnvelope, EventKind, EventLog};
+use alyt_store::repo::tenancy::Tenancy;
+use alyt_tests::TestPlatform;
+use alyt_tests::developers::{self, DeveloperSession};
+use serde_json::{Value, json};
+
+use crate::device_plane::owner_token;
+
+fn fast(config: &mut alyt_local::Config) {
+    config.simulator = alyt_local::SimulatorConfig::fast();
+    config.heartbeat_sweep_every = Duration::from_secs(1);
+}
+
+/// A verified developer and its sandbox's virtual devices by profile.
+pub(crate) struct Sandbox {
+    pub(crate) dev: DeveloperSession,
+    pub(crate) tenant: String,
+    pub(crate) devices: BTreeMap<String, Value>,
+}
+
+impl Sandbox {
+    pub(crate) fn id(&self, profile: &str) -> String {
+        self.devices[profile]["device"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+}
+
+async fn list(t: &TestPlatform, dev: &DeveloperSession, tenant: &str) -> Vec<Value> {
+    let (status, body) = t
+        .get_json(
+            &format!("/developers/simulator/devices?tenantId={tenant}"),
+            Some(&dev.access_token),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body["items"].as_array().unwrap().clone()
+}
+
+pub(crate) async fn sandbox(t: &TestPlatform, email: &str) -> Sandbox {
+    let dev = developers::sign_up_and_verify(t, email).await;
+    sandbox_of(t, dev).await
+}
+
+async fn sandbox_of(t: &TestPlatform, dev: DeveloperSession) -> Sandbox {
+    let tenant = dev.sandbox_tenant_id.clone();
+    let devices = list(t, &dev, &tenant)
+        .await
+        .into_iter()
+        .map(|d| (d["profile"].as_str().unwrap().to_owned(), d))
+        .collect();
+    Sandbox {
+        dev,
+        tenant,
+        devices,
+    }
+}
+
+/// Every event of the tenant so far (all pages).
+async fn events(t: &TestPlatform, tenant: &str) -> Vec<EventEnvelope> {
+    let log = EventLog::new(
+        t.platform.store(),
+        std::sync::Arc::new(alyt_domain::SystemClock),
+        alyt_local::LOCAL_EVENT_LAG,
+    );
+    let tenant: TenantId = tenant.parse().unwrap();
+    let mut all = Vec::new();
+    let mut after = None;
+    loop {
+        let page = log
+            .read_after(&[tenant], after.as_ref(), None, 1000)
+            .await
+            .unwrap();
+        if page.events.is_empty() {
+            return all;
+        }
+        after = page.position.clone();
+        all.extend(page.events);
+    }
+}
+
+fn of_device<'a>(
+    events: &'a [EventEnvelope],
+    kind: EventKind,
+    device: &'a str,
+) -> impl Iterator<Item = &'a EventEnvelope> + 'a {
+    events
+        .iter()
+        .filter(move |e| e.kind == kind && e.data["deviceId"] == device)
+}
+
+/// Polls the tenant's events until `found` picks one, or panics after `secs`.
+async fn wait_for_event(
+    t: &TestPlatform,
+    tenant: &str,
+    secs: u64,
+    what: &str,
+    found: impl Fn(&EventEnvelope) -> bool,
+) -> EventEnvelope {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(event) = events(t, tenant).await.into_iter().find(|e| found(e)) {
+            return event;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out after {secs} s waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn device_row(t: &TestPlatform, token: &str, tenant: &str, device: &str) -> Value {
+    let (status, body) = t
+        .get_json(&format!("/devices/{device}?tenantId={tenant}"), Some(token))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+async fn set_scenario(t: &TestPlatform, s: &Sandbox, profile: &str, body: Value) -> (u16, Value) {
+    let mut body = body;
+    body["tenantId"] = s.tenant.clone().into();
+    t.post_json(
+        &format!("/developers/simulator/devices/{}/scenario", s.id(profile)),
+        Some(&s.dev.access_token),
+        body,
+    )
+    .await
+}
+
+async fn command(t: &TestPlatform, token: &str, s: &Sandbox, profile: &str, body: Value) -> Value {
+    let (status, row) = t
+        .post_json(
+            &format!("/devices/{}/commands?tenantId={}", s.id(profile), s.tenant),
+            Some(token),
+            body,
+        )
+        .await;
+    assert_eq!(status, 202, "{row}");
+    row
+}
+
+async fn wait_all_online(t: &TestPlatform, s: &Sandbox) {
+    for profile in ["HUB", "SPEAKER", "LIGHT", "SENSOR", "THERMOSTAT"] {
+        let id = s.id(profile);
+        wait_for_event(t, &s.tenant, 20, &format!("{profile} online"), |e| {
+            e.kind == EventKind::DeviceOnline && e.data["deviceId"] == id.as_str()
+        })
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn a_verified_developer_gets_five_virtual_devices_that_come_online() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-five@example.com").await;
+    let profiles: BTreeSet<&str> = s.devices.keys().map(String::as_str).collect();
+    assert_eq!(
+        profiles,
+        BTreeSet::from(["HUB", "LIGHT", "SENSOR", "SPEAKER", "THERMOSTAT"])
+    );
+    let models: BTreeMap<&str, &str> = s
+        .devices
+        .iter()
+        .map(|(p, d)| (p.as_str(), d["model"].as_str().unwrap()))
+        .collect();
+    assert_eq!(models["LIGHT"], "ALSIML");
+    assert_eq!(models["HUB"], "ALSIMH");
+    for d in s.devices.values() {
+        assert_eq!(
+            d["scenario"],
+            json!({ "scenario": "NORMAL", "until": null, "effective": "NORMAL" })
+        );
+    }
+
+    // The rooms of spec H.
+    let store = t.platform.store();
+    let property = s.devices["HUB"]["device"]["propertyId"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let rooms: BTreeMap<String, String> = Tenancy(&*store)
+        .rooms(property)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.id.to_string(), r.name))
+        .collect();
+    let room_of = |profile: &str| {
+        let id = s.devices[profile]["device"]["roomId"].as_str().unwrap();
+        rooms[id].clone()
+    };
+    assert_eq!(room_of("HUB"), "Living Room");
+    assert_eq!(room_of("SPEAKER"), "Living Room");
+    assert_eq!(room_of("LIGHT"), "Kitchen");
+    assert_eq!(room_of("SENSOR"), "Bedroom");
+    assert_eq!(room_of("THERMOSTAT"), "Office");
+
+    // Real MQTT clients: each comes online (device.online) and its row says so.
+    wait_all_online(&t, &s).await;
+    for profile in s.devices.keys() {
+        let row = device_row(&t, &s.dev.access_token, &s.tenant, &s.id(profile)).await;
+        assert_eq!(row["status"], "ONLINE", "{profile}: {row}");
+    }
+    // The VIRTUAL_DEVICES standing count is five.
+    let (status, usage) = t
+        .get_json("/developers/usage", Some(&s.dev.access_token))
+        .await;
+    assert_eq!(status, 200, "{usage}");
+    assert_eq!(usage["quotas"]["VIRTUAL_DEVICES"]["count"], 5, "{usage}");
+}
+
+#[tokio::test]
+async fn the_light_obeys_a_dev_key_and_reports_its_new_state() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-light@example.com").await;
+    let (_, key) = developers::create_key(&t, &s.dev, &["devices:commands", "devices:read"]).await;
+    wait_all_online(&t, &s).await;
+    let light = s.id("LIGHT");
+    let before = device_row(&t, &key, &s.tenant, &light).await;
+    assert_eq!(
+        before["reported"]["payload"]["light"]["power"], false,
+        "{before}"
+    );
+
+    let sent_at = tokio::time::Instant::now();
+    command(
+        &t,
+        &key,
+        &s,
+        "LIGHT",
+        json!({ "command": "set", "payload": { "capability": "light", "key": "power", "value": true } }),
+    )
+    .await;
+    loop {
+        let row = device_row(&t, &key, &s.tenant, &light).await;
+        if row["reported"]["payload"]["light"]["power"] == true {
+            break;
+        }
+        assert!(
+            sent_at.elapsed() < Duration::from_secs(5),
+            "the light did not report power on: {row}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let result = wait_for_event(&t, &s.tenant, 5, "command.result ok", |e| {
+        e.kind == EventKind::CommandResult && e.data["deviceId"] == light.as_str()
+    })
+    .await;
+    assert_eq!(result.data["status"], "ok");
+}
+
+#[tokio::test]
+async fn offline_flapping_and_unknown_commands_show_through_events() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-scenarios@example.com").await;
+    let (_, key) = developers::create_key(&t, &s.dev, &["devices:commands"]).await;
+    wait_all_online(&t, &s).await;
+
+    // OFFLINE: silent with the socket open, so the heartbeat window decides.
+    let (status, body) = set_scenario(&t, &s, "SENSOR", json!({ "scenario": "OFFLINE" })).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["scenario"]["effective"], "OFFLINE");
+    // FLAPPING: the connection drops without DISCONNECT, the will fires.
+    let (status, _) = set_scenario(&t, &s, "SPEAKER", json!({ "scenario": "FLAPPING" })).await;
+    assert_eq!(status, 200);
+    // An unknown command is answered 'rejected'.
+    command(&t, &key, &s, "HUB", json!({ "command": "dance" })).await;
+
+    let sensor = s.id("SENSOR");
+    let offline = wait_for_event(&t, &s.tenant, 15, "sensor offline 'heartbeat'", |e| {
+        e.kind == EventKind::DeviceOffline && e.data["deviceId"] == sensor.as_str()
+    })
+    .await;
+    assert_eq!(offline.data["reason"], "heartbeat");
+
+    let speaker = s.id("SPEAKER");
+    let will = wait_for_event(&t, &s.tenant, 15, "speaker offline 'last-will'", |e| {
+        e.kind == EventKind::DeviceOffline && e.data["deviceId"] == speaker.as_str()
+    })
+    .await;
+    assert_eq!(will.data["reason"], "last-will");
+    // ... and it comes back after each drop.
+    wait_for_event(&t, &s.tenant, 10, "speaker back online", |e| {
+        e.kind == EventKind::DeviceOnline
+            && e.data["deviceId"] == speaker.as_str()
+            && e.id > will.id
+    })
+    .await;
+
+    let hub = s.id("HUB");
+    let rejected = wait_for_event(&t, &s.tenant, 5, "hub command.result", |e| {
+        e.kind == EventKind::CommandResult && e.data["deviceId"] == hub.as_str()
+    })
+    .await;
+    assert_eq!(rejected.data["status"], "rejected");
+    assert_eq!(rejected.data["command"], "dance");
+}
+
+#[tokio::test]
+async fn slow_answers_after_five_seconds_and_timed_scenarios_revert() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-slow@example.com").await;
+    let (_, key) = developers::create_key(&t, &s.dev, &["devices:commands"]).await;
+    wait_all_online(&t, &s).await;
+
+    let (status, body) = set_scenario(
+        &t,
+        &s,
+        "THERMOSTAT",
+        json!({ "scenario": "SLOW", "seconds": 30 }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["scenario"]["until"].is_string(), "{body}");
+    let sent = tokio::time::Instant::now();
+    command(
+        &t,
+        &key,
+        &s,
+        "THERMOSTAT",
+        json!({ "command": "set", "payload": { "capability": "thermostat", "key": "setpoint", "value": 22 } }),
+    )
+    .await;
+    let thermostat = s.id("THERMOSTAT");
+    let result = wait_for_event(&t, &s.tenant, 12, "a slow command.result", |e| {
+        e.kind == EventKind::CommandResult && e.data["deviceId"] == thermostat.as_str()
+    })
+    .await;
+    let took = sent.elapsed();
+    assert_eq!(result.data["status"], "ok");
+    assert!(
+        took >= Duration::from_millis(4500) && took < Duration::from_secs(10),
+        "SLOW answered after {took:?}"
+    );
+
+    // LOW_BATTERY for two seconds: the sensor reports 8 %, then NORMAL again.
+    let (status, body) = set_scenario(
+        &t,
+        &s,
+        "SENSOR",
+        json!({ "scenario": "LOW_BATTERY", "seconds": 2 }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let sensor = s.id("SENSOR");
+    wait_for_event(&t, &s.tenant, 5, "battery at 8 %", |e| {
+        e.kind == EventKind::DeviceTelemetry
+            && e.data["deviceId"] == sensor.as_str()
+            && e.data["metrics"]["battery"] == 8.0
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let listed = list(&t, &s.dev, &s.tenant).await;
+    let sensor_view = listed
+        .iter()
+        .find(|d| d["device"]["id"] == sensor.as_str())
+        .unwrap();
+    assert_eq!(sensor_view["scenario"]["scenario"], "LOW_BATTERY");
+    assert_eq!(sensor_view["scenario"]["effective"], "NORMAL");
+
+    // Bad bodies name their field.
+    let (status, body) = set_scenario(&t, &s, "SENSOR", json!({ "scenario": "DANCING" })).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = set_scenario(
+        &t,
+        &s,
+        "SENSOR",
+        json!({ "scenario": "BURST", "seconds": 0 }),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["field"], "seconds");
+}
+
+#[tokio::test]
+async fn burst_runs_twenty_a_second_until_the_mqtt_quota_is_spent() {
+    // Spec timings: besides the burst only a few reports a minute.
+    let t = TestPlatform::start().await;
+    let email = "sim-burst@example.com";
+    let response = developers::sign_up(&t, email, developers::PASSWORD).await;
+    assert_eq!(response.status(), 202);
+    // Staff give the developer a small MQTT_MESSAGES budget before its
+    // sandbox exists.
+    let owner = owner_token(&t).await;
+    let (status, page) = t
+        .get_json("/developers/admin/developers", Some(&owner))
+        .await;
+    assert_eq!(status, 200, "{page}");
+    let developer = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["email"] == email)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let response = t
+        .http
+        .put(t.url(&format!("/developers/admin/developers/{developer}/quota")))
+        .bearer_auth(&owner)
+        .json(&json!({ "kind": "MQTT_MESSAGES", "ceiling": 150, "window": "day" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        response.status().is_success(),
+        "{}",
+        response.text().await.unwrap()
+    );
+    let link = developers::newest_link(&t, email, "verify-email").unwrap();
+    let response = t.http.get(&link).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let tokens: Value = response.json().await.unwrap();
+    let access = tokens["accessToken"].as_str().unwrap().to_owned();
+    let me = developers::get_me(&t, &access).await;
+    let dev = DeveloperSession {
+        email: email.into(),
+        password: developers::PASSWORD.into(),
+        access_token: access,
+        refresh_token: String::new(),
+        developer_id: developer,
+        user_id: me["userId"].as_str().unwrap().to_owned(),
+        sandbox_tenant_id: me["sandboxTenantId"].as_str().unwrap().to_owned(),
+    };
+    let s = sandbox_of(&t, dev).await;
+    wait_all_online(&t, &s).await;
+
+    let (status, _) = set_scenario(&t, &s, "LIGHT", json!({ "scenario": "BURST" })).await;
+    assert_eq!(status, 200);
+    let light = s.id("LIGHT");
+    // The quota ends the burst: the light goes silent.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut last = 0;
+    let mut quiet_since = tokio::time::Instant::now();
+    loop {
+        let count = of_device(
+            &events(&t, &s.tenant).await,
+            EventKind::DeviceTelemetry,
+            &light,
+        )
+        .count();
+        if count != last {
+            last = count;
+            quiet_since = tokio::time::Instant::now();
+        } else if count > 50 && quiet_since.elapsed() > Duration::from_secs(3) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the burst never stopped ({count} so far)"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let all = events(&t, &s.tenant).await;
+    let burst: Vec<&EventEnvelope> = of_device(&all, EventKind::DeviceTelemetry, &light).collect();
+    // About twenty a second while it lasted.
+    let first = burst.first().unwrap().created_at;
+    let end = burst.last().unwrap().created_at;
+    let seconds = (end - first).as_seconds_f64().max(0.001);
+    let rate = (burst.len() - 1) as f64 / seconds;
+    assert!(
+        (12.0..=26.0).contains(&rate),
+        "BURST ran at {rate:.1} messages/s ({} in {seconds:.2} s)",
+        burst.len()
+    );
+    // And it stopped because the budget was spent: MQTT_MESSAGES at its ceiling.
+    let (_, usage) = t
+        .get_json("/developers/usage", Some(&s.dev.access_token))
+        .await;
+    assert_eq!(usage["quotas"]["MQTT_MESSAGES"]["count"], 150, "{usage}");
+    assert!(burst.len() < 150);
+}
+
+#[tokio::test]
+async fn only_a_sandbox_admin_creates_virtual_devices_up_to_the_ceiling() {
+    let t = TestPlatform::start().await;
+    let s = sandbox(&t, "sim-create@example.com").await;
+    let property = s.devices["HUB"]["device"]["propertyId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let create = |token: String, tenant: String, property: String, profile: &'static str| {
+        let t = &t;
+        async move {
+            t.post_json(
+                "/developers/simulator/devices",
+                Some(&token),
+                json!({ "tenantId": tenant, "propertyId": property, "profile": profile, "name": "Extra" }),
+            )
+            .await
+        }
+    };
+    let (status, made) = create(
+        s.dev.access_token.clone(),
+        s.tenant.clone(),
+        property.clone(),
+        "LIGHT",
+    )
+    .await;
+    assert_eq!(status, 201, "{made}");
+    assert_eq!(made["profile"], "LIGHT");
+    assert_eq!(made["device"]["name"], "Extra");
+    assert_eq!(made["device"]["status"], "PROVISIONING");
+
+    // A key needs simulator:write.
+    let (_, weak) = developers::create_key(&t, &s.dev, &["devices:read"]).await;
+    let (status, body) = create(weak, s.tenant.clone(), property.clone(), "LIGHT").await;
+    assert_eq!(status, 403, "{body}");
+    let (_, key) = developers::create_key(&t, &s.dev, &["simulator:write"]).await;
+    // Not a profile.
+    let (status, body) = create(key.clone(), s.tenant.clone(), property.clone(), "TOASTER").await;
+    assert_eq!(status, 400, "{body}");
+    // A real tenant's ADMIN (the platform owner's demo tenant) holds none.
+    let first = t.platform.first_start.as_ref().unwrap();
+    let owner = owner_token(&t).await;
+    let (status, body) = create(
+        owner,
+        first.tenant_id.to_string(),
+        first.property_id.to_string(),
+        "LIGHT",
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    // The developer's key cannot reach that tenant: it does not exist for it.
+    let (status, _) = create(
+        key.clone(),
+        first.tenant_id.to_string(),
+        first.property_id.to_string(),
+        "LIGHT",
+    )
+    .await;
+    assert_eq!(status, 404);
+
+    // The ceiling: staff lower VIRTUAL_DEVICES to 7; the sandbox holds 6.
+    let owner = owner_token(&t).await;
+    let response = t
+        .http
+        .put(t.url(&format!(
+            "/developers/admin/developers/{}/quota",
+            s.dev.developer_id
+        )))
+        .bearer_auth(&owner)
+        .json(&json!({ "kind": "VIRTUAL_DEVICES", "ceiling": 7, "window": "month" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        response.status().is_success(),
+        "{}",
+        response.text().await.unwrap()
+    );
+    let (status, seventh) = create(key.clone(), s.tenant.clone(), property.clone(), "SENSOR").await;
+    assert_eq!(status, 201, "{seventh}");
+    let (status, refused) = create(key.clone(), s.tenant.clone(), property.clone(), "SENSOR").await;
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(refused["quota"], "VIRTUAL_DEVICES");
+
+    // Deleting one gives its place back; the device is gone like any device.
+    let id = seventh["device"]["id"].as_str().unwrap();
+    let response = t
+        .http
+        .delete(t.url(&format!(
+            "/developers/simulator/devices/{id}?tenantId={}",
+            s.tenant
+        )))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    let (status, _) = t
+        .get_json(
+            &format!("/devices/{id}?tenantId={}", s.tenant),
+            Some(&s.dev.access_token),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, again) = create(key.clone(), s.tenant.clone(), property.clone(), "SENSOR").await;
+    assert_eq!(status, 201, "{again}");
+    // A device deleted through the device API also gives its place back
+    // (the next refused create recounts).
+    let id = again["device"]["id"].as_str().unwrap();
+    let response = t
+        .http
+        .delete(t.url(&format!("/devices/{id}?tenantId={}", s.tenant)))
+        .bearer_auth(&s.dev.access_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    let (status, body) = create(key, s.tenant.clone(), property, "SENSOR").await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(list(&t, &s.dev, &s.tenant).await.len(), 7);
+}
+
+#[tokio::test]
+async fn after_a_restart_every_device_resumes_in_its_last_scenario() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-restart@example.com").await;
+    wait_all_online(&t, &s).await;
+    let (status, _) = set_scenario(&t, &s, "SENSOR", json!({ "scenario": "OFFLINE" })).await;
+    assert_eq!(status, 200);
+    let (status, _) = set_scenario(
+        &t,
+        &s,
+        "THERMOSTAT",
+        json!({ "scenario": "SLOW", "seconds": 1 }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let sensor = s.id("SENSOR");
+    let first_offline = wait_for_event(&t, &s.tenant, 15, "sensor offline", |e| {
+        e.kind == EventKind::DeviceOffline && e.data["deviceId"] == sensor.as_str()
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    let t = t.restart().await;
+    let listed = list(&t, &s.dev, &s.tenant).await;
+    let view =
+        |id: &str| listed.iter().find(|d| d["device"]["id"] == id).unwrap()["scenario"].clone();
+    assert_eq!(view(&sensor)["effective"], "OFFLINE");
+    // A timed scenario that ended while down reads NORMAL.
+    assert_eq!(view(&s.id("THERMOSTAT"))["effective"], "NORMAL");
+
+    // The devices come back: the light reports again ...
+    let light = s.id("LIGHT");
+    let since = first_offline.id.clone();
+    wait_for_event(
+        &t,
+        &s.tenant,
+        15,
+        "light telemetry after the restart",
+        |e| {
+            e.kind == EventKind::DeviceTelemetry
+                && e.data["deviceId"] == light.as_str()
+                && e.id > since
+        },
+    )
+    .await;
+    // ... and the sensor, OFFLINE again, stays silent: it reports nothing
+    // after the restart (its connect announcement excepted) and its row
+    // stays OFFLINE.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let after: Vec<EventEnvelope> = events(&t, &s.tenant)
+        .await
+        .into_iter()
+        .filter(|e| e.id > since && e.data["deviceId"] == sensor.as_str())
+        .collect();
+    assert!(
+        after.iter().all(|e| e.kind != EventKind::DeviceTelemetry),
+        "the OFFLINE sensor published telemetry after the restart: {after:?}"
+    );
+    let row = device_row(&t, &s.dev.access_token, &s.tenant, &sensor).await;
+    assert_eq!(row["status"], "OFFLINE", "{row}");
+}
