@@ -222,7 +222,7 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
         Some(iot) => DevicePlane::iot(iot, &aws),
         None => DevicePlane::none(),
     };
-    Ok(state_with_device_plane(
+    let state = state_with_device_plane(
         Arc::new(store),
         clock,
         mailer,
@@ -230,7 +230,14 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
         devices,
         &config.public_url,
     )
-    .await?)
+    .await?;
+    // The simulator runner (a long-running task) finds every change in the
+    // store; `ALYT_SIMULATOR_SEED` makes new virtual devices' seeds
+    // deterministic.
+    let simulator = alyt_api::ports::StoreWatchedSimulator {
+        platform_seed: env_var("ALYT_SIMULATOR_SEED").and_then(|s| s.parse().ok()),
+    };
+    Ok(state.with_simulator(Arc::new(simulator)))
 }
 
 /// A hosted state without a device plane ([`DevicePlane::none`]): for tools

@@ -1,0 +1,207 @@
+//! The hosted simulator runner: every virtual device the store holds, run
+//! by [`alyt_simulator::Simulator`] as an MQTT client, kept in step with the
+//! store by polling (the API writes the store and tells nobody when hosted:
+//! `StoreWatchedSimulator`). One poll is one gsi1 query per 1,000 virtual
+//! devices plus one batch get per 100 (`live_virtual_devices`); a change is
+//! picked up within one poll period.
+//!
+//! [`Fleet::sync`] compares what is stored with what runs: a new device is
+//! started, a changed scenario is applied (the device keeps its session and
+//! state), any other change restarts the device, and a device whose record
+//! or row is gone is stopped (clean DISCONNECT).
+
+use std::collections::HashMap;
+
+use alyt_api::developers::simulator::{live_virtual_devices, runner_setting};
+use alyt_domain::ids::DeviceId;
+use alyt_simulator::{Simulator, VirtualDeviceSpec, device_password};
+use alyt_store::repo::simulator::VirtualDeviceRecord;
+use alyt_store::{Store, StoreError};
+
+/// What one [`Fleet::sync`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SyncReport {
+    pub started: usize,
+    pub scenario_changes: usize,
+    pub restarted: usize,
+    pub stopped: usize,
+}
+
+/// The running devices and the records they were started from.
+pub struct Fleet {
+    simulator: Simulator,
+    key: Vec<u8>,
+    running: HashMap<DeviceId, VirtualDeviceRecord>,
+}
+
+impl Fleet {
+    pub fn new(simulator: Simulator, key: Vec<u8>) -> Self {
+        Self {
+            simulator,
+            key,
+            running: HashMap::new(),
+        }
+    }
+
+    pub fn simulator(&self) -> &Simulator {
+        &self.simulator
+    }
+
+    fn spec(&self, record: &VirtualDeviceRecord) -> Option<VirtualDeviceSpec> {
+        let (profile, scenario) = runner_setting(record)?;
+        Some(VirtualDeviceSpec {
+            device_id: record.device_id,
+            tenant_id: record.tenant_id,
+            property_id: record.property_id,
+            profile,
+            password: device_password(&self.key, record.device_id),
+            scenario,
+            seed: Some(record.seed()),
+        })
+    }
+
+    /// Brings the running devices in line with the store.
+    pub async fn sync(&mut self, store: &dyn Store) -> Result<SyncReport, StoreError> {
+        let stored = live_virtual_devices(store).await?;
+        let mut report = SyncReport::default();
+        let mut seen = std::collections::HashSet::new();
+        for record in stored {
+            seen.insert(record.device_id);
+            let Some(spec) = self.spec(&record) else {
+                tracing::warn!(device = %record.device_id, profile = %record.profile, "unknown profile; not run");
+                continue;
+            };
+            match self.running.get(&record.device_id) {
+                Some(old) if *old == record => continue,
+                Some(old) if same_but_scenario(old, &record) => {
+                    if self
+                        .simulator
+                        .set_scenario(record.device_id, spec.scenario)
+                        .await
+                        .is_err()
+                    {
+                        self.simulator.upsert(spec).await;
+                    }
+                    report.scenario_changes += 1;
+                }
+                Some(_) => {
+                    self.simulator.upsert(spec).await;
+                    report.restarted += 1;
+                }
+                None => {
+                    self.simulator.upsert(spec).await;
+                    report.started += 1;
+                }
+            }
+            self.running.insert(record.device_id, record);
+        }
+        let gone: Vec<DeviceId> = self
+            .running
+            .keys()
+            .filter(|id| !seen.contains(id))
+            .copied()
+            .collect();
+        for id in gone {
+            self.simulator.remove(id).await;
+            self.running.remove(&id);
+            report.stopped += 1;
+        }
+        Ok(report)
+    }
+}
+
+fn same_but_scenario(a: &VirtualDeviceRecord, b: &VirtualDeviceRecord) -> bool {
+    a.device_id == b.device_id
+        && a.tenant_id == b.tenant_id
+        && a.property_id == b.property_id
+        && a.profile == b.profile
+        && a.seed == b.seed
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use alyt_domain::SystemClock;
+    use alyt_domain::ids::{DeveloperId, PropertyId, TenantId};
+    use alyt_simulator::{RunnerConfig, Scenario, Unlimited};
+    use alyt_store::repo::devices::{DeviceRecord, device_item};
+    use alyt_store::repo::simulator::Simulators;
+    use alyt_store::sqlite::SqliteStore;
+    use time::OffsetDateTime;
+
+    use super::*;
+
+    async fn seed_device(store: &SqliteStore, tenant: TenantId) -> VirtualDeviceRecord {
+        let now = OffsetDateTime::now_utc();
+        let id = DeviceId::new();
+        let property = PropertyId::new();
+        let row: DeviceRecord = serde_json_row(id, tenant, property, now);
+        store.put(device_item(&row).unwrap(), None).await.unwrap();
+        let record = VirtualDeviceRecord {
+            device_id: id,
+            tenant_id: tenant,
+            property_id: property,
+            developer_id: DeveloperId::new(),
+            profile: "LIGHT".into(),
+            scenario: "NORMAL".into(),
+            scenario_until: None,
+            seed: "42".into(),
+            created_at: now,
+            updated_at: now,
+        };
+        Simulators(store).create(&record).await.unwrap();
+        record
+    }
+
+    fn serde_json_row(
+        id: DeviceId,
+        tenant: TenantId,
+        property: PropertyId,
+        now: OffsetDateTime,
+    ) -> DeviceRecord {
+        let at = now
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap();
+        serde_json::from_value(serde_json::json!({
+            "id": id, "tenantId": tenant, "propertyId": property, "roomId": null,
+            "name": "Virtual light", "kind": "OTHER", "capabilities": ["LIGHT"],
+            "currentUnitId": null, "parentDeviceId": null, "protocol": null, "protocolId": null,
+            "firmwareChannel": "STABLE", "status": "PROVISIONING",
+            "createdAt": at, "updatedAt": at, "virtual": true,
+        }))
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn sync_starts_changes_and_stops_what_the_store_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("t.db"), Arc::new(SystemClock)).unwrap();
+        let tenant = TenantId::new();
+        let a = seed_device(&store, tenant).await;
+        // Nothing listens on port 9: the devices keep retrying, which is fine.
+        let simulator = Simulator::new(RunnerConfig::new("127.0.0.1", 9), Arc::new(Unlimited));
+        let mut fleet = Fleet::new(simulator, b"key".to_vec());
+
+        let report = fleet.sync(&store).await.unwrap();
+        assert_eq!(report.started, 1);
+        assert_eq!(fleet.sync(&store).await.unwrap(), SyncReport::default());
+
+        let now = OffsetDateTime::now_utc();
+        Simulators(&store)
+            .set_scenario(tenant, a.device_id, "BURST", None, now)
+            .await
+            .unwrap();
+        assert_eq!(fleet.sync(&store).await.unwrap().scenario_changes, 1);
+        let snapshot = fleet.simulator().snapshot(a.device_id).await.unwrap();
+        assert_eq!(snapshot.setting.scenario, Scenario::Burst);
+
+        Simulators(&store)
+            .delete(tenant, a.device_id)
+            .await
+            .unwrap();
+        assert_eq!(fleet.sync(&store).await.unwrap().stopped, 1);
+        assert!(fleet.simulator().snapshot(a.device_id).await.is_none());
+        fleet.simulator().shutdown().await;
+    }
+}
