@@ -1,7 +1,7 @@
 //! Helpers for tests that need a developer: sign-up through the verification
 //! link in the local outbox, sessions, keys, TOTP codes and JWT payloads.
 //!
-//! ```ignore
+//! ```text
 //! let t = TestPlatform::start().await;
 //! let dev = developers::sign_up_and_verify(&t, "dev@example.com").await;
 //! let (key_id, secret) = developers::create_key(&t, &dev, &["devices:read"]).await;
