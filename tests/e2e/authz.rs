@@ -42,6 +42,15 @@ fn developer_or_key(who: Who) -> u16 {
     }
 }
 
+/// A developer session or any live key of the developer (with the scope),
+/// answering `OK`; everyone else 401.
+fn developer_or_key_with<const OK: u16>(who: Who) -> u16 {
+    match who {
+        Who::DeveloperSession | Who::DevKey => OK,
+        _ => 401,
+    }
+}
+
 /// Tokens that do not authenticate at all.
 fn unauthenticated(who: Who) -> bool {
     matches!(
@@ -352,6 +361,56 @@ fn operations() -> Vec<Operation> {
         },
         // Last: it ends the harness developer's session.
         Operation {
+            id: "createWebhook",
+            method: "POST",
+            path: "/developers/webhooks",
+            body: |_| Some(json!({ "url": "http://127.0.0.1:9/hook", "events": ["webhook.ping"] })),
+            expect: developer_or_key_with::<201>,
+        },
+        Operation {
+            id: "listWebhooks",
+            method: "GET",
+            path: "/developers/webhooks",
+            body: |_| None,
+            expect: developer_or_key,
+        },
+        Operation {
+            id: "deleteWebhook",
+            method: "DELETE",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001",
+            body: |_| None,
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
+            id: "testWebhook",
+            method: "POST",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/test",
+            body: |_| None,
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
+            id: "listWebhookDeliveries",
+            method: "GET",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/deliveries",
+            body: |_| None,
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
+            id: "enableWebhook",
+            method: "POST",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/enable",
+            body: |_| None,
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
+            // The status arrives with the headers; the harness drops the stream.
+            id: "streamEvents",
+            method: "GET",
+            path: "/developers/events/stream",
+            body: |_| None,
+            expect: developer_or_key,
+        },
+        Operation {
             id: "developerLogout",
             method: "POST",
             path: "/developers/auth/logout",
@@ -385,6 +444,16 @@ fn staff_only(who: Who) -> u16 {
         w if unauthenticated(w) => 401,
         Who::PlatformOwner | Who::PlatformStaff | Who::PlatformSupport => 200,
         _ => 404,
+    }
+}
+
+/// A tenant's notifications: everyone who sees the tenant but a guest (who
+/// controls the pinned home and does not read its notifications).
+fn notifications_own(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::HouseholdGuest => 403,
+        _ => 200,
     }
 }
 
@@ -614,6 +683,14 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: None,
             own: manage_missing_own,
             foreign: manage_missing_foreign,
+        },
+        TenantOperation {
+            id: "listNotifications",
+            method: "GET",
+            path: "/notifications?tenantId={tenantId}",
+            body: None,
+            own: notifications_own,
+            foreign: staff_only,
         },
         TenantOperation {
             id: "listVirtualDevices",

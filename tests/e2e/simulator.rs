@@ -596,9 +596,20 @@ async fn only_a_sandbox_admin_creates_virtual_devices_up_to_the_ceiling() {
     assert_eq!(status, 404);
     let (status, again) = create(key.clone(), s.tenant.clone(), property.clone(), "SENSOR").await;
     assert_eq!(status, 201, "{again}");
-    // A device deleted through the device API also gives its place back
-    // (the next refused create recounts).
     let id = again["device"]["id"].as_str().unwrap();
+    // The simulator owns a virtual device's board and password.
+    for path in ["units", "credentials"] {
+        let (status, body) = t
+            .post_json(
+                &format!("/devices/{id}/{path}?tenantId={}", s.tenant),
+                Some(&s.dev.access_token),
+                json!({ "serial": "SN-VIRTUAL-NEW" }),
+            )
+            .await;
+        assert_eq!(status, 409, "{path}: {body}");
+    }
+    // A device deleted through the device API gives its place back too, and
+    // leaves the simulator's list at once.
     let response = t
         .http
         .delete(t.url(&format!("/devices/{id}?tenantId={}", s.tenant)))
@@ -607,6 +618,7 @@ async fn only_a_sandbox_admin_creates_virtual_devices_up_to_the_ceiling() {
         .await
         .unwrap();
     assert_eq!(response.status(), 204);
+    assert_eq!(list(&t, &s.dev, &s.tenant).await.len(), 6);
     let (status, body) = create(key, s.tenant.clone(), property, "SENSOR").await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(list(&t, &s.dev, &s.tenant).await.len(), 7);

@@ -5,6 +5,7 @@ use std::path::Path;
 
 pub mod developers;
 pub mod principals;
+pub mod webhooks;
 
 pub use alyt_local::Platform;
 
@@ -38,6 +39,23 @@ impl TestPlatform {
     /// The full URL of an API path such as `/capabilities`.
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.platform.base_url(), path)
+    }
+
+    /// Starts a fresh platform whose test configuration a closure changes
+    /// (it may capture, e.g. an injected clock); a restart does not apply it.
+    pub async fn start_with_config(configure: impl FnOnce(&mut alyt_local::Config)) -> Self {
+        let data_dir = tempfile::tempdir().expect("temp dir");
+        let mut config = alyt_local::Config::for_tests(data_dir.path().to_path_buf());
+        configure(&mut config);
+        let platform = alyt_local::spawn(config)
+            .await
+            .expect("the local platform starts");
+        Self {
+            platform,
+            http: reqwest::Client::new(),
+            data_dir,
+            configure: |_| {},
+        }
     }
 
     /// Stops the platform and starts it again on the same data directory.

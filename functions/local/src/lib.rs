@@ -27,6 +27,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+pub mod events;
 pub mod simulator;
 
 pub use simulator::SimulatorConfig;
@@ -49,6 +50,8 @@ pub struct Config {
     pub simulator: SimulatorConfig,
     /// How often the heartbeat sweep runs (5 s).
     pub heartbeat_sweep_every: Duration,
+    /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
+    pub webhooks: events::WebhookConfig,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -102,6 +105,7 @@ impl Config {
                 ..SimulatorConfig::default()
             },
             heartbeat_sweep_every: Duration::from_secs(5),
+            webhooks: events::WebhookConfig::from_env(),
         })
     }
 
@@ -116,6 +120,7 @@ impl Config {
             owner_password: None,
             simulator: SimulatorConfig::default(),
             heartbeat_sweep_every: Duration::from_secs(5),
+            webhooks: events::WebhookConfig::default(),
         }
     }
 }
@@ -129,7 +134,7 @@ pub struct Platform {
     pub data_dir: PathBuf,
     /// What the first start created (None on later starts).
     pub first_start: Option<FirstStart>,
-    store: Arc<SqliteStore>,
+    store: Arc<events::SignallingStore>,
     broker: Broker,
     simulator: Arc<simulator::LocalSimulator>,
     shutdown: watch::Sender<bool>,
@@ -165,10 +170,10 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         source,
     })?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let store = Arc::new(SqliteStore::open(
+    let store = Arc::new(events::SignallingStore::new(SqliteStore::open(
         &config.data_dir.join("alyt.db"),
         clock.clone(),
-    )?);
+    )?));
 
     let listener = TcpListener::bind(config.http_addr)
         .await
@@ -236,6 +241,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         clock.clone(),
     ));
     let state = state.with_simulator(simulator.clone());
+    let state = events::configure(state, &config.webhooks, &store);
     let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
     tasks.push(tokio::spawn(run_ingest(
         ingest,
@@ -296,6 +302,15 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             tracing::error!(error = %e, "the HTTP server stopped");
         }
     }));
+
+    // Webhooks: the dispatcher and the delivery worker.
+    tasks.extend(events::spawn_webhooks(
+        &config.webhooks,
+        store.clone(),
+        clock.clone(),
+        config.data_dir.join("outbox"),
+        on_shutdown.clone(),
+    ));
 
     // The embedded store keeps expired items until purged (reads already hide them),
     // as DynamoDB's TTL does; purge once a minute.

@@ -45,6 +45,9 @@ pub struct AppState {
     pub simulator: Arc<dyn crate::ports::SimulatorControl>,
     /// Where people reach the API (`…/v1`), for links in mail.
     pub public_url: String,
+    /// Events out: the event log's lag, the stream's limits and wake-up, the
+    /// webhook URL policy. Hosted defaults; the local binary sets its own.
+    pub events: crate::developers::webhooks::EventsSettings,
 }
 
 /// The adapters a runtime hands to [`AppState::build`].
@@ -91,6 +94,7 @@ impl AppState {
             credentials,
             simulator: Arc::new(crate::ports::StoreWatchedSimulator::default()),
             public_url: settings.public_url,
+            events: crate::developers::webhooks::EventsSettings::HOSTED,
         })
     }
 

@@ -63,6 +63,17 @@ fn parse_device_id(raw: &str) -> Result<DeviceId, ApiError> {
         .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))
 }
 
+/// A virtual device has no board to replace and its password is derived by
+/// the simulator, which could not log in with a rotated one.
+fn not_virtual(device: &DeviceRecord) -> Result<(), ApiError> {
+    if device.is_virtual {
+        return Err(ApiError::conflict(
+            "a virtual device's board and credentials belong to the simulator; delete it and create another",
+        ));
+    }
+    Ok(())
+}
+
 /// The live device the caller may change (the registration rule).
 async fn writable_device(
     state: &AppState,
@@ -199,6 +210,13 @@ pub async fn delete_device(
 ) -> Result<StatusCode, ApiError> {
     let device_id = parse_device_id(&device_id)?;
     let device = writable_device(&state, &caller, query.tenant_id, device_id).await?;
+    if device.is_virtual {
+        // The simulator's own delete: the runner stops and the place under
+        // VIRTUAL_DEVICES is given back.
+        crate::developers::simulator::remove_virtual_device(&state, device.tenant_id, device.id)
+            .await?;
+        return Ok(StatusCode::NO_CONTENT);
+    }
     let devices = Devices(&*state.store);
     // Children first: if this stops half way, the hub still exists and a
     // retry finds the remaining children.
@@ -281,7 +299,7 @@ pub struct ReplaceUnitRequest {
         (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A key without devices:write, or a caller without a role that manages devices", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The serial is registered already, or the device kept changing", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The serial is registered already, the device is virtual (the simulator owns its board), or the device kept changing", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn replace_unit(
@@ -305,6 +323,7 @@ pub async fn replace_unit(
         .unwrap_or_else(|| "warranty-replacement".to_owned());
 
     let mut device = writable_device(&state, &caller, query.tenant_id, device_id).await?;
+    not_virtual(&device)?;
     let devices = Devices(&*state.store);
     for _ in 0..ATTEMPTS {
         let username = device.id.to_string();
@@ -409,7 +428,7 @@ pub struct RotatedCredentials {
         (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A key without devices:write, or a caller without a role that manages devices", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The device kept changing; try again", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The device is virtual (the simulator derives its password), or the device kept changing", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn rotate_credentials(
@@ -420,6 +439,7 @@ pub async fn rotate_credentials(
 ) -> Result<(StatusCode, Json<RotatedCredentials>), ApiError> {
     let device_id = parse_device_id(&device_id)?;
     let mut device = writable_device(&state, &caller, query.tenant_id, device_id).await?;
+    not_virtual(&device)?;
     let devices = Devices(&*state.store);
     for _ in 0..ATTEMPTS {
         let old = devices.credential(&device.id.to_string()).await?;

@@ -29,6 +29,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(crate::device_lifecycle::routes())
         .merge(crate::device_history::routes())
         .merge(crate::commands::routes())
+        .merge(crate::notifications::routes())
 }
 
 /// The capability catalogue: every descriptor a client renders things from.

@@ -17,6 +17,7 @@ pub mod extract;
 pub mod homes;
 pub mod household_auth;
 pub mod list;
+pub mod notifications;
 pub mod openapi;
 pub mod ports;
 pub mod problem;

@@ -202,6 +202,18 @@ impl HostedConfig {
     }
 }
 
+/// The mailer of a function that only sends (the webhooks worker): SES
+/// from `ALYT_MAIL_FROM`, or none when it is not set.
+pub async fn mailer_from_env() -> Arc<dyn Mailer> {
+    match env_var("ALYT_MAIL_FROM") {
+        Some(from) => {
+            let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+            Arc::new(SesMailer::new(aws_sdk_sesv2::Client::new(&aws), from))
+        }
+        None => Arc::new(NoMailer),
+    }
+}
+
 /// The hosted adapters behind the same [`AppState`] the local platform builds.
 pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http::Error> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);

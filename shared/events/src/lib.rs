@@ -24,14 +24,19 @@
 //! pure delivery rules (retry schedule, row moves, endpoint health);
 //! [`outbound`] the SSRF policy and the HTTP sender; [`delivery`] the worker
 //! ([`delivery::enqueue`], [`delivery::deliver_due`], [`delivery::reenable`])
-//! over the rows of `alyt_store::repo::webhooks`.
+//! over the rows of `alyt_store::repo::webhooks`; [`dispatch`] turns recorded
+//! events into those rows; [`worker`] runs both passes and announces disabled
+//! endpoints. [`stream`] is the server-sent event stream of both runtimes.
 
 pub mod delivery;
+pub mod dispatch;
 pub mod envelope;
 pub mod log;
 pub mod outbound;
 pub mod signature;
+pub mod stream;
 pub mod webhook;
+pub mod worker;
 
 pub use delivery::{DeliveryReport, DisabledEndpoint, deliver_due, enqueue, reenable};
 pub use envelope::{EventEnvelope, EventId, EventKind};

@@ -13,7 +13,9 @@ pub mod mfa;
 pub mod quota;
 pub mod sandbox;
 pub mod session;
+pub mod stream;
 pub mod simulator;
+pub mod webhooks;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -22,5 +24,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(keys::routes())
         .merge(admin::routes())
         .merge(quota::routes())
+        .merge(webhooks::routes())
+        .merge(stream::routes())
         .merge(simulator::routes())
 }

@@ -790,11 +790,22 @@ pub async fn delete_virtual_device(
     let device_id = parse_device_id(&device_id)?;
     let tenant = query.tenant_id;
     may_write(&state, &caller, tenant).await?;
-    let sims = Simulators(&*state.store);
-    let record = sims
+    Simulators(&*state.store)
         .get(tenant, device_id)
         .await?
         .ok_or_else(no_such_device)?;
+    remove_virtual_device(&state, tenant, device_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Stops a virtual device, deletes it as `DELETE /devices/{id}` does and
+/// frees its place under VIRTUAL_DEVICES. Both deletes end here, so neither
+/// leaves a simulator record or a runner task behind.
+pub(crate) async fn remove_virtual_device(
+    state: &AppState,
+    tenant: TenantId,
+    device_id: DeviceId,
+) -> Result<(), ApiError> {
     // Stop it first, so the runner does not log in again while the device
     // is being deleted (the credential's deletion would refuse it anyway).
     if let Err(e) = state.simulator.stop(device_id).await {
@@ -803,12 +814,12 @@ pub async fn delete_virtual_device(
     if let Some(row) = Devices(&*state.store).get(tenant, device_id).await?
         && row.deleted_at.is_none()
     {
-        crate::device_lifecycle::delete_one(&state, row).await?;
+        crate::device_lifecycle::delete_one(state, row).await?;
     }
-    if sims.delete(tenant, device_id).await?.is_some() {
-        give_back(&state, record.developer_id).await;
+    if let Some(record) = Simulators(&*state.store).delete(tenant, device_id).await? {
+        give_back(state, record.developer_id).await;
     }
-    Ok(StatusCode::NO_CONTENT)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,274 @@
+//! Events out on the local platform: the store wrapper that tells when an
+//! event or a webhook delivery row is written (so streams, the dispatcher and
+//! the delivery worker wake instead of polling every few milliseconds), the
+//! webhook settings (the private-network switch, an injectable delivery
+//! clock for tests) and the two in-process tasks running the same worker the
+//! hosted `functions/webhooks` runs.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use alyt_api::AppState;
+use alyt_api::developers::webhooks::{EventsSettings, MailNotice};
+use alyt_api::ports::OutboxMailer;
+use alyt_domain::Clock;
+use alyt_events::stream::{EventSignal, StreamLimits};
+use alyt_events::worker::Worker;
+use alyt_events::{EventLog, HttpSender, OutboundPolicy};
+use alyt_store::sqlite::SqliteStore;
+use alyt_store::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};
+use async_trait::async_trait;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::LOCAL_EVENT_LAG;
+
+/// `ALYT_WEBHOOKS_PRIVATE_NETWORKS`: `on` (the default) lets webhooks reach
+/// http URLs and private, loopback and link-local addresses (a receiver on
+/// 127.0.0.1); `off` applies the hosted policy (https to public addresses).
+pub const PRIVATE_NETWORKS_ENV: &str = "ALYT_WEBHOOKS_PRIVATE_NETWORKS";
+
+/// How the local platform delivers webhooks.
+#[derive(Clone)]
+pub struct WebhookConfig {
+    pub allow_private_networks: bool,
+    /// The delivery clock (attempt times and the retry schedule); the
+    /// platform's clock when `None`. Tests move it to see retries.
+    pub clock: Option<Arc<dyn Clock>>,
+    /// How often due deliveries are looked for when nothing wakes the worker.
+    pub every: Duration,
+    /// The event stream's keepalive and time limit (one hour, 15 s); tests
+    /// shorten them.
+    pub stream: StreamLimits,
+}
+
+impl Default for WebhookConfig {
+    fn default() -> Self {
+        Self {
+            allow_private_networks: true,
+            clock: None,
+            every: Duration::from_secs(1),
+            stream: StreamLimits::LOCAL,
+        }
+    }
+}
+
+impl std::fmt::Debug for WebhookConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookConfig")
+            .field("allow_private_networks", &self.allow_private_networks)
+            .field("clock", &self.clock.as_ref().map(|_| "injected"))
+            .field("every", &self.every)
+            .field("stream", &self.stream)
+            .finish()
+    }
+}
+
+impl WebhookConfig {
+    pub fn from_env() -> Self {
+        let allow = std::env::var(PRIVATE_NETWORKS_ENV)
+            .map(|v| !matches!(v.trim(), "off" | "false" | "0" | "no"))
+            .unwrap_or(true);
+        Self {
+            allow_private_networks: allow,
+            ..Self::default()
+        }
+    }
+
+    pub fn policy(&self) -> OutboundPolicy {
+        if self.allow_private_networks {
+            OutboundPolicy::LOCAL
+        } else {
+            OutboundPolicy::HOSTED
+        }
+    }
+}
+
+/// The embedded store, telling when an event or a delivery row is written.
+pub struct SignallingStore {
+    inner: SqliteStore,
+    events: EventSignal,
+    deliveries: EventSignal,
+}
+
+impl SignallingStore {
+    pub fn new(inner: SqliteStore) -> Self {
+        Self {
+            inner,
+            events: EventSignal::default(),
+            deliveries: EventSignal::default(),
+        }
+    }
+
+    /// Fires after an event is written.
+    pub fn event_signal(&self) -> EventSignal {
+        self.events.clone()
+    }
+
+    /// Fires after a webhook delivery row is written.
+    pub fn delivery_signal(&self) -> EventSignal {
+        self.deliveries.clone()
+    }
+
+    pub async fn purge_expired(&self) -> Result<usize, StoreError> {
+        self.inner.purge_expired().await
+    }
+
+    fn written<'a>(&self, keys: impl IntoIterator<Item = &'a Key>) {
+        let (mut event, mut delivery) = (false, false);
+        for key in keys {
+            event |= key.pk.starts_with("EVENTS#");
+            delivery |= key.pk.starts_with("WEBHOOK#") && key.sk.starts_with("DELIVERY#");
+        }
+        if event {
+            self.events.notify();
+        }
+        if delivery {
+            self.deliveries.notify();
+        }
+    }
+}
+
+#[async_trait]
+impl Store for SignallingStore {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        self.inner.get(key).await
+    }
+
+    async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+        self.inner.batch_get(keys).await
+    }
+
+    async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+        let key = item.key();
+        self.inner.put(item, condition).await?;
+        self.written([&key]);
+        Ok(())
+    }
+
+    async fn update(
+        &self,
+        key: &Key,
+        actions: Vec<UpdateAction>,
+        condition: Option<Condition>,
+    ) -> Result<Item, StoreError> {
+        let item = self.inner.update(key, actions, condition).await?;
+        self.written([key]);
+        Ok(item)
+    }
+
+    async fn delete(
+        &self,
+        key: &Key,
+        condition: Option<Condition>,
+    ) -> Result<Option<Item>, StoreError> {
+        self.inner.delete(key, condition).await
+    }
+
+    async fn query(&self, query: Query) -> Result<Page, StoreError> {
+        self.inner.query(query).await
+    }
+
+    async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        let keys: Vec<Key> = writes.iter().map(TxWrite::key).collect();
+        self.inner.transact(writes).await?;
+        self.written(keys.iter());
+        Ok(())
+    }
+}
+
+/// The events settings of the local platform: 250 ms lag, hour-long streams
+/// woken by the store, webhook URLs under the configured policy.
+pub fn configure(mut state: AppState, config: &WebhookConfig, store: &SignallingStore) -> AppState {
+    state.events = EventsSettings {
+        lag: LOCAL_EVENT_LAG,
+        stream: config.stream,
+        signal: Some(store.event_signal()),
+        outbound: config.policy(),
+    };
+    state
+}
+
+/// Starts the dispatcher (woken by new events) and the delivery worker
+/// (woken by new rows, and every `config.every` for retries).
+pub fn spawn_webhooks(
+    config: &WebhookConfig,
+    store: Arc<SignallingStore>,
+    clock: Arc<dyn Clock>,
+    outbox: std::path::PathBuf,
+    stop: watch::Receiver<bool>,
+) -> Vec<JoinHandle<()>> {
+    if config.allow_private_networks {
+        tracing::info!(
+            "webhooks may reach private networks: http URLs and loopback, private and link-local \
+             addresses (a receiver on 127.0.0.1) are allowed; set {PRIVATE_NETWORKS_ENV}=off to \
+             refuse them as the hosted platform does"
+        );
+    } else {
+        tracing::info!(
+            "webhooks reach only https URLs on public addresses ({PRIVATE_NETWORKS_ENV}=off)"
+        );
+    }
+    let sender = match HttpSender::new() {
+        Ok(sender) => Arc::new(sender),
+        Err(e) => {
+            tracing::error!(error = %e, "the webhook HTTP client could not be built; webhooks are not delivered");
+            return Vec::new();
+        }
+    };
+    let events = store.event_signal();
+    let deliveries = store.delivery_signal();
+    let dyn_store: Arc<dyn Store> = store;
+    let worker = Worker {
+        store: dyn_store.clone(),
+        clock: config.clock.clone().unwrap_or(clock.clone()),
+        log: EventLog::new(dyn_store, clock, LOCAL_EVENT_LAG),
+        sender,
+        policy: config.policy(),
+        notice: Arc::new(MailNotice(Arc::new(OutboxMailer::new(outbox)))),
+    };
+    let lag = Duration::from_millis(LOCAL_EVENT_LAG.whole_milliseconds() as u64 + 50);
+    let dispatcher = {
+        let worker = worker.clone();
+        let mut stop = stop.clone();
+        let mut wake = events.subscribe();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    changed = wake.changed() => {
+                        if changed.is_err() { break; }
+                        // The event becomes readable after the log's lag.
+                        tokio::time::sleep(lag).await;
+                    }
+                    _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                    _ = stopped(&mut stop) => break,
+                }
+                if let Err(e) = worker.dispatch().await {
+                    tracing::warn!(error = %e, "webhook dispatch failed");
+                }
+            }
+        })
+    };
+    let every = config.every;
+    let deliverer = {
+        let mut stop = stop;
+        let mut wake = deliveries.subscribe();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    changed = wake.changed() => if changed.is_err() { break },
+                    _ = tokio::time::sleep(every) => {}
+                    _ = stopped(&mut stop) => break,
+                }
+                if let Err(e) = worker.deliver().await {
+                    tracing::warn!(error = %e, "webhook delivery pass failed");
+                }
+            }
+        })
+    };
+    vec![dispatcher, deliverer]
+}
+
+async fn stopped(signal: &mut watch::Receiver<bool>) {
+    let _ = signal.wait_for(|stop| *stop).await;
+}

@@ -1,0 +1,23 @@
+//! Lambda entry of the developer event stream: `GET
+//! /v1/developers/events/stream` served with Lambda response streaming on a
+//! function URL. The route, its authorization and the stream itself are the
+//! ones the local platform serves ([`alyt_api::developers::stream`],
+//! [`alyt_events::stream`]); here connections end a little before Lambda's
+//! 15-minute limit and clients resume with `Last-Event-ID`.
+
+use alyt_aws::lambda::{HostedConfig, hosted_state};
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .without_time()
+        .init();
+    let config = HostedConfig::from_env()?;
+    // Hosted events settings (the default): 2 s lag, polling, 14 min 45 s.
+    let state = hosted_state(&config).await?;
+    let (routes, _) = alyt_api::developers::stream::routes().split_for_parts();
+    let app = alyt_api::with_conventions(routes, state);
+    lambda_http::run_with_streaming_response(app).await
+}

@@ -1,0 +1,57 @@
+//! Lambda entry of the webhook worker.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use alyt_api::developers::webhooks::MailNotice;
+use alyt_aws::DynamoStore;
+use alyt_domain::{Clock, SystemClock};
+use alyt_events::worker::Worker;
+use alyt_events::{EventLog, HttpSender, OutboundPolicy, VISIBILITY_LAG};
+use alyt_store::Store;
+use lambda_runtime::{Error, LambdaEvent, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .without_time()
+        .init();
+    let table = std::env::var("ALYT_TABLE").map_err(|_| "ALYT_TABLE is not set")?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let store: Arc<dyn Store> = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
+    let worker = Worker {
+        store: store.clone(),
+        clock: clock.clone(),
+        log: EventLog::new(store, clock, VISIBILITY_LAG),
+        sender: Arc::new(HttpSender::new()?),
+        // Hosted: https to public addresses only.
+        policy: OutboundPolicy::HOSTED,
+        notice: Arc::new(MailNotice(alyt_aws::lambda::mailer_from_env().await)),
+    };
+    lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
+        let worker = &worker;
+        async move {
+            let now_ms = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            let remaining = Duration::from_millis(event.context.deadline.saturating_sub(now_ms));
+            let t = alyt_webhooks::on_schedule(worker, alyt_webhooks::window(remaining)).await;
+            tracing::info!(?t, "webhook passes");
+            Ok::<_, Error>(serde_json::json!({
+                "passes": t.passes,
+                "failedPasses": t.failed_passes,
+                "dispatchedEvents": t.dispatched_events,
+                "queued": t.queued,
+                "attempted": t.attempted,
+                "delivered": t.delivered,
+                "retrying": t.retrying,
+                "failed": t.failed,
+                "held": t.held,
+                "disabled": t.disabled,
+            }))
+        }
+    }))
+    .await
+}

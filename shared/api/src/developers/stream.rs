@@ -1,0 +1,136 @@
+//! `GET /v1/developers/events/stream` (spec: Events > Stream): the caller's
+//! tenants' events as server-sent events. The framing, filter, resume,
+//! keepalive and time limit are [`alyt_events::stream`], shared with the
+//! hosted streaming function; this is the route and who may call it.
+//!
+//! Who hears what: a key with `events:read` hears its tenants (a DEV key its
+//! developer's sandbox, a LIVE key the tenants that installed its
+//! connector); a developer session hears its sandbox only.
+
+use alyt_domain::access::{Principal, Scope};
+use alyt_domain::ids::TenantId;
+use alyt_events::EventLog;
+use alyt_events::stream::{self, Feed, StreamRequest};
+use alyt_store::repo::developers::{DeveloperStatus, Developers};
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::session::{Params, active_developer, developer_session};
+use crate::auth::Caller;
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(stream_events))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct StreamParams {
+    /// Comma-separated event kinds; all kinds when absent.
+    pub events: Option<String>,
+    /// Resume after this event id (a `Last-Event-ID` header wins over it).
+    pub after: Option<String>,
+}
+
+/// The tenants the caller hears.
+pub async fn stream_tenants(
+    state: &AppState,
+    caller: &Principal,
+) -> Result<Vec<TenantId>, ApiError> {
+    match caller {
+        Principal::Key {
+            developer, tenants, ..
+        } => {
+            caller
+                .require_scope(Scope::EventsRead)
+                .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+            Developers(&*state.store)
+                .get(*developer)
+                .await?
+                .filter(|d| d.status == DeveloperStatus::Active)
+                .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))?;
+            Ok(tenants.iter().copied().collect())
+        }
+        Principal::Person { .. } => {
+            let me = developer_session(caller)?;
+            let developer = active_developer(state, &me).await?;
+            Ok(developer.sandbox_tenant_id.into_iter().collect())
+        }
+    }
+}
+
+/// The response of a stream over `feed` (also used by the hosted function).
+pub fn sse_response(feed: Feed) -> Response {
+    let mut response = Body::from_stream(stream::body(feed)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(stream::CONTENT_TYPE),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // Proxies (nginx) must pass chunks on as they come.
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// The caller's tenants' events as server-sent events: each `event: <kind>`,
+/// `id: <id>`, `data: <envelope JSON>`; a comment every 15 s; the connection
+/// closes after one hour locally (15 minutes on the hosted function URL);
+/// reconnect with `Last-Event-ID` (or `after=`) to resume with no gap and no
+/// duplicate.
+#[utoipa::path(
+    get,
+    path = "/v1/developers/events/stream",
+    tag = "developers",
+    operation_id = "streamEvents",
+    security(("bearer" = [])),
+    params(
+        StreamParams,
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id (sent by EventSource on reconnect)"),
+    ),
+    responses(
+        (status = 200, description = "A server-sent event stream of event envelopes", content_type = "text/event-stream", body = String),
+        (status = 400, description = "A parameter is wrong: events (unknown kind), after, Last-Event-ID", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without events:read", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn stream_events(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Params(params): Params<StreamParams>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let last_event_id = match headers.get("last-event-id") {
+        Some(value) => Some(
+            value
+                .to_str()
+                .map_err(|_| ApiError::validation("Last-Event-ID", "not an event id"))?,
+        ),
+        None => None,
+    };
+    let request = StreamRequest::parse(
+        params.events.as_deref(),
+        params.after.as_deref(),
+        last_event_id,
+    )
+    .map_err(|bad| ApiError::validation(bad.field, bad.detail))?;
+    let tenants = stream_tenants(&state, &caller).await?;
+    let settings = &state.events;
+    let feed = Feed {
+        log: EventLog::new(state.store.clone(), state.clock.clone(), settings.lag),
+        tenants,
+        request,
+        limits: settings.stream,
+        wake: settings.signal.as_ref().map(|s| s.subscribe()),
+    };
+    Ok(sse_response(feed))
+}

@@ -1,0 +1,641 @@
+//! Webhook endpoints (spec part E): register, list, remove, test, read the
+//! delivery log, re-enable. The delivery itself (signing, retries, disable)
+//! is `alyt-events`; the dispatcher and the worker run outside requests.
+//!
+//! Who: a signed-in developer, or a key of the developer with
+//! `webhooks:write` (a key may manage the endpoints of its developer, bound
+//! to any of the developer's keys). An endpoint of another developer answers
+//! exactly like a missing one (404).
+//!
+//! An endpoint is bound to one key: a DEV key routes its sandbox tenant's
+//! events, a LIVE key those of the tenants that installed its connector.
+//! The URL is checked against the outbound policy when registered (https and
+//! public addresses hosted; the local platform allows http to private
+//! networks) and again at every delivery. The signing secret is shown in the
+//! create answer only; it is never logged.
+
+use std::collections::BTreeSet;
+
+use alyt_domain::access::{KeyKind, Principal, Scope};
+use alyt_domain::ids::{KeyId, TenantId, WebhookId};
+use alyt_events::delivery::DisabledEndpoint;
+use alyt_events::envelope::{EventEnvelope, EventId, EventKind};
+use alyt_events::outbound::{self, OutboundPolicy};
+use alyt_events::stream::{EventSignal, StreamLimits};
+use alyt_events::{dispatch, signature};
+use alyt_store::PageKey;
+use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
+use alyt_store::repo::webhooks::{
+    DeliveryRecord, DeliveryStatus, EndpointStatus, HISTORY, Queued, WebhookEndpointRecord,
+    WebhookRoute, Webhooks, endpoint_key,
+};
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::session::{Body, Params, active_developer, developer_session};
+use crate::auth::Caller;
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::ports::{Email, Mailer};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_webhooks, create_webhook))
+        .routes(routes!(delete_webhook))
+        .routes(routes!(test_webhook))
+        .routes(routes!(list_webhook_deliveries))
+        .routes(routes!(enable_webhook))
+}
+
+/// Endpoints one developer may hold.
+pub const MAX_ENDPOINTS: usize = 20;
+pub const DESCRIPTION_MAX_CHARS: usize = 200;
+
+/// How events leave this runtime: the event log's visibility lag, the
+/// stream's limits and what wakes it, and the policy webhook URLs are
+/// checked against at registration.
+#[derive(Debug, Clone)]
+pub struct EventsSettings {
+    pub lag: time::Duration,
+    pub stream: StreamLimits,
+    /// Set where the runtime can tell when an event is written (locally).
+    pub signal: Option<EventSignal>,
+    pub outbound: OutboundPolicy,
+}
+
+impl EventsSettings {
+    /// The hosted platform: 2 s lag, 15-minute streams that poll, https to
+    /// public addresses only.
+    pub const HOSTED: EventsSettings = EventsSettings {
+        lag: alyt_events::VISIBILITY_LAG,
+        stream: StreamLimits::HOSTED,
+        signal: None,
+        outbound: OutboundPolicy::HOSTED,
+    };
+}
+
+/// A registered endpoint; never its secret.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = WebhookEndpoint)]
+pub struct EndpointView {
+    pub id: WebhookId,
+    pub url: String,
+    /// The event kinds it receives.
+    pub events: Vec<String>,
+    pub description: Option<String>,
+    /// The developer key it is bound to.
+    pub key_id: KeyId,
+    pub status: EndpointStatus,
+    /// Failed attempts since the last success (50 disable it).
+    pub consecutive_failures: u32,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub disabled_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+impl From<WebhookEndpointRecord> for EndpointView {
+    fn from(e: WebhookEndpointRecord) -> Self {
+        Self {
+            id: e.id,
+            url: e.url,
+            events: e.events,
+            description: e.description,
+            key_id: e.key_id,
+            status: e.status,
+            consecutive_failures: e.consecutive_failures,
+            disabled_at: e.disabled_at,
+            created_at: e.created_at,
+        }
+    }
+}
+
+/// The create answer: the endpoint and its signing secret, shown this once.
+#[derive(Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointWithSecret {
+    #[serde(flatten)]
+    pub endpoint: EndpointView,
+    /// `whsec_…`: the HMAC-SHA256 key of `X-SVC-Signature` (verify with
+    /// Stripe's libraries). Shown once.
+    pub secret: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateWebhookRequest {
+    /// Where deliveries are POSTed: https on the hosted platform.
+    #[schema(max_length = 2048)]
+    pub url: String,
+    /// The event kinds to receive (at least one).
+    pub events: Vec<EventKind>,
+    #[serde(default)]
+    #[schema(max_length = 200)]
+    pub description: Option<String>,
+    /// The key the endpoint is bound to; default: the newest active DEV key.
+    #[serde(default)]
+    pub key_id: Option<KeyId>,
+}
+
+/// The developer behind the caller: a developer session, or a key with
+/// `webhooks:write`. The developer must be active.
+async fn webhook_developer(
+    state: &AppState,
+    caller: &Principal,
+) -> Result<DeveloperRecord, ApiError> {
+    match caller {
+        Principal::Key { developer, .. } => {
+            caller
+                .require_scope(Scope::WebhooksWrite)
+                .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+            Developers(&*state.store)
+                .get(*developer)
+                .await?
+                .filter(|d| d.status == DeveloperStatus::Active)
+                .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))
+        }
+        Principal::Person { .. } => {
+            let me = developer_session(caller)?;
+            active_developer(state, &me).await
+        }
+    }
+}
+
+fn no_such_webhook() -> ApiError {
+    ApiError::not_found("no such webhook endpoint")
+}
+
+/// One of the developer's endpoints; anything else (another developer's, a
+/// malformed id) is the same 404.
+async fn own_endpoint(
+    state: &AppState,
+    developer: &DeveloperRecord,
+    id: &str,
+) -> Result<WebhookEndpointRecord, ApiError> {
+    let id: WebhookId = id.parse().map_err(|_| no_such_webhook())?;
+    Webhooks(&*state.store)
+        .endpoint(developer.id, id)
+        .await?
+        .ok_or_else(no_such_webhook)
+}
+
+/// Checks the fields of a new endpoint; a wrong one is a 400 naming it.
+pub async fn check_endpoint_fields(
+    policy: OutboundPolicy,
+    request: &CreateWebhookRequest,
+) -> Result<(String, Vec<String>, Option<String>), ApiError> {
+    let url = request.url.trim();
+    outbound::check_url(policy, url)
+        .await
+        .map_err(|refusal| ApiError::validation("url", refusal.to_string()))?;
+    if request.events.is_empty() {
+        return Err(ApiError::validation(
+            "events",
+            "events must name at least one event kind",
+        ));
+    }
+    let kinds: BTreeSet<EventKind> = request.events.iter().copied().collect();
+    let events = kinds.into_iter().map(|k| k.as_str().to_owned()).collect();
+    let description = match request.description.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(d) if d.chars().count() > DESCRIPTION_MAX_CHARS || d.chars().any(char::is_control) => {
+            return Err(ApiError::validation(
+                "description",
+                format!(
+                    "description must have at most {DESCRIPTION_MAX_CHARS} printable characters"
+                ),
+            ));
+        }
+        Some(d) => Some(d.to_owned()),
+    };
+    Ok((url.to_owned(), events, description))
+}
+
+/// Registers an endpoint and answers its signing secret, shown this once.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/webhooks",
+    tag = "developers",
+    operation_id = "createWebhook",
+    security(("bearer" = [])),
+    request_body = CreateWebhookRequest,
+    responses(
+        (status = 201, description = "The endpoint and its signing secret (shown once)", body = EndpointWithSecret),
+        (status = 400, description = "A field is wrong: url (refused by the outbound policy), events, description, keyId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Too many endpoints, or no sandbox tenant yet", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create_webhook(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Body(request): Body<CreateWebhookRequest>,
+) -> Result<(StatusCode, Json<EndpointWithSecret>), ApiError> {
+    let developer = webhook_developer(&state, &caller).await?;
+    let (url, events, description) = check_endpoint_fields(state.events.outbound, &request).await?;
+    let now = state.clock.now();
+    let keys = Developers(&*state.store).keys(developer.id).await?;
+    let usable = |k: &&alyt_store::repo::developers::KeyRecord| {
+        k.revoked_at.is_none() && k.expires_at.is_none_or(|e| e > now)
+    };
+    let key = match request.key_id {
+        Some(id) => keys
+            .iter()
+            .filter(usable)
+            .find(|k| k.id == id)
+            .ok_or_else(|| ApiError::validation("keyId", "no such active key of this developer"))?,
+        None => keys
+            .iter()
+            .filter(usable)
+            .filter(|k| k.kind == KeyKind::Dev)
+            .max_by_key(|k| k.created_at)
+            .ok_or_else(|| {
+                ApiError::validation(
+                    "keyId",
+                    "the developer has no active DEV key: create one, or name a key",
+                )
+            })?,
+    };
+    let route = match key.kind {
+        KeyKind::Dev => WebhookRoute::Tenant {
+            tenant_id: developer.sandbox_tenant_id.ok_or_else(|| {
+                ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
+            })?,
+        },
+        KeyKind::Live => WebhookRoute::Connector {
+            definition_id: key.definition_id.clone().ok_or_else(|| {
+                ApiError::validation("keyId", "this LIVE key belongs to no connector")
+            })?,
+        },
+    };
+    let repo = Webhooks(&*state.store);
+    if repo.list_endpoints(developer.id).await?.len() >= MAX_ENDPOINTS {
+        return Err(ApiError::conflict(format!(
+            "a developer holds at most {MAX_ENDPOINTS} webhook endpoints; remove one first"
+        )));
+    }
+    let secret = signature::generate_secret();
+    let record = WebhookEndpointRecord {
+        id: WebhookId::new(),
+        developer_id: developer.id,
+        key_id: key.id,
+        route: route.clone(),
+        url,
+        events,
+        description,
+        secret: secret.clone(),
+        status: EndpointStatus::Active,
+        consecutive_failures: 0,
+        disabled_at: None,
+        created_at: now,
+    };
+    // The dispatcher follows the tenant before the endpoint exists, so no
+    // event after the endpoint's creation can be missed.
+    if let WebhookRoute::Tenant { tenant_id } = route {
+        dispatch::follow_tenant(&*state.store, tenant_id, now).await?;
+    }
+    repo.create_endpoint(&record).await?;
+    tracing::info!(endpoint = %record.id, developer = %developer.id, "webhook endpoint registered");
+    Ok((
+        StatusCode::CREATED,
+        Json(EndpointWithSecret {
+            endpoint: record.into(),
+            secret,
+        }),
+    ))
+}
+
+/// The developer's endpoints, oldest first; never their secrets.
+#[utoipa::path(
+    get,
+    path = "/v1/developers/webhooks",
+    tag = "developers",
+    operation_id = "listWebhooks",
+    security(("bearer" = [])),
+    params(PageParams),
+    responses(
+        (status = 200, description = "One page of endpoints", body = ListResponse<EndpointView>),
+        (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_webhooks(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Params(page): Params<PageParams>,
+) -> Result<Json<ListResponse<EndpointView>>, ApiError> {
+    let developer = webhook_developer(&state, &caller).await?;
+    let limit = page.limit()? as usize;
+    let partition = format!("DEVELOPER#{}", developer.id);
+    let after = page.after_in(&partition)?;
+    let all = Webhooks(&*state.store).list_endpoints(developer.id).await?;
+    let start = match &after {
+        Some(at) => all
+            .iter()
+            .position(|e| endpoint_key(e.developer_id, e.id).sk > at.sk)
+            .unwrap_or(all.len()),
+        None => 0,
+    };
+    let items: Vec<WebhookEndpointRecord> = all.iter().skip(start).take(limit).cloned().collect();
+    let next_cursor = match items.last() {
+        Some(last) if start + items.len() < all.len() => {
+            let key = endpoint_key(last.developer_id, last.id);
+            Some(encode_cursor(&PageKey {
+                pk: key.pk,
+                sk: key.sk,
+                index_pk: None,
+                index_sk: None,
+            }))
+        }
+        _ => None,
+    };
+    Ok(Json(ListResponse {
+        items: items.into_iter().map(EndpointView::from).collect(),
+        next_cursor,
+    }))
+}
+
+/// Removes an endpoint. What is still queued for it fails at its next
+/// attempt ("the endpoint was removed") and expires with the delivery log.
+#[utoipa::path(
+    delete,
+    path = "/v1/developers/webhooks/{webhookId}",
+    tag = "developers",
+    operation_id = "deleteWebhook",
+    security(("bearer" = [])),
+    params(("webhookId" = WebhookId, Path, description = "The endpoint")),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn delete_webhook(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let developer = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &developer, &id).await?;
+    if !Webhooks(&*state.store)
+        .delete_endpoint(developer.id, endpoint.id)
+        .await?
+    {
+        return Err(no_such_webhook());
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// What the test operation queued.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TestQueued {
+    /// The `webhook.ping` envelope's id (the receiver sees it as `id`).
+    pub event_id: String,
+    /// `pending` (sent within moments) or `held` (the endpoint is disabled:
+    /// sent when it is re-enabled).
+    pub status: DeliveryStatus,
+}
+
+/// Queues a `webhook.ping` to this endpoint, whatever its event filter.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/webhooks/{webhookId}/test",
+    tag = "developers",
+    operation_id = "testWebhook",
+    security(("bearer" = [])),
+    params(("webhookId" = WebhookId, Path, description = "The endpoint")),
+    responses(
+        (status = 202, description = "The ping is queued", body = TestQueued),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn test_webhook(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<TestQueued>), ApiError> {
+    let developer = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &developer, &id).await?;
+    let now = state.clock.now();
+    let tenant: TenantId = match &endpoint.route {
+        WebhookRoute::Tenant { tenant_id } => *tenant_id,
+        WebhookRoute::Connector { .. } => developer.sandbox_tenant_id.ok_or_else(|| {
+            ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
+        })?,
+    };
+    let event = EventEnvelope {
+        id: EventId::new(now, rand_suffix()),
+        kind: EventKind::WebhookPing,
+        tenant_id: tenant,
+        created_at: now,
+        data: serde_json::json!({
+            "endpointId": endpoint.id,
+            "at": now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
+        }),
+    };
+    let queued = alyt_events::delivery::enqueue_to(&*state.store, &endpoint, &event, now).await?;
+    let status = match queued {
+        Queued::Held => DeliveryStatus::Held,
+        _ => DeliveryStatus::Pending,
+    };
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(TestQueued {
+            event_id: event.id.to_string(),
+            status,
+        }),
+    ))
+}
+
+fn rand_suffix() -> u32 {
+    uuid::Uuid::new_v4().as_u128() as u32
+}
+
+/// One delivery of the log: its state and the exact signed payload.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = WebhookDelivery)]
+pub struct DeliveryView {
+    /// `X-SVC-Delivery`: the same for every attempt of one series (a
+    /// re-enable starts a new series for a held delivery).
+    pub id: String,
+    pub event_id: String,
+    /// `X-SVC-Event`.
+    pub event_type: String,
+    /// pending, retrying, delivered, failed (every attempt failed), held (the
+    /// endpoint is disabled; sent again on re-enable).
+    pub status: DeliveryStatus,
+    /// Attempts made in this series (at most 20).
+    pub attempts: u32,
+    /// The last answer's HTTP status; null when none came.
+    pub response_code: Option<u16>,
+    /// Why the last attempt failed (never the URL).
+    pub last_error: Option<String>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub last_attempt_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub next_attempt_at: Option<OffsetDateTime>,
+    /// The body sent: the event envelope as JSON text.
+    pub payload: String,
+    /// `X-SVC-Signature` of the last attempt.
+    pub signature: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+impl From<DeliveryRecord> for DeliveryView {
+    fn from(d: DeliveryRecord) -> Self {
+        Self {
+            id: d.id.to_string(),
+            event_id: d.event_id,
+            event_type: d.event_kind,
+            status: d.status,
+            attempts: d.attempts,
+            response_code: d.last_response_code,
+            last_error: d.last_error,
+            last_attempt_at: d.last_attempt_at,
+            // A claimed row's next time is its lease, not a schedule.
+            next_attempt_at: d.next_attempt_at.filter(|_| d.status.is_due_state()),
+            payload: d.payload,
+            signature: d.signature,
+            created_at: d.created_at,
+        }
+    }
+}
+
+/// The endpoint's last fifty deliveries, newest event first (one page: the
+/// log keeps no more).
+#[utoipa::path(
+    get,
+    path = "/v1/developers/webhooks/{webhookId}/deliveries",
+    tag = "developers",
+    operation_id = "listWebhookDeliveries",
+    security(("bearer" = [])),
+    params(("webhookId" = WebhookId, Path, description = "The endpoint")),
+    responses(
+        (status = 200, description = "The last fifty deliveries (nextCursor is always null)", body = ListResponse<DeliveryView>),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_webhook_deliveries(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<ListResponse<DeliveryView>>, ApiError> {
+    let developer = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &developer, &id).await?;
+    let rows = Webhooks(&*state.store)
+        .recent_deliveries(endpoint.id, HISTORY)
+        .await?;
+    Ok(Json(ListResponse {
+        items: rows.into_iter().map(DeliveryView::from).collect(),
+        next_cursor: None,
+    }))
+}
+
+/// The answer of a re-enable.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Enabled {
+    pub endpoint: EndpointView,
+    /// Held deliveries queued again (new series, due at once, oldest event first).
+    pub requeued: u32,
+}
+
+/// Re-enables a disabled endpoint: active again with a zero failure count,
+/// and every delivery held while it was disabled is sent again, oldest event
+/// first, as a new series (new `X-SVC-Delivery`, attempts from zero; the
+/// envelope id is unchanged, so receivers deduplicate). Deliveries that had
+/// failed for good before the disable stay failed. Enabling an active
+/// endpoint changes nothing.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/webhooks/{webhookId}/enable",
+    tag = "developers",
+    operation_id = "enableWebhook",
+    security(("bearer" = [])),
+    params(("webhookId" = WebhookId, Path, description = "The endpoint")),
+    responses(
+        (status = 200, description = "The endpoint, active", body = Enabled),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn enable_webhook(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Enabled>, ApiError> {
+    let developer = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &developer, &id).await?;
+    let now = state.clock.now();
+    if endpoint.status == EndpointStatus::Active {
+        return Ok(Json(Enabled {
+            endpoint: endpoint.into(),
+            requeued: 0,
+        }));
+    }
+    let enabled = alyt_events::reenable(&*state.store, developer.id, endpoint.id, now).await?;
+    // A row held just before the re-enable may reach the held index late
+    // (DynamoDB): the worker requeues again for a few seconds.
+    dispatch::follow_up_requeue(&*state.store, endpoint.id, now).await?;
+    match enabled {
+        Some(done) => Ok(Json(Enabled {
+            endpoint: done.endpoint.into(),
+            requeued: done.requeued,
+        })),
+        // Re-enabled meanwhile by another request: answer its state.
+        None => {
+            let current = own_endpoint(&state, &developer, &id).await?;
+            Ok(Json(Enabled {
+                endpoint: current.into(),
+                requeued: 0,
+            }))
+        }
+    }
+}
+
+/// The disabled-endpoint mail through the runtime's [`Mailer`].
+pub struct MailNotice(pub std::sync::Arc<dyn Mailer>);
+
+#[async_trait::async_trait]
+impl alyt_events::worker::DisabledNotice for MailNotice {
+    async fn endpoint_disabled(
+        &self,
+        developer: &DeveloperRecord,
+        disabled: &DisabledEndpoint,
+        description: Option<&str>,
+    ) -> Result<(), String> {
+        self.0
+            .send(Email {
+                to: developer.email.clone(),
+                subject: "Your Alyt webhook endpoint was disabled".into(),
+                text: alyt_events::worker::disabled_text(disabled, description),
+                link: None,
+            })
+            .await
+            .map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,201 @@
+//! A household's notifications (spec: Events, `notification.raised`):
+//! `GET /v1/notifications?tenantId&propertyId?`, newest first, paginated.
+//!
+//! Who sees what: a key needs `notifications:read` and sees its tenants';
+//! platform staff and the tenant's ADMIN/INSTALLER see the tenant's (all of
+//! them, or one home's); household OWNERs and MEMBERs see those of their
+//! households' homes (notifications about no home, such as a disabled
+//! webhook, are the tenant's, not a household's); a GUEST controls the
+//! pinned home but does not read its notifications (spec: roles). Another
+//! tenant, or a home the caller does not reach, is the same 404 as a missing one.
+
+use std::collections::BTreeSet;
+
+use alyt_domain::access::{HomeReach, Scope};
+use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
+use alyt_store::PageKey;
+use alyt_store::repo::notifications::{NotificationRecord, Notifications};
+use alyt_store::repo::tenancy::Tenancy;
+use axum::Json;
+use axum::extract::State;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::extract::ApiQuery;
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list_notifications))
+}
+
+/// A tenant notification, as `notification.raised` announced it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Notification {
+    pub id: Uuid,
+    pub tenant_id: TenantId,
+    /// The home it concerns; null for the tenant's own (a disabled webhook).
+    pub property_id: Option<PropertyId>,
+    /// What raised it: `device.alert`, `webhook.disabled`, ...
+    pub kind: String,
+    pub title: String,
+    pub body: String,
+    pub device_id: Option<DeviceId>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub at: OffsetDateTime,
+}
+
+impl From<NotificationRecord> for Notification {
+    fn from(n: NotificationRecord) -> Self {
+        Self {
+            id: n.id,
+            tenant_id: n.tenant_id,
+            property_id: n.property_id,
+            kind: n.kind,
+            title: n.title,
+            body: n.body,
+            device_id: n.device_id,
+            at: n.at,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct NotificationQuery {
+    pub tenant_id: TenantId,
+    /// One home's notifications only.
+    pub property_id: Option<PropertyId>,
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("no such tenant or home")
+}
+
+fn foreign_cursor() -> ApiError {
+    ApiError::validation("cursor", "the cursor belongs to another list")
+}
+
+/// The notifications of a tenant's homes the caller reads, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/notifications",
+    tag = "homes",
+    operation_id = "listNotifications",
+    params(NotificationQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of notifications, newest first", body = ListResponse<Notification>),
+        (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without notifications:read, or a guest", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such tenant or home (or not one of the caller's)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_notifications(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiQuery(query): ApiQuery<NotificationQuery>,
+) -> Result<Json<ListResponse<Notification>>, ApiError> {
+    let page = PageParams {
+        limit: query.limit,
+        cursor: query.cursor,
+    };
+    let (limit, after) = (page.limit()?, page.after()?);
+    caller
+        .require_scope(Scope::NotificationsRead)
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    let tenant = query.tenant_id;
+    // Which homes' notifications: None = the whole tenant.
+    let homes: Option<BTreeSet<PropertyId>> = match caller.home_reach(tenant) {
+        HomeReach::Everything => None,
+        HomeReach::Homes { households, .. } if households.is_empty() => {
+            return Err(ApiError::forbidden(
+                "guests do not read a home's notifications",
+            ));
+        }
+        HomeReach::Homes { households, .. } => {
+            let tenancy = Tenancy(&*state.store);
+            let mut mine = BTreeSet::new();
+            let mut at = None;
+            loop {
+                let (properties, next) = tenancy.properties(tenant, 200, at).await?;
+                mine.extend(
+                    properties
+                        .into_iter()
+                        .filter(|p| households.contains(&p.client_id))
+                        .map(|p| p.id),
+                );
+                match next {
+                    Some(next) => at = Some(next),
+                    None => break,
+                }
+            }
+            Some(mine)
+        }
+        HomeReach::Nothing => return Err(not_found()),
+    };
+    let tenancy = Tenancy(&*state.store);
+    if tenancy.tenant(tenant).await?.is_none() {
+        return Err(not_found());
+    }
+    let notifications = Notifications(&*state.store);
+    let (records, next): (Vec<NotificationRecord>, Option<PageKey>) = match query.property_id {
+        Some(property) => {
+            let reachable = match &homes {
+                Some(mine) => mine.contains(&property),
+                None => tenancy.property(tenant, property).await?.is_some(),
+            };
+            if !reachable {
+                return Err(not_found());
+            }
+            if let Some(at) = &after
+                && at.index_pk.as_deref() != Some(&format!("NOTIFY#PROPERTY#{property}"))
+            {
+                return Err(foreign_cursor());
+            }
+            let (records, next) = notifications.of_property(property, limit, after).await?;
+            // The index is per home; the tenant was authorized.
+            (
+                records
+                    .into_iter()
+                    .filter(|n| n.tenant_id == tenant)
+                    .collect(),
+                next,
+            )
+        }
+        None => {
+            if let Some(at) = &after
+                && (at.pk != format!("NOTIFY#{tenant}") || at.index_pk.is_some())
+            {
+                return Err(foreign_cursor());
+            }
+            let (records, next) = notifications.of_tenant(tenant, limit, after).await?;
+            let records = match &homes {
+                None => records,
+                Some(mine) => records
+                    .into_iter()
+                    .filter(|n| n.property_id.is_some_and(|p| mine.contains(&p)))
+                    .collect(),
+            };
+            (records, next)
+        }
+    };
+    Ok(Json(ListResponse {
+        items: records.into_iter().map(Notification::from).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}

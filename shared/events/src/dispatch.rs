@@ -1,0 +1,294 @@
+//! The webhook dispatcher: turns recorded events into delivery rows.
+//!
+//! One cursor row per tenant that has (or had) an endpoint routed to it
+//! (`WHDISPATCH` / `TENANT#{tenantId}`) holds the id of the last event fanned
+//! out. A pass reads each tenant's events after its cursor
+//! ([`EventLog::read_after`], so never past the visibility watermark),
+//! enqueues each to the endpoints that want it ([`crate::delivery::enqueue`],
+//! one conditional write per endpoint x event) and only then advances the
+//! cursor, with a write conditioned on the cursor's `rev`. So:
+//!
+//! * nothing is lost: a crash between the enqueue and the cursor write
+//!   replays the page, and the replay finds the rows already there
+//!   (`attribute_not_exists`), so nothing is queued twice either;
+//! * nothing is skipped: the log only hands out events below the watermark,
+//!   and ids only grow in the order a reader sees them;
+//! * two dispatchers may run at once (a late hosted invocation overlapping
+//!   the next): both enqueue idempotently, one cursor write wins, the other
+//!   stops that tenant for the pass.
+//!
+//! An endpoint hears the events recorded from its creation on: the cursor of
+//! a new tenant starts at the endpoint's creation, and an endpoint never gets
+//! an event older than itself when the tenant's cursor is behind.
+//!
+//! Ceiling: a pass costs one query of the cursor partition (pages of 100),
+//! then per tenant one log query per page of events, one route query per
+//! route, and one write per endpoint x event. Tenants are worked one after
+//! another inside a pass, bounded by [`TENANT_BUDGET`] events each.
+
+use alyt_domain::ids::TenantId;
+use alyt_store::repo::webhooks::{WebhookEndpointRecord, WebhookRoute};
+use alyt_store::{Condition, Item, Key, Query, SortKey, Store, StoreError};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use time::OffsetDateTime;
+
+use crate::delivery::{self, EnqueueReport};
+use crate::envelope::EventId;
+use crate::log::EventLog;
+
+/// The partition of the dispatch cursors.
+pub const CURSORS: &str = "WHDISPATCH";
+/// Events read per log query.
+pub const PAGE: u32 = 100;
+/// Events one pass fans out per tenant at most (the next pass goes on).
+pub const TENANT_BUDGET: usize = 1_000;
+
+fn cursor_key(tenant: TenantId) -> Key {
+    Key::new(CURSORS, format!("TENANT#{tenant}"))
+}
+
+/// How far a tenant's events have been fanned out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DispatchCursor {
+    pub tenant_id: TenantId,
+    /// The last event fanned out (or the start, for a new cursor).
+    pub position: EventId,
+    /// Bumped by every advance; every advance is conditioned on it.
+    pub rev: u64,
+}
+
+/// Starts following `tenant` from `from` unless it is already followed (an
+/// older cursor stays: endpoints filter events older than themselves).
+pub async fn follow_tenant(
+    store: &dyn Store,
+    tenant: TenantId,
+    from: OffsetDateTime,
+) -> Result<(), StoreError> {
+    let cursor = DispatchCursor {
+        tenant_id: tenant,
+        position: EventId::floor(from),
+        rev: 0,
+    };
+    let item = Item::from_record(cursor_key(tenant), &cursor)?;
+    match store.put(item, Some(Condition::item_absent())).await {
+        Ok(()) => Ok(()),
+        Err(e) if e.is_condition_failure() => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Every cursor, in tenant order.
+pub async fn cursors(store: &dyn Store) -> Result<Vec<DispatchCursor>, StoreError> {
+    let mut out = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store
+            .query(
+                Query::partition(CURSORS)
+                    .sort(SortKey::BeginsWith("TENANT#".into()))
+                    .limit(100)
+                    .after(after),
+            )
+            .await?;
+        for item in &page.items {
+            out.push(item.to_record()?);
+        }
+        match page.next {
+            Some(next) => after = Some(next),
+            None => return Ok(out),
+        }
+    }
+}
+
+/// Moves a cursor from `current` to `position`; `false` when another
+/// dispatcher moved it first.
+async fn advance(
+    store: &dyn Store,
+    current: &DispatchCursor,
+    position: &EventId,
+) -> Result<bool, StoreError> {
+    let next = DispatchCursor {
+        position: position.clone(),
+        rev: current.rev + 1,
+        ..current.clone()
+    };
+    let item = Item::from_record(cursor_key(current.tenant_id), &next)?;
+    match store
+        .put(item, Some(Condition::eq("rev", json!(current.rev))))
+        .await
+    {
+        Ok(()) => Ok(true),
+        Err(e) if e.is_condition_failure() => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The connectors a tenant installed, whose LIVE-key endpoints hear it.
+/// Connector installations do not exist yet, so no tenant has any; the
+/// dispatcher asks here so that LIVE routing needs only this lookup.
+pub async fn installed_connectors(
+    _store: &dyn Store,
+    _tenant: TenantId,
+) -> Result<Vec<String>, StoreError> {
+    Ok(Vec::new())
+}
+
+/// What one pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DispatchReport {
+    pub tenants: u32,
+    /// Events read and fanned out.
+    pub events: u32,
+    pub queued: u32,
+    pub held: u32,
+    pub duplicates: u32,
+    /// Cursors another dispatcher moved first.
+    pub raced: u32,
+}
+
+impl DispatchReport {
+    fn add(&mut self, report: &EnqueueReport) {
+        self.queued += report.queued.len() as u32;
+        self.held += report.held.len() as u32;
+        self.duplicates += report.duplicates.len() as u32;
+    }
+}
+
+/// One pass over every followed tenant (see the module docs).
+pub async fn dispatch(
+    store: &dyn Store,
+    log: &EventLog,
+    now: OffsetDateTime,
+) -> Result<DispatchReport, StoreError> {
+    let mut report = DispatchReport::default();
+    for cursor in cursors(store).await? {
+        report.tenants += 1;
+        dispatch_tenant(store, log, cursor, now, &mut report).await?;
+    }
+    Ok(report)
+}
+
+async fn dispatch_tenant(
+    store: &dyn Store,
+    log: &EventLog,
+    mut cursor: DispatchCursor,
+    now: OffsetDateTime,
+    report: &mut DispatchReport,
+) -> Result<(), StoreError> {
+    let tenant = cursor.tenant_id;
+    let mut endpoints: Option<Vec<WebhookEndpointRecord>> = None;
+    let mut done = 0usize;
+    while done < TENANT_BUDGET {
+        let page = log
+            .read_after(&[tenant], Some(&cursor.position), None, PAGE)
+            .await?;
+        let Some(position) = page.position.clone() else {
+            return Ok(());
+        };
+        if position == cursor.position {
+            return Ok(());
+        }
+        if !page.events.is_empty() && endpoints.is_none() {
+            let connectors = installed_connectors(store, tenant).await?;
+            endpoints = Some(delivery::endpoints_for(store, tenant, &connectors).await?);
+        }
+        let routed = endpoints.as_deref().unwrap_or_default();
+        for event in &page.events {
+            // An endpoint hears what happened from its creation on.
+            let eligible: Vec<WebhookEndpointRecord> = routed
+                .iter()
+                .filter(|e| e.created_at <= event.created_at)
+                .filter(|e| match &e.route {
+                    WebhookRoute::Tenant { tenant_id } => *tenant_id == tenant,
+                    WebhookRoute::Connector { .. } => true,
+                })
+                .cloned()
+                .collect();
+            if !eligible.is_empty() {
+                let enqueued = delivery::enqueue(store, &eligible, event, now).await?;
+                report.add(&enqueued);
+            }
+            report.events += 1;
+        }
+        done += page.events.len().max(1);
+        if !advance(store, &cursor, &position).await? {
+            report.raced += 1;
+            return Ok(());
+        }
+        cursor.position = position;
+        cursor.rev += 1;
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------- re-enable follow-up
+
+/// The partition of re-enable follow-ups.
+pub const REQUEUES: &str = "WHREQUEUE";
+/// How long after a re-enable the worker requeues held rows again: on
+/// DynamoDB a row held just before the re-enable may reach the held index
+/// after the re-enable's own requeue read it (index lag, well under a second).
+pub const REQUEUE_FOLLOW_UP: time::Duration = time::Duration::seconds(10);
+
+/// A re-enable the worker follows up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequeueFollowUp {
+    pub endpoint_id: alyt_domain::ids::WebhookId,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+fn follow_up_key(endpoint: alyt_domain::ids::WebhookId) -> Key {
+    Key::new(REQUEUES, format!("WEBHOOK#{endpoint}"))
+}
+
+/// Records a re-enable for the worker to follow up.
+pub async fn follow_up_requeue(
+    store: &dyn Store,
+    endpoint: alyt_domain::ids::WebhookId,
+    at: OffsetDateTime,
+) -> Result<(), StoreError> {
+    let record = RequeueFollowUp {
+        endpoint_id: endpoint,
+        at,
+    };
+    let item = Item::from_record(follow_up_key(endpoint), &record)?.with(
+        alyt_store::attr::TTL,
+        (at + time::Duration::hours(1)).unix_timestamp(),
+    );
+    store.put(item, None).await
+}
+
+/// Requeues what is still held of recently re-enabled endpoints, and drops
+/// follow-ups older than [`REQUEUE_FOLLOW_UP`] (after one last requeue).
+/// Returns the rows requeued.
+pub async fn follow_up_requeues(store: &dyn Store, now: OffsetDateTime) -> Result<u32, StoreError> {
+    let page = store.query(Query::partition(REQUEUES).limit(100)).await?;
+    let mut requeued = 0;
+    for item in &page.items {
+        let follow_up: RequeueFollowUp = item.to_record()?;
+        requeued += delivery::requeue_held(store, follow_up.endpoint_id, now).await?;
+        if now - follow_up.at > REQUEUE_FOLLOW_UP {
+            store
+                .delete(
+                    &follow_up_key(follow_up.endpoint_id),
+                    Some(Condition::eq(
+                        "at",
+                        item.get("at").cloned().unwrap_or_default(),
+                    )),
+                )
+                .await
+                .or_else(|e| {
+                    if e.is_condition_failure() {
+                        Ok(None)
+                    } else {
+                        Err(e)
+                    }
+                })?;
+        }
+    }
+    Ok(requeued)
+}

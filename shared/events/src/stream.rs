@@ -1,0 +1,359 @@
+//! The developer event stream (spec: Events > Stream), one implementation for
+//! both runtimes: parsing the filter and the resume point, the server-sent
+//! event framing, keepalive comments, the connection's time limit, and the
+//! feed loop that reads the event log after the client's position.
+//!
+//! The local platform serves it as an axum SSE route (up to one hour) and
+//! wakes it through an [`EventSignal`] when an event is written; the hosted
+//! platform serves the same body from a Lambda with response streaming on a
+//! function URL (up to 15 minutes) and polls. Clients resume with
+//! `Last-Event-ID` (standard `EventSource` clients send it on reconnect) or
+//! `after=`; the event log's order and visibility lag make a resume have no
+//! gap and no duplicate.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::convert::Infallible;
+use std::time::Duration;
+
+use alyt_domain::ids::TenantId;
+use bytes::Bytes;
+use futures_util::Stream;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use crate::envelope::{EventEnvelope, EventId, EventKind};
+use crate::log::EventLog;
+
+/// A comment line every this often (spec: Limits).
+pub const KEEPALIVE: Duration = Duration::from_secs(15);
+/// The longest connection the local platform keeps (spec: up to one hour).
+pub const LOCAL_MAX_DURATION: Duration = Duration::from_secs(60 * 60);
+/// The hosted stream runs in a Lambda, which ends at 15 minutes; it closes
+/// the connection a little before, cleanly, and clients resume.
+pub const HOSTED_MAX_DURATION: Duration = Duration::from_secs(14 * 60 + 45);
+/// Events read per store call.
+pub const PAGE: u32 = 100;
+/// What the client is told to wait before reconnecting (`retry:`), in ms.
+pub const RECONNECT_MS: u64 = 1_000;
+/// The `Content-Type` of the stream.
+pub const CONTENT_TYPE: &str = "text/event-stream; charset=utf-8";
+
+/// How one runtime runs the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamLimits {
+    pub keepalive: Duration,
+    pub max_duration: Duration,
+    /// How often the log is read when nothing wakes the stream (the fallback
+    /// locally, the only way hosted).
+    pub poll: Duration,
+    /// How long after a wake-up the new event becomes readable (the event
+    /// log's visibility lag).
+    pub settle: Duration,
+}
+
+impl StreamLimits {
+    /// The local platform: woken by the [`EventSignal`], a slow poll as a fallback.
+    pub const LOCAL: StreamLimits = StreamLimits {
+        keepalive: KEEPALIVE,
+        max_duration: LOCAL_MAX_DURATION,
+        poll: Duration::from_secs(2),
+        settle: Duration::from_millis(300),
+    };
+    /// The hosted function: one read a second (the 2 s visibility lag is the
+    /// larger part of the latency anyway).
+    pub const HOSTED: StreamLimits = StreamLimits {
+        keepalive: KEEPALIVE,
+        max_duration: HOSTED_MAX_DURATION,
+        poll: Duration::from_secs(1),
+        settle: Duration::from_secs(2),
+    };
+}
+
+/// A parameter of the stream request that is wrong: the field and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {detail}")]
+pub struct BadParameter {
+    pub field: &'static str,
+    pub detail: String,
+}
+
+/// What a client asked for: the kinds (all when `None`) and where to resume.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StreamRequest {
+    pub kinds: Option<BTreeSet<EventKind>>,
+    pub after: Option<EventId>,
+}
+
+impl StreamRequest {
+    /// From the `events` and `after` query parameters and the
+    /// `Last-Event-ID` header. The header wins over `after=`: an
+    /// `EventSource` reconnects to the URL it was opened with (whose
+    /// `after=` is where it began) and sends the last id it saw.
+    pub fn parse(
+        events: Option<&str>,
+        after: Option<&str>,
+        last_event_id: Option<&str>,
+    ) -> Result<Self, BadParameter> {
+        let kinds = match events.map(str::trim).filter(|s| !s.is_empty()) {
+            None => None,
+            Some(list) => {
+                let mut kinds = BTreeSet::new();
+                for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    let kind = name.parse::<EventKind>().map_err(|_| BadParameter {
+                        field: "events",
+                        detail: format!(
+                            "unknown event kind {name:?}; the kinds are {}",
+                            EventKind::ALL.map(EventKind::as_str).join(", ")
+                        ),
+                    })?;
+                    kinds.insert(kind);
+                }
+                Some(kinds)
+            }
+        };
+        let id = |field: &'static str, raw: &str| {
+            raw.trim().parse::<EventId>().map_err(|e| BadParameter {
+                field,
+                detail: e.to_string(),
+            })
+        };
+        let after = match last_event_id.map(str::trim).filter(|s| !s.is_empty()) {
+            Some(header) => Some(id("Last-Event-ID", header)?),
+            None => match after.map(str::trim).filter(|s| !s.is_empty()) {
+                Some(query) => Some(id("after", query)?),
+                None => None,
+            },
+        };
+        Ok(Self { kinds, after })
+    }
+}
+
+/// One event as a server-sent event: `event:`, `id:`, `data:` (the envelope
+/// as one line of JSON) and the blank line that ends it.
+pub fn format_event(event: &EventEnvelope) -> String {
+    // serde_json never writes a raw newline, so the data is one line.
+    let data = serde_json::to_string(event).unwrap_or_else(|_| "{}".into());
+    format!(
+        "event: {}\nid: {}\ndata: {}\n\n",
+        event.kind.as_str(),
+        event.id,
+        data
+    )
+}
+
+/// A comment line (ignored by `EventSource`, keeps proxies from closing).
+pub fn comment(text: &str) -> String {
+    format!(": {}\n\n", text.replace(['\r', '\n'], " "))
+}
+
+/// Wakes streams (and the local webhook dispatcher) when an event is written.
+/// A counter in a watch channel, so a wake-up that lands while a reader is
+/// busy is seen at its next wait, never lost.
+#[derive(Debug, Clone)]
+pub struct EventSignal(std::sync::Arc<watch::Sender<u64>>);
+
+impl Default for EventSignal {
+    fn default() -> Self {
+        Self(std::sync::Arc::new(watch::channel(0).0))
+    }
+}
+
+impl EventSignal {
+    pub fn notify(&self) {
+        self.0.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.0.subscribe()
+    }
+}
+
+/// Everything a feed needs.
+pub struct Feed {
+    pub log: EventLog,
+    pub tenants: Vec<TenantId>,
+    pub request: StreamRequest,
+    pub limits: StreamLimits,
+    pub wake: Option<watch::Receiver<u64>>,
+}
+
+struct State {
+    feed: Feed,
+    position: Option<EventId>,
+    pending: VecDeque<String>,
+    deadline: Instant,
+    next_keepalive: Instant,
+    started: bool,
+    done: bool,
+}
+
+/// The stream's body: a first `retry:` line, then every event of the
+/// tenants after the resume point in id order (filtered by kind), a comment
+/// every keepalive interval, and a closing comment at the time limit. A store
+/// error ends the stream (the client resumes).
+pub fn body(feed: Feed) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
+    let now = Instant::now();
+    let state = State {
+        position: feed.request.after.clone(),
+        deadline: now + feed.limits.max_duration,
+        next_keepalive: now + feed.limits.keepalive,
+        feed,
+        pending: VecDeque::new(),
+        started: false,
+        done: false,
+    };
+    futures_util::stream::unfold(state, |mut state| async move {
+        let chunk = next_chunk(&mut state).await?;
+        Some((Ok(Bytes::from(chunk)), state))
+    })
+}
+
+async fn next_chunk(state: &mut State) -> Option<String> {
+    loop {
+        if let Some(chunk) = state.pending.pop_front() {
+            return Some(chunk);
+        }
+        if state.done {
+            return None;
+        }
+        if !state.started {
+            state.started = true;
+            return Some(format!("retry: {RECONNECT_MS}\n{}", comment("connected")));
+        }
+        let now = Instant::now();
+        if now >= state.deadline {
+            state.done = true;
+            return Some(comment(
+                "the connection's time is up; reconnect with Last-Event-ID",
+            ));
+        }
+        let feed = &state.feed;
+        let page = match feed
+            .log
+            .read_after(
+                &feed.tenants,
+                state.position.as_ref(),
+                feed.request.kinds.as_ref(),
+                PAGE,
+            )
+            .await
+        {
+            Ok(page) => page,
+            Err(e) => {
+                tracing::warn!(error = %e, "the event stream could not read the log");
+                state.done = true;
+                return Some(comment("events are briefly unavailable; reconnect"));
+            }
+        };
+        let moved = page.position != state.position;
+        for event in &page.events {
+            state.pending.push_back(format_event(event));
+        }
+        state.position = page.position;
+        if !page.events.is_empty() {
+            state.next_keepalive = Instant::now() + feed.limits.keepalive;
+        }
+        if moved || !state.pending.is_empty() {
+            // More may follow at once (a full page, or filtered events skipped).
+            continue;
+        }
+        if wait(state).await {
+            state.next_keepalive = Instant::now() + state.feed.limits.keepalive;
+            state.pending.push_back(comment("keepalive"));
+        }
+    }
+}
+
+/// Waits for a wake-up, the poll interval, the keepalive or the deadline;
+/// `true` when a keepalive is due.
+async fn wait(state: &mut State) -> bool {
+    let limits = state.feed.limits;
+    let keepalive = state.next_keepalive;
+    let until = state.deadline.min(keepalive);
+    let poll = tokio::time::sleep(limits.poll);
+    let woken = async {
+        match state.feed.wake.as_mut() {
+            Some(wake) => {
+                if wake.changed().await.is_err() {
+                    // The signal is gone: fall back to polling.
+                    std::future::pending::<()>().await;
+                }
+                tokio::time::sleep(limits.settle).await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = poll => {}
+        _ = woken => {}
+        _ = tokio::time::sleep_until(until) => {}
+    }
+    Instant::now() >= keepalive && Instant::now() < state.deadline
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_parses_kinds_and_prefers_last_event_id() {
+        let r = StreamRequest::parse(
+            Some("device.online, notification.raised"),
+            Some("1780315200000000-00000007"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            r.kinds.unwrap().into_iter().collect::<Vec<_>>(),
+            vec![EventKind::DeviceOnline, EventKind::NotificationRaised]
+        );
+        assert_eq!(r.after.unwrap().as_str(), "1780315200000000-00000007");
+        let r = StreamRequest::parse(
+            None,
+            Some("1780315200000000-00000007"),
+            Some("1780315200000001-00000000"),
+        )
+        .unwrap();
+        assert_eq!(r.after.unwrap().as_str(), "1780315200000001-00000000");
+        assert_eq!(r.kinds, None);
+        assert_eq!(
+            StreamRequest::parse(Some("device.exploded"), None, None)
+                .unwrap_err()
+                .field,
+            "events"
+        );
+        assert_eq!(
+            StreamRequest::parse(None, Some("42"), None)
+                .unwrap_err()
+                .field,
+            "after"
+        );
+        assert_eq!(
+            StreamRequest::parse(None, None, Some("x"))
+                .unwrap_err()
+                .field,
+            "Last-Event-ID"
+        );
+    }
+
+    #[test]
+    fn events_are_framed_as_the_spec_says() {
+        let at = time::macros::datetime!(2026-06-01 12:00 UTC);
+        let event = EventEnvelope {
+            id: EventId::new(at, 7),
+            kind: EventKind::WebhookPing,
+            tenant_id: TenantId::new(),
+            created_at: at,
+            data: serde_json::json!({ "text": "two\nlines" }),
+        };
+        let text = format_event(&event);
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert_eq!(lines[0], "event: webhook.ping");
+        assert_eq!(lines[1], "id: 1780315200000000-00000007");
+        assert!(lines[2].starts_with("data: {"));
+        assert_eq!(&lines[3..], ["", ""]);
+        let data: EventEnvelope = serde_json::from_str(&lines[2]["data: ".len()..]).unwrap();
+        assert_eq!(data, event);
+        assert_eq!(comment("a\nb"), ": a b\n\n");
+    }
+}

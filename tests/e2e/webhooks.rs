@@ -1,0 +1,447 @@
+//! Webhooks on the local platform, seen from outside: a developer registers
+//! an endpoint on a loopback receiver (which verifies every signature and
+//! counts deliveries by envelope id), a test ping and a device's event reach
+//! it, a receiver that is down loses nothing and is retried on the spec's
+//! schedule (an injected delivery clock), fifty failures disable the endpoint
+//! (mail + notification) and a re-enable sends what was held.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use alyt_tests::TestPlatform;
+use alyt_tests::developers::{self, DeveloperSession, create_key, sign_up_and_verify};
+use alyt_tests::webhooks::{OffsetClock, Receiver};
+use rumqttc::QoS;
+use serde_json::{Value, json};
+
+use crate::device_plane::{Registered, connect};
+
+async fn create_endpoint(
+    t: &TestPlatform,
+    token: &str,
+    receiver: &Receiver,
+    events: &[&str],
+) -> (String, String) {
+    let (status, body) = t
+        .post_json(
+            "/developers/webhooks",
+            Some(token),
+            json!({ "url": receiver.url(), "events": events, "description": "test receiver" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let secret = body["secret"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("whsec_"), "{body}");
+    receiver.set_secret(&secret);
+    (body["id"].as_str().unwrap().to_owned(), secret)
+}
+
+async fn deliveries(t: &TestPlatform, token: &str, endpoint: &str) -> Vec<Value> {
+    let (status, body) = t
+        .get_json(
+            &format!("/developers/webhooks/{endpoint}/deliveries"),
+            Some(token),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["nextCursor"], Value::Null);
+    body["items"].as_array().unwrap().clone()
+}
+
+async fn ping(t: &TestPlatform, token: &str, endpoint: &str) -> String {
+    let (status, body) = t
+        .post_json(
+            &format!("/developers/webhooks/{endpoint}/test"),
+            Some(token),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    body["eventId"].as_str().unwrap().to_owned()
+}
+
+async fn developer(t: &TestPlatform, email: &str) -> (DeveloperSession, String) {
+    let dev = sign_up_and_verify(t, email).await;
+    let (_, key) = create_key(t, &dev, &["webhooks:write", "events:read"]).await;
+    (dev, key)
+}
+
+#[tokio::test]
+async fn a_ping_reaches_the_receiver_signed_and_shows_in_the_delivery_log() {
+    let t = TestPlatform::start().await;
+    let (dev, key) = developer(&t, "hooks-ping@example.com").await;
+    let receiver = Receiver::start(Arc::new(alyt_domain::SystemClock)).await;
+    // A key with webhooks:write registers; the default binding is the newest DEV key.
+    let (endpoint, secret) = create_endpoint(&t, &key, &receiver, &["device.online"]).await;
+
+    // Listed without the secret, to the session as to the key.
+    for token in [dev.access_token.as_str(), key.as_str()] {
+        let (status, list) = t.get_json("/developers/webhooks", Some(token)).await;
+        assert_eq!(status, 200, "{list}");
+        let items = list["items"].as_array().unwrap();
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0]["id"], endpoint.as_str());
+        assert_eq!(items[0]["status"], "active");
+        assert_eq!(items[0]["events"], json!(["device.online"]));
+        assert!(items[0].get("secret").is_none());
+        assert!(!list.to_string().contains(&secret));
+    }
+
+    let event_id = ping(&t, &dev.access_token, &endpoint).await;
+    let seen = receiver
+        .until(Duration::from_secs(10), |s| !s.is_empty())
+        .await;
+    let first = &seen[0];
+    assert!(first.verified, "the signature verifies: {first:?}");
+    assert_eq!(first.event_header, "webhook.ping");
+    assert_eq!(first.envelope["id"], event_id.as_str());
+    assert_eq!(first.envelope["type"], "webhook.ping");
+    assert_eq!(first.envelope["tenantId"], dev.sandbox_tenant_id.as_str());
+    assert_eq!(first.envelope["data"]["endpointId"], endpoint.as_str());
+    assert!(first.signature_header.starts_with("t="));
+
+    // The log shows it delivered, with the exact signed payload.
+    let log = deliveries(&t, &dev.access_token, &endpoint).await;
+    let row = log
+        .iter()
+        .find(|d| d["eventId"] == event_id.as_str())
+        .unwrap();
+    assert_eq!(row["status"], "delivered", "{row}");
+    assert_eq!(row["attempts"], 1);
+    assert_eq!(row["responseCode"], 200);
+    assert_eq!(row["eventType"], "webhook.ping");
+    assert_eq!(row["id"], first.delivery_header.as_str());
+    assert_eq!(row["payload"], first.body.as_str());
+    assert_eq!(row["signature"], first.signature_header.as_str());
+    assert_eq!(receiver.delivered_by_event()[&event_id], 1);
+}
+
+#[tokio::test]
+async fn a_device_coming_online_in_the_sandbox_reaches_the_receiver() {
+    let t = TestPlatform::start().await;
+    let (dev, _) = developer(&t, "hooks-device@example.com").await;
+    let receiver = Receiver::start(Arc::new(alyt_domain::SystemClock)).await;
+    let (_endpoint, _) =
+        create_endpoint(&t, &dev.access_token, &receiver, &["device.online"]).await;
+
+    // The developer registers a device in its sandbox and it reports over MQTT.
+    let sandbox = dev.sandbox_tenant_id.clone();
+    let (_, homes) = t
+        .get_json(
+            &format!("/properties?tenantId={sandbox}"),
+            Some(&dev.access_token),
+        )
+        .await;
+    let home = homes["items"][0]["id"].as_str().unwrap().to_owned();
+    let (status, body) = t
+        .post_json(
+            "/devices/register",
+            Some(&dev.access_token),
+            json!({
+                "tenantId": sandbox, "propertyId": home, "name": "Hook lamp",
+                "kind": "OTHER", "capabilities": ["LIGHT"], "serial": "SN-HOOK-0001",
+            }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let d = Registered {
+        tenant: sandbox.clone(),
+        device: body["device"]["id"].as_str().unwrap().to_owned(),
+        prefix: body["topicPrefix"].as_str().unwrap().to_owned(),
+        username: body["credentials"]["username"].as_str().unwrap().to_owned(),
+        password: body["credentials"]["password"].as_str().unwrap().to_owned(),
+    };
+    let (client, driver) = connect(&t, &d).await;
+    client
+        .publish(
+            format!("{}/availability", d.prefix),
+            QoS::AtLeastOnce,
+            true,
+            "online",
+        )
+        .await
+        .unwrap();
+
+    let device = d.device.clone();
+    let seen = receiver
+        .until(Duration::from_secs(15), |s| {
+            s.iter()
+                .any(|x| x.envelope["data"]["deviceId"] == device.as_str())
+        })
+        .await;
+    let hit = seen
+        .iter()
+        .find(|x| x.envelope["data"]["deviceId"] == device.as_str())
+        .unwrap();
+    assert!(hit.verified);
+    assert_eq!(hit.event_header, "device.online");
+    assert_eq!(hit.envelope["type"], "device.online");
+    assert_eq!(hit.envelope["tenantId"], sandbox.as_str());
+    // Every request the receiver got verified, and only the subscribed kind came.
+    assert!(
+        seen.iter()
+            .all(|s| s.verified && s.event_header == "device.online")
+    );
+    driver.abort();
+}
+
+#[tokio::test]
+async fn a_receiver_that_is_down_loses_nothing_and_is_retried_on_schedule() {
+    let clock = Arc::new(OffsetClock::default());
+    let delivery_clock = clock.clone();
+    let t = TestPlatform::start_with_config(move |config| {
+        config.webhooks.clock = Some(delivery_clock);
+    })
+    .await;
+    let (dev, key) = developer(&t, "hooks-down@example.com").await;
+    let receiver = Receiver::start(clock.clone()).await;
+    let (endpoint, _) = create_endpoint(&t, &key, &receiver, &["webhook.ping"]).await;
+    receiver.answer(503);
+
+    let first = ping(&t, &key, &endpoint).await;
+    receiver
+        .until(Duration::from_secs(10), |s| s.len() == 1)
+        .await;
+    let second = ping(&t, &key, &endpoint).await;
+    receiver
+        .until(Duration::from_secs(10), |s| s.len() == 2)
+        .await;
+
+    // What the developer sees: retrying, one attempt, the answer, the next time.
+    let log = deliveries(&t, &key, &endpoint).await;
+    assert_eq!(log.len(), 2);
+    for row in &log {
+        assert_eq!(row["status"], "retrying", "{row}");
+        assert_eq!(row["attempts"], 1);
+        assert_eq!(row["responseCode"], 503);
+        let last = time::OffsetDateTime::parse(
+            row["lastAttemptAt"].as_str().unwrap(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap();
+        let next = time::OffsetDateTime::parse(
+            row["nextAttemptAt"].as_str().unwrap(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap();
+        assert_eq!(next - last, time::Duration::seconds(30), "{row}");
+    }
+
+    // 27 s later (and a moment of real time) nothing is due yet ...
+    clock.advance(Duration::from_secs(27));
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(receiver.seen().len(), 2, "no retry before 30 s");
+    // ... at 30 s both are retried (still failing), next after 1 more minute.
+    clock.advance(Duration::from_secs(4));
+    receiver
+        .until(Duration::from_secs(10), |s| s.len() == 4)
+        .await;
+    let log = deliveries(&t, &key, &endpoint).await;
+    for row in &log {
+        assert_eq!(row["attempts"], 2, "{row}");
+    }
+    let last = |row: &Value, field: &str| {
+        time::OffsetDateTime::parse(
+            row[field].as_str().unwrap(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        last(&log[0], "nextAttemptAt") - last(&log[0], "lastAttemptAt"),
+        time::Duration::minutes(1)
+    );
+
+    // The receiver comes back: the third attempt delivers both, once each.
+    receiver.answer(200);
+    clock.advance(Duration::from_secs(61));
+    receiver
+        .until(Duration::from_secs(10), |s| {
+            s.iter().filter(|x| x.answered == 200).count() == 2
+        })
+        .await;
+    let counts = receiver.delivered_by_event();
+    assert_eq!(counts.get(&first), Some(&1));
+    assert_eq!(counts.get(&second), Some(&1));
+    assert!(receiver.seen().iter().all(|s| s.verified));
+    // One delivery id per series: every attempt of an event carried the same one.
+    for event in [&first, &second] {
+        let ids: std::collections::BTreeSet<String> = receiver
+            .seen()
+            .iter()
+            .filter(|s| s.envelope["id"] == event.as_str())
+            .map(|s| s.delivery_header.clone())
+            .collect();
+        assert_eq!(ids.len(), 1, "{ids:?}");
+    }
+    let log = deliveries(&t, &dev.access_token, &endpoint).await;
+    assert!(
+        log.iter()
+            .all(|r| r["status"] == "delivered" && r["attempts"] == 3)
+    );
+}
+
+#[tokio::test]
+async fn fifty_failures_disable_the_endpoint_and_a_re_enable_sends_what_was_held() {
+    let t = TestPlatform::start().await;
+    let (dev, key) = developer(&t, "hooks-disable@example.com").await;
+    let receiver = Receiver::start(Arc::new(alyt_domain::SystemClock)).await;
+    let (endpoint, _) = create_endpoint(&t, &key, &receiver, &["webhook.ping"]).await;
+    receiver.answer(500);
+
+    let mut events = Vec::new();
+    for _ in 0..50 {
+        events.push(ping(&t, &key, &endpoint).await);
+    }
+    receiver
+        .until(Duration::from_secs(30), |s| s.len() >= 50)
+        .await;
+    // Disabled at the 50th consecutive failure: the developer is mailed ...
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mail = loop {
+        let mails = developers::mails_to(&t, &dev.email);
+        if let Some(m) = mails.iter().find(|m| m.subject.contains("disabled")) {
+            break m.clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no disabled mail");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(mail.body.contains(&endpoint), "{}", mail.body);
+    assert!(!mail.body.contains("whsec_"));
+    let (_, list) = t.get_json("/developers/webhooks", Some(&key)).await;
+    assert_eq!(list["items"][0]["status"], "disabled", "{list}");
+    assert_eq!(list["items"][0]["consecutiveFailures"], 50);
+    // ... and the sandbox tenant gets a webhook.disabled notification.
+    let (status, notes) = t
+        .get_json(
+            &format!("/notifications?tenantId={}", dev.sandbox_tenant_id),
+            Some(&dev.access_token),
+        )
+        .await;
+    assert_eq!(status, 200, "{notes}");
+    assert!(
+        notes["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["kind"] == "webhook.disabled"),
+        "{notes}"
+    );
+
+    // While disabled, a new ping is held: visible, not sent.
+    let held = ping(&t, &key, &endpoint).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let log = deliveries(&t, &key, &endpoint).await;
+    let row = log.iter().find(|r| r["eventId"] == held.as_str()).unwrap();
+    assert_eq!(row["status"], "held", "{row}");
+    assert_eq!(receiver.seen().len(), 50, "nothing is sent while disabled");
+
+    // Re-enable with the receiver fixed: the held ping (and what was held
+    // after the disable) is sent; every event arrives at least once.
+    receiver.answer(200);
+    let (status, enabled) = t
+        .post_json(
+            &format!("/developers/webhooks/{endpoint}/enable"),
+            Some(&key),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{enabled}");
+    assert_eq!(enabled["endpoint"]["status"], "active");
+    assert!(enabled["requeued"].as_u64().unwrap() >= 1, "{enabled}");
+    receiver
+        .until(Duration::from_secs(15), |s| {
+            s.iter()
+                .any(|x| x.answered == 200 && x.envelope["id"] == held.as_str())
+        })
+        .await;
+    assert!(receiver.seen().iter().all(|s| s.verified));
+}
+
+#[tokio::test]
+async fn endpoints_are_checked_and_private_to_their_developer() {
+    let t = TestPlatform::start().await;
+    let (dev, key) = developer(&t, "hooks-owner@example.com").await;
+    let (other, other_key) = developer(&t, "hooks-other@example.com").await;
+    let receiver = Receiver::start(Arc::new(alyt_domain::SystemClock)).await;
+    let (endpoint, _) = create_endpoint(&t, &key, &receiver, &["device.online"]).await;
+
+    // Fields at fault are named.
+    for (body, field) in [
+        (
+            json!({ "url": "ftp://example.com/x", "events": ["device.online"] }),
+            "url",
+        ),
+        (
+            json!({ "url": "not a url", "events": ["device.online"] }),
+            "url",
+        ),
+        (json!({ "url": receiver.url(), "events": [] }), "events"),
+        (
+            json!({ "url": receiver.url(), "events": ["device.exploded"] }),
+            "events[0]",
+        ),
+        (json!({ "events": ["device.online"] }), "url"),
+        (
+            json!({ "url": receiver.url(), "events": ["device.online"], "keyId": "0190b5a0-0000-7000-8000-000000000000" }),
+            "keyId",
+        ),
+    ] {
+        let (status, problem) = t.post_json("/developers/webhooks", Some(&key), body).await;
+        assert_eq!(status, 400, "{problem}");
+        assert_eq!(problem["field"], field, "{problem}");
+    }
+
+    // A key without webhooks:write is refused.
+    let (_, reader) = create_key(&t, &dev, &["devices:read"]).await;
+    let (status, _) = t.get_json("/developers/webhooks", Some(&reader)).await;
+    assert_eq!(status, 403);
+
+    // Another developer sees nothing of it: 404 like a missing endpoint.
+    let (_, list) = t.get_json("/developers/webhooks", Some(&other_key)).await;
+    assert_eq!(list["items"], json!([]));
+    let missing = "0190b5a0-0000-7000-8000-000000000000";
+    for id in [endpoint.as_str(), missing] {
+        for (method, path) in [
+            ("POST", format!("/developers/webhooks/{id}/test")),
+            ("GET", format!("/developers/webhooks/{id}/deliveries")),
+            ("POST", format!("/developers/webhooks/{id}/enable")),
+            ("DELETE", format!("/developers/webhooks/{id}")),
+        ] {
+            let response = t
+                .http
+                .request(method.parse().unwrap(), t.url(&path))
+                .bearer_auth(&other.access_token)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 404, "{method} {path}");
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(body["detail"], "no such webhook endpoint");
+        }
+    }
+
+    // Lists are paginated; the owner removes the endpoint.
+    let (second, _) = create_endpoint(&t, &key, &receiver, &["device.offline"]).await;
+    let (_, page) = t.get_json("/developers/webhooks?limit=1", Some(&key)).await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    let cursor = page["nextCursor"].as_str().unwrap();
+    let (_, rest) = t
+        .get_json(
+            &format!("/developers/webhooks?limit=1&cursor={cursor}"),
+            Some(&key),
+        )
+        .await;
+    assert_eq!(rest["items"][0]["id"], second.as_str(), "{rest}");
+    assert_eq!(rest["nextCursor"], Value::Null);
+    let response = t
+        .http
+        .delete(t.url(&format!("/developers/webhooks/{endpoint}")))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+    let (_, list) = t.get_json("/developers/webhooks", Some(&key)).await;
+    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+}
