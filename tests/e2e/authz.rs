@@ -103,6 +103,13 @@ fn operations() -> Vec<Operation> {
             expect: public,
         },
         Operation {
+            id: "listRoomSuggestions",
+            method: "GET",
+            path: "/rooms/suggestions",
+            body: |_| None,
+            expect: authenticated_all,
+        },
+        Operation {
             id: "getOpenApi",
             method: "GET",
             path: "/openapi.json",
@@ -585,6 +592,94 @@ fn tenant_operations() -> Vec<TenantOperation> {
             foreign: staff_only,
         },
         TenantOperation {
+            id: "listRooms",
+            method: "GET",
+            path: "/rooms?tenantId={tenantId}&propertyId={propertyId}",
+            body: None,
+            own: authenticated_all,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            id: "createRoom",
+            method: "POST",
+            path: "/rooms",
+            body: Some(r#"{"tenantId":"{tenantId}","propertyId":"{propertyId}","name":"Harness room"}"#),
+            own: configure_own::<201>,
+            foreign: staff_change_foreign::<201>,
+        },
+        TenantOperation {
+            id: "getRoom",
+            method: "GET",
+            path: "/rooms/0190b5a0-0000-7000-8000-00000000e001?tenantId={tenantId}",
+            body: None,
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "patchRoom",
+            method: "PATCH",
+            path: "/rooms/0190b5a0-0000-7000-8000-00000000e001?tenantId={tenantId}",
+            body: Some(r#"{"name":"Harness"}"#),
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "deleteRoom",
+            method: "DELETE",
+            path: "/rooms/0190b5a0-0000-7000-8000-00000000e001?tenantId={tenantId}",
+            body: None,
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "mergeRooms",
+            method: "POST",
+            path: "/rooms/0190b5a0-0000-7000-8000-00000000e001/merge",
+            body: Some(r#"{"tenantId":"{tenantId}","from":["0190b5a0-0000-7000-8000-00000000e002"]}"#),
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "runRoomAction",
+            method: "POST",
+            path: "/rooms/0190b5a0-0000-7000-8000-00000000e001/actions",
+            body: Some(r#"{"tenantId":"{tenantId}","capability":"light","action":"lights","value":true}"#),
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "getPropertyOverview",
+            method: "GET",
+            path: "/properties/{propertyId}/overview?tenantId={tenantId}",
+            body: None,
+            own: authenticated_all,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            id: "getDashboard",
+            method: "GET",
+            path: "/properties/{propertyId}/dashboard?tenantId={tenantId}",
+            body: None,
+            own: authenticated_all,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            id: "putDashboard",
+            method: "PUT",
+            path: "/properties/{propertyId}/dashboard?tenantId={tenantId}",
+            body: Some(r#"{"pins":[]}"#),
+            own: configure_own::<200>,
+            foreign: staff_change_foreign::<200>,
+        },
+        TenantOperation {
+            id: "runPropertyAction",
+            method: "POST",
+            path: "/properties/{propertyId}/actions",
+            body: Some(r#"{"tenantId":"{tenantId}","capability":"light","action":"lights","value":false}"#),
+            own: control_own,
+            foreign: staff_change_foreign::<200>,
+        },
+        TenantOperation {
             id: "registerDevice",
             method: "POST",
             path: "/devices/register",
@@ -787,7 +882,11 @@ async fn tenant_objects_answer_foreign_callers_like_missing_ones() {
                     if unauthenticated(who) { 401 } else { 404 },
                 ),
             ] {
-                let url = t.url(&op.path.replace("{tenantId}", tenant));
+                let url = t.url(
+                    &op.path
+                        .replace("{tenantId}", tenant)
+                        .replace("{propertyId}", &home_of(tenant)),
+                );
                 let mut request = t.http.request(op.method.parse().unwrap(), &url);
                 if let Some(template) = op.body {
                     serial += 1;

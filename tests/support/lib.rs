@@ -106,6 +106,27 @@ impl TestPlatform {
         answer(request.send().await.expect("request sent")).await
     }
 
+    /// Sends `method` with an optional JSON body; returns the status and the
+    /// JSON body (Null when empty).
+    pub async fn send_json(
+        &self,
+        method: &str,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<serde_json::Value>,
+    ) -> (u16, serde_json::Value) {
+        let mut request = self
+            .http
+            .request(method.parse().expect("an HTTP method"), self.url(path));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        if let Some(token) = bearer {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("request sent")).await
+    }
+
     /// Signs in through /auth/login; panics unless it succeeds.
     pub async fn household_login(&self, email: &str, password: &str) -> serde_json::Value {
         let (status, body) = self

@@ -153,9 +153,27 @@ pub async fn send_command(
             "platform SUPPORT cannot command devices",
         ));
     }
-    let invalid =
-        |e: alyt_domain::device::CommandError| ApiError::validation(e.field.clone(), e.to_string());
     let request = CommandRequest::parse(&body).map_err(invalid)?;
+    let row = accept_and_publish(&state, tenant, &device, request).await?;
+    Ok((StatusCode::ACCEPTED, Json(row)))
+}
+
+fn invalid(e: alyt_domain::device::CommandError) -> ApiError {
+    ApiError::validation(e.field.clone(), e.to_string())
+}
+
+/// The path of every device command (this operation, room and property
+/// actions): validates `request` against the device's own descriptors and
+/// features (400 naming the field), writes the row `pending`, publishes it
+/// at once and answers the row (`sent`, or `pending` when the publish
+/// failed and the bridge sweep will retry). The caller has authorized the
+/// device.
+pub(crate) async fn accept_and_publish(
+    state: &AppState,
+    tenant: TenantId,
+    device: &DeviceRecord,
+    request: CommandRequest,
+) -> Result<CommandRow, ApiError> {
     let accepted = request
         .validate_for_device(device.known_capabilities(), Some(&device.features))
         .map_err(invalid)?;
@@ -166,7 +184,7 @@ pub async fn send_command(
     commands.create(tenant, &row).await?;
     let Some(property) = device.property_id else {
         // No topic: the sweep marks it undeliverable.
-        return Ok((StatusCode::ACCEPTED, Json(row)));
+        return Ok(row);
     };
     let identity = DeviceIdentity::new(
         tenant.to_string(),
@@ -185,7 +203,7 @@ pub async fn send_command(
     if let Err(e) = &delivery.published {
         tracing::debug!(device = %device.id, command = %id, error = %e, "command stays pending");
     }
-    Ok((StatusCode::ACCEPTED, Json(delivery.row)))
+    Ok(delivery.row)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

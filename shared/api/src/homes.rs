@@ -29,6 +29,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(crate::device_lifecycle::routes())
         .merge(crate::device_history::routes())
         .merge(crate::commands::routes())
+        .merge(crate::rooms::routes())
+        .merge(crate::overview::routes())
         .merge(crate::notifications::routes())
 }
 

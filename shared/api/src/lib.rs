@@ -19,9 +19,11 @@ pub mod household_auth;
 pub mod list;
 pub mod notifications;
 pub mod openapi;
+pub mod overview;
 pub mod ports;
 pub mod problem;
 pub mod ratelimit;
+pub mod rooms;
 pub mod request_id;
 
 pub use app::{Adapters, AppState, ClientAddr, Group, Settings, app, with_conventions};

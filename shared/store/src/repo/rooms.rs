@@ -307,9 +307,9 @@ mod tests {
         );
         assert_eq!(rooms.find(TenantId::new(), kitchen.id).await.unwrap(), None);
         let (first, next) = rooms.page(property, 1, None).await.unwrap();
-        assert_eq!(first, [kitchen.clone()]);
+        assert_eq!(first, std::slice::from_ref(&kitchen));
         let (second, _) = rooms.page(property, 1, next).await.unwrap();
-        assert_eq!(second, [office.clone()]);
+        assert_eq!(second, std::slice::from_ref(&office));
         assert_eq!(rooms.all(property).await.unwrap().len(), 2);
 
         let mut renamed = kitchen.clone();

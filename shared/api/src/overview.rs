@@ -1,0 +1,659 @@
+//! A home at a glance (part of the homes group; spec: Room and overview).
+//!
+//! * `GET /v1/properties/{propertyId}/overview?tenantId`: `{ property { id,
+//!   name, timezone }, rooms[] (room views), house { primaryActions,
+//!   actionValues } (the all-the-house tile: the default actions over every
+//!   thing of the home), unassigned[] (Thing views of things without a
+//!   room) }`. A device naming a room that no longer exists counts as
+//!   unassigned. The house's listening value is true when a room with a
+//!   voice member listens (or an unassigned voice thing reports listening).
+//! * `GET/PUT /v1/properties/{propertyId}/dashboard?tenantId`: `{
+//!   propertyId, pins[] }`, at most 40 pins, each `{ kind: 'thing', thing: {
+//!   kind: 'device'|'endpoint', id } }` or `{ kind: 'routine', routineId }`;
+//!   PUT replaces the list (41 pins: 400 `pins`). Pins are checked for shape
+//!   (a pinned thing that is later removed stays until the list is saved
+//!   again; clients skip pins they cannot draw). Reading is any member;
+//!   writing is configuration (OWNER, tenant roles, platform OWNER/STAFF).
+//! * `POST /v1/properties/{propertyId}/actions` (run-action request): the
+//!   room action fan-out over every thing of the home. `voice.listening` sets
+//!   every room's flag; voice members of rooms whose flag changed, and
+//!   unassigned voice things, are commanded; the others are skipped.
+//!
+//! Who: as rooms (`crate::rooms::access_to`): seeing needs any membership
+//! (`things:read` for keys), actions control (`things:control`), the
+//! dashboard PUT configuration (`rooms:write`).
+//!
+//! Store calls (besides authenticating the caller), n the home's live
+//! devices: overview 1 get (the home) + 1 query (its rooms, per 1,000) + 1
+//! gsi1 query (its devices, per 1,000) + 1 batch get per 50 devices (none
+//! for a home without devices): 4 calls for a home of up to 50 devices,
+//! whatever the number of rooms and members. Dashboard GET 2 gets, PUT 1
+//! get + 1 put. A property action reads as the overview, then the command
+//! path per commanded thing (and 1 conditional put per room whose listening
+//! flag changes).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use alyt_domain::ids::{PropertyId, RoomId, TenantId};
+use alyt_domain::room::{self, ActionRef, ActionValue, DASHBOARD_PINS_MAX, Member, Pin};
+use alyt_store::repo::rooms::{DashboardRecord, RoomRecord, Rooms};
+use alyt_store::repo::tenancy::PropertyRecord;
+use axum::Json;
+use axum::extract::{Path, State};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::auth::Caller;
+use crate::devices::{TenantParam, Thing};
+use crate::extract::{ApiJson, ApiQuery};
+use crate::problem::Problem;
+use crate::rooms::{
+    Access, ActionResult, MemberDevice, RoomView, RunActionRequest, home_devices, home_for,
+    member_rows, parse_property_id, room_view, run_on_members, send_listening, set_listening,
+    skip_unchanged, unchanged_reason, value_for,
+};
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_overview))
+        .routes(routes!(get_dashboard, put_dashboard))
+        .routes(routes!(run_property_action))
+}
+
+/// The home of an overview.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OverviewProperty {
+    pub id: PropertyId,
+    pub name: String,
+    pub timezone: String,
+}
+
+/// The all-the-house tile.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct House {
+    pub primary_actions: Vec<ActionRef>,
+    pub action_values: Vec<ActionValue>,
+}
+
+/// A home at a glance.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Overview {
+    pub property: OverviewProperty,
+    pub rooms: Vec<RoomView>,
+    pub house: House,
+    /// Things without a room.
+    pub unassigned: Vec<Thing>,
+}
+
+/// Everything of a home, read in four calls for up to 50 devices.
+pub(crate) struct HomeRead {
+    pub rooms: Vec<RoomRecord>,
+    pub by_room: BTreeMap<RoomId, Vec<MemberDevice>>,
+    pub unassigned: Vec<MemberDevice>,
+}
+
+impl HomeRead {
+    fn members(&self) -> impl Iterator<Item = &MemberDevice> {
+        self.by_room.values().flatten().chain(&self.unassigned)
+    }
+}
+
+/// The home's rooms and devices (rooms and devices read together, then one
+/// batch get per 50 devices).
+pub(crate) async fn read_home(
+    state: &AppState,
+    property: &PropertyRecord,
+) -> Result<HomeRead, ApiError> {
+    let rooms_repo = Rooms(&*state.store);
+    let (rooms, devices) = tokio::try_join!(
+        async { Ok::<_, ApiError>(rooms_repo.all(property.id).await?) },
+        home_devices(&*state.store, property.tenant_id, property.id)
+    )?;
+    let known: BTreeSet<RoomId> = rooms.iter().map(|r| r.id).collect();
+    let mut by_room: BTreeMap<RoomId, Vec<MemberDevice>> = BTreeMap::new();
+    let mut unassigned = Vec::new();
+    for member in member_rows(state, devices).await? {
+        match member.record.room_id.filter(|r| known.contains(r)) {
+            Some(room) => by_room.entry(room).or_default().push(member),
+            None => unassigned.push(member),
+        }
+    }
+    Ok(HomeRead {
+        rooms,
+        by_room,
+        unassigned,
+    })
+}
+
+/// The house tile and the house's listening value.
+fn house(home: &HomeRead) -> (House, bool) {
+    let all: Vec<&MemberDevice> = home.members().collect();
+    let members: Vec<Member<'_>> = all
+        .iter()
+        .map(|m| Member {
+            capabilities: &m.row.thing.capabilities,
+            state: &m.row.thing.state,
+        })
+        .collect();
+    let offers_voice = |m: &MemberDevice| {
+        Member {
+            capabilities: &m.row.thing.capabilities,
+            state: &m.row.thing.state,
+        }
+        .offers(room::VOICE_CAPABILITY, room::LISTENING_ACTION)
+        .is_some()
+    };
+    let listening = home.rooms.iter().any(|r| {
+        r.listening
+            && home
+                .by_room
+                .get(&r.id)
+                .is_some_and(|ms| ms.iter().any(offers_voice))
+    }) || home.unassigned.iter().any(|m| {
+        offers_voice(m)
+            && m.row
+                .thing
+                .state
+                .get("voice.listening")
+                .and_then(Value::as_bool)
+                .unwrap_or(true)
+    });
+    let available = room::available_actions(&members);
+    let primary_actions = room::resolve_primary(None, &available);
+    let action_values = room::action_values(&available, &members, listening);
+    (
+        House {
+            primary_actions,
+            action_values,
+        },
+        listening,
+    )
+}
+
+fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
+    let rooms = home
+        .rooms
+        .iter()
+        .map(|r| room_view(r, home.by_room.get(&r.id).map_or(&[][..], Vec::as_slice)))
+        .collect();
+    Overview {
+        property: OverviewProperty {
+            id: property.id,
+            name: property.name.clone(),
+            timezone: property.timezone.clone(),
+        },
+        rooms,
+        house: house(home).0,
+        unassigned: home
+            .unassigned
+            .iter()
+            .map(|m| m.row.thing.clone())
+            .collect(),
+    }
+}
+
+/// A home at a glance: its rooms, the house tile and unassigned things.
+#[utoipa::path(
+    get,
+    path = "/v1/properties/{propertyId}/overview",
+    tag = "homes",
+    operation_id = "getPropertyOverview",
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The overview", body = Overview),
+        (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_overview(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(property_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<Json<Overview>, ApiError> {
+    let property_id = parse_property_id(&property_id)?;
+    let property = home_for(&state, &caller, query.tenant_id, property_id, Access::See).await?;
+    let home = read_home(&state, &property).await?;
+    Ok(Json(overview_of(&property, &home)))
+}
+
+/// A home's dashboard.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Dashboard {
+    pub property_id: PropertyId,
+    /// At most 40, in the order drawn.
+    pub pins: Vec<Pin>,
+}
+
+/// The body of `PUT /v1/properties/{propertyId}/dashboard`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PutDashboardRequest {
+    /// At most 40 pins, in the order drawn.
+    #[schema(max_items = 40)]
+    pub pins: Vec<Pin>,
+}
+
+/// A home's dashboard pins.
+#[utoipa::path(
+    get,
+    path = "/v1/properties/{propertyId}/dashboard",
+    tag = "homes",
+    operation_id = "getDashboard",
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The pins (none until some are saved)", body = Dashboard),
+        (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_dashboard(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(property_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<Json<Dashboard>, ApiError> {
+    let property_id = parse_property_id(&property_id)?;
+    let property = home_for(&state, &caller, query.tenant_id, property_id, Access::See).await?;
+    let stored = Rooms(&*state.store).dashboard(property.id).await?;
+    Ok(Json(Dashboard {
+        property_id: property.id,
+        pins: stored.map(|d| room::read_pins(&d.pins)).unwrap_or_default(),
+    }))
+}
+
+/// Replaces a home's dashboard pins (configuration).
+#[utoipa::path(
+    put,
+    path = "/v1/properties/{propertyId}/dashboard",
+    tag = "homes",
+    operation_id = "putDashboard",
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
+    request_body = PutDashboardRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The saved dashboard", body = Dashboard),
+        (status = 400, description = "A field is wrong (named in `field`): pins (more than 40) or a pin's fields", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without rooms:write, or a caller who may not configure the home", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn put_dashboard(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(property_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+    ApiJson(body): ApiJson<PutDashboardRequest>,
+) -> Result<Json<Dashboard>, ApiError> {
+    let property_id = parse_property_id(&property_id)?;
+    if body.pins.len() > DASHBOARD_PINS_MAX {
+        return Err(ApiError::validation(
+            "pins",
+            format!(
+                "a dashboard holds at most {DASHBOARD_PINS_MAX} pins, not {}",
+                body.pins.len()
+            ),
+        ));
+    }
+    let property = home_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        property_id,
+        Access::Configure,
+    )
+    .await?;
+    let pins = body
+        .pins
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ApiError::validation("pins", e.to_string()))?;
+    Rooms(&*state.store)
+        .put_dashboard(&DashboardRecord {
+            property_id: property.id,
+            tenant_id: property.tenant_id,
+            pins,
+            updated_at: state.clock.now(),
+        })
+        .await?;
+    Ok(Json(Dashboard {
+        property_id: property.id,
+        pins: body.pins,
+    }))
+}
+
+/// Runs an action over every thing of the home.
+#[utoipa::path(
+    post,
+    path = "/v1/properties/{propertyId}/actions",
+    tag = "homes",
+    operation_id = "runPropertyAction",
+    params(("propertyId" = PropertyId, Path, description = "The home")),
+    request_body = RunActionRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Per thing: applied, skipped or failed (with the reason)", body = ActionResult),
+        (status = 400, description = "A field is wrong (named in `field`): capability, action, value", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn run_property_action(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(property_id): Path<String>,
+    ApiJson(body): ApiJson<RunActionRequest>,
+) -> Result<Json<ActionResult>, ApiError> {
+    let property_id = parse_property_id(&property_id)?;
+    let action = body.reference()?;
+    let property = home_for(
+        &state,
+        &caller,
+        body.tenant_id,
+        property_id,
+        Access::Control,
+    )
+    .await?;
+    let home = read_home(&state, &property).await?;
+    let (tile, listening) = house(&home);
+    let available = {
+        let all: Vec<&MemberDevice> = home.members().collect();
+        let members: Vec<Member<'_>> = all
+            .iter()
+            .map(|m| Member {
+                capabilities: &m.row.thing.capabilities,
+                state: &m.row.thing.state,
+            })
+            .collect();
+        room::available_actions(&members)
+    };
+    let value = value_for(
+        &action,
+        body.value.as_ref(),
+        &available,
+        &tile.action_values,
+        listening,
+    )?;
+    let tenant: TenantId = property.tenant_id;
+    let mut result = ActionResult {
+        capability: action.capability.clone(),
+        action: action.action.clone(),
+        value: value.clone(),
+        ..ActionResult::default()
+    };
+    if action.is_listening() {
+        let flag = value.as_bool().unwrap_or(true);
+        for room in home.rooms.iter().cloned() {
+            let id = room.id;
+            let members = home.by_room.get(&id).map_or(&[][..], Vec::as_slice);
+            let (_, changed) = set_listening(&state, room, flag).await?;
+            if changed {
+                let told = send_listening(&state, tenant, members, flag).await;
+                result.applied.extend(told.applied);
+                result.skipped.extend(told.skipped);
+                result.failed.extend(told.failed);
+            } else {
+                skip_unchanged(members, &action, &unchanged_reason(flag), &mut result);
+            }
+        }
+        // Things without a room have no flag to compare: told every time.
+        run_on_members(
+            &state,
+            tenant,
+            &home.unassigned,
+            &action,
+            &value,
+            &mut result,
+        )
+        .await;
+    } else {
+        for members in home.by_room.values() {
+            run_on_members(&state, tenant, members, &action, &value, &mut result).await;
+        }
+        run_on_members(
+            &state,
+            tenant,
+            &home.unassigned,
+            &action,
+            &value,
+            &mut result,
+        )
+        .await;
+    }
+    Ok(Json(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use alyt_domain::SystemClock;
+    use alyt_domain::access::{Claims, PlatformRole, Principal, SessionKind};
+    use alyt_domain::device::{
+        DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus,
+        FirmwareChannel,
+    };
+    use alyt_domain::ids::{DeviceId, SessionId, UserId};
+    use alyt_store::repo::devices::{DeviceRecord, device_item};
+    use alyt_store::repo::tenancy::{NewHome, new_home_writes};
+    use alyt_store::sqlite::SqliteStore;
+    use alyt_store::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};
+    use time::OffsetDateTime;
+
+    use super::*;
+    use crate::rooms::{read_room_view, room_for};
+    use crate::{Adapters, Settings};
+
+    /// A store that counts the calls made through it, by operation.
+    struct Counting {
+        inner: SqliteStore,
+        total: AtomicUsize,
+        calls: std::sync::Mutex<BTreeMap<&'static str, usize>>,
+    }
+
+    impl Counting {
+        fn count(&self, op: &'static str) {
+            self.total.fetch_add(1, Ordering::SeqCst);
+            *self.calls.lock().unwrap().entry(op).or_default() += 1;
+        }
+        fn take(&self) -> BTreeMap<&'static str, usize> {
+            self.total.store(0, Ordering::SeqCst);
+            std::mem::take(&mut *self.calls.lock().unwrap())
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl Store for Counting {
+        async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+            self.count("get");
+            self.inner.get(key).await
+        }
+        async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+            self.count("batch_get");
+            self.inner.batch_get(keys).await
+        }
+        async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+            self.count("put");
+            self.inner.put(item, condition).await
+        }
+        async fn update(
+            &self,
+            key: &Key,
+            actions: Vec<UpdateAction>,
+            condition: Option<Condition>,
+        ) -> Result<Item, StoreError> {
+            self.count("update");
+            self.inner.update(key, actions, condition).await
+        }
+        async fn delete(
+            &self,
+            key: &Key,
+            condition: Option<Condition>,
+        ) -> Result<Option<Item>, StoreError> {
+            self.count("delete");
+            self.inner.delete(key, condition).await
+        }
+        async fn query(&self, query: Query) -> Result<Page, StoreError> {
+            self.count("query");
+            self.inner.query(query).await
+        }
+        async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+            self.count("transact");
+            self.inner.transact(writes).await
+        }
+    }
+
+    fn light(home: &PropertyRecord, room: Option<RoomId>, now: OffsetDateTime) -> DeviceRecord {
+        DeviceRecord {
+            id: DeviceId::new(),
+            tenant_id: home.tenant_id,
+            property_id: Some(home.id),
+            room_id: room,
+            name: "light".into(),
+            kind: DeviceKind::Other.into(),
+            capabilities: [DeviceCapability::Light.into()].into(),
+            features: vec![],
+            current_unit_id: Some(uuid::Uuid::now_v7()),
+            parent_device_id: None,
+            protocol: None,
+            protocol_id: None,
+            firmware_channel: FirmwareChannel::Stable.into(),
+            status: DeviceStatus::Online.into(),
+            last_seen: Some(now),
+            deleted_at: None,
+            created_at: now,
+            updated_at: now,
+            settings: None,
+            heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
+            is_virtual: false,
+        }
+    }
+
+    fn staff() -> Principal {
+        Principal::Person {
+            claims: Claims {
+                sub: UserId::new(),
+                email: "staff@example.com".into(),
+                platform_role: Some(PlatformRole::Staff),
+                tenants: BTreeMap::new(),
+                clients: BTreeMap::new(),
+                iat: 0,
+                exp: 0,
+                jti: "j".into(),
+            },
+            kind: SessionKind::Household,
+            session: SessionId::new(),
+            developer: None,
+        }
+    }
+
+    /// The room view and the overview read the same number of times
+    /// whatever the number of members: never a read per member.
+    #[tokio::test]
+    async fn views_never_read_per_member() {
+        let store = Arc::new(Counting {
+            inner: SqliteStore::in_memory(Arc::new(SystemClock)).unwrap(),
+            total: AtomicUsize::new(0),
+            calls: Default::default(),
+        });
+        let state = AppState::build(
+            Adapters {
+                store: store.clone(),
+                clock: Arc::new(SystemClock),
+                mailer: Arc::new(crate::ports::NoMailer),
+                bot_check: Arc::new(crate::ports::NoBotCheck),
+                publisher: Arc::new(alyt_device::NoPublisher),
+                credentials: Arc::new(crate::ports::PasswordCredentials),
+            },
+            Settings {
+                rate_limit: Default::default(),
+                public_url: "http://127.0.0.1/v1".into(),
+            },
+        )
+        .await
+        .unwrap();
+        let now = OffsetDateTime::now_utc();
+        let tenant = TenantId::new();
+        let (created, writes) = new_home_writes(NewHome {
+            tenant_id: tenant,
+            household: "Counted",
+            household_email: None,
+            home: "Counted home",
+            timezone: "UTC",
+            rooms: &["Living Room", "Kitchen", "Bedroom", "Office"],
+            owner: UserId::new(),
+            now,
+        })
+        .unwrap();
+        store.transact(writes).await.unwrap();
+        let home = created.property;
+        let (living, kitchen) = (created.rooms[0].id, created.rooms[1].id);
+        let caller = staff();
+        let add = |room: Option<RoomId>| {
+            let item = device_item(&light(&home, room, now)).unwrap();
+            let store = store.clone();
+            async move { store.put(item, None).await.unwrap() }
+        };
+        // One member in the living room, 30 in the kitchen, 2 unassigned.
+        add(Some(living)).await;
+        for _ in 0..30 {
+            add(Some(kitchen)).await;
+        }
+        add(None).await;
+        add(None).await;
+        store.take();
+
+        let expected_room: BTreeMap<&str, usize> =
+            [("get", 3), ("query", 1), ("batch_get", 1)].into();
+        for (room, members) in [(living, 1), (kitchen, 30)] {
+            let (record, _) = room_for(&state, &caller, tenant, room, Access::See)
+                .await
+                .unwrap();
+            let (view, _) = read_room_view(&state, &record).await.unwrap();
+            assert_eq!(view.things.len(), members);
+            assert_eq!(store.take(), expected_room, "room of {members}");
+        }
+
+        // The overview: 1 get, 2 queries, 1 batch get per 50 devices.
+        let property = home_for(&state, &caller, tenant, home.id, Access::See)
+            .await
+            .unwrap();
+        let overview = overview_of(&property, &read_home(&state, &property).await.unwrap());
+        assert_eq!(overview.rooms.len(), 4);
+        assert_eq!(overview.unassigned.len(), 2);
+        assert_eq!(
+            store.take(),
+            [("get", 1), ("query", 2), ("batch_get", 1)].into()
+        );
+        for _ in 0..20 {
+            add(Some(kitchen)).await;
+        }
+        store.take();
+        let overview = overview_of(&property, &read_home(&state, &property).await.unwrap());
+        assert_eq!(overview.rooms[1].things.len(), 50);
+        assert_eq!(
+            store.take(),
+            [("query", 2), ("batch_get", 2)].into(),
+            "53 devices: two batches"
+        );
+    }
+}

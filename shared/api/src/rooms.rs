@@ -1,0 +1,1310 @@
+//! Rooms (part of the homes group; spec: Room and overview, part F).
+//!
+//! * `GET /v1/rooms?tenantId&propertyId`: a home's rooms as resolved views,
+//!   oldest first, paginated.
+//! * `GET /v1/rooms/suggestions`: names (with their derived icons) for the
+//!   add-a-room flow; discovery names rooms from the same list
+//!   (`alyt_domain::room::ROOM_SUGGESTIONS`). One page.
+//! * `POST /v1/rooms` `{ tenantId, propertyId, name, icon? }`: 201 with the
+//!   view. `icon` must be a token of the room-icon set; without one the view
+//!   derives it from the name.
+//! * `GET/PATCH/DELETE /v1/rooms/{roomId}?tenantId`: the view; PATCH takes
+//!   `name`, `icon` (null: derived again), `listening`, `chosenActions`
+//!   (null: the defaults), `quietHoursStart`/`quietHoursEnd` (whole hours
+//!   0-23 in the home's time zone, both or neither); DELETE leaves the
+//!   members in the house with no room (each member is moved first, then the
+//!   room is deleted, so a failure leaves a room to delete again).
+//! * `POST /v1/rooms/{roomId}/merge` `{ tenantId, from: [roomId] }`: the room
+//!   in the path is kept; each room of `from`, in order, has its members
+//!   moved to it and is then removed. Every `from` room is checked first (400
+//!   naming `from[i]` when it is not a room of the same home); if a step
+//!   fails, that room is reported in `failed` and later rooms are not
+//!   processed (`notProcessed`).
+//! * `POST /v1/rooms/{roomId}/actions` (run-action request): see
+//!   [`run_on_members`].
+//!
+//! Who (one rule, [`access_to`], over `Principal::home_reach`): any member
+//! of the household sees its homes and controls their rooms, a GUEST only
+//! its pinned home (its claims name the home only during the stay); only
+//! the household's OWNER configures a room (create, rename, icon, tile
+//! actions, quiet hours, delete, merge), and so do tenant ADMIN/INSTALLER,
+//! keys bound to the tenant and platform OWNER/STAFF; platform SUPPORT sees
+//! and changes nothing. Setting `listening` is control, not configuration: a
+//! PATCH of `listening` alone needs control. Keys need `things:read` to
+//! read, `things:control` to control and `rooms:write` to configure (403).
+//! A room or home of another tenant answers exactly like a missing one
+//! (404).
+//!
+//! Listening: the room's flag is what voice-capable members should do. When
+//! a PATCH or a listening action changes it, each voice member the platform
+//! reaches directly is sent `set voice.listening <flag>` through the device
+//! command path; when the flag does not change nothing is sent. A member's
+//! physical mute switch (`voice.micMuted`) is only ever reported back: the
+//! platform never commands it and never re-sends `listening` because of a
+//! report, so a switch change is never overridden.
+//!
+//! Store calls (besides authenticating the caller), with n the home's live
+//! devices and k the room's members: room view (GET) 3 gets (room ref, then
+//! room and home together) + 1 gsi1 query per 1,000 devices of the home + 1
+//! batch get per 50 members (none for an empty room); the list 1 get + 1
+//! query of rooms + 1 gsi1 query + 1 batch get per 50 members of the listed
+//! rooms. Never a read per member. Writes: PATCH 1 conditional put (+ the
+//! command path per voice member when listening changes); DELETE 1
+//! conditional put per member + 1 transaction; an action the command path
+//! per commanded member (1 update, 1 put, 1 conditional put).
+
+use std::collections::BTreeMap;
+
+use alyt_domain::access::{HomeReach, HouseholdRole, PlatformRole, Principal, Scope};
+use alyt_domain::capability::RoomActionPrimitive;
+use alyt_domain::device::{CommandId, CommandRequest};
+use alyt_domain::ids::{PropertyId, RoomId, TenantId};
+use alyt_domain::room::{
+    self, ActionRef, ActionValue, AvailableAction, Member, MemberPlan, ROOM_ICONS, ROOM_SUGGESTIONS,
+};
+use alyt_store::repo::devices::{DeviceRecord, Devices};
+use alyt_store::repo::rooms::{RoomRecord, Rooms};
+use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+use alyt_store::{Query, Store};
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::devices::{Device, TenantParam, Thing, device_row};
+use crate::extract::{ApiJson, ApiQuery};
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_rooms, create_room))
+        .routes(routes!(room_suggestions))
+        .routes(routes!(get_room, patch_room, delete_room))
+        .routes(routes!(merge_rooms))
+        .routes(routes!(run_room_action))
+}
+
+// ---------------------------------------------------------------------------
+// Who may do what
+
+/// What a caller may do in one home, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Access {
+    /// See the house (platform SUPPORT).
+    See,
+    /// Control rooms and things (household MEMBER, a GUEST in its home).
+    Control,
+    /// Configure rooms (household OWNER, tenant roles, keys, platform
+    /// OWNER/STAFF).
+    Configure,
+}
+
+impl Access {
+    fn scope(self) -> Scope {
+        match self {
+            Access::See => Scope::ThingsRead,
+            Access::Control => Scope::ThingsControl,
+            Access::Configure => Scope::RoomsWrite,
+        }
+    }
+
+    fn refusal(self) -> &'static str {
+        match self {
+            Access::See => "you cannot see this home",
+            Access::Control => "your role cannot control this home (platform SUPPORT only sees it)",
+            Access::Configure => "configuring rooms needs the household's OWNER role",
+        }
+    }
+}
+
+/// The caller's access to `property`; `None` when the home is not the
+/// caller's (it answers like a missing one).
+pub(crate) fn access_to(caller: &Principal, property: &PropertyRecord) -> Option<Access> {
+    match caller.platform_role() {
+        Some(PlatformRole::Support) => return Some(Access::See),
+        Some(PlatformRole::Owner | PlatformRole::Staff) => return Some(Access::Configure),
+        None => {}
+    }
+    match caller.home_reach(property.tenant_id) {
+        HomeReach::Everything => Some(Access::Configure),
+        HomeReach::Nothing => None,
+        HomeReach::Homes { households, pinned } => {
+            if households.contains(&property.client_id) {
+                let owner = caller
+                    .household_grant(property.client_id)
+                    .is_some_and(|g| g.role == HouseholdRole::Owner);
+                Some(if owner {
+                    Access::Configure
+                } else {
+                    Access::Control
+                })
+            } else if pinned.contains(&property.id) {
+                Some(Access::Control)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+pub(crate) fn no_such_room() -> ApiError {
+    ApiError::not_found("no such room")
+}
+
+pub(crate) fn no_such_property() -> ApiError {
+    ApiError::not_found("no such property")
+}
+
+fn scope_check(caller: &Principal, needed: Access) -> Result<(), ApiError> {
+    caller
+        .require_scope(needed.scope())
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))
+}
+
+fn reaches(caller: &Principal, tenant: TenantId) -> bool {
+    !matches!(caller.home_reach(tenant), HomeReach::Nothing)
+}
+
+/// The home `property_id` of `tenant` when the caller has `needed` there:
+/// 403 for a key without the scope or a caller who sees the home with less,
+/// 404 for a home that is missing or not the caller's. One get.
+pub(crate) async fn home_for(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    property_id: PropertyId,
+    needed: Access,
+) -> Result<PropertyRecord, ApiError> {
+    scope_check(caller, needed)?;
+    if !reaches(caller, tenant) {
+        return Err(no_such_property());
+    }
+    let property = Tenancy(&*state.store)
+        .property(tenant, property_id)
+        .await?
+        .ok_or_else(no_such_property)?;
+    match access_to(caller, &property) {
+        None => Err(no_such_property()),
+        Some(access) if access < needed => Err(ApiError::forbidden(needed.refusal())),
+        Some(_) => Ok(property),
+    }
+}
+
+/// Room `room_id` of `tenant` with its home, when the caller has `needed`
+/// there (errors as [`home_for`], 404 "no such room"). Three gets: the room
+/// ref, then the room and the home together.
+pub(crate) async fn room_for(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    room_id: RoomId,
+    needed: Access,
+) -> Result<(RoomRecord, PropertyRecord), ApiError> {
+    scope_check(caller, needed)?;
+    if !reaches(caller, tenant) {
+        return Err(no_such_room());
+    }
+    let rooms = Rooms(&*state.store);
+    let at = rooms
+        .locate(room_id)
+        .await?
+        .filter(|at| at.tenant_id == tenant)
+        .ok_or_else(no_such_room)?;
+    let tenancy = Tenancy(&*state.store);
+    let (room, property) = tokio::try_join!(
+        rooms.get(at.property_id, room_id),
+        tenancy.property(tenant, at.property_id)
+    )?;
+    let (Some(room), Some(property)) = (room, property) else {
+        return Err(no_such_room());
+    };
+    match access_to(caller, &property) {
+        None => Err(no_such_room()),
+        Some(access) if access < needed => Err(ApiError::forbidden(needed.refusal())),
+        Some(_) => Ok((room, property)),
+    }
+}
+
+pub(crate) fn parse_room_id(raw: &str) -> Result<RoomId, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::validation("roomId", "roomId must be a UUID"))
+}
+
+pub(crate) fn parse_property_id(raw: &str) -> Result<PropertyId, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::validation("propertyId", "propertyId must be a UUID"))
+}
+
+// ---------------------------------------------------------------------------
+// Members and the resolved view
+
+/// A member: its stored record (for commands) and its device row.
+pub(crate) struct MemberDevice {
+    pub record: DeviceRecord,
+    pub row: Device,
+}
+
+/// The live devices of a home (of this tenant; deleted ones are out of the
+/// index): one gsi1 query per 1,000.
+pub(crate) async fn home_devices(
+    store: &dyn Store,
+    tenant: TenantId,
+    property: PropertyId,
+) -> Result<Vec<DeviceRecord>, ApiError> {
+    let devices = Devices(store);
+    let mut all = Vec::new();
+    let mut after = None;
+    loop {
+        let (page, next) = devices
+            .list_by_property(property, Query::MAX_LIMIT, after)
+            .await?;
+        all.extend(
+            page.into_iter()
+                .filter(|d| d.tenant_id == tenant && d.deleted_at.is_none()),
+        );
+        match next {
+            Some(next) => after = Some(next),
+            None => return Ok(all),
+        }
+    }
+}
+
+/// Device rows for these records, in order: one batch get per 50.
+pub(crate) async fn member_rows(
+    state: &AppState,
+    records: Vec<DeviceRecord>,
+) -> Result<Vec<MemberDevice>, ApiError> {
+    let now = state.clock.now();
+    let views = Devices(&*state.store).views(records.clone()).await?;
+    Ok(records
+        .into_iter()
+        .zip(views)
+        .map(|(record, view)| MemberDevice {
+            record,
+            row: device_row(view, now),
+        })
+        .collect())
+}
+
+fn as_members(members: &[MemberDevice]) -> Vec<Member<'_>> {
+    members
+        .iter()
+        .map(|m| Member {
+            capabilities: &m.row.thing.capabilities,
+            state: &m.row.thing.state,
+        })
+        .collect()
+}
+
+/// The resolved room view (spec: Room and overview).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomView {
+    pub id: RoomId,
+    pub tenant_id: TenantId,
+    pub property_id: PropertyId,
+    pub name: String,
+    /// A token of the room-icon set; derived from the name unless chosen.
+    pub icon: String,
+    /// Whether voice-capable things in the room listen for the wake word.
+    pub listening: bool,
+    /// At most two, resolved: the chosen ones the room still serves, or the
+    /// defaults in the order lights, volume, thermostat, listening.
+    pub primary_actions: Vec<ActionRef>,
+    /// As stored; null means the defaults.
+    #[schema(required = true)]
+    pub chosen_actions: Option<Vec<ActionRef>>,
+    /// What the members offer.
+    pub available_actions: Vec<AvailableAction>,
+    /// Computed here: toggle = any member on, lock = all locked, number =
+    /// the maximum, listening = the room flag.
+    pub action_values: Vec<ActionValue>,
+    #[schema(required = true)]
+    pub quiet_hours_start: Option<i64>,
+    #[schema(required = true)]
+    pub quiet_hours_end: Option<i64>,
+    /// The members' Thing views.
+    pub things: Vec<Thing>,
+    /// The member devices' rows.
+    pub devices: Vec<Device>,
+    /// The member endpoints (none until integrations exist).
+    #[schema(value_type = Vec<Object>)]
+    pub endpoints: Vec<Value>,
+}
+
+/// The view of `room` with these members.
+pub(crate) fn room_view(room: &RoomRecord, members: &[MemberDevice]) -> RoomView {
+    let as_members = as_members(members);
+    let available = room::available_actions(&as_members);
+    let primary = room::resolve_primary(room.chosen_actions.as_deref(), &available);
+    let values = room::action_values(&available, &as_members, room.listening);
+    RoomView {
+        id: room.id,
+        tenant_id: room.tenant_id,
+        property_id: room.property_id,
+        name: room.name.clone(),
+        icon: room::resolved_icon(room.icon.as_deref(), &room.name),
+        listening: room.listening,
+        primary_actions: primary,
+        chosen_actions: room.chosen_actions.clone(),
+        available_actions: available,
+        action_values: values,
+        quiet_hours_start: room.quiet_hours_start,
+        quiet_hours_end: room.quiet_hours_end,
+        things: members.iter().map(|m| m.row.thing.clone()).collect(),
+        devices: members.iter().map(|m| m.row.clone()).collect(),
+        endpoints: Vec::new(),
+    }
+}
+
+/// The members of `room` among a home's devices.
+fn in_room(devices: &[DeviceRecord], room: RoomId) -> Vec<DeviceRecord> {
+    devices
+        .iter()
+        .filter(|d| d.room_id == Some(room))
+        .cloned()
+        .collect()
+}
+
+/// The view of one room read fresh: 1 gsi1 query per 1,000 devices of the
+/// home + 1 batch get per 50 members.
+pub(crate) async fn read_room_view(
+    state: &AppState,
+    room: &RoomRecord,
+) -> Result<(RoomView, Vec<MemberDevice>), ApiError> {
+    let devices = home_devices(&*state.store, room.tenant_id, room.property_id).await?;
+    let members = member_rows(state, in_room(&devices, room.id)).await?;
+    Ok((room_view(room, &members), members))
+}
+
+// ---------------------------------------------------------------------------
+// List, suggestions, create
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct RoomListQuery {
+    pub tenant_id: TenantId,
+    pub property_id: PropertyId,
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// A home's rooms as resolved views, oldest first.
+#[utoipa::path(
+    get,
+    path = "/v1/rooms",
+    tag = "homes",
+    operation_id = "listRooms",
+    params(RoomListQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of room views", body = ListResponse<RoomView>),
+        (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_rooms(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiQuery(query): ApiQuery<RoomListQuery>,
+) -> Result<Json<ListResponse<RoomView>>, ApiError> {
+    let page = PageParams {
+        limit: query.limit,
+        cursor: query.cursor,
+    };
+    let limit = page.limit()?;
+    let after = page.after_in(&format!("PROPERTY#{}", query.property_id))?;
+    let property = home_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        query.property_id,
+        Access::See,
+    )
+    .await?;
+    let (rooms, next) = Rooms(&*state.store).page(property.id, limit, after).await?;
+    let devices = if rooms.is_empty() {
+        Vec::new()
+    } else {
+        home_devices(&*state.store, property.tenant_id, property.id).await?
+    };
+    // One batch of rows for the members of every listed room.
+    let listed: Vec<DeviceRecord> = devices
+        .into_iter()
+        .filter(|d| {
+            d.room_id
+                .is_some_and(|r| rooms.iter().any(|room| room.id == r))
+        })
+        .collect();
+    let mut by_room: BTreeMap<RoomId, Vec<MemberDevice>> = BTreeMap::new();
+    for member in member_rows(&state, listed).await? {
+        if let Some(room) = member.record.room_id {
+            by_room.entry(room).or_default().push(member);
+        }
+    }
+    let items = rooms
+        .iter()
+        .map(|room| room_view(room, by_room.get(&room.id).map_or(&[][..], Vec::as_slice)))
+        .collect();
+    Ok(Json(ListResponse {
+        items,
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// A name the add-a-room flow offers.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomSuggestion {
+    pub name: String,
+    /// The icon a room of this name gets.
+    pub icon: String,
+}
+
+/// Names for the add-a-room flow (the list discovery names rooms from).
+/// Always one page.
+#[utoipa::path(
+    get,
+    path = "/v1/rooms/suggestions",
+    tag = "homes",
+    operation_id = "listRoomSuggestions",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The suggestions (one page)", body = ListResponse<RoomSuggestion>),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn room_suggestions(Caller(_caller): Caller) -> Json<ListResponse<RoomSuggestion>> {
+    Json(ListResponse {
+        items: ROOM_SUGGESTIONS
+            .iter()
+            .map(|name| RoomSuggestion {
+                name: (*name).to_owned(),
+                icon: room::default_icon(name).to_owned(),
+            })
+            .collect(),
+        next_cursor: None,
+    })
+}
+
+/// The body of `POST /v1/rooms`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateRoomRequest {
+    pub tenant_id: TenantId,
+    pub property_id: PropertyId,
+    #[schema(min_length = 1, max_length = 80)]
+    pub name: String,
+    /// A token of the room-icon set; derived from the name when left out.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub icon: Option<String>,
+}
+
+fn check_icon(icon: Option<String>) -> Result<Option<String>, ApiError> {
+    match icon {
+        Some(token) if !room::is_room_icon(&token) => Err(ApiError::validation(
+            "icon",
+            format!(
+                "icon must be one of the room icons: {}",
+                ROOM_ICONS.join(", ")
+            ),
+        )),
+        other => Ok(other),
+    }
+}
+
+fn check_name(name: &str) -> Result<String, ApiError> {
+    room::check_name(name).map_err(|e| ApiError::validation("name", e))
+}
+
+/// Creates a room in a home (configuration).
+#[utoipa::path(
+    post,
+    path = "/v1/rooms",
+    tag = "homes",
+    operation_id = "createRoom",
+    request_body = CreateRoomRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The new room's view", body = RoomView),
+        (status = 400, description = "A field is wrong (named in `field`): name, icon", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create_room(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiJson(body): ApiJson<CreateRoomRequest>,
+) -> Result<(StatusCode, Json<RoomView>), ApiError> {
+    let name = check_name(&body.name)?;
+    let icon = check_icon(body.icon)?;
+    let property = home_for(
+        &state,
+        &caller,
+        body.tenant_id,
+        body.property_id,
+        Access::Configure,
+    )
+    .await?;
+    let mut record = RoomRecord::new(property.tenant_id, property.id, &name, state.clock.now());
+    record.icon = icon;
+    Rooms(&*state.store).create(&record).await?;
+    Ok((StatusCode::CREATED, Json(room_view(&record, &[]))))
+}
+
+// ---------------------------------------------------------------------------
+// One room
+
+/// One room's resolved view.
+#[utoipa::path(
+    get,
+    path = "/v1/rooms/{roomId}",
+    tag = "homes",
+    operation_id = "getRoom",
+    params(("roomId" = RoomId, Path, description = "The room"), TenantParam),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The resolved room view", body = RoomView),
+        (status = 400, description = "Missing or malformed tenantId or roomId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_room(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(room_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<Json<RoomView>, ApiError> {
+    let room_id = parse_room_id(&room_id)?;
+    let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, Access::See).await?;
+    let (view, _) = read_room_view(&state, &room).await?;
+    Ok(Json(view))
+}
+
+/// `Some(value)` for a field that is present, null included.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// The body of `PATCH /v1/rooms/{roomId}`: every field optional; a field
+/// left out keeps its value.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PatchRoomRequest {
+    #[serde(default)]
+    #[schema(nullable = false, min_length = 1, max_length = 80)]
+    pub name: Option<String>,
+    /// A token of the room-icon set; null derives it from the name again.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub icon: Option<Option<String>>,
+    /// Whether voice-capable things listen (control; the others are
+    /// configuration).
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub listening: Option<bool>,
+    /// Up to 8 tile actions in order of preference (the first two the room
+    /// serves are primary); null means the defaults.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<Vec<ActionRef>>)]
+    pub chosen_actions: Option<Option<Vec<ActionRef>>>,
+    /// Whole hour 0-23 (the home's time zone), with `quietHoursEnd`.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 23)]
+    pub quiet_hours_start: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 23)]
+    pub quiet_hours_end: Option<Option<i64>>,
+}
+
+impl PatchRoomRequest {
+    /// Whether the patch changes configuration (anything but `listening`).
+    fn configures(&self) -> bool {
+        self.name.is_some()
+            || self.icon.is_some()
+            || self.chosen_actions.is_some()
+            || self.quiet_hours_start.is_some()
+            || self.quiet_hours_end.is_some()
+    }
+
+    /// Checks the fields that need no stored room.
+    fn check(&self) -> Result<(), ApiError> {
+        if let Some(name) = &self.name {
+            check_name(name)?;
+        }
+        if let Some(Some(icon)) = &self.icon {
+            check_icon(Some(icon.clone()))?;
+        }
+        if let Some(Some(chosen)) = &self.chosen_actions {
+            if chosen.len() > room::CHOSEN_ACTIONS_MAX {
+                return Err(ApiError::validation(
+                    "chosenActions",
+                    format!("at most {} chosen actions", room::CHOSEN_ACTIONS_MAX),
+                ));
+            }
+            for (i, action) in chosen.iter().enumerate() {
+                action
+                    .check()
+                    .map_err(|e| ApiError::validation(format!("chosenActions[{i}]"), e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `room` with the patch applied (quiet hours checked as they result).
+    fn apply(&self, room: &RoomRecord) -> Result<RoomRecord, ApiError> {
+        let mut next = room.clone();
+        if let Some(name) = &self.name {
+            next.name = check_name(name)?;
+        }
+        if let Some(icon) = &self.icon {
+            next.icon = icon.clone();
+        }
+        if let Some(listening) = self.listening {
+            next.listening = listening;
+        }
+        if let Some(chosen) = &self.chosen_actions {
+            next.chosen_actions = chosen.clone();
+        }
+        if let Some(start) = self.quiet_hours_start {
+            next.quiet_hours_start = start;
+        }
+        if let Some(end) = self.quiet_hours_end {
+            next.quiet_hours_end = end;
+        }
+        room::check_quiet_hours(next.quiet_hours_start, next.quiet_hours_end).map_err(|e| {
+            let field = if self.quiet_hours_start.is_some() {
+                "quietHoursStart"
+            } else {
+                "quietHoursEnd"
+            };
+            ApiError::validation(field, e)
+        })?;
+        Ok(next)
+    }
+}
+
+/// Writes `change(room)` conditioned on the room's rev, reading it again
+/// when it changed in between (at most four tries). Answers the stored room
+/// and the one it replaced.
+async fn rewrite_room(
+    state: &AppState,
+    mut room: RoomRecord,
+    change: impl Fn(&RoomRecord) -> Result<RoomRecord, ApiError>,
+) -> Result<(RoomRecord, RoomRecord), ApiError> {
+    let rooms = Rooms(&*state.store);
+    for _ in 0..4 {
+        let mut next = change(&room)?;
+        if next == room {
+            return Ok((room.clone(), room));
+        }
+        if rooms.replace(&next, room.rev).await? {
+            next.rev = room.rev + 1;
+            return Ok((next, room));
+        }
+        room = rooms
+            .get(room.property_id, room.id)
+            .await?
+            .ok_or_else(no_such_room)?;
+    }
+    Err(ApiError::conflict("the room kept changing; try again"))
+}
+
+/// Changes a room; answers its view.
+#[utoipa::path(
+    patch,
+    path = "/v1/rooms/{roomId}",
+    tag = "homes",
+    operation_id = "patchRoom",
+    params(("roomId" = RoomId, Path, description = "The room"), TenantParam),
+    request_body = PatchRoomRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The room's view after the change", body = RoomView),
+        (status = 400, description = "A field is wrong (named in `field`): name, icon, chosenActions[i], quietHoursStart/quietHoursEnd", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without rooms:write (things:control for listening alone), or a caller who may not configure (or control) the room", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The room kept changing", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn patch_room(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(room_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+    ApiJson(body): ApiJson<PatchRoomRequest>,
+) -> Result<Json<RoomView>, ApiError> {
+    let room_id = parse_room_id(&room_id)?;
+    body.check()?;
+    let needed = if body.configures() {
+        Access::Configure
+    } else {
+        Access::Control
+    };
+    let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, needed).await?;
+    let (room, before) = rewrite_room(&state, room, |r| body.apply(r)).await?;
+    let (view, members) = read_room_view(&state, &room).await?;
+    if room.listening != before.listening {
+        let outcome = send_listening(&state, room.tenant_id, &members, room.listening).await;
+        if !outcome.failed.is_empty() {
+            tracing::info!(room = %room.id, failed = outcome.failed.len(), "some voice members were not told the room's listening");
+        }
+    }
+    Ok(Json(view))
+}
+
+/// Moves `device` to `room` (None: no room), conditioned on its
+/// `updatedAt` (re-read on a race, at most four tries). A device that
+/// vanished meanwhile is left alone.
+pub(crate) async fn move_device(
+    state: &AppState,
+    mut device: DeviceRecord,
+    room: Option<RoomId>,
+) -> Result<(), ApiError> {
+    let devices = Devices(&*state.store);
+    for _ in 0..4 {
+        if device.room_id == room {
+            return Ok(());
+        }
+        let now = state.clock.now();
+        let mut updated = device.clone();
+        updated.room_id = room;
+        updated.updated_at = now.max(device.updated_at + time::Duration::microseconds(1));
+        if devices.replace(&updated, device.updated_at).await? {
+            return Ok(());
+        }
+        match devices
+            .get(device.tenant_id, device.id)
+            .await?
+            .filter(|d| d.deleted_at.is_none())
+        {
+            Some(again) => device = again,
+            None => return Ok(()),
+        }
+    }
+    Err(ApiError::conflict(format!(
+        "the device {} kept changing; try again",
+        device.id
+    )))
+}
+
+/// Deletes a room; its members stay in the house with no room.
+#[utoipa::path(
+    delete,
+    path = "/v1/rooms/{roomId}",
+    tag = "homes",
+    operation_id = "deleteRoom",
+    params(("roomId" = RoomId, Path, description = "The room"), TenantParam),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Deleted; the members have no room"),
+        (status = 400, description = "Missing or malformed tenantId or roomId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without rooms:write, or a caller who may not configure the room", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A member kept changing; the room is still there", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn delete_room(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(room_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<StatusCode, ApiError> {
+    let room_id = parse_room_id(&room_id)?;
+    let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, Access::Configure).await?;
+    let devices = home_devices(&*state.store, room.tenant_id, room.property_id).await?;
+    for member in in_room(&devices, room.id) {
+        move_device(&state, member, None).await?;
+    }
+    Rooms(&*state.store).delete(&room).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The body of `POST /v1/rooms/{roomId}/merge`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MergeRoomsRequest {
+    pub tenant_id: TenantId,
+    /// Rooms of the same home merged into the room of the path, in this
+    /// order (1-20, distinct, not the kept room).
+    #[schema(min_items = 1, max_items = 20)]
+    pub from: Vec<RoomId>,
+}
+
+/// A room that could not be merged.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MergeFailure {
+    pub room_id: RoomId,
+    pub reason: String,
+}
+
+/// The answer of a merge.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MergeResult {
+    /// The kept room after the merge.
+    pub room: RoomView,
+    /// Rooms whose members moved and which are removed, in order.
+    pub merged: Vec<RoomId>,
+    /// The room whose step failed (its members may be partly moved; it
+    /// still exists), if one did.
+    #[schema(required = true)]
+    pub failed: Option<MergeFailure>,
+    /// Rooms after the failed one, left as they were.
+    pub not_processed: Vec<RoomId>,
+}
+
+/// Most rooms one merge takes.
+const MERGE_MAX: usize = 20;
+
+/// Merges rooms into this one: members moved, the others removed.
+#[utoipa::path(
+    post,
+    path = "/v1/rooms/{roomId}/merge",
+    tag = "homes",
+    operation_id = "mergeRooms",
+    params(("roomId" = RoomId, Path, description = "The room that is kept")),
+    request_body = MergeRoomsRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "What was merged; a failed step stops the merge (later rooms are not processed)", body = MergeResult),
+        (status = 400, description = "A field is wrong (named in `field`): from (empty, too long, repeated or naming the kept room), from[i] (not a room of the same home)", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without rooms:write, or a caller who may not configure the room", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn merge_rooms(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(room_id): Path<String>,
+    ApiJson(body): ApiJson<MergeRoomsRequest>,
+) -> Result<Json<MergeResult>, ApiError> {
+    let room_id = parse_room_id(&room_id)?;
+    if body.from.is_empty() || body.from.len() > MERGE_MAX {
+        return Err(ApiError::validation(
+            "from",
+            format!("from names 1 to {MERGE_MAX} rooms"),
+        ));
+    }
+    for (i, id) in body.from.iter().enumerate() {
+        if *id == room_id || body.from[..i].contains(id) {
+            return Err(ApiError::validation(
+                format!("from[{i}]"),
+                "from names other rooms than the kept one, each once",
+            ));
+        }
+    }
+    let (kept, _) = room_for(&state, &caller, body.tenant_id, room_id, Access::Configure).await?;
+    let rooms = Rooms(&*state.store);
+    let mut merging = Vec::with_capacity(body.from.len());
+    for (i, id) in body.from.iter().enumerate() {
+        let found = rooms
+            .find(body.tenant_id, *id)
+            .await?
+            .filter(|r| r.property_id == kept.property_id);
+        match found {
+            Some(room) => merging.push(room),
+            None => {
+                return Err(ApiError::validation(
+                    format!("from[{i}]"),
+                    "no such room in the kept room's home",
+                ));
+            }
+        }
+    }
+    let devices = home_devices(&*state.store, kept.tenant_id, kept.property_id).await?;
+    let mut merged = Vec::new();
+    let mut failed = None;
+    let mut not_processed = Vec::new();
+    for room in merging {
+        if failed.is_some() {
+            not_processed.push(room.id);
+            continue;
+        }
+        let step = async {
+            for member in in_room(&devices, room.id) {
+                move_device(&state, member, Some(kept.id)).await?;
+            }
+            rooms.delete(&room).await?;
+            Ok::<_, ApiError>(())
+        };
+        match step.await {
+            Ok(()) => merged.push(room.id),
+            Err(e) => {
+                failed = Some(MergeFailure {
+                    room_id: room.id,
+                    reason: e.detail,
+                })
+            }
+        }
+    }
+    let (view, _) = read_room_view(&state, &kept).await?;
+    Ok(Json(MergeResult {
+        room: view,
+        merged,
+        failed,
+        not_processed,
+    }))
+}
+
+// ---------------------------------------------------------------------------
+// Actions
+
+/// A run-action request (spec: Resources > Room and overview).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunActionRequest {
+    /// A capability id.
+    #[schema(pattern = r"^[a-z_]+(\.[a-z_]+)?$")]
+    pub capability: String,
+    #[schema(min_length = 1, max_length = 80)]
+    pub action: String,
+    /// The value to set (a toggle or lock action without one flips the
+    /// current value; an unknown one becomes true).
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub value: Option<Value>,
+    pub tenant_id: TenantId,
+}
+
+impl RunActionRequest {
+    pub(crate) fn reference(&self) -> Result<ActionRef, ApiError> {
+        let action = ActionRef::new(&self.capability, &self.action);
+        action.check().map_err(|e| {
+            let field = if e.starts_with("capability") {
+                "capability"
+            } else {
+                "action"
+            };
+            ApiError::validation(field, e)
+        })?;
+        Ok(action)
+    }
+}
+
+/// A thing the action reached.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AppliedThing {
+    pub thing_id: Uuid,
+    pub name: String,
+    /// The command sent (see the device's command history).
+    pub command_id: CommandId,
+}
+
+/// A thing the action skipped or failed on.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThingOutcome {
+    pub thing_id: Uuid,
+    pub name: String,
+    pub reason: String,
+}
+
+/// Per-thing outcome of a room or property action.
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionResult {
+    pub capability: String,
+    pub action: String,
+    /// The value sent (null when no member offers the action).
+    #[schema(value_type = Object)]
+    pub value: Value,
+    /// Commands accepted and published (the state changes when the thing
+    /// reports back).
+    pub applied: Vec<AppliedThing>,
+    /// Things that do not offer the action, or for listening whose room
+    /// already had that choice.
+    pub skipped: Vec<ThingOutcome>,
+    /// Things the command could not be sent to, with the reason.
+    pub failed: Vec<ThingOutcome>,
+}
+
+impl ActionResult {
+    fn new(action: &ActionRef, value: &Value) -> Self {
+        Self {
+            capability: action.capability.clone(),
+            action: action.action.clone(),
+            value: value.clone(),
+            ..Self::default()
+        }
+    }
+
+    fn outcome(member: &MemberDevice, reason: impl Into<String>) -> ThingOutcome {
+        ThingOutcome {
+            thing_id: member.row.thing.id,
+            name: member.row.thing.name.clone(),
+            reason: reason.into(),
+        }
+    }
+}
+
+const RADIO_ONLY: &str =
+    "reachable only through a hub radio; the platform cannot command it directly";
+
+/// One member of an action: skipped when it does not offer it, failed when
+/// it is a hub child or the command path refuses the command (its reason),
+/// applied when the command is accepted and published.
+async fn run_one(
+    state: &AppState,
+    tenant: TenantId,
+    member: &MemberDevice,
+    action: &ActionRef,
+    value: &Value,
+    result: &mut ActionResult,
+) {
+    let plan = room::plan_member(
+        action,
+        value,
+        &Member {
+            capabilities: &member.row.thing.capabilities,
+            state: &member.row.thing.state,
+        },
+    );
+    let (capability, key, value) = match plan {
+        MemberPlan::Skip(reason) => {
+            result.skipped.push(ActionResult::outcome(member, reason));
+            return;
+        }
+        MemberPlan::Set {
+            capability,
+            key,
+            value,
+        } => (capability, key, value),
+    };
+    if member.record.parent_device_id.is_some() {
+        result
+            .failed
+            .push(ActionResult::outcome(member, RADIO_ONLY));
+        return;
+    }
+    let request = CommandRequest::Set {
+        capability,
+        key,
+        value,
+    };
+    match crate::commands::accept_and_publish(state, tenant, &member.record, request).await {
+        Ok(row) => result.applied.push(AppliedThing {
+            thing_id: member.row.thing.id,
+            name: member.row.thing.name.clone(),
+            command_id: row.command_id,
+        }),
+        Err(e) => result.failed.push(ActionResult::outcome(member, e.detail)),
+    }
+}
+
+/// Fans `action = value` out over `members` (resolved at run time), one
+/// command per member through the device command path.
+pub(crate) async fn run_on_members(
+    state: &AppState,
+    tenant: TenantId,
+    members: &[MemberDevice],
+    action: &ActionRef,
+    value: &Value,
+    result: &mut ActionResult,
+) {
+    for member in members {
+        run_one(state, tenant, member, action, value, result).await;
+    }
+}
+
+/// Tells the voice members the room's listening choice (`set
+/// voice.listening`); the others are skipped.
+pub(crate) async fn send_listening(
+    state: &AppState,
+    tenant: TenantId,
+    members: &[MemberDevice],
+    listening: bool,
+) -> ActionResult {
+    let action = ActionRef::new(room::VOICE_CAPABILITY, room::LISTENING_ACTION);
+    let value = Value::Bool(listening);
+    let mut result = ActionResult::new(&action, &value);
+    run_on_members(state, tenant, members, &action, &value, &mut result).await;
+    result
+}
+
+/// The members that offer `action` are skipped with `reason` (a listening
+/// choice that did not change); the others as not offering it.
+pub(crate) fn skip_unchanged(
+    members: &[MemberDevice],
+    action: &ActionRef,
+    reason: &str,
+    result: &mut ActionResult,
+) {
+    for member in members {
+        let offers = Member {
+            capabilities: &member.row.thing.capabilities,
+            state: &member.row.thing.state,
+        }
+        .offers(&action.capability, &action.action)
+        .is_some();
+        let why = if offers {
+            reason
+        } else {
+            "the thing does not offer this action"
+        };
+        result.skipped.push(ActionResult::outcome(member, why));
+    }
+}
+
+/// The value a request sends: its own, or the flip of the current value of
+/// a toggle/lock action; 400 `value` when a slider/stepper action has none,
+/// or listening is not a boolean.
+pub(crate) fn value_for(
+    action: &ActionRef,
+    requested: Option<&Value>,
+    available: &[AvailableAction],
+    values: &[ActionValue],
+    listening: bool,
+) -> Result<Value, ApiError> {
+    if action.is_listening() {
+        // The room flag, whether or not a voice member is there yet.
+        let value = match requested {
+            Some(v) if !v.is_null() => v.clone(),
+            _ => Value::Bool(!listening),
+        };
+        if !value.is_boolean() {
+            return Err(ApiError::validation(
+                "value",
+                room::ValueError::NotABoolean.to_string(),
+            ));
+        }
+        return Ok(value);
+    }
+    let Some(offered) = available
+        .iter()
+        .find(|a| a.capability == action.capability && a.action == action.action)
+    else {
+        // Nobody offers it: every member is skipped.
+        return Ok(requested.cloned().unwrap_or(Value::Null));
+    };
+    let current = values
+        .iter()
+        .find(|v| v.capability == action.capability && v.action == action.action)
+        .map_or(Value::Null, |v| v.value.clone());
+    let value = room::requested_value(offered.primitive, requested, &current)
+        .map_err(|e| ApiError::validation("value", e.to_string()))?;
+    let needs_bool = matches!(
+        offered.primitive,
+        RoomActionPrimitive::Toggle | RoomActionPrimitive::Lock
+    );
+    if needs_bool && !value.is_boolean() {
+        return Err(ApiError::validation(
+            "value",
+            format!("a {} action takes true or false", offered.primitive),
+        ));
+    }
+    Ok(value)
+}
+
+/// Why a listening member is skipped when the room's choice stands.
+pub(crate) fn unchanged_reason(listening: bool) -> String {
+    format!(
+        "the room's listening is already {listening}; the platform commands only when the room's choice changes"
+    )
+}
+
+/// Sets a room's listening flag; true when it changed.
+pub(crate) async fn set_listening(
+    state: &AppState,
+    room: RoomRecord,
+    listening: bool,
+) -> Result<(RoomRecord, bool), ApiError> {
+    let (after, before) = rewrite_room(state, room, |r| {
+        let mut next = r.clone();
+        next.listening = listening;
+        Ok(next)
+    })
+    .await?;
+    let changed = after.listening != before.listening;
+    Ok((after, changed))
+}
+
+/// Runs a room action on the room's members as they are now.
+#[utoipa::path(
+    post,
+    path = "/v1/rooms/{roomId}/actions",
+    tag = "homes",
+    operation_id = "runRoomAction",
+    params(("roomId" = RoomId, Path, description = "The room")),
+    request_body = RunActionRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Per thing: applied, skipped or failed (with the reason)", body = ActionResult),
+        (status = 400, description = "A field is wrong (named in `field`): capability, action, value", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn run_room_action(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(room_id): Path<String>,
+    ApiJson(body): ApiJson<RunActionRequest>,
+) -> Result<Json<ActionResult>, ApiError> {
+    let room_id = parse_room_id(&room_id)?;
+    let action = body.reference()?;
+    let (room, _) = room_for(&state, &caller, body.tenant_id, room_id, Access::Control).await?;
+    let (view, members) = read_room_view(&state, &room).await?;
+    let value = value_for(
+        &action,
+        body.value.as_ref(),
+        &view.available_actions,
+        &view.action_values,
+        room.listening,
+    )?;
+    let mut result = ActionResult::new(&action, &value);
+    if action.is_listening() {
+        let listening = value.as_bool().unwrap_or(true);
+        let (_, changed) = set_listening(&state, room, listening).await?;
+        if changed {
+            run_on_members(
+                &state,
+                body.tenant_id,
+                &members,
+                &action,
+                &value,
+                &mut result,
+            )
+            .await;
+        } else {
+            skip_unchanged(&members, &action, &unchanged_reason(listening), &mut result);
+        }
+    } else {
+        run_on_members(
+            &state,
+            body.tenant_id,
+            &members,
+            &action,
+            &value,
+            &mut result,
+        )
+        .await;
+    }
+    Ok(Json(result))
+}
