@@ -19,6 +19,6 @@ mod overview;
 mod platform;
 mod properties;
 mod rooms;
+mod simulator;
 mod stream;
 mod webhooks;
-mod simulator;
