@@ -603,7 +603,9 @@ fn tenant_operations() -> Vec<TenantOperation> {
             id: "createRoom",
             method: "POST",
             path: "/rooms",
-            body: Some(r#"{"tenantId":"{tenantId}","propertyId":"{propertyId}","name":"Harness room"}"#),
+            body: Some(
+                r#"{"tenantId":"{tenantId}","propertyId":"{propertyId}","name":"Harness room"}"#,
+            ),
             own: configure_own::<201>,
             foreign: staff_change_foreign::<201>,
         },
@@ -635,7 +637,9 @@ fn tenant_operations() -> Vec<TenantOperation> {
             id: "mergeRooms",
             method: "POST",
             path: "/rooms/0190b5a0-0000-7000-8000-00000000e001/merge",
-            body: Some(r#"{"tenantId":"{tenantId}","from":["0190b5a0-0000-7000-8000-00000000e002"]}"#),
+            body: Some(
+                r#"{"tenantId":"{tenantId}","from":["0190b5a0-0000-7000-8000-00000000e002"]}"#,
+            ),
             own: not_found,
             foreign: not_found,
         },
@@ -643,7 +647,9 @@ fn tenant_operations() -> Vec<TenantOperation> {
             id: "runRoomAction",
             method: "POST",
             path: "/rooms/0190b5a0-0000-7000-8000-00000000e001/actions",
-            body: Some(r#"{"tenantId":"{tenantId}","capability":"light","action":"lights","value":true}"#),
+            body: Some(
+                r#"{"tenantId":"{tenantId}","capability":"light","action":"lights","value":true}"#,
+            ),
             own: not_found,
             foreign: not_found,
         },
@@ -675,7 +681,9 @@ fn tenant_operations() -> Vec<TenantOperation> {
             id: "runPropertyAction",
             method: "POST",
             path: "/properties/{propertyId}/actions",
-            body: Some(r#"{"tenantId":"{tenantId}","capability":"light","action":"lights","value":false}"#),
+            body: Some(
+                r#"{"tenantId":"{tenantId}","capability":"light","action":"lights","value":false}"#,
+            ),
             own: control_own,
             foreign: staff_change_foreign::<200>,
         },

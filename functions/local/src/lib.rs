@@ -333,7 +333,9 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     match simulator.resume(&*store).await {
         Ok(0) => {}
         Ok(started) => tracing::info!(started, "virtual devices resumed"),
-        Err(e) => tracing::warn!(error = %e, "virtual devices could not be listed; they start when changed"),
+        Err(e) => {
+            tracing::warn!(error = %e, "virtual devices could not be listed; they start when changed")
+        }
     }
 
     Ok(Platform {

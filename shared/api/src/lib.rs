@@ -23,8 +23,8 @@ pub mod overview;
 pub mod ports;
 pub mod problem;
 pub mod ratelimit;
-pub mod rooms;
 pub mod request_id;
+pub mod rooms;
 
 pub use app::{Adapters, AppState, ClientAddr, Group, Settings, app, with_conventions};
 pub use problem::ApiError;

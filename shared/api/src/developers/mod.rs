@@ -13,8 +13,8 @@ pub mod mfa;
 pub mod quota;
 pub mod sandbox;
 pub mod session;
-pub mod stream;
 pub mod simulator;
+pub mod stream;
 pub mod webhooks;
 
 pub fn routes() -> OpenApiRouter<AppState> {
