@@ -60,6 +60,31 @@ async fn ping(t: &TestPlatform, token: &str, endpoint: &str) -> String {
     body["eventId"].as_str().unwrap().to_owned()
 }
 
+/// Whether Stripe's Python library (`stripe.WebhookSignature.verify_header`,
+/// installed by tests/run in the test venv) accepts the delivery, with its
+/// default five-minute tolerance.
+fn stripe_verifies(body: &str, header: &str, secret: &str) -> bool {
+    let venv = std::env::var("ALYT_VENV")
+        .unwrap_or_else(|_| format!("{}/target/alyt-venv", env!("ALYT_REPO_ROOT")));
+    let output = std::process::Command::new(format!("{venv}/bin/python"))
+        .args([
+            "-c",
+            "import sys, stripe\n\
+             stripe.WebhookSignature.verify_header(sys.argv[1], sys.argv[2], sys.argv[3], 300)\n\
+             print('verified')",
+            body,
+            header,
+            secret,
+        ])
+        .output()
+        .expect("the test venv's python runs (tests/run installs it)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        eprintln!("stripe: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    output.status.success() && stdout.trim() == "verified"
+}
+
 async fn developer(t: &TestPlatform, email: &str) -> (DeveloperSession, String) {
     let dev = sign_up_and_verify(t, email).await;
     let (_, key) = create_key(t, &dev, &["webhooks:write", "events:read"]).await;
@@ -99,6 +124,10 @@ async fn a_ping_reaches_the_receiver_signed_and_shows_in_the_delivery_log() {
     assert_eq!(first.envelope["tenantId"], dev.sandbox_tenant_id.as_str());
     assert_eq!(first.envelope["data"]["endpointId"], endpoint.as_str());
     assert!(first.signature_header.starts_with("t="));
+    assert!(
+        stripe_verifies(&first.body, &first.signature_header, &secret),
+        "Stripe's own library accepts the signature"
+    );
 
     // The log shows it delivered, with the exact signed payload.
     let log = deliveries(&t, &dev.access_token, &endpoint).await;
