@@ -685,3 +685,47 @@ async fn after_a_restart_every_device_resumes_in_its_last_scenario() {
     let row = device_row(&t, &s.dev.access_token, &s.tenant, &sensor).await;
     assert_eq!(row["status"], "OFFLINE", "{row}");
 }
+
+#[tokio::test]
+async fn sensor_error_faults_the_status_and_stops_the_failed_metric() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-fault@example.com").await;
+    wait_all_online(&t, &s).await;
+    let sensor = s.id("SENSOR");
+    let (status, body) =
+        set_scenario(&t, &s, "SENSOR", json!({ "scenario": "SENSOR_ERROR" })).await;
+    assert_eq!(status, 200, "{body}");
+
+    // The status report carries the fault; the device row shows it.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let row = device_row(&t, &s.dev.access_token, &s.tenant, &sensor).await;
+        if row["reported"]["payload"]["fault"] == "sensor_error" {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no sensor_error fault reported: {row}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // From then on telemetry keeps coming without the failed metric.
+    let faulted = wait_for_event(&t, &s.tenant, 10, "telemetry while faulted", |e| {
+        e.kind == EventKind::DeviceTelemetry
+            && e.data["deviceId"] == sensor.as_str()
+            && e.data["metrics"].get("humidity").is_some()
+            && e.data["metrics"].get("temperature").is_none()
+    })
+    .await;
+    let later = wait_for_event(&t, &s.tenant, 10, "more telemetry while faulted", |e| {
+        e.kind == EventKind::DeviceTelemetry
+            && e.data["deviceId"] == sensor.as_str()
+            && e.id > faulted.id
+    })
+    .await;
+    assert!(
+        later.data["metrics"].get("temperature").is_none(),
+        "the failed metric stays away: {}",
+        later.data
+    );
+}
