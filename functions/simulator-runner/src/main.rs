@@ -1,20 +1,23 @@
 //! The hosted simulator runner: a long-running task (not a Lambda: every
 //! virtual device keeps a persistent broker session).
 //!
-//! Environment: `ALYT_TABLE` (DynamoDB table), `ALYT_SIMULATOR_BROKER`
-//! (`host:port` of an MQTT broker that accepts the virtual devices'
-//! username/password logins, see below), `ALYT_SIMULATOR_POLL_SECONDS`
-//! (default 15).
+//! Environment: `ALYT_TABLE` (DynamoDB table), `ALYT_SIMULATOR_POLL_SECONDS`
+//! (default 15) and where the devices connect:
 //!
-//! The gap, stated plainly: the hosted broker is IoT Core, which admits
-//! devices by X.509 certificate, while virtual devices log in with a
-//! username and a password derived from the simulator key (their
-//! credential record holds only its SHA-256). Until IoT Core gets a custom
-//! authorizer for them (a Lambda that checks `username`/`password` against
-//! `DEVCRED#{username}` and answers with a policy for the device's own
-//! `alyt/{tenant}/{property}/{device}/#` subtree), this runner only works
-//! against a broker that authenticates against the store the way the local
-//! embedded broker does. See infra/README.md.
+//! * hosted, IoT Core: `ALYT_IOT_DATA_ENDPOINT` (the account's
+//!   `iot:Data-ATS` host) and `ALYT_IOT_AUTHORIZER` (the custom
+//!   authorizer's name, `DeviceAuthorizer` in infra/template.yaml). Each
+//!   device connects on port 443 with TLS (rustls, the platform's root
+//!   certificates) and ALPN `mqtt`, username
+//!   `{deviceId}?x-amz-customauthorizer-name={authorizer}`, client id
+//!   `{deviceId}` and its derived password; the authorizer checks it
+//!   against `DEVCRED#{deviceId}` and allows the device's own subtree.
+//!   This path cannot be tested here (no IoT Core): the tests cover the
+//!   runner over plain TCP against the embedded broker, and the authorizer
+//!   on its own (functions/iot-authorizer).
+//! * otherwise `ALYT_SIMULATOR_BROKER` (`host:port`, plain TCP) of any
+//!   broker that authenticates against the store the way the local embedded
+//!   broker does. When set (non-empty) it wins over IoT Core.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,12 +49,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
     let table = std::env::var("ALYT_TABLE").map_err(|_| "ALYT_TABLE is not set")?;
-    let broker = std::env::var("ALYT_SIMULATOR_BROKER")
-        .map_err(|_| "ALYT_SIMULATOR_BROKER (host:port) is not set")?;
-    let (host, port) = broker
-        .rsplit_once(':')
-        .and_then(|(h, p)| Some((h.to_owned(), p.parse::<u16>().ok()?)))
-        .ok_or("ALYT_SIMULATOR_BROKER must be host:port")?;
+    let mut config = broker_config()?;
     let poll = Duration::from_secs(
         std::env::var("ALYT_SIMULATOR_POLL_SECONDS")
             .ok()
@@ -62,7 +60,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
     let key = alyt_api::developers::simulator::simulator_key(&*store).await?;
-    let mut config = RunnerConfig::new(host, port);
     config.clock = clock.clone();
     let budget = Arc::new(MeterBudget(MessageMeter::new(store.clone(), clock)));
     let mut fleet = Fleet::new(Simulator::new(config, budget), key);
@@ -84,4 +81,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Clean DISCONNECTs: no last will fires for a planned stop.
     fleet.simulator().shutdown().await;
     Ok(())
+}
+
+/// A non-empty environment variable.
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Where the devices connect: `ALYT_SIMULATOR_BROKER` (plain TCP) if set,
+/// else IoT Core through the custom authorizer.
+fn broker_config() -> Result<RunnerConfig, String> {
+    if let Some(broker) = env("ALYT_SIMULATOR_BROKER") {
+        let (host, port) = broker
+            .rsplit_once(':')
+            .and_then(|(h, p)| Some((h.to_owned(), p.parse::<u16>().ok()?)))
+            .ok_or("ALYT_SIMULATOR_BROKER must be host:port")?;
+        return Ok(RunnerConfig::new(host, port));
+    }
+    match (env("ALYT_IOT_DATA_ENDPOINT"), env("ALYT_IOT_AUTHORIZER")) {
+        (Some(endpoint), Some(authorizer)) => RunnerConfig::iot_core(endpoint, &authorizer),
+        _ => Err(
+            "set ALYT_IOT_DATA_ENDPOINT and ALYT_IOT_AUTHORIZER (IoT Core through the \
+                  custom authorizer) or ALYT_SIMULATOR_BROKER (host:port)"
+                .into(),
+        ),
+    }
 }
