@@ -729,3 +729,24 @@ async fn sensor_error_faults_the_status_and_stops_the_failed_metric() {
         later.data
     );
 }
+
+#[tokio::test]
+async fn verification_succeeds_with_the_simulator_down_and_the_devices_come_up_when_it_returns() {
+    let mut t = TestPlatform::start_with(|config| {
+        fast(config);
+        config.simulator.enabled = false;
+    })
+    .await;
+    let s = sandbox(&t, "sim-down@example.com").await;
+    // Verified, with the five devices registered but nobody playing them.
+    assert_eq!(s.devices.len(), 5, "{:?}", s.devices.keys());
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for profile in ["HUB", "SPEAKER", "LIGHT", "SENSOR", "THERMOSTAT"] {
+        let row = device_row(&t, &s.dev.access_token, &s.tenant, &s.id(profile)).await;
+        assert_eq!(row["status"], "PROVISIONING", "{profile}: {row}");
+    }
+    // The simulator returns: every device comes online.
+    t.configure = fast;
+    let t = t.restart().await;
+    wait_all_online(&t, &s).await;
+}
