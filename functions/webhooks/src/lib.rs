@@ -6,6 +6,12 @@
 //! once a minute. The outbound policy is the hosted one: https to public
 //! addresses only, no redirects.
 //!
+//! New events also trigger it at once: the table's stream (keys only,
+//! filtered to inserted `EVENTS#` items) invokes it with a batch, and it runs
+//! one dispatch + delivery pass after the events' visibility lag
+//! ([`on_new_events`]), so a delivery does not wait for the next second of a
+//! scheduled loop that may not be running.
+//!
 //! An invocation that starts late may overlap the next one for a moment:
 //! harmless, since the dispatcher's enqueue is idempotent and its cursor
 //! moves conditionally, and every delivery attempt is claimed with a
@@ -44,6 +50,48 @@ pub struct Totals {
     pub failed: u32,
     pub held: u32,
     pub disabled: u32,
+}
+
+/// What invoked the function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// EventBridge's schedule (or anything that is not a stream batch).
+    Schedule,
+    /// The table's stream: this many new platform events were recorded.
+    NewEvents(usize),
+}
+
+/// Tells a DynamoDB stream batch (records with `eventSource`
+/// `aws:dynamodb`) from the scheduled event. Only inserted `EVENTS#` items
+/// count (the event source mapping filters to those; this checks again).
+pub fn trigger_of(payload: &serde_json::Value) -> Trigger {
+    let Some(records) = payload.get("Records").and_then(|r| r.as_array()) else {
+        return Trigger::Schedule;
+    };
+    let from_stream = |r: &&serde_json::Value| {
+        r.get("eventSource").and_then(|s| s.as_str()) == Some("aws:dynamodb")
+    };
+    if !records.iter().any(|r| from_stream(&r)) {
+        return Trigger::Schedule;
+    }
+    let new_events = records
+        .iter()
+        .filter(from_stream)
+        .filter(|r| r.get("eventName").and_then(|n| n.as_str()) == Some("INSERT"))
+        .filter(|r| {
+            r.pointer("/dynamodb/Keys/pk/S")
+                .and_then(|pk| pk.as_str())
+                .is_some_and(|pk| pk.starts_with("EVENTS#"))
+        })
+        .count();
+    Trigger::NewEvents(new_events)
+}
+
+/// One dispatch + delivery pass for events the stream announced, after
+/// `lag` (the event log only shows events older than its visibility lag).
+pub async fn on_new_events(worker: &Worker, lag: Duration) -> Totals {
+    tokio::time::sleep(lag).await;
+    on_schedule(worker, Duration::ZERO).await
 }
 
 /// Runs dispatch + delivery passes every [`PASS_INTERVAL`], the first at
@@ -89,6 +137,23 @@ pub async fn on_schedule(worker: &Worker, window: Duration) -> Totals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fixture(name: &str) -> serde_json::Value {
+        let path = format!("{}/events/webhooks/{name}", env!("ALYT_REPO_ROOT"));
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_stream_batch_counts_inserted_events_and_a_schedule_is_a_schedule() {
+        assert_eq!(trigger_of(&fixture("scheduled.json")), Trigger::Schedule);
+        // Two inserted events; a modified event item and another entity's
+        // insert do not count.
+        assert_eq!(
+            trigger_of(&fixture("dynamodb-stream.json")),
+            Trigger::NewEvents(2)
+        );
+        assert_eq!(trigger_of(&serde_json::json!({})), Trigger::Schedule);
+    }
 
     #[test]
     fn the_loop_stops_before_the_next_minute_and_before_the_timeout() {

@@ -37,7 +37,20 @@ async fn main() -> Result<(), Error> {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64);
             let remaining = Duration::from_millis(event.context.deadline.saturating_sub(now_ms));
-            let t = alyt_webhooks::on_schedule(worker, alyt_webhooks::window(remaining)).await;
+            let t = match alyt_webhooks::trigger_of(&event.payload) {
+                alyt_webhooks::Trigger::Schedule => {
+                    alyt_webhooks::on_schedule(worker, alyt_webhooks::window(remaining)).await
+                }
+                alyt_webhooks::Trigger::NewEvents(0) => alyt_webhooks::Totals::default(),
+                // A little past the lag, so the newest event is visible.
+                alyt_webhooks::Trigger::NewEvents(_) => {
+                    alyt_webhooks::on_new_events(
+                        worker,
+                        VISIBILITY_LAG.unsigned_abs() + Duration::from_millis(250),
+                    )
+                    .await
+                }
+            };
             tracing::info!(?t, "webhook passes");
             Ok::<_, Error>(serde_json::json!({
                 "passes": t.passes,
