@@ -444,7 +444,6 @@ pub async fn run_property_action(
 mod tests {
     use std::collections::BTreeMap;
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     use alyt_domain::SystemClock;
     use alyt_domain::access::{Claims, PlatformRole, Principal, SessionKind};
@@ -453,74 +452,16 @@ mod tests {
         FirmwareChannel,
     };
     use alyt_domain::ids::{DeviceId, SessionId, UserId};
+    use alyt_store::Store;
     use alyt_store::repo::devices::{DeviceRecord, device_item};
     use alyt_store::repo::tenancy::{NewHome, new_home_writes};
     use alyt_store::sqlite::SqliteStore;
-    use alyt_store::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};
     use time::OffsetDateTime;
 
     use super::*;
     use crate::rooms::{read_room_view, room_for};
     use crate::{Adapters, Settings};
-
-    /// A store that counts the calls made through it, by operation.
-    struct Counting {
-        inner: SqliteStore,
-        total: AtomicUsize,
-        calls: std::sync::Mutex<BTreeMap<&'static str, usize>>,
-    }
-
-    impl Counting {
-        fn count(&self, op: &'static str) {
-            self.total.fetch_add(1, Ordering::SeqCst);
-            *self.calls.lock().unwrap().entry(op).or_default() += 1;
-        }
-        fn take(&self) -> BTreeMap<&'static str, usize> {
-            self.total.store(0, Ordering::SeqCst);
-            std::mem::take(&mut *self.calls.lock().unwrap())
-        }
-    }
-
-    #[async_trait::async_trait]
-    impl Store for Counting {
-        async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
-            self.count("get");
-            self.inner.get(key).await
-        }
-        async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
-            self.count("batch_get");
-            self.inner.batch_get(keys).await
-        }
-        async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
-            self.count("put");
-            self.inner.put(item, condition).await
-        }
-        async fn update(
-            &self,
-            key: &Key,
-            actions: Vec<UpdateAction>,
-            condition: Option<Condition>,
-        ) -> Result<Item, StoreError> {
-            self.count("update");
-            self.inner.update(key, actions, condition).await
-        }
-        async fn delete(
-            &self,
-            key: &Key,
-            condition: Option<Condition>,
-        ) -> Result<Option<Item>, StoreError> {
-            self.count("delete");
-            self.inner.delete(key, condition).await
-        }
-        async fn query(&self, query: Query) -> Result<Page, StoreError> {
-            self.count("query");
-            self.inner.query(query).await
-        }
-        async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
-            self.count("transact");
-            self.inner.transact(writes).await
-        }
-    }
+    use alyt_store::counting::CountingStore;
 
     fn light(home: &PropertyRecord, room: Option<RoomId>, now: OffsetDateTime) -> DeviceRecord {
         DeviceRecord {
@@ -570,11 +511,9 @@ mod tests {
     /// whatever the number of members: never a read per member.
     #[tokio::test]
     async fn views_never_read_per_member() {
-        let store = Arc::new(Counting {
-            inner: SqliteStore::in_memory(Arc::new(SystemClock)).unwrap(),
-            total: AtomicUsize::new(0),
-            calls: Default::default(),
-        });
+        let store = Arc::new(CountingStore::new(
+            SqliteStore::in_memory(Arc::new(SystemClock)).unwrap(),
+        ));
         let state = AppState::build(
             Adapters {
                 store: store.clone(),

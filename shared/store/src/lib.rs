@@ -8,6 +8,7 @@
 //! DynamoDB adapter in `alyt-aws`. [`conformance`] holds the one suite both must pass.
 
 pub mod conformance;
+pub mod counting;
 mod model;
 pub mod repo;
 pub mod sqlite;

@@ -508,7 +508,6 @@ pub async fn get_usage(
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     use alyt_domain::access::{KeyKind, Scope};
     use alyt_domain::ids::{TenantId, UserId};
@@ -516,7 +515,6 @@ mod tests {
     use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperType};
     use alyt_store::repo::identity::UserRecord;
     use alyt_store::sqlite::SqliteStore;
-    use alyt_store::{Condition, Item, Key, Page, Query, Store, TxWrite, UpdateAction};
     use time::macros::datetime;
 
     use super::*;
@@ -524,69 +522,11 @@ mod tests {
     use crate::auth::secrets::sha256_hex;
     use crate::ports::{NoBotCheck, NoMailer};
     use crate::{Adapters, Settings};
-
-    /// A store that counts the calls made through it.
-    struct Counting {
-        inner: SqliteStore,
-        calls: Mutex<BTreeMap<&'static str, usize>>,
-        total: AtomicUsize,
-    }
-
-    impl Counting {
-        fn count(&self, op: &'static str) {
-            self.total.fetch_add(1, Ordering::SeqCst);
-            *self.calls.lock().unwrap().entry(op).or_default() += 1;
-        }
-        fn take(&self) -> BTreeMap<&'static str, usize> {
-            self.total.store(0, Ordering::SeqCst);
-            std::mem::take(&mut *self.calls.lock().unwrap())
-        }
-    }
-
-    #[async_trait::async_trait]
-    impl Store for Counting {
-        async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
-            self.count("get");
-            self.inner.get(key).await
-        }
-        async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
-            self.count("batch_get");
-            self.inner.batch_get(keys).await
-        }
-        async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
-            self.count("put");
-            self.inner.put(item, condition).await
-        }
-        async fn update(
-            &self,
-            key: &Key,
-            actions: Vec<UpdateAction>,
-            condition: Option<Condition>,
-        ) -> Result<Item, StoreError> {
-            self.count("update");
-            self.inner.update(key, actions, condition).await
-        }
-        async fn delete(
-            &self,
-            key: &Key,
-            condition: Option<Condition>,
-        ) -> Result<Option<Item>, StoreError> {
-            self.count("delete");
-            self.inner.delete(key, condition).await
-        }
-        async fn query(&self, query: Query) -> Result<Page, StoreError> {
-            self.count("query");
-            self.inner.query(query).await
-        }
-        async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
-            self.count("transact");
-            self.inner.transact(writes).await
-        }
-    }
+    use alyt_store::counting::CountingStore;
 
     struct Fixture {
         state: AppState,
-        store: Arc<Counting>,
+        store: Arc<CountingStore<SqliteStore>>,
         clock: Arc<ManualClock>,
         developer: DeveloperId,
         secret: String,
@@ -594,11 +534,9 @@ mod tests {
 
     async fn fixture(start: OffsetDateTime) -> Fixture {
         let clock = Arc::new(ManualClock::new(start));
-        let store = Arc::new(Counting {
-            inner: SqliteStore::in_memory(clock.clone()).unwrap(),
-            calls: Mutex::default(),
-            total: AtomicUsize::new(0),
-        });
+        let store = Arc::new(CountingStore::new(
+            SqliteStore::in_memory(clock.clone()).unwrap(),
+        ));
         let state = AppState::build(
             Adapters {
                 store: store.clone(),

@@ -738,76 +738,12 @@ fn records(page: Page) -> Result<(Vec<DeviceRecord>, Option<PageKey>), StoreErro
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     use alyt_domain::SystemClock;
-    use async_trait::async_trait;
 
     use super::*;
-    use crate::UpdateAction;
+    use crate::counting::CountingStore;
     use crate::sqlite::SqliteStore;
-
-    /// Counts every call that reaches the store.
-    struct Counting {
-        inner: SqliteStore,
-        calls: AtomicUsize,
-    }
-
-    impl Counting {
-        fn new() -> Self {
-            Self {
-                inner: SqliteStore::in_memory(Arc::new(SystemClock)).unwrap(),
-                calls: AtomicUsize::new(0),
-            }
-        }
-        fn take(&self) -> usize {
-            self.calls.swap(0, Ordering::SeqCst)
-        }
-        fn count(&self) {
-            self.calls.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    #[async_trait]
-    impl Store for Counting {
-        async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
-            self.count();
-            self.inner.get(key).await
-        }
-        async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
-            self.count();
-            self.inner.batch_get(keys).await
-        }
-        async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
-            self.count();
-            self.inner.put(item, condition).await
-        }
-        async fn update(
-            &self,
-            key: &Key,
-            actions: Vec<UpdateAction>,
-            condition: Option<Condition>,
-        ) -> Result<Item, StoreError> {
-            self.count();
-            self.inner.update(key, actions, condition).await
-        }
-        async fn delete(
-            &self,
-            key: &Key,
-            condition: Option<Condition>,
-        ) -> Result<Option<Item>, StoreError> {
-            self.count();
-            self.inner.delete(key, condition).await
-        }
-        async fn query(&self, query: Query) -> Result<Page, StoreError> {
-            self.count();
-            self.inner.query(query).await
-        }
-        async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
-            self.count();
-            self.inner.transact(writes).await
-        }
-    }
 
     fn now() -> OffsetDateTime {
         OffsetDateTime::now_utc().replace_nanosecond(0).unwrap()
@@ -880,11 +816,11 @@ mod tests {
 
     #[tokio::test]
     async fn register_is_one_call_and_a_serial_registers_once() {
-        let store = Counting::new();
+        let store = CountingStore::new(SqliteStore::in_memory(Arc::new(SystemClock)).unwrap());
         let (tenant, property) = (TenantId::new(), PropertyId::new());
         let first = new_device(tenant, property, "SN-1");
         register(&store, &first).await.unwrap();
-        assert_eq!(store.take(), 1, "one transaction");
+        assert_eq!(store.take_total(), 1, "one transaction");
 
         let devices = Devices(&store);
         let got = devices.get(tenant, first.0.id).await.unwrap().unwrap();
@@ -926,7 +862,7 @@ mod tests {
 
     #[tokio::test]
     async fn hub_children_are_unique_per_protocol_id_and_need_their_hub() {
-        let store = Counting::new();
+        let store = CountingStore::new(SqliteStore::in_memory(Arc::new(SystemClock)).unwrap());
         let (tenant, property) = (TenantId::new(), PropertyId::new());
         let hub = new_device(tenant, property, "HUB-1");
         register(&store, &hub).await.unwrap();
@@ -956,7 +892,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_page_of_devices_with_units_and_reports_costs_two_calls() {
-        let store = Counting::new();
+        let store = CountingStore::new(SqliteStore::in_memory(Arc::new(SystemClock)).unwrap());
         let (tenant, property) = (TenantId::new(), PropertyId::new());
         let mut ids = Vec::new();
         for n in 0..30 {
@@ -976,13 +912,13 @@ mod tests {
             )
             .await
             .unwrap();
-        store.take();
+        store.take_total();
 
         let devices = Devices(&store);
         let (page, next) = devices.list_by_tenant(tenant, 20, None).await.unwrap();
         let views = devices.views(page).await.unwrap();
         assert_eq!(
-            store.take(),
+            store.take_total(),
             2,
             "one query and one batch get for 20 devices"
         );
@@ -1003,15 +939,15 @@ mod tests {
         assert_eq!(ordered, sorted);
 
         // By property (gsi1), then the views: a page of 60 needs two batches.
-        store.take();
+        store.take_total();
         let (by_property, _) = devices.list_by_property(property, 200, None).await.unwrap();
         assert_eq!(by_property.len(), 30);
         devices.views(by_property).await.unwrap();
-        assert_eq!(store.take(), 2);
+        assert_eq!(store.take_total(), 2);
         // No devices: no batch get.
         let views = devices.views(Vec::new()).await.unwrap();
         assert!(views.is_empty());
-        assert_eq!(store.take(), 0);
+        assert_eq!(store.take_total(), 0);
     }
 
     #[test]
