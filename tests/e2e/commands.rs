@@ -8,69 +8,18 @@ use std::time::Duration;
 
 use alyt_events::EventKind;
 use alyt_tests::TestPlatform;
-use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+use rumqttc::QoS;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use crate::device_plane::{Registered, events_of, owner_token, register_light, until};
+use crate::rooms::{Played, play};
 
-/// The device connected and subscribed to its commands; commands arrive on
-/// the receiver as JSON.
-struct Device {
-    client: AsyncClient,
-    commands: mpsc::UnboundedReceiver<Value>,
-    driver: tokio::task::JoinHandle<()>,
-}
-
-async fn connect_and_subscribe(t: &TestPlatform, d: &Registered) -> Device {
-    let addr = t.platform.mqtt_addr;
-    let mut options = MqttOptions::new(&d.username, addr.ip().to_string(), addr.port());
-    options.set_credentials(&d.username, &d.password);
-    options.set_keep_alive(Duration::from_secs(30));
-    let (client, mut events) = AsyncClient::new(options, 20);
-    let (tx, commands) = mpsc::unbounded_channel();
-    let (subscribed_tx, subscribed_rx) = tokio::sync::oneshot::channel();
-    let mut subscribed_tx = Some(subscribed_tx);
-    let driver = tokio::spawn(async move {
-        loop {
-            match events.poll().await {
-                Ok(Event::Incoming(Packet::SubAck(_))) => {
-                    if let Some(done) = subscribed_tx.take() {
-                        let _ = done.send(());
-                    }
-                }
-                Ok(Event::Incoming(Packet::Publish(p))) => {
-                    if let Ok(v) = serde_json::from_slice::<Value>(&p.payload) {
-                        let _ = tx.send(v);
-                    }
-                }
-                Ok(_) => {}
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-            }
-        }
-    });
-    client
-        .subscribe(format!("{}/commands", d.prefix), QoS::AtLeastOnce)
+/// The next command the played device received.
+async fn next_command(device: &mut Played, within: Duration) -> Value {
+    tokio::time::timeout(within, device.commands.recv())
         .await
-        .unwrap();
-    tokio::time::timeout(Duration::from_secs(10), subscribed_rx)
-        .await
-        .expect("SUBACK within 10 s")
-        .unwrap();
-    Device {
-        client,
-        commands,
-        driver,
-    }
-}
-
-impl Device {
-    async fn next_command(&mut self, within: Duration) -> Value {
-        tokio::time::timeout(within, self.commands.recv())
-            .await
-            .expect("a command arrives in time")
-            .unwrap()
-    }
+        .expect("a command arrives in time")
+        .unwrap()
 }
 
 async fn send(t: &TestPlatform, token: &str, d: &Registered, body: Value) -> (u16, Value) {
@@ -119,7 +68,7 @@ async fn a_command_reaches_the_device_and_its_report_is_what_is_stored() {
     let t = TestPlatform::start().await;
     let token = owner_token(&t).await;
     let d = register_light(&t, &token).await;
-    let mut device = connect_and_subscribe(&t, &d).await;
+    let mut device = play(&t, &d).await;
 
     let (status, row) = send(
         &t,
@@ -133,7 +82,7 @@ async fn a_command_reaches_the_device_and_its_report_is_what_is_stored() {
     assert_eq!(row["state"], "sent", "published at once: {row}");
     assert_eq!(row["attempts"], 1);
 
-    let command = device.next_command(Duration::from_secs(5)).await;
+    let command = next_command(&mut device, Duration::from_secs(5)).await;
     assert_eq!(
         command,
         json!({ "commandId": "1", "command": "set",
@@ -273,8 +222,8 @@ async fn a_command_for_an_absent_device_waits_for_the_sweep() {
     assert_eq!(row["state"], "pending", "nobody listens yet: {row}");
     assert_eq!(row["attempts"], 1);
 
-    let mut device = connect_and_subscribe(&t, &d).await;
-    let command = device.next_command(Duration::from_secs(8)).await;
+    let mut device = play(&t, &d).await;
+    let command = next_command(&mut device, Duration::from_secs(8)).await;
     assert_eq!(command["commandId"], "1");
     assert_eq!(command["payload"]["key"], "power");
     history_until(&t, &token, &d, "the sweep's delivery", |items| {
