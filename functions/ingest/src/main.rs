@@ -12,12 +12,8 @@ use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    tracing_subscriber::fmt()
-        .json()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .without_time()
-        .init();
-    let table = std::env::var("ALYT_TABLE").map_err(|_| "ALYT_TABLE is not set")?;
+    alyt_aws::lambda::init_logs();
+    let table = alyt_aws::lambda::table_from_env()?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
     let events = EventLog::new(store.clone(), clock.clone(), VISIBILITY_LAG);

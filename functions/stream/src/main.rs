@@ -9,11 +9,7 @@ use alyt_aws::lambda::{HostedConfig, hosted_state};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    tracing_subscriber::fmt()
-        .json()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .without_time()
-        .init();
+    alyt_aws::lambda::init_logs();
     let config = HostedConfig::from_env()?;
     // Hosted events settings (the default): 2 s lag, polling, 14 min 45 s.
     let state = hosted_state(&config).await?;

@@ -13,12 +13,8 @@ use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    tracing_subscriber::fmt()
-        .json()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .without_time()
-        .init();
-    let table = std::env::var("ALYT_TABLE").map_err(|_| "ALYT_TABLE is not set")?;
+    alyt_aws::lambda::init_logs();
+    let table = alyt_aws::lambda::table_from_env()?;
     // Fail at cold start: without it every pending command would wait forever.
     let iot = IotDataConfig::from_env().ok_or_else(|| {
         format!("{IOT_DATA_ENDPOINT_ENV} is not set: the bridge sweep publishes commands")

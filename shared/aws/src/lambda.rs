@@ -323,14 +323,25 @@ fn source_ip(request: &axum::extract::Request) -> Option<IpAddr> {
 }
 
 /// Entry of a group function: JSON logs, hosted state, serve.
-pub async fn run(groups: &[Group]) -> Result<(), lambda_http::Error> {
-    // JSON for CloudWatch; Lambda stamps the time itself.
+/// Logs of every Lambda: JSON for CloudWatch, filtered by `RUST_LOG`,
+/// without a time (Lambda stamps each line itself).
+pub fn init_logs() {
     tracing_subscriber::fmt()
         .json()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_current_span(true)
         .without_time()
         .init();
+}
+
+/// The DynamoDB table of the stack (`ALYT_TABLE`), for functions that build
+/// their store themselves.
+pub fn table_from_env() -> Result<String, &'static str> {
+    std::env::var("ALYT_TABLE").map_err(|_| "ALYT_TABLE is not set")
+}
+
+pub async fn run(groups: &[Group]) -> Result<(), lambda_http::Error> {
+    init_logs();
     let config = HostedConfig::from_env()?;
     config.check_for(groups)?;
     let state = hosted_state(&config).await?;
