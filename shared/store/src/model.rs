@@ -595,6 +595,21 @@ pub struct Page {
     pub next: Option<PageKey>,
 }
 
+impl Page {
+    /// The items read as records of one type, with the position of the next
+    /// page.
+    pub fn records<T: serde::de::DeserializeOwned>(
+        self,
+    ) -> Result<(Vec<T>, Option<PageKey>), StoreError> {
+        let records = self
+            .items
+            .iter()
+            .map(Item::to_record)
+            .collect::<Result<_, _>>()?;
+        Ok((records, self.next))
+    }
+}
+
 /// One write of a transaction.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TxWrite {

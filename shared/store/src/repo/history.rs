@@ -158,12 +158,7 @@ impl History<'_> {
             query = query.backward();
         }
         let page = self.0.query(query).await?;
-        let points = page
-            .items
-            .iter()
-            .map(Item::to_record)
-            .collect::<Result<_, _>>()?;
-        Ok((points, page.next))
+        page.records()
     }
 
     /// One page of a device's events or alerts in `range`, newest first.
@@ -186,12 +181,7 @@ impl History<'_> {
                     .after(after),
             )
             .await?;
-        let entries = page
-            .items
-            .iter()
-            .map(Item::to_record)
-            .collect::<Result<_, _>>()?;
-        Ok((entries, page.next))
+        page.records()
     }
 }
 

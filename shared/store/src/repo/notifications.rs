@@ -66,12 +66,7 @@ impl Notifications<'_> {
                     .after(after),
             )
             .await?;
-        let records = page
-            .items
-            .iter()
-            .map(Item::to_record)
-            .collect::<Result<_, _>>()?;
-        Ok((records, page.next))
+        page.records()
     }
 
     /// One page of one home's notifications, newest first. One index query;
@@ -91,11 +86,6 @@ impl Notifications<'_> {
                     .after(after),
             )
             .await?;
-        let records = page
-            .items
-            .iter()
-            .map(Item::to_record)
-            .collect::<Result<_, _>>()?;
-        Ok((records, page.next))
+        page.records()
     }
 }
