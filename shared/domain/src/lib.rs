@@ -8,6 +8,7 @@ pub mod capability;
 pub mod clock;
 pub mod device;
 pub mod ids;
+pub mod integration;
 pub mod notification;
 pub mod password;
 pub mod quota;

@@ -115,7 +115,7 @@ macro_rules! wire_enum {
         }
     };
 }
-pub(super) use wire_enum;
+pub(crate) use wire_enum;
 
 wire_enum! {
     /// What a device is (also the `kind` of a firmware release, which never
