@@ -75,6 +75,9 @@ uuid_id!(
     DeviceId,
     EndpointId,
     IntegrationId,
+    /// A connector (a developer's integration; once published, its catalogue
+    /// definition: a LIVE key's `definitionId`).
+    ConnectorId,
     DeveloperId,
     /// A developer key; also the App ID of the app it authenticates.
     KeyId,

@@ -23,9 +23,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use crate::capability::{self, CapabilityDescriptor};
-use crate::device::{
-    DeviceCapability, Liveness, LivenessState, descriptor_ids_for, wire_enum,
-};
+use crate::device::{DeviceCapability, Liveness, LivenessState, descriptor_ids_for, wire_enum};
 
 wire_enum! {
     /// What an endpoint is (spec: Endpoint `kind`).
@@ -74,7 +72,8 @@ impl PresentedAs {
 /// Whether an endpoint with these capabilities may be presented as a light
 /// or a switch: it must be one of the two.
 pub fn presentable(capabilities: &BTreeSet<DeviceCapability>) -> bool {
-    capabilities.contains(&DeviceCapability::Light) || capabilities.contains(&DeviceCapability::Switch)
+    capabilities.contains(&DeviceCapability::Light)
+        || capabilities.contains(&DeviceCapability::Switch)
 }
 
 /// A presentation that changes something: the native capability is shown as
@@ -255,7 +254,11 @@ mod tests {
         let light = &descriptors[0];
         assert_eq!(light.id, "light");
         assert_eq!(
-            light.controls.iter().map(|c| c.key.as_str()).collect::<Vec<_>>(),
+            light
+                .controls
+                .iter()
+                .map(|c| c.key.as_str())
+                .collect::<Vec<_>>(),
             ["power"]
         );
         assert_eq!(light.room_actions[0].action, "lights");

@@ -98,7 +98,9 @@ pub enum ConnectAnswer {
         #[serde(default)]
         fields: Vec<ConnectField>,
     },
-    Rejected { reason: String },
+    Rejected {
+        reason: String,
+    },
 }
 
 /// `POST v1/discover`, `v1/disconnect`: the integration and its config.
@@ -196,9 +198,15 @@ pub struct CommandCall {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum CommandAnswer {
-    Applied { state: Map<String, Value> },
+    Applied {
+        state: Map<String, Value>,
+    },
     /// The thing refused it (unsupported, out of range for this model).
-    Rejected { reason: String },
+    Rejected {
+        reason: String,
+    },
     /// The thing could not be reached or failed.
-    Failed { reason: String },
+    Failed {
+        reason: String,
+    },
 }

@@ -127,7 +127,10 @@ mod tests {
             place(false, None, "Kitchen spots", &rooms(), &none),
             Placement::Existing(3)
         );
-        assert_eq!(place(false, None, "Porch light", &rooms(), &none), Placement::Keep);
+        assert_eq!(
+            place(false, None, "Porch light", &rooms(), &none),
+            Placement::Keep
+        );
     }
 
     #[test]

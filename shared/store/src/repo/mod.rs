@@ -7,6 +7,7 @@ pub mod developers;
 pub mod devices;
 pub mod history;
 pub mod identity;
+pub mod integrations;
 pub mod notifications;
 pub mod rooms;
 pub mod simulator;
