@@ -48,6 +48,9 @@ pub struct AppState {
     /// Events out: the event log's lag, the stream's limits and wake-up, the
     /// webhook URL policy. Hosted defaults; the local binary sets its own.
     pub events: crate::developers::webhooks::EventsSettings,
+    /// Calls connector servers (discovery, reads, commands) under the
+    /// outbound policy of `events.outbound`.
+    pub connectors: Arc<dyn alyt_connectors::ConnectorClient>,
 }
 
 /// The adapters a runtime hands to [`AppState::build`].
@@ -83,6 +86,9 @@ impl AppState {
             credentials,
         } = adapters;
         let tokens = Arc::new(TokenSigner::load(&*store).await?);
+        let connectors = alyt_connectors::HttpConnectorClient::new().map_err(|e| {
+            alyt_store::StoreError::Unavailable(format!("the connector client: {e}"))
+        })?;
         Ok(Self {
             limiter: Arc::new(RateLimiter::new(settings.rate_limit, clock.clone())),
             store,
@@ -95,6 +101,7 @@ impl AppState {
             simulator: Arc::new(crate::ports::StoreWatchedSimulator::default()),
             public_url: settings.public_url,
             events: crate::developers::webhooks::EventsSettings::HOSTED,
+            connectors: Arc::new(connectors),
         })
     }
 

@@ -182,13 +182,7 @@ pub enum ThingKind {
     Endpoint,
 }
 
-/// What an endpoint is shown as (spec: Endpoint `presentedAs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PresentedAs {
-    Light,
-    Switch,
-}
+pub use alyt_domain::integration::PresentedAs;
 
 /// The rendered view of a device or endpoint (spec: Resources > Thing).
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -30,6 +30,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(crate::device_history::routes())
         .merge(crate::commands::routes())
         .merge(crate::rooms::routes())
+        .merge(crate::endpoints::routes())
         .merge(crate::overview::routes())
         .merge(crate::notifications::routes())
 }

@@ -13,6 +13,7 @@ pub mod developers;
 pub mod device_history;
 pub mod device_lifecycle;
 pub mod devices;
+pub mod endpoints;
 pub mod extract;
 pub mod homes;
 pub mod household_auth;

@@ -122,6 +122,16 @@ impl ApiError {
         Self::new(StatusCode::CONFLICT, "conflict", "Conflict", detail.into())
     }
 
+    /// Understood but refused by the thing itself (a connector's rejection).
+    pub fn unprocessable(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "refused",
+            "Refused by the thing",
+            detail.into(),
+        )
+    }
+
     pub fn gone(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::GONE, "gone", "Gone", detail.into())
     }
@@ -185,6 +195,17 @@ impl ApiError {
                 detail.into(),
             )
         }
+    }
+
+    /// A connector's server did not answer as the protocol says (down,
+    /// timed out, refused our token, or answered garbage).
+    pub fn bad_gateway(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_GATEWAY,
+            "connector-unavailable",
+            "Connector unavailable",
+            detail.into(),
+        )
     }
 
     /// A fault of ours. The cause is logged, never sent.

@@ -163,13 +163,13 @@ pub(crate) fn no_such_property() -> ApiError {
     ApiError::not_found("no such property")
 }
 
-fn scope_check(caller: &Principal, needed: Access) -> Result<(), ApiError> {
+pub(crate) fn scope_check(caller: &Principal, needed: Access) -> Result<(), ApiError> {
     caller
         .require_scope(needed.scope())
         .map_err(|denied| ApiError::forbidden(denied.to_string()))
 }
 
-fn reaches(caller: &Principal, tenant: TenantId) -> bool {
+pub(crate) fn reaches(caller: &Principal, tenant: TenantId) -> bool {
     !matches!(caller.home_reach(tenant), HomeReach::Nothing)
 }
 
