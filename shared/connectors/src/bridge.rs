@@ -21,6 +21,32 @@
 //!   (watts) follows its `switch.power` (0 off, 60 on). The answer carries
 //!   the state read back, which may differ from what was asked.
 //!
+//! ```no_run
+//! use alyt_connectors::bridge::VirtualBridge;
+//! use alyt_connectors::{ConnectorClient, ConnectorServer, HttpConnectorClient, OutboundPolicy};
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let bridge = VirtualBridge::new("rt_secret", "1234");
+//! let running = bridge.serve("127.0.0.1:0").await?;
+//! let server = ConnectorServer {
+//!     base_url: running.url().to_owned(),
+//!     runtime_token: "rt_secret".into(),
+//!     // Loopback needs the local policy; the hosted one refuses it.
+//!     policy: OutboundPolicy::LOCAL,
+//! };
+//! let client = HttpConnectorClient::new()?;
+//! bridge.set_reachable("plug-kitchen", false);
+//! let call = alyt_connectors::ConnectCall {
+//!     integration_id: "int_1".into(),
+//!     tenant_id: "ten_1".into(),
+//!     input: [("host".to_owned(), "192.168.1.20".to_owned())].into(),
+//!     challenge_token: None,
+//! };
+//! // A challenge: press the link button, then answer with `pairingCode`.
+//! let answer = client.connect(&server, &call).await?;
+//! # Ok(()) }
+//! ```
+//!
 //! Test handles: [`VirtualBridge::set_reachable`],
 //! [`VirtualBridge::set_state`] (a physical change), [`VirtualBridge::add_thing`],
 //! [`VirtualBridge::remove_thing`], [`VirtualBridge::thing_state`],
@@ -58,6 +84,8 @@ pub const PAIRING_PROMPT: &str =
 pub const NOT_RESPONDING: &str = "not responding";
 /// What an id the bridge does not know reads as.
 pub const UNKNOWN_THING: &str = "unknown thing";
+/// Open pairing challenges beyond this evict an arbitrary older one.
+const MAX_OPEN_CHALLENGES: usize = 64;
 /// The watts a plug draws when on (its load is a 60 W lamp).
 pub const PLUG_LOAD_WATTS: u64 = 60;
 
@@ -514,6 +542,10 @@ impl Bridge {
         };
         match given("pairingCode") {
             None if call.challenge_token.is_none() => {
+                // A real bridge has little memory: open challenges are few.
+                if self.challenges.len() >= MAX_OPEN_CHALLENGES {
+                    self.challenges.pop_first();
+                }
                 let token = random_secret("ch_");
                 self.challenges.insert(token.clone(), host);
                 ConnectAnswer::Challenge {
