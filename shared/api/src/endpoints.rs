@@ -632,7 +632,7 @@ pub async fn patch_endpoint(
     ApiJson(body): ApiJson<PatchEndpointRequest>,
 ) -> Result<Json<Thing>, ApiError> {
     let tenant = query.tenant_id;
-    let mut endpoint =
+    let endpoint =
         endpoint_for(&state, &caller, tenant, &endpoint_id, Access::Configure).await?;
     if let Some(Some(_)) = body.presented_as
         && !presentable(&endpoint.known_capabilities())
@@ -651,32 +651,72 @@ pub async fn patch_endpoint(
     if let Some(Some(room)) = body.room_id {
         check_room(&state, tenant, endpoint.property_id, room).await?;
     }
+    let now = state.clock.now();
+    let next = rewrite_endpoint(&state, endpoint, |e| {
+        if let Some(presented_as) = body.presented_as {
+            e.presented_as = presented_as.map(|p| p.as_str().to_owned());
+        }
+        if let Some(name) = &name {
+            e.name = name.clone();
+        }
+        if let Some(room) = body.room_id {
+            e.room_id = room;
+            e.placed_by = Some(PlacedBy::Person);
+        }
+        e.updated_at = now;
+    })
+    .await?
+    .ok_or_else(no_such_endpoint)?;
+    Ok(Json(endpoint_thing(&next, state.clock.now())))
+}
+
+/// Applies `change` to the endpoint and writes it, conditioned on the
+/// revision read (re-read and re-applied on a race, at most four tries).
+/// `None` when the endpoint vanished meanwhile.
+async fn rewrite_endpoint(
+    state: &AppState,
+    mut endpoint: EndpointRecord,
+    change: impl Fn(&mut EndpointRecord),
+) -> Result<Option<EndpointRecord>, ApiError> {
     let repo = Integrations(&*state.store);
     for _ in 0..4 {
         let mut next = endpoint.clone();
-        if let Some(presented_as) = body.presented_as {
-            next.presented_as = presented_as.map(|p| p.as_str().to_owned());
-        }
-        if let Some(name) = &name {
-            next.name = name.clone();
-        }
-        if let Some(room) = body.room_id {
-            next.room_id = room;
-            next.placed_by = Some(PlacedBy::Person);
-        }
-        next.updated_at = state.clock.now();
+        change(&mut next);
         match repo.write(vec![endpoint_write(&next, Some(endpoint.rev))?]).await {
-            Ok(()) => return Ok(Json(endpoint_thing(&next, state.clock.now()))),
+            Ok(()) => {
+                next.rev = endpoint.rev + 1;
+                return Ok(Some(next));
+            }
             Err(e) if e.is_condition_failure() => {
-                endpoint = repo
-                    .endpoint(tenant, endpoint.id)
-                    .await?
-                    .ok_or_else(no_such_endpoint)?;
+                match repo.endpoint(endpoint.tenant_id, endpoint.id).await? {
+                    Some(again) => endpoint = again,
+                    None => return Ok(None),
+                }
             }
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::conflict("the endpoint kept changing; try again"))
+    Err(ApiError::conflict(format!(
+        "the endpoint {} kept changing; try again",
+        endpoint.id
+    )))
+}
+
+/// Moves an endpoint to `room` (None: no room) as a person's choice, so
+/// discovery never moves it again. An endpoint that vanished is left alone.
+pub(crate) async fn move_endpoint(
+    state: &AppState,
+    endpoint: EndpointRecord,
+    room: Option<RoomId>,
+) -> Result<(), ApiError> {
+    let now = state.clock.now();
+    rewrite_endpoint(state, endpoint, |e| {
+        e.room_id = room;
+        e.placed_by = Some(PlacedBy::Person);
+        e.updated_at = now;
+    })
+    .await?;
+    Ok(())
 }
 
 /// 400 `roomId` unless `room` is a room of home `property`.

@@ -34,8 +34,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use alyt_domain::ids::{PropertyId, RoomId, TenantId};
+use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::room::{self, ActionRef, ActionValue, DASHBOARD_PINS_MAX, Member, Pin};
+use alyt_store::repo::integrations::EndpointRecord;
 use alyt_store::repo::rooms::{DashboardRecord, RoomRecord, Rooms};
 use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
@@ -48,12 +49,13 @@ use utoipa_axum::routes;
 
 use crate::auth::Caller;
 use crate::devices::{TenantParam, Thing};
+use crate::endpoints::{ReadOutcome, installed, read_and_store};
 use crate::extract::{ApiJson, ApiQuery};
 use crate::problem::Problem;
 use crate::rooms::{
-    Access, ActionResult, MemberDevice, RoomView, RunActionRequest, home_devices, home_for,
-    member_rows, parse_property_id, room_view, run_on_members, send_listening, set_listening,
-    skip_unchanged, unchanged_reason, value_for,
+    Access, ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome, home_for,
+    home_things, member_things, parse_property_id, room_view, run_on_members, send_listening,
+    set_listening, skip_unchanged, unchanged_reason, value_for,
 };
 use crate::{ApiError, AppState};
 
@@ -62,6 +64,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(get_overview))
         .routes(routes!(get_dashboard, put_dashboard))
         .routes(routes!(run_property_action))
+        .routes(routes!(refresh_property))
 }
 
 /// The home of an overview.
@@ -95,12 +98,12 @@ pub struct Overview {
 /// Everything of a home, read in four calls for up to 50 devices.
 pub(crate) struct HomeRead {
     pub rooms: Vec<RoomRecord>,
-    pub by_room: BTreeMap<RoomId, Vec<MemberDevice>>,
-    pub unassigned: Vec<MemberDevice>,
+    pub by_room: BTreeMap<RoomId, Vec<MemberThing>>,
+    pub unassigned: Vec<MemberThing>,
 }
 
 impl HomeRead {
-    fn members(&self) -> impl Iterator<Item = &MemberDevice> {
+    fn members(&self) -> impl Iterator<Item = &MemberThing> {
         self.by_room.values().flatten().chain(&self.unassigned)
     }
 }
@@ -112,15 +115,15 @@ pub(crate) async fn read_home(
     property: &PropertyRecord,
 ) -> Result<HomeRead, ApiError> {
     let rooms_repo = Rooms(&*state.store);
-    let (rooms, devices) = tokio::try_join!(
+    let (rooms, things) = tokio::try_join!(
         async { Ok::<_, ApiError>(rooms_repo.all(property.id).await?) },
-        home_devices(&*state.store, property.tenant_id, property.id)
+        home_things(&*state.store, property.tenant_id, property.id)
     )?;
     let known: BTreeSet<RoomId> = rooms.iter().map(|r| r.id).collect();
-    let mut by_room: BTreeMap<RoomId, Vec<MemberDevice>> = BTreeMap::new();
+    let mut by_room: BTreeMap<RoomId, Vec<MemberThing>> = BTreeMap::new();
     let mut unassigned = Vec::new();
-    for member in member_rows(state, devices).await? {
-        match member.record.room_id.filter(|r| known.contains(r)) {
+    for member in member_things(state, things).await? {
+        match member.thing.room_id.filter(|r| known.contains(r)) {
             Some(room) => by_room.entry(room).or_default().push(member),
             None => unassigned.push(member),
         }
@@ -134,21 +137,11 @@ pub(crate) async fn read_home(
 
 /// The house tile and the house's listening value.
 fn house(home: &HomeRead) -> (House, bool) {
-    let all: Vec<&MemberDevice> = home.members().collect();
-    let members: Vec<Member<'_>> = all
-        .iter()
-        .map(|m| Member {
-            capabilities: &m.row.thing.capabilities,
-            state: &m.row.thing.state,
-        })
-        .collect();
-    let offers_voice = |m: &MemberDevice| {
-        Member {
-            capabilities: &m.row.thing.capabilities,
-            state: &m.row.thing.state,
-        }
-        .offers(room::VOICE_CAPABILITY, room::LISTENING_ACTION)
-        .is_some()
+    let members: Vec<Member<'_>> = home.members().map(MemberThing::as_member).collect();
+    let offers_voice = |m: &MemberThing| {
+        m.as_member()
+            .offers(room::VOICE_CAPABILITY, room::LISTENING_ACTION)
+            .is_some()
     };
     let listening = home.rooms.iter().any(|r| {
         r.listening
@@ -158,8 +151,7 @@ fn house(home: &HomeRead) -> (House, bool) {
                 .is_some_and(|ms| ms.iter().any(offers_voice))
     }) || home.unassigned.iter().any(|m| {
         offers_voice(m)
-            && m.row
-                .thing
+            && m.thing
                 .state
                 .get("voice.listening")
                 .and_then(Value::as_bool)
@@ -194,7 +186,7 @@ fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
         unassigned: home
             .unassigned
             .iter()
-            .map(|m| m.row.thing.clone())
+            .map(|m| m.thing.clone())
             .collect(),
     }
 }
@@ -374,14 +366,7 @@ pub async fn run_property_action(
     let home = read_home(&state, &property).await?;
     let (tile, listening) = house(&home);
     let available = {
-        let all: Vec<&MemberDevice> = home.members().collect();
-        let members: Vec<Member<'_>> = all
-            .iter()
-            .map(|m| Member {
-                capabilities: &m.row.thing.capabilities,
-                state: &m.row.thing.state,
-            })
-            .collect();
+        let members: Vec<Member<'_>> = home.members().map(MemberThing::as_member).collect();
         room::available_actions(&members)
     };
     let value = value_for(
@@ -438,6 +423,91 @@ pub async fn run_property_action(
         .await;
     }
     Ok(Json(result))
+}
+
+/// The answer of a property refresh: the overview after the reads, and a
+/// failed entry per thing that could not be read.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshResult {
+    #[serde(flatten)]
+    pub overview: Overview,
+    /// Things whose connector could not read them (they are judged offline
+    /// until a read succeeds).
+    pub failed: Vec<ThingOutcome>,
+}
+
+/// Asks each connector of the home for the current state of its things,
+/// stores what it read and answers the overview.
+#[utoipa::path(
+    post,
+    path = "/v1/properties/{propertyId}/refresh",
+    tag = "homes",
+    operation_id = "refreshProperty",
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The overview after the reads, plus a failed entry per thing that could not be read", body = RefreshResult),
+        (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn refresh_property(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(property_id): Path<String>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<Json<RefreshResult>, ApiError> {
+    let property_id = parse_property_id(&property_id)?;
+    let property = home_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        property_id,
+        Access::Control,
+    )
+    .await?;
+    let things = home_things(&*state.store, property.tenant_id, property.id).await?;
+    let mut by_integration: BTreeMap<IntegrationId, Vec<EndpointRecord>> = BTreeMap::new();
+    for endpoint in things.endpoints {
+        by_integration
+            .entry(endpoint.integration_id)
+            .or_default()
+            .push(endpoint);
+    }
+    // One connector call per integration, all at once: a slow connector
+    // does not hold up the others.
+    let reads = by_integration.into_iter().map(|(integration, endpoints)| {
+        let state = &state;
+        async move {
+            match installed(state, property.tenant_id, integration).await {
+                Ok(installed) => read_and_store(state, &installed, endpoints).await,
+                Err(e) => Ok(endpoints
+                    .into_iter()
+                    .map(|endpoint| ReadOutcome::Failed(endpoint, e.detail.clone()))
+                    .collect()),
+            }
+        }
+    });
+    let mut failed = Vec::new();
+    for outcomes in futures_util::future::join_all(reads).await {
+        for outcome in outcomes? {
+            if let ReadOutcome::Failed(endpoint, reason) = outcome {
+                failed.push(ThingOutcome {
+                    thing_id: *endpoint.id.as_uuid(),
+                    name: endpoint.name,
+                    reason,
+                });
+            }
+        }
+    }
+    let home = read_home(&state, &property).await?;
+    Ok(Json(RefreshResult {
+        overview: overview_of(&property, &home),
+        failed,
+    }))
 }
 
 #[cfg(test)]

@@ -58,14 +58,15 @@ use std::collections::BTreeMap;
 use alyt_domain::access::{HomeReach, HouseholdRole, PlatformRole, Principal, Scope};
 use alyt_domain::capability::RoomActionPrimitive;
 use alyt_domain::device::{CommandId, CommandRequest};
-use alyt_domain::ids::{PropertyId, RoomId, TenantId};
+use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::room::{
     self, ActionRef, ActionValue, AvailableAction, Member, MemberPlan, ROOM_ICONS, ROOM_SUGGESTIONS,
 };
 use alyt_store::repo::devices::{DeviceRecord, Devices};
+use alyt_store::repo::integrations::{EndpointRecord, HomeThings, Integrations};
 use alyt_store::repo::rooms::{RoomRecord, Rooms};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
-use alyt_store::{Query, Store};
+use alyt_store::Store;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -78,6 +79,7 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::devices::{Device, TenantParam, Thing, device_row};
+use crate::endpoints::{Endpoint, Installed, endpoint_object, endpoint_thing};
 use crate::extract::{ApiJson, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::Problem;
@@ -246,62 +248,70 @@ pub(crate) fn parse_property_id(raw: &str) -> Result<PropertyId, ApiError> {
 // ---------------------------------------------------------------------------
 // Members and the resolved view
 
-/// A member: its stored record (for commands) and its device row.
-pub(crate) struct MemberDevice {
-    pub record: DeviceRecord,
-    pub row: Device,
+/// Where a member comes from: a device (its record, for commands, and its
+/// row) or an endpoint (its record, for connector calls).
+pub(crate) enum Source {
+    Device {
+        record: Box<DeviceRecord>,
+        row: Box<Device>,
+    },
+    Endpoint(Box<EndpointRecord>),
 }
 
-/// The live devices of a home (of this tenant; deleted ones are out of the
-/// index): one gsi1 query per 1,000.
-pub(crate) async fn home_devices(
-    store: &dyn Store,
-    tenant: TenantId,
-    property: PropertyId,
-) -> Result<Vec<DeviceRecord>, ApiError> {
-    let devices = Devices(store);
-    let mut all = Vec::new();
-    let mut after = None;
-    loop {
-        let (page, next) = devices
-            .list_by_property(property, Query::MAX_LIMIT, after)
-            .await?;
-        all.extend(
-            page.into_iter()
-                .filter(|d| d.tenant_id == tenant && d.deleted_at.is_none()),
-        );
-        match next {
-            Some(next) => after = Some(next),
-            None => return Ok(all),
+/// A member of a room or home: its Thing view and where it comes from.
+pub(crate) struct MemberThing {
+    pub thing: Thing,
+    pub source: Source,
+}
+
+impl MemberThing {
+    pub fn as_member(&self) -> Member<'_> {
+        Member {
+            capabilities: &self.thing.capabilities,
+            state: &self.thing.state,
         }
     }
 }
 
-/// Device rows for these records, in order: one batch get per 50.
-pub(crate) async fn member_rows(
-    state: &AppState,
-    records: Vec<DeviceRecord>,
-) -> Result<Vec<MemberDevice>, ApiError> {
-    let now = state.clock.now();
-    let views = Devices(&*state.store).views(records.clone()).await?;
-    Ok(records
-        .into_iter()
-        .zip(views)
-        .map(|(record, view)| MemberDevice {
-            record,
-            row: device_row(view, now),
-        })
-        .collect())
+/// The live things of a home (of this tenant; deleted devices are out of
+/// the index): one gsi1 query per 1,000 devices and endpoints.
+pub(crate) async fn home_things(
+    store: &dyn Store,
+    tenant: TenantId,
+    property: PropertyId,
+) -> Result<HomeThings, ApiError> {
+    Ok(Integrations(store).home_things(tenant, property).await?)
 }
 
-fn as_members(members: &[MemberDevice]) -> Vec<Member<'_>> {
-    members
-        .iter()
-        .map(|m| Member {
-            capabilities: &m.row.thing.capabilities,
-            state: &m.row.thing.state,
-        })
-        .collect()
+/// Members for these things, devices first, each in id order: one batch
+/// get per 50 devices (endpoints need no read).
+pub(crate) async fn member_things(
+    state: &AppState,
+    things: HomeThings,
+) -> Result<Vec<MemberThing>, ApiError> {
+    let now = state.clock.now();
+    let views = Devices(&*state.store)
+        .views(things.devices.clone())
+        .await?;
+    let devices = things.devices.into_iter().zip(views).map(|(record, view)| {
+        let row = device_row(view, now);
+        MemberThing {
+            thing: row.thing.clone(),
+            source: Source::Device {
+                record: Box::new(record),
+                row: Box::new(row),
+            },
+        }
+    });
+    let endpoints = things.endpoints.into_iter().map(|record| MemberThing {
+        thing: endpoint_thing(&record, now),
+        source: Source::Endpoint(Box::new(record)),
+    });
+    Ok(devices.chain(endpoints).collect())
+}
+
+fn as_members(members: &[MemberThing]) -> Vec<Member<'_>> {
+    members.iter().map(MemberThing::as_member).collect()
 }
 
 /// The resolved room view (spec: Room and overview).
@@ -335,13 +345,12 @@ pub struct RoomView {
     pub things: Vec<Thing>,
     /// The member devices' rows.
     pub devices: Vec<Device>,
-    /// The member endpoints (none until integrations exist).
-    #[schema(value_type = Vec<Object>)]
-    pub endpoints: Vec<Value>,
+    /// The member endpoints' objects.
+    pub endpoints: Vec<Endpoint>,
 }
 
 /// The view of `room` with these members.
-pub(crate) fn room_view(room: &RoomRecord, members: &[MemberDevice]) -> RoomView {
+pub(crate) fn room_view(room: &RoomRecord, members: &[MemberThing]) -> RoomView {
     let as_members = as_members(members);
     let available = room::available_actions(&as_members);
     let primary = room::resolve_primary(room.chosen_actions.as_deref(), &available);
@@ -359,29 +368,50 @@ pub(crate) fn room_view(room: &RoomRecord, members: &[MemberDevice]) -> RoomView
         action_values: values,
         quiet_hours_start: room.quiet_hours_start,
         quiet_hours_end: room.quiet_hours_end,
-        things: members.iter().map(|m| m.row.thing.clone()).collect(),
-        devices: members.iter().map(|m| m.row.clone()).collect(),
-        endpoints: Vec::new(),
+        things: members.iter().map(|m| m.thing.clone()).collect(),
+        devices: members
+            .iter()
+            .filter_map(|m| match &m.source {
+                Source::Device { row, .. } => Some((**row).clone()),
+                Source::Endpoint(_) => None,
+            })
+            .collect(),
+        endpoints: members
+            .iter()
+            .filter_map(|m| match &m.source {
+                Source::Endpoint(record) => Some(endpoint_object(record)),
+                Source::Device { .. } => None,
+            })
+            .collect(),
     }
 }
 
-/// The members of `room` among a home's devices.
-fn in_room(devices: &[DeviceRecord], room: RoomId) -> Vec<DeviceRecord> {
-    devices
-        .iter()
-        .filter(|d| d.room_id == Some(room))
-        .cloned()
-        .collect()
+/// The things of `room` among a home's things.
+pub(crate) fn in_room(things: &HomeThings, room: RoomId) -> HomeThings {
+    HomeThings {
+        devices: things
+            .devices
+            .iter()
+            .filter(|d| d.room_id == Some(room))
+            .cloned()
+            .collect(),
+        endpoints: things
+            .endpoints
+            .iter()
+            .filter(|e| e.room_id == Some(room))
+            .cloned()
+            .collect(),
+    }
 }
 
-/// The view of one room read fresh: 1 gsi1 query per 1,000 devices of the
-/// home + 1 batch get per 50 members.
+/// The view of one room read fresh: 1 gsi1 query per 1,000 things of the
+/// home + 1 batch get per 50 member devices.
 pub(crate) async fn read_room_view(
     state: &AppState,
     room: &RoomRecord,
-) -> Result<(RoomView, Vec<MemberDevice>), ApiError> {
-    let devices = home_devices(&*state.store, room.tenant_id, room.property_id).await?;
-    let members = member_rows(state, in_room(&devices, room.id)).await?;
+) -> Result<(RoomView, Vec<MemberThing>), ApiError> {
+    let things = home_things(&*state.store, room.tenant_id, room.property_id).await?;
+    let members = member_things(state, in_room(&things, room.id)).await?;
     Ok((room_view(room, &members), members))
 }
 
@@ -436,22 +466,20 @@ pub async fn list_rooms(
     )
     .await?;
     let (rooms, next) = Rooms(&*state.store).page(property.id, limit, after).await?;
-    let devices = if rooms.is_empty() {
-        Vec::new()
+    let things = if rooms.is_empty() {
+        HomeThings::default()
     } else {
-        home_devices(&*state.store, property.tenant_id, property.id).await?
+        home_things(&*state.store, property.tenant_id, property.id).await?
     };
     // One batch of rows for the members of every listed room.
-    let listed: Vec<DeviceRecord> = devices
-        .into_iter()
-        .filter(|d| {
-            d.room_id
-                .is_some_and(|r| rooms.iter().any(|room| room.id == r))
-        })
-        .collect();
-    let mut by_room: BTreeMap<RoomId, Vec<MemberDevice>> = BTreeMap::new();
-    for member in member_rows(&state, listed).await? {
-        if let Some(room) = member.record.room_id {
+    let listed = |r: Option<RoomId>| r.is_some_and(|r| rooms.iter().any(|room| room.id == r));
+    let listed = HomeThings {
+        devices: things.devices.into_iter().filter(|d| listed(d.room_id)).collect(),
+        endpoints: things.endpoints.into_iter().filter(|e| listed(e.room_id)).collect(),
+    };
+    let mut by_room: BTreeMap<RoomId, Vec<MemberThing>> = BTreeMap::new();
+    for member in member_things(&state, listed).await? {
+        if let Some(room) = member.thing.room_id {
             by_room.entry(room).or_default().push(member);
         }
     }
@@ -809,6 +837,22 @@ pub(crate) async fn move_device(
     )))
 }
 
+/// Moves every member (devices and endpoints) to `room`. Endpoints are
+/// marked placed by a person: discovery never moves them again.
+async fn move_members(
+    state: &AppState,
+    members: HomeThings,
+    room: Option<RoomId>,
+) -> Result<(), ApiError> {
+    for device in members.devices {
+        move_device(state, device, room).await?;
+    }
+    for endpoint in members.endpoints {
+        crate::endpoints::move_endpoint(state, endpoint, room).await?;
+    }
+    Ok(())
+}
+
 /// Deletes a room; its members stay in the house with no room.
 #[utoipa::path(
     delete,
@@ -834,10 +878,8 @@ pub async fn delete_room(
 ) -> Result<StatusCode, ApiError> {
     let room_id = parse_room_id(&room_id)?;
     let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, Access::Configure).await?;
-    let devices = home_devices(&*state.store, room.tenant_id, room.property_id).await?;
-    for member in in_room(&devices, room.id) {
-        move_device(&state, member, None).await?;
-    }
+    let things = home_things(&*state.store, room.tenant_id, room.property_id).await?;
+    move_members(&state, in_room(&things, room.id), None).await?;
     Rooms(&*state.store).delete(&room).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -936,7 +978,7 @@ pub async fn merge_rooms(
             }
         }
     }
-    let devices = home_devices(&*state.store, kept.tenant_id, kept.property_id).await?;
+    let things = home_things(&*state.store, kept.tenant_id, kept.property_id).await?;
     let mut merged = Vec::new();
     let mut failed = None;
     let mut not_processed = Vec::new();
@@ -946,9 +988,7 @@ pub async fn merge_rooms(
             continue;
         }
         let step = async {
-            for member in in_room(&devices, room.id) {
-                move_device(&state, member, Some(kept.id)).await?;
-            }
+            move_members(&state, in_room(&things, room.id), Some(kept.id)).await?;
             rooms.delete(&room).await?;
             Ok::<_, ApiError>(())
         };
@@ -1012,8 +1052,11 @@ impl RunActionRequest {
 pub struct AppliedThing {
     pub thing_id: Uuid,
     pub name: String,
-    /// The command sent (see the device's command history).
-    pub command_id: CommandId,
+    /// The command sent to a device (see its command history); absent for
+    /// an endpoint, whose connector applied it at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub command_id: Option<CommandId>,
 }
 
 /// A thing the action skipped or failed on.
@@ -1034,8 +1077,9 @@ pub struct ActionResult {
     /// The value sent (null when no member offers the action).
     #[schema(value_type = Object)]
     pub value: Value,
-    /// Commands accepted and published (the state changes when the thing
-    /// reports back).
+    /// Devices: commands accepted and published (the state changes when
+    /// the device reports back). Endpoints: applied by the connector (the
+    /// state it read back is stored).
     pub applied: Vec<AppliedThing>,
     /// Things that do not offer the action, or for listening whose room
     /// already had that choice.
@@ -1054,10 +1098,10 @@ impl ActionResult {
         }
     }
 
-    fn outcome(member: &MemberDevice, reason: impl Into<String>) -> ThingOutcome {
+    fn outcome(member: &MemberThing, reason: impl Into<String>) -> ThingOutcome {
         ThingOutcome {
-            thing_id: member.row.thing.id,
-            name: member.row.thing.name.clone(),
+            thing_id: member.thing.id,
+            name: member.thing.name.clone(),
             reason: reason.into(),
         }
     }
@@ -1066,26 +1110,43 @@ impl ActionResult {
 const RADIO_ONLY: &str =
     "reachable only through a hub radio; the platform cannot command it directly";
 
-/// One member of an action: skipped when it does not offer it, failed when
-/// it is a hub child or the command path refuses the command (its reason),
-/// applied when the command is accepted and published.
+/// The installed connectors met during one action, read once each.
+#[derive(Default)]
+pub(crate) struct ConnectorCache(BTreeMap<IntegrationId, Result<Installed, String>>);
+
+impl ConnectorCache {
+    async fn get(
+        &mut self,
+        state: &AppState,
+        tenant: TenantId,
+        integration: IntegrationId,
+    ) -> Result<Installed, String> {
+        if let Some(found) = self.0.get(&integration) {
+            return found.clone();
+        }
+        let found = crate::endpoints::installed(state, tenant, integration)
+            .await
+            .map_err(|e| e.detail);
+        self.0.insert(integration, found.clone());
+        found
+    }
+}
+
+/// One member of an action: skipped when it does not offer it; for a
+/// device, failed when it is a hub child or the command path refuses the
+/// command (its reason), applied when the command is accepted and
+/// published; for an endpoint, applied when its connector applied it (the
+/// read-back stored), failed with the refusal or why it was unreachable.
 async fn run_one(
     state: &AppState,
     tenant: TenantId,
-    member: &MemberDevice,
+    member: &MemberThing,
     action: &ActionRef,
     value: &Value,
+    connectors: &mut ConnectorCache,
     result: &mut ActionResult,
 ) {
-    let plan = room::plan_member(
-        action,
-        value,
-        &Member {
-            capabilities: &member.row.thing.capabilities,
-            state: &member.row.thing.state,
-        },
-    );
-    let (capability, key, value) = match plan {
+    let (capability, key, value) = match room::plan_member(action, value, &member.as_member()) {
         MemberPlan::Skip(reason) => {
             result.skipped.push(ActionResult::outcome(member, reason));
             return;
@@ -1096,39 +1157,66 @@ async fn run_one(
             value,
         } => (capability, key, value),
     };
-    if member.record.parent_device_id.is_some() {
-        result
-            .failed
-            .push(ActionResult::outcome(member, RADIO_ONLY));
-        return;
-    }
     let request = CommandRequest::Set {
         capability,
         key,
         value,
     };
-    match crate::commands::accept_and_publish(state, tenant, &member.record, request).await {
-        Ok(row) => result.applied.push(AppliedThing {
-            thing_id: member.row.thing.id,
-            name: member.row.thing.name.clone(),
-            command_id: row.command_id,
-        }),
-        Err(e) => result.failed.push(ActionResult::outcome(member, e.detail)),
+    match &member.source {
+        Source::Device { record, .. } => {
+            if record.parent_device_id.is_some() {
+                result
+                    .failed
+                    .push(ActionResult::outcome(member, RADIO_ONLY));
+                return;
+            }
+            match crate::commands::accept_and_publish(state, tenant, record, request).await {
+                Ok(row) => result.applied.push(AppliedThing {
+                    thing_id: member.thing.id,
+                    name: member.thing.name.clone(),
+                    command_id: Some(row.command_id),
+                }),
+                Err(e) => result.failed.push(ActionResult::outcome(member, e.detail)),
+            }
+        }
+        Source::Endpoint(record) => {
+            let installed = match connectors.get(state, tenant, record.integration_id).await {
+                Ok(installed) => installed,
+                Err(why) => {
+                    result.failed.push(ActionResult::outcome(member, why));
+                    return;
+                }
+            };
+            match crate::endpoints::command_endpoint(state, &installed, (**record).clone(), request)
+                .await
+            {
+                Ok(_) => result.applied.push(AppliedThing {
+                    thing_id: member.thing.id,
+                    name: member.thing.name.clone(),
+                    command_id: None,
+                }),
+                Err(failure) => result
+                    .failed
+                    .push(ActionResult::outcome(member, failure.reason())),
+            }
+        }
     }
 }
 
 /// Fans `action = value` out over `members` (resolved at run time), one
-/// command per member through the device command path.
+/// command per member through its command path (devices: the broker;
+/// endpoints: their connector).
 pub(crate) async fn run_on_members(
     state: &AppState,
     tenant: TenantId,
-    members: &[MemberDevice],
+    members: &[MemberThing],
     action: &ActionRef,
     value: &Value,
     result: &mut ActionResult,
 ) {
+    let mut connectors = ConnectorCache::default();
     for member in members {
-        run_one(state, tenant, member, action, value, result).await;
+        run_one(state, tenant, member, action, value, &mut connectors, result).await;
     }
 }
 
@@ -1137,7 +1225,7 @@ pub(crate) async fn run_on_members(
 pub(crate) async fn send_listening(
     state: &AppState,
     tenant: TenantId,
-    members: &[MemberDevice],
+    members: &[MemberThing],
     listening: bool,
 ) -> ActionResult {
     let action = ActionRef::new(room::VOICE_CAPABILITY, room::LISTENING_ACTION);
@@ -1150,18 +1238,16 @@ pub(crate) async fn send_listening(
 /// The members that offer `action` are skipped with `reason` (a listening
 /// choice that did not change); the others as not offering it.
 pub(crate) fn skip_unchanged(
-    members: &[MemberDevice],
+    members: &[MemberThing],
     action: &ActionRef,
     reason: &str,
     result: &mut ActionResult,
 ) {
     for member in members {
-        let offers = Member {
-            capabilities: &member.row.thing.capabilities,
-            state: &member.row.thing.state,
-        }
-        .offers(&action.capability, &action.action)
-        .is_some();
+        let offers = member
+            .as_member()
+            .offers(&action.capability, &action.action)
+            .is_some();
         let why = if offers {
             reason
         } else {
