@@ -109,7 +109,7 @@ impl Presentation {
     }
 
     /// The capability a command names, as the connector knows it.
-    pub fn to_native<'a>(self, capability: &'a str) -> &'a str {
+    pub fn to_native(self, capability: &str) -> &str {
         if capability == self.shown_id() {
             self.native_id()
         } else {
