@@ -23,11 +23,20 @@
 //! (`things:read` for keys), actions control (`things:control`), the
 //! dashboard PUT configuration (`rooms:write`).
 //!
+//! * `POST /v1/properties/{propertyId}/refresh?tenantId`: asks each
+//!   connector of the home for the current state of its endpoints (one call
+//!   per integration, all at once), stores what each read back (with
+//!   `thing.state` when it changed) and answers the overview plus `failed`:
+//!   a `{ thingId, name, reason }` per endpoint that could not be read (it is
+//!   then judged offline). Devices report by themselves and are not asked.
+//!   Needs control (`things:control`).
+//!
 //! Store calls (besides authenticating the caller), n the home's live
 //! devices: overview 1 get (the home) + 1 query (its rooms, per 1,000) + 1
-//! gsi1 query (its devices, per 1,000) + 1 batch get per 50 devices (none
-//! for a home without devices): 4 calls for a home of up to 50 devices,
-//! whatever the number of rooms and members. Dashboard GET 2 gets, PUT 1
+//! gsi1 query (its devices and endpoints, per 1,000) + 1 batch get per 50
+//! devices (none for a home without devices; endpoints need none): 4 calls
+//! for a home of up to 50 devices, whatever the number of rooms, endpoints
+//! and members. Dashboard GET 2 gets, PUT 1
 //! get + 1 put. A property action reads as the overview, then the command
 //! path per commanded thing (and 1 conditional put per room whose listening
 //! flag changes).
@@ -577,6 +586,44 @@ mod tests {
         }
     }
 
+    fn lamp_endpoint(
+        tenant: TenantId,
+        integration: alyt_domain::ids::IntegrationId,
+        home: &alyt_store::repo::tenancy::PropertyRecord,
+        room: Option<RoomId>,
+        n: u32,
+        now: OffsetDateTime,
+    ) -> alyt_store::repo::integrations::EndpointRecord {
+        let external = format!("lamp-{n}");
+        alyt_store::repo::integrations::EndpointRecord {
+            id: alyt_store::repo::integrations::EndpointRecord::id_for(integration, &external),
+            tenant_id: tenant,
+            integration_id: integration,
+            property_id: home.id,
+            room_id: room,
+            placed_by: None,
+            kind: alyt_domain::integration::EndpointKind::Light.into(),
+            external_id: external,
+            name: format!("Lamp {n}"),
+            address: None,
+            capabilities: None,
+            capability_set: vec![DeviceCapability::Light.into()],
+            features: vec![],
+            presented_as: None,
+            state: serde_json::json!({ "light": { "power": n % 2 == 0 } })
+                .as_object()
+                .cloned()
+                .unwrap(),
+            state_updated_at: Some(now),
+            last_seen: Some(now),
+            checked_at: Some(now),
+            reachable: true,
+            created_at: now,
+            updated_at: now,
+            rev: 0,
+        }
+    }
+
     /// The room view and the overview read the same number of times
     /// whatever the number of members: never a read per member.
     #[tokio::test]
@@ -629,11 +676,20 @@ mod tests {
         }
         add(None).await;
         add(None).await;
+        // Endpoints live beside the devices: 10 in the kitchen, 1 unassigned.
+        // They cost no read of their own.
+        let integration = alyt_domain::ids::IntegrationId::new();
+        for n in 0..11 {
+            let room = (n < 10).then_some(kitchen);
+            let endpoint = lamp_endpoint(tenant, integration, &home, room, n, now);
+            let write = alyt_store::repo::integrations::endpoint_write(&endpoint, None).unwrap();
+            store.transact(vec![write]).await.unwrap();
+        }
         store.take();
 
         let expected_room: BTreeMap<&str, usize> =
             [("get", 3), ("query", 1), ("batch_get", 1)].into();
-        for (room, members) in [(living, 1), (kitchen, 30)] {
+        for (room, members) in [(living, 1), (kitchen, 40)] {
             let (record, _) = room_for(&state, &caller, tenant, room, Access::See)
                 .await
                 .unwrap();
@@ -648,7 +704,8 @@ mod tests {
             .unwrap();
         let overview = overview_of(&property, &read_home(&state, &property).await.unwrap());
         assert_eq!(overview.rooms.len(), 4);
-        assert_eq!(overview.unassigned.len(), 2);
+        assert_eq!(overview.unassigned.len(), 3);
+        assert_eq!(overview.rooms[1].endpoints.len(), 10);
         assert_eq!(
             store.take(),
             [("get", 1), ("query", 2), ("batch_get", 1)].into()
@@ -658,7 +715,7 @@ mod tests {
         }
         store.take();
         let overview = overview_of(&property, &read_home(&state, &property).await.unwrap());
-        assert_eq!(overview.rooms[1].things.len(), 50);
+        assert_eq!(overview.rooms[1].things.len(), 60);
         assert_eq!(
             store.take(),
             [("query", 2), ("batch_get", 2)].into(),
