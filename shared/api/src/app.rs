@@ -16,7 +16,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::auth::TokenSigner;
 use crate::ports::{BotCheck, Mailer};
 use crate::ratelimit::{self, RateLimiter};
-use crate::{ApiError, developers, homes, household_auth, openapi, request_id};
+use crate::{ApiError, developers, homes, household_auth, integrations, openapi, request_id};
 
 /// Largest request body any operation accepts.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -124,16 +124,25 @@ pub enum Group {
     Auth,
     Developers,
     Homes,
+    /// Connecting connectors to homes, discovery and an integration's
+    /// endpoints (spec G).
+    Integrations,
 }
 
 impl Group {
-    pub const ALL: [Group; 3] = [Group::Auth, Group::Developers, Group::Homes];
+    pub const ALL: [Group; 4] = [
+        Group::Auth,
+        Group::Developers,
+        Group::Homes,
+        Group::Integrations,
+    ];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
         match self {
             Group::Auth => household_auth::routes(),
             Group::Developers => developers::routes(),
             Group::Homes => homes::routes(),
+            Group::Integrations => integrations::routes(),
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod endpoints;
 pub mod extract;
 pub mod homes;
 pub mod household_auth;
+pub mod integrations;
 pub mod list;
 pub mod notifications;
 pub mod openapi;

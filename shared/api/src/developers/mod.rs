@@ -8,6 +8,7 @@ use crate::AppState;
 
 pub mod account;
 pub mod admin;
+pub mod connectors;
 pub mod keys;
 pub mod mfa;
 pub mod quota;
@@ -27,4 +28,5 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(webhooks::routes())
         .merge(stream::routes())
         .merge(simulator::routes())
+        .merge(connectors::routes())
 }

@@ -1,0 +1,7 @@
+//! Lambda entry of the integrations group (connecting connectors to homes,
+//! challenges, discovery, an integration's endpoints).
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    alyt_aws::lambda::run(&[alyt_api::Group::Integrations]).await
+}

@@ -1,0 +1,318 @@
+//! A developer's connectors (spec: Integrations and catalogue; Authentication
+//! 4 and 6): the server the platform calls for a connector's integrations
+//! (connect, discover, read, command, disconnect; `shared/connectors`).
+//!
+//! * `POST /v1/developers/connectors` `{ slug, name, serverUrl }`: 201 with
+//!   the connector and its runtime token, shown this once. 409 when the
+//!   slug is taken (slugs are unique across the platform).
+//! * `GET /v1/developers/connectors`: the caller's own connectors, oldest
+//!   first, paginated; never their runtime tokens.
+//!
+//! Who: a signed-in developer, or a DEV key of the developer with
+//! `integrations:write` (create) or `integrations:read` (list). A LIVE key
+//! acts for its one connector and creates none (403).
+//!
+//! A new connector is unpublished: it can be installed only in the
+//! developer's sandbox tenant (`sandboxTenantId`) until the catalogue
+//! publishes it. Its id is the `definitionId` a LIVE key is issued for
+//! (`POST /v1/developers/admin/developers/{developerId}/live-keys`); such a
+//! key reaches the tenants that installed the connector.
+//!
+//! The server URL is checked against the outbound policy (https and public
+//! addresses on the hosted platform; the local platform allows http to
+//! private networks), as a webhook URL, and again at every call.
+//!
+//! Store calls: create 1 transaction (connector + slug guard); list 1 index
+//! query.
+
+use alyt_domain::access::{KeyKind, Principal, Scope};
+use alyt_domain::ids::{ConnectorId, TenantId};
+use alyt_events::outbound;
+use alyt_store::PageKey;
+use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
+use alyt_store::repo::integrations::{ConnectorRecord, Integrations};
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::session::{Body, Params, active_developer, developer_session};
+use crate::auth::Caller;
+use crate::auth::secrets::random_token;
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list_connectors, create_connector))
+}
+
+/// The prefix of every runtime token.
+pub const RUNTIME_TOKEN_PREFIX: &str = "svc_rt_";
+pub const SLUG_MIN_CHARS: usize = 2;
+pub const SLUG_MAX_CHARS: usize = 40;
+pub const NAME_MAX_CHARS: usize = 80;
+
+/// A connector as its developer sees it; never its runtime token.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Connector {
+    /// Also the `definitionId` a LIVE key for this connector is issued for.
+    pub id: ConnectorId,
+    pub slug: String,
+    pub name: String,
+    /// The connector server's base URL; protocol calls go to
+    /// `{serverUrl}/v1/...`.
+    pub server_url: String,
+    /// Published to the catalogue (installable by any household). False
+    /// until the catalogue review publishes it.
+    pub published: bool,
+    /// Where the connector can be installed while unpublished.
+    #[schema(required = true)]
+    pub sandbox_tenant_id: Option<TenantId>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+impl From<&ConnectorRecord> for Connector {
+    fn from(c: &ConnectorRecord) -> Self {
+        Self {
+            id: c.id,
+            slug: c.slug.clone(),
+            name: c.name.clone(),
+            server_url: c.server_url.clone(),
+            published: c.published,
+            sandbox_tenant_id: c.sandbox_tenant_id,
+            created_at: c.created_at,
+        }
+    }
+}
+
+/// The create answer: the connector and its runtime token, shown this once.
+#[derive(Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectorWithToken {
+    pub connector: Connector,
+    /// `svc_rt_…`: the platform sends it as `Authorization: Bearer <token>`
+    /// on every call to the connector server, which must refuse calls
+    /// without it. Shown once. It is kept as issued (not as a hash), like a
+    /// webhook signing secret, because the platform must present it; it is
+    /// never logged nor shown again. It is not an App secret and grants no
+    /// access to the API.
+    pub runtime_token: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateConnectorRequest {
+    /// 2-40 characters: lowercase letters, digits and hyphens, starting with
+    /// a letter. Unique across the platform.
+    #[schema(min_length = 2, max_length = 40, pattern = "^[a-z][a-z0-9-]{1,39}$")]
+    pub slug: String,
+    /// 1-80 characters; households see it as the integration's name.
+    #[schema(min_length = 1, max_length = 80)]
+    pub name: String,
+    /// The connector server's base URL: https on the hosted platform.
+    #[schema(max_length = 2048)]
+    pub server_url: String,
+}
+
+/// The developer behind the caller: a developer session, or a DEV key with
+/// `scope`. The developer must be active.
+async fn connector_developer(
+    state: &AppState,
+    caller: &Principal,
+    scope: Scope,
+) -> Result<DeveloperRecord, ApiError> {
+    match caller {
+        Principal::Key {
+            developer, kind, ..
+        } => {
+            caller
+                .require_scope(scope)
+                .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+            if *kind == KeyKind::Live {
+                return Err(ApiError::forbidden(
+                    "a LIVE key acts for its own connector; manage connectors with a developer \
+                     session or a DEV key",
+                ));
+            }
+            Developers(&*state.store)
+                .get(*developer)
+                .await?
+                .filter(|d| d.status == DeveloperStatus::Active)
+                .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))
+        }
+        Principal::Person { .. } => {
+            let me = developer_session(caller)?;
+            active_developer(state, &me).await
+        }
+    }
+}
+
+/// A slug: 2-40 of a-z, 0-9 and '-', starting with a letter.
+pub fn check_slug(slug: &str) -> Result<(), ApiError> {
+    let ok = (SLUG_MIN_CHARS..=SLUG_MAX_CHARS).contains(&slug.len())
+        && slug.starts_with(|c: char| c.is_ascii_lowercase())
+        && slug
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::validation(
+            "slug",
+            format!(
+                "slug must be {SLUG_MIN_CHARS} to {SLUG_MAX_CHARS} characters of lowercase \
+                 letters, digits and hyphens, starting with a letter"
+            ),
+        ))
+    }
+}
+
+fn check_name(name: &str) -> Result<String, ApiError> {
+    let name = name.trim();
+    let chars = name.chars().count();
+    if chars == 0 || chars > NAME_MAX_CHARS || name.chars().any(char::is_control) {
+        return Err(ApiError::validation(
+            "name",
+            format!("name must be 1 to {NAME_MAX_CHARS} printable characters"),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// Creates a connector and answers its runtime token, shown this once.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/connectors",
+    tag = "developers",
+    operation_id = "createConnector",
+    security(("bearer" = [])),
+    request_body = CreateConnectorRequest,
+    responses(
+        (status = 201, description = "The connector and its runtime token (shown once)", body = ConnectorWithToken),
+        (status = 400, description = "A field is wrong: slug, name, serverUrl (refused by the outbound policy)", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without integrations:write, or a LIVE key", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The slug is taken, or the developer has no sandbox tenant yet", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create_connector(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Body(request): Body<CreateConnectorRequest>,
+) -> Result<(StatusCode, Json<ConnectorWithToken>), ApiError> {
+    let developer = connector_developer(&state, &caller, Scope::IntegrationsWrite).await?;
+    let slug = request.slug.trim();
+    check_slug(slug)?;
+    let name = check_name(&request.name)?;
+    let server_url = request.server_url.trim();
+    outbound::validate_url(state.events.outbound, server_url)
+        .map_err(|refusal| ApiError::validation("serverUrl", refusal.to_string()))?;
+    let sandbox = developer.sandbox_tenant_id.ok_or_else(|| {
+        ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
+    })?;
+    let now = state.clock.now();
+    let runtime_token = format!("{RUNTIME_TOKEN_PREFIX}{}", random_token());
+    let record = ConnectorRecord {
+        id: ConnectorId::new(),
+        developer_id: developer.id,
+        slug: slug.to_owned(),
+        name,
+        server_url: server_url.to_owned(),
+        runtime_token: runtime_token.clone(),
+        sandbox_tenant_id: Some(sandbox),
+        published: false,
+        created_at: now,
+        updated_at: now,
+    };
+    match Integrations(&*state.store).create_connector(&record).await {
+        Ok(()) => {}
+        Err(e) if e.is_condition_failure() => {
+            return Err(
+                ApiError::conflict(format!("the slug {slug:?} is taken")).with_field("slug")
+            );
+        }
+        Err(e) => return Err(e.into()),
+    }
+    tracing::info!(connector = %record.id, developer = %developer.id, slug = %record.slug, "connector created");
+    Ok((
+        StatusCode::CREATED,
+        Json(ConnectorWithToken {
+            connector: Connector::from(&record),
+            runtime_token,
+        }),
+    ))
+}
+
+/// The developer's connectors, oldest first; never their runtime tokens.
+#[utoipa::path(
+    get,
+    path = "/v1/developers/connectors",
+    tag = "developers",
+    operation_id = "listConnectors",
+    security(("bearer" = [])),
+    params(PageParams),
+    responses(
+        (status = 200, description = "One page of connectors", body = ListResponse<Connector>),
+        (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without integrations:read, or a LIVE key", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_connectors(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Params(page): Params<PageParams>,
+) -> Result<Json<ListResponse<Connector>>, ApiError> {
+    let developer = connector_developer(&state, &caller, Scope::IntegrationsRead).await?;
+    let limit = page.limit()?;
+    let after: Option<PageKey> = page.after()?;
+    if let Some(at) = &after
+        && at.index_pk.as_deref() != Some(&format!("DEVCONNECTORS#{}", developer.id))
+    {
+        return Err(ApiError::validation(
+            "cursor",
+            "the cursor belongs to another list",
+        ));
+    }
+    let (records, next) = Integrations(&*state.store)
+        .connectors_of(developer.id, limit, after)
+        .await?;
+    Ok(Json(ListResponse {
+        items: records.iter().map(Connector::from).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_lowercase_words_starting_with_a_letter() {
+        for good in ["lan-bridge", "ab", "x1", &"a".repeat(40)] {
+            assert!(check_slug(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "a",
+            "1abc",
+            "-ab",
+            "Lan",
+            "lan_bridge",
+            "lan bridge",
+            "",
+            &"a".repeat(41),
+            "é-ab",
+        ] {
+            let e = check_slug(bad).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("slug"), "{bad}");
+        }
+    }
+}
