@@ -27,7 +27,7 @@
 //! another inside a pass, bounded by [`TENANT_BUDGET`] events each.
 
 use alyt_domain::ids::TenantId;
-use alyt_store::repo::webhooks::{WebhookEndpointRecord, WebhookRoute};
+use alyt_store::repo::webhooks::{WebhookEndpointRecord, WebhookRoute, Webhooks};
 use alyt_store::{Condition, Item, Key, Query, SortKey, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -125,14 +125,43 @@ async fn advance(
     }
 }
 
-/// The connectors a tenant installed, whose LIVE-key endpoints hear it.
-/// Connector installations do not exist yet, so no tenant has any; the
-/// dispatcher asks here so that LIVE routing needs only this lookup.
+/// The connectors a tenant installed (their ids, the `definitionId` of
+/// their LIVE keys), whose LIVE-key endpoints hear it. One query per 1,000
+/// integrations of the tenant.
 pub async fn installed_connectors(
-    _store: &dyn Store,
-    _tenant: TenantId,
+    store: &dyn Store,
+    tenant: TenantId,
 ) -> Result<Vec<String>, StoreError> {
-    Ok(Vec::new())
+    let repo = alyt_store::repo::integrations::Integrations(store);
+    let mut connectors = std::collections::BTreeSet::new();
+    let mut after = None;
+    loop {
+        let (page, next) = repo.page(tenant, Query::MAX_LIMIT, after).await?;
+        connectors.extend(page.into_iter().map(|i| i.connector_id.to_string()));
+        match next {
+            Some(next) => after = Some(next),
+            None => return Ok(connectors.into_iter().collect()),
+        }
+    }
+}
+
+/// A tenant installed `connector`: when a LIVE key's webhook endpoint routes
+/// that connector, the dispatcher starts following the tenant from `now`
+/// (call it after the installation is stored, so no later event is missed).
+/// One index query, plus one conditional put when followed.
+pub async fn follow_installation(
+    store: &dyn Store,
+    tenant: TenantId,
+    connector: &str,
+    now: OffsetDateTime,
+) -> Result<(), StoreError> {
+    let route = WebhookRoute::Connector {
+        definition_id: connector.to_owned(),
+    };
+    if Webhooks(store).routed(&route).await?.is_empty() {
+        return Ok(());
+    }
+    follow_tenant(store, tenant, now).await
 }
 
 /// What one pass did.

@@ -137,8 +137,17 @@ async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, Ap
         .ok_or_else(unauthorized)?;
     let tenants: BTreeSet<_> = match key.kind {
         KeyKind::Dev => developer.sandbox_tenant_id.into_iter().collect(),
-        // Tenants that installed the key's connector arrive with connectors.
-        KeyKind::Live => BTreeSet::new(),
+        // The tenants that installed the key's connector (approval alone
+        // grants no household access).
+        KeyKind::Live => match &key.definition_id {
+            Some(definition) => {
+                crate::developers::webhooks::live_key_tenants(state, definition)
+                    .await?
+                    .into_iter()
+                    .collect()
+            }
+            None => BTreeSet::new(),
+        },
     };
     // Every keyed request counts against the developer's REQUESTS quota; a
     // spent quota refuses the request here (429), before any handler runs.

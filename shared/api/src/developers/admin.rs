@@ -362,10 +362,11 @@ pub struct IssueLiveKeyRequest {
     pub name: String,
     /// At least one scope of the closed set.
     pub scopes: Vec<Scope>,
-    /// The approved connector definition the key acts for (1-120 characters,
-    /// surrounding spaces trimmed). Recorded as given: connector definitions
-    /// and their approval are not on the platform yet, so it is not checked
-    /// against them.
+    /// The approved connector definition the key acts for: the id of one of
+    /// the developer's connectors (1-120 characters, surrounding spaces
+    /// trimmed). A connector of another developer is refused (400); a value
+    /// naming no connector is recorded as given and reaches no tenant (the
+    /// catalogue's review, which will check approval, is not built yet).
     #[schema(min_length = 1, max_length = 120)]
     pub definition_id: String,
     /// When the key stops working; must be in the future. Null: never.
@@ -378,8 +379,8 @@ pub struct IssueLiveKeyRequest {
 /// (platform OWNER or STAFF; issuance is manual for now). The answer carries the
 /// secret, `svc_live_…`, shown this once; the developer then lists, rotates and
 /// revokes the key like its DEV keys. A LIVE key acts only for the tenants that
-/// installed its connector; approval alone grants no household access, so until
-/// connectors can be installed it reaches no tenant. Name, scopes and expiry
+/// installed its connector (`definitionId` = the connector's id); approval
+/// alone grants no household access. Name, scopes and expiry
 /// follow the rules of a DEV key, and the developer's limit of keys that are
 /// not revoked counts DEV and LIVE keys together.
 #[utoipa::path(
@@ -432,6 +433,19 @@ pub async fn issue_live_key(
     if developer.status != DeveloperStatus::Active {
         return Err(ApiError::conflict(
             "the developer is not ACTIVE; LIVE keys are issued only to active developers",
+        ));
+    }
+    // A LIVE key reaches the tenants that installed its connector: never
+    // another developer's.
+    if let Ok(connector) = definition_id.parse::<alyt_domain::ids::ConnectorId>()
+        && let Some(connector) = alyt_store::repo::integrations::Integrations(&*state.store)
+            .connector(connector)
+            .await?
+        && connector.developer_id != developer.id
+    {
+        return Err(ApiError::validation(
+            "definitionId",
+            "definitionId names a connector of another developer",
         ));
     }
     let created = issue_key(

@@ -81,6 +81,21 @@ impl EventsSettings {
     };
 }
 
+/// The tenants a LIVE key of connector `definition_id` reaches: those that
+/// installed the connector (none for a definition that names no connector).
+/// One index query per 1,000 installations.
+pub async fn live_key_tenants(
+    state: &AppState,
+    definition_id: &str,
+) -> Result<Vec<alyt_domain::ids::TenantId>, ApiError> {
+    let Ok(connector) = definition_id.parse::<alyt_domain::ids::ConnectorId>() else {
+        return Ok(Vec::new());
+    };
+    Ok(alyt_store::repo::integrations::Integrations(&*state.store)
+        .installing_tenants(connector)
+        .await?)
+}
+
 /// A registered endpoint; never its secret.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -302,8 +317,15 @@ pub async fn create_webhook(
     };
     // The dispatcher follows the tenant before the endpoint exists, so no
     // event after the endpoint's creation can be missed.
-    if let WebhookRoute::Tenant { tenant_id } = route {
-        dispatch::follow_tenant(&*state.store, tenant_id, now).await?;
+    match &route {
+        WebhookRoute::Tenant { tenant_id } => {
+            dispatch::follow_tenant(&*state.store, *tenant_id, now).await?;
+        }
+        WebhookRoute::Connector { definition_id } => {
+            for tenant in live_key_tenants(&state, definition_id).await? {
+                dispatch::follow_tenant(&*state.store, tenant, now).await?;
+            }
+        }
     }
     repo.create_endpoint(&record).await?;
     tracing::info!(endpoint = %record.id, developer = %developer.id, "webhook endpoint registered");
