@@ -847,7 +847,7 @@ pub(crate) async fn discover_into(
         let placed =
             stored.is_some_and(|e| e.room_id.is_some() || e.placed_by == Some(PlacedBy::Person));
         let name = stored.map_or(thing.name.as_str(), |e| e.name.as_str());
-        let room = match place(!placed, thing.room.as_deref(), name, &rooms, &synonyms) {
+        let room = match place(placed, thing.room.as_deref(), name, &rooms, &synonyms) {
             Placement::Keep => None,
             Placement::Existing(room) => Some(room),
             Placement::Create(wanted) => match room::check_name(&wanted) {
