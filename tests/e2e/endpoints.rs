@@ -37,19 +37,25 @@ impl Installed {
     }
 }
 
-/// Signs a developer up, creates a connector served by a fresh virtual
-/// bridge and installs it in the sandbox home (challenge, then the code).
-pub(crate) async fn install_bridge(t: &TestPlatform, email: &str) -> Installed {
+/// A developer's connector served by a fresh virtual bridge, not installed.
+pub(crate) struct Served {
+    pub(crate) developer: DeveloperSession,
+    pub(crate) connector: String,
+    pub(crate) bridge: VirtualBridge,
+    pub(crate) running: RunningBridge,
+}
+
+/// Signs a developer up and creates a connector served by a fresh virtual
+/// bridge.
+pub(crate) async fn serve_bridge(t: &TestPlatform, email: &str) -> Served {
     let developer = sign_up_and_verify(t, email).await;
-    let token = developer.access_token.clone();
-    let tenant = developer.sandbox_tenant_id.clone();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let slug = format!("bridge-{}", email.split('@').next().unwrap());
     let (status, created) = t
         .post_json(
             "/developers/connectors",
-            Some(&token),
+            Some(&developer.access_token),
             json!({ "slug": slug, "name": "Virtual bridge", "serverUrl": url }),
         )
         .await;
@@ -60,7 +66,25 @@ pub(crate) async fn install_bridge(t: &TestPlatform, email: &str) -> Installed {
     let running = bridge
         .serve_listener(tokio::net::TcpListener::from_std(listener).unwrap())
         .unwrap();
+    Served {
+        developer,
+        connector: created["connector"]["id"].as_str().unwrap().to_owned(),
+        bridge,
+        running,
+    }
+}
 
+/// Installs a served connector in the developer's sandbox home (challenge,
+/// then the code).
+pub(crate) async fn install(t: &TestPlatform, served: Served) -> Installed {
+    let Served {
+        developer,
+        connector,
+        bridge,
+        running,
+    } = served;
+    let token = developer.access_token.clone();
+    let tenant = developer.sandbox_tenant_id.clone();
     let (status, homes) = t
         .get_json(&format!("/properties?tenantId={tenant}"), Some(&token))
         .await;
@@ -74,7 +98,7 @@ pub(crate) async fn install_bridge(t: &TestPlatform, email: &str) -> Installed {
             json!({
                 "tenantId": tenant,
                 "propertyId": property,
-                "connectorId": created["connector"]["id"],
+                "connectorId": connector,
                 "input": { "host": "192.168.1.20" },
             }),
         )
@@ -96,10 +120,16 @@ pub(crate) async fn install_bridge(t: &TestPlatform, email: &str) -> Installed {
         tenant,
         property,
         integration: answer["integrationId"].as_str().unwrap().to_owned(),
-        connector: created["connector"]["id"].as_str().unwrap().to_owned(),
+        connector,
         bridge,
         _running: running,
     }
+}
+
+/// A developer with the virtual bridge installed in its sandbox home.
+pub(crate) async fn install_bridge(t: &TestPlatform, email: &str) -> Installed {
+    let served = serve_bridge(t, email).await;
+    install(t, served).await
 }
 
 /// The installed endpoints by name.
@@ -733,4 +763,56 @@ async fn a_live_key_hears_the_tenants_that_installed_its_connector() {
     assert_eq!(status, 204);
     let (_, who) = t.get_json("/developers/whoami", Some(&live_secret)).await;
     assert_eq!(who["tenants"], json!([]));
+}
+
+#[tokio::test]
+async fn a_live_webhook_made_before_the_installation_hears_the_installing_tenant() {
+    let t = TestPlatform::start().await;
+    let principals = Principals::seed(&t).await;
+    let staff = principals.token(Who::PlatformStaff).unwrap().to_owned();
+    let served = serve_bridge(&t, "endpoints-live-first@example.com").await;
+    let live = issue_live_key(
+        &t,
+        &staff,
+        &served.developer.developer_id,
+        &["webhooks:write"],
+        &served.connector,
+    )
+    .await;
+    let receiver = Receiver::start(std::sync::Arc::new(alyt_domain::SystemClock)).await;
+    let (status, created) = t
+        .post_json(
+            "/developers/webhooks",
+            Some(&served.developer.access_token),
+            json!({ "url": receiver.url(), "events": ["thing.state"], "keyId": live["id"] }),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    receiver.set_secret(created["secret"].as_str().unwrap());
+
+    // Installed afterwards: the tenant is followed from the installation on.
+    let i = install(&t, served).await;
+    let endpoints = endpoints_by_name(&t, &i).await;
+    let plug = id_of(&endpoints, "Kitchen plug").to_owned();
+    let (status, answer) = command(
+        &t,
+        &i,
+        &plug,
+        json!({ "command": "set", "payload": { "capability": "switch", "key": "power", "value": true } }),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let seen = receiver
+        .until(std::time::Duration::from_secs(15), |s| {
+            s.iter().any(|x| x.envelope["data"]["endpointId"] == plug.as_str())
+        })
+        .await;
+    let hit = seen
+        .iter()
+        .find(|x| x.envelope["data"]["endpointId"] == plug.as_str())
+        .unwrap();
+    assert!(hit.verified);
+    assert_eq!(hit.envelope["tenantId"], i.tenant.as_str());
+    assert_eq!(hit.envelope["data"]["state"]["switch"]["power"], true);
+    assert_eq!(hit.envelope["data"]["state"]["energy"]["power"], 60, "read back");
 }

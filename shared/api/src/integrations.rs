@@ -436,6 +436,15 @@ async fn connect(
                 Err(e) => return Err(e.into()),
             }
             tracing::info!(integration = %integration.id, connector = %connector.id, tenant = %home.tenant_id, "integration connected");
+            // LIVE keys of the connector hear this tenant from now on: the
+            // dispatcher follows it before discovery records any event.
+            alyt_events::dispatch::follow_installation(
+                &*state.store,
+                home.tenant_id,
+                &connector.id.to_string(),
+                now,
+            )
+            .await?;
             let installed = Installed {
                 integration,
                 connector,
