@@ -93,6 +93,12 @@ fn developer_session<const OK: u16>(who: Who) -> u16 {
     }
 }
 
+/// Any caller that authenticates gets `STATUS` (the body decides, after
+/// authentication).
+fn authenticated<const STATUS: u16>(who: Who) -> u16 {
+    if unauthenticated(who) { 401 } else { STATUS }
+}
+
 fn operations() -> Vec<Operation> {
     vec![
         Operation {
@@ -408,6 +414,35 @@ fn operations() -> Vec<Operation> {
             path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/enable",
             body: |_| None,
             expect: developer_or_key_with::<404>,
+        },
+        Operation {
+            id: "createConnector",
+            method: "POST",
+            path: "/developers/connectors",
+            // One slug per caller: slugs are unique.
+            body: |who| {
+                Some(json!({
+                    "slug": format!("harness-{}", format!("{who:?}").to_lowercase()),
+                    "name": "Harness connector",
+                    "serverUrl": "http://127.0.0.1:9/",
+                }))
+            },
+            expect: developer_or_key_with::<201>,
+        },
+        Operation {
+            id: "listConnectors",
+            method: "GET",
+            path: "/developers/connectors",
+            body: |_| None,
+            expect: developer_or_key_with::<200>,
+        },
+        Operation {
+            // A token that was never issued: gone, for whoever answers.
+            id: "answerIntegrationChallenge",
+            method: "POST",
+            path: "/integrations/challenge",
+            body: |_| Some(json!({ "token": "harness-never-issued", "input": {} })),
+            expect: authenticated::<410>,
         },
         Operation {
             // The status arrives with the headers; the harness drops the stream.
@@ -828,6 +863,58 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: None,
             own: sandbox_admin_missing_own,
             foreign: sandbox_admin_foreign,
+        },
+        TenantOperation {
+            id: "listIntegrations",
+            method: "GET",
+            path: "/integrations?tenantId={tenantId}",
+            body: None,
+            own: authenticated_all,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            // A home that does not exist: who may configure which home is
+            // tested in e2e/integrations.rs.
+            id: "connectIntegration",
+            method: "POST",
+            path: "/integrations",
+            body: Some(
+                r#"{"tenantId":"{tenantId}","propertyId":"0190b5a0-0000-7000-8000-00000000e001","connectorId":"0190b5a0-0000-7000-8000-00000000e002","input":{}}"#,
+            ),
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "getIntegration",
+            method: "GET",
+            path: "/integrations/0190b5a0-0000-7000-8000-00000000e001?tenantId={tenantId}",
+            body: None,
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "deleteIntegration",
+            method: "DELETE",
+            path: "/integrations/0190b5a0-0000-7000-8000-00000000e001?tenantId={tenantId}",
+            body: None,
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "discoverIntegration",
+            method: "POST",
+            path: "/integrations/0190b5a0-0000-7000-8000-00000000e001/discover",
+            body: Some(r#"{"tenantId":"{tenantId}","propertyId":"{propertyId}"}"#),
+            own: not_found,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "listIntegrationEndpoints",
+            method: "GET",
+            path: "/integrations/0190b5a0-0000-7000-8000-00000000e001/endpoints?tenantId={tenantId}",
+            body: None,
+            own: not_found,
+            foreign: not_found,
         },
     ]
 }

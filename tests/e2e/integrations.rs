@@ -614,13 +614,8 @@ async fn foreign_connectors_foreign_households_and_a_server_that_is_down() {
         assert_eq!(status, 404);
     }
     // Its own tenant's list does not show it either.
-    let demo = t
-        .platform
-        .first_start
-        .as_ref()
-        .unwrap()
-        .tenant_id
-        .to_string();
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (demo, demo_home) = (first.tenant_id.to_string(), first.property_id.to_string());
     let (status, list) = t
         .get_json(
             &format!("/integrations?tenantId={demo}"),
@@ -629,6 +624,33 @@ async fn foreign_connectors_foreign_households_and_a_server_that_is_down() {
         .await;
     assert_eq!(status, 200, "{list}");
     assert_eq!(list["items"], json!([]));
+
+    // In a real household's home: who configures it finds the sandbox
+    // connector not installable there (404); a member, a guest and platform
+    // SUPPORT see the home without configuring it (403).
+    for (who, expected) in [
+        (Who::HouseholdOwner, 404),
+        (Who::TenantAdmin, 404),
+        (Who::PlatformOwner, 404),
+        (Who::HouseholdMember, 403),
+        (Who::HouseholdGuest, 403),
+        (Who::PlatformSupport, 403),
+    ] {
+        let (status, problem) = connect(
+            &t,
+            people.token(who).unwrap(),
+            &demo,
+            &demo_home,
+            &mine.connector,
+        )
+        .await;
+        assert_eq!(status, expected, "{who:?}: {problem}");
+    }
+    assert_eq!(
+        mine.bridge.calls().get("v1/connect"),
+        Some(&2),
+        "only the install"
+    );
 
     // The bridge goes down: discovery and connecting are 502, naming the
     // connector but never its address or token.

@@ -45,8 +45,9 @@
 //! 3 gets: integration, home, connector) 1 index query of the integration's
 //! endpoints and 1 query of the home's rooms (concurrently) + 1 transaction
 //! per new room + 1 transaction per 50 endpoints (endpoints and their
-//! `thing.state` events together) + 1 put (`discoveredAt`); list 1 query per
-//! page (+ 1 get per distinct home for household people); get 2 gets;
+//! `thing.state` events together) + 1 put (`discoveredAt`); list 1 get (the
+//! tenant) + 1 query per page (+ 1 get per distinct home for household
+//! people); get 2 gets;
 //! delete 3 gets + 1 transaction per 99 endpoints + 1 delete; endpoints 2
 //! gets + 1 index query.
 
@@ -1029,8 +1030,14 @@ pub async fn list_integrations(
     let mut after = page.after_in(&format!("TENANT#{tenant}"))?;
     scope_check(&caller, Need::See)?;
     let reach = caller.home_reach(tenant);
+    let no_such_tenant = || ApiError::not_found("no such tenant");
     if reach == HomeReach::Nothing {
-        return Err(ApiError::not_found("no such tenant"));
+        return Err(no_such_tenant());
+    }
+    let tenancy = Tenancy(&*state.store);
+    // Staff reach every tenant id, existing or not.
+    if tenancy.tenant(tenant).await?.is_none() {
+        return Err(no_such_tenant());
     }
     let repo = Integrations(&*state.store);
     if reach == HomeReach::Everything {
@@ -1043,7 +1050,6 @@ pub async fn list_integrations(
     // Household people: the integrations of the homes they see. Pages are
     // read until `limit` visible ones are found; the cursor is the last one
     // answered.
-    let tenancy = Tenancy(&*state.store);
     let mut sight: BTreeMap<PropertyId, bool> = BTreeMap::new();
     let mut items: Vec<IntegrationRecord> = Vec::new();
     let limit = limit as usize;
