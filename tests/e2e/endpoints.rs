@@ -7,13 +7,11 @@
 //! reported failed), moved by a person and never moved back by discovery,
 //! room actions over devices and endpoints together, and who may do what.
 
-use alyt_connectors::bridge::{RunningBridge, VirtualBridge};
 use alyt_connectors::DiscoveredThing;
+use alyt_connectors::bridge::{RunningBridge, VirtualBridge};
 use alyt_domain::device::{DeviceCapability, Lenient};
 use alyt_tests::TestPlatform;
-use alyt_tests::developers::{
-    DeveloperSession, create_key, issue_live_key, sign_up_and_verify,
-};
+use alyt_tests::developers::{DeveloperSession, create_key, issue_live_key, sign_up_and_verify};
 use alyt_tests::principals::{Principals, Who};
 use alyt_tests::webhooks::Receiver;
 use serde_json::{Value, json};
@@ -136,7 +134,10 @@ pub(crate) async fn install_bridge(t: &TestPlatform, email: &str) -> Installed {
 pub(crate) async fn endpoints_by_name(t: &TestPlatform, i: &Installed) -> Value {
     let (status, page) = t
         .get_json(
-            &format!("/integrations/{}/endpoints?tenantId={}", i.integration, i.tenant),
+            &format!(
+                "/integrations/{}/endpoints?tenantId={}",
+                i.integration, i.tenant
+            ),
             Some(i.token()),
         )
         .await;
@@ -272,7 +273,10 @@ async fn discovered_endpoints_render_as_things_in_their_rooms() {
     assert_eq!(in_room("Kitchen"), ["Kitchen plug"]);
     let hall = room(&overview, "Hall");
     assert_eq!(hall["things"][0]["kind"], "endpoint");
-    assert_eq!(hall["endpoints"][0]["integrationId"], i.integration.as_str());
+    assert_eq!(
+        hall["endpoints"][0]["integrationId"],
+        i.integration.as_str()
+    );
     assert_eq!(hall["endpoints"][0]["externalId"], "lamp-hall");
     assert_eq!(action_value(hall, "lights"), false);
 }
@@ -306,8 +310,14 @@ async fn a_command_stores_what_the_connector_read_back() {
     .await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["thing"]["state"]["light.brightness"], 50);
-    assert_eq!(get_thing(&t, &i, lamp).await["state"]["light.brightness"], 50);
-    assert_eq!(i.bridge.thing_state("lamp-hall").unwrap()["light"]["brightness"], 50);
+    assert_eq!(
+        get_thing(&t, &i, lamp).await["state"]["light.brightness"],
+        50
+    );
+    assert_eq!(
+        i.bridge.thing_state("lamp-hall").unwrap()["light"]["brightness"],
+        50
+    );
 
     // Validated against the thing's descriptors before the connector is
     // asked: the field at fault is named.
@@ -330,7 +340,11 @@ async fn a_command_stores_what_the_connector_read_back() {
     .await;
     assert_eq!(status, 400, "{problem}");
     assert_eq!(problem["field"], "payload.capability");
-    assert_eq!(i.bridge.calls(), calls_before, "nothing invalid reaches the connector");
+    assert_eq!(
+        i.bridge.calls(),
+        calls_before,
+        "nothing invalid reaches the connector"
+    );
 
     // An unreachable thing: 502, and it is judged offline afterwards.
     i.bridge.set_reachable("lamp-hall", false);
@@ -342,10 +356,16 @@ async fn a_command_stores_what_the_connector_read_back() {
     )
     .await;
     assert_eq!(status, 502, "{problem}");
-    assert!(problem["detail"].as_str().unwrap().contains("Hall lamp"), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("Hall lamp"),
+        "{problem}"
+    );
     let lamp_now = get_thing(&t, &i, lamp).await;
     assert_eq!(lamp_now["liveness"]["state"], "offline");
-    assert_eq!(lamp_now["state"]["light.power"], true, "the last read state stays");
+    assert_eq!(
+        lamp_now["state"]["light.power"], true,
+        "the last read state stays"
+    );
 }
 
 #[tokio::test]
@@ -361,7 +381,11 @@ async fn a_plug_presented_as_a_light_joins_the_lights_action() {
     let pantry = new_room(&t, &i, "Pantry").await;
     move_to(&t, &i, plug, &pantry).await;
     let pantry_view = room(&overview(&t, &i).await, "Pantry").clone();
-    assert_eq!(action_value(&pantry_view, "lights"), Value::Null, "no light yet");
+    assert_eq!(
+        action_value(&pantry_view, "lights"),
+        Value::Null,
+        "no light yet"
+    );
     assert_eq!(action_value(&pantry_view, "switches"), false);
 
     let (status, thing) = t
@@ -396,10 +420,17 @@ async fn a_plug_presented_as_a_light_joins_the_lights_action() {
         .map(|a| a["name"].as_str().unwrap())
         .collect();
     assert_eq!(applied, ["Kitchen plug"], "{result}");
-    assert_eq!(i.bridge.thing_state("plug-kitchen").unwrap()["switch"]["power"], true);
+    assert_eq!(
+        i.bridge.thing_state("plug-kitchen").unwrap()["switch"]["power"],
+        true
+    );
     let pantry_view = room(&overview(&t, &i).await, "Pantry").clone();
     assert_eq!(action_value(&pantry_view, "lights"), true);
-    assert_eq!(action_value(&pantry_view, "switches"), Value::Null, "no longer a switch");
+    assert_eq!(
+        action_value(&pantry_view, "switches"),
+        Value::Null,
+        "no longer a switch"
+    );
 
     // Back to what it is; a speaker cannot be presented as a light.
     let (status, thing) = t
@@ -437,7 +468,8 @@ async fn a_property_refresh_reads_every_connector_and_reports_what_failed() {
 
     // Someone switches the hall lamp on by hand; the porch sensor drops off
     // the network.
-    i.bridge.set_state("lamp-hall", "light", "power", json!(true));
+    i.bridge
+        .set_state("lamp-hall", "light", "power", json!(true));
     i.bridge.set_reachable("sensor-porch", false);
 
     let (status, refreshed) = t
@@ -450,12 +482,21 @@ async fn a_property_refresh_reads_every_connector_and_reports_what_failed() {
     assert_eq!(status, 200, "{refreshed}");
     let hall = room(&refreshed, "Hall");
     assert_eq!(hall["things"][0]["state"]["light.power"], true);
-    assert_eq!(action_value(hall, "lights"), true, "aggregates follow the read");
+    assert_eq!(
+        action_value(hall, "lights"),
+        true,
+        "aggregates follow the read"
+    );
     let failed = refreshed["failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1, "{refreshed}");
     assert_eq!(failed[0]["name"], "Porch sensor");
     assert_eq!(failed[0]["thingId"], id_of(&endpoints, "Porch sensor"));
-    assert!(failed[0]["reason"].as_str().unwrap().contains("not responding"));
+    assert!(
+        failed[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not responding")
+    );
     let sensor = get_thing(&t, &i, id_of(&endpoints, "Porch sensor")).await;
     assert_eq!(sensor["liveness"]["state"], "offline");
 
@@ -468,7 +509,8 @@ async fn a_property_refresh_reads_every_connector_and_reports_what_failed() {
     let (status, problem) = t.post_json(&path, Some(i.token()), json!({})).await;
     assert_eq!(status, 502, "{problem}");
     i.bridge.set_reachable("sensor-porch", true);
-    i.bridge.set_state("sensor-porch", "sensor.motion", "motion", json!(true));
+    i.bridge
+        .set_state("sensor-porch", "sensor.motion", "motion", json!(true));
     let (status, thing) = t.post_json(&path, Some(i.token()), json!({})).await;
     assert_eq!(status, 200, "{thing}");
     assert_eq!(thing["liveness"]["state"], "online");
@@ -481,7 +523,10 @@ async fn room_actions_report_unreachable_endpoints_failed() {
     let i = install_bridge(&t, "endpoints-action@example.com").await;
     let endpoints = endpoints_by_name(&t, &i).await;
     i.bridge.set_reachable("lamp-hall", false);
-    let hall = room(&overview(&t, &i).await, "Hall")["id"].as_str().unwrap().to_owned();
+    let hall = room(&overview(&t, &i).await, "Hall")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let (status, result) = t
         .post_json(
             &format!("/rooms/{hall}/actions"),
@@ -491,10 +536,16 @@ async fn room_actions_report_unreachable_endpoints_failed() {
         .await;
     assert_eq!(status, 200, "{result}");
     assert_eq!(result["applied"], json!([]));
-    assert_eq!(result["failed"][0]["thingId"], id_of(&endpoints, "Hall lamp"));
+    assert_eq!(
+        result["failed"][0]["thingId"],
+        id_of(&endpoints, "Hall lamp")
+    );
     assert_eq!(result["failed"][0]["name"], "Hall lamp");
     assert!(
-        result["failed"][0]["reason"].as_str().unwrap().contains("not responding"),
+        result["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not responding"),
         "{result}"
     );
 }
@@ -582,8 +633,10 @@ async fn an_unknown_kind_or_capability_from_a_connector_never_breaks_a_read() {
         ],
         capabilities: None,
         features: vec![],
-        state: serde_json::from_value(json!({ "battery": { "level": 80 }, "teleporter": { "armed": true } }))
-            .unwrap(),
+        state: serde_json::from_value(
+            json!({ "battery": { "level": 80 }, "teleporter": { "armed": true } }),
+        )
+        .unwrap(),
     });
     let (status, found) = t
         .post_json(
@@ -599,7 +652,10 @@ async fn an_unknown_kind_or_capability_from_a_connector_never_breaks_a_read() {
     assert_eq!(robot["capabilitySet"], json!(["BATTERY"]));
     let thing = get_thing(&t, &i, robot["id"].as_str().unwrap()).await;
     assert_eq!(thing["category"], "other");
-    assert_eq!(overview(&t, &i).await["unassigned"][0]["name"], "Lawn robot");
+    assert_eq!(
+        overview(&t, &i).await["unassigned"][0]["name"],
+        "Lawn robot"
+    );
 }
 
 #[tokio::test]
@@ -631,7 +687,10 @@ async fn endpoints_answer_only_to_who_may_use_them() {
     // A key that may only read: reads, but neither commands nor refreshes.
     let (_, read_only) = create_key(&t, &i.developer, &["things:read"]).await;
     let (status, _) = t
-        .get_json(&format!("/endpoints/{lamp}?tenantId={}", i.tenant), Some(&read_only))
+        .get_json(
+            &format!("/endpoints/{lamp}?tenantId={}", i.tenant),
+            Some(&read_only),
+        )
         .await;
     assert_eq!(status, 200);
     for path in [
@@ -662,7 +721,10 @@ async fn endpoints_answer_only_to_who_may_use_them() {
     assert_eq!(status, 200, "{answer}");
     // A malformed id is a 400 naming it.
     let (status, problem) = t
-        .get_json(&format!("/endpoints/not-a-uuid?tenantId={}", i.tenant), Some(i.token()))
+        .get_json(
+            &format!("/endpoints/not-a-uuid?tenantId={}", i.tenant),
+            Some(i.token()),
+        )
         .await;
     assert_eq!(status, 400, "{problem}");
     assert_eq!(problem["field"], "endpointId");
@@ -692,7 +754,11 @@ async fn a_live_key_hears_the_tenants_that_installed_its_connector() {
     assert_eq!(who["tenants"], json!([i.tenant]));
     let (status, _) = t
         .get_json(
-            &format!("/endpoints/{}?tenantId={}", id_of(&endpoints, "Hall lamp"), i.tenant),
+            &format!(
+                "/endpoints/{}?tenantId={}",
+                id_of(&endpoints, "Hall lamp"),
+                i.tenant
+            ),
             Some(&live_secret),
         )
         .await;
@@ -736,7 +802,8 @@ async fn a_live_key_hears_the_tenants_that_installed_its_connector() {
     let lamp = id_of(&endpoints, "Hall lamp").to_owned();
     let seen = receiver
         .until(std::time::Duration::from_secs(15), |s| {
-            s.iter().any(|x| x.envelope["data"]["endpointId"] == lamp.as_str())
+            s.iter()
+                .any(|x| x.envelope["data"]["endpointId"] == lamp.as_str())
         })
         .await;
     let hit = seen
@@ -746,10 +813,16 @@ async fn a_live_key_hears_the_tenants_that_installed_its_connector() {
     assert!(hit.verified);
     assert_eq!(hit.event_header, "thing.state");
     assert_eq!(hit.envelope["tenantId"], i.tenant.as_str());
-    assert_eq!(hit.envelope["data"]["integrationId"], i.integration.as_str());
+    assert_eq!(
+        hit.envelope["data"]["integrationId"],
+        i.integration.as_str()
+    );
     assert_eq!(hit.envelope["data"]["kind"], "LIGHT");
     assert_eq!(hit.envelope["data"]["state"]["light"]["power"], true);
-    assert!(seen.iter().all(|s| s.envelope["tenantId"] == i.tenant.as_str()));
+    assert!(
+        seen.iter()
+            .all(|s| s.envelope["tenantId"] == i.tenant.as_str())
+    );
 
     // Removing the integration ends the key's reach.
     let (status, _) = t
@@ -804,7 +877,8 @@ async fn a_live_webhook_made_before_the_installation_hears_the_installing_tenant
     assert_eq!(status, 200, "{answer}");
     let seen = receiver
         .until(std::time::Duration::from_secs(15), |s| {
-            s.iter().any(|x| x.envelope["data"]["endpointId"] == plug.as_str())
+            s.iter()
+                .any(|x| x.envelope["data"]["endpointId"] == plug.as_str())
         })
         .await;
     let hit = seen
@@ -814,5 +888,8 @@ async fn a_live_webhook_made_before_the_installation_hears_the_installing_tenant
     assert!(hit.verified);
     assert_eq!(hit.envelope["tenantId"], i.tenant.as_str());
     assert_eq!(hit.envelope["data"]["state"]["switch"]["power"], true);
-    assert_eq!(hit.envelope["data"]["state"]["energy"]["power"], 60, "read back");
+    assert_eq!(
+        hit.envelope["data"]["state"]["energy"]["power"], 60,
+        "read back"
+    );
 }

@@ -31,14 +31,12 @@
 
 use std::collections::BTreeMap;
 
-use alyt_connectors::{
-    CommandAnswer, CommandCall, ConnectorError, ConnectorServer, ReadCall,
-};
+use alyt_connectors::{CommandAnswer, CommandCall, ConnectorError, ConnectorServer, ReadCall};
 use alyt_domain::access::Principal;
 use alyt_domain::device::{CommandRequest, DeviceCapability};
 use alyt_domain::ids::{EndpointId, IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::integration::{
-    EndpointKind, PresentedAs, Presentation, endpoint_descriptors, endpoint_liveness,
+    EndpointKind, Presentation, PresentedAs, endpoint_descriptors, endpoint_liveness,
     endpoint_state, presentable,
 };
 use alyt_events::EventKind;
@@ -259,9 +257,14 @@ pub(crate) fn connector_problem(connector: &ConnectorRecord, e: &ConnectorError)
         ConnectorError::Unreachable(reason) => reason.clone(),
         ConnectorError::Status(401 | 403) => "it refused the platform's credentials".to_owned(),
         ConnectorError::Status(code) => format!("it answered HTTP {code}"),
-        ConnectorError::InvalidAnswer(_) => "it answered something that is not the protocol".to_owned(),
+        ConnectorError::InvalidAnswer(_) => {
+            "it answered something that is not the protocol".to_owned()
+        }
     };
-    format!("the connector {:?} could not be reached: {why}", connector.name)
+    format!(
+        "the connector {:?} could not be reached: {why}",
+        connector.name
+    )
 }
 
 /// The outcome of reading one endpoint.
@@ -315,7 +318,9 @@ pub(crate) async fn read_and_store(
             .remove(&endpoint.external_id)
             .unwrap_or_else(|| Err("the connector did not report this thing".to_owned()));
         let outcome = match read {
-            Ok(new_state) => ReadOutcome::Read(store_check(state, endpoint, Some(new_state)).await?),
+            Ok(new_state) => {
+                ReadOutcome::Read(store_check(state, endpoint, Some(new_state)).await?)
+            }
             Err(why) => {
                 let stored = store_check(state, endpoint, None).await?;
                 ReadOutcome::Failed(stored, why)
@@ -369,9 +374,22 @@ pub(crate) async fn store_check(
             Err(e) => return Err(e.into()),
         }
     }
-    Err(ApiError::conflict(
-        "the endpoint kept changing; try again",
-    ))
+    Err(ApiError::conflict("the endpoint kept changing; try again"))
+}
+
+/// The `thing.state` event data of an endpoint's state (spec: Events):
+/// `{ endpointId, integrationId, kind, state (by capability), at }`.
+pub(crate) fn thing_state_data(
+    endpoint: &EndpointRecord,
+    at: OffsetDateTime,
+) -> Result<Value, ApiError> {
+    Ok(json!({
+        "endpointId": endpoint.id,
+        "integrationId": endpoint.integration_id,
+        "kind": endpoint.kind.known().unwrap_or(EndpointKind::Other).as_str(),
+        "state": endpoint.state,
+        "at": at.format(&time::format_description::well_known::Rfc3339).map_err(ApiError::internal)?,
+    }))
 }
 
 /// The `thing.state` event of an endpoint's new state, to write in the same
@@ -381,14 +399,9 @@ fn thing_state_event(
     endpoint: &EndpointRecord,
     at: OffsetDateTime,
 ) -> Result<Vec<TxWrite>, ApiError> {
-    let data = json!({
-        "endpointId": endpoint.id,
-        "integrationId": endpoint.integration_id,
-        "kind": endpoint.kind.known().unwrap_or(EndpointKind::Other).as_str(),
-        "state": endpoint.state,
-        "at": at.format(&time::format_description::well_known::Rfc3339).map_err(ApiError::internal)?,
-    });
-    let log = alyt_events::EventLog::new(state.store.clone(), state.clock.clone(), state.events.lag);
+    let data = thing_state_data(endpoint, at)?;
+    let log =
+        alyt_events::EventLog::new(state.store.clone(), state.clock.clone(), state.events.lag);
     Ok(log
         .prepare_all(endpoint.tenant_id, vec![(EventKind::ThingState, data)])?
         .into_iter()
@@ -425,11 +438,17 @@ pub(crate) async fn command_endpoint(
 ) -> Result<EndpointRecord, CommandFailure> {
     let capabilities = endpoint.known_capabilities();
     let presentation = Presentation::of(&capabilities, endpoint.presented_as());
-    let descriptors =
-        endpoint_descriptors(&capabilities, &endpoint.features, &endpoint.state, presentation);
+    let descriptors = endpoint_descriptors(
+        &capabilities,
+        &endpoint.features,
+        &endpoint.state,
+        presentation,
+    );
     let accepted = request
         .validate(descriptors.iter(), Some(&endpoint.features))
-        .map_err(|e| CommandFailure::Refused(ApiError::validation(e.field.clone(), e.to_string())))?;
+        .map_err(|e| {
+            CommandFailure::Refused(ApiError::validation(e.field.clone(), e.to_string()))
+        })?;
     let mut payload = accepted.payload;
     if let (Some(p), Some(payload)) = (presentation, payload.as_mut())
         && let Some(Value::String(capability)) = payload.get("capability").cloned()
@@ -444,7 +463,10 @@ pub(crate) async fn command_endpoint(
         command: accepted.command,
         payload,
     };
-    let answer = state.connectors.command(&installed.server(state), &call).await;
+    let answer = state
+        .connectors
+        .command(&installed.server(state), &call)
+        .await;
     let stored = |read_back| store_check(state, endpoint.clone(), read_back);
     match answer {
         Ok(CommandAnswer::Applied { state: read_back }) => stored(Some(read_back))
@@ -489,7 +511,8 @@ pub async fn get_endpoint(
     Path(endpoint_id): Path<String>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Thing>, ApiError> {
-    let endpoint = endpoint_for(&state, &caller, query.tenant_id, &endpoint_id, Access::See).await?;
+    let endpoint =
+        endpoint_for(&state, &caller, query.tenant_id, &endpoint_id, Access::See).await?;
     Ok(Json(endpoint_thing(&endpoint, state.clock.now())))
 }
 
@@ -516,8 +539,14 @@ pub async fn refresh_endpoint(
     Path(endpoint_id): Path<String>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Thing>, ApiError> {
-    let endpoint =
-        endpoint_for(&state, &caller, query.tenant_id, &endpoint_id, Access::Control).await?;
+    let endpoint = endpoint_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        &endpoint_id,
+        Access::Control,
+    )
+    .await?;
     let installed = installed(&state, query.tenant_id, endpoint.integration_id).await?;
     let outcome = read_and_store(&state, &installed, vec![endpoint]).await?;
     match outcome.into_iter().next() {
@@ -526,7 +555,9 @@ pub async fn refresh_endpoint(
             "{} could not be read: {why}",
             endpoint.name
         ))),
-        None => Err(ApiError::internal("a read of one endpoint returned nothing")),
+        None => Err(ApiError::internal(
+            "a read of one endpoint returned nothing",
+        )),
     }
 }
 
@@ -566,8 +597,14 @@ pub async fn send_endpoint_command(
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<Value>,
 ) -> Result<Json<EndpointCommandResult>, ApiError> {
-    let endpoint =
-        endpoint_for(&state, &caller, query.tenant_id, &endpoint_id, Access::Control).await?;
+    let endpoint = endpoint_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        &endpoint_id,
+        Access::Control,
+    )
+    .await?;
     let request = CommandRequest::parse(&body)
         .map_err(|e| ApiError::validation(e.field.clone(), e.to_string()))?;
     let installed = installed(&state, query.tenant_id, endpoint.integration_id).await?;
@@ -578,9 +615,9 @@ pub async fn send_endpoint_command(
             thing: endpoint_thing(&endpoint, state.clock.now()),
         })),
         Err(CommandFailure::Refused(e)) => Err(e),
-        Err(CommandFailure::Unreachable(why)) => {
-            Err(ApiError::bad_gateway(format!("{name} could not be reached: {why}")))
-        }
+        Err(CommandFailure::Unreachable(why)) => Err(ApiError::bad_gateway(format!(
+            "{name} could not be reached: {why}"
+        ))),
     }
 }
 
@@ -632,8 +669,7 @@ pub async fn patch_endpoint(
     ApiJson(body): ApiJson<PatchEndpointRequest>,
 ) -> Result<Json<Thing>, ApiError> {
     let tenant = query.tenant_id;
-    let endpoint =
-        endpoint_for(&state, &caller, tenant, &endpoint_id, Access::Configure).await?;
+    let endpoint = endpoint_for(&state, &caller, tenant, &endpoint_id, Access::Configure).await?;
     if let Some(Some(_)) = body.presented_as
         && !presentable(&endpoint.known_capabilities())
     {
@@ -643,9 +679,9 @@ pub async fn patch_endpoint(
         ));
     }
     let name = match &body.name {
-        Some(name) => Some(
-            alyt_domain::room::check_name(name).map_err(|e| ApiError::validation("name", e))?,
-        ),
+        Some(name) => {
+            Some(alyt_domain::room::check_name(name).map_err(|e| ApiError::validation("name", e))?)
+        }
         None => None,
     };
     if let Some(Some(room)) = body.room_id {
@@ -682,7 +718,10 @@ async fn rewrite_endpoint(
     for _ in 0..4 {
         let mut next = endpoint.clone();
         change(&mut next);
-        match repo.write(vec![endpoint_write(&next, Some(endpoint.rev))?]).await {
+        match repo
+            .write(vec![endpoint_write(&next, Some(endpoint.rev))?])
+            .await
+        {
             Ok(()) => {
                 next.rev = endpoint.rev + 1;
                 return Ok(Some(next));

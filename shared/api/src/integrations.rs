@@ -59,8 +59,8 @@ use alyt_connectors::{
 };
 use alyt_domain::access::{HomeReach, Principal, Scope};
 use alyt_domain::ids::{ConnectorId, EndpointId, IntegrationId, PropertyId, RoomId, TenantId};
+use alyt_domain::integration::check_external_id;
 use alyt_domain::integration::placement::{Placement, Synonyms, place};
-use alyt_domain::integration::{EndpointKind, check_external_id};
 use alyt_domain::room;
 use alyt_events::EventKind;
 use alyt_store::repo::integrations::{
@@ -74,7 +74,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Map;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -566,7 +566,7 @@ pub async fn answer_challenge(
     }
     // Taken before anything else: a token answers once, whoever presents it.
     let challenge = Integrations(&*state.store)
-        .take_challenge(&sha256_hex(&body.token))
+        .take_challenge(&sha256_hex(&body.token), state.clock.now())
         .await?
         .ok_or_else(challenge_gone)?;
     let home = home_for(
@@ -708,18 +708,6 @@ fn merged(
     (next, changed && stored.is_some())
 }
 
-/// The `thing.state` event data of an endpoint's new state (the shape the
-/// endpoint operations record).
-fn thing_state_data(endpoint: &EndpointRecord, at: OffsetDateTime) -> Result<Value, ApiError> {
-    Ok(json!({
-        "endpointId": endpoint.id,
-        "integrationId": endpoint.integration_id,
-        "kind": endpoint.kind.known().unwrap_or(EndpointKind::Other).as_str(),
-        "state": endpoint.state,
-        "at": at.format(&time::format_description::well_known::Rfc3339).map_err(ApiError::internal)?,
-    }))
-}
-
 /// The writes storing `endpoints` (each with the revision it was read at,
 /// `None` for new) and a `thing.state` event for each whose state changed.
 fn discovery_writes(
@@ -734,7 +722,7 @@ fn discovery_writes(
         if *changed {
             events.push((
                 EventKind::ThingState,
-                thing_state_data(endpoint, endpoint.updated_at)?,
+                crate::endpoints::thing_state_data(endpoint, endpoint.updated_at)?,
             ));
         }
     }
@@ -1238,6 +1226,8 @@ pub async fn list_integration_endpoints(
 mod tests {
     use super::*;
     use alyt_domain::device::{DeviceCapability, Lenient};
+    use alyt_domain::integration::EndpointKind;
+    use serde_json::json;
 
     fn thing(external_id: &str, name: &str) -> DiscoveredThing {
         DiscoveredThing {

@@ -22,7 +22,11 @@ pub const API_VERSION: &str = "0.1.0";
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(
+        (name = "auth", description = "Household sign-in, sessions and the caller's claims"),
+        (name = "developers", description = "Developer accounts, keys, quotas, connectors, webhooks and the event stream"),
+        (name = "simulator", description = "The sandbox's virtual devices and their scenarios"),
         (name = "homes", description = "Properties, rooms, things, endpoints and capabilities"),
+        (name = "integrations", description = "Connecting connectors to homes, discovery, an integration's endpoints"),
         (name = "meta", description = "Machine-readable contracts"),
     )
 )]

@@ -192,11 +192,7 @@ fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
         },
         rooms,
         house: house(home).0,
-        unassigned: home
-            .unassigned
-            .iter()
-            .map(|m| m.thing.clone())
-            .collect(),
+        unassigned: home.unassigned.iter().map(|m| m.thing.clone()).collect(),
     }
 }
 
@@ -610,7 +606,7 @@ mod tests {
             capability_set: vec![DeviceCapability::Light.into()],
             features: vec![],
             presented_as: None,
-            state: serde_json::json!({ "light": { "power": n % 2 == 0 } })
+            state: serde_json::json!({ "light": { "power": n.is_multiple_of(2) } })
                 .as_object()
                 .cloned()
                 .unwrap(),

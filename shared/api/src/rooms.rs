@@ -62,11 +62,11 @@ use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::room::{
     self, ActionRef, ActionValue, AvailableAction, Member, MemberPlan, ROOM_ICONS, ROOM_SUGGESTIONS,
 };
+use alyt_store::Store;
 use alyt_store::repo::devices::{DeviceRecord, Devices};
 use alyt_store::repo::integrations::{EndpointRecord, HomeThings, Integrations};
 use alyt_store::repo::rooms::{RoomRecord, Rooms};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
-use alyt_store::Store;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -290,9 +290,7 @@ pub(crate) async fn member_things(
     things: HomeThings,
 ) -> Result<Vec<MemberThing>, ApiError> {
     let now = state.clock.now();
-    let views = Devices(&*state.store)
-        .views(things.devices.clone())
-        .await?;
+    let views = Devices(&*state.store).views(things.devices.clone()).await?;
     let devices = things.devices.into_iter().zip(views).map(|(record, view)| {
         let row = device_row(view, now);
         MemberThing {
@@ -474,8 +472,16 @@ pub async fn list_rooms(
     // One batch of rows for the members of every listed room.
     let listed = |r: Option<RoomId>| r.is_some_and(|r| rooms.iter().any(|room| room.id == r));
     let listed = HomeThings {
-        devices: things.devices.into_iter().filter(|d| listed(d.room_id)).collect(),
-        endpoints: things.endpoints.into_iter().filter(|e| listed(e.room_id)).collect(),
+        devices: things
+            .devices
+            .into_iter()
+            .filter(|d| listed(d.room_id))
+            .collect(),
+        endpoints: things
+            .endpoints
+            .into_iter()
+            .filter(|e| listed(e.room_id))
+            .collect(),
     };
     let mut by_room: BTreeMap<RoomId, Vec<MemberThing>> = BTreeMap::new();
     for member in member_things(&state, listed).await? {
@@ -1216,7 +1222,16 @@ pub(crate) async fn run_on_members(
 ) {
     let mut connectors = ConnectorCache::default();
     for member in members {
-        run_one(state, tenant, member, action, value, &mut connectors, result).await;
+        run_one(
+            state,
+            tenant,
+            member,
+            action,
+            value,
+            &mut connectors,
+            result,
+        )
+        .await;
     }
 }
 

@@ -34,11 +34,11 @@ pub use command::{
     CommandEvent, CommandId, CommandRow, CommandState, InvalidCommandId, SweepAction,
     UndeliverableReason, sweep_action,
 };
+pub(crate) use enums::wire_enum;
 pub use enums::{
     DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel, LivenessState, OfflineReason,
     Protocol, SENSOR_KIND_IDS, UnknownValue, WireEnum, descriptor_ids_for,
 };
-pub(crate) use enums::wire_enum;
 pub use events::{CommandResultData, DeviceOfflineData, DeviceOnlineData, DeviceTelemetryData};
 pub use lenient::{Lenient, drop_unknown};
 pub use liveness::{

@@ -140,12 +140,10 @@ async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, Ap
         // The tenants that installed the key's connector (approval alone
         // grants no household access).
         KeyKind::Live => match &key.definition_id {
-            Some(definition) => {
-                crate::developers::webhooks::live_key_tenants(state, definition)
-                    .await?
-                    .into_iter()
-                    .collect()
-            }
+            Some(definition) => crate::developers::webhooks::live_key_tenants(state, definition)
+                .await?
+                .into_iter()
+                .collect(),
             None => BTreeSet::new(),
         },
     };

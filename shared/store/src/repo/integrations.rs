@@ -524,14 +524,17 @@ impl Integrations<'_> {
     }
 
     /// Takes a pending challenge (a conditional delete: a token answers
-    /// once). `None` when unknown, expired or already answered.
+    /// once, and only before its `ttl`, whenever the backend purges it).
+    /// `None` when unknown, expired or already answered.
     pub async fn take_challenge(
         &self,
         token_hash: &str,
+        now: OffsetDateTime,
     ) -> Result<Option<ChallengeRecord>, StoreError> {
+        let unexpired = Condition::item_present().and(Condition::gt("ttl", now.unix_timestamp()));
         match self
             .0
-            .delete(&challenge_key(token_hash), Some(Condition::item_present()))
+            .delete(&challenge_key(token_hash), Some(unexpired))
             .await
         {
             Ok(Some(item)) => Ok(Some(item.to_record()?)),
@@ -741,8 +744,15 @@ mod tests {
             connector_token: "c".into(),
         };
         repo.put_challenge("h", &challenge, now()).await.unwrap();
-        assert_eq!(repo.take_challenge("h").await.unwrap(), Some(challenge));
-        assert_eq!(repo.take_challenge("h").await.unwrap(), None);
+        assert_eq!(
+            repo.take_challenge("h", now()).await.unwrap(),
+            Some(challenge.clone())
+        );
+        assert_eq!(repo.take_challenge("h", now()).await.unwrap(), None);
+        // Past its ttl it answers nothing, even before the backend purges it.
+        repo.put_challenge("late", &challenge, now()).await.unwrap();
+        let later = now() + CHALLENGE_TTL + time::Duration::seconds(1);
+        assert_eq!(repo.take_challenge("late", later).await.unwrap(), None);
     }
 
     #[tokio::test]
