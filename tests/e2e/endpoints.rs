@@ -824,6 +824,36 @@ async fn a_live_key_hears_the_tenants_that_installed_its_connector() {
             .all(|s| s.envelope["tenantId"] == i.tenant.as_str())
     );
 
+    // The key's event stream hears the installing tenant too, from the
+    // event the webhook got on.
+    let response = t
+        .http
+        .get(t.url(&format!(
+            "/developers/events/stream?events=thing.state&after={}",
+            hit.envelope["id"].as_str().unwrap()
+        )))
+        .bearer_auth(&live_secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let mut stream = alyt_tests::webhooks::SseReader::new(response);
+    let (status, _) = command(
+        &t,
+        &i,
+        &lamp,
+        json!({ "command": "set", "payload": { "capability": "light", "key": "power", "value": false } }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let events = stream.events(1, std::time::Duration::from_secs(15)).await;
+    assert_eq!(events.len(), 1, "the stream heard the change");
+    let (kind, _, envelope) = &events[0];
+    assert_eq!(kind, "thing.state");
+    assert_eq!(envelope["tenantId"], i.tenant.as_str());
+    assert_eq!(envelope["data"]["state"]["light"]["power"], false);
+    drop(stream);
+
     // Removing the integration ends the key's reach.
     let (status, _) = t
         .send_json(
