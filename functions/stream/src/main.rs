@@ -13,7 +13,5 @@ async fn main() -> Result<(), lambda_http::Error> {
     let config = HostedConfig::from_env()?;
     // Hosted events settings (the default): 2 s lag, polling, 14 min 45 s.
     let state = hosted_state(&config).await?;
-    let (routes, _) = alyt_api::developers::stream::routes().split_for_parts();
-    let app = alyt_api::with_conventions(routes, state);
-    lambda_http::run_with_streaming_response(app).await
+    lambda_http::run_with_streaming_response(alyt_stream::app(state)).await
 }

@@ -1,0 +1,12 @@
+//! The event stream's hosted application: the same route, authorization and
+//! stream as the local platform ([`alyt_api::developers::stream`]), under
+//! the shared HTTP conventions. The Lambda main serves it with response
+//! streaming; the fixture test drives it with a function-URL event.
+
+use alyt_api::AppState;
+
+/// The router the function URL serves.
+pub fn app(state: AppState) -> axum::Router {
+    let (routes, _) = alyt_api::developers::stream::routes().split_for_parts();
+    alyt_api::with_conventions(routes, state)
+}
