@@ -730,6 +730,42 @@ async fn endpoints_answer_only_to_who_may_use_them() {
     assert_eq!(problem["field"], "endpointId");
 }
 
+/// A webhook receiver registered for `thing.state` with the LIVE key
+/// `live_key_id` by `token`.
+async fn live_receiver(t: &TestPlatform, token: &str, live_key_id: &Value) -> Receiver {
+    let receiver = Receiver::start(std::sync::Arc::new(alyt_domain::SystemClock)).await;
+    let (status, created) = t
+        .post_json(
+            "/developers/webhooks",
+            Some(token),
+            json!({ "url": receiver.url(), "events": ["thing.state"], "keyId": live_key_id }),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    receiver.set_secret(created["secret"].as_str().unwrap());
+    receiver
+}
+
+/// What the receiver got about `endpoint` (within 15 s), and that delivery.
+async fn state_of(
+    receiver: &Receiver,
+    endpoint: &str,
+) -> (Vec<alyt_tests::webhooks::Seen>, alyt_tests::webhooks::Seen) {
+    let seen = receiver
+        .until(std::time::Duration::from_secs(15), |s| {
+            s.iter()
+                .any(|x| x.envelope["data"]["endpointId"] == endpoint)
+        })
+        .await;
+    let hit = seen
+        .iter()
+        .find(|x| x.envelope["data"]["endpointId"] == endpoint)
+        .cloned()
+        .expect("a thing.state delivery for the endpoint");
+    assert!(hit.verified, "signed with the endpoint's secret");
+    (seen, hit)
+}
+
 #[tokio::test]
 async fn a_live_key_hears_the_tenants_that_installed_its_connector() {
     let t = TestPlatform::start().await;
@@ -781,16 +817,7 @@ async fn a_live_key_hears_the_tenants_that_installed_its_connector() {
 
     // A webhook endpoint bound to the LIVE key receives the installing
     // tenant's events, signed.
-    let receiver = Receiver::start(std::sync::Arc::new(alyt_domain::SystemClock)).await;
-    let (status, created) = t
-        .post_json(
-            "/developers/webhooks",
-            Some(i.token()),
-            json!({ "url": receiver.url(), "events": ["thing.state"], "keyId": live["id"] }),
-        )
-        .await;
-    assert_eq!(status, 201, "{created}");
-    receiver.set_secret(created["secret"].as_str().unwrap());
+    let receiver = live_receiver(&t, i.token(), &live["id"]).await;
     let (status, answer) = command(
         &t,
         &i,
@@ -800,17 +827,7 @@ async fn a_live_key_hears_the_tenants_that_installed_its_connector() {
     .await;
     assert_eq!(status, 200, "{answer}");
     let lamp = id_of(&endpoints, "Hall lamp").to_owned();
-    let seen = receiver
-        .until(std::time::Duration::from_secs(15), |s| {
-            s.iter()
-                .any(|x| x.envelope["data"]["endpointId"] == lamp.as_str())
-        })
-        .await;
-    let hit = seen
-        .iter()
-        .find(|x| x.envelope["data"]["endpointId"] == lamp.as_str())
-        .unwrap();
-    assert!(hit.verified);
+    let (seen, hit) = state_of(&receiver, &lamp).await;
     assert_eq!(hit.event_header, "thing.state");
     assert_eq!(hit.envelope["tenantId"], i.tenant.as_str());
     assert_eq!(
@@ -882,16 +899,7 @@ async fn a_live_webhook_made_before_the_installation_hears_the_installing_tenant
         &served.connector,
     )
     .await;
-    let receiver = Receiver::start(std::sync::Arc::new(alyt_domain::SystemClock)).await;
-    let (status, created) = t
-        .post_json(
-            "/developers/webhooks",
-            Some(&served.developer.access_token),
-            json!({ "url": receiver.url(), "events": ["thing.state"], "keyId": live["id"] }),
-        )
-        .await;
-    assert_eq!(status, 201, "{created}");
-    receiver.set_secret(created["secret"].as_str().unwrap());
+    let receiver = live_receiver(&t, &served.developer.access_token, &live["id"]).await;
 
     // Installed afterwards: the tenant is followed from the installation on.
     let i = install(&t, served).await;
@@ -905,17 +913,7 @@ async fn a_live_webhook_made_before_the_installation_hears_the_installing_tenant
     )
     .await;
     assert_eq!(status, 200, "{answer}");
-    let seen = receiver
-        .until(std::time::Duration::from_secs(15), |s| {
-            s.iter()
-                .any(|x| x.envelope["data"]["endpointId"] == plug.as_str())
-        })
-        .await;
-    let hit = seen
-        .iter()
-        .find(|x| x.envelope["data"]["endpointId"] == plug.as_str())
-        .unwrap();
-    assert!(hit.verified);
+    let (_, hit) = state_of(&receiver, &plug).await;
     assert_eq!(hit.envelope["tenantId"], i.tenant.as_str());
     assert_eq!(hit.envelope["data"]["state"]["switch"]["power"], true);
     assert_eq!(
