@@ -166,18 +166,19 @@ fn allowed(caller: &Principal, property: &PropertyRecord, need: Need) -> Option<
     access_to(caller, property).map(|access| access >= need.access())
 }
 
-fn refusal(need: Need) -> ApiError {
-    ApiError::forbidden(match need {
+fn refusal_text(need: Need) -> &'static str {
+    match need {
         Need::See => "you cannot see this home",
         Need::Configure => {
             "connecting, discovering and removing integrations needs the household's OWNER role"
         }
-    })
+    }
 }
 
-/// Home `property` of `tenant` when the caller has `need` there: 403 for a
-/// key without the scope or a weaker role, 404 (`missing`) for a home that
-/// is missing or not the caller's. One get.
+/// Home `property` of `tenant` when the caller has `need` there (the rooms'
+/// rule with the integrations scopes): 403 for a key without the scope or a
+/// weaker role, 404 (`missing`) for a home that is missing or not the
+/// caller's. One get.
 async fn home_for(
     state: &AppState,
     caller: &Principal,
@@ -186,19 +187,19 @@ async fn home_for(
     need: Need,
     missing: fn() -> ApiError,
 ) -> Result<PropertyRecord, ApiError> {
-    scope_check(caller, need)?;
-    if !reaches(caller, tenant) {
-        return Err(missing());
-    }
-    let home = Tenancy(&*state.store)
-        .property(tenant, property)
-        .await?
-        .ok_or_else(missing)?;
-    match allowed(caller, &home, need) {
-        None => Err(missing()),
-        Some(false) => Err(refusal(need)),
-        Some(true) => Ok(home),
-    }
+    crate::rooms::home_for(
+        state,
+        caller,
+        tenant,
+        property,
+        crate::rooms::HomeNeed {
+            access: need.access(),
+            scope: need.scope(),
+            refusal: refusal_text(need),
+            missing,
+        },
+    )
+    .await
 }
 
 /// Integration `id` of `tenant` and its home, when the caller has `need`

@@ -175,6 +175,27 @@ pub(crate) fn reaches(caller: &Principal, tenant: TenantId) -> bool {
     !matches!(caller.home_reach(tenant), HomeReach::Nothing)
 }
 
+/// What an operation needs in a home: the role-level access, the key scope,
+/// what a weaker role is told (403) and what a missing home answers (404).
+pub(crate) struct HomeNeed {
+    pub access: Access,
+    pub scope: Scope,
+    pub refusal: &'static str,
+    pub missing: fn() -> ApiError,
+}
+
+impl From<Access> for HomeNeed {
+    /// The rooms' rule: the access's own scope and refusal.
+    fn from(access: Access) -> Self {
+        HomeNeed {
+            access,
+            scope: access.scope(),
+            refusal: access.refusal(),
+            missing: no_such_property,
+        }
+    }
+}
+
 /// The home `property_id` of `tenant` when the caller has `needed` there:
 /// 403 for a key without the scope or a caller who sees the home with less,
 /// 404 for a home that is missing or not the caller's. One get.
@@ -183,19 +204,22 @@ pub(crate) async fn home_for(
     caller: &Principal,
     tenant: TenantId,
     property_id: PropertyId,
-    needed: Access,
+    needed: impl Into<HomeNeed>,
 ) -> Result<PropertyRecord, ApiError> {
-    scope_check(caller, needed)?;
+    let needed = needed.into();
+    caller
+        .require_scope(needed.scope)
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
     if !reaches(caller, tenant) {
-        return Err(no_such_property());
+        return Err((needed.missing)());
     }
     let property = Tenancy(&*state.store)
         .property(tenant, property_id)
         .await?
-        .ok_or_else(no_such_property)?;
+        .ok_or_else(needed.missing)?;
     match access_to(caller, &property) {
-        None => Err(no_such_property()),
-        Some(access) if access < needed => Err(ApiError::forbidden(needed.refusal())),
+        None => Err((needed.missing)()),
+        Some(access) if access < needed.access => Err(ApiError::forbidden(needed.refusal)),
         Some(_) => Ok(property),
     }
 }
