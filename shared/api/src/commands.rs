@@ -243,7 +243,7 @@ pub async fn list_commands(
         limit: query.limit,
         cursor: query.cursor,
     };
-    let (limit, after) = (page.limit()?, page.after()?);
+    let limit = page.limit()?;
     let (device, _) = visible_device(
         &state,
         &caller,
@@ -252,6 +252,7 @@ pub async fn list_commands(
         Scope::DevicesRead,
     )
     .await?;
+    let after = page.after_in(&format!("DEVICE#{}", device.id))?;
     let (rows, next) = Commands(&*state.store)
         .history(device.id, limit, after)
         .await?;

@@ -916,7 +916,7 @@ pub async fn list_devices(
         limit: query.limit,
         cursor: query.cursor,
     };
-    let (limit, after) = (page.limit()?, page.after()?);
+    let limit = page.limit()?;
     let tenant = query.tenant_id;
     let readable = readable(&caller, tenant)?.ok_or_else(no_such_tenant)?;
     let store = &*state.store;
@@ -928,30 +928,30 @@ pub async fn list_devices(
             // reaches it through claims or a key.
             let tenant_check = async {
                 if caller.platform_role().is_some() {
-                    Tenancy(store).tenant(tenant).await.map(|t| t.is_some())
+                    Ok::<_, ApiError>(Tenancy(store).tenant(tenant).await?.is_some())
                 } else {
                     Ok(true)
                 }
             };
-            let listing = list_page(&devices, tenant, query.property_id, limit, after);
-            let (exists, page) = tokio::try_join!(tenant_check, listing)?;
+            let listing = list_page(&devices, tenant, query.property_id, limit, &page);
+            let (exists, listed) = tokio::try_join!(tenant_check, listing)?;
             if !exists {
                 return Err(no_such_tenant());
             }
-            page
+            listed
         }
         Readable::Homes { households, pinned } => {
             let homes = household_homes(store, tenant, &households, &pinned).await?;
             match query.property_id {
                 Some(p) if !homes.contains(&p) => (Vec::new(), None),
-                Some(p) => list_page(&devices, tenant, Some(p), limit, after).await?,
+                Some(p) => list_page(&devices, tenant, Some(p), limit, &page).await?,
                 None if homes.len() == 1 => {
                     let only = homes.iter().next().copied();
-                    list_page(&devices, tenant, only, limit, after).await?
+                    list_page(&devices, tenant, only, limit, &page).await?
                 }
                 None if homes.is_empty() => (Vec::new(), None),
                 None => {
-                    let (all, next) = list_page(&devices, tenant, None, limit, after).await?;
+                    let (all, next) = list_page(&devices, tenant, None, limit, &page).await?;
                     let mine = all
                         .into_iter()
                         .filter(|d| d.property_id.is_some_and(|p| homes.contains(&p)))
@@ -978,17 +978,25 @@ pub async fn list_devices(
     }))
 }
 
+/// One page of a home's devices (gsi1) or a tenant's (table), with the
+/// cursor bound to the partition that list reads.
 async fn list_page(
     devices: &Devices<'_>,
     tenant: TenantId,
     property: Option<PropertyId>,
     limit: u32,
-    after: Option<PageKey>,
-) -> Result<(Vec<DeviceRecord>, Option<PageKey>), alyt_store::StoreError> {
-    match property {
-        Some(property) => devices.list_by_property(property, limit, after).await,
-        None => devices.list_by_tenant(tenant, limit, after).await,
-    }
+    page: &PageParams,
+) -> Result<(Vec<DeviceRecord>, Option<PageKey>), ApiError> {
+    Ok(match property {
+        Some(property) => {
+            let after = page.after_on_index(&format!("PROPERTY#{property}"))?;
+            devices.list_by_property(property, limit, after).await?
+        }
+        None => {
+            let after = page.after_in(&format!("TENANT#{tenant}"))?;
+            devices.list_by_tenant(tenant, limit, after).await?
+        }
+    })
 }
 
 /// One device row.

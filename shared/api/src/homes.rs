@@ -153,7 +153,8 @@ pub async fn list_properties(
         limit: query.limit,
         cursor: query.cursor,
     };
-    let (limit, after) = (page.limit()?, page.after()?);
+    let limit = page.limit()?;
+    let after = page.after_in(&format!("TENANT#{}", query.tenant_id))?;
     let visible = visible_properties(&caller, query.tenant_id)?;
     let tenancy = Tenancy(&*state.store);
     if tenancy.tenant(query.tenant_id).await?.is_none() {

@@ -1200,20 +1200,11 @@ pub async fn list_integration_endpoints(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    let after = page.after()?;
     let (integration, _) =
         integration_for(&state, &caller, query.tenant_id, &integration_id, Need::See).await?;
     // The list reads the integration's index partition: a cursor of any
     // other list is refused before it reaches the store.
-    if let Some(at) = &after
-        && (at.index_pk.as_deref() != Some(&format!("INTEGRATION#{}", integration.id))
-            || at.pk != format!("TENANT#{}", integration.tenant_id))
-    {
-        return Err(ApiError::validation(
-            "cursor",
-            "the cursor belongs to another list",
-        ));
-    }
+    let after = page.after_on_index(&format!("INTEGRATION#{}", integration.id))?;
     let (records, next) = Integrations(&*state.store)
         .endpoints_page(integration.id, limit, after)
         .await?;

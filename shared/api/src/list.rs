@@ -61,6 +61,19 @@ impl PageParams {
         }
     }
 
+    /// The cursor of a list that reads one index partition `index_pk`: a
+    /// cursor of a table list or of another index partition is refused with
+    /// 400 rather than reaching the store.
+    pub fn after_on_index(&self, index_pk: &str) -> Result<Option<PageKey>, ApiError> {
+        match self.after()? {
+            Some(at) if at.index_pk.as_deref() != Some(index_pk) => Err(ApiError::validation(
+                "cursor",
+                "the cursor belongs to another list",
+            )),
+            after => Ok(after),
+        }
+    }
+
     pub fn after(&self) -> Result<Option<PageKey>, ApiError> {
         self.cursor.as_deref().map(decode_cursor).transpose()
     }
@@ -115,6 +128,45 @@ mod tests {
             Some("limit")
         );
         assert!(p(Some(201)).limit().is_err());
+    }
+
+    #[test]
+    fn cursors_are_bound_to_the_partition_their_list_reads() {
+        let table = PageKey {
+            pk: "TENANT#a".into(),
+            sk: "INTEGRATION#1".into(),
+            index_pk: None,
+            index_sk: None,
+        };
+        let index = PageKey {
+            pk: "TENANT#a".into(),
+            sk: "ENDPOINT#1".into(),
+            index_pk: Some("INTEGRATION#1".into()),
+            index_sk: Some("ENDPOINT#1".into()),
+        };
+        let params = |at: &PageKey| PageParams {
+            limit: None,
+            cursor: Some(encode_cursor(at)),
+        };
+        assert_eq!(
+            params(&table).after_in("TENANT#a").unwrap(),
+            Some(table.clone())
+        );
+        assert!(params(&table).after_in("TENANT#b").is_err());
+        assert!(
+            params(&index).after_in("TENANT#a").is_err(),
+            "an index cursor"
+        );
+        assert_eq!(
+            params(&index).after_on_index("INTEGRATION#1").unwrap(),
+            Some(index.clone())
+        );
+        assert!(params(&index).after_on_index("INTEGRATION#2").is_err());
+        assert!(
+            params(&table).after_on_index("TENANT#a").is_err(),
+            "a table cursor"
+        );
+        assert_eq!(PageParams::default().after_on_index("X").unwrap(), None);
     }
 
     proptest! {

@@ -85,10 +85,6 @@ fn not_found() -> ApiError {
     ApiError::not_found("no such tenant or home")
 }
 
-fn foreign_cursor() -> ApiError {
-    ApiError::validation("cursor", "the cursor belongs to another list")
-}
-
 /// The notifications of a tenant's homes the caller reads, newest first.
 #[utoipa::path(
     get,
@@ -114,7 +110,7 @@ pub async fn list_notifications(
         limit: query.limit,
         cursor: query.cursor,
     };
-    let (limit, after) = (page.limit()?, page.after()?);
+    let limit = page.limit()?;
     caller
         .require_scope(Scope::NotificationsRead)
         .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
@@ -162,11 +158,7 @@ pub async fn list_notifications(
             if !reachable {
                 return Err(not_found());
             }
-            if let Some(at) = &after
-                && at.index_pk.as_deref() != Some(&format!("NOTIFY#PROPERTY#{property}"))
-            {
-                return Err(foreign_cursor());
-            }
+            let after = page.after_on_index(&format!("NOTIFY#PROPERTY#{property}"))?;
             let (records, next) = notifications.of_property(property, limit, after).await?;
             // The index is per home; the tenant was authorized.
             (
@@ -178,11 +170,7 @@ pub async fn list_notifications(
             )
         }
         None => {
-            if let Some(at) = &after
-                && (at.pk != format!("NOTIFY#{tenant}") || at.index_pk.is_some())
-            {
-                return Err(foreign_cursor());
-            }
+            let after = page.after_in(&format!("NOTIFY#{tenant}"))?;
             let (records, next) = notifications.of_tenant(tenant, limit, after).await?;
             let records = match &homes {
                 None => records,

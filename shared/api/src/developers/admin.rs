@@ -112,7 +112,7 @@ pub async fn list_developers(
 ) -> Result<Json<ListResponse<DeveloperView>>, ApiError> {
     staff(&caller, &READERS)?;
     let Params(page) = page?;
-    let (limit, after) = (page.limit()?, page.after()?);
+    let (limit, after) = (page.limit()?, page.after_on_index("DEVELOPERS")?);
     let (developers, next) = Developers(&*state.store)
         .admin_page(limit, after)
         .await

@@ -28,7 +28,6 @@
 use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::{ConnectorId, TenantId};
 use alyt_events::outbound;
-use alyt_store::PageKey;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
 use alyt_store::repo::integrations::{ConnectorRecord, Integrations};
 use axum::Json;
@@ -273,15 +272,7 @@ pub async fn list_connectors(
 ) -> Result<Json<ListResponse<Connector>>, ApiError> {
     let developer = connector_developer(&state, &caller, Scope::IntegrationsRead).await?;
     let limit = page.limit()?;
-    let after: Option<PageKey> = page.after()?;
-    if let Some(at) = &after
-        && at.index_pk.as_deref() != Some(&format!("DEVCONNECTORS#{}", developer.id))
-    {
-        return Err(ApiError::validation(
-            "cursor",
-            "the cursor belongs to another list",
-        ));
-    }
+    let after = page.after_on_index(&format!("DEVCONNECTORS#{}", developer.id))?;
     let (records, next) = Integrations(&*state.store)
         .connectors_of(developer.id, limit, after)
         .await?;

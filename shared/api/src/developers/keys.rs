@@ -247,7 +247,7 @@ pub async fn list_keys(
 ) -> Result<Json<ListResponse<KeyView>>, ApiError> {
     let me = developer_session(&caller)?;
     let limit = page.limit()?;
-    let after = page.after()?;
+    let after = page.after_in(&format!("DEVELOPER#{}", me.developer))?;
     let (keys, next) = Developers(&*state.store)
         .keys_page(me.developer, limit, after)
         .await
