@@ -200,13 +200,14 @@ pub fn spawn_webhooks(
 ) -> Vec<JoinHandle<()>> {
     if config.allow_private_networks {
         tracing::info!(
-            "webhooks may reach private networks: http URLs and loopback, private and link-local \
-             addresses (a receiver on 127.0.0.1) are allowed; set {PRIVATE_NETWORKS_ENV}=off to \
-             refuse them as the hosted platform does"
+            "webhooks and connector servers may reach private networks: http URLs and loopback, \
+             private and link-local addresses (a receiver or connector on 127.0.0.1) are allowed; \
+             set {PRIVATE_NETWORKS_ENV}=off to refuse them as the hosted platform does"
         );
     } else {
         tracing::info!(
-            "webhooks reach only https URLs on public addresses ({PRIVATE_NETWORKS_ENV}=off)"
+            "webhooks and connector servers reach only https URLs on public addresses \
+             ({PRIVATE_NETWORKS_ENV}=off)"
         );
     }
     let sender = match HttpSender::new() {
