@@ -200,16 +200,20 @@ async fn new_room(t: &TestPlatform, i: &Installed, name: &str) -> String {
     room["id"].as_str().unwrap().to_owned()
 }
 
+/// `PATCH /endpoints/{endpoint}` as the developer.
+async fn patch(t: &TestPlatform, i: &Installed, endpoint: &str, body: Value) -> (u16, Value) {
+    t.send_json(
+        "PATCH",
+        &format!("/endpoints/{endpoint}?tenantId={}", i.tenant),
+        Some(i.token()),
+        Some(body),
+    )
+    .await
+}
+
 /// Places an endpoint in a room as a person.
 async fn move_to(t: &TestPlatform, i: &Installed, endpoint: &str, room: &str) {
-    let (status, thing) = t
-        .send_json(
-            "PATCH",
-            &format!("/endpoints/{endpoint}?tenantId={}", i.tenant),
-            Some(i.token()),
-            Some(json!({ "roomId": room })),
-        )
-        .await;
+    let (status, thing) = patch(t, i, endpoint, json!({ "roomId": room })).await;
     assert_eq!(status, 200, "{thing}");
     assert_eq!(thing["roomId"], room);
 }
@@ -388,14 +392,7 @@ async fn a_plug_presented_as_a_light_joins_the_lights_action() {
     );
     assert_eq!(action_value(&pantry_view, "switches"), false);
 
-    let (status, thing) = t
-        .send_json(
-            "PATCH",
-            &format!("/endpoints/{plug}?tenantId={}", i.tenant),
-            Some(i.token()),
-            Some(json!({ "presentedAs": "light" })),
-        )
-        .await;
+    let (status, thing) = patch(&t, &i, plug, json!({ "presentedAs": "light" })).await;
     assert_eq!(status, 200, "{thing}");
     assert_eq!(thing["category"], "light");
     assert_eq!(thing["presentedAs"], "light");
@@ -433,29 +430,12 @@ async fn a_plug_presented_as_a_light_joins_the_lights_action() {
     );
 
     // Back to what it is; a speaker cannot be presented as a light.
-    let (status, thing) = t
-        .send_json(
-            "PATCH",
-            &format!("/endpoints/{plug}?tenantId={}", i.tenant),
-            Some(i.token()),
-            Some(json!({ "presentedAs": null })),
-        )
-        .await;
+    let (status, thing) = patch(&t, &i, plug, json!({ "presentedAs": null })).await;
     assert_eq!(status, 200, "{thing}");
     assert_eq!(thing["category"], "switch");
     assert_eq!(thing["state"]["switch.power"], true);
-    let (status, problem) = t
-        .send_json(
-            "PATCH",
-            &format!(
-                "/endpoints/{}?tenantId={}",
-                id_of(&endpoints, "Living room speaker"),
-                i.tenant
-            ),
-            Some(i.token()),
-            Some(json!({ "presentedAs": "light" })),
-        )
-        .await;
+    let speaker = id_of(&endpoints, "Living room speaker");
+    let (status, problem) = patch(&t, &i, speaker, json!({ "presentedAs": "light" })).await;
     assert_eq!(status, 400, "{problem}");
     assert_eq!(problem["field"], "presentedAs");
 }
@@ -557,14 +537,13 @@ async fn discovery_never_moves_or_renames_what_a_person_changed() {
     let endpoints = endpoints_by_name(&t, &i).await;
     let lamp = id_of(&endpoints, "Hall lamp");
     let office = new_room(&t, &i, "Study").await;
-    let (status, thing) = t
-        .send_json(
-            "PATCH",
-            &format!("/endpoints/{lamp}?tenantId={}", i.tenant),
-            Some(i.token()),
-            Some(json!({ "roomId": office, "name": "Reading lamp" })),
-        )
-        .await;
+    let (status, thing) = patch(
+        &t,
+        &i,
+        lamp,
+        json!({ "roomId": office, "name": "Reading lamp" }),
+    )
+    .await;
     assert_eq!(status, 200, "{thing}");
     assert_eq!(thing["roomId"], office.as_str());
 

@@ -40,6 +40,19 @@ pub(crate) async fn create_room(t: &TestPlatform, token: &str, home: &Home, name
     room
 }
 
+/// Creates a room; returns its id.
+pub(crate) async fn create_room_id(
+    t: &TestPlatform,
+    token: &str,
+    home: &Home,
+    name: &str,
+) -> String {
+    create_room(t, token, home, name).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 pub(crate) async fn get_room(t: &TestPlatform, token: &str, home: &Home, room: &str) -> Value {
     let (status, view) = t
         .get_json(
@@ -433,18 +446,9 @@ async fn rooms_are_added_resolved_configured_by_owners_deleted_and_merged() {
     assert_eq!(row["propertyId"], json!(home.property));
 
     // Merge: one room kept, every member moved, the others removed.
-    let kept = create_room(&t, owner, &home, "Lounge").await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let b = create_room(&t, owner, &home, "Lounge 2").await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let c = create_room(&t, owner, &home, "lounge").await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let kept = create_room_id(&t, owner, &home, "Lounge").await;
+    let b = create_room_id(&t, owner, &home, "Lounge 2").await;
+    let c = create_room_id(&t, owner, &home, "lounge").await;
     register(
         &t,
         admin,
@@ -532,10 +536,7 @@ async fn aggregates_follow_reports_and_a_room_action_answers_per_thing() {
     let home = demo_home(&t);
     let admin = p.token(Who::TenantAdmin).unwrap();
     let member = p.token(Who::HouseholdMember).unwrap();
-    let room = create_room(&t, admin, &home, "Kitchen 2").await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let room = create_room_id(&t, admin, &home, "Kitchen 2").await;
 
     let ceiling = register(
         &t,
@@ -724,10 +725,7 @@ async fn listening_false_mutes_the_hub_and_a_physical_switch_is_never_overridden
     let home = demo_home(&t);
     let admin = p.token(Who::TenantAdmin).unwrap();
     let guest = p.token(Who::HouseholdGuest).unwrap();
-    let room = create_room(&t, admin, &home, "Living 2").await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let room = create_room_id(&t, admin, &home, "Living 2").await;
     let hub = register(
         &t,
         admin,
@@ -897,10 +895,7 @@ async fn guests_outside_their_home_and_foreign_tenants_find_no_room() {
     let owner = p.token(Who::HouseholdOwner).unwrap();
     let guest = p.token(Who::HouseholdGuest).unwrap();
     let member = p.token(Who::HouseholdMember).unwrap();
-    let room = create_room(&t, owner, &cabin_home, "Loft").await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let room = create_room_id(&t, owner, &cabin_home, "Loft").await;
     get_room(&t, member, &cabin_home, &room).await;
     let missing = "0190b5a0-0000-7000-8000-0000000000ab";
     let (_, missing_answer) = t
@@ -984,10 +979,7 @@ async fn stored_values_this_build_does_not_know_do_not_break_a_read() {
     let t = TestPlatform::start().await;
     let token = crate::device_plane::owner_token(&t).await;
     let home = demo_home(&t);
-    let room = create_room(&t, &token, &home, "Lab").await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let room = create_room_id(&t, &token, &home, "Lab").await;
     let store = t.platform.store();
     // A device written by a newer build: unknown kind, capability, status,
     // protocol and extra attributes.

@@ -145,7 +145,15 @@ pub(crate) async fn read_home(
 }
 
 /// The house tile and the house's listening value.
-fn house(home: &HomeRead) -> (House, bool) {
+/// The house tile, what the home's things offer and the house's listening
+/// value, computed once.
+struct HouseRead {
+    tile: House,
+    available: Vec<room::AvailableAction>,
+    listening: bool,
+}
+
+fn house(home: &HomeRead) -> HouseRead {
     let members: Vec<Member<'_>> = home.members().map(MemberThing::as_member).collect();
     let offers_voice = |m: &MemberThing| {
         m.as_member()
@@ -169,13 +177,14 @@ fn house(home: &HomeRead) -> (House, bool) {
     let available = room::available_actions(&members);
     let primary_actions = room::resolve_primary(None, &available);
     let action_values = room::action_values(&available, &members, listening);
-    (
-        House {
+    HouseRead {
+        tile: House {
             primary_actions,
             action_values,
         },
+        available,
         listening,
-    )
+    }
 }
 
 fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
@@ -191,7 +200,7 @@ fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
             timezone: property.timezone.clone(),
         },
         rooms,
-        house: house(home).0,
+        house: house(home).tile,
         unassigned: home.unassigned.iter().map(|m| m.thing.clone()).collect(),
     }
 }
@@ -369,11 +378,11 @@ pub async fn run_property_action(
     )
     .await?;
     let home = read_home(&state, &property).await?;
-    let (tile, listening) = house(&home);
-    let available = {
-        let members: Vec<Member<'_>> = home.members().map(MemberThing::as_member).collect();
-        room::available_actions(&members)
-    };
+    let HouseRead {
+        tile,
+        available,
+        listening,
+    } = house(&home);
     let value = value_for(
         &action,
         body.value.as_ref(),
@@ -382,12 +391,7 @@ pub async fn run_property_action(
         listening,
     )?;
     let tenant: TenantId = property.tenant_id;
-    let mut result = ActionResult {
-        capability: action.capability.clone(),
-        action: action.action.clone(),
-        value: value.clone(),
-        ..ActionResult::default()
-    };
+    let mut result = ActionResult::new(&action, &value);
     if action.is_listening() {
         let flag = value.as_bool().unwrap_or(true);
         for room in home.rooms.iter().cloned() {

@@ -1119,7 +1119,7 @@ pub struct ActionResult {
 }
 
 impl ActionResult {
-    fn new(action: &ActionRef, value: &Value) -> Self {
+    pub(crate) fn new(action: &ActionRef, value: &Value) -> Self {
         Self {
             capability: action.capability.clone(),
             action: action.action.clone(),
