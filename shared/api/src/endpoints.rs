@@ -337,44 +337,28 @@ pub(crate) async fn read_and_store(
 /// applied on top (up to 4 times, then 409).
 pub(crate) async fn store_check(
     state: &AppState,
-    mut endpoint: EndpointRecord,
+    endpoint: EndpointRecord,
     read_back: Option<Map<String, Value>>,
 ) -> Result<EndpointRecord, ApiError> {
-    let repo = Integrations(&*state.store);
-    for _ in 0..4 {
+    rewrite_endpoint(state, endpoint, |stored, next| {
         let now = state.clock.now();
-        let mut next = endpoint.clone();
         next.checked_at = Some(now);
         next.updated_at = now;
-        let mut writes: Vec<TxWrite> = Vec::new();
-        match &read_back {
-            Some(new_state) => {
-                next.reachable = true;
-                next.last_seen = Some(now);
-                if *new_state != endpoint.state || endpoint.state_updated_at.is_none() {
-                    next.state = new_state.clone();
-                    next.state_updated_at = Some(now);
-                    writes.extend(thing_state_event(state, &next, now)?);
-                }
-            }
-            None => next.reachable = false,
+        let Some(new_state) = &read_back else {
+            next.reachable = false;
+            return Ok(Vec::new());
+        };
+        next.reachable = true;
+        next.last_seen = Some(now);
+        if *new_state == stored.state && stored.state_updated_at.is_some() {
+            return Ok(Vec::new());
         }
-        writes.insert(0, endpoint_write(&next, Some(endpoint.rev))?);
-        match repo.write(writes).await {
-            Ok(()) => {
-                next.rev = endpoint.rev + 1;
-                return Ok(next);
-            }
-            Err(e) if e.is_condition_failure() => {
-                endpoint = repo
-                    .endpoint(endpoint.tenant_id, endpoint.id)
-                    .await?
-                    .ok_or_else(no_such_endpoint)?;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::conflict("the endpoint kept changing; try again"))
+        next.state = new_state.clone();
+        next.state_updated_at = Some(now);
+        thing_state_event(state, next, now)
+    })
+    .await?
+    .ok_or_else(no_such_endpoint)
 }
 
 /// The `thing.state` event data of an endpoint's state (spec: Events):
@@ -688,7 +672,7 @@ pub async fn patch_endpoint(
         check_room(&state, tenant, endpoint.property_id, room).await?;
     }
     let now = state.clock.now();
-    let next = rewrite_endpoint(&state, endpoint, |e| {
+    let next = rewrite_endpoint(&state, endpoint, |_, e| {
         if let Some(presented_as) = body.presented_as {
             e.presented_as = presented_as.map(|p| p.as_str().to_owned());
         }
@@ -700,28 +684,28 @@ pub async fn patch_endpoint(
             e.placed_by = Some(PlacedBy::Person);
         }
         e.updated_at = now;
+        Ok(Vec::new())
     })
     .await?
     .ok_or_else(no_such_endpoint)?;
     Ok(Json(endpoint_thing(&next, state.clock.now())))
 }
 
-/// Applies `change` to the endpoint and writes it, conditioned on the
-/// revision read (re-read and re-applied on a race, at most four tries).
-/// `None` when the endpoint vanished meanwhile.
+/// Applies `change(stored, next)` to the endpoint and writes it with the
+/// writes `change` returns (its events) in one transaction, conditioned on
+/// the revision read (re-read and re-applied on a race, at most four tries,
+/// then 409). `None` when the endpoint vanished meanwhile.
 async fn rewrite_endpoint(
     state: &AppState,
     mut endpoint: EndpointRecord,
-    change: impl Fn(&mut EndpointRecord),
+    change: impl Fn(&EndpointRecord, &mut EndpointRecord) -> Result<Vec<TxWrite>, ApiError>,
 ) -> Result<Option<EndpointRecord>, ApiError> {
     let repo = Integrations(&*state.store);
     for _ in 0..4 {
         let mut next = endpoint.clone();
-        change(&mut next);
-        match repo
-            .write(vec![endpoint_write(&next, Some(endpoint.rev))?])
-            .await
-        {
+        let mut writes = change(&endpoint, &mut next)?;
+        writes.insert(0, endpoint_write(&next, Some(endpoint.rev))?);
+        match repo.write(writes).await {
             Ok(()) => {
                 next.rev = endpoint.rev + 1;
                 return Ok(Some(next));
@@ -749,10 +733,11 @@ pub(crate) async fn move_endpoint(
     room: Option<RoomId>,
 ) -> Result<(), ApiError> {
     let now = state.clock.now();
-    rewrite_endpoint(state, endpoint, |e| {
+    rewrite_endpoint(state, endpoint, |_, e| {
         e.room_id = room;
         e.placed_by = Some(PlacedBy::Person);
         e.updated_at = now;
+        Ok(Vec::new())
     })
     .await?;
     Ok(())
