@@ -470,7 +470,8 @@ struct TenantOperation {
     method: &'static str,
     path: &'static str,
     /// A JSON body template: `{tenantId}`, `{propertyId}` (a home of that
-    /// tenant) and `{serial}` (fresh for every request) are filled in.
+    /// tenant) and `{serial}` (fresh for every request) are filled in; the
+    /// path also takes `{clientId}` (that home's household).
     body: Option<&'static str>,
     own: fn(Who) -> u16,
     foreign: fn(Who) -> u16,
@@ -496,6 +497,32 @@ fn notifications_own(who: Who) -> u16 {
         w if unauthenticated(w) => 401,
         Who::HouseholdGuest => 403,
         _ => 200,
+    }
+}
+
+/// A household's people in the caller's own tenant: its OWNER, the
+/// tenant's ADMIN (the developer in its sandbox) and platform OWNER/STAFF
+/// get `OK`; other people of the tenant and keys are refused (403).
+fn people_own<const OK: u16>(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::HouseholdOwner
+        | Who::TenantAdmin
+        | Who::PlatformOwner
+        | Who::PlatformStaff
+        | Who::DeveloperSession => OK,
+        _ => 403,
+    }
+}
+
+/// Another tenant's household: platform OWNER/STAFF get `OK`, SUPPORT sees
+/// it but may not (403); to anyone else it does not exist.
+fn people_foreign<const OK: u16>(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformOwner | Who::PlatformStaff => OK,
+        Who::PlatformSupport => 403,
+        _ => 404,
     }
 }
 
@@ -865,6 +892,31 @@ fn tenant_operations() -> Vec<TenantOperation> {
             foreign: manage_missing_foreign,
         },
         TenantOperation {
+            id: "listMembers",
+            method: "GET",
+            path: "/tenants/{tenantId}/clients/{clientId}/members",
+            body: None,
+            own: people_own::<200>,
+            foreign: people_foreign::<200>,
+        },
+        // An account that does not exist: authorized callers learn that (400).
+        TenantOperation {
+            id: "addMember",
+            method: "POST",
+            path: "/tenants/{tenantId}/clients/{clientId}/members",
+            body: Some(r#"{"userId":"0190b5a0-0000-7000-8000-0000000000aa","role":"MEMBER"}"#),
+            own: people_own::<400>,
+            foreign: people_foreign::<400>,
+        },
+        TenantOperation {
+            id: "removeMember",
+            method: "DELETE",
+            path: "/tenants/{tenantId}/clients/{clientId}/members/0190b5a0-0000-7000-8000-0000000000aa",
+            body: None,
+            own: people_own::<404>,
+            foreign: people_foreign::<404>,
+        },
+        TenantOperation {
             id: "listNotifications",
             method: "GET",
             path: "/notifications?tenantId={tenantId}",
@@ -989,11 +1041,28 @@ async fn tenant_objects_answer_foreign_callers_like_missing_ones() {
         )
         .await;
     let sandbox_home = homes["items"][0]["id"].as_str().unwrap().to_owned();
+    let sandbox_household = homes["items"][0]["clientId"].as_str().unwrap().to_owned();
+    let demo_household = t
+        .platform
+        .first_start
+        .as_ref()
+        .unwrap()
+        .client_id
+        .to_string();
     let home_of = |tenant: &str| {
         if *tenant == demo {
             demo_home.clone()
         } else if *tenant == sandbox {
             sandbox_home.clone()
+        } else {
+            missing.clone()
+        }
+    };
+    let household_of = |tenant: &str| {
+        if *tenant == demo {
+            demo_household.clone()
+        } else if *tenant == sandbox {
+            sandbox_household.clone()
         } else {
             missing.clone()
         }
@@ -1022,7 +1091,8 @@ async fn tenant_objects_answer_foreign_callers_like_missing_ones() {
                 let url = t.url(
                     &op.path
                         .replace("{tenantId}", tenant)
-                        .replace("{propertyId}", &home_of(tenant)),
+                        .replace("{propertyId}", &home_of(tenant))
+                        .replace("{clientId}", &household_of(tenant)),
                 );
                 let mut request = t.http.request(op.method.parse().unwrap(), &url);
                 if let Some(template) = op.body {

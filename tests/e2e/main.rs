@@ -18,6 +18,7 @@ mod household_auth;
 mod integrations;
 mod notifications;
 mod overview;
+mod people;
 mod platform;
 mod properties;
 mod rooms;

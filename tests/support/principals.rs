@@ -11,9 +11,9 @@ use alyt_api::auth::jwt::Audience;
 use alyt_api::auth::secrets::hash_password;
 use alyt_domain::access::{Claims, HouseholdRole, PlatformRole, Scope, TenantRole};
 use alyt_domain::ids::{SessionId, UserId};
-use alyt_store::TxWrite;
 use alyt_store::repo::identity::{UserRecord, Users};
-use alyt_store::repo::tenancy::{GrantRecord, grant_write};
+use alyt_store::repo::members::Members;
+use alyt_store::repo::tenancy::GrantRecord;
 
 use crate::TestPlatform;
 use crate::developers::{DeveloperSession, create_key, sign_up_and_verify};
@@ -70,17 +70,19 @@ pub struct Principals {
     pub developer: DeveloperSession,
 }
 
-const PASSWORD: &str = "plum tractor season";
+/// The password of every account seeded here.
+pub const PASSWORD: &str = "plum tractor season";
 
-async fn seed_person(
+/// A verified account with [`PASSWORD`] and the given platform and tenant
+/// roles (in the demo tenant), written through the repository: the platform
+/// has no household sign-up (people arrive by grant or invitation).
+pub async fn seed_account(
     t: &TestPlatform,
     email: &str,
     platform_role: Option<PlatformRole>,
     tenant_role: Option<TenantRole>,
-    household_role: Option<HouseholdRole>,
-) -> String {
+) -> UserRecord {
     let first = t.platform.first_start.as_ref().expect("first start");
-    let store = t.platform.store();
     let now = time::OffsetDateTime::now_utc();
     let user = UserRecord {
         id: UserId::new(),
@@ -97,7 +99,24 @@ async fn seed_person(
         units: None,
         created_at: now,
     };
-    Users(&*store).create(&user).await.expect("seed user");
+    Users(&*t.platform.store())
+        .create(&user)
+        .await
+        .expect("seed user");
+    user
+}
+
+async fn seed_person(
+    t: &TestPlatform,
+    email: &str,
+    platform_role: Option<PlatformRole>,
+    tenant_role: Option<TenantRole>,
+    household_role: Option<HouseholdRole>,
+) -> String {
+    let first = t.platform.first_start.as_ref().expect("first start");
+    let store = t.platform.store();
+    let now = time::OffsetDateTime::now_utc();
+    let user = seed_account(t, email, platform_role, tenant_role).await;
     if let Some(role) = household_role {
         let guest = role == HouseholdRole::Guest;
         let grant = GrantRecord {
@@ -108,10 +127,14 @@ async fn seed_person(
             property_id: guest.then_some(first.property_id),
             starts_at: guest.then(|| now - time::Duration::hours(1)),
             ends_at: guest.then(|| now + time::Duration::days(2)),
+            granted_by: None,
             created_at: now,
         };
-        let write: TxWrite = grant_write(&grant).expect("grant");
-        store.transact(vec![write]).await.expect("seed grant");
+        // Through the repository, so that the household's owner count stays true.
+        Members(&*store)
+            .add(&grant, vec![])
+            .await
+            .expect("seed grant");
     }
     let pair = t.household_login(email, PASSWORD).await;
     pair["accessToken"].as_str().unwrap().to_owned()

@@ -169,3 +169,24 @@ async fn login_event_for_an_unknown_account_is_the_same_401() {
         without_request_id(local.body)
     );
 }
+
+/// The people group's route (`ANY /v1/tenants/{proxy+}`) reaches its router:
+/// without a token the members list is the platform's 401 problem.
+#[tokio::test]
+async fn members_event_without_a_token_is_the_same_401() {
+    let lambda = through_lambda(Group::People, "api-people/get-members-no-token.json").await;
+    let local = through_local_server(
+        "/v1/tenants/0190b5a0-0000-7000-8000-0000000000a1/clients/0190b5a0-0000-7000-8000-0000000000c1/members?limit=10",
+    )
+    .await;
+    assert_eq!(lambda.status, 401);
+    assert_eq!(lambda.status, local.status);
+    assert_eq!(
+        lambda.headers["www-authenticate"],
+        local.headers["www-authenticate"]
+    );
+    assert_eq!(
+        without_request_id(lambda.body),
+        without_request_id(local.body)
+    );
+}

@@ -16,7 +16,9 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::auth::TokenSigner;
 use crate::ports::{BotCheck, Mailer};
 use crate::ratelimit::{self, RateLimiter};
-use crate::{ApiError, developers, homes, household_auth, integrations, openapi, request_id};
+use crate::{
+    ApiError, developers, homes, household_auth, integrations, openapi, people, request_id,
+};
 
 /// Largest request body any operation accepts.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -127,14 +129,17 @@ pub enum Group {
     /// Connecting connectors to homes, discovery and an integration's
     /// endpoints (spec G).
     Integrations,
+    /// A household's people: members, grants, ends of membership (spec B).
+    People,
 }
 
 impl Group {
-    pub const ALL: [Group; 4] = [
+    pub const ALL: [Group; 5] = [
         Group::Auth,
         Group::Developers,
         Group::Homes,
         Group::Integrations,
+        Group::People,
     ];
 
     pub fn routes(self) -> OpenApiRouter<AppState> {
@@ -143,6 +148,7 @@ impl Group {
             Group::Developers => developers::routes(),
             Group::Homes => homes::routes(),
             Group::Integrations => integrations::routes(),
+            Group::People => people::routes(),
         }
     }
 }

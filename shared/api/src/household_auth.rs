@@ -4,6 +4,7 @@
 
 use alyt_domain::access::{Claims, HouseholdRole, Persona, Principal, SessionKind};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
+use alyt_domain::membership::GrantStatus;
 use alyt_domain::password::check_password;
 use alyt_store::repo::identity::{Sessions, Users};
 use alyt_store::repo::tenancy::Tenancy;
@@ -104,17 +105,6 @@ pub struct Preferences {
     pub units: Option<String>,
 }
 
-/// Where a grant stands now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum HomeStatus {
-    Active,
-    /// A stay that has not started.
-    Upcoming,
-    /// A stay that is over.
-    Ended,
-}
-
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MeHome {
@@ -126,7 +116,7 @@ pub struct MeHome {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub until: Option<OffsetDateTime>,
-    pub status: HomeStatus,
+    pub status: GrantStatus,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -180,13 +170,7 @@ pub async fn me(
             property_id: g.property_id,
             role: g.role,
             until: g.ends_at,
-            status: if g.starts_at.is_some_and(|s| now < s) {
-                HomeStatus::Upcoming
-            } else if g.ends_at.is_some_and(|e| now >= e) {
-                HomeStatus::Ended
-            } else {
-                HomeStatus::Active
-            },
+            status: GrantStatus::at(g.starts_at, g.ends_at, now),
         })
         .collect();
     Ok(Json(MeResponse {

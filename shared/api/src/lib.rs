@@ -22,6 +22,7 @@ pub mod list;
 pub mod notifications;
 pub mod openapi;
 pub mod overview;
+pub mod people;
 pub mod ports;
 pub mod problem;
 pub mod ratelimit;

@@ -4,15 +4,17 @@
 //! Who sees what: a key needs `notifications:read` and sees its tenants';
 //! platform staff and the tenant's ADMIN/INSTALLER see the tenant's (all of
 //! them, or one home's); household OWNERs and MEMBERs see those of their
-//! households' homes (notifications about no home, such as a disabled
-//! webhook, are the tenant's, not a household's); a GUEST controls the
+//! households' homes and of their households (memberships; with
+//! `propertyId`, only a guest's membership of that home is about it);
+//! notifications about no home and no household, such as a disabled
+//! webhook, are the tenant's, not a household's; a GUEST controls the
 //! pinned home but does not read its notifications (spec: roles). Another
 //! tenant, or a home the caller does not reach, is the same 404 as a missing one.
 
 use std::collections::BTreeSet;
 
 use alyt_domain::access::{HomeReach, Scope};
-use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
+use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_store::PageKey;
 use alyt_store::repo::notifications::{NotificationRecord, Notifications};
 use alyt_store::repo::tenancy::Tenancy;
@@ -41,9 +43,13 @@ pub fn routes() -> OpenApiRouter<AppState> {
 pub struct Notification {
     pub id: Uuid,
     pub tenant_id: TenantId,
-    /// The home it concerns; null for the tenant's own (a disabled webhook).
+    /// The home it concerns; null for the tenant's own (a disabled webhook)
+    /// and for a whole household's (a membership).
     pub property_id: Option<PropertyId>,
-    /// What raised it: `device.alert`, `webhook.disabled`, ...
+    /// The household it concerns (memberships).
+    pub client_id: Option<ClientId>,
+    /// What raised it: `device.alert`, `membership.granted`,
+    /// `membership.ended`, `webhook.disabled`.
     pub kind: String,
     pub title: String,
     pub body: String,
@@ -59,6 +65,7 @@ impl From<NotificationRecord> for Notification {
             id: n.id,
             tenant_id: n.tenant_id,
             property_id: n.property_id,
+            client_id: n.client_id,
             kind: n.kind,
             title: n.title,
             body: n.body,
@@ -115,8 +122,9 @@ pub async fn list_notifications(
         .require_scope(Scope::NotificationsRead)
         .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
     let tenant = query.tenant_id;
-    // Which homes' notifications: None = the whole tenant.
-    let homes: Option<BTreeSet<PropertyId>> = match caller.home_reach(tenant) {
+    // Which homes' (and households') notifications: None = the whole tenant.
+    let homes: Option<(BTreeSet<PropertyId>, BTreeSet<ClientId>)> = match caller.home_reach(tenant)
+    {
         HomeReach::Everything => None,
         HomeReach::Homes { households, .. } if households.is_empty() => {
             return Err(ApiError::forbidden(
@@ -140,7 +148,7 @@ pub async fn list_notifications(
                     None => break,
                 }
             }
-            Some(mine)
+            Some((mine, households))
         }
         HomeReach::Nothing => return Err(not_found()),
     };
@@ -152,7 +160,7 @@ pub async fn list_notifications(
     let (records, next): (Vec<NotificationRecord>, Option<PageKey>) = match query.property_id {
         Some(property) => {
             let reachable = match &homes {
-                Some(mine) => mine.contains(&property),
+                Some((mine, _)) => mine.contains(&property),
                 None => tenancy.property(tenant, property).await?.is_some(),
             };
             if !reachable {
@@ -174,9 +182,12 @@ pub async fn list_notifications(
             let (records, next) = notifications.of_tenant(tenant, limit, after).await?;
             let records = match &homes {
                 None => records,
-                Some(mine) => records
+                Some((mine, households)) => records
                     .into_iter()
-                    .filter(|n| n.property_id.is_some_and(|p| mine.contains(&p)))
+                    .filter(|n| {
+                        n.property_id.is_some_and(|p| mine.contains(&p))
+                            || n.client_id.is_some_and(|c| households.contains(&c))
+                    })
                     .collect(),
             };
             (records, next)

@@ -27,6 +27,7 @@ pub const API_VERSION: &str = "0.1.0";
         (name = "simulator", description = "The sandbox's virtual devices and their scenarios"),
         (name = "homes", description = "Properties, rooms, things, endpoints and capabilities"),
         (name = "integrations", description = "Connecting connectors to homes, discovery, an integration's endpoints"),
+        (name = "people", description = "A household's people: members, grants and ends of membership"),
         (name = "meta", description = "Machine-readable contracts"),
     )
 )]

@@ -26,7 +26,7 @@ use alyt_domain::device::{
     on_last_will, on_report,
 };
 use alyt_domain::ids::{DeviceId, TenantId};
-use alyt_domain::notification::{NotificationRaisedData, alert_text};
+use alyt_domain::notification::alert_text;
 use alyt_events::{EventKind, EventLog};
 use alyt_store::repo::commands::{Commands, StoredCommand, transition_write};
 use alyt_store::repo::devices::{DeviceRecord, ReportedRecord, device_item, reported_key};
@@ -339,6 +339,7 @@ impl Ingest {
                     id: Uuid::new_v5(&Uuid::NAMESPACE_OID, message.message_id.as_bytes()),
                     tenant_id: device.tenant_id,
                     property_id: device.property_id,
+                    client_id: None,
                     kind: KIND_DEVICE_ALERT.to_owned(),
                     title,
                     body,
@@ -351,15 +352,7 @@ impl Ingest {
                 });
                 events.push((
                     EventKind::NotificationRaised,
-                    serde_json::to_value(NotificationRaisedData {
-                        id: notification.id,
-                        kind: notification.kind,
-                        title: notification.title,
-                        body: notification.body,
-                        device_id: notification.device_id,
-                        at,
-                    })
-                    .unwrap_or(Value::Null),
+                    serde_json::to_value(notification.raised()).unwrap_or(Value::Null),
                 ));
             }
             ChannelMessage::Command(_) => {

@@ -14,8 +14,8 @@ use crate::ids::DeviceId;
 #[serde(rename_all = "camelCase")]
 pub struct NotificationRaisedData {
     pub id: Uuid,
-    /// What raised it: `device.alert` for now (membership and webhook
-    /// notifications join with their features).
+    /// What raised it: `device.alert`, `membership.granted`,
+    /// `membership.ended` or `webhook.disabled`.
     pub kind: String,
     pub title: String,
     pub body: String,

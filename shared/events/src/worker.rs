@@ -12,7 +12,6 @@
 use std::sync::Arc;
 
 use alyt_domain::Clock;
-use alyt_domain::notification::NotificationRaisedData;
 use alyt_store::repo::developers::{DeveloperRecord, Developers};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::webhooks::Webhooks;
@@ -127,21 +126,15 @@ impl Worker {
             ),
             tenant_id: tenant,
             property_id: None,
+            client_id: None,
             kind: KIND_WEBHOOK_DISABLED.to_owned(),
             title: "Webhook endpoint disabled".to_owned(),
             body: disabled_text(disabled, description),
             device_id: None,
             at: disabled.at,
         };
-        let data = serde_json::to_value(NotificationRaisedData {
-            id: notification.id,
-            kind: notification.kind.clone(),
-            title: notification.title.clone(),
-            body: notification.body.clone(),
-            device_id: None,
-            at: notification.at,
-        })
-        .map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let data = serde_json::to_value(notification.raised())
+            .map_err(|e| StoreError::Invalid(e.to_string()))?;
         let mut writes = vec![TxWrite::Put {
             item: notification_item(&notification)?,
             condition: None,

@@ -122,6 +122,19 @@ impl Users<'_> {
             .transpose()
     }
 
+    /// The accounts of `ids` that exist, in no particular order (one batch
+    /// get per 100 ids).
+    pub async fn get_many(&self, ids: &[UserId]) -> Result<Vec<UserRecord>, StoreError> {
+        let mut users = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(crate::MAX_BATCH_GET_KEYS) {
+            let keys: Vec<Key> = chunk.iter().map(|id| user_key(*id)).collect();
+            for item in self.0.batch_get(&keys).await? {
+                users.push(item.to_record()?);
+            }
+        }
+        Ok(users)
+    }
+
     pub async fn find_by_email(&self, email: &str) -> Result<Option<UserRecord>, StoreError> {
         let Some(guard) = self.0.get(&email_guard(email)).await? else {
             return Ok(None);

@@ -8,6 +8,7 @@ pub mod devices;
 pub mod history;
 pub mod identity;
 pub mod integrations;
+pub mod members;
 pub mod notifications;
 pub mod rooms;
 pub mod simulator;

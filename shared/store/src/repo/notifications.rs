@@ -1,13 +1,14 @@
-//! Tenant notifications (spec: Events, `notification.raised`): device alerts
-//! now; grants and ends of membership and disabled webhooks as those
-//! features arrive. Each notification is written in the same transaction as
-//! its `notification.raised` event.
+//! Tenant notifications (spec: Events, `notification.raised`): device
+//! alerts, grants and ends of membership, disabled webhooks. Each
+//! notification is written in the same transaction as its
+//! `notification.raised` event.
 //!
 //! Keys (see `DATA_MODEL.md`): `NOTIFY#{t}/{micros:020}#{id}` (a tenant's,
 //! newest last); gsi1 `NOTIFY#PROPERTY#{p}` / `{micros:020}#{id}` for the
 //! notifications of one home (what a household lists).
 
-use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
+use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
+use alyt_domain::notification::NotificationRaisedData;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -26,12 +27,30 @@ pub struct NotificationRecord {
     pub tenant_id: TenantId,
     /// The home it concerns, when it concerns one.
     pub property_id: Option<PropertyId>,
+    /// The household it concerns when it concerns a whole household (a
+    /// membership), so that the household lists it without a home.
+    #[serde(default)]
+    pub client_id: Option<ClientId>,
     pub kind: String,
     pub title: String,
     pub body: String,
     pub device_id: Option<DeviceId>,
     #[serde(with = "ts::rfc3339")]
     pub at: OffsetDateTime,
+}
+
+impl NotificationRecord {
+    /// The `notification.raised` payload announcing it.
+    pub fn raised(&self) -> NotificationRaisedData {
+        NotificationRaisedData {
+            id: self.id,
+            kind: self.kind.clone(),
+            title: self.title.clone(),
+            body: self.body.clone(),
+            device_id: self.device_id,
+            at: self.at,
+        }
+    }
 }
 
 pub fn notification_item(record: &NotificationRecord) -> Result<Item, StoreError> {

@@ -2,7 +2,8 @@
 //!
 //! Keys: `TENANT#{t}/TENANT` (code guard `TENANTCODE#{code}/TENANTCODE`),
 //! `TENANT#{t}/CLIENT#{c}`, `TENANT#{t}/PROPERTY#{p}` (gsi1 `CLIENT#{c}` / `PROPERTY#{p}`),
-//! `PROPERTY#{p}/ROOM#{r}` (with its ref, see `rooms`), grants `CLIENT#{c}/MEMBER#{user}` (gsi1 `USER#{user}` / `GRANT#{c}`).
+//! `PROPERTY#{p}/ROOM#{r}` (with its ref, see `rooms`), grants `CLIENT#{c}/MEMBER#{user}` (gsi1 `USER#{user}` / `GRANT#{c}`;
+//! what changes them is `members`).
 
 use alyt_domain::access::HouseholdRole;
 use alyt_domain::ids::{ClientId, DeveloperId, PropertyId, TenantId, UserId};
@@ -77,6 +78,9 @@ pub struct GrantRecord {
     pub starts_at: Option<OffsetDateTime>,
     #[serde(with = "ts::option", default)]
     pub ends_at: Option<OffsetDateTime>,
+    /// Who granted it (none for a household's first owner).
+    #[serde(default)]
+    pub granted_by: Option<UserId>,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
 }
@@ -100,7 +104,7 @@ fn client_key(tenant: TenantId, id: ClientId) -> Key {
 fn property_key(tenant: TenantId, id: PropertyId) -> Key {
     Key::new(format!("TENANT#{tenant}"), format!("PROPERTY#{id}"))
 }
-fn grant_key(client: ClientId, user: UserId) -> Key {
+pub(crate) fn grant_key(client: ClientId, user: UserId) -> Key {
     Key::new(format!("CLIENT#{client}"), format!("MEMBER#{user}"))
 }
 
@@ -163,6 +167,18 @@ impl Tenancy<'_> {
     pub async fn tenant(&self, id: TenantId) -> Result<Option<TenantRecord>, StoreError> {
         self.0
             .get(&tenant_key(id))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    pub async fn client(
+        &self,
+        tenant: TenantId,
+        id: ClientId,
+    ) -> Result<Option<ClientRecord>, StoreError> {
+        self.0
+            .get(&client_key(tenant, id))
             .await?
             .map(|i| i.to_record())
             .transpose()
@@ -260,7 +276,7 @@ pub struct CreatedHome {
 }
 
 /// The writes creating a [`NewHome`]: client, property, rooms, then the owner's
-/// grant (last), for the caller's transaction.
+/// grant and the household's owner count (last), for the caller's transaction.
 pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>), StoreError> {
     let NewHome {
         tenant_id,
@@ -304,6 +320,7 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
         property_id: None,
         starts_at: None,
         ends_at: None,
+        granted_by: None,
         created_at: now,
     };
     let mut writes = vec![client_write(&client)?, property_write(&property)?];
@@ -311,6 +328,7 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
         writes.extend(room_writes(room)?);
     }
     writes.push(grant_write(&grant)?);
+    writes.push(super::members::first_owner_write(client.id));
     Ok((
         CreatedHome {
             client,

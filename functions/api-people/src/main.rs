@@ -1,0 +1,7 @@
+//! Lambda entry of the people group (a household's members, grants and ends
+//! of membership).
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    alyt_aws::lambda::run(&[alyt_api::Group::People]).await
+}

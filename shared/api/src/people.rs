@@ -1,0 +1,460 @@
+//! The people operation group (spec: B People, invitations, guests; paths
+//! under `/v1/tenants/{tenantId}/clients/{clientId}`): a household's
+//! members, granting by user id and ending a membership.
+//!
+//! * `GET …/members`: everyone holding a grant, by user id, paginated.
+//! * `POST …/members` `{ userId, role, propertyId?, startsAt?, expiresAt? }`:
+//!   201 with the member. A GUEST is pinned to one home of the household for
+//!   a stay that ends; an OWNER or MEMBER holds the whole household. The
+//!   person's claims name the household from their next sign-in or refresh.
+//! * `DELETE …/members/{userId}`: the person's sessions are revoked first
+//!   (their claims name the household), then the grant is removed. A person
+//!   cannot remove themselves and the last owner stays (409).
+//!
+//! Every grant and end of membership raises `notification.raised` (kinds
+//! `membership.granted` / `membership.ended`) in the same transaction as the
+//! change, naming the person by a masked address; the household lists it
+//! (`GET /v1/notifications`) and the tenant's webhooks and stream carry it.
+//! The person is mailed about it after the change (a mail failure is logged,
+//! the change stands).
+//!
+//! Who ([`may_manage_people`]): the household's OWNER, the tenant's ADMIN,
+//! platform OWNER/STAFF. Other people of the tenant and keys get 403 once
+//! the household is known to exist; outside the tenant it is 404, the same
+//! as a missing household.
+//!
+//! Store calls: list 1 query + 1 batch get (addresses) per page; grant 2
+//! gets (household, person) + 1 get (home, guests) + 1 transaction (+1 get,
+//! and once per older household a query and put, for an owner); removal 2
+//! gets + the person's sessions (1 query + 1 update each) + 1 transaction.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use alyt_domain::access::{Denied, HouseholdRole, Principal};
+use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
+use alyt_domain::membership::{
+    ChangedBy, GrantStatus, GrantTerms, KIND_MEMBERSHIP_ENDED, KIND_MEMBERSHIP_GRANTED,
+    MembershipNotice, RemovalRefused, check_removal, check_terms, mask_email, may_manage_people,
+    role_words,
+};
+use alyt_events::EventKind;
+use alyt_store::TxWrite;
+use alyt_store::repo::identity::{Sessions, UserRecord, Users};
+use alyt_store::repo::members::{MemberError, Members};
+use alyt_store::repo::notifications::{NotificationRecord, notification_item};
+use alyt_store::repo::tenancy::{ClientRecord, GrantRecord, Tenancy};
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::extract::{ApiJson, ApiQuery};
+use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::ports::Email;
+use crate::problem::Problem;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_members, add_member))
+        .routes(routes!(remove_member))
+}
+
+/// One person of a household.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub user_id: UserId,
+    /// The person's sign-in address (null if the account was deleted).
+    pub email: Option<String>,
+    /// The level: OWNER, MEMBER or GUEST.
+    pub role: HouseholdRole,
+    /// A guest's home.
+    pub property_id: Option<PropertyId>,
+    /// A guest's stay.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub starts_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub expires_at: Option<OffsetDateTime>,
+    pub status: GrantStatus,
+    /// Who granted it; null for the household's first owner.
+    pub invited_by: Option<UserId>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+impl Member {
+    fn new(grant: GrantRecord, email: Option<String>, now: OffsetDateTime) -> Self {
+        Self {
+            user_id: grant.user_id,
+            email,
+            role: grant.role,
+            property_id: grant.property_id,
+            starts_at: grant.starts_at,
+            expires_at: grant.ends_at,
+            status: GrantStatus::at(grant.starts_at, grant.ends_at, now),
+            invited_by: grant.granted_by,
+            created_at: grant.created_at,
+        }
+    }
+}
+
+/// A grant by user id.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AddMemberRequest {
+    pub user_id: UserId,
+    pub role: HouseholdRole,
+    /// The home a GUEST is pinned to (guests only; required for them).
+    pub property_id: Option<PropertyId>,
+    /// When a guest's stay starts (default: now).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub starts_at: Option<OffsetDateTime>,
+    /// When a guest's stay ends (required for guests, in the future).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+const NO_HOUSEHOLD: &str = "no such household";
+/// One answer for a missing household and a missing member, so that a
+/// removal never tells which of the two exists.
+const NO_MEMBER: &str = "no such household or member";
+
+fn parse<T: FromStr>(raw: &str, field: &str) -> Result<T, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::validation(field, format!("{field} must be a UUID")))
+}
+
+/// The household the caller manages the people of. Existence is settled
+/// before a refusal by role, so that a missing household and a foreign one
+/// read the same and a refusal says the household exists only to those who
+/// see the tenant.
+async fn managed_household(
+    state: &AppState,
+    caller: &Principal,
+    tenant: &str,
+    client: &str,
+    missing: &'static str,
+) -> Result<ClientRecord, ApiError> {
+    let tenant: TenantId = parse(tenant, "tenantId")?;
+    let client: ClientId = parse(client, "clientId")?;
+    let verdict = may_manage_people(caller, tenant, client);
+    if verdict == Err(Denied::NotFound) {
+        return Err(ApiError::not_found(missing));
+    }
+    let household = Tenancy(&*state.store)
+        .client(tenant, client)
+        .await?
+        .ok_or_else(|| ApiError::not_found(missing))?;
+    verdict.map_err(|denied| match denied {
+        Denied::SessionOnly => {
+            ApiError::forbidden("a household's people are managed by signed-in people, not keys")
+        }
+        _ => ApiError::forbidden(
+            "only the household's owner, the tenant's admin and platform staff manage its people",
+        ),
+    })?;
+    Ok(household)
+}
+
+/// A household's people, by user id.
+#[utoipa::path(
+    get,
+    path = "/v1/tenants/{tenantId}/clients/{clientId}/members",
+    tag = "people",
+    operation_id = "listMembers",
+    params(
+        ("tenantId" = TenantId, Path, description = "The tenant"),
+        ("clientId" = ClientId, Path, description = "The household"),
+        PageParams,
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of the household's people", body = ListResponse<Member>),
+        (status = 400, description = "A malformed id, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_members(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path((tenant, client)): Path<(String, String)>,
+    ApiQuery(page): ApiQuery<PageParams>,
+) -> Result<Json<ListResponse<Member>>, ApiError> {
+    let limit = page.limit()?;
+    let household = managed_household(&state, &caller, &tenant, &client, NO_HOUSEHOLD).await?;
+    let after = page.after_in(&format!("CLIENT#{}", household.id))?;
+    let (grants, next) = Members(&*state.store)
+        .list(household.id, limit, after)
+        .await?;
+    let ids: Vec<UserId> = grants.iter().map(|g| g.user_id).collect();
+    let mut emails: HashMap<UserId, String> = Users(&*state.store)
+        .get_many(&ids)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.email))
+        .collect();
+    let now = state.clock.now();
+    Ok(Json(ListResponse {
+        items: grants
+            .into_iter()
+            .map(|g| {
+                let email = emails.remove(&g.user_id);
+                Member::new(g, email, now)
+            })
+            .collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// Grants a person (by user id) a place in the household.
+#[utoipa::path(
+    post,
+    path = "/v1/tenants/{tenantId}/clients/{clientId}/members",
+    tag = "people",
+    operation_id = "addMember",
+    params(
+        ("tenantId" = TenantId, Path, description = "The tenant"),
+        ("clientId" = ClientId, Path, description = "The household"),
+    ),
+    request_body = AddMemberRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The person is a member; their next sign-in or refresh names the household", body = Member),
+        (status = 400, description = "A malformed id or body, no account with this user id, a guest without a home of this household or a stay that ends, or a stay for an owner or member", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The person is already a member", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn add_member(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path((tenant, client)): Path<(String, String)>,
+    ApiJson(request): ApiJson<AddMemberRequest>,
+) -> Result<(StatusCode, Json<Member>), ApiError> {
+    let household = managed_household(&state, &caller, &tenant, &client, NO_HOUSEHOLD).await?;
+    let now = state.clock.now();
+    let terms = GrantTerms {
+        role: request.role,
+        property_id: request.property_id,
+        starts_at: request.starts_at,
+        expires_at: request.expires_at,
+    };
+    check_terms(&terms, now).map_err(|p| ApiError::validation(p.field, p.detail))?;
+    let home = match request.property_id {
+        Some(property) => match Tenancy(&*state.store)
+            .property(household.tenant_id, property)
+            .await?
+        {
+            Some(home) if home.client_id == household.id => Some(home),
+            _ => {
+                return Err(ApiError::validation(
+                    "propertyId",
+                    "propertyId must be a home of this household",
+                ));
+            }
+        },
+        None => None,
+    };
+    let person = Users(&*state.store)
+        .get(request.user_id)
+        .await?
+        .ok_or_else(|| ApiError::validation("userId", "no account has this user id"))?;
+    let grant = GrantRecord {
+        client_id: household.id,
+        tenant_id: household.tenant_id,
+        user_id: person.id,
+        role: request.role,
+        property_id: request.property_id,
+        // A stay without a start starts now.
+        starts_at: match request.role {
+            HouseholdRole::Guest => Some(request.starts_at.unwrap_or(now)),
+            _ => None,
+        },
+        ends_at: request.expires_at,
+        granted_by: caller.user_id(),
+        created_at: now,
+    };
+    let notice = MembershipNotice {
+        person: &mask_email(&person.email),
+        household: &household.name,
+        role: grant.role,
+        home: home.as_ref().map(|h| h.name.as_str()),
+        by: ChangedBy::of(&caller, household.tenant_id),
+    };
+    let (title, body) = notice.granted();
+    let writes = notification_writes(&state, &grant, KIND_MEMBERSHIP_GRANTED, title, body, now)?;
+    Members(&*state.store)
+        .add(&grant, writes)
+        .await
+        .map_err(member_error)?;
+    tell_person(
+        &state,
+        &person,
+        format!("You were added to {}", household.name),
+        format!(
+            "You were added to {} as {}. Sign in to the Alyt app (or refresh it) to see the household.",
+            household.name,
+            role_words(grant.role),
+        ),
+    )
+    .await;
+    tracing::info!(tenant = %household.tenant_id, client = %household.id, user = %person.id, role = ?grant.role, "membership granted");
+    Ok((
+        StatusCode::CREATED,
+        Json(Member::new(grant, Some(person.email), now)),
+    ))
+}
+
+/// Ends a person's membership: their sessions first, then the grant.
+#[utoipa::path(
+    delete,
+    path = "/v1/tenants/{tenantId}/clients/{clientId}/members/{userId}",
+    tag = "people",
+    operation_id = "removeMember",
+    params(
+        ("tenantId" = TenantId, Path, description = "The tenant"),
+        ("clientId" = ClientId, Path, description = "The household"),
+        ("userId" = UserId, Path, description = "The member"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "The membership ended; the person's sessions were revoked"),
+        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such household or member", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Removing yourself, or the household's last owner", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn remove_member(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path((tenant, client, member)): Path<(String, String, String)>,
+) -> Result<StatusCode, ApiError> {
+    let household = managed_household(&state, &caller, &tenant, &client, NO_MEMBER).await?;
+    let member: UserId = parse(&member, "userId")?;
+    check_removal(caller.user_id(), member).map_err(refusal)?;
+    let members = Members(&*state.store);
+    let grant = members
+        .get(household.id, member)
+        .await?
+        .ok_or_else(|| ApiError::not_found(NO_MEMBER))?;
+    // Refuse before signing anyone out; the transaction guards it again.
+    if grant.role == HouseholdRole::Owner && members.owner_count(household.id).await? <= 1 {
+        return Err(refusal(RemovalRefused::LastOwner));
+    }
+    let person = Users(&*state.store).get(member).await?;
+    let signed_out = Sessions(&*state.store).revoke_all_of(member).await?;
+    let now = state.clock.now();
+    let masked = person
+        .as_ref()
+        .map(|p| mask_email(&p.email))
+        .unwrap_or_else(|| "a deleted account".to_owned());
+    let notice = MembershipNotice {
+        person: &masked,
+        household: &household.name,
+        role: grant.role,
+        home: None,
+        by: ChangedBy::of(&caller, household.tenant_id),
+    };
+    let (title, body) = notice.ended();
+    let writes = notification_writes(&state, &grant, KIND_MEMBERSHIP_ENDED, title, body, now)?;
+    members.remove(&grant, writes).await.map_err(member_error)?;
+    if let Some(person) = &person {
+        tell_person(
+            &state,
+            person,
+            format!("You no longer have access to {}", household.name),
+            format!(
+                "Your membership of {} was ended, and you were signed out. Sign in again to use your other homes.",
+                household.name
+            ),
+        )
+        .await;
+    }
+    tracing::info!(tenant = %household.tenant_id, client = %household.id, user = %member, signed_out, "membership ended");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+fn refusal(refused: RemovalRefused) -> ApiError {
+    ApiError::conflict(refused.to_string())
+}
+
+fn member_error(e: MemberError) -> ApiError {
+    match e {
+        MemberError::AlreadyMember => ApiError::conflict(
+            "this person is already a member of the household; remove that membership first to change it",
+        ),
+        MemberError::NotMember => ApiError::not_found(NO_MEMBER),
+        MemberError::LastOwner => refusal(RemovalRefused::LastOwner),
+        MemberError::Store(e) => e.into(),
+    }
+}
+
+/// The notification of a membership change and its `notification.raised`
+/// event, for the change's transaction. A guest's notification concerns
+/// the home; every one names the household.
+fn notification_writes(
+    state: &AppState,
+    grant: &GrantRecord,
+    kind: &str,
+    title: String,
+    body: String,
+    at: OffsetDateTime,
+) -> Result<Vec<TxWrite>, ApiError> {
+    let notification = NotificationRecord {
+        id: Uuid::new_v4(),
+        tenant_id: grant.tenant_id,
+        property_id: grant.property_id,
+        client_id: Some(grant.client_id),
+        kind: kind.to_owned(),
+        title,
+        body,
+        device_id: None,
+        at,
+    };
+    let data = serde_json::to_value(notification.raised()).map_err(ApiError::internal)?;
+    let log =
+        alyt_events::EventLog::new(state.store.clone(), state.clock.clone(), state.events.lag);
+    let mut writes = vec![TxWrite::Put {
+        item: notification_item(&notification)?,
+        condition: None,
+    }];
+    writes.extend(
+        log.prepare_all(grant.tenant_id, vec![(EventKind::NotificationRaised, data)])?
+            .into_iter()
+            .map(|(_, write)| write),
+    );
+    Ok(writes)
+}
+
+/// Mail to the person about their membership (the notification channel);
+/// the change stands if the mail fails.
+async fn tell_person(state: &AppState, person: &UserRecord, subject: String, text: String) {
+    let email = Email {
+        to: person.email.clone(),
+        subject,
+        text,
+        link: None,
+    };
+    if let Err(e) = state.mailer.send(email).await {
+        tracing::warn!(user = %person.id, error = %e, "the membership mail was not sent");
+    }
+}

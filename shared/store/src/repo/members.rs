@@ -1,0 +1,204 @@
+//! A household's people: its grants (memberships) and the owner guard.
+//!
+//! Keys (see `DATA_MODEL.md`, "People"): grant `CLIENT#{c}/MEMBER#{u}`
+//! (gsi1 `USER#{u}` / `GRANT#{c}`, written by [`grant_write`]); owner count
+//! `CLIENT#{c}/OWNERS` `{ count }`. "A home always keeps at least one Owner"
+//! holds under concurrency because every grant or removal of an OWNER moves
+//! the count in the same transaction, and a removal only when `count > 1`:
+//! two owners removing each other at once cannot both succeed.
+
+use alyt_domain::access::HouseholdRole;
+use alyt_domain::ids::{ClientId, UserId};
+
+use super::tenancy::{GrantRecord, grant_key, grant_write};
+use crate::{
+    CancelReason, Condition, Item, Key, PageKey, Query, SortKey, Store, StoreError, TxWrite,
+    UpdateAction,
+};
+
+/// Why a membership change did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum MemberError {
+    #[error("this person is already a member of the household")]
+    AlreadyMember,
+    #[error("no such member")]
+    NotMember,
+    #[error("a home always keeps at least one owner")]
+    LastOwner,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn owners_key(client: ClientId) -> Key {
+    Key::new(format!("CLIENT#{client}"), "OWNERS")
+}
+
+/// The owner count of a new household (its first owner's grant is in the
+/// same transaction).
+pub fn first_owner_write(client: ClientId) -> TxWrite {
+    TxWrite::Put {
+        item: Item::new(owners_key(client)).with("count", 1),
+        condition: Some(Condition::item_absent()),
+    }
+}
+
+/// A transaction cancelled only by concurrent writers is tried again this
+/// many times.
+const ATTEMPTS: usize = 3;
+
+pub struct Members<'a>(pub &'a dyn Store);
+
+impl Members<'_> {
+    /// One page of a household's grants, by user id. One query.
+    pub async fn list(
+        &self,
+        client: ClientId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<GrantRecord>, Option<PageKey>), StoreError> {
+        self.0
+            .query(
+                Query::partition(format!("CLIENT#{client}"))
+                    .sort(SortKey::BeginsWith("MEMBER#".into()))
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?
+            .records()
+    }
+
+    pub async fn get(
+        &self,
+        client: ClientId,
+        user: UserId,
+    ) -> Result<Option<GrantRecord>, StoreError> {
+        self.0
+            .get(&grant_key(client, user))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    /// How many owners the household has (counted from its grants the
+    /// first time for a household from before the count).
+    pub async fn owner_count(&self, client: ClientId) -> Result<i64, StoreError> {
+        self.ensure_owner_count(client).await?;
+        Ok(self
+            .0
+            .get(&owners_key(client))
+            .await?
+            .and_then(|i| i.get_i64("count"))
+            .unwrap_or(0))
+    }
+
+    /// Writes a new grant with `also` (its notification and event) in one
+    /// transaction; an OWNER's grant moves the owner count with it.
+    pub async fn add(&self, grant: &GrantRecord, also: Vec<TxWrite>) -> Result<(), MemberError> {
+        let owner = grant.role == HouseholdRole::Owner;
+        if owner {
+            self.ensure_owner_count(grant.client_id).await?;
+        }
+        let mut writes = vec![grant_write(grant)?];
+        if owner {
+            writes.push(TxWrite::Update {
+                key: owners_key(grant.client_id),
+                actions: vec![UpdateAction::Add("count".into(), 1)],
+                condition: Some(Condition::exists("count")),
+            });
+        }
+        writes.extend(also);
+        // The count exists (ensured above), so only the grant can fail.
+        self.commit(writes, MemberError::AlreadyMember, None).await
+    }
+
+    /// Deletes `grant` (as read: a concurrent change of it fails the write)
+    /// with `also` in one transaction. The last OWNER is never removed.
+    pub async fn remove(&self, grant: &GrantRecord, also: Vec<TxWrite>) -> Result<(), MemberError> {
+        let owner = grant.role == HouseholdRole::Owner;
+        if owner {
+            self.ensure_owner_count(grant.client_id).await?;
+        }
+        let role =
+            serde_json::to_value(grant.role).map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let mut writes = vec![TxWrite::Delete {
+            key: grant_key(grant.client_id, grant.user_id),
+            condition: Some(Condition::item_present().and(Condition::eq("role", role))),
+        }];
+        if owner {
+            writes.push(TxWrite::Update {
+                key: owners_key(grant.client_id),
+                actions: vec![UpdateAction::Add("count".into(), -1)],
+                condition: Some(Condition::gt("count", 1)),
+            });
+        }
+        writes.extend(also);
+        let on_count = owner.then_some(MemberError::LastOwner);
+        self.commit(writes, MemberError::NotMember, on_count).await
+    }
+
+    /// Runs a membership transaction whose first write is the grant and
+    /// (for owners) whose second is the owner count: a failed first write is
+    /// `on_grant`, a failed second one `on_count`.
+    async fn commit(
+        &self,
+        writes: Vec<TxWrite>,
+        on_grant: MemberError,
+        on_count: Option<MemberError>,
+    ) -> Result<(), MemberError> {
+        let mut on_count = on_count;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.0.transact(writes.clone()).await {
+                Ok(()) => return Ok(()),
+                Err(StoreError::TransactionCanceled { reasons }) => {
+                    if reasons.first() == Some(&CancelReason::ConditionFailed) {
+                        return Err(on_grant);
+                    }
+                    if reasons.get(1) == Some(&CancelReason::ConditionFailed)
+                        && let Some(refusal) = on_count.take()
+                    {
+                        return Err(refusal);
+                    }
+                    if reasons.contains(&CancelReason::Conflict) && attempt < ATTEMPTS {
+                        continue;
+                    }
+                    return Err(StoreError::TransactionCanceled { reasons }.into());
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Households created before the count existed get it from their grants
+    /// the first time an owner changes (written only if still absent).
+    async fn ensure_owner_count(&self, client: ClientId) -> Result<(), StoreError> {
+        if self.0.get(&owners_key(client)).await?.is_some() {
+            return Ok(());
+        }
+        let mut owners = 0;
+        let mut after = None;
+        loop {
+            let (grants, next) = self.list(client, 1_000, after).await?;
+            owners += grants
+                .iter()
+                .filter(|g| g.role == HouseholdRole::Owner)
+                .count();
+            match next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        match self
+            .0
+            .put(
+                Item::new(owners_key(client)).with("count", owners as i64),
+                Some(Condition::item_absent()),
+            )
+            .await
+        {
+            Ok(()) | Err(StoreError::ConditionFailed { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
