@@ -350,12 +350,12 @@ pub async fn remove_member(
 ) -> Result<StatusCode, ApiError> {
     let household = managed_household(&state, &caller, &tenant, &client, NO_MEMBER).await?;
     let member: UserId = parse(&member, "userId")?;
-    check_removal(caller.user_id(), member).map_err(refusal)?;
     let members = Members(&*state.store);
     let grant = members
         .get(household.id, member)
         .await?
         .ok_or_else(|| ApiError::not_found(NO_MEMBER))?;
+    check_removal(caller.user_id(), member).map_err(refusal)?;
     // Refuse before signing anyone out; the transaction guards it again.
     if grant.role == HouseholdRole::Owner && members.owner_count(household.id).await? <= 1 {
         return Err(refusal(RemovalRefused::LastOwner));

@@ -214,11 +214,14 @@ proptest! {
                 match op {
                     Op::Add(p, role) => {
                         let result = members.add(&grant(tenant, client, people[p], role), vec![]).await;
-                        if model.contains_key(&p) {
-                            prop_assert!(matches!(result, Err(MemberError::AlreadyMember)));
-                        } else {
-                            prop_assert!(result.is_ok());
-                            model.insert(p, role);
+                        match model.entry(p) {
+                            std::collections::btree_map::Entry::Occupied(_) => {
+                                prop_assert!(matches!(result, Err(MemberError::AlreadyMember)));
+                            }
+                            std::collections::btree_map::Entry::Vacant(place) => {
+                                prop_assert!(result.is_ok());
+                                place.insert(role);
+                            }
                         }
                     }
                     Op::Remove(p) => {
