@@ -23,10 +23,13 @@
 //! the household is known to exist; outside the tenant it is 404, the same
 //! as a missing household.
 //!
-//! Store calls: list 1 query + 1 batch get (addresses) per page; grant 2
-//! gets (household, person) + 1 get (home, guests) + 1 transaction (+1 get,
-//! and once per older household a query and put, for an owner); removal 2
-//! gets + the person's sessions (1 query + 1 update each) + 1 transaction.
+//! Store calls: list 1 get (household) + 1 query + 1 batch get (addresses)
+//! per page; grant 2 gets (household, person) + 1 get (a guest's home) + 1
+//! transaction, and for an owner 1 get of the owner count; removal 3 gets
+//! (household, grant, person) + the person's sessions (1 query + 1 update
+//! each) + 1 transaction, and for an owner 2 gets of the owner count (the
+//! refusal before anyone is signed out, then the removal's own). A household
+//! from before the count costs one query and put more, once.
 
 use std::collections::HashMap;
 use std::str::FromStr;

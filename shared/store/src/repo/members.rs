@@ -80,15 +80,9 @@ impl Members<'_> {
     }
 
     /// How many owners the household has (counted from its grants the
-    /// first time for a household from before the count).
+    /// first time for a household from before the count). One get.
     pub async fn owner_count(&self, client: ClientId) -> Result<i64, StoreError> {
-        self.ensure_owner_count(client).await?;
-        Ok(self
-            .0
-            .get(&owners_key(client))
-            .await?
-            .and_then(|i| i.get_i64("count"))
-            .unwrap_or(0))
+        self.ensure_owner_count(client).await
     }
 
     /// Writes a new grant with `also` (its notification and event) in one
@@ -170,11 +164,12 @@ impl Members<'_> {
         }
     }
 
-    /// Households created before the count existed get it from their grants
-    /// the first time an owner changes (written only if still absent).
-    async fn ensure_owner_count(&self, client: ClientId) -> Result<(), StoreError> {
-        if self.0.get(&owners_key(client)).await?.is_some() {
-            return Ok(());
+    /// The owner count. Households created before the count existed get it
+    /// from their grants the first time an owner changes (written only if
+    /// still absent; a concurrent writer's count wins).
+    async fn ensure_owner_count(&self, client: ClientId) -> Result<i64, StoreError> {
+        if let Some(item) = self.0.get(&owners_key(client)).await? {
+            return Ok(item.get_i64("count").unwrap_or(0));
         }
         let mut owners = 0;
         let mut after = None;
@@ -183,7 +178,7 @@ impl Members<'_> {
             owners += grants
                 .iter()
                 .filter(|g| g.role == HouseholdRole::Owner)
-                .count();
+                .count() as i64;
             match next {
                 Some(next) => after = Some(next),
                 None => break,
@@ -192,12 +187,15 @@ impl Members<'_> {
         match self
             .0
             .put(
-                Item::new(owners_key(client)).with("count", owners as i64),
+                Item::new(owners_key(client)).with("count", owners),
                 Some(Condition::item_absent()),
             )
             .await
         {
-            Ok(()) | Err(StoreError::ConditionFailed { .. }) => Ok(()),
+            Ok(()) => Ok(owners),
+            Err(StoreError::ConditionFailed { current }) => {
+                Ok(current.and_then(|i| i.get_i64("count")).unwrap_or(owners))
+            }
             Err(e) => Err(e),
         }
     }
