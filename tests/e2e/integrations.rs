@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use alyt_connectors::bridge::{PAIRING_PROMPT, RunningBridge, VirtualBridge};
 use alyt_tests::TestPlatform;
-use alyt_tests::developers::{DeveloperSession, create_key, sign_up_and_verify};
+use alyt_tests::developers::{DeveloperSession, create_key, sandbox_home, sign_up_and_verify};
 use alyt_tests::principals::{Principals, Who};
 use serde_json::{Value, json};
 
@@ -49,18 +49,6 @@ async fn serve_connector(t: &TestPlatform, dev: &DeveloperSession, slug: &str) -
         bridge,
         running,
     }
-}
-
-/// The sandbox home of a developer.
-async fn sandbox_home(t: &TestPlatform, dev: &DeveloperSession) -> String {
-    let (status, homes) = t
-        .get_json(
-            &format!("/properties?tenantId={}", dev.sandbox_tenant_id),
-            Some(&dev.access_token),
-        )
-        .await;
-    assert_eq!(status, 200, "{homes}");
-    homes["items"][0]["id"].as_str().unwrap().to_owned()
 }
 
 /// The home's rooms: name -> id.
@@ -302,7 +290,7 @@ async fn connecting_the_bridge_places_its_things_and_rediscovery_keeps_what_a_pe
     let dev = sign_up_and_verify(&t, "bridge-dev@example.com").await;
     let token = dev.access_token.as_str();
     let tenant = dev.sandbox_tenant_id.as_str();
-    let home = sandbox_home(&t, &dev).await;
+    let home = sandbox_home(&t, &dev).await.property_id;
     let served = serve_connector(&t, &dev, "virtual-bridge").await;
     let before = rooms(&t, token, tenant, &home).await;
     assert!(
@@ -572,7 +560,7 @@ async fn foreign_connectors_foreign_households_and_a_server_that_is_down() {
     let other = sign_up_and_verify(&t, "other-dev@example.com").await;
     let token = dev.access_token.as_str();
     let tenant = dev.sandbox_tenant_id.as_str();
-    let home = sandbox_home(&t, &dev).await;
+    let home = sandbox_home(&t, &dev).await.property_id;
     let mine = serve_connector(&t, &dev, "my-bridge").await;
     let theirs = serve_connector(&t, &other, "their-bridge").await;
 

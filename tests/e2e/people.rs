@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use alyt_domain::access::TenantRole;
 use alyt_tests::TestPlatform;
-use alyt_tests::developers::{DeveloperSession, create_key, mails_to, sign_up_and_verify};
+use alyt_tests::developers::{
+    DeveloperSession, create_key, mails_to, sandbox_home, sign_up_and_verify,
+};
 use alyt_tests::principals::{PASSWORD, seed_account};
 use alyt_tests::webhooks::SseReader;
 use serde_json::{Value, json};
@@ -80,17 +82,11 @@ async fn grant(
 
 /// The household of a developer's sandbox (and its home).
 async fn sandbox_of(t: &TestPlatform, dev: &DeveloperSession) -> Household {
-    let (status, homes) = t
-        .get_json(
-            &format!("/properties?tenantId={}", dev.sandbox_tenant_id),
-            Some(&dev.access_token),
-        )
-        .await;
-    assert_eq!(status, 200, "{homes}");
+    let home = sandbox_home(t, dev).await;
     Household {
         tenant: dev.sandbox_tenant_id.clone(),
-        client: homes["items"][0]["clientId"].as_str().unwrap().to_owned(),
-        home: homes["items"][0]["id"].as_str().unwrap().to_owned(),
+        client: home.client_id,
+        home: home.property_id,
     }
 }
 

@@ -168,6 +168,26 @@ pub async fn sign_up_and_verify_with(
 }
 
 /// `GET /developers/me`, which must answer 200.
+/// The first home of a developer's sandbox and the household it belongs to.
+pub struct SandboxHome {
+    pub property_id: String,
+    pub client_id: String,
+}
+
+pub async fn sandbox_home(t: &TestPlatform, dev: &DeveloperSession) -> SandboxHome {
+    let (status, homes) = t
+        .get_json(
+            &format!("/properties?tenantId={}", dev.sandbox_tenant_id),
+            Some(&dev.access_token),
+        )
+        .await;
+    assert_eq!(status, 200, "{homes}");
+    SandboxHome {
+        property_id: homes["items"][0]["id"].as_str().unwrap().to_owned(),
+        client_id: homes["items"][0]["clientId"].as_str().unwrap().to_owned(),
+    }
+}
+
 pub async fn get_me(t: &TestPlatform, access_token: &str) -> Value {
     let response = t
         .http

@@ -73,6 +73,22 @@ pub struct Settings {
 }
 
 impl AppState {
+    /// The event-log writes of `events` of one change, for that change's
+    /// own transaction (events exist exactly when what they report does).
+    pub fn event_writes(
+        &self,
+        tenant: alyt_domain::ids::TenantId,
+        events: Vec<(alyt_events::EventKind, serde_json::Value)>,
+    ) -> Result<Vec<alyt_store::TxWrite>, ApiError> {
+        let log =
+            alyt_events::EventLog::new(self.store.clone(), self.clock.clone(), self.events.lag);
+        Ok(log
+            .prepare_all(tenant, events)?
+            .into_iter()
+            .map(|(_, write)| write)
+            .collect())
+    }
+
     /// The state over the given adapters: loads (or creates) the token signing
     /// key from the store.
     pub async fn build(

@@ -384,13 +384,7 @@ fn thing_state_event(
     at: OffsetDateTime,
 ) -> Result<Vec<TxWrite>, ApiError> {
     let data = thing_state_data(endpoint, at)?;
-    let log =
-        alyt_events::EventLog::new(state.store.clone(), state.clock.clone(), state.events.lag);
-    Ok(log
-        .prepare_all(endpoint.tenant_id, vec![(EventKind::ThingState, data)])?
-        .into_iter()
-        .map(|(_, write)| write)
-        .collect())
+    state.event_writes(endpoint.tenant_id, vec![(EventKind::ThingState, data)])
 }
 
 /// Why a command to an endpoint did not apply.

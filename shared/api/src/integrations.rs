@@ -728,13 +728,7 @@ fn discovery_writes(
         }
     }
     if !events.is_empty() {
-        let log =
-            alyt_events::EventLog::new(state.store.clone(), state.clock.clone(), state.events.lag);
-        writes.extend(
-            log.prepare_all(tenant, events)?
-                .into_iter()
-                .map(|(_, write)| write),
-        );
+        writes.extend(state.event_writes(tenant, events)?);
     }
     Ok(writes)
 }

@@ -434,17 +434,12 @@ fn notification_writes(
         at,
     };
     let data = serde_json::to_value(notification.raised()).map_err(ApiError::internal)?;
-    let log =
-        alyt_events::EventLog::new(state.store.clone(), state.clock.clone(), state.events.lag);
     let mut writes = vec![TxWrite::Put {
         item: notification_item(&notification)?,
         condition: None,
     }];
-    writes.extend(
-        log.prepare_all(grant.tenant_id, vec![(EventKind::NotificationRaised, data)])?
-            .into_iter()
-            .map(|(_, write)| write),
-    );
+    writes
+        .extend(state.event_writes(grant.tenant_id, vec![(EventKind::NotificationRaised, data)])?);
     Ok(writes)
 }
 

@@ -46,12 +46,18 @@ macro_rules! store_conformance_suite {
             expired_items_are_invisible,
             batch_get_returns_present_items,
             oversized_item_is_rejected,
-            index_keys_must_be_non_empty_strings
+            index_keys_must_be_non_empty_strings,
+            an_uncounted_household_counts_its_owners
         );
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_creates_have_exactly_one_winner() {
             let fixture = $factory().await;
             $crate::conformance::concurrent_creates_have_exactly_one_winner(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn owners_removing_each_other_at_once_leave_one() {
+            let fixture = $factory().await;
+            $crate::conformance::owners_removing_each_other_at_once_leave_one(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_version_bumps_never_lose_an_update() {
@@ -861,4 +867,124 @@ pub async fn index_keys_must_be_non_empty_strings(f: Fixture) {
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Repository rules that rest on conditional transactions, checked on every
+// adapter (the model-based proptest is in tests/repo_members.rs).
+
+/// A grant of the whole household (no home, no stay).
+pub fn household_grant(
+    tenant: alyt_domain::ids::TenantId,
+    client: alyt_domain::ids::ClientId,
+    user: alyt_domain::ids::UserId,
+    role: alyt_domain::access::HouseholdRole,
+) -> crate::repo::tenancy::GrantRecord {
+    crate::repo::tenancy::GrantRecord {
+        client_id: client,
+        tenant_id: tenant,
+        user_id: user,
+        role,
+        property_id: None,
+        starts_at: None,
+        ends_at: None,
+        granted_by: None,
+        created_at: start_time(),
+    }
+}
+
+/// The owner count as stored (none for a household from before it).
+pub async fn stored_owner_count(
+    store: &dyn Store,
+    client: alyt_domain::ids::ClientId,
+) -> Option<i64> {
+    store
+        .get(&key(&format!("CLIENT#{client}"), "OWNERS"))
+        .await
+        .unwrap()
+        .and_then(|i| i.get_i64("count"))
+}
+
+/// "A home always keeps at least one Owner": two owners removing each other
+/// at once leave exactly one, in each of twenty households.
+pub async fn owners_removing_each_other_at_once_leave_one(f: Fixture) {
+    use crate::repo::members::{MemberError, Members, first_owner_write};
+    use crate::repo::tenancy::grant_write;
+    use alyt_domain::access::HouseholdRole::Owner;
+    use alyt_domain::ids::{ClientId, TenantId, UserId};
+
+    for _ in 0..20 {
+        let (tenant, client) = (TenantId::new(), ClientId::new());
+        let first = household_grant(tenant, client, UserId::new(), Owner);
+        f.store
+            .transact(vec![
+                grant_write(&first).unwrap(),
+                first_owner_write(client),
+            ])
+            .await
+            .unwrap();
+        let second = household_grant(tenant, client, UserId::new(), Owner);
+        Members(&*f.store).add(&second, vec![]).await.unwrap();
+        assert_eq!(stored_owner_count(&*f.store, client).await, Some(2));
+        assert!(matches!(
+            Members(&*f.store).add(&second, vec![]).await,
+            Err(MemberError::AlreadyMember)
+        ));
+        let (a, b) = (Arc::clone(&f.store), Arc::clone(&f.store));
+        let (ra, rb) = tokio::join!(
+            tokio::spawn(async move { Members(&*a).remove(&first, vec![]).await }),
+            tokio::spawn(async move { Members(&*b).remove(&second, vec![]).await }),
+        );
+        let results = [ra.unwrap(), rb.unwrap()];
+        assert_eq!(
+            results.iter().filter(|r| r.is_ok()).count(),
+            1,
+            "{results:?}"
+        );
+        assert!(
+            results
+                .iter()
+                .any(|r| matches!(r, Err(MemberError::LastOwner))),
+            "{results:?}"
+        );
+        let (left, _) = Members(&*f.store).list(client, 10, None).await.unwrap();
+        assert_eq!(left.len(), 1);
+        assert_eq!(stored_owner_count(&*f.store, client).await, Some(1));
+    }
+}
+
+/// A household written before the owner count existed gets it from its
+/// grants the first time an owner changes, and its last owner stays.
+pub async fn an_uncounted_household_counts_its_owners(f: Fixture) {
+    use crate::repo::members::{MemberError, Members};
+    use crate::repo::tenancy::grant_write;
+    use alyt_domain::access::HouseholdRole::{Member, Owner};
+    use alyt_domain::ids::{ClientId, TenantId, UserId};
+
+    let (tenant, client) = (TenantId::new(), ClientId::new());
+    let owners = [
+        household_grant(tenant, client, UserId::new(), Owner),
+        household_grant(tenant, client, UserId::new(), Owner),
+    ];
+    let member = household_grant(tenant, client, UserId::new(), Member);
+    // Written as older builds did: grants only, no count.
+    f.store
+        .transact(vec![
+            grant_write(&owners[0]).unwrap(),
+            grant_write(&owners[1]).unwrap(),
+            grant_write(&member).unwrap(),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(stored_owner_count(&*f.store, client).await, None);
+    let members = Members(&*f.store);
+    assert_eq!(members.owner_count(client).await.unwrap(), 2);
+    members.remove(&member, vec![]).await.unwrap();
+    members.remove(&owners[0], vec![]).await.unwrap();
+    assert_eq!(stored_owner_count(&*f.store, client).await, Some(1));
+    assert!(matches!(
+        members.remove(&owners[1], vec![]).await,
+        Err(MemberError::LastOwner)
+    ));
+    assert_eq!(stored_owner_count(&*f.store, client).await, Some(1));
 }
