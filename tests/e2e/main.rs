@@ -24,4 +24,5 @@ mod properties;
 mod rooms;
 mod simulator;
 mod stream;
+mod webhook_binding;
 mod webhooks;

@@ -106,6 +106,7 @@ async fn the_hosted_worker_delivers_on_dynamodb_and_retries_a_failed_attempt() {
         status: EndpointStatus::Active,
         consecutive_failures: 0,
         disabled_at: None,
+        disabled_reason: None,
         created_at: clock.now() - time::Duration::seconds(1),
     };
     *received.secret.lock().unwrap() = endpoint.secret.clone();

@@ -28,7 +28,7 @@ use std::collections::BTreeSet;
 
 use alyt_device::DeviceIdentity;
 use alyt_device::bridge::deliver;
-use alyt_domain::access::{HomeReach, PlatformRole, Principal, Scope};
+use alyt_domain::access::{Denied, HomeReach, PlatformRole, Principal, Scope};
 use alyt_domain::device::{CommandRequest, CommandRow};
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_store::repo::commands::Commands;
@@ -78,6 +78,7 @@ fn reach(caller: &Principal, tenant: TenantId, scope: Scope) -> Result<Option<Re
     Ok(match caller.home_reach(tenant) {
         HomeReach::Everything => Some(Reach::All),
         HomeReach::Homes { households, pinned } => Some(Reach::Homes { households, pinned }),
+        HomeReach::Connector(_) => return Err(Denied::ConnectorOnly.into()),
         HomeReach::Nothing => None,
     })
 }

@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use alyt_device::{DeviceAuthenticator, DeviceIdentity, StatusReport};
-use alyt_domain::access::{HomeReach, HouseholdRole, PlatformRole, Principal, Scope};
+use alyt_domain::access::{Denied, HomeReach, HouseholdRole, PlatformRole, Principal, Scope};
 use alyt_domain::capability::{CapabilityDescriptor, ThingCategory, find};
 use alyt_domain::device::{
     DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
@@ -387,6 +387,7 @@ fn readable(caller: &Principal, tenant: TenantId) -> Result<Option<Readable>, Ap
     Ok(match caller.home_reach(tenant) {
         HomeReach::Everything => Some(Readable::All),
         HomeReach::Homes { households, pinned } => Some(Readable::Homes { households, pinned }),
+        HomeReach::Connector(_) => return Err(Denied::ConnectorOnly.into()),
         HomeReach::Nothing => None,
     })
 }
@@ -436,9 +437,12 @@ pub(crate) async fn may_register(
         }
         None => {}
     }
-    // Keys act as the tenant's ADMIN in the tenants they reach.
+    // A DEV key acts as its sandbox's ADMIN; a LIVE key only for its connector.
     if caller.tenant_role(tenant).is_some() {
         return Ok(());
+    }
+    if caller.acts_for_connector(tenant).is_some() {
+        return Err(Denied::ConnectorOnly.into());
     }
     if caller.reaches_tenant(tenant) {
         return Err(ApiError::forbidden(
@@ -1079,6 +1083,9 @@ async fn settings_target(
     caller
         .require_scope(Scope::DevicesWrite)
         .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    if caller.acts_for_connector(tenant).is_some() {
+        return Err(Denied::ConnectorOnly.into());
+    }
     let store = &*state.store;
     let found = Devices(store)
         .get(tenant, device_id)

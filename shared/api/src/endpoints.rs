@@ -32,7 +32,7 @@
 use std::collections::BTreeMap;
 
 use alyt_connectors::{CommandAnswer, CommandCall, ConnectorError, ConnectorServer, ReadCall};
-use alyt_domain::access::Principal;
+use alyt_domain::access::{Denied, Principal};
 use alyt_domain::device::{CommandRequest, DeviceCapability};
 use alyt_domain::ids::{EndpointId, IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::integration::{
@@ -182,7 +182,10 @@ pub fn endpoint_thing(e: &EndpointRecord, now: OffsetDateTime) -> Thing {
 
 /// Endpoint `id` of `tenant` when the caller has `needed` in its home (403
 /// for a missing scope or a weaker role; 404 for a missing or foreign one).
-/// Two gets.
+/// Two gets. A LIVE key reaches the endpoints of its own connector's
+/// integrations to read, refresh and command them (two gets: the endpoint
+/// and its integration); it never configures one (403), and any other
+/// endpoint answers as missing.
 pub(crate) async fn endpoint_for(
     state: &AppState,
     caller: &Principal,
@@ -194,9 +197,22 @@ pub(crate) async fn endpoint_for(
         .parse()
         .map_err(|_| ApiError::validation("endpointId", "endpointId must be a UUID"))?;
     crate::rooms::scope_check(caller, needed)?;
-    if !crate::rooms::reaches(caller, tenant) {
-        return Err(no_such_endpoint());
+    if let Some(connector) = caller.acts_for_connector(tenant) {
+        if needed == Access::Configure {
+            return Err(Denied::ConnectorOnly.into());
+        }
+        let repo = Integrations(&*state.store);
+        let endpoint = repo
+            .endpoint(tenant, id)
+            .await?
+            .ok_or_else(no_such_endpoint)?;
+        let integration = repo.get(tenant, endpoint.integration_id).await?;
+        return match integration {
+            Some(i) if i.connector_id == connector => Ok(endpoint),
+            _ => Err(no_such_endpoint()),
+        };
     }
+    crate::rooms::tenant_gate(caller, tenant, no_such_endpoint)?;
     let endpoint = Integrations(&*state.store)
         .endpoint(tenant, id)
         .await?

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use alyt_domain::access::{HomeReach, Principal, Scope};
+use alyt_domain::access::{Denied, HomeReach, Principal, Scope};
 use alyt_domain::capability::{CapabilityCatalogue, catalogue};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
@@ -124,6 +124,7 @@ fn visible_properties(caller: &Principal, tenant: TenantId) -> Result<Visible, A
             Some(only) if households.is_empty() && pinned.len() == 1 => Ok(Visible::One(*only)),
             _ => Ok(Visible::Households(households)),
         },
+        HomeReach::Connector(_) => Err(Denied::ConnectorOnly.into()),
         HomeReach::Nothing => Err(not_found()),
     }
 }

@@ -57,7 +57,7 @@ use alyt_connectors::{
     ConnectAnswer, ConnectCall, ConnectField, ConnectorServer, DiscoveredThing, IntegrationCall,
     MAX_DISCOVERED_THINGS,
 };
-use alyt_domain::access::{HomeReach, Principal, Scope};
+use alyt_domain::access::{Denied, HomeReach, Principal, Scope};
 use alyt_domain::ids::{ConnectorId, EndpointId, IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::integration::check_external_id;
 use alyt_domain::integration::placement::{Placement, Synonyms, place};
@@ -88,7 +88,7 @@ use crate::extract::{ApiJson, ApiQuery};
 use crate::homes::TenantPage;
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::Problem;
-use crate::rooms::{Access, access_to, no_such_property, reaches};
+use crate::rooms::{Access, access_to, no_such_property, tenant_gate};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -203,7 +203,9 @@ async fn home_for(
 }
 
 /// Integration `id` of `tenant` and its home, when the caller has `need`
-/// there (404 "no such integration" otherwise). Two gets.
+/// there (404 "no such integration" otherwise). Two gets. A LIVE key reads
+/// the integrations made from its own connector (any other answers as
+/// missing) and configures none (403).
 async fn integration_for(
     state: &AppState,
     caller: &Principal,
@@ -215,9 +217,22 @@ async fn integration_for(
         .parse()
         .map_err(|_| ApiError::validation("integrationId", "integrationId must be a UUID"))?;
     scope_check(caller, need)?;
-    if !reaches(caller, tenant) {
-        return Err(no_such_integration());
+    if let Some(connector) = caller.acts_for_connector(tenant) {
+        if need == Need::Configure {
+            return Err(Denied::ConnectorOnly.into());
+        }
+        let integration = Integrations(&*state.store)
+            .get(tenant, id)
+            .await?
+            .filter(|i| i.connector_id == connector)
+            .ok_or_else(no_such_integration)?;
+        let home = Tenancy(&*state.store)
+            .property(tenant, integration.property_id)
+            .await?
+            .ok_or_else(no_such_integration)?;
+        return Ok((integration, home));
     }
+    tenant_gate(caller, tenant, no_such_integration)?;
     let integration = Integrations(&*state.store)
         .get(tenant, id)
         .await?
@@ -1010,10 +1025,23 @@ pub async fn list_integrations(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    let mut after = page.after_in(&format!("TENANT#{tenant}"))?;
     scope_check(&caller, Need::See)?;
     let reach = caller.home_reach(tenant);
     let no_such_tenant = || ApiError::not_found("no such tenant");
+    let repo = Integrations(&*state.store);
+    // A LIVE key: the integrations made from its connector, from the
+    // connector's installations index (bound to it and to this tenant).
+    if let HomeReach::Connector(connector) = reach {
+        let after = page.after_on_index(&format!("INSTALLS#{connector}"))?;
+        let (records, next) = repo
+            .page_of_connector(connector, tenant, limit, after)
+            .await?;
+        return Ok(Json(ListResponse {
+            items: records.iter().map(Integration::from).collect(),
+            next_cursor: next.as_ref().map(encode_cursor),
+        }));
+    }
+    let mut after = page.after_in(&format!("TENANT#{tenant}"))?;
     if reach == HomeReach::Nothing {
         return Err(no_such_tenant());
     }
@@ -1022,7 +1050,6 @@ pub async fn list_integrations(
     if tenancy.tenant(tenant).await?.is_none() {
         return Err(no_such_tenant());
     }
-    let repo = Integrations(&*state.store);
     if reach == HomeReach::Everything {
         let (records, next) = repo.page(tenant, limit, after).await?;
         return Ok(Json(ListResponse {

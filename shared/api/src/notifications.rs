@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use alyt_domain::access::{HomeReach, Scope};
+use alyt_domain::access::{Denied, HomeReach, Scope};
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_store::PageKey;
 use alyt_store::repo::notifications::{NotificationRecord, Notifications};
@@ -150,6 +150,7 @@ pub async fn list_notifications(
             }
             Some((mine, households))
         }
+        HomeReach::Connector(_) => return Err(Denied::ConnectorOnly.into()),
         HomeReach::Nothing => return Err(not_found()),
     };
     let tenancy = Tenancy(&*state.store);

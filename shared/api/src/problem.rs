@@ -284,3 +284,14 @@ impl From<alyt_store::StoreError> for ApiError {
         }
     }
 }
+
+impl From<alyt_domain::access::Denied> for ApiError {
+    /// A refusal by the access rules: missing objects (and foreign ones, which
+    /// answer the same) are 404, every other refusal 403 with its reason.
+    fn from(denied: alyt_domain::access::Denied) -> Self {
+        match denied {
+            alyt_domain::access::Denied::NotFound => ApiError::not_found("not found"),
+            other => ApiError::forbidden(other.to_string()),
+        }
+    }
+}

@@ -55,7 +55,7 @@
 
 use std::collections::BTreeMap;
 
-use alyt_domain::access::{HomeReach, HouseholdRole, PlatformRole, Principal, Scope};
+use alyt_domain::access::{Denied, HomeReach, HouseholdRole, PlatformRole, Principal, Scope};
 use alyt_domain::capability::RoomActionPrimitive;
 use alyt_domain::device::{CommandId, CommandRequest};
 use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
@@ -137,7 +137,8 @@ pub(crate) fn access_to(caller: &Principal, property: &PropertyRecord) -> Option
     }
     match caller.home_reach(property.tenant_id) {
         HomeReach::Everything => Some(Access::Configure),
-        HomeReach::Nothing => None,
+        // A LIVE key reaches no home (the gates refuse it first).
+        HomeReach::Connector(_) | HomeReach::Nothing => None,
         HomeReach::Homes { households, pinned } => {
             if households.contains(&property.client_id) {
                 let owner = caller
@@ -171,8 +172,20 @@ pub(crate) fn scope_check(caller: &Principal, needed: Access) -> Result<(), ApiE
         .map_err(|denied| ApiError::forbidden(denied.to_string()))
 }
 
-pub(crate) fn reaches(caller: &Principal, tenant: TenantId) -> bool {
-    !matches!(caller.home_reach(tenant), HomeReach::Nothing)
+/// The first gate of every operation on a tenant's homes and what is in
+/// them: a tenant the caller does not reach answers `missing` (404); a LIVE
+/// key, which acts only for its connector's integrations and endpoints, is
+/// refused (403).
+pub(crate) fn tenant_gate(
+    caller: &Principal,
+    tenant: TenantId,
+    missing: fn() -> ApiError,
+) -> Result<(), ApiError> {
+    match caller.home_reach(tenant) {
+        HomeReach::Nothing => Err(missing()),
+        HomeReach::Connector(_) => Err(Denied::ConnectorOnly.into()),
+        HomeReach::Everything | HomeReach::Homes { .. } => Ok(()),
+    }
 }
 
 /// What an operation needs in a home: the role-level access, the key scope,
@@ -210,9 +223,7 @@ pub(crate) async fn home_for(
     caller
         .require_scope(needed.scope)
         .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
-    if !reaches(caller, tenant) {
-        return Err((needed.missing)());
-    }
+    tenant_gate(caller, tenant, needed.missing)?;
     let property = Tenancy(&*state.store)
         .property(tenant, property_id)
         .await?
@@ -235,9 +246,7 @@ pub(crate) async fn room_for(
     needed: Access,
 ) -> Result<(RoomRecord, PropertyRecord), ApiError> {
     scope_check(caller, needed)?;
-    if !reaches(caller, tenant) {
-        return Err(no_such_room());
-    }
+    tenant_gate(caller, tenant, no_such_room)?;
     let rooms = Rooms(&*state.store);
     let at = rooms
         .locate(room_id)

@@ -8,7 +8,9 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::ids::{ClientId, DeveloperId, KeyId, PropertyId, SessionId, TenantId, UserId};
+use crate::ids::{
+    ClientId, ConnectorId, DeveloperId, KeyId, PropertyId, SessionId, TenantId, UserId,
+};
 
 /// Platform staff roles.
 #[derive(
@@ -258,6 +260,12 @@ pub enum Principal {
         scopes: BTreeSet<Scope>,
         /// DEV: the sandbox tenant; LIVE: tenants that installed the key's connector.
         tenants: BTreeSet<TenantId>,
+        /// A LIVE key's connector (`None` for DEV keys, and for a LIVE key
+        /// whose definition names no connector, which reaches nothing). In
+        /// its tenants a LIVE key reaches only the integrations made from
+        /// this connector and their endpoints: never a home, room, device,
+        /// person or another integration.
+        connector: Option<ConnectorId>,
     },
 }
 
@@ -273,6 +281,11 @@ pub enum Denied {
     DeveloperOnly,
     #[error("your role does not allow this")]
     Role,
+    #[error(
+        "a LIVE key acts only for its own connector: the integrations made from it and their \
+         endpoints"
+    )]
+    ConnectorOnly,
     #[error("not found")]
     NotFound,
 }
@@ -325,14 +338,36 @@ impl Principal {
         }
     }
 
-    /// The caller's role in `tenant`, if any. A key acts as the tenant's ADMIN
-    /// inside the tenants it reaches (its scopes narrow what it may do).
+    /// The caller's role in `tenant`, if any. A DEV key acts as the ADMIN of
+    /// its developer's sandbox (its scopes narrow what it may do); a LIVE key
+    /// holds no role anywhere: it acts only for its connector (see
+    /// [`HomeReach::Connector`]).
     pub fn tenant_role(&self, tenant: TenantId) -> Option<TenantRole> {
         match self {
             Principal::Person { claims, .. } => claims.tenants.get(&tenant).copied(),
-            Principal::Key { tenants, .. } => {
-                tenants.contains(&tenant).then_some(TenantRole::Admin)
-            }
+            Principal::Key {
+                kind: KeyKind::Dev,
+                tenants,
+                ..
+            } => tenants.contains(&tenant).then_some(TenantRole::Admin),
+            Principal::Key {
+                kind: KeyKind::Live,
+                ..
+            } => None,
+        }
+    }
+
+    /// The connector a LIVE key acts for in `tenant` (one that installed
+    /// it); `None` for everyone else.
+    pub fn acts_for_connector(&self, tenant: TenantId) -> Option<ConnectorId> {
+        match self {
+            Principal::Key {
+                kind: KeyKind::Live,
+                tenants,
+                connector: Some(connector),
+                ..
+            } if tenants.contains(&tenant) => Some(*connector),
+            _ => None,
         }
     }
 
@@ -362,7 +397,7 @@ impl Principal {
 /// and what is in them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HomeReach {
-    /// Platform staff, the tenant's ADMIN/INSTALLER, keys bound to the tenant.
+    /// Platform staff, the tenant's ADMIN/INSTALLER, a DEV key in its sandbox.
     Everything,
     /// Household people: every home of these households, plus the homes
     /// guests are pinned to.
@@ -370,6 +405,11 @@ pub enum HomeReach {
         households: BTreeSet<ClientId>,
         pinned: BTreeSet<PropertyId>,
     },
+    /// A LIVE key in a tenant that installed its connector: only the
+    /// integrations made from that connector and their endpoints. Every
+    /// other object of the tenant is refused ([`Denied::ConnectorOnly`]);
+    /// another integration or its endpoints answer as missing.
+    Connector(ConnectorId),
     /// Not the caller's tenant: everything in it answers as missing.
     Nothing,
 }
@@ -378,6 +418,9 @@ impl Principal {
     pub fn home_reach(&self, tenant: TenantId) -> HomeReach {
         if self.platform_role().is_some() || self.tenant_role(tenant).is_some() {
             return HomeReach::Everything;
+        }
+        if let Some(connector) = self.acts_for_connector(tenant) {
+            return HomeReach::Connector(connector);
         }
         let Principal::Person { claims, .. } = self else {
             return HomeReach::Nothing;
@@ -453,6 +496,7 @@ mod tests {
             kind: KeyKind::Dev,
             scopes: [Scope::DevicesRead].into(),
             tenants: [sandbox].into(),
+            connector: None,
         };
         assert!(key.require_scope(Scope::DevicesRead).is_ok());
         assert_eq!(
@@ -462,6 +506,33 @@ mod tests {
         assert!(key.reaches_tenant(sandbox));
         assert!(!key.reaches_tenant(TenantId::new()));
         assert_eq!(key.require_session(), Err(Denied::SessionOnly));
+        assert_eq!(key.tenant_role(sandbox), Some(TenantRole::Admin));
+        assert_eq!(key.home_reach(sandbox), HomeReach::Everything);
+    }
+
+    #[test]
+    fn a_live_key_acts_only_for_its_connector_in_the_tenants_that_installed_it() {
+        let (installed, other) = (TenantId::new(), TenantId::new());
+        let connector = ConnectorId::new();
+        let live = |connector: Option<ConnectorId>, tenants: BTreeSet<TenantId>| Principal::Key {
+            key_id: KeyId::new(),
+            developer: DeveloperId::new(),
+            kind: KeyKind::Live,
+            scopes: Scope::ALL.into(),
+            tenants,
+            connector,
+        };
+        let key = live(Some(connector), [installed].into());
+        // Never the tenant's ADMIN, whatever its scopes.
+        assert_eq!(key.tenant_role(installed), None);
+        assert_eq!(key.home_reach(installed), HomeReach::Connector(connector));
+        assert_eq!(key.acts_for_connector(installed), Some(connector));
+        assert!(key.reaches_tenant(installed));
+        assert_eq!(key.home_reach(other), HomeReach::Nothing);
+        assert_eq!(key.acts_for_connector(other), None);
+        // A definition that names no connector reaches nothing.
+        let nameless = live(None, BTreeSet::new());
+        assert_eq!(nameless.home_reach(installed), HomeReach::Nothing);
     }
 
     #[test]

@@ -330,6 +330,7 @@ mod tests {
             kind: KeyKind::Dev,
             scopes: BTreeSet::new(),
             tenants: [tenant].into(),
+            connector: None,
         };
         assert_eq!(
             may_manage_people(&key, tenant, client),

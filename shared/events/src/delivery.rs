@@ -27,10 +27,15 @@ use alyt_store::{Store, StoreError};
 use time::OffsetDateTime;
 use tokio::task::JoinSet;
 
+use crate::binding::BindingCheck;
 use crate::envelope::EventEnvelope;
 use crate::outbound::{OutboundPolicy, OutboundRequest, SendResult, WebhookSender};
 use crate::signature;
 use crate::webhook::{self, AttemptOutcome, DISABLE_AFTER, NotClaimable};
+
+/// How long a read of an endpoint's key and developer is trusted while its
+/// rows are sent one after another.
+pub const BINDING_RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Endpoints worked at once in one batch (rows of one endpoint go one after
 /// another, in due order, so its 50th failure stops the rest at once).
@@ -241,6 +246,9 @@ async fn work_endpoint(
 ) -> Result<DeliveryReport, StoreError> {
     let repo = Webhooks(store.as_ref());
     let mut report = DeliveryReport::default();
+    // The endpoint's key and developer, read afresh at least every second.
+    let mut bindings = BindingCheck::default();
+    let mut read_at: Option<std::time::Instant> = None;
     for row in rows {
         let Some(current) = endpoint.as_mut() else {
             let next = webhook::give_up(&row, "the endpoint was removed", now);
@@ -255,6 +263,17 @@ async fn work_endpoint(
         if current.status == EndpointStatus::Active && current.consecutive_failures >= DISABLE_AFTER
         {
             disable(&repo, current, now, &mut report).await?;
+        }
+        // Right before a send: the key must still be live and the developer
+        // active (else the endpoint is disabled and the row held).
+        if current.status == EndpointStatus::Active {
+            if read_at.is_none_or(|at| at.elapsed() >= BINDING_RECHECK) {
+                bindings.forget();
+                read_at = Some(std::time::Instant::now());
+            }
+            bindings
+                .enforce(store.as_ref(), current, clock.now())
+                .await?;
         }
         if current.status == EndpointStatus::Disabled {
             match repo.hold(&row, &webhook::hold(&row, now)).await? {
@@ -282,9 +301,19 @@ async fn work_endpoint(
                 continue;
             }
         };
-        if repo.replace(&row, &claimed).await? != RowWrite::Written {
-            report.skipped += 1;
-            continue;
+        match repo.claim(&row, &claimed).await? {
+            RowWrite::Written => {}
+            RowWrite::Stale => {
+                report.skipped += 1;
+                continue;
+            }
+            // Disabled (or removed) since it was read: the next run holds
+            // (or fails) the row.
+            RowWrite::EndpointChanged => {
+                report.skipped += 1;
+                endpoint = repo.endpoint(current.developer_id, current.id).await?;
+                continue;
+            }
         }
         report.attempted += 1;
 

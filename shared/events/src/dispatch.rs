@@ -19,7 +19,10 @@
 //!
 //! An endpoint hears the events recorded from its creation on: the cursor of
 //! a new tenant starts at the endpoint's creation, and an endpoint never gets
-//! an event older than itself when the tenant's cursor is behind.
+//! an event older than itself when the tenant's cursor is behind. An
+//! endpoint bound to a LIVE key hears, in the tenants that installed its
+//! connector, only the events about that connector's integrations
+//! ([`crate::audience`]).
 //!
 //! Ceiling: a pass costs one query of the cursor partition (pages of 100),
 //! then per tenant one log query per page of events, one route query per
@@ -33,6 +36,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
 
+use crate::audience::IntegrationConnectors;
+use crate::binding::BindingCheck;
 use crate::delivery::{self, EnqueueReport};
 use crate::envelope::EventId;
 use crate::log::EventLog;
@@ -164,6 +169,13 @@ pub async fn follow_installation(
     follow_tenant(store, tenant, now).await
 }
 
+/// What one pass has read already (integrations' connectors, endpoints'
+/// keys and developers), shared by its tenants.
+struct Seen<'a> {
+    connectors: &'a mut IntegrationConnectors,
+    bindings: &'a mut BindingCheck,
+}
+
 /// What one pass did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DispatchReport {
@@ -192,9 +204,15 @@ pub async fn dispatch(
     now: OffsetDateTime,
 ) -> Result<DispatchReport, StoreError> {
     let mut report = DispatchReport::default();
+    let mut connectors = IntegrationConnectors::default();
+    let mut bindings = BindingCheck::default();
     for cursor in cursors(store).await? {
         report.tenants += 1;
-        dispatch_tenant(store, log, cursor, now, &mut report).await?;
+        let mut seen = Seen {
+            connectors: &mut connectors,
+            bindings: &mut bindings,
+        };
+        dispatch_tenant(store, log, cursor, now, &mut seen, &mut report).await?;
     }
     Ok(report)
 }
@@ -204,6 +222,7 @@ async fn dispatch_tenant(
     log: &EventLog,
     mut cursor: DispatchCursor,
     now: OffsetDateTime,
+    seen: &mut Seen<'_>,
     report: &mut DispatchReport,
 ) -> Result<(), StoreError> {
     let tenant = cursor.tenant_id;
@@ -221,17 +240,36 @@ async fn dispatch_tenant(
         }
         if !page.events.is_empty() && endpoints.is_none() {
             let connectors = installed_connectors(store, tenant).await?;
-            endpoints = Some(delivery::endpoints_for(store, tenant, &connectors).await?);
+            // An endpoint whose key or developer is no longer sound gets
+            // nothing more (it is disabled with the reason).
+            let mut sound = Vec::new();
+            for mut endpoint in delivery::endpoints_for(store, tenant, &connectors).await? {
+                if seen.bindings.enforce(store, &mut endpoint, now).await? {
+                    sound.push(endpoint);
+                }
+            }
+            endpoints = Some(sound);
         }
         let routed = endpoints.as_deref().unwrap_or_default();
+        let live_routes = routed
+            .iter()
+            .any(|e| matches!(e.route, WebhookRoute::Connector { .. }));
         for event in &page.events {
+            // The connector whose integration the event is about (LIVE
+            // endpoints hear nothing else).
+            let about = match live_routes {
+                true => seen.connectors.connector_of(store, event).await?,
+                false => None,
+            };
             // An endpoint hears what happened from its creation on.
             let eligible: Vec<WebhookEndpointRecord> = routed
                 .iter()
                 .filter(|e| e.created_at <= event.created_at)
                 .filter(|e| match &e.route {
                     WebhookRoute::Tenant { tenant_id } => *tenant_id == tenant,
-                    WebhookRoute::Connector { .. } => true,
+                    WebhookRoute::Connector { definition_id } => {
+                        about.is_some_and(|c| c.to_string() == *definition_id)
+                    }
                 })
                 .cloned()
                 .collect();

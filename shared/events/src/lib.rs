@@ -26,8 +26,12 @@
 //! ([`delivery::enqueue`], [`delivery::deliver_due`], [`delivery::reenable`])
 //! over the rows of `alyt_store::repo::webhooks`; [`dispatch`] turns recorded
 //! events into those rows; [`worker`] runs both passes and announces disabled
-//! endpoints. [`stream`] is the server-sent event stream of both runtimes.
+//! endpoints. [`stream`] is the server-sent event stream of both runtimes;
+//! [`audience`] decides which events a LIVE key hears (those about its own
+//! connector's integrations) on both.
 
+pub mod audience;
+pub mod binding;
 pub mod delivery;
 pub mod dispatch;
 pub mod envelope;
@@ -38,6 +42,7 @@ pub mod stream;
 pub mod webhook;
 pub mod worker;
 
+pub use audience::Audience;
 pub use delivery::{DeliveryReport, DisabledEndpoint, deliver_due, enqueue, reenable};
 pub use envelope::{EventEnvelope, EventId, EventKind};
 pub use log::{EventLog, VISIBILITY_LAG};

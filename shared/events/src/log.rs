@@ -109,6 +109,11 @@ impl EventLog {
             .collect()
     }
 
+    /// The store the log is kept in.
+    pub fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
     /// The newest id readers may see now.
     pub fn watermark(&self) -> EventId {
         EventId::floor(self.clock.now() - self.lag)

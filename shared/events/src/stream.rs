@@ -21,6 +21,7 @@ use futures_util::Stream;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::audience::{Audience, IntegrationConnectors};
 use crate::envelope::{EventEnvelope, EventId, EventKind};
 use crate::log::EventLog;
 
@@ -172,6 +173,9 @@ impl EventSignal {
 pub struct Feed {
     pub log: EventLog,
     pub tenants: Vec<TenantId>,
+    /// Which of the tenants' events the caller hears (a LIVE key: only those
+    /// about its connector's integrations).
+    pub audience: Audience,
     pub request: StreamRequest,
     pub limits: StreamLimits,
     pub wake: Option<watch::Receiver<u64>>,
@@ -179,6 +183,7 @@ pub struct Feed {
 
 struct State {
     feed: Feed,
+    connectors: IntegrationConnectors,
     position: Option<EventId>,
     pending: VecDeque<String>,
     deadline: Instant,
@@ -198,6 +203,7 @@ pub fn body(feed: Feed) -> impl Stream<Item = Result<Bytes, Infallible>> + Send 
         deadline: now + feed.limits.max_duration,
         next_keepalive: now + feed.limits.keepalive,
         feed,
+        connectors: IntegrationConnectors::default(),
         pending: VecDeque::new(),
         started: false,
         done: false,
@@ -247,7 +253,27 @@ async fn next_chunk(state: &mut State) -> Option<String> {
         };
         let moved = page.position != state.position;
         for event in &page.events {
-            state.pending.push_back(format_event(event));
+            match state
+                .connectors
+                .hears(feed.log.store(), feed.audience, event)
+                .await
+            {
+                Ok(true) => state.pending.push_back(format_event(event)),
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "the event stream could not read an integration");
+                    // What was read before this event is sent; the client
+                    // resumes after the last id it saw.
+                    state.done = true;
+                    state
+                        .pending
+                        .push_back(comment("events are briefly unavailable; reconnect"));
+                    break;
+                }
+            }
+        }
+        if state.done {
+            continue;
         }
         state.position = page.position;
         if !page.events.is_empty() {

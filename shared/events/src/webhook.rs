@@ -309,6 +309,7 @@ mod tests {
             status: EndpointStatus::Active,
             consecutive_failures: 0,
             disabled_at: None,
+            disabled_reason: None,
             created_at: now,
         };
         let event = crate::EventEnvelope {

@@ -202,6 +202,7 @@ impl World {
             status: EndpointStatus::Active,
             consecutive_failures: 0,
             disabled_at: None,
+            disabled_reason: None,
             created_at: self.now(),
         };
         self.repo().create_endpoint(&record).await.unwrap();

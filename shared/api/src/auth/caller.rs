@@ -9,8 +9,10 @@
 use std::collections::BTreeSet;
 
 use alyt_domain::access::{KeyKind, Principal, SessionKind};
+use alyt_domain::ids::ConnectorId;
 use alyt_store::repo::developers::{DeveloperStatus, Developers, KeyRecord};
 use alyt_store::repo::identity::Sessions;
+use alyt_store::repo::integrations::Integrations;
 use axum::extract::FromRequestParts;
 use axum::http::header;
 use axum::http::request::Parts;
@@ -135,17 +137,24 @@ async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, Ap
         .await?
         .filter(|d| d.status == DeveloperStatus::Active)
         .ok_or_else(unauthorized)?;
-    let tenants: BTreeSet<_> = match key.kind {
-        KeyKind::Dev => developer.sandbox_tenant_id.into_iter().collect(),
-        // The tenants that installed the key's connector (approval alone
-        // grants no household access).
-        KeyKind::Live => match &key.definition_id {
-            Some(definition) => crate::developers::webhooks::live_key_tenants(state, definition)
-                .await?
-                .into_iter()
-                .collect(),
-            None => BTreeSet::new(),
-        },
+    // A LIVE key acts for its connector in the tenants that installed it
+    // (approval alone grants no household access); a definition that names
+    // no connector reaches nothing.
+    let connector = match key.kind {
+        KeyKind::Dev => None,
+        KeyKind::Live => key
+            .definition_id
+            .as_deref()
+            .and_then(|d| d.parse::<ConnectorId>().ok()),
+    };
+    let tenants: BTreeSet<_> = match (key.kind, connector) {
+        (KeyKind::Dev, _) => developer.sandbox_tenant_id.into_iter().collect(),
+        (KeyKind::Live, Some(connector)) => Integrations(&*state.store)
+            .installing_tenants(connector)
+            .await?
+            .into_iter()
+            .collect(),
+        (KeyKind::Live, None) => BTreeSet::new(),
     };
     // Every keyed request counts against the developer's REQUESTS quota; a
     // spent quota refuses the request here (429), before any handler runs.
@@ -164,5 +173,6 @@ async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, Ap
         kind: key.kind,
         scopes: key.scopes.iter().copied().collect(),
         tenants,
+        connector,
     })
 }

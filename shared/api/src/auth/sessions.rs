@@ -4,6 +4,7 @@
 use alyt_domain::access::{Claims, ClientGrant, SessionKind};
 use alyt_domain::ids::SessionId;
 use alyt_domain::session::{RefreshOutcome, RefreshView, decide_refresh};
+use alyt_store::repo::developers::{DeveloperStatus, Developers};
 use alyt_store::repo::identity::{Rotation, SessionRecord, Sessions, UserRecord, Users};
 use alyt_store::repo::tenancy::Tenancy;
 use serde::Serialize;
@@ -67,12 +68,28 @@ pub async fn build_claims(state: &AppState, user: &UserRecord) -> Result<Claims,
     })
 }
 
+/// An access token for `session`. A developer session of an account that is
+/// no longer active (suspended) gets none: the session is revoked, so its
+/// refresh token stops working too.
 async fn access_token(
     state: &AppState,
     user: &UserRecord,
     kind: SessionKind,
     session: SessionId,
 ) -> Result<String, ApiError> {
+    if kind == SessionKind::Developer {
+        let active = match user.developer_id {
+            Some(id) => Developers(&*state.store)
+                .get(id)
+                .await?
+                .is_some_and(|d| d.status == DeveloperStatus::Active),
+            None => false,
+        };
+        if !active {
+            Sessions(&*state.store).revoke(session).await?;
+            return Err(refresh_refused());
+        }
+    }
     let claims = build_claims(state, user).await?;
     Ok(state
         .tokens

@@ -398,8 +398,10 @@ pub async fn rotate_key(
 }
 
 /// Revokes the key: its secret and the app tokens issued for it stop working
-/// at once. The key stays listed with `revokedAt`. Revoking a revoked key is a
-/// no-op. (Revocation is the DELETE of the key.) Session only.
+/// at once, and its webhook endpoints are disabled (`key_revoked`): nothing
+/// more is sent for them, deliveries already queued included. The key stays
+/// listed with `revokedAt`. Revoking a revoked key is a no-op. (Revocation
+/// is the DELETE of the key.) Session only.
 #[utoipa::path(
     delete,
     path = "/v1/developers/keys/{keyId}",
@@ -421,11 +423,19 @@ pub async fn revoke_key(
 ) -> Result<StatusCode, ApiError> {
     let me = developer_session(&caller)?;
     let key = own_key(&state, me.developer, &key_id).await?;
+    let now = state.clock.now();
     if key.revoked_at.is_none() {
-        Developers(&*state.store)
-            .revoke_key(&key, state.clock.now())
-            .await?;
+        Developers(&*state.store).revoke_key(&key, now).await?;
     }
+    // Its webhook endpoints stop with it (also when a first attempt failed
+    // after the revoke: the worker would catch them anyway).
+    alyt_events::binding::disable_bound_to(
+        &*state.store,
+        &key,
+        alyt_store::repo::webhooks::DisabledReason::KeyRevoked,
+        now,
+    )
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -565,6 +575,7 @@ pub async fn whoami(
             kind,
             scopes,
             tenants,
+            ..
         } => {
             let definition_id = match kind {
                 KeyKind::Dev => None,

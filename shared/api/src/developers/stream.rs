@@ -4,13 +4,14 @@
 //! hosted streaming function; this is the route and who may call it.
 //!
 //! Who hears what: a key with `events:read` hears its tenants (a DEV key its
-//! developer's sandbox, a LIVE key the tenants that installed its
-//! connector); a developer session hears its sandbox only.
+//! developer's sandbox; a LIVE key, in the tenants that installed its
+//! connector, only the events about the integrations made from it); a
+//! developer session hears its sandbox only.
 
-use alyt_domain::access::{Principal, Scope};
+use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::TenantId;
-use alyt_events::EventLog;
 use alyt_events::stream::{self, Feed, StreamRequest};
+use alyt_events::{Audience, EventLog};
 use alyt_store::repo::developers::{DeveloperStatus, Developers};
 use axum::body::Body;
 use axum::extract::State;
@@ -40,14 +41,18 @@ pub struct StreamParams {
     pub after: Option<String>,
 }
 
-/// The tenants the caller hears.
+/// The tenants the caller hears, and which of their events.
 pub async fn stream_tenants(
     state: &AppState,
     caller: &Principal,
-) -> Result<Vec<TenantId>, ApiError> {
+) -> Result<(Vec<TenantId>, Audience), ApiError> {
     match caller {
         Principal::Key {
-            developer, tenants, ..
+            developer,
+            tenants,
+            kind,
+            connector,
+            ..
         } => {
             caller
                 .require_scope(Scope::EventsRead)
@@ -57,12 +62,21 @@ pub async fn stream_tenants(
                 .await?
                 .filter(|d| d.status == DeveloperStatus::Active)
                 .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))?;
-            Ok(tenants.iter().copied().collect())
+            let audience = match (kind, connector) {
+                (KeyKind::Dev, _) => Audience::Tenants,
+                (KeyKind::Live, Some(connector)) => Audience::Connector(*connector),
+                // A LIVE key of no connector reaches no tenant.
+                (KeyKind::Live, None) => return Ok((Vec::new(), Audience::Tenants)),
+            };
+            Ok((tenants.iter().copied().collect(), audience))
         }
         Principal::Person { .. } => {
             let me = developer_session(caller)?;
             let developer = active_developer(state, &me).await?;
-            Ok(developer.sandbox_tenant_id.into_iter().collect())
+            Ok((
+                developer.sandbox_tenant_id.into_iter().collect(),
+                Audience::Tenants,
+            ))
         }
     }
 }
@@ -123,11 +137,12 @@ pub async fn stream_events(
         last_event_id,
     )
     .map_err(|bad| ApiError::validation(bad.field, bad.detail))?;
-    let tenants = stream_tenants(&state, &caller).await?;
+    let (tenants, audience) = stream_tenants(&state, &caller).await?;
     let settings = &state.events;
     let feed = Feed {
         log: EventLog::new(state.store.clone(), state.clock.clone(), settings.lag),
         tenants,
+        audience,
         request,
         limits: settings.stream,
         wake: settings.signal.as_ref().map(|s| s.subscribe()),

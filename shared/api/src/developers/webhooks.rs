@@ -2,13 +2,19 @@
 //! delivery log, re-enable. The delivery itself (signing, retries, disable)
 //! is `alyt-events`; the dispatcher and the worker run outside requests.
 //!
-//! Who: a signed-in developer, or a key of the developer with
-//! `webhooks:write` (a key may manage the endpoints of its developer, bound
-//! to any of the developer's keys). An endpoint of another developer answers
-//! exactly like a missing one (404).
+//! Who: a signed-in developer manages all of its endpoints and binds them to
+//! any of its live keys; a key with `webhooks:write` sees and manages only
+//! the endpoints bound to itself, and creates endpoints bound to itself
+//! (naming another key is 403: that needs a developer session). An endpoint
+//! of another developer, or of another key, answers exactly like a missing
+//! one (404).
 //!
 //! An endpoint is bound to one key: a DEV key routes its sandbox tenant's
-//! events, a LIVE key those of the tenants that installed its connector.
+//! events; a LIVE key, in the tenants that installed its connector, the
+//! events about that connector's integrations. When the key is revoked or
+//! expires, or the developer is suspended, the endpoint is disabled with the
+//! reason and nothing more is sent ([`alyt_events::binding`]); such an
+//! endpoint cannot be re-enabled while the reason stands.
 //! The URL is checked against the outbound policy when registered (https and
 //! public addresses hosted; the local platform allows http to private
 //! networks) and again at every delivery. The signing secret is shown in the
@@ -18,6 +24,7 @@ use std::collections::BTreeSet;
 
 use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::{KeyId, TenantId, WebhookId};
+use alyt_events::binding::BindingCheck;
 use alyt_events::delivery::DisabledEndpoint;
 use alyt_events::envelope::{EventEnvelope, EventId, EventKind};
 use alyt_events::outbound::{self, OutboundPolicy};
@@ -26,8 +33,8 @@ use alyt_events::{dispatch, signature};
 use alyt_store::PageKey;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
 use alyt_store::repo::webhooks::{
-    DeliveryRecord, DeliveryStatus, EndpointStatus, HISTORY, Queued, WebhookEndpointRecord,
-    WebhookRoute, Webhooks, endpoint_key,
+    DeliveryRecord, DeliveryStatus, DisabledReason, EndpointStatus, HISTORY, Queued,
+    WebhookEndpointRecord, WebhookRoute, Webhooks, endpoint_key,
 };
 use axum::Json;
 use axum::extract::{Path, State};
@@ -109,6 +116,11 @@ pub struct EndpointView {
     /// The developer key it is bound to.
     pub key_id: KeyId,
     pub status: EndpointStatus,
+    /// Why it is disabled: `failures` (fifty in a row; re-enable it),
+    /// `key_revoked` or `key_expired` (its key can no longer speak for it),
+    /// `developer_suspended`. Null while active.
+    #[schema(required = true)]
+    pub disabled_reason: Option<DisabledReason>,
     /// Failed attempts since the last success (50 disable it).
     pub consecutive_failures: u32,
     #[serde(with = "time::serde::rfc3339::option")]
@@ -121,6 +133,7 @@ pub struct EndpointView {
 
 impl From<WebhookEndpointRecord> for EndpointView {
     fn from(e: WebhookEndpointRecord) -> Self {
+        let disabled_reason = e.why_disabled();
         Self {
             id: e.id,
             url: e.url,
@@ -128,6 +141,7 @@ impl From<WebhookEndpointRecord> for EndpointView {
             description: e.description,
             key_id: e.key_id,
             status: e.status,
+            disabled_reason,
             consecutive_failures: e.consecutive_failures,
             disabled_at: e.disabled_at,
             created_at: e.created_at,
@@ -157,31 +171,53 @@ pub struct CreateWebhookRequest {
     #[serde(default)]
     #[schema(max_length = 200)]
     pub description: Option<String>,
-    /// The key the endpoint is bound to; default: the newest active DEV key.
+    /// The key the endpoint is bound to; default: the calling key, or for a
+    /// developer session the newest active DEV key. Only a developer session
+    /// may name another key.
     #[serde(default)]
     pub key_id: Option<KeyId>,
 }
 
+/// Who manages webhooks in a request: the (active) developer, and the key
+/// when a key calls, which sees only the endpoints bound to itself.
+struct Manager {
+    developer: DeveloperRecord,
+    key: Option<KeyId>,
+}
+
+impl Manager {
+    /// Whether this caller manages `endpoint` (a key: only its own).
+    fn manages(&self, endpoint: &WebhookEndpointRecord) -> bool {
+        endpoint.developer_id == self.developer.id && self.key.is_none_or(|k| endpoint.key_id == k)
+    }
+}
+
 /// The developer behind the caller: a developer session, or a key with
 /// `webhooks:write`. The developer must be active.
-async fn webhook_developer(
-    state: &AppState,
-    caller: &Principal,
-) -> Result<DeveloperRecord, ApiError> {
+async fn webhook_developer(state: &AppState, caller: &Principal) -> Result<Manager, ApiError> {
     match caller {
-        Principal::Key { developer, .. } => {
+        Principal::Key {
+            developer, key_id, ..
+        } => {
             caller
                 .require_scope(Scope::WebhooksWrite)
                 .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
-            Developers(&*state.store)
+            let developer = Developers(&*state.store)
                 .get(*developer)
                 .await?
                 .filter(|d| d.status == DeveloperStatus::Active)
-                .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))
+                .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))?;
+            Ok(Manager {
+                developer,
+                key: Some(*key_id),
+            })
         }
         Principal::Person { .. } => {
             let me = developer_session(caller)?;
-            active_developer(state, &me).await
+            Ok(Manager {
+                developer: active_developer(state, &me).await?,
+                key: None,
+            })
         }
     }
 }
@@ -190,17 +226,18 @@ fn no_such_webhook() -> ApiError {
     ApiError::not_found("no such webhook endpoint")
 }
 
-/// One of the developer's endpoints; anything else (another developer's, a
-/// malformed id) is the same 404.
+/// One of the endpoints the caller manages; anything else (another
+/// developer's, another key's, a malformed id) is the same 404.
 async fn own_endpoint(
     state: &AppState,
-    developer: &DeveloperRecord,
+    manager: &Manager,
     id: &str,
 ) -> Result<WebhookEndpointRecord, ApiError> {
     let id: WebhookId = id.parse().map_err(|_| no_such_webhook())?;
     Webhooks(&*state.store)
-        .endpoint(developer.id, id)
+        .endpoint(manager.developer.id, id)
         .await?
+        .filter(|e| manager.manages(e))
         .ok_or_else(no_such_webhook)
 }
 
@@ -257,14 +294,23 @@ pub async fn create_webhook(
     Caller(caller): Caller,
     Body(request): Body<CreateWebhookRequest>,
 ) -> Result<(StatusCode, Json<EndpointWithSecret>), ApiError> {
-    let developer = webhook_developer(&state, &caller).await?;
+    let manager = webhook_developer(&state, &caller).await?;
+    if let (Some(own), Some(named)) = (manager.key, request.key_id)
+        && own != named
+    {
+        return Err(ApiError::forbidden(
+            "a key binds webhook endpoints only to itself; bind one to another key with a \
+             signed-in developer session",
+        ));
+    }
+    let developer = &manager.developer;
     let (url, events, description) = check_endpoint_fields(state.events.outbound, &request).await?;
     let now = state.clock.now();
     let keys = Developers(&*state.store).keys(developer.id).await?;
     let usable = |k: &&alyt_store::repo::developers::KeyRecord| {
         k.revoked_at.is_none() && k.expires_at.is_none_or(|e| e > now)
     };
-    let key = match request.key_id {
+    let key = match request.key_id.or(manager.key) {
         Some(id) => keys
             .iter()
             .filter(usable)
@@ -313,6 +359,7 @@ pub async fn create_webhook(
         status: EndpointStatus::Active,
         consecutive_failures: 0,
         disabled_at: None,
+        disabled_reason: None,
         created_at: now,
     };
     // The dispatcher follows the tenant before the endpoint exists, so no
@@ -358,11 +405,26 @@ pub async fn list_webhooks(
     Caller(caller): Caller,
     Params(page): Params<PageParams>,
 ) -> Result<Json<ListResponse<EndpointView>>, ApiError> {
-    let developer = webhook_developer(&state, &caller).await?;
+    let manager = webhook_developer(&state, &caller).await?;
     let limit = page.limit()? as usize;
-    let partition = format!("DEVELOPER#{}", developer.id);
+    let partition = format!("DEVELOPER#{}", manager.developer.id);
     let after = page.after_in(&partition)?;
-    let all = Webhooks(&*state.store).list_endpoints(developer.id).await?;
+    let now = state.clock.now();
+    // An active endpoint whose key or developer is no longer sound is
+    // disabled here too, so the list always says why.
+    let mut bindings = BindingCheck::default();
+    let mut all = Vec::new();
+    for mut endpoint in Webhooks(&*state.store)
+        .list_endpoints(manager.developer.id)
+        .await?
+        .into_iter()
+        .filter(|e| manager.manages(e))
+    {
+        if endpoint.status == EndpointStatus::Active {
+            bindings.enforce(&*state.store, &mut endpoint, now).await?;
+        }
+        all.push(endpoint);
+    }
     let start = match &after {
         Some(at) => all
             .iter()
@@ -410,10 +472,10 @@ pub async fn delete_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    let developer = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &developer, &id).await?;
+    let manager = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &manager, &id).await?;
     if !Webhooks(&*state.store)
-        .delete_endpoint(developer.id, endpoint.id)
+        .delete_endpoint(manager.developer.id, endpoint.id)
         .await?
     {
         return Err(no_such_webhook());
@@ -452,12 +514,12 @@ pub async fn test_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<TestQueued>), ApiError> {
-    let developer = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &developer, &id).await?;
+    let manager = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &manager, &id).await?;
     let now = state.clock.now();
     let tenant: TenantId = match &endpoint.route {
         WebhookRoute::Tenant { tenant_id } => *tenant_id,
-        WebhookRoute::Connector { .. } => developer.sandbox_tenant_id.ok_or_else(|| {
+        WebhookRoute::Connector { .. } => manager.developer.sandbox_tenant_id.ok_or_else(|| {
             ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
         })?,
     };
@@ -565,8 +627,8 @@ pub async fn list_webhook_deliveries(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<ListResponse<DeliveryView>>, ApiError> {
-    let developer = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &developer, &id).await?;
+    let manager = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &manager, &id).await?;
     let rows = Webhooks(&*state.store)
         .recent_deliveries(endpoint.id, HISTORY)
         .await?;
@@ -610,8 +672,8 @@ pub async fn enable_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Enabled>, ApiError> {
-    let developer = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &developer, &id).await?;
+    let manager = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &manager, &id).await?;
     let now = state.clock.now();
     if endpoint.status == EndpointStatus::Active {
         return Ok(Json(Enabled {
@@ -619,7 +681,23 @@ pub async fn enable_webhook(
             requeued: 0,
         }));
     }
-    let enabled = alyt_events::reenable(&*state.store, developer.id, endpoint.id, now).await?;
+    // Its key must still speak for it.
+    let mut bindings = BindingCheck::default();
+    match bindings.broken(&*state.store, &endpoint, now).await? {
+        Some(DisabledReason::KeyRevoked) => {
+            return Err(ApiError::conflict(
+                "the endpoint's key was revoked; create an endpoint bound to a live key",
+            ));
+        }
+        Some(DisabledReason::KeyExpired) => {
+            return Err(ApiError::conflict(
+                "the endpoint's key expired; create an endpoint bound to a live key",
+            ));
+        }
+        Some(DisabledReason::DeveloperSuspended | DisabledReason::Failures) | None => {}
+    }
+    let enabled =
+        alyt_events::reenable(&*state.store, manager.developer.id, endpoint.id, now).await?;
     // A row held just before the re-enable may reach the held index late
     // (DynamoDB): the worker requeues again for a few seconds.
     dispatch::follow_up_requeue(&*state.store, endpoint.id, now).await?;
@@ -630,7 +708,7 @@ pub async fn enable_webhook(
         })),
         // Re-enabled meanwhile by another request: answer its state.
         None => {
-            let current = own_endpoint(&state, &developer, &id).await?;
+            let current = own_endpoint(&state, &manager, &id).await?;
             Ok(Json(Enabled {
                 endpoint: current.into(),
                 requeued: 0,

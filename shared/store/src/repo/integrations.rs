@@ -457,6 +457,26 @@ impl Integrations<'_> {
             .records()
     }
 
+    /// A page of the integrations made from `connector` in `tenant` (what a
+    /// LIVE key of the connector reads there), oldest first. One index query.
+    pub async fn page_of_connector(
+        &self,
+        connector: ConnectorId,
+        tenant: TenantId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<IntegrationRecord>, Option<PageKey>), StoreError> {
+        self.0
+            .query(
+                Query::on_index(Index::Gsi1, format!("INSTALLS#{connector}"))
+                    .sort(SortKey::BeginsWith(format!("{tenant}#")))
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?
+            .records()
+    }
+
     /// The tenants that installed connector `connector` (a LIVE key's
     /// reach): one index query per 1,000 installations.
     pub async fn installing_tenants(

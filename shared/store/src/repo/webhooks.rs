@@ -54,6 +54,22 @@ pub enum EndpointStatus {
     Disabled,
 }
 
+/// Why an endpoint is disabled. Only `failures` can be lifted by a re-enable
+/// alone; the others need the key (or the developer account) to be sound
+/// again, which a revoked or expired key never is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DisabledReason {
+    /// Fifty consecutive failed deliveries.
+    Failures,
+    /// The key it is bound to was revoked.
+    KeyRevoked,
+    /// The key it is bound to expired.
+    KeyExpired,
+    /// Its developer's account is suspended.
+    DeveloperSuspended,
+}
+
 /// Which tenants' events an endpoint receives (spec: Webhook delivery, 4): the
 /// key it is bound to decides. A DEV key hears its sandbox tenant; a LIVE key
 /// every tenant that installed its connector, so the route is the connector
@@ -107,8 +123,24 @@ pub struct WebhookEndpointRecord {
     pub consecutive_failures: u32,
     #[serde(with = "ts::option", default)]
     pub disabled_at: Option<OffsetDateTime>,
+    /// Why it is disabled (endpoints disabled before reasons were kept read
+    /// as `failures`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled_reason: Option<DisabledReason>,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
+}
+
+impl WebhookEndpointRecord {
+    /// Why it is disabled; `None` while active.
+    pub fn why_disabled(&self) -> Option<DisabledReason> {
+        match self.status {
+            EndpointStatus::Active => None,
+            EndpointStatus::Disabled => {
+                Some(self.disabled_reason.unwrap_or(DisabledReason::Failures))
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for WebhookEndpointRecord {
@@ -387,8 +419,31 @@ impl Webhooks<'_> {
             vec![
                 UpdateAction::Set("status".into(), json!(EndpointStatus::Disabled)),
                 UpdateAction::Set("disabledAt".into(), json!(rfc3339(now)?)),
+                UpdateAction::Set("disabledReason".into(), json!(DisabledReason::Failures)),
             ],
             condition,
+        )
+        .await
+    }
+
+    /// Disables an active endpoint for `reason` (its key or its developer is
+    /// no longer sound). `None` when it is missing or already disabled.
+    pub async fn disable_for(
+        &self,
+        developer: DeveloperId,
+        id: WebhookId,
+        reason: DisabledReason,
+        now: OffsetDateTime,
+    ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
+        self.conditional_update(
+            developer,
+            id,
+            vec![
+                UpdateAction::Set("status".into(), json!(EndpointStatus::Disabled)),
+                UpdateAction::Set("disabledAt".into(), json!(rfc3339(now)?)),
+                UpdateAction::Set("disabledReason".into(), json!(reason)),
+            ],
+            Condition::eq("status", json!(EndpointStatus::Active)),
         )
         .await
     }
@@ -407,6 +462,7 @@ impl Webhooks<'_> {
                 UpdateAction::Set("status".into(), json!(EndpointStatus::Active)),
                 UpdateAction::Set("consecutiveFailures".into(), json!(0)),
                 UpdateAction::Remove("disabledAt".into()),
+                UpdateAction::Remove("disabledReason".into()),
             ],
             Condition::eq("status", json!(EndpointStatus::Disabled)),
         )
@@ -569,6 +625,26 @@ impl Webhooks<'_> {
             Err(e) if e.is_condition_failure() => Ok(RowWrite::Stale),
             Err(e) => Err(e),
         }
+    }
+
+    /// [`Self::replace`] to a claimed row, only while the endpoint is active:
+    /// a row is never sent for an endpoint disabled after it was read (a
+    /// revoked key's endpoint is disabled by the revoke itself).
+    pub async fn claim(
+        &self,
+        current: &DeliveryRecord,
+        next: &DeliveryRecord,
+    ) -> Result<RowWrite, StoreError> {
+        check_rev(current, next)?;
+        self.with_endpoint(
+            current,
+            next,
+            TxWrite::Check {
+                key: endpoint_key(current.developer_id, current.endpoint_id),
+                condition: Condition::eq("status", json!(EndpointStatus::Active)),
+            },
+        )
+        .await
     }
 
     /// [`Self::replace`] to a held row, only while the endpoint is disabled.
