@@ -29,7 +29,7 @@ fn public(_: Who) -> u16 {
 fn household_session(who: Who) -> u16 {
     match who {
         Who::Anonymous | Who::Garbage | Who::ExpiredToken | Who::WrongKindToken => 401,
-        Who::DeveloperSession | Who::DevKey | Who::RevokedKey => 401,
+        Who::DeveloperSession | Who::DevKey | Who::RevokedKey | Who::LiveKey => 401,
         _ => 200,
     }
 }
@@ -37,7 +37,7 @@ fn household_session(who: Who) -> u16 {
 /// A developer session or any live key of the developer.
 fn developer_or_key(who: Who) -> u16 {
     match who {
-        Who::DeveloperSession | Who::DevKey => 200,
+        Who::DeveloperSession | Who::DevKey | Who::LiveKey => 200,
         _ => 401,
     }
 }
@@ -46,7 +46,17 @@ fn developer_or_key(who: Who) -> u16 {
 /// answering `OK`; everyone else 401.
 fn developer_or_key_with<const OK: u16>(who: Who) -> u16 {
     match who {
+        Who::DeveloperSession | Who::DevKey | Who::LiveKey => OK,
+        _ => 401,
+    }
+}
+
+/// A developer session or a DEV key (with the scope) answering `OK`; a LIVE
+/// key, which acts only for its own connector, 403; everyone else 401.
+fn developer_or_dev_key_with<const OK: u16>(who: Who) -> u16 {
+    match who {
         Who::DeveloperSession | Who::DevKey => OK,
+        Who::LiveKey => 403,
         _ => 401,
     }
 }
@@ -88,7 +98,7 @@ fn body_decides<const STATUS: u16>(_: Who) -> u16 {
 fn developer_session<const OK: u16>(who: Who) -> u16 {
     match who {
         Who::DeveloperSession => OK,
-        Who::DevKey => 403,
+        Who::DevKey | Who::LiveKey => 403,
         _ => 401,
     }
 }
@@ -427,14 +437,14 @@ fn operations() -> Vec<Operation> {
                     "serverUrl": "http://127.0.0.1:9/",
                 }))
             },
-            expect: developer_or_key_with::<201>,
+            expect: developer_or_dev_key_with::<201>,
         },
         Operation {
             id: "listConnectors",
             method: "GET",
             path: "/developers/connectors",
             body: |_| None,
-            expect: developer_or_key_with::<200>,
+            expect: developer_or_dev_key_with::<200>,
         },
         Operation {
             // A token that was never issued: gone, for whoever answers.
@@ -481,6 +491,25 @@ fn authenticated_all(who: Who) -> u16 {
     if unauthenticated(who) { 401 } else { 200 }
 }
 
+/// Everyone who sees the tenant, but a LIVE key: it acts only for its own
+/// connector's integrations and endpoints, so the tenant's homes, rooms,
+/// devices and virtual devices are refused to it (403).
+fn authenticated_but_live(who: Who) -> u16 {
+    match who {
+        Who::LiveKey => 403,
+        w => authenticated_all(w),
+    }
+}
+
+/// An object that does not exist (404), of a kind a LIVE key never reaches:
+/// the key is refused before anything is looked up (403).
+fn not_found_but_live_refused(who: Who) -> u16 {
+    match who {
+        Who::LiveKey => 403,
+        w => not_found(w),
+    }
+}
+
 /// Staff read every tenant; to anyone else another tenant does not exist.
 fn staff_only(who: Who) -> u16 {
     match who {
@@ -495,7 +524,7 @@ fn staff_only(who: Who) -> u16 {
 fn notifications_own(who: Who) -> u16 {
     match who {
         w if unauthenticated(w) => 401,
-        Who::HouseholdGuest => 403,
+        Who::HouseholdGuest | Who::LiveKey => 403,
         _ => 200,
     }
 }
@@ -537,9 +566,11 @@ fn not_found(who: Who) -> u16 {
 fn register_own(who: Who) -> u16 {
     match who {
         w if unauthenticated(w) => 401,
-        Who::PlatformSupport | Who::HouseholdOwner | Who::HouseholdMember | Who::HouseholdGuest => {
-            403
-        }
+        Who::PlatformSupport
+        | Who::HouseholdOwner
+        | Who::HouseholdMember
+        | Who::HouseholdGuest
+        | Who::LiveKey => 403,
         _ => 201,
     }
 }
@@ -561,9 +592,11 @@ fn register_foreign(who: Who) -> u16 {
 fn manage_missing_own(who: Who) -> u16 {
     match who {
         w if unauthenticated(w) => 401,
-        Who::PlatformSupport | Who::HouseholdOwner | Who::HouseholdMember | Who::HouseholdGuest => {
-            403
-        }
+        Who::PlatformSupport
+        | Who::HouseholdOwner
+        | Who::HouseholdMember
+        | Who::HouseholdGuest
+        | Who::LiveKey => 403,
         _ => 404,
     }
 }
@@ -615,7 +648,7 @@ fn sandbox_admin_foreign(who: Who) -> u16 {
 fn configure_own<const OK: u16>(who: Who) -> u16 {
     match who {
         w if unauthenticated(w) => 401,
-        Who::PlatformSupport | Who::HouseholdMember | Who::HouseholdGuest => 403,
+        Who::PlatformSupport | Who::HouseholdMember | Who::HouseholdGuest | Who::LiveKey => 403,
         _ => OK,
     }
 }
@@ -638,7 +671,7 @@ fn staff_change_foreign<const OK: u16>(who: Who) -> u16 {
 fn control_own(who: Who) -> u16 {
     match who {
         w if unauthenticated(w) => 401,
-        Who::PlatformSupport => 403,
+        Who::PlatformSupport | Who::LiveKey => 403,
         _ => 200,
     }
 }
@@ -650,7 +683,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/properties?tenantId={tenantId}",
             body: None,
-            own: authenticated_all,
+            own: authenticated_but_live,
             foreign: staff_only,
         },
         TenantOperation {
@@ -658,7 +691,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/rooms?tenantId={tenantId}&propertyId={propertyId}",
             body: None,
-            own: authenticated_all,
+            own: authenticated_but_live,
             foreign: staff_only,
         },
         TenantOperation {
@@ -676,7 +709,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/rooms/0190b5a0-0000-7000-8000-00000000e001?tenantId={tenantId}",
             body: None,
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -684,7 +717,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "PATCH",
             path: "/rooms/0190b5a0-0000-7000-8000-00000000e001?tenantId={tenantId}",
             body: Some(r#"{"name":"Harness"}"#),
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -692,7 +725,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "DELETE",
             path: "/rooms/0190b5a0-0000-7000-8000-00000000e001?tenantId={tenantId}",
             body: None,
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -702,7 +735,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: Some(
                 r#"{"tenantId":"{tenantId}","from":["0190b5a0-0000-7000-8000-00000000e002"]}"#,
             ),
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -712,7 +745,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: Some(
                 r#"{"tenantId":"{tenantId}","capability":"light","action":"lights","value":true}"#,
             ),
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -720,7 +753,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/properties/{propertyId}/overview?tenantId={tenantId}",
             body: None,
-            own: authenticated_all,
+            own: authenticated_but_live,
             foreign: staff_only,
         },
         TenantOperation {
@@ -728,7 +761,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/properties/{propertyId}/dashboard?tenantId={tenantId}",
             body: None,
-            own: authenticated_all,
+            own: authenticated_but_live,
             foreign: staff_only,
         },
         TenantOperation {
@@ -770,7 +803,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "PATCH",
             path: "/endpoints/0190b5a0-0000-7000-8000-00000000f001?tenantId={tenantId}",
             body: Some(r#"{"presentedAs":"light"}"#),
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -806,7 +839,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/devices?tenantId={tenantId}",
             body: None,
-            own: authenticated_all,
+            own: authenticated_but_live,
             foreign: staff_only,
         },
         TenantOperation {
@@ -814,7 +847,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/devices/0190b5a0-0000-7000-8000-00000000d001?tenantId={tenantId}",
             body: None,
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -822,7 +855,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "PATCH",
             path: "/devices/0190b5a0-0000-7000-8000-00000000d001/settings?tenantId={tenantId}",
             body: Some(r#"{"byCapability":{}}"#),
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -832,7 +865,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: Some(
                 r#"{"command":"set","payload":{"capability":"light","key":"power","value":true}}"#,
             ),
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -840,7 +873,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/devices/0190b5a0-0000-7000-8000-00000000d001/commands?tenantId={tenantId}",
             body: None,
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -848,7 +881,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/devices/0190b5a0-0000-7000-8000-00000000d001/telemetry?tenantId={tenantId}&metric=temperature",
             body: None,
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -856,7 +889,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/devices/0190b5a0-0000-7000-8000-00000000d001/events?tenantId={tenantId}",
             body: None,
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -864,7 +897,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/devices/0190b5a0-0000-7000-8000-00000000d001/alerts?tenantId={tenantId}",
             body: None,
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -929,7 +962,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "GET",
             path: "/developers/simulator/devices?tenantId={tenantId}",
             body: None,
-            own: authenticated_all,
+            own: authenticated_but_live,
             foreign: staff_only,
         },
         TenantOperation {
@@ -975,7 +1008,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: Some(
                 r#"{"tenantId":"{tenantId}","propertyId":"0190b5a0-0000-7000-8000-00000000e001","connectorId":"0190b5a0-0000-7000-8000-00000000e002","input":{}}"#,
             ),
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -991,7 +1024,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "DELETE",
             path: "/integrations/0190b5a0-0000-7000-8000-00000000e001?tenantId={tenantId}",
             body: None,
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -999,7 +1032,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
             method: "POST",
             path: "/integrations/0190b5a0-0000-7000-8000-00000000e001/discover",
             body: Some(r#"{"tenantId":"{tenantId}","propertyId":"{propertyId}"}"#),
-            own: not_found,
+            own: not_found_but_live_refused,
             foreign: not_found,
         },
         TenantOperation {
@@ -1071,8 +1104,10 @@ async fn tenant_objects_answer_foreign_callers_like_missing_ones() {
     let mut failures = Vec::new();
     for op in tenant_operations() {
         for who in Who::ALL {
-            let developer_side =
-                matches!(who, Who::DeveloperSession | Who::DevKey | Who::RevokedKey);
+            let developer_side = matches!(
+                who,
+                Who::DeveloperSession | Who::DevKey | Who::RevokedKey | Who::LiveKey
+            );
             let (own, foreign) = if developer_side {
                 (&sandbox, &demo)
             } else {

@@ -882,7 +882,8 @@ async fn only_platform_owner_and_staff_issue_live_keys() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // Exactly the staff-issued keys exist: the first one, then OWNER's and STAFF's.
+    // Exactly the staff-issued keys exist: the harness's own LIVE key, the
+    // first one here, then OWNER's and STAFF's.
     let (_, listed) = call(
         &t,
         "GET",
@@ -897,7 +898,7 @@ async fn only_platform_owner_and_staff_issue_live_keys() {
         .iter()
         .filter(|k| k["kind"] == "LIVE")
         .count();
-    assert_eq!(live, 3, "{listed}");
+    assert_eq!(live, 4, "{listed}");
 }
 
 #[tokio::test]

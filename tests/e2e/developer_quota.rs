@@ -137,7 +137,7 @@ async fn quota_and_usage_are_for_developers_only() {
         for who in Who::ALL {
             // Household and staff sessions are the wrong kind of token.
             let expected = match who {
-                Who::DeveloperSession | Who::DevKey => 200,
+                Who::DeveloperSession | Who::DevKey | Who::LiveKey => 200,
                 _ => 401,
             };
             let (status, _, body) = get(&t, path, principals.token(who)).await;

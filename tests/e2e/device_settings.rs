@@ -200,9 +200,9 @@ async fn who_may_change_settings() {
             | Who::TenantInstaller
             | Who::HouseholdOwner => 200,
             Who::PlatformSupport | Who::HouseholdMember | Who::HouseholdGuest => 403,
-            // The developer and its key reach only their sandbox: the demo
+            // The developer and its keys reach only their sandbox: the demo
             // tenant's device does not exist for them.
-            Who::DeveloperSession | Who::DevKey => 404,
+            Who::DeveloperSession | Who::DevKey | Who::LiveKey => 404,
         };
         let token = principals.token(who);
         let (status, answer) = patch(&t, token, &device, &tenant, body.clone()).await;

@@ -47,9 +47,18 @@ pub(crate) struct Served {
 /// bridge.
 pub(crate) async fn serve_bridge(t: &TestPlatform, email: &str) -> Served {
     let developer = sign_up_and_verify(t, email).await;
+    let slug = format!("bridge-{}", email.split('@').next().unwrap());
+    serve_bridge_as(t, developer, &slug).await
+}
+
+/// A connector `slug` of `developer` served by a fresh virtual bridge.
+pub(crate) async fn serve_bridge_as(
+    t: &TestPlatform,
+    developer: DeveloperSession,
+    slug: &str,
+) -> Served {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
-    let slug = format!("bridge-{}", email.split('@').next().unwrap());
     let (status, created) = t
         .post_json(
             "/developers/connectors",
@@ -75,6 +84,23 @@ pub(crate) async fn serve_bridge(t: &TestPlatform, email: &str) -> Served {
 /// Installs a served connector in the developer's sandbox home (challenge,
 /// then the code).
 pub(crate) async fn install(t: &TestPlatform, served: Served) -> Installed {
+    let (status, homes) = t
+        .get_json(
+            &format!(
+                "/properties?tenantId={}",
+                served.developer.sandbox_tenant_id
+            ),
+            Some(&served.developer.access_token),
+        )
+        .await;
+    assert_eq!(status, 200, "{homes}");
+    let property = homes["items"][0]["id"].as_str().unwrap().to_owned();
+    install_into(t, served, property).await
+}
+
+/// Installs a served connector in `property`, a home of the developer's
+/// sandbox.
+pub(crate) async fn install_into(t: &TestPlatform, served: Served, property: String) -> Installed {
     let Served {
         developer,
         connector,
@@ -83,11 +109,6 @@ pub(crate) async fn install(t: &TestPlatform, served: Served) -> Installed {
     } = served;
     let token = developer.access_token.clone();
     let tenant = developer.sandbox_tenant_id.clone();
-    let (status, homes) = t
-        .get_json(&format!("/properties?tenantId={tenant}"), Some(&token))
-        .await;
-    assert_eq!(status, 200, "{homes}");
-    let property = homes["items"][0]["id"].as_str().unwrap().to_owned();
 
     let (status, answer) = t
         .post_json(

@@ -10,13 +10,14 @@ use alyt_api::auth::TokenSigner;
 use alyt_api::auth::jwt::Audience;
 use alyt_api::auth::secrets::hash_password;
 use alyt_domain::access::{Claims, HouseholdRole, PlatformRole, Scope, TenantRole};
-use alyt_domain::ids::{SessionId, UserId};
+use alyt_domain::ids::{ConnectorId, IntegrationId, SessionId, UserId};
 use alyt_store::repo::identity::{UserRecord, Users};
+use alyt_store::repo::integrations::{IntegrationRecord, Integrations};
 use alyt_store::repo::members::Members;
 use alyt_store::repo::tenancy::GrantRecord;
 
 use crate::TestPlatform;
-use crate::developers::{DeveloperSession, create_key, sign_up_and_verify};
+use crate::developers::{DeveloperSession, create_key, issue_live_key, sign_up_and_verify};
 
 /// One kind of caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,10 +41,14 @@ pub enum Who {
     DevKey,
     /// A DEV key of that developer that was revoked.
     RevokedKey,
+    /// A LIVE key of that developer, with every scope, for a connector of
+    /// its installed in its sandbox's home: it acts only for that
+    /// connector's integrations and their endpoints.
+    LiveKey,
 }
 
 impl Who {
-    pub const ALL: [Who; 15] = [
+    pub const ALL: [Who; 16] = [
         Who::Anonymous,
         Who::Garbage,
         Who::ExpiredToken,
@@ -59,6 +64,7 @@ impl Who {
         Who::DeveloperSession,
         Who::DevKey,
         Who::RevokedKey,
+        Who::LiveKey,
     ];
 }
 
@@ -140,6 +146,55 @@ async fn seed_person(
     pair["accessToken"].as_str().unwrap().to_owned()
 }
 
+/// A LIVE key with `scopes` for a new connector of `developer`, installed in
+/// its sandbox's home. The installation is written through the repository
+/// (what a connect stores), so no connector server has to run.
+async fn live_key(
+    t: &TestPlatform,
+    developer: &DeveloperSession,
+    staff: &str,
+    scopes: &[&str],
+) -> String {
+    let (status, created) = t
+        .post_json(
+            "/developers/connectors",
+            Some(&developer.access_token),
+            serde_json::json!({
+                "slug": "harness-live", "name": "Harness live", "serverUrl": "http://127.0.0.1:9/",
+            }),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let connector: ConnectorId = created["connector"]["id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let home = crate::developers::sandbox_home(t, developer).await;
+    Integrations(&*t.platform.store())
+        .create(&IntegrationRecord {
+            id: IntegrationId::new(),
+            tenant_id: developer.sandbox_tenant_id.parse().unwrap(),
+            property_id: home.property_id.parse().unwrap(),
+            connector_id: connector,
+            name: "Harness live".into(),
+            config: Default::default(),
+            created_at: time::OffsetDateTime::now_utc(),
+            discovered_at: None,
+        })
+        .await
+        .expect("seed the installation");
+    let key = issue_live_key(
+        t,
+        staff,
+        &developer.developer_id,
+        scopes,
+        &connector.to_string(),
+    )
+    .await;
+    key["secret"].as_str().unwrap().to_owned()
+}
+
 impl Principals {
     pub async fn seed(t: &TestPlatform) -> Self {
         let mut tokens = BTreeMap::new();
@@ -216,6 +271,9 @@ impl Principals {
             .unwrap();
         assert_eq!(response.status(), 204, "revoke the harness key");
         tokens.insert(Who::RevokedKey, Some(revoked));
+        let staff = tokens[&Who::PlatformStaff].clone().expect("staff token");
+        let live = live_key(t, &developer, &staff, &every_scope).await;
+        tokens.insert(Who::LiveKey, Some(live));
         Self { tokens, developer }
     }
 

@@ -29,7 +29,7 @@
 
 use std::collections::HashMap;
 
-use alyt_domain::access::{Principal, Scope, TenantRole};
+use alyt_domain::access::{Denied, Principal, Scope, TenantRole};
 use alyt_domain::ids::{DeveloperId, DeviceId, PropertyId, RoomId, TenantId};
 use alyt_domain::quota::QuotaKind;
 use alyt_simulator::{Profile, SANDBOX_DEVICES, Scenario, ScenarioSetting, device_password};
@@ -288,16 +288,22 @@ fn no_such_device() -> ApiError {
     ApiError::not_found("no such virtual device")
 }
 
-fn scope(caller: &Principal) -> Result<(), ApiError> {
+/// The scope, and no LIVE key: virtual devices are devices, which a LIVE
+/// key never reaches.
+fn scope(caller: &Principal, tenant: TenantId) -> Result<(), ApiError> {
     caller
         .require_scope(Scope::SimulatorWrite)
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))
+        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    if caller.acts_for_connector(tenant).is_some() {
+        return Err(Denied::ConnectorOnly.into());
+    }
+    Ok(())
 }
 
 /// Reading: a key with `simulator:write` bound to the tenant, or a session
 /// that reaches it (staff reach every existing tenant).
 async fn may_read(state: &AppState, caller: &Principal, tenant: TenantId) -> Result<(), ApiError> {
-    scope(caller)?;
+    scope(caller, tenant)?;
     if caller.reaches_tenant(tenant) {
         return Ok(());
     }
@@ -313,7 +319,7 @@ async fn may_write(
     caller: &Principal,
     tenant: TenantId,
 ) -> Result<DeveloperId, ApiError> {
-    scope(caller)?;
+    scope(caller, tenant)?;
     let reaches = caller.reaches_tenant(tenant) || caller.platform_role().is_some();
     if !reaches {
         return Err(no_such_tenant());
