@@ -13,7 +13,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use alyt_domain::ids::{DeveloperId, KeyId, TenantId, WebhookId};
+use alyt_domain::ids::{TenantId, WebhookId};
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::DisabledEndpoint;
 use alyt_events::dispatch::follow_tenant;
@@ -94,10 +94,14 @@ async fn the_hosted_worker_delivers_on_dynamodb_and_retries_a_failed_attempt() {
     tokio::spawn(async move { axum::serve(listener, app).await });
 
     let tenant = TenantId::new();
+    // Bound to a live key of an active developer: nothing is sent otherwise.
+    let key = alyt_store::fixtures::active_developer_key(store.as_ref(), clock.now())
+        .await
+        .unwrap();
     let endpoint = WebhookEndpointRecord {
         id: WebhookId::new(),
-        developer_id: DeveloperId::new(),
-        key_id: KeyId::new(),
+        developer_id: key.developer_id,
+        key_id: key.id,
         route: WebhookRoute::Tenant { tenant_id: tenant },
         url: format!("http://{addr}/hook"),
         events: vec![EventKind::DeviceOnline.as_str().to_owned()],

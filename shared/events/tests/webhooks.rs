@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use alyt_domain::ids::{DeveloperId, KeyId, TenantId, WebhookId};
+use alyt_domain::ids::{TenantId, WebhookId};
 use alyt_domain::{Clock, ManualClock};
 use alyt_events::delivery::{self, DeliveryReport};
 use alyt_events::outbound::{OutboundRequest, Refusal, SendResult};
@@ -188,10 +188,14 @@ impl World {
     }
 
     async fn endpoint(&self, url: &str, events: &[EventKind]) -> WebhookEndpointRecord {
+        // Bound to a live key of an active developer: nothing is sent otherwise.
+        let key = alyt_store::fixtures::active_developer_key(self.store.as_ref(), self.now())
+            .await
+            .unwrap();
         let record = WebhookEndpointRecord {
             id: WebhookId::new(),
-            developer_id: DeveloperId::new(),
-            key_id: KeyId::new(),
+            developer_id: key.developer_id,
+            key_id: key.id,
             route: WebhookRoute::Tenant {
                 tenant_id: self.tenant,
             },

@@ -9,6 +9,7 @@
 
 pub mod conformance;
 pub mod counting;
+pub mod fixtures;
 mod model;
 pub mod repo;
 pub mod sqlite;
