@@ -46,6 +46,7 @@ macro_rules! store_conformance_suite {
             expired_items_are_invisible,
             batch_get_returns_present_items,
             oversized_item_is_rejected,
+            requests_past_dynamodb_limits_are_invalid_and_write_nothing,
             index_keys_must_be_non_empty_strings,
             an_uncounted_household_counts_its_owners
         );
@@ -752,6 +753,166 @@ pub async fn oversized_item_is_rejected(f: Fixture) {
     assert_eq!(f.store.get(&key("BIG", "1")).await.unwrap(), None);
 }
 
+/// DynamoDB's limits hold on every adapter, and a request past one is
+/// `Invalid` (never worth a retry) and writes nothing: 100 writes per
+/// transaction, 4 MB per transaction, 400 KB per item (also when an update
+/// grows it), keys of at most 2048 (partition) and 1024 (sort) bytes, and
+/// numbers of magnitude 1e-130 to below 1e126.
+pub async fn requests_past_dynamodb_limits_are_invalid_and_write_nothing(f: Fixture) {
+    let invalid = |result: Result<(), StoreError>, what: &str| match result {
+        Err(StoreError::Invalid(_)) => {}
+        other => panic!("{what}: expected Invalid, got {other:?}"),
+    };
+    let puts = |count: usize, blob: &str| -> Vec<TxWrite> {
+        (0..count)
+            .map(|n| TxWrite::Put {
+                item: item("LIMITS", &format!("{n:03}")).with("blob", blob),
+                condition: None,
+            })
+            .collect()
+    };
+    let absent = |n: usize| key("LIMITS", &format!("{n:03}"));
+
+    // Writes per transaction: 100 is the most.
+    invalid(
+        f.store
+            .transact(puts(crate::MAX_TRANSACTION_OPS + 1, "x"))
+            .await,
+        "101 writes",
+    );
+    assert_eq!(f.store.get(&absent(0)).await.unwrap(), None);
+    f.store
+        .transact(puts(crate::MAX_TRANSACTION_OPS, "x"))
+        .await
+        .unwrap();
+    f.store
+        .transact(
+            (0..crate::MAX_TRANSACTION_OPS)
+                .map(|n| TxWrite::Delete {
+                    key: absent(n),
+                    condition: None,
+                })
+                .collect(),
+        )
+        .await
+        .unwrap();
+
+    // Bytes per transaction: items each within 400 KB, together past 4 MB.
+    let large = "x".repeat(380 * 1024);
+    let count = crate::MAX_TRANSACTION_BYTES / large.len() + 1;
+    invalid(f.store.transact(puts(count, &large)).await, "over 4 MB");
+    assert_eq!(f.store.get(&absent(0)).await.unwrap(), None);
+
+    // An item past 400 KB, put in a transaction or grown by an update.
+    let oversized = "x".repeat(crate::MAX_ITEM_BYTES + 1);
+    invalid(
+        f.store.transact(puts(1, &oversized)).await,
+        "an oversized item in a transaction",
+    );
+    assert_eq!(f.store.get(&absent(0)).await.unwrap(), None);
+    let half = "x".repeat(crate::MAX_ITEM_BYTES / 2 + 1024);
+    let grown = key("LIMITS", "GROWN");
+    f.store
+        .put(Item::new(grown.clone()).with("a", half.as_str()), None)
+        .await
+        .unwrap();
+    invalid(
+        f.store
+            .update(
+                &grown,
+                vec![UpdateAction::Set("b".into(), json!(half))],
+                None,
+            )
+            .await
+            .map(|_| ()),
+        "an update past 400 KB",
+    );
+    invalid(
+        f.store
+            .transact(vec![TxWrite::Update {
+                key: grown.clone(),
+                actions: vec![UpdateAction::Set("b".into(), json!(half))],
+                condition: None,
+            }])
+            .await,
+        "a transactional update past 400 KB",
+    );
+    let stored = f.store.get(&grown).await.unwrap().unwrap();
+    assert_eq!(stored.get("b"), None);
+
+    // Key sizes, in UTF-8 bytes ('é' is two).
+    let long_pk = "é".repeat(crate::MAX_PARTITION_KEY_BYTES / 2 + 1);
+    let long_sk = "é".repeat(crate::MAX_SORT_KEY_BYTES / 2 + 1);
+    invalid(
+        f.store.put(item(&long_pk, "S"), None).await,
+        "a partition key past 2048 bytes",
+    );
+    invalid(
+        f.store.put(item("P", &long_sk), None).await,
+        "a sort key past 1024 bytes",
+    );
+    invalid(
+        f.store
+            .transact(vec![TxWrite::Put {
+                item: item("P", &long_sk),
+                condition: None,
+            }])
+            .await,
+        "a long sort key in a transaction",
+    );
+    invalid(
+        f.store
+            .put(
+                item("P", "S")
+                    .with("gsi1pk", long_pk.as_str())
+                    .with("gsi1sk", "s"),
+                None,
+            )
+            .await,
+        "an index partition key past 2048 bytes",
+    );
+    let longest = item(
+        &"p".repeat(crate::MAX_PARTITION_KEY_BYTES),
+        &"s".repeat(crate::MAX_SORT_KEY_BYTES),
+    );
+    f.store.put(longest.clone(), None).await.unwrap();
+    assert_eq!(f.store.get(&longest.key()).await.unwrap(), Some(longest));
+
+    // Numbers: DynamoDB holds magnitudes from 1e-130 to below 1e126.
+    for number in [1e126, -1e300, f64::MAX, 1e-131, -5e-324] {
+        invalid(
+            f.store
+                .put(
+                    item("NUM", "1").with("n", json!({ "deep": [number] })),
+                    None,
+                )
+                .await,
+            &format!("the number {number:e}"),
+        );
+        invalid(
+            f.store
+                .update(
+                    &key("NUM", "2"),
+                    vec![UpdateAction::Set("n".into(), json!(number))],
+                    None,
+                )
+                .await
+                .map(|_| ()),
+            &format!("an update to {number:e}"),
+        );
+    }
+    assert_eq!(f.store.get(&key("NUM", "1")).await.unwrap(), None);
+    assert_eq!(f.store.get(&key("NUM", "2")).await.unwrap(), None);
+    let held = [9.99e125, -1e-130, 1.5e-130, 0.0, 21.5, i64::MAX as f64];
+    f.store
+        .put(item("NUM", "3").with("n", json!(held)), None)
+        .await
+        .unwrap();
+    let stored = f.store.get(&key("NUM", "3")).await.unwrap().unwrap();
+    let back: Vec<f64> = serde_json::from_value(stored.get("n").unwrap().clone()).unwrap();
+    assert_eq!(back, held);
+}
+
 pub async fn concurrent_creates_have_exactly_one_winner(f: Fixture) {
     let attempts = 16;
     let mut tasks = Vec::new();
@@ -988,3 +1149,4 @@ pub async fn an_uncounted_household_counts_its_owners(f: Fixture) {
     ));
     assert_eq!(stored_owner_count(&*f.store, client).await, Some(1));
 }
+
