@@ -590,3 +590,31 @@ impl Store for DynamoStore {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// moto never reports TransactionConflict (it serves one request at a
+    /// time), so the mapping of DynamoDB's cancellation codes is held here;
+    /// what the repositories do with a conflict is proven in the
+    /// conformance suite (`Contended`).
+    #[test]
+    fn cancellation_codes_map_to_reasons() {
+        for (code, reason) in [
+            (None, CancelReason::None),
+            (Some("None"), CancelReason::None),
+            (
+                Some("ConditionalCheckFailed"),
+                CancelReason::ConditionFailed,
+            ),
+            (Some("TransactionConflict"), CancelReason::Conflict),
+            (Some("ThrottlingError"), CancelReason::Conflict),
+            (
+                Some("ProvisionedThroughputExceeded"),
+                CancelReason::Conflict,
+            ),
+        ] {
+            assert_eq!(cancel_reason(code), reason, "{code:?}");
+        }
+    }
+}
