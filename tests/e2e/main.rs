@@ -21,6 +21,7 @@ mod notifications;
 mod overview;
 mod people;
 mod platform;
+mod poison_messages;
 mod properties;
 mod rooms;
 mod simulator;

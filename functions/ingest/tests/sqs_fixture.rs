@@ -1,28 +1,37 @@
 //! events/ingest/sqs-batch.json (an SQS batch as the IoT topic rule fills it)
 //! through the ingest handler on DynamoDB (moto): a redelivered message changes
 //! nothing twice, unreadable records are dropped, and store failures come back
-//! as batch item failures for SQS to retry.
+//! as batch item failures for SQS to retry. events/ingest/sqs-batch-poison.json:
+//! messages that can never be stored (100 readings, a number DynamoDB cannot
+//! hold) are dropped and counted, never retried, and the next one is stored.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use alyt_aws::sqs_ingest::handle_batch;
 use alyt_device::ingest::Ingest;
 use alyt_domain::device::{DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel, Lenient};
-use alyt_domain::{Clock, SystemClock};
+use alyt_domain::{Clock, ManualClock, SystemClock};
 use alyt_events::{EventKind, EventLog};
 use alyt_store::Store;
 use alyt_store::repo::devices::{DeviceRecord, device_item, device_key};
+use alyt_store::repo::history::{History, Range};
 use aws_lambda_events::event::sqs::SqsEvent;
 
 const TENANT: &str = "0190b5a0-1111-7000-8000-000000000001";
 const PROPERTY: &str = "0190b5a0-2222-7000-8000-000000000002";
 const DEVICE: &str = "0190b5a0-3333-7000-8000-000000000003";
 
-fn batch() -> SqsEvent {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../events/ingest/sqs-batch.json");
+fn fixture(name: &str) -> SqsEvent {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../events/ingest")
+        .join(name);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn batch() -> SqsEvent {
+    fixture("sqs-batch.json")
 }
 
 fn device() -> DeviceRecord {
@@ -121,4 +130,52 @@ async fn store_failures_are_returned_for_retry() {
     // The two readable status records are retried; the unreadable body and
     // the schema-invalid payload never reach the store and are not.
     assert_eq!(failed, ["sqs-1", "sqs-2"]);
+}
+
+#[tokio::test]
+async fn messages_that_can_never_be_stored_are_dropped_and_counted_and_the_next_is_stored() {
+    // The fixture's time: its readings are within their retention.
+    let clock: Arc<dyn Clock> = Arc::new(ManualClock::new(
+        alyt_store::conformance::start_time() + time::Duration::seconds(5),
+    ));
+    let store = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
+    store
+        .put(device_item(&device()).unwrap(), None)
+        .await
+        .unwrap();
+    let events = EventLog::new(store.clone(), clock.clone(), time::Duration::ZERO);
+    let ingest = Ingest::new(store.clone(), clock.clone(), events);
+
+    // sqs-p1: 100 readings; sqs-p2: a value past DynamoDB's number range;
+    // sqs-p3: one good reading.
+    let response = handle_batch(&ingest, fixture("sqs-batch-poison.json")).await;
+    assert!(
+        response.batch_item_failures.is_empty(),
+        "nothing is worth a retry: {:?}",
+        response.batch_item_failures
+    );
+    let stats = ingest.stats();
+    assert_eq!(stats.applied.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(
+        stats.rejected(),
+        BTreeMap::from([("bad_length", 1), ("unstorable", 1)])
+    );
+
+    let device_id = DEVICE.parse().unwrap();
+    let history = History(&*store);
+    let (points, _) = history
+        .telemetry(device_id, "temperature", Range::default(), true, 10, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        points.iter().map(|p| p.value).collect::<Vec<_>>(),
+        [Some(21.5)]
+    );
+    for dropped in ["m0", "m99", "energy"] {
+        let (points, _) = history
+            .telemetry(device_id, dropped, Range::default(), true, 10, None)
+            .await
+            .unwrap();
+        assert!(points.is_empty(), "{dropped}: {points:?}");
+    }
 }

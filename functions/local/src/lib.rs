@@ -12,7 +12,7 @@ use alyt_api::devices::StoreDeviceAuthenticator;
 use alyt_api::ports::{OutboxMailer, TestTokenBotCheck};
 use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
-use alyt_device::ingest::Ingest;
+use alyt_device::ingest::{Ingest, IngestStats};
 use alyt_device::liveness_sweep::LivenessSweep;
 use alyt_device::{
     Broker, BrokerConfig, BrokerPublisher, DevicePublisher, InboundMessage, PublishError,
@@ -136,6 +136,7 @@ pub struct Platform {
     pub first_start: Option<FirstStart>,
     store: Arc<events::SignallingStore>,
     broker: Broker,
+    ingest_stats: Arc<IngestStats>,
     simulator: Arc<simulator::LocalSimulator>,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
@@ -145,6 +146,12 @@ impl Platform {
     /// The platform's store; tests use it to look beneath the API.
     pub fn store(&self) -> Arc<dyn alyt_store::Store> {
         self.store.clone()
+    }
+
+    /// What ingest did with the device messages so far (applied, dropped
+    /// and why): the dropped-messages metric.
+    pub fn ingest_stats(&self) -> Arc<IngestStats> {
+        self.ingest_stats.clone()
     }
 
     pub fn base_url(&self) -> String {
@@ -243,6 +250,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let state = state.with_simulator(simulator.clone());
     let state = events::configure(state, &config.webhooks, &store);
     let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
+    let ingest_stats = ingest.stats();
     tasks.push(tokio::spawn(run_ingest(
         ingest,
         inbound_rx,
@@ -345,6 +353,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         first_start,
         store,
         broker,
+        ingest_stats,
         simulator,
         shutdown,
         tasks,
@@ -357,7 +366,8 @@ pub const LOCAL_EVENT_LAG: time::Duration = time::Duration::milliseconds(250);
 
 /// Feeds every device message through the same ingest the hosted SQS function
 /// runs. A store failure is retried a few times with a pause (locally there is
-/// no SQS to redeliver). It also stops on the shutdown signal: a stopped rmqtt
+/// no SQS to redeliver); a message that can never be stored is not a failure
+/// (ingest drops and counts it), so it is never retried. It also stops on the shutdown signal: a stopped rmqtt
 /// broker keeps its context (and so the sender) alive until the runtime ends.
 async fn run_ingest(
     ingest: Ingest,

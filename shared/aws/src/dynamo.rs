@@ -562,14 +562,18 @@ impl Store for DynamoStore {
                         .collect();
                     // A malformed write (say ADD to a string) is the caller's error,
                     // not a retryable conflict; the embedded adapter reports it as
-                    // Invalid too, unless a condition failed first.
-                    let invalid_write = codes.contains(&Some("ValidationError"))
+                    // Invalid too, unless a condition failed first. (DynamoDB says
+                    // ValidationError; moto names the exception.)
+                    let is_validation = |code: &Option<&str>| {
+                        matches!(code, Some("ValidationError" | "ValidationException"))
+                    };
+                    let invalid_write = codes.iter().any(is_validation)
                         && !codes.contains(&Some("ConditionalCheckFailed"));
                     if invalid_write {
                         let message = cancel
                             .cancellation_reasons()
                             .iter()
-                            .find(|r| r.code() == Some("ValidationError"))
+                            .find(|r| is_validation(&r.code()))
                             .and_then(|r| r.message())
                             .unwrap_or("a write of the transaction is invalid");
                         return Err(StoreError::Invalid(format!(
@@ -582,6 +586,35 @@ impl Store for DynamoStore {
                 }
                 _ => Err(sdk_error("TransactWriteItems", e)),
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// moto never reports TransactionConflict (it serves one request at a
+    /// time), so the mapping of DynamoDB's cancellation codes is held here;
+    /// what the repositories do with a conflict is proven in the
+    /// conformance suite (`Contended`).
+    #[test]
+    fn cancellation_codes_map_to_reasons() {
+        for (code, reason) in [
+            (None, CancelReason::None),
+            (Some("None"), CancelReason::None),
+            (
+                Some("ConditionalCheckFailed"),
+                CancelReason::ConditionFailed,
+            ),
+            (Some("TransactionConflict"), CancelReason::Conflict),
+            (Some("ThrottlingError"), CancelReason::Conflict),
+            (
+                Some("ProvisionedThroughputExceeded"),
+                CancelReason::Conflict,
+            ),
+        ] {
+            assert_eq!(cancel_reason(code), reason, "{code:?}");
         }
     }
 }

@@ -2,8 +2,10 @@
 //! is the rule's output `{ messageId, topic, payload (base64), receivedAt (ms) }`
 //! (see infra/template.yaml). Store failures are reported as batch item
 //! failures, so SQS retries just those records (and moves them to the DLQ after
-//! repeated failures); a body that cannot be read is dropped and logged, since
-//! retrying it cannot help.
+//! repeated failures). What retrying cannot help is never reported: a body that
+//! cannot be read is dropped and logged, and a message that fails its schema or
+//! whose writes the store refuses as invalid is dropped and counted by ingest
+//! ([`Outcome::Rejected`]).
 
 use alyt_device::ingest::{Ingest, Outcome};
 use alyt_device::{InboundMessage, parse_topic};

@@ -13,7 +13,7 @@
 //! | channel | payload (objects are closed unless free-form) |
 //! |---|---|
 //! | `status` | free-form object; an optional `features` must be an array of at most 64 strings of 1-64 characters ([`StatusReport`]) |
-//! | `telemetry` | `{ metric (1-64), value: number\|null, payload: object\|null }`, all three present, or `{ metrics: { name (1-64): number } }` ([`Telemetry`]) |
+//! | `telemetry` | `{ metric (1-64), value: number\|null, payload: object\|null }`, all three present, or `{ metrics: { name (1-64): number } }` with at most [`MAX_METRICS`] names ([`Telemetry`]) |
 //! | `events`, `alerts` | free-form object |
 //! | `commands` | `{ commandId: decimal string, command (1-64), payload: object\|null }`, all three present ([`CommandMessage`]) |
 //! | `response` | `{ commandId: decimal string, command (1-64), status (1-32) }` ([`CommandResponse`]) |
@@ -22,7 +22,9 @@
 //! Decisions where the spec's table is terse:
 //! * telemetry `value` and `payload` must be present (the spec's notation
 //!   `T|null` means "always present, may be null"), like the commands
-//!   channel's "all three required"; a metrics map may be empty;
+//!   channel's "all three required"; a metrics map may be empty and holds
+//!   at most [`MAX_METRICS`] readings (the spec names no cap; ingest stores
+//!   a message in one transaction, so a bigger one could never be stored);
 //! * a `commandId` is 1-19 decimal digits ([`CommandId`]), so it fits a u64;
 //! * `features` in a status report is the only status field with a
 //!   meaning the platform stores, so a malformed one rejects the report
@@ -53,6 +55,10 @@ pub const MAX_DEPTH: usize = 32;
 pub const MAX_FEATURES: usize = 64;
 /// The longest feature name, in characters.
 pub const FEATURE_MAX_CHARS: usize = 64;
+/// The most readings one telemetry message may carry. Ingest stores a
+/// message in one transaction of at most 100 writes, a point per reading:
+/// a message past the cap could never be stored, so it is refused here.
+pub const MAX_METRICS: usize = 64;
 
 /// A JSON object.
 pub type JsonObject = Map<String, Value>;
@@ -402,6 +408,13 @@ pub fn decode_telemetry(bytes: &[u8]) -> Result<Telemetry, Rejected> {
                 "metrics must be an object",
             ));
         };
+        if raw.len() > MAX_METRICS {
+            return Err(reject(
+                channel,
+                RejectReason::BadLength,
+                format!("at most {MAX_METRICS} metrics in one message"),
+            ));
+        }
         let mut metrics = BTreeMap::new();
         for (name, value) in raw {
             if !has_length(&name, METRIC_NAME_MAX_CHARS) {
@@ -778,6 +791,7 @@ pub fn payload_schema(channel: Channel) -> Value {
                     "properties": {
                         "metrics": {
                             "type": "object",
+                            "maxProperties": MAX_METRICS,
                             "propertyNames": text(METRIC_NAME_MAX_CHARS),
                             "additionalProperties": { "type": "number" }
                         }
@@ -1047,10 +1061,21 @@ mod tests {
             "m".repeat(METRIC_NAME_MAX_CHARS)
         );
         assert!(decode_telemetry(max_name.as_bytes()).is_ok());
+        let most = metrics_message(MAX_METRICS);
+        assert_eq!(
+            decode_telemetry(most.as_bytes()).unwrap().metrics().len(),
+            MAX_METRICS
+        );
         assert!(
             decode_telemetry(br#"{"metric":"m","value":1.7976931348623157e308,"payload":null}"#)
                 .is_ok()
         );
+    }
+
+    /// `{ metrics }` with this many distinct readings.
+    fn metrics_message(count: usize) -> String {
+        let readings: Vec<String> = (0..count).map(|n| format!("\"m{n}\":{n}")).collect();
+        format!("{{\"metrics\":{{{}}}}}", readings.join(","))
     }
 
     #[test]
@@ -1064,6 +1089,8 @@ mod tests {
             "{{\"metrics\":{{\"{}\":1}}}}",
             "m".repeat(METRIC_NAME_MAX_CHARS + 1)
         );
+        let too_many = metrics_message(MAX_METRICS + 1);
+        let hundred = metrics_message(100);
         for (bytes, expected) in [
             (&b"[1,2]"[..], NotAnObject),
             (br#"{}"#, MissingField),
@@ -1089,6 +1116,8 @@ mod tests {
             (long_name.as_bytes(), BadLength),
             (br#"{"metrics":{"a":1},"metric":"a"}"#, UnknownField),
             (br#"{"metrics":{"a":1e999}}"#, InvalidJson),
+            (too_many.as_bytes(), BadLength),
+            (hundred.as_bytes(), BadLength),
         ] {
             assert_eq!(
                 reason(decode_telemetry(bytes)),
@@ -1370,6 +1399,15 @@ mod tests {
                 "{channel}: {example}"
             );
             assert!(decode_any(channel, example.to_string().as_bytes()).is_ok());
+        }
+        // The metrics cap is in the schema too: the AsyncAPI document says it.
+        for (count, valid) in [(MAX_METRICS, true), (MAX_METRICS + 1, false)] {
+            let message: Value = serde_json::from_str(&metrics_message(count)).unwrap();
+            assert_eq!(validator(Channel::Telemetry).is_valid(&message), valid);
+            assert_eq!(
+                decode_any(Channel::Telemetry, message.to_string().as_bytes()).is_ok(),
+                valid
+            );
         }
     }
 

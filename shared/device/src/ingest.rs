@@ -2,7 +2,8 @@
 //! broker's queue locally or from SQS batches hosted, goes through [`Ingest::handle`].
 //!
 //! Each message is decoded against its channel's schema (anything else is
-//! dropped and counted, never an error that stops the pipeline), then applied
+//! dropped and counted, never an error that stops the pipeline, and so is a
+//! message whose writes the store refuses as invalid), then applied
 //! in ONE transaction with a dedupe guard on its message id and the platform
 //! events it causes: a message delivered twice makes one state change and one
 //! event, and an event exists exactly when its change does.
@@ -47,6 +48,11 @@ const DEDUPE_SECONDS: i64 = 86_400;
 pub use alyt_store::repo::history::TELEMETRY_RETENTION_DAYS;
 /// Attempts when a concurrent change to the same device wins the race.
 const ATTEMPTS: usize = 4;
+/// The reason a message is dropped when the store says the writes it makes
+/// are invalid (past one of DynamoDB's limits, which both stores keep): the
+/// same message would fail the same way on every retry, so it is never
+/// retried.
+pub const UNSTORABLE: &str = "unstorable";
 
 /// What happened to one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +60,8 @@ pub enum Outcome {
     Applied,
     /// Seen before (same message id): nothing changed.
     Duplicate,
-    /// Failed its channel's schema; counted under this reason.
+    /// Failed its channel's schema, or the store refused what it would
+    /// write ([`UNSTORABLE`]); counted under this reason.
     Rejected(&'static str),
     /// For a device that does not exist (deleted, or never registered).
     UnknownDevice,
@@ -76,6 +83,8 @@ pub struct IngestStats {
 }
 
 impl IngestStats {
+    /// Dropped messages by reason: a channel's [`RejectReason`](crate::channels::RejectReason)
+    /// label, or [`UNSTORABLE`].
     pub fn rejected(&self) -> BTreeMap<&'static str, u64> {
         self.rejected
             .lock()
@@ -122,25 +131,33 @@ impl Ingest {
         self.stats.clone()
     }
 
-    /// Applies one message. Errors are store failures only (retry the message);
-    /// everything about the message itself is an [`Outcome`].
+    /// Applies one message. Errors are store failures worth a retry only;
+    /// everything about the message itself is an [`Outcome`], including
+    /// writes the store refuses as invalid ([`UNSTORABLE`]).
     pub async fn handle(&self, message: &InboundMessage) -> Result<Outcome, StoreError> {
         let decoded = match decode_inbound(message.channel, &message.payload) {
             Ok(decoded) => decoded,
             Err(rejected) => {
                 let reason = rejected.reason.as_str();
-                *self
-                    .stats
-                    .rejected
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .entry(reason)
-                    .or_default() += 1;
+                self.count_rejected(reason);
                 tracing::debug!(topic = %message.topic, reason, "device message dropped");
                 return Ok(Outcome::Rejected(reason));
             }
         };
-        let outcome = self.apply(message, &decoded).await?;
+        let outcome = match self.apply(message, &decoded).await {
+            Ok(outcome) => outcome,
+            Err(StoreError::Invalid(detail)) => {
+                self.count_rejected(UNSTORABLE);
+                tracing::warn!(
+                    topic = %message.topic,
+                    message_id = %message.message_id,
+                    %detail,
+                    "device message dropped: the store refuses what it would write"
+                );
+                return Ok(Outcome::Rejected(UNSTORABLE));
+            }
+            Err(e) => return Err(e),
+        };
         match outcome {
             Outcome::Applied => self.stats.applied.fetch_add(1, Ordering::Relaxed),
             Outcome::Duplicate => self.stats.duplicates.fetch_add(1, Ordering::Relaxed),
@@ -149,6 +166,16 @@ impl Ingest {
             _ => 0,
         };
         Ok(outcome)
+    }
+
+    fn count_rejected(&self, reason: &'static str) {
+        *self
+            .stats
+            .rejected
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(reason)
+            .or_default() += 1;
     }
 
     async fn apply(

@@ -419,3 +419,37 @@ async fn a_virtual_device_stops_at_its_developers_mqtt_messages_quota() {
         Outcome::Applied
     );
 }
+
+#[tokio::test]
+async fn a_message_the_store_refuses_is_dropped_and_counted_and_never_an_error() {
+    let w = world().await;
+    // Valid on the channel (a finite number), but past the range of numbers
+    // DynamoDB stores, so neither store takes it: retrying cannot help.
+    let refused = w.message(
+        Channel::Telemetry,
+        r#"{"metric":"energy","value":1e300,"payload":null}"#,
+    );
+    assert_eq!(
+        w.ingest.handle(&refused).await.unwrap(),
+        Outcome::Rejected("unstorable")
+    );
+    let device = w.device().await;
+    assert_eq!(device.status, Lenient::Known(DeviceStatus::Provisioning));
+    assert!(w.event_kinds().await.is_empty());
+    assert_eq!(
+        w.ingest.stats().rejected(),
+        std::collections::BTreeMap::from([("unstorable", 1)])
+    );
+    let good = w.message(Channel::Telemetry, r#"{"metrics":{"energy":1.5}}"#);
+    assert_eq!(w.ingest.handle(&good).await.unwrap(), Outcome::Applied);
+    let series = w
+        .store
+        .query(Query::partition(format!(
+            "TELEMETRY#{}#energy",
+            w.device.id
+        )))
+        .await
+        .unwrap();
+    assert_eq!(series.items.len(), 1);
+    assert_eq!(series.items[0].get("value").unwrap().as_f64(), Some(1.5));
+}

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use alyt_domain::ManualClock;
+use alyt_domain::{Clock, ManualClock};
 use serde_json::json;
 
 use crate::{
@@ -46,6 +46,7 @@ macro_rules! store_conformance_suite {
             expired_items_are_invisible,
             batch_get_returns_present_items,
             oversized_item_is_rejected,
+            requests_past_dynamodb_limits_are_invalid_and_write_nothing,
             index_keys_must_be_non_empty_strings,
             an_uncounted_household_counts_its_owners
         );
@@ -58,6 +59,16 @@ macro_rules! store_conformance_suite {
         async fn owners_removing_each_other_at_once_leave_one() {
             let fixture = $factory().await;
             $crate::conformance::owners_removing_each_other_at_once_leave_one(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn fifty_refreshes_of_one_token_at_once_rotate_it_once_and_revoke_the_family() {
+            let fixture = $factory().await;
+            $crate::conformance::fifty_refreshes_of_one_token_at_once_rotate_it_once_and_revoke_the_family(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn fifty_refreshes_at_once_have_one_winner_when_transactions_conflict() {
+            let fixture = $factory().await;
+            $crate::conformance::fifty_refreshes_at_once_have_one_winner_when_transactions_conflict(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_version_bumps_never_lose_an_update() {
@@ -752,6 +763,166 @@ pub async fn oversized_item_is_rejected(f: Fixture) {
     assert_eq!(f.store.get(&key("BIG", "1")).await.unwrap(), None);
 }
 
+/// DynamoDB's limits hold on every adapter, and a request past one is
+/// `Invalid` (never worth a retry) and writes nothing: 100 writes per
+/// transaction, 4 MB per transaction, 400 KB per item (also when an update
+/// grows it), keys of at most 2048 (partition) and 1024 (sort) bytes, and
+/// numbers of magnitude 1e-130 to below 1e126.
+pub async fn requests_past_dynamodb_limits_are_invalid_and_write_nothing(f: Fixture) {
+    let invalid = |result: Result<(), StoreError>, what: &str| match result {
+        Err(StoreError::Invalid(_)) => {}
+        other => panic!("{what}: expected Invalid, got {other:?}"),
+    };
+    let puts = |count: usize, blob: &str| -> Vec<TxWrite> {
+        (0..count)
+            .map(|n| TxWrite::Put {
+                item: item("LIMITS", &format!("{n:03}")).with("blob", blob),
+                condition: None,
+            })
+            .collect()
+    };
+    let absent = |n: usize| key("LIMITS", &format!("{n:03}"));
+
+    // Writes per transaction: 100 is the most.
+    invalid(
+        f.store
+            .transact(puts(crate::MAX_TRANSACTION_OPS + 1, "x"))
+            .await,
+        "101 writes",
+    );
+    assert_eq!(f.store.get(&absent(0)).await.unwrap(), None);
+    f.store
+        .transact(puts(crate::MAX_TRANSACTION_OPS, "x"))
+        .await
+        .unwrap();
+    f.store
+        .transact(
+            (0..crate::MAX_TRANSACTION_OPS)
+                .map(|n| TxWrite::Delete {
+                    key: absent(n),
+                    condition: None,
+                })
+                .collect(),
+        )
+        .await
+        .unwrap();
+
+    // Bytes per transaction: items each within 400 KB, together past 4 MB.
+    let large = "x".repeat(380 * 1024);
+    let count = crate::MAX_TRANSACTION_BYTES / large.len() + 1;
+    invalid(f.store.transact(puts(count, &large)).await, "over 4 MB");
+    assert_eq!(f.store.get(&absent(0)).await.unwrap(), None);
+
+    // An item past 400 KB, put in a transaction or grown by an update.
+    let oversized = "x".repeat(crate::MAX_ITEM_BYTES + 1);
+    invalid(
+        f.store.transact(puts(1, &oversized)).await,
+        "an oversized item in a transaction",
+    );
+    assert_eq!(f.store.get(&absent(0)).await.unwrap(), None);
+    let half = "x".repeat(crate::MAX_ITEM_BYTES / 2 + 1024);
+    let grown = key("LIMITS", "GROWN");
+    f.store
+        .put(Item::new(grown.clone()).with("a", half.as_str()), None)
+        .await
+        .unwrap();
+    invalid(
+        f.store
+            .update(
+                &grown,
+                vec![UpdateAction::Set("b".into(), json!(half))],
+                None,
+            )
+            .await
+            .map(|_| ()),
+        "an update past 400 KB",
+    );
+    invalid(
+        f.store
+            .transact(vec![TxWrite::Update {
+                key: grown.clone(),
+                actions: vec![UpdateAction::Set("b".into(), json!(half))],
+                condition: None,
+            }])
+            .await,
+        "a transactional update past 400 KB",
+    );
+    let stored = f.store.get(&grown).await.unwrap().unwrap();
+    assert_eq!(stored.get("b"), None);
+
+    // Key sizes, in UTF-8 bytes ('é' is two).
+    let long_pk = "é".repeat(crate::MAX_PARTITION_KEY_BYTES / 2 + 1);
+    let long_sk = "é".repeat(crate::MAX_SORT_KEY_BYTES / 2 + 1);
+    invalid(
+        f.store.put(item(&long_pk, "S"), None).await,
+        "a partition key past 2048 bytes",
+    );
+    invalid(
+        f.store.put(item("P", &long_sk), None).await,
+        "a sort key past 1024 bytes",
+    );
+    invalid(
+        f.store
+            .transact(vec![TxWrite::Put {
+                item: item("P", &long_sk),
+                condition: None,
+            }])
+            .await,
+        "a long sort key in a transaction",
+    );
+    invalid(
+        f.store
+            .put(
+                item("P", "S")
+                    .with("gsi1pk", long_pk.as_str())
+                    .with("gsi1sk", "s"),
+                None,
+            )
+            .await,
+        "an index partition key past 2048 bytes",
+    );
+    let longest = item(
+        &"p".repeat(crate::MAX_PARTITION_KEY_BYTES),
+        &"s".repeat(crate::MAX_SORT_KEY_BYTES),
+    );
+    f.store.put(longest.clone(), None).await.unwrap();
+    assert_eq!(f.store.get(&longest.key()).await.unwrap(), Some(longest));
+
+    // Numbers: DynamoDB holds magnitudes from 1e-130 to below 1e126.
+    for number in [1e126, -1e300, f64::MAX, 1e-131, -5e-324] {
+        invalid(
+            f.store
+                .put(
+                    item("NUM", "1").with("n", json!({ "deep": [number] })),
+                    None,
+                )
+                .await,
+            &format!("the number {number:e}"),
+        );
+        invalid(
+            f.store
+                .update(
+                    &key("NUM", "2"),
+                    vec![UpdateAction::Set("n".into(), json!(number))],
+                    None,
+                )
+                .await
+                .map(|_| ()),
+            &format!("an update to {number:e}"),
+        );
+    }
+    assert_eq!(f.store.get(&key("NUM", "1")).await.unwrap(), None);
+    assert_eq!(f.store.get(&key("NUM", "2")).await.unwrap(), None);
+    let held = [9.99e125, -1e-130, 1.5e-130, 0.0, 21.5, i64::MAX as f64];
+    f.store
+        .put(item("NUM", "3").with("n", json!(held)), None)
+        .await
+        .unwrap();
+    let stored = f.store.get(&key("NUM", "3")).await.unwrap().unwrap();
+    let back: Vec<f64> = serde_json::from_value(stored.get("n").unwrap().clone()).unwrap();
+    assert_eq!(back, held);
+}
+
 pub async fn concurrent_creates_have_exactly_one_winner(f: Fixture) {
     let attempts = 16;
     let mut tasks = Vec::new();
@@ -987,4 +1158,208 @@ pub async fn an_uncounted_household_counts_its_owners(f: Fixture) {
         Err(MemberError::LastOwner)
     ));
     assert_eq!(stored_owner_count(&*f.store, client).await, Some(1));
+}
+
+// ---------------------------------------------------------------------------
+// Refresh-token rotation under concurrency.
+
+/// DynamoDB's transaction conflicts, for adapters that never report them:
+/// SQLite serialises its writers, and moto serves one request at a time and
+/// has no TransactionConflict at all. While a transaction is in flight its
+/// items are held; another transaction touching one of them is cancelled
+/// with [`CancelReason::Conflict`] on that write (DynamoDB's
+/// TransactionConflict), and a single-item write to one fails as
+/// `Unavailable` (the adapter's mapping of TransactionConflictException).
+/// Reads pass through (they see what is committed).
+pub struct Contended {
+    inner: Arc<dyn Store>,
+    held: Arc<std::sync::Mutex<std::collections::HashSet<Key>>>,
+    conflicts: std::sync::atomic::AtomicUsize,
+}
+
+impl Contended {
+    pub fn new(inner: Arc<dyn Store>) -> Self {
+        Self {
+            inner,
+            held: Arc::default(),
+            conflicts: Default::default(),
+        }
+    }
+
+    /// How many writes were refused for a conflict so far.
+    pub fn conflicts(&self) -> usize {
+        self.conflicts.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn single_write(&self, key: &Key) -> Result<(), StoreError> {
+        let held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if held.contains(key) {
+            self.conflicts
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return Err(StoreError::Unavailable(
+                "TransactionConflictException: the item is in an ongoing transaction".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Lets go of a transaction's items however it ends.
+struct Held {
+    keys: Vec<Key>,
+    held: Arc<std::sync::Mutex<std::collections::HashSet<Key>>>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        for key in &self.keys {
+            held.remove(key);
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Store for Contended {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        self.inner.get(key).await
+    }
+    async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+        self.inner.batch_get(keys).await
+    }
+    async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+        self.single_write(&item.key())?;
+        self.inner.put(item, condition).await
+    }
+    async fn update(
+        &self,
+        key: &Key,
+        actions: Vec<UpdateAction>,
+        condition: Option<Condition>,
+    ) -> Result<Item, StoreError> {
+        self.single_write(key)?;
+        self.inner.update(key, actions, condition).await
+    }
+    async fn delete(
+        &self,
+        key: &Key,
+        condition: Option<Condition>,
+    ) -> Result<Option<Item>, StoreError> {
+        self.single_write(key)?;
+        self.inner.delete(key, condition).await
+    }
+    async fn query(&self, query: Query) -> Result<Page, StoreError> {
+        self.inner.query(query).await
+    }
+    async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        let keys: Vec<Key> = writes.iter().map(TxWrite::key).collect();
+        let _held = {
+            let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+            let reasons: Vec<CancelReason> = keys
+                .iter()
+                .map(|key| {
+                    if held.contains(key) {
+                        CancelReason::Conflict
+                    } else {
+                        CancelReason::None
+                    }
+                })
+                .collect();
+            if reasons.contains(&CancelReason::Conflict) {
+                self.conflicts
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return Err(StoreError::TransactionCanceled { reasons });
+            }
+            held.extend(keys.iter().cloned());
+            Held {
+                keys,
+                held: Arc::clone(&self.held),
+            }
+        };
+        // DynamoDB's prepare phase: the items stay held a moment.
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        self.inner.transact(writes).await
+    }
+}
+
+/// Fifty refreshes of one token at once, as a client retrying in a hurry
+/// (or a thief racing it) sends them: exactly one rotates the token, every
+/// other one is told the token is spent and the family ends revoked, so the
+/// winner's new token is refused too. No refresh fails with a store error.
+async fn refresh_race(store: Arc<dyn Store>, now_unix: i64) {
+    use crate::repo::identity::{Refreshed, SessionRecord, Sessions};
+    use alyt_domain::access::SessionKind;
+    use alyt_domain::ids::{SessionId, UserId};
+
+    let session = SessionRecord {
+        id: SessionId::new(),
+        user_id: UserId::new(),
+        kind: SessionKind::Household,
+        generation: 0,
+        revoked: false,
+        created_at: start_time(),
+        expires_at: now_unix + 3600,
+    };
+    Sessions(&*store).start(&session, "hash-0").await.unwrap();
+    let tasks: Vec<_> = (1..=50)
+        .map(|n| {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                Sessions(&*store)
+                    .refresh(
+                        "hash-0",
+                        SessionKind::Household,
+                        now_unix,
+                        &format!("hash-{n}"),
+                    )
+                    .await
+            })
+        })
+        .collect();
+    let mut rotated = Vec::new();
+    let mut revoked = 0;
+    for (n, task) in (1..=50).zip(tasks) {
+        match task.await.unwrap() {
+            Ok(Refreshed::Rotated(now)) => rotated.push((n, now.generation)),
+            Ok(Refreshed::Revoked(id)) => {
+                assert_eq!(id, session.id);
+                revoked += 1;
+            }
+            Ok(Refreshed::Refused) => {}
+            Err(e) => panic!("refresh {n} failed: {e}"),
+        }
+    }
+    assert_eq!(rotated.len(), 1, "exactly one refresh wins: {rotated:?}");
+    assert!(revoked >= 1, "the losers revoke the family");
+    let stored = Sessions(&*store).get(session.id).await.unwrap().unwrap();
+    assert!(stored.revoked, "the family is revoked");
+    assert_eq!(stored.generation, 1, "rotated once");
+    let (winner, _) = rotated[0];
+    assert_eq!(
+        Sessions(&*store)
+            .refresh(
+                &format!("hash-{winner}"),
+                SessionKind::Household,
+                now_unix,
+                "hash-x"
+            )
+            .await
+            .unwrap(),
+        Refreshed::Refused,
+        "the winner's token belongs to the revoked family"
+    );
+}
+
+pub async fn fifty_refreshes_of_one_token_at_once_rotate_it_once_and_revoke_the_family(f: Fixture) {
+    refresh_race(f.store, f.clock.unix_seconds()).await;
+}
+
+/// The same race where the store cancels transactions for conflicts, as
+/// DynamoDB does under contention (see [`Contended`]): a conflict decides
+/// nothing, so the result is the same.
+pub async fn fifty_refreshes_at_once_have_one_winner_when_transactions_conflict(f: Fixture) {
+    let now = f.clock.unix_seconds();
+    let contended = Arc::new(Contended::new(f.store));
+    refresh_race(contended.clone(), now).await;
+    assert!(contended.conflicts() > 0, "the race met conflicts");
 }

@@ -4,10 +4,28 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// Largest item either adapter accepts (DynamoDB's limit is 400 KB).
+// DynamoDB's limits. Both adapters check them before writing (the embedded
+// one has none of its own), so a request one store refuses the other refuses
+// too, as `StoreError::Invalid`: the request itself is wrong, and retrying it
+// can never help.
+
+/// Largest item either adapter accepts (DynamoDB's limit is 400 KB), measured
+/// as the item's JSON (close to DynamoDB's own measure, which the DynamoDB
+/// backend applies as well).
 pub const MAX_ITEM_BYTES: usize = 400 * 1024;
 /// Most operations one transaction may hold (DynamoDB's limit).
 pub const MAX_TRANSACTION_OPS: usize = 100;
+/// Most bytes the items of one transaction may add up to (DynamoDB's 4 MB).
+pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+/// Longest partition key (table or index), in UTF-8 bytes.
+pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
+/// Longest sort key (table or index), in UTF-8 bytes.
+pub const MAX_SORT_KEY_BYTES: usize = 1024;
+/// The smallest magnitude of a number other than zero (DynamoDB's range).
+pub const MIN_NUMBER_MAGNITUDE: f64 = 1e-130;
+/// Numbers are below this magnitude (DynamoDB's largest is 9.99…9e125, 38
+/// significant digits, just under it).
+pub const MAX_NUMBER_MAGNITUDE: f64 = 1e126;
 /// Most keys one batch get may ask for (DynamoDB's limit).
 pub const MAX_BATCH_GET_KEYS: usize = 100;
 
@@ -379,12 +397,24 @@ impl UpdateAction {
     }
 }
 
-/// Keys are non-empty (DynamoDB rejects empty key strings).
+fn validate_key_length(name: &str, value: &str, max: usize) -> Result<(), StoreError> {
+    if value.len() > max {
+        return Err(StoreError::Invalid(format!(
+            "{name} is {} bytes, more than the {max}-byte limit",
+            value.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Keys are non-empty (DynamoDB rejects empty key strings) and within
+/// DynamoDB's key sizes.
 pub fn validate_key(key: &Key) -> Result<(), StoreError> {
     if key.pk.is_empty() || key.sk.is_empty() {
         return Err(StoreError::Invalid("pk and sk must not be empty".into()));
     }
-    Ok(())
+    validate_key_length(attr::PK, &key.pk, MAX_PARTITION_KEY_BYTES)?;
+    validate_key_length(attr::SK, &key.sk, MAX_SORT_KEY_BYTES)
 }
 
 fn is_index_key_attr(name: &str) -> bool {
@@ -394,22 +424,61 @@ fn is_index_key_attr(name: &str) -> bool {
 }
 
 fn validate_index_key_value(name: &str, value: &Value) -> Result<(), StoreError> {
-    if is_index_key_attr(name) && !matches!(value, Value::String(s) if !s.is_empty()) {
-        return Err(StoreError::Invalid(format!(
-            "index key attribute {name} must be a non-empty string"
-        )));
+    for index in Index::ALL {
+        let max = if name == index.pk_attr() {
+            MAX_PARTITION_KEY_BYTES
+        } else if name == index.sk_attr() {
+            MAX_SORT_KEY_BYTES
+        } else {
+            continue;
+        };
+        return match value {
+            Value::String(s) if !s.is_empty() => validate_key_length(name, s, max),
+            _ => Err(StoreError::Invalid(format!(
+                "index key attribute {name} must be a non-empty string"
+            ))),
+        };
     }
     Ok(())
 }
 
-/// Checks a whole item before it is written, the same in both adapters: keys
-/// non-empty, index keys non-empty strings (DynamoDB's rule), size within limit.
-pub fn validate_item(item: &Item) -> Result<(), StoreError> {
+/// Every number in `value`, however deep, is one DynamoDB can hold.
+/// Integers always are (JSON integers here fit 64 bits).
+fn validate_numbers(name: &str, value: &Value) -> Result<(), StoreError> {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let magnitude = n.as_f64().unwrap_or_default().abs();
+            if magnitude != 0.0
+                && !(MIN_NUMBER_MAGNITUDE..MAX_NUMBER_MAGNITUDE).contains(&magnitude)
+            {
+                return Err(StoreError::Invalid(format!(
+                    "attribute {name} holds the number {n}, outside the range a store holds \
+                     ({MIN_NUMBER_MAGNITUDE:e} to below {MAX_NUMBER_MAGNITUDE:e})"
+                )));
+            }
+            Ok(())
+        }
+        Value::Array(values) => values.iter().try_for_each(|v| validate_numbers(name, v)),
+        Value::Object(fields) => fields.values().try_for_each(|v| validate_numbers(name, v)),
+        _ => Ok(()),
+    }
+}
+
+/// [`validate_item`], answering the item's size.
+fn checked_item_size(item: &Item) -> Result<usize, StoreError> {
     validate_key(&item.key())?;
     for (name, value) in item.attrs() {
         validate_index_key_value(name, value)?;
+        validate_numbers(name, value)?;
     }
-    item.to_json_checked().map(|_| ())
+    item.to_json_checked().map(|json| json.len())
+}
+
+/// Checks a whole item before it is written, the same in both adapters: keys
+/// non-empty and within their sizes, index keys non-empty strings (DynamoDB's
+/// rule), numbers within range, size within limit.
+pub fn validate_item(item: &Item) -> Result<(), StoreError> {
+    checked_item_size(item).map(|_| ())
 }
 
 /// Checks the rules every update must follow, the same in both adapters.
@@ -439,7 +508,8 @@ pub fn validate_update(actions: &[UpdateAction]) -> Result<(), StoreError> {
         }
         match action {
             UpdateAction::Set(_, value) | UpdateAction::SetIfAbsent(_, value) => {
-                validate_index_key_value(name, value)?
+                validate_index_key_value(name, value)?;
+                validate_numbers(name, value)?;
             }
             UpdateAction::Add(..) if is_index_key_attr(name) => {
                 return Err(StoreError::Invalid(format!(
@@ -660,7 +730,9 @@ pub enum StoreError {
     /// A transaction was cancelled and wrote nothing; one reason per write, in order.
     #[error("the transaction was cancelled: {reasons:?}")]
     TransactionCanceled { reasons: Vec<CancelReason> },
-    /// The request itself is wrong (reserved attribute, size, bad cursor, ...).
+    /// The request itself is wrong (reserved attribute, bad cursor, past one
+    /// of DynamoDB's limits: item or transaction size, writes per
+    /// transaction, key size, number range, ...): retrying it never helps.
     #[error("invalid store request: {0}")]
     Invalid(String),
     /// The backend failed or throttled; the operation may be retried.
@@ -680,7 +752,10 @@ impl StoreError {
     }
 }
 
-/// Checks a transaction's shape, the same in both adapters.
+/// Checks a transaction's shape, the same in both adapters. Its size counts
+/// what it writes (whole items put, values set); the size of an item an
+/// update grows is the backend's to check (both adapters refuse one past
+/// [`MAX_ITEM_BYTES`]).
 pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
     if writes.is_empty() || writes.len() > MAX_TRANSACTION_OPS {
         return Err(StoreError::Invalid(format!(
@@ -689,18 +764,37 @@ pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
         )));
     }
     let mut keys = std::collections::HashSet::new();
+    let mut bytes = 0;
     for write in writes {
-        validate_key(&write.key())?;
-        if !keys.insert(write.key()) {
+        let key = write.key();
+        validate_key(&key)?;
+        bytes += key.pk.len() + key.sk.len();
+        if !keys.insert(key) {
             return Err(StoreError::Invalid(
                 "a transaction cannot touch one item twice".into(),
             ));
         }
         match write {
-            TxWrite::Put { item, .. } => validate_item(item)?,
-            TxWrite::Update { actions, .. } => validate_update(actions)?,
+            TxWrite::Put { item, .. } => bytes += checked_item_size(item)?,
+            TxWrite::Update { actions, .. } => {
+                validate_update(actions)?;
+                bytes += actions
+                    .iter()
+                    .map(|action| match action {
+                        UpdateAction::Set(_, value) | UpdateAction::SetIfAbsent(_, value) => {
+                            value.to_string().len()
+                        }
+                        UpdateAction::Remove(_) | UpdateAction::Add(..) => 0,
+                    })
+                    .sum::<usize>();
+            }
             TxWrite::Delete { .. } | TxWrite::Check { .. } => {}
         }
+    }
+    if bytes > MAX_TRANSACTION_BYTES {
+        return Err(StoreError::Invalid(format!(
+            "a transaction writes {bytes} bytes, more than the {MAX_TRANSACTION_BYTES}-byte limit"
+        )));
     }
     Ok(())
 }

@@ -3,9 +3,8 @@
 
 use alyt_domain::access::{Claims, ClientGrant, SessionKind};
 use alyt_domain::ids::SessionId;
-use alyt_domain::session::{RefreshOutcome, RefreshView, decide_refresh};
 use alyt_store::repo::developers::{DeveloperStatus, Developers};
-use alyt_store::repo::identity::{Rotation, SessionRecord, Sessions, UserRecord, Users};
+use alyt_store::repo::identity::{Refreshed, SessionRecord, Sessions, UserRecord, Users};
 use alyt_store::repo::tenancy::Tenancy;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -128,60 +127,38 @@ fn refresh_refused() -> ApiError {
 }
 
 /// Rotates a refresh token. Reuse of a rotated token revokes the whole session,
-/// which also stops every access token issued from it.
+/// which also stops every access token issued from it; so does losing a race
+/// with a concurrent refresh of the same token (the store decides the race).
 pub async fn refresh(
     state: &AppState,
     presented: &str,
     kind: SessionKind,
 ) -> Result<TokenPair, ApiError> {
-    let sessions = Sessions(&*state.store);
-    let token = sessions
-        .find_refresh(&sha256_hex(presented))
-        .await?
-        .ok_or_else(refresh_refused)?;
-    let session = sessions
-        .get(token.session_id)
-        .await?
-        .filter(|s| s.kind == kind)
-        .ok_or_else(refresh_refused)?;
-    let view = RefreshView {
-        family_revoked: session.revoked,
-        current_generation: session.generation,
-        presented_generation: token.generation,
-        expired: state.clock.unix_seconds() >= session.expires_at,
-    };
-    match decide_refresh(view) {
-        RefreshOutcome::Refused => Err(refresh_refused()),
-        RefreshOutcome::ReuseDetected => {
-            tracing::warn!(session = %session.id, "refresh token reuse: revoking the session");
-            sessions.revoke(session.id).await?;
+    let next_token = format!("{REFRESH_PREFIX}{}", random_token());
+    let refreshed = Sessions(&*state.store)
+        .refresh(
+            &sha256_hex(presented),
+            kind,
+            state.clock.unix_seconds(),
+            &sha256_hex(&next_token),
+        )
+        .await?;
+    match refreshed {
+        Refreshed::Rotated(session) => {
+            let user = Users(&*state.store)
+                .get(session.user_id)
+                .await?
+                .ok_or_else(refresh_refused)?;
+            Ok(TokenPair {
+                access_token: access_token(state, &user, kind, session.id).await?,
+                refresh_token: next_token,
+                expires_in: SESSION_TOKEN_SECONDS,
+            })
+        }
+        Refreshed::Revoked(session) => {
+            tracing::warn!(%session, "refresh token reuse (or a lost concurrent refresh): the session is revoked");
             Err(refresh_refused())
         }
-        RefreshOutcome::Rotate { .. } => {
-            let next_token = format!("{REFRESH_PREFIX}{}", random_token());
-            match sessions
-                .rotate(&session, token.generation, &sha256_hex(&next_token))
-                .await?
-            {
-                Rotation::Rotated(session) => {
-                    let user = Users(&*state.store)
-                        .get(session.user_id)
-                        .await?
-                        .ok_or_else(refresh_refused)?;
-                    Ok(TokenPair {
-                        access_token: access_token(state, &user, kind, session.id).await?,
-                        refresh_token: next_token,
-                        expires_in: SESSION_TOKEN_SECONDS,
-                    })
-                }
-                // A concurrent refresh of the same token won: this one presented
-                // a token that is now rotated, which is reuse.
-                Rotation::Lost => {
-                    tracing::warn!(session = %session.id, "concurrent refresh lost: treated as reuse");
-                    sessions.revoke(session.id).await?;
-                    Err(refresh_refused())
-                }
-            }
-        }
+        Refreshed::Refused => Err(refresh_refused()),
     }
 }

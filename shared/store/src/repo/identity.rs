@@ -5,9 +5,11 @@
 //! `REFRESH#{sha256}/REFRESH`.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use alyt_domain::access::{PlatformRole, SessionKind, TenantRole};
 use alyt_domain::ids::{DeveloperId, SessionId, TenantId, UserId};
+use alyt_domain::session::{RefreshOutcome, RefreshView, decide_refresh};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
@@ -15,7 +17,8 @@ use time::OffsetDateTime;
 use super::CreateError;
 use super::ts;
 use crate::{
-    Condition, Index, Item, Key, Query, SortKey, Store, StoreError, TxWrite, UpdateAction,
+    CancelReason, Condition, Index, Item, Key, Query, SortKey, Store, StoreError, TxWrite,
+    UpdateAction,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,6 +208,39 @@ pub enum Rotation {
     Lost,
 }
 
+/// How presenting a refresh token ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refreshed {
+    /// The token was the newest of its live family: the session is now at
+    /// the next generation, whose token was stored.
+    Rotated(SessionRecord),
+    /// An unknown token, one of another kind of session, or one of an
+    /// expired or revoked family: nothing changed.
+    Refused,
+    /// A rotated token came back, or a concurrent refresh of the same token
+    /// won: reuse, so this session (the whole family) is now revoked.
+    Revoked(SessionId),
+}
+
+/// Attempts of a session transaction that keeps meeting DynamoDB's
+/// transaction conflicts (another transaction on the session in flight).
+const CONFLICT_ATTEMPTS: u32 = 12;
+
+/// A pause before the next attempt after a conflict: exponential from 5 ms,
+/// at most 160 ms, with full jitter, so racing writers spread out.
+async fn conflict_pause(attempt: u32) {
+    let ceiling = 5u64 << attempt.min(5);
+    let jitter = uuid::Uuid::new_v4().as_u128() as u64 % (ceiling + 1);
+    tokio::time::sleep(Duration::from_millis(jitter)).await;
+}
+
+/// A transaction cancelled only because another one held its items (on
+/// DynamoDB, TransactionConflict): no condition decided anything.
+fn is_conflict(error: &StoreError) -> bool {
+    matches!(error, StoreError::TransactionCanceled { reasons }
+        if reasons.contains(&CancelReason::Conflict) && !error.is_condition_failure())
+}
+
 impl Sessions<'_> {
     /// Starts a session with its first refresh token (generation 0).
     pub async fn start(
@@ -251,9 +287,60 @@ impl Sessions<'_> {
             .transpose()
     }
 
+    /// Presents a refresh token (by its hash) for a session of `kind` at
+    /// `now_unix`: rotates it to `next_hash` when it is the newest token of a
+    /// live family, and revokes the family when it is not (reuse), also when a
+    /// concurrent refresh of the same token won the race. Of any number of
+    /// concurrent refreshes of one token exactly one rotates it, on both
+    /// stores.
+    pub async fn refresh(
+        &self,
+        presented_hash: &str,
+        kind: SessionKind,
+        now_unix: i64,
+        next_hash: &str,
+    ) -> Result<Refreshed, StoreError> {
+        let Some(token) = self.find_refresh(presented_hash).await? else {
+            return Ok(Refreshed::Refused);
+        };
+        let Some(session) = self.get(token.session_id).await?.filter(|s| s.kind == kind) else {
+            return Ok(Refreshed::Refused);
+        };
+        let view = RefreshView {
+            family_revoked: session.revoked,
+            current_generation: session.generation,
+            presented_generation: token.generation,
+            expired: now_unix >= session.expires_at,
+        };
+        match decide_refresh(view) {
+            RefreshOutcome::Refused => Ok(Refreshed::Refused),
+            RefreshOutcome::ReuseDetected => {
+                self.revoke_family(session.id).await?;
+                Ok(Refreshed::Revoked(session.id))
+            }
+            RefreshOutcome::Rotate { .. } => {
+                match self.rotate(&session, token.generation, next_hash).await? {
+                    Rotation::Rotated(session) => Ok(Refreshed::Rotated(session)),
+                    // A concurrent refresh of the same token won: this one
+                    // presented a token that is now rotated, which is reuse.
+                    Rotation::Lost => {
+                        self.revoke_family(session.id).await?;
+                        Ok(Refreshed::Revoked(session.id))
+                    }
+                }
+            }
+        }
+    }
+
     /// Moves the session from generation `from` to `from + 1` and stores the new
     /// token, in one transaction conditioned on `from` still being the newest and
     /// the session live: of concurrent rotations exactly one wins.
+    ///
+    /// On DynamoDB a rotation racing another transaction on the session can be
+    /// cancelled for the conflict alone (TransactionConflict), which decides
+    /// nothing: the session is read again, and if the other write moved it on
+    /// (rotated or revoked) this rotation lost; if not, it is tried again after
+    /// a pause. A conflict never counts as a win or a loss by itself.
     pub async fn rotate(
         &self,
         session: &SessionRecord,
@@ -264,30 +351,73 @@ impl Sessions<'_> {
             session_id: session.id,
             generation: from + 1,
         };
-        let result = self
-            .0
-            .transact(vec![
-                TxWrite::Update {
-                    key: session_key(session.id),
-                    actions: vec![UpdateAction::Set("generation".into(), json!(from + 1))],
-                    condition: Some(
-                        Condition::eq("generation", from).and(Condition::eq("revoked", false)),
-                    ),
-                },
-                TxWrite::Put {
-                    item: Item::from_record(refresh_key(new_refresh_hash), &next)?
-                        .with("ttl", session.expires_at),
-                    condition: Some(Condition::item_absent()),
-                },
-            ])
-            .await;
-        match result {
-            Ok(()) => Ok(Rotation::Rotated(SessionRecord {
-                generation: from + 1,
-                ..session.clone()
-            })),
-            Err(e) if e.is_condition_failure() => Ok(Rotation::Lost),
-            Err(e) => Err(e),
+        let writes = vec![
+            TxWrite::Update {
+                key: session_key(session.id),
+                actions: vec![UpdateAction::Set("generation".into(), json!(from + 1))],
+                condition: Some(
+                    Condition::eq("generation", from).and(Condition::eq("revoked", false)),
+                ),
+            },
+            TxWrite::Put {
+                item: Item::from_record(refresh_key(new_refresh_hash), &next)?
+                    .with("ttl", session.expires_at),
+                condition: Some(Condition::item_absent()),
+            },
+        ];
+        let mut attempt = 0;
+        loop {
+            match self.0.transact(writes.clone()).await {
+                Ok(()) => {
+                    return Ok(Rotation::Rotated(SessionRecord {
+                        generation: from + 1,
+                        ..session.clone()
+                    }));
+                }
+                Err(e) if e.is_condition_failure() => return Ok(Rotation::Lost),
+                Err(e) if is_conflict(&e) && attempt + 1 < CONFLICT_ATTEMPTS => {
+                    let moved_on = self
+                        .get(session.id)
+                        .await?
+                        .is_none_or(|now| now.generation != from || now.revoked);
+                    if moved_on {
+                        return Ok(Rotation::Lost);
+                    }
+                    conflict_pause(attempt).await;
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Revokes a family in a refresh race. Other refreshes' transactions hold
+    /// the session then, and on DynamoDB a single-item write to an item in a
+    /// transaction fails (TransactionConflictException) in a way the store
+    /// cannot tell from an outage; a transaction's conflict is a cancel
+    /// reason, so the revocation goes through one and is retried until the
+    /// session is revoked (by this write or another).
+    async fn revoke_family(&self, id: SessionId) -> Result<(), StoreError> {
+        let revoke = vec![TxWrite::Update {
+            key: session_key(id),
+            actions: vec![UpdateAction::Set("revoked".into(), json!(true))],
+            condition: Some(Condition::item_present()),
+        }];
+        let mut attempt = 0;
+        loop {
+            match self.0.transact(revoke.clone()).await {
+                // Revoked, or gone (expired): either way it refreshes no more.
+                Ok(()) => return Ok(()),
+                Err(e) if e.is_condition_failure() => return Ok(()),
+                Err(e) if is_conflict(&e) && attempt + 1 < CONFLICT_ATTEMPTS => {
+                    if self.get(id).await?.is_none_or(|now| now.revoked) {
+                        return Ok(());
+                    }
+                    conflict_pause(attempt).await;
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
         }
     }
 
