@@ -1073,3 +1073,47 @@ async fn stored_values_this_build_does_not_know_do_not_break_a_read() {
     assert_eq!(dashboard["pins"].as_array().unwrap().len(), 1);
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
+
+#[tokio::test]
+async fn actions_take_the_tenant_from_the_query_or_the_body() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let owner = t.household_login(&email, &password).await["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let home = demo_home(&t);
+    let room = create_room_id(&t, &owner, &home, "Study").await;
+    let listening = json!({ "capability": "voice", "action": "listening", "value": false });
+    let with_tenant = |tenant: &str| {
+        let mut body = listening.clone();
+        body["tenantId"] = json!(tenant);
+        body
+    };
+    let other_tenant = "0190b5a0-0000-7000-8000-000000000000";
+    for target in [
+        format!("/rooms/{room}/actions"),
+        format!("/properties/{}/actions", home.property),
+    ] {
+        let query = format!("{target}?tenantId={}", home.tenant);
+        // The spec's body { capability, action, value } with ?tenantId=.
+        let (status, answer) = t.post_json(&query, Some(&owner), listening.clone()).await;
+        assert_eq!(status, 200, "{target} with the query: {answer}");
+        // The run-action request with tenantId in the body, alone or agreeing.
+        for path in [&target, &query] {
+            let (status, answer) = t
+                .post_json(path, Some(&owner), with_tenant(&home.tenant))
+                .await;
+            assert_eq!(status, 200, "{path}: {answer}");
+        }
+        // Disagreeing, or named nowhere: 400 naming tenantId.
+        for (path, body) in [
+            (&query, with_tenant(other_tenant)),
+            (&target, listening.clone()),
+        ] {
+            let (status, problem) = t.post_json(path, Some(&owner), body).await;
+            assert_eq!(status, 400, "{path}: {problem}");
+            assert_eq!(problem["field"], "tenantId", "{problem}");
+        }
+    }
+}

@@ -62,9 +62,9 @@ use crate::endpoints::{ReadOutcome, installed, read_and_store};
 use crate::extract::{ApiJson, ApiQuery};
 use crate::problem::Problem;
 use crate::rooms::{
-    Access, ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome, home_for,
-    home_things, member_things, parse_property_id, room_view, run_on_members, send_listening,
-    set_listening, skip_unchanged, unchanged_reason, value_for,
+    Access, ActionQuery, ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome,
+    home_for, home_things, member_things, parse_property_id, room_view, run_on_members,
+    send_listening, set_listening, skip_unchanged, unchanged_reason, value_for,
 };
 use crate::{ApiError, AppState};
 
@@ -350,7 +350,7 @@ pub async fn put_dashboard(
     path = "/v1/properties/{propertyId}/actions",
     tag = "homes",
     operation_id = "runPropertyAction",
-    params(("propertyId" = PropertyId, Path, description = "The home")),
+    params(("propertyId" = PropertyId, Path, description = "The home"), ActionQuery),
     request_body = RunActionRequest,
     security(("bearer" = [])),
     responses(
@@ -365,18 +365,13 @@ pub async fn run_property_action(
     State(state): State<AppState>,
     Caller(caller): Caller,
     Path(property_id): Path<String>,
+    ApiQuery(query): ApiQuery<ActionQuery>,
     ApiJson(body): ApiJson<RunActionRequest>,
 ) -> Result<Json<ActionResult>, ApiError> {
     let property_id = parse_property_id(&property_id)?;
+    let tenant = body.tenant(&query)?;
     let action = body.reference()?;
-    let property = home_for(
-        &state,
-        &caller,
-        body.tenant_id,
-        property_id,
-        Access::Control,
-    )
-    .await?;
+    let property = home_for(&state, &caller, tenant, property_id, Access::Control).await?;
     let home = read_home(&state, &property).await?;
     let HouseRead {
         tile,

@@ -1067,10 +1067,39 @@ pub struct RunActionRequest {
     #[serde(default)]
     #[schema(value_type = Object)]
     pub value: Option<Value>,
-    pub tenant_id: TenantId,
+    /// The tenant; may come as the `tenantId` query parameter instead (like
+    /// every household operation). When both are given they must agree.
+    #[serde(default)]
+    pub tenant_id: Option<TenantId>,
+}
+
+/// `?tenantId=` of the action operations, which may also name the tenant in
+/// their body.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ActionQuery {
+    /// The tenant (or `tenantId` in the body).
+    pub tenant_id: Option<TenantId>,
 }
 
 impl RunActionRequest {
+    /// The tenant the action names, from the query or the body: 400
+    /// (`tenantId`) when neither names one or the two differ.
+    pub(crate) fn tenant(&self, query: &ActionQuery) -> Result<TenantId, ApiError> {
+        match (query.tenant_id, self.tenant_id) {
+            (Some(q), Some(b)) if q != b => Err(ApiError::validation(
+                "tenantId",
+                "the tenantId of the query and the tenantId of the body differ",
+            )),
+            (Some(tenant), _) | (None, Some(tenant)) => Ok(tenant),
+            (None, None) => Err(ApiError::validation(
+                "tenantId",
+                "tenantId is required, as a query parameter or in the body",
+            )),
+        }
+    }
+
     pub(crate) fn reference(&self) -> Result<ActionRef, ApiError> {
         let action = ActionRef::new(&self.capability, &self.action);
         action.check().map_err(|e| {
@@ -1384,12 +1413,12 @@ pub(crate) async fn set_listening(
     path = "/v1/rooms/{roomId}/actions",
     tag = "homes",
     operation_id = "runRoomAction",
-    params(("roomId" = RoomId, Path, description = "The room")),
+    params(("roomId" = RoomId, Path, description = "The room"), ActionQuery),
     request_body = RunActionRequest,
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Per thing: applied, skipped or failed (with the reason)", body = ActionResult),
-        (status = 400, description = "A field is wrong (named in `field`): capability, action, value", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A field is wrong (named in `field`): capability, action, value, tenantId (missing, or the query's and the body's differ)", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
@@ -1399,11 +1428,13 @@ pub async fn run_room_action(
     State(state): State<AppState>,
     Caller(caller): Caller,
     Path(room_id): Path<String>,
+    ApiQuery(query): ApiQuery<ActionQuery>,
     ApiJson(body): ApiJson<RunActionRequest>,
 ) -> Result<Json<ActionResult>, ApiError> {
     let room_id = parse_room_id(&room_id)?;
+    let tenant = body.tenant(&query)?;
     let action = body.reference()?;
-    let (room, _) = room_for(&state, &caller, body.tenant_id, room_id, Access::Control).await?;
+    let (room, _) = room_for(&state, &caller, tenant, room_id, Access::Control).await?;
     let (view, members) = read_room_view(&state, &room).await?;
     let value = value_for(
         &action,
@@ -1417,28 +1448,12 @@ pub async fn run_room_action(
         let listening = value.as_bool().unwrap_or(true);
         let (_, changed) = set_listening(&state, room, listening).await?;
         if changed {
-            run_on_members(
-                &state,
-                body.tenant_id,
-                &members,
-                &action,
-                &value,
-                &mut result,
-            )
-            .await;
+            run_on_members(&state, tenant, &members, &action, &value, &mut result).await;
         } else {
             skip_unchanged(&members, &action, &unchanged_reason(listening), &mut result);
         }
     } else {
-        run_on_members(
-            &state,
-            body.tenant_id,
-            &members,
-            &action,
-            &value,
-            &mut result,
-        )
-        .await;
+        run_on_members(&state, tenant, &members, &action, &value, &mut result).await;
     }
     Ok(Json(result))
 }
