@@ -189,6 +189,24 @@ async fn a_granted_member_sees_the_household_until_removed_and_the_household_is_
         "{people}"
     );
     assert!(roles.contains(&(t.owner().0.as_str(), "OWNER")), "{people}");
+    // Every field of the people list is there, null where it does not apply.
+    for member in people["items"].as_array().unwrap() {
+        for field in [
+            "avatar",
+            "role",
+            "propertyId",
+            "startsAt",
+            "expiresAt",
+            "status",
+            "networkCondition",
+            "phone",
+            "lastSeen",
+            "reservationKey",
+            "invitedBy",
+        ] {
+            assert!(member.get(field).is_some(), "{field} missing: {member}");
+        }
+    }
 
     // Removal: her sessions end first, then the membership.
     let (status, body) = delete(&t, &house.member(&anna), &owner).await;

@@ -70,13 +70,17 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(remove_member))
 }
 
-/// One person of a household.
+/// One person of a household: every field the people list shows is
+/// present, null where it does not apply (or is not kept yet).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Member {
     pub user_id: UserId,
     /// The person's sign-in address (null if the account was deleted).
     pub email: Option<String>,
+    /// The person's picture (a URL); null when none is set.
+    #[schema(required = true)]
+    pub avatar: Option<String>,
     /// The level: OWNER, MEMBER or GUEST.
     pub role: HouseholdRole,
     /// A guest's home.
@@ -89,11 +93,49 @@ pub struct Member {
     #[schema(value_type = Option<String>, format = DateTime)]
     pub expires_at: Option<OffsetDateTime>,
     pub status: GrantStatus,
+    /// The access condition on the home network (`requireNetwork`); null
+    /// when the person has none.
+    #[schema(required = true)]
+    pub network_condition: Option<NetworkCondition>,
+    /// The phone the home network watches for the condition; null when
+    /// none is chosen.
+    #[schema(required = true)]
+    pub phone: Option<MemberPhone>,
+    /// When the home last saw the person's phone on its network (the
+    /// outcome of the last check, never an address); null when never.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub last_seen: Option<OffsetDateTime>,
+    /// The booking's reservation key of a guest's stay; null otherwise.
+    #[schema(required = true)]
+    pub reservation_key: Option<String>,
     /// Who granted it; null for the household's first owner.
     pub invited_by: Option<UserId>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
+}
+
+/// A member's access condition on the home network.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkCondition {
+    /// The person is in claims only while the home proves the phone is on
+    /// its network.
+    pub require_network: bool,
+    /// The outcome of the last check; null before the first.
+    pub met: Option<bool>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub checked_at: Option<OffsetDateTime>,
+}
+
+/// The phone thing a condition watches.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MemberPhone {
+    pub thing_id: Uuid,
+    pub name: String,
 }
 
 impl Member {
@@ -106,6 +148,13 @@ impl Member {
             starts_at: grant.starts_at,
             expires_at: grant.ends_at,
             status: GrantStatus::at(grant.starts_at, grant.ends_at, now),
+            // Avatars, network conditions and guest stays by reservation
+            // key are not kept yet: present and null.
+            avatar: None,
+            network_condition: None,
+            phone: None,
+            last_seen: None,
+            reservation_key: None,
             invited_by: grant.granted_by,
             created_at: grant.created_at,
         }
