@@ -272,3 +272,79 @@ async fn a_device_reports_drops_off_and_comes_back() {
     assert_eq!(telemetry.len(), 1, "the malformed reading was dropped");
     assert_eq!(telemetry[0]["metrics"]["watts"], 6.5);
 }
+
+/// Writes one MQTT packet (3.1.1) on a raw socket.
+async fn send_packet(
+    socket: &mut tokio::net::TcpStream,
+    write: impl FnOnce(&mut bytes::BytesMut) -> Result<usize, rumqttc::mqttbytes::Error>,
+) {
+    use tokio::io::AsyncWriteExt;
+    let mut buffer = bytes::BytesMut::new();
+    write(&mut buffer).unwrap();
+    socket.write_all(&buffer).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_retransmitted_publish_counts_once() {
+    use tokio::io::AsyncReadExt;
+    let t = TestPlatform::start().await;
+    let token = owner_token(&t).await;
+    let d = register_light(&t, &token).await;
+    // A device on a raw socket, so the test writes the retransmit itself:
+    // the same QoS 1 publish again with DUP set and the same packet id, as a
+    // device does when the PUBACK did not reach it.
+    let mut socket = tokio::net::TcpStream::connect(t.platform.mqtt_addr)
+        .await
+        .unwrap();
+    let mut connect = rumqttc::Connect::new(d.username.clone());
+    connect.login = Some(rumqttc::Login::new(d.username.clone(), d.password.clone()));
+    send_packet(&mut socket, |b| connect.write(b)).await;
+    let mut connack = [0u8; 4];
+    socket.read_exact(&mut connack).await.unwrap();
+    assert_eq!(connack, [0x20, 2, 0, 0], "accepted");
+    let reading = |value: f64, packet: u16, dup: bool| {
+        let mut publish = rumqttc::Publish::new(
+            format!("{}/telemetry", d.prefix),
+            QoS::AtLeastOnce,
+            json!({ "metric": "watts", "value": value, "payload": null }).to_string(),
+        );
+        publish.pkid = packet;
+        publish.dup = dup;
+        publish
+    };
+    let first = reading(7.5, 7, false);
+    send_packet(&mut socket, |b| first.write(b)).await;
+    let again = reading(7.5, 7, true);
+    send_packet(&mut socket, |b| again.write(b)).await;
+    // The next message (packet 7 acknowledged, so free again) is new.
+    let next = reading(9.0, 7, false);
+    send_packet(&mut socket, |b| next.write(b)).await;
+
+    let path = format!(
+        "/devices/{}/telemetry?tenantId={}&metric=watts&order=asc",
+        d.device, d.tenant
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let values = loop {
+        let (status, page) = t.get_json(&path, Some(&token)).await;
+        assert_eq!(status, 200, "{page}");
+        let values: Vec<f64> = page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["value"].as_f64().unwrap())
+            .collect();
+        if values.contains(&9.0) || tokio::time::Instant::now() > deadline {
+            break values;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(values, [7.5, 9.0], "the retransmit is stored once");
+    let telemetry: Vec<Value> = events_of(&t, &d.tenant)
+        .await
+        .into_iter()
+        .filter(|(kind, _)| *kind == EventKind::DeviceTelemetry)
+        .map(|(_, data)| data["metrics"]["watts"].clone())
+        .collect();
+    assert_eq!(telemetry, [json!(7.5), json!(9.0)], "one event each");
+}

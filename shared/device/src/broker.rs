@@ -146,6 +146,7 @@ pub async fn start_broker(
         inbound,
         clock: config.clock,
         pending: Mutex::new(HashMap::new()),
+        retransmits: Mutex::new(RecentPublishes::default()),
         stopping: AtomicBool::new(false),
         stats: Counters::default(),
     });
@@ -420,8 +421,50 @@ struct HookState {
     /// authenticates before it builds the session, and its AuthInfo has no
     /// room for our data.
     pending: Mutex<HashMap<Id, (Instant, DeviceIdentity)>>,
+    /// The message ids of recent QoS 1/2 publishes by client and packet id.
+    retransmits: Mutex<RecentPublishes>,
     stopping: AtomicBool,
     stats: Counters,
+}
+
+/// How long a publish's packet id keeps its message id for a retransmit.
+const RETRANSMIT_TTL: Duration = Duration::from_secs(10 * 60);
+/// Publishes remembered before the oldest are forgotten.
+const RETRANSMIT_CAPACITY: usize = 100_000;
+
+/// A device that did not get its PUBACK sends the same publish again (DUP
+/// set, the same packet id), on the same connection or the next one. The
+/// retransmit must carry the message id of the first delivery, since ingest
+/// deduplicates on it: so one state change and one platform event, as SQS
+/// duplicates get hosted. A packet id is free for a new message only after
+/// its acknowledgement, so a publish without DUP always starts afresh.
+#[derive(Default)]
+struct RecentPublishes {
+    by_packet: HashMap<(String, u16), (Instant, String)>,
+}
+
+impl RecentPublishes {
+    fn message_id(&mut self, client: &str, packet: u16, retransmit: bool, now: Instant) -> String {
+        let key = (client.to_owned(), packet);
+        if retransmit
+            && let Some((_, id)) = self
+                .by_packet
+                .get(&key)
+                .filter(|(at, _)| now.duration_since(*at) < RETRANSMIT_TTL)
+        {
+            return id.clone();
+        }
+        if self.by_packet.len() >= RETRANSMIT_CAPACITY {
+            self.by_packet
+                .retain(|_, (at, _)| now.duration_since(*at) < RETRANSMIT_TTL);
+            if self.by_packet.len() >= RETRANSMIT_CAPACITY {
+                self.by_packet.clear();
+            }
+        }
+        let id = uuid::Uuid::new_v4().to_string();
+        self.by_packet.insert(key, (now, id.clone()));
+        id
+    }
 }
 
 struct Hooks(Arc<HookState>);
@@ -570,8 +613,19 @@ impl HookState {
         let Some((_, channel)) = parse_topic(&publish.topic) else {
             return;
         };
+        // A last will has no packet id; QoS 0 is never retransmitted.
+        let message_id = match publish.packet_id {
+            Some(packet) if !matches!(from.typ(), FromType::LastWill) => lock(&self.retransmits)
+                .message_id(
+                    &session.id.client_id,
+                    packet.get(),
+                    publish.dup,
+                    Instant::now(),
+                ),
+            _ => uuid::Uuid::new_v4().to_string(),
+        };
         let message = InboundMessage {
-            message_id: uuid::Uuid::new_v4().to_string(),
+            message_id,
             identity,
             channel,
             topic: publish.topic.to_string(),

@@ -29,8 +29,10 @@ pub trait DeviceAuthenticator: Send + Sync + 'static {
 #[derive(Debug, Clone, PartialEq)]
 pub struct InboundMessage {
     /// Unique per message, stable across redeliveries of that message (the
-    /// embedded broker stamps a UUID; hosted, the IoT rule's `newuuid()`
-    /// travels in the SQS body). Ingest deduplicates on it.
+    /// embedded broker stamps a UUID, and the same one on a device's
+    /// retransmit of the publish, DUP with the same packet id; hosted, the
+    /// IoT rule's `newuuid()` travels in the SQS body). Ingest deduplicates
+    /// on it.
     pub message_id: String,
     pub identity: DeviceIdentity,
     pub channel: Channel,
