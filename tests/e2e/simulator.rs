@@ -750,3 +750,66 @@ async fn verification_succeeds_with_the_simulator_down_and_the_devices_come_up_w
     let t = t.restart().await;
     wait_all_online(&t, &s).await;
 }
+
+/// Polls the hub's reported voice state until `check` holds (10 s at most).
+async fn hub_voice_until(
+    t: &TestPlatform,
+    s: &Sandbox,
+    what: &str,
+    check: impl Fn(&Value) -> bool,
+) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let row = device_row(t, &s.dev.access_token, &s.tenant, &s.id("HUB")).await;
+        let voice = &row["reported"]["payload"]["voice"];
+        if check(voice) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the hub never reported {what}: {voice}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_room_that_stops_listening_mutes_its_virtual_hub() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-listening@example.com").await;
+    let hub = s.id("HUB");
+    wait_for_event(&t, &s.tenant, 20, "the hub online", |e| {
+        e.kind == EventKind::DeviceOnline && e.data["deviceId"] == hub.as_str()
+    })
+    .await;
+    let room = s.devices["HUB"]["device"]["roomId"]
+        .as_str()
+        .expect("the hub stands in the Living Room")
+        .to_owned();
+    let listening = |value: bool| {
+        let path = format!("/rooms/{room}?tenantId={}", s.tenant);
+        let token = s.dev.access_token.clone();
+        let t = &t;
+        async move {
+            let (status, view) = t
+                .send_json(
+                    "PATCH",
+                    &path,
+                    Some(&token),
+                    Some(json!({ "listening": value })),
+                )
+                .await;
+            assert_eq!(status, 200, "{view}");
+        }
+    };
+    listening(false).await;
+    hub_voice_until(&t, &s, "muted", |v| {
+        v["listening"] == false && v["micMuted"] == true
+    })
+    .await;
+    listening(true).await;
+    hub_voice_until(&t, &s, "unmuted", |v| {
+        v["listening"] == true && v["micMuted"] == false
+    })
+    .await;
+}

@@ -38,10 +38,13 @@
 //! Listening: the room's flag is what voice-capable members should do. When
 //! a PATCH or a listening action changes it, each voice member the platform
 //! reaches directly is sent `set voice.listening <flag>` through the device
-//! command path; when the flag does not change nothing is sent. A member's
-//! physical mute switch (`voice.micMuted`) is only ever reported back: the
-//! platform never commands it and never re-sends `listening` because of a
-//! report, so a switch change is never overridden.
+//! command path; when the flag does not change nothing is sent. That command
+//! is what moves a voice member's mute switch (`voice.micMuted`): a hub mutes
+//! when its room stops listening and unmutes when it listens again, unless a
+//! person muted it by hand since (the hub keeps that rule, as the virtual hub
+//! does). A change of the physical switch is only ever reported back: the
+//! platform never re-sends `listening` because of a report, so a person's
+//! switch is never overridden.
 //!
 //! Store calls (besides authenticating the caller), with n the home's live
 //! devices and k the room's members: room view (GET) 3 gets (room ref, then

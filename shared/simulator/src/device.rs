@@ -96,8 +96,13 @@ pub enum Output {
 pub(crate) enum ProfileState {
     Hub {
         listening: bool,
-        /// The physical mute switch: reported, never commanded.
+        /// The mute switch: moved by the room's choice (`set
+        /// voice.listening`) or by a person's hand, and reported either way.
         mic_muted: bool,
+        /// The switch is muted because the room stopped listening (and no
+        /// person moved it since): listening again unmutes it. A mic a
+        /// person muted stays muted.
+        muted_for_room: bool,
         wake_words: u64,
         rssi: f64,
     },
@@ -141,6 +146,7 @@ impl ProfileState {
             Profile::Hub => ProfileState::Hub {
                 listening: true,
                 mic_muted: false,
+                muted_for_room: false,
                 wake_words: 0,
                 rssi: -52.0,
             },
@@ -177,6 +183,7 @@ impl ProfileState {
                 mic_muted,
                 wake_words,
                 rssi,
+                ..
             } => json!({
                 "voice": { "listening": listening, "micMuted": mic_muted, "wakeWords": wake_words },
                 "hub": { "uptime": uptime, "rssi": number(*rssi), "firmware": FIRMWARE },
@@ -296,6 +303,7 @@ impl ProfileState {
                 mic_muted,
                 wake_words,
                 rssi,
+                ..
             } => {
                 *rssi = (*rssi + rng.jitter(2.0)).clamp(-85.0, -35.0).round();
                 if rng.chance(0.2) && *listening && !*mic_muted {
@@ -349,8 +357,27 @@ impl ProfileState {
         let as_bool = || value.and_then(Value::as_bool).ok_or(());
         let as_number = || value.and_then(Value::as_f64).ok_or(());
         match (self, capability, key) {
-            (ProfileState::Hub { listening, .. }, "voice", "listening") => {
+            (
+                ProfileState::Hub {
+                    listening,
+                    mic_muted,
+                    muted_for_room,
+                    ..
+                },
+                "voice",
+                "listening",
+            ) => {
+                // The room's choice moves the mute switch: off mutes it,
+                // on unmutes it only if the room muted it (never a mic a
+                // person muted by hand).
                 *listening = as_bool()?;
+                if !*listening && !*mic_muted {
+                    *mic_muted = true;
+                    *muted_for_room = true;
+                } else if *listening && *muted_for_room {
+                    *mic_muted = false;
+                    *muted_for_room = false;
+                }
                 Ok(Effect::State)
             }
             (ProfileState::Hub { .. }, "hub", "identify") => Ok(Effect::Nothing),
@@ -648,6 +675,25 @@ impl VirtualDevice {
     /// A decoded command arrived.
     pub fn command(&mut self, now: OffsetDateTime, command: CommandMessage) -> Vec<Output> {
         self.receive(now, Incoming::Valid(command))
+    }
+
+    /// A person flips a hub's physical mute switch: reported at once, and
+    /// from then on the person's choice, which the room's listening never
+    /// undoes. Nothing for other profiles.
+    pub fn flip_mute_switch(&mut self, now: OffsetDateTime) -> Vec<Output> {
+        let ProfileState::Hub {
+            mic_muted,
+            muted_for_room,
+            ..
+        } = &mut self.state
+        else {
+            return Vec::new();
+        };
+        *mic_muted = !*mic_muted;
+        *muted_for_room = false;
+        let mut out = self.catch_up(now);
+        out.push(self.status(now));
+        out
     }
 
     fn receive(&mut self, now: OffsetDateTime, incoming: Incoming) -> Vec<Output> {

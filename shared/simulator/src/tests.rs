@@ -171,11 +171,15 @@ fn a_malformed_command_with_an_id_is_rejected_and_garbage_ignored() {
 #[test]
 fn the_hub_honours_listening_identify_and_reboot() {
     let mut hub = connected(Profile::Hub, Scenario::Normal);
+    // The room stops listening: the hub mutes its mic and says so.
     let out = hub.command(at(1_000), set(1, "voice", "listening", json!(false)));
     let state = statuses(&out)[0];
     assert_eq!(get(state, "voice", "listening"), &json!(false));
-    assert_eq!(get(state, "voice", "micMuted"), &json!(false));
+    assert_eq!(get(state, "voice", "micMuted"), &json!(true));
     assert_eq!(responses(&out), [(1, "ok".to_owned())]);
+    // Listening again unmutes what the room muted.
+    let out = hub.command(at(1_100), set(10, "voice", "listening", json!(true)));
+    assert_eq!(get(statuses(&out)[0], "voice", "micMuted"), &json!(false));
 
     // Identify, as a press or in the flat form: answered, nothing to report.
     let pressed = hub.command(
@@ -193,9 +197,33 @@ fn the_hub_honours_listening_identify_and_reboot() {
     assert_eq!(get(&hub.state(at(90_000)), "hub", "uptime"), &json!(90));
     let out = hub.command(at(90_000), command(4, "reboot", Value::Null));
     assert_eq!(get(statuses(&out)[0], "hub", "uptime"), &json!(0));
-    // The mute switch is physical.
+    // The mute switch is physical: no command moves it directly.
     let out = hub.command(at(91_000), set(5, "voice", "micMuted", json!(true)));
     assert_eq!(responses(&out), [(5, "rejected".to_owned())]);
+}
+
+#[test]
+fn a_mic_a_person_muted_stays_muted_whatever_the_room_chooses() {
+    let mut hub = connected(Profile::Hub, Scenario::Normal);
+    // A person mutes by hand: reported at once.
+    let out = hub.flip_mute_switch(at(1_000));
+    assert_eq!(get(statuses(&out)[0], "voice", "micMuted"), &json!(true));
+    // The room stops and starts listening: the person's mute stands.
+    hub.command(at(2_000), set(1, "voice", "listening", json!(false)));
+    let out = hub.command(at(3_000), set(2, "voice", "listening", json!(true)));
+    let state = statuses(&out)[0];
+    assert_eq!(get(state, "voice", "listening"), &json!(true));
+    assert_eq!(get(state, "voice", "micMuted"), &json!(true));
+    // The room muted it, then a person unmuted by hand: listening false
+    // again mutes (a new choice of the room), and a person's unmute after
+    // that is not undone by anything but the next choice.
+    hub.flip_mute_switch(at(4_000));
+    let out = hub.command(at(5_000), set(3, "voice", "listening", json!(false)));
+    assert_eq!(get(statuses(&out)[0], "voice", "micMuted"), &json!(true));
+    let out = hub.flip_mute_switch(at(6_000));
+    assert_eq!(get(statuses(&out)[0], "voice", "micMuted"), &json!(false));
+    let out = hub.command(at(7_000), set(4, "voice", "listening", json!(true)));
+    assert_eq!(get(statuses(&out)[0], "voice", "micMuted"), &json!(false));
 }
 
 fn responses_only(id: u64, verb: &str, status: &str) -> Vec<Output> {

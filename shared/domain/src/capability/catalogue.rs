@@ -450,8 +450,9 @@ fn voice() -> CapabilityDescriptor {
         "microphone",
         vec![
             toggle("listening", "Listen for the wake word").with_icon("microphone"),
-            // The physical mute switch: reported back, cannot be changed from
-            // the app.
+            // The mute switch: moved by the room's `listening` (off mutes, on
+            // unmutes what the room muted) or by hand; reported back, never
+            // set from the app.
             flag("micMuted", "Microphone", "Muted", "On").with_icon("microphone-off"),
             readout("wakeWords", "Wake words heard")
                 .with_icon("account-voice")
