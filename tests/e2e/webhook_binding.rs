@@ -185,8 +185,9 @@ async fn deliveries_of(t: &TestPlatform, dev: &DeveloperSession, endpoint: &str)
     body["items"].as_array().unwrap().clone()
 }
 
-#[tokio::test]
-async fn revoking_the_key_stops_its_webhooks_queued_deliveries_included() {
+/// A platform whose webhook worker runs on a clock the test moves, and a
+/// receiver on the same clock.
+async fn with_delivery_clock() -> (TestPlatform, Arc<OffsetClock>, Receiver) {
     let clock = Arc::new(OffsetClock::default());
     let delivery_clock = clock.clone();
     let t = TestPlatform::start_with_config(move |config| {
@@ -194,6 +195,12 @@ async fn revoking_the_key_stops_its_webhooks_queued_deliveries_included() {
     })
     .await;
     let receiver = Receiver::start(clock.clone()).await;
+    (t, clock, receiver)
+}
+
+#[tokio::test]
+async fn revoking_the_key_stops_its_webhooks_queued_deliveries_included() {
+    let (t, clock, receiver) = with_delivery_clock().await;
     let (dev, key_id, _, endpoint) = failing_endpoint(
         &t,
         "binding-revoke@example.com",
@@ -236,13 +243,7 @@ async fn revoking_the_key_stops_its_webhooks_queued_deliveries_included() {
 
 #[tokio::test]
 async fn an_expired_key_stops_its_webhooks_before_the_next_send() {
-    let clock = Arc::new(OffsetClock::default());
-    let delivery_clock = clock.clone();
-    let t = TestPlatform::start_with_config(move |config| {
-        config.webhooks.clock = Some(delivery_clock);
-    })
-    .await;
-    let receiver = Receiver::start(clock.clone()).await;
+    let (t, clock, receiver) = with_delivery_clock().await;
     // The key expires a minute from now: before the second retry.
     let expires = time::OffsetDateTime::now_utc() + time::Duration::seconds(60);
     let expires = expires
@@ -267,13 +268,7 @@ async fn an_expired_key_stops_its_webhooks_before_the_next_send() {
 
 #[tokio::test]
 async fn a_suspended_developer_gets_no_more_webhooks_and_cannot_refresh() {
-    let clock = Arc::new(OffsetClock::default());
-    let delivery_clock = clock.clone();
-    let t = TestPlatform::start_with_config(move |config| {
-        config.webhooks.clock = Some(delivery_clock);
-    })
-    .await;
-    let receiver = Receiver::start(clock.clone()).await;
+    let (t, clock, receiver) = with_delivery_clock().await;
     let (dev, _, _, endpoint) = failing_endpoint(
         &t,
         "binding-suspended@example.com",

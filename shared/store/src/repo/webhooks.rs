@@ -635,16 +635,8 @@ impl Webhooks<'_> {
         current: &DeliveryRecord,
         next: &DeliveryRecord,
     ) -> Result<RowWrite, StoreError> {
-        check_rev(current, next)?;
-        self.with_endpoint(
-            current,
-            next,
-            TxWrite::Check {
-                key: endpoint_key(current.developer_id, current.endpoint_id),
-                condition: Condition::eq("status", json!(EndpointStatus::Active)),
-            },
-        )
-        .await
+        self.while_endpoint_is(current, next, EndpointStatus::Active)
+            .await
     }
 
     /// [`Self::replace`] to a held row, only while the endpoint is disabled.
@@ -653,13 +645,23 @@ impl Webhooks<'_> {
         current: &DeliveryRecord,
         next: &DeliveryRecord,
     ) -> Result<RowWrite, StoreError> {
+        self.while_endpoint_is(current, next, EndpointStatus::Disabled)
+            .await
+    }
+
+    async fn while_endpoint_is(
+        &self,
+        current: &DeliveryRecord,
+        next: &DeliveryRecord,
+        status: EndpointStatus,
+    ) -> Result<RowWrite, StoreError> {
         check_rev(current, next)?;
         self.with_endpoint(
             current,
             next,
             TxWrite::Check {
                 key: endpoint_key(current.developer_id, current.endpoint_id),
-                condition: Condition::eq("status", json!(EndpointStatus::Disabled)),
+                condition: Condition::eq("status", json!(status)),
             },
         )
         .await
