@@ -459,7 +459,8 @@ async fn bad_registrations_are_refused_naming_the_field() {
         (with("model", json!("")), "model"),
         (with("tenantId", json!("not-a-uuid")), "tenantId"),
         (with("roomId", json!(MISSING)), "roomId"),
-        (with("parentDeviceId", json!(MISSING)), "protocol"),
+        // A hub's child never registers here: its hub pairs it.
+        (with("parentDeviceId", json!(MISSING)), "parentDeviceId"),
         (
             {
                 let mut body = with("parentDeviceId", json!(MISSING));
@@ -469,6 +470,7 @@ async fn bad_registrations_are_refused_naming_the_field() {
             },
             "parentDeviceId",
         ),
+        (with("protocolId", json!("0x0011")), "protocolId"),
     ];
     for (body, field) in cases {
         let (status, problem) = register(&t, &owner, body.clone()).await;
@@ -538,29 +540,95 @@ async fn a_developer_key_registers_into_its_sandbox() {
     let mqtt = Mqtt::connect(&t, &hub_id, &hub_id, hub_password)
         .await
         .expect("the sandbox device logs in");
-    mqtt.close().await;
 
-    // A child through the hub: (parentDeviceId, protocolId) is unique.
-    let child = |serial: &str| {
-        json!({
-            "tenantId": sandbox,
-            "propertyId": home,
-            "name": "Zigbee sensor",
-            "kind": "SENSOR",
-            "capabilities": ["SENSOR", "BATTERY"],
-            "serial": serial,
-            "parentDeviceId": hub_id,
-            "protocol": "ZIGBEE",
-            "protocolId": "0x00124b00",
-        })
+    // A child comes through the hub: it pairs it and reports it on its
+    // events channel; (parentDeviceId, protocolId) is unique, so the same
+    // report again pairs nothing new.
+    let paired = json!({
+        "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "0x00124b00",
+        "name": "Zigbee sensor", "kind": "SENSOR", "capabilities": ["SENSOR", "BATTERY"],
+    });
+    for _ in 0..2 {
+        mqtt.client
+            .publish(
+                format!("{}/events", created["topicPrefix"].as_str().unwrap()),
+                QoS::AtLeastOnce,
+                false,
+                paired.to_string(),
+            )
+            .await
+            .unwrap();
+    }
+    let children = |devices: &Value| -> Vec<Value> {
+        devices["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["parentDeviceId"] == hub_id.as_str())
+            .cloned()
+            .collect()
     };
-    let (status, sensor) = register(&t, &write, child("ZB-0001")).await;
-    assert_eq!(status, 201, "{sensor}");
-    assert_eq!(sensor["device"]["parentDeviceId"], hub_id.as_str());
-    assert_eq!(sensor["device"]["protocol"], "ZIGBEE");
-    assert_eq!(sensor["device"]["thing"]["category"], "sensor");
-    let (status, problem) = register(&t, &write, child("ZB-0002")).await;
-    assert_eq!((status, &problem["field"]), (409, &json!("protocolId")));
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let sensor = loop {
+        let (_, devices) = t
+            .get_json(
+                &format!("/devices?tenantId={sandbox}&limit=200"),
+                Some(&read),
+            )
+            .await;
+        if let [sensor] = children(&devices).as_slice() {
+            break sensor.clone();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no child: {devices}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(sensor["protocol"], "ZIGBEE");
+    assert_eq!(sensor["protocolId"], "0x00124b00");
+    assert_eq!(sensor["thing"]["category"], "sensor");
+    assert_eq!(sensor["currentUnitId"], Value::Null, "no board of its own");
+    // The hub speaks for it: it has no broker credential of its own.
+    let child_id = sensor["id"].as_str().unwrap();
+    assert!(
+        Mqtt::connect(&t, child_id, child_id, hub_password)
+            .await
+            .is_err()
+    );
+    // The second report has been applied (in order) by the time a third
+    // message is: still one child.
+    mqtt.client
+        .publish(
+            format!("{}/status", created["topicPrefix"].as_str().unwrap()),
+            QoS::AtLeastOnce,
+            false,
+            json!({ "hub": { "uptime": 1 } }).to_string(),
+        )
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let (_, row) = t
+            .get_json(
+                &format!("/devices/{hub_id}?tenantId={sandbox}"),
+                Some(&read),
+            )
+            .await;
+        if row["reported"]["payload"]["hub"]["uptime"] == 1 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no status: {row}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (_, devices) = t
+        .get_json(
+            &format!("/devices?tenantId={sandbox}&limit=200"),
+            Some(&read),
+        )
+        .await;
+    assert_eq!(children(&devices).len(), 1, "paired once");
+    mqtt.close().await;
 
     // The key's scopes: write without read cannot list; read cannot register.
     let (status, problem) = t
@@ -600,7 +668,7 @@ async fn a_developer_key_registers_into_its_sandbox() {
     assert_eq!(unique.len(), listed.len(), "no device twice: {listed:?}");
     assert_eq!(listed.len(), 7, "{listed:?}");
     assert!(unique.contains(hub_id.as_str()));
-    assert!(unique.contains(sensor["device"]["id"].as_str().unwrap()));
+    assert!(unique.contains(child_id));
 
     // Outside its sandbox the key finds nothing, as if the tenant did not exist.
     let mut demo_device = light(&demo, &demo_home, "SN-DEMO-0001");

@@ -65,7 +65,7 @@ pub(crate) async fn get_room(t: &TestPlatform, token: &str, home: &Home, room: &
 }
 
 /// Registers a device in `room` (None: no room); `extra` is merged into the
-/// body (e.g. a hub child's parentDeviceId, protocol, protocolId).
+/// body.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn register(
     t: &TestPlatform,
@@ -178,6 +178,19 @@ impl Played {
                 QoS::AtLeastOnce,
                 false,
                 status.to_string(),
+            )
+            .await
+            .unwrap();
+    }
+
+    /// Publishes on the device's events channel.
+    pub(crate) async fn event(&self, fields: Value) {
+        self.client
+            .publish(
+                format!("{}/events", self.prefix),
+                QoS::AtLeastOnce,
+                false,
+                fields.to_string(),
             )
             .await
             .unwrap();
@@ -571,32 +584,38 @@ async fn aggregates_follow_reports_and_a_room_action_answers_per_thing() {
         json!({}),
     )
     .await;
+    // A hub in the room pairs a Zigbee bulb, which joins the hub's room and
+    // is reached only through the hub's radio.
     let hub = register(
         &t,
         admin,
         &home,
-        None,
+        Some(&room),
         "Hub",
         "HUB",
-        &["HUB", "VOICE"],
+        &["HUB"],
         json!({}),
     )
     .await;
-    let bulb = register(
-        &t,
-        admin,
-        &home,
-        Some(&room),
-        "Zigbee bulb",
-        "OTHER",
-        &["LIGHT"],
-        json!({ "parentDeviceId": hub.device, "protocol": "ZIGBEE", "protocolId": "0x00158d0001" }),
-    )
+    let hub_device = play(&t, &hub).await;
+    hub_device
+        .event(json!({
+            "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "0x00158d0001",
+            "name": "Zigbee bulb", "kind": "OTHER", "capabilities": ["LIGHT"],
+        }))
+        .await;
+    room_until(&t, member, &home, &room, "the paired bulb", |v| {
+        v["things"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|th| th["name"] == "Zigbee bulb")
+    })
     .await;
-    let _ = (&sensor, &bulb);
+    let _ = &sensor;
 
     let view = get_room(&t, member, &home, &room).await;
-    assert_eq!(view["things"].as_array().unwrap().len(), 4);
+    assert_eq!(view["things"].as_array().unwrap().len(), 5);
     assert_eq!(
         view["primaryActions"],
         json!([{ "capability": "light", "action": "lights" }])
@@ -627,8 +646,8 @@ async fn aggregates_follow_reports_and_a_room_action_answers_per_thing() {
     })
     .await;
 
-    // Turn the lights off: applied to the two lights, the sensor skipped,
-    // the hub's radio child failed.
+    // Turn the lights off: applied to the two lights, the hub and the
+    // sensor skipped, the hub's radio child failed.
     let (status, result) = t
         .post_json(
             &format!("/rooms/{room}/actions"),
@@ -639,7 +658,7 @@ async fn aggregates_follow_reports_and_a_room_action_answers_per_thing() {
     assert_eq!(status, 200, "{result}");
     assert_eq!(result["value"], false);
     assert_eq!(names(&result["applied"]), ["Ceiling", "Counter"]);
-    assert_eq!(names(&result["skipped"]), ["Sensor"]);
+    assert_eq!(names(&result["skipped"]), ["Hub", "Sensor"]);
     assert_eq!(names(&result["failed"]), ["Zigbee bulb"]);
     assert!(
         result["failed"][0]["reason"]

@@ -813,3 +813,66 @@ async fn a_room_that_stops_listening_mutes_its_virtual_hub() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_virtual_hub_pairs_a_child_that_speaks_through_it() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-pairing@example.com").await;
+    let hub = s.id("HUB");
+    wait_for_event(&t, &s.tenant, 20, "the hub online", |e| {
+        e.kind == EventKind::DeviceOnline && e.data["deviceId"] == hub.as_str()
+    })
+    .await;
+    let token = s.dev.access_token.clone();
+    let children = || {
+        let t = &t;
+        let (token, tenant, hub) = (token.clone(), s.tenant.clone(), hub.clone());
+        async move {
+            let (_, devices) = t
+                .get_json(
+                    &format!("/devices?tenantId={tenant}&limit=200"),
+                    Some(&token),
+                )
+                .await;
+            devices["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["parentDeviceId"] == hub.as_str())
+                .cloned()
+                .collect::<Vec<Value>>()
+        }
+    };
+    for paired in 1..=2 {
+        command(
+            &t,
+            &token,
+            &s,
+            "HUB",
+            json!({ "command": "press", "payload": { "capability": "hub", "key": "pair" } }),
+        )
+        .await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while children().await.len() < paired {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "child {paired} never paired"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let children = children().await;
+    assert_eq!(children.len(), 2, "{children:?}");
+    for child in &children {
+        assert_eq!(child["protocol"], "ZIGBEE", "{child}");
+        assert_eq!(child["thing"]["category"], "light", "{child}");
+        // In its hub's home and room, with no board or login of its own.
+        assert_eq!(
+            child["propertyId"],
+            s.devices["HUB"]["device"]["propertyId"]
+        );
+        assert_eq!(child["roomId"], s.devices["HUB"]["device"]["roomId"]);
+        assert_eq!(child["currentUnitId"], Value::Null);
+    }
+    assert_ne!(children[0]["protocolId"], children[1]["protocolId"]);
+}

@@ -519,14 +519,16 @@ pub struct RegisterDeviceRequest {
     #[serde(default)]
     #[schema(nullable = false)]
     pub mac_address: Option<String>,
-    /// The hub a radio child is reached through (with `protocol` and `protocolId`).
+    /// Never accepted (400): a hub's radio child is not registered here;
+    /// its hub pairs it and reports it on its events channel.
     #[serde(default)]
     #[schema(nullable = false)]
     pub parent_device_id: Option<DeviceId>,
+    /// Never accepted (400), as `parentDeviceId`.
     #[serde(default)]
     #[schema(nullable = false)]
     pub protocol: Option<Protocol>,
-    /// The child's address on the hub's radio; unique per hub.
+    /// Never accepted (400), as `parentDeviceId`.
     #[serde(default)]
     #[schema(nullable = false, min_length = 1, max_length = 128)]
     pub protocol_id: Option<String>,
@@ -598,7 +600,6 @@ struct CheckedRegistration {
     model: Option<String>,
     firmware: Option<String>,
     mac_address: Option<String>,
-    child: Option<(DeviceId, Protocol, String)>,
 }
 
 fn check_registration(body: &RegisterDeviceRequest) -> Result<CheckedRegistration, ApiError> {
@@ -621,35 +622,21 @@ fn check_registration(body: &RegisterDeviceRequest) -> Result<CheckedRegistratio
             "serial must be 1 to 64 printable ASCII characters without leading or trailing spaces",
         ));
     }
-    let child = match (
-        body.parent_device_id,
-        body.protocol,
-        body.protocol_id.clone(),
-    ) {
-        (None, None, None) => None,
-        (Some(parent), Some(protocol), Some(protocol_id)) => {
-            if !has_length(&protocol_id, 128) || !printable(&protocol_id) {
-                return Err(ApiError::validation(
-                    "protocolId",
-                    "protocolId must be 1 to 128 printable characters",
-                ));
-            }
-            Some((parent, protocol, protocol_id))
-        }
-        (parent, protocol, _) => {
-            let missing = if parent.is_none() {
-                "parentDeviceId"
-            } else if protocol.is_none() {
-                "protocol"
-            } else {
-                "protocolId"
-            };
-            return Err(ApiError::validation(
-                missing,
-                "a hub child needs parentDeviceId, protocol and protocolId together",
-            ));
-        }
-    };
+    // Children of a hub come through their hub, never through here.
+    let named = [
+        ("parentDeviceId", body.parent_device_id.is_some()),
+        ("protocol", body.protocol.is_some()),
+        ("protocolId", body.protocol_id.is_some()),
+    ];
+    if let Some((field, _)) = named.iter().find(|(_, given)| *given) {
+        return Err(ApiError::validation(
+            *field,
+            "a hub's child is not registered: the hub pairs it and reports it on its events \
+             channel ({\"type\": \"child.paired\", \"protocol\", \"protocolId\", \"name\", \
+             \"kind\", \"capabilities\"}; see /v1/asyncapi.json), and the child speaks through \
+             its hub with no credential of its own",
+        ));
+    }
     Ok(CheckedRegistration {
         name: name.to_owned(),
         capabilities: body.capabilities.iter().copied().collect(),
@@ -657,7 +644,6 @@ fn check_registration(body: &RegisterDeviceRequest) -> Result<CheckedRegistratio
         model: optional_text("model", body.model.clone(), 64)?,
         firmware: optional_text("firmware", body.firmware.clone(), 64)?,
         mac_address: mac_address(body.mac_address.clone())?,
-        child,
     })
 }
 
@@ -686,9 +672,9 @@ impl std::fmt::Debug for RegisterOptions<'_> {
 }
 
 /// Registers a device for a caller already authorized for `body.tenant_id`:
-/// checks the body, the property (404, the same for a foreign one), the room
-/// (400 `roomId`) and the hub of a child (400 `parentDeviceId`), then writes
-/// everything in one transaction. The simulator registers through here too.
+/// checks the body (a hub's child is refused: its hub pairs it), the
+/// property (404, the same for a foreign one) and the room (400 `roomId`),
+/// then writes everything in one transaction. The simulator registers through here too.
 pub async fn register(
     state: &AppState,
     body: RegisterDeviceRequest,
@@ -704,17 +690,8 @@ pub async fn register(
             None => Ok(None),
         }
     };
-    let parent_read = async {
-        match &checked.child {
-            Some((parent, ..)) => devices.get(tenant, *parent).await,
-            None => Ok(None),
-        }
-    };
-    let (property, room_found, parent) = tokio::try_join!(
-        tenancy.property(tenant, body.property_id),
-        room_check,
-        parent_read
-    )?;
+    let (property, room_found) =
+        tokio::try_join!(tenancy.property(tenant, body.property_id), room_check)?;
     if property.is_none() {
         return Err(ApiError::not_found("no such property in this tenant"));
     }
@@ -723,19 +700,6 @@ pub async fn register(
             "roomId",
             "no such room in this property",
         ));
-    }
-    if let Some((parent_id, ..)) = &checked.child {
-        let hub_ok = parent.as_ref().is_some_and(|hub| {
-            hub.deleted_at.is_none()
-                && hub.property_id == Some(body.property_id)
-                && hub.known_capabilities().contains(&DeviceCapability::Hub)
-        });
-        if !hub_ok {
-            return Err(ApiError::validation(
-                "parentDeviceId",
-                format!("{parent_id} is not a hub of this tenant in this property"),
-            ));
-        }
     }
 
     let now = state.clock.now();
@@ -751,12 +715,6 @@ pub async fn register(
         removed_at: None,
         removed_reason: None,
     };
-    let (parent_device_id, protocol, protocol_id) = match checked.child {
-        Some((parent, protocol, protocol_id)) => {
-            (Some(parent), Some(protocol.into()), Some(protocol_id))
-        }
-        None => (None, None, None),
-    };
     let device = DeviceRecord {
         id,
         tenant_id: tenant,
@@ -771,9 +729,10 @@ pub async fn register(
             .collect(),
         features: Vec::new(),
         current_unit_id: Some(unit.id),
-        parent_device_id,
-        protocol,
-        protocol_id,
+        // Children of a hub are paired through it (alyt_device::pairing).
+        parent_device_id: None,
+        protocol: None,
+        protocol_id: None,
         firmware_channel: FirmwareChannel::Stable.into(),
         status: DeviceStatus::Provisioning.into(),
         last_seen: None,
@@ -818,14 +777,6 @@ pub async fn register(
                 "a device with this serial is registered already (a replacement board is a new unit of the existing device)",
             )
             .with_field("serial"),
-            RegisterError::ChildTaken => {
-                ApiError::conflict("the hub already has a child with this protocolId")
-                    .with_field("protocolId")
-            }
-            RegisterError::ParentMissing => ApiError::validation(
-                "parentDeviceId",
-                "the hub no longer exists",
-            ),
             RegisterError::Store(e) => e.into(),
         });
     }
@@ -859,7 +810,7 @@ pub async fn register(
         (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A key without devices:write, or a caller who sees the tenant without a role that registers devices", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tenant or property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The serial is registered already, or the hub has a child with this protocolId", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The serial is registered already", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn register_device(

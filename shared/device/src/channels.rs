@@ -801,7 +801,7 @@ pub fn payload_schema(channel: Channel) -> Value {
         }),
         Channel::Events => json!({
             "type": "object",
-            "description": "Free-form: something that happened once (button, motion, door)."
+            "description": "Free-form: something that happened once (button, motion, door). A hub reports a device it paired on its radio as { type: 'child.paired', protocol (MATTER, ZIGBEE, THREAD), protocolId (1-128, unique per hub), name?, kind?, capabilities[] }: the platform creates the child (no credential of its own; the hub speaks for it), once per protocolId."
         }),
         Channel::Alerts => json!({
             "type": "object",

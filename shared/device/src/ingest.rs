@@ -23,14 +23,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use alyt_domain::Clock;
 use alyt_domain::device::{
-    CommandEvent, DeviceOfflineData, DeviceOnlineData, DeviceTelemetryData, Lenient, Transition,
-    on_last_will, on_report,
+    CommandEvent, DeviceCapability, DeviceOfflineData, DeviceOnlineData, DeviceStatus,
+    DeviceTelemetryData, FirmwareChannel, Lenient, Transition, on_last_will, on_report,
 };
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_domain::notification::alert_text;
 use alyt_events::{EventKind, EventLog};
 use alyt_store::repo::commands::{Commands, StoredCommand, transition_write};
-use alyt_store::repo::devices::{DeviceRecord, ReportedRecord, device_item, reported_key};
+use alyt_store::repo::devices::{
+    DeviceRecord, ReportedRecord, child_guard, device_item, paired_child_writes, reported_key,
+};
 use alyt_store::repo::history::{DeviceLogEntry, LogChannel, device_log_item, telemetry_item};
 use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
 use alyt_store::{Condition, Item, Key, Store, StoreError, TxWrite};
@@ -40,6 +42,7 @@ use uuid::Uuid;
 
 use crate::channels::{Availability, ChannelMessage, decode_inbound};
 use crate::meter::MessageMeter;
+use crate::pairing::{ChildPairing, child_pairing};
 use crate::plane::InboundMessage;
 
 /// How long a message id is remembered for deduplication (SQS redelivers
@@ -218,7 +221,17 @@ impl Ingest {
                 }
                 _ => None,
             };
-            let Some(writes) = self.plan(message, decoded, &device, command.as_ref())? else {
+            // A hub reporting a child it paired: the child is created unless
+            // the hub has one with this protocolId already.
+            let pairing = self.new_child(decoded, &device).await?;
+            let Some(writes) = self.plan(
+                message,
+                decoded,
+                &device,
+                command.as_ref(),
+                pairing.as_ref(),
+            )?
+            else {
                 return Ok(Outcome::Ignored);
             };
             match self.store.transact(writes).await {
@@ -239,6 +252,77 @@ impl Ingest {
         ))
     }
 
+    /// The child a hub's event pairs, when the event is a usable pairing
+    /// from a hub that has no child with its protocolId yet (one get).
+    async fn new_child(
+        &self,
+        decoded: &ChannelMessage,
+        hub: &DeviceRecord,
+    ) -> Result<Option<ChildPairing>, StoreError> {
+        let ChannelMessage::Event(fields) = decoded else {
+            return Ok(None);
+        };
+        let pairing = match child_pairing(fields) {
+            None => return Ok(None),
+            Some(Err(why)) => {
+                tracing::info!(device = %hub.id, %why, "a pairing event names no usable child");
+                return Ok(None);
+            }
+            Some(Ok(pairing)) => pairing,
+        };
+        if !hub
+            .capabilities
+            .contains(&Lenient::Known(DeviceCapability::Hub))
+        {
+            tracing::info!(device = %hub.id, "a device without the HUB capability reported a pairing");
+            return Ok(None);
+        }
+        let known = self
+            .store
+            .get(&child_guard(hub.id, &pairing.protocol_id))
+            .await?
+            .is_some();
+        Ok((!known).then_some(pairing))
+    }
+
+    /// The device a hub's pairing creates: in the hub's home and room, no
+    /// unit, no credential (the hub speaks for it).
+    fn child_of(
+        &self,
+        hub: &DeviceRecord,
+        pairing: &ChildPairing,
+        at: OffsetDateTime,
+    ) -> DeviceRecord {
+        DeviceRecord {
+            id: DeviceId::new(),
+            tenant_id: hub.tenant_id,
+            property_id: hub.property_id,
+            room_id: hub.room_id,
+            name: pairing.name.clone(),
+            kind: Lenient::Known(pairing.kind),
+            capabilities: pairing
+                .capabilities
+                .iter()
+                .copied()
+                .map(Lenient::Known)
+                .collect(),
+            features: Vec::new(),
+            current_unit_id: None,
+            parent_device_id: Some(hub.id),
+            protocol: Some(Lenient::Known(pairing.protocol)),
+            protocol_id: Some(pairing.protocol_id.clone()),
+            firmware_channel: Lenient::Known(FirmwareChannel::Stable),
+            status: Lenient::Known(DeviceStatus::Provisioning),
+            last_seen: Some(at),
+            deleted_at: None,
+            created_at: at,
+            updated_at: at,
+            settings: None,
+            heartbeat_window_seconds: hub.heartbeat_window_seconds,
+            is_virtual: hub.is_virtual,
+        }
+    }
+
     /// The writes for one message: the dedupe guard first, then the changes
     /// and the events they cause. `None` when the channel stores nothing yet.
     fn plan(
@@ -247,6 +331,7 @@ impl Ingest {
         decoded: &ChannelMessage,
         device: &DeviceRecord,
         command: Option<&StoredCommand>,
+        pairing: Option<&ChildPairing>,
     ) -> Result<Option<Vec<TxWrite>>, StoreError> {
         let at = message.received_at;
         let status = device.status.known();
@@ -345,6 +430,9 @@ impl Ingest {
                     item: device_log_item(&entry, &message.message_id)?,
                     condition: None,
                 });
+                if let Some(pairing) = pairing {
+                    writes.extend(paired_child_writes(&self.child_of(device, pairing, at))?);
+                }
             }
             ChannelMessage::Alert(fields) => {
                 updated.last_seen = Some(at);

@@ -10,6 +10,7 @@ pub mod channels;
 pub mod ingest;
 pub mod liveness_sweep;
 pub mod meter;
+pub mod pairing;
 pub mod plane;
 pub mod topic;
 

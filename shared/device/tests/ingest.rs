@@ -453,3 +453,64 @@ async fn a_message_the_store_refuses_is_dropped_and_counted_and_never_an_error()
     assert_eq!(series.items.len(), 1);
     assert_eq!(series.items[0].get("value").unwrap().as_f64(), Some(1.5));
 }
+
+/// The devices paired under `hub` (gsi2 `PARENT#{hub}`).
+async fn children_of(w: &World, hub: DeviceId) -> Vec<DeviceRecord> {
+    w.store
+        .query(Query::on_index(
+            alyt_store::Index::Gsi2,
+            format!("PARENT#{hub}"),
+        ))
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|i| i.to_record().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_hub_pairs_a_child_once_and_other_devices_pair_nothing() {
+    let w = world().await;
+    let pairing = r#"{"type":"child.paired","protocol":"ZIGBEE","protocolId":"0x0001","name":"Bulb","capabilities":["LIGHT"]}"#;
+    // The kitchen light is no hub: its pairing event is only logged.
+    let outcome = w
+        .ingest
+        .handle(&w.message(Channel::Events, pairing))
+        .await
+        .unwrap();
+    assert_eq!(outcome, Outcome::Applied);
+    assert!(children_of(&w, w.device.id).await.is_empty());
+
+    let mut hub = w.device.clone();
+    hub.capabilities
+        .insert(Lenient::Known(DeviceCapability::Hub));
+    hub.updated_at += Duration::seconds(10);
+    w.store.put(device_item(&hub).unwrap(), None).await.unwrap();
+    for _ in 0..2 {
+        let outcome = w
+            .ingest
+            .handle(&w.message(Channel::Events, pairing))
+            .await
+            .unwrap();
+        assert_eq!(outcome, Outcome::Applied);
+    }
+    let children = children_of(&w, hub.id).await;
+    assert_eq!(children.len(), 1, "{children:?}");
+    let child = &children[0];
+    assert_eq!(child.name, "Bulb");
+    assert_eq!(child.parent_device_id, Some(hub.id));
+    assert_eq!(child.protocol_id.as_deref(), Some("0x0001"));
+    assert_eq!(child.property_id, hub.property_id);
+    assert_eq!(child.current_unit_id, None);
+    // A malformed pairing is logged, never an error, and pairs nothing.
+    let bad =
+        r#"{"type":"child.paired","protocol":"ZIGBEE","protocolId":"0x0002","capabilities":[]}"#;
+    let outcome = w
+        .ingest
+        .handle(&w.message(Channel::Events, bad))
+        .await
+        .unwrap();
+    assert_eq!(outcome, Outcome::Applied);
+    assert_eq!(children_of(&w, hub.id).await.len(), 1);
+}

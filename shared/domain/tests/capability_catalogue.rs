@@ -504,6 +504,7 @@ fn simulator_profiles_are_covered() {
     }
     let writable = [
         ("hub", "identify"),
+        ("hub", "pair"),
         ("hub", "reboot"),
         ("voice", "listening"),
         ("media_player", "play"),

@@ -86,6 +86,8 @@ pub enum Output {
     Status(StatusReport),
     Telemetry(Telemetry),
     Response(CommandResponse),
+    /// Publish on the events channel (a hub reporting a child it paired).
+    Event(JsonObject),
     /// FLAPPING: drop the connection without DISCONNECT, so the broker
     /// fires the last will; connect again afterwards.
     DropConnection,
@@ -103,6 +105,8 @@ pub(crate) enum ProfileState {
         /// person moved it since): listening again unmutes it. A mic a
         /// person muted stays muted.
         muted_for_room: bool,
+        /// Children paired so far (each gets the next radio address).
+        paired: u32,
         wake_words: u64,
         rssi: f64,
     },
@@ -138,6 +142,8 @@ enum Effect {
     Reboot,
     /// Nothing to report (identify blinks a LED).
     Nothing,
+    /// An event to publish (a child paired).
+    Event(JsonObject),
 }
 
 impl ProfileState {
@@ -147,6 +153,7 @@ impl ProfileState {
                 listening: true,
                 mic_muted: false,
                 muted_for_room: false,
+                paired: 0,
                 wake_words: 0,
                 rssi: -52.0,
             },
@@ -381,6 +388,21 @@ impl ProfileState {
                 Ok(Effect::State)
             }
             (ProfileState::Hub { .. }, "hub", "identify") => Ok(Effect::Nothing),
+            // A simulated Zigbee bulb joins; the hub reports it.
+            (ProfileState::Hub { paired, .. }, "hub", "pair") => {
+                *paired += 1;
+                let event = json!({
+                    "type": alyt_device::pairing::CHILD_PAIRED,
+                    "protocol": "ZIGBEE",
+                    "protocolId": format!("0x00158d{:010x}", *paired),
+                    "name": format!("Zigbee bulb {}", *paired),
+                    "kind": "OTHER",
+                    "capabilities": ["LIGHT"],
+                });
+                Ok(Effect::Event(
+                    event.as_object().cloned().unwrap_or_default(),
+                ))
+            }
             (ProfileState::Hub { .. }, "hub", "reboot") => Ok(Effect::Reboot),
             (ProfileState::Speaker { volume, .. }, "media_player", "volume") => {
                 *volume = as_number()?;
@@ -727,6 +749,10 @@ impl VirtualDevice {
                             STATUS_OK
                         }
                         Ok(Effect::Nothing) => STATUS_OK,
+                        Ok(Effect::Event(fields)) => {
+                            out.push(Output::Event(fields));
+                            STATUS_OK
+                        }
                         Err(()) => STATUS_REJECTED,
                     }
                 }

@@ -4,7 +4,7 @@
 //!
 //! | profile | model | capabilities | telemetry | commands |
 //! |---|---|---|---|---|
-//! | HUB | ALSIMH | VOICE, HUB | uptime, wakeWords, rssi | identify, reboot, set voice.listening (also moves the mute switch: off mutes, on unmutes what the room muted) |
+//! | HUB | ALSIMH | VOICE, HUB | uptime, wakeWords, rssi | identify, reboot, set voice.listening (also moves the mute switch: off mutes, on unmutes what the room muted), press hub.pair (a Zigbee bulb joins: a `child.paired` event) |
 //! | SPEAKER | ALSIMS | MEDIA_PLAYER | volume, playing | play, pause, next, set media_player.volume / muted |
 //! | LIGHT | ALSIML | LIGHT | power, brightness, watts | set light.power / brightness / colorTemp |
 //! | SENSOR | ALSIMN | SENSOR, BATTERY | temperature, humidity, battery | none |

@@ -649,6 +649,7 @@ impl DeviceTask {
                 // keeps BURST cheap.
                 Output::Telemetry(t) => (ChannelMessage::Telemetry(t), false, QoS::AtMostOnce),
                 Output::Response(r) => (ChannelMessage::Response(r), false, QoS::AtLeastOnce),
+                Output::Event(e) => (ChannelMessage::Event(e), false, QoS::AtLeastOnce),
             };
             if self.budget_spent().await {
                 continue;

@@ -423,6 +423,9 @@ fn hub() -> CapabilityDescriptor {
         "hub",
         vec![
             momentary("identify", "Identify").with_icon("flash"),
+            // Opens the hub's radio for a new device; the hub reports what
+            // joined on its events channel (`child.paired`).
+            momentary("pair", "Pair a device").with_icon("link-variant"),
             readout("uptime", "Uptime")
                 .with_icon("timer")
                 .with_unit("s")

@@ -177,12 +177,6 @@ pub enum RegisterError {
     /// The burned-in serial is registered already (to any device, anywhere).
     #[error("a device with this serial is registered already")]
     SerialTaken,
-    /// The hub already has a child with this protocolId.
-    #[error("the hub already has a child with this protocolId")]
-    ChildTaken,
-    /// The hub vanished between the caller's read and the write.
-    #[error("the hub does not exist")]
-    ParentMissing,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -201,6 +195,29 @@ pub fn serial_guard(serial: &str) -> Key {
 }
 pub fn child_guard(parent: DeviceId, protocol_id: &str) -> Key {
     Key::new(format!("CHILD#{parent}#{protocol_id}"), "CHILD")
+}
+
+/// The writes that create `child`, a device its hub paired and reports
+/// (no unit, no credential): the device and its (hub, protocolId) guard, both
+/// only if absent. The caller's transaction also writes the hub as it was
+/// read, which keeps a deleted hub from gaining a child.
+pub fn paired_child_writes(child: &DeviceRecord) -> Result<Vec<TxWrite>, StoreError> {
+    let (Some(parent), Some(protocol_id)) = (child.parent_device_id, &child.protocol_id) else {
+        return Err(StoreError::Invalid(
+            "a paired child names its hub and its protocolId".into(),
+        ));
+    };
+    Ok(vec![
+        TxWrite::Put {
+            item: device_item(child)?,
+            condition: Some(Condition::item_absent()),
+        },
+        TxWrite::Put {
+            item: Item::new(child_guard(parent, protocol_id))
+                .with("deviceId", child.id.to_string()),
+            condition: Some(Condition::item_absent()),
+        },
+    ])
 }
 pub fn credential_key(username: &str) -> Key {
     Key::new(format!("DEVCRED#{username}"), "DEVCRED")
@@ -329,7 +346,7 @@ impl Devices<'_> {
             credential,
         } = registration;
         let absent = || Some(Condition::item_absent());
-        let mut writes = vec![
+        let writes = vec![
             TxWrite::Put {
                 item: device_item(device)?,
                 condition: absent(),
@@ -351,35 +368,11 @@ impl Devices<'_> {
             },
         ];
         const SERIAL: usize = 2;
-        let mut child_at = None;
-        let mut parent_at = None;
-        if let (Some(parent), Some(protocol_id)) = (device.parent_device_id, &device.protocol_id) {
-            child_at = Some(writes.len());
-            writes.push(TxWrite::Put {
-                item: Item::new(child_guard(parent, protocol_id))
-                    .with("deviceId", device.id.to_string()),
-                condition: absent(),
-            });
-            parent_at = Some(writes.len());
-            writes.push(TxWrite::Check {
-                key: device_key(device.tenant_id, parent),
-                // The handler read the hub (and refused a deleted one); this
-                // makes sure it was not removed since.
-                condition: Condition::item_present(),
-            });
-        }
         match self.0.transact(writes).await {
             Ok(()) => Ok(()),
             Err(StoreError::TransactionCanceled { reasons }) => {
-                let failed = |at: Option<usize>| {
-                    at.is_some_and(|i| reasons.get(i) == Some(&CancelReason::ConditionFailed))
-                };
-                if failed(Some(SERIAL)) {
+                if reasons.get(SERIAL) == Some(&CancelReason::ConditionFailed) {
                     Err(RegisterError::SerialTaken)
-                } else if failed(child_at) {
-                    Err(RegisterError::ChildTaken)
-                } else if failed(parent_at) {
-                    Err(RegisterError::ParentMissing)
                 } else {
                     Err(StoreError::TransactionCanceled { reasons }.into())
                 }
@@ -861,33 +854,40 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn hub_children_are_unique_per_protocol_id_and_need_their_hub() {
+    async fn a_hub_pairs_a_child_once_per_protocol_id() {
         let store = CountingStore::new(SqliteStore::in_memory(Arc::new(SystemClock)).unwrap());
         let (tenant, property) = (TenantId::new(), PropertyId::new());
         let hub = new_device(tenant, property, "HUB-1");
         register(&store, &hub).await.unwrap();
-        let child = |serial: &str, parent: DeviceId| {
-            let mut parts = new_device(tenant, property, serial);
-            parts.0.parent_device_id = Some(parent);
-            parts.0.protocol = Some(Protocol::Zigbee.into());
-            parts.0.protocol_id = Some("0x00124b0001".into());
-            parts
+        let child = || {
+            let mut device = new_device(tenant, property, "unused").0;
+            device.current_unit_id = None;
+            device.parent_device_id = Some(hub.0.id);
+            device.protocol = Some(Protocol::Zigbee.into());
+            device.protocol_id = Some("0x00124b0001".into());
+            device
         };
-        register(&store, &child("C-1", hub.0.id)).await.unwrap();
-        assert!(matches!(
-            register(&store, &child("C-2", hub.0.id)).await,
-            Err(RegisterError::ChildTaken)
-        ));
-        assert!(matches!(
-            register(&store, &child("C-3", DeviceId::new())).await,
-            Err(RegisterError::ParentMissing)
-        ));
+        let first = child();
+        store
+            .transact(paired_child_writes(&first).unwrap())
+            .await
+            .unwrap();
+        // Another device with the same (hub, protocolId) is refused.
+        let err = store
+            .transact(paired_child_writes(&child()).unwrap())
+            .await
+            .unwrap_err();
+        assert!(err.is_condition_failure(), "{err:?}");
         // The children of a hub are on gsi2.
         let page = store
             .query(Query::on_index(Index::Gsi2, format!("PARENT#{}", hub.0.id)))
             .await
             .unwrap();
         assert_eq!(page.items.len(), 1);
+        assert!(
+            paired_child_writes(&hub.0).is_err(),
+            "a hub is nobody's child"
+        );
     }
 
     #[tokio::test]
