@@ -352,7 +352,8 @@ async fn commands_change_the_state_and_get_one_answer_each() {
             from(&hub, Channel::Status)(m) && state(m)["voice.listening"] == json!(false)
         })
         .await;
-    assert_eq!(state(&status.message)["voice.micMuted"], json!(false));
+    // The room stopped listening: the hub mutes its mic and says so.
+    assert_eq!(state(&status.message)["voice.micMuted"], json!(true));
     let answer = h
         .wait_for("the answer", from(&hub, Channel::Response))
         .await;
