@@ -21,6 +21,7 @@ mod overview;
 mod people;
 mod platform;
 mod properties;
+mod rate_limit;
 mod rooms;
 mod simulator;
 mod stream;

@@ -41,6 +41,7 @@ pub struct Config {
     pub mqtt_addr: SocketAddr,
     /// `ALYT_DATA_DIR`, default ./.alyt
     pub data_dir: PathBuf,
+    /// `ALYT_RATE_LIMIT_QUOTA` (600) requests per `ALYT_RATE_LIMIT_WINDOW_SECONDS` (60).
     pub rate_limit: RateLimitPolicy,
     /// `ALYT_OWNER_EMAIL`, default owner@alyt.local: the first platform OWNER.
     pub owner_email: String,
@@ -69,6 +70,8 @@ pub enum StartError {
     Bootstrap(String),
     #[error("cannot start the MQTT broker: {0}")]
     Broker(#[from] alyt_device::BrokerError),
+    #[error("{0}")]
+    BadRateLimit(String),
     #[error("ALYT_SIMULATOR_SEED must be an unsigned 64-bit number, not {0:?}")]
     BadSeed(String),
     #[error("cannot listen on {addr}: {source}")]
@@ -92,7 +95,7 @@ impl Config {
             data_dir: std::env::var_os("ALYT_DATA_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from(".alyt")),
-            rate_limit: RateLimitPolicy::default(),
+            rate_limit: RateLimitPolicy::from_env().map_err(StartError::BadRateLimit)?,
             owner_email: std::env::var("ALYT_OWNER_EMAIL")
                 .unwrap_or_else(|_| "owner@alyt.local".into()),
             owner_password: std::env::var("ALYT_OWNER_PASSWORD").ok(),
