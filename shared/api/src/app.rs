@@ -136,6 +136,22 @@ impl AppState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddr(pub IpAddr);
 
+/// The client address of a request, when the edge gave one: an extractor
+/// that never fails (for the failed-attempt limiter and the bot check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Client(pub Option<IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Client {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Client(parts.extensions.get::<ClientAddr>().map(|c| c.0)))
+    }
+}
+
 /// The operation groups; each is one Lambda when hosted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {

@@ -160,16 +160,20 @@ impl Bucket {
         }))
     }
 
-    /// A stable id (the same in every instance, so the store counter is
-    /// shared) that holds neither an address nor a user id in the clear.
-    fn id(&self) -> BucketId {
-        let name = match self {
+    /// The bucket's name, e.g. `ip:2001:db8::` or `key:{id}`.
+    pub fn name(&self) -> String {
+        match self {
             Bucket::Key(id) => format!("key:{id}"),
             Bucket::User(id) => format!("user:{id}"),
             Bucket::Address(Some(ip)) => format!("ip:{ip}"),
             Bucket::Address(None) => "ip:unknown".to_owned(),
-        };
-        let digest = Sha256::digest(name.as_bytes());
+        }
+    }
+
+    /// A stable id (the same in every instance, so the store counter is
+    /// shared) that holds neither an address nor a user id in the clear.
+    fn id(&self) -> BucketId {
+        let digest = Sha256::digest(self.name().as_bytes());
         let mut id = [0u8; 16];
         id.copy_from_slice(&digest[..16]);
         BucketId(id)

@@ -13,6 +13,7 @@ use alyt_domain::password::check_password;
 use alyt_store::repo::CreateError;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperType, Developers};
 use alyt_store::repo::identity::{Sessions, UserRecord, Users, email_key};
+use alyt_store::repo::limits::Limits;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -34,7 +35,7 @@ use crate::household_auth::{
 };
 use crate::ports::Email;
 use crate::problem::Problem;
-use crate::{ApiError, AppState, ClientAddr};
+use crate::{ApiError, AppState, Client, ClientAddr};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -510,9 +511,17 @@ fn suspended() -> ApiError {
 )]
 pub async fn login(
     State(state): State<AppState>,
+    Client(client): Client,
     Body(request): Body<LoginRequest>,
 ) -> Result<Json<DeveloperSession>, ApiError> {
-    let user = credentials::check(&state, "dev-login", &request.email, request.password).await?;
+    let (user, attempt) = credentials::check(
+        &state,
+        "dev-login",
+        &request.email,
+        request.password,
+        client,
+    )
+    .await?;
     let developer = match user.developer_id {
         Some(id) => Developers(&*state.store)
             .get(id)
@@ -520,10 +529,12 @@ pub async fn login(
             .filter(|d| d.user_id == user.id),
         None => None,
     };
-    // A right password on an account that is not a developer: the same answer.
+    // A right password on an account that is not a developer: the same
+    // answer, and the attempt stays counted as a failure.
     let Some(developer) = developer else {
-        return Err(credentials::refuse(&state, "dev-login", &request.email).await);
+        return Err(credentials::wrong_credentials());
     };
+    attempt.succeeded(&state).await?;
     match developer.status {
         DeveloperStatus::Active => {}
         DeveloperStatus::PendingEmail => {
@@ -533,7 +544,7 @@ pub async fn login(
         }
         DeveloperStatus::Suspended => return Err(suspended()),
     }
-    totp::require_code(&state, &user, request.totp.as_deref()).await?;
+    totp::require_code(&state, &user, request.totp.as_deref(), client).await?;
     Ok(Json(session::start(&state, &user).await?))
 }
 
@@ -615,6 +626,7 @@ pub struct ChangePasswordRequest {
 pub async fn change_password(
     State(state): State<AppState>,
     Caller(caller): Caller,
+    Client(client): Client,
     Body(request): Body<ChangePasswordRequest>,
 ) -> Result<Json<DeveloperSession>, ApiError> {
     let me = developer_session(&caller)?;
@@ -623,15 +635,15 @@ pub async fn change_password(
         .get(me.user)
         .await?
         .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))?;
-    let subject = user.id.to_string();
-    attempts::check(&state, "dev-change-password", &subject).await?;
+    let attempt =
+        attempts::begin(&state, "dev-change-password", &user.id.to_string(), client).await?;
     if !verify_password_blocking(request.current_password, user.password_hash.clone()).await {
-        attempts::record_failure(&state, "dev-change-password", &subject).await?;
         return Err(ApiError::validation(
             "currentPassword",
             "the current password is wrong",
         ));
     }
+    attempt.succeeded(&state).await?;
     policy("newPassword", &request.new_password, &user.email)?;
     let phc = hash_password_blocking(request.new_password).await;
     users.set_password(user.id, &phc).await?;
@@ -678,11 +690,9 @@ pub async fn forgot_password(
         return Ok(StatusCode::ACCEPTED);
     };
     // Bound the mails one address receives (silently: the answer never changes).
-    let subject = format!("reset-mail:{}", user.id);
-    if sent_recently(&state, &subject).await? {
+    if !within_mail_budget(&state, &format!("reset-mail:{}", user.id)).await? {
         return Ok(StatusCode::ACCEPTED);
     }
-    attempts::record_failure(&state, "dev-reset-mail", &subject).await?;
     let token = random_token();
     OneTimeTokens(&*state.store)
         .issue(
@@ -712,14 +722,25 @@ pub async fn forgot_password(
     Ok(StatusCode::ACCEPTED)
 }
 
-/// Whether the address already got its share of reset mails in this window
-/// (the attempts counter: at most `MAX_FAILURES` mails per 15 minutes).
-async fn sent_recently(state: &AppState, subject: &str) -> Result<bool, ApiError> {
-    match attempts::check(state, "dev-reset-mail", subject).await {
-        Ok(()) => Ok(false),
-        Err(e) if e.status == StatusCode::TOO_MANY_REQUESTS => Ok(true),
-        Err(e) => Err(e),
-    }
+/// Reset mails one address may get in [`RESET_MAIL_WINDOW_SECONDS`].
+pub const RESET_MAILS: i64 = 10;
+pub const RESET_MAIL_WINDOW_SECONDS: i64 = 15 * 60;
+
+/// Counts one reset mail for `subject` and says whether it is within the
+/// budget (one update that answers the new count, so parallel requests
+/// cannot all pass).
+async fn within_mail_budget(state: &AppState, subject: &str) -> Result<bool, ApiError> {
+    let now = state.clock.unix_seconds();
+    let window = now - now.rem_euclid(RESET_MAIL_WINDOW_SECONDS);
+    let sent = Limits(&*state.store)
+        .add_in_window(
+            &sha256_hex(subject),
+            window,
+            1,
+            window + 2 * RESET_MAIL_WINDOW_SECONDS,
+        )
+        .await?;
+    Ok(sent <= RESET_MAILS)
 }
 
 /// Sets a new password with the token of a reset link (valid once); every
