@@ -243,7 +243,11 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         ingest.meter(),
         clock.clone(),
     ));
-    let state = state.with_simulator(simulator.clone());
+    let mut state = state.with_simulator(simulator.clone());
+    // One process that never freezes: reset mails leave at once, after the
+    // response, from a task of this process.
+    state.deliver_after_response = true;
+    let reset_mails = alyt_api::developers::account::ResetMails::of(&state);
     let state = events::configure(state, &config.webhooks, &store);
     let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
     tasks.push(tokio::spawn(run_ingest(
@@ -316,7 +320,8 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     ));
 
     // The embedded store keeps expired items until purged (reads already hide them),
-    // as DynamoDB's TTL does; purge once a minute.
+    // as DynamoDB's TTL does; purge once a minute. Reset mails a stopped
+    // process left waiting leave on the same beat.
     let purger = store.clone();
     tasks.push(tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(60));
@@ -325,6 +330,9 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
                 _ = tick.tick() => {
                     if let Err(e) = purger.purge_expired().await {
                         tracing::warn!(error = %e, "purging expired items failed");
+                    }
+                    if let Err(e) = reset_mails.deliver().await {
+                        tracing::warn!(error = %e, "delivering reset mails failed");
                     }
                 }
                 _ = stopped(&mut on_shutdown) => break,

@@ -53,6 +53,11 @@ pub struct AppState {
     /// Calls connector servers (discovery, reads, commands) under the
     /// outbound policy of `events.outbound`.
     pub connectors: Arc<dyn alyt_connectors::ConnectorClient>,
+    /// Whether work recorded for after the response (reset mails) is done by
+    /// a task of this process at once (the local platform), or left to a
+    /// worker (hosted: the sweeps function; a Lambda is frozen once it has
+    /// answered). False unless the runtime sets it.
+    pub deliver_after_response: bool,
 }
 
 /// The adapters a runtime hands to [`AppState::build`].
@@ -120,6 +125,7 @@ impl AppState {
             public_url: settings.public_url,
             events: crate::developers::webhooks::EventsSettings::HOSTED,
             connectors: Arc::new(connectors),
+            deliver_after_response: false,
         })
     }
 
