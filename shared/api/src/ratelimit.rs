@@ -34,9 +34,10 @@
 //! instance counts locally and, at most once per [`SYNC_INTERVAL`] per active
 //! bucket, adds its not-yet-shared count to the bucket's window counter in the
 //! store (one `UpdateItem ADD`, which answers the total of every instance; see
-//! [`alyt_store::repo::limits`]). An instance decides on that shared total plus
-//! its own count since. There is no store write per request; the cost is one
-//! write per active bucket per instance per interval. The tolerance: an
+//! [`alyt_store::repo::limits`]); the request that makes a push due awaits it
+//! after its handler. An instance decides on that shared total plus its own
+//! count since. There is no store write per request; the cost is one write
+//! per active bucket per instance per interval. The tolerance: an
 //! instance learns the others' counts at most one interval late, so past the
 //! quota each instance can let through at most what it serves of that bucket
 //! in one interval: slack ≤ instances × interval × per-instance rate (on
