@@ -105,6 +105,19 @@ async fn keys_and_sessions_have_buckets_of_their_own() {
     let me = get(&t, "/auth/me", Some(&bearer(owner_token))).await;
     assert_eq!(me.status(), 200);
     assert_eq!(remaining(&me), QUOTA - 1);
+    // An operation with path parameters counts against the person too.
+    let first = t.platform.first_start.as_ref().unwrap();
+    let members = get(
+        &t,
+        &format!(
+            "/tenants/{}/clients/{}/members",
+            first.tenant_id, first.client_id
+        ),
+        Some(&bearer(owner_token)),
+    )
+    .await;
+    assert_eq!(members.status(), 200);
+    assert_eq!(remaining(&members), QUOTA - 2);
 }
 
 #[tokio::test]
