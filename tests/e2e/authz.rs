@@ -21,6 +21,13 @@ struct Operation {
     expect: fn(Who) -> u16,
 }
 
+/// The harness sends hundreds of requests a minute from one address, most of
+/// them unauthenticated (which count against the address): a load test, so it
+/// raises the request-rate quota as `ALYT_RATE_LIMIT_QUOTA` would.
+async fn harness_platform() -> TestPlatform {
+    TestPlatform::start_with(|config| config.rate_limit.quota = 100_000).await
+}
+
 fn public(_: Who) -> u16 {
     200
 }
@@ -1048,7 +1055,7 @@ fn tenant_operations() -> Vec<TenantOperation> {
 
 #[tokio::test]
 async fn tenant_objects_answer_foreign_callers_like_missing_ones() {
-    let t = TestPlatform::start().await;
+    let t = harness_platform().await;
     let principals = Principals::seed(&t).await;
     let demo = t
         .platform
@@ -1171,7 +1178,7 @@ async fn tenant_objects_answer_foreign_callers_like_missing_ones() {
 
 #[tokio::test]
 async fn every_operation_answers_every_caller_as_the_table_says() {
-    let t = TestPlatform::start().await;
+    let t = harness_platform().await;
     let principals = Principals::seed(&t).await;
     let mut failures = Vec::new();
     for op in operations() {

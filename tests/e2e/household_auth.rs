@@ -95,6 +95,50 @@ async fn unknown_email_and_wrong_password_answer_alike_then_429() {
     assert_eq!(status, 429);
 }
 
+/// Guesses sent all at once are counted before any password is checked, so
+/// thirty parallel wrong passwords from one address get at most ten checks;
+/// the owner signing in from another address is not locked out.
+#[tokio::test]
+async fn parallel_guesses_are_checked_at_most_the_limit_and_the_owner_still_signs_in() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let mut guesses = tokio::task::JoinSet::new();
+    for n in 0..30 {
+        let request = t
+            .http
+            .post(t.url("/auth/login"))
+            .json(&json!({ "email": email, "password": format!("guess number {n}") }));
+        guesses.spawn(async move { request.send().await.unwrap().status().as_u16() });
+    }
+    let mut statuses = guesses.join_all().await;
+    statuses.sort();
+    let checked = statuses.iter().filter(|s| **s == 401).count();
+    let refused = statuses.iter().filter(|s| **s == 429).count();
+    assert_eq!((checked, refused), (10, 20), "{statuses:?}");
+
+    // From the guessing address even the right password waits...
+    let (status, _) = t
+        .post_json(
+            "/auth/login",
+            None,
+            json!({ "email": email, "password": password }),
+        )
+        .await;
+    assert_eq!(status, 429);
+    // ...while the owner, elsewhere, signs in.
+    let elsewhere = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .unwrap();
+    let response = elsewhere
+        .post(t.url("/auth/login"))
+        .json(&json!({ "email": email, "password": password }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
+
 #[tokio::test]
 async fn bad_login_bodies_are_400s() {
     let t = TestPlatform::start().await;

@@ -23,6 +23,7 @@ mod people;
 mod platform;
 mod poison_messages;
 mod properties;
+mod rate_limit;
 mod rooms;
 mod simulator;
 mod stream;

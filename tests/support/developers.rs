@@ -127,6 +127,18 @@ pub fn newest_link(t: &TestPlatform, to: &str, fragment: &str) -> Option<String>
     mails_to(t, to).iter().rev().find_map(|m| m.link(fragment))
 }
 
+/// [`newest_link`], waiting up to 10 s for it: for mail that leaves after
+/// the response (password resets).
+pub async fn wait_for_link(t: &TestPlatform, to: &str, fragment: &str) -> Option<String> {
+    for _ in 0..200 {
+        if let Some(link) = newest_link(t, to, fragment) {
+            return Some(link);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    None
+}
+
 /// The `token` query parameter of a link.
 pub fn token_of(link: &str) -> String {
     link.split_once("token=")

@@ -41,6 +41,7 @@ pub struct Config {
     pub mqtt_addr: SocketAddr,
     /// `ALYT_DATA_DIR`, default ./.alyt
     pub data_dir: PathBuf,
+    /// `ALYT_RATE_LIMIT_QUOTA` (600) requests per `ALYT_RATE_LIMIT_WINDOW_SECONDS` (60).
     pub rate_limit: RateLimitPolicy,
     /// `ALYT_OWNER_EMAIL`, default owner@alyt.local: the first platform OWNER.
     pub owner_email: String,
@@ -69,6 +70,8 @@ pub enum StartError {
     Bootstrap(String),
     #[error("cannot start the MQTT broker: {0}")]
     Broker(#[from] alyt_device::BrokerError),
+    #[error("{0}")]
+    BadRateLimit(String),
     #[error("ALYT_SIMULATOR_SEED must be an unsigned 64-bit number, not {0:?}")]
     BadSeed(String),
     #[error("cannot listen on {addr}: {source}")]
@@ -92,7 +95,7 @@ impl Config {
             data_dir: std::env::var_os("ALYT_DATA_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from(".alyt")),
-            rate_limit: RateLimitPolicy::default(),
+            rate_limit: RateLimitPolicy::from_env().map_err(StartError::BadRateLimit)?,
             owner_email: std::env::var("ALYT_OWNER_EMAIL")
                 .unwrap_or_else(|_| "owner@alyt.local".into()),
             owner_password: std::env::var("ALYT_OWNER_PASSWORD").ok(),
@@ -247,7 +250,11 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         ingest.meter(),
         clock.clone(),
     ));
-    let state = state.with_simulator(simulator.clone());
+    let mut state = state.with_simulator(simulator.clone());
+    // One process that never freezes: reset mails leave at once, after the
+    // response, from a task of this process.
+    state.deliver_after_response = true;
+    let reset_mails = alyt_api::developers::account::ResetMails::of(&state);
     let state = events::configure(state, &config.webhooks, &store);
     let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
     let ingest_stats = ingest.stats();
@@ -321,7 +328,8 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     ));
 
     // The embedded store keeps expired items until purged (reads already hide them),
-    // as DynamoDB's TTL does; purge once a minute.
+    // as DynamoDB's TTL does; purge once a minute. Reset mails a stopped
+    // process left waiting leave on the same beat.
     let purger = store.clone();
     tasks.push(tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(60));
@@ -330,6 +338,9 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
                 _ = tick.tick() => {
                     if let Err(e) = purger.purge_expired().await {
                         tracing::warn!(error = %e, "purging expired items failed");
+                    }
+                    if let Err(e) = reset_mails.deliver().await {
+                        tracing::warn!(error = %e, "delivering reset mails failed");
                     }
                 }
                 _ = stopped(&mut on_shutdown) => break,

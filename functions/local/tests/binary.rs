@@ -7,7 +7,15 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn start(data_dir: &std::path::Path) -> (Child, String, std::sync::mpsc::Receiver<String>) {
+    start_with_env(data_dir, &[])
+}
+
+fn start_with_env(
+    data_dir: &std::path::Path,
+    env: &[(&str, &str)],
+) -> (Child, String, std::sync::mpsc::Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_alyt"))
+        .envs(env.iter().copied())
         .env("ALYT_HTTP_ADDR", "127.0.0.1:0")
         .env("ALYT_MQTT_ADDR", "127.0.0.1:0")
         .env("ALYT_DATA_DIR", data_dir)
@@ -65,6 +73,41 @@ fn interrupt_and_wait(mut child: Child, rx: &std::sync::mpsc::Receiver<String>) 
     }
     let printed: Vec<String> = rx.try_iter().collect();
     assert!(printed.iter().any(|l| l == "Stopped."), "{printed:?}");
+}
+
+/// A load test raises the request-rate policy through the environment, and
+/// the served fields say what is in force.
+#[tokio::test]
+async fn the_rate_limit_policy_comes_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, base, rx) = start_with_env(
+        dir.path(),
+        &[
+            ("ALYT_RATE_LIMIT_QUOTA", "100000"),
+            ("ALYT_RATE_LIMIT_WINDOW_SECONDS", "10"),
+        ],
+    );
+    let response = reqwest::get(format!("{base}/capabilities")).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["ratelimit-policy"],
+        "\"default\";q=100000;w=10"
+    );
+    let current = response.headers()["ratelimit"].to_str().unwrap();
+    assert!(current.starts_with("\"default\";r=99999;t="), "{current}");
+    interrupt_and_wait(child, &rx);
+
+    // A value that is not a number stops the start with a message naming it.
+    let output = Command::new(env!("CARGO_BIN_EXE_alyt"))
+        .env("ALYT_HTTP_ADDR", "127.0.0.1:0")
+        .env("ALYT_MQTT_ADDR", "127.0.0.1:0")
+        .env("ALYT_DATA_DIR", dir.path())
+        .env("ALYT_RATE_LIMIT_QUOTA", "lots")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("ALYT_RATE_LIMIT_QUOTA"), "{stderr}");
 }
 
 #[tokio::test]

@@ -5,7 +5,10 @@
 //!   OFFLINE 'heartbeat'), and, at the same time,
 //! * the command bridge sweep every [`BRIDGE_INTERVAL`] until
 //!   [`BRIDGE_WINDOW`] has passed, so pending commands are retried every 2 s
-//!   as the spec asks although the schedule itself fires once a minute.
+//!   as the spec asks although the schedule itself fires once a minute;
+//!   each pass also mails the waiting password-reset links (the API records
+//!   a request and answers at once, the same way for every address; see
+//!   `alyt_api::developers::account::ResetMails`).
 //!
 //! The event's content does not matter; the platform clock gives the time.
 //! An invocation that starts late may overlap the next one for a moment:
@@ -34,6 +37,8 @@ pub struct Sweeps {
     pub clock: Arc<dyn Clock>,
     pub publisher: Arc<dyn DevicePublisher>,
     pub liveness: LivenessSweep,
+    /// Mails waiting reset links on every bridge pass, when set.
+    pub reset_mails: Option<alyt_api::developers::account::ResetMails>,
 }
 
 /// The bridge passes of one invocation, added up.
@@ -116,6 +121,11 @@ pub async fn run_bridge(sweeps: &Sweeps, until: Instant) -> BridgeTotals {
                 totals.failed_passes += 1;
                 tracing::warn!(error = %e, "bridge sweep failed");
             }
+        }
+        if let Some(mails) = &sweeps.reset_mails
+            && let Err(e) = mails.deliver().await
+        {
+            tracing::warn!(error = %e, "reset mails wait for the next pass");
         }
         // A slow pass delays the next one rather than bunching them up.
         next = (next + BRIDGE_INTERVAL).max(Instant::now());

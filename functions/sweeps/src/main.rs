@@ -22,11 +22,18 @@ async fn main() -> Result<(), Error> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
     let events = EventLog::new(store.clone(), clock.clone(), VISIBILITY_LAG);
+    let reset_mails = alyt_api::developers::account::ResetMails {
+        store: store.clone(),
+        clock: clock.clone(),
+        mailer: alyt_aws::lambda::mailer_from_env().await,
+        public_url: std::env::var("ALYT_PUBLIC_URL").unwrap_or_default(),
+    };
     let sweeps = Sweeps {
         store: store.clone(),
         clock: clock.clone(),
         publisher: Arc::new(iot.publisher_from_defaults().await),
         liveness: LivenessSweep::new(store, clock, events),
+        reset_mails: Some(reset_mails),
     };
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
         let sweeps = &sweeps;

@@ -42,6 +42,7 @@ fn sweeps(
         clock: clock.clone(),
         publisher,
         liveness: LivenessSweep::new(store, clock, events),
+        reset_mails: None,
     }
 }
 

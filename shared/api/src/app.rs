@@ -53,6 +53,11 @@ pub struct AppState {
     /// Calls connector servers (discovery, reads, commands) under the
     /// outbound policy of `events.outbound`.
     pub connectors: Arc<dyn alyt_connectors::ConnectorClient>,
+    /// Whether work recorded for after the response (reset mails) is done by
+    /// a task of this process at once (the local platform), or left to a
+    /// worker (hosted: the sweeps function; a Lambda is frozen once it has
+    /// answered). False unless the runtime sets it.
+    pub deliver_after_response: bool,
 }
 
 /// The adapters a runtime hands to [`AppState::build`].
@@ -120,6 +125,7 @@ impl AppState {
             public_url: settings.public_url,
             events: crate::developers::webhooks::EventsSettings::HOSTED,
             connectors: Arc::new(connectors),
+            deliver_after_response: false,
         })
     }
 
@@ -135,6 +141,22 @@ impl AppState {
 /// server's socket, or API Gateway's source IP on Lambda).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddr(pub IpAddr);
+
+/// The client address of a request, when the edge gave one: an extractor
+/// that never fails (for the failed-attempt limiter and the bot check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Client(pub Option<IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Client {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Client(parts.extensions.get::<ClientAddr>().map(|c| c.0)))
+    }
+}
 
 /// The operation groups; each is one Lambda when hosted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,7 +23,7 @@ use crate::auth::sessions::{self, TokenPair};
 use crate::auth::{Caller, credentials};
 use crate::extract::ApiJson;
 use crate::problem::Problem;
-use crate::{ApiError, AppState};
+use crate::{ApiError, AppState, Client};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -59,11 +59,14 @@ pub struct LoginRequest {
 )]
 pub async fn login(
     State(state): State<AppState>,
+    Client(client): Client,
     ApiJson(request): ApiJson<LoginRequest>,
 ) -> Result<Json<TokenPair>, ApiError> {
-    let user = credentials::check(&state, "login", &request.email, request.password).await?;
+    let (user, attempt) =
+        credentials::check(&state, "login", &request.email, request.password, client).await?;
+    attempt.succeeded(&state).await?;
     if user.mfa.as_ref().is_some_and(|m| m.enabled_at.is_some()) {
-        crate::auth::totp::require_code(&state, &user, request.totp.as_deref()).await?;
+        crate::auth::totp::require_code(&state, &user, request.totp.as_deref(), client).await?;
     }
     Ok(Json(
         sessions::start(&state, &user, SessionKind::Household).await?,

@@ -29,5 +29,5 @@ pub mod ratelimit;
 pub mod request_id;
 pub mod rooms;
 
-pub use app::{Adapters, AppState, ClientAddr, Group, Settings, app, with_conventions};
+pub use app::{Adapters, AppState, Client, ClientAddr, Group, Settings, app, with_conventions};
 pub use problem::ApiError;

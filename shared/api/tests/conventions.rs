@@ -7,7 +7,7 @@ use std::sync::Arc;
 use alyt_api::extract::{ApiJson, ApiQuery};
 use alyt_api::ports::{NoBotCheck, NoMailer};
 use alyt_api::ratelimit::RateLimitPolicy;
-use alyt_api::{Adapters, ApiError, AppState, Settings, with_conventions};
+use alyt_api::{Adapters, ApiError, AppState, ClientAddr, Settings, with_conventions};
 use alyt_domain::{Clock, ManualClock};
 use alyt_store::sqlite::SqliteStore;
 use axum::Router;
@@ -364,9 +364,15 @@ async fn request_ids_are_made_or_kept() {
 #[tokio::test]
 async fn rate_limit_fields_count_down_then_429_with_retry_after() {
     let app = app(3).await;
-    let get = || {
+    let client_a = ClientAddr("192.0.2.1".parse().unwrap());
+    // An operation that does not authenticate counts against the client
+    // address, whatever Authorization header comes with it.
+    let mut n = 0;
+    let mut get = || {
+        n += 1;
         Request::get("/v1/listing?tenant_id=6f1c9b8e-33c5-4d59-9a52-3c1a3d0c2f10")
-            .header("authorization", "Bearer caller-a")
+            .header("authorization", format!("Bearer made-up-{n}"))
+            .extension(client_a)
             .body(Body::empty())
             .unwrap()
     };
@@ -390,9 +396,9 @@ async fn rate_limit_fields_count_down_then_429_with_retry_after() {
     assert_eq!(a.headers["retry-after"], "60");
     assert_eq!(a.headers["ratelimit"], r#""default";r=0;t=60"#);
 
-    // Another caller is counted on its own.
+    // Another address is counted on its own.
     let other = Request::get("/v1/conflict")
-        .header("authorization", "Bearer caller-b")
+        .extension(ClientAddr("192.0.2.2".parse().unwrap()))
         .body(Body::empty())
         .unwrap();
     assert_eq!(send(&app, other).await.status, StatusCode::CONFLICT);

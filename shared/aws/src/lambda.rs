@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use alyt_api::ports::{BotCheck, DeviceCredentialIssuer, Mailer, NoBotCheck, NoMailer};
-use alyt_api::ratelimit::RateLimitPolicy;
+use alyt_api::ratelimit::{RateLimitPolicy, RateLimiter, SYNC_INTERVAL};
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
 use alyt_device::{DevicePublisher, NoPublisher};
 use alyt_domain::{Clock, SystemClock};
@@ -174,6 +174,9 @@ pub struct HostedConfig {
     /// `ALYT_IOT_*`: the device plane; required by the groups that reach
     /// devices (see [`HostedConfig::check_for`]).
     pub iot: Option<IotConfig>,
+    /// `ALYT_RATE_LIMIT_QUOTA` / `ALYT_RATE_LIMIT_WINDOW_SECONDS`: the
+    /// request-rate policy, counted across instances through the table.
+    pub rate_limit: RateLimitPolicy,
 }
 
 impl HostedConfig {
@@ -184,6 +187,7 @@ impl HostedConfig {
             mail_from: env_var("ALYT_MAIL_FROM"),
             turnstile_secret: env_var("ALYT_TURNSTILE_SECRET"),
             iot: IotConfig::from_env()?,
+            rate_limit: RateLimitPolicy::from_env()?,
         })
     }
 
@@ -234,15 +238,21 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
         Some(iot) => DevicePlane::iot(iot, &aws),
         None => DevicePlane::none(),
     };
-    let state = state_with_device_plane(
-        Arc::new(store),
-        clock,
+    let store: Arc<dyn alyt_store::Store> = Arc::new(store);
+    let mut state = state_with_device_plane(
+        store.clone(),
+        clock.clone(),
         mailer,
         bot_check,
         devices,
         &config.public_url,
     )
     .await?;
+    // Every instance counts locally and shares its counts through the table
+    // (see alyt_api::ratelimit for the tolerance and the cost).
+    state.limiter = Arc::new(
+        RateLimiter::new(config.rate_limit.clone(), clock).shared_through(store, SYNC_INTERVAL),
+    );
     // The simulator runner (a long-running task) finds every change in the
     // store; `ALYT_SIMULATOR_SEED` makes new virtual devices' seeds
     // deterministic.
@@ -359,6 +369,7 @@ mod tests {
             mail_from: None,
             turnstile_secret: None,
             iot,
+            rate_limit: RateLimitPolicy::default(),
         }
     }
 

@@ -48,7 +48,8 @@ macro_rules! store_conformance_suite {
             oversized_item_is_rejected,
             requests_past_dynamodb_limits_are_invalid_and_write_nothing,
             index_keys_must_be_non_empty_strings,
-            an_uncounted_household_counts_its_owners
+            an_uncounted_household_counts_its_owners,
+            a_reset_request_is_claimed_once
         );
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_creates_have_exactly_one_winner() {
@@ -69,6 +70,16 @@ macro_rules! store_conformance_suite {
         async fn fifty_refreshes_at_once_have_one_winner_when_transactions_conflict() {
             let fixture = $factory().await;
             $crate::conformance::fifty_refreshes_at_once_have_one_winner_when_transactions_conflict(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn parallel_attempts_each_get_their_own_count() {
+            let fixture = $factory().await;
+            $crate::conformance::parallel_attempts_each_get_their_own_count(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn instances_adding_to_a_rate_window_read_the_running_total() {
+            let fixture = $factory().await;
+            $crate::conformance::instances_adding_to_a_rate_window_read_the_running_total(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_version_bumps_never_lose_an_update() {
@@ -1362,4 +1373,137 @@ pub async fn fifty_refreshes_at_once_have_one_winner_when_transactions_conflict(
     let contended = Arc::new(Contended::new(f.store));
     refresh_race(contended.clone(), now).await;
     assert!(contended.conflicts() > 0, "the race met conflicts");
+}
+
+/// The failed-attempt limiter counts before it checks a secret: thirty
+/// parallel attempts get the counts 1 to 30, each exactly once, so no more
+/// than the limit are ever checked.
+pub async fn parallel_attempts_each_get_their_own_count(f: Fixture) {
+    use crate::repo::limits::Limits;
+    let now = alyt_domain::Clock::unix_seconds(&*f.clock);
+    let mut tasks = Vec::new();
+    for _ in 0..30 {
+        let store = Arc::clone(&f.store);
+        tasks.push(tokio::spawn(async move {
+            Limits(&*store)
+                .count_attempt("login#pair", now, now + 3600)
+                .await
+                .unwrap()
+        }));
+    }
+    let mut counts = Vec::new();
+    for task in tasks {
+        let counted = task.await.unwrap();
+        assert_eq!(counted.first, now, "the first attempt's time is kept");
+        counts.push(counted.count);
+    }
+    counts.sort();
+    assert_eq!(counts, (1..=30).collect::<Vec<i64>>());
+
+    // A refused attempt is taken back; a success clears the counter.
+    let limits = Limits(&*f.store);
+    limits.uncount_attempt("login#pair").await.unwrap();
+    let later = now + 60;
+    let next = limits
+        .count_attempt("login#pair", later, later + 3600)
+        .await
+        .unwrap();
+    assert_eq!((next.count, next.first), (30, now));
+    limits.clear_attempts("login#pair").await.unwrap();
+    let fresh = limits
+        .count_attempt("login#pair", later, later + 3600)
+        .await
+        .unwrap();
+    assert_eq!((fresh.count, fresh.first), (1, later));
+    // Taking back an attempt of a counter that is gone creates nothing.
+    limits.uncount_attempt("login#other").await.unwrap();
+    let other = limits
+        .count_attempt("login#other", later, later + 3600)
+        .await
+        .unwrap();
+    assert_eq!(other.count, 1);
+}
+
+/// The hosted rate limiter: each instance adds its local delta to the shared
+/// window and reads back the total of all instances; windows are separate and
+/// expire two windows after their start.
+pub async fn instances_adding_to_a_rate_window_read_the_running_total(f: Fixture) {
+    use crate::repo::limits::Limits;
+    let start = 1_800_000_000;
+    let mut tasks = Vec::new();
+    for instance in 0..2i64 {
+        let store = Arc::clone(&f.store);
+        tasks.push(tokio::spawn(async move {
+            let mut totals = Vec::new();
+            for delta in 1..=5 {
+                totals.push(
+                    Limits(&*store)
+                        .add_to_rate_window("bucket", start, 60, delta + instance * 10)
+                        .await
+                        .unwrap(),
+                );
+            }
+            totals
+        }));
+    }
+    let mut totals = Vec::new();
+    for task in tasks {
+        let seen = task.await.unwrap();
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+        totals.extend(seen);
+    }
+    // 1+2+3+4+5 and 11+12+13+14+15.
+    assert_eq!(totals.iter().max(), Some(&80));
+    totals.sort();
+    totals.dedup();
+    assert_eq!(totals.len(), 10, "no two writers read the same total");
+
+    let limits = Limits(&*f.store);
+    assert_eq!(
+        limits
+            .add_to_rate_window("bucket", start + 60, 60, 3)
+            .await
+            .unwrap(),
+        3,
+        "the next window starts from zero"
+    );
+    assert_eq!(
+        limits
+            .add_to_rate_window("bucket", start, 60, 0)
+            .await
+            .unwrap(),
+        80
+    );
+    let item = f
+        .store
+        .get(&key("RATE#bucket", &start.to_string()))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(item.expires_at(), Some(start + 120));
+}
+
+/// A reset request is recorded the same way with or without an account and
+/// is delivered at most once, however many workers look.
+pub async fn a_reset_request_is_claimed_once(f: Fixture) {
+    use crate::repo::resets::ResetRequests;
+    let now = alyt_domain::Clock::unix_seconds(&*f.clock);
+    let requests = ResetRequests(&*f.store);
+    let user = alyt_domain::ids::UserId::new();
+    let known = requests.enqueue(Some(user), now).await.unwrap();
+    let unknown = requests.enqueue(None, now).await.unwrap();
+    let pending = requests.pending(10).await.unwrap();
+    assert_eq!(
+        pending
+            .iter()
+            .map(|r| (r.id, r.user_id))
+            .collect::<Vec<_>>(),
+        [(known, Some(user)), (unknown, None)]
+    );
+    assert!(requests.claim(known).await.unwrap());
+    assert!(!requests.claim(known).await.unwrap());
+    assert_eq!(requests.pending(10).await.unwrap().len(), 1);
+    // Undelivered for a day: dropped.
+    f.clock.advance(time::Duration::days(1));
+    assert!(requests.pending(10).await.unwrap().is_empty());
 }

@@ -52,9 +52,18 @@ impl FromRequestParts<AppState> for Caller {
                     .or_else(|| v.strip_prefix("bearer "))
             })
             .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .ok_or_else(unauthorized)?;
-        authenticate(state, token).await.map(Caller)
+            .filter(|t| !t.is_empty());
+        let principal = match token {
+            Some(token) => authenticate(state, token).await,
+            None => Err(unauthorized()),
+        };
+        // The rate limit counts the principal, or the address when this failed.
+        crate::ratelimit::charge_caller(
+            &state.limiter,
+            &parts.extensions,
+            principal.as_ref().ok(),
+        )?;
+        principal.map(Caller)
     }
 }
 

@@ -2,6 +2,8 @@
 //! is accepted once: the matched step must be newer than the last accepted one,
 //! which the store advances with a conditional write.
 
+use std::net::IpAddr;
+
 use alyt_domain::session::{TOTP_STEP_SECONDS, accept_totp_step, totp_window};
 use alyt_store::repo::identity::{UserRecord, Users};
 use totp_rs::{Algorithm, Secret, TOTP};
@@ -62,18 +64,19 @@ fn is_six_digits(code: &str) -> bool {
 }
 
 /// Checks a code against `secret_base32` for `user` and spends its step.
-/// Failures are counted per user; past the limit the answer is 429.
+/// Attempts are counted per user and client address before the code is
+/// checked (see [`attempts`]); past the limit the answer is 429.
 pub async fn verify(
     state: &AppState,
     user: &UserRecord,
     secret_base32: &str,
     code: &str,
+    client: Option<IpAddr>,
 ) -> Result<(), ApiError> {
     if !is_six_digits(code) {
         return Err(ApiError::validation("totp", "a TOTP code is 6 digits"));
     }
-    let subject = user.id.to_string();
-    attempts::check(state, "totp", &subject).await?;
+    let attempt = attempts::begin(state, "totp", &user.id.to_string(), client).await?;
     let steps = matching_steps(secret_base32, code, state.clock.unix_seconds());
     // The stored last step decides; the conditional write makes it race-free.
     let accepted = match accept_totp_step(&steps, None) {
@@ -81,12 +84,11 @@ pub async fn verify(
         None => false,
     };
     if !accepted {
-        attempts::record_failure(state, "totp", &subject).await?;
         return Err(
             ApiError::unauthorized("the TOTP code is wrong or was already used").with_field("totp"),
         );
     }
-    Ok(())
+    attempt.succeeded(state).await
 }
 
 /// For sign-in of an account with MFA on: a code must come with the password.
@@ -94,6 +96,7 @@ pub async fn require_code(
     state: &AppState,
     user: &UserRecord,
     code: Option<&str>,
+    client: Option<IpAddr>,
 ) -> Result<(), ApiError> {
     let Some(mfa) = user.mfa.as_ref().filter(|m| m.enabled_at.is_some()) else {
         return Ok(());
@@ -104,7 +107,7 @@ pub async fn require_code(
                 .with_field("totp"),
         );
     };
-    verify(state, user, &mfa.secret_base32, code).await
+    verify(state, user, &mfa.secret_base32, code, client).await
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@ use alyt_domain::password::check_password;
 use alyt_store::repo::CreateError;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperType, Developers};
 use alyt_store::repo::identity::{Sessions, UserRecord, Users, email_key};
+use alyt_store::repo::limits::Limits;
+use alyt_store::repo::resets::ResetRequests;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -34,7 +36,7 @@ use crate::household_auth::{
 };
 use crate::ports::Email;
 use crate::problem::Problem;
-use crate::{ApiError, AppState, ClientAddr};
+use crate::{ApiError, AppState, Client, ClientAddr};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -510,9 +512,17 @@ fn suspended() -> ApiError {
 )]
 pub async fn login(
     State(state): State<AppState>,
+    Client(client): Client,
     Body(request): Body<LoginRequest>,
 ) -> Result<Json<DeveloperSession>, ApiError> {
-    let user = credentials::check(&state, "dev-login", &request.email, request.password).await?;
+    let (user, attempt) = credentials::check(
+        &state,
+        "dev-login",
+        &request.email,
+        request.password,
+        client,
+    )
+    .await?;
     let developer = match user.developer_id {
         Some(id) => Developers(&*state.store)
             .get(id)
@@ -520,10 +530,12 @@ pub async fn login(
             .filter(|d| d.user_id == user.id),
         None => None,
     };
-    // A right password on an account that is not a developer: the same answer.
+    // A right password on an account that is not a developer: the same
+    // answer, and the attempt stays counted as a failure.
     let Some(developer) = developer else {
-        return Err(credentials::refuse(&state, "dev-login", &request.email).await);
+        return Err(credentials::wrong_credentials());
     };
+    attempt.succeeded(&state).await?;
     match developer.status {
         DeveloperStatus::Active => {}
         DeveloperStatus::PendingEmail => {
@@ -533,7 +545,7 @@ pub async fn login(
         }
         DeveloperStatus::Suspended => return Err(suspended()),
     }
-    totp::require_code(&state, &user, request.totp.as_deref()).await?;
+    totp::require_code(&state, &user, request.totp.as_deref(), client).await?;
     Ok(Json(session::start(&state, &user).await?))
 }
 
@@ -615,6 +627,7 @@ pub struct ChangePasswordRequest {
 pub async fn change_password(
     State(state): State<AppState>,
     Caller(caller): Caller,
+    Client(client): Client,
     Body(request): Body<ChangePasswordRequest>,
 ) -> Result<Json<DeveloperSession>, ApiError> {
     let me = developer_session(&caller)?;
@@ -623,15 +636,15 @@ pub async fn change_password(
         .get(me.user)
         .await?
         .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))?;
-    let subject = user.id.to_string();
-    attempts::check(&state, "dev-change-password", &subject).await?;
+    let attempt =
+        attempts::begin(&state, "dev-change-password", &user.id.to_string(), client).await?;
     if !verify_password_blocking(request.current_password, user.password_hash.clone()).await {
-        attempts::record_failure(&state, "dev-change-password", &subject).await?;
         return Err(ApiError::validation(
             "currentPassword",
             "the current password is wrong",
         ));
     }
+    attempt.succeeded(&state).await?;
     policy("newPassword", &request.new_password, &user.email)?;
     let phc = hash_password_blocking(request.new_password).await;
     users.set_password(user.id, &phc).await?;
@@ -666,60 +679,128 @@ pub async fn forgot_password(
     State(state): State<AppState>,
     Body(request): Body<ForgotPasswordRequest>,
 ) -> Result<StatusCode, ApiError> {
+    // The request never tells a known address from an unknown one, by its
+    // answer or by its work: for any address it reads the email guard, counts
+    // the address's reset mails (10 per 15 minutes) and records a reset
+    // request naming the account or none: three store calls (get, update,
+    // put), no mail. The link is issued and mailed after the response by
+    // ResetMails::deliver: locally by a task of this process, started here
+    // for every request alike; hosted by the sweeps function every 2 s (a
+    // Lambda is frozen once it has answered, so work left running after the
+    // response would not be done).
     let email = email_key(&request.email);
     if email.is_empty() {
         return Err(ApiError::validation("email", "email must not be empty"));
     }
-    let user = Users(&*state.store)
-        .find_by_email(&email)
-        .await?
-        .filter(|u| u.developer_id.is_some());
-    let Some(user) = user else {
-        return Ok(StatusCode::ACCEPTED);
-    };
+    let account = Users(&*state.store).id_by_email(&email).await?;
     // Bound the mails one address receives (silently: the answer never changes).
-    let subject = format!("reset-mail:{}", user.id);
-    if sent_recently(&state, &subject).await? {
-        return Ok(StatusCode::ACCEPTED);
+    if within_mail_budget(&state, &format!("reset-mail:{email}")).await? {
+        ResetRequests(&*state.store)
+            .enqueue(account, state.clock.unix_seconds())
+            .await?;
+        if state.deliver_after_response {
+            let mails = ResetMails::of(&state);
+            tokio::spawn(async move {
+                if let Err(e) = mails.deliver().await {
+                    tracing::warn!(error = %e, "reset mails wait for the next pass");
+                }
+            });
+        }
     }
-    attempts::record_failure(&state, "dev-reset-mail", &subject).await?;
-    let token = random_token();
-    OneTimeTokens(&*state.store)
-        .issue(
-            Purpose::ResetPassword,
-            &sha256_hex(&token),
-            &ResetPayload { user_id: user.id },
-            state.clock.unix_seconds() + RESET_PASSWORD_SECONDS,
-        )
-        .await?;
-    let link = format!(
-        "{}/developers/auth/reset-password?token={token}",
-        state.public_url
-    );
-    send(
-        &state,
-        Email {
-            to: user.email.clone(),
-            subject: "Reset your Alyt developer password".into(),
-            text: format!(
-                "Someone (probably you) asked to reset the password of your Alyt developer account.\n\nReset link (valid one hour, once):\n\n{link}\n\nSend its token with your new password as POST {}/developers/auth/reset-password {{ \"token\", \"password\" }}. Every session of the account is signed out.\n\nIf it was not you, ignore this message: nothing changed.\n",
-                state.public_url
-            ),
-            link: Some(link),
-        },
-    )
-    .await?;
     Ok(StatusCode::ACCEPTED)
 }
 
-/// Whether the address already got its share of reset mails in this window
-/// (the attempts counter: at most `MAX_FAILURES` mails per 15 minutes).
-async fn sent_recently(state: &AppState, subject: &str) -> Result<bool, ApiError> {
-    match attempts::check(state, "dev-reset-mail", subject).await {
-        Ok(()) => Ok(false),
-        Err(e) if e.status == StatusCode::TOO_MANY_REQUESTS => Ok(true),
-        Err(e) => Err(e),
+/// What delivering reset mails needs: the API's state, or a worker's own.
+#[derive(Clone)]
+pub struct ResetMails {
+    pub store: std::sync::Arc<dyn alyt_store::Store>,
+    pub clock: std::sync::Arc<dyn alyt_domain::Clock>,
+    pub mailer: std::sync::Arc<dyn crate::ports::Mailer>,
+    /// The API's base with /v1, for the link.
+    pub public_url: String,
+}
+
+impl ResetMails {
+    pub fn of(state: &AppState) -> Self {
+        Self {
+            store: state.store.clone(),
+            clock: state.clock.clone(),
+            mailer: state.mailer.clone(),
+            public_url: state.public_url.clone(),
+        }
     }
+
+    /// Takes the waiting reset requests (each at most once, however many
+    /// workers run) and mails a fresh link to each one that names a developer
+    /// account; a request naming none is dropped. Answers the mails sent.
+    pub async fn deliver(&self) -> Result<usize, alyt_store::StoreError> {
+        let requests = ResetRequests(&*self.store);
+        let mut sent = 0;
+        for request in requests.pending(25).await? {
+            if !requests.claim(request.id).await? {
+                continue;
+            }
+            let Some(user_id) = request.user_id else {
+                continue;
+            };
+            let Some(user) = Users(&*self.store)
+                .get(user_id)
+                .await?
+                .filter(|u| u.developer_id.is_some())
+            else {
+                continue;
+            };
+            let token = random_token();
+            OneTimeTokens(&*self.store)
+                .issue(
+                    Purpose::ResetPassword,
+                    &sha256_hex(&token),
+                    &ResetPayload { user_id: user.id },
+                    self.clock.unix_seconds() + RESET_PASSWORD_SECONDS,
+                )
+                .await?;
+            let link = format!(
+                "{}/developers/auth/reset-password?token={token}",
+                self.public_url
+            );
+            let email = Email {
+                to: user.email.clone(),
+                subject: "Reset your Alyt developer password".into(),
+                text: format!(
+                    "Someone (probably you) asked to reset the password of your Alyt developer account.\n\nReset link (valid one hour, once):\n\n{link}\n\nSend its token with your new password as POST {}/developers/auth/reset-password {{ \"token\", \"password\" }}. Every session of the account is signed out.\n\nIf it was not you, ignore this message: nothing changed.\n",
+                    self.public_url
+                ),
+                link: Some(link),
+            };
+            // The request is spent either way: whoever asked can ask again.
+            match self.mailer.send(email).await {
+                Ok(()) => sent += 1,
+                Err(e) => tracing::warn!(error = %e, "a reset mail could not be sent"),
+            }
+        }
+        Ok(sent)
+    }
+}
+
+/// Reset mails one address may get in [`RESET_MAIL_WINDOW_SECONDS`].
+pub const RESET_MAILS: i64 = 10;
+pub const RESET_MAIL_WINDOW_SECONDS: i64 = 15 * 60;
+
+/// Counts one reset mail for `subject` and says whether it is within the
+/// budget (one update that answers the new count, so parallel requests
+/// cannot all pass).
+async fn within_mail_budget(state: &AppState, subject: &str) -> Result<bool, ApiError> {
+    let now = state.clock.unix_seconds();
+    let window = now - now.rem_euclid(RESET_MAIL_WINDOW_SECONDS);
+    let sent = Limits(&*state.store)
+        .add_in_window(
+            &sha256_hex(subject),
+            window,
+            1,
+            window + 2 * RESET_MAIL_WINDOW_SECONDS,
+        )
+        .await?;
+    Ok(sent <= RESET_MAILS)
 }
 
 /// Sets a new password with the token of a reset link (valid once); every
@@ -821,6 +902,64 @@ pub async fn get_me(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alyt_domain::ManualClock;
+    use alyt_store::counting::CountingStore;
+    use alyt_store::sqlite::SqliteStore;
+    use std::sync::Arc;
+
+    /// A known and an unknown address cost the same store calls, and the
+    /// request sends no mail (it leaves after the response).
+    #[tokio::test]
+    async fn forgot_password_does_the_same_work_for_known_and_unknown_addresses() {
+        let clock = Arc::new(ManualClock::new(
+            time::macros::datetime!(2026-01-01 0:00 UTC),
+        ));
+        let store = Arc::new(CountingStore::new(
+            SqliteStore::in_memory(clock.clone()).unwrap(),
+        ));
+        let state = AppState::build(
+            crate::Adapters {
+                store: store.clone(),
+                clock,
+                mailer: Arc::new(crate::ports::NoMailer),
+                bot_check: Arc::new(crate::ports::NoBotCheck),
+                publisher: Arc::new(alyt_device::NoPublisher),
+                credentials: Arc::new(crate::ports::PasswordCredentials),
+            },
+            crate::Settings {
+                rate_limit: Default::default(),
+                public_url: "http://127.0.0.1/v1".into(),
+            },
+        )
+        .await
+        .unwrap();
+        crate::bootstrap::ensure_first_owner(
+            &state,
+            "owner@alyt.local",
+            Some("plum tractor season 42".into()),
+        )
+        .await
+        .unwrap();
+        let ask = |email: &str| {
+            let request = ForgotPasswordRequest {
+                email: email.to_owned(),
+            };
+            forgot_password(State(state.clone()), Body(request))
+        };
+        store.take();
+        assert_eq!(ask("Owner@alyt.local").await.unwrap(), StatusCode::ACCEPTED);
+        let known = store.take();
+        assert_eq!(
+            ask("nobody@example.com").await.unwrap(),
+            StatusCode::ACCEPTED
+        );
+        let unknown = store.take();
+        assert_eq!(known, unknown);
+        assert_eq!(
+            known.into_iter().collect::<Vec<_>>(),
+            [("get", 1), ("put", 1), ("update", 1)]
+        );
+    }
 
     #[test]
     fn email_syntax() {

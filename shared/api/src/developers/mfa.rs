@@ -16,7 +16,7 @@ use utoipa_axum::routes;
 use super::session::{Body, SignedIn, active_developer, developer_session};
 use crate::auth::{Caller, totp};
 use crate::problem::Problem;
-use crate::{ApiError, AppState};
+use crate::{ApiError, AppState, Client};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -65,15 +65,16 @@ async fn signed_in_user(
 
 /// Checks `code` against `secret` and spends its step. A wrong or reused code
 /// is a 400 on `code` here (the caller is signed in; the session is fine);
-/// failures count towards the per-account TOTP limit (then 429).
+/// attempts count towards the TOTP limit of the account and address (then 429).
 async fn prove(
     state: &AppState,
     user: &UserRecord,
     secret: &str,
     code: &str,
+    client: Option<std::net::IpAddr>,
 ) -> Result<(), ApiError> {
     six_digits(code)?;
-    totp::verify(state, user, secret, code)
+    totp::verify(state, user, secret, code, client)
         .await
         .map_err(|e| match e.status {
             StatusCode::UNAUTHORIZED | StatusCode::BAD_REQUEST => ApiError::validation(
@@ -150,6 +151,7 @@ pub async fn mfa_setup(
 pub async fn mfa_enable(
     State(state): State<AppState>,
     caller: Caller,
+    Client(client): Client,
     Body(request): Body<MfaCodeRequest>,
 ) -> Result<StatusCode, ApiError> {
     six_digits(&request.code)?;
@@ -165,7 +167,7 @@ pub async fn mfa_enable(
             ));
         }
     };
-    prove(&state, &user, &pending.secret_base32, &request.code).await?;
+    prove(&state, &user, &pending.secret_base32, &request.code, client).await?;
     let on = MfaRecord {
         enabled_at: Some(state.clock.now()),
         ..pending
@@ -196,6 +198,7 @@ pub async fn mfa_enable(
 pub async fn mfa_disable(
     State(state): State<AppState>,
     caller: Caller,
+    Client(client): Client,
     Body(request): Body<MfaCodeRequest>,
 ) -> Result<StatusCode, ApiError> {
     six_digits(&request.code)?;
@@ -203,7 +206,7 @@ pub async fn mfa_disable(
     let Some(mfa) = enabled(&user).cloned() else {
         return Err(ApiError::conflict("MFA is not on"));
     };
-    prove(&state, &user, &mfa.secret_base32, &request.code).await?;
+    prove(&state, &user, &mfa.secret_base32, &request.code, client).await?;
     Developers(&*state.store)
         .set_mfa(me.user, me.developer, None)
         .await?;
