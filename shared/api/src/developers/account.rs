@@ -494,8 +494,11 @@ fn suspended() -> ApiError {
 // Sessions
 
 /// Signs a developer in. An unknown email and a wrong password get the same
-/// answer in about the same time; ten failures per address in 15 minutes lock
-/// sign-in for the rest of the window. With MFA on, `totp` is required.
+/// answer in about the same time. Attempts are counted before they are
+/// checked, per account and client address: ten at once, then one more after
+/// 15 minutes, 30, 60, ... (429 with Retry-After meanwhile), so guesses from
+/// one address never lock the owner out elsewhere. With MFA on, `totp` is
+/// required.
 #[utoipa::path(
     post,
     path = "/v1/developers/auth/login",
