@@ -24,6 +24,7 @@
 //!   `device.telemetry`, `command.result`).
 
 mod command;
+mod command_id;
 mod enums;
 mod events;
 mod lenient;
@@ -31,9 +32,9 @@ mod liveness;
 mod request;
 
 pub use command::{
-    CommandEvent, CommandId, CommandRow, CommandState, InvalidCommandId, SweepAction,
-    UndeliverableReason, sweep_action,
+    CommandEvent, CommandRow, CommandState, SweepAction, UndeliverableReason, sweep_action,
 };
+pub use command_id::{CommandId, InvalidCommandId};
 pub(crate) use enums::wire_enum;
 pub use enums::{
     DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel, LivenessState, OfflineReason,

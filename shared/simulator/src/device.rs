@@ -146,6 +146,15 @@ enum Effect {
     Event(JsonObject),
 }
 
+impl Profile {
+    /// The state of a freshly booted device in the NORMAL scenario, nested
+    /// by capability id (what its first status report carries, without
+    /// `features` and `firmware`).
+    pub fn initial_state(self) -> JsonObject {
+        ProfileState::initial(self).to_state(0, Scenario::Normal)
+    }
+}
+
 impl ProfileState {
     pub(crate) fn initial(profile: Profile) -> Self {
         match profile {

@@ -22,8 +22,6 @@ use alyt_domain::device::{DeviceCapability, DeviceKind};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::device::JsonObject;
-
 /// A virtual-device profile (spec H).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
@@ -196,13 +194,6 @@ impl Profile {
             (Profile::Speaker, "next") => Some(("media_player", "next")),
             _ => None,
         }
-    }
-
-    /// The state of a freshly booted device in the NORMAL scenario, nested
-    /// by capability id (what its first status report carries, without
-    /// `features` and `firmware`).
-    pub fn initial_state(self) -> JsonObject {
-        crate::device::ProfileState::initial(self).to_state(0, crate::scenario::Scenario::Normal)
     }
 
     /// A default display name for a device of this profile.

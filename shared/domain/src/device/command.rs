@@ -23,87 +23,17 @@
 //! A row read from the store keeps a state this build does not know
 //! ([`Lenient::Unknown`]); such a row is treated as final.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
+use super::command_id::CommandId;
 use super::enums::wire_enum;
 use super::events::CommandResultData;
 use super::lenient::Lenient;
 use super::request::AcceptedCommand;
 use crate::ids::DeviceId;
-
-/// A command id: a decimal string on the wire (`"42"`), unique per device
-/// and increasing in acceptance order (the store allocates it).
-///
-/// At most 19 digits, so every id fits in a `u64` and the wire form matches
-/// the pattern `^[0-9]{1,19}$` exactly. Leading zeros are read (`"007"` is 7)
-/// but never written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CommandId(u64);
-
-/// A command id that is not 1-19 decimal digits.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("a command id is a decimal string of 1-19 digits")]
-pub struct InvalidCommandId;
-
-impl CommandId {
-    /// The largest id (19 nines).
-    pub const MAX: u64 = 9_999_999_999_999_999_999;
-
-    /// `None` above [`CommandId::MAX`].
-    pub fn new(value: u64) -> Option<Self> {
-        (value <= Self::MAX).then_some(Self(value))
-    }
-
-    pub fn get(self) -> u64 {
-        self.0
-    }
-}
-
-impl std::fmt::Display for CommandId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::str::FromStr for CommandId {
-    type Err = InvalidCommandId;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if s.is_empty() || s.len() > 19 || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(InvalidCommandId);
-        }
-        s.parse::<u64>()
-            .map(CommandId)
-            .map_err(|_| InvalidCommandId)
-    }
-}
-
-impl Serialize for CommandId {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for CommandId {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
-        raw.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-impl utoipa::PartialSchema for CommandId {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::schema::Type::String)
-            .pattern(Some("^[0-9]{1,19}$"))
-            .description(Some("A decimal string."))
-            .into()
-    }
-}
-
-impl ToSchema for CommandId {}
 
 wire_enum! {
     /// Where a command history row is.
@@ -313,33 +243,6 @@ mod tests {
         CommandEvent::Response {
             status: status.into(),
         }
-    }
-
-    #[test]
-    fn command_ids_are_decimal_strings() {
-        let id: CommandId = serde_json::from_str("\"42\"").unwrap();
-        assert_eq!(id.get(), 42);
-        assert_eq!(serde_json::to_string(&id).unwrap(), "\"42\"");
-        assert_eq!("007".parse::<CommandId>().unwrap().get(), 7);
-        assert_eq!(
-            "9999999999999999999".parse::<CommandId>().unwrap().get(),
-            CommandId::MAX
-        );
-        for bad in [
-            "",
-            "-1",
-            "+1",
-            "1.0",
-            "1e3",
-            " 1",
-            "abc",
-            "10000000000000000000",
-            "٣",
-        ] {
-            assert!(bad.parse::<CommandId>().is_err(), "{bad:?}");
-        }
-        assert!(serde_json::from_str::<CommandId>("42").is_err());
-        assert!(CommandId::new(CommandId::MAX + 1).is_none());
     }
 
     #[test]

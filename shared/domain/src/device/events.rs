@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::command::CommandId;
+use super::command_id::CommandId;
 use super::enums::OfflineReason;
 use crate::ids::DeviceId;
 

@@ -10,9 +10,10 @@
 use alyt_domain::access::HouseholdRole;
 use alyt_domain::ids::{ClientId, UserId};
 
-use super::tenancy::{GrantRecord, grant_key, grant_write};
+pub use super::tenancy::first_owner_write;
+use super::tenancy::{GrantRecord, grant_key, grant_write, owners_key};
 use crate::{
-    CancelReason, Condition, Item, Key, PageKey, Query, SortKey, Store, StoreError, TxWrite,
+    CancelReason, Condition, Item, PageKey, Query, SortKey, Store, StoreError, TxWrite,
     UpdateAction,
 };
 
@@ -27,19 +28,6 @@ pub enum MemberError {
     LastOwner,
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-fn owners_key(client: ClientId) -> Key {
-    Key::new(format!("CLIENT#{client}"), "OWNERS")
-}
-
-/// The owner count of a new household (its first owner's grant is in the
-/// same transaction).
-pub fn first_owner_write(client: ClientId) -> TxWrite {
-    TxWrite::Put {
-        item: Item::new(owners_key(client)).with("count", 1),
-        condition: Some(Condition::item_absent()),
-    }
 }
 
 /// A transaction cancelled only by concurrent writers is tried again this

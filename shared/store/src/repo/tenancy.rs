@@ -144,6 +144,21 @@ pub fn property_write(property: &PropertyRecord) -> Result<TxWrite, StoreError> 
     })
 }
 
+/// A household's owner count (`CLIENT#{c}/OWNERS` `{ count }`), moved with
+/// every OWNER grant and removal (see `repo::members`).
+pub(crate) fn owners_key(client: ClientId) -> Key {
+    Key::new(format!("CLIENT#{client}"), "OWNERS")
+}
+
+/// The owner count of a new household (its first owner's grant is in the
+/// same transaction).
+pub fn first_owner_write(client: ClientId) -> TxWrite {
+    TxWrite::Put {
+        item: Item::new(owners_key(client)).with("count", 1),
+        condition: Some(Condition::item_absent()),
+    }
+}
+
 pub fn grant_write(grant: &GrantRecord) -> Result<TxWrite, StoreError> {
     let item = Item::from_record(grant_key(grant.client_id, grant.user_id), grant)?
         .with(Index::Gsi1.pk_attr(), format!("USER#{}", grant.user_id))
@@ -328,7 +343,7 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
         writes.extend(room_writes(room)?);
     }
     writes.push(grant_write(&grant)?);
-    writes.push(super::members::first_owner_write(client.id));
+    writes.push(first_owner_write(client.id));
     Ok((
         CreatedHome {
             client,
