@@ -8,6 +8,7 @@
 pub mod app;
 pub mod auth;
 pub mod bootstrap;
+pub mod client;
 pub mod commands;
 pub mod developers;
 pub mod device_history;
@@ -28,6 +29,9 @@ pub mod problem;
 pub mod ratelimit;
 pub mod request_id;
 pub mod rooms;
+pub mod state;
 
-pub use app::{Adapters, AppState, Client, ClientAddr, Group, Settings, app, with_conventions};
+pub use app::{Group, app, with_conventions};
+pub use client::{Client, ClientAddr};
 pub use problem::ApiError;
+pub use state::{Adapters, AppState, EventsSettings, Settings};

@@ -28,7 +28,6 @@ use alyt_events::binding::BindingCheck;
 use alyt_events::delivery::DisabledEndpoint;
 use alyt_events::envelope::{EventEnvelope, EventId, EventKind};
 use alyt_events::outbound::{self, OutboundPolicy};
-use alyt_events::stream::{EventSignal, StreamLimits};
 use alyt_events::{dispatch, signature};
 use alyt_store::PageKey;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
@@ -65,28 +64,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 pub const MAX_ENDPOINTS: usize = 20;
 pub const DESCRIPTION_MAX_CHARS: usize = 200;
 
-/// How events leave this runtime: the event log's visibility lag, the
-/// stream's limits and what wakes it, and the policy webhook URLs are
-/// checked against at registration.
-#[derive(Debug, Clone)]
-pub struct EventsSettings {
-    pub lag: time::Duration,
-    pub stream: StreamLimits,
-    /// Set where the runtime can tell when an event is written (locally).
-    pub signal: Option<EventSignal>,
-    pub outbound: OutboundPolicy,
-}
-
-impl EventsSettings {
-    /// The hosted platform: 2 s lag, 15-minute streams that poll, https to
-    /// public addresses only.
-    pub const HOSTED: EventsSettings = EventsSettings {
-        lag: alyt_events::VISIBILITY_LAG,
-        stream: StreamLimits::HOSTED,
-        signal: None,
-        outbound: OutboundPolicy::HOSTED,
-    };
-}
+pub use crate::state::EventsSettings;
 
 /// The tenants a LIVE key of connector `definition_id` reaches: those that
 /// installed the connector (none for a definition that names no connector).
