@@ -476,8 +476,11 @@ mod tests {
         ) {
             let masked = mask_email(&format!("{local}@{domain}"));
             prop_assert_eq!(&masked, &format!("{}•••@{domain}", &local[..1]));
+            // The part before the '@' never shows the local part (the
+            // domain may happen to contain the same letters).
+            let (shown, _) = masked.split_once('@').unwrap();
             if local.len() > 1 {
-                prop_assert!(!masked.contains(&local));
+                prop_assert!(!shown.contains(&local));
             }
         }
 
