@@ -209,8 +209,10 @@ async fn a_device_reports_drops_off_and_comes_back() {
         .await
         .unwrap();
 
+    // The device row and its reported state are two reads, not one
+    // snapshot: wait until both show the report.
     let row = until(&t, &token, &d, "the status report", |row| {
-        row["reported"]["payload"]["light"]["brightness"] == 55
+        row["reported"]["payload"]["light"]["brightness"] == 55 && row["features"] != json!([])
     })
     .await;
     assert_eq!(row["status"], "ONLINE");
