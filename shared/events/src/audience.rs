@@ -66,11 +66,20 @@ impl IntegrationConnectors {
             .get(event.tenant_id, integration)
             .await?
             .map(|i| i.connector_id);
+        self.remember(key, connector);
+        Ok(connector)
+    }
+
+    /// Records what a read of the tenant's integrations already said.
+    pub fn learn(&mut self, tenant: TenantId, integration: IntegrationId, connector: ConnectorId) {
+        self.remember((tenant, integration), Some(connector));
+    }
+
+    fn remember(&mut self, key: (TenantId, IntegrationId), connector: Option<ConnectorId>) {
         if self.known.len() >= CACHE_LIMIT {
             self.known.clear();
         }
         self.known.insert(key, connector);
-        Ok(connector)
     }
 
     /// Whether `audience` hears `event`.

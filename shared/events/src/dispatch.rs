@@ -132,17 +132,22 @@ async fn advance(
 
 /// The connectors a tenant installed (their ids, the `definitionId` of
 /// their LIVE keys), whose LIVE-key endpoints hear it. One query per 1,000
-/// integrations of the tenant.
+/// integrations of the tenant; what it reads also tells `known` which
+/// connector each integration is of (so events about them need no read).
 pub async fn installed_connectors(
     store: &dyn Store,
     tenant: TenantId,
+    known: &mut IntegrationConnectors,
 ) -> Result<Vec<String>, StoreError> {
     let repo = alyt_store::repo::integrations::Integrations(store);
     let mut connectors = std::collections::BTreeSet::new();
     let mut after = None;
     loop {
         let (page, next) = repo.page(tenant, Query::MAX_LIMIT, after).await?;
-        connectors.extend(page.into_iter().map(|i| i.connector_id.to_string()));
+        for integration in page {
+            known.learn(tenant, integration.id, integration.connector_id);
+            connectors.insert(integration.connector_id.to_string());
+        }
         match next {
             Some(next) => after = Some(next),
             None => return Ok(connectors.into_iter().collect()),
@@ -239,7 +244,7 @@ async fn dispatch_tenant(
             return Ok(());
         }
         if !page.events.is_empty() && endpoints.is_none() {
-            let connectors = installed_connectors(store, tenant).await?;
+            let connectors = installed_connectors(store, tenant, seen.connectors).await?;
             // An endpoint whose key or developer is no longer sound gets
             // nothing more (it is disabled with the reason).
             let mut sound = Vec::new();
