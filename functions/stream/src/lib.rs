@@ -7,6 +7,5 @@ use alyt_api::AppState;
 
 /// The router the function URL serves.
 pub fn app(state: AppState) -> axum::Router {
-    let (routes, _) = alyt_api::developers::stream::routes().split_for_parts();
-    alyt_api::with_conventions(routes, state)
+    alyt_api::serve(alyt_api::developers::stream::routes(), state)
 }

@@ -16,6 +16,7 @@ pub mod device_lifecycle;
 pub mod devices;
 pub mod endpoints;
 pub mod extract;
+pub mod groups;
 pub mod homes;
 pub mod household_auth;
 pub mod integrations;
@@ -31,7 +32,8 @@ pub mod request_id;
 pub mod rooms;
 pub mod state;
 
-pub use app::{Group, app, with_conventions};
+pub use app::{app, serve, with_conventions};
 pub use client::{Client, ClientAddr};
+pub use groups::Group;
 pub use problem::ApiError;
 pub use state::{Adapters, AppState, EventsSettings, Settings};

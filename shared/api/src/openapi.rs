@@ -9,7 +9,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::app::Group;
+use crate::groups::Group;
 
 /// The contract version (spec: Versioning 1). The path prefix carries the major.
 pub const API_VERSION: &str = "0.1.0";

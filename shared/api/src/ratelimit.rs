@@ -49,7 +49,7 @@
 //! of the spec) are counted in the store, not here.
 
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use alyt_domain::Clock;
@@ -446,36 +446,50 @@ pub fn charge_caller(
     }
 }
 
-/// Whether the operation at `path` (a route template) authenticates its
-/// caller: the contract names a security requirement for it.
-fn authenticates(method: &Method, path: &str) -> bool {
-    static SECURED: OnceLock<std::collections::HashSet<(String, String)>> = OnceLock::new();
-    let secured = SECURED.get_or_init(|| {
-        let document = crate::openapi::document();
+/// The operations that authenticate their caller: those the served contract
+/// names a security requirement for, by method and route template. Their
+/// charge waits for the [`Caller`](crate::auth::Caller) extractor; every other
+/// operation is charged to the address before its handler.
+#[derive(Debug, Default)]
+pub struct SecuredOperations(std::collections::HashSet<(Method, String)>);
+
+impl SecuredOperations {
+    /// The secured operations of `document` (the routes a runtime serves).
+    pub fn of(document: &utoipa::openapi::OpenApi) -> Self {
         let mut secured = std::collections::HashSet::new();
         for (path, item) in &document.paths.paths {
             let operations = [
-                ("GET", &item.get),
-                ("PUT", &item.put),
-                ("POST", &item.post),
-                ("DELETE", &item.delete),
-                ("PATCH", &item.patch),
+                (Method::GET, &item.get),
+                (Method::PUT, &item.put),
+                (Method::POST, &item.post),
+                (Method::DELETE, &item.delete),
+                (Method::PATCH, &item.patch),
             ];
             for (method, operation) in operations {
                 if let Some(operation) = operation
                     && operation.security.as_ref().is_some_and(|s| !s.is_empty())
                 {
-                    secured.insert((method.to_owned(), path.clone()));
+                    secured.insert((method, path.clone()));
                 }
             }
         }
-        secured
-    });
-    secured.contains(&(method.as_str().to_owned(), path.to_owned()))
+        Self(secured)
+    }
+
+    fn authenticates(&self, method: &Method, path: &str) -> bool {
+        self.0.contains(&(method.clone(), path.to_owned()))
+    }
+}
+
+/// What the middleware needs: the limiter and which operations authenticate.
+#[derive(Clone)]
+pub struct Limiting {
+    pub limiter: Arc<RateLimiter>,
+    pub secured: Arc<SecuredOperations>,
 }
 
 pub async fn middleware(
-    State(limiter): State<Arc<RateLimiter>>,
+    State(Limiting { limiter, secured }): State<Limiting>,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -483,7 +497,7 @@ pub async fn middleware(
     let deferred = request
         .extensions()
         .get::<MatchedPath>()
-        .is_some_and(|path| authenticates(request.method(), path.as_str()));
+        .is_some_and(|path| secured.authenticates(request.method(), path.as_str()));
     let slot = RateSlot::default();
     if !deferred {
         let charged = slot.get_or_charge(|| limiter.charge(&address));

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use alyt_api::extract::{ApiJson, ApiQuery};
 use alyt_api::ports::{NoBotCheck, NoMailer};
-use alyt_api::ratelimit::RateLimitPolicy;
+use alyt_api::ratelimit::{RateLimitPolicy, SecuredOperations};
 use alyt_api::{Adapters, ApiError, AppState, ClientAddr, Settings, with_conventions};
 use alyt_domain::{Clock, ManualClock};
 use alyt_store::sqlite::SqliteStore;
@@ -79,7 +79,8 @@ async fn app(quota: u32) -> Router {
             get(|| async { Err::<(), _>(ApiError::conflict("taken")) }),
         )
         .route("/v1/panic", get(panics));
-    with_conventions(routes, state)
+    // No contract: every route is public, charged to the address.
+    with_conventions(routes, SecuredOperations::default(), state)
 }
 
 async fn panics() -> &'static str {

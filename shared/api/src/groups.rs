@@ -1,0 +1,41 @@
+//! The operation groups: the one module that names every group's routes. The
+//! contract ([`crate::openapi`]) and the assembly ([`crate::app`]) both read
+//! them from here.
+
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::state::AppState;
+use crate::{developers, homes, household_auth, integrations, people};
+
+/// The operation groups; each is one Lambda when hosted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Auth,
+    Developers,
+    Homes,
+    /// Connecting connectors to homes, discovery and an integration's
+    /// endpoints (spec G).
+    Integrations,
+    /// A household's people: members, grants, ends of membership (spec B).
+    People,
+}
+
+impl Group {
+    pub const ALL: [Group; 5] = [
+        Group::Auth,
+        Group::Developers,
+        Group::Homes,
+        Group::Integrations,
+        Group::People,
+    ];
+
+    pub fn routes(self) -> OpenApiRouter<AppState> {
+        match self {
+            Group::Auth => household_auth::routes(),
+            Group::Developers => developers::routes(),
+            Group::Homes => homes::routes(),
+            Group::Integrations => integrations::routes(),
+            Group::People => people::routes(),
+        }
+    }
+}
