@@ -24,17 +24,15 @@
 //! then 1 conditional put after the publish; GET the same reads plus one
 //! query.
 
-use std::collections::BTreeSet;
-
 use alyt_device::DeviceIdentity;
 use alyt_device::bridge::deliver;
-use alyt_domain::access::{Denied, HomeReach, PlatformRole, Principal, Scope};
+use alyt_domain::access::{PlatformRole, Scope};
 use alyt_domain::device::{CommandRequest, CommandRow};
-use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
+use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_store::repo::commands::Commands;
-use alyt_store::repo::devices::{DeviceRecord, Devices};
+use alyt_store::repo::devices::DeviceRecord;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::Value;
@@ -42,84 +40,16 @@ use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::access::device_for;
 use crate::auth::Caller;
 use crate::devices::TenantParam;
-use crate::extract::{ApiJson, ApiQuery};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::Problem;
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(send_command, list_commands))
-}
-
-fn no_such_device() -> ApiError {
-    ApiError::not_found("no such device")
-}
-
-/// Which devices of a tenant the caller reaches.
-enum Reach {
-    All,
-    /// Platform SUPPORT: sees every device, commands none.
-    SeeOnly,
-    Homes {
-        households: BTreeSet<ClientId>,
-        pinned: BTreeSet<PropertyId>,
-    },
-}
-
-fn reach(caller: &Principal, tenant: TenantId, scope: Scope) -> Result<Option<Reach>, ApiError> {
-    caller
-        .require_scope(scope)
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
-    if caller.platform_role() == Some(PlatformRole::Support) {
-        return Ok(Some(Reach::SeeOnly));
-    }
-    Ok(match caller.home_reach(tenant) {
-        HomeReach::Everything => Some(Reach::All),
-        HomeReach::Homes { households, pinned } => Some(Reach::Homes { households, pinned }),
-        HomeReach::Connector(_) => return Err(Denied::ConnectorOnly.into()),
-        HomeReach::Nothing => None,
-    })
-}
-
-/// The device, when the caller sees it (404 otherwise, as `GET /devices/{id}`).
-async fn visible_device(
-    state: &AppState,
-    caller: &Principal,
-    tenant: TenantId,
-    device_id: &str,
-    scope: Scope,
-) -> Result<(DeviceRecord, Reach), ApiError> {
-    let device_id: DeviceId = device_id
-        .parse()
-        .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))?;
-    let reach = reach(caller, tenant, scope)?.ok_or_else(no_such_device)?;
-    let device = Devices(&*state.store)
-        .get(tenant, device_id)
-        .await?
-        .filter(|d| d.deleted_at.is_none())
-        .ok_or_else(no_such_device)?;
-    if let Reach::Homes { households, pinned } = &reach
-        && !crate::devices::device_in_homes(state, &device, households, pinned).await?
-    {
-        return Err(no_such_device());
-    }
-    Ok((device, reach))
-}
-
-/// The device, when the caller may read it with `scope` (a key needs the
-/// scope; 404 for a missing or foreign device, as `GET /devices/{id}`).
-pub(crate) async fn readable_device(
-    state: &AppState,
-    caller: &Principal,
-    tenant: TenantId,
-    device_id: &str,
-    scope: Scope,
-) -> Result<DeviceRecord, ApiError> {
-    visible_device(state, caller, tenant, device_id, scope)
-        .await
-        .map(|(device, _)| device)
 }
 
 /// Sends a command to a device: validated, queued, published at once.
@@ -142,14 +72,13 @@ pub(crate) async fn readable_device(
 pub async fn send_command(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<Value>,
 ) -> Result<(StatusCode, Json<CommandRow>), ApiError> {
     let tenant = query.tenant_id;
-    let (device, reach) =
-        visible_device(&state, &caller, tenant, &device_id, Scope::DevicesCommands).await?;
-    if let Reach::SeeOnly = reach {
+    let device = device_for(&state, &caller, tenant, device_id, Scope::DevicesCommands).await?;
+    if caller.platform_role() == Some(PlatformRole::Support) {
         return Err(ApiError::forbidden(
             "platform SUPPORT cannot command devices",
         ));
@@ -237,7 +166,7 @@ pub struct CommandListQuery {
 pub async fn list_commands(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<CommandListQuery>,
 ) -> Result<Json<ListResponse<CommandRow>>, ApiError> {
     let page = PageParams {
@@ -245,11 +174,11 @@ pub async fn list_commands(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    let (device, _) = visible_device(
+    let device = device_for(
         &state,
         &caller,
         query.tenant_id,
-        &device_id,
+        device_id,
         Scope::DevicesRead,
     )
     .await?;

@@ -16,16 +16,16 @@ use alyt_store::repo::history::{
     DeviceLogEntry, History, LogChannel, Range, device_log_partition, telemetry_partition,
 };
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::access::device_for;
 use crate::auth::Caller;
-use crate::commands::readable_device;
-use crate::extract::ApiQuery;
+use crate::extract::{ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::Problem;
 use crate::{ApiError, AppState};
@@ -112,7 +112,7 @@ fn range(from: Option<OffsetDateTime>, to: Option<OffsetDateTime>) -> Result<Ran
 pub async fn device_telemetry(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TelemetryQuery>,
 ) -> Result<Json<ListResponse<TelemetryPointView>>, ApiError> {
     let metric = query.metric;
@@ -128,11 +128,11 @@ pub async fn device_telemetry(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    let device = readable_device(
+    let device = device_for(
         &state,
         &caller,
         query.tenant_id,
-        &device_id,
+        device_id,
         Scope::TelemetryRead,
     )
     .await?;
@@ -205,7 +205,7 @@ impl From<DeviceLogEntry> for DeviceLogEntryView {
 async fn device_log(
     state: &AppState,
     caller: &alyt_domain::access::Principal,
-    device_id: &str,
+    device_id: DeviceId,
     query: DeviceLogQuery,
     channel: LogChannel,
 ) -> Result<Json<ListResponse<DeviceLogEntryView>>, ApiError> {
@@ -215,7 +215,7 @@ async fn device_log(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    let device = readable_device(
+    let device = device_for(
         state,
         caller,
         query.tenant_id,
@@ -252,10 +252,10 @@ async fn device_log(
 pub async fn device_events(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<DeviceLogQuery>,
 ) -> Result<Json<ListResponse<DeviceLogEntryView>>, ApiError> {
-    device_log(&state, &caller, &device_id, query, LogChannel::Event).await
+    device_log(&state, &caller, device_id, query, LogChannel::Event).await
 }
 
 /// What the device published on its `alerts` channel, newest first (each
@@ -278,8 +278,8 @@ pub async fn device_events(
 pub async fn device_alerts(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<DeviceLogQuery>,
 ) -> Result<Json<ListResponse<DeviceLogEntryView>>, ApiError> {
-    device_log(&state, &caller, &device_id, query, LogChannel::Alert).await
+    device_log(&state, &caller, device_id, query, LogChannel::Alert).await
 }

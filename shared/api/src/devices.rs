@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use alyt_device::{DeviceAuthenticator, DeviceIdentity, StatusReport};
-use alyt_domain::access::{Denied, HomeReach, HouseholdRole, PlatformRole, Principal, Scope};
+use alyt_domain::access::{Denied, HomeReach, PlatformRole, Principal, Scope};
 use alyt_domain::capability::{CapabilityDescriptor, ThingCategory, find};
 use alyt_domain::device::{
     DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
@@ -44,7 +44,7 @@ use alyt_store::repo::tenancy::Tenancy;
 use alyt_store::{Index, PageKey, Query, SortKey, Store};
 use async_trait::async_trait;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -55,9 +55,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
+pub(crate) use crate::access::no_such_device;
+use crate::access::{HomeAccess, Reach, access_to, tenant_reach};
 use crate::auth::Caller;
 use crate::auth::secrets::constant_time_eq;
-use crate::extract::{ApiJson, ApiQuery};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::Problem;
 use crate::{ApiError, AppState};
@@ -363,55 +365,6 @@ pub(crate) fn no_such_tenant() -> ApiError {
     ApiError::not_found("no such tenant")
 }
 
-pub(crate) fn no_such_device() -> ApiError {
-    ApiError::not_found("no such device")
-}
-
-/// Which of a tenant's devices a reader sees.
-enum Readable {
-    All,
-    /// Household people: the homes of these households, plus pinned homes
-    /// (guests).
-    Homes {
-        households: BTreeSet<ClientId>,
-        pinned: BTreeSet<PropertyId>,
-    },
-}
-
-/// Readers of a tenant's devices; `None` when the caller cannot see the
-/// tenant at all (the caller answers 404). A key needs `devices:read` (403).
-fn readable(caller: &Principal, tenant: TenantId) -> Result<Option<Readable>, ApiError> {
-    caller
-        .require_scope(Scope::DevicesRead)
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
-    Ok(match caller.home_reach(tenant) {
-        HomeReach::Everything => Some(Readable::All),
-        HomeReach::Homes { households, pinned } => Some(Readable::Homes { households, pinned }),
-        HomeReach::Connector(_) => return Err(Denied::ConnectorOnly.into()),
-        HomeReach::Nothing => None,
-    })
-}
-
-/// Whether `device` stands in one of these homes: a pinned one (guests) or a
-/// home of one of these households. One property read at most.
-pub(crate) async fn device_in_homes(
-    state: &AppState,
-    device: &DeviceRecord,
-    households: &BTreeSet<ClientId>,
-    pinned: &BTreeSet<PropertyId>,
-) -> Result<bool, ApiError> {
-    let Some(property) = device.property_id else {
-        return Ok(false);
-    };
-    if pinned.contains(&property) {
-        return Ok(true);
-    }
-    Ok(Tenancy(&*state.store)
-        .property(device.tenant_id, property)
-        .await?
-        .is_some_and(|p| households.contains(&p.client_id)))
-}
-
 /// Whether the caller may register devices in `tenant`: 403 for a caller who
 /// sees the tenant without a role that registers, 404 for one who does not
 /// see it (a missing tenant included).
@@ -420,9 +373,7 @@ pub(crate) async fn may_register(
     caller: &Principal,
     tenant: TenantId,
 ) -> Result<(), ApiError> {
-    caller
-        .require_scope(Scope::DevicesWrite)
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    caller.require_scope(Scope::DevicesWrite)?;
     match caller.platform_role() {
         Some(PlatformRole::Owner | PlatformRole::Staff) => return Ok(()),
         Some(PlatformRole::Support) => {
@@ -873,12 +824,13 @@ pub async fn list_devices(
     };
     let limit = page.limit()?;
     let tenant = query.tenant_id;
-    let readable = readable(&caller, tenant)?.ok_or_else(no_such_tenant)?;
+    caller.require_scope(Scope::DevicesRead)?;
+    let reach = tenant_reach(&caller, tenant, no_such_tenant)?;
     let store = &*state.store;
     let devices = Devices(store);
 
-    let (records, next) = match readable {
-        Readable::All => {
+    let (records, next) = match reach {
+        Reach::Everything => {
             // Only staff may name a tenant that does not exist; everyone else
             // reaches it through claims or a key.
             let tenant_check = async {
@@ -895,7 +847,7 @@ pub async fn list_devices(
             }
             listed
         }
-        Readable::Homes { households, pinned } => {
+        Reach::Homes { households, pinned } => {
             let homes = household_homes(store, tenant, &households, &pinned).await?;
             match query.property_id {
                 Some(p) if !homes.contains(&p) => (Vec::new(), None),
@@ -973,23 +925,19 @@ async fn list_page(
 pub async fn get_device(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Device>, ApiError> {
-    let device_id: DeviceId = device_id
-        .parse()
-        .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))?;
     let tenant = query.tenant_id;
-    let readable = readable(&caller, tenant)?.ok_or_else(no_such_device)?;
+    caller.require_scope(Scope::DevicesRead)?;
+    let reach = tenant_reach(&caller, tenant, no_such_device)?;
     let devices = Devices(&*state.store);
     let device = devices
         .get(tenant, device_id)
         .await?
         .filter(|d| d.deleted_at.is_none())
         .ok_or_else(no_such_device)?;
-    if let Readable::Homes { households, pinned } = &readable
-        && !device_in_homes(&state, &device, households, pinned).await?
-    {
+    if !reach.holds_device(&*state.store, &device).await? {
         return Err(no_such_device());
     }
     let now = state.clock.now();
@@ -1031,64 +979,39 @@ async fn settings_target(
     tenant: TenantId,
     device_id: DeviceId,
 ) -> Result<DeviceRecord, ApiError> {
-    caller
-        .require_scope(Scope::DevicesWrite)
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    caller.require_scope(Scope::DevicesWrite)?;
     if caller.acts_for_connector(tenant).is_some() {
         return Err(Denied::ConnectorOnly.into());
     }
-    let store = &*state.store;
-    let found = Devices(store)
+    let found = Devices(&*state.store)
         .get(tenant, device_id)
         .await?
         .filter(|d| d.deleted_at.is_none());
-    match caller.platform_role() {
-        Some(PlatformRole::Owner | PlatformRole::Staff) => return found.ok_or_else(no_such_device),
-        Some(PlatformRole::Support) => {
-            found.ok_or_else(no_such_device)?;
-            return Err(ApiError::forbidden(
-                "platform SUPPORT cannot change device settings",
-            ));
-        }
-        None => {}
+    if caller.platform_role() == Some(PlatformRole::Support) {
+        found.ok_or_else(no_such_device)?;
+        return Err(ApiError::forbidden(
+            "platform SUPPORT cannot change device settings",
+        ));
     }
-    if caller.tenant_role(tenant).is_some() {
+    // Staff, the tenant's roles and a DEV key in its sandbox configure every
+    // device of the tenant, in a home or not.
+    if caller.home_reach(tenant) == HomeReach::Everything {
         return found.ok_or_else(no_such_device);
     }
-    let Principal::Person { claims, .. } = caller else {
+    let device = found.ok_or_else(no_such_device)?;
+    let home = match device.property_id {
+        Some(property) => Tenancy(&*state.store).property(tenant, property).await?,
+        None => None,
+    };
+    let Some(home) = home else {
         return Err(no_such_device());
     };
-    let (Some(device), Some(property)) =
-        (found.as_ref(), found.as_ref().and_then(|d| d.property_id))
-    else {
-        return Err(no_such_device());
-    };
-    let grants: Vec<_> = claims
-        .clients
-        .iter()
-        .filter(|(_, grant)| grant.tenant_id == tenant)
-        .collect();
-    if grants.is_empty() {
-        return Err(no_such_device());
-    }
-    let household = Tenancy(store)
-        .property(tenant, property)
-        .await?
-        .map(|p| p.client_id);
-    let mut seen = false;
-    for (client, grant) in grants {
-        match grant.role {
-            HouseholdRole::Guest => seen |= grant.property_id == Some(property),
-            HouseholdRole::Owner if household == Some(*client) => return Ok(device.clone()),
-            _ => seen |= household == Some(*client),
-        }
-    }
-    if seen {
-        Err(ApiError::forbidden(
+    match access_to(caller, &home) {
+        Some(HomeAccess::Configure) => Ok(device),
+        Some(_) => Err(ApiError::forbidden(
             "changing device settings needs the household's OWNER role",
-        ))
-    } else {
-        Err(no_such_device())
+        )),
+        None => Err(no_such_device()),
     }
 }
 
@@ -1169,13 +1092,10 @@ fn patched_settings(
 pub async fn patch_device_settings(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<PatchDeviceSettingsRequest>,
 ) -> Result<Json<Device>, ApiError> {
-    let device_id: DeviceId = device_id
-        .parse()
-        .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))?;
     let tenant = query.tenant_id;
     let mut device = settings_target(&state, &caller, tenant, device_id).await?;
     let devices = Devices(&*state.store);

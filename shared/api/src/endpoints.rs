@@ -18,7 +18,7 @@
 //!   thing a person placed is never moved by discovery; `name` renames it
 //!   (rediscovery never renames).
 //!
-//! Who: as rooms ([`crate::rooms::access_to`]): reading needs sight of the
+//! Who: as rooms ([`crate::access::access_to`]): reading needs sight of the
 //! home (`things:read`), refresh and commands control (`things:control`),
 //! PATCH configuration (`rooms:write`; the household OWNER). A foreign or
 //! missing endpoint is 404.
@@ -46,7 +46,7 @@ use alyt_store::repo::integrations::{
 };
 use alyt_store::repo::rooms::Rooms;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
@@ -54,11 +54,11 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::access::{HomeAccess, home_for, tenant_gate};
 use crate::auth::Caller;
 use crate::devices::{TenantParam, Thing, ThingKind, device_category};
-use crate::extract::{ApiJson, ApiQuery};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::problem::Problem;
-use crate::rooms::{Access, home_for};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -190,15 +190,12 @@ pub(crate) async fn endpoint_for(
     state: &AppState,
     caller: &Principal,
     tenant: TenantId,
-    id: &str,
-    needed: Access,
+    id: EndpointId,
+    needed: HomeAccess,
 ) -> Result<EndpointRecord, ApiError> {
-    let id: EndpointId = id
-        .parse()
-        .map_err(|_| ApiError::validation("endpointId", "endpointId must be a UUID"))?;
-    crate::rooms::scope_check(caller, needed)?;
+    caller.require_scope(needed.scope())?;
     if let Some(connector) = caller.acts_for_connector(tenant) {
-        if needed == Access::Configure {
+        if needed == HomeAccess::Configure {
             return Err(Denied::ConnectorOnly.into());
         }
         let repo = Integrations(&*state.store);
@@ -212,7 +209,7 @@ pub(crate) async fn endpoint_for(
             _ => Err(no_such_endpoint()),
         };
     }
-    crate::rooms::tenant_gate(caller, tenant, no_such_endpoint)?;
+    tenant_gate(caller, tenant, no_such_endpoint)?;
     let endpoint = Integrations(&*state.store)
         .endpoint(tenant, id)
         .await?
@@ -502,11 +499,17 @@ pub(crate) async fn command_endpoint(
 pub async fn get_endpoint(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(endpoint_id): Path<String>,
+    ApiPath(endpoint_id): ApiPath<EndpointId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Thing>, ApiError> {
-    let endpoint =
-        endpoint_for(&state, &caller, query.tenant_id, &endpoint_id, Access::See).await?;
+    let endpoint = endpoint_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        endpoint_id,
+        HomeAccess::See,
+    )
+    .await?;
     Ok(Json(endpoint_thing(&endpoint, state.clock.now())))
 }
 
@@ -530,15 +533,15 @@ pub async fn get_endpoint(
 pub async fn refresh_endpoint(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(endpoint_id): Path<String>,
+    ApiPath(endpoint_id): ApiPath<EndpointId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Thing>, ApiError> {
     let endpoint = endpoint_for(
         &state,
         &caller,
         query.tenant_id,
-        &endpoint_id,
-        Access::Control,
+        endpoint_id,
+        HomeAccess::Control,
     )
     .await?;
     let installed = installed(&state, query.tenant_id, endpoint.integration_id).await?;
@@ -587,7 +590,7 @@ pub struct EndpointCommandResult {
 pub async fn send_endpoint_command(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(endpoint_id): Path<String>,
+    ApiPath(endpoint_id): ApiPath<EndpointId>,
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<Value>,
 ) -> Result<Json<EndpointCommandResult>, ApiError> {
@@ -595,8 +598,8 @@ pub async fn send_endpoint_command(
         &state,
         &caller,
         query.tenant_id,
-        &endpoint_id,
-        Access::Control,
+        endpoint_id,
+        HomeAccess::Control,
     )
     .await?;
     let request = CommandRequest::parse(&body)
@@ -658,12 +661,13 @@ pub struct PatchEndpointRequest {
 pub async fn patch_endpoint(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(endpoint_id): Path<String>,
+    ApiPath(endpoint_id): ApiPath<EndpointId>,
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<PatchEndpointRequest>,
 ) -> Result<Json<Thing>, ApiError> {
     let tenant = query.tenant_id;
-    let endpoint = endpoint_for(&state, &caller, tenant, &endpoint_id, Access::Configure).await?;
+    let endpoint =
+        endpoint_for(&state, &caller, tenant, endpoint_id, HomeAccess::Configure).await?;
     if let Some(Some(_)) = body.presented_as
         && !presentable(&endpoint.known_capabilities())
     {

@@ -2,7 +2,7 @@
 //! malformed or wrong-typed request is always a 4xx with the field at fault.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
 use axum::http::header;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
@@ -98,5 +98,35 @@ where
                 };
                 ApiError::validation(field, format!("bad query parameter: {detail}"))
             })
+    }
+}
+
+/// The one path parameter of an operation, as its typed id:
+/// `ApiPath<DeviceId>` on `/v1/devices/{deviceId}`. A value that is not a
+/// UUID is a 400 naming the parameter (`deviceId must be a UUID`).
+#[derive(Debug, Clone, Copy)]
+pub struct ApiPath<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiPath<T>
+where
+    S: Send + Sync,
+    T: std::str::FromStr<Err = uuid::Error>,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let params = RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::internal(format!("path parameters: {e}")))?;
+        let mut params = params.iter();
+        let (Some((name, value)), None) = (params.next(), params.next()) else {
+            return Err(ApiError::internal(
+                "ApiPath serves operations with exactly one path parameter",
+            ));
+        };
+        value
+            .parse()
+            .map(ApiPath)
+            .map_err(|_| ApiError::validation(name, format!("{name} must be a UUID")))
     }
 }

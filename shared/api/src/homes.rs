@@ -1,9 +1,7 @@
 //! The homes operation group: properties, rooms, things, endpoints and the
 //! capability catalogue. (The catalogue and the property list exist so far.)
 
-use std::collections::BTreeSet;
-
-use alyt_domain::access::{Denied, HomeReach, Principal, Scope};
+use alyt_domain::access::Scope;
 use alyt_domain::capability::{CapabilityCatalogue, catalogue};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
@@ -15,6 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::extract::ApiQuery;
 use crate::list::{ListResponse, PageParams, encode_cursor};
@@ -98,35 +97,8 @@ pub struct TenantPage {
     pub cursor: Option<String>,
 }
 
-/// Which of a tenant's homes a caller may see.
-enum Visible {
-    All,
-    Households(BTreeSet<ClientId>),
-    /// A guest's pinned home.
-    One(PropertyId),
-}
-
 fn not_found() -> ApiError {
     ApiError::not_found("no such tenant")
-}
-
-/// Staff read every tenant; tenant roles and keys see all of theirs; household
-/// people see their own homes (a guest only the pinned one). Anything else is
-/// the same 404 as a tenant that does not exist.
-fn visible_properties(caller: &Principal, tenant: TenantId) -> Result<Visible, ApiError> {
-    caller
-        .require_scope(Scope::TenantRead)
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
-    match caller.home_reach(tenant) {
-        HomeReach::Everything => Ok(Visible::All),
-        // A guest of exactly one home reads just that home.
-        HomeReach::Homes { households, pinned } => match pinned.first() {
-            Some(only) if households.is_empty() && pinned.len() == 1 => Ok(Visible::One(*only)),
-            _ => Ok(Visible::Households(households)),
-        },
-        HomeReach::Connector(_) => Err(Denied::ConnectorOnly.into()),
-        HomeReach::Nothing => Err(not_found()),
-    }
 }
 
 /// The homes of a tenant the caller may see, oldest first.
@@ -156,30 +128,31 @@ pub async fn list_properties(
     };
     let limit = page.limit()?;
     let after = page.after_in(&format!("TENANT#{}", query.tenant_id))?;
-    let visible = visible_properties(&caller, query.tenant_id)?;
+    // Staff read every tenant; tenant roles and keys see all of theirs;
+    // household people see their own homes (a guest only the pinned one).
+    // Anything else is the same 404 as a tenant that does not exist.
+    caller.require_scope(Scope::TenantRead)?;
+    let reach = tenant_reach(&caller, query.tenant_id, not_found)?;
     let tenancy = Tenancy(&*state.store);
     if tenancy.tenant(query.tenant_id).await?.is_none() {
         return Err(not_found());
     }
-    let (items, next) = match visible {
-        Visible::One(id) => {
-            let one = tenancy.property(query.tenant_id, id).await?;
+    let (items, next) = match &reach {
+        // A guest of exactly one home reads just that home.
+        Reach::Homes { households, pinned } if households.is_empty() && pinned.len() == 1 => {
+            let only = pinned.iter().copied().next();
+            let one = match only {
+                Some(id) => tenancy.property(query.tenant_id, id).await?,
+                None => None,
+            };
             (one.into_iter().collect(), None)
         }
-        Visible::All => tenancy.properties(query.tenant_id, limit, after).await?,
-        Visible::Households(clients) => {
+        Reach::Everything => tenancy.properties(query.tenant_id, limit, after).await?,
+        Reach::Homes { .. } => {
             let (all, next) = tenancy.properties(query.tenant_id, limit, after).await?;
-            let guest_pins: BTreeSet<PropertyId> = match &caller {
-                Principal::Person { claims, .. } => claims
-                    .clients
-                    .values()
-                    .filter_map(|g| g.property_id)
-                    .collect(),
-                Principal::Key { .. } => BTreeSet::new(),
-            };
             let mine = all
                 .into_iter()
-                .filter(|p| clients.contains(&p.client_id) || guest_pins.contains(&p.id))
+                .filter(|p| reach.covers(p.client_id, p.id))
                 .collect();
             (mine, next)
         }

@@ -25,7 +25,7 @@
 //! * `GET /v1/integrations/{integrationId}/endpoints?tenantId`: the raw
 //!   endpoints of the integration (spec: Endpoint list response).
 //!
-//! Who: the rule of rooms ([`crate::rooms::access_to`]): connecting,
+//! Who: the rule of rooms ([`crate::access::access_to`]): connecting,
 //! answering, discovering and removing configure the home (the household's
 //! OWNER, tenant ADMIN/INSTALLER, keys bound to the tenant, platform
 //! OWNER/STAFF); reading needs sight of the home (any member, a guest in its
@@ -71,7 +71,7 @@ use alyt_store::repo::rooms::{RoomRecord, Rooms};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use alyt_store::{PageKey, TxWrite};
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
@@ -80,15 +80,15 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::access::{HomeAccess, HomeNeed, access_to, home_for, no_such_property, tenant_gate};
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
 use crate::devices::TenantParam;
 use crate::endpoints::{Endpoint, Installed, connector_problem, endpoint_object};
-use crate::extract::{ApiJson, ApiQuery};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::homes::TenantPage;
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::Problem;
-use crate::rooms::{Access, access_to, no_such_property, tenant_gate};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -146,18 +146,24 @@ impl Need {
         }
     }
 
-    fn access(self) -> Access {
+    fn access(self) -> HomeAccess {
         match self {
-            Need::See => Access::See,
-            Need::Configure => Access::Configure,
+            Need::See => HomeAccess::See,
+            Need::Configure => HomeAccess::Configure,
         }
     }
-}
 
-fn scope_check(caller: &Principal, need: Need) -> Result<(), ApiError> {
-    caller
-        .require_scope(need.scope())
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))
+    /// What this need asks of a home (the rooms' rule with the integrations
+    /// scopes and refusals), `missing` answering a home that is missing or
+    /// not the caller's.
+    fn in_home(self, missing: fn() -> ApiError) -> HomeNeed {
+        HomeNeed {
+            access: self.access(),
+            scope: self.scope(),
+            refusal: refusal_text(self),
+            missing,
+        }
+    }
 }
 
 /// Whether the caller has `need` in `property` (`Some(false)`: sees it with
@@ -175,33 +181,6 @@ fn refusal_text(need: Need) -> &'static str {
     }
 }
 
-/// Home `property` of `tenant` when the caller has `need` there (the rooms'
-/// rule with the integrations scopes): 403 for a key without the scope or a
-/// weaker role, 404 (`missing`) for a home that is missing or not the
-/// caller's. One get.
-async fn home_for(
-    state: &AppState,
-    caller: &Principal,
-    tenant: TenantId,
-    property: PropertyId,
-    need: Need,
-    missing: fn() -> ApiError,
-) -> Result<PropertyRecord, ApiError> {
-    crate::rooms::home_for(
-        state,
-        caller,
-        tenant,
-        property,
-        crate::rooms::HomeNeed {
-            access: need.access(),
-            scope: need.scope(),
-            refusal: refusal_text(need),
-            missing,
-        },
-    )
-    .await
-}
-
 /// Integration `id` of `tenant` and its home, when the caller has `need`
 /// there (404 "no such integration" otherwise). Two gets. A LIVE key reads
 /// the integrations made from its own connector (any other answers as
@@ -210,13 +189,10 @@ async fn integration_for(
     state: &AppState,
     caller: &Principal,
     tenant: TenantId,
-    id: &str,
+    id: IntegrationId,
     need: Need,
 ) -> Result<(IntegrationRecord, PropertyRecord), ApiError> {
-    let id: IntegrationId = id
-        .parse()
-        .map_err(|_| ApiError::validation("integrationId", "integrationId must be a UUID"))?;
-    scope_check(caller, need)?;
+    caller.require_scope(need.scope())?;
     if let Some(connector) = caller.acts_for_connector(tenant) {
         if need == Need::Configure {
             return Err(Denied::ConnectorOnly.into());
@@ -242,8 +218,7 @@ async fn integration_for(
         caller,
         tenant,
         integration.property_id,
-        need,
-        no_such_integration,
+        need.in_home(no_such_integration),
     )
     .await?;
     Ok((integration, home))
@@ -536,8 +511,7 @@ pub async fn connect_integration(
         &caller,
         body.tenant_id,
         body.property_id,
-        Need::Configure,
-        no_such_property,
+        Need::Configure.in_home(no_such_property),
     )
     .await?;
     let connector = installable(&state, body.tenant_id, body.connector_id).await?;
@@ -573,7 +547,7 @@ pub async fn answer_challenge(
     ApiJson(body): ApiJson<ChallengeAnswer>,
 ) -> Result<Json<ConnectResult>, ApiError> {
     check_input(&body.input)?;
-    scope_check(&caller, Need::Configure)?;
+    caller.require_scope(Need::Configure.scope())?;
     if body.token.is_empty() {
         return Err(ApiError::validation(
             "token",
@@ -590,8 +564,7 @@ pub async fn answer_challenge(
         &caller,
         challenge.tenant_id,
         challenge.property_id,
-        Need::Configure,
-        no_such_property,
+        Need::Configure.in_home(no_such_property),
     )
     .await?;
     let connector = installable(&state, challenge.tenant_id, challenge.connector_id).await?;
@@ -967,14 +940,14 @@ pub struct DiscoverRequest {
 pub async fn discover_integration(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(integration_id): Path<String>,
+    ApiPath(integration_id): ApiPath<IntegrationId>,
     ApiJson(body): ApiJson<DiscoverRequest>,
 ) -> Result<Json<DiscoveryResult>, ApiError> {
     let (integration, _) = integration_for(
         &state,
         &caller,
         body.tenant_id,
-        &integration_id,
+        integration_id,
         Need::Configure,
     )
     .await?;
@@ -1025,7 +998,7 @@ pub async fn list_integrations(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    scope_check(&caller, Need::See)?;
+    caller.require_scope(Need::See.scope())?;
     let reach = caller.home_reach(tenant);
     let no_such_tenant = || ApiError::not_found("no such tenant");
     let repo = Integrations(&*state.store);
@@ -1129,11 +1102,11 @@ pub async fn list_integrations(
 pub async fn get_integration(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(integration_id): Path<String>,
+    ApiPath(integration_id): ApiPath<IntegrationId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Integration>, ApiError> {
     let (integration, _) =
-        integration_for(&state, &caller, query.tenant_id, &integration_id, Need::See).await?;
+        integration_for(&state, &caller, query.tenant_id, integration_id, Need::See).await?;
     Ok(Json(Integration::from(&integration)))
 }
 
@@ -1158,14 +1131,14 @@ pub async fn get_integration(
 pub async fn delete_integration(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(integration_id): Path<String>,
+    ApiPath(integration_id): ApiPath<IntegrationId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<StatusCode, ApiError> {
     let (integration, _) = integration_for(
         &state,
         &caller,
         query.tenant_id,
-        &integration_id,
+        integration_id,
         Need::Configure,
     )
     .await?;
@@ -1213,7 +1186,7 @@ pub async fn delete_integration(
 pub async fn list_integration_endpoints(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(integration_id): Path<String>,
+    ApiPath(integration_id): ApiPath<IntegrationId>,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Endpoint>>, ApiError> {
     let page = PageParams {
@@ -1222,7 +1195,7 @@ pub async fn list_integration_endpoints(
     };
     let limit = page.limit()?;
     let (integration, _) =
-        integration_for(&state, &caller, query.tenant_id, &integration_id, Need::See).await?;
+        integration_for(&state, &caller, query.tenant_id, integration_id, Need::See).await?;
     // The list reads the integration's index partition: a cursor of any
     // other list is refused before it reaches the store.
     let after = page.after_on_index(&format!("INTEGRATION#{}", integration.id))?;

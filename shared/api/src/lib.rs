@@ -5,6 +5,7 @@
 //! A router never knows its runtime: the local binary and each Lambda build an
 //! [`AppState`] from their own adapters and call [`app`] with the groups they serve.
 
+pub mod access;
 pub mod app;
 pub mod auth;
 pub mod bootstrap;

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use alyt_domain::access::{Denied, HomeReach, Scope};
+use alyt_domain::access::Scope;
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_store::PageKey;
 use alyt_store::repo::notifications::{NotificationRecord, Notifications};
@@ -27,6 +27,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
+use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::extract::ApiQuery;
 use crate::list::{ListResponse, PageParams, encode_cursor};
@@ -118,41 +119,37 @@ pub async fn list_notifications(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    caller
-        .require_scope(Scope::NotificationsRead)
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+    caller.require_scope(Scope::NotificationsRead)?;
     let tenant = query.tenant_id;
     // Which homes' (and households') notifications: None = the whole tenant.
-    let homes: Option<(BTreeSet<PropertyId>, BTreeSet<ClientId>)> = match caller.home_reach(tenant)
-    {
-        HomeReach::Everything => None,
-        HomeReach::Homes { households, .. } if households.is_empty() => {
-            return Err(ApiError::forbidden(
-                "guests do not read a home's notifications",
-            ));
-        }
-        HomeReach::Homes { households, .. } => {
-            let tenancy = Tenancy(&*state.store);
-            let mut mine = BTreeSet::new();
-            let mut at = None;
-            loop {
-                let (properties, next) = tenancy.properties(tenant, 200, at).await?;
-                mine.extend(
-                    properties
-                        .into_iter()
-                        .filter(|p| households.contains(&p.client_id))
-                        .map(|p| p.id),
-                );
-                match next {
-                    Some(next) => at = Some(next),
-                    None => break,
-                }
+    let homes: Option<(BTreeSet<PropertyId>, BTreeSet<ClientId>)> =
+        match tenant_reach(&caller, tenant, not_found)? {
+            Reach::Everything => None,
+            Reach::Homes { households, .. } if households.is_empty() => {
+                return Err(ApiError::forbidden(
+                    "guests do not read a home's notifications",
+                ));
             }
-            Some((mine, households))
-        }
-        HomeReach::Connector(_) => return Err(Denied::ConnectorOnly.into()),
-        HomeReach::Nothing => return Err(not_found()),
-    };
+            Reach::Homes { households, .. } => {
+                let tenancy = Tenancy(&*state.store);
+                let mut mine = BTreeSet::new();
+                let mut at = None;
+                loop {
+                    let (properties, next) = tenancy.properties(tenant, 200, at).await?;
+                    mine.extend(
+                        properties
+                            .into_iter()
+                            .filter(|p| households.contains(&p.client_id))
+                            .map(|p| p.id),
+                    );
+                    match next {
+                        Some(next) => at = Some(next),
+                        None => break,
+                    }
+                }
+                Some((mine, households))
+            }
+        };
     let tenancy = Tenancy(&*state.store);
     if tenancy.tenant(tenant).await?.is_none() {
         return Err(not_found());

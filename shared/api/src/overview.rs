@@ -19,7 +19,7 @@
 //!   every room's flag; voice members of rooms whose flag changed, and
 //!   unassigned voice things, are commanded; the others are skipped.
 //!
-//! Who: as rooms (`crate::rooms::access_to`): seeing needs any membership
+//! Who: as rooms (`crate::access::access_to`): seeing needs any membership
 //! (`things:read` for keys), actions control (`things:control`), the
 //! dashboard PUT configuration (`rooms:write`).
 //!
@@ -49,22 +49,23 @@ use alyt_store::repo::integrations::EndpointRecord;
 use alyt_store::repo::rooms::{DashboardRecord, RoomRecord, Rooms};
 use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::devices::{TenantParam, Thing};
 use crate::endpoints::{ReadOutcome, installed, read_and_store};
-use crate::extract::{ApiJson, ApiQuery};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::problem::Problem;
 use crate::rooms::{
-    Access, ActionQuery, ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome,
-    home_for, home_things, member_things, parse_property_id, room_view, run_on_members,
-    send_listening, set_listening, skip_unchanged, unchanged_reason, value_for,
+    ActionQuery, ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome, home_things,
+    member_things, room_view, run_on_members, send_listening, set_listening, skip_unchanged,
+    unchanged_reason, value_for,
 };
 use crate::{ApiError, AppState};
 
@@ -224,11 +225,17 @@ fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
 pub async fn get_overview(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(property_id): Path<String>,
+    ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Overview>, ApiError> {
-    let property_id = parse_property_id(&property_id)?;
-    let property = home_for(&state, &caller, query.tenant_id, property_id, Access::See).await?;
+    let property = home_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        property_id,
+        HomeAccess::See,
+    )
+    .await?;
     let home = read_home(&state, &property).await?;
     Ok(Json(overview_of(&property, &home)))
 }
@@ -270,11 +277,17 @@ pub struct PutDashboardRequest {
 pub async fn get_dashboard(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(property_id): Path<String>,
+    ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Dashboard>, ApiError> {
-    let property_id = parse_property_id(&property_id)?;
-    let property = home_for(&state, &caller, query.tenant_id, property_id, Access::See).await?;
+    let property = home_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        property_id,
+        HomeAccess::See,
+    )
+    .await?;
     let stored = Rooms(&*state.store).dashboard(property.id).await?;
     Ok(Json(Dashboard {
         property_id: property.id,
@@ -302,11 +315,10 @@ pub async fn get_dashboard(
 pub async fn put_dashboard(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(property_id): Path<String>,
+    ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<PutDashboardRequest>,
 ) -> Result<Json<Dashboard>, ApiError> {
-    let property_id = parse_property_id(&property_id)?;
     if body.pins.len() > DASHBOARD_PINS_MAX {
         return Err(ApiError::validation(
             "pins",
@@ -321,7 +333,7 @@ pub async fn put_dashboard(
         &caller,
         query.tenant_id,
         property_id,
-        Access::Configure,
+        HomeAccess::Configure,
     )
     .await?;
     let pins = body
@@ -364,14 +376,13 @@ pub async fn put_dashboard(
 pub async fn run_property_action(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(property_id): Path<String>,
+    ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<ActionQuery>,
     ApiJson(body): ApiJson<RunActionRequest>,
 ) -> Result<Json<ActionResult>, ApiError> {
-    let property_id = parse_property_id(&property_id)?;
     let tenant = body.tenant(&query)?;
     let action = body.reference()?;
-    let property = home_for(&state, &caller, tenant, property_id, Access::Control).await?;
+    let property = home_for(&state, &caller, tenant, property_id, HomeAccess::Control).await?;
     let home = read_home(&state, &property).await?;
     let HouseRead {
         tile,
@@ -461,16 +472,15 @@ pub struct RefreshResult {
 pub async fn refresh_property(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(property_id): Path<String>,
+    ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<RefreshResult>, ApiError> {
-    let property_id = parse_property_id(&property_id)?;
     let property = home_for(
         &state,
         &caller,
         query.tenant_id,
         property_id,
-        Access::Control,
+        HomeAccess::Control,
     )
     .await?;
     let things = home_things(&*state.store, property.tenant_id, property.id).await?;
@@ -533,7 +543,8 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
-    use crate::rooms::{read_room_view, room_for};
+    use crate::access::room_for;
+    use crate::rooms::read_room_view;
     use crate::{Adapters, Settings};
     use alyt_store::counting::CountingStore;
 
@@ -685,7 +696,7 @@ mod tests {
         let expected_room: BTreeMap<&str, usize> =
             [("get", 3), ("query", 1), ("batch_get", 1)].into();
         for (room, members) in [(living, 1), (kitchen, 40)] {
-            let (record, _) = room_for(&state, &caller, tenant, room, Access::See)
+            let (record, _) = room_for(&state, &caller, tenant, room, HomeAccess::See)
                 .await
                 .unwrap();
             let (view, _) = read_room_view(&state, &record).await.unwrap();
@@ -694,7 +705,7 @@ mod tests {
         }
 
         // The overview: 1 get, 2 queries, 1 batch get per 50 devices.
-        let property = home_for(&state, &caller, tenant, home.id, Access::See)
+        let property = home_for(&state, &caller, tenant, home.id, HomeAccess::See)
             .await
             .unwrap();
         let overview = overview_of(&property, &read_home(&state, &property).await.unwrap());

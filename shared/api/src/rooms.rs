@@ -23,7 +23,7 @@
 //! * `POST /v1/rooms/{roomId}/actions` (run-action request): see
 //!   [`run_on_members`].
 //!
-//! Who (one rule, [`access_to`], over `Principal::home_reach`): any member
+//! Who (one rule, [`Principal::home_access`], applied by [`crate::access`]): any member
 //! of the household sees its homes and controls their rooms, a GUEST only
 //! its pinned home (its claims name the home only during the stay); only
 //! the household's OWNER configures a room (create, rename, icon, tile
@@ -58,7 +58,6 @@
 
 use std::collections::BTreeMap;
 
-use alyt_domain::access::{Denied, HomeReach, HouseholdRole, PlatformRole, Principal, Scope};
 use alyt_domain::capability::RoomActionPrimitive;
 use alyt_domain::device::{CommandId, CommandRequest};
 use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
@@ -69,9 +68,8 @@ use alyt_store::Store;
 use alyt_store::repo::devices::{DeviceRecord, Devices};
 use alyt_store::repo::integrations::{EndpointRecord, HomeThings, Integrations};
 use alyt_store::repo::rooms::{RoomRecord, Rooms};
-use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -80,10 +78,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
+use crate::access::{HomeAccess, home_for, no_such_room, room_for};
 use crate::auth::Caller;
 use crate::devices::{Device, TenantParam, Thing, device_row};
 use crate::endpoints::{Endpoint, Installed, endpoint_object, endpoint_thing};
-use crate::extract::{ApiJson, ApiQuery};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::Problem;
 use crate::{ApiError, AppState};
@@ -95,190 +94,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(get_room, patch_room, delete_room))
         .routes(routes!(merge_rooms))
         .routes(routes!(run_room_action))
-}
-
-// ---------------------------------------------------------------------------
-// Who may do what
-
-/// What a caller may do in one home, weakest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Access {
-    /// See the house (platform SUPPORT).
-    See,
-    /// Control rooms and things (household MEMBER, a GUEST in its home).
-    Control,
-    /// Configure rooms (household OWNER, tenant roles, keys, platform
-    /// OWNER/STAFF).
-    Configure,
-}
-
-impl Access {
-    fn scope(self) -> Scope {
-        match self {
-            Access::See => Scope::ThingsRead,
-            Access::Control => Scope::ThingsControl,
-            Access::Configure => Scope::RoomsWrite,
-        }
-    }
-
-    fn refusal(self) -> &'static str {
-        match self {
-            Access::See => "you cannot see this home",
-            Access::Control => "your role cannot control this home (platform SUPPORT only sees it)",
-            Access::Configure => "configuring rooms needs the household's OWNER role",
-        }
-    }
-}
-
-/// The caller's access to `property`; `None` when the home is not the
-/// caller's (it answers like a missing one).
-pub(crate) fn access_to(caller: &Principal, property: &PropertyRecord) -> Option<Access> {
-    match caller.platform_role() {
-        Some(PlatformRole::Support) => return Some(Access::See),
-        Some(PlatformRole::Owner | PlatformRole::Staff) => return Some(Access::Configure),
-        None => {}
-    }
-    match caller.home_reach(property.tenant_id) {
-        HomeReach::Everything => Some(Access::Configure),
-        // A LIVE key reaches no home (the gates refuse it first).
-        HomeReach::Connector(_) | HomeReach::Nothing => None,
-        HomeReach::Homes { households, pinned } => {
-            if households.contains(&property.client_id) {
-                let owner = caller
-                    .household_grant(property.client_id)
-                    .is_some_and(|g| g.role == HouseholdRole::Owner);
-                Some(if owner {
-                    Access::Configure
-                } else {
-                    Access::Control
-                })
-            } else if pinned.contains(&property.id) {
-                Some(Access::Control)
-            } else {
-                None
-            }
-        }
-    }
-}
-
-pub(crate) fn no_such_room() -> ApiError {
-    ApiError::not_found("no such room")
-}
-
-pub(crate) fn no_such_property() -> ApiError {
-    ApiError::not_found("no such property")
-}
-
-pub(crate) fn scope_check(caller: &Principal, needed: Access) -> Result<(), ApiError> {
-    caller
-        .require_scope(needed.scope())
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))
-}
-
-/// The first gate of every operation on a tenant's homes and what is in
-/// them: a tenant the caller does not reach answers `missing` (404); a LIVE
-/// key, which acts only for its connector's integrations and endpoints, is
-/// refused (403).
-pub(crate) fn tenant_gate(
-    caller: &Principal,
-    tenant: TenantId,
-    missing: fn() -> ApiError,
-) -> Result<(), ApiError> {
-    match caller.home_reach(tenant) {
-        HomeReach::Nothing => Err(missing()),
-        HomeReach::Connector(_) => Err(Denied::ConnectorOnly.into()),
-        HomeReach::Everything | HomeReach::Homes { .. } => Ok(()),
-    }
-}
-
-/// What an operation needs in a home: the role-level access, the key scope,
-/// what a weaker role is told (403) and what a missing home answers (404).
-pub(crate) struct HomeNeed {
-    pub access: Access,
-    pub scope: Scope,
-    pub refusal: &'static str,
-    pub missing: fn() -> ApiError,
-}
-
-impl From<Access> for HomeNeed {
-    /// The rooms' rule: the access's own scope and refusal.
-    fn from(access: Access) -> Self {
-        HomeNeed {
-            access,
-            scope: access.scope(),
-            refusal: access.refusal(),
-            missing: no_such_property,
-        }
-    }
-}
-
-/// The home `property_id` of `tenant` when the caller has `needed` there:
-/// 403 for a key without the scope or a caller who sees the home with less,
-/// 404 for a home that is missing or not the caller's. One get.
-pub(crate) async fn home_for(
-    state: &AppState,
-    caller: &Principal,
-    tenant: TenantId,
-    property_id: PropertyId,
-    needed: impl Into<HomeNeed>,
-) -> Result<PropertyRecord, ApiError> {
-    let needed = needed.into();
-    caller
-        .require_scope(needed.scope)
-        .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
-    tenant_gate(caller, tenant, needed.missing)?;
-    let property = Tenancy(&*state.store)
-        .property(tenant, property_id)
-        .await?
-        .ok_or_else(needed.missing)?;
-    match access_to(caller, &property) {
-        None => Err((needed.missing)()),
-        Some(access) if access < needed.access => Err(ApiError::forbidden(needed.refusal)),
-        Some(_) => Ok(property),
-    }
-}
-
-/// Room `room_id` of `tenant` with its home, when the caller has `needed`
-/// there (errors as [`home_for`], 404 "no such room"). Three gets: the room
-/// ref, then the room and the home together.
-pub(crate) async fn room_for(
-    state: &AppState,
-    caller: &Principal,
-    tenant: TenantId,
-    room_id: RoomId,
-    needed: Access,
-) -> Result<(RoomRecord, PropertyRecord), ApiError> {
-    scope_check(caller, needed)?;
-    tenant_gate(caller, tenant, no_such_room)?;
-    let rooms = Rooms(&*state.store);
-    let at = rooms
-        .locate(room_id)
-        .await?
-        .filter(|at| at.tenant_id == tenant)
-        .ok_or_else(no_such_room)?;
-    let tenancy = Tenancy(&*state.store);
-    let (room, property) = tokio::try_join!(
-        rooms.get(at.property_id, room_id),
-        tenancy.property(tenant, at.property_id)
-    )?;
-    let (Some(room), Some(property)) = (room, property) else {
-        return Err(no_such_room());
-    };
-    match access_to(caller, &property) {
-        None => Err(no_such_room()),
-        Some(access) if access < needed => Err(ApiError::forbidden(needed.refusal())),
-        Some(_) => Ok((room, property)),
-    }
-}
-
-pub(crate) fn parse_room_id(raw: &str) -> Result<RoomId, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::validation("roomId", "roomId must be a UUID"))
-}
-
-pub(crate) fn parse_property_id(raw: &str) -> Result<PropertyId, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::validation("propertyId", "propertyId must be a UUID"))
 }
 
 // ---------------------------------------------------------------------------
@@ -496,7 +311,7 @@ pub async fn list_rooms(
         &caller,
         query.tenant_id,
         query.property_id,
-        Access::See,
+        HomeAccess::See,
     )
     .await?;
     let (rooms, next) = Rooms(&*state.store).page(property.id, limit, after).await?;
@@ -629,7 +444,7 @@ pub async fn create_room(
         &caller,
         body.tenant_id,
         body.property_id,
-        Access::Configure,
+        HomeAccess::Configure,
     )
     .await?;
     let mut record = RoomRecord::new(property.tenant_id, property.id, &name, state.clock.now());
@@ -660,11 +475,10 @@ pub async fn create_room(
 pub async fn get_room(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<RoomId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<RoomView>, ApiError> {
-    let room_id = parse_room_id(&room_id)?;
-    let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, Access::See).await?;
+    let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, HomeAccess::See).await?;
     let (view, _) = read_room_view(&state, &room).await?;
     Ok(Json(view))
 }
@@ -821,16 +635,15 @@ async fn rewrite_room(
 pub async fn patch_room(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<RoomId>,
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<PatchRoomRequest>,
 ) -> Result<Json<RoomView>, ApiError> {
-    let room_id = parse_room_id(&room_id)?;
     body.check()?;
     let needed = if body.configures() {
-        Access::Configure
+        HomeAccess::Configure
     } else {
-        Access::Control
+        HomeAccess::Control
     };
     let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, needed).await?;
     let (room, before) = rewrite_room(&state, room, |r| body.apply(r)).await?;
@@ -915,11 +728,17 @@ async fn move_members(
 pub async fn delete_room(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<RoomId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<StatusCode, ApiError> {
-    let room_id = parse_room_id(&room_id)?;
-    let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, Access::Configure).await?;
+    let (room, _) = room_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        room_id,
+        HomeAccess::Configure,
+    )
+    .await?;
     let things = home_things(&*state.store, room.tenant_id, room.property_id).await?;
     move_members(&state, in_room(&things, room.id), None).await?;
     Rooms(&*state.store).delete(&room).await?;
@@ -984,10 +803,9 @@ const MERGE_MAX: usize = 20;
 pub async fn merge_rooms(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<RoomId>,
     ApiJson(body): ApiJson<MergeRoomsRequest>,
 ) -> Result<Json<MergeResult>, ApiError> {
-    let room_id = parse_room_id(&room_id)?;
     if body.from.is_empty() || body.from.len() > MERGE_MAX {
         return Err(ApiError::validation(
             "from",
@@ -1002,7 +820,14 @@ pub async fn merge_rooms(
             ));
         }
     }
-    let (kept, _) = room_for(&state, &caller, body.tenant_id, room_id, Access::Configure).await?;
+    let (kept, _) = room_for(
+        &state,
+        &caller,
+        body.tenant_id,
+        room_id,
+        HomeAccess::Configure,
+    )
+    .await?;
     let rooms = Rooms(&*state.store);
     let mut merging = Vec::with_capacity(body.from.len());
     for (i, id) in body.from.iter().enumerate() {
@@ -1430,14 +1255,13 @@ pub(crate) async fn set_listening(
 pub async fn run_room_action(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(room_id): Path<String>,
+    ApiPath(room_id): ApiPath<RoomId>,
     ApiQuery(query): ApiQuery<ActionQuery>,
     ApiJson(body): ApiJson<RunActionRequest>,
 ) -> Result<Json<ActionResult>, ApiError> {
-    let room_id = parse_room_id(&room_id)?;
     let tenant = body.tenant(&query)?;
     let action = body.reference()?;
-    let (room, _) = room_for(&state, &caller, tenant, room_id, Access::Control).await?;
+    let (room, _) = room_for(&state, &caller, tenant, room_id, HomeAccess::Control).await?;
     let (view, members) = read_room_view(&state, &room).await?;
     let value = value_for(
         &action,

@@ -414,6 +414,29 @@ pub enum HomeReach {
     Nothing,
 }
 
+/// What a caller may do in one home, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HomeAccess {
+    /// See the house (platform SUPPORT).
+    See,
+    /// Control rooms and things (household MEMBER, a GUEST in its home).
+    Control,
+    /// Configure rooms (household OWNER, tenant roles, DEV keys in their
+    /// sandbox, platform OWNER/STAFF).
+    Configure,
+}
+
+impl HomeAccess {
+    /// The scope a key needs for this access to a home's rooms and things.
+    pub fn scope(self) -> Scope {
+        match self {
+            HomeAccess::See => Scope::ThingsRead,
+            HomeAccess::Control => Scope::ThingsControl,
+            HomeAccess::Configure => Scope::RoomsWrite,
+        }
+    }
+}
+
 impl Principal {
     pub fn home_reach(&self, tenant: TenantId) -> HomeReach {
         if self.platform_role().is_some() || self.tenant_role(tenant).is_some() {
@@ -443,6 +466,45 @@ impl Principal {
             HomeReach::Nothing
         } else {
             HomeReach::Homes { households, pinned }
+        }
+    }
+
+    /// The caller's access to the home `property` of household `client` in
+    /// `tenant`; `None` when the home is not the caller's (it answers like a
+    /// missing one). Platform SUPPORT sees every home; OWNER and STAFF, the
+    /// tenant's roles and a DEV key in its sandbox configure; a household
+    /// OWNER configures its homes, a MEMBER controls them, a GUEST controls
+    /// its pinned home; a LIVE key reaches no home.
+    pub fn home_access(
+        &self,
+        tenant: TenantId,
+        client: ClientId,
+        property: PropertyId,
+    ) -> Option<HomeAccess> {
+        match self.platform_role() {
+            Some(PlatformRole::Support) => return Some(HomeAccess::See),
+            Some(PlatformRole::Owner | PlatformRole::Staff) => return Some(HomeAccess::Configure),
+            None => {}
+        }
+        match self.home_reach(tenant) {
+            HomeReach::Everything => Some(HomeAccess::Configure),
+            HomeReach::Connector(_) | HomeReach::Nothing => None,
+            HomeReach::Homes { households, pinned } => {
+                if households.contains(&client) {
+                    let owner = self
+                        .household_grant(client)
+                        .is_some_and(|g| g.role == HouseholdRole::Owner);
+                    Some(if owner {
+                        HomeAccess::Configure
+                    } else {
+                        HomeAccess::Control
+                    })
+                } else if pinned.contains(&property) {
+                    Some(HomeAccess::Control)
+                } else {
+                    None
+                }
+            }
         }
     }
 }
@@ -586,6 +648,66 @@ mod tests {
         let mut installer = claims();
         installer.tenants.insert(tenant, TenantRole::Installer);
         assert_eq!(person(installer).home_reach(tenant), HomeReach::Everything);
+    }
+
+    #[test]
+    fn home_access_by_role() {
+        let tenant = TenantId::new();
+        let (owned, joined, guested) = (ClientId::new(), ClientId::new(), ClientId::new());
+        let (pinned, elsewhere) = (PropertyId::new(), PropertyId::new());
+        let mut c = claims();
+        for (client, role, property) in [
+            (owned, HouseholdRole::Owner, None),
+            (joined, HouseholdRole::Member, None),
+            (guested, HouseholdRole::Guest, Some(pinned)),
+        ] {
+            let grant = ClientGrant {
+                role,
+                tenant_id: tenant,
+                property_id: property,
+            };
+            c.clients.insert(client, grant);
+        }
+        let person = |claims: Claims| Principal::Person {
+            claims,
+            kind: SessionKind::Household,
+            session: SessionId::new(),
+            developer: None,
+        };
+        let household = person(c);
+        let home = PropertyId::new();
+        assert_eq!(
+            household.home_access(tenant, owned, home),
+            Some(HomeAccess::Configure)
+        );
+        assert_eq!(
+            household.home_access(tenant, joined, home),
+            Some(HomeAccess::Control)
+        );
+        // A guest controls its pinned home only.
+        assert_eq!(
+            household.home_access(tenant, guested, pinned),
+            Some(HomeAccess::Control)
+        );
+        assert_eq!(household.home_access(tenant, guested, elsewhere), None);
+        assert_eq!(household.home_access(tenant, ClientId::new(), home), None);
+        assert_eq!(
+            household.home_access(TenantId::new(), owned, home),
+            None,
+            "a grant counts only in its tenant"
+        );
+        let mut support = claims();
+        support.platform_role = Some(PlatformRole::Support);
+        assert_eq!(
+            person(support).home_access(tenant, owned, home),
+            Some(HomeAccess::See)
+        );
+        let mut installer = claims();
+        installer.tenants.insert(tenant, TenantRole::Installer);
+        assert_eq!(
+            person(installer).home_access(tenant, ClientId::new(), home),
+            Some(HomeAccess::Configure)
+        );
     }
 
     #[test]

@@ -132,9 +132,7 @@ async fn connector_developer(
         Principal::Key {
             developer, kind, ..
         } => {
-            caller
-                .require_scope(scope)
-                .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+            caller.require_scope(scope)?;
             if *kind == KeyKind::Live {
                 return Err(ApiError::forbidden(
                     "a LIVE key acts for its own connector; manage connectors with a developer \

@@ -54,9 +54,7 @@ pub async fn stream_tenants(
             connector,
             ..
         } => {
-            caller
-                .require_scope(Scope::EventsRead)
-                .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+            caller.require_scope(Scope::EventsRead)?;
             Developers(&*state.store)
                 .get(*developer)
                 .await?

@@ -177,9 +177,7 @@ async fn webhook_developer(state: &AppState, caller: &Principal) -> Result<Manag
         Principal::Key {
             developer, key_id, ..
         } => {
-            caller
-                .require_scope(Scope::WebhooksWrite)
-                .map_err(|denied| ApiError::forbidden(denied.to_string()))?;
+            caller.require_scope(Scope::WebhooksWrite)?;
             let developer = Developers(&*state.store)
                 .get(*developer)
                 .await?

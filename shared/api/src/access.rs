@@ -1,0 +1,219 @@
+//! May this caller do this to that object: the one place where the domain's
+//! access rules ([`alyt_domain::access`]: roles, scopes, `HomeReach`,
+//! `HomeAccess`) meet the objects in the store and become the API's answers.
+//! An object the caller does not reach answers exactly like a missing one
+//! (404, the operation's own "no such ..."); one it reaches but may not act
+//! on is a 403 with the reason (a [`Denied`] converts with `?`).
+
+use std::collections::BTreeSet;
+
+pub(crate) use alyt_domain::access::HomeAccess;
+use alyt_domain::access::{Denied, HomeReach, Principal, Scope};
+use alyt_domain::ids::{ClientId, DeviceId, PropertyId, RoomId, TenantId};
+use alyt_store::Store;
+use alyt_store::repo::devices::{DeviceRecord, Devices};
+use alyt_store::repo::rooms::{RoomRecord, Rooms};
+use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+
+use crate::{ApiError, AppState};
+
+pub(crate) fn no_such_room() -> ApiError {
+    ApiError::not_found("no such room")
+}
+
+pub(crate) fn no_such_device() -> ApiError {
+    ApiError::not_found("no such device")
+}
+
+pub(crate) fn no_such_property() -> ApiError {
+    ApiError::not_found("no such property")
+}
+
+/// The homes of one tenant a caller reaches, once it reaches some.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Platform staff, the tenant's ADMIN/INSTALLER, a DEV key in its sandbox.
+    Everything,
+    /// Household people: every home of these households, plus the homes
+    /// guests are pinned to.
+    Homes {
+        households: BTreeSet<ClientId>,
+        pinned: BTreeSet<PropertyId>,
+    },
+}
+
+impl Reach {
+    /// Whether the home `property` of household `client` is within reach.
+    pub(crate) fn covers(&self, client: ClientId, property: PropertyId) -> bool {
+        match self {
+            Reach::Everything => true,
+            Reach::Homes { households, pinned } => {
+                households.contains(&client) || pinned.contains(&property)
+            }
+        }
+    }
+
+    /// Whether `device` stands in a home within reach: a pinned one (guests)
+    /// or a home of one of the households. One property read at most.
+    pub(crate) async fn holds_device(
+        &self,
+        store: &dyn Store,
+        device: &DeviceRecord,
+    ) -> Result<bool, ApiError> {
+        let Reach::Homes { households, pinned } = self else {
+            return Ok(true);
+        };
+        let Some(property) = device.property_id else {
+            return Ok(false);
+        };
+        if pinned.contains(&property) {
+            return Ok(true);
+        }
+        Ok(Tenancy(store)
+            .property(device.tenant_id, property)
+            .await?
+            .is_some_and(|p| households.contains(&p.client_id)))
+    }
+}
+
+/// The first gate of every operation on a tenant's homes and what is in
+/// them: a tenant the caller does not reach answers `missing` (404); a LIVE
+/// key, which acts only for its connector's integrations and endpoints, is
+/// refused (403).
+pub(crate) fn tenant_reach(
+    caller: &Principal,
+    tenant: TenantId,
+    missing: fn() -> ApiError,
+) -> Result<Reach, ApiError> {
+    match caller.home_reach(tenant) {
+        HomeReach::Everything => Ok(Reach::Everything),
+        HomeReach::Homes { households, pinned } => Ok(Reach::Homes { households, pinned }),
+        HomeReach::Connector(_) => Err(Denied::ConnectorOnly.into()),
+        HomeReach::Nothing => Err(missing()),
+    }
+}
+
+/// [`tenant_reach`] when the operation needs no more than passing the gate.
+pub(crate) fn tenant_gate(
+    caller: &Principal,
+    tenant: TenantId,
+    missing: fn() -> ApiError,
+) -> Result<(), ApiError> {
+    tenant_reach(caller, tenant, missing).map(|_| ())
+}
+
+/// The caller's access to `property`; `None` when the home is not the
+/// caller's (it answers like a missing one).
+pub(crate) fn access_to(caller: &Principal, property: &PropertyRecord) -> Option<HomeAccess> {
+    caller.home_access(property.tenant_id, property.client_id, property.id)
+}
+
+/// What a weaker role is told when it lacks `access` to a home's rooms.
+fn refusal(access: HomeAccess) -> &'static str {
+    match access {
+        HomeAccess::See => "you cannot see this home",
+        HomeAccess::Control => "your role cannot control this home (platform SUPPORT only sees it)",
+        HomeAccess::Configure => "configuring rooms needs the household's OWNER role",
+    }
+}
+
+/// What an operation needs in a home: the role-level access, the key scope,
+/// what a weaker role is told (403) and what a missing home answers (404).
+pub(crate) struct HomeNeed {
+    pub access: HomeAccess,
+    pub scope: Scope,
+    pub refusal: &'static str,
+    pub missing: fn() -> ApiError,
+}
+
+impl From<HomeAccess> for HomeNeed {
+    /// The rooms' rule: the access's own scope and refusal.
+    fn from(access: HomeAccess) -> Self {
+        HomeNeed {
+            access,
+            scope: access.scope(),
+            refusal: refusal(access),
+            missing: no_such_property,
+        }
+    }
+}
+
+/// The home `property_id` of `tenant` when the caller has `needed` there:
+/// 403 for a key without the scope or a caller who sees the home with less,
+/// 404 for a home that is missing or not the caller's. One get.
+pub(crate) async fn home_for(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    property_id: PropertyId,
+    needed: impl Into<HomeNeed>,
+) -> Result<PropertyRecord, ApiError> {
+    let needed = needed.into();
+    caller.require_scope(needed.scope)?;
+    tenant_gate(caller, tenant, needed.missing)?;
+    let property = Tenancy(&*state.store)
+        .property(tenant, property_id)
+        .await?
+        .ok_or_else(needed.missing)?;
+    match access_to(caller, &property) {
+        None => Err((needed.missing)()),
+        Some(access) if access < needed.access => Err(ApiError::forbidden(needed.refusal)),
+        Some(_) => Ok(property),
+    }
+}
+
+/// Room `room_id` of `tenant` with its home, when the caller has `needed`
+/// there (errors as [`home_for`], 404 "no such room"). Three gets: the room
+/// ref, then the room and the home together.
+pub(crate) async fn room_for(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    room_id: RoomId,
+    needed: HomeAccess,
+) -> Result<(RoomRecord, PropertyRecord), ApiError> {
+    caller.require_scope(needed.scope())?;
+    tenant_gate(caller, tenant, no_such_room)?;
+    let rooms = Rooms(&*state.store);
+    let at = rooms
+        .locate(room_id)
+        .await?
+        .filter(|at| at.tenant_id == tenant)
+        .ok_or_else(no_such_room)?;
+    let tenancy = Tenancy(&*state.store);
+    let (room, property) = tokio::try_join!(
+        rooms.get(at.property_id, room_id),
+        tenancy.property(tenant, at.property_id)
+    )?;
+    let (Some(room), Some(property)) = (room, property) else {
+        return Err(no_such_room());
+    };
+    match access_to(caller, &property) {
+        None => Err(no_such_room()),
+        Some(access) if access < needed => Err(ApiError::forbidden(refusal(needed))),
+        Some(_) => Ok((room, property)),
+    }
+}
+
+/// Device `device_id` of `tenant` when the caller reaches it with `scope`
+/// (403 for a key without the scope, 404 for a device that is missing,
+/// deleted or in a home the caller does not reach). One or two gets.
+pub(crate) async fn device_for(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    device_id: DeviceId,
+    scope: Scope,
+) -> Result<DeviceRecord, ApiError> {
+    caller.require_scope(scope)?;
+    let reach = tenant_reach(caller, tenant, no_such_device)?;
+    let device = Devices(&*state.store)
+        .get(tenant, device_id)
+        .await?
+        .filter(|d| d.deleted_at.is_none())
+        .ok_or_else(no_such_device)?;
+    if !reach.holds_device(&*state.store, &device).await? {
+        return Err(no_such_device());
+    }
+    Ok(device)
+}
