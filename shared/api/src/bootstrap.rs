@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use alyt_domain::access::{PlatformRole, TenantRole};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
 use alyt_store::repo::CreateError;
+use alyt_store::repo::config::{Config, bootstrap_done_write};
 use alyt_store::repo::identity::{UserRecord, Users};
 use alyt_store::repo::tenancy::{NewHome, TenantRecord, create_tenant_writes, new_home_writes};
-use alyt_store::{Condition, Item, Key, TxWrite};
 
 use crate::auth::secrets::{hash_password_blocking, random_token};
 use crate::{ApiError, AppState};
@@ -27,17 +27,13 @@ pub struct FirstStart {
     pub property_id: PropertyId,
 }
 
-fn marker() -> Key {
-    Key::new("CONFIG#bootstrap", "DONE")
-}
-
 /// Creates the first owner and the demo household unless that was done before.
 pub async fn ensure_first_owner(
     state: &AppState,
     email: &str,
     password: Option<String>,
 ) -> Result<Option<FirstStart>, ApiError> {
-    if state.store.get(&marker()).await?.is_some() {
+    if Config(&*state.store).bootstrapped().await? {
         return Ok(None);
     }
     let now = state.clock.now();
@@ -93,10 +89,7 @@ pub async fn ensure_first_owner(
         now,
     })?;
     writes.extend(home_writes);
-    writes.push(TxWrite::Put {
-        item: Item::new(marker()).with("ownerId", user.id.to_string()),
-        condition: Some(Condition::item_absent()),
-    });
+    writes.push(bootstrap_done_write(user.id));
     match state.store.transact(writes).await {
         Ok(()) => Ok(Some(FirstStart {
             email: user.email,

@@ -30,6 +30,7 @@ use alyt_domain::access::{PlatformRole, Scope};
 use alyt_domain::device::{CommandRequest, CommandRow};
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_store::repo::commands::Commands;
+use alyt_store::repo::commands::command_list;
 use alyt_store::repo::devices::DeviceRecord;
 use axum::Json;
 use axum::extract::State;
@@ -182,7 +183,7 @@ pub async fn list_commands(
         Scope::DevicesRead,
     )
     .await?;
-    let after = page.after_in(&format!("DEVICE#{}", device.id))?;
+    let after = page.after_within(&command_list(device.id))?;
     let (rows, next) = Commands(&*state.store)
         .history(device.id, limit, after)
         .await?;

@@ -12,9 +12,9 @@
 
 use alyt_domain::access::Scope;
 use alyt_domain::ids::{DeviceId, TenantId};
-use alyt_store::repo::history::{
-    DeviceLogEntry, History, LogChannel, Range, device_log_partition, telemetry_partition,
-};
+use alyt_store::repo::history::device_log_list;
+use alyt_store::repo::history::telemetry_list;
+use alyt_store::repo::history::{DeviceLogEntry, History, LogChannel, Range};
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
@@ -136,7 +136,7 @@ pub async fn device_telemetry(
         Scope::TelemetryRead,
     )
     .await?;
-    let after = page.after_in(&telemetry_partition(device.id, &metric))?;
+    let after = page.after_within(&telemetry_list(device.id, &metric))?;
     let (points, next) = History(&*state.store)
         .telemetry(
             device.id,
@@ -223,7 +223,7 @@ async fn device_log(
         Scope::DevicesRead,
     )
     .await?;
-    let after = page.after_in(&device_log_partition(device.id))?;
+    let after = page.after_within(&device_log_list(device.id))?;
     let (entries, next) = History(&*state.store)
         .device_log(device.id, channel, range, limit, after)
         .await?;

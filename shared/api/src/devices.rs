@@ -36,12 +36,14 @@ use alyt_domain::device::{
     Lenient, Liveness, Protocol, descriptor_ids_for, has_length, liveness_of_stored,
 };
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, RoomId, TenantId};
+use alyt_store::repo::devices::home_devices;
+use alyt_store::repo::devices::tenant_devices;
 use alyt_store::repo::devices::{
     DeviceCredentialRecord, DeviceRecord, DeviceSettingsRecord, DeviceView, Devices, RegisterError,
     Registration, ReportedRecord, UnitRecord,
 };
 use alyt_store::repo::tenancy::Tenancy;
-use alyt_store::{Index, PageKey, Query, SortKey, Store};
+use alyt_store::{PageKey, Store};
 use async_trait::async_trait;
 use axum::Json;
 use axum::extract::State;
@@ -413,25 +415,11 @@ async fn household_homes(
     pinned: &BTreeSet<PropertyId>,
 ) -> Result<BTreeSet<PropertyId>, ApiError> {
     let mut homes = pinned.clone();
+    let tenancy = Tenancy(store);
     for client in households {
-        let mut after = None;
-        loop {
-            let page = store
-                .query(
-                    Query::on_index(Index::Gsi1, format!("CLIENT#{client}"))
-                        .sort(SortKey::BeginsWith("PROPERTY#".into()))
-                        .after(after),
-                )
-                .await?;
-            for item in &page.items {
-                let property: alyt_store::repo::tenancy::PropertyRecord = item.to_record()?;
-                if property.tenant_id == tenant {
-                    homes.insert(property.id);
-                }
-            }
-            match page.next {
-                Some(next) => after = Some(next),
-                None => break,
+        for property in tenancy.household_homes(*client).await? {
+            if property.tenant_id == tenant {
+                homes.insert(property.id);
             }
         }
     }
@@ -896,11 +884,11 @@ async fn list_page(
 ) -> Result<(Vec<DeviceRecord>, Option<PageKey>), ApiError> {
     Ok(match property {
         Some(property) => {
-            let after = page.after_on_index(&format!("PROPERTY#{property}"))?;
+            let after = page.after_within(&home_devices(property))?;
             devices.list_by_property(property, limit, after).await?
         }
         None => {
-            let after = page.after_in(&format!("TENANT#{tenant}"))?;
+            let after = page.after_within(&tenant_devices(tenant))?;
             devices.list_by_tenant(tenant, limit, after).await?
         }
     })

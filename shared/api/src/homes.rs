@@ -4,6 +4,7 @@
 use alyt_domain::access::Scope;
 use alyt_domain::capability::{CapabilityCatalogue, catalogue};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
+use alyt_store::repo::tenancy::tenant_properties;
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use axum::Json;
 use axum::extract::State;
@@ -127,7 +128,7 @@ pub async fn list_properties(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    let after = page.after_in(&format!("TENANT#{}", query.tenant_id))?;
+    let after = page.after_within(&tenant_properties(query.tenant_id))?;
     // Staff read every tenant; tenant roles and keys see all of theirs;
     // household people see their own homes (a guest only the pinned one).
     // Anything else is the same 404 as a tenant that does not exist.

@@ -63,6 +63,9 @@ use alyt_domain::integration::check_external_id;
 use alyt_domain::integration::placement::{Placement, Synonyms, place};
 use alyt_domain::room;
 use alyt_events::EventKind;
+use alyt_store::repo::integrations::connector_installs;
+use alyt_store::repo::integrations::integration_endpoints;
+use alyt_store::repo::integrations::tenant_integrations;
 use alyt_store::repo::integrations::{
     ChallengeRecord, ConnectorRecord, EndpointRecord, IntegrationRecord, Integrations, PlacedBy,
     endpoint_write, integration_key,
@@ -1005,7 +1008,7 @@ pub async fn list_integrations(
     // A LIVE key: the integrations made from its connector, from the
     // connector's installations index (bound to it and to this tenant).
     if let HomeReach::Connector(connector) = reach {
-        let after = page.after_on_index(&format!("INSTALLS#{connector}"))?;
+        let after = page.after_within(&connector_installs(connector))?;
         let (records, next) = repo
             .page_of_connector(connector, tenant, limit, after)
             .await?;
@@ -1014,7 +1017,7 @@ pub async fn list_integrations(
             next_cursor: next.as_ref().map(encode_cursor),
         }));
     }
-    let mut after = page.after_in(&format!("TENANT#{tenant}"))?;
+    let mut after = page.after_within(&tenant_integrations(tenant))?;
     if reach == HomeReach::Nothing {
         return Err(no_such_tenant());
     }
@@ -1198,7 +1201,7 @@ pub async fn list_integration_endpoints(
         integration_for(&state, &caller, query.tenant_id, integration_id, Need::See).await?;
     // The list reads the integration's index partition: a cursor of any
     // other list is refused before it reaches the store.
-    let after = page.after_on_index(&format!("INTEGRATION#{}", integration.id))?;
+    let after = page.after_within(&integration_endpoints(integration.id))?;
     let (records, next) = Integrations(&*state.store)
         .endpoints_page(integration.id, limit, after)
         .await?;

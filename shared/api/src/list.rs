@@ -5,7 +5,7 @@
 //! a position outside the partition the operation queries (which the caller's
 //! rights decided), so a forged cursor is a 400, never another tenant's data.
 
-use alyt_store::PageKey;
+use alyt_store::{ListScope, PageKey};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
@@ -48,25 +48,13 @@ impl PageParams {
         }
     }
 
-    /// The cursor of a list that reads one table partition `pk`: a cursor of
-    /// another list (another device, another metric) is refused with 400
-    /// rather than reaching the store.
-    pub fn after_in(&self, pk: &str) -> Result<Option<PageKey>, ApiError> {
+    /// The cursor of the list `scope` (handed out by its repository): a
+    /// cursor of another list (another device, another metric, a table list
+    /// where an index list is read) is refused with 400 rather than reaching
+    /// the store.
+    pub fn after_within(&self, scope: &ListScope) -> Result<Option<PageKey>, ApiError> {
         match self.after()? {
-            Some(at) if at.pk != pk || at.index_pk.is_some() => Err(ApiError::validation(
-                "cursor",
-                "the cursor belongs to another list",
-            )),
-            after => Ok(after),
-        }
-    }
-
-    /// The cursor of a list that reads one index partition `index_pk`: a
-    /// cursor of a table list or of another index partition is refused with
-    /// 400 rather than reaching the store.
-    pub fn after_on_index(&self, index_pk: &str) -> Result<Option<PageKey>, ApiError> {
-        match self.after()? {
-            Some(at) if at.index_pk.as_deref() != Some(index_pk) => Err(ApiError::validation(
+            Some(at) if !scope.holds(&at) => Err(ApiError::validation(
                 "cursor",
                 "the cursor belongs to another list",
             )),
@@ -112,6 +100,7 @@ pub fn decode_cursor(cursor: &str) -> Result<PageKey, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alyt_store::Index;
     use proptest::prelude::*;
 
     #[test]
@@ -149,24 +138,45 @@ mod tests {
             cursor: Some(encode_cursor(at)),
         };
         assert_eq!(
-            params(&table).after_in("TENANT#a").unwrap(),
+            params(&table)
+                .after_within(&ListScope::Table("TENANT#a".into()))
+                .unwrap(),
             Some(table.clone())
         );
-        assert!(params(&table).after_in("TENANT#b").is_err());
         assert!(
-            params(&index).after_in("TENANT#a").is_err(),
+            params(&table)
+                .after_within(&ListScope::Table("TENANT#b".into()))
+                .is_err()
+        );
+        assert!(
+            params(&index)
+                .after_within(&ListScope::Table("TENANT#a".into()))
+                .is_err(),
             "an index cursor"
         );
         assert_eq!(
-            params(&index).after_on_index("INTEGRATION#1").unwrap(),
+            params(&index)
+                .after_within(&ListScope::Index(Index::Gsi2, "INTEGRATION#1".into()))
+                .unwrap(),
             Some(index.clone())
         );
-        assert!(params(&index).after_on_index("INTEGRATION#2").is_err());
         assert!(
-            params(&table).after_on_index("TENANT#a").is_err(),
+            params(&index)
+                .after_within(&ListScope::Index(Index::Gsi2, "INTEGRATION#2".into()))
+                .is_err()
+        );
+        assert!(
+            params(&table)
+                .after_within(&ListScope::Index(Index::Gsi1, "TENANT#a".into()))
+                .is_err(),
             "a table cursor"
         );
-        assert_eq!(PageParams::default().after_on_index("X").unwrap(), None);
+        assert_eq!(
+            PageParams::default()
+                .after_within(&ListScope::Index(Index::Gsi1, "X".into()))
+                .unwrap(),
+            None
+        );
     }
 
     proptest! {

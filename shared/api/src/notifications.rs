@@ -16,6 +16,8 @@ use std::collections::BTreeSet;
 use alyt_domain::access::Scope;
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_store::PageKey;
+use alyt_store::repo::notifications::home_notifications;
+use alyt_store::repo::notifications::tenant_notifications;
 use alyt_store::repo::notifications::{NotificationRecord, Notifications};
 use alyt_store::repo::tenancy::Tenancy;
 use axum::Json;
@@ -164,7 +166,7 @@ pub async fn list_notifications(
             if !reachable {
                 return Err(not_found());
             }
-            let after = page.after_on_index(&format!("NOTIFY#PROPERTY#{property}"))?;
+            let after = page.after_within(&home_notifications(property))?;
             let (records, next) = notifications.of_property(property, limit, after).await?;
             // The index is per home; the tenant was authorized.
             (
@@ -176,7 +178,7 @@ pub async fn list_notifications(
             )
         }
         None => {
-            let after = page.after_in(&format!("NOTIFY#{tenant}"))?;
+            let after = page.after_within(&tenant_notifications(tenant))?;
             let (records, next) = notifications.of_tenant(tenant, limit, after).await?;
             let records = match &homes {
                 None => records,

@@ -44,6 +44,7 @@ use alyt_domain::membership::{
 use alyt_events::EventKind;
 use alyt_store::TxWrite;
 use alyt_store::repo::identity::{Sessions, UserRecord, Users};
+use alyt_store::repo::members::household_members;
 use alyt_store::repo::members::{MemberError, Members};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::tenancy::{ClientRecord, GrantRecord, Tenancy};
@@ -249,7 +250,7 @@ pub async fn list_members(
 ) -> Result<Json<ListResponse<Member>>, ApiError> {
     let limit = page.limit()?;
     let household = managed_household(&state, &caller, &tenant, &client, NO_HOUSEHOLD).await?;
-    let after = page.after_in(&format!("CLIENT#{}", household.id))?;
+    let after = page.after_within(&household_members(household.id))?;
     let (grants, next) = Members(&*state.store)
         .list(household.id, limit, after)
         .await?;

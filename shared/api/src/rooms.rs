@@ -67,6 +67,7 @@ use alyt_domain::room::{
 use alyt_store::Store;
 use alyt_store::repo::devices::{DeviceRecord, Devices};
 use alyt_store::repo::integrations::{EndpointRecord, HomeThings, Integrations};
+use alyt_store::repo::rooms::home_rooms;
 use alyt_store::repo::rooms::{RoomRecord, Rooms};
 use axum::Json;
 use axum::extract::State;
@@ -305,7 +306,7 @@ pub async fn list_rooms(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    let after = page.after_in(&format!("PROPERTY#{}", query.property_id))?;
+    let after = page.after_within(&home_rooms(query.property_id))?;
     let property = home_for(
         &state,
         &caller,

@@ -577,6 +577,34 @@ impl PageKey {
     }
 }
 
+/// The list a page position can continue: one partition of the table or of
+/// an index. Repositories hand one out for each list they read (the query
+/// and the check come from the same place), so the API can refuse a cursor
+/// of another list without knowing any key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListScope {
+    Table(String),
+    Index(Index, String),
+}
+
+impl ListScope {
+    /// Whether `at` is a position in this list.
+    pub fn holds(&self, at: &PageKey) -> bool {
+        match self {
+            ListScope::Table(pk) => at.pk == *pk && at.index_pk.is_none(),
+            ListScope::Index(_, pk) => at.index_pk.as_deref() == Some(pk.as_str()),
+        }
+    }
+
+    /// A query that reads this list.
+    pub fn query(&self) -> Query {
+        match self {
+            ListScope::Table(pk) => Query::partition(pk.clone()),
+            ListScope::Index(index, pk) => Query::on_index(*index, pk.clone()),
+        }
+    }
+}
+
 /// An ordered read of one partition of the table or of an index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Query {

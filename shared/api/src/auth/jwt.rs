@@ -12,7 +12,8 @@
 use alyt_domain::Clock;
 use alyt_domain::access::Claims;
 use alyt_domain::ids::{DeveloperId, KeyId, SessionId};
-use alyt_store::{Condition, Item, Key, Store, StoreError};
+use alyt_store::repo::config::{Config, SigningKey};
+use alyt_store::{Store, StoreError};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -112,35 +113,15 @@ impl TokenSigner {
 
     /// The platform's signing key, created on first use.
     pub async fn load(store: &dyn Store) -> Result<Self, StoreError> {
-        let key = Key::new("CONFIG#jwt", "SIGNING");
-        if let Some(item) = store.get(&key).await? {
-            return Self::from_item(&item);
-        }
-        let kid = format!("k{}", &secrets::sha256_hex(&secrets::random_token())[..8]);
-        let secret = URL_SAFE_NO_PAD.encode(secrets::random_bytes::<32>());
-        let item = Item::new(key.clone())
-            .with("kid", kid)
-            .with("secret", secret);
-        match store
-            .put(item.clone(), Some(Condition::item_absent()))
-            .await
-        {
-            Ok(()) => Self::from_item(&item),
-            // Another instance created it first: use theirs.
-            Err(StoreError::ConditionFailed {
-                current: Some(current),
-            }) => Self::from_item(&current),
-            Err(e) => Err(e),
-        }
-    }
-
-    fn from_item(item: &Item) -> Result<Self, StoreError> {
-        let corrupt = || StoreError::Unavailable("the JWT signing key item is corrupt".into());
-        let kid = item.get_str("kid").ok_or_else(corrupt)?;
+        let candidate = SigningKey {
+            kid: format!("k{}", &secrets::sha256_hex(&secrets::random_token())[..8]),
+            secret: URL_SAFE_NO_PAD.encode(secrets::random_bytes::<32>()),
+        };
+        let stored = Config(store).signing_key_or(candidate).await?;
         let secret = URL_SAFE_NO_PAD
-            .decode(item.get_str("secret").ok_or_else(corrupt)?)
-            .map_err(|_| corrupt())?;
-        Ok(Self::from_secret(kid, &secret))
+            .decode(&stored.secret)
+            .map_err(|_| StoreError::Unavailable("the JWT signing key item is corrupt".into()))?;
+        Ok(Self::from_secret(stored.kid, &secret))
     }
 
     fn header(&self) -> Header {

@@ -14,6 +14,7 @@
 use alyt_domain::access::{Denied, KeyKind, PlatformRole, Principal, Scope};
 use alyt_domain::ids::DeveloperId;
 use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow};
+use alyt_store::repo::developers::all_developers;
 use alyt_store::repo::developers::{DeveloperStatus, Developers};
 use alyt_store::repo::identity::Users;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
@@ -112,7 +113,7 @@ pub async fn list_developers(
 ) -> Result<Json<ListResponse<DeveloperView>>, ApiError> {
     staff(&caller, &READERS)?;
     let Params(page) = page?;
-    let (limit, after) = (page.limit()?, page.after_on_index("DEVELOPERS")?);
+    let (limit, after) = (page.limit()?, page.after_within(&all_developers())?);
     let (developers, next) = Developers(&*state.store)
         .admin_page(limit, after)
         .await

@@ -29,6 +29,7 @@ use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::{ConnectorId, TenantId};
 use alyt_events::outbound;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
+use alyt_store::repo::integrations::developer_connectors;
 use alyt_store::repo::integrations::{ConnectorRecord, Integrations};
 use axum::Json;
 use axum::extract::State;
@@ -270,7 +271,7 @@ pub async fn list_connectors(
 ) -> Result<Json<ListResponse<Connector>>, ApiError> {
     let developer = connector_developer(&state, &caller, Scope::IntegrationsRead).await?;
     let limit = page.limit()?;
-    let after = page.after_on_index(&format!("DEVCONNECTORS#{}", developer.id))?;
+    let after = page.after_within(&developer_connectors(developer.id))?;
     let (records, next) = Integrations(&*state.store)
         .connectors_of(developer.id, limit, after)
         .await?;

@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 
 use alyt_domain::access::{KeyKind, Principal, Scope, SessionKind};
 use alyt_domain::ids::{DeveloperId, KeyId, TenantId, UserId};
+use alyt_store::repo::developers::developer_keys;
 use alyt_store::repo::developers::{DeveloperStatus, Developers, KeyRecord};
 use axum::Json;
 use axum::extract::{Path, State};
@@ -247,7 +248,7 @@ pub async fn list_keys(
 ) -> Result<Json<ListResponse<KeyView>>, ApiError> {
     let me = developer_session(&caller)?;
     let limit = page.limit()?;
-    let after = page.after_in(&format!("DEVELOPER#{}", me.developer))?;
+    let after = page.after_within(&developer_keys(me.developer))?;
     let (keys, next) = Developers(&*state.store)
         .keys_page(me.developer, limit, after)
         .await

@@ -35,6 +35,7 @@ use alyt_domain::quota::QuotaKind;
 use alyt_simulator::{Profile, SANDBOX_DEVICES, Scenario, ScenarioSetting, device_password};
 use alyt_store::repo::developers::DeveloperRecord;
 use alyt_store::repo::devices::{DeviceRecord, Devices, device_key};
+use alyt_store::repo::simulator::tenant_virtual_devices;
 use alyt_store::repo::simulator::{Simulators, VirtualDeviceRecord};
 use alyt_store::repo::tenancy::{CreatedHome, Tenancy, TenantRecord};
 use alyt_store::repo::usage::{Counted, Counter, Quotas, Usage};
@@ -602,7 +603,7 @@ pub async fn list_virtual_devices(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    let after = page.after_in(&format!("SIM#{tenant}"))?;
+    let after = page.after_within(&tenant_virtual_devices(tenant))?;
     may_read(&state, &caller, tenant).await?;
     let (records, next) = Simulators(&*state.store)
         .list_by_tenant(tenant, limit, after)

@@ -31,6 +31,7 @@ use alyt_events::outbound::{self, OutboundPolicy};
 use alyt_events::{dispatch, signature};
 use alyt_store::PageKey;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
+use alyt_store::repo::webhooks::developer_endpoints;
 use alyt_store::repo::webhooks::{
     DeliveryRecord, DeliveryStatus, DisabledReason, EndpointStatus, HISTORY, Queued,
     WebhookEndpointRecord, WebhookRoute, Webhooks, endpoint_key,
@@ -383,8 +384,7 @@ pub async fn list_webhooks(
 ) -> Result<Json<ListResponse<EndpointView>>, ApiError> {
     let manager = webhook_developer(&state, &caller).await?;
     let limit = page.limit()? as usize;
-    let partition = format!("DEVELOPER#{}", manager.developer.id);
-    let after = page.after_in(&partition)?;
+    let after = page.after_within(&developer_endpoints(manager.developer.id))?;
     let now = state.clock.now();
     // An active endpoint whose key or developer is no longer sound is
     // disabled here too, so the list always says why.

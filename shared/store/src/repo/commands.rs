@@ -26,8 +26,8 @@ use alyt_domain::ids::{DeviceId, TenantId};
 use serde_json::json;
 
 use crate::{
-    Condition, Index, Item, Key, Page, PageKey, Query, SortKey, Store, StoreError, TxWrite,
-    UpdateAction,
+    Condition, Index, Item, Key, ListScope, Page, PageKey, Query, SortKey, Store, StoreError,
+    TxWrite, UpdateAction,
 };
 
 /// The gsi3 partition of pending rows.
@@ -205,7 +205,8 @@ impl Commands<'_> {
         let page = self
             .0
             .query(
-                Query::partition(format!("DEVICE#{device}"))
+                command_list(device)
+                    .query()
                     .sort(SortKey::BeginsWith("COMMAND#".into()))
                     .backward()
                     .limit(limit)
@@ -233,4 +234,9 @@ impl Commands<'_> {
             .await?;
         page_of(page)
     }
+}
+
+/// The list of a device's commands.
+pub fn command_list(device: DeviceId) -> ListScope {
+    ListScope::Table(format!("DEVICE#{device}"))
 }

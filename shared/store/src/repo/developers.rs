@@ -14,7 +14,8 @@ use time::OffsetDateTime;
 use super::identity::{MfaRecord, UserRecord, email_guard, user_key};
 use super::{CreateError, ts};
 use crate::{
-    Condition, Index, Item, Key, PageKey, Query, SortKey, Store, StoreError, TxWrite, UpdateAction,
+    Condition, Index, Item, Key, ListScope, PageKey, SortKey, Store, StoreError, TxWrite,
+    UpdateAction,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -292,7 +293,8 @@ impl Developers<'_> {
         let page = self
             .0
             .query(
-                Query::partition(format!("DEVELOPER#{developer}"))
+                developer_keys(developer)
+                    .query()
                     .sort(SortKey::BeginsWith("KEY#".into())),
             )
             .await?;
@@ -309,7 +311,8 @@ impl Developers<'_> {
         let page = self
             .0
             .query(
-                Query::partition(format!("DEVELOPER#{developer}"))
+                developer_keys(developer)
+                    .query()
                     .sort(SortKey::BeginsWith("KEY#".into()))
                     .limit(limit)
                     .after(after),
@@ -445,7 +448,8 @@ impl Developers<'_> {
         let page = self
             .0
             .query(
-                Query::on_index(Index::Gsi1, "DEVELOPERS")
+                all_developers()
+                    .query()
                     .backward()
                     .limit(limit)
                     .after(after),
@@ -458,6 +462,16 @@ impl Developers<'_> {
             .collect::<Result<_, _>>()?;
         Ok((developers, page.next))
     }
+}
+
+/// The list of a developer's keys.
+pub fn developer_keys(developer: DeveloperId) -> ListScope {
+    ListScope::Table(format!("DEVELOPER#{developer}"))
+}
+
+/// The list of every developer (platform staff).
+pub fn all_developers() -> ListScope {
+    ListScope::Index(Index::Gsi1, "DEVELOPERS".into())
 }
 
 #[cfg(test)]

@@ -36,8 +36,8 @@ use uuid::Uuid;
 
 use super::ts;
 use crate::{
-    CancelReason, Condition, Index, Item, Key, MAX_BATCH_GET_KEYS, Page, PageKey, Query, SortKey,
-    Store, StoreError, TxWrite,
+    CancelReason, Condition, Index, Item, Key, ListScope, MAX_BATCH_GET_KEYS, Page, PageKey, Query,
+    SortKey, Store, StoreError, TxWrite,
 };
 
 fn default_window() -> u32 {
@@ -405,7 +405,8 @@ impl Devices<'_> {
         let page = self
             .0
             .query(
-                Query::partition(format!("TENANT#{tenant}"))
+                tenant_devices(tenant)
+                    .query()
                     .sort(SortKey::BeginsWith("DEVICE#".into()))
                     .limit(limit)
                     .after(after),
@@ -426,7 +427,8 @@ impl Devices<'_> {
         let page = self
             .0
             .query(
-                Query::on_index(Index::Gsi1, format!("PROPERTY#{property}"))
+                home_devices(property)
+                    .query()
                     .sort(SortKey::BeginsWith("DEVICE#".into()))
                     .limit(limit)
                     .after(after),
@@ -726,6 +728,16 @@ fn records(page: Page) -> Result<(Vec<DeviceRecord>, Option<PageKey>), StoreErro
         .map(Item::to_record)
         .collect::<Result<_, _>>()?;
     Ok((records, page.next))
+}
+
+/// The list of a tenant's devices.
+pub fn tenant_devices(tenant: TenantId) -> ListScope {
+    ListScope::Table(format!("TENANT#{tenant}"))
+}
+
+/// The list of the devices of a home.
+pub fn home_devices(property: PropertyId) -> ListScope {
+    ListScope::Index(Index::Gsi1, format!("PROPERTY#{property}"))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::ts;
-use crate::{Item, Key, PageKey, Query, SortKey, Store, StoreError};
+use crate::{Item, Key, ListScope, PageKey, SortKey, Store, StoreError};
 
 /// How long telemetry points are kept.
 pub const TELEMETRY_RETENTION_DAYS: i64 = 30;
@@ -150,7 +150,8 @@ impl History<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<TelemetryPoint>, Option<PageKey>), StoreError> {
-        let mut query = Query::partition(telemetry_partition(device, metric))
+        let mut query = telemetry_list(device, metric)
+            .query()
             .sort(range.sort_key(""))
             .limit(limit)
             .after(after);
@@ -174,7 +175,8 @@ impl History<'_> {
         let page = self
             .0
             .query(
-                Query::partition(device_log_partition(device))
+                device_log_list(device)
+                    .query()
                     .sort(range.sort_key(channel.prefix()))
                     .backward()
                     .limit(limit)
@@ -183,6 +185,16 @@ impl History<'_> {
             .await?;
         page.records()
     }
+}
+
+/// The list of a device's points of one metric.
+pub fn telemetry_list(device: DeviceId, metric: &str) -> ListScope {
+    ListScope::Table(telemetry_partition(device, metric))
+}
+
+/// The list of a device's events and alerts.
+pub fn device_log_list(device: DeviceId) -> ListScope {
+    ListScope::Table(device_log_partition(device))
 }
 
 #[cfg(test)]

@@ -27,7 +27,9 @@ use uuid::Uuid;
 
 use super::devices::DeviceRecord;
 use super::ts;
-use crate::{Condition, Index, Item, Key, PageKey, Query, SortKey, Store, StoreError, TxWrite};
+use crate::{
+    Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError, TxWrite,
+};
 
 /// A challenge answer must come within this long.
 pub const CHALLENGE_TTL: time::Duration = time::Duration::minutes(10);
@@ -353,7 +355,8 @@ impl Integrations<'_> {
     ) -> Result<(Vec<ConnectorRecord>, Option<PageKey>), StoreError> {
         self.0
             .query(
-                Query::on_index(Index::Gsi1, format!("DEVCONNECTORS#{developer}"))
+                developer_connectors(developer)
+                    .query()
                     .limit(limit)
                     .after(after),
             )
@@ -448,7 +451,8 @@ impl Integrations<'_> {
     ) -> Result<(Vec<IntegrationRecord>, Option<PageKey>), StoreError> {
         self.0
             .query(
-                Query::partition(format!("TENANT#{tenant}"))
+                tenant_integrations(tenant)
+                    .query()
                     .sort(SortKey::BeginsWith("INTEGRATION#".into()))
                     .limit(limit)
                     .after(after),
@@ -468,7 +472,8 @@ impl Integrations<'_> {
     ) -> Result<(Vec<IntegrationRecord>, Option<PageKey>), StoreError> {
         self.0
             .query(
-                Query::on_index(Index::Gsi1, format!("INSTALLS#{connector}"))
+                connector_installs(connector)
+                    .query()
                     .sort(SortKey::BeginsWith(format!("{tenant}#")))
                     .limit(limit)
                     .after(after),
@@ -489,7 +494,8 @@ impl Integrations<'_> {
             let page = self
                 .0
                 .query(
-                    Query::on_index(Index::Gsi1, format!("INSTALLS#{connector}"))
+                    connector_installs(connector)
+                        .query()
                         .limit(Query::MAX_LIMIT)
                         .after(after),
                 )
@@ -588,7 +594,8 @@ impl Integrations<'_> {
     ) -> Result<(Vec<EndpointRecord>, Option<PageKey>), StoreError> {
         self.0
             .query(
-                Query::on_index(Index::Gsi2, format!("INTEGRATION#{integration}"))
+                integration_endpoints(integration)
+                    .query()
                     .sort(SortKey::BeginsWith("ENDPOINT#".into()))
                     .limit(limit)
                     .after(after),
@@ -662,6 +669,26 @@ impl Integrations<'_> {
     pub async fn write(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
         self.0.transact(writes).await
     }
+}
+
+/// The list of a developer's connectors.
+pub fn developer_connectors(developer: DeveloperId) -> ListScope {
+    ListScope::Index(Index::Gsi1, format!("DEVCONNECTORS#{developer}"))
+}
+
+/// The list of a tenant's integrations.
+pub fn tenant_integrations(tenant: TenantId) -> ListScope {
+    ListScope::Table(format!("TENANT#{tenant}"))
+}
+
+/// The list of the integrations made from a connector.
+pub fn connector_installs(connector: ConnectorId) -> ListScope {
+    ListScope::Index(Index::Gsi1, format!("INSTALLS#{connector}"))
+}
+
+/// The list of an integration's endpoints.
+pub fn integration_endpoints(integration: IntegrationId) -> ListScope {
+    ListScope::Index(Index::Gsi2, format!("INTEGRATION#{integration}"))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use alyt_domain::ids::{ClientId, UserId};
 pub use super::tenancy::first_owner_write;
 use super::tenancy::{GrantRecord, grant_key, grant_write, owners_key};
 use crate::{
-    CancelReason, Condition, Item, PageKey, Query, SortKey, Store, StoreError, TxWrite,
+    CancelReason, Condition, Item, ListScope, PageKey, SortKey, Store, StoreError, TxWrite,
     UpdateAction,
 };
 
@@ -46,7 +46,8 @@ impl Members<'_> {
     ) -> Result<(Vec<GrantRecord>, Option<PageKey>), StoreError> {
         self.0
             .query(
-                Query::partition(format!("CLIENT#{client}"))
+                household_members(client)
+                    .query()
                     .sort(SortKey::BeginsWith("MEMBER#".into()))
                     .limit(limit)
                     .after(after),
@@ -187,4 +188,9 @@ impl Members<'_> {
             Err(e) => Err(e),
         }
     }
+}
+
+/// The list of a household's members.
+pub fn household_members(client: ClientId) -> ListScope {
+    ListScope::Table(format!("CLIENT#{client}"))
 }

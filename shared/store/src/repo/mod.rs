@@ -3,6 +3,7 @@
 //! conditional writes. Handlers use these, never raw keys.
 
 pub mod commands;
+pub mod config;
 pub mod developers;
 pub mod devices;
 pub mod history;

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use super::history::micros;
 use super::ts;
-use crate::{Index, Item, Key, PageKey, Query, Store, StoreError};
+use crate::{Index, Item, Key, ListScope, PageKey, Store, StoreError};
 
 /// What raised a notification.
 pub const KIND_DEVICE_ALERT: &str = "device.alert";
@@ -79,7 +79,8 @@ impl Notifications<'_> {
         let page = self
             .0
             .query(
-                Query::partition(format!("NOTIFY#{tenant}"))
+                tenant_notifications(tenant)
+                    .query()
                     .backward()
                     .limit(limit)
                     .after(after),
@@ -99,7 +100,8 @@ impl Notifications<'_> {
         let page = self
             .0
             .query(
-                Query::on_index(Index::Gsi1, format!("NOTIFY#PROPERTY#{property}"))
+                home_notifications(property)
+                    .query()
                     .backward()
                     .limit(limit)
                     .after(after),
@@ -107,4 +109,14 @@ impl Notifications<'_> {
             .await?;
         page.records()
     }
+}
+
+/// The list of a tenant's notifications.
+pub fn tenant_notifications(tenant: TenantId) -> ListScope {
+    ListScope::Table(format!("NOTIFY#{tenant}"))
+}
+
+/// The list of a home's notifications.
+pub fn home_notifications(property: PropertyId) -> ListScope {
+    ListScope::Index(Index::Gsi1, format!("NOTIFY#PROPERTY#{property}"))
 }

@@ -21,7 +21,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::ts;
-use crate::{Condition, Item, Key, PageKey, Query, SortKey, Store, StoreError, TxWrite};
+use crate::{Condition, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError, TxWrite};
 
 fn yes() -> bool {
     true
@@ -190,7 +190,8 @@ impl Rooms<'_> {
         let page = self
             .0
             .query(
-                Query::partition(format!("PROPERTY#{property}"))
+                home_rooms(property)
+                    .query()
                     .sort(SortKey::BeginsWith("ROOM#".into()))
                     .limit(limit)
                     .after(after),
@@ -269,6 +270,11 @@ impl Rooms<'_> {
         let item = Item::from_record(dashboard_key(dashboard.property_id), dashboard)?;
         self.0.put(item, None).await
     }
+}
+
+/// The list of a home's rooms.
+pub fn home_rooms(property: PropertyId) -> ListScope {
+    ListScope::Table(format!("PROPERTY#{property}"))
 }
 
 #[cfg(test)]

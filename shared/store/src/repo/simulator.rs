@@ -21,7 +21,8 @@ use time::OffsetDateTime;
 
 use super::ts;
 use crate::{
-    Condition, Index, Item, Key, PageKey, Query, SortKey, Store, StoreError, UpdateAction,
+    Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError,
+    UpdateAction,
 };
 
 /// The partition of the runner's index (every virtual device).
@@ -114,7 +115,8 @@ impl Simulators<'_> {
         let page = self
             .0
             .query(
-                Query::partition(format!("SIM#{tenant}"))
+                tenant_virtual_devices(tenant)
+                    .query()
                     .sort(SortKey::BeginsWith("DEVICE#".into()))
                     .limit(limit)
                     .after(after),
@@ -228,6 +230,11 @@ impl Simulators<'_> {
 /// An instant serialised as the records store it.
 #[derive(Serialize)]
 struct Rfc3339(#[serde(with = "ts::rfc3339")] OffsetDateTime);
+
+/// The list of a tenant's virtual devices.
+pub fn tenant_virtual_devices(tenant: TenantId) -> ListScope {
+    ListScope::Table(format!("SIM#{tenant}"))
+}
 
 #[cfg(test)]
 mod tests {

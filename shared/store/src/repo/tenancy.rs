@@ -13,7 +13,8 @@ use time::OffsetDateTime;
 use super::CreateError;
 use super::ts;
 use crate::{
-    Condition, Index, Item, Key, Page, PageKey, Query, SortKey, Store, StoreError, TxWrite,
+    Condition, Index, Item, Key, ListScope, Page, PageKey, Query, SortKey, Store, StoreError,
+    TxWrite,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -221,7 +222,8 @@ impl Tenancy<'_> {
         let Page { items, next } = self
             .0
             .query(
-                Query::partition(format!("TENANT#{tenant}"))
+                tenant_properties(tenant)
+                    .query()
                     .sort(SortKey::BeginsWith("PROPERTY#".into()))
                     .limit(limit)
                     .after(after),
@@ -232,6 +234,33 @@ impl Tenancy<'_> {
             .map(Item::to_record)
             .collect::<Result<_, _>>()?;
         Ok((records, next))
+    }
+
+    /// Every home of household `client` (gsi1 `CLIENT#{c}` / `PROPERTY#{p}`),
+    /// one index query per 1,000 homes.
+    pub async fn household_homes(
+        &self,
+        client: ClientId,
+    ) -> Result<Vec<PropertyRecord>, StoreError> {
+        let mut homes = Vec::new();
+        let mut after = None;
+        loop {
+            let Page { items, next } = self
+                .0
+                .query(
+                    Query::on_index(Index::Gsi1, format!("CLIENT#{client}"))
+                        .sort(SortKey::BeginsWith("PROPERTY#".into()))
+                        .after(after),
+                )
+                .await?;
+            for item in &items {
+                homes.push(item.to_record()?);
+            }
+            match next {
+                Some(next) => after = Some(next),
+                None => return Ok(homes),
+            }
+        }
     }
 
     pub async fn rooms(&self, property: PropertyId) -> Result<Vec<RoomRecord>, StoreError> {
@@ -352,4 +381,9 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
         },
         writes,
     ))
+}
+
+/// The list of a tenant's homes.
+pub fn tenant_properties(tenant: TenantId) -> ListScope {
+    ListScope::Table(format!("TENANT#{tenant}"))
 }

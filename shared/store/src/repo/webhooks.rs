@@ -30,8 +30,8 @@ use uuid::Uuid;
 
 use super::ts;
 use crate::{
-    CancelReason, Condition, Index, Item, Key, PageKey, Query, SortKey, Store, StoreError, TxWrite,
-    UpdateAction,
+    CancelReason, Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store,
+    StoreError, TxWrite, UpdateAction,
 };
 
 /// Shards of the due index. Every queued row writes its shard at least twice
@@ -354,7 +354,8 @@ impl Webhooks<'_> {
         developer: DeveloperId,
     ) -> Result<Vec<WebhookEndpointRecord>, StoreError> {
         self.collect(
-            Query::partition(format!("DEVELOPER#{developer}"))
+            developer_endpoints(developer)
+                .query()
                 .sort(SortKey::BeginsWith("WEBHOOK#".into())),
         )
         .await
@@ -736,4 +737,9 @@ fn check_rev(current: &DeliveryRecord, next: &DeliveryRecord) -> Result<(), Stor
 fn rfc3339(at: OffsetDateTime) -> Result<String, StoreError> {
     at.format(&time::format_description::well_known::Rfc3339)
         .map_err(|e| StoreError::Invalid(e.to_string()))
+}
+
+/// The list of a developer's webhook endpoints.
+pub fn developer_endpoints(developer: DeveloperId) -> ListScope {
+    ListScope::Table(format!("DEVELOPER#{developer}"))
 }
