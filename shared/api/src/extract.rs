@@ -101,32 +101,93 @@ where
     }
 }
 
-/// The one path parameter of an operation, as its typed id:
-/// `ApiPath<DeviceId>` on `/v1/devices/{deviceId}`. A value that is not a
-/// UUID is a 400 naming the parameter (`deviceId must be a UUID`).
+/// An operation's path parameters as typed ids, in path order:
+/// `ApiPath<DeviceId>` on `/v1/devices/{deviceId}`,
+/// `ApiPath<(TenantId, ClientId)>` on `/v1/tenants/{tenantId}/clients/{clientId}/...`.
+/// A value that is not a UUID is a 400 naming its parameter
+/// (`deviceId must be a UUID`).
 #[derive(Debug, Clone, Copy)]
 pub struct ApiPath<T>(pub T);
+
+/// A typed id that a path parameter parses into (every id of
+/// [`alyt_domain::ids`] is a UUID on the wire).
+pub trait PathId: std::str::FromStr<Err = uuid::Error> {}
+
+macro_rules! path_ids {
+    ($($id:ty),* $(,)?) => {$(impl PathId for $id {})*};
+}
+
+path_ids!(
+    alyt_domain::ids::UserId,
+    alyt_domain::ids::TenantId,
+    alyt_domain::ids::ClientId,
+    alyt_domain::ids::PropertyId,
+    alyt_domain::ids::RoomId,
+    alyt_domain::ids::DeviceId,
+    alyt_domain::ids::EndpointId,
+    alyt_domain::ids::IntegrationId,
+    alyt_domain::ids::ConnectorId,
+    alyt_domain::ids::DeveloperId,
+    alyt_domain::ids::KeyId,
+    alyt_domain::ids::WebhookId,
+    alyt_domain::ids::RoutineId,
+    alyt_domain::ids::InvitationId,
+);
+
+fn path_id<T: PathId>((name, value): (&str, &str)) -> Result<T, ApiError> {
+    value
+        .parse()
+        .map_err(|_| ApiError::validation(name, format!("{name} must be a UUID")))
+}
+
+/// What [`ApiPath`] extracts: one id, or a tuple of them in path order.
+pub trait PathIds: Sized {
+    fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError>;
+}
+
+fn wrong_count() -> ApiError {
+    ApiError::internal("ApiPath's type does not match the operation's path parameters")
+}
+
+impl<T: PathId> PathIds for T {
+    fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
+        match params {
+            [one] => path_id(*one),
+            _ => Err(wrong_count()),
+        }
+    }
+}
+
+impl<A: PathId, B: PathId> PathIds for (A, B) {
+    fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
+        match params {
+            [a, b] => Ok((path_id(*a)?, path_id(*b)?)),
+            _ => Err(wrong_count()),
+        }
+    }
+}
+
+impl<A: PathId, B: PathId, C: PathId> PathIds for (A, B, C) {
+    fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
+        match params {
+            [a, b, c] => Ok((path_id(*a)?, path_id(*b)?, path_id(*c)?)),
+            _ => Err(wrong_count()),
+        }
+    }
+}
 
 impl<S, T> FromRequestParts<S> for ApiPath<T>
 where
     S: Send + Sync,
-    T: std::str::FromStr<Err = uuid::Error>,
+    T: PathIds,
 {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let params = RawPathParams::from_request_parts(parts, state)
+        let raw = RawPathParams::from_request_parts(parts, state)
             .await
             .map_err(|e| ApiError::internal(format!("path parameters: {e}")))?;
-        let mut params = params.iter();
-        let (Some((name, value)), None) = (params.next(), params.next()) else {
-            return Err(ApiError::internal(
-                "ApiPath serves operations with exactly one path parameter",
-            ));
-        };
-        value
-            .parse()
-            .map(ApiPath)
-            .map_err(|_| ApiError::validation(name, format!("{name} must be a UUID")))
+        let params: Vec<(&str, &str)> = raw.iter().collect();
+        T::from_params(&params).map(ApiPath)
     }
 }

@@ -32,7 +32,6 @@
 //! from before the count costs one query and put more, once.
 
 use std::collections::HashMap;
-use std::str::FromStr;
 
 use alyt_domain::access::{Denied, HouseholdRole, Principal};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
@@ -44,12 +43,11 @@ use alyt_domain::membership::{
 use alyt_events::EventKind;
 use alyt_store::TxWrite;
 use alyt_store::repo::identity::{Sessions, UserRecord, Users};
-use alyt_store::repo::members::household_members;
-use alyt_store::repo::members::{MemberError, Members};
+use alyt_store::repo::members::{MemberError, Members, household_members};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::tenancy::{ClientRecord, GrantRecord, Tenancy};
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -59,7 +57,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
-use crate::extract::{ApiJson, ApiQuery};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::ports::Email;
 use crate::problem::Problem;
@@ -185,11 +183,6 @@ const NO_HOUSEHOLD: &str = "no such household";
 /// removal never tells which of the two exists.
 const NO_MEMBER: &str = "no such household or member";
 
-fn parse<T: FromStr>(raw: &str, field: &str) -> Result<T, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::validation(field, format!("{field} must be a UUID")))
-}
-
 /// The household the caller manages the people of. Existence is settled
 /// before a refusal by role, so that a missing household and a foreign one
 /// read the same and a refusal says the household exists only to those who
@@ -197,12 +190,10 @@ fn parse<T: FromStr>(raw: &str, field: &str) -> Result<T, ApiError> {
 async fn managed_household(
     state: &AppState,
     caller: &Principal,
-    tenant: &str,
-    client: &str,
+    tenant: TenantId,
+    client: ClientId,
     missing: &'static str,
 ) -> Result<ClientRecord, ApiError> {
-    let tenant: TenantId = parse(tenant, "tenantId")?;
-    let client: ClientId = parse(client, "clientId")?;
     let verdict = may_manage_people(caller, tenant, client);
     if verdict == Err(Denied::NotFound) {
         return Err(ApiError::not_found(missing));
@@ -245,11 +236,11 @@ async fn managed_household(
 pub async fn list_members(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path((tenant, client)): Path<(String, String)>,
+    ApiPath((tenant, client)): ApiPath<(TenantId, ClientId)>,
     ApiQuery(page): ApiQuery<PageParams>,
 ) -> Result<Json<ListResponse<Member>>, ApiError> {
     let limit = page.limit()?;
-    let household = managed_household(&state, &caller, &tenant, &client, NO_HOUSEHOLD).await?;
+    let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
     let after = page.after_within(&household_members(household.id))?;
     let (grants, next) = Members(&*state.store)
         .list(household.id, limit, after)
@@ -298,10 +289,10 @@ pub async fn list_members(
 pub async fn add_member(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path((tenant, client)): Path<(String, String)>,
+    ApiPath((tenant, client)): ApiPath<(TenantId, ClientId)>,
     ApiJson(request): ApiJson<AddMemberRequest>,
 ) -> Result<(StatusCode, Json<Member>), ApiError> {
-    let household = managed_household(&state, &caller, &tenant, &client, NO_HOUSEHOLD).await?;
+    let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
     let now = state.clock.now();
     let terms = GrantTerms {
         role: request.role,
@@ -399,10 +390,9 @@ pub async fn add_member(
 pub async fn remove_member(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path((tenant, client, member)): Path<(String, String, String)>,
+    ApiPath((tenant, client, member)): ApiPath<(TenantId, ClientId, UserId)>,
 ) -> Result<StatusCode, ApiError> {
-    let household = managed_household(&state, &caller, &tenant, &client, NO_MEMBER).await?;
-    let member: UserId = parse(&member, "userId")?;
+    let household = managed_household(&state, &caller, tenant, client, NO_MEMBER).await?;
     let members = Members(&*state.store);
     let grant = members
         .get(household.id, member)
