@@ -46,7 +46,7 @@ use crate::auth::Caller;
 use crate::devices::TenantParam;
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -65,7 +65,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     responses(
         (status = 202, description = "Accepted: the command row (sent, or pending until the device can be reached)", body = CommandRow),
         (status = 400, description = "A malformed body, or a command the device's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:commands, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -159,7 +159,7 @@ pub struct CommandListQuery {
     responses(
         (status = 200, description = "One page of command rows, newest first", body = ListResponse<CommandRow>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )

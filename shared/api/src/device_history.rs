@@ -27,7 +27,7 @@ use crate::access::device_for;
 use crate::auth::Caller;
 use crate::extract::{ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -104,7 +104,7 @@ fn range(from: Option<OffsetDateTime>, to: Option<OffsetDateTime>) -> Result<Ran
     responses(
         (status = 200, description = "One page of readings", body = ListResponse<TelemetryPointView>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, metric, from, to, order, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without telemetry:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -244,7 +244,7 @@ async fn device_log(
     responses(
         (status = 200, description = "One page of events", body = ListResponse<DeviceLogEntryView>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, from, to, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -270,7 +270,7 @@ pub async fn device_events(
     responses(
         (status = 200, description = "One page of alerts", body = ListResponse<DeviceLogEntryView>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, from, to, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )

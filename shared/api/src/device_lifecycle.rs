@@ -45,7 +45,7 @@ use crate::devices::{
 };
 use crate::extract::{ApiJson, ApiQuery};
 use crate::ports::IssuedCredential;
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 /// Attempts when the device changes under a lifecycle write.
@@ -196,7 +196,7 @@ fn topic_prefix(device: &DeviceRecord) -> String {
     responses(
         (status = 204, description = "Deleted (with the hub's children); its credential no longer works"),
         (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:write, or a caller without a role that manages devices", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The device kept changing; try again", body = Problem, content_type = "application/problem+json"),
@@ -296,7 +296,7 @@ pub struct ReplaceUnitRequest {
     responses(
         (status = 201, description = "The device row with its new current unit, the new board's credentials (shown once) and its topic prefix", body = RegisteredDevice),
         (status = 400, description = "A field is wrong (named in `field`): serial, model, firmware, macAddress, reason", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:write, or a caller without a role that manages devices", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The serial is registered already, the device is virtual (the simulator owns its board), or the device kept changing", body = Problem, content_type = "application/problem+json"),
@@ -425,7 +425,7 @@ pub struct RotatedCredentials {
     responses(
         (status = 201, description = "The new credentials (shown once); the old ones no longer work and an open session was closed", body = RotatedCredentials),
         (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:write, or a caller without a role that manages devices", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The device is virtual (the simulator derives its password), or the device kept changing", body = Problem, content_type = "application/problem+json"),

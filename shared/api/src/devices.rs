@@ -63,7 +63,7 @@ use crate::auth::Caller;
 use crate::auth::secrets::constant_time_eq;
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -746,7 +746,7 @@ pub async fn register(
     responses(
         (status = 201, description = "The device row, its broker credentials (shown once) and its topic prefix", body = RegisteredDevice),
         (status = 400, description = "A field is wrong (named in `field`): name, kind, capabilities, serial, model, firmware, macAddress, roomId (not a room of the property), parentDeviceId/protocol/protocolId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:write, or a caller who sees the tenant without a role that registers devices", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tenant or property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The serial is registered already", body = Problem, content_type = "application/problem+json"),
@@ -796,7 +796,7 @@ pub struct TenantParam {
     responses(
         (status = 200, description = "One page of device rows", body = ListResponse<Device>),
         (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tenant (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -905,7 +905,7 @@ async fn list_page(
     responses(
         (status = 200, description = "The device row", body = Device),
         (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -1072,7 +1072,7 @@ fn patched_settings(
     responses(
         (status = 200, description = "The device row with its new settings", body = Device),
         (status = 400, description = "A capability the device does not report, or settings that are not an object (named in `field` as `byCapability.<name>`); a malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without devices:write, or a caller who sees the device without a role that configures it", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )

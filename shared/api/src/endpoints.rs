@@ -58,7 +58,7 @@ use crate::access::{HomeAccess, home_for, tenant_gate};
 use crate::auth::Caller;
 use crate::devices::{TenantParam, Thing, ThingKind, device_category};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -491,7 +491,7 @@ pub(crate) async fn command_endpoint(
     responses(
         (status = 200, description = "The endpoint as a thing", body = Thing),
         (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -523,7 +523,7 @@ pub async fn get_endpoint(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The endpoint as read now", body = Thing),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The endpoint's integration was removed meanwhile", body = Problem, content_type = "application/problem+json"),
@@ -580,7 +580,7 @@ pub struct EndpointCommandResult {
     responses(
         (status = 200, description = "Applied: the thing with the state read back", body = EndpointCommandResult),
         (status = 400, description = "A malformed body, or a command the thing's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The thing refused the command (the connector's reason)", body = Problem, content_type = "application/problem+json"),
@@ -653,7 +653,7 @@ pub struct PatchEndpointRequest {
     responses(
         (status = 200, description = "The endpoint as a thing", body = Thing),
         (status = 400, description = "A field is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without rooms:write, or a person who is not the household's OWNER", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )

@@ -91,7 +91,7 @@ use crate::endpoints::{Endpoint, Installed, connector_problem, endpoint_object};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::homes::TenantPage;
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -497,7 +497,7 @@ async fn connect(
     responses(
         (status = 200, description = "The Connect result: connected (with the things discovered), challenge, or rejected", body = ConnectResult),
         (status = 400, description = "A field is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property or connector (or not one the caller or tenant may use)", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "The connector's server could not be reached or broke the protocol", body = Problem, content_type = "application/problem+json"),
@@ -537,7 +537,7 @@ pub async fn connect_integration(
     responses(
         (status = 200, description = "The Connect result: connected, another challenge, or rejected", body = ConnectResult),
         (status = 400, description = "A field is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "The home or connector is gone, or not one the caller may use", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "The challenge is unknown, already answered or expired (one message for all)", body = Problem, content_type = "application/problem+json"),
@@ -933,7 +933,7 @@ pub struct DiscoverRequest {
     responses(
         (status = 200, description = "What discovery found, created and updated", body = DiscoveryResult),
         (status = 400, description = "A field is wrong (named in `field`): propertyId must be the integration's home", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The integration's connector no longer exists, or things kept changing", body = Problem, content_type = "application/problem+json"),
@@ -985,7 +985,7 @@ pub async fn discover_integration(
     responses(
         (status = 200, description = "One page of integrations (never their config)", body = ListResponse<Integration>),
         (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without integrations:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tenant (or not one of the caller's)", body = Problem, content_type = "application/problem+json"),
     )
@@ -1097,7 +1097,7 @@ pub async fn list_integrations(
     responses(
         (status = 200, description = "The integration (never its config)", body = Integration),
         (status = 400, description = "Missing or malformed tenantId or integrationId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without integrations:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -1126,7 +1126,7 @@ pub async fn get_integration(
     responses(
         (status = 204, description = "Removed, with its endpoints"),
         (status = 400, description = "Missing or malformed tenantId or integrationId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -1181,7 +1181,7 @@ pub async fn delete_integration(
     responses(
         (status = 200, description = "One page of endpoints (spec: Endpoint list response)", body = ListResponse<Endpoint>),
         (status = 400, description = "Missing or malformed tenantId, integrationId, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without integrations:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )

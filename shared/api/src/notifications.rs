@@ -33,7 +33,7 @@ use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::extract::ApiQuery;
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -106,7 +106,7 @@ fn not_found() -> ApiError {
     responses(
         (status = 200, description = "One page of notifications, newest first", body = ListResponse<Notification>),
         (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without notifications:read, or a guest", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tenant or home (or not one of the caller's)", body = Problem, content_type = "application/problem+json"),
     )

@@ -61,7 +61,7 @@ use crate::auth::Caller;
 use crate::devices::{TenantParam, Thing};
 use crate::endpoints::{ReadOutcome, installed, read_and_store};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::rooms::{
     ActionQuery, ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome, home_things,
     member_things, room_view, run_on_members, send_listening, set_listening, skip_unchanged,
@@ -217,7 +217,7 @@ fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
     responses(
         (status = 200, description = "The overview", body = Overview),
         (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -269,7 +269,7 @@ pub struct PutDashboardRequest {
     responses(
         (status = 200, description = "The pins (none until some are saved)", body = Dashboard),
         (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -307,7 +307,7 @@ pub async fn get_dashboard(
     responses(
         (status = 200, description = "The saved dashboard", body = Dashboard),
         (status = 400, description = "A field is wrong (named in `field`): pins (more than 40) or a pin's fields", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without rooms:write, or a caller who may not configure the home", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -368,7 +368,7 @@ pub async fn put_dashboard(
     responses(
         (status = 200, description = "Per thing: applied, skipped or failed (with the reason)", body = ActionResult),
         (status = 400, description = "A field is wrong (named in `field`): capability, action, value", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -464,7 +464,7 @@ pub struct RefreshResult {
     responses(
         (status = 200, description = "The overview after the reads, plus a failed entry per thing that could not be read", body = RefreshResult),
         (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )

@@ -60,7 +60,7 @@ use crate::auth::Caller;
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::ports::Email;
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -228,7 +228,7 @@ async fn managed_household(
     responses(
         (status = 200, description = "One page of the household's people", body = ListResponse<Member>),
         (status = 400, description = "A malformed id, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
     )
@@ -280,7 +280,7 @@ pub async fn list_members(
     responses(
         (status = 201, description = "The person is a member; their next sign-in or refresh names the household", body = Member),
         (status = 400, description = "A malformed id or body, no account with this user id, a guest without a home of this household or a stay that ends, or a stay for an owner or member", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The person is already a member", body = Problem, content_type = "application/problem+json"),
@@ -381,7 +381,7 @@ pub async fn add_member(
     responses(
         (status = 204, description = "The membership ended; the person's sessions were revoked"),
         (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such household or member", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Removing yourself, or the household's last owner", body = Problem, content_type = "application/problem+json"),

@@ -85,7 +85,7 @@ use crate::devices::{Device, TenantParam, Thing, device_row};
 use crate::endpoints::{Endpoint, Installed, endpoint_object, endpoint_thing};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -291,7 +291,7 @@ pub struct RoomListQuery {
     responses(
         (status = 200, description = "One page of room views", body = ListResponse<RoomView>),
         (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -370,7 +370,7 @@ pub struct RoomSuggestion {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The suggestions (one page)", body = ListResponse<RoomSuggestion>),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
     )
 )]
 pub async fn room_suggestions(Caller(_caller): Caller) -> Json<ListResponse<RoomSuggestion>> {
@@ -428,7 +428,7 @@ fn check_name(name: &str) -> Result<String, ApiError> {
     responses(
         (status = 201, description = "The new room's view", body = RoomView),
         (status = 400, description = "A field is wrong (named in `field`): name, icon", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -468,7 +468,7 @@ pub async fn create_room(
     responses(
         (status = 200, description = "The resolved room view", body = RoomView),
         (status = 400, description = "Missing or malformed tenantId or roomId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -627,7 +627,7 @@ async fn rewrite_room(
     responses(
         (status = 200, description = "The room's view after the change", body = RoomView),
         (status = 400, description = "A field is wrong (named in `field`): name, icon, chosenActions[i], quietHoursStart/quietHoursEnd", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without rooms:write (things:control for listening alone), or a caller who may not configure (or control) the room", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The room kept changing", body = Problem, content_type = "application/problem+json"),
@@ -720,7 +720,7 @@ async fn move_members(
     responses(
         (status = 204, description = "Deleted; the members have no room"),
         (status = 400, description = "Missing or malformed tenantId or roomId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without rooms:write, or a caller who may not configure the room", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A member kept changing; the room is still there", body = Problem, content_type = "application/problem+json"),
@@ -796,7 +796,7 @@ const MERGE_MAX: usize = 20;
     responses(
         (status = 200, description = "What was merged; a failed step stops the merge (later rooms are not processed)", body = MergeResult),
         (status = 400, description = "A field is wrong (named in `field`): from (empty, too long, repeated or naming the kept room), from[i] (not a room of the same home)", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without rooms:write, or a caller who may not configure the room", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -1248,7 +1248,7 @@ pub(crate) async fn set_listening(
     responses(
         (status = 200, description = "Per thing: applied, skipped or failed (with the reason)", body = ActionResult),
         (status = 400, description = "A field is wrong (named in `field`): capability, action, value, tenantId (missing, or the query's and the body's differ)", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )

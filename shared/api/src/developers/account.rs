@@ -35,7 +35,7 @@ use crate::household_auth::{
     LoginRequest, RefreshRequest, ResetPasswordRequest, ResetPayload, dead_link, reset_with_token,
 };
 use crate::ports::Email;
-use crate::problem::Problem;
+use crate::problem::{NoDeveloperSession, Problem};
 use crate::{ApiError, AppState, Client, ClientAddr};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -588,7 +588,7 @@ pub async fn refresh(
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Signed out"),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -622,7 +622,7 @@ pub struct ChangePasswordRequest {
     responses(
         (status = 200, description = "Changed; a new session (all others are signed out)", body = DeveloperSession),
         (status = 400, description = "The current password is wrong (`currentPassword`) or the new one is refused by the policy (`newPassword`)", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many wrong current passwords", body = Problem, content_type = "application/problem+json"),
     )
@@ -885,7 +885,7 @@ impl From<DeveloperRecord> for DeveloperView {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The developer account", body = DeveloperView),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -37,7 +37,7 @@ use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -102,7 +102,7 @@ fn developer_id(text: &str) -> Result<DeveloperId, ApiError> {
     responses(
         (status = 200, description = "A page of developers, newest first", body = ListResponse<DeveloperView>),
         (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 404, description = "Not platform staff", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -158,7 +158,7 @@ pub struct QuotaDefaults {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The default per kind", body = QuotaDefaults),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 404, description = "Not platform staff", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -215,7 +215,7 @@ pub struct PutQuotaRequest {
     responses(
         (status = 200, description = "The new effective quota of that kind", body = EffectiveQuotaView),
         (status = 400, description = "Unknown kind or window, negative ceiling, burstPerMinute below 1", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "SUPPORT may not change quotas", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "The body is not JSON", body = Problem, content_type = "application/problem+json"),
@@ -272,7 +272,7 @@ pub async fn put_developer_quota(
     params(("developerId" = DeveloperId, Path, description = "The developer")),
     responses(
         (status = 200, description = "The developer, now ACTIVE with its sandbox", body = DeveloperView),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "SUPPORT may not verify developers", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The developer is suspended", body = Problem, content_type = "application/problem+json"),
@@ -395,7 +395,7 @@ pub struct IssueLiveKeyRequest {
     responses(
         (status = 201, description = "The LIVE key and its secret (shown once)", body = KeyWithSecret),
         (status = 400, description = "A field is wrong: name, scopes (an unknown scope is named), definitionId, expiresAt", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "SUPPORT may not issue keys", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The developer is not ACTIVE, or holds too many keys that are not revoked", body = Problem, content_type = "application/problem+json"),

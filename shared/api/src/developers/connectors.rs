@@ -44,7 +44,7 @@ use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
 use crate::auth::secrets::random_token;
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::Problem;
+use crate::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -196,7 +196,7 @@ fn check_name(name: &str) -> Result<String, ApiError> {
     responses(
         (status = 201, description = "The connector and its runtime token (shown once)", body = ConnectorWithToken),
         (status = 400, description = "A field is wrong: slug, name, serverUrl (refused by the outbound policy)", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "A key without integrations:write, or a LIVE key", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The slug is taken, or the developer has no sandbox tenant yet", body = Problem, content_type = "application/problem+json"),
     )
@@ -260,7 +260,7 @@ pub async fn create_connector(
     responses(
         (status = 200, description = "One page of connectors", body = ListResponse<Connector>),
         (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "A key without integrations:read, or a LIVE key", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -33,7 +33,7 @@ use crate::auth::caller::{DEV_KEY_PREFIX, LIVE_KEY_PREFIX};
 use crate::auth::jwt::APP_TOKEN_SECONDS;
 use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::Problem;
+use crate::problem::{NoDeveloperSession, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -237,7 +237,7 @@ pub struct KeyWithSecret {
     responses(
         (status = 200, description = "The keys; never their secrets", body = ListResponse<KeyView>),
         (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -301,7 +301,7 @@ pub struct CreateKeyRequest {
     responses(
         (status = 201, description = "The key and its secret (shown once)", body = KeyWithSecret),
         (status = 400, description = "A field is wrong: name, scopes (an unknown scope is named), expiresAt", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key, or a LIVE key was asked for", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Too many keys that are not revoked", body = Problem, content_type = "application/problem+json"),
     )
@@ -361,7 +361,7 @@ async fn own_key(
     params(("keyId" = KeyId, Path, description = "The key (App ID)")),
     responses(
         (status = 200, description = "The key with its new secret (shown once)", body = KeyWithSecret),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such key", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The key is revoked or expired", body = Problem, content_type = "application/problem+json"),
@@ -412,7 +412,7 @@ pub async fn rotate_key(
     params(("keyId" = KeyId, Path, description = "The key (App ID)")),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such key", body = Problem, content_type = "application/problem+json"),
     )

@@ -15,7 +15,7 @@ use utoipa_axum::routes;
 
 use super::session::{Body, SignedIn, active_developer, developer_session};
 use crate::auth::{Caller, totp};
-use crate::problem::Problem;
+use crate::problem::{NoDeveloperSession, Problem};
 use crate::{ApiError, AppState, Client};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -99,7 +99,7 @@ fn enabled(user: &UserRecord) -> Option<&MfaRecord> {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The new secret (pending until enabled)", body = MfaSetup),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "MFA is already on (disable it first)", body = Problem, content_type = "application/problem+json"),
     )
@@ -142,7 +142,7 @@ pub async fn mfa_setup(
     responses(
         (status = 204, description = "MFA is on"),
         (status = 400, description = "The code is not 6 digits, wrong, or already used", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "No pending secret (run setup), or MFA is already on", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many wrong codes", body = Problem, content_type = "application/problem+json"),
@@ -189,7 +189,7 @@ pub async fn mfa_enable(
     responses(
         (status = 204, description = "MFA is off"),
         (status = 400, description = "The code is not 6 digits, wrong, or already used", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSession,
         (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "MFA is not on", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many wrong codes", body = Problem, content_type = "application/problem+json"),

@@ -41,7 +41,7 @@ use utoipa_axum::routes;
 
 use super::session::{SignedIn, active_developer};
 use crate::auth::Caller;
-use crate::problem::Problem;
+use crate::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -325,7 +325,7 @@ impl From<&EffectiveQuotas> for QuotaResponse {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The effective quota per kind", body = QuotaResponse),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "The developer account is not active", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Called with a key whose developer's REQUESTS quota is spent", body = Problem, content_type = "application/problem+json"),
     )
@@ -418,7 +418,7 @@ pub struct UsageResponse {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Counts per kind and per key", body = UsageResponse),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "The developer account is not active", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Called with a key whose developer's REQUESTS quota is spent", body = Problem, content_type = "application/problem+json"),
     )

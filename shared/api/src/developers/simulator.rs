@@ -59,7 +59,7 @@ use crate::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row}
 use crate::extract::{ApiJson, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::ports::{CredentialError, DeviceCredentialIssuer, DeviceCredentials, IssuedCredential};
-use crate::problem::Problem;
+use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -587,7 +587,7 @@ pub struct VirtualDeviceListQuery {
     responses(
         (status = 200, description = "One page of virtual devices", body = ListResponse<VirtualDevice>),
         (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without simulator:write", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tenant (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -646,7 +646,7 @@ pub struct CreateVirtualDeviceRequest {
     responses(
         (status = 201, description = "The virtual device (its device row is PROVISIONING until the runner connects it)", body = VirtualDevice),
         (status = 400, description = "A field is wrong (named in `field`): profile, name, roomId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tenant or property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "quota-exceeded: the sandbox holds its VIRTUAL_DEVICES ceiling (default 20)", body = Problem, content_type = "application/problem+json"),
@@ -716,7 +716,7 @@ fn parse_device_id(raw: &str) -> Result<DeviceId, ApiError> {
     responses(
         (status = 200, description = "The virtual device with its new scenario", body = VirtualDevice),
         (status = 400, description = "A field is wrong (named in `field`): scenario, seconds, deviceId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such virtual device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
@@ -783,7 +783,7 @@ pub struct VirtualDeviceTenant {
     responses(
         (status = 204, description = "Deleted"),
         (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such virtual device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )

@@ -24,7 +24,7 @@ use utoipa_axum::routes;
 
 use super::session::{Params, active_developer, developer_session};
 use crate::auth::Caller;
-use crate::problem::Problem;
+use crate::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -111,7 +111,7 @@ pub fn sse_response(feed: Feed) -> Response {
     responses(
         (status = 200, description = "A server-sent event stream of event envelopes", content_type = "text/event-stream", body = String),
         (status = 400, description = "A parameter is wrong: events (unknown kind), after, Last-Event-ID", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "A key without events:read", body = Problem, content_type = "application/problem+json"),
     )
 )]

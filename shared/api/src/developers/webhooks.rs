@@ -49,7 +49,7 @@ use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::ports::{Email, Mailer};
-use crate::problem::Problem;
+use crate::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -261,7 +261,7 @@ pub async fn check_endpoint_fields(
     responses(
         (status = 201, description = "The endpoint and its signing secret (shown once)", body = EndpointWithSecret),
         (status = 400, description = "A field is wrong: url (refused by the outbound policy), events, description, keyId", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Too many endpoints, or no sandbox tenant yet", body = Problem, content_type = "application/problem+json"),
     )
@@ -373,7 +373,7 @@ pub async fn create_webhook(
     responses(
         (status = 200, description = "One page of endpoints", body = ListResponse<EndpointView>),
         (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -438,7 +438,7 @@ pub async fn list_webhooks(
     params(("webhookId" = WebhookId, Path, description = "The endpoint")),
     responses(
         (status = 204, description = "Removed"),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
     )
@@ -480,7 +480,7 @@ pub struct TestQueued {
     params(("webhookId" = WebhookId, Path, description = "The endpoint")),
     responses(
         (status = 202, description = "The ping is queued", body = TestQueued),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
     )
@@ -593,7 +593,7 @@ impl From<DeliveryRecord> for DeliveryView {
     params(("webhookId" = WebhookId, Path, description = "The endpoint")),
     responses(
         (status = 200, description = "The last fifty deliveries (nextCursor is always null)", body = ListResponse<DeliveryView>),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
     )
@@ -638,7 +638,7 @@ pub struct Enabled {
     params(("webhookId" = WebhookId, Path, description = "The endpoint")),
     responses(
         (status = 200, description = "The endpoint, active", body = Enabled),
-        (status = 401, description = "No valid developer session or key", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
         (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
     )
