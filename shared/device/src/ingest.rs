@@ -28,7 +28,7 @@ use alyt_domain::device::{
 };
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_domain::notification::alert_text;
-use alyt_events::{EventKind, EventLog};
+use alyt_events::{EventLog, PlatformEvent};
 use alyt_store::repo::commands::{Commands, StoredCommand, transition_write};
 use alyt_store::repo::devices::{
     DeviceRecord, ReportedRecord, child_guard, device_item, paired_child_writes, reported_key,
@@ -341,7 +341,7 @@ impl Ingest {
                 .with("ttl", self.clock.unix_seconds() + DEDUPE_SECONDS),
             condition: Some(Condition::item_absent()),
         }];
-        let mut events: Vec<(EventKind, Value)> = Vec::new();
+        let mut events: Vec<PlatformEvent> = Vec::new();
         let transition;
         match decoded {
             ChannelMessage::Status(report) => {
@@ -383,15 +383,11 @@ impl Ingest {
                         condition: None,
                     });
                 }
-                events.push((
-                    EventKind::DeviceTelemetry,
-                    serde_json::to_value(DeviceTelemetryData {
-                        device_id: device.id,
-                        metrics,
-                        at,
-                    })
-                    .unwrap_or(Value::Null),
-                ));
+                events.push(PlatformEvent::DeviceTelemetry(DeviceTelemetryData {
+                    device_id: device.id,
+                    metrics,
+                    at,
+                }));
             }
             ChannelMessage::Response(response) => {
                 // Unknown commandId (or another tenant's row): nothing.
@@ -411,10 +407,7 @@ impl Ingest {
                 // it cancels the transaction and the message is applied again.
                 writes.push(transition_write(device.tenant_id, &stored.row, &next)?);
                 if let Some(data) = next.result_data() {
-                    events.push((
-                        EventKind::CommandResult,
-                        serde_json::to_value(data).unwrap_or(Value::Null),
-                    ));
+                    events.push(PlatformEvent::CommandResult(data));
                 }
             }
             ChannelMessage::Event(fields) => {
@@ -465,10 +458,7 @@ impl Ingest {
                     item: notification_item(&notification)?,
                     condition: None,
                 });
-                events.push((
-                    EventKind::NotificationRaised,
-                    serde_json::to_value(notification.raised()).unwrap_or(Value::Null),
-                ));
+                events.push(PlatformEvent::NotificationRaised(notification.raised()));
             }
             ChannelMessage::Command(_) => {
                 return Ok(None);
@@ -476,26 +466,21 @@ impl Ingest {
         }
         if let Some(transition) = transition {
             updated.status = Lenient::Known(transition.next_status());
-            let data = match transition {
-                Transition::Online => serde_json::to_value(DeviceOnlineData {
+            let event = match transition {
+                Transition::Online => PlatformEvent::DeviceOnline(DeviceOnlineData {
                     device_id: device.id,
                     name: device.name.clone(),
                     at,
                 }),
-                Transition::Offline(reason) => serde_json::to_value(DeviceOfflineData {
+                Transition::Offline(reason) => PlatformEvent::DeviceOffline(DeviceOfflineData {
                     device_id: device.id,
                     name: device.name.clone(),
                     at,
                     reason,
                 }),
-            }
-            .unwrap_or(Value::Null);
-            let kind = match transition {
-                Transition::Online => EventKind::DeviceOnline,
-                Transition::Offline(_) => EventKind::DeviceOffline,
             };
             // The transition event comes before any telemetry of the same message.
-            events.insert(0, (kind, data));
+            events.insert(0, event);
         }
         // Strictly later than what was read, so the condition above always
         // tells this write apart from the one it replaces.
@@ -511,9 +496,7 @@ impl Ingest {
             item: device_item(&updated)?,
             condition: Some(unchanged),
         });
-        for (_, write) in self.events.prepare_all(device.tenant_id, events)? {
-            writes.push(write);
-        }
+        writes.extend(self.events.writes(device.tenant_id, events)?);
         Ok(Some(writes))
     }
 }

@@ -44,6 +44,6 @@ pub mod worker;
 
 pub use audience::Audience;
 pub use delivery::{DeliveryReport, DisabledEndpoint, deliver_due, enqueue, reenable};
-pub use envelope::{EventEnvelope, EventId, EventKind};
+pub use envelope::{EventEnvelope, EventId, EventKind, PlatformEvent};
 pub use log::{EventLog, VISIBILITY_LAG};
 pub use outbound::{HttpSender, OutboundPolicy, WebhookSender};

@@ -10,7 +10,7 @@ use alyt_store::{Condition, Item, Key, Query, SortKey, Store, StoreError};
 use rand::Rng;
 use time::Duration;
 
-use crate::envelope::{EventEnvelope, EventId, EventKind};
+use crate::envelope::{EventEnvelope, EventId, EventKind, PlatformEvent};
 
 /// How long after its id an event becomes readable (hosted default). It must
 /// exceed the longest time between taking an id and the write completing.
@@ -42,7 +42,46 @@ impl EventLog {
         Self { store, clock, lag }
     }
 
-    /// Records an event; call it after the change it reports is stored.
+    /// The writes recording `events` of one change, for that change's own
+    /// transaction, so that they exist exactly when the change they report
+    /// does (and a redelivered message, whose transaction fails on its dedupe
+    /// guard, records nothing). They get ids in the given order (one time,
+    /// consecutive suffixes). The ids are taken now: commit the transaction
+    /// promptly.
+    pub fn writes(
+        &self,
+        tenant: TenantId,
+        events: Vec<PlatformEvent>,
+    ) -> Result<Vec<alyt_store::TxWrite>, StoreError> {
+        let now = self.clock.now();
+        // Room for 256 events of one change above a random base.
+        let base: u32 = rand::rng().random::<u32>() & 0xFFFF_FF00;
+        events
+            .into_iter()
+            .take(256)
+            .enumerate()
+            .map(|(n, event)| {
+                let envelope = event
+                    .envelope(EventId::new(now, base + n as u32), tenant, now)
+                    .map_err(|e| {
+                        StoreError::Invalid(format!("event data is not serialisable: {e}"))
+                    })?;
+                let item = Item::from_record(
+                    Key::new(partition(tenant), envelope.id.as_str()),
+                    &envelope,
+                )?
+                .with("ttl", (now + RETENTION).unix_timestamp());
+                Ok(alyt_store::TxWrite::Put {
+                    item,
+                    condition: Some(Condition::item_absent()),
+                })
+            })
+            .collect()
+    }
+
+    /// Records an event of any kind with any data on its own, as no producer
+    /// may: tests use it for kinds the platform never raises.
+    #[cfg(feature = "test-support")]
     pub async fn record(
         &self,
         tenant: TenantId,
@@ -68,45 +107,6 @@ impl EventLog {
                 Err(e) => return Err(e),
             }
         }
-    }
-
-    /// Events to write inside the caller's transaction, so that they exist
-    /// exactly when the change they report does (and a redelivered message,
-    /// whose transaction fails on its dedupe guard, records nothing). They get
-    /// ids in the given order (one time, consecutive suffixes). The ids are
-    /// taken now: commit the transaction promptly.
-    pub fn prepare_all(
-        &self,
-        tenant: TenantId,
-        events: Vec<(EventKind, serde_json::Value)>,
-    ) -> Result<Vec<(EventEnvelope, alyt_store::TxWrite)>, StoreError> {
-        let now = self.clock.now();
-        // Room for 256 events of one change above a random base.
-        let base: u32 = rand::rng().random::<u32>() & 0xFFFF_FF00;
-        events
-            .into_iter()
-            .take(256)
-            .enumerate()
-            .map(|(n, (kind, data))| {
-                let envelope = EventEnvelope {
-                    id: EventId::new(now, base + n as u32),
-                    kind,
-                    tenant_id: tenant,
-                    created_at: now,
-                    data,
-                };
-                let item = Item::from_record(
-                    Key::new(partition(tenant), envelope.id.as_str()),
-                    &envelope,
-                )?
-                .with("ttl", (now + RETENTION).unix_timestamp());
-                let write = alyt_store::TxWrite::Put {
-                    item,
-                    condition: Some(Condition::item_absent()),
-                };
-                Ok((envelope, write))
-            })
-            .collect()
     }
 
     /// The store the log is kept in.
