@@ -15,6 +15,7 @@ use alyt_domain::Clock;
 use alyt_events::stream::{EventSignal, StreamLimits};
 use alyt_events::worker::Worker;
 use alyt_events::{EventLog, HttpSender, OutboundPolicy};
+use alyt_store::repo;
 use alyt_store::sqlite::SqliteStore;
 use alyt_store::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};
 use async_trait::async_trait;
@@ -117,8 +118,8 @@ impl SignallingStore {
     fn written<'a>(&self, keys: impl IntoIterator<Item = &'a Key>) {
         let (mut event, mut delivery) = (false, false);
         for key in keys {
-            event |= key.pk.starts_with("EVENTS#");
-            delivery |= key.pk.starts_with("WEBHOOK#") && key.sk.starts_with("DELIVERY#");
+            event |= repo::events::is_event(key);
+            delivery |= repo::webhooks::is_delivery(key);
         }
         if event {
             self.events.notify();

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use alyt_domain::Clock;
 use alyt_domain::ids::TenantId;
-use alyt_store::{Condition, Item, Key, Query, SortKey, Store, StoreError};
+use alyt_store::repo::events::{Events, event_write};
+use alyt_store::{Store, StoreError};
 use rand::Rng;
 use time::Duration;
 
@@ -17,10 +18,6 @@ use crate::envelope::{EventEnvelope, EventId, EventKind, PlatformEvent};
 pub const VISIBILITY_LAG: Duration = Duration::seconds(2);
 /// How long events stay readable for resuming and redelivery.
 pub const RETENTION: Duration = Duration::days(7);
-
-fn partition(tenant: TenantId) -> String {
-    format!("EVENTS#{tenant}")
-}
 
 /// One read: the events, and how far the read got (the id to continue after,
 /// which may be past the last event when filtered kinds were skipped).
@@ -66,15 +63,12 @@ impl EventLog {
                     .map_err(|e| {
                         StoreError::Invalid(format!("event data is not serialisable: {e}"))
                     })?;
-                let item = Item::from_record(
-                    Key::new(partition(tenant), envelope.id.as_str()),
+                event_write(
+                    tenant,
+                    &envelope.id,
                     &envelope,
-                )?
-                .with("ttl", (now + RETENTION).unix_timestamp());
-                Ok(alyt_store::TxWrite::Put {
-                    item,
-                    condition: Some(Condition::item_absent()),
-                })
+                    (now + RETENTION).unix_timestamp(),
+                )
             })
             .collect()
     }
@@ -97,14 +91,13 @@ impl EventLog {
                 created_at: now,
                 data: data.clone(),
             };
-            let item =
-                Item::from_record(Key::new(partition(tenant), envelope.id.as_str()), &envelope)?
-                    .with("ttl", (now + RETENTION).unix_timestamp());
-            match self.store.put(item, Some(Condition::item_absent())).await {
-                Ok(()) => return Ok(envelope),
-                // Same microsecond and same 32 random bits: draw again.
-                Err(StoreError::ConditionFailed { .. }) => continue,
-                Err(e) => return Err(e),
+            let expires = (now + RETENTION).unix_timestamp();
+            // Taken (same microsecond and same 32 random bits): draw again.
+            if Events(self.store.as_ref())
+                .put_new(tenant, &envelope.id, &envelope, expires)
+                .await?
+            {
+                return Ok(envelope);
             }
         }
     }
@@ -144,21 +137,11 @@ impl EventLog {
         // hold more events after its last one, so nothing past that is safe.
         let mut bound = watermark.clone();
         for tenant in tenants {
-            let page = self
-                .store
-                .query(
-                    Query::partition(partition(*tenant))
-                        .sort(SortKey::Between(low.to_string(), watermark.to_string()))
-                        .limit(limit + 1),
-                )
+            let (mut events, more): (Vec<EventEnvelope>, bool) = Events(self.store.as_ref())
+                .between(*tenant, &low, &watermark, limit + 1)
                 .await?;
-            let mut events: Vec<EventEnvelope> = page
-                .items
-                .iter()
-                .map(Item::to_record)
-                .collect::<Result<_, _>>()?;
             events.retain(|e| Some(&e.id) != after && e.id < watermark);
-            if page.next.is_some() || events.len() > limit as usize {
+            if more || events.len() > limit as usize {
                 events.truncate(limit as usize);
                 if let Some(last) = events.last()
                     && last.id < bound

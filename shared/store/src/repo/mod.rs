@@ -6,6 +6,7 @@ pub mod commands;
 pub mod config;
 pub mod developers;
 pub mod devices;
+pub mod events;
 pub mod history;
 pub mod identity;
 pub mod integrations;
