@@ -40,6 +40,7 @@ use alyt_store::repo::devices::{
     DeviceRecord, ReportedRecord, child_guard, device_item, paired_child_writes, reported_key,
 };
 use alyt_store::repo::history::{DeviceLogEntry, LogChannel, device_log_item, telemetry_item};
+use alyt_store::repo::messages::dedupe_guard;
 use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
 use alyt_store::{Condition, Item, Key, Store, StoreError, TxWrite};
 use serde_json::{Value, json};
@@ -54,9 +55,6 @@ use crate::meter::MessageMeter;
 use crate::pairing::{ChildPairing, child_pairing};
 use crate::plane::InboundMessage;
 
-/// How long a message id is remembered for deduplication (SQS redelivers
-/// within its retention, at most 14 days; a day covers retries in practice).
-const DEDUPE_SECONDS: i64 = 86_400;
 pub use alyt_store::repo::history::TELEMETRY_RETENTION_DAYS;
 /// Attempts when a concurrent change to the same device wins the race.
 const ATTEMPTS: usize = 4;
@@ -112,10 +110,6 @@ pub struct Ingest {
     events: EventLog,
     meter: MessageMeter,
     stats: Arc<IngestStats>,
-}
-
-fn dedupe_key(message_id: &str) -> Key {
-    Key::new(format!("MSG#{message_id}"), "MSG")
 }
 
 fn device_key(tenant: TenantId, id: DeviceId) -> Key {
@@ -343,11 +337,7 @@ impl Ingest {
             .clock
             .now()
             .max(device.updated_at + time::Duration::microseconds(1));
-        let mut writes = vec![TxWrite::Put {
-            item: Item::new(dedupe_key(message_id))
-                .with("ttl", self.clock.unix_seconds() + DEDUPE_SECONDS),
-            condition: Some(Condition::item_absent()),
-        }];
+        let mut writes = vec![dedupe_guard(message_id, self.clock.unix_seconds())];
         writes.extend(planned.writes);
         // Applied only if the device is exactly as read (every change bumps
         // updatedAt): two messages never interleave their transitions, and a

@@ -12,6 +12,7 @@ pub mod identity;
 pub mod integrations;
 pub mod limits;
 pub mod members;
+pub mod messages;
 pub mod notifications;
 pub mod resets;
 pub mod rooms;
