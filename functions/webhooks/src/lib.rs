@@ -19,12 +19,10 @@
 
 use std::time::Duration;
 
-use alyt_events::worker::Worker;
+use alyt_events::worker::{PASS_INTERVAL, Worker};
 use alyt_store::repo::events::is_event_partition;
 use tokio::time::Instant;
 
-/// How often the passes run inside an invocation.
-pub const PASS_INTERVAL: Duration = Duration::from_secs(1);
 /// How long one invocation keeps going: stops 5 s before the next minute's
 /// invocation takes over.
 pub const WINDOW: Duration = Duration::from_secs(55);

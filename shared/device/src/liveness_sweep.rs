@@ -17,8 +17,8 @@
 //! sweep racing another sweep records one event. Running it twice changes
 //! nothing the second time: an OFFLINE device leaves the index.
 //!
-//! Runs every 5 s locally (`functions/local`); hosted, an EventBridge-scheduled
-//! function is still to be written.
+//! Runs every [`SWEEP_INTERVAL`] locally (`functions/local`); hosted, once
+//! per scheduled invocation of `functions/sweeps` (every minute).
 
 use std::sync::Arc;
 
@@ -33,6 +33,8 @@ use time::OffsetDateTime;
 /// The smallest heartbeat window a device may have: the sweep's query bound.
 /// A device with a smaller window would be marked late, never wrongly.
 pub const MIN_HEARTBEAT_WINDOW_SECONDS: u32 = 30;
+/// How often the local platform runs the sweep.
+pub const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
 /// Devices read per query.
 const PAGE: u32 = 100;
 

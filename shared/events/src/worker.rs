@@ -28,6 +28,9 @@ use crate::webhook::DISABLE_AFTER;
 
 /// The tenant notification kind of a disabled endpoint.
 pub const KIND_WEBHOOK_DISABLED: &str = "webhook.disabled";
+/// How often the worker's passes run when nothing wakes it sooner (both
+/// runtimes): a retry falls due at most this late.
+pub const PASS_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 /// Due rows worked per delivery pass.
 pub const DELIVERY_BATCH: u32 = 200;
 
