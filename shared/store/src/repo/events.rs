@@ -131,26 +131,10 @@ impl Events<'_> {
 
     /// Every cursor, in tenant order (one query per 100).
     pub async fn cursors(&self) -> Result<Vec<DispatchCursor>, StoreError> {
-        let mut out = Vec::new();
-        let mut after = None;
-        loop {
-            let page = self
-                .0
-                .query(
-                    Query::partition(CURSORS)
-                        .sort(SortKey::BeginsWith(CURSOR.into()))
-                        .limit(100)
-                        .after(after),
-                )
-                .await?;
-            for item in &page.items {
-                out.push(item.to_record()?);
-            }
-            match page.next {
-                Some(next) => after = Some(next),
-                None => return Ok(out),
-            }
-        }
+        let query = Query::partition(CURSORS)
+            .sort(SortKey::BeginsWith(CURSOR.into()))
+            .limit(100);
+        super::every_page(self.0, query).await
     }
 
     /// Moves a cursor from `current` to `position`; `false` when another

@@ -416,7 +416,8 @@ impl Webhooks<'_> {
         &self,
         developer: DeveloperId,
     ) -> Result<Vec<WebhookEndpointRecord>, StoreError> {
-        self.collect(
+        super::every_page(
+            self.0,
             developer_endpoints(developer)
                 .query()
                 .sort(SortKey::BeginsWith("WEBHOOK#".into())),
@@ -430,26 +431,7 @@ impl Webhooks<'_> {
         &self,
         route: &WebhookRoute,
     ) -> Result<Vec<WebhookEndpointRecord>, StoreError> {
-        self.collect(Query::on_index(Index::Gsi1, route.partition()))
-            .await
-    }
-
-    async fn collect<T: serde::de::DeserializeOwned>(
-        &self,
-        query: Query,
-    ) -> Result<Vec<T>, StoreError> {
-        let mut out = Vec::new();
-        let mut after = None;
-        loop {
-            let page = self.0.query(query.clone().after(after)).await?;
-            for item in &page.items {
-                out.push(item.to_record()?);
-            }
-            match page.next {
-                Some(next) => after = Some(next),
-                None => return Ok(out),
-            }
-        }
+        super::every_page(self.0, Query::on_index(Index::Gsi1, route.partition())).await
     }
 
     /// Removes an endpoint; `false` when it did not exist. Its rows stay
