@@ -13,8 +13,9 @@ use alyt_api::developers::webhooks::{EventsSettings, MailNotice};
 use alyt_api::ports::OutboxMailer;
 use alyt_domain::Clock;
 use alyt_events::stream::{EventSignal, StreamLimits};
-use alyt_events::worker::Worker;
+use alyt_events::worker::{PASS_INTERVAL, Worker};
 use alyt_events::{EventLog, HttpSender, OutboundPolicy};
+use alyt_store::repo;
 use alyt_store::sqlite::SqliteStore;
 use alyt_store::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};
 use async_trait::async_trait;
@@ -22,6 +23,11 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::LOCAL_EVENT_LAG;
+use crate::periodic::{self, Beat};
+
+/// How often the dispatcher looks for events when no write of this process
+/// woke it.
+pub const DISPATCH_POLL: Duration = Duration::from_secs(2);
 
 /// `ALYT_WEBHOOKS_PRIVATE_NETWORKS`: `on` (the default) lets webhooks reach
 /// http URLs and private, loopback and link-local addresses (a receiver on
@@ -35,7 +41,8 @@ pub struct WebhookConfig {
     /// The delivery clock (attempt times and the retry schedule); the
     /// platform's clock when `None`. Tests move it to see retries.
     pub clock: Option<Arc<dyn Clock>>,
-    /// How often due deliveries are looked for when nothing wakes the worker.
+    /// How often due deliveries are looked for when nothing wakes the worker
+    /// ([`PASS_INTERVAL`]; tests change it).
     pub every: Duration,
     /// The event stream's keepalive and time limit (one hour, 15 s); tests
     /// shorten them.
@@ -47,7 +54,7 @@ impl Default for WebhookConfig {
         Self {
             allow_private_networks: true,
             clock: None,
-            every: Duration::from_secs(1),
+            every: PASS_INTERVAL,
             stream: StreamLimits::LOCAL,
         }
     }
@@ -117,8 +124,8 @@ impl SignallingStore {
     fn written<'a>(&self, keys: impl IntoIterator<Item = &'a Key>) {
         let (mut event, mut delivery) = (false, false);
         for key in keys {
-            event |= key.pk.starts_with("EVENTS#");
-            delivery |= key.pk.starts_with("WEBHOOK#") && key.sk.starts_with("DELIVERY#");
+            event |= repo::events::is_event(key);
+            delivery |= repo::webhooks::is_delivery(key);
         }
         if event {
             self.events.notify();
@@ -228,48 +235,34 @@ pub fn spawn_webhooks(
         policy: config.policy(),
         notice: Arc::new(MailNotice(Arc::new(OutboxMailer::new(outbox)))),
     };
+    // A new event becomes readable after the log's lag.
     let lag = Duration::from_millis(LOCAL_EVENT_LAG.whole_milliseconds() as u64 + 50);
     let dispatcher = {
         let worker = worker.clone();
-        let mut stop = stop.clone();
-        let mut wake = events.subscribe();
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    changed = wake.changed() => {
-                        if changed.is_err() { break; }
-                        // The event becomes readable after the log's lag.
-                        tokio::time::sleep(lag).await;
+        periodic::spawn(
+            Beat::woken(events.subscribe(), lag, DISPATCH_POLL),
+            stop.clone(),
+            move || {
+                let worker = worker.clone();
+                async move {
+                    if let Err(e) = worker.dispatch().await {
+                        tracing::warn!(error = %e, "webhook dispatch failed");
                     }
-                    _ = tokio::time::sleep(Duration::from_secs(2)) => {}
-                    _ = stopped(&mut stop) => break,
                 }
-                if let Err(e) = worker.dispatch().await {
-                    tracing::warn!(error = %e, "webhook dispatch failed");
-                }
-            }
-        })
+            },
+        )
     };
-    let every = config.every;
-    let deliverer = {
-        let mut stop = stop;
-        let mut wake = deliveries.subscribe();
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    changed = wake.changed() => if changed.is_err() { break },
-                    _ = tokio::time::sleep(every) => {}
-                    _ = stopped(&mut stop) => break,
-                }
+    let deliverer = periodic::spawn(
+        Beat::woken(deliveries.subscribe(), Duration::ZERO, config.every),
+        stop,
+        move || {
+            let worker = worker.clone();
+            async move {
                 if let Err(e) = worker.deliver().await {
                     tracing::warn!(error = %e, "webhook delivery pass failed");
                 }
             }
-        })
-    };
+        },
+    );
     vec![dispatcher, deliverer]
-}
-
-async fn stopped(signal: &mut watch::Receiver<bool>) {
-    let _ = signal.wait_for(|stop| *stop).await;
 }

@@ -14,12 +14,10 @@ use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
 use alyt_device::ingest::{Ingest, IngestStats};
 use alyt_device::liveness_sweep::LivenessSweep;
-use alyt_device::{
-    Broker, BrokerConfig, BrokerPublisher, DevicePublisher, InboundMessage, PublishError,
-};
+use alyt_device::{Broker, BrokerConfig, DevicePublisher, InboundMessage};
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::EventLog;
-use alyt_store::sqlite::SqliteStore;
+use alyt_store::sqlite::{PURGE_INTERVAL, SqliteStore};
 use axum::extract::{ConnectInfo, Request};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -28,7 +26,10 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub mod events;
+mod periodic;
 pub mod simulator;
+
+use periodic::{Beat, stopped};
 
 pub use simulator::SimulatorConfig;
 
@@ -49,7 +50,8 @@ pub struct Config {
     pub owner_password: Option<String>,
     /// The in-process simulator (`ALYT_SIMULATOR`, `ALYT_SIMULATOR_SEED`).
     pub simulator: SimulatorConfig,
-    /// How often the heartbeat sweep runs (5 s).
+    /// How often the heartbeat sweep runs
+    /// ([`alyt_device::liveness_sweep::SWEEP_INTERVAL`]; tests shorten it).
     pub heartbeat_sweep_every: Duration,
     /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
     pub webhooks: events::WebhookConfig,
@@ -107,7 +109,7 @@ impl Config {
                 },
                 ..SimulatorConfig::default()
             },
-            heartbeat_sweep_every: Duration::from_secs(5),
+            heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             webhooks: events::WebhookConfig::from_env(),
         })
     }
@@ -122,7 +124,7 @@ impl Config {
             owner_email: "owner@alyt.local".into(),
             owner_password: None,
             simulator: SimulatorConfig::default(),
-            heartbeat_sweep_every: Duration::from_secs(5),
+            heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             webhooks: events::WebhookConfig::default(),
         }
     }
@@ -195,36 +197,11 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         addr: config.http_addr,
         source,
     })?;
-    // Commands are published through the broker, which starts below.
-    let publisher = Arc::new(LocalPublisher::default());
-    let state = AppState::build(
-        Adapters {
-            store: store.clone(),
-            clock: clock.clone(),
-            mailer: Arc::new(OutboxMailer::new(config.data_dir.join("outbox"))),
-            bot_check: Arc::new(TestTokenBotCheck),
-            publisher: publisher.clone(),
-            credentials: std::sync::Arc::new(alyt_api::ports::PasswordCredentials),
-        },
-        Settings {
-            rate_limit: config.rate_limit.clone(),
-            public_url: format!("http://{http_addr}/v1"),
-        },
-    )
-    .await?;
-    let first_start = alyt_api::bootstrap::ensure_first_owner(
-        &state,
-        &config.owner_email,
-        config.owner_password.clone(),
-    )
-    .await
-    .map_err(|e| StartError::Bootstrap(e.to_string()))?;
 
-    let (shutdown, mut on_shutdown) = watch::channel(false);
-    let mut tasks = Vec::new();
-
-    // The device plane: the broker enforces each device's own subtree; what devices
-    // publish flows through this queue to ingest.
+    // The device plane first, so the API publishes accepted commands
+    // through the broker from its first request: the broker enforces each
+    // device's own subtree; what devices publish flows through this queue to
+    // ingest.
     let (inbound_tx, inbound_rx) = tokio::sync::mpsc::channel(4096);
     let broker = alyt_device::start_broker(
         BrokerConfig {
@@ -236,6 +213,26 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         inbound_tx,
     )
     .await?;
+    let publisher: Arc<dyn DevicePublisher> = Arc::new(broker.publisher());
+    let (prepared, first_start) = match prepare(
+        &config,
+        store.clone(),
+        clock.clone(),
+        publisher.clone(),
+        http_addr,
+    )
+    .await
+    {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            broker.shutdown().await;
+            return Err(e);
+        }
+    };
+
+    let (shutdown, on_shutdown) = watch::channel(false);
+    let mut tasks = Vec::new();
+
     let ingest = Ingest::new(
         store.clone(),
         clock.clone(),
@@ -245,12 +242,12 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // over the same MQTT_MESSAGES meter ingest counts with.
     let simulator = Arc::new(simulator::LocalSimulator::new(
         config.simulator.clone(),
-        alyt_api::developers::simulator::simulator_key(&*store).await?,
+        prepared.simulator_key.clone(),
         broker.local_addr,
         ingest.meter(),
         clock.clone(),
     ));
-    let mut state = state.with_simulator(simulator.clone());
+    let mut state = prepared.app.with_simulator(simulator.clone());
     // One process that never freezes: reset mails leave at once, after the
     // response, from a task of this process.
     state.deliver_after_response = true;
@@ -264,17 +261,32 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         on_shutdown.clone(),
     )));
 
-    // The command bridge: pending command rows are retried every 2 s.
-    let _ = publisher.0.set(broker.publisher());
-    tasks.push(tokio::spawn(run_bridge(
-        store.clone(),
-        publisher,
-        clock.clone(),
+    // The command bridge: pending command rows are retried.
+    let bridge_store = store.clone();
+    let bridge_clock = clock.clone();
+    tasks.push(periodic::spawn(
+        Beat::every(alyt_device::bridge::SWEEP_INTERVAL),
         on_shutdown.clone(),
-    )));
+        move || {
+            let sweep = alyt_device::bridge::sweep(
+                bridge_store.clone(),
+                publisher.clone(),
+                bridge_clock.clone(),
+            );
+            async move {
+                match sweep.await {
+                    Ok(report) if report != Default::default() => {
+                        tracing::debug!(?report, "bridge sweep");
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "the bridge sweep failed"),
+                }
+            }
+        },
+    ));
 
     // The heartbeat sweep: ONLINE devices silent past their window go OFFLINE
-    // (device.offline, reason 'heartbeat'); every 5 s.
+    // (device.offline, reason 'heartbeat').
     let sweep = LivenessSweep::new(
         store.clone(),
         clock.clone(),
@@ -287,23 +299,22 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             .unwrap_or(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS)
             .min(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS),
     );
-    let mut sweep_stop = on_shutdown.clone();
-    let sweep_every = config.heartbeat_sweep_every;
-    tasks.push(tokio::spawn(async move {
-        let mut tick = tokio::time::interval(sweep_every);
-        loop {
-            tokio::select! {
-                _ = tick.tick() => match sweep.run().await {
+    tasks.push(periodic::spawn(
+        Beat::every(config.heartbeat_sweep_every),
+        on_shutdown.clone(),
+        move || {
+            let sweep = sweep.clone();
+            async move {
+                match sweep.run().await {
                     Ok(report) if report.marked_offline > 0 => {
                         tracing::info!(?report, "heartbeat sweep marked devices offline");
                     }
                     Ok(_) => {}
                     Err(e) => tracing::warn!(error = %e, "heartbeat sweep failed"),
-                },
-                _ = stopped(&mut sweep_stop) => break,
+                }
             }
-        }
-    }));
+        },
+    ));
 
     let mut http_stop = on_shutdown.clone();
     tasks.push(tokio::spawn(async move {
@@ -328,25 +339,24 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     ));
 
     // The embedded store keeps expired items until purged (reads already hide them),
-    // as DynamoDB's TTL does; purge once a minute. Reset mails a stopped
-    // process left waiting leave on the same beat.
+    // as DynamoDB's TTL does. Reset mails a stopped process left waiting
+    // leave on the same beat.
     let purger = store.clone();
-    tasks.push(tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(60));
-        loop {
-            tokio::select! {
-                _ = tick.tick() => {
-                    if let Err(e) = purger.purge_expired().await {
-                        tracing::warn!(error = %e, "purging expired items failed");
-                    }
-                    if let Err(e) = reset_mails.deliver().await {
-                        tracing::warn!(error = %e, "delivering reset mails failed");
-                    }
+    tasks.push(periodic::spawn(
+        Beat::every(PURGE_INTERVAL),
+        on_shutdown,
+        move || {
+            let (purger, reset_mails) = (purger.clone(), reset_mails.clone());
+            async move {
+                if let Err(e) = purger.purge_expired().await {
+                    tracing::warn!(error = %e, "purging expired items failed");
                 }
-                _ = stopped(&mut on_shutdown) => break,
+                if let Err(e) = reset_mails.deliver().await {
+                    tracing::warn!(error = %e, "delivering reset mails failed");
+                }
             }
-        }
-    }));
+        },
+    ));
 
     // Every virtual device the store holds comes up in its last scenario.
     match simulator.resume(&*store).await {
@@ -369,6 +379,48 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         shutdown,
         tasks,
     })
+}
+
+/// What the API needs before it serves: its state over the local adapters
+/// and the simulator's key.
+struct Prepared {
+    app: AppState,
+    simulator_key: Vec<u8>,
+}
+
+/// The API's state (which loads or creates the token signing key), the
+/// first start's owner and household, and the simulator's key.
+async fn prepare(
+    config: &Config,
+    store: Arc<events::SignallingStore>,
+    clock: Arc<dyn Clock>,
+    publisher: Arc<dyn DevicePublisher>,
+    http_addr: SocketAddr,
+) -> Result<(Prepared, Option<FirstStart>), StartError> {
+    let app = AppState::build(
+        Adapters {
+            store: store.clone(),
+            clock,
+            mailer: Arc::new(OutboxMailer::new(config.data_dir.join("outbox"))),
+            bot_check: Arc::new(TestTokenBotCheck),
+            publisher,
+            credentials: Arc::new(alyt_api::ports::PasswordCredentials),
+        },
+        Settings {
+            rate_limit: config.rate_limit.clone(),
+            public_url: format!("http://{http_addr}/v1"),
+        },
+    )
+    .await?;
+    let first_start = alyt_api::bootstrap::ensure_first_owner(
+        &app,
+        &config.owner_email,
+        config.owner_password.clone(),
+    )
+    .await
+    .map_err(|e| StartError::Bootstrap(e.to_string()))?;
+    let simulator_key = alyt_api::developers::simulator::simulator_key(&*store).await?;
+    Ok((Prepared { app, simulator_key }, first_start))
 }
 
 /// Events become readable this long after their id is taken. Locally every
@@ -406,62 +458,6 @@ async fn run_ingest(
             }
         }
     }
-}
-
-/// The local [`DevicePublisher`]: the embedded broker, once it is started.
-#[derive(Default)]
-struct LocalPublisher(std::sync::OnceLock<BrokerPublisher>);
-
-#[async_trait::async_trait]
-impl DevicePublisher for LocalPublisher {
-    async fn publish(
-        &self,
-        identity: &alyt_device::DeviceIdentity,
-        payload: Vec<u8>,
-    ) -> Result<(), PublishError> {
-        match self.0.get() {
-            Some(broker) => broker.publish(identity, payload).await,
-            None => Err(PublishError::Unsupported),
-        }
-    }
-
-    async fn disconnect(&self, identity: &alyt_device::DeviceIdentity) -> Result<(), PublishError> {
-        match self.0.get() {
-            Some(broker) => broker.disconnect(identity).await,
-            None => Ok(()),
-        }
-    }
-}
-
-/// The bridge sweep every 2 seconds (spec: Command delivery), until shutdown.
-async fn run_bridge(
-    store: Arc<dyn alyt_store::Store>,
-    publisher: Arc<LocalPublisher>,
-    clock: Arc<dyn Clock>,
-    mut stop: watch::Receiver<bool>,
-) {
-    let mut tick = tokio::time::interval(Duration::from_secs(2));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = tick.tick() => {
-                let publisher: Arc<dyn DevicePublisher> = publisher.clone();
-                match alyt_device::bridge::sweep(store.clone(), publisher, clock.clone()).await {
-                    Ok(report) if report != Default::default() => {
-                        tracing::debug!(?report, "bridge sweep");
-                    }
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "the bridge sweep failed"),
-                }
-            }
-            _ = stopped(&mut stop) => break,
-        }
-    }
-}
-
-/// Resolves once shutdown is asked for (or the platform handle is gone).
-async fn stopped(signal: &mut watch::Receiver<bool>) {
-    let _ = signal.wait_for(|stop| *stop).await;
 }
 
 /// The local server knows the peer from the socket.

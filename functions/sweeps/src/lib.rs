@@ -3,7 +3,7 @@
 //!
 //! * the heartbeat sweep once (ONLINE devices silent past their window go
 //!   OFFLINE 'heartbeat'), and, at the same time,
-//! * the command bridge sweep every [`BRIDGE_INTERVAL`] until
+//! * the command bridge sweep every [`SWEEP_INTERVAL`] until
 //!   [`BRIDGE_WINDOW`] has passed, so pending commands are retried every 2 s
 //!   as the spec asks although the schedule itself fires once a minute;
 //!   each pass also mails the waiting password-reset links (the API records
@@ -18,13 +18,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_device::DevicePublisher;
+use alyt_device::bridge::SWEEP_INTERVAL;
 use alyt_device::liveness_sweep::{LivenessSweep, SweepReport};
 use alyt_domain::Clock;
 use alyt_store::{Store, StoreError};
 use tokio::time::Instant;
 
-/// How often the bridge sweep runs (spec: every 2 seconds).
-pub const BRIDGE_INTERVAL: Duration = Duration::from_secs(2);
 /// How long one invocation keeps the bridge sweep going: stops 5 s before
 /// the next minute's invocation takes over.
 pub const BRIDGE_WINDOW: Duration = Duration::from_secs(55);
@@ -97,7 +96,7 @@ pub async fn on_schedule(
     Ok(ScheduleReport { heartbeat, bridge })
 }
 
-/// Bridge passes every [`BRIDGE_INTERVAL`], the first at once, none starting
+/// Bridge passes every [`SWEEP_INTERVAL`], the first at once, none starting
 /// at or after `until`.
 pub async fn run_bridge(sweeps: &Sweeps, until: Instant) -> BridgeTotals {
     let mut totals = BridgeTotals::default();
@@ -128,7 +127,7 @@ pub async fn run_bridge(sweeps: &Sweeps, until: Instant) -> BridgeTotals {
             tracing::warn!(error = %e, "reset mails wait for the next pass");
         }
         // A slow pass delays the next one rather than bunching them up.
-        next = (next + BRIDGE_INTERVAL).max(Instant::now());
+        next = (next + SWEEP_INTERVAL).max(Instant::now());
         if next >= until {
             return totals;
         }

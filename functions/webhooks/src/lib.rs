@@ -7,7 +7,7 @@
 //! addresses only, no redirects.
 //!
 //! New events also trigger it at once: the table's stream (keys only,
-//! filtered to inserted `EVENTS#` items) invokes it with a batch, and it runs
+//! filtered to inserted event-log items) invokes it with a batch, and it runs
 //! one dispatch + delivery pass after the events' visibility lag
 //! ([`on_new_events`]), so a delivery does not wait for the next second of a
 //! scheduled loop that may not be running.
@@ -19,11 +19,10 @@
 
 use std::time::Duration;
 
-use alyt_events::worker::Worker;
+use alyt_events::worker::{PASS_INTERVAL, Worker};
+use alyt_store::repo::events::is_event_partition;
 use tokio::time::Instant;
 
-/// How often the passes run inside an invocation.
-pub const PASS_INTERVAL: Duration = Duration::from_secs(1);
 /// How long one invocation keeps going: stops 5 s before the next minute's
 /// invocation takes over.
 pub const WINDOW: Duration = Duration::from_secs(55);
@@ -62,8 +61,9 @@ pub enum Trigger {
 }
 
 /// Tells a DynamoDB stream batch (records with `eventSource`
-/// `aws:dynamodb`) from the scheduled event. Only inserted `EVENTS#` items
-/// count (the event source mapping filters to those; this checks again).
+/// `aws:dynamodb`) from the scheduled event. Only inserted items of the
+/// event log count (the event source mapping filters to those; this checks
+/// again with [`is_event_partition`]).
 pub fn trigger_of(payload: &serde_json::Value) -> Trigger {
     let Some(records) = payload.get("Records").and_then(|r| r.as_array()) else {
         return Trigger::Schedule;
@@ -81,7 +81,7 @@ pub fn trigger_of(payload: &serde_json::Value) -> Trigger {
         .filter(|r| {
             r.pointer("/dynamodb/Keys/pk/S")
                 .and_then(|pk| pk.as_str())
-                .is_some_and(|pk| pk.starts_with("EVENTS#"))
+                .is_some_and(is_event_partition)
         })
         .count();
     Trigger::NewEvents(new_events)

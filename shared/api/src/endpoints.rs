@@ -39,7 +39,7 @@ use alyt_domain::integration::{
     EndpointKind, Presentation, PresentedAs, endpoint_descriptors, endpoint_liveness,
     endpoint_state, presentable,
 };
-use alyt_events::EventKind;
+use alyt_events::PlatformEvent;
 use alyt_store::TxWrite;
 use alyt_store::repo::integrations::{
     ConnectorRecord, EndpointRecord, IntegrationRecord, Integrations, PlacedBy, endpoint_write,
@@ -48,7 +48,7 @@ use alyt_store::repo::rooms::Rooms;
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -374,30 +374,15 @@ pub(crate) async fn store_check(
     .ok_or_else(no_such_endpoint)
 }
 
-/// The `thing.state` event data of an endpoint's state (spec: Events):
-/// `{ endpointId, integrationId, kind, state (by capability), at }`.
-pub(crate) fn thing_state_data(
-    endpoint: &EndpointRecord,
-    at: OffsetDateTime,
-) -> Result<Value, ApiError> {
-    Ok(json!({
-        "endpointId": endpoint.id,
-        "integrationId": endpoint.integration_id,
-        "kind": endpoint.kind.known().unwrap_or(EndpointKind::Other).as_str(),
-        "state": endpoint.state,
-        "at": at.format(&time::format_description::well_known::Rfc3339).map_err(ApiError::internal)?,
-    }))
-}
-
-/// The `thing.state` event of an endpoint's new state, to write in the same
-/// transaction.
+/// The `thing.state` event of an endpoint's new state (spec: Events), to
+/// write in the same transaction.
 fn thing_state_event(
     state: &AppState,
     endpoint: &EndpointRecord,
     at: OffsetDateTime,
 ) -> Result<Vec<TxWrite>, ApiError> {
-    let data = thing_state_data(endpoint, at)?;
-    state.event_writes(endpoint.tenant_id, vec![(EventKind::ThingState, data)])
+    let event = PlatformEvent::ThingState(endpoint.thing_state(at));
+    state.event_writes(endpoint.tenant_id, vec![event])
 }
 
 /// Why a command to an endpoint did not apply.

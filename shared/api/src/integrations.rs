@@ -62,7 +62,7 @@ use alyt_domain::ids::{ConnectorId, EndpointId, IntegrationId, PropertyId, RoomI
 use alyt_domain::integration::check_external_id;
 use alyt_domain::integration::placement::{Placement, Synonyms, place};
 use alyt_domain::room;
-use alyt_events::EventKind;
+use alyt_events::PlatformEvent;
 use alyt_store::repo::integrations::connector_installs;
 use alyt_store::repo::integrations::integration_endpoints;
 use alyt_store::repo::integrations::tenant_integrations;
@@ -712,9 +712,8 @@ fn discovery_writes(
     for (endpoint, read_rev, changed) in endpoints {
         writes.push(endpoint_write(endpoint, *read_rev)?);
         if *changed {
-            events.push((
-                EventKind::ThingState,
-                crate::endpoints::thing_state_data(endpoint, endpoint.updated_at)?,
+            events.push(PlatformEvent::ThingState(
+                endpoint.thing_state(endpoint.updated_at),
             ));
         }
     }

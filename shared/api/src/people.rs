@@ -40,7 +40,7 @@ use alyt_domain::membership::{
     MembershipNotice, RemovalRefused, check_removal, check_terms, mask_email, may_manage_people,
     role_words,
 };
-use alyt_events::EventKind;
+use alyt_events::PlatformEvent;
 use alyt_store::TxWrite;
 use alyt_store::repo::identity::{Sessions, UserRecord, Users};
 use alyt_store::repo::members::{MemberError, Members, household_members};
@@ -473,13 +473,12 @@ fn notification_writes(
         device_id: None,
         at,
     };
-    let data = serde_json::to_value(notification.raised()).map_err(ApiError::internal)?;
+    let event = PlatformEvent::NotificationRaised(notification.raised());
     let mut writes = vec![TxWrite::Put {
         item: notification_item(&notification)?,
         condition: None,
     }];
-    writes
-        .extend(state.event_writes(grant.tenant_id, vec![(EventKind::NotificationRaised, data)])?);
+    writes.extend(state.event_writes(grant.tenant_id, vec![event])?);
     Ok(writes)
 }
 

@@ -75,15 +75,11 @@ impl AppState {
     pub fn event_writes(
         &self,
         tenant: alyt_domain::ids::TenantId,
-        events: Vec<(alyt_events::EventKind, serde_json::Value)>,
+        events: Vec<alyt_events::PlatformEvent>,
     ) -> Result<Vec<alyt_store::TxWrite>, ApiError> {
         let log =
             alyt_events::EventLog::new(self.store.clone(), self.clock.clone(), self.events.lag);
-        Ok(log
-            .prepare_all(tenant, events)?
-            .into_iter()
-            .map(|(_, write)| write)
-            .collect())
+        Ok(log.writes(tenant, events)?)
     }
 
     /// The state over the given adapters: loads (or creates) the token signing

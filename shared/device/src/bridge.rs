@@ -3,10 +3,11 @@
 //!
 //! [`deliver`] publishes one pending row and stores the outcome (`sent`, or
 //! still `pending` with one more attempt); the API calls it right after
-//! accepting a command. [`sweep`] runs every 2 seconds locally (hosted: an
-//! EventBridge-scheduled function looping inside its invocation, not written
-//! yet) and retries every pending row, giving up on rows whose device has no
-//! property (no topic) or that were already acknowledged.
+//! accepting a command. [`sweep`] runs every [`SWEEP_INTERVAL`] (locally a
+//! task of the `alyt` process; hosted, `functions/sweeps` loops inside each
+//! scheduled invocation) and retries every pending row, giving up on rows
+//! whose device has no property (no topic) or that were already
+//! acknowledged.
 //!
 //! Every state move is a conditional write on the row as read, so the
 //! immediate publish and a sweep racing on the same row store one outcome;
@@ -26,6 +27,8 @@ use crate::channels::{CommandMessage, encode_command};
 use crate::plane::{DevicePublisher, PublishError};
 use crate::topic::DeviceIdentity;
 
+/// How often the bridge sweep runs (spec: every 2 seconds).
+pub const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
 /// Pending rows read per sweep page.
 const SWEEP_PAGE: u32 = 100;
 /// Pages per sweep at most (the next sweep continues).

@@ -15,6 +15,12 @@
 //! notification.raised) and command responses (the command row answered,
 //! command.result; a duplicate or an unknown commandId changes nothing).
 //! Every report but an offline one counts as hearing from the device.
+//!
+//! Each channel has its planner (`status`, `telemetry`, `response`, …): a
+//! pure function from the message and the device as read to the writes of
+//! the change, the events it raises and its liveness move (`Heard`); one
+//! place (`Ingest::transaction`) assembles them with the dedupe guard and
+//! the device write.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -28,26 +34,27 @@ use alyt_domain::device::{
 };
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_domain::notification::alert_text;
-use alyt_events::{EventKind, EventLog};
+use alyt_events::{EventLog, PlatformEvent};
 use alyt_store::repo::commands::{Commands, StoredCommand, transition_write};
 use alyt_store::repo::devices::{
     DeviceRecord, ReportedRecord, child_guard, device_item, paired_child_writes, reported_key,
 };
 use alyt_store::repo::history::{DeviceLogEntry, LogChannel, device_log_item, telemetry_item};
+use alyt_store::repo::messages::dedupe_guard;
 use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
 use alyt_store::{Condition, Item, Key, Store, StoreError, TxWrite};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::channels::{Availability, ChannelMessage, decode_inbound};
+use crate::channels::{
+    Availability, ChannelMessage, CommandResponse, JsonObject, StatusReport, Telemetry,
+    decode_inbound,
+};
 use crate::meter::MessageMeter;
 use crate::pairing::{ChildPairing, child_pairing};
 use crate::plane::InboundMessage;
 
-/// How long a message id is remembered for deduplication (SQS redelivers
-/// within its retention, at most 14 days; a day covers retries in practice).
-const DEDUPE_SECONDS: i64 = 86_400;
 pub use alyt_store::repo::history::TELEMETRY_RETENTION_DAYS;
 /// Attempts when a concurrent change to the same device wins the race.
 const ATTEMPTS: usize = 4;
@@ -103,10 +110,6 @@ pub struct Ingest {
     events: EventLog,
     meter: MessageMeter,
     stats: Arc<IngestStats>,
-}
-
-fn dedupe_key(message_id: &str) -> Key {
-    Key::new(format!("MSG#{message_id}"), "MSG")
 }
 
 fn device_key(tenant: TenantId, id: DeviceId) -> Key {
@@ -285,46 +288,9 @@ impl Ingest {
         Ok((!known).then_some(pairing))
     }
 
-    /// The device a hub's pairing creates: in the hub's home and room, no
-    /// unit, no credential (the hub speaks for it).
-    fn child_of(
-        &self,
-        hub: &DeviceRecord,
-        pairing: &ChildPairing,
-        at: OffsetDateTime,
-    ) -> DeviceRecord {
-        DeviceRecord {
-            id: DeviceId::new(),
-            tenant_id: hub.tenant_id,
-            property_id: hub.property_id,
-            room_id: hub.room_id,
-            name: pairing.name.clone(),
-            kind: Lenient::Known(pairing.kind),
-            capabilities: pairing
-                .capabilities
-                .iter()
-                .copied()
-                .map(Lenient::Known)
-                .collect(),
-            features: Vec::new(),
-            current_unit_id: None,
-            parent_device_id: Some(hub.id),
-            protocol: Some(Lenient::Known(pairing.protocol)),
-            protocol_id: Some(pairing.protocol_id.clone()),
-            firmware_channel: Lenient::Known(FirmwareChannel::Stable),
-            status: Lenient::Known(DeviceStatus::Provisioning),
-            last_seen: Some(at),
-            deleted_at: None,
-            created_at: at,
-            updated_at: at,
-            settings: None,
-            heartbeat_window_seconds: hub.heartbeat_window_seconds,
-            is_virtual: hub.is_virtual,
-        }
-    }
-
-    /// The writes for one message: the dedupe guard first, then the changes
-    /// and the events they cause. `None` when the channel stores nothing yet.
+    /// The writes for one message: what its channel plans, assembled into
+    /// one transaction. `None` when the message changes nothing (a command
+    /// echoed back, a response to no pending row).
     fn plan(
         &self,
         message: &InboundMessage,
@@ -334,175 +300,45 @@ impl Ingest {
         pairing: Option<&ChildPairing>,
     ) -> Result<Option<Vec<TxWrite>>, StoreError> {
         let at = message.received_at;
-        let status = device.status.known();
+        let message_id = message.message_id.as_str();
+        let planned = match decoded {
+            ChannelMessage::Status(report) => status(device, report, at)?,
+            ChannelMessage::Availability(said) => availability(*said),
+            ChannelMessage::Telemetry(readings) => telemetry(device, readings, message_id, at),
+            ChannelMessage::Response(answer) => match response(device, answer, command, at)? {
+                Some(planned) => planned,
+                None => return Ok(None),
+            },
+            ChannelMessage::Event(fields) => event(device, fields, pairing, message_id, at)?,
+            ChannelMessage::Alert(fields) => alert(device, fields, message_id, at)?,
+            ChannelMessage::Command(_) => return Ok(None),
+        };
+        self.transaction(message_id, device, planned, at).map(Some)
+    }
+
+    /// The one transaction of a message: the dedupe guard first, then the
+    /// channel's writes, the device with its liveness move, and the events
+    /// (the liveness event before the channel's).
+    fn transaction(
+        &self,
+        message_id: &str,
+        device: &DeviceRecord,
+        planned: Planned,
+        at: OffsetDateTime,
+    ) -> Result<Vec<TxWrite>, StoreError> {
         let mut updated = device.clone();
-        let mut writes = vec![TxWrite::Put {
-            item: Item::new(dedupe_key(&message.message_id))
-                .with("ttl", self.clock.unix_seconds() + DEDUPE_SECONDS),
-            condition: Some(Condition::item_absent()),
-        }];
-        let mut events: Vec<(EventKind, Value)> = Vec::new();
-        let transition;
-        match decoded {
-            ChannelMessage::Status(report) => {
-                updated.last_seen = Some(at);
-                if let Some(features) = &report.features {
-                    updated.features = features.clone();
-                }
-                transition = status.and_then(on_report);
-                let reported = ReportedRecord {
-                    device_id: device.id,
-                    payload: Value::Object(report.payload.clone()),
-                    reported_at: at,
-                };
-                writes.push(TxWrite::Put {
-                    item: Item::from_record(reported_key(device.id), &reported)?,
-                    condition: None,
-                });
-            }
-            ChannelMessage::Availability(Availability::Online) => {
-                updated.last_seen = Some(at);
-                transition = status.and_then(on_report);
-            }
-            ChannelMessage::Availability(Availability::Offline) => {
-                transition = status.and_then(on_last_will);
-            }
-            ChannelMessage::Telemetry(telemetry) => {
-                updated.last_seen = Some(at);
-                transition = status.and_then(on_report);
-                let metrics = telemetry.metrics();
-                for (metric, value) in &metrics {
-                    writes.push(TxWrite::Put {
-                        item: telemetry_item(
-                            device.id,
-                            metric,
-                            Some(*value),
-                            at,
-                            &message.message_id,
-                        ),
-                        condition: None,
-                    });
-                }
-                events.push((
-                    EventKind::DeviceTelemetry,
-                    serde_json::to_value(DeviceTelemetryData {
-                        device_id: device.id,
-                        metrics,
-                        at,
-                    })
-                    .unwrap_or(Value::Null),
-                ));
-            }
-            ChannelMessage::Response(response) => {
-                // Unknown commandId (or another tenant's row): nothing.
-                let Some(stored) = command.filter(|c| c.tenant_id == device.tenant_id) else {
-                    return Ok(None);
-                };
-                let event = CommandEvent::Response {
-                    status: response.status.clone(),
-                };
-                // Already answered (a duplicate response) or final: nothing.
-                let Some(next) = stored.row.apply(&event, at) else {
-                    return Ok(None);
-                };
-                updated.last_seen = Some(at);
-                transition = status.and_then(on_report);
-                // Conditional on the row as read: a concurrent sweep moving
-                // it cancels the transaction and the message is applied again.
-                writes.push(transition_write(device.tenant_id, &stored.row, &next)?);
-                if let Some(data) = next.result_data() {
-                    events.push((
-                        EventKind::CommandResult,
-                        serde_json::to_value(data).unwrap_or(Value::Null),
-                    ));
-                }
-            }
-            ChannelMessage::Event(fields) => {
-                updated.last_seen = Some(at);
-                transition = status.and_then(on_report);
-                let entry = DeviceLogEntry {
-                    device_id: device.id,
-                    channel: LogChannel::Event,
-                    payload: Value::Object(fields.clone()),
-                    at,
-                };
-                writes.push(TxWrite::Put {
-                    item: device_log_item(&entry, &message.message_id)?,
-                    condition: None,
-                });
-                if let Some(pairing) = pairing {
-                    writes.extend(paired_child_writes(&self.child_of(device, pairing, at))?);
-                }
-            }
-            ChannelMessage::Alert(fields) => {
-                updated.last_seen = Some(at);
-                transition = status.and_then(on_report);
-                let entry = DeviceLogEntry {
-                    device_id: device.id,
-                    channel: LogChannel::Alert,
-                    payload: Value::Object(fields.clone()),
-                    at,
-                };
-                writes.push(TxWrite::Put {
-                    item: device_log_item(&entry, &message.message_id)?,
-                    condition: None,
-                });
-                let (title, body) = alert_text(&device.name, fields);
-                let notification = NotificationRecord {
-                    // Derived from the message id: a redelivery cannot make a
-                    // second notification even past the dedupe guard's life.
-                    id: Uuid::new_v5(&Uuid::NAMESPACE_OID, message.message_id.as_bytes()),
-                    tenant_id: device.tenant_id,
-                    property_id: device.property_id,
-                    client_id: None,
-                    kind: KIND_DEVICE_ALERT.to_owned(),
-                    title,
-                    body,
-                    device_id: Some(device.id),
-                    at,
-                };
-                writes.push(TxWrite::Put {
-                    item: notification_item(&notification)?,
-                    condition: None,
-                });
-                events.push((
-                    EventKind::NotificationRaised,
-                    serde_json::to_value(notification.raised()).unwrap_or(Value::Null),
-                ));
-            }
-            ChannelMessage::Command(_) => {
-                return Ok(None);
-            }
+        if let Some(features) = planned.features {
+            updated.features = features;
         }
-        if let Some(transition) = transition {
-            updated.status = Lenient::Known(transition.next_status());
-            let data = match transition {
-                Transition::Online => serde_json::to_value(DeviceOnlineData {
-                    device_id: device.id,
-                    name: device.name.clone(),
-                    at,
-                }),
-                Transition::Offline(reason) => serde_json::to_value(DeviceOfflineData {
-                    device_id: device.id,
-                    name: device.name.clone(),
-                    at,
-                    reason,
-                }),
-            }
-            .unwrap_or(Value::Null);
-            let kind = match transition {
-                Transition::Online => EventKind::DeviceOnline,
-                Transition::Offline(_) => EventKind::DeviceOffline,
-            };
-            // The transition event comes before any telemetry of the same message.
-            events.insert(0, (kind, data));
-        }
-        // Strictly later than what was read, so the condition above always
+        let moved = move_liveness(device, planned.heard, at, &mut updated);
+        // Strictly later than what was read, so the condition below always
         // tells this write apart from the one it replaces.
         updated.updated_at = self
             .clock
             .now()
             .max(device.updated_at + time::Duration::microseconds(1));
+        let mut writes = vec![dedupe_guard(message_id, self.clock.unix_seconds())];
+        writes.extend(planned.writes);
         // Applied only if the device is exactly as read (every change bumps
         // updatedAt): two messages never interleave their transitions, and a
         // concurrent change through the API (settings, rename) is never undone.
@@ -511,10 +347,273 @@ impl Ingest {
             item: device_item(&updated)?,
             condition: Some(unchanged),
         });
-        for (_, write) in self.events.prepare_all(device.tenant_id, events)? {
-            writes.push(write);
+        let events = moved.into_iter().chain(planned.events).collect();
+        writes.extend(self.events.writes(device.tenant_id, events)?);
+        Ok(writes)
+    }
+}
+
+/// How a message moves its device's liveness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Heard {
+    /// The device was heard from: `lastSeen` moves, and a device not ONLINE
+    /// comes online.
+    Report,
+    /// Its last will fired (or it said `offline`): it goes OFFLINE.
+    LastWill,
+}
+
+/// What one message changes, as its channel plans it: the writes of the
+/// change itself, the events it raises, its liveness move, and the features
+/// a status report declares.
+struct Planned {
+    writes: Vec<TxWrite>,
+    events: Vec<PlatformEvent>,
+    heard: Heard,
+    features: Option<Vec<String>>,
+}
+
+impl Planned {
+    fn heard(heard: Heard) -> Self {
+        Self {
+            writes: Vec::new(),
+            events: Vec::new(),
+            heard,
+            features: None,
         }
-        Ok(Some(writes))
+    }
+}
+
+/// `status`: the reported payload replaces the last one; the features it
+/// declares replace the device's.
+fn status(
+    device: &DeviceRecord,
+    report: &StatusReport,
+    at: OffsetDateTime,
+) -> Result<Planned, StoreError> {
+    let reported = ReportedRecord {
+        device_id: device.id,
+        payload: Value::Object(report.payload.clone()),
+        reported_at: at,
+    };
+    Ok(Planned {
+        writes: vec![TxWrite::Put {
+            item: Item::from_record(reported_key(device.id), &reported)?,
+            condition: None,
+        }],
+        features: report.features.clone(),
+        ..Planned::heard(Heard::Report)
+    })
+}
+
+/// `availability`: online is a report; offline (also the last will) is not.
+fn availability(availability: Availability) -> Planned {
+    Planned::heard(match availability {
+        Availability::Online => Heard::Report,
+        Availability::Offline => Heard::LastWill,
+    })
+}
+
+/// `telemetry`: one time-series point per metric, and `device.telemetry`.
+fn telemetry(
+    device: &DeviceRecord,
+    readings: &Telemetry,
+    message_id: &str,
+    at: OffsetDateTime,
+) -> Planned {
+    let metrics = readings.metrics();
+    let writes = metrics
+        .iter()
+        .map(|(metric, value)| TxWrite::Put {
+            item: telemetry_item(device.id, metric, Some(*value), at, message_id),
+            condition: None,
+        })
+        .collect();
+    let event = PlatformEvent::DeviceTelemetry(DeviceTelemetryData {
+        device_id: device.id,
+        metrics,
+        at,
+    });
+    Planned {
+        writes,
+        events: vec![event],
+        ..Planned::heard(Heard::Report)
+    }
+}
+
+/// `response`: the command row it answers moves, with `command.result`
+/// when the answer settles it. `None` for an unknown commandId (or another
+/// tenant's row) and for a row already answered or final.
+fn response(
+    device: &DeviceRecord,
+    answer: &CommandResponse,
+    command: Option<&StoredCommand>,
+    at: OffsetDateTime,
+) -> Result<Option<Planned>, StoreError> {
+    let Some(stored) = command.filter(|c| c.tenant_id == device.tenant_id) else {
+        return Ok(None);
+    };
+    let answered = CommandEvent::Response {
+        status: answer.status.clone(),
+    };
+    let Some(next) = stored.row.apply(&answered, at) else {
+        return Ok(None);
+    };
+    // Conditional on the row as read: a concurrent sweep moving it cancels
+    // the transaction and the message is applied again.
+    let writes = vec![transition_write(device.tenant_id, &stored.row, &next)?];
+    let events = next
+        .result_data()
+        .map(PlatformEvent::CommandResult)
+        .into_iter()
+        .collect();
+    Ok(Some(Planned {
+        writes,
+        events,
+        ..Planned::heard(Heard::Report)
+    }))
+}
+
+/// `events`: the device log, and the child a hub's pairing creates.
+fn event(
+    device: &DeviceRecord,
+    fields: &JsonObject,
+    pairing: Option<&ChildPairing>,
+    message_id: &str,
+    at: OffsetDateTime,
+) -> Result<Planned, StoreError> {
+    let mut writes = vec![log_write(
+        device,
+        LogChannel::Event,
+        fields,
+        message_id,
+        at,
+    )?];
+    if let Some(pairing) = pairing {
+        writes.extend(paired_child_writes(&child_of(device, pairing, at))?);
+    }
+    Ok(Planned {
+        writes,
+        ..Planned::heard(Heard::Report)
+    })
+}
+
+/// `alerts`: the device log, a tenant notification and `notification.raised`.
+fn alert(
+    device: &DeviceRecord,
+    fields: &JsonObject,
+    message_id: &str,
+    at: OffsetDateTime,
+) -> Result<Planned, StoreError> {
+    let (title, body) = alert_text(&device.name, fields);
+    let notification = NotificationRecord {
+        // Derived from the message id: a redelivery cannot make a second
+        // notification even past the dedupe guard's life.
+        id: Uuid::new_v5(&Uuid::NAMESPACE_OID, message_id.as_bytes()),
+        tenant_id: device.tenant_id,
+        property_id: device.property_id,
+        client_id: None,
+        kind: KIND_DEVICE_ALERT.to_owned(),
+        title,
+        body,
+        device_id: Some(device.id),
+        at,
+    };
+    Ok(Planned {
+        writes: vec![
+            log_write(device, LogChannel::Alert, fields, message_id, at)?,
+            TxWrite::Put {
+                item: notification_item(&notification)?,
+                condition: None,
+            },
+        ],
+        events: vec![PlatformEvent::NotificationRaised(notification.raised())],
+        ..Planned::heard(Heard::Report)
+    })
+}
+
+/// The device log entry of an `events` or `alerts` message.
+fn log_write(
+    device: &DeviceRecord,
+    channel: LogChannel,
+    fields: &JsonObject,
+    message_id: &str,
+    at: OffsetDateTime,
+) -> Result<TxWrite, StoreError> {
+    let entry = DeviceLogEntry {
+        device_id: device.id,
+        channel,
+        payload: Value::Object(fields.clone()),
+        at,
+    };
+    Ok(TxWrite::Put {
+        item: device_log_item(&entry, message_id)?,
+        condition: None,
+    })
+}
+
+/// Moves `updated` (the device as read) as `heard` says: `lastSeen` for a
+/// report, and the status of a liveness transition, whose event it returns.
+fn move_liveness(
+    device: &DeviceRecord,
+    heard: Heard,
+    at: OffsetDateTime,
+    updated: &mut DeviceRecord,
+) -> Option<PlatformEvent> {
+    let status = device.status.known();
+    let transition = match heard {
+        Heard::Report => {
+            updated.last_seen = Some(at);
+            status.and_then(on_report)
+        }
+        Heard::LastWill => status.and_then(on_last_will),
+    }?;
+    updated.status = Lenient::Known(transition.next_status());
+    Some(match transition {
+        Transition::Online => PlatformEvent::DeviceOnline(DeviceOnlineData {
+            device_id: device.id,
+            name: device.name.clone(),
+            at,
+        }),
+        Transition::Offline(reason) => PlatformEvent::DeviceOffline(DeviceOfflineData {
+            device_id: device.id,
+            name: device.name.clone(),
+            at,
+            reason,
+        }),
+    })
+}
+
+/// The device a hub's pairing creates: in the hub's home and room, no unit,
+/// no credential (the hub speaks for it).
+fn child_of(hub: &DeviceRecord, pairing: &ChildPairing, at: OffsetDateTime) -> DeviceRecord {
+    DeviceRecord {
+        id: DeviceId::new(),
+        tenant_id: hub.tenant_id,
+        property_id: hub.property_id,
+        room_id: hub.room_id,
+        name: pairing.name.clone(),
+        kind: Lenient::Known(pairing.kind),
+        capabilities: pairing
+            .capabilities
+            .iter()
+            .copied()
+            .map(Lenient::Known)
+            .collect(),
+        features: Vec::new(),
+        current_unit_id: None,
+        parent_device_id: Some(hub.id),
+        protocol: Some(Lenient::Known(pairing.protocol)),
+        protocol_id: Some(pairing.protocol_id.clone()),
+        firmware_channel: Lenient::Known(FirmwareChannel::Stable),
+        status: Lenient::Known(DeviceStatus::Provisioning),
+        last_seen: Some(at),
+        deleted_at: None,
+        created_at: at,
+        updated_at: at,
+        settings: None,
+        heartbeat_window_seconds: hub.heartbeat_window_seconds,
+        is_virtual: hub.is_virtual,
     }
 }
 

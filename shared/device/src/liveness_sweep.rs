@@ -17,22 +17,24 @@
 //! sweep racing another sweep records one event. Running it twice changes
 //! nothing the second time: an OFFLINE device leaves the index.
 //!
-//! Runs every 5 s locally (`functions/local`); hosted, an EventBridge-scheduled
-//! function is still to be written.
+//! Runs every [`SWEEP_INTERVAL`] locally (`functions/local`); hosted, once
+//! per scheduled invocation of `functions/sweeps` (every minute).
 
 use std::sync::Arc;
 
 use alyt_domain::Clock;
 use alyt_domain::device::{DeviceOfflineData, Lenient, Transition, on_heartbeat_expired};
-use alyt_events::{EventKind, EventLog};
+use alyt_events::{EventLog, PlatformEvent};
 use alyt_store::repo::devices::{DeviceRecord, Devices, ONLINE_SHARDS, device_item};
 use alyt_store::{Condition, Store, StoreError, TxWrite};
-use serde_json::{Value, json};
+use serde_json::json;
 use time::OffsetDateTime;
 
 /// The smallest heartbeat window a device may have: the sweep's query bound.
 /// A device with a smaller window would be marked late, never wrongly.
 pub const MIN_HEARTBEAT_WINDOW_SECONDS: u32 = 30;
+/// How often the local platform runs the sweep.
+pub const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
 /// Devices read per query.
 const PAGE: u32 = 100;
 
@@ -116,13 +118,12 @@ impl LivenessSweep {
         let mut updated = device.clone();
         updated.status = Lenient::Known(transition.next_status());
         updated.updated_at = now.max(device.updated_at + time::Duration::microseconds(1));
-        let data = serde_json::to_value(DeviceOfflineData {
+        let event = PlatformEvent::DeviceOffline(DeviceOfflineData {
             device_id: device.id,
             name: device.name.clone(),
             at: now,
             reason,
-        })
-        .unwrap_or(Value::Null);
+        });
         let unchanged = Condition::eq("status", json!(device.status)).and(Condition::eq(
             "updatedAt",
             json!(rfc3339(device.updated_at)),
@@ -131,12 +132,7 @@ impl LivenessSweep {
             item: device_item(&updated)?,
             condition: Some(unchanged),
         }];
-        for (_, write) in self
-            .events
-            .prepare_all(device.tenant_id, vec![(EventKind::DeviceOffline, data)])?
-        {
-            writes.push(write);
-        }
+        writes.extend(self.events.writes(device.tenant_id, vec![event])?);
         match self.store.transact(writes).await {
             Ok(()) => Ok(true),
             Err(StoreError::TransactionCanceled { .. }) => {

@@ -11,6 +11,7 @@
 //!   shown capability are sent to the connector as the native one.
 //! * [`placement`]: where discovery puts a thing (rooms by name, never moving
 //!   what a person placed, never renaming a room).
+//! * [`ThingStateData`]: the data of the `thing.state` event.
 
 pub mod connector;
 pub mod placement;
@@ -24,6 +25,7 @@ use utoipa::ToSchema;
 
 use crate::capability::{self, CapabilityDescriptor};
 use crate::device::{DeviceCapability, Liveness, LivenessState, descriptor_ids_for, wire_enum};
+use crate::ids::{EndpointId, IntegrationId};
 
 wire_enum! {
     /// What an endpoint is (spec: Endpoint `kind`).
@@ -188,6 +190,22 @@ pub fn endpoint_state(
         }
     }
     flat
+}
+
+/// `thing.state` (spec: Events): an endpoint's state changed. `{ endpointId,
+/// integrationId, kind, state (by capability, as the connector reported
+/// it), at }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ThingStateData {
+    pub endpoint_id: EndpointId,
+    pub integration_id: IntegrationId,
+    pub kind: EndpointKind,
+    #[schema(value_type = Object)]
+    pub state: Map<String, Value>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub at: OffsetDateTime,
 }
 
 /// An endpoint read successfully within this long is online; older reads

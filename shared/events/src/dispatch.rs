@@ -1,8 +1,8 @@
 //! The webhook dispatcher: turns recorded events into delivery rows.
 //!
 //! One cursor row per tenant that has (or had) an endpoint routed to it
-//! (`WHDISPATCH` / `TENANT#{tenantId}`) holds the id of the last event fanned
-//! out. A pass reads each tenant's events after its cursor
+//! ([`alyt_store::repo::events`] keeps them) holds the id of the last event
+//! fanned out. A pass reads each tenant's events after its cursor
 //! ([`EventLog::read_after`], so never past the visibility watermark),
 //! enqueues each to the endpoints that want it ([`crate::delivery::enqueue`],
 //! one conditional write per endpoint x event) and only then advances the
@@ -30,10 +30,10 @@
 //! another inside a pass, bounded by [`TENANT_BUDGET`] events each.
 
 use alyt_domain::ids::TenantId;
+pub use alyt_store::repo::events::DispatchCursor;
+use alyt_store::repo::events::Events;
 use alyt_store::repo::webhooks::{WebhookEndpointRecord, WebhookRoute, Webhooks};
-use alyt_store::{Condition, Item, Key, Query, SortKey, Store, StoreError};
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use alyt_store::{Query, Store, StoreError};
 use time::OffsetDateTime;
 
 use crate::audience::IntegrationConnectors;
@@ -42,27 +42,10 @@ use crate::delivery::{self, EnqueueReport};
 use crate::envelope::EventId;
 use crate::log::EventLog;
 
-/// The partition of the dispatch cursors.
-pub const CURSORS: &str = "WHDISPATCH";
 /// Events read per log query.
 pub const PAGE: u32 = 100;
 /// Events one pass fans out per tenant at most (the next pass goes on).
 pub const TENANT_BUDGET: usize = 1_000;
-
-fn cursor_key(tenant: TenantId) -> Key {
-    Key::new(CURSORS, format!("TENANT#{tenant}"))
-}
-
-/// How far a tenant's events have been fanned out.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DispatchCursor {
-    pub tenant_id: TenantId,
-    /// The last event fanned out (or the start, for a new cursor).
-    pub position: EventId,
-    /// Bumped by every advance; every advance is conditioned on it.
-    pub rev: u64,
-}
 
 /// Starts following `tenant` from `from` unless it is already followed (an
 /// older cursor stays: endpoints filter events older than themselves).
@@ -71,63 +54,7 @@ pub async fn follow_tenant(
     tenant: TenantId,
     from: OffsetDateTime,
 ) -> Result<(), StoreError> {
-    let cursor = DispatchCursor {
-        tenant_id: tenant,
-        position: EventId::floor(from),
-        rev: 0,
-    };
-    let item = Item::from_record(cursor_key(tenant), &cursor)?;
-    match store.put(item, Some(Condition::item_absent())).await {
-        Ok(()) => Ok(()),
-        Err(e) if e.is_condition_failure() => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-/// Every cursor, in tenant order.
-pub async fn cursors(store: &dyn Store) -> Result<Vec<DispatchCursor>, StoreError> {
-    let mut out = Vec::new();
-    let mut after = None;
-    loop {
-        let page = store
-            .query(
-                Query::partition(CURSORS)
-                    .sort(SortKey::BeginsWith("TENANT#".into()))
-                    .limit(100)
-                    .after(after),
-            )
-            .await?;
-        for item in &page.items {
-            out.push(item.to_record()?);
-        }
-        match page.next {
-            Some(next) => after = Some(next),
-            None => return Ok(out),
-        }
-    }
-}
-
-/// Moves a cursor from `current` to `position`; `false` when another
-/// dispatcher moved it first.
-async fn advance(
-    store: &dyn Store,
-    current: &DispatchCursor,
-    position: &EventId,
-) -> Result<bool, StoreError> {
-    let next = DispatchCursor {
-        position: position.clone(),
-        rev: current.rev + 1,
-        ..current.clone()
-    };
-    let item = Item::from_record(cursor_key(current.tenant_id), &next)?;
-    match store
-        .put(item, Some(Condition::eq("rev", json!(current.rev))))
-        .await
-    {
-        Ok(()) => Ok(true),
-        Err(e) if e.is_condition_failure() => Ok(false),
-        Err(e) => Err(e),
-    }
+    Events(store).follow(tenant, EventId::floor(from)).await
 }
 
 /// The connectors a tenant installed (their ids, the `definitionId` of
@@ -211,7 +138,7 @@ pub async fn dispatch(
     let mut report = DispatchReport::default();
     let mut connectors = IntegrationConnectors::default();
     let mut bindings = BindingCheck::default();
-    for cursor in cursors(store).await? {
+    for cursor in Events(store).cursors().await? {
         report.tenants += 1;
         let mut seen = Seen {
             connectors: &mut connectors,
@@ -285,7 +212,7 @@ async fn dispatch_tenant(
             report.events += 1;
         }
         done += page.events.len().max(1);
-        if !advance(store, &cursor, &position).await? {
+        if !Events(store).advance(&cursor, &position).await? {
             report.raced += 1;
             return Ok(());
         }
@@ -297,25 +224,12 @@ async fn dispatch_tenant(
 
 // ------------------------------------------------------- re-enable follow-up
 
-/// The partition of re-enable follow-ups.
-pub const REQUEUES: &str = "WHREQUEUE";
+pub use alyt_store::repo::webhooks::RequeueFollowUp;
+
 /// How long after a re-enable the worker requeues held rows again: on
 /// DynamoDB a row held just before the re-enable may reach the held index
 /// after the re-enable's own requeue read it (index lag, well under a second).
 pub const REQUEUE_FOLLOW_UP: time::Duration = time::Duration::seconds(10);
-
-/// A re-enable the worker follows up.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RequeueFollowUp {
-    pub endpoint_id: alyt_domain::ids::WebhookId,
-    #[serde(with = "time::serde::rfc3339")]
-    pub at: OffsetDateTime,
-}
-
-fn follow_up_key(endpoint: alyt_domain::ids::WebhookId) -> Key {
-    Key::new(REQUEUES, format!("WEBHOOK#{endpoint}"))
-}
 
 /// Records a re-enable for the worker to follow up.
 pub async fn follow_up_requeue(
@@ -323,43 +237,19 @@ pub async fn follow_up_requeue(
     endpoint: alyt_domain::ids::WebhookId,
     at: OffsetDateTime,
 ) -> Result<(), StoreError> {
-    let record = RequeueFollowUp {
-        endpoint_id: endpoint,
-        at,
-    };
-    let item = Item::from_record(follow_up_key(endpoint), &record)?.with(
-        alyt_store::attr::TTL,
-        (at + time::Duration::hours(1)).unix_timestamp(),
-    );
-    store.put(item, None).await
+    Webhooks(store).follow_up_requeue(endpoint, at).await
 }
 
 /// Requeues what is still held of recently re-enabled endpoints, and drops
 /// follow-ups older than [`REQUEUE_FOLLOW_UP`] (after one last requeue).
 /// Returns the rows requeued.
 pub async fn follow_up_requeues(store: &dyn Store, now: OffsetDateTime) -> Result<u32, StoreError> {
-    let page = store.query(Query::partition(REQUEUES).limit(100)).await?;
+    let webhooks = Webhooks(store);
     let mut requeued = 0;
-    for item in &page.items {
-        let follow_up: RequeueFollowUp = item.to_record()?;
+    for follow_up in webhooks.requeue_follow_ups().await? {
         requeued += delivery::requeue_held(store, follow_up.endpoint_id, now).await?;
         if now - follow_up.at > REQUEUE_FOLLOW_UP {
-            store
-                .delete(
-                    &follow_up_key(follow_up.endpoint_id),
-                    Some(Condition::eq(
-                        "at",
-                        item.get("at").cloned().unwrap_or_default(),
-                    )),
-                )
-                .await
-                .or_else(|e| {
-                    if e.is_condition_failure() {
-                        Ok(None)
-                    } else {
-                        Err(e)
-                    }
-                })?;
+            webhooks.drop_follow_up(&follow_up).await?;
         }
     }
     Ok(requeued)

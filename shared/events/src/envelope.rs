@@ -1,9 +1,16 @@
-//! The platform event envelope and its kinds.
+//! The platform event envelope, its kinds, and [`PlatformEvent`]: what a
+//! producer raises, a kind with its typed data.
 
 use std::fmt;
 use std::str::FromStr;
 
-use alyt_domain::ids::TenantId;
+use alyt_domain::device::{
+    CommandResultData, DeviceOfflineData, DeviceOnlineData, DeviceTelemetryData,
+};
+pub use alyt_domain::ids::{BadEventId, EventId};
+use alyt_domain::ids::{TenantId, WebhookId};
+use alyt_domain::integration::ThingStateData;
+use alyt_domain::notification::NotificationRaisedData;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -89,56 +96,6 @@ impl FromStr for EventKind {
     }
 }
 
-/// An event id: sorts as text in the order events happened (see the crate docs).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
-#[serde(transparent)]
-pub struct EventId(String);
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not an event id (expected 16 digits, '-', 8 hex characters)")]
-pub struct BadEventId;
-
-impl EventId {
-    pub fn new(at: OffsetDateTime, random: u32) -> Self {
-        let micros = (at.unix_timestamp_nanos() / 1_000).max(0);
-        Self(format!("{micros:016}-{random:08x}"))
-    }
-
-    /// The smallest id at or after `at`, for "everything newer than" bounds.
-    pub fn floor(at: OffsetDateTime) -> Self {
-        Self::new(at, 0)
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for EventId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl FromStr for EventId {
-    type Err = BadEventId;
-    /// Parses an untrusted resume token (a query parameter or Last-Event-ID).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (micros, random) = s.split_once('-').ok_or(BadEventId)?;
-        let ok = micros.len() == 16
-            && micros.bytes().all(|b| b.is_ascii_digit())
-            && random.len() == 8
-            && random
-                .bytes()
-                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-        if ok {
-            Ok(Self(s.to_owned()))
-        } else {
-            Err(BadEventId)
-        }
-    }
-}
-
 /// `{ id, type, tenantId, createdAt, data }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -153,28 +110,79 @@ pub struct EventEnvelope {
     pub data: serde_json::Value,
 }
 
+/// `webhook.ping`: the test event a developer asks for (`POST
+/// /developers/webhooks/{id}/test`), sent to that one endpoint only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookPingData {
+    pub endpoint_id: WebhookId,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub at: OffsetDateTime,
+}
+
+/// An event as its producer raises it: the variant decides the kind and the
+/// type of the `data`, so a kind can never carry another kind's payload.
+/// Kinds nothing raises yet (`submission.state`, the guest kinds) have no
+/// variant.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlatformEvent {
+    DeviceOnline(DeviceOnlineData),
+    DeviceOffline(DeviceOfflineData),
+    DeviceTelemetry(DeviceTelemetryData),
+    CommandResult(CommandResultData),
+    ThingState(ThingStateData),
+    NotificationRaised(NotificationRaisedData),
+    WebhookPing(WebhookPingData),
+}
+
+impl PlatformEvent {
+    pub fn kind(&self) -> EventKind {
+        match self {
+            PlatformEvent::DeviceOnline(_) => EventKind::DeviceOnline,
+            PlatformEvent::DeviceOffline(_) => EventKind::DeviceOffline,
+            PlatformEvent::DeviceTelemetry(_) => EventKind::DeviceTelemetry,
+            PlatformEvent::CommandResult(_) => EventKind::CommandResult,
+            PlatformEvent::ThingState(_) => EventKind::ThingState,
+            PlatformEvent::NotificationRaised(_) => EventKind::NotificationRaised,
+            PlatformEvent::WebhookPing(_) => EventKind::WebhookPing,
+        }
+    }
+
+    /// The envelope's `data`. Fails only for a time RFC 3339 cannot write
+    /// (outside the years 0 to 9999).
+    pub fn data(&self) -> Result<serde_json::Value, serde_json::Error> {
+        match self {
+            PlatformEvent::DeviceOnline(data) => serde_json::to_value(data),
+            PlatformEvent::DeviceOffline(data) => serde_json::to_value(data),
+            PlatformEvent::DeviceTelemetry(data) => serde_json::to_value(data),
+            PlatformEvent::CommandResult(data) => serde_json::to_value(data),
+            PlatformEvent::ThingState(data) => serde_json::to_value(data),
+            PlatformEvent::NotificationRaised(data) => serde_json::to_value(data),
+            PlatformEvent::WebhookPing(data) => serde_json::to_value(data),
+        }
+    }
+
+    /// This event as event `id` of `tenant`, created at `at`.
+    pub fn envelope(
+        &self,
+        id: EventId,
+        tenant: TenantId,
+        at: OffsetDateTime,
+    ) -> Result<EventEnvelope, serde_json::Error> {
+        Ok(EventEnvelope {
+            id,
+            kind: self.kind(),
+            tenant_id: tenant,
+            created_at: at,
+            data: self.data()?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Ids sort as text exactly as their times do.
-        #[test]
-        fn ids_sort_by_time(a in 0i64..4_000_000_000_000_000, b in 0i64..4_000_000_000_000_000, ra: u32, rb: u32) {
-            let at = |m: i64| OffsetDateTime::from_unix_timestamp_nanos(i128::from(m) * 1000).unwrap();
-            let (x, y) = (EventId::new(at(a), ra), EventId::new(at(b), rb));
-            if a < b { prop_assert!(x < y); }
-            if a > b { prop_assert!(x > y); }
-            prop_assert_eq!(x.as_str().parse::<EventId>().unwrap(), x);
-        }
-
-        /// Untrusted resume tokens never panic the parser.
-        #[test]
-        fn parsing_arbitrary_text_never_panics(s in ".{0,40}") {
-            let _ = s.parse::<EventId>();
-        }
-    }
 
     #[test]
     fn kinds_round_trip_and_the_envelope_has_the_spec_keys() {
@@ -195,5 +203,106 @@ mod tests {
         assert_eq!(v["type"], "device.online");
         assert_eq!(v["id"], "1780315200000000-00000007");
         assert!("1780315200000000-0000000G".parse::<EventId>().is_err());
+    }
+
+    /// What every producer's event looks like on the stream and in webhooks:
+    /// its kind and the exact JSON of its data.
+    #[test]
+    fn every_event_has_its_kind_and_the_data_of_its_kind() {
+        use alyt_domain::device::{CommandId, OfflineReason};
+        use alyt_domain::ids::{DeviceId, EndpointId, IntegrationId};
+        use alyt_domain::integration::EndpointKind;
+        use uuid::Uuid;
+
+        let at = time::macros::datetime!(2026-06-01 12:00 UTC);
+        let uuid = |n: u128| Uuid::from_u128(0x0190_a6b2_0000_7000_8000_0000_0000_0000 + n);
+        let device_id = DeviceId(uuid(1));
+        let cases = [
+            (
+                PlatformEvent::DeviceOnline(DeviceOnlineData {
+                    device_id,
+                    name: "Hall hub".into(),
+                    at,
+                }),
+                "device.online",
+                r#"{"at":"2026-06-01T12:00:00Z","deviceId":"0190a6b2-0000-7000-8000-000000000001","name":"Hall hub"}"#,
+            ),
+            (
+                PlatformEvent::DeviceOffline(DeviceOfflineData {
+                    device_id,
+                    name: "Hall hub".into(),
+                    at,
+                    reason: OfflineReason::Heartbeat,
+                }),
+                "device.offline",
+                r#"{"at":"2026-06-01T12:00:00Z","deviceId":"0190a6b2-0000-7000-8000-000000000001","name":"Hall hub","reason":"heartbeat"}"#,
+            ),
+            (
+                PlatformEvent::DeviceTelemetry(DeviceTelemetryData {
+                    device_id,
+                    metrics: [("rssi".to_owned(), -61.0), ("temperature".to_owned(), 21.5)].into(),
+                    at,
+                }),
+                "device.telemetry",
+                r#"{"at":"2026-06-01T12:00:00Z","deviceId":"0190a6b2-0000-7000-8000-000000000001","metrics":{"rssi":-61.0,"temperature":21.5}}"#,
+            ),
+            (
+                PlatformEvent::CommandResult(CommandResultData {
+                    device_id,
+                    command_id: CommandId::new(42).unwrap(),
+                    command: "set".into(),
+                    status: "ok".into(),
+                    at,
+                }),
+                "command.result",
+                r#"{"at":"2026-06-01T12:00:00Z","command":"set","commandId":"42","deviceId":"0190a6b2-0000-7000-8000-000000000001","status":"ok"}"#,
+            ),
+            (
+                PlatformEvent::ThingState(ThingStateData {
+                    endpoint_id: EndpointId(uuid(2)),
+                    integration_id: IntegrationId(uuid(3)),
+                    kind: EndpointKind::Light,
+                    state: serde_json::json!({ "light": { "power": true, "brightness": 40 } })
+                        .as_object()
+                        .cloned()
+                        .unwrap(),
+                    at,
+                }),
+                "thing.state",
+                r#"{"at":"2026-06-01T12:00:00Z","endpointId":"0190a6b2-0000-7000-8000-000000000002","integrationId":"0190a6b2-0000-7000-8000-000000000003","kind":"LIGHT","state":{"light":{"brightness":40,"power":true}}}"#,
+            ),
+            (
+                PlatformEvent::NotificationRaised(NotificationRaisedData {
+                    id: uuid(4),
+                    kind: "device.alert".into(),
+                    title: "Kitchen smoke: smoke".into(),
+                    body: "Smoke detected".into(),
+                    device_id: None,
+                    at,
+                }),
+                "notification.raised",
+                r#"{"at":"2026-06-01T12:00:00Z","body":"Smoke detected","deviceId":null,"id":"0190a6b2-0000-7000-8000-000000000004","kind":"device.alert","title":"Kitchen smoke: smoke"}"#,
+            ),
+            (
+                PlatformEvent::WebhookPing(WebhookPingData {
+                    endpoint_id: WebhookId(uuid(5)),
+                    at,
+                }),
+                "webhook.ping",
+                r#"{"at":"2026-06-01T12:00:00Z","endpointId":"0190a6b2-0000-7000-8000-000000000005"}"#,
+            ),
+        ];
+        let tenant = TenantId(uuid(6));
+        for (event, kind, data) in cases {
+            assert_eq!(event.kind().as_str(), kind);
+            assert_eq!(serde_json::to_string(&event.data().unwrap()).unwrap(), data);
+            let envelope = event.envelope(EventId::new(at, 7), tenant, at).unwrap();
+            assert_eq!(
+                serde_json::to_string(&envelope).unwrap(),
+                format!(
+                    r#"{{"id":"1780315200000000-00000007","type":"{kind}","tenantId":"0190a6b2-0000-7000-8000-000000000006","createdAt":"2026-06-01T12:00:00Z","data":{data}}}"#
+                )
+            );
+        }
     }
 }

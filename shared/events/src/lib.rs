@@ -5,7 +5,7 @@
 //! # Ids and ordering
 //! An id is `{microseconds since the epoch, 16 digits}-{8 hex random}`, taken
 //! from the platform clock when the event is written, stored in a partition per
-//! tenant (`EVENTS#{tenantId}`, sort key = id). Ids sort as text in time order,
+//! tenant, sorted by id (the keys are [`alyt_store::repo::events`]'). Ids sort as text in time order,
 //! and any stream or endpoint sees events in id order, merging the partitions
 //! of the tenants it covers. No global counter: each tenant partition takes
 //! about 1,000 writes/s on DynamoDB (the per-partition limit), and tenants add
@@ -44,6 +44,6 @@ pub mod worker;
 
 pub use audience::Audience;
 pub use delivery::{DeliveryReport, DisabledEndpoint, deliver_due, enqueue, reenable};
-pub use envelope::{EventEnvelope, EventId, EventKind};
+pub use envelope::{EventEnvelope, EventId, EventKind, PlatformEvent};
 pub use log::{EventLog, VISIBILITY_LAG};
 pub use outbound::{HttpSender, OutboundPolicy, WebhookSender};

@@ -6,21 +6,18 @@ use std::sync::Arc;
 
 use alyt_domain::Clock;
 use alyt_domain::ids::TenantId;
-use alyt_store::{Condition, Item, Key, Query, SortKey, Store, StoreError};
+use alyt_store::repo::events::{Events, event_write};
+use alyt_store::{Store, StoreError};
 use rand::Rng;
 use time::Duration;
 
-use crate::envelope::{EventEnvelope, EventId, EventKind};
+use crate::envelope::{EventEnvelope, EventId, EventKind, PlatformEvent};
 
 /// How long after its id an event becomes readable (hosted default). It must
 /// exceed the longest time between taking an id and the write completing.
 pub const VISIBILITY_LAG: Duration = Duration::seconds(2);
 /// How long events stay readable for resuming and redelivery.
 pub const RETENTION: Duration = Duration::days(7);
-
-fn partition(tenant: TenantId) -> String {
-    format!("EVENTS#{tenant}")
-}
 
 /// One read: the events, and how far the read got (the id to continue after,
 /// which may be past the last event when filtered kinds were skipped).
@@ -42,7 +39,43 @@ impl EventLog {
         Self { store, clock, lag }
     }
 
-    /// Records an event; call it after the change it reports is stored.
+    /// The writes recording `events` of one change, for that change's own
+    /// transaction, so that they exist exactly when the change they report
+    /// does (and a redelivered message, whose transaction fails on its dedupe
+    /// guard, records nothing). They get ids in the given order (one time,
+    /// consecutive suffixes). The ids are taken now: commit the transaction
+    /// promptly.
+    pub fn writes(
+        &self,
+        tenant: TenantId,
+        events: Vec<PlatformEvent>,
+    ) -> Result<Vec<alyt_store::TxWrite>, StoreError> {
+        let now = self.clock.now();
+        // Room for 256 events of one change above a random base.
+        let base: u32 = rand::rng().random::<u32>() & 0xFFFF_FF00;
+        events
+            .into_iter()
+            .take(256)
+            .enumerate()
+            .map(|(n, event)| {
+                let envelope = event
+                    .envelope(EventId::new(now, base + n as u32), tenant, now)
+                    .map_err(|e| {
+                        StoreError::Invalid(format!("event data is not serialisable: {e}"))
+                    })?;
+                event_write(
+                    tenant,
+                    &envelope.id,
+                    &envelope,
+                    (now + RETENTION).unix_timestamp(),
+                )
+            })
+            .collect()
+    }
+
+    /// Records an event of any kind with any data on its own, as no producer
+    /// may: tests use it for kinds the platform never raises.
+    #[cfg(feature = "test-support")]
     pub async fn record(
         &self,
         tenant: TenantId,
@@ -58,55 +91,15 @@ impl EventLog {
                 created_at: now,
                 data: data.clone(),
             };
-            let item =
-                Item::from_record(Key::new(partition(tenant), envelope.id.as_str()), &envelope)?
-                    .with("ttl", (now + RETENTION).unix_timestamp());
-            match self.store.put(item, Some(Condition::item_absent())).await {
-                Ok(()) => return Ok(envelope),
-                // Same microsecond and same 32 random bits: draw again.
-                Err(StoreError::ConditionFailed { .. }) => continue,
-                Err(e) => return Err(e),
+            let expires = (now + RETENTION).unix_timestamp();
+            // Taken (same microsecond and same 32 random bits): draw again.
+            if Events(self.store.as_ref())
+                .put_new(tenant, &envelope.id, &envelope, expires)
+                .await?
+            {
+                return Ok(envelope);
             }
         }
-    }
-
-    /// Events to write inside the caller's transaction, so that they exist
-    /// exactly when the change they report does (and a redelivered message,
-    /// whose transaction fails on its dedupe guard, records nothing). They get
-    /// ids in the given order (one time, consecutive suffixes). The ids are
-    /// taken now: commit the transaction promptly.
-    pub fn prepare_all(
-        &self,
-        tenant: TenantId,
-        events: Vec<(EventKind, serde_json::Value)>,
-    ) -> Result<Vec<(EventEnvelope, alyt_store::TxWrite)>, StoreError> {
-        let now = self.clock.now();
-        // Room for 256 events of one change above a random base.
-        let base: u32 = rand::rng().random::<u32>() & 0xFFFF_FF00;
-        events
-            .into_iter()
-            .take(256)
-            .enumerate()
-            .map(|(n, (kind, data))| {
-                let envelope = EventEnvelope {
-                    id: EventId::new(now, base + n as u32),
-                    kind,
-                    tenant_id: tenant,
-                    created_at: now,
-                    data,
-                };
-                let item = Item::from_record(
-                    Key::new(partition(tenant), envelope.id.as_str()),
-                    &envelope,
-                )?
-                .with("ttl", (now + RETENTION).unix_timestamp());
-                let write = alyt_store::TxWrite::Put {
-                    item,
-                    condition: Some(Condition::item_absent()),
-                };
-                Ok((envelope, write))
-            })
-            .collect()
     }
 
     /// The store the log is kept in.
@@ -144,21 +137,11 @@ impl EventLog {
         // hold more events after its last one, so nothing past that is safe.
         let mut bound = watermark.clone();
         for tenant in tenants {
-            let page = self
-                .store
-                .query(
-                    Query::partition(partition(*tenant))
-                        .sort(SortKey::Between(low.to_string(), watermark.to_string()))
-                        .limit(limit + 1),
-                )
+            let (mut events, more): (Vec<EventEnvelope>, bool) = Events(self.store.as_ref())
+                .between(*tenant, &low, &watermark, limit + 1)
                 .await?;
-            let mut events: Vec<EventEnvelope> = page
-                .items
-                .iter()
-                .map(Item::to_record)
-                .collect::<Result<_, _>>()?;
             events.retain(|e| Some(&e.id) != after && e.id < watermark);
-            if page.next.is_some() || events.len() > limit as usize {
+            if more || events.len() > limit as usize {
                 events.truncate(limit as usize);
                 if let Some(last) = events.last()
                     && last.id < bound

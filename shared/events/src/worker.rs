@@ -21,13 +21,16 @@ use uuid::Uuid;
 
 use crate::delivery::{self, DeliveryReport, DisabledEndpoint};
 use crate::dispatch::{self, DispatchReport};
-use crate::envelope::EventKind;
+use crate::envelope::PlatformEvent;
 use crate::log::EventLog;
 use crate::outbound::{OutboundPolicy, WebhookSender};
 use crate::webhook::DISABLE_AFTER;
 
 /// The tenant notification kind of a disabled endpoint.
 pub const KIND_WEBHOOK_DISABLED: &str = "webhook.disabled";
+/// How often the worker's passes run when nothing wakes it sooner (both
+/// runtimes): a retry falls due at most this late.
+pub const PASS_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 /// Due rows worked per delivery pass.
 pub const DELIVERY_BATCH: u32 = 200;
 
@@ -133,18 +136,12 @@ impl Worker {
             device_id: None,
             at: disabled.at,
         };
-        let data = serde_json::to_value(notification.raised())
-            .map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let event = PlatformEvent::NotificationRaised(notification.raised());
         let mut writes = vec![TxWrite::Put {
             item: notification_item(&notification)?,
             condition: None,
         }];
-        for (_, write) in self
-            .log
-            .prepare_all(tenant, vec![(EventKind::NotificationRaised, data)])?
-        {
-            writes.push(write);
-        }
+        writes.extend(self.log.writes(tenant, vec![event])?);
         self.store.transact(writes).await
     }
 }

@@ -116,12 +116,11 @@ async fn a_slow_write_inside_the_lag_is_not_skipped() {
         created_at: slow_id_time,
         data: json!({}),
     };
-    let item = alyt_store::Item::from_record(
-        alyt_store::Key::new(format!("EVENTS#{tenant}"), slow.id.as_str()),
-        &slow,
-    )
-    .unwrap();
-    alyt_store::Store::put(&*store, item, None).await.unwrap();
+    let expires = (slow_id_time + alyt_events::log::RETENTION).unix_timestamp();
+    alyt_store::repo::events::Events(&*store)
+        .put_new(tenant, &slow.id, &slow, expires)
+        .await
+        .unwrap();
     clock.advance(Duration::seconds(2));
     let next = log
         .read_after(&[tenant], page.position.as_ref(), None, 10)

@@ -17,6 +17,10 @@ use crate::{
     validate_update,
 };
 
+/// How often the local platform purges expired items (reads hide them at
+/// once; DynamoDB's TTL deletes them within days).
+pub const PURGE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(60);
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS items (
     pk TEXT NOT NULL,

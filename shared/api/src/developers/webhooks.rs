@@ -26,7 +26,7 @@ use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::{KeyId, TenantId, WebhookId};
 use alyt_events::binding::BindingCheck;
 use alyt_events::delivery::DisabledEndpoint;
-use alyt_events::envelope::{EventEnvelope, EventId, EventKind};
+use alyt_events::envelope::{EventId, EventKind, PlatformEvent, WebhookPingData};
 use alyt_events::outbound::{self, OutboundPolicy};
 use alyt_events::{dispatch, signature};
 use alyt_store::PageKey;
@@ -499,16 +499,13 @@ pub async fn test_webhook(
             ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
         })?,
     };
-    let event = EventEnvelope {
-        id: EventId::new(now, rand_suffix()),
-        kind: EventKind::WebhookPing,
-        tenant_id: tenant,
-        created_at: now,
-        data: serde_json::json!({
-            "endpointId": endpoint.id,
-            "at": now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
-        }),
+    let ping = WebhookPingData {
+        endpoint_id: endpoint.id,
+        at: now,
     };
+    let event = PlatformEvent::WebhookPing(ping)
+        .envelope(EventId::new(now, rand_suffix()), tenant, now)
+        .map_err(ApiError::internal)?;
     let queued = alyt_events::delivery::enqueue_to(&*state.store, &endpoint, &event, now).await?;
     let status = match queued {
         Queued::Held => DeliveryStatus::Held,

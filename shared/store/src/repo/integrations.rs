@@ -19,7 +19,7 @@ use alyt_domain::device::{DeviceCapability, Lenient};
 use alyt_domain::ids::{
     ConnectorId, DeveloperId, EndpointId, IntegrationId, PropertyId, RoomId, TenantId,
 };
-use alyt_domain::integration::{EndpointKind, PresentedAs};
+use alyt_domain::integration::{EndpointKind, PresentedAs, ThingStateData};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
@@ -251,6 +251,18 @@ impl EndpointRecord {
 
     pub fn presented_as(&self) -> Option<PresentedAs> {
         PresentedAs::from_stored(self.presented_as.as_deref())
+    }
+
+    /// The `thing.state` payload announcing its state as of `at` (a kind
+    /// this build does not know is announced as `OTHER`).
+    pub fn thing_state(&self, at: OffsetDateTime) -> ThingStateData {
+        ThingStateData {
+            endpoint_id: self.id,
+            integration_id: self.integration_id,
+            kind: self.kind.known().unwrap_or(EndpointKind::Other),
+            state: self.state.clone(),
+            at,
+        }
     }
 }
 

@@ -6,11 +6,13 @@ pub mod commands;
 pub mod config;
 pub mod developers;
 pub mod devices;
+pub mod events;
 pub mod history;
 pub mod identity;
 pub mod integrations;
 pub mod limits;
 pub mod members;
+pub mod messages;
 pub mod notifications;
 pub mod resets;
 pub mod rooms;
@@ -20,7 +22,26 @@ pub mod tokens;
 pub mod usage;
 pub mod webhooks;
 
-use crate::StoreError;
+use crate::{Query, Store, StoreError};
+
+/// Every record `query` finds, page after page.
+pub(crate) async fn every_page<T: serde::de::DeserializeOwned>(
+    store: &dyn Store,
+    query: Query,
+) -> Result<Vec<T>, StoreError> {
+    let mut out = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store.query(query.clone().after(after)).await?;
+        for item in &page.items {
+            out.push(item.to_record()?);
+        }
+        match page.next {
+            Some(next) => after = Some(next),
+            None => return Ok(out),
+        }
+    }
+}
 
 /// Timestamps are RFC 3339 strings on the wire and in the store.
 pub mod ts {

@@ -17,6 +17,8 @@
 //!   Sharded by FNV-1a of the row's key ([`DUE_SHARDS`]).
 //! * gsi2 `WHHELD#{w}` / `{eventId}` while a row is held (its endpoint is
 //!   disabled): re-enabling requeues them in event order.
+//! * re-enable follow-up `WHREQUEUE/WEBHOOK#{w}` (`ttl` an hour): the worker
+//!   requeues what is still held shortly after a re-enable.
 //!
 //! Every row write is conditioned on `rev` (bumped by every write), so two
 //! workers never both claim an attempt and a late outcome never overwrites a
@@ -223,6 +225,30 @@ pub fn delivery_key(endpoint: WebhookId, event_id: &str) -> Key {
     )
 }
 
+/// Whether a write to `key` writes a delivery row (what wakes the local
+/// delivery worker).
+pub fn is_delivery(key: &Key) -> bool {
+    key.pk.starts_with("WEBHOOK#") && key.sk.starts_with("DELIVERY#")
+}
+
+/// The partition of re-enable follow-ups.
+const REQUEUES: &str = "WHREQUEUE";
+/// How long a follow-up is kept when nobody drops it.
+const FOLLOW_UP_KEPT: Duration = Duration::hours(1);
+
+fn follow_up_key(endpoint: WebhookId) -> Key {
+    Key::new(REQUEUES, format!("WEBHOOK#{endpoint}"))
+}
+
+/// A re-enable the worker follows up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequeueFollowUp {
+    pub endpoint_id: WebhookId,
+    #[serde(with = "ts::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
 /// The due-index shard of a row: FNV-1a of its partition and sort key, stable
 /// across builds (unlike std's hasher). By row, not endpoint, so one busy
 /// endpoint spreads over every shard.
@@ -315,6 +341,43 @@ pub enum Queued {
 pub struct Webhooks<'a>(pub &'a dyn Store);
 
 impl Webhooks<'_> {
+    /// Records a re-enable of `endpoint` at `at` for the worker to follow up
+    /// (one put; a later re-enable replaces it).
+    pub async fn follow_up_requeue(
+        &self,
+        endpoint: WebhookId,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
+        let record = RequeueFollowUp {
+            endpoint_id: endpoint,
+            at,
+        };
+        let item = Item::from_record(follow_up_key(endpoint), &record)?
+            .with(crate::attr::TTL, (at + FOLLOW_UP_KEPT).unix_timestamp());
+        self.0.put(item, None).await
+    }
+
+    /// Up to 100 re-enables to follow up (one query).
+    pub async fn requeue_follow_ups(&self) -> Result<Vec<RequeueFollowUp>, StoreError> {
+        let page = self.0.query(Query::partition(REQUEUES).limit(100)).await?;
+        Ok(page.records()?.0)
+    }
+
+    /// Drops a follow-up unless a later re-enable replaced it (a delete
+    /// conditioned on its `at`).
+    pub async fn drop_follow_up(&self, follow_up: &RequeueFollowUp) -> Result<(), StoreError> {
+        let key = follow_up_key(follow_up.endpoint_id);
+        let at = Item::from_record(key.clone(), follow_up)?
+            .get("at")
+            .cloned()
+            .unwrap_or_default();
+        match self.0.delete(&key, Some(Condition::eq("at", at))).await {
+            Ok(_) => Ok(()),
+            Err(e) if e.is_condition_failure() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
     pub async fn create_endpoint(&self, record: &WebhookEndpointRecord) -> Result<(), StoreError> {
         self.0
             .put(endpoint_item(record)?, Some(Condition::item_absent()))
@@ -353,7 +416,8 @@ impl Webhooks<'_> {
         &self,
         developer: DeveloperId,
     ) -> Result<Vec<WebhookEndpointRecord>, StoreError> {
-        self.collect(
+        super::every_page(
+            self.0,
             developer_endpoints(developer)
                 .query()
                 .sort(SortKey::BeginsWith("WEBHOOK#".into())),
@@ -367,26 +431,7 @@ impl Webhooks<'_> {
         &self,
         route: &WebhookRoute,
     ) -> Result<Vec<WebhookEndpointRecord>, StoreError> {
-        self.collect(Query::on_index(Index::Gsi1, route.partition()))
-            .await
-    }
-
-    async fn collect<T: serde::de::DeserializeOwned>(
-        &self,
-        query: Query,
-    ) -> Result<Vec<T>, StoreError> {
-        let mut out = Vec::new();
-        let mut after = None;
-        loop {
-            let page = self.0.query(query.clone().after(after)).await?;
-            for item in &page.items {
-                out.push(item.to_record()?);
-            }
-            match page.next {
-                Some(next) => after = Some(next),
-                None => return Ok(out),
-            }
-        }
+        super::every_page(self.0, Query::on_index(Index::Gsi1, route.partition())).await
     }
 
     /// Removes an endpoint; `false` when it did not exist. Its rows stay

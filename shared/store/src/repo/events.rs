@@ -1,0 +1,163 @@
+//! The platform event log and the webhook dispatcher's cursors. The rules
+//! (ids, the visibility lag, who hears what) are alyt-events'; this module
+//! knows the keys (see `DATA_MODEL.md`).
+//!
+//! | item | pk | sk |
+//! |---|---|---|
+//! | platform event | `EVENTS#{tenantId}` | `{eventId}` |
+//! | dispatch cursor | `WHDISPATCH` | `TENANT#{tenantId}` |
+//!
+//! Events are stored as their callers serialise them (the envelope is
+//! alyt-events'), each with its `ttl`.
+
+use alyt_domain::ids::{EventId, TenantId};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::{Condition, Item, Key, Query, SortKey, Store, StoreError, TxWrite};
+
+const EVENTS: &str = "EVENTS#";
+const CURSORS: &str = "WHDISPATCH";
+const CURSOR: &str = "TENANT#";
+
+fn partition(tenant: TenantId) -> String {
+    format!("{EVENTS}{tenant}")
+}
+
+fn event_key(tenant: TenantId, id: &EventId) -> Key {
+    Key::new(partition(tenant), id.as_str())
+}
+
+fn cursor_key(tenant: TenantId) -> Key {
+    Key::new(CURSORS, format!("{CURSOR}{tenant}"))
+}
+
+/// Whether a write to `key` records a platform event (what wakes the local
+/// streams and dispatcher).
+pub fn is_event(key: &Key) -> bool {
+    is_event_partition(&key.pk)
+}
+
+/// Whether `pk` is a partition of the event log (the hosted webhook worker
+/// reads it from the table's stream records).
+pub fn is_event_partition(pk: &str) -> bool {
+    pk.starts_with(EVENTS)
+}
+
+/// The write recording `event` as event `id` of `tenant`, readable until
+/// `expires` (Unix seconds), for the transaction of the change it reports.
+/// It fails the transaction if the id is taken.
+pub fn event_write<T: Serialize>(
+    tenant: TenantId,
+    id: &EventId,
+    event: &T,
+    expires: i64,
+) -> Result<TxWrite, StoreError> {
+    Ok(TxWrite::Put {
+        item: Item::from_record(event_key(tenant, id), event)?.with(crate::attr::TTL, expires),
+        condition: Some(Condition::item_absent()),
+    })
+}
+
+/// How far a tenant's events have been fanned out to webhook endpoints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DispatchCursor {
+    pub tenant_id: TenantId,
+    /// The last event fanned out (or the start, for a new cursor).
+    pub position: EventId,
+    /// Bumped by every advance; every advance is conditioned on it.
+    pub rev: u64,
+}
+
+pub struct Events<'a>(pub &'a dyn Store);
+
+impl Events<'_> {
+    /// Records `event` as event `id` of `tenant` on its own; `false` when
+    /// the id is taken.
+    pub async fn put_new<T: Serialize>(
+        &self,
+        tenant: TenantId,
+        id: &EventId,
+        event: &T,
+        expires: i64,
+    ) -> Result<bool, StoreError> {
+        let item = Item::from_record(event_key(tenant, id), event)?.with(crate::attr::TTL, expires);
+        match self.0.put(item, Some(Condition::item_absent())).await {
+            Ok(()) => Ok(true),
+            Err(StoreError::ConditionFailed { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Up to `limit` events of `tenant` with ids from `low` to `high` (both
+    /// included), in id order, and whether the partition holds more in that
+    /// range. One query.
+    pub async fn between<T: DeserializeOwned>(
+        &self,
+        tenant: TenantId,
+        low: &EventId,
+        high: &EventId,
+        limit: u32,
+    ) -> Result<(Vec<T>, bool), StoreError> {
+        let page = self
+            .0
+            .query(
+                Query::partition(partition(tenant))
+                    .sort(SortKey::Between(low.to_string(), high.to_string()))
+                    .limit(limit),
+            )
+            .await?;
+        let (events, next) = page.records()?;
+        Ok((events, next.is_some()))
+    }
+
+    /// Starts a cursor for `tenant` at `position` unless it has one (an
+    /// older cursor stays). One conditional put.
+    pub async fn follow(&self, tenant: TenantId, position: EventId) -> Result<(), StoreError> {
+        let cursor = DispatchCursor {
+            tenant_id: tenant,
+            position,
+            rev: 0,
+        };
+        let item = Item::from_record(cursor_key(tenant), &cursor)?;
+        match self.0.put(item, Some(Condition::item_absent())).await {
+            Ok(()) => Ok(()),
+            Err(e) if e.is_condition_failure() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every cursor, in tenant order (one query per 100).
+    pub async fn cursors(&self) -> Result<Vec<DispatchCursor>, StoreError> {
+        let query = Query::partition(CURSORS)
+            .sort(SortKey::BeginsWith(CURSOR.into()))
+            .limit(100);
+        super::every_page(self.0, query).await
+    }
+
+    /// Moves a cursor from `current` to `position`; `false` when another
+    /// dispatcher moved it first (a put conditioned on `rev`).
+    pub async fn advance(
+        &self,
+        current: &DispatchCursor,
+        position: &EventId,
+    ) -> Result<bool, StoreError> {
+        let next = DispatchCursor {
+            position: position.clone(),
+            rev: current.rev + 1,
+            ..current.clone()
+        };
+        let item = Item::from_record(cursor_key(current.tenant_id), &next)?;
+        match self
+            .0
+            .put(item, Some(Condition::eq("rev", json!(current.rev))))
+            .await
+        {
+            Ok(()) => Ok(true),
+            Err(e) if e.is_condition_failure() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
