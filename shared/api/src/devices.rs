@@ -58,7 +58,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 pub(crate) use crate::access::no_such_device;
-use crate::access::{HomeAccess, Reach, access_to, tenant_reach};
+use crate::access::{HomeAccess, Reach, access_to, device_for, tenant_reach};
 use crate::auth::Caller;
 use crate::auth::secrets::constant_time_eq;
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
@@ -916,20 +916,16 @@ pub async fn get_device(
     ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Device>, ApiError> {
-    let tenant = query.tenant_id;
-    caller.require_scope(Scope::DevicesRead)?;
-    let reach = tenant_reach(&caller, tenant, no_such_device)?;
-    let devices = Devices(&*state.store);
-    let device = devices
-        .get(tenant, device_id)
-        .await?
-        .filter(|d| d.deleted_at.is_none())
-        .ok_or_else(no_such_device)?;
-    if !reach.holds_device(&*state.store, &device).await? {
-        return Err(no_such_device());
-    }
+    let device = device_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        device_id,
+        Scope::DevicesRead,
+    )
+    .await?;
     let now = state.clock.now();
-    let view = devices
+    let view = Devices(&*state.store)
         .views(vec![device])
         .await?
         .pop()
