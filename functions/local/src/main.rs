@@ -27,6 +27,17 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Listen for Ctrl-C before saying where the platform is: whoever reads
+    // the address may interrupt at once, and an unheard SIGINT kills the
+    // process without the clean stop.
+    let stop = match StopSignals::listen() {
+        Ok(stop) => stop,
+        Err(e) => {
+            eprintln!("alyt: cannot listen for Ctrl-C: {e}");
+            platform.shutdown().await;
+            return ExitCode::FAILURE;
+        }
+    };
     println!("Alyt is running locally.");
     println!("  HTTP API     {}", platform.base_url());
     println!("  OpenAPI      {}/openapi.json", platform.base_url());
@@ -56,11 +67,49 @@ async fn main() -> ExitCode {
     println!("Try: curl -i {}/capabilities", platform.base_url());
     println!("Press Ctrl-C to stop.");
 
-    if let Err(e) = tokio::signal::ctrl_c().await {
-        eprintln!("alyt: cannot wait for Ctrl-C: {e}");
-    }
+    stop.received().await;
     println!("Stopping...");
     platform.shutdown().await;
     println!("Stopped.");
     ExitCode::SUCCESS
+}
+
+/// Ctrl-C (SIGINT) and, on Unix, SIGTERM (what `docker stop` and service
+/// managers send), registered when made so none is missed.
+struct StopSignals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    #[cfg(unix)]
+    fn listen() -> std::io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Self {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn listen() -> std::io::Result<Self> {
+        Ok(Self {})
+    }
+
+    #[cfg(unix)]
+    async fn received(mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
+
+    #[cfg(not(unix))]
+    async fn received(self) {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            eprintln!("alyt: cannot wait for Ctrl-C: {e}");
+        }
+    }
 }

@@ -56,16 +56,21 @@ fn printed_line(rx: &std::sync::mpsc::Receiver<String>, label: &str) -> String {
     }
 }
 
-fn interrupt_and_wait(mut child: Child, rx: &std::sync::mpsc::Receiver<String>) {
+fn interrupt_and_wait(child: Child, rx: &std::sync::mpsc::Receiver<String>) {
+    signal_and_wait(child, rx, "-INT")
+}
+
+/// Sends `signal` (as `kill` spells it) and waits for the clean stop.
+fn signal_and_wait(mut child: Child, rx: &std::sync::mpsc::Receiver<String>, signal: &str) {
     let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Some(status) = child.try_wait().unwrap() {
-            assert!(status.success(), "alyt exits 0 on Ctrl-C, got {status}");
+            assert!(status.success(), "alyt exits 0 on {signal}, got {status}");
             break;
         }
         assert!(Instant::now() < deadline, "alyt did not stop within 20 s");
@@ -136,10 +141,12 @@ async fn alyt_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
     );
     interrupt_and_wait(child, &rx);
 
+    // Restarted on the same data, and stopped the way a service manager
+    // (or `docker stop`) does it, with SIGTERM: the same clean stop.
     let (child, base, rx) = start(dir.path());
     let response = reqwest::get(format!("{base}/capabilities")).await.unwrap();
     assert_eq!(response.status(), 200);
-    interrupt_and_wait(child, &rx);
+    signal_and_wait(child, &rx, "-TERM");
 }
 
 #[test]
