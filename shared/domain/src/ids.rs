@@ -50,6 +50,7 @@ macro_rules! uuid_id {
             }
         }
 
+        #[cfg(feature = "openapi")]
         impl utoipa::PartialSchema for $name {
             fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
                 use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
@@ -59,6 +60,7 @@ macro_rules! uuid_id {
                     .into()
             }
         }
+        #[cfg(feature = "openapi")]
         impl utoipa::ToSchema for $name {}
     )*};
 }

@@ -20,7 +20,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 use crate::capability::{self, CapabilityDescriptor};
 use crate::device::{DeviceCapability, Liveness, LivenessState, descriptor_ids_for, wire_enum};
@@ -36,7 +35,8 @@ wire_enum! {
 }
 
 /// What an endpoint is shown as (spec: Endpoint `presentedAs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum PresentedAs {
     Light,

@@ -6,12 +6,10 @@ use std::str::FromStr;
 use alyt_domain::ids::TenantId;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 /// The kinds of the spec (Events > Platform event envelope) plus the guest events.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum EventKind {
     #[serde(rename = "device.online")]
     DeviceOnline,
@@ -90,7 +88,8 @@ impl FromStr for EventKind {
 }
 
 /// An event id: sorts as text in the order events happened (see the crate docs).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct EventId(String);
 
@@ -140,7 +139,8 @@ impl FromStr for EventId {
 }
 
 /// `{ id, type, tenantId, createdAt, data }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EventEnvelope {
     pub id: EventId,
@@ -148,7 +148,7 @@ pub struct EventEnvelope {
     pub kind: EventKind,
     pub tenant_id: TenantId,
     #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: OffsetDateTime,
     pub data: serde_json::Value,
 }
