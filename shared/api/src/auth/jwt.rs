@@ -116,7 +116,7 @@ impl TokenSigner {
         if let Some(item) = store.get(&key).await? {
             return Self::from_item(&item);
         }
-        let kid = format!("k{}", &secrets::sha256_hex(&secrets::random_token())[..8]);
+        let kid = format!("k{}", &secrets::sha256_hex(secrets::random_token())[..8]);
         let secret = URL_SAFE_NO_PAD.encode(secrets::random_bytes::<32>());
         let item = Item::new(key.clone())
             .with("kid", kid)
