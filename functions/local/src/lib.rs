@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_api::bootstrap::FirstStart;
-use alyt_api::devices::StoreDeviceAuthenticator;
 use alyt_api::ports::{OutboxMailer, TestTokenBotCheck};
 use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
+use alyt_device::credentials::StoreDeviceAuthenticator;
 use alyt_device::ingest::{Ingest, IngestStats};
 use alyt_device::liveness_sweep::LivenessSweep;
 use alyt_device::{
@@ -245,7 +245,9 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // over the same MQTT_MESSAGES meter ingest counts with.
     let simulator = Arc::new(simulator::LocalSimulator::new(
         config.simulator.clone(),
-        alyt_api::developers::simulator::simulator_key(&*store).await?,
+        alyt_store::repo::simulator::Simulators(&*store)
+            .key()
+            .await?,
         broker.local_addr,
         ingest.meter(),
         clock.clone(),

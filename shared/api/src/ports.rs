@@ -1,11 +1,17 @@
 //! Edge ports the handlers use without knowing the runtime: mail, the bot
-//! check and device credentials. Local adapters live here; hosted ones in
-//! `alyt-aws`.
+//! check, device credentials and the simulator runner. Local adapters live
+//! here or in the crate that owns the port (device credentials:
+//! `alyt_device::credentials`); hosted ones in `alyt-aws`.
 
 use std::net::IpAddr;
 use std::path::PathBuf;
 
 use async_trait::async_trait;
+
+pub use alyt_device::credentials::{
+    CredentialError, DeviceCredentialIssuer, DeviceCredentials, IssuedCredential,
+    PasswordCredentials,
+};
 
 /// One message to a person.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,125 +128,6 @@ impl BotCheck for NoBotCheck {
     }
 }
 
-/// What a device is given to reach the broker with, shown once (at
-/// registration, replacement and rotation).
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum DeviceCredentials {
-    /// The embedded broker (local platform): MQTT username and password.
-    #[serde(rename = "password", rename_all = "camelCase")]
-    Password {
-        /// The device id; equal to `username` (one session per device).
-        client_id: String,
-        /// The device id.
-        username: String,
-        /// Shown once; stored only as a SHA-256 hash.
-        password: String,
-    },
-    /// IoT Core (hosted): an X.509 certificate and its private key. The
-    /// MQTT client id must be `clientId` (the IoT thing name).
-    #[serde(rename = "certificate", rename_all = "camelCase")]
-    Certificate {
-        /// The device id, which is also the IoT thing name.
-        client_id: String,
-        certificate_id: String,
-        certificate_pem: String,
-        /// Shown once; never stored by the platform.
-        private_key: String,
-        /// The broker's host name (the account's IoT data endpoint), when known.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        endpoint: Option<String>,
-    },
-}
-
-/// A credential just issued: what the device is shown, and what the store
-/// keeps (a hash or a certificate id, never the secret itself).
-#[derive(Debug, Clone)]
-pub struct IssuedCredential {
-    pub shown: DeviceCredentials,
-    /// SHA-256 (hex) of the password; empty for a certificate.
-    pub secret_hash: String,
-    pub certificate_id: Option<String>,
-}
-
-#[derive(Debug, thiserror::Error)]
-#[error("device credential: {0}")]
-pub struct CredentialError(pub String);
-
-/// Where device credentials come from. The device id is the MQTT client id,
-/// the username (embedded broker) and the IoT thing name (hosted).
-#[async_trait]
-pub trait DeviceCredentialIssuer: Send + Sync + 'static {
-    /// A new credential for `device`, which reaches only the subtree
-    /// `alyt/{tenant}/{property}/{device}`. Nothing is stored here: the
-    /// caller writes the record in its own transaction and calls
-    /// [`revoke`](Self::revoke) if that write fails.
-    async fn issue(
-        &self,
-        tenant: alyt_domain::ids::TenantId,
-        property: alyt_domain::ids::PropertyId,
-        device: alyt_domain::ids::DeviceId,
-    ) -> Result<IssuedCredential, CredentialError>;
-
-    /// Makes one issued credential unusable at the broker (hosted: the
-    /// certificate is deactivated, detached and deleted) while the device
-    /// keeps its broker identity for the credential that replaces it
-    /// (rotation, a new board). The store record is the caller's to replace
-    /// or delete; locally replacing it is the revocation.
-    async fn revoke(
-        &self,
-        device: alyt_domain::ids::DeviceId,
-        certificate_id: Option<&str>,
-    ) -> Result<(), CredentialError>;
-
-    /// Ends the device at the broker: every credential it has is revoked and
-    /// its broker identity (hosted: the IoT thing) removed. For a deleted
-    /// device, or one whose registration was not written.
-    async fn retire(
-        &self,
-        device: alyt_domain::ids::DeviceId,
-        certificate_id: Option<&str>,
-    ) -> Result<(), CredentialError> {
-        self.revoke(device, certificate_id).await
-    }
-}
-
-/// Embedded-broker credentials: a 256-bit random password per device, kept
-/// as its SHA-256 in the store (checked by the broker's authenticator).
-pub struct PasswordCredentials;
-
-#[async_trait]
-impl DeviceCredentialIssuer for PasswordCredentials {
-    async fn issue(
-        &self,
-        _tenant: alyt_domain::ids::TenantId,
-        _property: alyt_domain::ids::PropertyId,
-        device: alyt_domain::ids::DeviceId,
-    ) -> Result<IssuedCredential, CredentialError> {
-        let password = crate::auth::secrets::random_token();
-        let secret_hash = crate::auth::secrets::sha256_hex(&password);
-        Ok(IssuedCredential {
-            shown: DeviceCredentials::Password {
-                client_id: device.to_string(),
-                username: device.to_string(),
-                password,
-            },
-            secret_hash,
-            certificate_id: None,
-        })
-    }
-
-    async fn revoke(
-        &self,
-        _device: alyt_domain::ids::DeviceId,
-        _certificate_id: Option<&str>,
-    ) -> Result<(), CredentialError> {
-        // The authenticator reads the store on every CONNECT: once the record
-        // is gone no login succeeds; open sessions are closed by the publisher.
-        Ok(())
-    }
-}
-
 /// The simulator runner could not be told (it is down or not reachable).
 /// Callers log it and go on: the store is the truth, and the runner lists
 /// it when it (re)starts.
@@ -278,7 +165,7 @@ pub trait SimulatorControl: Send + Sync + 'static {
     /// The telemetry seed of a new virtual device: random, or derived from a
     /// platform seed (deterministic mode).
     fn seed(&self, device: alyt_domain::ids::DeviceId) -> u64 {
-        crate::developers::simulator::device_seed(None, device)
+        alyt_simulator::device_seed(None, device)
     }
 }
 
@@ -312,7 +199,7 @@ impl SimulatorControl for StoreWatchedSimulator {
     }
 
     fn seed(&self, device: alyt_domain::ids::DeviceId) -> u64 {
-        crate::developers::simulator::device_seed(self.platform_seed, device)
+        alyt_simulator::device_seed(self.platform_seed, device)
     }
 }
 
