@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_api::bootstrap::FirstStart;
-use alyt_api::ports::{OutboxMailer, TestTokenBotCheck};
+use alyt_api::ports::TestTokenBotCheck;
 use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
 use alyt_device::credentials::StoreDeviceAuthenticator;
@@ -19,6 +19,7 @@ use alyt_device::{
 };
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::EventLog;
+use alyt_mail::OutboxMailer;
 use alyt_store::sqlite::SqliteStore;
 use axum::extract::{ConnectInfo, Request};
 use axum::middleware::Next;
@@ -256,7 +257,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // One process that never freezes: reset mails leave at once, after the
     // response, from a task of this process.
     state.deliver_after_response = true;
-    let reset_mails = alyt_api::developers::account::ResetMails::of(&state);
+    let reset_mails = alyt_api::developers::account::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
     let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
     let ingest_stats = ingest.stats();
