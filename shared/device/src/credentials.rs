@@ -57,6 +57,23 @@ pub struct IssuedCredential {
     pub certificate_id: Option<String>,
 }
 
+impl IssuedCredential {
+    /// A password login: client id and username are the device id, and the
+    /// store keeps only the password's SHA-256.
+    pub fn password(device: DeviceId, password: String) -> Self {
+        let secret_hash = sha256_hex(&password);
+        Self {
+            shown: DeviceCredentials::Password {
+                client_id: device.to_string(),
+                username: device.to_string(),
+                password,
+            },
+            secret_hash,
+            certificate_id: None,
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("device credential: {0}")]
 pub struct CredentialError(pub String);
@@ -111,17 +128,7 @@ impl DeviceCredentialIssuer for PasswordCredentials {
         _property: PropertyId,
         device: DeviceId,
     ) -> Result<IssuedCredential, CredentialError> {
-        let password = random_token();
-        let secret_hash = sha256_hex(&password);
-        Ok(IssuedCredential {
-            shown: DeviceCredentials::Password {
-                client_id: device.to_string(),
-                username: device.to_string(),
-                password,
-            },
-            secret_hash,
-            certificate_id: None,
-        })
+        Ok(IssuedCredential::password(device, random_token()))
     }
 
     async fn revoke(

@@ -7,11 +7,8 @@
 //! written anywhere, and rotating the simulator key means re-registering the
 //! virtual devices' credentials.
 
-use alyt_device::credentials::{
-    CredentialError, DeviceCredentialIssuer, DeviceCredentials, IssuedCredential,
-};
+use alyt_device::credentials::{CredentialError, DeviceCredentialIssuer, IssuedCredential};
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
-use alyt_domain::secret::sha256_hex;
 use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -49,17 +46,10 @@ impl DeviceCredentialIssuer for DerivedPasswordIssuer {
         _property: PropertyId,
         device: DeviceId,
     ) -> Result<IssuedCredential, CredentialError> {
-        let password = device_password(&self.key, device);
-        let secret_hash = sha256_hex(&password);
-        Ok(IssuedCredential {
-            shown: DeviceCredentials::Password {
-                client_id: device.to_string(),
-                username: device.to_string(),
-                password,
-            },
-            secret_hash,
-            certificate_id: None,
-        })
+        Ok(IssuedCredential::password(
+            device,
+            device_password(&self.key, device),
+        ))
     }
 
     async fn revoke(&self, _device: DeviceId, _: Option<&str>) -> Result<(), CredentialError> {
@@ -70,6 +60,9 @@ impl DeviceCredentialIssuer for DerivedPasswordIssuer {
 
 #[cfg(test)]
 mod tests {
+    use alyt_device::credentials::DeviceCredentials;
+    use alyt_domain::secret::sha256_hex;
+
     use super::*;
 
     #[tokio::test]
