@@ -11,7 +11,7 @@
 //! custom-auth-lambda.html).
 //!
 //! The credential check is the embedded broker's
-//! ([`alyt_api::devices::StoreDeviceAuthenticator`]: one get of
+//! ([`alyt_device::credentials::StoreDeviceAuthenticator`]: one get of
 //! `DEVCRED#{username}`, client id = username, SHA-256 of the password
 //! compared in constant time), and the policy allows exactly what the
 //! certificate devices' `DevicePolicy` (infra/template.yaml) and the

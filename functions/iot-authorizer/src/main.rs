@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use alyt_api::devices::StoreDeviceAuthenticator;
 use alyt_aws::DynamoStore;
+use alyt_device::credentials::StoreDeviceAuthenticator;
 use alyt_domain::{Clock, SystemClock};
 use alyt_iot_authorizer::Authorizer;
 use lambda_runtime::{Error, LambdaEvent, service_fn};

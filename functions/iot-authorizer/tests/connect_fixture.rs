@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use alyt_api::devices::StoreDeviceAuthenticator;
 use alyt_device::DeviceIdentity;
+use alyt_device::credentials::StoreDeviceAuthenticator;
 use alyt_domain::ManualClock;
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
 use alyt_iot_authorizer::{Authorizer, AuthorizerResponse};

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_api::AppState;
-use alyt_api::developers::webhooks::{EventsSettings, MailNotice};
-use alyt_api::ports::OutboxMailer;
+use alyt_api::developers::webhooks::EventsSettings;
 use alyt_domain::Clock;
 use alyt_events::stream::{EventSignal, StreamLimits};
 use alyt_events::worker::{PASS_INTERVAL, Worker};
 use alyt_events::{EventLog, HttpSender, OutboundPolicy};
+use alyt_mail::{MailNotice, OutboxMailer};
 use alyt_store::repo;
 use alyt_store::sqlite::SqliteStore;
 use alyt_store::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};

@@ -8,15 +8,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_api::bootstrap::FirstStart;
-use alyt_api::devices::StoreDeviceAuthenticator;
-use alyt_api::ports::{OutboxMailer, TestTokenBotCheck};
+use alyt_api::ports::TestTokenBotCheck;
 use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
+use alyt_device::credentials::StoreDeviceAuthenticator;
 use alyt_device::ingest::{Ingest, IngestStats};
 use alyt_device::liveness_sweep::LivenessSweep;
 use alyt_device::{Broker, BrokerConfig, DevicePublisher, InboundMessage};
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::EventLog;
+use alyt_mail::OutboxMailer;
 use alyt_store::sqlite::{PURGE_INTERVAL, SqliteStore};
 use axum::extract::{ConnectInfo, Request};
 use axum::middleware::Next;
@@ -251,7 +252,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // One process that never freezes: reset mails leave at once, after the
     // response, from a task of this process.
     state.deliver_after_response = true;
-    let reset_mails = alyt_api::developers::account::ResetMails::of(&state);
+    let reset_mails = alyt_api::developers::account::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
     let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
     let ingest_stats = ingest.stats();
@@ -419,7 +420,9 @@ async fn prepare(
     )
     .await
     .map_err(|e| StartError::Bootstrap(e.to_string()))?;
-    let simulator_key = alyt_api::developers::simulator::simulator_key(&*store).await?;
+    let simulator_key = alyt_store::repo::simulator::Simulators(&*store)
+        .key()
+        .await?;
     Ok((Prepared { app, simulator_key }, first_start))
 }
 

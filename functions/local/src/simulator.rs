@@ -7,16 +7,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use alyt_api::developers::simulator::{device_seed, live_virtual_devices, runner_setting};
 use alyt_api::ports::{SimulatorControl, SimulatorUnavailable};
 use alyt_device::meter::MessageMeter;
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_simulator::{
     MessageBudget, RunnerConfig, Simulator, SimulatorError, Timing, VirtualDeviceSpec,
-    device_password,
+    device_password, device_seed, runner_setting,
 };
 use alyt_store::Store;
-use alyt_store::repo::simulator::VirtualDeviceRecord;
+use alyt_store::repo::simulator::{Simulators, VirtualDeviceRecord};
 use async_trait::async_trait;
 
 /// How the in-process simulator behaves. [`Default`] is the spec's timing.
@@ -151,7 +150,7 @@ impl LocalSimulator {
         let Some(runner) = &self.runner else {
             return Ok(0);
         };
-        let records = live_virtual_devices(store).await?;
+        let records = Simulators(store).live().await?;
         let mut started = 0;
         for record in &records {
             if let Some(spec) = self.spec(record) {

@@ -2,7 +2,7 @@
 //! by [`alyt_simulator::Simulator`] as an MQTT client, kept in step with the
 //! store by polling (the API writes the store and tells nobody when hosted:
 //! `StoreWatchedSimulator`). One poll is one gsi1 query per 1,000 virtual
-//! devices plus one batch get per 100 (`live_virtual_devices`); a change is
+//! devices plus one batch get per 100 (`Simulators::live`); a change is
 //! picked up within one poll period.
 //!
 //! [`Fleet::sync`] compares what is stored with what runs: a new device is
@@ -12,10 +12,9 @@
 
 use std::collections::HashMap;
 
-use alyt_api::developers::simulator::{live_virtual_devices, runner_setting};
 use alyt_domain::ids::DeviceId;
-use alyt_simulator::{Simulator, VirtualDeviceSpec, device_password};
-use alyt_store::repo::simulator::VirtualDeviceRecord;
+use alyt_simulator::{Simulator, VirtualDeviceSpec, device_password, runner_setting};
+use alyt_store::repo::simulator::{Simulators, VirtualDeviceRecord};
 use alyt_store::{Store, StoreError};
 
 /// What one [`Fleet::sync`] did.
@@ -62,7 +61,7 @@ impl Fleet {
 
     /// Brings the running devices in line with the store.
     pub async fn sync(&mut self, store: &dyn Store) -> Result<SyncReport, StoreError> {
-        let stored = live_virtual_devices(store).await?;
+        let stored = Simulators(store).live().await?;
         let mut report = SyncReport::default();
         let mut seen = std::collections::HashSet::new();
         for record in stored {

@@ -59,7 +59,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
-    let key = alyt_api::developers::simulator::simulator_key(&*store).await?;
+    let key = alyt_store::repo::simulator::Simulators(&*store)
+        .key()
+        .await?;
     config.clock = clock.clone();
     let budget = Arc::new(MeterBudget(MessageMeter::new(store.clone(), clock)));
     let mut fleet = Fleet::new(Simulator::new(config, budget), key);

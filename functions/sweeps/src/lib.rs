@@ -8,7 +8,7 @@
 //!   as the spec asks although the schedule itself fires once a minute;
 //!   each pass also mails the waiting password-reset links (the API records
 //!   a request and answers at once, the same way for every address; see
-//!   `alyt_api::developers::account::ResetMails`).
+//!   `alyt_mail::reset::ResetMails`).
 //!
 //! The event's content does not matter; the platform clock gives the time.
 //! An invocation that starts late may overlap the next one for a moment:
@@ -37,7 +37,7 @@ pub struct Sweeps {
     pub publisher: Arc<dyn DevicePublisher>,
     pub liveness: LivenessSweep,
     /// Mails waiting reset links on every bridge pass, when set.
-    pub reset_mails: Option<alyt_api::developers::account::ResetMails>,
+    pub reset_mails: Option<alyt_mail::reset::ResetMails>,
 }
 
 /// The bridge passes of one invocation, added up.

@@ -22,7 +22,7 @@ async fn main() -> Result<(), Error> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
     let events = EventLog::new(store.clone(), clock.clone(), VISIBILITY_LAG);
-    let reset_mails = alyt_api::developers::account::ResetMails {
+    let reset_mails = alyt_mail::reset::ResetMails {
         store: store.clone(),
         clock: clock.clone(),
         mailer: alyt_aws::lambda::mailer_from_env().await,

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use alyt_api::developers::webhooks::MailNotice;
 use alyt_aws::DynamoStore;
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::worker::Worker;
 use alyt_events::{EventLog, HttpSender, OutboundPolicy, VISIBILITY_LAG};
+use alyt_mail::MailNotice;
 use alyt_store::Store;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 

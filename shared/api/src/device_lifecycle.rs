@@ -29,6 +29,7 @@ use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_store::repo::devices::{
     DeviceCredentialRecord, DeviceRecord, DeviceView, Devices, ReplaceUnitError, UnitRecord,
 };
+use alyt_store::repo::simulator::Simulators;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -39,6 +40,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
+use crate::developers::virtual_quota;
 use crate::devices::{
     Device, DeviceCredentials, RegisteredDevice, TenantParam, device_row, mac_address,
     may_register, no_such_device, optional_text,
@@ -213,8 +215,7 @@ pub async fn delete_device(
     if device.is_virtual {
         // The simulator's own delete: the runner stops and the place under
         // VIRTUAL_DEVICES is given back.
-        crate::developers::simulator::remove_virtual_device(&state, device.tenant_id, device.id)
-            .await?;
+        remove_virtual_device(&state, device.tenant_id, device.id).await?;
         return Ok(StatusCode::NO_CONTENT);
     }
     let devices = Devices(&*state.store);
@@ -256,6 +257,30 @@ pub(crate) async fn delete_one(state: &AppState, mut device: DeviceRecord) -> Re
         }
     }
     Err(ApiError::conflict("the device kept changing; try again"))
+}
+
+/// Stops a virtual device, deletes it as `DELETE /devices/{id}` does and
+/// frees its place under VIRTUAL_DEVICES. Both deletes end here, so neither
+/// leaves a simulator record or a runner task behind.
+pub(crate) async fn remove_virtual_device(
+    state: &AppState,
+    tenant: TenantId,
+    device_id: DeviceId,
+) -> Result<(), ApiError> {
+    // Stop it first, so the runner does not log in again while the device
+    // is being deleted (the credential's deletion would refuse it anyway).
+    if let Err(e) = state.simulator.stop(device_id).await {
+        tracing::warn!(device = %device_id, error = %e, "the simulator runner was not told; it drops the device from the store");
+    }
+    if let Some(row) = Devices(&*state.store).get(tenant, device_id).await?
+        && row.deleted_at.is_none()
+    {
+        delete_one(state, row).await?;
+    }
+    if let Some(record) = Simulators(&*state.store).delete(tenant, device_id).await? {
+        virtual_quota::give_back(state, record.developer_id).await;
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------

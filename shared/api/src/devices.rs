@@ -1,6 +1,6 @@
 //! Devices (part of the homes group): registration with per-device broker
-//! credentials, the device rows with their Thing view, and the store-backed
-//! authenticator the embedded broker logs devices in with.
+//! credentials, the device rows with their Thing view. (The store-backed
+//! check of a device's login is `alyt_device::credentials`.)
 //!
 //! * `POST /v1/devices/register`: tenant ADMIN or INSTALLER, platform OWNER or
 //!   STAFF, or a key with `devices:write` reaching the tenant (a DEV key
@@ -26,9 +26,8 @@
 //! for household people).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
-use alyt_device::{DeviceAuthenticator, DeviceIdentity, StatusReport};
+use alyt_device::{DeviceIdentity, StatusReport};
 use alyt_domain::access::{Denied, HomeReach, PlatformRole, Principal, Scope};
 use alyt_domain::capability::{CapabilityDescriptor, ThingCategory, find};
 use alyt_domain::device::{
@@ -44,13 +43,11 @@ use alyt_store::repo::devices::{
 };
 use alyt_store::repo::tenancy::Tenancy;
 use alyt_store::{PageKey, Store};
-use async_trait::async_trait;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -60,7 +57,6 @@ use uuid::Uuid;
 pub(crate) use crate::access::no_such_device;
 use crate::access::{HomeAccess, Reach, access_to, device_for, tenant_reach};
 use crate::auth::Caller;
-use crate::auth::secrets::constant_time_eq;
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
 use crate::problem::{NoValidToken, Problem};
@@ -1110,56 +1106,6 @@ pub async fn patch_device_settings(
         }
     }
     Err(ApiError::conflict("the device kept changing; try again"))
-}
-
-// ---------------------------------------------------------------------------
-// The broker's authenticator
-
-/// Logs devices in to the embedded broker with the credentials issued at
-/// registration: the username names a `DEVCRED` item (one get), the client id
-/// must equal it, and the SHA-256 of the password must match the stored hash
-/// (compared in constant time). Anything else is refused.
-pub struct StoreDeviceAuthenticator {
-    store: Arc<dyn Store>,
-}
-
-impl StoreDeviceAuthenticator {
-    pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store }
-    }
-}
-
-/// Longest username worth a store read (device ids are 36 characters).
-const MAX_USERNAME_LEN: usize = 64;
-
-#[async_trait]
-impl DeviceAuthenticator for StoreDeviceAuthenticator {
-    async fn authenticate(
-        &self,
-        client_id: &str,
-        username: &str,
-        password: &[u8],
-    ) -> Option<DeviceIdentity> {
-        if username.is_empty() || username.len() > MAX_USERNAME_LEN || client_id != username {
-            return None;
-        }
-        let credential = match Devices(&*self.store).credential(username).await {
-            Ok(found) => found?,
-            Err(e) => {
-                tracing::warn!(error = %e, "device login: the credential could not be read");
-                return None;
-            }
-        };
-        let presented = hex::encode(Sha256::digest(password));
-        if !constant_time_eq(presented.as_bytes(), credential.secret_hash.as_bytes()) {
-            return None;
-        }
-        Some(DeviceIdentity::new(
-            credential.tenant_id.to_string(),
-            credential.property_id.to_string(),
-            credential.device_id.to_string(),
-        ))
-    }
 }
 
 #[cfg(test)]

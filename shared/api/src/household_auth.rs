@@ -194,11 +194,7 @@ pub struct ResetPasswordRequest {
 }
 
 /// The one-time reset payload.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResetPayload {
-    pub user_id: alyt_domain::ids::UserId,
-}
+pub use alyt_mail::reset::ResetPayload;
 
 /// The answer for every dead link: unknown, spent or expired look the same.
 pub fn dead_link() -> ApiError {

@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use alyt_api::ports::{
+use alyt_device::credentials::{
     CredentialError, DeviceCredentialIssuer, DeviceCredentials, IssuedCredential,
 };
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};

@@ -1,24 +1,16 @@
-//! What every group Lambda shares: configuration from the environment, the
-//! hosted state (DynamoDB, SES, Turnstile, IoT Core), the caller's address from
-//! API Gateway's request context, JSON logs, and `lambda_http::run`. A
-//! function's main.rs names its groups and calls [`run`].
+//! What every Lambda shares: JSON logs and settings from the environment
+//! (the table, the IoT endpoints, the mail sender). Each part needs only the
+//! features of the clients it builds, so a worker links only the AWS SDK
+//! crates it calls. The group Lambdas' wiring (hosted state, router,
+//! `lambda_http::run`) is [`group`], feature `http`.
 
-use std::net::IpAddr;
-use std::sync::Arc;
-
-use alyt_api::ports::{BotCheck, DeviceCredentialIssuer, Mailer, NoBotCheck, NoMailer};
-use alyt_api::ratelimit::{RateLimitPolicy, RateLimiter, SYNC_INTERVAL};
-use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
-use alyt_device::{DevicePublisher, NoPublisher};
-use alyt_domain::{Clock, SystemClock};
+#[cfg(any(feature = "iot-certs", feature = "iot-publish"))]
 use aws_config::SdkConfig;
-use lambda_http::request::RequestContext;
 
-use crate::DynamoStore;
-use crate::iot::{IotCredentials, NoDeviceCredentials};
-use crate::iot_publisher::IotDataPublisher;
-use crate::mail::SesMailer;
-use crate::turnstile::Turnstile;
+#[cfg(feature = "http")]
+mod group;
+#[cfg(feature = "http")]
+pub use group::*;
 
 /// The IoT policy attached to every device certificate (the stack's
 /// `DevicePolicy`).
@@ -72,16 +64,18 @@ impl IotDataConfig {
             .unwrap_or_else(|| format!("https://{}", self.data_endpoint))
     }
 
-    pub fn publisher(&self, aws: &SdkConfig) -> IotDataPublisher {
+    #[cfg(feature = "iot-publish")]
+    pub fn publisher(&self, aws: &SdkConfig) -> crate::IotDataPublisher {
         let config = aws_sdk_iotdataplane::config::Builder::from(aws)
             .endpoint_url(self.url())
             .build();
-        IotDataPublisher::new(aws_sdk_iotdataplane::Client::from_conf(config))
+        crate::IotDataPublisher::new(aws_sdk_iotdataplane::Client::from_conf(config))
     }
 
     /// [`publisher`](Self::publisher) on the default AWS configuration
     /// (environment, role).
-    pub async fn publisher_from_defaults(&self) -> IotDataPublisher {
+    #[cfg(feature = "iot-publish")]
+    pub async fn publisher_from_defaults(&self) -> crate::IotDataPublisher {
         let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
         self.publisher(&aws)
     }
@@ -118,12 +112,13 @@ impl IotConfig {
         }
     }
 
-    pub fn credentials(&self, aws: &SdkConfig) -> IotCredentials {
+    #[cfg(feature = "iot-certs")]
+    pub fn credentials(&self, aws: &SdkConfig) -> crate::IotCredentials {
         let mut config = aws_sdk_iot::config::Builder::from(aws);
         if let Some(url) = &self.api_endpoint {
             config = config.endpoint_url(url);
         }
-        IotCredentials::new(
+        crate::IotCredentials::new(
             aws_sdk_iot::Client::from_conf(config.build()),
             self.device_policy.clone(),
             Some(self.data.data_endpoint.clone()),
@@ -131,208 +126,22 @@ impl IotConfig {
     }
 }
 
-/// What reaches devices: where commands are published and where device
-/// credentials come from.
-#[derive(Clone)]
-pub struct DevicePlane {
-    pub publisher: Arc<dyn DevicePublisher>,
-    pub credentials: Arc<dyn DeviceCredentialIssuer>,
-}
-
-impl DevicePlane {
-    /// For hosted code without IoT configuration: publishing fails (rows stay
-    /// pending for the sweeps function) and device registration is refused.
-    /// Never passwords: IoT Core could not check them, so a device would get
-    /// credentials that can never connect.
-    pub fn none() -> Self {
-        Self {
-            publisher: Arc::new(NoPublisher),
-            credentials: Arc::new(NoDeviceCredentials),
-        }
-    }
-
-    /// Certificates issued by IoT Core and commands through its data plane.
-    pub fn iot(config: &IotConfig, aws: &SdkConfig) -> Self {
-        Self {
-            publisher: Arc::new(config.data.publisher(aws)),
-            credentials: Arc::new(config.credentials(aws)),
-        }
-    }
-}
-
-/// Settings of a hosted function, from its environment (set by the SAM template).
-#[derive(Debug, Clone)]
-pub struct HostedConfig {
-    /// `ALYT_TABLE`: the DynamoDB table.
-    pub table: String,
-    /// `ALYT_PUBLIC_URL`: the API's public base with /v1, for links in mail.
-    pub public_url: String,
-    /// `ALYT_MAIL_FROM`: the SES-verified sender; no mail is sent without it.
-    pub mail_from: Option<String>,
-    /// `ALYT_TURNSTILE_SECRET`: the Turnstile secret; sign-up is refused without it.
-    pub turnstile_secret: Option<String>,
-    /// `ALYT_IOT_*`: the device plane; required by the groups that reach
-    /// devices (see [`HostedConfig::check_for`]).
-    pub iot: Option<IotConfig>,
-    /// `ALYT_RATE_LIMIT_QUOTA` / `ALYT_RATE_LIMIT_WINDOW_SECONDS`: the
-    /// request-rate policy, counted across instances through the table.
-    pub rate_limit: RateLimitPolicy,
-}
-
-impl HostedConfig {
-    pub fn from_env() -> Result<Self, lambda_http::Error> {
-        Ok(Self {
-            table: env_var("ALYT_TABLE").ok_or("ALYT_TABLE is not set")?,
-            public_url: env_var("ALYT_PUBLIC_URL").unwrap_or_default(),
-            mail_from: env_var("ALYT_MAIL_FROM"),
-            turnstile_secret: env_var("ALYT_TURNSTILE_SECRET"),
-            iot: IotConfig::from_env()?,
-            rate_limit: RateLimitPolicy::from_env()?,
-        })
-    }
-
-    /// Refuses to start a function serving `groups` without what they need:
-    /// the homes group registers devices and publishes commands, so without
-    /// the IoT configuration it fails at cold start, where a deployment
-    /// mistake shows at once, rather than on the first registration.
-    pub fn check_for(&self, groups: &[Group]) -> Result<(), lambda_http::Error> {
-        if groups.contains(&Group::Homes) && self.iot.is_none() {
-            return Err(format!(
-                "the homes group reaches devices: set {IOT_DEVICE_POLICY_ENV} and {IOT_DATA_ENDPOINT_ENV}"
-            )
-            .into());
-        }
-        Ok(())
-    }
-}
-
 /// The mailer of a function that only sends (the webhooks worker): SES
 /// from `ALYT_MAIL_FROM`, or none when it is not set.
-pub async fn mailer_from_env() -> Arc<dyn Mailer> {
+#[cfg(feature = "ses")]
+pub async fn mailer_from_env() -> std::sync::Arc<dyn alyt_mail::Mailer> {
     match env_var("ALYT_MAIL_FROM") {
         Some(from) => {
             let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
-            Arc::new(SesMailer::new(aws_sdk_sesv2::Client::new(&aws), from))
+            std::sync::Arc::new(crate::mail::SesMailer::new(
+                aws_sdk_sesv2::Client::new(&aws),
+                from,
+            ))
         }
-        None => Arc::new(NoMailer),
+        None => std::sync::Arc::new(alyt_mail::NoMailer),
     }
 }
 
-/// The hosted adapters behind the same [`AppState`] the local platform builds.
-pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http::Error> {
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
-    let store = DynamoStore::from_env(config.table.clone(), clock.clone()).await;
-    let mailer: Arc<dyn Mailer> = match &config.mail_from {
-        Some(from) => Arc::new(SesMailer::new(
-            aws_sdk_sesv2::Client::new(&aws),
-            from.clone(),
-        )),
-        None => Arc::new(NoMailer),
-    };
-    let bot_check: Arc<dyn BotCheck> = match &config.turnstile_secret {
-        Some(secret) => Arc::new(Turnstile::new(secret.clone())),
-        None => Arc::new(NoBotCheck),
-    };
-    let devices = match &config.iot {
-        Some(iot) => DevicePlane::iot(iot, &aws),
-        None => DevicePlane::none(),
-    };
-    let store: Arc<dyn alyt_store::Store> = Arc::new(store);
-    let mut state = state_with_device_plane(
-        store.clone(),
-        clock.clone(),
-        mailer,
-        bot_check,
-        devices,
-        &config.public_url,
-    )
-    .await?;
-    // Every instance counts locally and shares its counts through the table
-    // (see alyt_api::ratelimit for the tolerance and the cost).
-    state.limiter = Arc::new(
-        RateLimiter::new(config.rate_limit.clone(), clock).shared_through(store, SYNC_INTERVAL),
-    );
-    // The simulator runner (a long-running task) finds every change in the
-    // store; `ALYT_SIMULATOR_SEED` makes new virtual devices' seeds
-    // deterministic.
-    let simulator = alyt_api::ports::StoreWatchedSimulator {
-        platform_seed: env_var("ALYT_SIMULATOR_SEED").and_then(|s| s.parse().ok()),
-    };
-    Ok(state.with_simulator(Arc::new(simulator)))
-}
-
-/// A hosted state without a device plane ([`DevicePlane::none`]): for tools
-/// and tests that never reach devices.
-pub async fn state_with(
-    store: Arc<dyn alyt_store::Store>,
-    clock: Arc<dyn Clock>,
-    mailer: Arc<dyn Mailer>,
-    bot_check: Arc<dyn BotCheck>,
-    public_url: &str,
-) -> Result<AppState, alyt_store::StoreError> {
-    state_with_device_plane(
-        store,
-        clock,
-        mailer,
-        bot_check,
-        DevicePlane::none(),
-        public_url,
-    )
-    .await
-}
-
-pub async fn state_with_device_plane(
-    store: Arc<dyn alyt_store::Store>,
-    clock: Arc<dyn Clock>,
-    mailer: Arc<dyn Mailer>,
-    bot_check: Arc<dyn BotCheck>,
-    devices: DevicePlane,
-    public_url: &str,
-) -> Result<AppState, alyt_store::StoreError> {
-    AppState::build(
-        Adapters {
-            store,
-            clock,
-            mailer,
-            bot_check,
-            publisher: devices.publisher,
-            credentials: devices.credentials,
-        },
-        Settings {
-            rate_limit: RateLimitPolicy::default(),
-            public_url: public_url.to_owned(),
-        },
-    )
-    .await
-}
-
-/// The router of `groups`, with the caller's address taken from API Gateway's
-/// request context (never from a client-supplied header).
-pub fn router(state: AppState, groups: &[Group]) -> axum::Router {
-    alyt_api::app(state, groups).layer(axum::middleware::from_fn(client_addr))
-}
-
-async fn client_addr(
-    mut request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    if let Some(ip) = source_ip(&request) {
-        request.extensions_mut().insert(ClientAddr(ip));
-    }
-    next.run(request).await
-}
-
-fn source_ip(request: &axum::extract::Request) -> Option<IpAddr> {
-    // lambda_http keeps API Gateway's request context in the extensions.
-    match request.extensions().get::<RequestContext>()? {
-        RequestContext::ApiGatewayV2(context) => context.http.source_ip.as_deref()?.parse().ok(),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
-}
-
-/// Entry of a group function: JSON logs, hosted state, serve.
 /// Logs of every Lambda: JSON for CloudWatch, filtered by `RUST_LOG`,
 /// without a time (Lambda stamps each line itself).
 pub fn init_logs() {
@@ -348,47 +157,4 @@ pub fn init_logs() {
 /// their store themselves.
 pub fn table_from_env() -> Result<String, &'static str> {
     std::env::var("ALYT_TABLE").map_err(|_| "ALYT_TABLE is not set")
-}
-
-pub async fn run(groups: &[Group]) -> Result<(), lambda_http::Error> {
-    init_logs();
-    let config = HostedConfig::from_env()?;
-    config.check_for(groups)?;
-    let state = hosted_state(&config).await?;
-    lambda_http::run(router(state, groups)).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn config(iot: Option<IotConfig>) -> HostedConfig {
-        HostedConfig {
-            table: "t".into(),
-            public_url: String::new(),
-            mail_from: None,
-            turnstile_secret: None,
-            iot,
-            rate_limit: RateLimitPolicy::default(),
-        }
-    }
-
-    #[test]
-    fn the_homes_group_refuses_to_start_without_iot() {
-        let bare = config(None);
-        let error = bare.check_for(&[Group::Homes]).unwrap_err().to_string();
-        assert!(error.contains(IOT_DEVICE_POLICY_ENV), "{error}");
-        bare.check_for(&[Group::Auth, Group::Developers]).unwrap();
-
-        let iot = IotConfig {
-            device_policy: "p".into(),
-            api_endpoint: None,
-            data: IotDataConfig {
-                data_endpoint: "x-ats.iot.eu-west-1.amazonaws.com".into(),
-                data_plane_url: None,
-            },
-        };
-        assert_eq!(iot.data.url(), "https://x-ats.iot.eu-west-1.amazonaws.com");
-        config(Some(iot)).check_for(&[Group::Homes]).unwrap();
-    }
 }

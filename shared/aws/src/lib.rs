@@ -1,20 +1,32 @@
 //! Hosted adapters: the DynamoDB store, IoT Core device certificates and
 //! command publishing, the SES mailer, the Turnstile bot check, and the glue
-//! every group Lambda shares.
+//! every group Lambda shares. Each adapter is behind the feature of the AWS
+//! client it calls (see Cargo.toml), so a function links only those it uses.
 
+#[cfg(feature = "dynamo")]
 mod codec;
+#[cfg(feature = "dynamo")]
 mod dynamo;
+#[cfg(feature = "dynamo")]
 mod expr;
+#[cfg(feature = "iot-certs")]
 pub mod iot;
+#[cfg(feature = "iot-publish")]
 pub mod iot_publisher;
 pub mod lambda;
+#[cfg(feature = "ses")]
 pub mod mail;
+#[cfg(feature = "sqs")]
 pub mod sqs_ingest;
+#[cfg(feature = "http")]
 pub mod turnstile;
 
 #[cfg(feature = "test-support")]
 pub mod testing;
 
+#[cfg(feature = "dynamo")]
 pub use dynamo::{DynamoStore, ENDPOINT_ENV, create_table};
+#[cfg(feature = "iot-certs")]
 pub use iot::{IotCredentials, NoDeviceCredentials};
+#[cfg(feature = "iot-publish")]
 pub use iot_publisher::IotDataPublisher;

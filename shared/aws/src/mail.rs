@@ -1,6 +1,6 @@
 //! The hosted mailer: Amazon SES (v2 SendEmail), plain text.
 
-use alyt_api::ports::{Email, MailError, Mailer};
+use alyt_mail::{Email, MailError, Mailer};
 use async_trait::async_trait;
 use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, Message};
 

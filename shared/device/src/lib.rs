@@ -1,5 +1,5 @@
 //! The device plane: topic rules and channel schemas shared by both runtimes,
-//! the AsyncAPI document, and (feature `broker`, the local platform only) the
+//! device credentials and the password check, the AsyncAPI document, and (feature `broker`, the local platform only) the
 //! embedded MQTT broker, so that Lambdas never compile rmqtt.
 
 pub mod asyncapi;
@@ -7,6 +7,7 @@ pub mod bridge;
 #[cfg(feature = "broker")]
 pub mod broker;
 pub mod channels;
+pub mod credentials;
 pub mod ingest;
 pub mod liveness_sweep;
 pub mod meter;

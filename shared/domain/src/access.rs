@@ -6,16 +6,14 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use crate::ids::{
     ClientId, ConnectorId, DeveloperId, KeyId, PropertyId, SessionId, TenantId, UserId,
 };
 
 /// Platform staff roles.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum PlatformRole {
     Owner,
@@ -24,9 +22,8 @@ pub enum PlatformRole {
 }
 
 /// Roles within a tenant (the business running households).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum TenantRole {
     Admin,
@@ -34,9 +31,8 @@ pub enum TenantRole {
 }
 
 /// Roles within a household (client).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum HouseholdRole {
     /// Homes, rooms, connectors, routines, people; configures rooms.
@@ -48,7 +44,8 @@ pub enum HouseholdRole {
 }
 
 /// One household grant inside the claims.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClientGrant {
     pub role: HouseholdRole,
@@ -59,7 +56,8 @@ pub struct ClientGrant {
 }
 
 /// The claims of a session access token, exactly the spec's Claims object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Claims {
     /// The user id.
@@ -75,7 +73,8 @@ pub struct Claims {
 }
 
 /// The console a person lands on (Me response).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Persona {
     Platform,
@@ -101,43 +100,44 @@ impl Claims {
 }
 
 /// Key scopes: the closed set of the spec (Authentication 5) plus `guests:write`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Scope {
-    #[schema(rename = "tenant:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "tenant:read"))]
     TenantRead,
-    #[schema(rename = "rooms:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "rooms:write"))]
     RoomsWrite,
-    #[schema(rename = "devices:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "devices:read"))]
     DevicesRead,
-    #[schema(rename = "devices:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "devices:write"))]
     DevicesWrite,
-    #[schema(rename = "devices:commands")]
+    #[cfg_attr(feature = "openapi", schema(rename = "devices:commands"))]
     DevicesCommands,
-    #[schema(rename = "telemetry:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "telemetry:read"))]
     TelemetryRead,
-    #[schema(rename = "things:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "things:read"))]
     ThingsRead,
-    #[schema(rename = "things:control")]
+    #[cfg_attr(feature = "openapi", schema(rename = "things:control"))]
     ThingsControl,
-    #[schema(rename = "integrations:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "integrations:read"))]
     IntegrationsRead,
-    #[schema(rename = "integrations:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "integrations:write"))]
     IntegrationsWrite,
-    #[schema(rename = "notifications:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "notifications:read"))]
     NotificationsRead,
-    #[schema(rename = "notifications:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "notifications:write"))]
     NotificationsWrite,
-    #[schema(rename = "ai:chat")]
+    #[cfg_attr(feature = "openapi", schema(rename = "ai:chat"))]
     AiChat,
-    #[schema(rename = "simulator:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "simulator:write"))]
     SimulatorWrite,
-    #[schema(rename = "webhooks:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "webhooks:write"))]
     WebhooksWrite,
-    #[schema(rename = "events:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "events:read"))]
     EventsRead,
-    #[schema(rename = "firmware:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "firmware:read"))]
     FirmwareRead,
-    #[schema(rename = "guests:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "guests:write"))]
     GuestsWrite,
 }
 
@@ -226,7 +226,8 @@ impl<'de> Deserialize<'de> for Scope {
 }
 
 /// DEV keys act in their developer's sandbox; LIVE keys for their own installed connector.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum KeyKind {
     Dev,

@@ -50,6 +50,7 @@ macro_rules! uuid_id {
             }
         }
 
+        #[cfg(feature = "openapi")]
         impl utoipa::PartialSchema for $name {
             fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
                 use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
@@ -59,6 +60,7 @@ macro_rules! uuid_id {
                     .into()
             }
         }
+        #[cfg(feature = "openapi")]
         impl utoipa::ToSchema for $name {}
     )*};
 }
@@ -91,9 +93,8 @@ uuid_id!(
 /// A platform event's id, `{microseconds since the epoch, 16 digits}-{8 hex}`
 /// (not a UUID): sorts as text in the order events happened (alyt-events
 /// says why that order holds for readers).
-#[derive(
-    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema,
-)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct EventId(String);
 

@@ -21,7 +21,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 use crate::capability::{self, CapabilityDescriptor};
 use crate::device::{DeviceCapability, Liveness, LivenessState, descriptor_ids_for, wire_enum};
@@ -38,7 +37,8 @@ wire_enum! {
 }
 
 /// What an endpoint is shown as (spec: Endpoint `presentedAs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum PresentedAs {
     Light,
@@ -195,16 +195,17 @@ pub fn endpoint_state(
 /// `thing.state` (spec: Events): an endpoint's state changed. `{ endpointId,
 /// integrationId, kind, state (by capability, as the connector reported
 /// it), at }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ThingStateData {
     pub endpoint_id: EndpointId,
     pub integration_id: IntegrationId,
     pub kind: EndpointKind,
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub state: Map<String, Value>,
     #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: OffsetDateTime,
 }
 

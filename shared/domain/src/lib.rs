@@ -14,6 +14,7 @@ pub mod notification;
 pub mod password;
 pub mod quota;
 pub mod room;
+pub mod secret;
 pub mod session;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -6,13 +6,13 @@
 
 use serde::Serialize;
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 use crate::access::{Denied, HouseholdRole, PlatformRole, Principal, TenantRole};
 use crate::ids::{ClientId, PropertyId, TenantId, UserId};
 
 /// Where a grant stands now (the Me response's homes and the members list).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum GrantStatus {
     Active,

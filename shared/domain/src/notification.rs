@@ -4,13 +4,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::ids::DeviceId;
 
 /// `notification.raised`: `{ id, kind, title, body, deviceId|null, at }`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NotificationRaisedData {
     pub id: Uuid,
@@ -21,7 +21,7 @@ pub struct NotificationRaisedData {
     pub body: String,
     pub device_id: Option<DeviceId>,
     #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: OffsetDateTime,
 }
 

@@ -29,12 +29,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use time::{Date, Month, OffsetDateTime, Time, UtcOffset};
-use utoipa::ToSchema;
 
 /// What is metered.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum QuotaKind {
     /// Requests authenticated by the developer's keys.
@@ -109,7 +107,8 @@ impl FromStr for QuotaKind {
 }
 
 /// The calendar window a quota's ceiling applies to, in UTC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum QuotaWindow {
     Day,
@@ -191,16 +190,20 @@ pub const MAX_CEILING: u64 = (1 << 53) - 1;
 
 /// A quota value, exactly the spec's Quota default value: `ceiling` uses per
 /// `window`, optionally at most `burstPerMinute` a minute.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct QuotaValue {
     /// Uses allowed per window (>= 0; 0 refuses every use).
-    #[schema(minimum = 0, maximum = 9007199254740991_u64)]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 0, maximum = 9007199254740991_u64)
+    )]
     pub ceiling: u64,
     pub window: QuotaWindow,
     /// At most this many uses per minute (>= 1); absent means no burst limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 1)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub burst_per_minute: Option<u32>,
 }
 
@@ -240,7 +243,8 @@ impl QuotaValue {
 }
 
 /// Whether an effective quota is the platform default or a per-developer override.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum QuotaSource {
     Default,

@@ -38,7 +38,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use utoipa::ToSchema;
 
 use crate::capability::{
     CapabilityDescriptor, RoomAction, RoomActionPrimitive, is_kebab_token, is_valid_capability_id,
@@ -230,13 +229,14 @@ pub fn in_quiet_hours(start: Option<i64>, end: Option<i64>, hour: i64) -> bool {
 }
 
 /// One tile action: a room action of a capability.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ActionRef {
     /// A capability id (`light`, `media_player`, ...).
-    #[schema(pattern = r"^[a-z_]+(\.[a-z_]+)?$")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[a-z_]+(\.[a-z_]+)?$"))]
     pub capability: String,
-    #[schema(min_length = 1, max_length = 80)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 80))]
     pub action: String,
 }
 
@@ -268,7 +268,8 @@ impl ActionRef {
 }
 
 /// An action the room's members offer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AvailableAction {
     pub capability: String,
@@ -279,7 +280,7 @@ pub struct AvailableAction {
     pub control_key: String,
     pub icon: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub confirm: Option<bool>,
     /// How many members offer it.
     pub members: u32,
@@ -296,14 +297,15 @@ impl AvailableAction {
 }
 
 /// The value a tile draws for one action (computed on the server).
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ActionValue {
     pub capability: String,
     pub action: String,
     /// A boolean (toggle, lock, listening), a number (slider, stepper), or
     /// null when no member reports one.
-    #[schema(value_type = Object, nullable = true)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, nullable = true))]
     pub value: Value,
     /// How many members offer the action.
     pub members: u32,
@@ -504,7 +506,8 @@ pub fn plan_member(action: &ActionRef, value: &Value, member: &Member<'_>) -> Me
 }
 
 /// What a thing pin points at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum PinnedThingKind {
     Device,
@@ -512,7 +515,8 @@ pub enum PinnedThingKind {
 }
 
 /// A pinned thing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PinnedThing {
     pub kind: PinnedThingKind,
@@ -520,7 +524,8 @@ pub struct PinnedThing {
 }
 
 /// One dashboard pin: a thing or a routine.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Pin {
     Thing {

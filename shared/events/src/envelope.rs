@@ -13,12 +13,10 @@ use alyt_domain::integration::ThingStateData;
 use alyt_domain::notification::NotificationRaisedData;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 /// The kinds of the spec (Events > Platform event envelope) plus the guest events.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum EventKind {
     #[serde(rename = "device.online")]
     DeviceOnline,
@@ -97,7 +95,8 @@ impl FromStr for EventKind {
 }
 
 /// `{ id, type, tenantId, createdAt, data }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EventEnvelope {
     pub id: EventId,
@@ -105,19 +104,20 @@ pub struct EventEnvelope {
     pub kind: EventKind,
     pub tenant_id: TenantId,
     #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: OffsetDateTime,
     pub data: serde_json::Value,
 }
 
 /// `webhook.ping`: the test event a developer asks for (`POST
 /// /developers/webhooks/{id}/test`), sent to that one endpoint only.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookPingData {
     pub endpoint_id: WebhookId,
     #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: OffsetDateTime,
 }
 

@@ -9,7 +9,10 @@
 //! * [`VirtualDevice`]: one device's behaviour with no I/O, driven by an
 //!   explicit `now` and a seeded generator;
 //! * [`device_password`]: the derived password a virtual device logs in
-//!   with;
+//!   with, and [`DerivedPasswordIssuer`], the credential port that registers
+//!   virtual devices with it;
+//! * [`stored`]: a stored virtual device read as these types
+//!   ([`runner_setting`]), and [`device_seed`];
 //! * (feature `runner`, on by default) [`Simulator`]: the fleet of running
 //!   devices, one tokio task and one rumqttc client each, with the
 //!   [`MessageBudget`] port for the tenant's MQTT_MESSAGES quota.
@@ -21,9 +24,10 @@ mod rng;
 #[cfg(feature = "runner")]
 pub mod runner;
 pub mod scenario;
+pub mod stored;
 
 pub use device::{Output, Timing, VirtualDevice};
-pub use password::device_password;
+pub use password::{DerivedPasswordIssuer, device_password};
 pub use profile::{Profile, SANDBOX_DEVICES, UnknownProfile};
 #[cfg(feature = "runner")]
 pub use runner::{
@@ -31,6 +35,7 @@ pub use runner::{
     VirtualDeviceSpec,
 };
 pub use scenario::{Scenario, ScenarioSetting, UnknownScenario};
+pub use stored::{device_seed, runner_setting, scenario_setting};
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,9 @@
 //! written anywhere, and rotating the simulator key means re-registering the
 //! virtual devices' credentials.
 
-use alyt_domain::ids::DeviceId;
+use alyt_device::credentials::{CredentialError, DeviceCredentialIssuer, IssuedCredential};
+use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
+use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
@@ -23,9 +25,60 @@ pub fn device_password(simulator_key: &[u8], device_id: DeviceId) -> String {
     URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
 }
 
+/// Credentials for virtual devices: the password is
+/// `device_password(simulator key, device id)`, stored (as for every device)
+/// only as its SHA-256. Nothing to revoke beyond the store record.
+pub struct DerivedPasswordIssuer {
+    key: Vec<u8>,
+}
+
+impl DerivedPasswordIssuer {
+    pub fn new(key: Vec<u8>) -> Self {
+        Self { key }
+    }
+}
+
+#[async_trait]
+impl DeviceCredentialIssuer for DerivedPasswordIssuer {
+    async fn issue(
+        &self,
+        _tenant: TenantId,
+        _property: PropertyId,
+        device: DeviceId,
+    ) -> Result<IssuedCredential, CredentialError> {
+        Ok(IssuedCredential::password(
+            device,
+            device_password(&self.key, device),
+        ))
+    }
+
+    async fn revoke(&self, _device: DeviceId, _: Option<&str>) -> Result<(), CredentialError> {
+        // The broker authenticator reads the store on every CONNECT.
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use alyt_device::credentials::DeviceCredentials;
+    use alyt_domain::secret::sha256_hex;
+
     use super::*;
+
+    #[tokio::test]
+    async fn derived_credentials_hash_the_derived_password() {
+        let issuer = DerivedPasswordIssuer::new(b"key".to_vec());
+        let device = DeviceId::new();
+        let issued = issuer
+            .issue(TenantId::new(), PropertyId::new(), device)
+            .await
+            .unwrap();
+        let DeviceCredentials::Password { password, .. } = issued.shown else {
+            panic!("a password");
+        };
+        assert_eq!(password, device_password(b"key", device));
+        assert_eq!(issued.secret_hash, sha256_hex(&password));
+    }
 
     #[test]
     fn matches_an_independent_hmac() {

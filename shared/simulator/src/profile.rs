@@ -20,12 +20,10 @@ use std::str::FromStr;
 use alyt_domain::capability::{self, CapabilityDescriptor};
 use alyt_domain::device::{DeviceCapability, DeviceKind};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// A virtual-device profile (spec H).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Profile {
     Hub,

@@ -4,14 +4,15 @@
 //! design, see `DATA_MODEL.md`): get, conditional put/update/delete, ordered queries by
 //! partition with sort-key conditions and pagination, queries on sparse secondary
 //! indexes, atomic multi-item transactions and TTL expiry. Two adapters implement it
-//! with the same semantics: [`sqlite::SqliteStore`] (embedded, local platform) and the
-//! DynamoDB adapter in `alyt-aws`. [`conformance`] holds the one suite both must pass.
+//! with the same semantics: `sqlite::SqliteStore` (embedded, local platform; feature
+//! `sqlite`) and the DynamoDB adapter in `alyt-aws`. [`conformance`] holds the one suite both must pass.
 
 pub mod conformance;
 pub mod counting;
 pub mod fixtures;
 mod model;
 pub mod repo;
+#[cfg(feature = "sqlite")]
 pub mod sqlite;
 
 pub use model::*;

@@ -90,7 +90,7 @@ pub async fn begin(
     let now = state.clock.unix_seconds();
     let address = address_of(client);
     // Hashed: no key holds an email, a user id or an address.
-    let pair = sha256_hex(&format!("{purpose}#{subject}#{address}"));
+    let pair = sha256_hex(format!("{purpose}#{subject}#{address}"));
     let counted = limits
         .count_attempt(&pair, now, now + PAIR_MEMORY_SECONDS)
         .await?;
@@ -102,7 +102,7 @@ pub async fn begin(
             (counted.first + next - now).max(1) as u64,
         ));
     }
-    let address_key = sha256_hex(&format!("address#{address}"));
+    let address_key = sha256_hex(format!("address#{address}"));
     let window = now - now.rem_euclid(ADDRESS_WINDOW_SECONDS);
     let failures = limits
         .add_in_window(&address_key, window, 1, window + 2 * ADDRESS_WINDOW_SECONDS)

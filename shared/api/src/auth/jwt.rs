@@ -114,7 +114,7 @@ impl TokenSigner {
     /// The platform's signing key, created on first use.
     pub async fn load(store: &dyn Store) -> Result<Self, StoreError> {
         let candidate = SigningKey {
-            kid: format!("k{}", &secrets::sha256_hex(&secrets::random_token())[..8]),
+            kid: format!("k{}", &secrets::sha256_hex(secrets::random_token())[..8]),
             secret: URL_SAFE_NO_PAD.encode(secrets::random_bytes::<32>()),
         };
         let stored = Config(store).signing_key_or(candidate).await?;

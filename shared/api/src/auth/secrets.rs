@@ -1,38 +1,12 @@
-//! Random secrets, their hashes and password hashing.
-//!
-//! High-entropy secrets (keys, refresh and one-time tokens) are stored as their
-//! SHA-256 and looked up by it; passwords are hashed with argon2id. Secrets are
-//! never logged.
+//! Password hashing (argon2id), beside the high-entropy secrets of
+//! [`alyt_domain::secret`] (re-exported here): keys, refresh and one-time
+//! tokens are stored as their SHA-256 and looked up by it; passwords people
+//! choose are hashed with argon2id. Secrets are never logged.
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use rand::RngCore;
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 
-/// A random secret of 256 bits, base64url without padding (43 characters).
-pub fn random_token() -> String {
-    let mut bytes = [0u8; 32];
-    rand::rng().fill_bytes(&mut bytes);
-    URL_SAFE_NO_PAD.encode(bytes)
-}
-
-pub fn random_bytes<const N: usize>() -> [u8; N] {
-    let mut bytes = [0u8; N];
-    rand::rng().fill_bytes(&mut bytes);
-    bytes
-}
-
-/// SHA-256 of a secret, hex: the form a high-entropy secret is stored in.
-pub fn sha256_hex(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
-}
-
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.ct_eq(b).into()
-}
+pub use alyt_domain::secret::{constant_time_eq, random_bytes, random_token, sha256_hex};
 
 /// argon2id with OWASP's minimum parameters: 19 MiB, 2 passes, 1 lane.
 fn argon2() -> Argon2<'static> {
@@ -91,15 +65,5 @@ mod tests {
         assert!(!verify_password("plum tractor seasoN", &hash));
         assert!(!verify_password("plum tractor season", "not a hash"));
         assert_ne!(hash, hash_password("plum tractor season"), "salted");
-    }
-
-    #[test]
-    fn tokens_are_long_and_distinct() {
-        let a = random_token();
-        assert_eq!(a.len(), 43);
-        assert_ne!(a, random_token());
-        assert_eq!(sha256_hex("abc").len(), 64);
-        assert!(constant_time_eq(b"same", b"same"));
-        assert!(!constant_time_eq(b"same", b"diff"));
     }
 }

@@ -10,6 +10,7 @@
 //! first cannot make the owner of the address activate a password they chose).
 
 use alyt_domain::password::check_password;
+use alyt_mail::reset::ResetMails;
 use alyt_store::repo::CreateError;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperType, Developers};
 use alyt_store::repo::identity::{Sessions, UserRecord, Users, email_key};
@@ -32,7 +33,7 @@ use crate::auth::secrets::{
 };
 use crate::auth::{Caller, attempts, credentials, sessions, totp};
 use crate::household_auth::{
-    LoginRequest, RefreshRequest, ResetPasswordRequest, ResetPayload, dead_link, reset_with_token,
+    LoginRequest, RefreshRequest, ResetPasswordRequest, dead_link, reset_with_token,
 };
 use crate::ports::Email;
 use crate::problem::{NoDeveloperSession, Problem};
@@ -53,7 +54,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 /// A verification link is valid for a day; a reset link for an hour.
 pub const VERIFY_EMAIL_SECONDS: i64 = 24 * 3600;
-pub const RESET_PASSWORD_SECONDS: i64 = 3600;
+pub use alyt_mail::reset::RESET_PASSWORD_SECONDS;
 const DISPLAY_NAME_MAX: usize = 80;
 const ORGANISATION_MAX: usize = 120;
 const WEBSITE_MAX: usize = 2048;
@@ -702,7 +703,7 @@ pub async fn forgot_password(
             .enqueue(account, state.clock.unix_seconds())
             .await?;
         if state.deliver_after_response {
-            let mails = ResetMails::of(&state);
+            let mails = reset_mails(&state);
             tokio::spawn(async move {
                 if let Err(e) = mails.deliver().await {
                     tracing::warn!(error = %e, "reset mails wait for the next pass");
@@ -713,75 +714,14 @@ pub async fn forgot_password(
     Ok(StatusCode::ACCEPTED)
 }
 
-/// What delivering reset mails needs: the API's state, or a worker's own.
-#[derive(Clone)]
-pub struct ResetMails {
-    pub store: std::sync::Arc<dyn alyt_store::Store>,
-    pub clock: std::sync::Arc<dyn alyt_domain::Clock>,
-    pub mailer: std::sync::Arc<dyn crate::ports::Mailer>,
-    /// The API's base with /v1, for the link.
-    pub public_url: String,
-}
-
-impl ResetMails {
-    pub fn of(state: &AppState) -> Self {
-        Self {
-            store: state.store.clone(),
-            clock: state.clock.clone(),
-            mailer: state.mailer.clone(),
-            public_url: state.public_url.clone(),
-        }
-    }
-
-    /// Takes the waiting reset requests (each at most once, however many
-    /// workers run) and mails a fresh link to each one that names a developer
-    /// account; a request naming none is dropped. Answers the mails sent.
-    pub async fn deliver(&self) -> Result<usize, alyt_store::StoreError> {
-        let requests = ResetRequests(&*self.store);
-        let mut sent = 0;
-        for request in requests.pending(25).await? {
-            if !requests.claim(request.id).await? {
-                continue;
-            }
-            let Some(user_id) = request.user_id else {
-                continue;
-            };
-            let Some(user) = Users(&*self.store)
-                .get(user_id)
-                .await?
-                .filter(|u| u.developer_id.is_some())
-            else {
-                continue;
-            };
-            let token = random_token();
-            OneTimeTokens(&*self.store)
-                .issue(
-                    Purpose::ResetPassword,
-                    &sha256_hex(&token),
-                    &ResetPayload { user_id: user.id },
-                    self.clock.unix_seconds() + RESET_PASSWORD_SECONDS,
-                )
-                .await?;
-            let link = format!(
-                "{}/developers/auth/reset-password?token={token}",
-                self.public_url
-            );
-            let email = Email {
-                to: user.email.clone(),
-                subject: "Reset your Alyt developer password".into(),
-                text: format!(
-                    "Someone (probably you) asked to reset the password of your Alyt developer account.\n\nReset link (valid one hour, once):\n\n{link}\n\nSend its token with your new password as POST {}/developers/auth/reset-password {{ \"token\", \"password\" }}. Every session of the account is signed out.\n\nIf it was not you, ignore this message: nothing changed.\n",
-                    self.public_url
-                ),
-                link: Some(link),
-            };
-            // The request is spent either way: whoever asked can ask again.
-            match self.mailer.send(email).await {
-                Ok(()) => sent += 1,
-                Err(e) => tracing::warn!(error = %e, "a reset mail could not be sent"),
-            }
-        }
-        Ok(sent)
+/// The reset mails of the API's own process (the local platform delivers
+/// them after the response; hosted, the sweeps function builds its own).
+pub fn reset_mails(state: &AppState) -> ResetMails {
+    ResetMails {
+        store: state.store.clone(),
+        clock: state.clock.clone(),
+        mailer: state.mailer.clone(),
+        public_url: state.public_url.clone(),
     }
 }
 

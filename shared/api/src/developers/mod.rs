@@ -16,6 +16,7 @@ pub mod sandbox;
 pub mod session;
 pub mod simulator;
 pub mod stream;
+pub(crate) mod virtual_quota;
 pub mod webhooks;
 
 pub fn routes() -> OpenApiRouter<AppState> {

@@ -14,7 +14,7 @@
 //!
 //! A virtual device is registered through the device-register path
 //! ([`crate::devices::register`]) with `virtual: true` and a password
-//! derived from the simulator key ([`DerivedPasswordIssuer`]), so the runner
+//! derived from the simulator key ([`alyt_simulator::DerivedPasswordIssuer`]), so the runner
 //! logs it in again after any restart without a stored password. It lives in
 //! a home of the sandbox tenant, never in a household of a real tenant (only
 //! sandbox tenants hold virtual devices, and a sandbox holds only its own
@@ -22,43 +22,40 @@
 //! then tells the runner ([`crate::ports::SimulatorControl`]); a runner that
 //! is down catches up from the store when it starts.
 //!
-//! VIRTUAL_DEVICES (default 20) is a standing count moved with a conditional
-//! update before registering (never past the ceiling under concurrency) and
-//! given back when the registration fails or the device is deleted; past it
-//! the answer is 409 `quota-exceeded` naming the quota.
+//! VIRTUAL_DEVICES (default 20) is a standing count taken before registering
+//! and given back when the registration fails or the device is deleted
+//! ([`super::virtual_quota`]); past it the answer is 409 `quota-exceeded`
+//! naming the quota.
 
 use std::collections::HashMap;
 
 use alyt_domain::access::{Denied, Principal, Scope, TenantRole};
 use alyt_domain::ids::{DeveloperId, DeviceId, PropertyId, RoomId, TenantId};
-use alyt_domain::quota::QuotaKind;
-use alyt_simulator::{Profile, SANDBOX_DEVICES, Scenario, ScenarioSetting, device_password};
+use alyt_simulator::{
+    DerivedPasswordIssuer, Profile, SANDBOX_DEVICES, Scenario, ScenarioSetting, scenario_setting,
+};
 use alyt_store::repo::developers::DeveloperRecord;
 use alyt_store::repo::devices::{DeviceRecord, Devices, device_key};
 use alyt_store::repo::simulator::tenant_virtual_devices;
 use alyt_store::repo::simulator::{Simulators, VirtualDeviceRecord};
 use alyt_store::repo::tenancy::{CreatedHome, Tenancy, TenantRecord};
-use alyt_store::repo::usage::{Counted, Counter, Quotas, Usage};
-use alyt_store::{Key, MAX_BATCH_GET_KEYS, Store, StoreError};
-use async_trait::async_trait;
+use alyt_store::{Key, MAX_BATCH_GET_KEYS};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::virtual_quota::{give_back, take_place};
 use crate::auth::Caller;
-use crate::auth::secrets::{random_bytes, sha256_hex};
+use crate::auth::secrets::random_bytes;
+use crate::device_lifecycle::{delete_one, remove_virtual_device};
 use crate::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row};
 use crate::extract::{ApiJson, ApiQuery};
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::ports::{CredentialError, DeviceCredentialIssuer, DeviceCredentials, IssuedCredential};
 use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
@@ -71,114 +68,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 /// The longest timed scenario: a day.
 pub const MAX_SCENARIO_SECONDS: u32 = 86_400;
-
-// ---------------------------------------------------------------------------
-// Passwords and seeds
-
-/// The simulator key (32 random bytes, created once in the store).
-pub async fn simulator_key(store: &dyn Store) -> Result<Vec<u8>, StoreError> {
-    let candidate = URL_SAFE_NO_PAD.encode(random_bytes::<32>());
-    let stored = Simulators(store).key_or_create(candidate).await?;
-    URL_SAFE_NO_PAD
-        .decode(stored)
-        .map_err(|_| StoreError::Unavailable("the simulator key item is corrupt".into()))
-}
-
-/// Credentials for virtual devices: the password is
-/// `device_password(simulator key, device id)`, stored (as for every device)
-/// only as its SHA-256. Nothing to revoke beyond the store record.
-pub struct DerivedPasswordIssuer {
-    key: Vec<u8>,
-}
-
-impl DerivedPasswordIssuer {
-    pub fn new(key: Vec<u8>) -> Self {
-        Self { key }
-    }
-}
-
-#[async_trait]
-impl DeviceCredentialIssuer for DerivedPasswordIssuer {
-    async fn issue(
-        &self,
-        _tenant: TenantId,
-        _property: PropertyId,
-        device: DeviceId,
-    ) -> Result<IssuedCredential, CredentialError> {
-        let password = device_password(&self.key, device);
-        let secret_hash = sha256_hex(&password);
-        Ok(IssuedCredential {
-            shown: DeviceCredentials::Password {
-                client_id: device.to_string(),
-                username: device.to_string(),
-                password,
-            },
-            secret_hash,
-            certificate_id: None,
-        })
-    }
-
-    async fn revoke(&self, _device: DeviceId, _: Option<&str>) -> Result<(), CredentialError> {
-        // The broker authenticator reads the store on every CONNECT.
-        Ok(())
-    }
-}
-
-/// A device's telemetry seed: derived from the platform seed (deterministic
-/// mode, `ALYT_SIMULATOR_SEED`) and the device id, or random.
-pub fn device_seed(platform_seed: Option<u64>, device: DeviceId) -> u64 {
-    match platform_seed {
-        Some(seed) => {
-            let digest = Sha256::new()
-                .chain_update(seed.to_be_bytes())
-                .chain_update(device.to_string().as_bytes())
-                .finalize();
-            let mut first = [0u8; 8];
-            first.copy_from_slice(&digest[..8]);
-            u64::from_be_bytes(first)
-        }
-        None => rand::random(),
-    }
-}
-
-/// Every virtual device the runner should run: the stored records whose
-/// device row still exists (one gsi1 query per 1,000 records plus one batch
-/// get per 100). The local platform calls it at start; the hosted runner at
-/// start and on every poll.
-pub async fn live_virtual_devices(
-    store: &dyn Store,
-) -> Result<Vec<VirtualDeviceRecord>, StoreError> {
-    let sims = Simulators(store);
-    let mut live = Vec::new();
-    let mut after = None;
-    loop {
-        let (records, next) = sims.list_all(1000, after).await?;
-        for chunk in records.chunks(MAX_BATCH_GET_KEYS) {
-            let keys: Vec<Key> = chunk
-                .iter()
-                .map(|r| device_key(r.tenant_id, r.device_id))
-                .collect();
-            let mut alive = std::collections::HashSet::new();
-            for item in store.batch_get(&keys).await? {
-                let row: DeviceRecord = item.to_record()?;
-                if row.deleted_at.is_none() {
-                    alive.insert(row.id);
-                }
-            }
-            live.extend(
-                chunk
-                    .iter()
-                    .filter(|r| alive.contains(&r.device_id))
-                    .cloned(),
-            );
-        }
-        match next {
-            Some(next) => after = Some(next),
-            None => break,
-        }
-    }
-    Ok(live)
-}
 
 // ---------------------------------------------------------------------------
 // Views
@@ -210,27 +99,13 @@ pub struct VirtualDevice {
     pub scenario: ScenarioView,
 }
 
-fn setting_of(record: &VirtualDeviceRecord) -> ScenarioSetting {
-    ScenarioSetting {
-        // A name this build does not know (a newer build wrote it) runs NORMAL.
-        scenario: record.scenario.parse().unwrap_or_default(),
-        until: record.scenario_until,
-    }
-}
-
 fn scenario_view(record: &VirtualDeviceRecord, now: OffsetDateTime) -> ScenarioView {
-    let setting = setting_of(record);
+    let setting = scenario_setting(record);
     ScenarioView {
         scenario: setting.scenario,
         until: setting.until,
         effective: setting.at(now),
     }
-}
-
-/// The runner's view of a stored record: its profile and scenario.
-pub fn runner_setting(record: &VirtualDeviceRecord) -> Option<(Profile, ScenarioSetting)> {
-    let profile = record.profile.parse().ok()?;
-    Some((profile, setting_of(record)))
 }
 
 async fn views(
@@ -344,98 +219,6 @@ async fn may_write(
 }
 
 // ---------------------------------------------------------------------------
-// The VIRTUAL_DEVICES count
-
-fn standing(developer: DeveloperId) -> Counter {
-    Counter::Standing {
-        developer,
-        kind: QuotaKind::VirtualDevices,
-    }
-}
-
-/// Takes one VIRTUAL_DEVICES place (conditional: never past the ceiling).
-/// When refused, orphans (records of devices deleted through the device
-/// DELETE) are dropped and the count set to what exists, then it is tried
-/// once more.
-async fn take_place(
-    state: &AppState,
-    developer: DeveloperId,
-    tenant: TenantId,
-) -> Result<(), ApiError> {
-    let ceiling = Quotas(&*state.store)
-        .effective(developer)
-        .await?
-        .get(QuotaKind::VirtualDevices)
-        .value
-        .ceiling;
-    let usage = Usage(&*state.store);
-    for attempt in 0..2 {
-        match usage
-            .add_within(&standing(developer), 1, ceiling, None)
-            .await?
-        {
-            Counted::Counted(_) => return Ok(()),
-            Counted::Refused(_) if attempt == 0 => {
-                let live = recount(state, developer, tenant).await?;
-                if live >= ceiling {
-                    break;
-                }
-            }
-            Counted::Refused(_) => {}
-        }
-    }
-    Err(ApiError {
-        quota: Some("VIRTUAL_DEVICES"),
-        slug: "quota-exceeded",
-        title: "Quota exceeded",
-        ..ApiError::conflict(format!(
-            "the sandbox holds its ceiling of {ceiling} virtual devices (VIRTUAL_DEVICES); delete one first"
-        ))
-    })
-}
-
-async fn give_back(state: &AppState, developer: DeveloperId) {
-    if let Err(e) = Usage(&*state.store)
-        .add(&standing(developer), -1, None)
-        .await
-    {
-        tracing::warn!(%developer, error = %e, "a VIRTUAL_DEVICES place could not be given back");
-    }
-}
-
-/// Drops records whose device is gone and sets the standing count to the
-/// virtual devices that exist.
-async fn recount(
-    state: &AppState,
-    developer: DeveloperId,
-    tenant: TenantId,
-) -> Result<u64, ApiError> {
-    let sims = Simulators(&*state.store);
-    let devices = Devices(&*state.store);
-    let mut live = 0u64;
-    let mut after = None;
-    loop {
-        let (records, next) = sims.list_by_tenant(tenant, 100, after).await?;
-        for record in records {
-            let row = devices.get(tenant, record.device_id).await?;
-            if row.is_some_and(|d| d.deleted_at.is_none()) {
-                live += 1;
-            } else {
-                sims.delete(tenant, record.device_id).await?;
-            }
-        }
-        match next {
-            Some(next) => after = Some(next),
-            None => break,
-        }
-    }
-    Usage(&*state.store)
-        .set_count(developer, QuotaKind::VirtualDevices, live)
-        .await?;
-    Ok(live)
-}
-
-// ---------------------------------------------------------------------------
 // Create (also used by sandbox provisioning)
 
 struct NewVirtual {
@@ -474,7 +257,7 @@ async fn register_and_record(
     state: &AppState,
     new: &NewVirtual,
 ) -> Result<(Device, VirtualDeviceRecord), ApiError> {
-    let key = simulator_key(&*state.store).await?;
+    let key = Simulators(&*state.store).key().await?;
     let issuer = DerivedPasswordIssuer::new(key);
     let serial = format!(
         "SIM-{}-{}",
@@ -523,7 +306,7 @@ async fn register_and_record(
         // Without its record the device would never run: take it back.
         tracing::warn!(device = %device_id, error = %e, "virtual device record not written; deleting the device");
         if let Some(row) = Devices(&*state.store).get(new.tenant, device_id).await? {
-            crate::device_lifecycle::delete_one(state, row).await?;
+            delete_one(state, row).await?;
         }
         return Err(e.into());
     }
@@ -803,57 +586,4 @@ pub async fn delete_virtual_device(
         .ok_or_else(no_such_device)?;
     remove_virtual_device(&state, tenant, device_id).await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-/// Stops a virtual device, deletes it as `DELETE /devices/{id}` does and
-/// frees its place under VIRTUAL_DEVICES. Both deletes end here, so neither
-/// leaves a simulator record or a runner task behind.
-pub(crate) async fn remove_virtual_device(
-    state: &AppState,
-    tenant: TenantId,
-    device_id: DeviceId,
-) -> Result<(), ApiError> {
-    // Stop it first, so the runner does not log in again while the device
-    // is being deleted (the credential's deletion would refuse it anyway).
-    if let Err(e) = state.simulator.stop(device_id).await {
-        tracing::warn!(device = %device_id, error = %e, "the simulator runner was not told; it drops the device from the store");
-    }
-    if let Some(row) = Devices(&*state.store).get(tenant, device_id).await?
-        && row.deleted_at.is_none()
-    {
-        crate::device_lifecycle::delete_one(state, row).await?;
-    }
-    if let Some(record) = Simulators(&*state.store).delete(tenant, device_id).await? {
-        give_back(state, record.developer_id).await;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seeds_derive_from_the_platform_seed() {
-        let a = DeviceId::new();
-        let b = DeviceId::new();
-        assert_eq!(device_seed(Some(7), a), device_seed(Some(7), a));
-        assert_ne!(device_seed(Some(7), a), device_seed(Some(7), b));
-        assert_ne!(device_seed(Some(7), a), device_seed(Some(8), a));
-    }
-
-    #[tokio::test]
-    async fn derived_credentials_hash_the_derived_password() {
-        let issuer = DerivedPasswordIssuer::new(b"key".to_vec());
-        let device = DeviceId::new();
-        let issued = issuer
-            .issue(TenantId::new(), PropertyId::new(), device)
-            .await
-            .unwrap();
-        let DeviceCredentials::Password { password, .. } = issued.shown else {
-            panic!("a password");
-        };
-        assert_eq!(password, device_password(b"key", device));
-        assert_eq!(issued.secret_hash, sha256_hex(&password));
-    }
 }

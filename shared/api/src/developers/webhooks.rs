@@ -25,7 +25,6 @@ use std::collections::BTreeSet;
 use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::{KeyId, TenantId, WebhookId};
 use alyt_events::binding::BindingCheck;
-use alyt_events::delivery::DisabledEndpoint;
 use alyt_events::envelope::{EventId, EventKind, PlatformEvent, WebhookPingData};
 use alyt_events::outbound::{self, OutboundPolicy};
 use alyt_events::{dispatch, signature};
@@ -48,7 +47,6 @@ use utoipa_axum::routes;
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
 use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::ports::{Email, Mailer};
 use crate::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
@@ -687,28 +685,5 @@ pub async fn enable_webhook(
                 requeued: 0,
             }))
         }
-    }
-}
-
-/// The disabled-endpoint mail through the runtime's [`Mailer`].
-pub struct MailNotice(pub std::sync::Arc<dyn Mailer>);
-
-#[async_trait::async_trait]
-impl alyt_events::worker::DisabledNotice for MailNotice {
-    async fn endpoint_disabled(
-        &self,
-        developer: &DeveloperRecord,
-        disabled: &DisabledEndpoint,
-        description: Option<&str>,
-    ) -> Result<(), String> {
-        self.0
-            .send(Email {
-                to: developer.email.clone(),
-                subject: "Your Alyt webhook endpoint was disabled".into(),
-                text: alyt_events::worker::disabled_text(disabled, description),
-                link: None,
-            })
-            .await
-            .map_err(|e| e.to_string())
     }
 }

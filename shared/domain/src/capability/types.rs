@@ -8,7 +8,6 @@
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use utoipa::ToSchema;
 
 /// How a control is drawn. The set is closed (spec: "a new control primitive
 /// requires a client update").
@@ -123,6 +122,7 @@ impl<'de> Deserialize<'de> for Primitive {
 
 // Hand-written so that the OpenAPI document shows the closed set only:
 // `Unknown` is a reading fallback, never something the server sends.
+#[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for Primitive {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         utoipa::openapi::ObjectBuilder::new()
@@ -136,11 +136,13 @@ impl utoipa::PartialSchema for Primitive {
     }
 }
 
-impl ToSchema for Primitive {}
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Primitive {}
 
 /// Where a control's value lives: the live device state or the stored
 /// per-capability settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ControlBinding {
     State,
@@ -148,7 +150,8 @@ pub enum ControlBinding {
 }
 
 /// Which section of a thing's page a control is drawn in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ControlGroup {
     Primary,
@@ -157,7 +160,8 @@ pub enum ControlGroup {
 }
 
 /// How a room tile draws a room action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum RoomActionPrimitive {
     Toggle,
@@ -190,13 +194,14 @@ impl fmt::Display for RoomActionPrimitive {
 /// state value verbatim: thermostat modes are strings, but contact and motion
 /// readouts are booleans. [`crate::capability::validate`] only accepts
 /// strings, numbers and booleans.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ControlOption {
     pub value: serde_json::Value,
     pub label: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub icon: Option<String>,
 }
 
@@ -217,30 +222,34 @@ impl ControlOption {
 
 /// One control of a capability. Its state is addressed as
 /// `capabilityId.key`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Control {
-    #[schema(min_length = 1)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     pub key: String,
     pub primitive: Primitive,
     pub label: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false, pattern = r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(nullable = false, pattern = r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    )]
     pub icon: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub unit: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub min: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub max: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false, minimum = 0)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false, minimum = 0))]
     pub step: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub options: Option<Vec<ControlOption>>,
     pub readable: bool,
     pub writable: bool,
@@ -249,11 +258,11 @@ pub struct Control {
     pub order: i32,
     /// A feature name; the control applies only to things reporting it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub requires: Option<String>,
     /// Ask the person before sending a change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub confirm: Option<bool>,
 }
 
@@ -350,37 +359,39 @@ impl Control {
 
 /// A room-level action offered by a capability (a room tile), e.g.
 /// `{ action: "lights", primitive: "toggle", controlKey: "power" }`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RoomAction {
-    #[schema(min_length = 1)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     pub action: String,
-    #[schema(min_length = 1)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     pub label: String,
     pub primitive: RoomActionPrimitive,
     /// Key of the control of the same capability that the action sets.
-    #[schema(min_length = 1)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     pub control_key: String,
     pub icon: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub confirm: Option<bool>,
 }
 
 /// A capability list item: everything a client needs to draw one capability.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CapabilityDescriptor {
     /// Lowercase letters/underscores, optionally one dot and more
     /// (`light`, `sensor.vibration`).
-    #[schema(pattern = r"^[a-z_]+(\.[a-z_]+)?$")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[a-z_]+(\.[a-z_]+)?$"))]
     pub id: String,
     /// Revision of this descriptor; bumped when its controls change.
     pub version: u32,
-    #[schema(min_length = 1)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     pub label: String,
     /// A kebab-case icon token.
-    #[schema(pattern = r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^[a-z0-9]+(-[a-z0-9]+)*$"))]
     pub icon: String,
     pub controls: Vec<Control>,
     pub room_actions: Vec<RoomAction>,
@@ -399,7 +410,8 @@ impl CapabilityDescriptor {
 }
 
 /// Response of `GET /capabilities`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CapabilityCatalogue {
     pub schema_version: u32,

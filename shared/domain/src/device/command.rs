@@ -26,7 +26,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 use super::command_id::CommandId;
 use super::enums::wire_enum;
@@ -74,7 +73,8 @@ pub enum CommandEvent {
 }
 
 /// One row of a device's command history.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CommandRow {
     pub command_id: CommandId,
@@ -82,24 +82,24 @@ pub struct CommandRow {
     /// The verb sent on the commands channel (`set`, `press`, or a device
     /// verb of the flat form).
     pub command: String,
-    #[schema(value_type = Option<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub payload: Option<Map<String, Value>>,
-    #[schema(value_type = CommandState)]
+    #[cfg_attr(feature = "openapi", schema(value_type = CommandState))]
     pub state: Lenient<CommandState>,
     /// Publishes tried so far (successful or not).
     pub attempts: u32,
     #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub sent_at: Option<OffsetDateTime>,
     /// The device's response status, once answered.
     pub result_status: Option<String>,
     #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub answered_at: Option<OffsetDateTime>,
-    #[schema(value_type = Option<UndeliverableReason>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<UndeliverableReason>))]
     pub undeliverable_reason: Option<Lenient<UndeliverableReason>>,
 }
 

@@ -1,7 +1,6 @@
 //! The id of a command row.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use utoipa::ToSchema;
 
 /// A command id: a decimal string on the wire (`"42"`), unique per device
 /// and increasing in acceptance order (the store allocates it).
@@ -62,6 +61,7 @@ impl<'de> Deserialize<'de> for CommandId {
     }
 }
 
+#[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for CommandId {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         utoipa::openapi::ObjectBuilder::new()
@@ -72,7 +72,8 @@ impl utoipa::PartialSchema for CommandId {
     }
 }
 
-impl ToSchema for CommandId {}
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for CommandId {}
 
 #[cfg(test)]
 mod tests {

@@ -82,6 +82,7 @@ macro_rules! wire_enum {
 
         // Hand-written: the derive does not see `serde(rename)` through the
         // macro's literal fragments.
+        #[cfg(feature = "openapi")]
         impl ::utoipa::PartialSchema for $name {
             fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
                 ::utoipa::openapi::ObjectBuilder::new()
@@ -91,6 +92,7 @@ macro_rules! wire_enum {
             }
         }
 
+        #[cfg(feature = "openapi")]
         impl ::utoipa::ToSchema for $name {}
 
         impl ::std::fmt::Display for $name {

@@ -83,12 +83,14 @@ impl<'de, T: WireEnum> Deserialize<'de> for Lenient<T> {
     }
 }
 
+#[cfg(feature = "openapi")]
 impl<T: utoipa::ToSchema> utoipa::PartialSchema for Lenient<T> {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         T::schema()
     }
 }
 
+#[cfg(feature = "openapi")]
 impl<T: utoipa::ToSchema> utoipa::ToSchema for Lenient<T> {
     fn name() -> Cow<'static, str> {
         T::name()

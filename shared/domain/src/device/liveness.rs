@@ -34,7 +34,6 @@
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 use super::enums::{DeviceStatus, LivenessState, OfflineReason};
 use super::lenient::Lenient;
@@ -44,16 +43,17 @@ use super::lenient::Lenient;
 pub const DEFAULT_HEARTBEAT_WINDOW_SECONDS: u32 = 90;
 
 /// The spec's liveness object of a device row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Liveness {
     pub state: LivenessState,
     #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub last_seen: Option<OffsetDateTime>,
     /// Whole seconds between `lastSeen` and the judgement (0 when `lastSeen`
     /// is ahead of the clock); null when the device was never heard from.
-    #[schema(minimum = 0)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub seconds_since_last_seen: Option<u64>,
     /// The heartbeat window used for the judgement.
     pub window_seconds: u32,

@@ -529,6 +529,7 @@ impl<'de> Deserialize<'de> for CommandRequest {
     }
 }
 
+#[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for CommandRequest {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::schema::{
@@ -610,6 +611,7 @@ impl utoipa::PartialSchema for CommandRequest {
     }
 }
 
+#[cfg(feature = "openapi")]
 impl utoipa::ToSchema for CommandRequest {}
 
 #[cfg(test)]

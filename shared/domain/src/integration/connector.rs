@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use utoipa::ToSchema;
 
 use super::EndpointKind;
 use crate::device::{DeviceCapability, Lenient};
@@ -33,7 +32,8 @@ pub const MAX_ANSWER_BYTES: usize = 1024 * 1024;
 pub const MAX_DISCOVERED_THINGS: usize = 500;
 
 /// A connect-form field the connector asks for (spec: Connect field).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectField {
     pub key: String,
@@ -51,7 +51,8 @@ pub struct ConnectField {
 }
 
 /// The kind of a connect field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ConnectFieldKind {
     Text,
@@ -61,7 +62,8 @@ pub enum ConnectFieldKind {
 }
 
 /// One choice of a `select` field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConnectFieldOption {
     pub value: String,
     pub label: String,

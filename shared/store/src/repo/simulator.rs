@@ -15,14 +15,19 @@
 //! the store does not know the simulator's types, and a name written by a
 //! newer build reads unchanged.
 
+use std::collections::HashSet;
+
 use alyt_domain::ids::{DeveloperId, DeviceId, PropertyId, TenantId};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use super::devices::{DeviceRecord, device_key};
 use super::ts;
 use crate::{
-    Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError,
-    UpdateAction,
+    Condition, Index, Item, Key, ListScope, MAX_BATCH_GET_KEYS, PageKey, Query, SortKey, Store,
+    StoreError, UpdateAction,
 };
 
 /// The partition of the runner's index (every virtual device).
@@ -143,6 +148,42 @@ impl Simulators<'_> {
         Ok((records(page.items)?, page.next))
     }
 
+    /// Every virtual device the runner should run: the stored records whose
+    /// device row still exists (one gsi1 query per 1,000 records plus one
+    /// batch get per 100). The local platform calls it at start; the hosted
+    /// runner at start and on every poll.
+    pub async fn live(&self) -> Result<Vec<VirtualDeviceRecord>, StoreError> {
+        let mut live = Vec::new();
+        let mut after = None;
+        loop {
+            let (records, next) = self.list_all(1000, after).await?;
+            for chunk in records.chunks(MAX_BATCH_GET_KEYS) {
+                let keys: Vec<Key> = chunk
+                    .iter()
+                    .map(|r| device_key(r.tenant_id, r.device_id))
+                    .collect();
+                let mut alive = HashSet::new();
+                for item in self.0.batch_get(&keys).await? {
+                    let row: DeviceRecord = item.to_record()?;
+                    if row.deleted_at.is_none() {
+                        alive.insert(row.id);
+                    }
+                }
+                live.extend(
+                    chunk
+                        .iter()
+                        .filter(|r| alive.contains(&r.device_id))
+                        .cloned(),
+                );
+            }
+            match next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        Ok(live)
+    }
+
     /// Stores the scenario as set; `None` when the record does not exist
     /// (deleted meanwhile). One conditional update.
     pub async fn set_scenario(
@@ -200,9 +241,19 @@ impl Simulators<'_> {
         }
     }
 
-    /// The simulator key (the secret virtual-device passwords derive from):
-    /// the stored one, or `candidate` when none was stored yet (created once
-    /// with a conditional put, as the JWT signing key). The caller encodes it.
+    /// The simulator key (32 random bytes, created once in the store): the
+    /// secret virtual-device passwords derive from.
+    pub async fn key(&self) -> Result<Vec<u8>, StoreError> {
+        let candidate = URL_SAFE_NO_PAD.encode(alyt_domain::secret::random_bytes::<32>());
+        let stored = self.key_or_create(candidate).await?;
+        URL_SAFE_NO_PAD
+            .decode(stored)
+            .map_err(|_| StoreError::Unavailable("the simulator key item is corrupt".into()))
+    }
+
+    /// The simulator key as stored (base64url): the stored one, or
+    /// `candidate` when none was stored yet (created once with a conditional
+    /// put, as the JWT signing key).
     pub async fn key_or_create(&self, candidate: String) -> Result<String, StoreError> {
         let key = key_item();
         let corrupt = || StoreError::Unavailable("the simulator key item is corrupt".into());

@@ -49,7 +49,8 @@ pub const HISTORY: u32 = 50;
 /// log and is redelivered by a re-enable within this time.
 pub const DELIVERY_RETENTION: Duration = Duration::days(30);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum EndpointStatus {
     Active,
@@ -59,7 +60,8 @@ pub enum EndpointStatus {
 /// Why an endpoint is disabled. Only `failures` can be lifted by a re-enable
 /// alone; the others need the key (or the developer account) to be sound
 /// again, which a revoked or expired key never is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DisabledReason {
     /// Fifty consecutive failed deliveries.
@@ -160,7 +162,8 @@ impl std::fmt::Debug for WebhookEndpointRecord {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum DeliveryStatus {
     /// Queued, never attempted (or requeued by a re-enable).
