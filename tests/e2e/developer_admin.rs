@@ -1037,7 +1037,7 @@ async fn live_keys_count_towards_the_key_limit() {
     let path = live_keys_path(&dev.developer_id);
     let good = json!({ "name": "ci", "scopes": ["things:read"], "definitionId": "acme" });
 
-    let limit = alyt_api::developers::keys::MAX_LIVE_KEYS;
+    let limit = alyt_api::groups::developers::keys::MAX_LIVE_KEYS;
     let mut first = None;
     for _ in 0..limit - 1 {
         let (id, _) = create_key(&t, &dev, &["devices:read"]).await;

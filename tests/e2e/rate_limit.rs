@@ -2,7 +2,7 @@
 //! against its key or its person, everything else against the client address,
 //! so a made-up Authorization header buys no fresh quota.
 
-use alyt_api::ratelimit::RateLimitPolicy;
+use alyt_api::conventions::ratelimit::RateLimitPolicy;
 use alyt_tests::TestPlatform;
 use alyt_tests::developers::{bearer, create_key, sign_up_and_verify};
 

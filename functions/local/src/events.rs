@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_api::AppState;
-use alyt_api::developers::webhooks::EventsSettings;
+use alyt_api::groups::developers::webhooks::EventsSettings;
 use alyt_domain::Clock;
 use alyt_events::stream::{EventSignal, StreamLimits};
 use alyt_events::worker::{PASS_INTERVAL, Worker};

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_api::bootstrap::FirstStart;
+use alyt_api::conventions::ratelimit::RateLimitPolicy;
 use alyt_api::ports::TestTokenBotCheck;
-use alyt_api::ratelimit::RateLimitPolicy;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
 use alyt_device::credentials::StoreDeviceAuthenticator;
 use alyt_device::ingest::{Ingest, IngestStats};
@@ -252,7 +252,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // One process that never freezes: reset mails leave at once, after the
     // response, from a task of this process.
     state.deliver_after_response = true;
-    let reset_mails = alyt_api::developers::account::reset_mails(&state);
+    let reset_mails = alyt_api::groups::developers::account::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
     let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
     let ingest_stats = ingest.stats();

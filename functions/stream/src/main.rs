@@ -1,7 +1,7 @@
 //! Lambda entry of the developer event stream: `GET
 //! /v1/developers/events/stream` served with Lambda response streaming on a
 //! function URL. The route, its authorization and the stream itself are the
-//! ones the local platform serves ([`alyt_api::developers::stream`],
+//! ones the local platform serves ([`alyt_api::groups::developers::stream`],
 //! [`alyt_events::stream`]); here connections end a little before Lambda's
 //! 15-minute limit and clients resume with `Last-Event-ID`.
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_api::AppState;
-use alyt_api::developers::keys::{KeyFields, issue_key};
+use alyt_api::groups::developers::keys::{KeyFields, issue_key};
 use alyt_api::ports::{NoBotCheck, NoMailer};
 use alyt_domain::access::{KeyKind, Scope};
 use alyt_domain::ids::{DeveloperId, TenantId, UserId};

@@ -10,10 +10,11 @@ use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa_axum::router::OpenApiRouter;
 
+use crate::conventions::ratelimit::{self, Limiting, SecuredOperations};
+use crate::conventions::request_id;
 use crate::groups::Group;
-use crate::ratelimit::{self, Limiting, SecuredOperations};
 use crate::state::AppState;
-use crate::{ApiError, openapi, request_id};
+use crate::{ApiError, openapi};
 
 /// Largest request body any operation accepts.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;

@@ -12,8 +12,8 @@ use alyt_store::Store;
 
 use crate::ApiError;
 use crate::auth::TokenSigner;
+use crate::conventions::ratelimit::RateLimiter;
 use crate::ports::{BotCheck, Mailer};
-use crate::ratelimit::RateLimiter;
 
 /// What every handler may use. Built from local adapters by the `alyt` binary and
 /// from hosted adapters by each Lambda; handlers cannot tell which.
@@ -65,7 +65,7 @@ pub struct Adapters {
 /// Settings a runtime chooses.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    pub rate_limit: crate::ratelimit::RateLimitPolicy,
+    pub rate_limit: crate::conventions::ratelimit::RateLimitPolicy,
     pub public_url: String,
 }
 

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use alyt_api::extract::{ApiJson, ApiQuery};
+use alyt_api::conventions::extract::{ApiJson, ApiQuery};
+use alyt_api::conventions::ratelimit::{RateLimitPolicy, SecuredOperations};
 use alyt_api::ports::{NoBotCheck, NoMailer};
-use alyt_api::ratelimit::{RateLimitPolicy, SecuredOperations};
 use alyt_api::{Adapters, ApiError, AppState, ClientAddr, Settings, with_conventions};
 use alyt_domain::{Clock, ManualClock};
 use alyt_store::sqlite::SqliteStore;

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use alyt_api::ratelimit::{Bucket, RateLimitPolicy, RateLimiter, SYNC_INTERVAL};
+use alyt_api::conventions::ratelimit::{Bucket, RateLimitPolicy, RateLimiter, SYNC_INTERVAL};
 use alyt_domain::ManualClock;
 use alyt_store::Store;
 use alyt_store::conformance::start_time;

@@ -32,7 +32,7 @@ use std::net::IpAddr;
 use alyt_store::repo::limits::Limits;
 
 use super::secrets::sha256_hex;
-use crate::ratelimit::Bucket;
+use crate::conventions::ratelimit::Bucket;
 use crate::{ApiError, AppState};
 
 /// Attempts a pair may have checked before the backoff starts.

@@ -58,7 +58,7 @@ impl FromRequestParts<AppState> for Caller {
             None => Err(unauthorized()),
         };
         // The rate limit counts the principal, or the address when this failed.
-        crate::ratelimit::charge_caller(
+        crate::conventions::ratelimit::charge_caller(
             &state.limiter,
             &parts.extensions,
             principal.as_ref().ok(),
@@ -134,7 +134,7 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Principal, Ap
 }
 
 /// A live key of an active developer, reaching its tenants; the request is
-/// counted against the developer's quota (see [`crate::developers::quota`]).
+/// counted against the developer's quota (see [`crate::groups::developers::quota`]).
 async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, ApiError> {
     let now = state.clock.now();
     if key.revoked_at.is_some() || key.expires_at.is_some_and(|e| e <= now) {
@@ -167,7 +167,7 @@ async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, Ap
     };
     // Every keyed request counts against the developer's REQUESTS quota; a
     // spent quota refuses the request here (429), before any handler runs.
-    crate::developers::quota::count_key_request(state, &key).await?;
+    crate::groups::developers::quota::count_key_request(state, &key).await?;
     // lastUsedAt to the minute: one write a minute per key at most.
     if key
         .last_used_at

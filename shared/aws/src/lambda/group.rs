@@ -6,8 +6,8 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use alyt_api::conventions::ratelimit::{RateLimitPolicy, RateLimiter, SYNC_INTERVAL};
 use alyt_api::ports::{BotCheck, DeviceCredentialIssuer, Mailer, NoBotCheck, NoMailer};
-use alyt_api::ratelimit::{RateLimitPolicy, RateLimiter, SYNC_INTERVAL};
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
 use alyt_device::{DevicePublisher, NoPublisher};
 use alyt_domain::{Clock, SystemClock};
@@ -126,7 +126,7 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
     )
     .await?;
     // Every instance counts locally and shares its counts through the table
-    // (see alyt_api::ratelimit for the tolerance and the cost).
+    // (see alyt_api::conventions::ratelimit for the tolerance and the cost).
     state.limiter = Arc::new(
         RateLimiter::new(config.rate_limit.clone(), clock).shared_through(store, SYNC_INTERVAL),
     );

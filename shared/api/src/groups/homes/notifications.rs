@@ -31,9 +31,9 @@ use uuid::Uuid;
 
 use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
-use crate::extract::ApiQuery;
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::extract::ApiQuery;
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

@@ -86,12 +86,12 @@ use utoipa_axum::routes;
 use crate::access::{HomeAccess, HomeNeed, access_to, home_for, no_such_property, tenant_gate};
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
-use crate::devices::TenantParam;
-use crate::endpoints::{Endpoint, Installed, connector_problem, endpoint_object};
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::homes::TenantPage;
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::TenantParam;
+use crate::groups::homes::TenantPage;
+use crate::groups::homes::endpoints::{Endpoint, Installed, connector_problem, endpoint_object};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

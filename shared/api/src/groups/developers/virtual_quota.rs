@@ -2,7 +2,7 @@
 //! with a conditional update before a virtual device is registered (never
 //! past the ceiling under concurrency), and given back when the registration
 //! fails or the device is deleted (through the simulator's DELETE or the
-//! device DELETE, [`crate::device_lifecycle`]); past it the answer is 409
+//! device DELETE, [`crate::groups::devices::lifecycle`]); past it the answer is 409
 //! `quota-exceeded` naming the quota.
 
 use alyt_domain::ids::{DeveloperId, TenantId};

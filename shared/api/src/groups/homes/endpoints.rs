@@ -56,9 +56,9 @@ use utoipa_axum::routes;
 
 use crate::access::{HomeAccess, home_for, tenant_gate};
 use crate::auth::Caller;
-use crate::devices::{TenantParam, Thing, ThingKind, device_category};
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::{TenantParam, Thing, ThingKind, device_category};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

@@ -32,8 +32,8 @@ use crate::auth::Caller;
 use crate::auth::caller::{DEV_KEY_PREFIX, LIVE_KEY_PREFIX};
 use crate::auth::jwt::APP_TOKEN_SECONDS;
 use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoDeveloperSession, Problem};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoDeveloperSession, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -680,7 +680,7 @@ mod tests {
 
     #[test]
     fn create_requests_name_unknown_scopes() {
-        let Err(e) = crate::extract::parse_json::<CreateKeyRequest>(
+        let Err(e) = crate::conventions::extract::parse_json::<CreateKeyRequest>(
             br#"{"name":"ci","scopes":["devices:read","devices:delete"]}"#,
         ) else {
             panic!("an unknown scope must be refused");

@@ -99,7 +99,7 @@ pub async fn active_developer(
     Ok(developer)
 }
 
-/// A JSON body like [`ApiJson`](crate::extract::ApiJson), whose rejection for
+/// A JSON body like [`ApiJson`](crate::conventions::extract::ApiJson), whose rejection for
 /// a missing (or unknown) field names that field instead of `body`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Body<T>(pub T);
@@ -112,14 +112,14 @@ where
     type Rejection = ApiError;
 
     async fn from_request(request: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
-        crate::extract::ApiJson::from_request(request, state)
+        crate::conventions::extract::ApiJson::from_request(request, state)
             .await
-            .map(|crate::extract::ApiJson(value)| Body(value))
+            .map(|crate::conventions::extract::ApiJson(value)| Body(value))
             .map_err(name_the_field)
     }
 }
 
-/// Query parameters like [`ApiQuery`](crate::extract::ApiQuery), naming a
+/// Query parameters like [`ApiQuery`](crate::conventions::extract::ApiQuery), naming a
 /// missing parameter.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Params<T>(pub T);
@@ -135,9 +135,9 @@ where
         parts: &mut axum::http::request::Parts,
         state: &S,
     ) -> Result<Self, ApiError> {
-        crate::extract::ApiQuery::from_request_parts(parts, state)
+        crate::conventions::extract::ApiQuery::from_request_parts(parts, state)
             .await
-            .map(|crate::extract::ApiQuery(value)| Params(value))
+            .map(|crate::conventions::extract::ApiQuery(value)| Params(value))
             .map_err(name_the_field)
     }
 }
@@ -170,7 +170,8 @@ mod tests {
     use super::*;
 
     fn field_of<T: serde::de::DeserializeOwned + std::fmt::Debug>(json: &str) -> Option<String> {
-        name_the_field(crate::extract::parse_json::<T>(json.as_bytes()).unwrap_err()).field
+        name_the_field(crate::conventions::extract::parse_json::<T>(json.as_bytes()).unwrap_err())
+            .field
     }
 
     #[derive(Debug, serde::Deserialize)]
@@ -211,7 +212,7 @@ mod tests {
             Some("name")
         );
         // Not JSON stays a bad request without a field.
-        let e = name_the_field(crate::extract::parse_json::<Outer>(b"{").unwrap_err());
+        let e = name_the_field(crate::conventions::extract::parse_json::<Outer>(b"{").unwrap_err());
         assert_eq!(e.field, None);
     }
 }

@@ -1,6 +1,11 @@
 //! The homes operation group: properties, rooms, things, endpoints and the
 //! capability catalogue. (The catalogue and the property list exist so far.)
 
+pub mod endpoints;
+pub mod notifications;
+pub mod overview;
+pub mod rooms;
+
 use alyt_domain::access::Scope;
 use alyt_domain::capability::{CapabilityCatalogue, catalogue};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
@@ -16,23 +21,20 @@ use utoipa_axum::routes;
 
 use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
-use crate::extract::ApiQuery;
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::extract::ApiQuery;
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(get_capabilities))
         .routes(routes!(list_properties))
-        .merge(crate::devices::routes())
-        .merge(crate::device_lifecycle::routes())
-        .merge(crate::device_history::routes())
-        .merge(crate::commands::routes())
-        .merge(crate::rooms::routes())
-        .merge(crate::endpoints::routes())
-        .merge(crate::overview::routes())
-        .merge(crate::notifications::routes())
+        .merge(crate::groups::devices::routes())
+        .merge(rooms::routes())
+        .merge(endpoints::routes())
+        .merge(overview::routes())
+        .merge(notifications::routes())
 }
 
 /// The capability catalogue: every descriptor a client renders things from.

@@ -1,11 +1,17 @@
-//! The operation groups: the one module that names every group's routes. The
-//! contract ([`crate::openapi`]) and the assembly ([`crate::app`]) both read
-//! them from here.
+//! The operation groups, one folder or file each: this module names every
+//! group's routes. The contract ([`crate::openapi`]) and the assembly
+//! ([`crate::app`]) both read them from here.
 
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::state::AppState;
-use crate::{developers, homes, household_auth, integrations, people};
+
+pub mod developers;
+pub mod devices;
+pub mod homes;
+pub mod household_auth;
+pub mod integrations;
+pub mod people;
 
 /// The operation groups; each is one Lambda when hosted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

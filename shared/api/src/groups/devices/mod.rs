@@ -1,4 +1,5 @@
-//! Devices (part of the homes group): registration with per-device broker
+//! Devices (part of the homes group; their lifecycle, history and commands
+//! are the submodules): registration with per-device broker
 //! credentials, the device rows with their Thing view. (The store-backed
 //! check of a device's login is `alyt_device::credentials`.)
 //!
@@ -24,6 +25,10 @@
 //! empty), plus 1 get of the tenant for staff and 1 query per household for
 //! household people; one device 1 get + 1 batch get (+1 get of its property
 //! for household people).
+
+pub mod commands;
+pub mod history;
+pub mod lifecycle;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,9 +62,9 @@ use uuid::Uuid;
 pub(crate) use crate::access::no_such_device;
 use crate::access::{HomeAccess, Reach, access_to, device_for, tenant_reach};
 use crate::auth::Caller;
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -68,6 +73,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(list_devices))
         .routes(routes!(get_device))
         .routes(routes!(patch_device_settings))
+        .merge(lifecycle::routes())
+        .merge(history::routes())
+        .merge(commands::routes())
 }
 
 // ---------------------------------------------------------------------------

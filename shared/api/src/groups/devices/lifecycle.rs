@@ -40,14 +40,14 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
-use crate::developers::virtual_quota;
-use crate::devices::{
+use crate::conventions::extract::{ApiJson, ApiQuery};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::developers::virtual_quota;
+use crate::groups::devices::{
     Device, DeviceCredentials, RegisteredDevice, TenantParam, device_row, mac_address,
     may_register, no_such_device, optional_text,
 };
-use crate::extract::{ApiJson, ApiQuery};
 use crate::ports::IssuedCredential;
-use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 /// Attempts when the device changes under a lifecycle write.
@@ -335,7 +335,7 @@ pub async fn replace_unit(
     ApiJson(body): ApiJson<ReplaceUnitRequest>,
 ) -> Result<(StatusCode, Json<RegisteredDevice>), ApiError> {
     let device_id = parse_device_id(&device_id)?;
-    if !crate::devices::serial_ok(&body.serial) {
+    if !crate::groups::devices::serial_ok(&body.serial) {
         return Err(ApiError::validation(
             "serial",
             "serial must be 1 to 64 printable ASCII characters without leading or trailing spaces",

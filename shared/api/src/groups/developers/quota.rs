@@ -41,7 +41,7 @@ use utoipa_axum::routes;
 
 use super::session::{SignedIn, active_developer};
 use crate::auth::Caller;
-use crate::problem::{NoDeveloperSessionOrKey, Problem};
+use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

@@ -21,8 +21,8 @@ use utoipa_axum::routes;
 use crate::auth::secrets::{hash_password_blocking, sha256_hex};
 use crate::auth::sessions::{self, TokenPair};
 use crate::auth::{Caller, credentials};
-use crate::extract::ApiJson;
-use crate::problem::Problem;
+use crate::conventions::extract::ApiJson;
+use crate::conventions::problem::Problem;
 use crate::{ApiError, AppState, Client};
 
 pub fn routes() -> OpenApiRouter<AppState> {

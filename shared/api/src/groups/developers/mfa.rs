@@ -15,7 +15,7 @@ use utoipa_axum::routes;
 
 use super::session::{Body, SignedIn, active_developer, developer_session};
 use crate::auth::{Caller, totp};
-use crate::problem::{NoDeveloperSession, Problem};
+use crate::conventions::problem::{NoDeveloperSession, Problem};
 use crate::{ApiError, AppState, Client};
 
 pub fn routes() -> OpenApiRouter<AppState> {

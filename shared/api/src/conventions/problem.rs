@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::request_id;
+use crate::conventions::request_id;
 
 /// The problem body of every error response.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, ToSchema, PartialEq)]

@@ -32,11 +32,11 @@ use crate::auth::secrets::{
     hash_password_blocking, random_token, sha256_hex, verify_password_blocking,
 };
 use crate::auth::{Caller, attempts, credentials, sessions, totp};
-use crate::household_auth::{
+use crate::conventions::problem::{NoDeveloperSession, Problem};
+use crate::groups::household_auth::{
     LoginRequest, RefreshRequest, ResetPasswordRequest, dead_link, reset_with_token,
 };
 use crate::ports::Email;
-use crate::problem::{NoDeveloperSession, Problem};
 use crate::{ApiError, AppState, Client, ClientAddr};
 
 pub fn routes() -> OpenApiRouter<AppState> {

@@ -57,10 +57,10 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
 use crate::ports::Email;
-use crate::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

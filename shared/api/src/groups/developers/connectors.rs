@@ -43,8 +43,8 @@ use utoipa_axum::routes;
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
 use crate::auth::secrets::random_token;
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoDeveloperSessionOrKey, Problem};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

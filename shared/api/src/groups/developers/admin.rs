@@ -36,8 +36,8 @@ use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

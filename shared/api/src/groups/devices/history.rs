@@ -25,9 +25,9 @@ use utoipa_axum::routes;
 
 use crate::access::device_for;
 use crate::auth::Caller;
-use crate::extract::{ApiPath, ApiQuery};
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::extract::{ApiPath, ApiQuery};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

@@ -13,7 +13,7 @@
 //!   not a sandbox (code outside the X band), gets 403.
 //!
 //! A virtual device is registered through the device-register path
-//! ([`crate::devices::register`]) with `virtual: true` and a password
+//! ([`crate::groups::devices::register`]) with `virtual: true` and a password
 //! derived from the simulator key ([`alyt_simulator::DerivedPasswordIssuer`]), so the runner
 //! logs it in again after any restart without a stored password. It lives in
 //! a home of the sandbox tenant, never in a household of a real tenant (only
@@ -52,11 +52,11 @@ use utoipa_axum::routes;
 use super::virtual_quota::{give_back, take_place};
 use crate::auth::Caller;
 use crate::auth::secrets::random_bytes;
-use crate::device_lifecycle::{delete_one, remove_virtual_device};
-use crate::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row};
-use crate::extract::{ApiJson, ApiQuery};
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::extract::{ApiJson, ApiQuery};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::lifecycle::{delete_one, remove_virtual_device};
+use crate::groups::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -264,7 +264,7 @@ async fn register_and_record(
         new.profile.model(),
         hex::encode(random_bytes::<8>())
     );
-    let registered = crate::devices::register(
+    let registered = crate::groups::devices::register(
         state,
         RegisterDeviceRequest {
             tenant_id: new.tenant,

@@ -43,10 +43,10 @@ use utoipa_axum::routes;
 
 use crate::access::device_for;
 use crate::auth::Caller;
-use crate::devices::TenantParam;
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::TenantParam;
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

@@ -24,7 +24,7 @@ use utoipa_axum::routes;
 
 use super::session::{Params, active_developer, developer_session};
 use crate::auth::Caller;
-use crate::problem::{NoDeveloperSessionOrKey, Problem};
+use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {

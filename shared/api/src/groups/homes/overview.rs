@@ -58,11 +58,11 @@ use utoipa_axum::routes;
 
 use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
-use crate::devices::{TenantParam, Thing};
-use crate::endpoints::{ReadOutcome, installed, read_and_store};
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::problem::{NoValidToken, Problem};
-use crate::rooms::{
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::{TenantParam, Thing};
+use crate::groups::homes::endpoints::{ReadOutcome, installed, read_and_store};
+use crate::groups::homes::rooms::{
     ActionQuery, ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome, home_things,
     member_things, room_view, run_on_members, send_listening, set_listening, skip_unchanged,
     unchanged_reason, value_for,
@@ -544,7 +544,7 @@ mod tests {
 
     use super::*;
     use crate::access::room_for;
-    use crate::rooms::read_room_view;
+    use crate::groups::homes::rooms::read_room_view;
     use crate::{Adapters, Settings};
     use alyt_store::counting::CountingStore;
 

@@ -81,11 +81,11 @@ use uuid::Uuid;
 
 use crate::access::{HomeAccess, home_for, no_such_room, room_for};
 use crate::auth::Caller;
-use crate::devices::{Device, TenantParam, Thing, device_row};
-use crate::endpoints::{Endpoint, Installed, endpoint_object, endpoint_thing};
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::list::{ListResponse, PageParams, encode_cursor};
-use crate::problem::{NoValidToken, Problem};
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::{Device, TenantParam, Thing, device_row};
+use crate::groups::homes::endpoints::{Endpoint, Installed, endpoint_object, endpoint_thing};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -704,7 +704,7 @@ async fn move_members(
         move_device(state, device, room).await?;
     }
     for endpoint in members.endpoints {
-        crate::endpoints::move_endpoint(state, endpoint, room).await?;
+        crate::groups::homes::endpoints::move_endpoint(state, endpoint, room).await?;
     }
     Ok(())
 }
@@ -1021,7 +1021,7 @@ impl ConnectorCache {
         if let Some(found) = self.0.get(&integration) {
             return found.clone();
         }
-        let found = crate::endpoints::installed(state, tenant, integration)
+        let found = crate::groups::homes::endpoints::installed(state, tenant, integration)
             .await
             .map_err(|e| e.detail);
         self.0.insert(integration, found.clone());
@@ -1067,7 +1067,11 @@ async fn run_one(
                     .push(ActionResult::outcome(member, RADIO_ONLY));
                 return;
             }
-            match crate::commands::accept_and_publish(state, tenant, record, request).await {
+            match crate::groups::devices::commands::accept_and_publish(
+                state, tenant, record, request,
+            )
+            .await
+            {
                 Ok(row) => result.applied.push(AppliedThing {
                     thing_id: member.thing.id,
                     name: member.thing.name.clone(),
@@ -1084,8 +1088,13 @@ async fn run_one(
                     return;
                 }
             };
-            match crate::endpoints::command_endpoint(state, &installed, (**record).clone(), request)
-                .await
+            match crate::groups::homes::endpoints::command_endpoint(
+                state,
+                &installed,
+                (**record).clone(),
+                request,
+            )
+            .await
             {
                 Ok(_) => result.applied.push(AppliedThing {
                     thing_id: member.thing.id,

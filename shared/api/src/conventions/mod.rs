@@ -1,0 +1,11 @@
+//! What every operation group shares at the HTTP edge: problem bodies and
+//! the API error, JSON/query/path extraction, list envelopes and cursors,
+//! the rate limiter and its RateLimit fields, request ids, and the caller's
+//! address as the edge reports it.
+
+pub mod client;
+pub mod extract;
+pub mod list;
+pub mod problem;
+pub mod ratelimit;
+pub mod request_id;
