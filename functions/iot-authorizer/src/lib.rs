@@ -143,7 +143,7 @@ impl AuthorizerResponse {
     pub fn allowed(identity: &DeviceIdentity, arn_prefix: &str) -> Self {
         Self {
             is_authenticated: true,
-            principal_id: principal_id(&identity.device_id),
+            principal_id: principal_id(&identity.device_id.to_string()),
             disconnect_after_in_seconds: DISCONNECT_AFTER_SECONDS,
             refresh_after_in_seconds: REFRESH_AFTER_SECONDS,
             policy_documents: vec![policy_document(identity, arn_prefix)],
@@ -235,7 +235,7 @@ impl Authorizer {
         match identity {
             // The policy's connect rule names the device id; a credential
             // whose username is not its device id gets nothing it could use.
-            Some(identity) if identity.is_valid() && identity.device_id == login.client_id => {
+            Some(identity) if identity.device_id.to_string() == login.client_id => {
                 tracing::info!(%connection, device = %identity.device_id, "device admitted");
                 AuthorizerResponse::allowed(&identity, &self.arn_prefix)
             }
@@ -255,9 +255,9 @@ mod tests {
 
     fn identity() -> DeviceIdentity {
         DeviceIdentity::new(
-            "0190d0f0-0000-7000-8000-000000000001",
-            "0190d0f0-0000-7000-8000-000000000002",
-            "0190d0f0-0000-7000-8000-000000000003",
+            "0190d0f0-0000-7000-8000-000000000001".parse().unwrap(),
+            "0190d0f0-0000-7000-8000-000000000002".parse().unwrap(),
+            "0190d0f0-0000-7000-8000-000000000003".parse().unwrap(),
         )
     }
 
@@ -351,7 +351,7 @@ mod tests {
         assert_eq!(allowed["isAuthenticated"], true);
         assert_eq!(
             allowed["principalId"],
-            identity().device_id.replace('-', "")
+            identity().device_id.to_string().replace('-', "")
         );
         assert_eq!(allowed["disconnectAfterInSeconds"], 86_400);
         assert_eq!(allowed["refreshAfterInSeconds"], 300);

@@ -54,7 +54,7 @@ async fn authorizer() -> (Authorizer, DeviceIdentity) {
         )
         .await
         .unwrap();
-    let identity = DeviceIdentity::new(tenant.to_string(), property.to_string(), username);
+    let identity = DeviceIdentity::new(tenant, property, device);
     let authorizer = Authorizer {
         authenticator: Arc::new(StoreDeviceAuthenticator::new(store)),
         arn_prefix: ARN.into(),

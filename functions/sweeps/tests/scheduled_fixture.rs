@@ -93,7 +93,7 @@ async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
     ingest
         .handle(&InboundMessage {
             message_id: "m-1".into(),
-            identity: DeviceIdentity::new(tenant.to_string(), property.to_string(), id.to_string()),
+            identity: DeviceIdentity::new(tenant, property, id),
             channel: Channel::Status,
             topic: "t".into(),
             payload: bytes::Bytes::from_static(br#"{"sensor":{}}"#),

@@ -39,12 +39,6 @@ impl DevicePublisher for IotDataPublisher {
         identity: &DeviceIdentity,
         payload: Vec<u8>,
     ) -> Result<(), PublishError> {
-        // A malformed id would widen or shift the topic.
-        if !identity.is_valid() {
-            return Err(PublishError::Failed(
-                "the device identity is not a valid topic subtree".into(),
-            ));
-        }
         self.client
             .publish()
             .topic(identity.topic(Channel::Commands))
@@ -65,7 +59,7 @@ impl DevicePublisher for IotDataPublisher {
         let deleted = self
             .client
             .delete_connection()
-            .client_id(&identity.device_id)
+            .client_id(identity.device_id.to_string())
             .clean_session(true)
             .send()
             .await;

@@ -149,11 +149,7 @@ pub async fn sweep(
                     }
                     SweepAction::Publish => {
                         let Some(property) = property else { continue };
-                        let identity = DeviceIdentity::new(
-                            tenant_id.to_string(),
-                            property.to_string(),
-                            row.device_id.to_string(),
-                        );
+                        let identity = DeviceIdentity::new(tenant_id, property, row.device_id);
                         let delivery =
                             deliver(&*store, &*publisher, &*clock, tenant_id, &row, &identity)
                                 .await?;

@@ -76,8 +76,6 @@ pub enum BrokerError {
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("the device identity is not usable in a topic")]
-    InvalidIdentity,
     /// No session holds a subscription on the topic: the device is not
     /// connected (or has not subscribed yet). The command stays pending.
     #[error("no device session is subscribed to {topic}")]
@@ -270,7 +268,7 @@ impl BrokerPublisher {
     /// id of a device is its device id, so the session is found by that.
     pub async fn kick(&self, identity: &DeviceIdentity) -> Result<(), PublishError> {
         let shared = self.scx.extends.shared().await;
-        if !shared.exist(&identity.device_id) {
+        if !shared.exist(&identity.device_id.to_string()) {
             return Ok(());
         }
         let id = Id::new(
@@ -278,7 +276,7 @@ impl BrokerPublisher {
             0,
             None,
             None,
-            ClientId::from(identity.device_id.clone()),
+            ClientId::from(identity.device_id.to_string()),
             None,
         );
         shared
@@ -299,9 +297,6 @@ impl BrokerPublisher {
         payload: impl Into<Bytes>,
         at_least_once: bool,
     ) -> Result<(), BrokerError> {
-        if !identity.is_valid() {
-            return Err(BrokerError::InvalidIdentity);
-        }
         let topic = identity.topic(Channel::Commands);
         let publish = Publish::from(CodecPublish {
             dup: false,
@@ -538,13 +533,6 @@ impl HookState {
             tracing::info!(client = %connect.id(), "device authentication failed");
             return AuthResult::BadUsernameOrPassword;
         };
-        if !identity.is_valid() {
-            tracing::warn!(
-                ?identity,
-                "the authenticator returned ids unusable in topics"
-            );
-            return AuthResult::NotAuthorized;
-        }
         // rmqtt publishes the will itself, without any ACL check.
         if let Some(will) = connect.last_will() {
             let topic = match will {

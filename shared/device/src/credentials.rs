@@ -185,9 +185,9 @@ impl DeviceAuthenticator for StoreDeviceAuthenticator {
             return None;
         }
         Some(DeviceIdentity::new(
-            credential.tenant_id.to_string(),
-            credential.property_id.to_string(),
-            credential.device_id.to_string(),
+            credential.tenant_id,
+            credential.property_id,
+            credential.device_id,
         ))
     }
 }

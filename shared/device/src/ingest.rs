@@ -189,14 +189,8 @@ impl Ingest {
         message: &InboundMessage,
         decoded: &ChannelMessage,
     ) -> Result<Outcome, StoreError> {
-        let tenant: TenantId = match message.identity.tenant_id.parse() {
-            Ok(id) => id,
-            Err(_) => return Ok(Outcome::UnknownDevice),
-        };
-        let device_id: DeviceId = match message.identity.device_id.parse() {
-            Ok(id) => id,
-            Err(_) => return Ok(Outcome::UnknownDevice),
-        };
+        let tenant = message.identity.tenant_id;
+        let device_id = message.identity.device_id;
         let mut metered = false;
         for _ in 0..ATTEMPTS {
             let Some(device) = self

@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
+
 /// The first topic level of every Alyt topic.
 pub const TOPIC_ROOT: &str = "alyt";
 
@@ -68,24 +70,21 @@ impl fmt::Display for Channel {
 
 /// Who an authenticated device connection is: the ids that make its topic
 /// subtree. Broker rules derive everything from this, never from the MQTT
-/// client id or username.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// client id or username. The ids are typed, so every identity is usable as
+/// a topic subtree (a UUID never holds '/', '+', '#' or NUL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DeviceIdentity {
-    pub tenant_id: String,
-    pub property_id: String,
-    pub device_id: String,
+    pub tenant_id: TenantId,
+    pub property_id: PropertyId,
+    pub device_id: DeviceId,
 }
 
 impl DeviceIdentity {
-    pub fn new(
-        tenant_id: impl Into<String>,
-        property_id: impl Into<String>,
-        device_id: impl Into<String>,
-    ) -> Self {
+    pub fn new(tenant_id: TenantId, property_id: PropertyId, device_id: DeviceId) -> Self {
         Self {
-            tenant_id: tenant_id.into(),
-            property_id: property_id.into(),
-            device_id: device_id.into(),
+            tenant_id,
+            property_id,
+            device_id,
         }
     }
 
@@ -101,25 +100,12 @@ impl DeviceIdentity {
     pub fn topic(&self, channel: Channel) -> String {
         format!("{}/{}", self.topic_prefix(), channel.as_str())
     }
-
-    /// Whether every id is usable as exactly one topic level. An id that is
-    /// empty or holds '/', '+', '#' or NUL would widen or shift the subtree,
-    /// so such an identity is allowed nothing.
-    pub fn is_valid(&self) -> bool {
-        [&self.tenant_id, &self.property_id, &self.device_id]
-            .into_iter()
-            .all(|id| is_plain_level(id))
-    }
-}
-
-/// A non-empty topic level with no separator, wildcard or NUL.
-fn is_plain_level(level: &str) -> bool {
-    !level.is_empty() && !level.contains(['/', '+', '#', '\0'])
 }
 
 /// Splits a concrete device topic into its identity and channel. `None` for
-/// anything that is not exactly `alyt/{t}/{p}/{d}/{channel}` with plain
-/// levels (wildcards, NUL, empty or extra levels, unknown channel).
+/// anything that is not exactly `alyt/{t}/{p}/{d}/{channel}` with ids in
+/// their one written form (lowercase, hyphenated UUIDs): wildcards, NUL,
+/// empty or extra levels, an unknown channel, or another spelling of an id.
 pub fn parse_topic(topic: &str) -> Option<(DeviceIdentity, Channel)> {
     let mut levels = topic.split('/');
     let (root, tenant, property, device, channel) = (
@@ -132,11 +118,15 @@ pub fn parse_topic(topic: &str) -> Option<(DeviceIdentity, Channel)> {
     if levels.next().is_some() || root != TOPIC_ROOT {
         return None;
     }
-    let identity = DeviceIdentity::new(tenant, property, device);
-    if !identity.is_valid() {
-        return None;
-    }
-    Some((identity, Channel::parse(channel)?))
+    let identity = DeviceIdentity::new(
+        tenant.parse().ok()?,
+        property.parse().ok()?,
+        device.parse().ok()?,
+    );
+    let channel = Channel::parse(channel)?;
+    // UUID parsing also takes uppercase, braces and the simple form; only the
+    // spelling the platform writes names a device's topic.
+    (identity.topic(channel) == topic).then_some((identity, channel))
 }
 
 /// Whether `identity` may publish to `topic`: only its own
@@ -152,13 +142,13 @@ pub fn may_publish(identity: &DeviceIdentity, topic: &str) -> bool {
 /// topic. No wildcard filter is accepted, even one that would only match its
 /// own subtree, so a device never sees what another publishes.
 pub fn may_subscribe(identity: &DeviceIdentity, filter: &str) -> bool {
-    identity.is_valid() && filter == identity.topic(Channel::Commands)
+    filter == identity.topic(Channel::Commands)
 }
 
 /// The one topic a device's last will may name: its own availability topic
 /// (the broker then reports 'offline' for it when its socket drops).
 pub fn may_will(identity: &DeviceIdentity, topic: &str) -> bool {
-    identity.is_valid() && topic == identity.topic(Channel::Availability)
+    topic == identity.topic(Channel::Availability)
 }
 
 #[cfg(test)]
@@ -166,8 +156,42 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Short names for fixed ids, so that topics in tests stay readable:
+    /// `at("alyt/t1/p1/d1/status")` spells them as the platform does.
+    const NAMED: [(&str, &str); 6] = [
+        ("t1", "0190d0f0-0000-7000-8000-0000000000a1"),
+        ("t2", "0190d0f0-0000-7000-8000-0000000000a2"),
+        ("p1", "0190d0f0-0000-7000-8000-0000000000b1"),
+        ("p2", "0190d0f0-0000-7000-8000-0000000000b2"),
+        ("d1", "0190d0f0-0000-7000-8000-0000000000c1"),
+        ("d2", "0190d0f0-0000-7000-8000-0000000000c2"),
+    ];
+
+    fn named(name: &str) -> &'static str {
+        NAMED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, id)| *id)
+            .unwrap()
+    }
+
+    fn at(template: &str) -> String {
+        template
+            .split('/')
+            .map(|level| match NAMED.iter().find(|(n, _)| *n == level) {
+                Some((_, id)) => id,
+                None => level,
+            })
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
     fn device() -> DeviceIdentity {
-        DeviceIdentity::new("t1", "p1", "d1")
+        DeviceIdentity::new(
+            named("t1").parse().unwrap(),
+            named("p1").parse().unwrap(),
+            named("d1").parse().unwrap(),
+        )
     }
 
     #[test]
@@ -182,10 +206,10 @@ mod tests {
 
     #[test]
     fn prefix_and_topics() {
-        assert_eq!(device().topic_prefix(), "alyt/t1/p1/d1");
+        assert_eq!(device().topic_prefix(), at("alyt/t1/p1/d1"));
         assert_eq!(
             device().topic(Channel::Telemetry),
-            "alyt/t1/p1/d1/telemetry"
+            at("alyt/t1/p1/d1/telemetry")
         );
     }
 
@@ -215,14 +239,14 @@ mod tests {
             "alyt/t1//d1/status",
             "",
         ] {
-            assert!(!may_publish(&d, topic), "{topic:?}");
+            assert!(!may_publish(&d, &at(topic)), "{topic:?}");
         }
     }
 
     #[test]
     fn a_device_subscribes_to_exactly_its_commands() {
         let d = device();
-        assert!(may_subscribe(&d, "alyt/t1/p1/d1/commands"));
+        assert!(may_subscribe(&d, &at("alyt/t1/p1/d1/commands")));
         for filter in [
             "alyt/#",
             "#",
@@ -236,58 +260,80 @@ mod tests {
             "$share/g/alyt/t1/p1/d1/commands",
             "",
         ] {
-            assert!(!may_subscribe(&d, filter), "{filter:?}");
+            assert!(!may_subscribe(&d, &at(filter)), "{filter:?}");
         }
     }
 
     #[test]
-    fn ids_that_are_not_one_plain_level_match_nothing() {
-        for bad in ["", "a/b", "+", "#", "a+", "a#", "a\0"] {
-            for id in [
-                DeviceIdentity::new(bad, "p1", "d1"),
-                DeviceIdentity::new("t1", bad, "d1"),
-                DeviceIdentity::new("t1", "p1", bad),
-            ] {
-                assert!(!id.is_valid());
+    fn levels_that_are_not_an_id_as_the_platform_writes_it_match_nothing() {
+        let d = device();
+        let d1 = named("d1");
+        for bad in [
+            "",
+            "a/b",
+            "+",
+            "#",
+            "a+",
+            "a#",
+            "a\0",
+            "device-1",
+            &d1.to_uppercase(),
+            &format!("{{{d1}}}"),
+            &d1.replace('-', ""),
+            &format!("urn:uuid:{d1}"),
+        ] {
+            for template in ["alyt/{}/p1/d1", "alyt/t1/{}/d1", "alyt/t1/p1/{}"] {
                 for channel in Channel::ALL {
-                    assert!(!may_publish(&id, &id.topic(channel)), "{id:?}");
-                    assert!(!may_subscribe(&id, &id.topic(channel)), "{id:?}");
+                    let topic = format!("{}/{channel}", at(&template.replace("{}", bad)));
+                    assert_eq!(parse_topic(&topic), None, "{topic:?}");
+                    assert!(!may_publish(&d, &topic), "{topic:?}");
+                    assert!(!may_subscribe(&d, &topic), "{topic:?}");
+                    assert!(!may_will(&d, &topic), "{topic:?}");
                 }
-                assert!(!may_will(&id, &id.topic(Channel::Availability)));
             }
         }
-        // "d1/status" as a device id would otherwise make
+        // "d1/status" as a device level would otherwise make
         // alyt/t1/p1/d1/status/status look like its own topic.
-        let sneaky = DeviceIdentity::new("t1", "p1", "d1/status");
-        assert!(!may_publish(&sneaky, "alyt/t1/p1/d1/status/status"));
+        assert!(!may_publish(&d, &at("alyt/t1/p1/d1/status/status")));
     }
 
     #[test]
     fn the_will_must_be_the_own_availability_topic() {
         let d = device();
-        assert!(may_will(&d, "alyt/t1/p1/d1/availability"));
-        assert!(!may_will(&d, "alyt/t1/p1/d1/status"));
-        assert!(!may_will(&d, "alyt/t1/p1/d2/availability"));
-        assert!(!may_will(&d, "alyt/t1/p1/d1/availability?x=1"));
+        assert!(may_will(&d, &at("alyt/t1/p1/d1/availability")));
+        assert!(!may_will(&d, &at("alyt/t1/p1/d1/status")));
+        assert!(!may_will(&d, &at("alyt/t1/p1/d2/availability")));
+        assert!(!may_will(&d, &at("alyt/t1/p1/d1/availability?x=1")));
     }
 
-    fn plain_id() -> BoxedStrategy<String> {
-        // Mostly short ids from a small alphabet, so that two generated
-        // identities often share levels.
+    /// Ids from a small pool, so that two generated identities often share
+    /// levels.
+    fn pool_id() -> BoxedStrategy<String> {
+        proptest::sample::select(
+            NAMED
+                .iter()
+                .map(|(_, id)| id.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .boxed()
+    }
+
+    /// Levels near an id: pool ids, other spellings of them, and junk.
+    fn id_like() -> BoxedStrategy<String> {
         prop_oneof![
-            "[ab]{1,2}",
-            "[a-zA-Z0-9_.$ -]{1,12}",
-            "\\PC{1,8}".prop_filter("plain level", |s| is_plain_level(s)),
+            pool_id(),
+            pool_id().prop_map(|id| id.to_uppercase()),
+            pool_id().prop_map(|id| id.replace('-', "")),
+            "[ab/+#\0]{0,4}",
+            "\\PC{0,6}",
         ]
         .boxed()
     }
 
-    fn any_id() -> BoxedStrategy<String> {
-        prop_oneof![plain_id(), "[ab/+#\0]{0,4}", "\\PC{0,6}"].boxed()
-    }
-
-    fn identity(id: BoxedStrategy<String>) -> impl Strategy<Value = DeviceIdentity> {
-        (id.clone(), id.clone(), id).prop_map(|(t, p, d)| DeviceIdentity::new(t, p, d))
+    fn identity() -> impl Strategy<Value = DeviceIdentity> {
+        (pool_id(), pool_id(), pool_id()).prop_map(|(t, p, d)| {
+            DeviceIdentity::new(t.parse().unwrap(), p.parse().unwrap(), d.parse().unwrap())
+        })
     }
 
     fn channel() -> impl Strategy<Value = Channel> {
@@ -298,7 +344,7 @@ mod tests {
     /// wildcards or junk, so that the property tests probe the boundaries.
     fn topic_like() -> impl Strategy<Value = String> {
         let level = prop_oneof![
-            plain_id(),
+            id_like(),
             Just("alyt".to_owned()),
             channel().prop_map(|c| c.as_str().to_owned()),
             Just("+".to_owned()),
@@ -315,7 +361,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn own_topics_are_exactly_the_allowed_ones(id in identity(plain_id()), topic in topic_like()) {
+        fn own_topics_are_exactly_the_allowed_ones(id in identity(), topic in topic_like()) {
             let expected = Channel::ALL
                 .into_iter()
                 .any(|c| c.is_device_to_platform() && topic == id.topic(c));
@@ -324,15 +370,14 @@ mod tests {
         }
 
         #[test]
-        fn valid_identities_reach_their_own_channels(id in identity(plain_id()), c in channel()) {
-            prop_assert!(id.is_valid());
+        fn identities_reach_their_own_channels(id in identity(), c in channel()) {
             prop_assert_eq!(may_publish(&id, &id.topic(c)), c != Channel::Commands);
             prop_assert_eq!(may_subscribe(&id, &id.topic(c)), c == Channel::Commands);
-            prop_assert_eq!(parse_topic(&id.topic(c)), Some((id.clone(), c)));
+            prop_assert_eq!(parse_topic(&id.topic(c)), Some((id, c)));
         }
 
         #[test]
-        fn no_identity_reaches_another_subtree(a in identity(any_id()), b in identity(any_id()), c in channel()) {
+        fn no_identity_reaches_another_subtree(a in identity(), b in identity(), c in channel()) {
             prop_assume!(a != b);
             prop_assert!(!may_publish(&a, &b.topic(c)));
             prop_assert!(!may_subscribe(&a, &b.topic(c)));
@@ -340,7 +385,7 @@ mod tests {
         }
 
         #[test]
-        fn wildcards_nul_and_empty_levels_are_never_allowed(id in identity(any_id()), topic in topic_like()) {
+        fn wildcards_nul_and_empty_levels_are_never_allowed(id in identity(), topic in topic_like()) {
             let bad = topic.contains(['+', '#', '\0']) || topic.split('/').any(str::is_empty);
             if bad {
                 prop_assert!(!may_publish(&id, &topic));
@@ -350,13 +395,14 @@ mod tests {
         }
 
         #[test]
-        fn invalid_identities_are_allowed_nothing(id in identity(any_id()), topic in topic_like(), c in channel()) {
-            if !id.is_valid() {
-                prop_assert!(!may_publish(&id, &topic));
-                prop_assert!(!may_subscribe(&id, &topic));
-                prop_assert!(!may_publish(&id, &id.topic(c)));
-                prop_assert!(!may_subscribe(&id, &id.topic(c)));
-            }
+        fn another_spelling_of_an_id_is_allowed_nothing(id in identity(), c in channel(), which in 0..3usize) {
+            let mut levels: Vec<String> = id.topic(c).split('/').map(str::to_owned).collect();
+            levels[1 + which] = levels[1 + which].to_uppercase();
+            let topic = levels.join("/");
+            prop_assert_eq!(parse_topic(&topic), None);
+            prop_assert!(!may_publish(&id, &topic));
+            prop_assert!(!may_subscribe(&id, &topic));
+            prop_assert!(!may_will(&id, &topic));
         }
 
         #[test]

@@ -41,7 +41,7 @@ impl DevicePublisher for FakePublisher {
             return Err(PublishError::NotSubscribed);
         }
         let payload = serde_json::from_slice(&payload).unwrap();
-        self.sent.lock().unwrap().push((identity.clone(), payload));
+        self.sent.lock().unwrap().push((*identity, payload));
         Ok(())
     }
 }
@@ -165,11 +165,8 @@ async fn the_sweep_publishes_pending_rows_and_marks_them_sent() {
     assert_eq!(sent.sent_at, Some(w.clock.now()));
     assert_eq!(w.pending().await, 0, "sent rows leave the index");
     let published = w.publisher.sent.lock().unwrap().clone();
-    assert_eq!(published[0].0.device_id, d.id.to_string());
-    assert_eq!(
-        published[0].0.property_id,
-        d.property_id.unwrap().to_string()
-    );
+    assert_eq!(published[0].0.device_id, d.id);
+    assert_eq!(published[0].0.property_id, d.property_id.unwrap());
     assert_eq!(
         published[0].1,
         json!({ "commandId": "1", "command": "set",
@@ -228,11 +225,7 @@ async fn a_response_answers_the_row_once_with_command_result() {
     let ingest = Ingest::new(w.store.clone(), w.clock.clone(), w.events.clone());
     let message = |id: &str, body: &str| InboundMessage {
         message_id: id.into(),
-        identity: DeviceIdentity::new(
-            d.tenant_id.to_string(),
-            d.property_id.unwrap().to_string(),
-            d.id.to_string(),
-        ),
+        identity: DeviceIdentity::new(d.tenant_id, d.property_id.unwrap(), d.id),
         channel: Channel::Response,
         topic: "alyt/x/y/z/response".into(),
         payload: Bytes::from(body.to_owned()),

@@ -73,9 +73,9 @@ impl World {
         InboundMessage {
             message_id: uuid_like(),
             identity: DeviceIdentity::new(
-                self.device.tenant_id.to_string(),
-                self.device.property_id.unwrap().to_string(),
-                self.device.id.to_string(),
+                self.device.tenant_id,
+                self.device.property_id.unwrap(),
+                self.device.id,
             ),
             channel,
             topic: format!("alyt/x/y/z/{}", channel.as_str()),
@@ -269,9 +269,9 @@ async fn messages_of_unknown_devices_change_nothing() {
     let w = world().await;
     let mut message = w.message(Channel::Status, r#"{"light":{"power":true}}"#);
     message.identity = DeviceIdentity::new(
-        w.device.tenant_id.to_string(),
-        w.device.property_id.unwrap().to_string(),
-        DeviceId::new().to_string(),
+        w.device.tenant_id,
+        w.device.property_id.unwrap(),
+        DeviceId::new(),
     );
     assert_eq!(
         w.ingest.handle(&message).await.unwrap(),

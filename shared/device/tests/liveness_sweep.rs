@@ -137,11 +137,7 @@ impl World {
     fn message(&self, device: DeviceId, channel: Channel, payload: &str) -> InboundMessage {
         InboundMessage {
             message_id: next_id(),
-            identity: DeviceIdentity::new(
-                self.tenant.to_string(),
-                self.property.to_string(),
-                device.to_string(),
-            ),
+            identity: DeviceIdentity::new(self.tenant, self.property, device),
             channel,
             topic: format!("alyt/x/y/z/{}", channel.as_str()),
             payload: Bytes::from(payload.to_owned()),

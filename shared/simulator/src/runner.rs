@@ -206,11 +206,7 @@ impl fmt::Debug for VirtualDeviceSpec {
 impl VirtualDeviceSpec {
     /// Its topics' owner.
     pub fn identity(&self) -> DeviceIdentity {
-        DeviceIdentity::new(
-            self.tenant_id.to_string(),
-            self.property_id.to_string(),
-            self.device_id.to_string(),
-        )
+        DeviceIdentity::new(self.tenant_id, self.property_id, self.device_id)
     }
 }
 

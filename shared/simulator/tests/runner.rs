@@ -46,7 +46,7 @@ impl DeviceAuthenticator for Registered {
     ) -> Option<DeviceIdentity> {
         let devices = self.0.lock().unwrap();
         let (expected, identity) = devices.get(username)?;
-        (client_id == username && expected.as_bytes() == password).then(|| identity.clone())
+        (client_id == username && expected.as_bytes() == password).then_some(*identity)
     }
 }
 

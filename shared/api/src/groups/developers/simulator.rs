@@ -41,7 +41,7 @@ use alyt_store::repo::simulator::{Simulators, VirtualDeviceRecord};
 use alyt_store::repo::tenancy::{CreatedHome, Tenancy, TenantRecord};
 use alyt_store::{Key, MAX_BATCH_GET_KEYS};
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -52,7 +52,7 @@ use utoipa_axum::routes;
 use super::virtual_quota::{give_back, take_place};
 use crate::auth::Caller;
 use crate::auth::secrets::random_bytes;
-use crate::conventions::extract::{ApiJson, ApiQuery};
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::lifecycle::{delete_one, remove_virtual_device};
@@ -482,11 +482,6 @@ pub struct SetScenarioRequest {
     pub seconds: Option<u32>,
 }
 
-fn parse_device_id(raw: &str) -> Result<DeviceId, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))
-}
-
 /// Sets a virtual device's scenario (stored, so it survives restarts).
 #[utoipa::path(
     post,
@@ -507,10 +502,9 @@ fn parse_device_id(raw: &str) -> Result<DeviceId, ApiError> {
 pub async fn set_scenario(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiJson(body): ApiJson<SetScenarioRequest>,
 ) -> Result<Json<VirtualDevice>, ApiError> {
-    let device_id = parse_device_id(&device_id)?;
     if body
         .seconds
         .is_some_and(|s| s == 0 || s > MAX_SCENARIO_SECONDS)
@@ -574,10 +568,9 @@ pub struct VirtualDeviceTenant {
 pub async fn delete_virtual_device(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<VirtualDeviceTenant>,
 ) -> Result<StatusCode, ApiError> {
-    let device_id = parse_device_id(&device_id)?;
     let tenant = query.tenant_id;
     may_write(&state, &caller, tenant).await?;
     Simulators(&*state.store)

@@ -117,11 +117,7 @@ pub(crate) async fn accept_and_publish(
         // No topic: the sweep marks it undeliverable.
         return Ok(row);
     };
-    let identity = DeviceIdentity::new(
-        tenant.to_string(),
-        property.to_string(),
-        device.id.to_string(),
-    );
+    let identity = DeviceIdentity::new(tenant, property, device.id);
     let delivery = deliver(
         &*state.store,
         &*state.publisher,

@@ -31,7 +31,7 @@ use alyt_store::repo::devices::{
 };
 use alyt_store::repo::simulator::Simulators;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -40,7 +40,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
-use crate::conventions::extract::{ApiJson, ApiQuery};
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::developers::virtual_quota;
 use crate::groups::devices::{
@@ -58,11 +58,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(delete_device))
         .routes(routes!(replace_unit))
         .routes(routes!(rotate_credentials))
-}
-
-fn parse_device_id(raw: &str) -> Result<DeviceId, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::validation("deviceId", "deviceId must be a UUID"))
 }
 
 /// A virtual device has no board to replace and its password is derived by
@@ -98,13 +93,9 @@ async fn writable_device(
 }
 
 fn identity_of(device: &DeviceRecord) -> Option<DeviceIdentity> {
-    device.property_id.map(|property| {
-        DeviceIdentity::new(
-            device.tenant_id.to_string(),
-            property.to_string(),
-            device.id.to_string(),
-        )
-    })
+    device
+        .property_id
+        .map(|property| DeviceIdentity::new(device.tenant_id, property, device.id))
 }
 
 /// What happens at the broker after the store write.
@@ -207,10 +198,9 @@ fn topic_prefix(device: &DeviceRecord) -> String {
 pub async fn delete_device(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<StatusCode, ApiError> {
-    let device_id = parse_device_id(&device_id)?;
     let device = writable_device(&state, &caller, query.tenant_id, device_id).await?;
     if device.is_virtual {
         // The simulator's own delete: the runner stops and the place under
@@ -330,11 +320,10 @@ pub struct ReplaceUnitRequest {
 pub async fn replace_unit(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<ReplaceUnitRequest>,
 ) -> Result<(StatusCode, Json<RegisteredDevice>), ApiError> {
-    let device_id = parse_device_id(&device_id)?;
     if !crate::groups::devices::serial_ok(&body.serial) {
         return Err(ApiError::validation(
             "serial",
@@ -459,10 +448,9 @@ pub struct RotatedCredentials {
 pub async fn rotate_credentials(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    Path(device_id): Path<String>,
+    ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<(StatusCode, Json<RotatedCredentials>), ApiError> {
-    let device_id = parse_device_id(&device_id)?;
     let mut device = writable_device(&state, &caller, query.tenant_id, device_id).await?;
     not_virtual(&device)?;
     let devices = Devices(&*state.store);

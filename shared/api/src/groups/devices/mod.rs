@@ -723,7 +723,7 @@ pub async fn register(
             RegisterError::Store(e) => e.into(),
         });
     }
-    let identity = DeviceIdentity::new(tenant.to_string(), body.property_id.to_string(), &username);
+    let identity = DeviceIdentity::new(tenant, body.property_id, id);
     Ok(RegisteredDevice {
         device: device_row(
             DeviceView {
