@@ -36,8 +36,8 @@ use uuid::Uuid;
 
 use super::ts;
 use crate::{
-    CancelReason, Condition, Index, Item, Key, ListScope, MAX_BATCH_GET_KEYS, Page, PageKey, Query,
-    SortKey, Store, StoreError, TxWrite,
+    CancelReason, Condition, Index, Item, Key, ListScope, Page, PageKey, Query, SortKey, Store,
+    StoreError, TxWrite,
 };
 
 fn default_window() -> u32 {
@@ -482,12 +482,11 @@ impl Devices<'_> {
             }
             keys.push(reported_key(device.id));
         }
-        let mut found: HashMap<Key, Item> = HashMap::with_capacity(keys.len());
-        for chunk in keys.chunks(MAX_BATCH_GET_KEYS) {
-            for item in self.0.batch_get(chunk).await? {
-                found.insert(item.key(), item);
-            }
-        }
+        let mut found: HashMap<Key, Item> = super::get_all(self.0, &keys)
+            .await?
+            .into_iter()
+            .map(|item| (item.key(), item))
+            .collect();
         devices
             .into_iter()
             .map(|device| {

@@ -128,14 +128,12 @@ impl Users<'_> {
     /// The accounts of `ids` that exist, in no particular order (one batch
     /// get per 100 ids).
     pub async fn get_many(&self, ids: &[UserId]) -> Result<Vec<UserRecord>, StoreError> {
-        let mut users = Vec::with_capacity(ids.len());
-        for chunk in ids.chunks(crate::MAX_BATCH_GET_KEYS) {
-            let keys: Vec<Key> = chunk.iter().map(|id| user_key(*id)).collect();
-            for item in self.0.batch_get(&keys).await? {
-                users.push(item.to_record()?);
-            }
-        }
-        Ok(users)
+        let keys: Vec<Key> = ids.iter().map(|id| user_key(*id)).collect();
+        super::get_all(self.0, &keys)
+            .await?
+            .iter()
+            .map(Item::to_record)
+            .collect()
     }
 
     /// The id of the account of `email`: one read, whether or not there is one

@@ -387,14 +387,11 @@ impl Integrations<'_> {
             .into_iter()
             .map(connector_key)
             .collect();
-        let mut found = BTreeMap::new();
-        for chunk in keys.chunks(crate::MAX_BATCH_GET_KEYS) {
-            for item in self.0.batch_get(chunk).await? {
-                let connector: ConnectorRecord = item.to_record()?;
-                found.insert(connector.id, connector);
-            }
-        }
-        Ok(found)
+        super::get_all(self.0, &keys)
+            .await?
+            .iter()
+            .map(|item| item.to_record::<ConnectorRecord>().map(|r| (r.id, r)))
+            .collect()
     }
 
     // -- integrations --
@@ -444,14 +441,11 @@ impl Integrations<'_> {
             .into_iter()
             .map(|id| integration_key(tenant, id))
             .collect();
-        let mut found = BTreeMap::new();
-        for chunk in keys.chunks(crate::MAX_BATCH_GET_KEYS) {
-            for item in self.0.batch_get(chunk).await? {
-                let integration: IntegrationRecord = item.to_record()?;
-                found.insert(integration.id, integration);
-            }
-        }
-        Ok(found)
+        super::get_all(self.0, &keys)
+            .await?
+            .iter()
+            .map(|item| item.to_record::<IntegrationRecord>().map(|r| (r.id, r)))
+            .collect()
     }
 
     /// A page of a tenant's integrations, oldest first. One query.

@@ -7,6 +7,7 @@ pub mod config;
 pub mod developers;
 pub mod devices;
 pub mod events;
+pub mod first_start;
 pub mod history;
 pub mod identity;
 pub mod integrations;
@@ -22,7 +23,7 @@ pub mod tokens;
 pub mod usage;
 pub mod webhooks;
 
-use crate::{Query, Store, StoreError};
+use crate::{Item, Key, Query, Store, StoreError};
 
 /// Every record `query` finds, page after page.
 pub(crate) async fn every_page<T: serde::de::DeserializeOwned>(
@@ -41,6 +42,16 @@ pub(crate) async fn every_page<T: serde::de::DeserializeOwned>(
             None => return Ok(out),
         }
     }
+}
+
+/// The items of `keys` that exist, in no particular order: one batch get per
+/// [`MAX_BATCH_GET_KEYS`](crate::MAX_BATCH_GET_KEYS) keys, none for no keys.
+pub(crate) async fn get_all(store: &dyn Store, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+    let mut items = Vec::with_capacity(keys.len());
+    for chunk in keys.chunks(crate::MAX_BATCH_GET_KEYS) {
+        items.extend(store.batch_get(chunk).await?);
+    }
+    Ok(items)
 }
 
 /// Timestamps are RFC 3339 strings on the wire and in the store.

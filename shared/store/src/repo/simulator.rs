@@ -26,8 +26,8 @@ use time::OffsetDateTime;
 use super::devices::{DeviceRecord, device_key};
 use super::ts;
 use crate::{
-    Condition, Index, Item, Key, ListScope, MAX_BATCH_GET_KEYS, PageKey, Query, SortKey, Store,
-    StoreError, UpdateAction,
+    Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError,
+    UpdateAction,
 };
 
 /// The partition of the runner's index (every virtual device).
@@ -157,25 +157,18 @@ impl Simulators<'_> {
         let mut after = None;
         loop {
             let (records, next) = self.list_all(1000, after).await?;
-            for chunk in records.chunks(MAX_BATCH_GET_KEYS) {
-                let keys: Vec<Key> = chunk
-                    .iter()
-                    .map(|r| device_key(r.tenant_id, r.device_id))
-                    .collect();
-                let mut alive = HashSet::new();
-                for item in self.0.batch_get(&keys).await? {
-                    let row: DeviceRecord = item.to_record()?;
-                    if row.deleted_at.is_none() {
-                        alive.insert(row.id);
-                    }
+            let keys: Vec<Key> = records
+                .iter()
+                .map(|r| device_key(r.tenant_id, r.device_id))
+                .collect();
+            let mut alive = HashSet::new();
+            for item in super::get_all(self.0, &keys).await? {
+                let row: DeviceRecord = item.to_record()?;
+                if row.deleted_at.is_none() {
+                    alive.insert(row.id);
                 }
-                live.extend(
-                    chunk
-                        .iter()
-                        .filter(|r| alive.contains(&r.device_id))
-                        .cloned(),
-                );
             }
+            live.extend(records.into_iter().filter(|r| alive.contains(&r.device_id)));
             match next {
                 Some(next) => after = Some(next),
                 None => break,

@@ -26,7 +26,7 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use super::ts;
-use crate::{Condition, Item, Key, MAX_BATCH_GET_KEYS, Store, StoreError, UpdateAction};
+use crate::{Condition, Item, Key, Store, StoreError, UpdateAction};
 
 /// The attribute holding a counter's value.
 pub const COUNT: &str = "count";
@@ -333,10 +333,7 @@ impl Usage<'_> {
     /// batch get per hundred counters.
     pub async fn counts(&self, counters: &[Counter]) -> Result<Vec<u64>, StoreError> {
         let keys: Vec<Key> = counters.iter().map(Counter::key).collect();
-        let mut found = HashMap::new();
-        for chunk in keys.chunks(MAX_BATCH_GET_KEYS) {
-            found.extend(by_key(self.0.batch_get(chunk).await?));
-        }
+        let found = by_key(super::get_all(self.0, &keys).await?);
         Ok(keys
             .iter()
             .map(|k| found.get(k).map_or(0, count_of))
