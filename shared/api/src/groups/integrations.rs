@@ -68,7 +68,7 @@ use alyt_store::repo::integrations::integration_endpoints;
 use alyt_store::repo::integrations::tenant_integrations;
 use alyt_store::repo::integrations::{
     ChallengeRecord, ConnectorRecord, EndpointRecord, IntegrationRecord, Integrations, PlacedBy,
-    endpoint_write, integration_key,
+    endpoint_write,
 };
 use alyt_store::repo::rooms::{RoomRecord, Rooms};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
@@ -994,13 +994,31 @@ pub async fn list_integrations(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Integration>>, ApiError> {
-    let tenant = query.tenant_id;
     let page = PageParams {
         limit: query.limit,
         cursor: query.cursor,
     };
     let limit = page.limit()?;
     caller.require_scope(Need::See.scope())?;
+    let (records, next) =
+        visible_integrations(&state, &caller, query.tenant_id, limit, &page).await?;
+    Ok(Json(ListResponse {
+        items: records.iter().map(Integration::from).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// One page of the integrations of `tenant` the caller sees: a LIVE key
+/// those made from its connector, staff and tenant roles all of them,
+/// household people those of the homes they see (pages are read until
+/// `limit` visible ones are found; the page ends after the last one answered).
+async fn visible_integrations(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    limit: u32,
+    page: &PageParams,
+) -> Result<(Vec<IntegrationRecord>, Option<PageKey>), ApiError> {
     let reach = caller.home_reach(tenant);
     let no_such_tenant = || ApiError::not_found("no such tenant");
     let repo = Integrations(&*state.store);
@@ -1008,13 +1026,9 @@ pub async fn list_integrations(
     // connector's installations index (bound to it and to this tenant).
     if let HomeReach::Connector(connector) = reach {
         let after = page.after_within(&connector_installs(connector))?;
-        let (records, next) = repo
+        return Ok(repo
             .page_of_connector(connector, tenant, limit, after)
-            .await?;
-        return Ok(Json(ListResponse {
-            items: records.iter().map(Integration::from).collect(),
-            next_cursor: next.as_ref().map(encode_cursor),
-        }));
+            .await?);
     }
     let mut after = page.after_within(&tenant_integrations(tenant))?;
     if reach == HomeReach::Nothing {
@@ -1026,15 +1040,8 @@ pub async fn list_integrations(
         return Err(no_such_tenant());
     }
     if reach == HomeReach::Everything {
-        let (records, next) = repo.page(tenant, limit, after).await?;
-        return Ok(Json(ListResponse {
-            items: records.iter().map(Integration::from).collect(),
-            next_cursor: next.as_ref().map(encode_cursor),
-        }));
+        return Ok(repo.page(tenant, limit, after).await?);
     }
-    // Household people: the integrations of the homes they see. Pages are
-    // read until `limit` visible ones are found; the cursor is the last one
-    // answered.
     let mut sight: BTreeMap<PropertyId, bool> = BTreeMap::new();
     let mut items: Vec<IntegrationRecord> = Vec::new();
     let limit = limit as usize;
@@ -1050,7 +1057,7 @@ pub async fn list_integrations(
                     let visible = tenancy
                         .property(tenant, record.property_id)
                         .await?
-                        .is_some_and(|home| allowed(&caller, &home, Need::See) == Some(true));
+                        .is_some_and(|home| allowed(caller, &home, Need::See) == Some(true));
                     sight.insert(record.property_id, visible);
                     visible
                 }
@@ -1064,22 +1071,11 @@ pub async fn list_integrations(
         }
         let more = next.is_some() || used < read;
         if items.len() == limit || !more {
-            let next_cursor = match items.last() {
-                Some(last) if more => {
-                    let key = integration_key(last.tenant_id, last.id);
-                    Some(encode_cursor(&PageKey {
-                        pk: key.pk,
-                        sk: key.sk,
-                        index_pk: None,
-                        index_sk: None,
-                    }))
-                }
+            let next = match items.last() {
+                Some(last) if more => Some(Integrations::position_in_tenant(last)),
                 _ => None,
             };
-            return Ok(Json(ListResponse {
-                items: items.iter().map(Integration::from).collect(),
-                next_cursor,
-            }));
+            return Ok((items, next));
         }
         after = next;
     }

@@ -45,7 +45,7 @@ use alyt_store::TxWrite;
 use alyt_store::repo::identity::{Sessions, UserRecord, Users};
 use alyt_store::repo::members::{MemberError, Members, household_members};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
-use alyt_store::repo::tenancy::{ClientRecord, GrantRecord, Tenancy};
+use alyt_store::repo::tenancy::{ClientRecord, GrantRecord, PropertyRecord, Tenancy};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -301,37 +301,64 @@ pub async fn add_member(
         expires_at: request.expires_at,
     };
     check_terms(&terms, now).map_err(|p| ApiError::validation(p.field, p.detail))?;
-    let home = match request.property_id {
-        Some(property) => match Tenancy(&*state.store)
-            .property(household.tenant_id, property)
-            .await?
-        {
-            Some(home) if home.client_id == household.id => Some(home),
-            _ => {
-                return Err(ApiError::validation(
-                    "propertyId",
-                    "propertyId must be a home of this household",
-                ));
-            }
-        },
-        None => None,
-    };
+    let home = household_home(&state, &household, request.property_id).await?;
     let person = Users(&*state.store)
         .get(request.user_id)
         .await?
         .ok_or_else(|| ApiError::validation("userId", "no account has this user id"))?;
+    let grant =
+        grant_membership(&state, &caller, &household, &person, home.as_ref(), terms).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(Member::new(grant, Some(person.email), now)),
+    ))
+}
+
+/// The home a grant pins, which must be one of the household's (400
+/// `propertyId` otherwise).
+async fn household_home(
+    state: &AppState,
+    household: &ClientRecord,
+    property: Option<PropertyId>,
+) -> Result<Option<PropertyRecord>, ApiError> {
+    let Some(property) = property else {
+        return Ok(None);
+    };
+    match Tenancy(&*state.store)
+        .property(household.tenant_id, property)
+        .await?
+    {
+        Some(home) if home.client_id == household.id => Ok(Some(home)),
+        _ => Err(ApiError::validation(
+            "propertyId",
+            "propertyId must be a home of this household",
+        )),
+    }
+}
+
+/// Grants `person` a role in `household` on checked `terms` (a guest's stay
+/// without a start starts now), with the household's notification in the
+/// same write, and tells the person.
+async fn grant_membership(
+    state: &AppState,
+    caller: &Principal,
+    household: &ClientRecord,
+    person: &UserRecord,
+    home: Option<&PropertyRecord>,
+    terms: GrantTerms,
+) -> Result<GrantRecord, ApiError> {
+    let now = state.clock.now();
     let grant = GrantRecord {
         client_id: household.id,
         tenant_id: household.tenant_id,
         user_id: person.id,
-        role: request.role,
-        property_id: request.property_id,
-        // A stay without a start starts now.
-        starts_at: match request.role {
-            HouseholdRole::Guest => Some(request.starts_at.unwrap_or(now)),
+        role: terms.role,
+        property_id: terms.property_id,
+        starts_at: match terms.role {
+            HouseholdRole::Guest => Some(terms.starts_at.unwrap_or(now)),
             _ => None,
         },
-        ends_at: request.expires_at,
+        ends_at: terms.expires_at,
         granted_by: caller.user_id(),
         created_at: now,
     };
@@ -339,18 +366,18 @@ pub async fn add_member(
         person: &mask_email(&person.email),
         household: &household.name,
         role: grant.role,
-        home: home.as_ref().map(|h| h.name.as_str()),
-        by: ChangedBy::of(&caller, household.tenant_id),
+        home: home.map(|h| h.name.as_str()),
+        by: ChangedBy::of(caller, household.tenant_id),
     };
     let (title, body) = notice.granted();
-    let writes = notification_writes(&state, &grant, KIND_MEMBERSHIP_GRANTED, title, body, now)?;
+    let writes = notification_writes(state, &grant, KIND_MEMBERSHIP_GRANTED, title, body, now)?;
     Members(&*state.store)
         .add(&grant, writes)
         .await
         .map_err(member_error)?;
     tell_person(
-        &state,
-        &person,
+        state,
+        person,
         format!("You were added to {}", household.name),
         format!(
             "You were added to {} as {}. Sign in to the Alyt app (or refresh it) to see the household.",
@@ -360,10 +387,7 @@ pub async fn add_member(
     )
     .await;
     tracing::info!(tenant = %household.tenant_id, client = %household.id, user = %person.id, role = ?grant.role, "membership granted");
-    Ok((
-        StatusCode::CREATED,
-        Json(Member::new(grant, Some(person.email), now)),
-    ))
+    Ok(grant)
 }
 
 /// Ends a person's membership: their sessions first, then the grant.

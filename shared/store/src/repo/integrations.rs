@@ -467,6 +467,18 @@ impl Integrations<'_> {
             .records()
     }
 
+    /// Where `integration` stands in its tenant's list ([`Self::page`]): the
+    /// `after` that continues a page cut short just after it.
+    pub fn position_in_tenant(integration: &IntegrationRecord) -> PageKey {
+        let key = integration_key(integration.tenant_id, integration.id);
+        PageKey {
+            pk: key.pk,
+            sk: key.sk,
+            index_pk: None,
+            index_sk: None,
+        }
+    }
+
     /// A page of the integrations made from `connector` in `tenant` (what a
     /// LIVE key of the connector reads there), oldest first. One index query.
     pub async fn page_of_connector(

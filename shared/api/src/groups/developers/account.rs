@@ -234,15 +234,7 @@ pub async fn sign_up(
     client: Option<Extension<ClientAddr>>,
     Body(request): Body<SignUpRequest>,
 ) -> Result<(StatusCode, Json<SignUpAccepted>), ApiError> {
-    let email = checked_email(&request.email)?;
-    let display_name = required_text("displayName", &request.display_name, DISPLAY_NAME_MAX)?;
-    let organisation = optional_text(
-        "organisation",
-        request.organisation.as_deref(),
-        ORGANISATION_MAX,
-    )?;
-    let website = checked_website(request.website.as_deref())?;
-    policy("password", &request.password, &email)?;
+    let sign_up = checked_sign_up(&request)?;
     // Last: a bot-check token is spent when checked, and a refused field above
     // should not cost the person a new challenge.
     let remote = client.map(|Extension(ClientAddr(ip))| ip);
@@ -252,15 +244,62 @@ pub async fn sign_up(
             "the bot check failed; solve the challenge again",
         ));
     }
-    // Hashed either way, so a known address answers in the same time.
-    let password_hash = hash_password_blocking(request.password).await;
-    let accepted = (
+    register_developer(&state, sign_up, request.password).await?;
+    Ok((
         StatusCode::ACCEPTED,
         Json(SignUpAccepted {
             status: SignUpStatus::PendingEmail,
         }),
-    );
+    ))
+}
 
+/// A sign-up whose fields passed their checks (the password is checked
+/// against the policy but kept apart, to be hashed).
+struct CheckedSignUp {
+    email: String,
+    kind: DeveloperType,
+    display_name: String,
+    organisation: Option<String>,
+    website: Option<String>,
+}
+
+fn checked_sign_up(request: &SignUpRequest) -> Result<CheckedSignUp, ApiError> {
+    let email = checked_email(&request.email)?;
+    let display_name = required_text("displayName", &request.display_name, DISPLAY_NAME_MAX)?;
+    let organisation = optional_text(
+        "organisation",
+        request.organisation.as_deref(),
+        ORGANISATION_MAX,
+    )?;
+    let website = checked_website(request.website.as_deref())?;
+    policy("password", &request.password, &email)?;
+    Ok(CheckedSignUp {
+        email,
+        kind: request.kind,
+        display_name,
+        organisation,
+        website,
+    })
+}
+
+/// Creates the pending developer and mails the verification link; an address
+/// with an account gets either a fresh link (its sign-up is still pending) or
+/// a mail saying it is registered. The same outcome either way, so the answer
+/// tells nobody whether the address is known.
+async fn register_developer(
+    state: &AppState,
+    sign_up: CheckedSignUp,
+    password: String,
+) -> Result<(), ApiError> {
+    // Hashed either way, so a known address answers in the same time.
+    let password_hash = hash_password_blocking(password).await;
+    let CheckedSignUp {
+        email,
+        kind,
+        display_name,
+        organisation,
+        website,
+    } = sign_up;
     let now = state.clock.now();
     let developers = Developers(&*state.store);
     if let Some(existing) = Users(&*state.store).find_by_email(&email).await? {
@@ -275,7 +314,7 @@ pub async fn sign_up(
             // Nobody proved the address yet: this sign-up replaces the pending one.
             Some(pending) => {
                 let developer = DeveloperRecord {
-                    kind: request.kind,
+                    kind,
                     display_name,
                     organisation,
                     website,
@@ -285,12 +324,12 @@ pub async fn sign_up(
                     .replace_pending(existing.id, &password_hash, &developer)
                     .await?
                 {
-                    send_verification(&state, &developer, &password_hash).await?;
+                    send_verification(state, &developer, &password_hash).await?;
                 }
             }
-            None => send(&state, already_registered(&state, &existing.email)).await?,
+            None => send(state, already_registered(state, &existing.email)).await?,
         }
-        return Ok(accepted);
+        return Ok(());
     }
 
     let user = UserRecord {
@@ -309,7 +348,7 @@ pub async fn sign_up(
         id: alyt_domain::ids::DeveloperId::new(),
         user_id: user.id,
         email,
-        kind: request.kind,
+        kind,
         display_name,
         organisation,
         website,
@@ -324,12 +363,11 @@ pub async fn sign_up(
         ..user
     };
     match developers.sign_up(&user, &developer).await {
-        Ok(()) => send_verification(&state, &developer, &password_hash).await?,
+        Ok(()) => send_verification(state, &developer, &password_hash).await,
         // A concurrent sign-up of the same address won; it sends its own mail.
-        Err(CreateError::Taken(_)) => {}
-        Err(CreateError::Store(e)) => return Err(e.into()),
+        Err(CreateError::Taken(_)) => Ok(()),
+        Err(CreateError::Store(e)) => Err(e.into()),
     }
-    Ok(accepted)
 }
 
 async fn send_verification(

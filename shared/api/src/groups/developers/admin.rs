@@ -15,7 +15,7 @@ use alyt_domain::access::{Denied, KeyKind, PlatformRole, Principal, Scope};
 use alyt_domain::ids::DeveloperId;
 use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow};
 use alyt_store::repo::developers::all_developers;
-use alyt_store::repo::developers::{DeveloperStatus, Developers};
+use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
 use alyt_store::repo::identity::Users;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
 use alyt_store::repo::usage::{EffectiveQuota, Quotas};
@@ -285,6 +285,13 @@ pub async fn verify_developer(
 ) -> Result<Json<DeveloperView>, ApiError> {
     staff(&caller, &WRITERS)?;
     let id = developer_id(&developer_id_text)?;
+    Ok(Json(verify_on_behalf(&state, id).await?.into()))
+}
+
+/// Verifies a developer as the mailed link would (sandbox included), for
+/// staff; an active developer with a sandbox is answered as it is, a
+/// suspended one is refused (409).
+async fn verify_on_behalf(state: &AppState, id: DeveloperId) -> Result<DeveloperRecord, ApiError> {
     let developer = Developers(&*state.store)
         .get(id)
         .await?
@@ -296,7 +303,7 @@ pub async fn verify_developer(
             ));
         }
         DeveloperStatus::Active if developer.sandbox_tenant_id.is_some() => {
-            return Ok(Json(developer.into()));
+            return Ok(developer);
         }
         _ => {}
     }
@@ -323,7 +330,7 @@ pub async fn verify_developer(
             now + STAFF_VERIFY_TOKEN_SECONDS,
         )
         .await?;
-    let verified = match sandbox::verify_and_provision(&state, &hash, &developer, &user).await {
+    let verified = match sandbox::verify_and_provision(state, &hash, &developer, &user).await {
         Ok(Verification::Verified { developer, .. }) => *developer,
         Ok(Verification::AlreadyVerified) => {
             // Verified concurrently (the link, or other staff): answer as it is now.
@@ -345,7 +352,7 @@ pub async fn verify_developer(
             return Err(e);
         }
     };
-    Ok(Json(verified.into()))
+    Ok(verified)
 }
 
 // ---------------------------------------------------------------------------

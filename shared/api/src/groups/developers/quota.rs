@@ -428,6 +428,13 @@ pub async fn get_usage(
     Caller(caller): Caller,
 ) -> Result<Json<UsageResponse>, ApiError> {
     let developer = calling_developer(&state, &caller).await?;
+    Ok(Json(usage_of(&state, developer).await?))
+}
+
+/// A developer's usage now: each quota kind's count against its ceiling and
+/// window (with the burst minute for requests), and each key's requests today.
+/// One read of the quotas and keys, then one batch read of every counter.
+async fn usage_of(state: &AppState, developer: DeveloperId) -> Result<UsageResponse, ApiError> {
     let now = state.clock.now();
     let (quota_repo, developers) = (Quotas(&*state.store), Developers(&*state.store));
     let (quotas, keys) = tokio::join!(quota_repo.effective(developer), developers.keys(developer),);
@@ -493,7 +500,7 @@ pub async fn get_usage(
             requests: *requests,
         })
         .collect();
-    Ok(Json(UsageResponse {
+    Ok(UsageResponse {
         at: now,
         quotas: UsageByKind {
             requests: kind_usage(QuotaKind::Requests),
@@ -502,7 +509,7 @@ pub async fn get_usage(
         },
         day,
         keys,
-    }))
+    })
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use alyt_events::envelope::{EventId, EventKind, PlatformEvent, WebhookPingData};
 use alyt_events::outbound::{self, OutboundPolicy};
 use alyt_events::{dispatch, signature};
 use alyt_store::PageKey;
-use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
+use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers, KeyRecord};
 use alyt_store::repo::webhooks::developer_endpoints;
 use alyt_store::repo::webhooks::{
     DeliveryRecord, DeliveryStatus, DisabledReason, EndpointStatus, HISTORY, Queued,
@@ -278,19 +278,43 @@ pub async fn create_webhook(
              signed-in developer session",
         ));
     }
-    let developer = &manager.developer;
     let (url, events, description) = check_endpoint_fields(state.events.outbound, &request).await?;
-    let now = state.clock.now();
-    let keys = Developers(&*state.store).keys(developer.id).await?;
-    let usable = |k: &&alyt_store::repo::developers::KeyRecord| {
-        k.revoked_at.is_none() && k.expires_at.is_none_or(|e| e > now)
+    let fields = EndpointFields {
+        url,
+        events,
+        description,
     };
-    let key = match request.key_id.or(manager.key) {
+    let (record, secret) = register_endpoint(&state, &manager, request.key_id, fields).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(EndpointWithSecret {
+            endpoint: record.into(),
+            secret,
+        }),
+    ))
+}
+
+/// A new endpoint's checked fields.
+struct EndpointFields {
+    url: String,
+    events: Vec<String>,
+    description: Option<String>,
+}
+
+/// The key a new endpoint is bound to: the one named (or the calling key),
+/// else the developer's newest active DEV key.
+fn binding_key(
+    keys: &[KeyRecord],
+    named: Option<KeyId>,
+    now: OffsetDateTime,
+) -> Result<&KeyRecord, ApiError> {
+    let usable = |k: &&KeyRecord| k.revoked_at.is_none() && k.expires_at.is_none_or(|e| e > now);
+    match named {
         Some(id) => keys
             .iter()
             .filter(usable)
             .find(|k| k.id == id)
-            .ok_or_else(|| ApiError::validation("keyId", "no such active key of this developer"))?,
+            .ok_or_else(|| ApiError::validation("keyId", "no such active key of this developer")),
         None => keys
             .iter()
             .filter(usable)
@@ -301,8 +325,23 @@ pub async fn create_webhook(
                     "keyId",
                     "the developer has no active DEV key: create one, or name a key",
                 )
-            })?,
-    };
+            }),
+    }
+}
+
+/// Registers an endpoint bound to a key of the manager's developer (routed
+/// to the sandbox tenant for a DEV key, to the connector's tenants for a LIVE
+/// one), within the per-developer limit; answers it with its secret.
+async fn register_endpoint(
+    state: &AppState,
+    manager: &Manager,
+    named_key: Option<KeyId>,
+    fields: EndpointFields,
+) -> Result<(WebhookEndpointRecord, String), ApiError> {
+    let developer = &manager.developer;
+    let now = state.clock.now();
+    let keys = Developers(&*state.store).keys(developer.id).await?;
+    let key = binding_key(&keys, named_key.or(manager.key), now)?;
     let route = match key.kind {
         KeyKind::Dev => WebhookRoute::Tenant {
             tenant_id: developer.sandbox_tenant_id.ok_or_else(|| {
@@ -327,9 +366,9 @@ pub async fn create_webhook(
         developer_id: developer.id,
         key_id: key.id,
         route: route.clone(),
-        url,
-        events,
-        description,
+        url: fields.url,
+        events: fields.events,
+        description: fields.description,
         secret: secret.clone(),
         status: EndpointStatus::Active,
         consecutive_failures: 0,
@@ -344,20 +383,14 @@ pub async fn create_webhook(
             dispatch::follow_tenant(&*state.store, *tenant_id, now).await?;
         }
         WebhookRoute::Connector { definition_id } => {
-            for tenant in live_key_tenants(&state, definition_id).await? {
+            for tenant in live_key_tenants(state, definition_id).await? {
                 dispatch::follow_tenant(&*state.store, tenant, now).await?;
             }
         }
     }
     repo.create_endpoint(&record).await?;
     tracing::info!(endpoint = %record.id, developer = %developer.id, "webhook endpoint registered");
-    Ok((
-        StatusCode::CREATED,
-        Json(EndpointWithSecret {
-            endpoint: record.into(),
-            secret,
-        }),
-    ))
+    Ok((record, secret))
 }
 
 /// The developer's endpoints, oldest first; never their secrets.

@@ -324,20 +324,48 @@ pub async fn replace_unit(
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<ReplaceUnitRequest>,
 ) -> Result<(StatusCode, Json<RegisteredDevice>), ApiError> {
+    let board = checked_board(body)?;
+    let device = writable_device(&state, &caller, query.tenant_id, device_id).await?;
+    not_virtual(&device)?;
+    let registered = replace_board(&state, device, board).await?;
+    Ok((StatusCode::CREATED, Json(registered)))
+}
+
+/// The new board of a unit replacement, its fields checked.
+struct NewBoard {
+    serial: String,
+    model: Option<String>,
+    firmware: Option<String>,
+    mac_address: Option<String>,
+    reason: String,
+}
+
+fn checked_board(body: ReplaceUnitRequest) -> Result<NewBoard, ApiError> {
     if !crate::groups::devices::serial_ok(&body.serial) {
         return Err(ApiError::validation(
             "serial",
             "serial must be 1 to 64 printable ASCII characters without leading or trailing spaces",
         ));
     }
-    let model = optional_text("model", body.model, 64)?;
-    let firmware = optional_text("firmware", body.firmware, 64)?;
-    let mac = mac_address(body.mac_address)?;
-    let reason = optional_text("reason", body.reason, 64)?
-        .unwrap_or_else(|| "warranty-replacement".to_owned());
+    Ok(NewBoard {
+        serial: body.serial,
+        model: optional_text("model", body.model, 64)?,
+        firmware: optional_text("firmware", body.firmware, 64)?,
+        mac_address: mac_address(body.mac_address)?,
+        reason: optional_text("reason", body.reason, 64)?
+            .unwrap_or_else(|| "warranty-replacement".to_owned()),
+    })
+}
 
-    let mut device = writable_device(&state, &caller, query.tenant_id, device_id).await?;
-    not_virtual(&device)?;
+/// Retires the device's current unit and installs `board` with a new
+/// credential (the old board's is revoked and its session closed), retrying
+/// when the device changed meanwhile. A credential issued for an attempt that
+/// did not land is discarded.
+async fn replace_board(
+    state: &AppState,
+    mut device: DeviceRecord,
+    board: NewBoard,
+) -> Result<RegisteredDevice, ApiError> {
     let devices = Devices(&*state.store);
     for _ in 0..ATTEMPTS {
         let username = device.id.to_string();
@@ -347,18 +375,25 @@ pub async fn replace_unit(
         let unit = UnitRecord {
             id: Uuid::now_v7(),
             device_id: device.id,
-            serial: body.serial.clone(),
-            model: model.clone(),
-            firmware: firmware.clone(),
-            mac_address: mac.clone(),
+            serial: board.serial.clone(),
+            model: board.model.clone(),
+            firmware: board.firmware.clone(),
+            mac_address: board.mac_address.clone(),
             installed_at: now,
             removed_at: None,
             removed_reason: None,
         };
-        let issued = issue(&state, &device).await?;
+        let issued = issue(state, &device).await?;
         let credential = credential_record(&device, &issued, now)?;
         match devices
-            .replace_unit(&device, old_unit.as_ref(), &unit, &credential, &reason, now)
+            .replace_unit(
+                &device,
+                old_unit.as_ref(),
+                &unit,
+                &credential,
+                &board.reason,
+                now,
+            )
             .await
         {
             Ok(updated) => {
@@ -366,7 +401,7 @@ pub async fn replace_unit(
                 // The old board's credential goes; the device keeps its id,
                 // so the session closed is the old board's.
                 revoke_at_broker(
-                    &state,
+                    state,
                     &device,
                     old_credential
                         .as_ref()
@@ -383,24 +418,21 @@ pub async fn replace_unit(
                     },
                     now,
                 );
-                return Ok((
-                    StatusCode::CREATED,
-                    Json(RegisteredDevice {
-                        device: row,
-                        credentials: issued.shown,
-                        topic_prefix: prefix,
-                    }),
-                ));
+                return Ok(RegisteredDevice {
+                    device: row,
+                    credentials: issued.shown,
+                    topic_prefix: prefix,
+                });
             }
             Err(ReplaceUnitError::SerialTaken) => {
-                discard(&state, device.id, &issued).await;
+                discard(state, device.id, &issued).await;
                 return Err(
                     ApiError::conflict("a device with this serial is registered already")
                         .with_field("serial"),
                 );
             }
             Err(ReplaceUnitError::Changed) => {
-                discard(&state, device.id, &issued).await;
+                discard(state, device.id, &issued).await;
                 device = devices
                     .get(device.tenant_id, device.id)
                     .await?
@@ -408,7 +440,7 @@ pub async fn replace_unit(
                     .ok_or_else(no_such_device)?;
             }
             Err(ReplaceUnitError::Store(e)) => {
-                discard(&state, device.id, &issued).await;
+                discard(state, device.id, &issued).await;
                 return Err(e.into());
             }
         }

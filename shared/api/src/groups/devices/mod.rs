@@ -815,9 +815,35 @@ pub async fn list_devices(
         cursor: query.cursor,
     };
     let limit = page.limit()?;
-    let tenant = query.tenant_id;
     caller.require_scope(Scope::DevicesRead)?;
-    let reach = tenant_reach(&caller, tenant, no_such_tenant)?;
+    let (items, next) = visible_devices(
+        &state,
+        &caller,
+        query.tenant_id,
+        query.property_id,
+        limit,
+        &page,
+    )
+    .await?;
+    Ok(Json(ListResponse {
+        items,
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// One page of the device rows of `tenant` (or of one of its homes) the
+/// caller sees: every device for staff, tenant roles and keys; the devices
+/// of their homes for household people (a home they do not see reads as
+/// empty).
+async fn visible_devices(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    property: Option<PropertyId>,
+    limit: u32,
+    page: &PageParams,
+) -> Result<(Vec<Device>, Option<PageKey>), ApiError> {
+    let reach = tenant_reach(caller, tenant, no_such_tenant)?;
     let store = &*state.store;
     let devices = Devices(store);
 
@@ -832,7 +858,7 @@ pub async fn list_devices(
                     Ok(true)
                 }
             };
-            let listing = list_page(&devices, tenant, query.property_id, limit, &page);
+            let listing = list_page(&devices, tenant, property, limit, page);
             let (exists, listed) = tokio::try_join!(tenant_check, listing)?;
             if !exists {
                 return Err(no_such_tenant());
@@ -841,16 +867,16 @@ pub async fn list_devices(
         }
         Reach::Homes { households, pinned } => {
             let homes = household_homes(store, tenant, &households, &pinned).await?;
-            match query.property_id {
+            match property {
                 Some(p) if !homes.contains(&p) => (Vec::new(), None),
-                Some(p) => list_page(&devices, tenant, Some(p), limit, &page).await?,
+                Some(p) => list_page(&devices, tenant, Some(p), limit, page).await?,
                 None if homes.len() == 1 => {
                     let only = homes.iter().next().copied();
-                    list_page(&devices, tenant, only, limit, &page).await?
+                    list_page(&devices, tenant, only, limit, page).await?
                 }
                 None if homes.is_empty() => (Vec::new(), None),
                 None => {
-                    let (all, next) = list_page(&devices, tenant, None, limit, &page).await?;
+                    let (all, next) = list_page(&devices, tenant, None, limit, page).await?;
                     let mine = all
                         .into_iter()
                         .filter(|d| d.property_id.is_some_and(|p| homes.contains(&p)))
@@ -865,16 +891,13 @@ pub async fn list_devices(
         .filter(|d| d.deleted_at.is_none() && d.tenant_id == tenant)
         .collect();
     let now = state.clock.now();
-    let items = devices
+    let rows = devices
         .views(visible)
         .await?
         .into_iter()
         .map(|view| device_row(view, now))
         .collect();
-    Ok(Json(ListResponse {
-        items,
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok((rows, next))
 }
 
 /// One page of a home's devices (gsi1) or a tenant's (table), with the

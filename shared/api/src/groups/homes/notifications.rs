@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use alyt_domain::access::Scope;
+use alyt_domain::access::{Principal, Scope};
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_store::PageKey;
 use alyt_store::repo::notifications::home_notifications;
@@ -122,10 +122,36 @@ pub async fn list_notifications(
     };
     let limit = page.limit()?;
     caller.require_scope(Scope::NotificationsRead)?;
-    let tenant = query.tenant_id;
+    let (records, next) = readable_notifications(
+        &state,
+        &caller,
+        query.tenant_id,
+        query.property_id,
+        limit,
+        &page,
+    )
+    .await?;
+    Ok(Json(ListResponse {
+        items: records.into_iter().map(Notification::from).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// One page of the notifications of `tenant` (or of one of its homes) the
+/// caller reads: all of them for staff, tenant roles and keys; for household
+/// members those of their households and of those households' homes. Guests
+/// read none.
+async fn readable_notifications(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    property: Option<PropertyId>,
+    limit: u32,
+    page: &PageParams,
+) -> Result<(Vec<NotificationRecord>, Option<PageKey>), ApiError> {
     // Which homes' (and households') notifications: None = the whole tenant.
     let homes: Option<(BTreeSet<PropertyId>, BTreeSet<ClientId>)> =
-        match tenant_reach(&caller, tenant, not_found)? {
+        match tenant_reach(caller, tenant, not_found)? {
             Reach::Everything => None,
             Reach::Homes { households, .. } if households.is_empty() => {
                 return Err(ApiError::forbidden(
@@ -157,7 +183,7 @@ pub async fn list_notifications(
         return Err(not_found());
     }
     let notifications = Notifications(&*state.store);
-    let (records, next): (Vec<NotificationRecord>, Option<PageKey>) = match query.property_id {
+    let (records, next): (Vec<NotificationRecord>, Option<PageKey>) = match property {
         Some(property) => {
             let reachable = match &homes {
                 Some((mine, _)) => mine.contains(&property),
@@ -193,8 +219,5 @@ pub async fn list_notifications(
             (records, next)
         }
     };
-    Ok(Json(ListResponse {
-        items: records.into_iter().map(Notification::from).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok((records, next))
 }

@@ -396,48 +396,48 @@ pub async fn run_property_action(
         &tile.action_values,
         listening,
     )?;
+    Ok(Json(
+        run_on_home(&state, &property, &home, &action, &value).await?,
+    ))
+}
+
+/// Runs a checked action with its value on every thing of `home`, room by
+/// room, then the things without a room; the result lists each thing as
+/// applied, skipped or failed. "Listening" also sets each room's flag, and a
+/// room whose flag did not change is skipped.
+async fn run_on_home(
+    state: &AppState,
+    property: &PropertyRecord,
+    home: &HomeRead,
+    action: &ActionRef,
+    value: &Value,
+) -> Result<ActionResult, ApiError> {
     let tenant: TenantId = property.tenant_id;
-    let mut result = ActionResult::new(&action, &value);
+    let mut result = ActionResult::new(action, value);
     if action.is_listening() {
         let flag = value.as_bool().unwrap_or(true);
         for room in home.rooms.iter().cloned() {
             let id = room.id;
             let members = home.by_room.get(&id).map_or(&[][..], Vec::as_slice);
-            let (_, changed) = set_listening(&state, room, flag).await?;
+            let (_, changed) = set_listening(state, room, flag).await?;
             if changed {
-                let told = send_listening(&state, tenant, members, flag).await;
+                let told = send_listening(state, tenant, members, flag).await;
                 result.applied.extend(told.applied);
                 result.skipped.extend(told.skipped);
                 result.failed.extend(told.failed);
             } else {
-                skip_unchanged(members, &action, &unchanged_reason(flag), &mut result);
+                skip_unchanged(members, action, &unchanged_reason(flag), &mut result);
             }
         }
         // Things without a room have no flag to compare: told every time.
-        run_on_members(
-            &state,
-            tenant,
-            &home.unassigned,
-            &action,
-            &value,
-            &mut result,
-        )
-        .await;
+        run_on_members(state, tenant, &home.unassigned, action, value, &mut result).await;
     } else {
         for members in home.by_room.values() {
-            run_on_members(&state, tenant, members, &action, &value, &mut result).await;
+            run_on_members(state, tenant, members, action, value, &mut result).await;
         }
-        run_on_members(
-            &state,
-            tenant,
-            &home.unassigned,
-            &action,
-            &value,
-            &mut result,
-        )
-        .await;
+        run_on_members(state, tenant, &home.unassigned, action, value, &mut result).await;
     }
-    Ok(Json(result))
+    Ok(result)
 }
 
 /// The answer of a property refresh: the overview after the reads, and a

@@ -807,20 +807,7 @@ pub async fn merge_rooms(
     ApiPath(room_id): ApiPath<RoomId>,
     ApiJson(body): ApiJson<MergeRoomsRequest>,
 ) -> Result<Json<MergeResult>, ApiError> {
-    if body.from.is_empty() || body.from.len() > MERGE_MAX {
-        return Err(ApiError::validation(
-            "from",
-            format!("from names 1 to {MERGE_MAX} rooms"),
-        ));
-    }
-    for (i, id) in body.from.iter().enumerate() {
-        if *id == room_id || body.from[..i].contains(id) {
-            return Err(ApiError::validation(
-                format!("from[{i}]"),
-                "from names other rooms than the kept one, each once",
-            ));
-        }
-    }
+    check_merge_sources(room_id, &body.from)?;
     let (kept, _) = room_for(
         &state,
         &caller,
@@ -829,11 +816,42 @@ pub async fn merge_rooms(
         HomeAccess::Configure,
     )
     .await?;
+    Ok(Json(merge_into(&state, &kept, &body.from).await?))
+}
+
+/// 1 to MERGE_MAX rooms, each once, none of them the kept one.
+fn check_merge_sources(kept: RoomId, from: &[RoomId]) -> Result<(), ApiError> {
+    if from.is_empty() || from.len() > MERGE_MAX {
+        return Err(ApiError::validation(
+            "from",
+            format!("from names 1 to {MERGE_MAX} rooms"),
+        ));
+    }
+    for (i, id) in from.iter().enumerate() {
+        if *id == kept || from[..i].contains(id) {
+            return Err(ApiError::validation(
+                format!("from[{i}]"),
+                "from names other rooms than the kept one, each once",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Moves the things of each room of `from` (rooms of the kept room's home,
+/// 400 naming the first that is not) into `kept` and deletes that room, in
+/// order; the first failure stops the merge and the rest are reported as
+/// not processed.
+async fn merge_into(
+    state: &AppState,
+    kept: &RoomRecord,
+    from: &[RoomId],
+) -> Result<MergeResult, ApiError> {
     let rooms = Rooms(&*state.store);
-    let mut merging = Vec::with_capacity(body.from.len());
-    for (i, id) in body.from.iter().enumerate() {
+    let mut merging = Vec::with_capacity(from.len());
+    for (i, id) in from.iter().enumerate() {
         let found = rooms
-            .find(body.tenant_id, *id)
+            .find(kept.tenant_id, *id)
             .await?
             .filter(|r| r.property_id == kept.property_id);
         match found {
@@ -856,7 +874,7 @@ pub async fn merge_rooms(
             continue;
         }
         let step = async {
-            move_members(&state, in_room(&things, room.id), Some(kept.id)).await?;
+            move_members(state, in_room(&things, room.id), Some(kept.id)).await?;
             rooms.delete(&room).await?;
             Ok::<_, ApiError>(())
         };
@@ -870,13 +888,13 @@ pub async fn merge_rooms(
             }
         }
     }
-    let (view, _) = read_room_view(&state, &kept).await?;
-    Ok(Json(MergeResult {
+    let (view, _) = read_room_view(state, kept).await?;
+    Ok(MergeResult {
         room: view,
         merged,
         failed,
         not_processed,
-    }))
+    })
 }
 
 // ---------------------------------------------------------------------------
