@@ -158,6 +158,12 @@ pub async fn me(
             "this operation needs a household session (sign in with /v1/auth/login)",
         ));
     };
+    Ok(Json(me_of(&state, claims).await?))
+}
+
+/// The signed-in person: their claims, persona, preferences and the homes
+/// they hold (each grant with its status now).
+async fn me_of(state: &AppState, claims: Claims) -> Result<MeResponse, ApiError> {
     let user = Users(&*state.store)
         .get(claims.sub)
         .await?
@@ -176,12 +182,12 @@ pub async fn me(
             status: GrantStatus::at(g.starts_at, g.ends_at, now),
         })
         .collect();
-    Ok(Json(MeResponse {
+    Ok(MeResponse {
         persona: claims.persona(),
         claims,
         preferences: Preferences { units: user.units },
         homes,
-    }))
+    })
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -1140,6 +1140,17 @@ pub async fn delete_integration(
         Need::Configure,
     )
     .await?;
+    remove_integration(&state, &integration).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Tells the connector to disconnect (a failure or a connector that no
+/// longer exists is logged, not fatal) and removes the integration with its
+/// endpoints.
+async fn remove_integration(
+    state: &AppState,
+    integration: &IntegrationRecord,
+) -> Result<(), ApiError> {
     let repo = Integrations(&*state.store);
     match repo.connector(integration.connector_id).await? {
         Some(connector) => {
@@ -1150,7 +1161,7 @@ pub async fn delete_integration(
             };
             if let Err(e) = state
                 .connectors
-                .disconnect(&server(&state, &connector), &call)
+                .disconnect(&server(state, &connector), &call)
                 .await
             {
                 tracing::warn!(integration = %integration.id, connector = %connector.id, error = %e, "disconnect failed; removing the integration anyway");
@@ -1160,9 +1171,9 @@ pub async fn delete_integration(
             tracing::warn!(integration = %integration.id, connector = %integration.connector_id, "the connector no longer exists; removing the integration without disconnecting");
         }
     }
-    repo.delete(&integration).await?;
+    repo.delete(integration).await?;
     tracing::info!(integration = %integration.id, tenant = %integration.tenant_id, "integration removed");
-    Ok(StatusCode::NO_CONTENT)
+    Ok(())
 }
 
 /// The endpoints of an integration, in id order.

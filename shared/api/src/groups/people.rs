@@ -427,6 +427,21 @@ pub async fn remove_member(
     if grant.role == HouseholdRole::Owner && members.owner_count(household.id).await? <= 1 {
         return Err(refusal(RemovalRefused::LastOwner));
     }
+    end_membership(&state, &caller, &household, grant).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Ends `grant`: the person's sessions first (signed out everywhere), then
+/// the grant with the household's notification in the same write, and the
+/// person is told.
+async fn end_membership(
+    state: &AppState,
+    caller: &Principal,
+    household: &ClientRecord,
+    grant: GrantRecord,
+) -> Result<(), ApiError> {
+    let member = grant.user_id;
+    let members = Members(&*state.store);
     let person = Users(&*state.store).get(member).await?;
     let signed_out = Sessions(&*state.store).revoke_all_of(member).await?;
     let now = state.clock.now();
@@ -439,14 +454,14 @@ pub async fn remove_member(
         household: &household.name,
         role: grant.role,
         home: None,
-        by: ChangedBy::of(&caller, household.tenant_id),
+        by: ChangedBy::of(caller, household.tenant_id),
     };
     let (title, body) = notice.ended();
-    let writes = notification_writes(&state, &grant, KIND_MEMBERSHIP_ENDED, title, body, now)?;
+    let writes = notification_writes(state, &grant, KIND_MEMBERSHIP_ENDED, title, body, now)?;
     members.remove(&grant, writes).await.map_err(member_error)?;
     if let Some(person) = &person {
         tell_person(
-            &state,
+            state,
             person,
             format!("You no longer have access to {}", household.name),
             format!(
@@ -457,7 +472,7 @@ pub async fn remove_member(
         .await;
     }
     tracing::info!(tenant = %household.tenant_id, client = %household.id, user = %member, signed_out, "membership ended");
-    Ok(StatusCode::NO_CONTENT)
+    Ok(())
 }
 
 fn refusal(refused: RemovalRefused) -> ApiError {

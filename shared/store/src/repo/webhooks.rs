@@ -399,19 +399,51 @@ impl Webhooks<'_> {
             .transpose()
     }
 
-    /// Several endpoints with one batch get (at most 100 keys), in no order.
+    /// Several endpoints (one batch get per 100), in no order.
     pub async fn endpoints(
         &self,
         keys: &[(DeveloperId, WebhookId)],
     ) -> Result<Vec<WebhookEndpointRecord>, StoreError> {
         let keys: Vec<Key> = keys.iter().map(|(d, w)| endpoint_key(*d, *w)).collect();
-        let mut found = Vec::with_capacity(keys.len());
-        for chunk in keys.chunks(crate::MAX_BATCH_GET_KEYS) {
-            for item in self.0.batch_get(chunk).await? {
-                found.push(item.to_record()?);
+        super::get_all(self.0, &keys)
+            .await?
+            .iter()
+            .map(Item::to_record)
+            .collect()
+    }
+
+    /// One page of `endpoints` (a developer's, oldest first, as
+    /// [`Self::list_endpoints`] reads them) after the position `after` of
+    /// [`developer_endpoints`], and the position to continue from when more
+    /// remain. For lists read whole and then filtered or checked.
+    pub fn page_of(
+        endpoints: Vec<WebhookEndpointRecord>,
+        limit: usize,
+        after: Option<&PageKey>,
+    ) -> (Vec<WebhookEndpointRecord>, Option<PageKey>) {
+        let sort_key = |e: &WebhookEndpointRecord| endpoint_key(e.developer_id, e.id).sk;
+        let start = match after {
+            Some(at) => endpoints
+                .iter()
+                .position(|e| sort_key(e) > at.sk)
+                .unwrap_or(endpoints.len()),
+            None => 0,
+        };
+        let more = endpoints.len().saturating_sub(start) > limit;
+        let page: Vec<_> = endpoints.into_iter().skip(start).take(limit).collect();
+        let next = match page.last() {
+            Some(last) if more => {
+                let key = endpoint_key(last.developer_id, last.id);
+                Some(PageKey {
+                    pk: key.pk,
+                    sk: key.sk,
+                    index_pk: None,
+                    index_sk: None,
+                })
             }
-        }
-        Ok(found)
+            _ => None,
+        };
+        (page, next)
     }
 
     /// A developer's endpoints, oldest first.

@@ -30,7 +30,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::account::DeveloperView;
-use super::keys::{KeyWithSecret, check_key_fields, issue_key};
+use super::keys::{KeyFields, KeyWithSecret, check_key_fields, issue_key};
 use super::quota::{EffectiveQuotaView, forget_cached};
 use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
@@ -434,6 +434,19 @@ pub async fn issue_live_key(
         ));
     }
     let id = developer_id(&developer_id_text)?;
+    let created = issue_live_key_to(&state, id, fields, definition_id).await?;
+    Ok((StatusCode::CREATED, Json(created)))
+}
+
+/// Issues a LIVE key for `definition_id` to an ACTIVE developer (409
+/// otherwise); a definition id naming another developer's connector is
+/// refused (400).
+async fn issue_live_key_to(
+    state: &AppState,
+    id: DeveloperId,
+    fields: KeyFields,
+    definition_id: &str,
+) -> Result<KeyWithSecret, ApiError> {
     let developer = Developers(&*state.store)
         .get(id)
         .await?
@@ -456,13 +469,12 @@ pub async fn issue_live_key(
             "definitionId names a connector of another developer",
         ));
     }
-    let created = issue_key(
-        &state,
+    issue_key(
+        state,
         developer.id,
         KeyKind::Live,
         fields,
         Some(definition_id.to_owned()),
     )
-    .await?;
-    Ok((StatusCode::CREATED, Json(created)))
+    .await
 }

@@ -213,6 +213,26 @@ pub async fn create_connector(
     let server_url = request.server_url.trim();
     outbound::validate_url(state.events.outbound, server_url)
         .map_err(|refusal| ApiError::validation("serverUrl", refusal.to_string()))?;
+    let (record, runtime_token) =
+        create_in_sandbox(&state, &developer, slug, name, server_url).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(ConnectorWithToken {
+            connector: Connector::from(&record),
+            runtime_token,
+        }),
+    ))
+}
+
+/// Creates a connector of the developer, installable in its sandbox, with a
+/// new runtime token (answered once); a taken slug is a 409 on `slug`.
+async fn create_in_sandbox(
+    state: &AppState,
+    developer: &DeveloperRecord,
+    slug: &str,
+    name: String,
+    server_url: &str,
+) -> Result<(ConnectorRecord, String), ApiError> {
     let sandbox = developer.sandbox_tenant_id.ok_or_else(|| {
         ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
     })?;
@@ -240,13 +260,7 @@ pub async fn create_connector(
         Err(e) => return Err(e.into()),
     }
     tracing::info!(connector = %record.id, developer = %developer.id, slug = %record.slug, "connector created");
-    Ok((
-        StatusCode::CREATED,
-        Json(ConnectorWithToken {
-            connector: Connector::from(&record),
-            runtime_token,
-        }),
-    ))
+    Ok((record, runtime_token))
 }
 
 /// The developer's connectors, oldest first; never their runtime tokens.

@@ -487,7 +487,19 @@ pub async fn app_token(
     State(state): State<AppState>,
     Body(request): Body<AppTokenRequest>,
 ) -> Result<Json<AppToken>, ApiError> {
-    let presented = sha256_hex(&request.app_secret);
+    Ok(Json(
+        exchange_app_secret(&state, request.app_id, &request.app_secret).await?,
+    ))
+}
+
+/// A five-minute app token for a live key of an active developer whose App
+/// ID and secret match; every mismatch is the same 401.
+async fn exchange_app_secret(
+    state: &AppState,
+    app_id: KeyId,
+    app_secret: &str,
+) -> Result<AppToken, ApiError> {
+    let presented = sha256_hex(app_secret);
     let developers = Developers(&*state.store);
     let key = developers
         .key_by_secret_hash(&presented)
@@ -495,9 +507,7 @@ pub async fn app_token(
         .ok_or_else(wrong_app_credentials)?;
     // The lookup found the key by the secret's hash; it must be the App ID's key
     // and its current hash (compared in constant time).
-    if key.id != request.app_id
-        || !constant_time_eq(key.secret_hash.as_bytes(), presented.as_bytes())
-    {
+    if key.id != app_id || !constant_time_eq(key.secret_hash.as_bytes(), presented.as_bytes()) {
         return Err(wrong_app_credentials());
     }
     let now = state.clock.now();
@@ -511,13 +521,13 @@ pub async fn app_token(
     if !active {
         return Err(wrong_app_credentials());
     }
-    Ok(Json(AppToken {
+    Ok(AppToken {
         access_token: state
             .tokens
             .issue_app(key.id, key.developer_id, now.unix_timestamp()),
         token_type: TokenType::Bearer,
         expires_in: APP_TOKEN_SECONDS,
-    }))
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
@@ -569,6 +579,12 @@ pub async fn whoami(
     State(state): State<AppState>,
     Caller(caller): Caller,
 ) -> Result<Json<WhoAmI>, ApiError> {
+    Ok(Json(who_is(&state, caller).await?))
+}
+
+/// The caller as `whoami` describes it (a LIVE key's definition id read
+/// from its key record); a household session is not a developer caller.
+async fn who_is(state: &AppState, caller: Principal) -> Result<WhoAmI, ApiError> {
     match caller {
         Principal::Key {
             key_id,
@@ -585,7 +601,7 @@ pub async fn whoami(
                     .await?
                     .and_then(|k| k.definition_id),
             };
-            Ok(Json(WhoAmI {
+            Ok(WhoAmI {
                 kind: CallerKind::Key,
                 developer_id: developer,
                 user_id: None,
@@ -594,14 +610,14 @@ pub async fn whoami(
                 scopes: scopes.into_iter().collect(),
                 definition_id,
                 tenants: tenants.into_iter().collect(),
-            }))
+            })
         }
         Principal::Person {
             claims,
             kind: SessionKind::Developer,
             developer: Some(developer),
             ..
-        } => Ok(Json(WhoAmI {
+        } => Ok(WhoAmI {
             kind: CallerKind::Session,
             developer_id: developer,
             user_id: Some(claims.sub),
@@ -610,7 +626,7 @@ pub async fn whoami(
             scopes: Vec::new(),
             definition_id: None,
             tenants: claims.tenants.keys().copied().collect(),
-        })),
+        }),
         Principal::Person { .. } => Err(ApiError::unauthorized(
             "this operation needs a developer session, a key or an app token",
         )),

@@ -515,14 +515,35 @@ pub async fn set_scenario(
         ));
     }
     may_write(&state, &caller, body.tenant_id).await?;
+    Ok(Json(
+        set_scenario_of(
+            &state,
+            body.tenant_id,
+            device_id,
+            body.scenario,
+            body.seconds,
+        )
+        .await?,
+    ))
+}
+
+/// Stores a virtual device's scenario (for `seconds`, or until changed) and
+/// tells the runner; a runner that is not told reads it from the store.
+async fn set_scenario_of(
+    state: &AppState,
+    tenant: TenantId,
+    device_id: DeviceId,
+    scenario: Scenario,
+    seconds: Option<u32>,
+) -> Result<VirtualDevice, ApiError> {
     let now = state.clock.now();
-    let setting = match body.seconds {
-        Some(seconds) => ScenarioSetting::for_seconds(body.scenario, seconds, now),
-        None => ScenarioSetting::permanent(body.scenario),
+    let setting = match seconds {
+        Some(seconds) => ScenarioSetting::for_seconds(scenario, seconds, now),
+        None => ScenarioSetting::permanent(scenario),
     };
     let record = Simulators(&*state.store)
         .set_scenario(
-            body.tenant_id,
+            tenant,
             device_id,
             setting.scenario.as_str(),
             setting.until,
@@ -533,10 +554,9 @@ pub async fn set_scenario(
     if let Err(e) = state.simulator.set_scenario(&record).await {
         tracing::warn!(device = %device_id, error = %e, "the simulator runner was not told; it reads the scenario from the store");
     }
-    views(&state, vec![record])
+    views(state, vec![record])
         .await?
         .pop()
-        .map(Json)
         .ok_or_else(no_such_device)
 }
 

@@ -28,12 +28,11 @@ use alyt_events::binding::BindingCheck;
 use alyt_events::envelope::{EventId, EventKind, PlatformEvent, WebhookPingData};
 use alyt_events::outbound::{self, OutboundPolicy};
 use alyt_events::{dispatch, signature};
-use alyt_store::PageKey;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers, KeyRecord};
 use alyt_store::repo::webhooks::developer_endpoints;
 use alyt_store::repo::webhooks::{
     DeliveryRecord, DeliveryStatus, DisabledReason, EndpointStatus, HISTORY, Queued,
-    WebhookEndpointRecord, WebhookRoute, Webhooks, endpoint_key,
+    WebhookEndpointRecord, WebhookRoute, Webhooks,
 };
 use axum::Json;
 use axum::extract::{Path, State};
@@ -416,9 +415,22 @@ pub async fn list_webhooks(
     let manager = webhook_developer(&state, &caller).await?;
     let limit = page.limit()? as usize;
     let after = page.after_within(&developer_endpoints(manager.developer.id))?;
+    let endpoints = checked_endpoints(&state, &manager).await?;
+    let (items, next) = Webhooks::page_of(endpoints, limit, after.as_ref());
+    Ok(Json(ListResponse {
+        items: items.into_iter().map(EndpointView::from).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// The endpoints the caller manages, oldest first. An active endpoint whose
+/// key or developer is no longer sound is disabled here too, so the list
+/// always says why.
+async fn checked_endpoints(
+    state: &AppState,
+    manager: &Manager,
+) -> Result<Vec<WebhookEndpointRecord>, ApiError> {
     let now = state.clock.now();
-    // An active endpoint whose key or developer is no longer sound is
-    // disabled here too, so the list always says why.
     let mut bindings = BindingCheck::default();
     let mut all = Vec::new();
     for mut endpoint in Webhooks(&*state.store)
@@ -432,30 +444,7 @@ pub async fn list_webhooks(
         }
         all.push(endpoint);
     }
-    let start = match &after {
-        Some(at) => all
-            .iter()
-            .position(|e| endpoint_key(e.developer_id, e.id).sk > at.sk)
-            .unwrap_or(all.len()),
-        None => 0,
-    };
-    let items: Vec<WebhookEndpointRecord> = all.iter().skip(start).take(limit).cloned().collect();
-    let next_cursor = match items.last() {
-        Some(last) if start + items.len() < all.len() => {
-            let key = endpoint_key(last.developer_id, last.id);
-            Some(encode_cursor(&PageKey {
-                pk: key.pk,
-                sk: key.sk,
-                index_pk: None,
-                index_sk: None,
-            }))
-        }
-        _ => None,
-    };
-    Ok(Json(ListResponse {
-        items: items.into_iter().map(EndpointView::from).collect(),
-        next_cursor,
-    }))
+    Ok(all)
 }
 
 /// Removes an endpoint. What is still queued for it fails at its next
@@ -678,14 +667,25 @@ pub async fn enable_webhook(
 ) -> Result<Json<Enabled>, ApiError> {
     let manager = webhook_developer(&state, &caller).await?;
     let endpoint = own_endpoint(&state, &manager, &id).await?;
+    let (endpoint, requeued) = reenable_endpoint(&state, &manager, endpoint).await?;
+    Ok(Json(Enabled {
+        endpoint: endpoint.into(),
+        requeued,
+    }))
+}
+
+/// Re-enables a disabled endpoint whose key still speaks for it (409
+/// otherwise) and requeues its held deliveries; answers the endpoint and how
+/// many were requeued (none for an endpoint already active).
+async fn reenable_endpoint(
+    state: &AppState,
+    manager: &Manager,
+    endpoint: WebhookEndpointRecord,
+) -> Result<(WebhookEndpointRecord, u32), ApiError> {
     let now = state.clock.now();
     if endpoint.status == EndpointStatus::Active {
-        return Ok(Json(Enabled {
-            endpoint: endpoint.into(),
-            requeued: 0,
-        }));
+        return Ok((endpoint, 0));
     }
-    // Its key must still speak for it.
     let mut bindings = BindingCheck::default();
     match bindings.broken(&*state.store, &endpoint, now).await? {
         Some(DisabledReason::KeyRevoked) => {
@@ -706,17 +706,11 @@ pub async fn enable_webhook(
     // (DynamoDB): the worker requeues again for a few seconds.
     dispatch::follow_up_requeue(&*state.store, endpoint.id, now).await?;
     match enabled {
-        Some(done) => Ok(Json(Enabled {
-            endpoint: done.endpoint.into(),
-            requeued: done.requeued,
-        })),
+        Some(done) => Ok((done.endpoint, done.requeued)),
         // Re-enabled meanwhile by another request: answer its state.
         None => {
-            let current = own_endpoint(&state, &manager, &id).await?;
-            Ok(Json(Enabled {
-                endpoint: current.into(),
-                requeued: 0,
-            }))
+            let current = own_endpoint(state, manager, &endpoint.id.to_string()).await?;
+            Ok((current, 0))
         }
     }
 }

@@ -483,19 +483,30 @@ pub async fn rotate_credentials(
     ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<(StatusCode, Json<RotatedCredentials>), ApiError> {
-    let mut device = writable_device(&state, &caller, query.tenant_id, device_id).await?;
+    let device = writable_device(&state, &caller, query.tenant_id, device_id).await?;
     not_virtual(&device)?;
+    let rotated = rotate(&state, device).await?;
+    Ok((StatusCode::CREATED, Json(rotated)))
+}
+
+/// Gives the device a new credential and revokes the old one (closing its
+/// session), retrying when the device changed meanwhile; a credential issued
+/// for an attempt that did not land is discarded.
+async fn rotate(
+    state: &AppState,
+    mut device: DeviceRecord,
+) -> Result<RotatedCredentials, ApiError> {
     let devices = Devices(&*state.store);
     for _ in 0..ATTEMPTS {
         let old = devices.credential(&device.id.to_string()).await?;
         let now = state.clock.now();
-        let issued = issue(&state, &device).await?;
+        let issued = issue(state, &device).await?;
         let credential = credential_record(&device, &issued, now)?;
         match devices.replace_credential(&device, &credential).await {
             Ok(true) => {
                 tracing::info!(device = %device.id, "device credential rotated");
                 revoke_at_broker(
-                    &state,
+                    state,
                     &device,
                     old.as_ref().and_then(|c| c.certificate_id.as_deref()),
                     AtBroker::Revoke,
@@ -506,17 +517,14 @@ pub async fn rotate_credentials(
                     .await?
                     .pop()
                     .ok_or_else(no_such_device)?;
-                return Ok((
-                    StatusCode::CREATED,
-                    Json(RotatedCredentials {
-                        topic_prefix: topic_prefix(&device),
-                        device: device_row(view, now),
-                        credentials: issued.shown,
-                    }),
-                ));
+                return Ok(RotatedCredentials {
+                    topic_prefix: topic_prefix(&device),
+                    device: device_row(view, now),
+                    credentials: issued.shown,
+                });
             }
             Ok(false) => {
-                discard(&state, device.id, &issued).await;
+                discard(state, device.id, &issued).await;
                 device = devices
                     .get(device.tenant_id, device.id)
                     .await?
@@ -524,7 +532,7 @@ pub async fn rotate_credentials(
                     .ok_or_else(no_such_device)?;
             }
             Err(e) => {
-                discard(&state, device.id, &issued).await;
+                discard(state, device.id, &issued).await;
                 return Err(e.into());
             }
         }

@@ -1107,8 +1107,16 @@ pub async fn patch_device_settings(
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<PatchDeviceSettingsRequest>,
 ) -> Result<Json<Device>, ApiError> {
-    let tenant = query.tenant_id;
-    let mut device = settings_target(&state, &caller, tenant, device_id).await?;
+    let device = settings_target(&state, &caller, query.tenant_id, device_id).await?;
+    Ok(Json(change_settings(&state, device, body).await?))
+}
+
+/// Merges the patch into the device's settings and answers its row.
+async fn change_settings(
+    state: &AppState,
+    mut device: DeviceRecord,
+    body: PatchDeviceSettingsRequest,
+) -> Result<Device, ApiError> {
     let devices = Devices(&*state.store);
     // Optimistic: written only if the device is as read (a report or another
     // patch in between makes it read again).
@@ -1124,11 +1132,11 @@ pub async fn patch_device_settings(
                     .await?
                     .pop()
                     .ok_or_else(no_such_device)?;
-                return Ok(Json(device_row(view, now)));
+                return Ok(device_row(view, now));
             }
             Ok(false) => {
                 device = devices
-                    .get(tenant, device_id)
+                    .get(device.tenant_id, device.id)
                     .await?
                     .filter(|d| d.deleted_at.is_none())
                     .ok_or_else(no_such_device)?;

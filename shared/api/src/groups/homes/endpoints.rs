@@ -670,15 +670,43 @@ pub async fn patch_endpoint(
     if let Some(Some(room)) = body.room_id {
         check_room(&state, tenant, endpoint.property_id, room).await?;
     }
+    let changes = EndpointChanges {
+        presented_as: body.presented_as,
+        name,
+        room_id: body.room_id,
+    };
+    let next = change_endpoint(&state, endpoint, changes).await?;
+    Ok(Json(endpoint_thing(&next, state.clock.now())))
+}
+
+/// Checked changes to an endpoint: each `Some` is set (`Some(None)` clears).
+struct EndpointChanges {
+    presented_as: Option<Option<PresentedAs>>,
+    name: Option<String>,
+    room_id: Option<Option<RoomId>>,
+}
+
+/// Writes `changes` to the endpoint (a room set by a person is placed by
+/// them, so discovery leaves it there); answers it as stored.
+async fn change_endpoint(
+    state: &AppState,
+    endpoint: EndpointRecord,
+    changes: EndpointChanges,
+) -> Result<EndpointRecord, ApiError> {
+    let EndpointChanges {
+        presented_as,
+        name,
+        room_id,
+    } = changes;
     let now = state.clock.now();
-    let next = rewrite_endpoint(&state, endpoint, |_, e| {
-        if let Some(presented_as) = body.presented_as {
+    rewrite_endpoint(state, endpoint, |_, e| {
+        if let Some(presented_as) = presented_as {
             e.presented_as = presented_as.map(|p| p.as_str().to_owned());
         }
         if let Some(name) = &name {
             e.name = name.clone();
         }
-        if let Some(room) = body.room_id {
+        if let Some(room) = room_id {
             e.room_id = room;
             e.placed_by = Some(PlacedBy::Person);
         }
@@ -686,8 +714,7 @@ pub async fn patch_endpoint(
         Ok(Vec::new())
     })
     .await?
-    .ok_or_else(no_such_endpoint)?;
-    Ok(Json(endpoint_thing(&next, state.clock.now())))
+    .ok_or_else(no_such_endpoint)
 }
 
 /// Applies `change(stored, next)` to the endpoint and writes it with the

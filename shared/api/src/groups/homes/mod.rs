@@ -6,9 +6,10 @@ pub mod notifications;
 pub mod overview;
 pub mod rooms;
 
-use alyt_domain::access::Scope;
+use alyt_domain::access::{Principal, Scope};
 use alyt_domain::capability::{CapabilityCatalogue, catalogue};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
+use alyt_store::PageKey;
 use alyt_store::repo::tenancy::tenant_properties;
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use axum::Json;
@@ -135,9 +136,24 @@ pub async fn list_properties(
     // household people see their own homes (a guest only the pinned one).
     // Anything else is the same 404 as a tenant that does not exist.
     caller.require_scope(Scope::TenantRead)?;
-    let reach = tenant_reach(&caller, query.tenant_id, not_found)?;
+    let (items, next) = visible_properties(&state, &caller, query.tenant_id, limit, after).await?;
+    Ok(Json(ListResponse {
+        items: items.into_iter().map(Property::from).collect(),
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// One page of the homes of `tenant` the caller sees.
+async fn visible_properties(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    limit: u32,
+    after: Option<PageKey>,
+) -> Result<(Vec<PropertyRecord>, Option<PageKey>), ApiError> {
+    let reach = tenant_reach(caller, tenant, not_found)?;
     let tenancy = Tenancy(&*state.store);
-    if tenancy.tenant(query.tenant_id).await?.is_none() {
+    if tenancy.tenant(tenant).await?.is_none() {
         return Err(not_found());
     }
     let (items, next) = match &reach {
@@ -145,14 +161,14 @@ pub async fn list_properties(
         Reach::Homes { households, pinned } if households.is_empty() && pinned.len() == 1 => {
             let only = pinned.iter().copied().next();
             let one = match only {
-                Some(id) => tenancy.property(query.tenant_id, id).await?,
+                Some(id) => tenancy.property(tenant, id).await?,
                 None => None,
             };
             (one.into_iter().collect(), None)
         }
-        Reach::Everything => tenancy.properties(query.tenant_id, limit, after).await?,
+        Reach::Everything => tenancy.properties(tenant, limit, after).await?,
         Reach::Homes { .. } => {
-            let (all, next) = tenancy.properties(query.tenant_id, limit, after).await?;
+            let (all, next) = tenancy.properties(tenant, limit, after).await?;
             let mine = all
                 .into_iter()
                 .filter(|p| reach.covers(p.client_id, p.id))
@@ -160,8 +176,5 @@ pub async fn list_properties(
             (mine, next)
         }
     };
-    Ok(Json(ListResponse {
-        items: items.into_iter().map(Property::from).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok((items, next))
 }

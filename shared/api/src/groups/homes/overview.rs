@@ -483,6 +483,17 @@ pub async fn refresh_property(
         HomeAccess::Control,
     )
     .await?;
+    Ok(Json(refresh_home(&state, &property).await?))
+}
+
+/// Reads every connector-backed thing of the home from its connector (one
+/// call per integration, all at once, so a slow connector does not hold up
+/// the others) and answers the overview after the reads with a failed entry
+/// per thing that could not be read.
+async fn refresh_home(
+    state: &AppState,
+    property: &PropertyRecord,
+) -> Result<RefreshResult, ApiError> {
     let things = home_things(&*state.store, property.tenant_id, property.id).await?;
     let mut by_integration: BTreeMap<IntegrationId, Vec<EndpointRecord>> = BTreeMap::new();
     for endpoint in things.endpoints {
@@ -491,11 +502,9 @@ pub async fn refresh_property(
             .or_default()
             .push(endpoint);
     }
-    // One connector call per integration, all at once: a slow connector
-    // does not hold up the others.
-    let reads = by_integration.into_iter().map(|(integration, endpoints)| {
-        let state = &state;
-        async move {
+    let reads = by_integration
+        .into_iter()
+        .map(|(integration, endpoints)| async move {
             match installed(state, property.tenant_id, integration).await {
                 Ok(installed) => read_and_store(state, &installed, endpoints).await,
                 Err(e) => Ok(endpoints
@@ -503,8 +512,7 @@ pub async fn refresh_property(
                     .map(|endpoint| ReadOutcome::Failed(endpoint, e.detail.clone()))
                     .collect()),
             }
-        }
-    });
+        });
     let mut failed = Vec::new();
     for outcomes in futures_util::future::join_all(reads).await {
         for outcome in outcomes? {
@@ -517,11 +525,11 @@ pub async fn refresh_property(
             }
         }
     }
-    let home = read_home(&state, &property).await?;
-    Ok(Json(RefreshResult {
-        overview: overview_of(&property, &home),
+    let home = read_home(state, property).await?;
+    Ok(RefreshResult {
+        overview: overview_of(property, &home),
         failed,
-    }))
+    })
 }
 
 #[cfg(test)]

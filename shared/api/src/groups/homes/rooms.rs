@@ -64,11 +64,12 @@ use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::room::{
     self, ActionRef, ActionValue, AvailableAction, Member, MemberPlan, ROOM_ICONS, ROOM_SUGGESTIONS,
 };
-use alyt_store::Store;
 use alyt_store::repo::devices::{DeviceRecord, Devices};
 use alyt_store::repo::integrations::{EndpointRecord, HomeThings, Integrations};
 use alyt_store::repo::rooms::home_rooms;
 use alyt_store::repo::rooms::{RoomRecord, Rooms};
+use alyt_store::repo::tenancy::PropertyRecord;
+use alyt_store::{PageKey, Store};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -315,13 +316,27 @@ pub async fn list_rooms(
         HomeAccess::See,
     )
     .await?;
+    let (items, next) = room_views_page(&state, &property, limit, after).await?;
+    Ok(Json(ListResponse {
+        items,
+        next_cursor: next.as_ref().map(encode_cursor),
+    }))
+}
+
+/// One page of a home's rooms, each with the rows of its things (one batch
+/// of thing rows for every listed room).
+async fn room_views_page(
+    state: &AppState,
+    property: &PropertyRecord,
+    limit: u32,
+    after: Option<PageKey>,
+) -> Result<(Vec<RoomView>, Option<PageKey>), ApiError> {
     let (rooms, next) = Rooms(&*state.store).page(property.id, limit, after).await?;
     let things = if rooms.is_empty() {
         HomeThings::default()
     } else {
         home_things(&*state.store, property.tenant_id, property.id).await?
     };
-    // One batch of rows for the members of every listed room.
     let listed = |r: Option<RoomId>| r.is_some_and(|r| rooms.iter().any(|room| room.id == r));
     let listed = HomeThings {
         devices: things
@@ -336,19 +351,16 @@ pub async fn list_rooms(
             .collect(),
     };
     let mut by_room: BTreeMap<RoomId, Vec<MemberThing>> = BTreeMap::new();
-    for member in member_things(&state, listed).await? {
+    for member in member_things(state, listed).await? {
         if let Some(room) = member.thing.room_id {
             by_room.entry(room).or_default().push(member);
         }
     }
-    let items = rooms
+    let views = rooms
         .iter()
         .map(|room| room_view(room, by_room.get(&room.id).map_or(&[][..], Vec::as_slice)))
         .collect();
-    Ok(Json(ListResponse {
-        items,
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok((views, next))
 }
 
 /// A name the add-a-room flow offers.
