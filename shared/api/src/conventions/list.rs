@@ -26,6 +26,17 @@ pub struct ListResponse<T> {
     pub next_cursor: Option<String>,
 }
 
+impl<T> ListResponse<T> {
+    /// One page of `items`, with the cursor of `next` (where the store
+    /// continues) when more remain.
+    pub fn page(items: Vec<T>, next: Option<&PageKey>) -> Self {
+        Self {
+            items,
+            next_cursor: next.map(encode_cursor),
+        }
+    }
+}
+
 /// The paging parameters every list operation takes.
 #[derive(Debug, Clone, Default, Deserialize, IntoParams, PartialEq)]
 #[into_params(parameter_in = Query)]
@@ -37,6 +48,11 @@ pub struct PageParams {
 }
 
 impl PageParams {
+    /// The paging fields of an operation's own query.
+    pub fn new(limit: Option<u32>, cursor: Option<String>) -> Self {
+        Self { limit, cursor }
+    }
+
     pub fn limit(&self) -> Result<u32, ApiError> {
         match self.limit {
             None => Ok(DEFAULT_LIMIT),

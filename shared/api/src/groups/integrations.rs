@@ -87,7 +87,7 @@ use crate::access::{HomeAccess, HomeNeed, access_to, home_for, no_such_property,
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantParam;
 use crate::groups::homes::TenantPage;
@@ -994,18 +994,15 @@ pub async fn list_integrations(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Integration>>, ApiError> {
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     caller.require_scope(Need::See.scope())?;
     let (records, next) =
         visible_integrations(&state, &caller, query.tenant_id, limit, &page).await?;
-    Ok(Json(ListResponse {
-        items: records.iter().map(Integration::from).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        records.iter().map(Integration::from).collect(),
+        next.as_ref(),
+    )))
 }
 
 /// One page of the integrations of `tenant` the caller sees: a LIVE key
@@ -1198,10 +1195,7 @@ pub async fn list_integration_endpoints(
     ApiPath(integration_id): ApiPath<IntegrationId>,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Endpoint>>, ApiError> {
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     let (integration, _) =
         integration_for(&state, &caller, query.tenant_id, integration_id, Need::See).await?;
@@ -1211,10 +1205,10 @@ pub async fn list_integration_endpoints(
     let (records, next) = Integrations(&*state.store)
         .endpoints_page(integration.id, limit, after)
         .await?;
-    Ok(Json(ListResponse {
-        items: records.iter().map(endpoint_object).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        records.iter().map(endpoint_object).collect(),
+        next.as_ref(),
+    )))
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::ports::Email;
 use crate::{ApiError, AppState};
@@ -253,16 +253,16 @@ pub async fn list_members(
         .map(|u| (u.id, u.email))
         .collect();
     let now = state.clock.now();
-    Ok(Json(ListResponse {
-        items: grants
+    Ok(Json(ListResponse::page(
+        grants
             .into_iter()
             .map(|g| {
                 let email = emails.remove(&g.user_id);
                 Member::new(g, email, now)
             })
             .collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+        next.as_ref(),
+    )))
 }
 
 /// Grants a person (by user id) a place in the household.

@@ -36,7 +36,7 @@ use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
@@ -123,10 +123,10 @@ pub async fn list_developers(
             }
             other => other.into(),
         })?;
-    Ok(Json(ListResponse {
-        items: developers.into_iter().map(DeveloperView::from).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        developers.into_iter().map(DeveloperView::from).collect(),
+        next.as_ref(),
+    )))
 }
 
 // ---------------------------------------------------------------------------

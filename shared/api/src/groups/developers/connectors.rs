@@ -43,7 +43,7 @@ use utoipa_axum::routes;
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
 use crate::auth::secrets::random_token;
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
@@ -289,10 +289,10 @@ pub async fn list_connectors(
     let (records, next) = Integrations(&*state.store)
         .connectors_of(developer.id, limit, after)
         .await?;
-    Ok(Json(ListResponse {
-        items: records.iter().map(Connector::from).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        records.iter().map(Connector::from).collect(),
+        next.as_ref(),
+    )))
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use crate::auth::Caller;
 use crate::auth::caller::{DEV_KEY_PREFIX, LIVE_KEY_PREFIX};
 use crate::auth::jwt::APP_TOKEN_SECONDS;
 use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoDeveloperSession, Problem};
 use crate::{ApiError, AppState};
 
@@ -258,10 +258,10 @@ pub async fn list_keys(
             }
             other => other.into(),
         })?;
-    Ok(Json(ListResponse {
-        items: keys.into_iter().map(KeyView::from).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        keys.into_iter().map(KeyView::from).collect(),
+        next.as_ref(),
+    )))
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]

@@ -53,7 +53,7 @@ use super::virtual_quota::{give_back, take_place};
 use crate::auth::Caller;
 use crate::auth::secrets::random_bytes;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::lifecycle::{delete_one, remove_virtual_device};
 use crate::groups::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row};
@@ -381,10 +381,7 @@ pub async fn list_virtual_devices(
     ApiQuery(query): ApiQuery<VirtualDeviceListQuery>,
 ) -> Result<Json<ListResponse<VirtualDevice>>, ApiError> {
     let tenant = query.tenant_id;
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     let after = page.after_within(&tenant_virtual_devices(tenant))?;
     may_read(&state, &caller, tenant).await?;
@@ -392,10 +389,7 @@ pub async fn list_virtual_devices(
         .list_by_tenant(tenant, limit, after)
         .await?;
     let items = views(&state, records).await?;
-    Ok(Json(ListResponse {
-        items,
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(items, next.as_ref())))
 }
 
 /// The body of `POST /v1/developers/simulator/devices`.

@@ -45,7 +45,7 @@ use utoipa_axum::routes;
 
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
@@ -417,10 +417,10 @@ pub async fn list_webhooks(
     let after = page.after_within(&developer_endpoints(manager.developer.id))?;
     let endpoints = checked_endpoints(&state, &manager).await?;
     let (items, next) = Webhooks::page_of(endpoints, limit, after.as_ref());
-    Ok(Json(ListResponse {
-        items: items.into_iter().map(EndpointView::from).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        items.into_iter().map(EndpointView::from).collect(),
+        next.as_ref(),
+    )))
 }
 
 /// The endpoints the caller manages, oldest first. An active endpoint whose

@@ -44,7 +44,7 @@ use utoipa_axum::routes;
 use crate::access::device_for;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantParam;
 use crate::{ApiError, AppState};
@@ -166,10 +166,7 @@ pub async fn list_commands(
     ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<CommandListQuery>,
 ) -> Result<Json<ListResponse<CommandRow>>, ApiError> {
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     let device = device_for(
         &state,
@@ -183,8 +180,8 @@ pub async fn list_commands(
     let (rows, next) = Commands(&*state.store)
         .history(device.id, limit, after)
         .await?;
-    Ok(Json(ListResponse {
-        items: rows.into_iter().map(|s| s.row).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        rows.into_iter().map(|s| s.row).collect(),
+        next.as_ref(),
+    )))
 }

@@ -26,7 +26,7 @@ use utoipa_axum::routes;
 use crate::access::device_for;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
@@ -123,10 +123,7 @@ pub async fn device_telemetry(
         ));
     }
     let range = range(query.from, query.to)?;
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     let device = device_for(
         &state,
@@ -147,8 +144,8 @@ pub async fn device_telemetry(
             after,
         )
         .await?;
-    Ok(Json(ListResponse {
-        items: points
+    Ok(Json(ListResponse::page(
+        points
             .into_iter()
             .map(|p| TelemetryPointView {
                 metric: metric.clone(),
@@ -156,8 +153,8 @@ pub async fn device_telemetry(
                 at: p.at,
             })
             .collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+        next.as_ref(),
+    )))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -210,10 +207,7 @@ async fn device_log(
     channel: LogChannel,
 ) -> Result<Json<ListResponse<DeviceLogEntryView>>, ApiError> {
     let range = range(query.from, query.to)?;
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     let device = device_for(
         state,
@@ -227,10 +221,10 @@ async fn device_log(
     let (entries, next) = History(&*state.store)
         .device_log(device.id, channel, range, limit, after)
         .await?;
-    Ok(Json(ListResponse {
-        items: entries.into_iter().map(Into::into).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        entries.into_iter().map(Into::into).collect(),
+        next.as_ref(),
+    )))
 }
 
 /// What the device published on its `events` channel, newest first.

@@ -63,7 +63,7 @@ pub(crate) use crate::access::no_such_device;
 use crate::access::{HomeAccess, Reach, access_to, device_for, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
@@ -810,10 +810,7 @@ pub async fn list_devices(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<DeviceListQuery>,
 ) -> Result<Json<ListResponse<Device>>, ApiError> {
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     caller.require_scope(Scope::DevicesRead)?;
     let (items, next) = visible_devices(
@@ -825,10 +822,7 @@ pub async fn list_devices(
         &page,
     )
     .await?;
-    Ok(Json(ListResponse {
-        items,
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(items, next.as_ref())))
 }
 
 /// One page of the device rows of `tenant` (or of one of its homes) the

@@ -23,7 +23,7 @@ use utoipa_axum::routes;
 use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiQuery;
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
@@ -126,10 +126,7 @@ pub async fn list_properties(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Property>>, ApiError> {
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     let after = page.after_within(&tenant_properties(query.tenant_id))?;
     // Staff read every tenant; tenant roles and keys see all of theirs;
@@ -137,10 +134,10 @@ pub async fn list_properties(
     // Anything else is the same 404 as a tenant that does not exist.
     caller.require_scope(Scope::TenantRead)?;
     let (items, next) = visible_properties(&state, &caller, query.tenant_id, limit, after).await?;
-    Ok(Json(ListResponse {
-        items: items.into_iter().map(Property::from).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        items.into_iter().map(Property::from).collect(),
+        next.as_ref(),
+    )))
 }
 
 /// One page of the homes of `tenant` the caller sees.

@@ -32,7 +32,7 @@ use uuid::Uuid;
 use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiQuery;
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
@@ -116,10 +116,7 @@ pub async fn list_notifications(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<NotificationQuery>,
 ) -> Result<Json<ListResponse<Notification>>, ApiError> {
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     caller.require_scope(Scope::NotificationsRead)?;
     let (records, next) = readable_notifications(
@@ -131,10 +128,10 @@ pub async fn list_notifications(
         &page,
     )
     .await?;
-    Ok(Json(ListResponse {
-        items: records.into_iter().map(Notification::from).collect(),
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(
+        records.into_iter().map(Notification::from).collect(),
+        next.as_ref(),
+    )))
 }
 
 /// One page of the notifications of `tenant` (or of one of its homes) the

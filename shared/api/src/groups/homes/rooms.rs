@@ -83,7 +83,7 @@ use uuid::Uuid;
 use crate::access::{HomeAccess, home_for, no_such_room, room_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams, encode_cursor};
+use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::{Device, TenantParam, Thing, device_row};
 use crate::groups::homes::endpoints::{Endpoint, Installed, endpoint_object, endpoint_thing};
@@ -302,10 +302,7 @@ pub async fn list_rooms(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<RoomListQuery>,
 ) -> Result<Json<ListResponse<RoomView>>, ApiError> {
-    let page = PageParams {
-        limit: query.limit,
-        cursor: query.cursor,
-    };
+    let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     let after = page.after_within(&home_rooms(query.property_id))?;
     let property = home_for(
@@ -317,10 +314,7 @@ pub async fn list_rooms(
     )
     .await?;
     let (items, next) = room_views_page(&state, &property, limit, after).await?;
-    Ok(Json(ListResponse {
-        items,
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    Ok(Json(ListResponse::page(items, next.as_ref())))
 }
 
 /// One page of a home's rooms, each with the rows of its things (one batch
