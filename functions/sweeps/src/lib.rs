@@ -97,41 +97,51 @@ pub async fn on_schedule(
 }
 
 /// Bridge passes every [`SWEEP_INTERVAL`], the first at once, none starting
-/// at or after `until`.
+/// at or after `until`; each also mails the waiting reset links.
 pub async fn run_bridge(sweeps: &Sweeps, until: Instant) -> BridgeTotals {
     let mut totals = BridgeTotals::default();
-    let mut next = Instant::now();
-    loop {
-        totals.passes += 1;
-        let pass = alyt_device::bridge::sweep(
-            sweeps.store.clone(),
-            sweeps.publisher.clone(),
-            sweeps.clock.clone(),
-        )
-        .await;
+    alyt_aws::lambda::passes_until(
+        until,
+        SWEEP_INTERVAL,
+        || bridge_pass(sweeps),
+        |pass| totals.add(pass),
+    )
+    .await;
+    totals
+}
+
+/// One bridge sweep (its report, or the store error that stopped it), then
+/// the waiting reset mails.
+async fn bridge_pass(sweeps: &Sweeps) -> Result<alyt_device::bridge::SweepReport, StoreError> {
+    let pass = alyt_device::bridge::sweep(
+        sweeps.store.clone(),
+        sweeps.publisher.clone(),
+        sweeps.clock.clone(),
+    )
+    .await;
+    if let Err(e) = &pass {
+        tracing::warn!(error = %e, "bridge sweep failed");
+    }
+    if let Some(mails) = &sweeps.reset_mails
+        && let Err(e) = mails.deliver().await
+    {
+        tracing::warn!(error = %e, "reset mails wait for the next pass");
+    }
+    pass
+}
+
+impl BridgeTotals {
+    fn add(&mut self, pass: Result<alyt_device::bridge::SweepReport, StoreError>) {
+        self.passes += 1;
         match pass {
             Ok(report) => {
-                totals.sent += report.sent;
-                totals.failed += report.failed;
-                totals.undeliverable += report.undeliverable;
-                totals.raced += report.raced;
+                self.sent += report.sent;
+                self.failed += report.failed;
+                self.undeliverable += report.undeliverable;
+                self.raced += report.raced;
             }
-            Err(e) => {
-                totals.failed_passes += 1;
-                tracing::warn!(error = %e, "bridge sweep failed");
-            }
+            Err(_) => self.failed_passes += 1,
         }
-        if let Some(mails) = &sweeps.reset_mails
-            && let Err(e) = mails.deliver().await
-        {
-            tracing::warn!(error = %e, "reset mails wait for the next pass");
-        }
-        // A slow pass delays the next one rather than bunching them up.
-        next = (next + SWEEP_INTERVAL).max(Instant::now());
-        if next >= until {
-            return totals;
-        }
-        tokio::time::sleep_until(next).await;
     }
 }
 

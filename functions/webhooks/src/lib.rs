@@ -19,7 +19,10 @@
 
 use std::time::Duration;
 
+use alyt_events::DeliveryReport;
+use alyt_events::dispatch::DispatchReport;
 use alyt_events::worker::{PASS_INTERVAL, Worker};
+use alyt_store::StoreError;
 use alyt_store::repo::events::is_event_partition;
 use tokio::time::Instant;
 
@@ -97,40 +100,48 @@ pub async fn on_new_events(worker: &Worker, lag: Duration) -> Totals {
 /// Runs dispatch + delivery passes every [`PASS_INTERVAL`], the first at
 /// once, none starting at or after `window` from now.
 pub async fn on_schedule(worker: &Worker, window: Duration) -> Totals {
-    let until = Instant::now() + window;
     let mut totals = Totals::default();
-    let mut next = Instant::now();
-    loop {
-        totals.passes += 1;
-        match worker.dispatch().await {
+    alyt_aws::lambda::passes_until(
+        Instant::now() + window,
+        PASS_INTERVAL,
+        || async { (worker.dispatch().await, worker.deliver().await) },
+        |(dispatched, delivered)| totals.add(dispatched, delivered),
+    )
+    .await;
+    totals
+}
+
+impl Totals {
+    fn add(
+        &mut self,
+        dispatched: Result<DispatchReport, StoreError>,
+        delivered: Result<DeliveryReport, StoreError>,
+    ) {
+        self.passes += 1;
+        match dispatched {
             Ok(report) => {
-                totals.dispatched_events += report.events;
-                totals.queued += report.queued + report.held;
+                self.dispatched_events += report.events;
+                self.queued += report.queued + report.held;
             }
             Err(e) => {
-                totals.failed_passes += 1;
+                self.failed_passes += 1;
                 tracing::warn!(error = %e, "webhook dispatch failed");
             }
         }
-        match worker.deliver().await {
+        match delivered {
             Ok(report) => {
-                totals.attempted += report.attempted;
-                totals.delivered += report.delivered;
-                totals.retrying += report.retrying;
-                totals.failed += report.failed;
-                totals.held += report.held;
-                totals.disabled += report.disabled.len() as u32;
+                self.attempted += report.attempted;
+                self.delivered += report.delivered;
+                self.retrying += report.retrying;
+                self.failed += report.failed;
+                self.held += report.held;
+                self.disabled += report.disabled.len() as u32;
             }
             Err(e) => {
-                totals.failed_passes += 1;
+                self.failed_passes += 1;
                 tracing::warn!(error = %e, "webhook delivery pass failed");
             }
         }
-        next = (next + PASS_INTERVAL).max(Instant::now());
-        if next >= until {
-            return totals;
-        }
-        tokio::time::sleep_until(next).await;
     }
 }
 
