@@ -3,7 +3,7 @@
 //! extraction, rate limiting, request ids, list envelopes and cursors, OpenAPI).
 //!
 //! A router never knows its runtime: the local binary and each Lambda build an
-//! [`AppState`] from their own adapters and call [`app`] with the groups they serve.
+//! [`AppState`] from their own adapters and call [`app()`] with the groups they serve.
 
 pub mod access;
 pub mod app;

@@ -12,7 +12,7 @@
 //! the UpdateCertificate API reference says that within a few minutes of a
 //! certificate leaving ACTIVE, IoT Core disconnects every device that connected
 //! with it. "A few minutes" is too slow for a revoked device, so
-//! [`crate::iot_publisher::IotDataPublisher::disconnect`] also closes the
+//! `IotDataPublisher::disconnect` also closes the
 //! session at once with the data plane's DeleteConnection.
 //!
 //! The private key is returned once in the issued credential and is never

@@ -2,7 +2,7 @@
 //! (the table, the IoT endpoints, the mail sender). Each part needs only the
 //! features of the clients it builds, so a worker links only the AWS SDK
 //! crates it calls. The group Lambdas' wiring (hosted state, router,
-//! `lambda_http::run`) is [`group`], feature `http`.
+//! `lambda_http::run`) is `group`, feature `http`.
 
 #[cfg(any(feature = "iot-certs", feature = "iot-publish"))]
 use aws_config::SdkConfig;

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! `protocol` and `protocolId` (1-128 printable characters, unique per hub)
-//! are required; `name` (1-120 characters) defaults to "<protocol> device",
+//! are required; `name` (1-120 characters) defaults to "`<protocol>` device",
 //! `kind` to OTHER; `capabilities` lists at least one known capability. The
 //! event is logged like any other; a pairing that names a `protocolId` the
 //! hub already has changes nothing (pairing is idempotent), and one that is

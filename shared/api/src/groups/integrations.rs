@@ -21,11 +21,11 @@
 //! * `POST /v1/integrations/{integrationId}/discover` `{ tenantId,
 //!   propertyId }`: asks the connector what it has and stores it as
 //!   endpoints of the integration's home (an integration belongs to one
-//!   home: another `propertyId` is 400). See [`discover_into`].
+//!   home: another `propertyId` is 400). See `discover_into`.
 //! * `GET /v1/integrations/{integrationId}/endpoints?tenantId`: the raw
 //!   endpoints of the integration (spec: Endpoint list response).
 //!
-//! Who: the rule of rooms ([`crate::access::access_to`]): connecting,
+//! Who: the rule of rooms (`access::access_to`): connecting,
 //! answering, discovering and removing configure the home (the household's
 //! OWNER, tenant ADMIN/INSTALLER, keys bound to the tenant, platform
 //! OWNER/STAFF); reading needs sight of the home (any member, a guest in its

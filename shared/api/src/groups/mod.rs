@@ -1,6 +1,6 @@
 //! The operation groups, one folder or file each: this module names every
 //! group's routes. The contract ([`crate::openapi`]) and the assembly
-//! ([`crate::app`]) both read them from here.
+//! ([`crate::app()`]) both read them from here.
 
 use utoipa_axum::router::OpenApiRouter;
 

@@ -1,4 +1,4 @@
-//! Typed repositories over the [`Store`](crate::Store): each maps records to the
+//! Typed repositories over the [`Store`]: each maps records to the
 //! keys of `DATA_MODEL.md` and makes the rules that must hold under concurrency
 //! conditional writes. Handlers use these, never raw keys.
 

@@ -24,7 +24,7 @@
 //!
 //! VIRTUAL_DEVICES (default 20) is a standing count taken before registering
 //! and given back when the registration fails or the device is deleted
-//! ([`super::virtual_quota`]); past it the answer is 409 `quota-exceeded`
+//! (`virtual_quota`); past it the answer is 409 `quota-exceeded`
 //! naming the quota.
 
 use std::collections::HashMap;

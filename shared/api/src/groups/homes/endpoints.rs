@@ -18,7 +18,7 @@
 //!   thing a person placed is never moved by discovery; `name` renames it
 //!   (rediscovery never renames).
 //!
-//! Who: as rooms ([`crate::access::access_to`]): reading needs sight of the
+//! Who: as rooms (`access::access_to`): reading needs sight of the
 //! home (`things:read`), refresh and commands control (`things:control`),
 //! PATCH configuration (`rooms:write`; the household OWNER). A foreign or
 //! missing endpoint is 404.

@@ -21,9 +21,9 @@
 //!   fails, that room is reported in `failed` and later rooms are not
 //!   processed (`notProcessed`).
 //! * `POST /v1/rooms/{roomId}/actions` (run-action request): see
-//!   [`run_on_members`].
+//!   `run_on_members`.
 //!
-//! Who (one rule, [`Principal::home_access`], applied by [`crate::access`]): any member
+//! Who (one rule, [`Principal::home_access`](alyt_domain::access::Principal::home_access), applied by [`crate::access`]): any member
 //! of the household sees its homes and controls their rooms, a GUEST only
 //! its pinned home (its claims name the home only during the stay); only
 //! the household's OWNER configures a room (create, rename, icon, tile
