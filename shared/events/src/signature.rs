@@ -36,18 +36,54 @@ pub fn generate_secret() -> String {
 fn mac(secret: &[u8], timestamp: i64, body: &[u8]) -> [u8; 32] {
     // HMAC takes keys of any length; new_from_slice cannot fail for it.
     let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC accepts any key length");
-    mac.update(timestamp.to_string().as_bytes());
+    let mut digits = Decimal::default();
+    mac.update(digits.of(timestamp));
     mac.update(b".");
     mac.update(body);
     mac.finalize().into_bytes().into()
 }
 
+/// An i64 written in decimal into a stack buffer: signing is on the delivery
+/// path, and `to_string` would allocate for every signature.
+#[derive(Default)]
+struct Decimal([u8; 20]);
+
+impl Decimal {
+    fn of(&mut self, value: i64) -> &[u8] {
+        let mut rest = value.unsigned_abs();
+        let mut at = self.0.len();
+        loop {
+            at -= 1;
+            self.0[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        if value < 0 {
+            at -= 1;
+            self.0[at] = b'-';
+        }
+        &self.0[at..]
+    }
+}
+
 /// The header value signing `body` at `timestamp` (Unix seconds).
 pub fn sign(secret: &[u8], timestamp: i64, body: &[u8]) -> String {
-    format!(
-        "t={timestamp},{SCHEME}={}",
-        hex::encode(mac(secret, timestamp, body))
-    )
+    let mut hex = [0u8; 64];
+    hex::encode_to_slice(mac(secret, timestamp, body), &mut hex)
+        .expect("64 hex digits hold 32 bytes");
+    let mut digits = Decimal::default();
+    let t = digits.of(timestamp);
+    let mut header = String::with_capacity(2 + t.len() + 1 + SCHEME.len() + 1 + hex.len());
+    header.push_str("t=");
+    // Both buffers hold ASCII only (digits, '-', hex digits).
+    header.push_str(std::str::from_utf8(t).expect("ASCII digits"));
+    header.push(',');
+    header.push_str(SCHEME);
+    header.push('=');
+    header.push_str(std::str::from_utf8(&hex).expect("ASCII hex"));
+    header
 }
 
 /// A parsed header: the timestamp and every well-formed `v1` signature.
@@ -158,6 +194,14 @@ pub fn verify(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn decimals_are_written_as_to_string_writes_them() {
+        for value in [0, 7, -7, 10, 1_764_115_200, i64::MAX, i64::MIN, -1] {
+            let mut digits = super::Decimal::default();
+            assert_eq!(digits.of(value), value.to_string().as_bytes(), "{value}");
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
 
@@ -225,6 +269,21 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn any_timestamp_is_written_as_to_string_writes_it(value in any::<i64>()) {
+            let mut digits = Decimal::default();
+            let expected = value.to_string();
+            prop_assert_eq!(digits.of(value), expected.as_bytes());
+        }
+
+        #[test]
+        fn the_header_is_the_documented_format(secret in proptest::collection::vec(any::<u8>(), 0..64),
+                                               body in proptest::collection::vec(any::<u8>(), 0..256),
+                                               t in any::<i64>()) {
+            let expected = format!("t={t},{SCHEME}={}", hex::encode(mac(&secret, t, &body)));
+            prop_assert_eq!(sign(&secret, t, &body), expected);
+        }
+
         #[test]
         fn sign_then_verify(secret in proptest::collection::vec(any::<u8>(), 0..64),
                             body in proptest::collection::vec(any::<u8>(), 0..512),
