@@ -34,10 +34,15 @@ pub fn generate_secret() -> String {
 }
 
 fn mac(secret: &[u8], timestamp: i64, body: &[u8]) -> [u8; 32] {
+    mac_of_digits(secret, Decimal::default().of(timestamp), body)
+}
+
+/// The HMAC of `"<digits>.<body>"`, for a caller that has the timestamp's
+/// digits already.
+fn mac_of_digits(secret: &[u8], digits: &[u8], body: &[u8]) -> [u8; 32] {
     // HMAC takes keys of any length; new_from_slice cannot fail for it.
     let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC accepts any key length");
-    let mut digits = Decimal::default();
-    mac.update(digits.of(timestamp));
+    mac.update(digits);
     mac.update(b".");
     mac.update(body);
     mac.finalize().into_bytes().into()
@@ -70,11 +75,11 @@ impl Decimal {
 
 /// The header value signing `body` at `timestamp` (Unix seconds).
 pub fn sign(secret: &[u8], timestamp: i64, body: &[u8]) -> String {
-    let mut hex = [0u8; 64];
-    hex::encode_to_slice(mac(secret, timestamp, body), &mut hex)
-        .expect("64 hex digits hold 32 bytes");
     let mut digits = Decimal::default();
     let t = digits.of(timestamp);
+    let mut hex = [0u8; 64];
+    hex::encode_to_slice(mac_of_digits(secret, t, body), &mut hex)
+        .expect("64 hex digits hold 32 bytes");
     let mut header = String::with_capacity(2 + t.len() + 1 + SCHEME.len() + 1 + hex.len());
     header.push_str("t=");
     // Both buffers hold ASCII only (digits, '-', hex digits).
