@@ -282,7 +282,13 @@ async fn usage_counts_per_key_and_app_tokens_count_as_their_key() {
     // The sandbox's virtual devices stay off, so no MQTT message counts
     // against MQTT_MESSAGES while the request counts are checked (their
     // metering is tested in tests/e2e/simulator.rs and the ingest tests).
-    let t = TestPlatform::start_with(|config| config.simulator.enabled = false).await;
+    // Usage is written only at the clean stop below (no flush on a beat), so
+    // the restart shows that the stop writes it.
+    let t = TestPlatform::start_with(|config| {
+        config.simulator.enabled = false;
+        config.usage_flush_every = std::time::Duration::from_secs(3600);
+    })
+    .await;
     let dev = sign_up_and_verify(&t, "usage@example.com").await;
     let (first_id, first) = create_key(&t, &dev, &["devices:read"]).await;
     let (second_id, second) = create_key(&t, &dev, &["events:read"]).await;
@@ -365,10 +371,10 @@ async fn usage_counts_per_key_and_app_tokens_count_as_their_key() {
     assert_eq!(
         counts,
         [
-            (first_id, 4),
-            (second_id, 2),
+            (first_id.clone(), 4),
+            (second_id.clone(), 2),
             (idle_id, 0),
-            (revoked_id, 1),
+            (revoked_id.clone(), 1),
             // A revoked key that made no request today is left out.
         ]
     );
@@ -384,6 +390,25 @@ async fn usage_counts_per_key_and_app_tokens_count_as_their_key() {
     assert_eq!(mqtt["ceiling"], 1_000_000);
     assert_eq!(mqtt["windowKey"], today());
     assert!(usage["at"].is_string());
+
+    // Counts live in memory until a flush; a clean stop writes them, so
+    // after a restart the store holds every served request (7, and this
+    // read with the session counts nothing).
+    let t = t.restart().await;
+    let (status, _, usage) = get(&t, "/developers/usage", Some(&dev.access_token)).await;
+    assert_eq!(status, 200, "{usage}");
+    assert_eq!(usage["quotas"]["REQUESTS"]["count"], 7);
+    let requests_of = |id: &str| {
+        usage["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["keyId"] == id)
+            .map(|k| k["requests"].clone())
+    };
+    assert_eq!(requests_of(&first_id), Some(json!(4)));
+    assert_eq!(requests_of(&second_id), Some(json!(2)));
+    assert_eq!(requests_of(&revoked_id), Some(json!(1)));
 
     // Another developer's usage is its own.
     let other = sign_up_and_verify(&t, "usage-other@example.com").await;

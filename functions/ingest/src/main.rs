@@ -18,6 +18,7 @@ async fn main() -> Result<(), Error> {
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
     let events = EventLog::new(store.clone(), clock.clone(), VISIBILITY_LAG);
     let ingest = Ingest::new(store, clock, events);
+    alyt_aws::lambda::keep_flushing(ingest.meter().usage().clone()).await;
     lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| {
         let ingest = ingest.clone();
         async move {

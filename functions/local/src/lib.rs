@@ -18,6 +18,7 @@ use alyt_device::{Broker, BrokerConfig, DevicePublisher, InboundMessage};
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::EventLog;
 use alyt_mail::OutboxMailer;
+use alyt_store::meter::UsageMeter;
 use alyt_store::sqlite::{PURGE_INTERVAL, SqliteStore};
 use axum::extract::{ConnectInfo, Request};
 use axum::middleware::Next;
@@ -53,6 +54,8 @@ pub struct Config {
     pub simulator: SimulatorConfig,
     /// How often the heartbeat sweep runs
     /// ([`alyt_device::liveness_sweep::SWEEP_INTERVAL`]; tests shorten it).
+    /// How often usage counted in memory is written (and at shutdown).
+    pub usage_flush_every: Duration,
     pub heartbeat_sweep_every: Duration,
     /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
     pub webhooks: events::WebhookConfig,
@@ -111,6 +114,7 @@ impl Config {
                 ..SimulatorConfig::default()
             },
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
+            usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             webhooks: events::WebhookConfig::from_env(),
         })
     }
@@ -126,6 +130,7 @@ impl Config {
             owner_password: None,
             simulator: SimulatorConfig::default(),
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
+            usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             webhooks: events::WebhookConfig::default(),
         }
     }
@@ -146,6 +151,8 @@ pub struct Platform {
     simulator: Arc<simulator::LocalSimulator>,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
+    /// Usage counted in memory (keyed requests, device messages).
+    meter: UsageMeter,
 }
 
 impl Platform {
@@ -173,6 +180,9 @@ impl Platform {
         for task in self.tasks {
             let _ = task.await;
         }
+        // Nothing counts any more: what was counted is written.
+        let flushed = self.meter.flush().await;
+        tracing::debug!(?flushed, "usage flushed at shutdown");
     }
 }
 
@@ -234,11 +244,26 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let (shutdown, on_shutdown) = watch::channel(false);
     let mut tasks = Vec::new();
 
+    // One usage meter for the process: the API's keyed requests and
+    // ingest's device messages, flushed on a beat and at shutdown.
+    let meter = prepared.app.meter.clone();
     let ingest = Ingest::new(
         store.clone(),
         clock.clone(),
         EventLog::new(store.clone(), clock.clone(), LOCAL_EVENT_LAG),
-    );
+    )
+    .counting_in(meter.clone());
+    let flushing = meter.clone();
+    tasks.push(periodic::spawn(
+        Beat::every(config.usage_flush_every),
+        on_shutdown.clone(),
+        move || {
+            let flushing = flushing.clone();
+            async move {
+                flushing.flush().await;
+            }
+        },
+    ));
     // The simulator: virtual devices as MQTT clients of the embedded broker,
     // over the same MQTT_MESSAGES meter ingest counts with.
     let simulator = Arc::new(simulator::LocalSimulator::new(
@@ -379,6 +404,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         simulator,
         shutdown,
         tasks,
+        meter,
     })
 }
 

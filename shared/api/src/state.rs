@@ -50,6 +50,9 @@ pub struct AppState {
     /// worker (hosted: the sweeps function; a Lambda is frozen once it has
     /// answered). False unless the runtime sets it.
     pub deliver_after_response: bool,
+    /// Counts keyed requests against quotas in memory; the runtime flushes it
+    /// every [`alyt_store::meter::FLUSH_EVERY`] and on a clean stop.
+    pub meter: alyt_store::meter::UsageMeter,
 }
 
 /// The adapters a runtime hands to [`AppState::build`].
@@ -102,6 +105,7 @@ impl AppState {
         })?;
         Ok(Self {
             limiter: Arc::new(RateLimiter::new(settings.rate_limit, clock.clone())),
+            meter: alyt_store::meter::UsageMeter::new(store.clone()),
             store,
             clock,
             tokens,

@@ -166,6 +166,32 @@ pub async fn passes_until<R, Fut>(
     }
 }
 
+/// Keeps `meter`'s counts flowing to the table: a flush every
+/// [`alyt_store::meter::FLUSH_EVERY`] while the instance runs (a frozen
+/// instance flushes when it next thaws) and a last one when Lambda stops the
+/// instance (SIGTERM, which Lambda sends only to a runtime with an extension:
+/// the runtime's no-op one is registered here). Call before the runtime's
+/// `run`. Outside Lambda (no `AWS_LAMBDA_RUNTIME_API`) only the ticker runs.
+#[cfg(feature = "metering")]
+pub async fn keep_flushing(meter: alyt_store::meter::UsageMeter) {
+    let ticking = meter.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(alyt_store::meter::FLUSH_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            ticking.flush().await;
+        }
+    });
+    if env_var("AWS_LAMBDA_RUNTIME_API").is_some() {
+        lambda_runtime::spawn_graceful_shutdown_handler(move || async move {
+            let flushed = meter.flush().await;
+            tracing::info!(?flushed, "usage flushed at shutdown");
+        })
+        .await;
+    }
+}
+
 /// Logs of every Lambda: JSON for CloudWatch, filtered by `RUST_LOG`,
 /// without a time (Lambda stamps each line itself).
 pub fn init_logs() {

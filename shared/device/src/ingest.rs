@@ -127,6 +127,13 @@ impl Ingest {
         }
     }
 
+    /// The same ingest counting messages in `usage` (the process's one
+    /// usage meter).
+    pub fn counting_in(mut self, usage: alyt_store::meter::UsageMeter) -> Self {
+        self.meter = MessageMeter::counting_in(self.store.clone(), self.clock.clone(), usage);
+        self
+    }
+
     /// The `MQTT_MESSAGES` meter this ingest admits virtual devices' messages
     /// with (the simulator asks the same one whether a budget is spent).
     pub fn meter(&self) -> MessageMeter {

@@ -5,13 +5,15 @@
 //! asks [`MessageMeter::spent`] so a device over its budget goes silent
 //! instead of publishing into the void.
 //!
-//! Cost: one conditional counter update per admitted message; the tenant's
-//! developer and the quota value are cached in process (the quota for
-//! [`QUOTA_CACHE`], so an override takes effect within that time).
-//! A message SQS redelivers is counted again (the counter is not part of the
-//! ingest transaction: a hot counter inside every transaction would make
-//! concurrent messages of one developer conflict); at-least-once delivery
-//! makes that rare.
+//! Cost: no store write per message. Messages are counted in the process's
+//! usage meter ([`alyt_store::meter`]: exact within the process, written at
+//! most once per counter per flush; its docs say what a crash or several
+//! instances cost). The tenant's developer and the quota value are cached in
+//! process (the quota for [`QUOTA_CACHE`], so an override takes effect within
+//! that time). A message SQS redelivers is counted again (the counter is not
+//! part of the ingest transaction: a hot counter inside every transaction
+//! would make concurrent messages of one developer conflict); at-least-once
+//! delivery makes that rare.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,8 +22,9 @@ use std::time::{Duration, Instant};
 use alyt_domain::Clock;
 use alyt_domain::ids::{DeveloperId, TenantId};
 use alyt_domain::quota::{QuotaKind, QuotaValue};
+use alyt_store::meter::UsageMeter;
 use alyt_store::repo::tenancy::Tenancy;
-use alyt_store::repo::usage::{Counted, Counter, Quotas, Usage};
+use alyt_store::repo::usage::{Counter, Quotas};
 use alyt_store::{Store, StoreError};
 
 /// How long a developer's quota value is reused before it is read again.
@@ -33,15 +36,26 @@ const RETAIN_SECONDS: i64 = 35 * 86_400;
 pub struct MessageMeter {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
+    usage: UsageMeter,
     developers: Arc<Mutex<HashMap<TenantId, Option<DeveloperId>>>>,
     quotas: Arc<Mutex<HashMap<DeveloperId, (Instant, QuotaValue)>>>,
 }
 
 impl MessageMeter {
+    /// A meter counting in a usage meter of its own (flush it with
+    /// [`MessageMeter::usage`]).
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+        let usage = UsageMeter::new(store.clone());
+        Self::counting_in(store, clock, usage)
+    }
+
+    /// A meter counting in `usage` (the process's one usage meter, so the
+    /// usage answers of the same process see its unwritten counts).
+    pub fn counting_in(store: Arc<dyn Store>, clock: Arc<dyn Clock>, usage: UsageMeter) -> Self {
         Self {
             store,
             clock,
+            usage,
             developers: Arc::default(),
             quotas: Arc::default(),
         }
@@ -95,31 +109,26 @@ impl MessageMeter {
         };
         let value = self.quota(developer).await?;
         let expires = value.window.end(self.clock.now()).unix_timestamp() + RETAIN_SECONDS;
-        let counted = Usage(&*self.store)
-            .add_within(
-                &self.counter(developer, &value),
-                1,
-                value.ceiling,
-                Some(expires),
-            )
-            .await?;
-        Ok(matches!(counted, Counted::Counted(_)))
+        self.usage
+            .admit(self.counter(developer, &value), value.ceiling, expires)
+            .await
     }
 
     /// Whether the `MQTT_MESSAGES` budget of `tenant`'s developer is spent
-    /// for the current window (one counter read; the quota is cached).
+    /// for the current window (the count is read once per process, then kept
+    /// in the usage meter; the quota is cached).
     pub async fn spent(&self, tenant: TenantId) -> Result<bool, StoreError> {
         let Some(developer) = self.developer(tenant).await? else {
             return Ok(false);
         };
         let value = self.quota(developer).await?;
-        let used = Usage(&*self.store)
-            .counts(&[self.counter(developer, &value)])
-            .await?
-            .first()
-            .copied()
-            .unwrap_or(0);
+        let used = self.usage.current(&self.counter(developer, &value)).await?;
         Ok(used >= value.ceiling)
+    }
+
+    /// The usage meter the messages are counted in (the runtime flushes it).
+    pub fn usage(&self) -> &UsageMeter {
+        &self.usage
     }
 
     fn lock_developers(&self) -> std::sync::MutexGuard<'_, HashMap<TenantId, Option<DeveloperId>>> {

@@ -82,6 +82,11 @@ macro_rules! store_conformance_suite {
             $crate::conformance::instances_adding_to_a_rate_window_read_the_running_total(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn metered_uses_stay_within_the_limit_and_are_written_once_per_flush() {
+            let fixture = $factory().await;
+            $crate::conformance::metered_uses_stay_within_the_limit_and_are_written_once_per_flush(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_version_bumps_never_lose_an_update() {
             let fixture = $factory().await;
             $crate::conformance::concurrent_version_bumps_never_lose_an_update(fixture).await;
@@ -1481,6 +1486,110 @@ pub async fn instances_adding_to_a_rate_window_read_the_running_total(f: Fixture
         .unwrap()
         .unwrap();
     assert_eq!(item.expires_at(), Some(start + 120));
+}
+
+/// The usage meter (two instances over one store): concurrent uses never
+/// pass the limit within an instance, nothing is written until a flush, a
+/// flush writes each counter once with all its uses, and another instance
+/// starts from what was flushed.
+pub async fn metered_uses_stay_within_the_limit_and_are_written_once_per_flush(f: Fixture) {
+    use crate::counting::CountingStore;
+    use crate::meter::{Flushed, UsageMeter, Use};
+    use crate::repo::usage::{Counter, Usage};
+    use alyt_domain::ids::{DeveloperId, KeyId};
+    use alyt_domain::quota::QuotaKind;
+
+    let counted = Arc::new(CountingStore::new(Arc::clone(&f.store)));
+    let window = Counter::Window {
+        developer: DeveloperId::new(),
+        kind: QuotaKind::Requests,
+        window_key: "2026-06-01".into(),
+    };
+    let per_key = Counter::KeyDay {
+        key: KeyId::new(),
+        day: "2026-06-01".into(),
+    };
+    let uses = [
+        Use {
+            counter: window.clone(),
+            limit: Some(20),
+            expires_at: 1_900_000_000,
+        },
+        Use {
+            counter: per_key.clone(),
+            limit: None,
+            expires_at: 1_900_000_000,
+        },
+    ];
+    let a = UsageMeter::new(counted.clone());
+    let mut tasks = Vec::new();
+    for _ in 0..30 {
+        let (a, uses) = (a.clone(), uses.clone());
+        tasks.push(tokio::spawn(async move {
+            a.count_if(&uses, |after| if after[0] <= 20 { Ok(()) } else { Err(()) })
+                .await
+                .unwrap()
+                .is_ok()
+        }));
+    }
+    let mut admitted = 0;
+    for task in tasks {
+        admitted += usize::from(task.await.unwrap());
+    }
+    assert_eq!(admitted, 20, "exactly the limit is admitted");
+    let writes = |calls: std::collections::BTreeMap<&'static str, usize>| -> usize {
+        ["put", "update", "delete", "transact"]
+            .iter()
+            .map(|op| calls.get(op).copied().unwrap_or(0))
+            .sum()
+    };
+    let calls = counted.take();
+    assert_eq!(
+        writes(calls.clone()),
+        0,
+        "counting writes nothing: {calls:?}"
+    );
+    let usage = Usage(f.store.as_ref());
+    assert_eq!(usage.counts(std::slice::from_ref(&window)).await.unwrap(), vec![0]);
+    assert_eq!(a.unwritten(&window), 20);
+    assert_eq!(
+        a.unwritten(&per_key),
+        20,
+        "refused uses count on no counter"
+    );
+
+    assert_eq!(
+        a.flush().await,
+        Flushed {
+            counters: 2,
+            uses: 40,
+            failed: 0
+        }
+    );
+    let calls = counted.take();
+    assert_eq!(writes(calls.clone()), 2, "one write per counter: {calls:?}");
+    assert_eq!(
+        usage
+            .counts(&[window.clone(), per_key.clone()])
+            .await
+            .unwrap(),
+        vec![20, 20]
+    );
+    assert_eq!(a.unwritten(&window), 0);
+    assert_eq!(a.flush().await, Flushed::default(), "nothing left to write");
+
+    // Another instance starts from the stored 20.
+    let b = UsageMeter::new(Arc::clone(&f.store));
+    let mut admitted = 0;
+    for _ in 0..8 {
+        admitted += usize::from(b.admit(window.clone(), 25, 1_900_000_000).await.unwrap());
+    }
+    assert_eq!(admitted, 5);
+    assert_eq!(b.current(&window).await.unwrap(), 25);
+    b.flush().await;
+    assert_eq!(usage.counts(std::slice::from_ref(&window)).await.unwrap(), vec![25]);
+    let stored = f.store.get(&window.key()).await.unwrap().unwrap();
+    assert_eq!(stored.expires_at(), Some(1_900_000_000));
 }
 
 /// A reset request is recorded the same way with or without an account and

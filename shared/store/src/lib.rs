@@ -10,6 +10,7 @@
 pub mod conformance;
 pub mod counting;
 pub mod fixtures;
+pub mod meter;
 mod model;
 pub mod repo;
 #[cfg(feature = "sqlite")]

@@ -860,3 +860,38 @@ pub trait Store: Send + Sync + 'static {
     /// All writes or none.
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError>;
 }
+
+/// A shared store is a store (wrappers such as the counting store can hold one).
+#[async_trait]
+impl<T: Store + ?Sized> Store for std::sync::Arc<T> {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        (**self).get(key).await
+    }
+    async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+        (**self).batch_get(keys).await
+    }
+    async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+        (**self).put(item, condition).await
+    }
+    async fn update(
+        &self,
+        key: &Key,
+        actions: Vec<UpdateAction>,
+        condition: Option<Condition>,
+    ) -> Result<Item, StoreError> {
+        (**self).update(key, actions, condition).await
+    }
+    async fn delete(
+        &self,
+        key: &Key,
+        condition: Option<Condition>,
+    ) -> Result<Option<Item>, StoreError> {
+        (**self).delete(key, condition).await
+    }
+    async fn query(&self, query: Query) -> Result<Page, StoreError> {
+        (**self).query(query).await
+    }
+    async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        (**self).transact(writes).await
+    }
+}

@@ -168,13 +168,12 @@ async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, Ap
     // Every keyed request counts against the developer's REQUESTS quota; a
     // spent quota refuses the request here (429), before any handler runs.
     crate::groups::developers::quota::count_key_request(state, &key).await?;
-    // lastUsedAt to the minute: one write a minute per key at most.
+    // lastUsedAt to the minute, written by the usage meter's flush.
     if key
         .last_used_at
         .is_none_or(|last| now - last >= time::Duration::minutes(1))
-        && let Err(e) = developers.touch_key(&key, now).await
     {
-        tracing::warn!(error = %e, key_id = %key.id, "could not record key use");
+        state.meter.note_key_use(key.developer_id, key.id, now);
     }
     Ok(Principal::Key {
         key_id: key.id,

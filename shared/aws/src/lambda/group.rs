@@ -214,6 +214,7 @@ pub async fn run(groups: &[Group]) -> Result<(), lambda_http::Error> {
     let config = HostedConfig::from_env()?;
     config.check_for(groups)?;
     let state = hosted_state(&config).await?;
+    super::keep_flushing(state.meter.clone()).await;
     lambda_http::run(router(state, groups)).await
 }
 

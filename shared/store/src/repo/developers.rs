@@ -418,14 +418,20 @@ impl Developers<'_> {
             .await
     }
 
-    /// Best-effort `lastUsedAt`; written at most once a minute per key by the caller.
-    pub async fn touch_key(&self, key: &KeyRecord, at: OffsetDateTime) -> Result<(), StoreError> {
+    /// Best-effort `lastUsedAt` (the usage meter writes it, at most once per
+    /// key per flush). A deleted key stays deleted.
+    pub async fn touch_key_at(
+        &self,
+        developer: DeveloperId,
+        key: KeyId,
+        at: OffsetDateTime,
+    ) -> Result<(), StoreError> {
         let at = at
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
         self.0
             .update(
-                &key_key(key.developer_id, key.id),
+                &key_key(developer, key),
                 vec![UpdateAction::Set("lastUsedAt".into(), json!(at))],
                 Some(Condition::item_present()),
             )

@@ -3,19 +3,26 @@
 //!
 //! Counting (called by the caller extractor for every request authenticated by
 //! a key, bearer secret or app token; sessions are not counted): the
-//! developer's `REQUESTS` counter of the current window and, when the quota has
-//! a `burstPerMinute`, the developer's counter of the current minute move with
-//! conditional updates that never pass their limit, and the key's counter of
-//! the day moves with a plain one. The three run concurrently (one round trip).
-//! A request that would pass the ceiling or the burst is refused with 429
-//! `quota-exceeded`, `Retry-After` and the quota named, and the counters that
-//! moved are given back, so the counts are of served requests.
+//! developer's `REQUESTS` counter of the current window, the key's counter of
+//! the day and, when the quota has a `burstPerMinute`, the developer's counter
+//! of the current minute each count one use in the process's usage meter
+//! ([`alyt_store::meter`]), all or none: a request that would pass the
+//! ceiling or the burst counts nothing and is refused with 429
+//! `quota-exceeded`, `Retry-After` and the quota named, so the counts are of
+//! served requests.
 //!
-//! Store calls per keyed request, besides authentication: 3 updates (2 without
-//! a burst limit); on a refusal up to 2 more to give back. The developer's
-//! effective quota comes from an in-process cache (at most [`CACHE_TTL`] old;
-//! a miss is one batch get); a staff change is seen at once by the process
-//! that made it and within a minute by every other (each Lambda instance).
+//! Store calls per keyed request, besides authentication: none on the request
+//! path. The meter reads a counter the first time this process meets it and
+//! writes each counter at most once per flush (every
+//! [`alyt_store::meter::FLUSH_EVERY`], and on a clean stop). Within one
+//! process the ceiling and the burst are exact; across Lambda instances they
+//! can be passed by about one flush interval of the other instances'
+//! requests, and a crash loses at most one flush interval of uncounted
+//! requests (never an over-count). `GET /usage` adds this process's unwritten
+//! counts to the stored ones. The developer's effective quota comes from an
+//! in-process cache (at most [`CACHE_TTL`] old; a miss is one batch get); a
+//! staff change is seen at once by the process that made it and within a
+//! minute by every other (each Lambda instance).
 //!
 //! This is separate from the per-process rate limiter and its RateLimit fields.
 
@@ -29,8 +36,9 @@ use alyt_domain::quota::{
     Decision, QuotaKind, QuotaSource, QuotaValue, QuotaWindow, decide, unix_minute,
 };
 use alyt_store::StoreError;
+use alyt_store::meter::Use;
 use alyt_store::repo::developers::{Developers, KeyRecord};
-use alyt_store::repo::usage::{Counted, Counter, EffectiveQuota, EffectiveQuotas, Quotas, Usage};
+use alyt_store::repo::usage::{Counter, EffectiveQuota, EffectiveQuotas, Quotas, Usage};
 use axum::Json;
 use axum::extract::State;
 use serde::Serialize;
@@ -119,63 +127,48 @@ pub async fn count_key_request(state: &AppState, key: &KeyRecord) -> Result<(), 
         .await?
         .get(QuotaKind::Requests)
         .value;
-    let usage = Usage(&*state.store);
-    let window = Counter::Window {
-        developer,
-        kind: QuotaKind::Requests,
-        window_key: value.window.key(now),
-    };
-    let burst = value.burst_per_minute.map(|limit| {
-        (
-            Counter::Burst {
+    let mut uses = vec![
+        Use {
+            counter: Counter::Window {
+                developer,
+                kind: QuotaKind::Requests,
+                window_key: value.window.key(now),
+            },
+            limit: Some(value.ceiling),
+            expires_at: expiry(value.window, now),
+        },
+        Use {
+            counter: Counter::KeyDay {
+                key: key.id,
+                day: QuotaWindow::Day.key(now),
+            },
+            limit: None,
+            expires_at: expiry(QuotaWindow::Day, now),
+        },
+    ];
+    if let Some(limit) = value.burst_per_minute {
+        uses.push(Use {
+            counter: Counter::Burst {
                 developer,
                 minute: unix_minute(now),
             },
-            u64::from(limit),
-        )
-    });
-    let per_key = Counter::KeyDay {
-        key: key.id,
-        day: QuotaWindow::Day.key(now),
-    };
-    let (window_result, burst_result, key_result) = tokio::join!(
-        usage.add_within(&window, 1, value.ceiling, Some(expiry(value.window, now))),
-        async {
-            match &burst {
-                Some((counter, limit)) => usage
-                    .add_within(
-                        counter,
-                        1,
-                        *limit,
-                        Some(now.unix_timestamp() + MINUTE_RETAIN_SECONDS),
-                    )
-                    .await
-                    .map(Some),
-                None => Ok(None),
+            limit: Some(u64::from(limit)),
+            expires_at: now.unix_timestamp() + MINUTE_RETAIN_SECONDS,
+        });
+    }
+    let decision = state
+        .meter
+        .count_if(&uses, |after| {
+            let burst_used = after.get(2).copied().unwrap_or(0);
+            match decide(after[0], &value, burst_used, now) {
+                Decision::Allowed => Ok(None),
+                refused => Err(Some(refused)),
             }
-        },
-        usage.add(&per_key, 1, Some(expiry(QuotaWindow::Day, now))),
-    );
-
-    // What moved, to give back when the request is not served.
-    let window_moved = matches!(window_result, Ok(Counted::Counted(_))).then_some(&window);
-    let burst_moved = match (&burst_result, &burst) {
-        (Ok(Some(Counted::Counted(_))), Some((counter, _))) => Some(counter),
-        _ => None,
-    };
-    let key_moved = key_result.is_ok().then_some(&per_key);
-    let outcome = (|| -> Result<Decision, StoreError> {
-        let used = count_after(window_result?, value.ceiling);
-        let burst_used = match (burst_result?, &burst) {
-            (Some(counted), Some((_, limit))) => count_after(counted, *limit),
-            _ => 0,
-        };
-        key_result?;
-        Ok(decide(used, &value, burst_used, now))
-    })();
-    let refusal = match outcome {
-        Ok(Decision::Allowed) => return Ok(()),
-        Ok(Decision::OverCeiling { reset_in }) => ApiError::quota_exceeded(
+        })
+        .await?;
+    match decision {
+        Ok(_) | Err(None | Some(Decision::Allowed)) => Ok(()),
+        Err(Some(Decision::OverCeiling { reset_in })) => Err(ApiError::quota_exceeded(
             QuotaKind::Requests.as_str(),
             reset_in,
             format!(
@@ -184,8 +177,8 @@ pub async fn count_key_request(state: &AppState, key: &KeyRecord) -> Result<(), 
                 value.ceiling,
                 window_word(value.window),
             ),
-        ),
-        Ok(Decision::OverBurst { reset_in }) => ApiError::quota_exceeded(
+        )),
+        Err(Some(Decision::OverBurst { reset_in })) => Err(ApiError::quota_exceeded(
             QuotaKind::Requests.as_str(),
             reset_in,
             format!(
@@ -193,30 +186,7 @@ pub async fn count_key_request(state: &AppState, key: &KeyRecord) -> Result<(), 
                 QuotaKind::Requests,
                 value.burst_per_minute.unwrap_or_default(),
             ),
-        ),
-        Err(e) => ApiError::from(e),
-    };
-    tokio::join!(
-        give_back(&usage, window_moved),
-        give_back(&usage, burst_moved),
-        give_back(&usage, key_moved),
-    );
-    Err(refusal)
-}
-
-/// The count a use would have made: the new count, or one past what is there.
-fn count_after(counted: Counted, limit: u64) -> u64 {
-    match counted {
-        Counted::Counted(n) => n,
-        Counted::Refused(current) => current.unwrap_or(limit).saturating_add(1),
-    }
-}
-
-async fn give_back(usage: &Usage<'_>, counter: Option<&Counter>) {
-    if let Some(counter) = counter
-        && let Err(e) = usage.add(counter, -1, None).await
-    {
-        tracing::warn!(error = %e, counter = ?counter.key(), "could not give back a refused use");
+        )),
     }
 }
 
@@ -467,7 +437,14 @@ async fn usage_of(state: &AppState, developer: DeveloperId) -> Result<UsageRespo
         key: k.id,
         day: day.clone(),
     }));
-    let counts = Usage(&*state.store).counts(&counters).await?;
+    // The store's counts plus what this process counted and has not written
+    // yet, so a process's own requests show at once.
+    let stored = Usage(&*state.store).counts(&counters).await?;
+    let counts: Vec<u64> = counters
+        .iter()
+        .zip(stored)
+        .map(|(counter, n)| n + state.meter.unwritten(counter))
+        .collect();
     let burst_count = counts[QuotaKind::ALL.len()];
 
     let kind_usage = |kind: QuotaKind| {
@@ -627,32 +604,45 @@ mod tests {
     }
 
     /// The store calls of one keyed request, written down: authentication
-    /// reads the secret lookup, the key and the developer; counting is three
-    /// updates; the quota is read once per minute per developer and process.
+    /// reads the secret lookup, the key and the developer; counting writes
+    /// nothing (the usage meter does, once per counter per flush); the quota
+    /// is read once per minute per developer and process, the counters once
+    /// per process.
     #[tokio::test]
-    async fn a_keyed_request_costs_three_reads_and_three_updates() {
+    async fn a_keyed_request_costs_three_reads_and_no_write() {
         let f = fixture(datetime!(2026-11-21 10:00 UTC)).await;
         authenticate(&f.state, &f.secret).await.unwrap();
-        // The first also reads the quota (cache miss) and records lastUsedAt.
+        // The first also reads the quota (cache miss) and the bounded
+        // counters (the window and the minute).
         assert_eq!(
             f.store.take(),
-            BTreeMap::from([("batch_get", 1), ("get", 3), ("update", 4)])
+            BTreeMap::from([("batch_get", 2), ("get", 3)])
         );
         for _ in 0..3 {
             authenticate(&f.state, &f.secret).await.unwrap();
-            assert_eq!(f.store.take(), BTreeMap::from([("get", 3), ("update", 3)]));
+            assert_eq!(f.store.take(), BTreeMap::from([("get", 3)]));
         }
-        let counts = Usage(&*f.state.store)
-            .counts(&[
-                requests(&f),
-                Counter::Burst {
-                    developer: f.developer,
-                    minute: unix_minute(f.clock.now()),
-                },
-            ])
+        let counters = [
+            requests(&f),
+            Counter::Burst {
+                developer: f.developer,
+                minute: unix_minute(f.clock.now()),
+            },
+        ];
+        let usage = Usage(&*f.state.store);
+        assert_eq!(usage.counts(&counters).await.unwrap(), [0, 0]);
+        assert_eq!(f.state.meter.unwritten(&counters[0]), 4);
+        f.store.take();
+        // One flush: the three counters and the key's lastUsedAt, once each.
+        f.state.meter.flush().await;
+        assert_eq!(f.store.take(), BTreeMap::from([("update", 4)]));
+        assert_eq!(usage.counts(&counters).await.unwrap(), [4, 4]);
+        let key = Developers(&*f.state.store)
+            .keys(f.developer)
             .await
-            .unwrap();
-        assert_eq!(counts, [4, 4]);
+            .unwrap()
+            .remove(0);
+        assert_eq!(key.last_used_at, Some(f.clock.now()));
     }
 
     #[tokio::test]
@@ -677,14 +667,16 @@ mod tests {
         assert_eq!(refused.slug, "quota-exceeded");
         assert_eq!(refused.quota, Some("REQUESTS"));
         assert_eq!(refused.retry_after, Some(60));
-        // Without a burst limit: two counters, the key's given back.
-        assert_eq!(f.store.take(), BTreeMap::from([("get", 3), ("update", 3)]));
+        // Refused in memory: nothing read but authentication, nothing written.
+        assert_eq!(f.store.take(), BTreeMap::from([("get", 3)]));
+        f.state.meter.flush().await;
         let usage = Usage(&*f.state.store);
         assert_eq!(usage.counts(&[requests(&f)]).await.unwrap(), [2]);
 
         // A second into the next day the key is served again.
         f.clock.advance(time::Duration::seconds(61));
         authenticate(&f.state, &f.secret).await.unwrap();
+        f.state.meter.flush().await;
         assert_eq!(usage.counts(&[requests(&f)]).await.unwrap(), [1]);
     }
 
@@ -714,7 +706,8 @@ mod tests {
             kind: QuotaKind::Requests,
             window_key: "2026-11".into(),
         };
-        // The refused request was given back on the month counter.
+        // The refused request counted on no counter.
+        f.state.meter.flush().await;
         let usage = Usage(&*f.state.store);
         assert_eq!(
             usage.counts(std::slice::from_ref(&month)).await.unwrap(),
@@ -738,6 +731,7 @@ mod tests {
         forget_cached(&f.state, f.developer);
         let refused = authenticate(&f.state, &f.secret).await.unwrap_err();
         assert_eq!(refused.slug, "quota-exceeded");
+        f.state.meter.flush().await;
         assert_eq!(usage.counts(&[month]).await.unwrap(), [3]);
     }
 }
