@@ -76,14 +76,13 @@ async fn events(t: &TestPlatform, tenant: &str) -> Vec<EventEnvelope> {
     let log = EventLog::new(
         t.platform.store(),
         std::sync::Arc::new(alyt_domain::SystemClock),
-        alyt_local::LOCAL_EVENT_LAG,
     );
     let tenant: TenantId = tenant.parse().unwrap();
     let mut all = Vec::new();
     let mut after = None;
     loop {
         let page = log
-            .read_after(&[tenant], after.as_ref(), None, 1000)
+            .read_after(tenant, after.as_ref(), None, 1000)
             .await
             .unwrap();
         if page.events.is_empty() {

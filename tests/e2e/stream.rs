@@ -50,11 +50,7 @@ async fn open(
 }
 
 async fn record(t: &TestPlatform, tenant: &str, kind: EventKind, n: u32) -> String {
-    let log = EventLog::new(
-        t.platform.store(),
-        Arc::new(SystemClock),
-        alyt_local::LOCAL_EVENT_LAG,
-    );
+    let log = EventLog::new(t.platform.store(), Arc::new(SystemClock));
     let tenant: TenantId = tenant.parse().unwrap();
     let recorded = log.record(tenant, kind, json!({ "n": n })).await.unwrap();
     recorded.id.to_string()

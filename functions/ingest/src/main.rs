@@ -6,7 +6,7 @@ use std::sync::Arc;
 use alyt_aws::DynamoStore;
 use alyt_device::ingest::Ingest;
 use alyt_domain::{Clock, SystemClock};
-use alyt_events::{EventLog, VISIBILITY_LAG};
+use alyt_events::EventLog;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
@@ -16,7 +16,7 @@ async fn main() -> Result<(), Error> {
     let table = alyt_aws::lambda::table_from_env()?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
-    let events = EventLog::new(store.clone(), clock.clone(), VISIBILITY_LAG);
+    let events = EventLog::new(store.clone(), clock.clone());
     let ingest = Ingest::new(store, clock, events);
     alyt_aws::lambda::keep_flushing(ingest.meter().usage().clone()).await;
     lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| {

@@ -69,7 +69,7 @@ async fn the_batch_applies_once_and_drops_what_cannot_be_read() {
         .put(device_item(&device()).unwrap(), None)
         .await
         .unwrap();
-    let events = EventLog::new(store.clone(), clock.clone(), time::Duration::ZERO);
+    let events = EventLog::new(store.clone(), clock.clone());
     let ingest = Ingest::new(store.clone(), clock.clone(), events.clone());
 
     let response = handle_batch(&ingest, batch()).await;
@@ -100,7 +100,7 @@ async fn the_batch_applies_once_and_drops_what_cannot_be_read() {
 
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let page = events
-        .read_after(&[TENANT.parse().unwrap()], None, None, 100)
+        .read_after(TENANT.parse().unwrap(), None, None, 100)
         .await
         .unwrap();
     let kinds: Vec<EventKind> = page.events.iter().map(|e| e.kind).collect();
@@ -119,7 +119,7 @@ async fn store_failures_are_returned_for_retry() {
         .send()
         .await
         .unwrap();
-    let events = EventLog::new(store.clone(), clock.clone(), time::Duration::ZERO);
+    let events = EventLog::new(store.clone(), clock.clone());
     let ingest = Ingest::new(store.clone(), clock, events);
     let response = handle_batch(&ingest, batch()).await;
     let failed: Vec<&str> = response
@@ -143,7 +143,7 @@ async fn messages_that_can_never_be_stored_are_dropped_and_counted_and_the_next_
         .put(device_item(&device()).unwrap(), None)
         .await
         .unwrap();
-    let events = EventLog::new(store.clone(), clock.clone(), time::Duration::ZERO);
+    let events = EventLog::new(store.clone(), clock.clone());
     let ingest = Ingest::new(store.clone(), clock.clone(), events);
 
     // sqs-p1: 100 readings; sqs-p2: a value past DynamoDB's number range;

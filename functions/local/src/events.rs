@@ -22,7 +22,6 @@ use async_trait::async_trait;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::LOCAL_EVENT_LAG;
 use crate::periodic::{self, Beat};
 
 /// How often the dispatcher looks for events when no write of this process
@@ -184,11 +183,10 @@ impl Store for SignallingStore {
     }
 }
 
-/// The events settings of the local platform: 250 ms lag, hour-long streams
-/// woken by the store, webhook URLs under the configured policy.
+/// The events settings of the local platform: hour-long streams woken by
+/// the store's commits, webhook URLs under the configured policy.
 pub fn configure(mut state: AppState, config: &WebhookConfig, store: &SignallingStore) -> AppState {
     state.events = EventsSettings {
-        lag: LOCAL_EVENT_LAG,
         stream: config.stream,
         signal: Some(store.event_signal()),
         outbound: config.policy(),
@@ -230,17 +228,16 @@ pub fn spawn_webhooks(
     let worker = Worker {
         store: dyn_store.clone(),
         clock: config.clock.clone().unwrap_or(clock.clone()),
-        log: EventLog::new(dyn_store, clock, LOCAL_EVENT_LAG),
+        log: EventLog::new(dyn_store, clock),
         sender,
         policy: config.policy(),
         notice: Arc::new(MailNotice(Arc::new(OutboxMailer::new(outbox)))),
     };
-    // A new event becomes readable after the log's lag.
-    let lag = Duration::from_millis(LOCAL_EVENT_LAG.whole_milliseconds() as u64 + 50);
+    // A committed event is readable at once.
     let dispatcher = {
         let worker = worker.clone();
         periodic::spawn(
-            Beat::woken(events.subscribe(), lag, DISPATCH_POLL),
+            Beat::woken(events.subscribe(), Duration::ZERO, DISPATCH_POLL),
             stop.clone(),
             move || {
                 let worker = worker.clone();

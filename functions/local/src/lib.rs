@@ -250,7 +250,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let ingest = Ingest::new(
         store.clone(),
         clock.clone(),
-        EventLog::new(store.clone(), clock.clone(), LOCAL_EVENT_LAG),
+        EventLog::new(store.clone(), clock.clone()),
     )
     .counting_in(meter.clone());
     let flushing = meter.clone();
@@ -316,7 +316,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let sweep = LivenessSweep::new(
         store.clone(),
         clock.clone(),
-        EventLog::new(store.clone(), clock.clone(), LOCAL_EVENT_LAG),
+        EventLog::new(store.clone(), clock.clone()),
     )
     .with_min_window(
         config
@@ -451,10 +451,6 @@ async fn prepare(
         .await?;
     Ok((Prepared { app, simulator_key }, first_start))
 }
-
-/// Events become readable this long after their id is taken. Locally every
-/// write goes through one SQLite connection, so a short lag is enough.
-pub const LOCAL_EVENT_LAG: time::Duration = time::Duration::milliseconds(250);
 
 /// Feeds every device message through the same ingest the hosted SQS function
 /// runs. A store failure is retried a few times with a pause (locally there is

@@ -11,7 +11,7 @@ use alyt_aws::lambda::{HostedConfig, hosted_state};
 async fn main() -> Result<(), lambda_http::Error> {
     alyt_aws::lambda::init_logs();
     let config = HostedConfig::from_env()?;
-    // Hosted events settings (the default): 2 s lag, polling, 14 min 45 s.
+    // Hosted events settings (the default): polling four times a second, 14 min 45 s.
     let state = hosted_state(&config).await?;
     lambda_http::run_with_streaming_response(alyt_stream::app(state)).await
 }

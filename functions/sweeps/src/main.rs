@@ -7,7 +7,7 @@ use alyt_aws::DynamoStore;
 use alyt_aws::lambda::{IOT_DATA_ENDPOINT_ENV, IotDataConfig};
 use alyt_device::liveness_sweep::LivenessSweep;
 use alyt_domain::{Clock, SystemClock};
-use alyt_events::{EventLog, VISIBILITY_LAG};
+use alyt_events::EventLog;
 use alyt_sweeps::{Sweeps, bridge_window};
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
@@ -21,7 +21,7 @@ async fn main() -> Result<(), Error> {
     })?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
-    let events = EventLog::new(store.clone(), clock.clone(), VISIBILITY_LAG);
+    let events = EventLog::new(store.clone(), clock.clone());
     let reset_mails = alyt_mail::reset::ResetMails {
         store: store.clone(),
         clock: clock.clone(),

@@ -81,7 +81,7 @@ fn sensor(
 async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
     let clock = Arc::new(ManualClock::new(time::OffsetDateTime::now_utc()));
     let store = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
-    let events = EventLog::new(store.clone(), clock.clone(), time::Duration::ZERO);
+    let events = EventLog::new(store.clone(), clock.clone());
     let (tenant, property, id) = (TenantId::new(), PropertyId::new(), DeviceId::new());
     let device = sensor(tenant, property, id, &clock);
     store
@@ -139,7 +139,7 @@ async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
         .unwrap();
     assert_eq!(stored.status, Lenient::Known(DeviceStatus::Offline));
     clock.advance(time::Duration::milliseconds(1));
-    let page = events.read_after(&[tenant], None, None, 100).await.unwrap();
+    let page = events.read_after(tenant, None, None, 100).await.unwrap();
     let offline: Vec<_> = page
         .events
         .iter()
@@ -175,7 +175,7 @@ impl DevicePublisher for FlakyPublisher {
 async fn one_invocation_keeps_retrying_pending_commands_every_two_seconds() {
     let clock = Arc::new(ManualClock::new(time::OffsetDateTime::now_utc()));
     let store = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
-    let events = EventLog::new(store.clone(), clock.clone(), time::Duration::ZERO);
+    let events = EventLog::new(store.clone(), clock.clone());
     let (tenant, property, id) = (TenantId::new(), PropertyId::new(), DeviceId::new());
     store
         .put(

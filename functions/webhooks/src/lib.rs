@@ -2,13 +2,12 @@
 //! finest schedule); each invocation runs a dispatch pass (recorded events ->
 //! delivery rows) and a delivery pass (due rows, retries, disables) every
 //! [`PASS_INTERVAL`] until [`WINDOW`] has passed, so a new event is delivered
-//! within about its visibility lag plus a second although the schedule fires
-//! once a minute. The outbound policy is the hosted one: https to public
+//! within about a second although the schedule fires once a minute. The outbound policy is the hosted one: https to public
 //! addresses only, no redirects.
 //!
 //! New events also trigger it at once: the table's stream (keys only,
-//! filtered to inserted event-log items) invokes it with a batch, and it runs
-//! one dispatch + delivery pass after the events' visibility lag
+//! filtered to inserted event-log items) invokes it with a batch of
+//! committed events, and it runs one dispatch + delivery pass at once
 //! ([`on_new_events`]), so a delivery does not wait for the next second of a
 //! scheduled loop that may not be running.
 //!
@@ -90,10 +89,9 @@ pub fn trigger_of(payload: &serde_json::Value) -> Trigger {
     Trigger::NewEvents(new_events)
 }
 
-/// One dispatch + delivery pass for events the stream announced, after
-/// `lag` (the event log only shows events older than its visibility lag).
-pub async fn on_new_events(worker: &Worker, lag: Duration) -> Totals {
-    tokio::time::sleep(lag).await;
+/// One dispatch + delivery pass for events the table's stream announced
+/// (they are committed, so readable at once).
+pub async fn on_new_events(worker: &Worker) -> Totals {
     on_schedule(worker, Duration::ZERO).await
 }
 

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use alyt_aws::DynamoStore;
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::worker::Worker;
-use alyt_events::{EventLog, HttpSender, OutboundPolicy, VISIBILITY_LAG};
+use alyt_events::{EventLog, HttpSender, OutboundPolicy};
 use alyt_mail::MailNotice;
 use alyt_store::Store;
 use lambda_runtime::{Error, LambdaEvent, service_fn};
@@ -20,7 +20,7 @@ async fn main() -> Result<(), Error> {
     let worker = Worker {
         store: store.clone(),
         clock: clock.clone(),
-        log: EventLog::new(store, clock, VISIBILITY_LAG),
+        log: EventLog::new(store, clock),
         sender: Arc::new(HttpSender::new()?),
         // Hosted: https to public addresses only.
         policy: OutboundPolicy::HOSTED,
@@ -38,14 +38,8 @@ async fn main() -> Result<(), Error> {
                     alyt_webhooks::on_schedule(worker, alyt_webhooks::window(remaining)).await
                 }
                 alyt_webhooks::Trigger::NewEvents(0) => alyt_webhooks::Totals::default(),
-                // A little past the lag, so the newest event is visible.
-                alyt_webhooks::Trigger::NewEvents(_) => {
-                    alyt_webhooks::on_new_events(
-                        worker,
-                        VISIBILITY_LAG.unsigned_abs() + Duration::from_millis(250),
-                    )
-                    .await
-                }
+                // The stream reports committed events: readable at once.
+                alyt_webhooks::Trigger::NewEvents(_) => alyt_webhooks::on_new_events(worker).await,
             };
             tracing::info!(?t, "webhook passes");
             Ok::<_, Error>(serde_json::json!({

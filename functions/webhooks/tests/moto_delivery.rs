@@ -122,11 +122,7 @@ async fn the_hosted_worker_delivers_on_dynamodb_and_retries_a_failed_attempt() {
         .await
         .unwrap();
 
-    let log = EventLog::new(
-        store.clone(),
-        clock.clone(),
-        time::Duration::milliseconds(200),
-    );
+    let log = EventLog::new(store.clone(), clock.clone());
     let worker = Worker {
         store: store.clone(),
         clock: clock.clone(),
@@ -145,7 +141,7 @@ async fn the_hosted_worker_delivers_on_dynamodb_and_retries_a_failed_attempt() {
         panic!("the stream fixture is a stream batch");
     };
     assert!(n > 0);
-    let totals = on_new_events(&worker, Duration::from_millis(300)).await;
+    let totals = on_new_events(&worker).await;
     assert_eq!(totals.failed_passes, 0, "{totals:?}");
     assert_eq!(
         *received.delivered.lock().unwrap(),
@@ -159,7 +155,7 @@ async fn the_hosted_worker_delivers_on_dynamodb_and_retries_a_failed_attempt() {
         .record(tenant, EventKind::DeviceOnline, json!({ "deviceId": "d2" }))
         .await
         .unwrap();
-    let totals = on_new_events(&worker, Duration::from_millis(300)).await;
+    let totals = on_new_events(&worker).await;
     assert_eq!(totals.retrying, 1, "{totals:?}");
     let row = Webhooks(store.as_ref())
         .delivery(endpoint.id, second.id.as_str())

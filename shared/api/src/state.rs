@@ -80,8 +80,7 @@ impl AppState {
         tenant: alyt_domain::ids::TenantId,
         events: Vec<alyt_events::PlatformEvent>,
     ) -> Result<Vec<alyt_store::TxWrite>, ApiError> {
-        let log =
-            alyt_events::EventLog::new(self.store.clone(), self.clock.clone(), self.events.lag);
+        let log = alyt_events::EventLog::new(self.store.clone(), self.clock.clone());
         Ok(log.writes(tenant, events)?)
     }
 
@@ -129,12 +128,10 @@ impl AppState {
     }
 }
 
-/// How events leave this runtime: the event log's visibility lag, the
-/// stream's limits and what wakes it, and the policy webhook URLs are
-/// checked against at registration.
+/// How events leave this runtime: the stream's limits and what wakes it,
+/// and the policy webhook URLs are checked against at registration.
 #[derive(Debug, Clone)]
 pub struct EventsSettings {
-    pub lag: time::Duration,
     pub stream: StreamLimits,
     /// Set where the runtime can tell when an event is written (locally).
     pub signal: Option<EventSignal>,
@@ -142,10 +139,9 @@ pub struct EventsSettings {
 }
 
 impl EventsSettings {
-    /// The hosted platform: 2 s lag, 15-minute streams that poll, https to
-    /// public addresses only.
+    /// The hosted platform: 15-minute streams that poll, https to public
+    /// addresses only.
     pub const HOSTED: EventsSettings = EventsSettings {
-        lag: alyt_events::VISIBILITY_LAG,
         stream: StreamLimits::HOSTED,
         signal: None,
         outbound: OutboundPolicy::HOSTED,

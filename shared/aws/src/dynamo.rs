@@ -3,14 +3,15 @@
 //! (`alyt_store::sqlite`), which the shared conformance suite pins down.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use alyt_domain::Clock;
+use alyt_domain::ids::EventId;
 use alyt_store::{
-    CancelReason, Condition, Index, Item, Key, MAX_BATCH_GET_KEYS, Page, PageKey, Query, Store,
-    StoreError, TxWrite, UpdateAction, attr, validate_item, validate_key, validate_transaction,
-    validate_update,
+    CancelReason, Condition, Index, Item, Key, LOG_HEAD_LAST, MAX_BATCH_GET_KEYS, Page, PageKey,
+    Query, Store, StoreError, TxWrite, UpdateAction, appended_logs, attr, log_head_key,
+    resolve_appends, validate_item, validate_key, validate_transaction, validate_update,
 };
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
@@ -34,12 +35,20 @@ pub const ENDPOINT_ENV: &str = "ALYT_DYNAMODB_ENDPOINT";
 
 /// How often a batch get re-asks for keys DynamoDB left unprocessed.
 const BATCH_GET_ATTEMPTS: u32 = 8;
+/// How often a transaction with appends is sent when other writers keep
+/// moving the log's head first.
+const APPEND_ATTEMPTS: u32 = 8;
+/// Log heads remembered per process before the memory starts over.
+const HEADS_KEPT: usize = 10_000;
 
 #[derive(Clone)]
 pub struct DynamoStore {
     client: Client,
     table: String,
     clock: Arc<dyn Clock>,
+    /// The last position this process saw per log (a guess: a stale one
+    /// costs a cancelled transaction and a read).
+    heads: Arc<Mutex<HashMap<String, EventId>>>,
 }
 
 impl DynamoStore {
@@ -48,6 +57,7 @@ impl DynamoStore {
             client,
             table: table.into(),
             clock,
+            heads: Arc::default(),
         }
     }
 
@@ -287,8 +297,130 @@ impl DynamoStore {
                         .map_err(invalid)?,
                 )
             }
+            TxWrite::Append { .. } => {
+                return Err(StoreError::Invalid(
+                    "an append reaches DynamoDB only with its position".into(),
+                ));
+            }
         }
         .build())
+    }
+
+    /// One TransactWriteItems of writes without appends.
+    async fn transact_once(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        validate_transaction(&writes)?;
+        for write in &writes {
+            // DynamoDB rejects empty key strings; say so before the round trip.
+            validate_key(&write.key())?;
+        }
+        let items = writes
+            .into_iter()
+            .map(|w| self.tx_item(w))
+            .collect::<Result<Vec<_>, _>>()?;
+        let result = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => match e.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(cancel)) => {
+                    let codes: Vec<Option<&str>> = cancel
+                        .cancellation_reasons()
+                        .iter()
+                        .map(|r| r.code())
+                        .collect();
+                    // A malformed write (say ADD to a string) is the caller's error,
+                    // not a retryable conflict; the embedded adapter reports it as
+                    // Invalid too, unless a condition failed first. (DynamoDB says
+                    // ValidationError; moto names the exception.)
+                    let is_validation = |code: &Option<&str>| {
+                        matches!(code, Some("ValidationError" | "ValidationException"))
+                    };
+                    let invalid_write = codes.iter().any(is_validation)
+                        && !codes.contains(&Some("ConditionalCheckFailed"));
+                    if invalid_write {
+                        let message = cancel
+                            .cancellation_reasons()
+                            .iter()
+                            .find(|r| is_validation(&r.code()))
+                            .and_then(|r| r.message())
+                            .unwrap_or("a write of the transaction is invalid");
+                        return Err(StoreError::Invalid(format!(
+                            "TransactWriteItems: {message}"
+                        )));
+                    }
+                    Err(StoreError::TransactionCanceled {
+                        reasons: codes.into_iter().map(cancel_reason).collect(),
+                    })
+                }
+                _ => Err(sdk_error("TransactWriteItems", e)),
+            },
+        }
+    }
+
+    /// A transaction with appends (see `alyt_store::resolve_appends`):
+    /// positions from the heads this process last saw; when another writer
+    /// moved a head first, the head is read again and the transaction sent
+    /// again, a few times, with a growing pause. The caller sees the
+    /// cancellation reasons of its own writes only.
+    async fn transact_appending(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        for attempt in 0..APPEND_ATTEMPTS {
+            let base = uuid::Uuid::new_v4().as_u128() as u32;
+            let resolved = {
+                let heads = self.heads.lock().unwrap_or_else(|e| e.into_inner());
+                resolve_appends(writes.clone(), self.clock.now(), base, |log| {
+                    heads.get(log).cloned()
+                })
+            };
+            match self.transact_once(resolved.writes.clone()).await {
+                Ok(()) => {
+                    self.learn_heads(resolved.heads);
+                    return Ok(());
+                }
+                Err(StoreError::TransactionCanceled { reasons }) => {
+                    let (own, head_moved) = resolved.split_reasons(reasons);
+                    if own.iter().any(|r| *r != CancelReason::None) || !head_moved {
+                        return Err(StoreError::TransactionCanceled { reasons: own });
+                    }
+                    let mut learned = Vec::with_capacity(resolved.heads.len());
+                    for (log, _) in &resolved.heads {
+                        let last = self
+                            .get(&log_head_key(log))
+                            .await?
+                            .and_then(|h| h.get_str(LOG_HEAD_LAST).and_then(|l| l.parse().ok()));
+                        if let Some(last) = last {
+                            learned.push((log.clone(), last));
+                        }
+                    }
+                    self.learn_heads(learned);
+                    if attempt > 0 {
+                        let jitter = u64::from(base % 10);
+                        tokio::time::sleep(Duration::from_millis(5 * u64::from(attempt) + jitter))
+                            .await;
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Unavailable(
+            "the event log kept moving under this write; try again".into(),
+        ))
+    }
+
+    fn learn_heads(&self, learned: Vec<(String, EventId)>) {
+        let mut heads = self.heads.lock().unwrap_or_else(|e| e.into_inner());
+        if heads.len() >= HEADS_KEPT {
+            heads.clear();
+        }
+        for (log, last) in learned {
+            let entry = heads.entry(log).or_insert_with(|| last.clone());
+            if *entry < last {
+                *entry = last;
+            }
+        }
     }
 }
 
@@ -536,56 +668,10 @@ impl Store for DynamoStore {
     }
 
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
-        validate_transaction(&writes)?;
-        for write in &writes {
-            // DynamoDB rejects empty key strings; say so before the round trip.
-            validate_key(&write.key())?;
-        }
-        let items = writes
-            .into_iter()
-            .map(|w| self.tx_item(w))
-            .collect::<Result<Vec<_>, _>>()?;
-        let result = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) => match e.as_service_error() {
-                Some(TransactWriteItemsError::TransactionCanceledException(cancel)) => {
-                    let codes: Vec<Option<&str>> = cancel
-                        .cancellation_reasons()
-                        .iter()
-                        .map(|r| r.code())
-                        .collect();
-                    // A malformed write (say ADD to a string) is the caller's error,
-                    // not a retryable conflict; the embedded adapter reports it as
-                    // Invalid too, unless a condition failed first. (DynamoDB says
-                    // ValidationError; moto names the exception.)
-                    let is_validation = |code: &Option<&str>| {
-                        matches!(code, Some("ValidationError" | "ValidationException"))
-                    };
-                    let invalid_write = codes.iter().any(is_validation)
-                        && !codes.contains(&Some("ConditionalCheckFailed"));
-                    if invalid_write {
-                        let message = cancel
-                            .cancellation_reasons()
-                            .iter()
-                            .find(|r| is_validation(&r.code()))
-                            .and_then(|r| r.message())
-                            .unwrap_or("a write of the transaction is invalid");
-                        return Err(StoreError::Invalid(format!(
-                            "TransactWriteItems: {message}"
-                        )));
-                    }
-                    Err(StoreError::TransactionCanceled {
-                        reasons: codes.into_iter().map(cancel_reason).collect(),
-                    })
-                }
-                _ => Err(sdk_error("TransactWriteItems", e)),
-            },
+        if appended_logs(&writes).is_empty() {
+            self.transact_once(writes).await
+        } else {
+            self.transact_appending(writes).await
         }
     }
 }

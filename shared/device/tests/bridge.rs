@@ -83,7 +83,7 @@ impl World {
     fn new() -> Self {
         let clock = Arc::new(ManualClock::new(start_time()));
         let store = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
-        let events = EventLog::new(store.clone(), clock.clone(), Duration::ZERO);
+        let events = EventLog::new(store.clone(), clock.clone());
         Self {
             store,
             clock,
@@ -261,7 +261,7 @@ async fn a_response_answers_the_row_once_with_command_result() {
     w.clock.advance(Duration::milliseconds(1));
     let page = w
         .events
-        .read_after(&[d.tenant_id], None, None, 100)
+        .read_after(d.tenant_id, None, None, 100)
         .await
         .unwrap();
     let results: Vec<&Value> = page

@@ -30,7 +30,7 @@ struct World {
 async fn world() -> World {
     let clock = Arc::new(ManualClock::new(start_time()));
     let store = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
-    let events = EventLog::new(store.clone(), clock.clone(), Duration::ZERO);
+    let events = EventLog::new(store.clone(), clock.clone());
     let ingest = Ingest::new(store.clone(), clock.clone(), events.clone());
     let device = DeviceRecord {
         id: DeviceId::new(),
@@ -100,7 +100,7 @@ impl World {
         self.clock.advance(Duration::milliseconds(1));
         let page = self
             .events
-            .read_after(&[self.device.tenant_id], None, None, 1000)
+            .read_after(self.device.tenant_id, None, None, 1000)
             .await
             .unwrap();
         page.events.iter().map(|e| e.kind).collect()
@@ -181,7 +181,7 @@ async fn the_last_will_takes_it_offline_and_any_report_brings_it_back() {
     );
     let page = w
         .events
-        .read_after(&[w.device.tenant_id], None, None, 10)
+        .read_after(w.device.tenant_id, None, None, 10)
         .await
         .unwrap();
     assert_eq!(page.events[1].data["reason"], "last-will");
@@ -222,7 +222,7 @@ async fn telemetry_is_a_time_series_and_an_event() {
     w.clock.advance(Duration::milliseconds(1));
     let page = w
         .events
-        .read_after(&[w.device.tenant_id], None, None, 10)
+        .read_after(w.device.tenant_id, None, None, 10)
         .await
         .unwrap();
     let telemetry: Vec<_> = page
@@ -322,7 +322,7 @@ async fn events_and_alerts_are_kept_and_an_alert_raises_one_notification() {
     w.clock.advance(Duration::milliseconds(1));
     let page = w
         .events
-        .read_after(&[w.device.tenant_id], None, None, 100)
+        .read_after(w.device.tenant_id, None, None, 100)
         .await
         .unwrap();
     let raised: Vec<_> = page

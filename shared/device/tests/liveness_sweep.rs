@@ -87,7 +87,7 @@ async fn world() -> World {
         inner: inner.clone(),
         before_transact: Mutex::new(None),
     });
-    let events = EventLog::new(inner.clone(), clock.clone(), Duration::ZERO);
+    let events = EventLog::new(inner.clone(), clock.clone());
     let ingest = Ingest::new(inner, clock.clone(), events.clone());
     let sweep = LivenessSweep::new(store.clone(), clock.clone(), events.clone());
     World {
@@ -177,7 +177,7 @@ impl World {
     async fn events(&self) -> Vec<EventEnvelope> {
         self.clock.advance(Duration::milliseconds(1));
         self.events
-            .read_after(&[self.tenant], None, None, 1000)
+            .read_after(self.tenant, None, None, 1000)
             .await
             .unwrap()
             .events

@@ -113,6 +113,19 @@ impl EventId {
         Self::new(at, 0)
     }
 
+    /// The id of microsecond `micros` (since the epoch) with suffix `n`.
+    pub fn from_micros(micros: i64, n: u32) -> Self {
+        Self(format!("{:016}-{n:08x}", micros.max(0)))
+    }
+
+    /// The microsecond the id stands for (its first part).
+    pub fn micros(&self) -> i64 {
+        self.0
+            .split_once('-')
+            .and_then(|(m, _)| m.parse().ok())
+            .unwrap_or(0)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -3,7 +3,7 @@
 //! One cursor row per tenant that has (or had) an endpoint routed to it
 //! ([`alyt_store::repo::events`] keeps them) holds the id of the last event
 //! fanned out. A pass reads each tenant's events after its cursor
-//! ([`EventLog::read_after`], so never past the visibility watermark),
+//! ([`EventLog::read_after`], in commit order),
 //! enqueues each to the endpoints that want it ([`crate::delivery::enqueue`],
 //! one conditional write per endpoint x event) and only then advances the
 //! cursor, with a write conditioned on the cursor's `rev`. So:
@@ -11,8 +11,8 @@
 //! * nothing is lost: a crash between the enqueue and the cursor write
 //!   replays the page, and the replay finds the rows already there
 //!   (`attribute_not_exists`), so nothing is queued twice either;
-//! * nothing is skipped: the log only hands out events below the watermark,
-//!   and ids only grow in the order a reader sees them;
+//! * nothing is skipped: a tenant's events get their ids in commit order,
+//!   so no event can appear behind the cursor later;
 //! * two dispatchers may run at once (a late hosted invocation overlapping
 //!   the next): both enqueue idempotently, one cursor write wins, the other
 //!   stops that tenant for the pass.
@@ -162,15 +162,16 @@ async fn dispatch_tenant(
     let mut done = 0usize;
     while done < TENANT_BUDGET {
         let page = log
-            .read_after(&[tenant], Some(&cursor.position), None, PAGE)
+            .read_after(tenant, Some(&cursor.position), None, PAGE)
             .await?;
-        let Some(position) = page.position.clone() else {
+        let (events, position) = (page.events, page.position);
+        let Some(position) = position else {
             return Ok(());
         };
         if position == cursor.position {
             return Ok(());
         }
-        if !page.events.is_empty() && endpoints.is_none() {
+        if !events.is_empty() && endpoints.is_none() {
             let connectors = installed_connectors(store, tenant, seen.connectors).await?;
             // An endpoint whose key or developer is no longer sound gets
             // nothing more (it is disabled with the reason).
@@ -186,7 +187,7 @@ async fn dispatch_tenant(
         let live_routes = routed
             .iter()
             .any(|e| matches!(e.route, WebhookRoute::Connector { .. }));
-        for event in &page.events {
+        for event in &events {
             // The connector whose integration the event is about (LIVE
             // endpoints hear nothing else).
             let about = match live_routes {
@@ -211,7 +212,7 @@ async fn dispatch_tenant(
             }
             report.events += 1;
         }
-        done += page.events.len().max(1);
+        done += events.len().max(1);
         if !Events(store).advance(&cursor, &position).await? {
             report.raced += 1;
             return Ok(());

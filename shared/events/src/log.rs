@@ -1,29 +1,80 @@
-//! Recording events and reading them back in id order (see the crate docs for
-//! why the order holds and what the visibility lag is for).
+//! Recording events and reading them back in commit order (see the crate
+//! docs for why the order holds and why readers need no lag).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use alyt_domain::Clock;
 use alyt_domain::ids::TenantId;
 use alyt_store::repo::events::{Events, event_write};
 use alyt_store::{Store, StoreError};
-use rand::Rng;
 use time::Duration;
 
 use crate::envelope::{EventEnvelope, EventId, EventKind, PlatformEvent};
 
-/// How long after its id an event becomes readable (hosted default). It must
-/// exceed the longest time between taking an id and the write completing.
-pub const VISIBILITY_LAG: Duration = Duration::seconds(2);
 /// How long events stay readable for resuming and redelivery.
 pub const RETENTION: Duration = Duration::days(7);
+/// How far before its resume id a reader of several tenants starts their
+/// logs again (see [`Cursor::resume`]): longer than any commit may take
+/// between its id and its end (the stores' own timeouts are shorter).
+pub const RESUME_GRACE: Duration = Duration::seconds(2);
+/// The most events of one change (a transaction holds at most 100 writes).
+const MAX_EVENTS_PER_CHANGE: usize = 64;
 
-/// One read: the events, and how far the read got (the id to continue after,
-/// which may be past the last event when filtered kinds were skipped).
+/// Where a reader is in each tenant's log: the id of the last event it read
+/// there (`None`: from the log's start).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Cursor(BTreeMap<TenantId, Option<EventId>>);
+
+impl Cursor {
+    /// A reader of `tenants` resuming after event `after` (from the start
+    /// when `None`). One tenant resumes exactly after it. Several tenants
+    /// share one resume id that names a position in one log only, so each
+    /// log starts [`RESUME_GRACE`] before it: a commit of another tenant
+    /// that was still under way when the reader passed `after` is read, and
+    /// so is what came before it in that window again (at least once).
+    pub fn resume(tenants: &[TenantId], after: Option<&EventId>) -> Self {
+        let start = match (tenants.len(), after) {
+            (_, None) => None,
+            (1, Some(after)) => Some(after.clone()),
+            (_, Some(after)) => Some(EventId::from_micros(
+                after
+                    .micros()
+                    .saturating_sub(RESUME_GRACE.whole_microseconds() as i64),
+                0,
+            )),
+        };
+        Self(tenants.iter().map(|t| (*t, start.clone())).collect())
+    }
+
+    /// Every tenant at `position`.
+    pub fn at(tenants: &[TenantId], position: Option<&EventId>) -> Self {
+        Self(tenants.iter().map(|t| (*t, position.cloned())).collect())
+    }
+
+    pub fn of(&self, tenant: TenantId) -> Option<&EventId> {
+        self.0.get(&tenant).and_then(Option::as_ref)
+    }
+
+    pub fn tenants(&self) -> impl Iterator<Item = TenantId> + '_ {
+        self.0.keys().copied()
+    }
+}
+
+/// One read: the events, and where the reader is now.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventPage {
     pub events: Vec<EventEnvelope>,
+    /// The reader's place after this read (filtered kinds included: it
+    /// moves past events it did not return).
+    pub cursor: Cursor,
+}
+
+/// One read of one tenant's log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantPage {
+    pub events: Vec<EventEnvelope>,
+    /// The id to continue after (past filtered kinds too).
     pub position: Option<EventId>,
 }
 
@@ -31,50 +82,44 @@ pub struct EventPage {
 pub struct EventLog {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
-    lag: Duration,
 }
 
 impl EventLog {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, lag: Duration) -> Self {
-        Self { store, clock, lag }
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock }
     }
 
     /// The writes recording `events` of one change, for that change's own
     /// transaction, so that they exist exactly when the change they report
     /// does (and a redelivered message, whose transaction fails on its dedupe
-    /// guard, records nothing). They get ids in the given order (one time,
-    /// consecutive suffixes). The ids are taken now: commit the transaction
-    /// promptly.
+    /// guard, records nothing). The store gives them their ids when the
+    /// transaction commits, in the given order, after every event the
+    /// tenant's log already has.
     pub fn writes(
         &self,
         tenant: TenantId,
         events: Vec<PlatformEvent>,
     ) -> Result<Vec<alyt_store::TxWrite>, StoreError> {
         let now = self.clock.now();
-        // Room for 256 events of one change above a random base.
-        let base: u32 = rand::rng().random::<u32>() & 0xFFFF_FF00;
         events
             .into_iter()
-            .take(256)
-            .enumerate()
-            .map(|(n, event)| {
+            .take(MAX_EVENTS_PER_CHANGE)
+            .map(|event| {
+                // The id is the store's to give; the envelope's is a stand-in.
                 let envelope = event
-                    .envelope(EventId::new(now, base + n as u32), tenant, now)
+                    .envelope(EventId::from_micros(0, 0), tenant, now)
                     .map_err(|e| {
                         StoreError::Invalid(format!("event data is not serialisable: {e}"))
                     })?;
-                event_write(
-                    tenant,
-                    &envelope.id,
-                    &envelope,
-                    (now + RETENTION).unix_timestamp(),
-                )
+                event_write(tenant, &envelope, (now + RETENTION).unix_timestamp())
             })
             .collect()
     }
 
     /// Records an event of any kind with any data on its own, as no producer
-    /// may: tests use it for kinds the platform never raises.
+    /// may: tests use it for kinds the platform never raises. The event is
+    /// read back through the log's head, so concurrent writers to the same
+    /// tenant make the answer another event.
     #[cfg(feature = "test-support")]
     pub async fn record(
         &self,
@@ -82,24 +127,25 @@ impl EventLog {
         kind: EventKind,
         data: serde_json::Value,
     ) -> Result<EventEnvelope, StoreError> {
-        loop {
-            let now = self.clock.now();
-            let envelope = EventEnvelope {
-                id: EventId::new(now, rand::rng().random()),
-                kind,
-                tenant_id: tenant,
-                created_at: now,
-                data: data.clone(),
-            };
-            let expires = (now + RETENTION).unix_timestamp();
-            // Taken (same microsecond and same 32 random bits): draw again.
-            if Events(self.store.as_ref())
-                .put_new(tenant, &envelope.id, &envelope, expires)
-                .await?
-            {
-                return Ok(envelope);
-            }
-        }
+        let now = self.clock.now();
+        let envelope = EventEnvelope {
+            id: EventId::from_micros(0, 0),
+            kind,
+            tenant_id: tenant,
+            created_at: now,
+            data,
+        };
+        let write = event_write(tenant, &envelope, (now + RETENTION).unix_timestamp())?;
+        self.store.transact(vec![write]).await?;
+        let events = Events(self.store.as_ref());
+        let id = events
+            .newest(tenant)
+            .await?
+            .ok_or_else(|| StoreError::Unavailable("the recorded event has no id".into()))?;
+        events
+            .get(tenant, &id)
+            .await?
+            .ok_or_else(|| StoreError::Unavailable("the recorded event is gone".into()))
     }
 
     /// The store the log is kept in.
@@ -107,64 +153,64 @@ impl EventLog {
         self.store.as_ref()
     }
 
-    /// The newest id readers may see now.
-    pub fn watermark(&self) -> EventId {
-        EventId::floor(self.clock.now() - self.lag)
-    }
-
-    /// Up to `limit` events of `tenants` after `after` (exclusive) and before the
-    /// watermark, in id order, of the given kinds (all when `None`).
-    pub async fn read_after(
+    /// Up to `limit` events after `cursor` of its tenants, merged in id
+    /// order, of the given kinds (all when `None`), and the cursor after
+    /// them. One query per tenant. Each tenant's log is read in commit
+    /// order, so nothing a later read could find lies behind the cursor.
+    pub async fn read(
         &self,
-        tenants: &[TenantId],
-        after: Option<&EventId>,
+        cursor: &Cursor,
         kinds: Option<&BTreeSet<EventKind>>,
         limit: u32,
     ) -> Result<EventPage, StoreError> {
-        let watermark = self.watermark();
-        let low = after
-            .cloned()
-            .unwrap_or_else(|| EventId::floor(time::OffsetDateTime::UNIX_EPOCH));
-        if low >= watermark {
-            return Ok(EventPage {
-                events: Vec::new(),
-                position: after.cloned(),
-            });
-        }
-        let limit = limit.clamp(1, 1000);
-        let mut scanned: Vec<EventEnvelope> = Vec::new();
-        // Where the merged read may end: a tenant whose page came back full may
-        // hold more events after its last one, so nothing past that is safe.
-        let mut bound = watermark.clone();
-        for tenant in tenants {
-            let (mut events, more): (Vec<EventEnvelope>, bool) = Events(self.store.as_ref())
-                .between(*tenant, &low, &watermark, limit + 1)
-                .await?;
-            events.retain(|e| Some(&e.id) != after && e.id < watermark);
-            if more || events.len() > limit as usize {
-                events.truncate(limit as usize);
-                if let Some(last) = events.last()
-                    && last.id < bound
-                {
-                    bound = last.id.clone();
-                }
+        let limit = limit.clamp(1, 1000) as usize;
+        let events_repo = Events(self.store.as_ref());
+        let reads = cursor.tenants().map(|tenant| {
+            let events_repo = &events_repo;
+            async move {
+                events_repo
+                    .after::<EventEnvelope>(tenant, cursor.of(tenant), limit as u32)
+                    .await
+                    .map(|(events, _)| events)
             }
-            scanned.extend(events);
+        });
+        let mut merged: Vec<EventEnvelope> = Vec::new();
+        for events in futures_util::future::join_all(reads).await {
+            merged.extend(events?);
         }
-        scanned.sort_by(|a, b| a.id.cmp(&b.id));
-        scanned.retain(|e| e.id <= bound);
-        scanned.truncate(limit as usize);
-        let position = match scanned.last() {
-            Some(last) if scanned.len() == limit as usize => Some(last.id.clone()),
-            // Everything up to the bound was read.
-            _ if bound < watermark => Some(bound),
-            Some(last) => Some(last.id.clone()),
-            None => after.cloned(),
-        };
-        let events = scanned
+        merged.sort_by(|a, b| a.id.cmp(&b.id));
+        // Each tenant's events are in id order, so any prefix of the merge
+        // holds a prefix of every tenant's: the cursor moves exactly past it.
+        merged.truncate(limit);
+        let mut next = cursor.clone();
+        for event in &merged {
+            next.0.insert(event.tenant_id, Some(event.id.clone()));
+        }
+        let events = merged
             .into_iter()
             .filter(|e| kinds.is_none_or(|k| k.contains(&e.kind)))
             .collect();
-        Ok(EventPage { events, position })
+        Ok(EventPage {
+            events,
+            cursor: next,
+        })
+    }
+
+    /// Up to `limit` events of one tenant after `after`, with the id to
+    /// continue after (unchanged when there was nothing new).
+    pub async fn read_after(
+        &self,
+        tenant: TenantId,
+        after: Option<&EventId>,
+        kinds: Option<&BTreeSet<EventKind>>,
+        limit: u32,
+    ) -> Result<TenantPage, StoreError> {
+        let page = self
+            .read(&Cursor::at(&[tenant], after), kinds, limit)
+            .await?;
+        Ok(TenantPage {
+            position: page.cursor.of(tenant).cloned(),
+            events: page.events,
+        })
     }
 }

@@ -4,12 +4,14 @@
 //! feed loop that reads the event log after the client's position.
 //!
 //! The local platform serves it as an axum SSE route (up to one hour) and
-//! wakes it through an [`EventSignal`] when an event is written; the hosted
-//! platform serves the same body from a Lambda with response streaming on a
-//! function URL (up to 15 minutes) and polls. Clients resume with
-//! `Last-Event-ID` (standard `EventSource` clients send it on reconnect) or
-//! `after=`; the event log's order and visibility lag make a resume have no
-//! gap and no duplicate.
+//! wakes it through an [`EventSignal`] when an event is committed; the
+//! hosted platform serves the same body from a Lambda with response
+//! streaming on a function URL (up to 15 minutes) and polls (a Lambda has no
+//! way to hear another function's commit; the poll is the hosted latency).
+//! Clients resume with `Last-Event-ID` (standard `EventSource` clients send
+//! it on reconnect) or `after=`; the event log's commit order makes a resume
+//! of one tenant have no gap and no duplicate (several tenants: see
+//! [`crate::log::Cursor::resume`]).
 
 use std::collections::{BTreeSet, VecDeque};
 use std::convert::Infallible;
@@ -23,7 +25,7 @@ use tokio::time::Instant;
 
 use crate::audience::{Audience, IntegrationConnectors};
 use crate::envelope::{EventEnvelope, EventId, EventKind};
-use crate::log::EventLog;
+use crate::log::{Cursor, EventLog};
 
 /// A comment line every this often (spec: Limits).
 pub const KEEPALIVE: Duration = Duration::from_secs(15);
@@ -47,9 +49,6 @@ pub struct StreamLimits {
     /// How often the log is read when nothing wakes the stream (the fallback
     /// locally, the only way hosted).
     pub poll: Duration,
-    /// How long after a wake-up the new event becomes readable (the event
-    /// log's visibility lag).
-    pub settle: Duration,
 }
 
 impl StreamLimits {
@@ -58,15 +57,12 @@ impl StreamLimits {
         keepalive: KEEPALIVE,
         max_duration: LOCAL_MAX_DURATION,
         poll: Duration::from_secs(2),
-        settle: Duration::from_millis(300),
     };
-    /// The hosted function: one read a second (the 2 s visibility lag is the
-    /// larger part of the latency anyway).
+    /// The hosted function: four reads a second per tenant (one query each).
     pub const HOSTED: StreamLimits = StreamLimits {
         keepalive: KEEPALIVE,
         max_duration: HOSTED_MAX_DURATION,
-        poll: Duration::from_secs(1),
-        settle: Duration::from_secs(2),
+        poll: Duration::from_millis(250),
     };
 }
 
@@ -184,7 +180,7 @@ pub struct Feed {
 struct State {
     feed: Feed,
     connectors: IntegrationConnectors,
-    position: Option<EventId>,
+    cursor: Cursor,
     pending: VecDeque<String>,
     deadline: Instant,
     next_keepalive: Instant,
@@ -199,7 +195,7 @@ struct State {
 pub fn body(feed: Feed) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
     let now = Instant::now();
     let state = State {
-        position: feed.request.after.clone(),
+        cursor: Cursor::resume(&feed.tenants, feed.request.after.as_ref()),
         deadline: now + feed.limits.max_duration,
         next_keepalive: now + feed.limits.keepalive,
         feed,
@@ -236,12 +232,7 @@ async fn next_chunk(state: &mut State) -> Option<String> {
         let feed = &state.feed;
         let page = match feed
             .log
-            .read_after(
-                &feed.tenants,
-                state.position.as_ref(),
-                feed.request.kinds.as_ref(),
-                PAGE,
-            )
+            .read(&state.cursor, feed.request.kinds.as_ref(), PAGE)
             .await
         {
             Ok(page) => page,
@@ -251,7 +242,7 @@ async fn next_chunk(state: &mut State) -> Option<String> {
                 return Some(comment("events are briefly unavailable; reconnect"));
             }
         };
-        let moved = page.position != state.position;
+        let moved = page.cursor != state.cursor;
         for event in &page.events {
             match state
                 .connectors
@@ -275,7 +266,7 @@ async fn next_chunk(state: &mut State) -> Option<String> {
         if state.done {
             continue;
         }
-        state.position = page.position;
+        state.cursor = page.cursor;
         if !page.events.is_empty() {
             state.next_keepalive = Instant::now() + feed.limits.keepalive;
         }
@@ -304,7 +295,6 @@ async fn wait(state: &mut State) -> bool {
                     // The signal is gone: fall back to polling.
                     std::future::pending::<()>().await;
                 }
-                tokio::time::sleep(limits.settle).await;
             }
             None => std::future::pending::<()>().await,
         }

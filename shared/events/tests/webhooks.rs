@@ -171,7 +171,7 @@ impl World {
         let clock = Arc::new(ManualClock::new(start_time()));
         let store: Arc<dyn Store> = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
         World {
-            log: EventLog::new(store.clone(), clock.clone(), Duration::seconds(2)),
+            log: EventLog::new(store.clone(), clock.clone()),
             clock,
             store,
             sender: Arc::new(HttpSender::new().unwrap()),

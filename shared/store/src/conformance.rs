@@ -14,10 +14,13 @@ use crate::{
     UpdateAction,
 };
 
-/// A fresh, empty store and the clock it reads.
+/// A fresh, empty store and the clock it reads, and how to open another
+/// instance over the same data with a clock of its own (a second process:
+/// another Lambda instance, another handle on the database file).
 pub struct Fixture {
     pub store: Arc<dyn Store>,
     pub clock: Arc<ManualClock>,
+    pub another: Arc<dyn Fn(Arc<ManualClock>) -> Arc<dyn Store> + Send + Sync>,
 }
 
 /// The time every fixture's clock starts at.
@@ -49,7 +52,10 @@ macro_rules! store_conformance_suite {
             requests_past_dynamodb_limits_are_invalid_and_write_nothing,
             index_keys_must_be_non_empty_strings,
             an_uncounted_household_counts_its_owners,
-            a_reset_request_is_claimed_once
+            a_reset_request_is_claimed_once,
+            appends_take_positions_after_the_head_in_commit_order,
+            a_writer_with_a_clock_behind_appends_after_what_readers_saw,
+            a_commit_held_open_lands_after_the_one_that_finished_first
         );
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_creates_have_exactly_one_winner() {
@@ -85,6 +91,11 @@ macro_rules! store_conformance_suite {
         async fn metered_uses_stay_within_the_limit_and_are_written_once_per_flush() {
             let fixture = $factory().await;
             $crate::conformance::metered_uses_stay_within_the_limit_and_are_written_once_per_flush(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn a_reader_following_concurrent_appends_misses_none() {
+            let fixture = $factory().await;
+            $crate::conformance::a_reader_following_concurrent_appends_misses_none(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_version_bumps_never_lose_an_update() {
@@ -1550,7 +1561,10 @@ pub async fn metered_uses_stay_within_the_limit_and_are_written_once_per_flush(f
         "counting writes nothing: {calls:?}"
     );
     let usage = Usage(f.store.as_ref());
-    assert_eq!(usage.counts(std::slice::from_ref(&window)).await.unwrap(), vec![0]);
+    assert_eq!(
+        usage.counts(std::slice::from_ref(&window)).await.unwrap(),
+        vec![0]
+    );
     assert_eq!(a.unwritten(&window), 20);
     assert_eq!(
         a.unwritten(&per_key),
@@ -1587,7 +1601,10 @@ pub async fn metered_uses_stay_within_the_limit_and_are_written_once_per_flush(f
     assert_eq!(admitted, 5);
     assert_eq!(b.current(&window).await.unwrap(), 25);
     b.flush().await;
-    assert_eq!(usage.counts(std::slice::from_ref(&window)).await.unwrap(), vec![25]);
+    assert_eq!(
+        usage.counts(std::slice::from_ref(&window)).await.unwrap(),
+        vec![25]
+    );
     let stored = f.store.get(&window.key()).await.unwrap().unwrap();
     assert_eq!(stored.expires_at(), Some(1_900_000_000));
 }
@@ -1615,4 +1632,245 @@ pub async fn a_reset_request_is_claimed_once(f: Fixture) {
     // Undelivered for a day: dropped.
     f.clock.advance(time::Duration::days(1));
     assert!(requests.pending(10).await.unwrap().is_empty());
+}
+
+// ---------------------------------------------------------------------------
+// Ordered logs (the event log's appends)
+
+const LOG: &str = "EVENTS#conformance";
+
+fn append(n: u32) -> TxWrite {
+    TxWrite::Append {
+        log: LOG.into(),
+        item: item(LOG, "ignored").with("n", n),
+        position_attr: "id".into(),
+    }
+}
+
+/// Everything in the log after `after`, as (position, n).
+async fn log_after(store: &dyn Store, after: Option<&str>) -> Vec<(String, i64)> {
+    let mut query = Query::partition(LOG).limit(1000);
+    if let Some(after) = after {
+        query = query.sort(SortKey::Gt(after.into()));
+    }
+    query_all(store, query)
+        .await
+        .into_iter()
+        .map(|i| {
+            assert_eq!(
+                i.get_str("id"),
+                Some(i.sk()),
+                "the position is copied into the item"
+            );
+            (i.sk().to_owned(), i.get_i64("n").unwrap())
+        })
+        .collect()
+}
+
+/// Appends get positions in their order after the log's head: a clock moved
+/// back does not move them back, a cancelled transaction appends nothing and
+/// reports the reasons of the caller's own writes only.
+pub async fn appends_take_positions_after_the_head_in_commit_order(f: Fixture) {
+    f.store
+        .transact(vec![append(0), append(1), append(2)])
+        .await
+        .unwrap();
+    let first = log_after(f.store.as_ref(), None).await;
+    assert_eq!(first.iter().map(|(_, n)| *n).collect::<Vec<_>>(), [0, 1, 2]);
+    assert!(first.windows(2).all(|w| w[0].0 < w[1].0), "{first:?}");
+    let micros = |p: &str| p.split_once('-').unwrap().0.parse::<i64>().unwrap();
+    assert_eq!(
+        micros(&first[0].0),
+        (start_time().unix_timestamp_nanos() / 1000) as i64,
+        "positions start at the clock"
+    );
+
+    // The clock goes back a second: the next position is still later.
+    f.clock.set(start_time() - time::Duration::seconds(1));
+    f.store.transact(vec![append(3)]).await.unwrap();
+    let after = log_after(f.store.as_ref(), Some(&first[2].0)).await;
+    assert_eq!(after.len(), 1);
+    assert!(after[0].0 > first[2].0);
+    assert_eq!(micros(&after[0].0), micros(&first[2].0) + 1);
+
+    // A cancelled transaction appends nothing; its reasons are its own.
+    f.store.put(item("p", "taken"), None).await.unwrap();
+    let err = f
+        .store
+        .transact(vec![
+            TxWrite::Put {
+                item: item("p", "taken"),
+                condition: Some(Condition::item_absent()),
+            },
+            append(4),
+        ])
+        .await
+        .unwrap_err();
+    match err {
+        StoreError::TransactionCanceled { reasons } => assert_eq!(
+            reasons,
+            [CancelReason::ConditionFailed, CancelReason::None],
+            "one reason per write the caller sent"
+        ),
+        other => panic!("expected a cancellation, got {other:?}"),
+    }
+    assert_eq!(log_after(f.store.as_ref(), None).await.len(), 4);
+
+    // Two logs in one transaction each get their own head.
+    f.store
+        .transact(vec![
+            append(5),
+            TxWrite::Append {
+                log: "EVENTS#other".into(),
+                item: item("EVENTS#other", "x").with("n", 6),
+                position_attr: "id".into(),
+            },
+        ])
+        .await
+        .unwrap();
+    assert_eq!(log_after(f.store.as_ref(), None).await.len(), 5);
+    let other = query_all(f.store.as_ref(), Query::partition("EVENTS#other")).await;
+    assert_eq!(other.len(), 1);
+}
+
+/// A second writer whose clock is behind (and who never saw the log) still
+/// appends after everything a reader already read; so does the first writer
+/// when the second moved the head meanwhile.
+pub async fn a_writer_with_a_clock_behind_appends_after_what_readers_saw(f: Fixture) {
+    let behind = Arc::new(ManualClock::new(start_time() - time::Duration::seconds(5)));
+    let second = (f.another)(behind.clone());
+    f.store.transact(vec![append(0)]).await.unwrap();
+    f.store.transact(vec![append(1)]).await.unwrap();
+    let seen = log_after(f.store.as_ref(), None).await;
+    let position = seen.last().unwrap().0.clone();
+
+    second.transact(vec![append(2)]).await.unwrap();
+    let next = log_after(f.store.as_ref(), Some(&position)).await;
+    assert_eq!(next.iter().map(|(_, n)| *n).collect::<Vec<_>>(), [2]);
+
+    // The first writer's memory of the head is stale now; its clock is
+    // behind the second's last position too.
+    f.clock.set(start_time() - time::Duration::seconds(10));
+    f.store.transact(vec![append(3)]).await.unwrap();
+    behind.set(start_time() - time::Duration::seconds(20));
+    second.transact(vec![append(4)]).await.unwrap();
+    let rest = log_after(f.store.as_ref(), Some(&next[0].0)).await;
+    assert_eq!(rest.iter().map(|(_, n)| *n).collect::<Vec<_>>(), [3, 4]);
+}
+
+/// A store that holds the first transaction sent through it until told to
+/// go on: a commit held open while another finishes.
+struct HeldOpen {
+    inner: Arc<dyn Store>,
+    hold: tokio::sync::Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
+    held: tokio::sync::Notify,
+}
+
+#[async_trait::async_trait]
+impl Store for HeldOpen {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        self.inner.get(key).await
+    }
+    async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+        self.inner.batch_get(keys).await
+    }
+    async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+        self.inner.put(item, condition).await
+    }
+    async fn update(
+        &self,
+        key: &Key,
+        actions: Vec<UpdateAction>,
+        condition: Option<Condition>,
+    ) -> Result<Item, StoreError> {
+        self.inner.update(key, actions, condition).await
+    }
+    async fn delete(
+        &self,
+        key: &Key,
+        condition: Option<Condition>,
+    ) -> Result<Option<Item>, StoreError> {
+        self.inner.delete(key, condition).await
+    }
+    async fn query(&self, query: Query) -> Result<Page, StoreError> {
+        self.inner.query(query).await
+    }
+    async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        let hold = self.hold.lock().await.take();
+        if let Some(go_on) = hold {
+            self.held.notify_one();
+            let _ = go_on.await;
+        }
+        self.inner.transact(writes).await
+    }
+}
+
+/// Commit A starts first and is held open; B starts later and commits; a
+/// reader reads B; then A commits. A lands after B, so the reader that
+/// resumes after B finds A.
+pub async fn a_commit_held_open_lands_after_the_one_that_finished_first(f: Fixture) {
+    let (go_on, hold) = tokio::sync::oneshot::channel();
+    let held = Arc::new(HeldOpen {
+        inner: Arc::clone(&f.store),
+        hold: tokio::sync::Mutex::new(Some(hold)),
+        held: tokio::sync::Notify::new(),
+    });
+    let a = {
+        let held = Arc::clone(&held);
+        tokio::spawn(async move { held.transact(vec![append(0)]).await })
+    };
+    held.held.notified().await;
+    f.clock.advance(time::Duration::milliseconds(5));
+    held.transact(vec![append(1)]).await.unwrap();
+    let seen = log_after(f.store.as_ref(), None).await;
+    assert_eq!(seen.iter().map(|(_, n)| *n).collect::<Vec<_>>(), [1]);
+    go_on.send(()).unwrap();
+    a.await.unwrap().unwrap();
+    let resumed = log_after(f.store.as_ref(), Some(&seen[0].0)).await;
+    assert_eq!(resumed.iter().map(|(_, n)| *n).collect::<Vec<_>>(), [0]);
+}
+
+/// Twenty writers append at once (over two instances) while a reader follows
+/// the log from its own position: it ends with every event once, in order.
+pub async fn a_reader_following_concurrent_appends_misses_none(f: Fixture) {
+    let second = (f.another)(Arc::clone(&f.clock));
+    let mut writers = Vec::new();
+    for n in 0..20u32 {
+        let store = if n % 2 == 0 {
+            Arc::clone(&f.store)
+        } else {
+            Arc::clone(&second)
+        };
+        writers.push(tokio::spawn(async move {
+            store.transact(vec![append(n)]).await.unwrap();
+        }));
+    }
+    let reader = {
+        let store = Arc::clone(&f.store);
+        tokio::spawn(async move {
+            let mut position: Option<String> = None;
+            let mut read = Vec::new();
+            let give_up = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+            while tokio::time::Instant::now() < give_up {
+                let page = log_after(store.as_ref(), position.as_deref()).await;
+                if let Some((last, _)) = page.last() {
+                    position = Some(last.clone());
+                }
+                read.extend(page.into_iter().map(|(_, n)| n));
+                if read.len() >= 20 {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            read
+        })
+    };
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    let mut read = reader.await.unwrap();
+    assert_eq!(read.len(), 20, "{read:?}");
+    read.sort();
+    read.dedup();
+    assert_eq!(read.len(), 20, "no event twice");
 }

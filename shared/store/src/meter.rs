@@ -188,6 +188,15 @@ impl UsageMeter {
         *latest = (*latest).max(at);
     }
 
+    /// The key's last use noted here and not written yet.
+    pub fn unwritten_key_use(&self, developer: DeveloperId, key: KeyId) -> Option<OffsetDateTime> {
+        self.key_uses
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&(developer, key))
+            .copied()
+    }
+
     /// Uses of `counter` counted here and not yet in the store (added to a
     /// value read from the store, it gives the count as of now).
     pub fn unwritten(&self, counter: &Counter) -> u64 {
@@ -244,10 +253,15 @@ impl UsageMeter {
                 })
                 .collect()
         };
-        let key_uses: Vec<_> =
-            std::mem::take(&mut *self.key_uses.lock().unwrap_or_else(|e| e.into_inner()))
-                .into_iter()
-                .collect();
+        // Copied, not taken: a use stays visible (`unwritten_key_use`) until
+        // its write is done.
+        let key_uses: Vec<_> = self
+            .key_uses
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(k, at)| (*k, *at))
+            .collect();
         let developers = Developers(self.store.as_ref());
         let touched = futures_util::future::join_all(
             key_uses
@@ -260,10 +274,19 @@ impl UsageMeter {
             usage.add(counter, by, Some(*expires))
         }))
         .await;
-        for (((_, key), _), result) in key_uses.iter().zip(touched.await) {
-            // Best effort: a key's last use is informational.
-            if let Err(e) = result {
-                tracing::warn!(error = %e, key_id = %key, "could not record a key's last use");
+        let touched = touched.await;
+        {
+            let mut noted = self.key_uses.lock().unwrap_or_else(|e| e.into_inner());
+            for ((id, at), result) in key_uses.iter().zip(touched) {
+                // Best effort: a key's last use is informational, and one
+                // that failed is not tried again.
+                if let Err(e) = result {
+                    tracing::warn!(error = %e, key_id = %id.1, "could not record a key's last use");
+                }
+                // A newer use noted meanwhile waits for the next flush.
+                if noted.get(id) == Some(at) {
+                    noted.remove(id);
+                }
             }
         }
         let mut flushed = Flushed::default();

@@ -726,17 +726,172 @@ pub enum TxWrite {
     },
     /// Writes nothing; the transaction fails unless the condition holds.
     Check { key: Key, condition: Condition },
+    /// Appends `item` to the ordered log in partition `log`: the store gives
+    /// it its sort key when the transaction commits (see [`resolve_appends`]),
+    /// greater than every sort key the log was ever given, and copies that
+    /// position into the attribute `position_attr`. The item's own key is
+    /// ignored. Appends of one transaction get positions in their order.
+    Append {
+        log: String,
+        item: Item,
+        position_attr: String,
+    },
 }
 
 impl TxWrite {
+    /// The item written; for an append, the log's partition with an empty
+    /// sort key (its position is known only at commit).
     pub fn key(&self) -> Key {
         match self {
             TxWrite::Put { item, .. } => item.key(),
             TxWrite::Update { key, .. }
             | TxWrite::Delete { key, .. }
             | TxWrite::Check { key, .. } => key.clone(),
+            TxWrite::Append { log, .. } => Key::new(log.as_str(), ""),
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Ordered logs (the platform event log)
+//
+// A log's positions are `{microseconds:016}-{suffix:08x}` ([`EventId`]). Each
+// log has a head item holding the last position given; a transaction that
+// appends moves the head on the condition that it is still below the first
+// new position. So positions are given in commit order: a reader that has
+// read a log up to position p never later finds a new item below p, and
+// needs no lag. On SQLite (one writer) the head is read inside the
+// transaction and the condition always holds; on DynamoDB the adapter starts
+// from the head it last saw and, when another writer moved it first, reads
+// it again and retries the transaction (see `alyt-aws`).
+
+/// The attribute of a log head holding its last position.
+pub const LOG_HEAD_LAST: &str = "last";
+
+/// The key of the head item of log `log` (outside the log's partition, so
+/// reads of the log never meet it).
+pub fn log_head_key(log: &str) -> Key {
+    Key::new(format!("LOGHEAD#{log}"), "HEAD")
+}
+
+/// What a transaction with appends became: its writes with every append
+/// turned into a put at its position, followed by one head update per log
+/// (the last `heads.len()` writes).
+#[derive(Debug, Clone)]
+pub struct ResolvedAppends {
+    pub writes: Vec<TxWrite>,
+    /// Per log, in the order of the trailing head writes: the log and the
+    /// last position given.
+    pub heads: Vec<(String, alyt_domain::ids::EventId)>,
+}
+
+impl ResolvedAppends {
+    /// The cancellation reasons of the caller's own writes (without the
+    /// trailing head writes), and whether a head write failed.
+    pub fn split_reasons(&self, reasons: Vec<CancelReason>) -> (Vec<CancelReason>, bool) {
+        let own = reasons.len().saturating_sub(self.heads.len());
+        let head_failed = reasons[own..].iter().any(|r| *r != CancelReason::None);
+        let mut reasons = reasons;
+        reasons.truncate(own);
+        (reasons, head_failed)
+    }
+}
+
+/// Gives each append of `writes` its position: in each log, from
+/// `max(now, head + 1 µs)` (the head as the caller last knew it, `None` for
+/// a new log), one microsecond for the whole transaction with the suffixes
+/// `base + 0, 1, …` (`base` a random multiple of 256, so that two logs'
+/// positions of one microsecond still differ). Writes without appends come
+/// back unchanged and with no head writes.
+pub fn resolve_appends(
+    writes: Vec<TxWrite>,
+    now: time::OffsetDateTime,
+    base: u32,
+    head: impl Fn(&str) -> Option<alyt_domain::ids::EventId>,
+) -> ResolvedAppends {
+    use alyt_domain::ids::EventId;
+    let now_micros = i64::try_from(now.unix_timestamp_nanos() / 1_000).unwrap_or(i64::MAX);
+    struct Positions {
+        log: String,
+        micros: i64,
+        next: u32,
+        first: Option<EventId>,
+        last: Option<EventId>,
+    }
+    let mut logs: Vec<Positions> = Vec::new();
+    let mut out = Vec::with_capacity(writes.len() + 1);
+    for write in writes {
+        let TxWrite::Append {
+            log,
+            mut item,
+            position_attr,
+        } = write
+        else {
+            out.push(write);
+            continue;
+        };
+        let index = match logs.iter().position(|p| p.log == log) {
+            Some(i) => i,
+            None => {
+                let floor = head(&log).map_or(i64::MIN, |h| h.micros().saturating_add(1));
+                logs.push(Positions {
+                    log: log.clone(),
+                    micros: now_micros.max(floor),
+                    next: base & !0xFF,
+                    first: None,
+                    last: None,
+                });
+                logs.len() - 1
+            }
+        };
+        let at = &mut logs[index];
+        let position = EventId::from_micros(at.micros, at.next);
+        at.next += 1;
+        at.first.get_or_insert_with(|| position.clone());
+        at.last = Some(position.clone());
+        item.set(attr::PK, Value::String(log));
+        item.set(attr::SK, Value::String(position.to_string()));
+        item.set(&position_attr, Value::String(position.to_string()));
+        out.push(TxWrite::Put {
+            item,
+            condition: Some(Condition::item_absent()),
+        });
+    }
+    let mut heads = Vec::with_capacity(logs.len());
+    for Positions {
+        log, first, last, ..
+    } in logs
+    {
+        let (Some(first), Some(last)) = (first, last) else {
+            continue;
+        };
+        out.push(TxWrite::Update {
+            key: log_head_key(&log),
+            actions: vec![UpdateAction::Set(
+                LOG_HEAD_LAST.into(),
+                Value::String(last.to_string()),
+            )],
+            condition: Some(
+                Condition::not_exists(LOG_HEAD_LAST)
+                    .or(Condition::lt(LOG_HEAD_LAST, first.to_string())),
+            ),
+        });
+        heads.push((log, last));
+    }
+    ResolvedAppends { writes: out, heads }
+}
+
+/// The logs `writes` appends to, each once.
+pub fn appended_logs(writes: &[TxWrite]) -> Vec<&str> {
+    let mut logs: Vec<&str> = Vec::new();
+    for write in writes {
+        if let TxWrite::Append { log, .. } = write
+            && !logs.contains(&log.as_str())
+        {
+            logs.push(log);
+        }
+    }
+    logs
 }
 
 /// Why one write of a cancelled transaction failed.
@@ -794,6 +949,11 @@ pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
     let mut keys = std::collections::HashSet::new();
     let mut bytes = 0;
     for write in writes {
+        // An append's key is known at commit (adapters validate the resolved writes).
+        if let TxWrite::Append { item, .. } = write {
+            bytes += checked_item_size(item)?;
+            continue;
+        }
         let key = write.key();
         validate_key(&key)?;
         bytes += key.pk.len() + key.sk.len();
@@ -816,7 +976,7 @@ pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
                     })
                     .sum::<usize>();
             }
-            TxWrite::Delete { .. } | TxWrite::Check { .. } => {}
+            TxWrite::Delete { .. } | TxWrite::Check { .. } | TxWrite::Append { .. } => {}
         }
     }
     if bytes > MAX_TRANSACTION_BYTES {

@@ -12,9 +12,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, param
 use serde_json::{Map, Value};
 
 use crate::{
-    CancelReason, Condition, Index, Item, Key, MAX_BATCH_GET_KEYS, Page, PageKey, Query, SortKey,
-    Store, StoreError, TxWrite, UpdateAction, validate_item, validate_key, validate_transaction,
-    validate_update,
+    CancelReason, Condition, Index, Item, Key, LOG_HEAD_LAST, MAX_BATCH_GET_KEYS, Page, PageKey,
+    Query, SortKey, Store, StoreError, TxWrite, UpdateAction, appended_logs, log_head_key,
+    resolve_appends, validate_item, validate_key, validate_transaction, validate_update,
 };
 
 /// How often the local platform purges expired items (reads hide them at
@@ -282,11 +282,37 @@ impl Store for SqliteStore {
     }
 
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
-        validate_transaction(&writes)?;
+        // Appends are checked with stand-in positions here; their real ones
+        // come from the heads read inside the transaction (one writer, so
+        // they are given in commit order and the head conditions hold).
+        let base = uuid::Uuid::new_v4().as_u128() as u32;
+        let has_appends = !appended_logs(&writes).is_empty();
+        if has_appends {
+            validate_transaction(
+                &resolve_appends(writes.clone(), self.clock.now(), base, |_| None).writes,
+            )?;
+        } else {
+            validate_transaction(&writes)?;
+        }
+        let now = self.clock.now();
         self.run(move |conn| {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(backend)?;
+            let (writes, heads) = if has_appends {
+                let mut known = std::collections::HashMap::new();
+                for log in appended_logs(&writes) {
+                    let last = read_raw(&tx, &log_head_key(log))?
+                        .and_then(|head| head.get_str(LOG_HEAD_LAST).and_then(|l| l.parse().ok()));
+                    known.insert(log.to_owned(), last);
+                }
+                let resolved =
+                    resolve_appends(writes, now, base, |log| known.get(log).cloned().flatten());
+                let heads = resolved.heads.len();
+                (resolved.writes, heads)
+            } else {
+                (writes, 0)
+            };
             let mut reasons = Vec::with_capacity(writes.len());
             let mut results = Vec::with_capacity(writes.len());
             for write in &writes {
@@ -296,6 +322,7 @@ impl Store for SqliteStore {
                     | TxWrite::Update { condition, .. }
                     | TxWrite::Delete { condition, .. } => condition.clone(),
                     TxWrite::Check { condition, .. } => Some(condition.clone()),
+                    TxWrite::Append { .. } => None,
                 };
                 if check(&condition, current.as_ref()) {
                     reasons.push(CancelReason::None);
@@ -306,6 +333,8 @@ impl Store for SqliteStore {
             }
             if reasons.contains(&CancelReason::ConditionFailed) {
                 // Dropping the transaction rolls it back: nothing was written.
+                // The caller sees the reasons of its own writes only.
+                reasons.truncate(reasons.len() - heads);
                 return Err(StoreError::TransactionCanceled { reasons });
             }
             for (write, current) in writes.iter().zip(results) {
@@ -315,7 +344,7 @@ impl Store for SqliteStore {
                         write_raw(&tx, &apply_update(current, key, actions)?)?
                     }
                     TxWrite::Delete { key, .. } => delete_raw(&tx, key)?,
-                    TxWrite::Check { .. } => {}
+                    TxWrite::Check { .. } | TxWrite::Append { .. } => {}
                 }
             }
             tx.commit().map_err(backend)

@@ -10,12 +10,17 @@ use alyt_store::sqlite::SqliteStore;
 async fn fresh_store() -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
     let clock = Arc::new(ManualClock::new(start_time()));
-    let store = SqliteStore::open(&dir.path().join("alyt.db"), clock.clone()).expect("open store");
+    let path = dir.path().join("alyt.db");
+    let store = SqliteStore::open(&path, clock.clone()).expect("open store");
     // The directory must outlive the test; leaking it is fine in a test process.
     std::mem::forget(dir);
     Fixture {
         store: Arc::new(store),
         clock,
+        // Another handle on the same database file.
+        another: Arc::new(move |clock| {
+            Arc::new(SqliteStore::open(&path, clock).expect("open store again"))
+        }),
     }
 }
 

@@ -38,14 +38,28 @@ pub fn decoy_hash() -> &'static str {
     &DECOY
 }
 
+/// At most one password hash per core at a time: each takes 19 MiB and a
+/// core for tens of milliseconds, so more at once only adds memory (a login
+/// storm on the blocking pool would hold 19 MiB per thread) and no speed.
+/// Callers past the bound wait their turn without holding a thread.
+static HASHING: std::sync::LazyLock<tokio::sync::Semaphore> = std::sync::LazyLock::new(|| {
+    tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
+});
+
+/// Runs one password hash or check on the blocking pool, within the bound.
+async fn hashing<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let _turn = HASHING.acquire().await.ok()?;
+    tokio::task::spawn_blocking(work).await.ok()
+}
+
 pub async fn hash_password_blocking(password: String) -> String {
-    tokio::task::spawn_blocking(move || hash_password(&password))
+    hashing(move || hash_password(&password))
         .await
         .expect("hashing task")
 }
 
 pub async fn verify_password_blocking(password: String, phc: String) -> bool {
-    tokio::task::spawn_blocking(move || verify_password(&password, &phc))
+    hashing(move || verify_password(&password, &phc))
         .await
         .unwrap_or(false)
 }
@@ -65,5 +79,31 @@ mod tests {
         assert!(!verify_password("plum tractor seasoN", &hash));
         assert!(!verify_password("plum tractor season", "not a hash"));
         assert_ne!(hash, hash_password("plum tractor season"), "salted");
+    }
+
+    /// A storm of hashes runs at most one per core at a time (the rest wait
+    /// without a thread), and every one finishes.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn hashing_runs_at_most_one_per_core_at_a_time() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let mut storm = Vec::new();
+        for _ in 0..(cores * 4) {
+            let (running, most) = (running.clone(), most.clone());
+            storm.push(tokio::spawn(hashing(move || {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                running.fetch_sub(1, Ordering::SeqCst);
+            })));
+        }
+        for hash in storm {
+            assert!(hash.await.unwrap().is_some());
+        }
+        let most = most.load(Ordering::SeqCst);
+        assert!(most <= cores, "{most} at once on {cores} cores");
+        assert!(most >= 1);
     }
 }

@@ -1,6 +1,8 @@
 //! The platform event log and the webhook dispatcher's cursors. The rules
-//! (ids, the visibility lag, who hears what) are alyt-events'; this module
-//! knows the keys (see `DATA_MODEL.md`).
+//! (ids in commit order, who hears what) are alyt-events'; this module
+//! knows the keys (see `DATA_MODEL.md`). Events are appended
+//! ([`crate::TxWrite::Append`]): the store gives each its id at commit and
+//! keeps the log's head at [`crate::log_head_key`].
 //!
 //! | item | pk | sk |
 //! |---|---|---|
@@ -45,18 +47,24 @@ pub fn is_event_partition(pk: &str) -> bool {
     pk.starts_with(EVENTS)
 }
 
-/// The write recording `event` as event `id` of `tenant`, readable until
-/// `expires` (Unix seconds), for the transaction of the change it reports.
-/// It fails the transaction if the id is taken.
+/// The attribute of a stored event holding its id (the envelope's `id`).
+pub const EVENT_ID: &str = "id";
+
+/// The write appending `event` to `tenant`'s log, readable until `expires`
+/// (Unix seconds), for the transaction of the change it reports. The store
+/// gives it its id when the transaction commits (in commit order, see
+/// `alyt_store::resolve_appends`) and writes it into the event's `id`.
 pub fn event_write<T: Serialize>(
     tenant: TenantId,
-    id: &EventId,
     event: &T,
     expires: i64,
 ) -> Result<TxWrite, StoreError> {
-    Ok(TxWrite::Put {
-        item: Item::from_record(event_key(tenant, id), event)?.with(crate::attr::TTL, expires),
-        condition: Some(Condition::item_absent()),
+    let item = Item::from_record(event_key(tenant, &EventId::from_micros(0, 0)), event)?
+        .with(crate::attr::TTL, expires);
+    Ok(TxWrite::Append {
+        log: partition(tenant),
+        item,
+        position_attr: EVENT_ID.into(),
     })
 }
 
@@ -74,42 +82,44 @@ pub struct DispatchCursor {
 pub struct Events<'a>(pub &'a dyn Store);
 
 impl Events<'_> {
-    /// Records `event` as event `id` of `tenant` on its own; `false` when
-    /// the id is taken.
-    pub async fn put_new<T: Serialize>(
+    /// The id of the newest event `tenant`'s log ever had (one get).
+    pub async fn newest(&self, tenant: TenantId) -> Result<Option<EventId>, StoreError> {
+        Ok(self
+            .0
+            .get(&crate::log_head_key(&partition(tenant)))
+            .await?
+            .and_then(|head| {
+                head.get_str(crate::LOG_HEAD_LAST)
+                    .and_then(|l| l.parse().ok())
+            }))
+    }
+
+    /// The event `id` of `tenant` (one get).
+    pub async fn get<T: DeserializeOwned>(
         &self,
         tenant: TenantId,
         id: &EventId,
-        event: &T,
-        expires: i64,
-    ) -> Result<bool, StoreError> {
-        let item = Item::from_record(event_key(tenant, id), event)?.with(crate::attr::TTL, expires);
-        match self.0.put(item, Some(Condition::item_absent())).await {
-            Ok(()) => Ok(true),
-            Err(StoreError::ConditionFailed { .. }) => Ok(false),
-            Err(e) => Err(e),
-        }
+    ) -> Result<Option<T>, StoreError> {
+        self.0
+            .get(&event_key(tenant, id))
+            .await?
+            .map(|item| item.to_record())
+            .transpose()
     }
 
-    /// Up to `limit` events of `tenant` with ids from `low` to `high` (both
-    /// included), in id order, and whether the partition holds more in that
-    /// range. One query.
-    pub async fn between<T: DeserializeOwned>(
+    /// Up to `limit` events of `tenant` after `after` (all when `None`), in
+    /// id order, and whether the partition holds more. One query.
+    pub async fn after<T: DeserializeOwned>(
         &self,
         tenant: TenantId,
-        low: &EventId,
-        high: &EventId,
+        after: Option<&EventId>,
         limit: u32,
     ) -> Result<(Vec<T>, bool), StoreError> {
-        let page = self
-            .0
-            .query(
-                Query::partition(partition(tenant))
-                    .sort(SortKey::Between(low.to_string(), high.to_string()))
-                    .limit(limit),
-            )
-            .await?;
-        let (events, next) = page.records()?;
+        let mut query = Query::partition(partition(tenant)).limit(limit);
+        if let Some(after) = after {
+            query = query.sort(SortKey::Gt(after.to_string()));
+        }
+        let (events, next) = self.0.query(query).await?.records()?;
         Ok((events, next.is_some()))
     }
 

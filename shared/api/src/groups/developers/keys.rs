@@ -258,10 +258,16 @@ pub async fn list_keys(
             }
             other => other.into(),
         })?;
-    Ok(Json(ListResponse::page(
-        keys.into_iter().map(KeyView::from).collect(),
-        next.as_ref(),
-    )))
+    // A use this process counted and has not written yet shows at once.
+    let keys = keys
+        .into_iter()
+        .map(|mut key| {
+            let unwritten = state.meter.unwritten_key_use(key.developer_id, key.id);
+            key.last_used_at = key.last_used_at.max(unwritten);
+            KeyView::from(key)
+        })
+        .collect();
+    Ok(Json(ListResponse::page(keys, next.as_ref())))
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]

@@ -138,7 +138,7 @@ pub async fn stream_events(
     let (tenants, audience) = stream_tenants(&state, &caller).await?;
     let settings = &state.events;
     let feed = Feed {
-        log: EventLog::new(state.store.clone(), state.clock.clone(), settings.lag),
+        log: EventLog::new(state.store.clone(), state.clock.clone()),
         tenants,
         audience,
         request,
