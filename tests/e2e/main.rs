@@ -26,6 +26,7 @@ mod properties;
 mod rate_limit;
 mod rooms;
 mod simulator;
+mod store_calls;
 mod stream;
 mod webhook_binding;
 mod webhooks;

@@ -15,6 +15,7 @@ use alyt_events::stream::{EventSignal, StreamLimits};
 use alyt_events::worker::{PASS_INTERVAL, Worker};
 use alyt_events::{EventLog, HttpSender, OutboundPolicy};
 use alyt_mail::{MailNotice, OutboxMailer};
+use alyt_store::counting::note;
 use alyt_store::repo;
 use alyt_store::sqlite::SqliteStore;
 use alyt_store::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};
@@ -90,7 +91,9 @@ impl WebhookConfig {
     }
 }
 
-/// The embedded store, telling when an event or a delivery row is written.
+/// The embedded store, telling when an event or a delivery row is written,
+/// and noting each call for `alyt_store::counting::calls_of` (the
+/// `x-alyt-store-calls` header of [`crate::Config::report_store_calls`]).
 pub struct SignallingStore {
     inner: SqliteStore,
     events: EventSignal,
@@ -138,14 +141,17 @@ impl SignallingStore {
 #[async_trait]
 impl Store for SignallingStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        note("get");
         self.inner.get(key).await
     }
 
     async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
+        note("batch_get");
         self.inner.batch_get(keys).await
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
+        note("put");
         let key = item.key();
         self.inner.put(item, condition).await?;
         self.written([&key]);
@@ -158,6 +164,7 @@ impl Store for SignallingStore {
         actions: Vec<UpdateAction>,
         condition: Option<Condition>,
     ) -> Result<Item, StoreError> {
+        note("update");
         let item = self.inner.update(key, actions, condition).await?;
         self.written([key]);
         Ok(item)
@@ -168,14 +175,17 @@ impl Store for SignallingStore {
         key: &Key,
         condition: Option<Condition>,
     ) -> Result<Option<Item>, StoreError> {
+        note("delete");
         self.inner.delete(key, condition).await
     }
 
     async fn query(&self, query: Query) -> Result<Page, StoreError> {
+        note("query");
         self.inner.query(query).await
     }
 
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        note("transact");
         let keys: Vec<Key> = writes.iter().map(TxWrite::key).collect();
         self.inner.transact(writes).await?;
         self.written(keys.iter());

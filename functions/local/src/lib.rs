@@ -56,6 +56,10 @@ pub struct Config {
     /// ([`alyt_device::liveness_sweep::SWEEP_INTERVAL`]; tests shorten it).
     /// How often usage counted in memory is written (and at shutdown).
     pub usage_flush_every: Duration,
+    /// Answers every request with `x-alyt-store-calls: get=3,query=1` (the
+    /// store calls made while it was served), for measuring what an
+    /// operation costs (`tests/e2e/store_calls.rs`). Off by default.
+    pub report_store_calls: bool,
     pub heartbeat_sweep_every: Duration,
     /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
     pub webhooks: events::WebhookConfig,
@@ -115,6 +119,7 @@ impl Config {
             },
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
+            report_store_calls: false,
             webhooks: events::WebhookConfig::from_env(),
         })
     }
@@ -131,6 +136,7 @@ impl Config {
             simulator: SimulatorConfig::default(),
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
+            report_store_calls: false,
             webhooks: events::WebhookConfig::default(),
         }
     }
@@ -279,7 +285,10 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     state.deliver_after_response = true;
     let reset_mails = alyt_api::groups::developers::account::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
-    let app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
+    let mut app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
+    if config.report_store_calls {
+        app = app.layer(axum::middleware::from_fn(report_store_calls));
+    }
     let ingest_stats = ingest.stats();
     tasks.push(tokio::spawn(run_ingest(
         ingest,
@@ -483,6 +492,21 @@ async fn run_ingest(
             }
         }
     }
+}
+
+/// Counts the store calls made while a request is served (its body aside)
+/// into the `x-alyt-store-calls` header.
+async fn report_store_calls(request: Request, next: Next) -> Response {
+    let (mut response, calls) = alyt_store::counting::calls_of(next.run(request)).await;
+    let text = calls
+        .iter()
+        .map(|(op, n)| format!("{op}={n}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    if let Ok(value) = axum::http::HeaderValue::from_str(&text) {
+        response.headers_mut().insert("x-alyt-store-calls", value);
+    }
+    response
 }
 
 /// The local server knows the peer from the socket.

@@ -180,11 +180,7 @@ pub(crate) async fn room_for(
         .await?
         .filter(|at| at.tenant_id == tenant)
         .ok_or_else(no_such_room)?;
-    let tenancy = Tenancy(&*state.store);
-    let (room, property) = tokio::try_join!(
-        rooms.get(at.property_id, room_id),
-        tenancy.property(tenant, at.property_id)
-    )?;
+    let (room, property) = rooms.with_home(tenant, at.property_id, room_id).await?;
     let (Some(room), Some(property)) = (room, property) else {
         return Err(no_such_room());
     };

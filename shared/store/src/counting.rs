@@ -2,12 +2,37 @@
 //! it to pin how many store calls an operation costs (the performance rule
 //! "count store calls in tests").
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::sync::Mutex;
 
 use async_trait::async_trait;
 
 use crate::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};
+
+tokio::task_local! {
+    static TASK_CALLS: RefCell<BTreeMap<&'static str, usize>>;
+}
+
+/// Runs `work` and counts the store calls made from its task through a
+/// store that notes them ([`note`]: the counting store, the local
+/// platform's store), by operation. Calls from tasks it spawns are not
+/// counted.
+pub async fn calls_of<F: Future>(work: F) -> (F::Output, BTreeMap<&'static str, usize>) {
+    TASK_CALLS
+        .scope(RefCell::default(), async move {
+            let output = work.await;
+            let calls = TASK_CALLS.with(|calls| calls.take());
+            (output, calls)
+        })
+        .await
+}
+
+/// Notes one store call of `op` for the [`calls_of`] around this task, if any.
+pub fn note(op: &'static str) {
+    let _ = TASK_CALLS.try_with(|calls| *calls.borrow_mut().entry(op).or_default() += 1);
+}
 
 pub struct CountingStore<S> {
     inner: S,
@@ -23,6 +48,7 @@ impl<S> CountingStore<S> {
     }
 
     fn count(&self, op: &'static str) {
+        note(op);
         *self
             .calls
             .lock()
