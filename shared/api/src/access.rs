@@ -181,9 +181,27 @@ pub(crate) async fn room_for(
         .filter(|at| at.tenant_id == tenant)
         .ok_or_else(no_such_room)?;
     let (room, property) = rooms.with_home(tenant, at.property_id, room_id).await?;
+    room_reached(caller, tenant, room, property, needed)
+}
+
+/// The room (of `tenant`) and its home read without the caller's say, when
+/// the caller reaches them with `needed`: the decision of [`room_for`] for
+/// paths that read more in the same round trips (the room view).
+pub(crate) fn room_reached(
+    caller: &Principal,
+    tenant: TenantId,
+    room: Option<RoomRecord>,
+    property: Option<PropertyRecord>,
+    needed: HomeAccess,
+) -> Result<(RoomRecord, PropertyRecord), ApiError> {
+    caller.require_scope(needed.scope())?;
+    tenant_gate(caller, tenant, no_such_room)?;
     let (Some(room), Some(property)) = (room, property) else {
         return Err(no_such_room());
     };
+    if room.tenant_id != tenant || property.tenant_id != tenant || room.property_id != property.id {
+        return Err(no_such_room());
+    }
     match access_to(caller, &property) {
         None => Err(no_such_room()),
         Some(access) if access < needed => Err(ApiError::forbidden(refusal(needed))),

@@ -102,7 +102,7 @@ fn code_guard(code: &str) -> Key {
 fn client_key(tenant: TenantId, id: ClientId) -> Key {
     Key::new(format!("TENANT#{tenant}"), format!("CLIENT#{id}"))
 }
-pub(crate) fn property_key(tenant: TenantId, id: PropertyId) -> Key {
+pub fn property_key(tenant: TenantId, id: PropertyId) -> Key {
     Key::new(format!("TENANT#{tenant}"), format!("PROPERTY#{id}"))
 }
 pub(crate) fn grant_key(client: ClientId, user: UserId) -> Key {

@@ -142,8 +142,17 @@ pub(crate) async fn member_things(
     state: &AppState,
     things: HomeThings,
 ) -> Result<Vec<MemberThing>, ApiError> {
-    let now = state.clock.now();
     let views = Devices(&*state.store).views(things.devices.clone()).await?;
+    Ok(members_from_views(state, things, views))
+}
+
+/// Members for these things from their devices' views (in the devices' order).
+fn members_from_views(
+    state: &AppState,
+    things: HomeThings,
+    views: Vec<alyt_store::repo::devices::DeviceView>,
+) -> Vec<MemberThing> {
+    let now = state.clock.now();
     let devices = things.devices.into_iter().zip(views).map(|(record, view)| {
         let row = device_row(view, now);
         MemberThing {
@@ -158,7 +167,7 @@ pub(crate) async fn member_things(
         thing: endpoint_thing(&record, now),
         source: Source::Endpoint(Box::new(record)),
     });
-    Ok(devices.chain(endpoints).collect())
+    devices.chain(endpoints).collect()
 }
 
 fn as_members(members: &[MemberThing]) -> Vec<Member<'_>> {
@@ -485,9 +494,47 @@ pub async fn get_room(
     ApiPath(room_id): ApiPath<RoomId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<RoomView>, ApiError> {
-    let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, HomeAccess::See).await?;
-    let (view, _) = read_room_view(&state, &room).await?;
-    Ok(Json(view))
+    Ok(Json(
+        seen_room_view(&state, &caller, query.tenant_id, room_id).await?,
+    ))
+}
+
+/// The view of room `room_id` when the caller may see it, in three store
+/// calls: where the room is, the home's things, and one batch of the room,
+/// the home and the things' states. The caller's reach is decided on what
+/// was read, before anything is answered.
+async fn seen_room_view(
+    state: &AppState,
+    caller: &alyt_domain::access::Principal,
+    tenant: TenantId,
+    room_id: RoomId,
+) -> Result<RoomView, ApiError> {
+    // Refused before any read: a key without the scope, another tenant.
+    caller.require_scope(HomeAccess::See.scope())?;
+    crate::access::tenant_gate(caller, tenant, no_such_room)?;
+    let at = Rooms(&*state.store)
+        .locate(room_id)
+        .await?
+        .filter(|at| at.tenant_id == tenant)
+        .ok_or_else(no_such_room)?;
+    let things = home_things(&*state.store, tenant, at.property_id).await?;
+    let in_room = in_room(&things, room_id);
+    let (room_key, home_key) = (
+        alyt_store::repo::rooms::room_key(at.property_id, room_id),
+        alyt_store::repo::tenancy::property_key(tenant, at.property_id),
+    );
+    let (views, mut extra) = Devices(&*state.store)
+        .views_and(
+            in_room.devices.clone(),
+            vec![room_key.clone(), home_key.clone()],
+        )
+        .await?;
+    let room: Option<RoomRecord> = extra.remove(&room_key).map(|i| i.to_record()).transpose()?;
+    let home: Option<PropertyRecord> =
+        extra.remove(&home_key).map(|i| i.to_record()).transpose()?;
+    let (room, _) = crate::access::room_reached(caller, tenant, room, home, HomeAccess::See)?;
+    let members = members_from_views(state, in_room, views);
+    Ok(room_view(&room, &members))
 }
 
 /// `Some(value)` for a field that is present, null included.
