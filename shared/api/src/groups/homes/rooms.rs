@@ -503,7 +503,7 @@ pub async fn get_room(
 /// calls: where the room is, the home's things, and one batch of the room,
 /// the home and the things' states. The caller's reach is decided on what
 /// was read, before anything is answered.
-async fn seen_room_view(
+pub(crate) async fn seen_room_view(
     state: &AppState,
     caller: &alyt_domain::access::Principal,
     tenant: TenantId,
