@@ -471,6 +471,15 @@ async fn run_ingest(
     mut inbound: tokio::sync::mpsc::Receiver<InboundMessage>,
     mut stop: watch::Receiver<bool>,
 ) {
+    // Messages of one device are applied in order by one shard; shards run
+    // at once, so their transactions share the store's group commits.
+    let mut shards = Vec::with_capacity(INGEST_SHARDS);
+    let mut workers = Vec::with_capacity(INGEST_SHARDS);
+    for _ in 0..INGEST_SHARDS {
+        let (shard, messages) = tokio::sync::mpsc::channel(512);
+        shards.push(shard);
+        workers.push(tokio::spawn(ingest_shard(ingest.clone(), messages)));
+    }
     loop {
         let message = tokio::select! {
             message = inbound.recv() => match message {
@@ -479,6 +488,31 @@ async fn run_ingest(
             },
             _ = stopped(&mut stop) => break,
         };
+        let shard = shard_of(&message.identity.device_id.to_string(), INGEST_SHARDS);
+        if shards[shard].send(message).await.is_err() {
+            break;
+        }
+    }
+    // What the shards hold is applied before the store goes.
+    drop(shards);
+    for worker in workers {
+        let _ = worker.await;
+    }
+}
+
+/// Ingest shards of the local platform.
+const INGEST_SHARDS: usize = 8;
+
+/// A stable shard for a device (FNV-1a of its id).
+fn shard_of(device: &str, shards: usize) -> usize {
+    let hash = device.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (hash % shards as u64) as usize
+}
+
+async fn ingest_shard(ingest: Ingest, mut messages: tokio::sync::mpsc::Receiver<InboundMessage>) {
+    while let Some(message) = messages.recv().await {
         for attempt in 1..=5 {
             match ingest.handle(&message).await {
                 Ok(_) => break,

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use alyt_domain::Clock;
 use async_trait::async_trait;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::{Map, Value};
 
 use crate::{
@@ -47,7 +47,7 @@ CREATE INDEX IF NOT EXISTS expiry ON items (expires_at) WHERE expires_at IS NOT 
 /// read path), and a query reads at most one page (1,000 items).
 #[derive(Clone)]
 pub struct SqliteStore {
-    conn: Arc<Mutex<Connection>>,
+    writer: std::sync::mpsc::Sender<Job>,
     /// Empty for an in-memory database (other connections would not see
     /// it): reads then use the writer connection.
     readers: Arc<Vec<Mutex<Connection>>>,
@@ -93,7 +93,7 @@ impl SqliteStore {
             .map_err(backend)?;
         conn.execute_batch(SCHEMA).map_err(backend)?;
         Ok(Self {
-            conn: Arc::new(Mutex::new(conn)),
+            writer: spawn_writer(conn)?,
             readers: Arc::new(Vec::new()),
             next_reader: Arc::default(),
             clock,
@@ -142,18 +142,123 @@ impl SqliteStore {
         .await
     }
 
+    /// Runs `work` on the writer, inside the current group's transaction
+    /// (its own savepoint: an error undoes exactly its writes), and answers
+    /// once the group has committed.
     async fn run<T, F>(&self, work: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        let conn = Arc::clone(&self.conn);
-        tokio::task::spawn_blocking(move || {
-            let mut conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            work(&mut conn)
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move |conn| {
+            let result = match conn {
+                Ok(conn) => work(conn),
+                Err(e) => Err(e),
+            };
+            let keep = result.is_ok();
+            let reply: Reply = Box::new(move |commit: Option<StoreError>| {
+                let _ = answer.send(match commit {
+                    Some(e) => Err(e),
+                    None => result,
+                });
+            });
+            (keep, reply)
+        });
+        self.writer
+            .send(job)
+            .map_err(|_| StoreError::Unavailable("the store's writer has stopped".into()))?;
+        answered
+            .await
+            .map_err(|_| StoreError::Unavailable("the store's writer has stopped".into()))?
+    }
+}
+
+/// What the writer hands a job: its connection, inside the group's
+/// transaction, or why the group could not begin.
+type Job = Box<dyn FnOnce(Result<&Connection, StoreError>) -> (bool, Reply) + Send>;
+/// Answers a job once its group committed (or failed to: the error).
+type Reply = Box<dyn FnOnce(Option<StoreError>) + Send>;
+
+/// Jobs one transaction takes at most.
+const GROUP: usize = 64;
+
+/// The writer thread: it takes the jobs waiting (up to [`GROUP`]), runs
+/// them in order in one transaction, each in a savepoint, and commits once:
+/// one fsync for the group instead of one per write (group commit), so
+/// concurrent writers (ingest's shards, requests) share the disk's
+/// latency. Each job sees the ones before it, as if they ran one by one.
+fn spawn_writer(conn: Connection) -> Result<std::sync::mpsc::Sender<Job>, StoreError> {
+    let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("alyt-sqlite-writer".into())
+        .spawn(move || {
+            while let Ok(first) = queue.recv() {
+                let mut group = vec![first];
+                while group.len() < GROUP {
+                    match queue.try_recv() {
+                        Ok(job) => group.push(job),
+                        Err(_) => break,
+                    }
+                }
+                commit_group(&conn, group);
+            }
         })
-        .await
-        .map_err(|e| StoreError::Unavailable(format!("store worker failed: {e}")))?
+        .map_err(|e| StoreError::Unavailable(format!("the store's writer: {e}")))?;
+    Ok(jobs)
+}
+
+fn commit_group(conn: &Connection, group: Vec<Job>) {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        let e = backend(e);
+        for job in group {
+            let (_, reply) = job(Err(StoreError::Unavailable(e.to_string())));
+            reply(None);
+        }
+        return;
+    }
+    let mut replies = Vec::with_capacity(group.len());
+    for job in group {
+        if let Err(e) = conn.execute_batch("SAVEPOINT job") {
+            let (_, reply) = job(Err(backend(e)));
+            replies.push(reply);
+            continue;
+        }
+        // A job that panics loses its answer (its caller hears that the
+        // writer stopped) and its writes; the writer goes on.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(Ok(conn))));
+        let (keep, reply): (bool, Reply) = match ran {
+            Ok(ran) => ran,
+            Err(_) => (false, Box::new(|_| {})),
+        };
+        let closed = if keep {
+            conn.execute_batch("RELEASE job")
+        } else {
+            conn.execute_batch("ROLLBACK TO job; RELEASE job")
+        };
+        if let Err(e) = closed {
+            // The transaction's state is unknown: give it all up.
+            let e = backend(e);
+            let _ = conn.execute_batch("ROLLBACK");
+            replies.push(reply);
+            for reply in replies {
+                reply(Some(StoreError::Unavailable(e.to_string())));
+            }
+            return;
+        }
+        replies.push(reply);
+    }
+    let committed = conn.execute_batch("COMMIT").map_err(backend);
+    if committed.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    for reply in replies {
+        reply(
+            committed
+                .as_ref()
+                .err()
+                .map(|e| StoreError::Unavailable(e.to_string())),
+        );
     }
 }
 
@@ -268,17 +373,13 @@ impl Store for SqliteStore {
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
         validate_item(&item)?;
         self.run(move |conn| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(backend)?;
-            let current = read_raw(&tx, &item.key())?;
+            let current = read_raw(conn, &item.key())?;
             if !check(&condition, current.as_ref()) {
                 return Err(StoreError::ConditionFailed {
                     current: current.map(Box::new),
                 });
             }
-            write_raw(&tx, &item)?;
-            tx.commit().map_err(backend)
+            write_raw(conn, &item)
         })
         .await
     }
@@ -293,18 +394,14 @@ impl Store for SqliteStore {
         validate_update(&actions)?;
         let key = key.clone();
         self.run(move |conn| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(backend)?;
-            let current = read_raw(&tx, &key)?;
+            let current = read_raw(conn, &key)?;
             if !check(&condition, current.as_ref()) {
                 return Err(StoreError::ConditionFailed {
                     current: current.map(Box::new),
                 });
             }
             let updated = apply_update(current, &key, &actions)?;
-            write_raw(&tx, &updated)?;
-            tx.commit().map_err(backend)?;
+            write_raw(conn, &updated)?;
             Ok(updated)
         })
         .await
@@ -318,17 +415,13 @@ impl Store for SqliteStore {
         validate_key(key)?;
         let key = key.clone();
         self.run(move |conn| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(backend)?;
-            let current = read_raw(&tx, &key)?;
+            let current = read_raw(conn, &key)?;
             if !check(&condition, current.as_ref()) {
                 return Err(StoreError::ConditionFailed {
                     current: current.map(Box::new),
                 });
             }
-            delete_raw(&tx, &key)?;
-            tx.commit().map_err(backend)?;
+            delete_raw(conn, &key)?;
             Ok(current)
         })
         .await
@@ -355,13 +448,11 @@ impl Store for SqliteStore {
         }
         let now = self.clock.now();
         self.run(move |conn| {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(backend)?;
+            let tx = conn;
             let (writes, heads) = if has_appends {
                 let mut known = std::collections::HashMap::new();
                 for log in appended_logs(&writes) {
-                    let last = read_raw(&tx, &log_head_key(log))?
+                    let last = read_raw(tx, &log_head_key(log))?
                         .and_then(|head| head.get_str(LOG_HEAD_LAST).and_then(|l| l.parse().ok()));
                     known.insert(log.to_owned(), last);
                 }
@@ -375,7 +466,7 @@ impl Store for SqliteStore {
             let mut reasons = Vec::with_capacity(writes.len());
             let mut results = Vec::with_capacity(writes.len());
             for write in &writes {
-                let current = read_raw(&tx, &write.key())?;
+                let current = read_raw(tx, &write.key())?;
                 let condition = match write {
                     TxWrite::Put { condition, .. }
                     | TxWrite::Update { condition, .. }
@@ -398,15 +489,15 @@ impl Store for SqliteStore {
             }
             for (write, current) in writes.iter().zip(results) {
                 match write {
-                    TxWrite::Put { item, .. } => write_raw(&tx, item)?,
+                    TxWrite::Put { item, .. } => write_raw(tx, item)?,
                     TxWrite::Update { key, actions, .. } => {
-                        write_raw(&tx, &apply_update(current, key, actions)?)?
+                        write_raw(tx, &apply_update(current, key, actions)?)?
                     }
-                    TxWrite::Delete { key, .. } => delete_raw(&tx, key)?,
+                    TxWrite::Delete { key, .. } => delete_raw(tx, key)?,
                     TxWrite::Check { .. } | TxWrite::Append { .. } => {}
                 }
             }
-            tx.commit().map_err(backend)
+            Ok(())
         })
         .await
     }
