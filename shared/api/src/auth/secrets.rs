@@ -38,18 +38,56 @@ pub fn decoy_hash() -> &'static str {
     &DECOY
 }
 
-/// At most one password hash per core at a time: each takes 19 MiB and a
-/// core for tens of milliseconds, so more at once only adds memory (a login
-/// storm on the blocking pool would hold 19 MiB per thread) and no speed.
-/// Callers past the bound wait their turn without holding a thread.
-static HASHING: std::sync::LazyLock<tokio::sync::Semaphore> = std::sync::LazyLock::new(|| {
-    tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
-});
+type HashJob = Box<dyn FnOnce() + Send>;
 
-/// Runs one password hash or check on the blocking pool, within the bound.
+/// Password hashes run on threads of their own, one per core: each hash
+/// takes 19 MiB and a core for tens of milliseconds, so more at once only
+/// adds memory and no speed. On the blocking pool a login storm spread the
+/// hashes over many threads, and the allocator kept a 19 MiB block for each
+/// (measured: +150 MB after ten logins, never given back); here at most one
+/// block per core is kept. Callers wait their turn in the queue without
+/// holding a thread.
+static HASHING: std::sync::LazyLock<std::sync::mpsc::Sender<HashJob>> =
+    std::sync::LazyLock::new(|| {
+        let (jobs, queue) = std::sync::mpsc::channel::<HashJob>();
+        let queue = std::sync::Arc::new(std::sync::Mutex::new(queue));
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        for n in 0..threads {
+            let queue = queue.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("alyt-hashing-{n}"))
+                .spawn(move || {
+                    loop {
+                        let job = match queue.lock() {
+                            Ok(queue) => queue.recv(),
+                            Err(poisoned) => poisoned.into_inner().recv(),
+                        };
+                        match job {
+                            // A job that panics loses its answer, not the thread.
+                            Ok(job) => {
+                                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                            }
+                            Err(_) => return,
+                        }
+                    }
+                });
+            if let Err(e) = spawned {
+                tracing::error!(error = %e, "a password hashing thread could not start");
+            }
+        }
+        jobs
+    });
+
+/// Runs one password hash or check on the hashing threads; `None` if it
+/// could not run.
 async fn hashing<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    let _turn = HASHING.acquire().await.ok()?;
-    tokio::task::spawn_blocking(work).await.ok()
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    HASHING
+        .send(Box::new(move || {
+            let _ = answer.send(work());
+        }))
+        .ok()?;
+    answered.await.ok()
 }
 
 pub async fn hash_password_blocking(password: String) -> String {
@@ -82,7 +120,7 @@ mod tests {
     }
 
     /// A storm of hashes runs at most one per core at a time (the rest wait
-    /// without a thread), and every one finishes.
+    /// in the queue), on the hashing threads only, and every one finishes.
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn hashing_runs_at_most_one_per_core_at_a_time() {
         use std::sync::Arc;
@@ -93,6 +131,8 @@ mod tests {
         for _ in 0..(cores * 4) {
             let (running, most) = (running.clone(), most.clone());
             storm.push(tokio::spawn(hashing(move || {
+                let name = std::thread::current().name().unwrap_or_default().to_owned();
+                assert!(name.starts_with("alyt-hashing-"), "{name}");
                 let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
                 std::thread::sleep(std::time::Duration::from_millis(20));
