@@ -49,6 +49,7 @@ type HashJob = Box<dyn FnOnce() + Send>;
 /// holding a thread.
 static HASHING: std::sync::LazyLock<std::sync::mpsc::Sender<HashJob>> =
     std::sync::LazyLock::new(|| {
+        give_back_large_blocks();
         let (jobs, queue) = std::sync::mpsc::channel::<HashJob>();
         let queue = std::sync::Arc::new(std::sync::Mutex::new(queue));
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -77,6 +78,25 @@ static HASHING: std::sync::LazyLock<std::sync::mpsc::Sender<HashJob>> =
         }
         jobs
     });
+
+/// Makes glibc serve every block of 128 KiB or more with its own mapping,
+/// given back to the system when freed. By default glibc raises that bound
+/// to the largest block freed so far, so after the first hash each 19 MiB
+/// block came from the heap and was never given back: measured, every
+/// password check added 19 MiB of resident memory for good (five checks on
+/// one thread: 5 MB to 102 MB; with the fixed bound it stays at 5 MB). Other
+/// C libraries (musl) map large blocks anyway.
+fn give_back_large_blocks() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallopt only sets an allocator parameter; it takes plain
+        // integers and is safe to call while other threads allocate.
+        let set = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024) };
+        if set != 1 {
+            tracing::warn!("could not fix the allocator's mapping threshold");
+        }
+    }
+}
 
 /// Runs one password hash or check on the hashing threads; `None` if it
 /// could not run.
@@ -145,5 +165,32 @@ mod tests {
         let most = most.load(Ordering::SeqCst);
         assert!(most <= cores, "{most} at once on {cores} cores");
         assert!(most >= 1);
+    }
+}
+
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+mod memory {
+    fn resident_kib() -> u64 {
+        std::fs::read_to_string("/proc/self/status")
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+            .unwrap()
+    }
+
+    /// Password checks give their 19 MiB back: ten in a row leave the
+    /// process about where one left it (without the fix, +19 MiB each).
+    #[tokio::test]
+    async fn password_checks_do_not_keep_their_memory() {
+        let hash = super::hash_password("plum tractor season");
+        let check = || super::verify_password_blocking("plum tractor season".into(), hash.clone());
+        assert!(check().await);
+        let after_one = resident_kib();
+        for _ in 0..10 {
+            assert!(check().await);
+        }
+        let grown = resident_kib().saturating_sub(after_one);
+        assert!(grown < 19 * 1024, "ten checks kept {grown} KiB");
     }
 }
