@@ -76,7 +76,6 @@ impl SqliteStore {
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
         store.readers = Arc::new(readers);
-        spawn_checkpointer(path, Arc::downgrade(&store.readers))?;
         Ok(store)
     }
 
@@ -89,10 +88,6 @@ impl SqliteStore {
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(backend)?;
         conn.pragma_update(None, "synchronous", "FULL")
-            .map_err(backend)?;
-        // The checkpointer thread does it (see `spawn_checkpointer`); an
-        // in-memory database has no WAL to copy.
-        conn.pragma_update(None, "wal_autocheckpoint", 0)
             .map_err(backend)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(backend)?;
@@ -177,37 +172,6 @@ impl SqliteStore {
             .await
             .map_err(|_| StoreError::Unavailable("the store's writer has stopped".into()))?
     }
-}
-
-/// How often the WAL is copied back into the database file.
-const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Checkpoints the WAL from a connection of its own, every
-/// [`CHECKPOINT_EVERY`], while the store lives (`alive`). The writer does
-/// not checkpoint (`wal_autocheckpoint = 0`): a checkpoint copies pages and
-/// syncs the database file, which stalls the commit that triggers it and
-/// every write queued behind it (the likely cause of one bench run's 89 ms
-/// p99 for a telemetry event, 3 ms in the others). A passive checkpoint
-/// never blocks the writer or readers.
-fn spawn_checkpointer(
-    path: &Path,
-    alive: std::sync::Weak<Vec<Mutex<Connection>>>,
-) -> Result<(), StoreError> {
-    let conn = Connection::open(path).map_err(backend)?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))
-        .map_err(backend)?;
-    std::thread::Builder::new()
-        .name("alyt-sqlite-checkpoint".into())
-        .spawn(move || {
-            while alive.strong_count() > 0 {
-                std::thread::sleep(CHECKPOINT_EVERY);
-                if let Err(e) = conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)") {
-                    tracing::warn!(error = %e, "the WAL checkpoint failed; retrying");
-                }
-            }
-        })
-        .map_err(|e| StoreError::Unavailable(format!("the store's checkpointer: {e}")))?;
-    Ok(())
 }
 
 /// What the writer hands a job: its connection, inside the group's
