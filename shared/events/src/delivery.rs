@@ -249,6 +249,7 @@ async fn work_endpoint(
     // The endpoint's key and developer, read afresh at least every second.
     let mut bindings = BindingCheck::default();
     let mut read_at: Option<std::time::Instant> = None;
+    let mut signer: Option<(String, signature::Signer)> = None;
     for row in rows {
         let Some(current) = endpoint.as_mut() else {
             let next = webhook::give_up(&row, "the endpoint was removed", now);
@@ -318,11 +319,25 @@ async fn work_endpoint(
         report.attempted += 1;
 
         let timestamp = clock.now().unix_timestamp();
-        let header = signature::sign(
-            current.secret.as_bytes(),
-            timestamp,
-            claimed.payload.as_bytes(),
-        );
+        // One signer per endpoint secret (a re-read endpoint may have
+        // rotated it).
+        if signer
+            .as_ref()
+            .is_none_or(|(secret, _)| *secret != current.secret)
+        {
+            signer = Some((
+                current.secret.clone(),
+                signature::Signer::new(current.secret.as_bytes()),
+            ));
+        }
+        let header = match &signer {
+            Some((_, signer)) => signer.sign(timestamp, claimed.payload.as_bytes()),
+            None => signature::sign(
+                current.secret.as_bytes(),
+                timestamp,
+                claimed.payload.as_bytes(),
+            ),
+        };
         let request = OutboundRequest {
             url: current.url.clone(),
             event_kind: claimed.event_kind.clone(),
