@@ -180,7 +180,9 @@ pub(crate) async fn room_for(
         .await?
         .filter(|at| at.tenant_id == tenant)
         .ok_or_else(no_such_room)?;
-    let (room, property) = rooms.with_home(tenant, at.property_id, room_id).await?;
+    let (room, property) = Tenancy(&*state.store)
+        .room_with_home(tenant, at.property_id, room_id)
+        .await?;
     room_reached(caller, tenant, room, property, needed)
 }
 

@@ -164,35 +164,6 @@ impl Rooms<'_> {
             .transpose()
     }
 
-    /// A room and the home it is in (for the access check), in one batch get.
-    pub async fn with_home(
-        &self,
-        tenant: TenantId,
-        property: PropertyId,
-        id: RoomId,
-    ) -> Result<
-        (
-            Option<RoomRecord>,
-            Option<crate::repo::tenancy::PropertyRecord>,
-        ),
-        StoreError,
-    > {
-        let (room, home) = (
-            room_key(property, id),
-            super::tenancy::property_key(tenant, property),
-        );
-        let found = self.0.batch_get(&[room.clone(), home]).await?;
-        let mut out = (None, None);
-        for item in found {
-            if item.key() == room {
-                out.0 = Some(item.to_record()?);
-            } else {
-                out.1 = Some(item.to_record()?);
-            }
-        }
-        Ok(out)
-    }
-
     /// Room `id` of `tenant`, wherever it lives: two gets (ref, room).
     pub async fn find(
         &self,

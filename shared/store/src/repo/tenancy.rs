@@ -6,7 +6,7 @@
 //! what changes them is `members`).
 
 use alyt_domain::access::HouseholdRole;
-use alyt_domain::ids::{ClientId, DeveloperId, PropertyId, TenantId, UserId};
+use alyt_domain::ids::{ClientId, DeveloperId, PropertyId, RoomId, TenantId, UserId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -198,6 +198,29 @@ impl Tenancy<'_> {
             .await?
             .map(|i| i.to_record())
             .transpose()
+    }
+
+    /// A room and the home it is in (for the access check), in one batch get.
+    pub async fn room_with_home(
+        &self,
+        tenant: TenantId,
+        property: PropertyId,
+        id: RoomId,
+    ) -> Result<(Option<RoomRecord>, Option<PropertyRecord>), StoreError> {
+        let room = super::rooms::room_key(property, id);
+        let found = self
+            .0
+            .batch_get(&[room.clone(), property_key(tenant, property)])
+            .await?;
+        let mut out = (None, None);
+        for item in found {
+            if item.key() == room {
+                out.0 = Some(item.to_record()?);
+            } else {
+                out.1 = Some(item.to_record()?);
+            }
+        }
+        Ok(out)
     }
 
     pub async fn property(
