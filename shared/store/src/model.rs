@@ -196,7 +196,8 @@ impl Item {
 
     /// The record stored in this item (key and index attributes are ignored).
     pub fn to_record<T: serde::de::DeserializeOwned>(&self) -> Result<T, StoreError> {
-        serde_json::from_value(Value::Object(self.0.clone())).map_err(|e| {
+        // Straight from the borrowed attributes: no copy of the map first.
+        T::deserialize(&self.0).map_err(|e| {
             StoreError::Unavailable(format!(
                 "stored item {}/{} does not read as a record: {e}",
                 self.pk(),
