@@ -321,23 +321,15 @@ async fn work_endpoint(
         let timestamp = clock.now().unix_timestamp();
         // One signer per endpoint secret (a re-read endpoint may have
         // rotated it).
-        if signer
-            .as_ref()
-            .is_none_or(|(secret, _)| *secret != current.secret)
-        {
-            signer = Some((
+        let (secret, prepared) = match signer.take() {
+            Some((secret, prepared)) if secret == current.secret => (secret, prepared),
+            _ => (
                 current.secret.clone(),
                 signature::Signer::new(current.secret.as_bytes()),
-            ));
-        }
-        let header = match &signer {
-            Some((_, signer)) => signer.sign(timestamp, claimed.payload.as_bytes()),
-            None => signature::sign(
-                current.secret.as_bytes(),
-                timestamp,
-                claimed.payload.as_bytes(),
             ),
         };
+        let header = prepared.sign(timestamp, claimed.payload.as_bytes());
+        signer = Some((secret, prepared));
         let request = OutboundRequest {
             url: current.url.clone(),
             event_kind: claimed.event_kind.clone(),
