@@ -78,14 +78,18 @@ async fn a_command_reaches_the_device_and_its_report_is_what_is_stored() {
     )
     .await;
     assert_eq!(status, 202, "{row}");
-    assert_eq!(row["commandId"], "1");
+    let first = row["commandId"]
+        .as_str()
+        .expect("a decimal string")
+        .to_owned();
+    assert!(first.parse::<u64>().is_ok(), "{row}");
     assert_eq!(row["state"], "sent", "published at once: {row}");
     assert_eq!(row["attempts"], 1);
 
     let command = next_command(&mut device, Duration::from_secs(5)).await;
     assert_eq!(
         command,
-        json!({ "commandId": "1", "command": "set",
+        json!({ "commandId": first, "command": "set",
                 "payload": { "capability": "light", "key": "brightness", "value": 70 } })
     );
     // Nothing is stored from the request itself.
@@ -113,7 +117,7 @@ async fn a_command_reaches_the_device_and_its_report_is_what_is_stored() {
             format!("{}/response", d.prefix),
             QoS::AtLeastOnce,
             false,
-            r#"{"commandId":"1","command":"set","status":"ok"}"#,
+            json!({ "commandId": first, "command": "set", "status": "ok" }).to_string(),
         )
         .await
         .unwrap();
@@ -137,7 +141,7 @@ async fn a_command_reaches_the_device_and_its_report_is_what_is_stored() {
         .map(|(_, data)| data)
         .collect();
     assert_eq!(results.len(), 1, "{events:?}");
-    assert_eq!(results[0]["commandId"], "1");
+    assert_eq!(results[0]["commandId"], first.as_str());
     assert_eq!(results[0]["deviceId"], d.device.as_str());
     assert_eq!(results[0]["command"], "set");
     assert_eq!(results[0]["status"], "ok");
@@ -151,13 +155,17 @@ async fn a_command_reaches_the_device_and_its_report_is_what_is_stored() {
     )
     .await;
     assert_eq!(status, 202, "{row}");
-    assert_eq!(row["commandId"], "2");
+    let second = row["commandId"].as_str().unwrap().to_owned();
+    assert!(
+        second.parse::<u64>().unwrap() > first.parse::<u64>().unwrap(),
+        "ids follow acceptance: {first} then {second}"
+    );
     let ids: Vec<Value> = history(&t, &token, &d)
         .await
         .iter()
         .map(|r| r["commandId"].clone())
         .collect();
-    assert_eq!(ids, [json!("2"), json!("1")]);
+    assert_eq!(ids, [json!(second), json!(first)]);
     device.driver.abort();
 }
 
@@ -224,7 +232,7 @@ async fn a_command_for_an_absent_device_waits_for_the_sweep() {
 
     let mut device = play(&t, &d).await;
     let command = next_command(&mut device, Duration::from_secs(8)).await;
-    assert_eq!(command["commandId"], "1");
+    assert_eq!(command["commandId"], row["commandId"]);
     assert_eq!(command["payload"]["key"], "power");
     history_until(&t, &token, &d, "the sweep's delivery", |items| {
         items.first().is_some_and(|r| r["state"] == "sent")

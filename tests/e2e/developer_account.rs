@@ -26,6 +26,41 @@ async fn status_of_me(t: &TestPlatform, access_token: &str) -> u16 {
 }
 
 #[tokio::test]
+async fn the_posted_token_verifies_like_the_link_and_only_once() {
+    let t = TestPlatform::start().await;
+    let email = "posted@example.com";
+    assert_eq!(sign_up(&t, email, PASSWORD).await.status(), 202);
+    let link = newest_link(&t, email, "verify-email").expect("a verification mail");
+    let token = token_of(&link);
+
+    // An app that reads the token from the link and posts it.
+    let response = post_json(
+        &t,
+        "/developers/auth/verify-email",
+        &json!({ "token": token }),
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    let session: Value = response.json().await.unwrap();
+    assert_eq!(session["kind"], "developer");
+    let me = get_me(&t, session["accessToken"].as_str().unwrap()).await;
+    assert_eq!(me["status"], "ACTIVE");
+    assert_eq!(me["email"], email);
+    assert!(me["verifiedAt"].is_string());
+    assert!(me["sandboxTenantId"].is_string(), "{me}");
+
+    // Spent: the link and the posted token both answer 410 now.
+    assert_eq!(t.http.get(&link).send().await.unwrap().status(), 410);
+    let again = post_json(
+        &t,
+        "/developers/auth/verify-email",
+        &json!({ "token": token }),
+    )
+    .await;
+    assert_eq!(again.status(), 410);
+}
+
+#[tokio::test]
 async fn sign_up_mails_a_link_that_verifies_once_and_provisions_the_sandbox() {
     let t = TestPlatform::start().await;
     let email = "ada@example.com";

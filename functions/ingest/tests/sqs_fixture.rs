@@ -40,6 +40,7 @@ fn device() -> DeviceRecord {
         id: DEVICE.parse().unwrap(),
         tenant_id: TENANT.parse().unwrap(),
         property_id: Some(PROPERTY.parse().unwrap()),
+        client_id: None,
         room_id: None,
         name: "Kitchen light".into(),
         kind: Lenient::Known(DeviceKind::Other),

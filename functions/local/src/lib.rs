@@ -2,6 +2,7 @@
 //! plane and the simulator in one process, on the embedded SQLite store. It never
 //! links the AWS SDK. `alyt` (main.rs) runs it; tests call [`spawn`].
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use alyt_events::EventLog;
 use alyt_mail::OutboxMailer;
 use alyt_store::meter::UsageMeter;
 use alyt_store::sqlite::{PURGE_INTERVAL, SqliteStore};
-use axum::extract::{ConnectInfo, Request};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use tokio::net::TcpListener;
@@ -60,6 +61,12 @@ pub struct Config {
     /// store calls made while it was served), for measuring what an
     /// operation costs (`tests/e2e/store_calls.rs`). Off by default.
     pub report_store_calls: bool,
+    /// `ALYT_STORE_CALLS_LOG`: a file each request's store calls are
+    /// appended to, one JSON line `{ method, path, status, calls }`
+    /// (`bench/store-calls` runs the test suite with it and writes the table
+    /// of every operation, docs/STORE_CALLS.md). Unset by default; read by
+    /// [`Config::for_tests`] too.
+    pub store_calls_log: Option<PathBuf>,
     pub heartbeat_sweep_every: Duration,
     /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
     pub webhooks: events::WebhookConfig,
@@ -84,6 +91,11 @@ pub enum StartError {
     BadRateLimit(String),
     #[error("ALYT_SIMULATOR_SEED must be an unsigned 64-bit number, not {0:?}")]
     BadSeed(String),
+    #[error("cannot open the store-calls log {path}: {source}")]
+    StoreCallsLog {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -120,6 +132,7 @@ impl Config {
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             report_store_calls: false,
+            store_calls_log: store_calls_log_from_env(),
             webhooks: events::WebhookConfig::from_env(),
         })
     }
@@ -137,6 +150,7 @@ impl Config {
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             report_store_calls: false,
+            store_calls_log: store_calls_log_from_env(),
             webhooks: events::WebhookConfig::default(),
         }
     }
@@ -286,8 +300,20 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let reset_mails = alyt_api::groups::developers::account::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
     let mut app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
-    if config.report_store_calls {
-        app = app.layer(axum::middleware::from_fn(report_store_calls));
+    if config.report_store_calls || config.store_calls_log.is_some() {
+        let log = match &config.store_calls_log {
+            Some(path) => Some(Arc::new(StoreCallsLog::open(path).map_err(|source| {
+                StartError::StoreCallsLog {
+                    path: path.clone(),
+                    source,
+                }
+            })?)),
+            None => None,
+        };
+        app = app.layer(axum::middleware::from_fn_with_state(
+            log,
+            report_store_calls,
+        ));
     }
     let ingest_stats = ingest.stats();
     tasks.push(tokio::spawn(run_ingest(
@@ -528,10 +554,52 @@ async fn ingest_shard(ingest: Ingest, mut messages: tokio::sync::mpsc::Receiver<
     }
 }
 
+fn store_calls_log_from_env() -> Option<PathBuf> {
+    std::env::var_os("ALYT_STORE_CALLS_LOG")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The file of [`Config::store_calls_log`]: lines appended whole (one
+/// `write` each on a file opened for appending), so the test processes
+/// sharing it never interleave a line.
+struct StoreCallsLog(std::sync::Mutex<std::fs::File>);
+
+impl StoreCallsLog {
+    fn open(path: &std::path::Path) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(Self(std::sync::Mutex::new(file)))
+    }
+
+    fn record(&self, method: &str, path: &str, status: u16, calls: &BTreeMap<&str, usize>) {
+        use std::io::Write;
+        let mut line = serde_json::json!({
+            "method": method, "path": path, "status": status, "calls": calls,
+        })
+        .to_string();
+        line.push('\n');
+        let mut file = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = file.write_all(line.as_bytes()) {
+            tracing::warn!(error = %e, "a store-calls line could not be written");
+        }
+    }
+}
+
 /// Counts the store calls made while a request is served (its body aside)
-/// into the `x-alyt-store-calls` header.
-async fn report_store_calls(request: Request, next: Next) -> Response {
+/// into the `x-alyt-store-calls` header, and into the log when there is one.
+async fn report_store_calls(
+    State(log): State<Option<Arc<StoreCallsLog>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let (mut response, calls) = alyt_store::counting::calls_of(next.run(request)).await;
+    if let Some(log) = log {
+        log.record(method.as_str(), &path, response.status().as_u16(), &calls);
+    }
     let text = calls
         .iter()
         .map(|(op, n)| format!("{op}={n}"))

@@ -15,8 +15,8 @@ use alyt_device::{
     Channel, DeviceIdentity, DevicePublisher, InboundMessage, NoPublisher, PublishError,
 };
 use alyt_domain::device::{
-    AcceptedCommand, CommandRow, CommandState, DeviceCapability, DeviceKind, DeviceStatus,
-    FirmwareChannel, Lenient,
+    AcceptedCommand, CommandId, CommandRow, CommandState, DeviceCapability, DeviceKind,
+    DeviceStatus, FirmwareChannel, Lenient,
 };
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
 use alyt_domain::{Clock, ManualClock};
@@ -56,6 +56,7 @@ fn sensor(
         id,
         tenant_id: tenant,
         property_id: Some(property),
+        client_id: None,
         room_id: None,
         name: "Hall sensor".into(),
         kind: Lenient::Known(DeviceKind::Sensor),
@@ -185,9 +186,8 @@ async fn one_invocation_keeps_retrying_pending_commands_every_two_seconds() {
         .await
         .unwrap();
     let commands = Commands(&*store);
-    let command_id = commands.next_id(id).await.unwrap();
     let row = CommandRow::accept(
-        command_id,
+        CommandId::at(clock.now()),
         id,
         AcceptedCommand {
             command: "identify".into(),
@@ -218,10 +218,10 @@ async fn one_invocation_keeps_retrying_pending_commands_every_two_seconds() {
         "published on the device's commands topic"
     );
     let payload: serde_json::Value = serde_json::from_slice(&calls[1].1).unwrap();
-    assert_eq!(payload["commandId"], command_id.to_string());
+    assert_eq!(payload["commandId"], row.command_id.to_string());
     assert_eq!(payload["command"], "identify");
 
-    let stored = commands.get(id, command_id).await.unwrap().unwrap().row;
+    let stored = commands.get(id, row.command_id).await.unwrap().unwrap().row;
     assert_eq!(stored.state, Lenient::Known(CommandState::Sent));
     assert_eq!(stored.attempts, 2);
 }

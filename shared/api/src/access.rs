@@ -54,7 +54,8 @@ impl Reach {
     }
 
     /// Whether `device` stands in a home within reach: a pinned one (guests)
-    /// or a home of one of the households. One property read at most.
+    /// or a home of one of the households. No read (the device names its
+    /// household), or one property read for a row of an older build.
     pub(crate) async fn holds_device(
         &self,
         store: &dyn Store,
@@ -69,6 +70,10 @@ impl Reach {
         if pinned.contains(&property) {
             return Ok(true);
         }
+        if let Some(client) = device.client_id {
+            return Ok(households.contains(&client));
+        }
+        // A row from before devices carried their household.
         Ok(Tenancy(store)
             .property(device.tenant_id, property)
             .await?

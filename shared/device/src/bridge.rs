@@ -1,24 +1,31 @@
 //! The command bridge: hands accepted command rows to devices through a
 //! [`DevicePublisher`] (spec: States and transitions > Command delivery).
 //!
-//! [`deliver`] publishes one pending row and stores the outcome (`sent`, or
-//! still `pending` with one more attempt); the API calls it right after
-//! accepting a command. [`sweep`] runs every [`SWEEP_INTERVAL`] (locally a
-//! task of the `alyt` process; hosted, `functions/sweeps` loops inside each
-//! scheduled invocation) and retries every pending row, giving up on rows
-//! whose device has no property (no topic) or that were already
-//! acknowledged.
+//! [`send_new`] is the API's path for a command it accepted: it names the
+//! command from the clock, writes the row `sent` (one conditional put) and
+//! then publishes it, so the happy path costs one write; only a refused
+//! publish costs a second (the row goes back to `pending`). [`deliver`]
+//! publishes a row the sweep found and stores the outcome (`sent`, or
+//! `pending` with one more attempt). [`sweep`] runs every [`SWEEP_INTERVAL`]
+//! (locally a task of the `alyt` process; hosted, `functions/sweeps` loops
+//! inside each scheduled invocation) over the rows due by now: it retries
+//! every pending row, publishes again a sent row no response answered
+//! within `REDELIVER_AFTER` (which also covers a crash between
+//! `send_new`'s write and its publish), and gives up on rows whose device
+//! has no property (no topic) or that were already acknowledged.
 //!
-//! Every state move is a conditional write on the row as read, so the
-//! immediate publish and a sweep racing on the same row store one outcome;
-//! the loser's outcome is dropped (a device may then see the command twice,
+//! Every state move is a conditional write on the row as read, so writers
+//! racing on the same row (a sweep, a response) store one outcome; the
+//! loser's outcome is dropped (a device may then see the command twice,
 //! which the commandId lets it recognise).
 
 use std::sync::Arc;
 
 use alyt_domain::Clock;
-use alyt_domain::device::{CommandEvent, CommandRow, SweepAction, sweep_action};
-use alyt_domain::ids::TenantId;
+use alyt_domain::device::{
+    AcceptedCommand, CommandEvent, CommandId, CommandRow, SweepAction, sweep_action,
+};
+use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
 use alyt_store::repo::commands::{Commands, StoredCommand, pending_partitions};
 use alyt_store::repo::devices::Devices;
 use alyt_store::{Store, StoreError};
@@ -57,7 +64,7 @@ pub fn command_payload(row: &CommandRow) -> Result<Vec<u8>, PublishError> {
     .map_err(|e| PublishError::Failed(e.detail))
 }
 
-/// What [`deliver`] did.
+/// What [`send_new`] or [`deliver`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delivery {
     /// The row as stored afterwards (re-read when another writer moved it
@@ -68,7 +75,8 @@ pub struct Delivery {
     pub stored: bool,
 }
 
-/// Publishes a pending row to `identity` and stores the outcome.
+/// Publishes a row the sweep is due to (pending, or sent and unanswered)
+/// to `identity` and stores the outcome.
 pub async fn deliver(
     store: &dyn Store,
     publisher: &dyn DevicePublisher,
@@ -112,7 +120,87 @@ pub async fn deliver(
     })
 }
 
-/// One pass over the pending rows (gsi3), oldest first.
+/// Names a freshly accepted command and sends it to `device`: the row is
+/// written `sent` (conditioned on its absence; another id is tried when the
+/// one made from the clock is taken), then published. When the publish
+/// fails the row goes back to `pending` for the sweep; when the process
+/// stops between the write and the publish, the sweep publishes the `sent`
+/// row again once it is due. A device without a property has no topic: its
+/// row is written `pending` and the sweep marks it undeliverable.
+///
+/// Store calls: one put, and one conditional put when the publish failed.
+pub async fn send_new(
+    store: &dyn Store,
+    publisher: &dyn DevicePublisher,
+    clock: &dyn Clock,
+    tenant: TenantId,
+    device: DeviceId,
+    property: Option<PropertyId>,
+    accepted: AcceptedCommand,
+) -> Result<Delivery, StoreError> {
+    const ID_TRIES: usize = 3;
+    let commands = Commands(store);
+    let now = clock.now();
+    let mut tries = 0;
+    let (accepted_row, written) = loop {
+        let row = CommandRow::accept(CommandId::at(now), device, accepted.clone(), now);
+        // Written as it will be once published (or pending without a topic).
+        let written = match property {
+            Some(_) => row
+                .apply(&CommandEvent::Published, now)
+                .unwrap_or_else(|| row.clone()),
+            None => row.clone(),
+        };
+        match commands.create(tenant, &written).await {
+            Ok(()) => break (row, written),
+            Err(e) if e.is_condition_failure() && tries + 1 < ID_TRIES => tries += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let Some(property) = property else {
+        return Ok(Delivery {
+            row: written,
+            published: Err(PublishError::Failed("the device has no property".into())),
+            stored: true,
+        });
+    };
+    let identity = DeviceIdentity::new(tenant, property, device);
+    let published = match command_payload(&written) {
+        Ok(payload) => publisher.publish(&identity, payload).await,
+        Err(e) => Err(e),
+    };
+    if published.is_ok() {
+        return Ok(Delivery {
+            row: written,
+            published,
+            stored: true,
+        });
+    }
+    // Back to pending with the attempt counted, unless a response (or
+    // anything else) moved the row meanwhile.
+    let failed = accepted_row
+        .apply(&CommandEvent::PublishFailed, clock.now())
+        .unwrap_or(accepted_row);
+    if commands.transition(tenant, &written, &failed).await? {
+        return Ok(Delivery {
+            row: failed,
+            published,
+            stored: true,
+        });
+    }
+    let current = commands
+        .get(device, written.command_id)
+        .await?
+        .map(|s| s.row)
+        .unwrap_or(failed);
+    Ok(Delivery {
+        row: current,
+        published,
+        stored: false,
+    })
+}
+
+/// One pass over the rows due by now (gsi3), oldest due first.
 pub async fn sweep(
     store: Arc<dyn Store>,
     publisher: Arc<dyn DevicePublisher>,
@@ -121,10 +209,11 @@ pub async fn sweep(
     let mut report = SweepReport::default();
     let commands = Commands(&*store);
     let devices = Devices(&*store);
+    let now = clock.now();
     for partition in pending_partitions() {
         let mut after = None;
         for _ in 0..SWEEP_PAGES {
-            let (rows, next) = commands.pending(&partition, SWEEP_PAGE, after).await?;
+            let (rows, next) = commands.due(&partition, now, SWEEP_PAGE, after).await?;
             for StoredCommand { tenant_id, row } in rows {
                 let device = devices
                     .get(tenant_id, row.device_id)
@@ -133,7 +222,7 @@ pub async fn sweep(
                 let property = device.as_ref().and_then(|d| d.property_id);
                 // A response already on record for a row still pending.
                 let acknowledged = row.result_status.is_some();
-                match sweep_action(&row, property.is_some(), acknowledged) {
+                match sweep_action(&row, property.is_some(), acknowledged, now) {
                     SweepAction::Skip => {}
                     SweepAction::GiveUp(reason) => {
                         let Some(next) =

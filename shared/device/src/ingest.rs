@@ -592,6 +592,7 @@ fn child_of(hub: &DeviceRecord, pairing: &ChildPairing, at: OffsetDateTime) -> D
         id: DeviceId::new(),
         tenant_id: hub.tenant_id,
         property_id: hub.property_id,
+        client_id: hub.client_id,
         room_id: hub.room_id,
         name: pairing.name.clone(),
         kind: Lenient::Known(pairing.kind),

@@ -36,6 +36,7 @@ async fn world() -> World {
         id: DeviceId::new(),
         tenant_id: TenantId::new(),
         property_id: Some(PropertyId::new()),
+        client_id: None,
         room_id: None,
         name: "Kitchen light".into(),
         kind: Lenient::Known(DeviceKind::Other),

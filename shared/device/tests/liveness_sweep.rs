@@ -108,6 +108,7 @@ impl World {
             id: DeviceId::new(),
             tenant_id: self.tenant,
             property_id: Some(self.property),
+            client_id: None,
             room_id: None,
             name: name.into(),
             kind: Lenient::Known(DeviceKind::Other),

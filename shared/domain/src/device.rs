@@ -32,7 +32,8 @@ mod liveness;
 mod request;
 
 pub use command::{
-    CommandEvent, CommandRow, CommandState, SweepAction, UndeliverableReason, sweep_action,
+    CommandEvent, CommandRow, CommandState, MAX_PUBLISHES, REDELIVER_AFTER, SweepAction,
+    UndeliverableReason, sweep_action,
 };
 pub use command_id::{CommandId, InvalidCommandId};
 pub(crate) use enums::wire_enum;

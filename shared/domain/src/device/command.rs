@@ -4,17 +4,28 @@
 //! | state | event | next | attempts |
 //! |---|---|---|---|
 //! | (new) | accepted ([`CommandRow::accept`]) | `pending` | 0 |
-//! | `pending` | broker delivery succeeded ([`CommandEvent::Published`]) | `sent` (sentAt set) | +1 |
+//! | `pending` | broker delivery succeeded ([`CommandEvent::Published`]) | `sent` (sentAt = now) | +1 |
 //! | `pending` | broker delivery failed ([`CommandEvent::PublishFailed`]) | `pending` (retried by later sweeps) | +1 |
 //! | `pending` | no property, or already acknowledged ([`CommandEvent::Undeliverable`]) | `undeliverable` | = |
+//! | `sent`, unanswered [`REDELIVER_AFTER`] after its last publish | published again ([`CommandEvent::Published`]) | `sent` (sentAt = now) | +1 |
+//! | `sent` | that publish failed ([`CommandEvent::PublishFailed`]) | `pending` | +1 |
+//! | `sent` | its device lost its property ([`CommandEvent::Undeliverable`]) | `undeliverable` | = |
 //! | `sent` or `pending` | device response ([`CommandEvent::Response`]) | `answered` (result status and answeredAt recorded; emits `command.result`) | = |
 //!
 //! Anything else changes nothing ([`CommandRow::apply`] answers `None`):
-//! `answered` and `undeliverable` are final, a duplicate response (SQS
-//! delivers at least once) finds the row answered and records nothing, and a
-//! second publish of a row already sent (the immediate publish racing the
-//! sweep) is ignored. A response to a row still `pending` is accepted: the
-//! device can answer before the row's move to `sent` is stored.
+//! `answered` and `undeliverable` are final, and a duplicate response (SQS
+//! delivers at least once) finds the row answered and records nothing. A
+//! response to a row still `pending` is accepted: the device can answer
+//! before the row's move to `sent` is stored.
+//!
+//! Why a sent row is published again: a new command is written `sent`
+//! before it is published (one write on the request path instead of three,
+//! issue 16 M8), so a crash between the write and the publish, or a QoS 1
+//! delivery the broker lost, would otherwise leave a row that claims to be
+//! sent and never reaches its device. The bridge sweep publishes a `sent`
+//! row no response answered within [`REDELIVER_AFTER`] again, at most
+//! [`MAX_PUBLISHES`] publishes in all; a device can see one command twice,
+//! which MQTT QoS 1 allows anyway, and recognises it by its commandId.
 //!
 //! `answered` is this module's name for the spec's "(result recorded)": the
 //! spec names only pending, sent and undeliverable, and a row that carries a
@@ -25,7 +36,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use time::OffsetDateTime;
+use time::{Duration, OffsetDateTime};
 
 use super::command_id::CommandId;
 use super::enums::wire_enum;
@@ -33,6 +44,15 @@ use super::events::CommandResultData;
 use super::lenient::Lenient;
 use super::request::AcceptedCommand;
 use crate::ids::DeviceId;
+
+/// How long a `sent` row waits for its device's response before the bridge
+/// sweep publishes it again (the SLOW scenario answers after 5 s).
+pub const REDELIVER_AFTER: Duration = Duration::seconds(30);
+
+/// Publishes of a row after which an unanswered `sent` row is left alone
+/// (the first and two more): a device that got it and never answers does
+/// not receive it forever.
+pub const MAX_PUBLISHES: u32 = 3;
 
 wire_enum! {
     /// Where a command history row is.
@@ -146,15 +166,16 @@ impl CommandRow {
         let state = self.state()?;
         let mut next = self.clone();
         match (state, event) {
-            (CommandState::Pending, CommandEvent::Published) => {
+            (CommandState::Pending | CommandState::Sent, CommandEvent::Published) => {
                 next.state = CommandState::Sent.into();
                 next.attempts = self.attempts.saturating_add(1);
                 next.sent_at = Some(now);
             }
-            (CommandState::Pending, CommandEvent::PublishFailed) => {
+            (CommandState::Pending | CommandState::Sent, CommandEvent::PublishFailed) => {
+                next.state = CommandState::Pending.into();
                 next.attempts = self.attempts.saturating_add(1);
             }
-            (CommandState::Pending, CommandEvent::Undeliverable(reason)) => {
+            (CommandState::Pending | CommandState::Sent, CommandEvent::Undeliverable(reason)) => {
                 next.state = CommandState::Undeliverable.into();
                 next.undeliverable_reason = Some((*reason).into());
             }
@@ -166,6 +187,20 @@ impl CommandRow {
             _ => return None,
         }
         Some(next)
+    }
+
+    /// When the bridge sweep should next look at the row: a pending row
+    /// from its acceptance on (every sweep, oldest first), a sent row
+    /// [`REDELIVER_AFTER`] after its last publish while it has publishes
+    /// left; never for the others.
+    pub fn recheck_at(&self) -> Option<OffsetDateTime> {
+        match self.state()? {
+            CommandState::Pending => Some(self.created_at),
+            CommandState::Sent if self.attempts < MAX_PUBLISHES => {
+                Some(self.sent_at? + REDELIVER_AFTER)
+            }
+            _ => None,
+        }
     }
 
     /// The `command.result` data of an answered row.
@@ -191,20 +226,25 @@ pub enum SweepAction {
     Publish,
     /// Apply [`CommandEvent::Undeliverable`] with this reason.
     GiveUp(UndeliverableReason),
-    /// Not the sweep's business (not pending).
+    /// Not the sweep's business (final, or not due yet).
     Skip,
 }
 
-/// The bridge sweep's decision for one row. `has_property`: the device has a
-/// property (so a topic). `acknowledged`: a response for this command id is
-/// already on record although the row is still pending; publishing it again
-/// would run the command twice.
-pub fn sweep_action(row: &CommandRow, has_property: bool, acknowledged: bool) -> SweepAction {
-    if row.state() != Some(CommandState::Pending) {
+/// The bridge sweep's decision for one row at `now`. `has_property`: the
+/// device has a property (so a topic). `acknowledged`: a response for this
+/// command id is already on record although the row is still pending;
+/// publishing it again would run the command twice.
+pub fn sweep_action(
+    row: &CommandRow,
+    has_property: bool,
+    acknowledged: bool,
+    now: OffsetDateTime,
+) -> SweepAction {
+    if row.recheck_at().is_none_or(|due| due > now) {
         SweepAction::Skip
     } else if !has_property {
         SweepAction::GiveUp(UndeliverableReason::NoProperty)
-    } else if acknowledged {
+    } else if acknowledged && row.state() == Some(CommandState::Pending) {
         SweepAction::GiveUp(UndeliverableReason::AlreadyAcknowledged)
     } else {
         SweepAction::Publish
@@ -250,7 +290,7 @@ mod tests {
         let r = row();
         assert_eq!(r.state(), Some(CommandState::Pending));
         assert_eq!(r.attempts, 0);
-        assert_eq!(sweep_action(&r, true, false), SweepAction::Publish);
+        assert_eq!(sweep_action(&r, true, false, t0()), SweepAction::Publish);
         let failed = r.apply(&CommandEvent::PublishFailed, t0()).unwrap();
         assert_eq!(failed.state(), Some(CommandState::Pending));
         assert_eq!(failed.attempts, 1);
@@ -260,8 +300,11 @@ mod tests {
         assert_eq!(sent.state(), Some(CommandState::Sent));
         assert_eq!(sent.attempts, 2);
         assert_eq!(sent.sent_at, Some(t0() + Duration::seconds(2)));
-        assert_eq!(sweep_action(&sent, true, false), SweepAction::Skip);
-        assert_eq!(sent.apply(&CommandEvent::Published, t0()), None);
+        // Not answered yet, and not due again before REDELIVER_AFTER.
+        assert_eq!(
+            sweep_action(&sent, true, false, t0() + Duration::seconds(31)),
+            SweepAction::Skip
+        );
         let at = t0() + Duration::seconds(3);
         let answered = sent.apply(&response("ok"), at).unwrap();
         assert_eq!(answered.state(), Some(CommandState::Answered));
@@ -280,11 +323,11 @@ mod tests {
     fn undeliverable_rows() {
         let r = row();
         assert_eq!(
-            sweep_action(&r, false, false),
+            sweep_action(&r, false, false, t0()),
             SweepAction::GiveUp(UndeliverableReason::NoProperty)
         );
         assert_eq!(
-            sweep_action(&r, true, true),
+            sweep_action(&r, true, true, t0()),
             SweepAction::GiveUp(UndeliverableReason::AlreadyAcknowledged)
         );
         let dead = r
@@ -298,10 +341,48 @@ mod tests {
         assert!(dead.is_final());
         assert_eq!(dead.apply(&response("ok"), t0()), None);
         assert_eq!(dead.apply(&CommandEvent::Published, t0()), None);
-        assert_eq!(sweep_action(&dead, true, false), SweepAction::Skip);
+        assert_eq!(sweep_action(&dead, true, false, t0()), SweepAction::Skip);
+        assert_eq!(dead.recheck_at(), None);
         let v = serde_json::to_value(&dead).unwrap();
         assert_eq!(v["state"], "undeliverable");
         assert_eq!(v["undeliverableReason"], "no-property");
+    }
+
+    #[test]
+    fn an_unanswered_sent_row_is_published_again_a_bounded_number_of_times() {
+        let sent = row().apply(&CommandEvent::Published, t0()).unwrap();
+        let due = t0() + REDELIVER_AFTER;
+        assert_eq!(sent.recheck_at(), Some(due));
+        let early = due - Duration::seconds(1);
+        assert_eq!(sweep_action(&sent, true, false, early), SweepAction::Skip);
+        assert_eq!(sweep_action(&sent, true, false, due), SweepAction::Publish);
+        // Its device lost its property meanwhile: given up.
+        assert_eq!(
+            sweep_action(&sent, false, false, due),
+            SweepAction::GiveUp(UndeliverableReason::NoProperty)
+        );
+        let again = sent.apply(&CommandEvent::Published, due).unwrap();
+        assert_eq!(again.state(), Some(CommandState::Sent));
+        assert_eq!((again.attempts, again.sent_at), (2, Some(due)));
+        // A redelivery the broker refused leaves it pending (retried every
+        // sweep, like any pending row).
+        let refused = sent.apply(&CommandEvent::PublishFailed, due).unwrap();
+        assert_eq!(refused.state(), Some(CommandState::Pending));
+        assert_eq!(refused.attempts, 2);
+        assert_eq!(refused.recheck_at(), Some(refused.created_at));
+        // The last publish: the sweep leaves it alone after that.
+        let last = again
+            .apply(&CommandEvent::Published, due + REDELIVER_AFTER)
+            .unwrap();
+        assert_eq!(last.attempts, MAX_PUBLISHES);
+        assert_eq!(last.recheck_at(), None);
+        let much_later = due + Duration::days(1);
+        assert_eq!(
+            sweep_action(&last, true, false, much_later),
+            SweepAction::Skip
+        );
+        // The device answers the last one still.
+        assert!(last.apply(&response("ok"), much_later).is_some());
     }
 
     #[test]
@@ -343,7 +424,7 @@ mod tests {
         assert_eq!(read.state(), None);
         assert!(read.is_final());
         assert_eq!(read.apply(&response("ok"), t0()), None);
-        assert_eq!(sweep_action(&read, true, false), SweepAction::Skip);
+        assert_eq!(sweep_action(&read, true, false, t0()), SweepAction::Skip);
         assert_eq!(serde_json::to_value(&read).unwrap()["state"], "expired");
     }
 
@@ -363,7 +444,7 @@ mod tests {
         use CommandState::*;
         matches!(
             (from, to),
-            (Pending, Pending | Sent | Undeliverable | Answered) | (Sent, Answered)
+            (Pending | Sent, Pending | Sent | Undeliverable | Answered)
         )
     }
 
@@ -395,9 +476,18 @@ mod tests {
                         prop_assert_eq!(to, CommandState::Answered);
                         prop_assert_eq!(next.answered_at, Some(now));
                     }
-                    if let Some(sent) = before.sent_at {
-                        prop_assert_eq!(next.sent_at, Some(sent));
+                    // sentAt is the last publish: set by a publish only.
+                    if event == CommandEvent::Published {
+                        prop_assert_eq!(next.sent_at, Some(now));
+                    } else {
+                        prop_assert_eq!(next.sent_at, before.sent_at);
                     }
+                    // The sweep is due for exactly the rows still in play.
+                    prop_assert_eq!(
+                        next.recheck_at().is_some(),
+                        to == CommandState::Pending
+                            || (to == CommandState::Sent && next.attempts < MAX_PUBLISHES)
+                    );
                     // What never changes.
                     prop_assert_eq!(next.command_id, before.command_id);
                     prop_assert_eq!(&next.command, &before.command);

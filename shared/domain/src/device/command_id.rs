@@ -1,9 +1,13 @@
 //! The id of a command row.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use time::OffsetDateTime;
 
 /// A command id: a decimal string on the wire (`"42"`), unique per device
-/// and increasing in acceptance order (the store allocates it).
+/// and ordered by acceptance time ([`CommandId::at`]: the microsecond of
+/// acceptance followed by three random digits, so no counter has to be
+/// read or written to name a command; the row's write, conditioned on its
+/// absence, catches the rare collision).
 ///
 /// At most 19 digits, so every id fits in a `u64` and the wire form matches
 /// the pattern `^[0-9]{1,19}$` exactly. Leading zeros are read (`"007"` is 7)
@@ -27,6 +31,22 @@ impl CommandId {
 
     pub fn get(self) -> u64 {
         self.0
+    }
+
+    /// A fresh id for a command accepted at `now`: its Unix time in
+    /// microseconds times 1,000 plus a random 0-999. Ids of one device sort
+    /// by acceptance (to the microsecond; clocks of different instances may
+    /// differ slightly), and 19 digits last until the year 2286. Ids made
+    /// by an older build (a per-device count from 1) sort before them.
+    pub fn at(now: OffsetDateTime) -> Self {
+        let micros = u64::try_from(now.unix_timestamp_nanos() / 1_000).unwrap_or(0);
+        let nonce = rand::random_range(0..1_000u64);
+        Self(
+            micros
+                .saturating_mul(1_000)
+                .saturating_add(nonce)
+                .min(Self::MAX),
+        )
     }
 }
 
@@ -104,5 +124,22 @@ mod tests {
         }
         assert!(serde_json::from_str::<CommandId>("42").is_err());
         assert!(CommandId::new(CommandId::MAX + 1).is_none());
+    }
+
+    #[test]
+    fn fresh_ids_follow_the_clock_and_fit_the_wire_pattern() {
+        let t0 = OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap();
+        let first = CommandId::at(t0);
+        let later = CommandId::at(t0 + time::Duration::microseconds(1));
+        assert!(later > first, "{later} after {first}");
+        assert_eq!(first.get() / 1_000, 1_800_000_000_000_000);
+        let wire = first.to_string();
+        assert_eq!(wire.len(), 19);
+        assert_eq!(wire.parse::<CommandId>().unwrap(), first);
+        // An id of the old per-device count sorts before every fresh one.
+        assert!(CommandId::new(1_000_000).unwrap() < first);
+        // The last year that fits, and beyond it the largest id.
+        let far = OffsetDateTime::from_unix_timestamp(9_999_999_999).unwrap();
+        assert!(CommandId::at(far).get() <= CommandId::MAX);
     }
 }

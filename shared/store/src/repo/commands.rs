@@ -14,20 +14,24 @@
 //!   about 1,000 writes/s, so about 500 commands/s platform-wide. The next
 //!   step is sharding the partition (`PENDING#{n}` with n = hash(deviceId) mod
 //!   N, the sweep querying the N shards).
-//! * per-device counter `DEVICE#{d}/COMMANDSEQ`: `seq` is incremented
-//!   atomically (`ADD`) to allocate the decimal commandId.
+//! * command ids are made from the clock (`CommandId::at`), not counted:
+//!   a new row is one conditional put (absent), and a collision (same
+//!   device, microsecond and three random digits) fails that condition. The
+//!   per-device counter `DEVICE#{d}/COMMANDSEQ` of older builds is no longer
+//!   read or written.
 //!
 //! State moves are conditional writes on the state (and attempts) the caller
 //! read: two writers racing (the immediate publish and the sweep, or a
 //! response) never both win; the loser reads again.
 
-use alyt_domain::device::{CommandId, CommandRow, CommandState};
+use alyt_domain::device::{CommandId, CommandRow};
 use alyt_domain::ids::{DeviceId, TenantId};
 use serde_json::json;
+use time::OffsetDateTime;
 
 use crate::{
     Condition, Index, Item, Key, ListScope, Page, PageKey, Query, SortKey, Store, StoreError,
-    TxWrite, UpdateAction,
+    TxWrite,
 };
 
 /// The gsi3 partition of pending rows.
@@ -62,10 +66,6 @@ pub fn command_key(device: DeviceId, id: CommandId) -> Key {
     )
 }
 
-fn counter_key(device: DeviceId) -> Key {
-    Key::new(format!("DEVICE#{device}"), "COMMANDSEQ")
-}
-
 /// A command row with the tenant of its device.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredCommand {
@@ -73,11 +73,12 @@ pub struct StoredCommand {
     pub row: CommandRow,
 }
 
-/// The item of a row: with the gsi3 attributes exactly while it is pending.
+/// The item of a row: with the gsi3 attributes exactly while the sweep has
+/// work with it ([`CommandRow::recheck_at`]).
 pub fn command_item(tenant: TenantId, row: &CommandRow) -> Result<Item, StoreError> {
     let mut item = Item::from_record(command_key(row.device_id, row.command_id), row)?;
     item.set("tenantId", tenant.to_string());
-    if row.state() == Some(CommandState::Pending) {
+    if let Some(due) = row.recheck_at() {
         item.set(
             Index::Gsi3.pk_attr(),
             pending_partition(super::devices::online_shard(row.device_id)),
@@ -85,15 +86,21 @@ pub fn command_item(tenant: TenantId, row: &CommandRow) -> Result<Item, StoreErr
         item.set(
             Index::Gsi3.sk_attr(),
             format!(
-                "{:020}#{}#{:020}",
-                row.created_at.unix_timestamp_nanos() / 1_000,
+                "{}#{}#{:020}",
+                due_prefix(due),
                 row.device_id,
                 row.command_id.get()
             ),
         );
     }
-    // (A put replaces the whole item, so a row leaving pending loses them.)
+    // (A put replaces the whole item, so a row the sweep is done with loses
+    // them.)
     Ok(item)
+}
+
+/// The start of a gsi3 sort key: `at` in zero-padded microseconds.
+fn due_prefix(at: OffsetDateTime) -> String {
+    format!("{:020}", at.unix_timestamp_nanos().max(0) / 1_000)
 }
 
 /// The condition that `current` is still what is stored.
@@ -140,23 +147,8 @@ fn page_of(page: Page) -> Result<(Vec<StoredCommand>, Option<PageKey>), StoreErr
 pub struct Commands<'a>(pub &'a dyn Store);
 
 impl Commands<'_> {
-    /// Allocates the device's next command id (1, 2, ...): one atomic update.
-    pub async fn next_id(&self, device: DeviceId) -> Result<CommandId, StoreError> {
-        let item = self
-            .0
-            .update(
-                &counter_key(device),
-                vec![UpdateAction::Add("seq".into(), 1)],
-                None,
-            )
-            .await?;
-        item.get_i64("seq")
-            .and_then(|n| u64::try_from(n).ok())
-            .and_then(CommandId::new)
-            .ok_or_else(|| StoreError::Unavailable("the command counter is not a number".into()))
-    }
-
-    /// Writes a newly accepted row (it must not exist yet).
+    /// Writes a newly accepted row (it must not exist yet: a condition
+    /// failure means its id is taken; make another).
     pub async fn create(&self, tenant: TenantId, row: &CommandRow) -> Result<(), StoreError> {
         self.0
             .put(command_item(tenant, row)?, Some(Condition::item_absent()))
@@ -216,18 +208,24 @@ impl Commands<'_> {
         page_of(page)
     }
 
-    /// One page of the pending rows of one partition of
-    /// [`pending_partitions`], oldest first (gsi3). One query.
-    pub async fn pending(
+    /// One page of the rows of one partition of [`pending_partitions`]
+    /// the sweep is due to look at by `now` (pending rows, and sent rows
+    /// waiting for a redelivery), oldest due first (gsi3). One query.
+    pub async fn due(
         &self,
         partition: &str,
+        now: OffsetDateTime,
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<StoredCommand>, Option<PageKey>), StoreError> {
+        // `~` sorts after the `#` that follows the time, so rows due at
+        // exactly `now` are in.
+        let until = format!("{}~", due_prefix(now));
         let page = self
             .0
             .query(
                 Query::on_index(Index::Gsi3, partition)
+                    .sort(SortKey::Le(until))
                     .limit(limit)
                     .after(after),
             )

@@ -28,7 +28,7 @@ use alyt_domain::device::{
     DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
     Lenient, Protocol,
 };
-use alyt_domain::ids::{DeviceId, PropertyId, RoomId, TenantId};
+use alyt_domain::ids::{ClientId, DeviceId, PropertyId, RoomId, TenantId};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
@@ -54,6 +54,12 @@ pub struct DeviceRecord {
     pub id: DeviceId,
     pub tenant_id: TenantId,
     pub property_id: Option<PropertyId>,
+    /// The household (client) its property belongs to, copied when the
+    /// device is placed (a property never changes household), so deciding
+    /// whether household people reach the device needs no property read.
+    /// Absent on rows written by older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<ClientId>,
     pub room_id: Option<RoomId>,
     pub name: String,
     pub kind: Lenient<DeviceKind>,
@@ -791,6 +797,7 @@ mod tests {
             id,
             tenant_id: tenant,
             property_id: Some(property),
+            client_id: None,
             room_id: None,
             name: format!("light {serial}"),
             kind: DeviceKind::Other.into(),

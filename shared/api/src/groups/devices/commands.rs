@@ -4,10 +4,10 @@
 //!   `{ command: 'set', payload: { capability, key, value } }`, `press`, or
 //!   the flat form `{ command, payload }`, validated against the device's own
 //!   descriptors and reported features (400 naming the field). The row is
-//!   written `pending`, published on the device's commands channel at once
-//!   and marked `sent`; when the publish fails (the device is not connected,
-//!   or the runtime cannot publish) it stays `pending` and the bridge sweep
-//!   retries it. Answers 202 with the row. Who: a key with
+//!   written `sent` and published on the device's commands channel at once
+//!   (`alyt_device::bridge::send_new`); when the publish fails (the device
+//!   is not connected, or the runtime cannot publish) it goes back to
+//!   `pending` and the bridge sweep retries it. Answers 202 with the row. Who: a key with
 //!   `devices:commands` reaching the tenant; tenant ADMIN or INSTALLER,
 //!   platform OWNER or STAFF; household OWNER or MEMBER for the devices of
 //!   their homes, a GUEST in its pinned home only. Platform SUPPORT gets 403.
@@ -20,12 +20,12 @@
 //! reports back (ingest).
 //!
 //! Store calls (besides authenticating the caller): POST 1 get of the device
-//! (+1 get of its property for household people), 1 counter update, 1 put,
-//! then 1 conditional put after the publish; GET the same reads plus one
-//! query.
+//! and 1 put, then the publish (1 conditional put more only when the publish
+//! failed); GET 1 get of the device and one query. (A device row from an
+//! older build, which does not name its household, costs household people
+//! one property read more.)
 
-use alyt_device::DeviceIdentity;
-use alyt_device::bridge::deliver;
+use alyt_device::bridge::send_new;
 use alyt_domain::access::{PlatformRole, Scope};
 use alyt_domain::device::{CommandRequest, CommandRow};
 use alyt_domain::ids::{DeviceId, TenantId};
@@ -95,10 +95,9 @@ fn invalid(e: alyt_domain::device::CommandError) -> ApiError {
 
 /// The path of every device command (this operation, room and property
 /// actions): validates `request` against the device's own descriptors and
-/// features (400 naming the field), writes the row `pending`, publishes it
-/// at once and answers the row (`sent`, or `pending` when the publish
-/// failed and the bridge sweep will retry). The caller has authorized the
-/// device.
+/// features (400 naming the field), writes the row and publishes it at once
+/// and answers the row (`sent`, or `pending` when the publish failed and the
+/// bridge sweep will retry). The caller has authorized the device.
 pub(crate) async fn accept_and_publish(
     state: &AppState,
     tenant: TenantId,
@@ -109,26 +108,18 @@ pub(crate) async fn accept_and_publish(
         .validate_for_device(device.known_capabilities(), Some(&device.features))
         .map_err(invalid)?;
 
-    let commands = Commands(&*state.store);
-    let id = commands.next_id(device.id).await?;
-    let row = CommandRow::accept(id, device.id, accepted, state.clock.now());
-    commands.create(tenant, &row).await?;
-    let Some(property) = device.property_id else {
-        // No topic: the sweep marks it undeliverable.
-        return Ok(row);
-    };
-    let identity = DeviceIdentity::new(tenant, property, device.id);
-    let delivery = deliver(
+    let delivery = send_new(
         &*state.store,
         &*state.publisher,
         &*state.clock,
         tenant,
-        &row,
-        &identity,
+        device.id,
+        device.property_id,
+        accepted,
     )
     .await?;
     if let Err(e) = &delivery.published {
-        tracing::debug!(device = %device.id, command = %id, error = %e, "command stays pending");
+        tracing::debug!(device = %device.id, command = %delivery.row.command_id, error = %e, "command stays pending");
     }
     Ok(delivery.row)
 }

@@ -635,9 +635,9 @@ pub async fn register(
     };
     let (property, room_found) =
         tokio::try_join!(tenancy.property(tenant, body.property_id), room_check)?;
-    if property.is_none() {
+    let Some(property) = property else {
         return Err(ApiError::not_found("no such property in this tenant"));
-    }
+    };
     if room_found == Some(false) {
         return Err(ApiError::validation(
             "roomId",
@@ -662,6 +662,7 @@ pub async fn register(
         id,
         tenant_id: tenant,
         property_id: Some(body.property_id),
+        client_id: Some(property.client_id),
         room_id: body.room_id,
         name: checked.name,
         kind: body.kind.into(),

@@ -561,6 +561,7 @@ mod tests {
             id: DeviceId::new(),
             tenant_id: home.tenant_id,
             property_id: Some(home.id),
+            client_id: Some(home.client_id),
             room_id: room,
             name: "light".into(),
             kind: DeviceKind::Other.into(),
