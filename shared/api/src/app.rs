@@ -8,11 +8,11 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
-use utoipa_axum::router::OpenApiRouter;
 
-use crate::conventions::ratelimit::{self, Limiting, SecuredOperations};
+use crate::conventions::ratelimit::{self, Limiting};
 use crate::conventions::request_id;
 use crate::groups::Group;
+use crate::routing::{Operations, SecuredOperations};
 use crate::state::AppState;
 use crate::{ApiError, openapi};
 
@@ -30,10 +30,10 @@ pub fn app(state: AppState, groups: &[Group]) -> Router {
 }
 
 /// `routes` under the shared conventions; the operations their contract
-/// secures are rate-charged to the caller once it authenticated.
-pub fn serve(routes: OpenApiRouter<AppState>, state: AppState) -> Router {
-    let (router, document) = routes.split_for_parts();
-    with_conventions(router, SecuredOperations::of(&document), state)
+/// secures are rate-charged to the caller once it authenticated. Nothing of
+/// the contract is built here ([`crate::routing`]).
+pub fn serve(routes: Operations, state: AppState) -> Router {
+    with_conventions(routes.router(), routes.secured(), state)
 }
 
 /// Applies what every response follows: JSON 404 and 405, problem bodies for

@@ -13,6 +13,7 @@ pub mod conventions;
 pub mod groups;
 pub mod openapi;
 pub mod ports;
+pub mod routing;
 pub mod state;
 
 pub use app::{app, serve, with_conventions};

@@ -2,14 +2,18 @@
 //! A committed copy lives at `shared/api/contract/openapi.json`; a test fails
 //! when the generated document drifts from it.
 
+use std::sync::OnceLock;
+
 use axum::Json;
+use axum::body::Bytes;
+use axum::http::header;
+use axum::response::IntoResponse;
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as Document;
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
-use crate::AppState;
 use crate::groups::Group;
+use crate::routing::{Operations, operations};
 
 /// The contract version (spec: Versioning 1). The path prefix carries the major.
 pub const API_VERSION: &str = "0.1.0";
@@ -34,19 +38,19 @@ pub const API_VERSION: &str = "0.1.0";
 struct ApiDoc;
 
 /// Routes every runtime serves whatever groups it hosts.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(get_openapi))
-        .routes(routes!(get_asyncapi))
+pub fn routes() -> Operations {
+    operations!(get_openapi, get_asyncapi)
 }
 
 /// The whole API's document, including groups this runtime does not serve.
 pub fn document() -> Document {
-    let mut router = OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(routes());
+    let mut operations = routes();
     for group in Group::ALL {
-        router = router.merge(group.routes());
+        operations = operations.merge(group.routes());
     }
-    router.into_openapi()
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(operations.contract())
+        .into_openapi()
 }
 
 /// This document.
@@ -57,8 +61,13 @@ pub fn document() -> Document {
     operation_id = "getOpenApi",
     responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object))
 )]
-pub async fn get_openapi() -> Json<Document> {
-    Json(document())
+pub async fn get_openapi() -> impl IntoResponse {
+    // Built on the first request, not at start (issue 16, M6).
+    static SERVED: OnceLock<Bytes> = OnceLock::new();
+    let body = SERVED.get_or_init(|| {
+        Bytes::from(serde_json::to_vec(&document()).expect("the contract serializes"))
+    });
+    ([(header::CONTENT_TYPE, "application/json")], body.clone())
 }
 
 /// The AsyncAPI 3.0 document of the broker channels devices use.

@@ -49,3 +49,54 @@ fn asyncapi_document_matches_the_committed_contract() {
         path.display()
     );
 }
+
+/// What the runtime routes (read from each handler's path and methods only,
+/// without building the contract: `alyt_api::routing`) is exactly what the
+/// contract documents, and the rate limiter's view of which operations
+/// authenticate their caller matches the contract's security requirements.
+#[test]
+fn the_routed_operations_are_the_documented_ones() {
+    use std::collections::BTreeSet;
+
+    use alyt_api::groups::Group;
+
+    let mut operations = alyt_api::openapi::routes();
+    for group in Group::ALL {
+        operations = operations.merge(group.routes());
+    }
+    let routed: Vec<(String, String)> = operations
+        .endpoints()
+        .into_iter()
+        .map(|(method, path)| (method.as_str().to_owned(), path))
+        .collect();
+    let unique: BTreeSet<_> = routed.iter().cloned().collect();
+    assert_eq!(unique.len(), routed.len(), "an operation is routed twice");
+
+    let doc = serde_json::to_value(alyt_api::openapi::document()).unwrap();
+    let mut documented = BTreeSet::new();
+    let mut secured = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let key = (method.to_uppercase(), path.clone());
+            if operation["security"]
+                .as_array()
+                .is_some_and(|s| !s.is_empty())
+            {
+                secured.insert(key.clone());
+            }
+            documented.insert(key);
+        }
+    }
+    assert_eq!(unique, documented);
+    assert!(secured.len() > 50 && secured.len() < documented.len());
+
+    let lazy = operations.secured();
+    for (method, path) in &documented {
+        let method: axum::http::Method = method.parse().unwrap();
+        assert_eq!(
+            lazy.authenticates(&method, path),
+            secured.contains(&(method.as_str().to_owned(), path.clone())),
+            "{method} {path}"
+        );
+    }
+}

@@ -57,7 +57,7 @@ use alyt_domain::access::Principal;
 use alyt_store::Store;
 use alyt_store::repo::limits::Limits;
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use hashlink::LruCache;
@@ -446,40 +446,7 @@ pub fn charge_caller(
     }
 }
 
-/// The operations that authenticate their caller: those the served contract
-/// names a security requirement for, by method and route template. Their
-/// charge waits for the [`Caller`](crate::auth::Caller) extractor; every other
-/// operation is charged to the address before its handler.
-#[derive(Debug, Default)]
-pub struct SecuredOperations(std::collections::HashSet<(Method, String)>);
-
-impl SecuredOperations {
-    /// The secured operations of `document` (the routes a runtime serves).
-    pub fn of(document: &utoipa::openapi::OpenApi) -> Self {
-        let mut secured = std::collections::HashSet::new();
-        for (path, item) in &document.paths.paths {
-            let operations = [
-                (Method::GET, &item.get),
-                (Method::PUT, &item.put),
-                (Method::POST, &item.post),
-                (Method::DELETE, &item.delete),
-                (Method::PATCH, &item.patch),
-            ];
-            for (method, operation) in operations {
-                if let Some(operation) = operation
-                    && operation.security.as_ref().is_some_and(|s| !s.is_empty())
-                {
-                    secured.insert((method, path.clone()));
-                }
-            }
-        }
-        Self(secured)
-    }
-
-    fn authenticates(&self, method: &Method, path: &str) -> bool {
-        self.0.contains(&(method.clone(), path.to_owned()))
-    }
-}
+pub use crate::routing::SecuredOperations;
 
 /// What the middleware needs: the limiter and which operations authenticate.
 #[derive(Clone)]

@@ -2,6 +2,7 @@
 //! refresh-token rotation, the Me response and password reset. Invitations
 //! arrive with the people group.
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{Claims, HouseholdRole, Persona, Principal, SessionKind};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
 use alyt_domain::membership::GrantStatus;
@@ -15,8 +16,6 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use crate::auth::secrets::{hash_password_blocking, sha256_hex};
 use crate::auth::sessions::{self, TokenPair};
@@ -25,12 +24,12 @@ use crate::conventions::extract::ApiJson;
 use crate::conventions::problem::Problem;
 use crate::{ApiError, AppState, Client};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(login))
-        .routes(routes!(refresh))
-        .routes(routes!(me))
-        .routes(routes!(reset_password))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(login))
+        .routes(operations!(refresh))
+        .routes(operations!(me))
+        .routes(operations!(reset_password))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

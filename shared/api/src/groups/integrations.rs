@@ -53,6 +53,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::routing::{Operations, operations};
 use alyt_connectors::{
     ConnectAnswer, ConnectCall, ConnectField, ConnectorServer, DiscoveredThing, IntegrationCall,
     MAX_DISCOVERED_THINGS,
@@ -80,8 +81,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Map;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use crate::access::{HomeAccess, HomeNeed, access_to, home_for, no_such_property, tenant_gate};
 use crate::auth::Caller;
@@ -94,13 +93,13 @@ use crate::groups::homes::TenantPage;
 use crate::groups::homes::endpoints::{Endpoint, Installed, connector_problem, endpoint_object};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_integrations, connect_integration))
-        .routes(routes!(answer_challenge))
-        .routes(routes!(get_integration, delete_integration))
-        .routes(routes!(discover_integration))
-        .routes(routes!(list_integration_endpoints))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(list_integrations, connect_integration))
+        .routes(operations!(answer_challenge))
+        .routes(operations!(get_integration, delete_integration))
+        .routes(operations!(discover_integration))
+        .routes(operations!(list_integration_endpoints))
 }
 
 /// Fields a connect `input` may carry.

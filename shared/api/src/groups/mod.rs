@@ -2,9 +2,7 @@
 //! group's routes. The contract ([`crate::openapi`]) and the assembly
 //! ([`crate::app()`]) both read them from here.
 
-use utoipa_axum::router::OpenApiRouter;
-
-use crate::state::AppState;
+use crate::routing::Operations;
 
 pub mod developers;
 pub mod devices;
@@ -35,7 +33,7 @@ impl Group {
         Group::People,
     ];
 
-    pub fn routes(self) -> OpenApiRouter<AppState> {
+    pub fn routes(self) -> Operations {
         match self {
             Group::Auth => household_auth::routes(),
             Group::Developers => developers::routes(),

@@ -33,6 +33,7 @@
 
 use std::collections::HashMap;
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{Denied, HouseholdRole, Principal};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
 use alyt_domain::membership::{
@@ -52,8 +53,6 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
@@ -63,10 +62,10 @@ use crate::conventions::problem::{NoValidToken, Problem};
 use crate::ports::Email;
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_members, add_member))
-        .routes(routes!(remove_member))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(list_members, add_member))
+        .routes(operations!(remove_member))
 }
 
 /// One person of a household: every field the people list shows is

@@ -9,6 +9,7 @@
 //! password it was issued with, so only the newest link works (whoever signed up
 //! first cannot make the owner of the address activate a password they chose).
 
+use crate::routing::{Operations, operations};
 use alyt_domain::password::check_password;
 use alyt_mail::reset::ResetMails;
 use alyt_store::repo::CreateError;
@@ -23,8 +24,6 @@ use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::sandbox::{self, Verification};
 use super::session::{self, Body, DeveloperSession, Params, developer_session};
@@ -39,17 +38,17 @@ use crate::groups::household_auth::{
 use crate::ports::Email;
 use crate::{ApiError, AppState, Client, ClientAddr};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(sign_up))
-        .routes(routes!(verify_email, verify_email_link))
-        .routes(routes!(login))
-        .routes(routes!(refresh))
-        .routes(routes!(logout))
-        .routes(routes!(change_password))
-        .routes(routes!(forgot_password))
-        .routes(routes!(reset_password))
-        .routes(routes!(get_me))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(sign_up))
+        .routes(operations!(verify_email, verify_email_link))
+        .routes(operations!(login))
+        .routes(operations!(refresh))
+        .routes(operations!(logout))
+        .routes(operations!(change_password))
+        .routes(operations!(forgot_password))
+        .routes(operations!(reset_password))
+        .routes(operations!(get_me))
 }
 
 /// A verification link is valid for a day; a reset link for an hour.

@@ -11,6 +11,7 @@
 //! The caller is checked before the body is read, so a bad body does not reveal
 //! the operation either.
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{Denied, KeyKind, PlatformRole, Principal, Scope};
 use alyt_domain::ids::DeveloperId;
 use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow};
@@ -26,8 +27,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::account::DeveloperView;
 use super::keys::{KeyFields, KeyWithSecret, check_key_fields, issue_key};
@@ -40,13 +39,13 @@ use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_developers))
-        .routes(routes!(get_quota_defaults))
-        .routes(routes!(put_developer_quota))
-        .routes(routes!(verify_developer))
-        .routes(routes!(issue_live_key))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(list_developers))
+        .routes(operations!(get_quota_defaults))
+        .routes(operations!(put_developer_quota))
+        .routes(operations!(verify_developer))
+        .routes(operations!(issue_live_key))
 }
 
 /// Platform roles that may read the admin views.

@@ -25,6 +25,7 @@
 //! Store calls: create 1 transaction (connector + slug guard); list 1 index
 //! query.
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::{ConnectorId, TenantId};
 use alyt_events::outbound;
@@ -37,8 +38,6 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
@@ -47,8 +46,8 @@ use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list_connectors, create_connector))
+pub fn routes() -> Operations {
+    Operations::new().routes(operations!(list_connectors, create_connector))
 }
 
 /// The prefix of every runtime token.

@@ -14,6 +14,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{KeyKind, Principal, Scope, SessionKind};
 use alyt_domain::ids::{DeveloperId, KeyId, TenantId, UserId};
 use alyt_store::repo::developers::developer_keys;
@@ -24,8 +25,6 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
@@ -36,13 +35,13 @@ use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoDeveloperSession, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_keys, create_key))
-        .routes(routes!(rotate_key))
-        .routes(routes!(revoke_key))
-        .routes(routes!(app_token))
-        .routes(routes!(whoami))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(list_keys, create_key))
+        .routes(operations!(rotate_key))
+        .routes(operations!(revoke_key))
+        .routes(operations!(app_token))
+        .routes(operations!(whoami))
 }
 
 /// Random characters of the secret shown in the key's prefix, after the form

@@ -3,6 +3,7 @@
 //! from then on sign-in needs a code, and disable needs a fresh one. A code is
 //! accepted once: the last accepted step is stored with a conditional write.
 
+use crate::routing::{Operations, operations};
 use alyt_store::repo::developers::Developers;
 use alyt_store::repo::identity::{MfaRecord, UserRecord, Users};
 use axum::Json;
@@ -10,19 +11,17 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::session::{Body, SignedIn, active_developer, developer_session};
 use crate::auth::{Caller, totp};
 use crate::conventions::problem::{NoDeveloperSession, Problem};
 use crate::{ApiError, AppState, Client};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(mfa_setup))
-        .routes(routes!(mfa_enable))
-        .routes(routes!(mfa_disable))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(mfa_setup))
+        .routes(operations!(mfa_enable))
+        .routes(operations!(mfa_disable))
 }
 
 #[derive(Serialize, ToSchema)]

@@ -2,9 +2,7 @@
 //! developer account, MFA, keys and app tokens, quotas and usage, and the
 //! platform-staff admin operations.
 
-use utoipa_axum::router::OpenApiRouter;
-
-use crate::AppState;
+use crate::routing::Operations;
 
 pub mod account;
 pub mod admin;
@@ -19,8 +17,8 @@ pub mod stream;
 pub(crate) mod virtual_quota;
 pub mod webhooks;
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> Operations {
+    Operations::new()
         .merge(account::routes())
         .merge(mfa::routes())
         .merge(keys::routes())

@@ -30,6 +30,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{Principal, SessionKind};
 use alyt_domain::ids::{DeveloperId, KeyId};
 use alyt_domain::quota::{
@@ -44,18 +45,16 @@ use axum::extract::State;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::session::{SignedIn, active_developer};
 use crate::auth::Caller;
 use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(get_quota))
-        .routes(routes!(get_usage))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(get_quota))
+        .routes(operations!(get_usage))
 }
 
 /// How old a cached effective quota may be.

@@ -29,6 +29,7 @@
 
 use std::collections::HashMap;
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{Denied, Principal, Scope, TenantRole};
 use alyt_domain::ids::{DeveloperId, DeviceId, PropertyId, RoomId, TenantId};
 use alyt_simulator::{
@@ -46,8 +47,6 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::virtual_quota::{give_back, take_place};
 use crate::auth::Caller;
@@ -59,11 +58,11 @@ use crate::groups::devices::lifecycle::{delete_one, remove_virtual_device};
 use crate::groups::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_virtual_devices, create_virtual_device))
-        .routes(routes!(set_scenario))
-        .routes(routes!(delete_virtual_device))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(list_virtual_devices, create_virtual_device))
+        .routes(operations!(set_scenario))
+        .routes(operations!(delete_virtual_device))
 }
 
 /// The longest timed scenario: a day.

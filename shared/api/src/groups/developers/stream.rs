@@ -8,6 +8,7 @@
 //! connector, only the events about the integrations made from it); a
 //! developer session hears its sandbox only.
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::TenantId;
 use alyt_events::stream::{self, Feed, StreamRequest};
@@ -19,16 +20,14 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::session::{Params, active_developer, developer_session};
 use crate::auth::Caller;
 use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(stream_events))
+pub fn routes() -> Operations {
+    Operations::new().routes(operations!(stream_events))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -22,6 +22,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::{KeyId, TenantId, WebhookId};
 use alyt_events::binding::BindingCheck;
@@ -40,8 +41,6 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
@@ -49,13 +48,13 @@ use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_webhooks, create_webhook))
-        .routes(routes!(delete_webhook))
-        .routes(routes!(test_webhook))
-        .routes(routes!(list_webhook_deliveries))
-        .routes(routes!(enable_webhook))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(list_webhooks, create_webhook))
+        .routes(operations!(delete_webhook))
+        .routes(operations!(test_webhook))
+        .routes(operations!(list_webhook_deliveries))
+        .routes(operations!(enable_webhook))
 }
 
 /// Endpoints one developer may hold.

@@ -25,6 +25,7 @@
 //! older build, which does not name its household, costs household people
 //! one property read more.)
 
+use crate::routing::{Operations, operations};
 use alyt_device::bridge::send_new;
 use alyt_domain::access::{PlatformRole, Scope};
 use alyt_domain::device::{CommandRequest, CommandRow};
@@ -38,8 +39,6 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use crate::access::device_for;
 use crate::auth::Caller;
@@ -49,8 +48,8 @@ use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantParam;
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(send_command, list_commands))
+pub fn routes() -> Operations {
+    Operations::new().routes(operations!(send_command, list_commands))
 }
 
 /// Sends a command to a device: validated, queued, published at once.

@@ -10,6 +10,7 @@
 //! Whoever may read the device may read its history (404 otherwise, as
 //! `GET /devices/{id}`). Each list is one store query after the device read.
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::Scope;
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_store::repo::history::device_log_list;
@@ -20,8 +21,6 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use crate::access::device_for;
 use crate::auth::Caller;
@@ -30,11 +29,11 @@ use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(device_telemetry))
-        .routes(routes!(device_events))
-        .routes(routes!(device_alerts))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(device_telemetry))
+        .routes(operations!(device_events))
+        .routes(operations!(device_alerts))
 }
 
 /// Sort order of a time series.

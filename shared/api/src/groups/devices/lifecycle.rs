@@ -24,6 +24,7 @@
 //! login; hosted, the certificate is left ACTIVE but attached to nothing the
 //! new record knows, and the operator sees the warning.
 
+use crate::routing::{Operations, operations};
 use alyt_device::DeviceIdentity;
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_store::repo::devices::{
@@ -35,8 +36,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::auth::Caller;
@@ -53,11 +52,11 @@ use crate::{ApiError, AppState};
 /// Attempts when the device changes under a lifecycle write.
 const ATTEMPTS: usize = 4;
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(delete_device))
-        .routes(routes!(replace_unit))
-        .routes(routes!(rotate_credentials))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(delete_device))
+        .routes(operations!(replace_unit))
+        .routes(operations!(rotate_credentials))
 }
 
 /// A virtual device has no board to replace and its password is derived by

@@ -32,6 +32,7 @@ pub mod lifecycle;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::routing::{Operations, operations};
 use alyt_device::{DeviceIdentity, StatusReport};
 use alyt_domain::access::{Denied, HomeReach, PlatformRole, Principal, Scope};
 use alyt_domain::capability::{CapabilityDescriptor, ThingCategory, find};
@@ -55,8 +56,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 use uuid::Uuid;
 
 pub(crate) use crate::access::no_such_device;
@@ -67,12 +66,12 @@ use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(register_device))
-        .routes(routes!(list_devices))
-        .routes(routes!(get_device))
-        .routes(routes!(patch_device_settings))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(register_device))
+        .routes(operations!(list_devices))
+        .routes(operations!(get_device))
+        .routes(operations!(patch_device_settings))
         .merge(lifecycle::routes())
         .merge(history::routes())
         .merge(commands::routes())

@@ -31,6 +31,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::routing::{Operations, operations};
 use alyt_connectors::{CommandAnswer, CommandCall, ConnectorError, ConnectorServer, ReadCall};
 use alyt_domain::access::{Denied, Principal};
 use alyt_domain::device::{CommandRequest, DeviceCapability};
@@ -51,8 +52,6 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use crate::access::{HomeAccess, home_for, tenant_gate};
 use crate::auth::Caller;
@@ -61,11 +60,11 @@ use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::{TenantParam, Thing, ThingKind, device_category};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(get_endpoint, patch_endpoint))
-        .routes(routes!(refresh_endpoint))
-        .routes(routes!(send_endpoint_command))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(get_endpoint, patch_endpoint))
+        .routes(operations!(refresh_endpoint))
+        .routes(operations!(send_endpoint_command))
 }
 
 pub(crate) fn no_such_endpoint() -> ApiError {

@@ -6,6 +6,7 @@ pub mod notifications;
 pub mod overview;
 pub mod rooms;
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{Principal, Scope};
 use alyt_domain::capability::{CapabilityCatalogue, catalogue};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
@@ -17,8 +18,6 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
@@ -27,10 +26,10 @@ use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(get_capabilities))
-        .routes(routes!(list_properties))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(get_capabilities))
+        .routes(operations!(list_properties))
         .merge(crate::groups::devices::routes())
         .merge(rooms::routes())
         .merge(endpoints::routes())

@@ -13,6 +13,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::routing::{Operations, operations};
 use alyt_domain::access::{Principal, Scope};
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_store::PageKey;
@@ -25,8 +26,6 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::access::{Reach, tenant_reach};
@@ -36,8 +35,8 @@ use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(list_notifications))
+pub fn routes() -> Operations {
+    Operations::new().routes(operations!(list_notifications))
 }
 
 /// A tenant notification, as `notification.raised` announced it.

@@ -43,6 +43,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::routing::{Operations, operations};
 use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::room::{self, ActionRef, ActionValue, DASHBOARD_PINS_MAX, Member, Pin};
 use alyt_store::repo::integrations::EndpointRecord;
@@ -53,8 +54,6 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
@@ -69,12 +68,12 @@ use crate::groups::homes::rooms::{
 };
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(get_overview))
-        .routes(routes!(get_dashboard, put_dashboard))
-        .routes(routes!(run_property_action))
-        .routes(routes!(refresh_property))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(get_overview))
+        .routes(operations!(get_dashboard, put_dashboard))
+        .routes(operations!(run_property_action))
+        .routes(operations!(refresh_property))
 }
 
 /// The home of an overview.

@@ -58,6 +58,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::routing::{Operations, operations};
 use alyt_domain::capability::RoomActionPrimitive;
 use alyt_domain::device::{CommandId, CommandRequest};
 use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
@@ -76,8 +77,6 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::access::{HomeAccess, home_for, no_such_room, room_for};
@@ -89,13 +88,13 @@ use crate::groups::devices::{Device, TenantParam, Thing, device_row};
 use crate::groups::homes::endpoints::{Endpoint, Installed, endpoint_object, endpoint_thing};
 use crate::{ApiError, AppState};
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_rooms, create_room))
-        .routes(routes!(room_suggestions))
-        .routes(routes!(get_room, patch_room, delete_room))
-        .routes(routes!(merge_rooms))
-        .routes(routes!(run_room_action))
+pub fn routes() -> Operations {
+    Operations::new()
+        .routes(operations!(list_rooms, create_room))
+        .routes(operations!(room_suggestions))
+        .routes(operations!(get_room, patch_room, delete_room))
+        .routes(operations!(merge_rooms))
+        .routes(operations!(run_room_action))
 }
 
 // ---------------------------------------------------------------------------
