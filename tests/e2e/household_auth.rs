@@ -83,6 +83,17 @@ async fn unknown_email_and_wrong_password_answer_alike_then_429() {
         "the 11th failure in the window is refused"
     );
     assert!(response.headers().contains_key("retry-after"));
+    let problem: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(
+        problem["type"], "urn:alyt:problem:too-many-attempts",
+        "{problem}"
+    );
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("from this address")),
+        "says which limit: {problem}"
+    );
     // Even the right password waits out the window: guessing cannot continue.
     let (_, password) = t.owner();
     let (status, _) = t

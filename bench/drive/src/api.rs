@@ -28,7 +28,14 @@ pub struct Device {
 }
 
 pub fn client() -> Result<reqwest::Client> {
+    client_from(None)
+}
+
+/// A client whose connections leave from `local` (a loopback address such
+/// as 127.0.0.2, so the platform sees another client address).
+pub fn client_from(local: Option<std::net::IpAddr>) -> Result<reqwest::Client> {
     reqwest::Client::builder()
+        .local_address(local)
         // Loopback only: never through a proxy from the environment.
         .no_proxy()
         .connect_timeout(Duration::from_secs(5))
@@ -47,9 +54,11 @@ impl Api {
         })
     }
 
-    pub fn anonymous(base: &str) -> Result<Self> {
+    /// Without a key, its connections leaving from `local` (None: the
+    /// system's choice).
+    pub fn anonymous_from(base: &str, local: Option<std::net::IpAddr>) -> Result<Self> {
         Ok(Self {
-            http: client()?,
+            http: client_from(local)?,
             base: base.trim_end_matches('/').to_owned(),
             key: None,
         })

@@ -12,7 +12,7 @@
 //! bench-drive command    --api URL --key K --tenant T [--samples 100]
 //! bench-drive webhook    --api URL --key K --tenant T --mqtt HOST:PORT [--samples 50]
 //! bench-drive broker     --api URL --key K --tenant T --mqtt HOST:PORT --baseline HOST:PORT [--devices 20] [--rate 20] [--seconds 10]
-//! bench-drive storm      --api URL --email E --password P --pid PID [--logins 100] [--idle-s 60]
+//! bench-drive storm      --api URL --email E --password P --pid PID [--logins 100] [--idle-s 60] [--addresses 10]
 //! ```
 //!
 //! `--api` is the API base URL with `/v1`; `--key` a DEV key of the

@@ -22,8 +22,9 @@
 //!   purpose, so one address cannot spray guesses over many accounts. A
 //!   success takes its attempt back.
 //!
-//! Refusals are 429 with `Retry-After`: when the pair's next attempt opens, or
-//! when the address's window ends. Store calls: a checked attempt costs two
+//! Refusals are 429 `too-many-attempts` problems (not the request-rate
+//! limit's `rate-limited`) with `Retry-After`: when the pair's next attempt
+//! opens, or when the address's window ends; the detail says which. Store calls: a checked attempt costs two
 //! updates (pair, address); a success two more (pair cleared, address taken
 //! back); a refusal one or two more (taken back).
 
@@ -98,8 +99,12 @@ pub async fn begin(
     if counted.count > allowance(elapsed) {
         limits.uncount_attempt(&pair).await?;
         let (_, next) = backoff(elapsed);
-        return Err(ApiError::too_many_requests(
-            (counted.first + next - now).max(1) as u64,
+        let wait = (counted.first + next - now).max(1) as u64;
+        return Err(ApiError::too_many_attempts(
+            wait,
+            format!(
+                "too many attempts for this sign-in from this address (at most {FREE_ATTEMPTS} at once, then fewer); the next one opens in {wait} s"
+            ),
         ));
     }
     let address_key = sha256_hex(format!("address#{address}"));
@@ -117,8 +122,13 @@ pub async fn begin(
             )
             .await?;
         limits.uncount_attempt(&pair).await?;
-        return Err(ApiError::too_many_requests(
-            (window + ADDRESS_WINDOW_SECONDS - now).max(1) as u64,
+        let wait = (window + ADDRESS_WINDOW_SECONDS - now).max(1) as u64;
+        return Err(ApiError::too_many_attempts(
+            wait,
+            format!(
+                "too many failed sign-ins from this address ({ADDRESS_FAILURES} in {} min); retry in {wait} s",
+                ADDRESS_WINDOW_SECONDS / 60
+            ),
         ));
     }
     Ok(Attempt {

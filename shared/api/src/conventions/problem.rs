@@ -154,6 +154,20 @@ impl ApiError {
         )
     }
 
+    /// The failed-attempt limiter of passwords and codes refused to check
+    /// one more (`auth::attempts`); `detail` says which limit.
+    pub fn too_many_attempts(retry_after: u64, detail: impl Into<String>) -> Self {
+        Self {
+            retry_after: Some(retry_after),
+            ..Self::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too-many-attempts",
+                "Too many attempts",
+                detail.into(),
+            )
+        }
+    }
+
     pub fn too_many_requests(retry_after: u64) -> Self {
         Self {
             retry_after: Some(retry_after),
