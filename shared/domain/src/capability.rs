@@ -28,11 +28,13 @@
 
 mod catalogue;
 mod category;
+mod shared;
 mod types;
 mod validate;
 
 pub use catalogue::{SCHEMA_VERSION, catalogue, find};
 pub use category::ThingCategory;
+pub use shared::ThingDescriptor;
 pub use types::{
     CapabilityCatalogue, CapabilityDescriptor, Control, ControlBinding, ControlGroup,
     ControlOption, Primitive, RoomAction, RoomActionPrimitive,

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use crate::capability::{self, CapabilityDescriptor};
+use crate::capability::{self, ThingDescriptor};
 use crate::device::{DeviceCapability, Liveness, LivenessState, descriptor_ids_for, wire_enum};
 use crate::ids::{EndpointId, IntegrationId};
 
@@ -142,7 +142,7 @@ pub fn endpoint_descriptors(
     features: &[String],
     state: &Map<String, Value>,
     presentation: Option<Presentation>,
-) -> Vec<CapabilityDescriptor> {
+) -> Vec<ThingDescriptor> {
     let shown = shown_capabilities(capabilities, presentation);
     let reported = Value::Object(state.clone());
     descriptor_ids_for(shown.iter().copied(), features, Some(&reported))
@@ -158,9 +158,9 @@ pub fn endpoint_descriptors(
                 descriptor
                     .room_actions
                     .retain(|a| descriptor.controls.iter().any(|c| c.key == a.control_key));
-                descriptor
+                ThingDescriptor::Made(descriptor)
             }
-            _ => descriptor.clone(),
+            _ => ThingDescriptor::Catalogue(descriptor),
         })
         .collect()
 }

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::capability::{
-    CapabilityDescriptor, RoomAction, RoomActionPrimitive, is_kebab_token, is_valid_capability_id,
+    RoomAction, RoomActionPrimitive, ThingDescriptor, is_kebab_token, is_valid_capability_id,
 };
 use crate::device::has_length;
 
@@ -315,7 +315,7 @@ pub struct ActionValue {
 /// `capabilityId.controlKey`.
 #[derive(Debug, Clone, Copy)]
 pub struct Member<'a> {
-    pub capabilities: &'a [CapabilityDescriptor],
+    pub capabilities: &'a [ThingDescriptor],
     pub state: &'a BTreeMap<String, Value>,
 }
 
@@ -553,8 +553,10 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
 
-    fn descriptors(ids: &[&str]) -> Vec<CapabilityDescriptor> {
-        ids.iter().map(|id| find(id).unwrap().clone()).collect()
+    fn descriptors(ids: &[&str]) -> Vec<ThingDescriptor> {
+        ids.iter()
+            .map(|id| ThingDescriptor::Catalogue(find(id).unwrap()))
+            .collect()
     }
 
     fn state(pairs: &[(&str, Value)]) -> BTreeMap<String, Value> {
@@ -869,7 +871,7 @@ mod tests {
             rooms in proptest::collection::vec(any_member_caps(), 0..6),
             chosen in proptest::option::of(proptest::collection::vec(any_action_ref(), 0..6)),
         ) {
-            let descs: Vec<Vec<CapabilityDescriptor>> = rooms.iter().map(|c| descriptors(c)).collect();
+            let descs: Vec<Vec<ThingDescriptor>> = rooms.iter().map(|c| descriptors(c)).collect();
             let empty = BTreeMap::new();
             let members: Vec<Member> = descs.iter().map(|c| Member { capabilities: c, state: &empty }).collect();
             let available = available_actions(&members);

@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::routing::{Operations, operations};
 use alyt_device::{DeviceIdentity, StatusReport};
 use alyt_domain::access::{Denied, HomeReach, PlatformRole, Principal, Scope};
-use alyt_domain::capability::{CapabilityDescriptor, ThingCategory, find};
+use alyt_domain::capability::{CapabilityDescriptor, ThingCategory, ThingDescriptor, find};
 use alyt_domain::device::{
     DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
     Lenient, Liveness, Protocol, descriptor_ids_for, has_length, liveness_of_stored,
@@ -204,7 +204,8 @@ pub struct Thing {
     /// A kebab-case icon token.
     pub icon: String,
     /// The descriptors the client draws the thing with.
-    pub capabilities: Vec<CapabilityDescriptor>,
+    #[schema(value_type = Vec<CapabilityDescriptor>)]
+    pub capabilities: Vec<ThingDescriptor>,
     /// Keyed `capabilityId.controlKey`.
     #[schema(value_type = Object)]
     pub state: BTreeMap<String, Value>,
@@ -275,7 +276,7 @@ pub fn device_row(view: DeviceView, now: OffsetDateTime) -> Device {
     let descriptors = descriptor_ids_for(known.iter().copied(), &d.features, payload)
         .into_iter()
         .filter_map(find)
-        .cloned()
+        .map(ThingDescriptor::Catalogue)
         .collect();
     let state = match payload {
         Some(Value::Object(payload)) => StatusReport {

@@ -420,7 +420,7 @@ pub(crate) async fn command_endpoint(
         presentation,
     );
     let accepted = request
-        .validate(descriptors.iter(), Some(&endpoint.features))
+        .validate(descriptors.iter().map(|d| &**d), Some(&endpoint.features))
         .map_err(|e| {
             CommandFailure::Refused(ApiError::validation(e.field.clone(), e.to_string()))
         })?;
