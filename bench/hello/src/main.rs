@@ -4,8 +4,9 @@
 //! moment `alyt` prints its address, so start-up times compare.
 //!
 //! `GET /large` answers a JSON document of `BENCH_HELLO_LARGE_BYTES` bytes
-//! (default 16384), made once at start: what serving an answer the size of
-//! a device list costs when nothing is computed, the ceiling M1 sits under.
+//! (default 16384; bench/run gives the device list's size), made once at
+//! start: what serving an answer the size of a device list costs when
+//! nothing is computed, the ceiling M1 sits under.
 
 use axum::body::Bytes;
 use axum::http::header;
