@@ -102,6 +102,19 @@ pub struct Broker {
     state: Arc<HookState>,
     platform: Id,
     server: JoinHandle<()>,
+    /// Ends the broker's own runtime (dropping it does too).
+    _runtime: RuntimeStop,
+}
+
+/// Keeps the broker's runtime thread running until it is dropped.
+struct RuntimeStop(Option<tokio::sync::oneshot::Sender<()>>);
+
+impl Drop for RuntimeStop {
+    fn drop(&mut self) {
+        if let Some(stop) = self.0.take() {
+            let _ = stop.send(());
+        }
+    }
 }
 
 /// Where the identity lives on an rmqtt session (its extra attributes).
@@ -111,8 +124,51 @@ const IDENTITY_ATTR: &str = "alyt.identity";
 /// after this long (the connection failed between CONNECT and CONNACK).
 const PENDING_TTL: Duration = Duration::from_secs(60);
 
-/// Starts the broker on the current tokio runtime and returns once it listens.
+/// Starts the broker and returns once it listens. It runs on a runtime of
+/// its own (one thread), so acknowledging a device's publish never waits
+/// behind the platform's HTTP, ingest and stream tasks (issue 16, M2); the
+/// handle works from any runtime.
 pub async fn start_broker(
+    config: BrokerConfig,
+    authenticator: Arc<dyn DeviceAuthenticator>,
+    inbound: mpsc::Sender<InboundMessage>,
+) -> Result<Broker, BrokerError> {
+    let addr = config.addr;
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    std::thread::Builder::new()
+        .name("alyt-mqtt".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(source) => {
+                    let _ = started_tx.send(Err(BrokerError::Bind { addr, source }));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                let started = start_here(config, authenticator, inbound).await;
+                let failed = started.is_err();
+                let _ = started_tx.send(started);
+                if !failed {
+                    let _ = stop_rx.await;
+                }
+            });
+        })
+        .map_err(|source| BrokerError::Bind { addr, source })?;
+    let mut broker = started_rx.await.map_err(|_| BrokerError::Bind {
+        addr,
+        source: std::io::Error::other("the broker's thread stopped while starting"),
+    })??;
+    broker._runtime = RuntimeStop(Some(stop_tx));
+    Ok(broker)
+}
+
+/// Starts the broker on the current runtime.
+async fn start_here(
     config: BrokerConfig,
     authenticator: Arc<dyn DeviceAuthenticator>,
     inbound: mpsc::Sender<InboundMessage>,
@@ -185,6 +241,7 @@ pub async fn start_broker(
         state,
         platform,
         server,
+        _runtime: RuntimeStop(None),
     })
 }
 
@@ -623,11 +680,16 @@ impl HookState {
             received_at: self.clock.now(),
         };
         // Awaiting a full channel holds this device's session (and through TCP
-        // the device) back: backpressure rather than loss.
-        if self.inbound.send(message).await.is_err() {
-            tracing::warn!(topic = %publish.topic, "inbound receiver gone; device message dropped");
-        } else {
-            bump(&self.stats.inbound_forwarded);
+        // the device) back: backpressure rather than loss. Counted before the
+        // message is handed over, so whoever receives it sees the count.
+        match self.inbound.reserve().await {
+            Ok(permit) => {
+                bump(&self.stats.inbound_forwarded);
+                permit.send(message);
+            }
+            Err(_) => {
+                tracing::warn!(topic = %publish.topic, "inbound receiver gone; device message dropped")
+            }
         }
     }
 }
