@@ -305,6 +305,17 @@ mod tests {
         assert_eq!(signer.verify(&token, &clock), Err(TokenError::Expired));
     }
 
+    /// `token` with its body changed to claim platform OWNER (the
+    /// signature left as it was).
+    fn made_owner(token: &str) -> String {
+        let mut parts: Vec<String> = token.split('.').map(str::to_owned).collect();
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(&parts[1]).unwrap()).unwrap();
+        json["platformRole"] = "OWNER".into();
+        parts[1] = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&json).unwrap());
+        parts.join(".")
+    }
+
     #[test]
     fn a_known_token_still_expires_and_no_other_string_rides_on_it() {
         let clock = clock();
@@ -314,13 +325,8 @@ mod tests {
         let first = signer.verify(&good, &clock).unwrap();
         assert_eq!(signer.verify(&good, &clock).unwrap(), first, "known now");
         // A copy with another body is checked on its own, and refused.
-        let mut parts: Vec<String> = good.split('.').map(str::to_owned).collect();
-        let mut json: serde_json::Value =
-            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(&parts[1]).unwrap()).unwrap();
-        json["platformRole"] = "OWNER".into();
-        parts[1] = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&json).unwrap());
         assert_eq!(
-            signer.verify(&parts.join("."), &clock),
+            signer.verify(&made_owner(&good), &clock),
             Err(TokenError::Invalid)
         );
         // Another signer (another key) knows nothing of it.
@@ -366,13 +372,8 @@ mod tests {
         );
 
         // A changed body breaks the signature.
-        let mut parts: Vec<String> = good.split('.').map(str::to_owned).collect();
-        let mut json: serde_json::Value =
-            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(&parts[1]).unwrap()).unwrap();
-        json["platformRole"] = "OWNER".into();
-        parts[1] = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&json).unwrap());
         assert_eq!(
-            signer.verify(&parts.join("."), &clock),
+            signer.verify(&made_owner(&good), &clock),
             Err(TokenError::Invalid)
         );
         assert_eq!(signer.verify("garbage", &clock), Err(TokenError::Invalid));
