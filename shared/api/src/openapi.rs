@@ -42,14 +42,17 @@ pub fn routes() -> Operations {
     operations!(get_openapi, get_asyncapi)
 }
 
+/// Every operation of the API: the contract documents and every group.
+pub fn all_operations() -> Operations {
+    Group::ALL.into_iter().fold(routes(), |operations, group| {
+        operations.merge(group.routes())
+    })
+}
+
 /// The whole API's document, including groups this runtime does not serve.
 pub fn document() -> Document {
-    let mut operations = routes();
-    for group in Group::ALL {
-        operations = operations.merge(group.routes());
-    }
     OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .merge(operations.contract())
+        .merge(all_operations().contract())
         .into_openapi()
 }
 

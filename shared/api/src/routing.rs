@@ -46,15 +46,15 @@ impl Operations {
         Self::default()
     }
 
-    /// These operations and `more`.
-    pub fn routes(mut self, more: Operations) -> Self {
-        self.0.extend(more.0);
-        self
+    /// For [`operations!`].
+    pub fn from_list(list: Vec<Operation>) -> Self {
+        Self(list)
     }
 
-    /// The same as [`Operations::routes`], for a group's sub-folders.
-    pub fn merge(self, more: Operations) -> Self {
-        self.routes(more)
+    /// These operations and `more`.
+    pub fn merge(mut self, more: Operations) -> Self {
+        self.0.extend(more.0);
+        self
     }
 
     /// Every operation's route template and method, in order.
@@ -92,7 +92,7 @@ impl Operations {
                 );
             }
         }
-        SecuredOperations::Lazy(lazy)
+        SecuredOperations(lazy)
     }
 
     /// The contract of these operations (utoipa-axum's router, whose
@@ -108,42 +108,27 @@ impl Operations {
 /// a security requirement for, by method and route template. The rate
 /// limiter defers their charge to the [`Caller`](crate::auth::Caller)
 /// extractor; every other operation is charged to the address before its
-/// handler.
-pub enum SecuredOperations {
-    /// Decided per operation on its first request (building one operation's
-    /// contract takes microseconds; all of them at start, milliseconds).
-    Lazy(HashMap<(Method, String), LazyFlag>),
-    /// A fixed set (tests with hand-made routers).
-    Fixed(std::collections::HashSet<(Method, String)>),
-}
+/// handler. Each is decided on its first request (building one operation's
+/// contract takes microseconds; all of them at start, milliseconds). The
+/// default knows none (tests with hand-made routers).
+#[derive(Default)]
+pub struct SecuredOperations(HashMap<(Method, String), LazyFlag>);
 
 /// Whether one operation is secured: how to find out, and the answer once
 /// known.
 pub type LazyFlag = (fn() -> bool, OnceLock<bool>);
 
-impl Default for SecuredOperations {
-    fn default() -> Self {
-        Self::Fixed(Default::default())
-    }
-}
-
 impl std::fmt::Debug for SecuredOperations {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Lazy(ops) => write!(f, "SecuredOperations::Lazy({} operations)", ops.len()),
-            Self::Fixed(ops) => write!(f, "SecuredOperations::Fixed({ops:?})"),
-        }
+        write!(f, "SecuredOperations({} operations)", self.0.len())
     }
 }
 
 impl SecuredOperations {
     pub fn authenticates(&self, method: &Method, path: &str) -> bool {
-        match self {
-            Self::Lazy(ops) => ops
-                .get(&(method.clone(), path.to_owned()))
-                .is_some_and(|(secured, known)| *known.get_or_init(*secured)),
-            Self::Fixed(ops) => ops.contains(&(method.clone(), path.to_owned())),
-        }
+        self.0
+            .get(&(method.clone(), path.to_owned()))
+            .is_some_and(|(secured, known)| *known.get_or_init(*secured))
     }
 }
 
@@ -190,10 +175,3 @@ macro_rules! operations {
     };
 }
 pub(crate) use operations;
-
-impl Operations {
-    /// For [`operations!`].
-    pub fn from_list(list: Vec<Operation>) -> Self {
-        Self(list)
-    }
-}

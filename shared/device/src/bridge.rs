@@ -85,10 +85,7 @@ pub async fn deliver(
     row: &CommandRow,
     identity: &DeviceIdentity,
 ) -> Result<Delivery, StoreError> {
-    let published = match command_payload(row) {
-        Ok(payload) => publisher.publish(identity, payload).await,
-        Err(e) => Err(e),
-    };
+    let published = publish_row(publisher, identity, row).await;
     let event = match &published {
         Ok(()) => CommandEvent::Published,
         Err(_) => CommandEvent::PublishFailed,
@@ -100,21 +97,41 @@ pub async fn deliver(
             stored: false,
         });
     };
-    let commands = Commands(store);
-    if commands.transition(tenant, row, &next).await? {
+    store_move(&Commands(store), tenant, row, next, published).await
+}
+
+/// Publishes `row` on its device's commands channel.
+async fn publish_row(
+    publisher: &dyn DevicePublisher,
+    identity: &DeviceIdentity,
+    row: &CommandRow,
+) -> Result<(), PublishError> {
+    publisher.publish(identity, command_payload(row)?).await
+}
+
+/// Stores the move of `current` to `next` after a publish; when another
+/// writer moved the row first, answers the row as stored now.
+async fn store_move(
+    commands: &Commands<'_>,
+    tenant: TenantId,
+    current: &CommandRow,
+    next: CommandRow,
+    published: Result<(), PublishError>,
+) -> Result<Delivery, StoreError> {
+    if commands.transition(tenant, current, &next).await? {
         return Ok(Delivery {
             row: next,
             published,
             stored: true,
         });
     }
-    let current = commands
-        .get(row.device_id, row.command_id)
+    let row = commands
+        .get(current.device_id, current.command_id)
         .await?
         .map(|s| s.row)
         .unwrap_or(next);
     Ok(Delivery {
-        row: current,
+        row,
         published,
         stored: false,
     })
@@ -165,10 +182,7 @@ pub async fn send_new(
         });
     };
     let identity = DeviceIdentity::new(tenant, property, device);
-    let published = match command_payload(&written) {
-        Ok(payload) => publisher.publish(&identity, payload).await,
-        Err(e) => Err(e),
-    };
+    let published = publish_row(publisher, &identity, &written).await;
     if published.is_ok() {
         return Ok(Delivery {
             row: written,
@@ -181,23 +195,7 @@ pub async fn send_new(
     let failed = accepted_row
         .apply(&CommandEvent::PublishFailed, clock.now())
         .unwrap_or(accepted_row);
-    if commands.transition(tenant, &written, &failed).await? {
-        return Ok(Delivery {
-            row: failed,
-            published,
-            stored: true,
-        });
-    }
-    let current = commands
-        .get(device, written.command_id)
-        .await?
-        .map(|s| s.row)
-        .unwrap_or(failed);
-    Ok(Delivery {
-        row: current,
-        published,
-        stored: false,
-    })
+    store_move(&commands, tenant, &written, failed, published).await
 }
 
 /// One pass over the rows due by now (gsi3), oldest due first.

@@ -26,10 +26,10 @@ use crate::{ApiError, AppState, Client};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(login))
-        .routes(operations!(refresh))
-        .routes(operations!(me))
-        .routes(operations!(reset_password))
+        .merge(operations!(login))
+        .merge(operations!(refresh))
+        .merge(operations!(me))
+        .merge(operations!(reset_password))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

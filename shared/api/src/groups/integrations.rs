@@ -95,11 +95,11 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(list_integrations, connect_integration))
-        .routes(operations!(answer_challenge))
-        .routes(operations!(get_integration, delete_integration))
-        .routes(operations!(discover_integration))
-        .routes(operations!(list_integration_endpoints))
+        .merge(operations!(list_integrations, connect_integration))
+        .merge(operations!(answer_challenge))
+        .merge(operations!(get_integration, delete_integration))
+        .merge(operations!(discover_integration))
+        .merge(operations!(list_integration_endpoints))
 }
 
 /// Fields a connect `input` may carry.

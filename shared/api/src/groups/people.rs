@@ -64,8 +64,8 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(list_members, add_member))
-        .routes(operations!(remove_member))
+        .merge(operations!(list_members, add_member))
+        .merge(operations!(remove_member))
 }
 
 /// One person of a household: every field the people list shows is

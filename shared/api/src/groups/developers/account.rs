@@ -40,15 +40,15 @@ use crate::{ApiError, AppState, Client, ClientAddr};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(sign_up))
-        .routes(operations!(verify_email, verify_email_link))
-        .routes(operations!(login))
-        .routes(operations!(refresh))
-        .routes(operations!(logout))
-        .routes(operations!(change_password))
-        .routes(operations!(forgot_password))
-        .routes(operations!(reset_password))
-        .routes(operations!(get_me))
+        .merge(operations!(sign_up))
+        .merge(operations!(verify_email, verify_email_link))
+        .merge(operations!(login))
+        .merge(operations!(refresh))
+        .merge(operations!(logout))
+        .merge(operations!(change_password))
+        .merge(operations!(forgot_password))
+        .merge(operations!(reset_password))
+        .merge(operations!(get_me))
 }
 
 /// A verification link is valid for a day; a reset link for an hour.

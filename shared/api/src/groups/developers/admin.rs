@@ -41,11 +41,11 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(list_developers))
-        .routes(operations!(get_quota_defaults))
-        .routes(operations!(put_developer_quota))
-        .routes(operations!(verify_developer))
-        .routes(operations!(issue_live_key))
+        .merge(operations!(list_developers))
+        .merge(operations!(get_quota_defaults))
+        .merge(operations!(put_developer_quota))
+        .merge(operations!(verify_developer))
+        .merge(operations!(issue_live_key))
 }
 
 /// Platform roles that may read the admin views.

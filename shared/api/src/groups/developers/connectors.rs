@@ -47,7 +47,7 @@ use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
-    Operations::new().routes(operations!(list_connectors, create_connector))
+    Operations::new().merge(operations!(list_connectors, create_connector))
 }
 
 /// The prefix of every runtime token.

@@ -37,11 +37,11 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(list_keys, create_key))
-        .routes(operations!(rotate_key))
-        .routes(operations!(revoke_key))
-        .routes(operations!(app_token))
-        .routes(operations!(whoami))
+        .merge(operations!(list_keys, create_key))
+        .merge(operations!(rotate_key))
+        .merge(operations!(revoke_key))
+        .merge(operations!(app_token))
+        .merge(operations!(whoami))
 }
 
 /// Random characters of the secret shown in the key's prefix, after the form

@@ -19,9 +19,9 @@ use crate::{ApiError, AppState, Client};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(mfa_setup))
-        .routes(operations!(mfa_enable))
-        .routes(operations!(mfa_disable))
+        .merge(operations!(mfa_setup))
+        .merge(operations!(mfa_enable))
+        .merge(operations!(mfa_disable))
 }
 
 #[derive(Serialize, ToSchema)]

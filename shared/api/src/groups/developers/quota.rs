@@ -53,8 +53,8 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(get_quota))
-        .routes(operations!(get_usage))
+        .merge(operations!(get_quota))
+        .merge(operations!(get_usage))
 }
 
 /// How old a cached effective quota may be.

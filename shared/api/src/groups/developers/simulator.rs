@@ -60,9 +60,9 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(list_virtual_devices, create_virtual_device))
-        .routes(operations!(set_scenario))
-        .routes(operations!(delete_virtual_device))
+        .merge(operations!(list_virtual_devices, create_virtual_device))
+        .merge(operations!(set_scenario))
+        .merge(operations!(delete_virtual_device))
 }
 
 /// The longest timed scenario: a day.

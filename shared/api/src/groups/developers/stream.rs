@@ -27,7 +27,7 @@ use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
-    Operations::new().routes(operations!(stream_events))
+    Operations::new().merge(operations!(stream_events))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -50,11 +50,11 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(list_webhooks, create_webhook))
-        .routes(operations!(delete_webhook))
-        .routes(operations!(test_webhook))
-        .routes(operations!(list_webhook_deliveries))
-        .routes(operations!(enable_webhook))
+        .merge(operations!(list_webhooks, create_webhook))
+        .merge(operations!(delete_webhook))
+        .merge(operations!(test_webhook))
+        .merge(operations!(list_webhook_deliveries))
+        .merge(operations!(enable_webhook))
 }
 
 /// Endpoints one developer may hold.

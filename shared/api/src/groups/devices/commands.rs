@@ -49,7 +49,7 @@ use crate::groups::devices::TenantParam;
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
-    Operations::new().routes(operations!(send_command, list_commands))
+    Operations::new().merge(operations!(send_command, list_commands))
 }
 
 /// Sends a command to a device: validated, queued, published at once.

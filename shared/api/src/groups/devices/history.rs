@@ -31,9 +31,9 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(device_telemetry))
-        .routes(operations!(device_events))
-        .routes(operations!(device_alerts))
+        .merge(operations!(device_telemetry))
+        .merge(operations!(device_events))
+        .merge(operations!(device_alerts))
 }
 
 /// Sort order of a time series.

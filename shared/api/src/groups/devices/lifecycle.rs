@@ -54,9 +54,9 @@ const ATTEMPTS: usize = 4;
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(delete_device))
-        .routes(operations!(replace_unit))
-        .routes(operations!(rotate_credentials))
+        .merge(operations!(delete_device))
+        .merge(operations!(replace_unit))
+        .merge(operations!(rotate_credentials))
 }
 
 /// A virtual device has no board to replace and its password is derived by

@@ -68,10 +68,10 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(register_device))
-        .routes(operations!(list_devices))
-        .routes(operations!(get_device))
-        .routes(operations!(patch_device_settings))
+        .merge(operations!(register_device))
+        .merge(operations!(list_devices))
+        .merge(operations!(get_device))
+        .merge(operations!(patch_device_settings))
         .merge(lifecycle::routes())
         .merge(history::routes())
         .merge(commands::routes())

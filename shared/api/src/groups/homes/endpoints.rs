@@ -62,9 +62,9 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(get_endpoint, patch_endpoint))
-        .routes(operations!(refresh_endpoint))
-        .routes(operations!(send_endpoint_command))
+        .merge(operations!(get_endpoint, patch_endpoint))
+        .merge(operations!(refresh_endpoint))
+        .merge(operations!(send_endpoint_command))
 }
 
 pub(crate) fn no_such_endpoint() -> ApiError {

@@ -28,8 +28,8 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(get_capabilities))
-        .routes(operations!(list_properties))
+        .merge(operations!(get_capabilities))
+        .merge(operations!(list_properties))
         .merge(crate::groups::devices::routes())
         .merge(rooms::routes())
         .merge(endpoints::routes())

@@ -36,7 +36,7 @@ use crate::conventions::problem::{NoValidToken, Problem};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
-    Operations::new().routes(operations!(list_notifications))
+    Operations::new().merge(operations!(list_notifications))
 }
 
 /// A tenant notification, as `notification.raised` announced it.

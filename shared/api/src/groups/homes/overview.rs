@@ -70,10 +70,10 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(get_overview))
-        .routes(operations!(get_dashboard, put_dashboard))
-        .routes(operations!(run_property_action))
-        .routes(operations!(refresh_property))
+        .merge(operations!(get_overview))
+        .merge(operations!(get_dashboard, put_dashboard))
+        .merge(operations!(run_property_action))
+        .merge(operations!(refresh_property))
 }
 
 /// The home of an overview.

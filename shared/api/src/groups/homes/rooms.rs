@@ -90,11 +90,11 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     Operations::new()
-        .routes(operations!(list_rooms, create_room))
-        .routes(operations!(room_suggestions))
-        .routes(operations!(get_room, patch_room, delete_room))
-        .routes(operations!(merge_rooms))
-        .routes(operations!(run_room_action))
+        .merge(operations!(list_rooms, create_room))
+        .merge(operations!(room_suggestions))
+        .merge(operations!(get_room, patch_room, delete_room))
+        .merge(operations!(merge_rooms))
+        .merge(operations!(run_room_action))
 }
 
 // ---------------------------------------------------------------------------
