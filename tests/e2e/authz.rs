@@ -165,6 +165,21 @@ fn operations() -> Vec<Operation> {
             body: |_| Some(json!({ "refreshToken": "rt_unknown" })),
             expect: body_decides::<401>,
         },
+        // No session: the link decides (an unknown one is the dead-link 410).
+        Operation {
+            id: "readInvitation",
+            method: "GET",
+            path: "/auth/invitations/an-unknown-invitation-token",
+            body: |_| None,
+            expect: body_decides::<410>,
+        },
+        Operation {
+            id: "acceptInvitation",
+            method: "POST",
+            path: "/auth/invitations/an-unknown-invitation-token/accept",
+            body: |_| Some(json!({ "password": "plum tractor season" })),
+            expect: body_decides::<410>,
+        },
         Operation {
             id: "resetPassword",
             method: "POST",
@@ -952,6 +967,40 @@ fn tenant_operations() -> Vec<TenantOperation> {
             id: "removeMember",
             method: "DELETE",
             path: "/tenants/{tenantId}/clients/{clientId}/members/0190b5a0-0000-7000-8000-0000000000aa",
+            body: None,
+            own: people_own::<404>,
+            foreign: people_foreign::<404>,
+        },
+        TenantOperation {
+            id: "listInvitations",
+            method: "GET",
+            path: "/tenants/{tenantId}/clients/{clientId}/invitations",
+            body: None,
+            own: people_own::<200>,
+            foreign: people_foreign::<200>,
+        },
+        // A malformed address: authorized callers learn that (400), and
+        // nobody invites anyone.
+        TenantOperation {
+            id: "createInvitation",
+            method: "POST",
+            path: "/tenants/{tenantId}/clients/{clientId}/invitations",
+            body: Some(r#"{"email":"not-an-address","role":"MEMBER"}"#),
+            own: people_own::<400>,
+            foreign: people_foreign::<400>,
+        },
+        TenantOperation {
+            id: "resendInvitation",
+            method: "POST",
+            path: "/tenants/{tenantId}/clients/{clientId}/invitations/0190b5a0-0000-7000-8000-0000000000aa/resend",
+            body: None,
+            own: people_own::<404>,
+            foreign: people_foreign::<404>,
+        },
+        TenantOperation {
+            id: "withdrawInvitation",
+            method: "DELETE",
+            path: "/tenants/{tenantId}/clients/{clientId}/invitations/0190b5a0-0000-7000-8000-0000000000aa",
             body: None,
             own: people_own::<404>,
             foreign: people_foreign::<404>,

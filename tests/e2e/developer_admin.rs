@@ -51,6 +51,7 @@ async fn seed_developer(
 ) -> DeveloperId {
     let store = t.platform.store();
     let user = UserRecord {
+        name: None,
         id: UserId::new(),
         email: email.into(),
         password_hash: "not-a-real-hash".into(),
@@ -77,6 +78,7 @@ async fn seed_developer(
         created_at,
     };
     let user = UserRecord {
+        name: None,
         developer_id: Some(developer.id),
         ..user
     };

@@ -16,6 +16,7 @@ mod devices;
 mod endpoints;
 mod household_auth;
 mod integrations;
+mod invitations;
 mod live_keys;
 mod notifications;
 mod overview;

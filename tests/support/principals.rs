@@ -91,6 +91,7 @@ pub async fn seed_account(
     let first = t.platform.first_start.as_ref().expect("first start");
     let now = time::OffsetDateTime::now_utc();
     let user = UserRecord {
+        name: None,
         id: UserId::new(),
         email: email.into(),
         password_hash: hash_password(PASSWORD),
@@ -126,6 +127,7 @@ async fn seed_person(
     if let Some(role) = household_role {
         let guest = role == HouseholdRole::Guest;
         let grant = GrantRecord {
+            reservation_key: None,
             client_id: first.client_id,
             tenant_id: first.tenant_id,
             user_id: user.id,

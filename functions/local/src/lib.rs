@@ -53,8 +53,6 @@ pub struct Config {
     pub owner_password: Option<String>,
     /// The in-process simulator (`ALYT_SIMULATOR`, `ALYT_SIMULATOR_SEED`).
     pub simulator: SimulatorConfig,
-    /// How often the heartbeat sweep runs
-    /// ([`alyt_device::liveness_sweep::SWEEP_INTERVAL`]; tests shorten it).
     /// How often usage counted in memory is written (and at shutdown).
     pub usage_flush_every: Duration,
     /// Answers every request with `x-alyt-store-calls: get=3,query=1` (the
@@ -67,9 +65,24 @@ pub struct Config {
     /// of every operation, docs/STORE_CALLS.md). Unset by default; read by
     /// [`Config::for_tests`] too.
     pub store_calls_log: Option<PathBuf>,
+    /// How often the heartbeat sweep runs
+    /// ([`alyt_device::liveness_sweep::SWEEP_INTERVAL`]; tests shorten it).
     pub heartbeat_sweep_every: Duration,
     /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
     pub webhooks: events::WebhookConfig,
+    /// The platform's clock; `None` is the system clock. Tests move an
+    /// injected one (stays, invitation links) instead of sleeping.
+    pub clock: Option<InjectedClock>,
+}
+
+/// A clock a test injects for the whole platform.
+#[derive(Clone)]
+pub struct InjectedClock(pub Arc<dyn Clock>);
+
+impl std::fmt::Debug for InjectedClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InjectedClock")
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -130,6 +143,7 @@ impl Config {
                 ..SimulatorConfig::default()
             },
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
+            clock: None,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
@@ -148,6 +162,7 @@ impl Config {
             owner_password: None,
             simulator: SimulatorConfig::default(),
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
+            clock: None,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
@@ -212,7 +227,10 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         path: config.data_dir.clone(),
         source,
     })?;
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let clock: Arc<dyn Clock> = match &config.clock {
+        Some(InjectedClock(clock)) => clock.clone(),
+        None => Arc::new(SystemClock),
+    };
     let store = Arc::new(events::SignallingStore::new(SqliteStore::open(
         &config.data_dir.join("alyt.db"),
         clock.clone(),

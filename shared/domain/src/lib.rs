@@ -9,6 +9,7 @@ pub mod clock;
 pub mod device;
 pub mod ids;
 pub mod integration;
+pub mod invitation;
 pub mod membership;
 pub mod notification;
 pub mod password;

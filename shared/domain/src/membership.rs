@@ -170,6 +170,8 @@ pub enum ChangedBy {
     HouseholdOwner,
     TenantAdmin,
     PlatformStaff,
+    /// The person accepted an invitation (whoever sent it).
+    Invitation,
 }
 
 impl ChangedBy {
@@ -190,6 +192,7 @@ impl ChangedBy {
             ChangedBy::HouseholdOwner => "an owner of the household",
             ChangedBy::TenantAdmin => "the service provider",
             ChangedBy::PlatformStaff => "platform staff",
+            ChangedBy::Invitation => "an invitation",
         }
     }
 }
@@ -223,13 +226,21 @@ impl MembershipNotice<'_> {
     /// Title and body of a grant.
     pub fn granted(&self) -> (String, String) {
         let title = format!("{} joined {}", self.person, self.household);
-        let mut body = format!(
-            "{} was added to {} as {} by {}.",
-            self.person,
-            self.household,
-            role_words(self.role),
-            self.by.words()
-        );
+        let mut body = match self.by {
+            ChangedBy::Invitation => format!(
+                "{} accepted an invitation and joined {} as {}.",
+                self.person,
+                self.household,
+                role_words(self.role),
+            ),
+            by => format!(
+                "{} was added to {} as {} by {}.",
+                self.person,
+                self.household,
+                role_words(self.role),
+                by.words()
+            ),
+        };
         if let Some(home) = self.home {
             body.push_str(&format!(" Their stay is at {home}."));
         }
@@ -440,6 +451,15 @@ mod tests {
         assert_eq!(
             body,
             "a•••@example.com was added to The Bergs as a guest by an owner of the household. \
+             Their stay is at Lake house."
+        );
+        let accepted = MembershipNotice {
+            by: ChangedBy::Invitation,
+            ..notice.clone()
+        };
+        assert_eq!(
+            accepted.granted().1,
+            "a•••@example.com accepted an invitation and joined The Bergs as a guest. \
              Their stay is at Lake house."
         );
         let (title, body) = notice.ended();

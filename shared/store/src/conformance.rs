@@ -63,6 +63,11 @@ macro_rules! store_conformance_suite {
             $crate::conformance::concurrent_creates_have_exactly_one_winner(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn twenty_accepts_of_one_invitation_at_once_make_one_member() {
+            let fixture = $factory().await;
+            $crate::conformance::twenty_accepts_of_one_invitation_at_once_make_one_member(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn owners_removing_each_other_at_once_leave_one() {
             let fixture = $factory().await;
             $crate::conformance::owners_removing_each_other_at_once_leave_one(fixture).await;
@@ -1079,6 +1084,7 @@ pub fn household_grant(
     role: alyt_domain::access::HouseholdRole,
 ) -> crate::repo::tenancy::GrantRecord {
     crate::repo::tenancy::GrantRecord {
+        reservation_key: None,
         client_id: client,
         tenant_id: tenant,
         user_id: user,
@@ -1148,6 +1154,115 @@ pub async fn owners_removing_each_other_at_once_leave_one(f: Fixture) {
         let (left, _) = Members(&*f.store).list(client, 10, None).await.unwrap();
         assert_eq!(left.len(), 1);
         assert_eq!(stored_owner_count(&*f.store, client).await, Some(1));
+    }
+}
+
+/// A pending invitation to `client` for `email`, its link's token hash
+/// `hash`, sent at the fixture's start.
+pub fn invitation(
+    tenant: alyt_domain::ids::TenantId,
+    client: alyt_domain::ids::ClientId,
+    email: &str,
+    hash: &str,
+) -> crate::repo::invitations::InvitationRecord {
+    use alyt_domain::invitation::LINK_LIFETIME;
+    crate::repo::invitations::InvitationRecord {
+        id: alyt_domain::ids::InvitationId::new(),
+        tenant_id: tenant,
+        client_id: client,
+        email: email.to_owned(),
+        name: None,
+        role: alyt_domain::access::HouseholdRole::Member,
+        property_id: None,
+        starts_at: None,
+        expires_at: None,
+        require_network: false,
+        phone_thing_id: None,
+        reservation_key: None,
+        invited_by: None,
+        created_at: start_time(),
+        sent_at: start_time(),
+        link_expires_at: start_time() + LINK_LIFETIME,
+        sends: 1,
+        token_hash: hash.to_owned(),
+    }
+}
+
+/// "Valid once": twenty people (or one impatient one) accepting one link at
+/// once, each as a new account of the invited address, make exactly one
+/// member and one account; every other accept is refused by the spent link
+/// (the transaction's first caller write), and the invitation and its link
+/// are gone. Also under transaction conflicts.
+pub async fn twenty_accepts_of_one_invitation_at_once_make_one_member(f: Fixture) {
+    use crate::repo::identity::{UserRecord, Users, create_writes};
+    use crate::repo::invitations::{Invitations, accept_writes};
+    use crate::repo::members::{MemberError, Members};
+    use alyt_domain::access::HouseholdRole::Member;
+    use alyt_domain::ids::{ClientId, TenantId, UserId};
+
+    let now = f.clock.unix_seconds();
+    let contended: Arc<dyn Store> = Arc::new(Contended::new(Arc::clone(&f.store)));
+    for store in [Arc::clone(&f.store), contended] {
+        let (tenant, client) = (TenantId::new(), ClientId::new());
+        let email = format!("guest-{client}@example.com");
+        let invited = invitation(tenant, client, &email, &format!("hash-{client}"));
+        Invitations(&*store).create(&invited).await.unwrap();
+        let tasks: Vec<_> = (0..20)
+            .map(|_| {
+                let (store, invited) = (Arc::clone(&store), invited.clone());
+                tokio::spawn(async move {
+                    let user = UserRecord {
+                        id: UserId::new(),
+                        email: invited.email.clone(),
+                        name: Some("Guest".into()),
+                        password_hash: "phc".into(),
+                        email_verified_at: Some(start_time()),
+                        platform_role: None,
+                        tenants: Default::default(),
+                        developer_id: None,
+                        mfa: None,
+                        units: None,
+                        created_at: start_time(),
+                    };
+                    let grant = household_grant(tenant, client, user.id, Member);
+                    let mut also = accept_writes(&invited, now);
+                    also.extend(create_writes(&user).unwrap());
+                    Members(&*store).add(&grant, also).await
+                })
+            })
+            .collect();
+        let mut results = Vec::new();
+        for task in tasks {
+            results.push(task.await.unwrap());
+        }
+        assert_eq!(
+            results.iter().filter(|r| r.is_ok()).count(),
+            1,
+            "{results:?}"
+        );
+        assert!(
+            results
+                .iter()
+                .filter(|r| r.is_err())
+                .all(|r| matches!(r, Err(MemberError::Refused { write: 0 }))),
+            "every loser meets the spent link: {results:?}"
+        );
+        let (members, _) = Members(&*store).list(client, 50, None).await.unwrap();
+        assert_eq!(members.len(), 1);
+        let account = Users(&*store).find_by_email(&email).await.unwrap().unwrap();
+        assert_eq!(account.id, members[0].user_id);
+        let invitations = Invitations(&*store);
+        assert!(invitations.get(client, invited.id).await.unwrap().is_none());
+        assert!(
+            invitations
+                .open(&invited.token_hash, now)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        // The address is free for a new invitation.
+        let again = invitation(tenant, client, &email, &format!("again-{client}"));
+        invitations.create(&again).await.unwrap();
     }
 }
 

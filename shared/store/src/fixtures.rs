@@ -21,6 +21,7 @@ pub async fn active_developer_key(
     let developer_id = DeveloperId::new();
     let email = format!("{developer_id}@fixtures.test");
     let user = UserRecord {
+        name: None,
         id: UserId::new(),
         email: email.clone(),
         password_hash: "not-a-real-hash".into(),

@@ -12,6 +12,7 @@ use alyt_store::sqlite::SqliteStore;
 
 fn user(email: &str) -> UserRecord {
     UserRecord {
+        name: None,
         id: UserId::new(),
         email: email.into(),
         password_hash: "$argon2id$placeholder".into(),

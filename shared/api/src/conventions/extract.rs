@@ -158,6 +158,19 @@ impl<T: PathId> PathIds for T {
     }
 }
 
+/// A path parameter taken as text, not an id (an invitation link's token).
+#[derive(Debug, Clone)]
+pub struct PathText(pub String);
+
+impl PathIds for PathText {
+    fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
+        match params {
+            [(_, value)] => Ok(PathText((*value).to_owned())),
+            _ => Err(wrong_count()),
+        }
+    }
+}
+
 impl<A: PathId, B: PathId> PathIds for (A, B) {
     fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
         match params {
@@ -184,9 +197,13 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        // The only rejection of a matched route: a parameter that does not
+        // percent-decode to UTF-8.
         let raw = RawPathParams::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::internal(format!("path parameters: {e}")))?;
+            .map_err(|_| {
+                ApiError::validation("path", "a path parameter is not valid UTF-8 once decoded")
+            })?;
         let params: Vec<(&str, &str)> = raw.iter().collect();
         T::from_params(&params).map(ApiPath)
     }

@@ -1,7 +1,7 @@
 //! What every operation group shares at the HTTP edge: problem bodies and
 //! the API error, JSON/query/path extraction, list envelopes and cursors,
-//! the rate limiter and its RateLimit fields, request ids, and the caller's
-//! address as the edge reports it.
+//! the rate limiter and its RateLimit fields, request ids, checked text
+//! fields, and the caller's address as the edge reports it.
 
 pub mod client;
 pub mod extract;
@@ -9,3 +9,4 @@ pub mod list;
 pub mod problem;
 pub mod ratelimit;
 pub mod request_id;
+pub mod text;

@@ -2,7 +2,7 @@
 //! gateway can correlate) or made fresh, echoed in the response, put on the
 //! tracing span and into every problem body.
 
-use axum::extract::Request;
+use axum::extract::{MatchedPath, Request};
 use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::Response;
@@ -34,11 +34,17 @@ pub async fn middleware(request: Request, next: Next) -> Response {
         .filter(|v| acceptable(v))
         .map(str::to_owned)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    // The route's template, not the path: a path can carry a secret (an
+    // invitation link's token). Only a path no route matched is logged as sent.
+    let path = match request.extensions().get::<MatchedPath>() {
+        Some(route) => route.as_str().to_owned(),
+        None => request.uri().path().to_owned(),
+    };
     let span = tracing::info_span!(
         "request",
         request_id = %id,
         method = %request.method(),
-        path = %request.uri().path(),
+        path = %path,
     );
     let mut response = REQUEST_ID
         .scope(id.clone(), next.run(request).instrument(span.clone()))

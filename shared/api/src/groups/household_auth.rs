@@ -1,6 +1,8 @@
 //! The household authentication group (spec part A, under /v1/auth): sign-in,
-//! refresh-token rotation, the Me response and password reset. Invitations
-//! arrive with the people group.
+//! refresh-token rotation, the Me response and password reset; and the
+//! invitee's side of invitations (`GET /auth/invitations/{token}`,
+//! `POST …/accept`), whose code is the people group's
+//! ([`super::people::invitations`]).
 
 use crate::routing::{Operations, operations};
 use alyt_domain::access::{Claims, HouseholdRole, Persona, Principal, SessionKind};
@@ -30,6 +32,7 @@ pub fn routes() -> Operations {
         .merge(operations!(refresh))
         .merge(operations!(me))
         .merge(operations!(reset_password))
+        .merge(super::people::invitations::public_routes())
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -55,6 +55,7 @@ pub async fn create(
         }
         None => {
             let user = UserRecord {
+                name: None,
                 id: UserId::new(),
                 email: owner.email.to_owned(),
                 password_hash: owner.password_hash,

@@ -5,7 +5,6 @@
 //! `REFRESH#{sha256}/REFRESH`.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use alyt_domain::access::{PlatformRole, SessionKind, TenantRole};
 use alyt_domain::ids::{DeveloperId, SessionId, TenantId, UserId};
@@ -14,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
 
-use super::CreateError;
 use super::ts;
+use super::{CONFLICT_ATTEMPTS, CreateError, conflict_pause};
 use crate::{
     CancelReason, Condition, Index, Item, Key, Query, SortKey, Store, StoreError, TxWrite,
     UpdateAction,
@@ -27,6 +26,10 @@ pub struct UserRecord {
     pub id: UserId,
     /// As typed at sign-up; compared lowercased.
     pub email: String,
+    /// How the person is called (given when accepting an invitation);
+    /// developers carry theirs on the developer record.
+    #[serde(default)]
+    pub name: Option<String>,
     /// argon2id PHC string.
     pub password_hash: String,
     #[serde(with = "ts::option", default)]
@@ -97,21 +100,40 @@ fn refresh_key(hash: &str) -> Key {
 
 pub struct Users<'a>(pub &'a dyn Store);
 
+/// The writes that create `user` and claim its address (both conditioned
+/// on absence: the second fails when the address has an account), for a
+/// transaction that does more (accepting an invitation).
+pub fn create_writes(user: &UserRecord) -> Result<Vec<TxWrite>, StoreError> {
+    let guard = Item::new(email_guard(&user.email)).with("userId", user.id.to_string());
+    Ok(vec![
+        TxWrite::Put {
+            item: Item::from_record(user_key(user.id), user)?,
+            condition: Some(Condition::item_absent()),
+        },
+        TxWrite::Put {
+            item: guard,
+            condition: Some(Condition::item_absent()),
+        },
+    ])
+}
+
+/// Records that `user`'s address was proven at `at` (an invitation accepted
+/// by an account that never verified it), for the accepting transaction.
+pub fn verify_email_write(user: UserId, at: OffsetDateTime) -> Result<TxWrite, StoreError> {
+    let at = at
+        .format(&time::format_description::well_known::Rfc3339)
+        .map_err(|e| StoreError::Invalid(e.to_string()))?;
+    Ok(TxWrite::Update {
+        key: user_key(user),
+        actions: vec![UpdateAction::Set("emailVerifiedAt".into(), at.into())],
+        condition: Some(Condition::item_present()),
+    })
+}
+
 impl Users<'_> {
     /// Creates the user and claims the address in one transaction.
     pub async fn create(&self, user: &UserRecord) -> Result<(), CreateError> {
-        let guard = Item::new(email_guard(&user.email)).with("userId", user.id.to_string());
-        let writes = vec![
-            TxWrite::Put {
-                item: Item::from_record(user_key(user.id), user)?,
-                condition: Some(Condition::item_absent()),
-            },
-            TxWrite::Put {
-                item: guard,
-                condition: Some(Condition::item_absent()),
-            },
-        ];
-        match self.0.transact(writes).await {
+        match self.0.transact(create_writes(user)?).await {
             Err(e) if e.is_condition_failure() => Err(CreateError::Taken("email")),
             other => Ok(other?),
         }
@@ -232,16 +254,6 @@ pub enum Refreshed {
 
 /// Attempts of a session transaction that keeps meeting DynamoDB's
 /// transaction conflicts (another transaction on the session in flight).
-const CONFLICT_ATTEMPTS: u32 = 12;
-
-/// A pause before the next attempt after a conflict: exponential from 5 ms,
-/// at most 160 ms, with full jitter, so racing writers spread out.
-async fn conflict_pause(attempt: u32) {
-    let ceiling = 5u64 << attempt.min(5);
-    let jitter = uuid::Uuid::new_v4().as_u128() as u64 % (ceiling + 1);
-    tokio::time::sleep(Duration::from_millis(jitter)).await;
-}
-
 /// A transaction cancelled only because another one held its items (on
 /// DynamoDB, TransactionConflict): no condition decided anything.
 fn is_conflict(error: &StoreError) -> bool {

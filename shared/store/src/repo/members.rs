@@ -12,6 +12,7 @@ use alyt_domain::ids::{ClientId, UserId};
 
 pub use super::tenancy::first_owner_write;
 use super::tenancy::{GrantRecord, grant_key, grant_write, owners_key};
+use super::{CONFLICT_ATTEMPTS, conflict_pause};
 use crate::{
     CancelReason, Condition, Item, ListScope, PageKey, SortKey, Store, StoreError, TxWrite,
     UpdateAction,
@@ -26,13 +27,13 @@ pub enum MemberError {
     NotMember,
     #[error("a home always keeps at least one owner")]
     LastOwner,
+    /// The condition of write `write` of the caller's `also` failed (for
+    /// example a spent invitation link): nothing was written.
+    #[error("write {write} of the change was refused")]
+    Refused { write: usize },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
-
-/// A transaction cancelled only by concurrent writers is tried again this
-/// many times.
-const ATTEMPTS: usize = 3;
 
 pub struct Members<'a>(pub &'a dyn Store);
 
@@ -90,8 +91,11 @@ impl Members<'_> {
             });
         }
         writes.extend(also);
-        // The count exists (ensured above), so only the grant can fail.
-        self.commit(writes, MemberError::AlreadyMember, None).await
+        // The count exists (ensured above), so only the grant and `also`
+        // can fail.
+        let also_from = if owner { 2 } else { 1 };
+        self.commit(writes, also_from, MemberError::AlreadyMember, None)
+            .await
     }
 
     /// Deletes `grant` (as read: a concurrent change of it fails the write)
@@ -116,15 +120,20 @@ impl Members<'_> {
         }
         writes.extend(also);
         let on_count = owner.then_some(MemberError::LastOwner);
-        self.commit(writes, MemberError::NotMember, on_count).await
+        let also_from = if owner { 2 } else { 1 };
+        self.commit(writes, also_from, MemberError::NotMember, on_count)
+            .await
     }
 
     /// Runs a membership transaction whose first write is the grant and
-    /// (for owners) whose second is the owner count: a failed first write is
-    /// `on_grant`, a failed second one `on_count`.
+    /// (for owners) whose second is the owner count, then from `also_from`
+    /// the caller's writes: a failed caller's write is [`MemberError::Refused`] (checked
+    /// first: it says why the change cannot be made at all), a failed first
+    /// write `on_grant`, a failed second one `on_count`.
     async fn commit(
         &self,
         writes: Vec<TxWrite>,
+        also_from: usize,
         on_grant: MemberError,
         on_count: Option<MemberError>,
     ) -> Result<(), MemberError> {
@@ -135,6 +144,13 @@ impl Members<'_> {
             match self.0.transact(writes.clone()).await {
                 Ok(()) => return Ok(()),
                 Err(StoreError::TransactionCanceled { reasons }) => {
+                    if let Some(failed) = reasons
+                        .iter()
+                        .skip(also_from)
+                        .position(|r| *r == CancelReason::ConditionFailed)
+                    {
+                        return Err(MemberError::Refused { write: failed });
+                    }
                     if reasons.first() == Some(&CancelReason::ConditionFailed) {
                         return Err(on_grant);
                     }
@@ -143,7 +159,8 @@ impl Members<'_> {
                     {
                         return Err(refusal);
                     }
-                    if reasons.contains(&CancelReason::Conflict) && attempt < ATTEMPTS {
+                    if reasons.contains(&CancelReason::Conflict) && attempt < CONFLICT_ATTEMPTS {
+                        conflict_pause(attempt).await;
                         continue;
                     }
                     return Err(StoreError::TransactionCanceled { reasons }.into());

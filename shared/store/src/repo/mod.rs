@@ -11,6 +11,7 @@ pub mod first_start;
 pub mod history;
 pub mod identity;
 pub mod integrations;
+pub mod invitations;
 pub mod limits;
 pub mod members;
 pub mod messages;
@@ -58,6 +59,19 @@ pub(crate) async fn get_all(store: &dyn Store, keys: &[Key]) -> Result<Vec<Item>
 pub mod ts {
     pub use time::serde::rfc3339;
     pub use time::serde::rfc3339::option;
+}
+
+/// How many times a transaction cancelled only for conflicts (DynamoDB's
+/// TransactionConflict: another transaction held one of its items, which
+/// decides nothing) is tried in all.
+pub(crate) const CONFLICT_ATTEMPTS: u32 = 12;
+
+/// A pause before the next attempt after a conflict: exponential from 5 ms,
+/// at most 160 ms, with full jitter, so racing writers spread out.
+pub(crate) async fn conflict_pause(attempt: u32) {
+    let ceiling = 5u64 << attempt.min(5);
+    let jitter = uuid::Uuid::new_v4().as_u128() as u64 % (ceiling + 1);
+    tokio::time::sleep(std::time::Duration::from_millis(jitter)).await;
 }
 
 /// A create that hit an existing uniqueness guard.

@@ -82,6 +82,10 @@ pub struct GrantRecord {
     /// Who granted it (none for a household's first owner).
     #[serde(default)]
     pub granted_by: Option<UserId>,
+    /// The booking's reservation key of a guest's stay (guests API, or an
+    /// invitation that named one).
+    #[serde(default)]
+    pub reservation_key: Option<String>,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
 }
@@ -380,6 +384,7 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
         .map(|name| RoomRecord::new(tenant_id, property.id, name, now))
         .collect();
     let grant = GrantRecord {
+        reservation_key: None,
         client_id: client.id,
         tenant_id,
         user_id: owner,

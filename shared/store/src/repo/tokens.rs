@@ -1,4 +1,4 @@
-//! One-time tokens (email verification, password reset, and later invitations):
+//! One-time tokens (email verification, password reset, invitation links):
 //! stored only as the SHA-256 of the token, consumed with a conditional delete so
 //! a token works once even under concurrent use.
 //!
@@ -12,6 +12,8 @@ use crate::{Condition, Item, Key, Store, StoreError, TxWrite};
 pub enum Purpose {
     VerifyEmail,
     ResetPassword,
+    /// An invitation's link (`repo::invitations` owns it).
+    Invitation,
 }
 
 impl Purpose {
@@ -19,11 +21,12 @@ impl Purpose {
         match self {
             Purpose::VerifyEmail => "verify-email",
             Purpose::ResetPassword => "reset-password",
+            Purpose::Invitation => "invitation",
         }
     }
 }
 
-fn key(purpose: Purpose, hash: &str) -> Key {
+pub(crate) fn key(purpose: Purpose, hash: &str) -> Key {
     Key::new(format!("TOKEN#{}#{hash}", purpose.tag()), "TOKEN")
 }
 

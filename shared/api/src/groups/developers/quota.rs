@@ -538,6 +538,7 @@ mod tests {
         .unwrap();
         let now = clock.now();
         let user = UserRecord {
+            name: None,
             id: UserId::new(),
             email: "counted@example.com".into(),
             password_hash: "x".into(),

@@ -62,10 +62,13 @@ use crate::conventions::problem::{NoValidToken, Problem};
 use crate::ports::Email;
 use crate::{ApiError, AppState};
 
+pub mod invitations;
+
 pub fn routes() -> Operations {
     Operations::new()
         .merge(operations!(list_members, add_member))
         .merge(operations!(remove_member))
+        .merge(invitations::routes())
 }
 
 /// One person of a household: every field the people list shows is
@@ -146,13 +149,13 @@ impl Member {
             starts_at: grant.starts_at,
             expires_at: grant.ends_at,
             status: GrantStatus::at(grant.starts_at, grant.ends_at, now),
-            // Avatars, network conditions and guest stays by reservation
-            // key are not kept yet: present and null.
+            // Avatars and network conditions are not kept yet: present and
+            // null.
             avatar: None,
             network_condition: None,
             phone: None,
             last_seen: None,
-            reservation_key: None,
+            reservation_key: grant.reservation_key,
             invited_by: grant.granted_by,
             created_at: grant.created_at,
         }
@@ -305,8 +308,16 @@ pub async fn add_member(
         .get(request.user_id)
         .await?
         .ok_or_else(|| ApiError::validation("userId", "no account has this user id"))?;
-    let grant =
-        grant_membership(&state, &caller, &household, &person, home.as_ref(), terms).await?;
+    let grant = grant_membership(
+        &state,
+        &caller,
+        &household,
+        &person,
+        home.as_ref(),
+        terms,
+        None,
+    )
+    .await?;
     Ok((
         StatusCode::CREATED,
         Json(Member::new(grant, Some(person.email), now)),
@@ -335,22 +346,20 @@ async fn household_home(
     }
 }
 
-/// Grants `person` a role in `household` on checked `terms` (a guest's stay
-/// without a start starts now), with the household's notification in the
-/// same write, and tells the person.
-async fn grant_membership(
-    state: &AppState,
-    caller: &Principal,
+/// The grant `terms` describe for `person` in `household` (a guest's stay
+/// without a start starts now).
+fn new_grant(
     household: &ClientRecord,
-    person: &UserRecord,
-    home: Option<&PropertyRecord>,
+    person: UserId,
     terms: GrantTerms,
-) -> Result<GrantRecord, ApiError> {
-    let now = state.clock.now();
-    let grant = GrantRecord {
+    granted_by: Option<UserId>,
+    reservation_key: Option<String>,
+    now: OffsetDateTime,
+) -> GrantRecord {
+    GrantRecord {
         client_id: household.id,
         tenant_id: household.tenant_id,
-        user_id: person.id,
+        user_id: person,
         role: terms.role,
         property_id: terms.property_id,
         starts_at: match terms.role {
@@ -358,18 +367,62 @@ async fn grant_membership(
             _ => None,
         },
         ends_at: terms.expires_at,
-        granted_by: caller.user_id(),
+        granted_by,
+        reservation_key,
         created_at: now,
-    };
+    }
+}
+
+/// The household's notification of a new grant (and its event), for the
+/// grant's transaction.
+fn granted_writes(
+    state: &AppState,
+    household: &ClientRecord,
+    grant: &GrantRecord,
+    person_email: &str,
+    home: Option<&PropertyRecord>,
+    by: ChangedBy,
+) -> Result<Vec<TxWrite>, ApiError> {
     let notice = MembershipNotice {
-        person: &mask_email(&person.email),
+        person: &mask_email(person_email),
         household: &household.name,
         role: grant.role,
         home: home.map(|h| h.name.as_str()),
-        by: ChangedBy::of(caller, household.tenant_id),
+        by,
     };
     let (title, body) = notice.granted();
-    let writes = notification_writes(state, &grant, KIND_MEMBERSHIP_GRANTED, title, body, now)?;
+    notification_writes(
+        state,
+        grant,
+        KIND_MEMBERSHIP_GRANTED,
+        title,
+        body,
+        grant.created_at,
+    )
+}
+
+/// Grants `person` a role in `household` on checked `terms`, with the
+/// household's notification in the same write, and tells the person.
+async fn grant_membership(
+    state: &AppState,
+    caller: &Principal,
+    household: &ClientRecord,
+    person: &UserRecord,
+    home: Option<&PropertyRecord>,
+    terms: GrantTerms,
+    reservation_key: Option<String>,
+) -> Result<GrantRecord, ApiError> {
+    let now = state.clock.now();
+    let grant = new_grant(
+        household,
+        person.id,
+        terms,
+        caller.user_id(),
+        reservation_key,
+        now,
+    );
+    let by = ChangedBy::of(caller, household.tenant_id);
+    let writes = granted_writes(state, household, &grant, &person.email, home, by)?;
     Members(&*state.store)
         .add(&grant, writes)
         .await
@@ -485,6 +538,11 @@ fn member_error(e: MemberError) -> ApiError {
         ),
         MemberError::NotMember => ApiError::not_found(NO_MEMBER),
         MemberError::LastOwner => refusal(RemovalRefused::LastOwner),
+        // Only callers that add conditioned writes of their own see this,
+        // and they map it themselves first.
+        MemberError::Refused { .. } => {
+            ApiError::conflict("the household changed while this was being done; try again")
+        }
         MemberError::Store(e) => e.into(),
     }
 }
