@@ -566,6 +566,16 @@ fn people_own<const OK: u16>(who: Who) -> u16 {
     }
 }
 
+/// A household's guest stays: its people managers, and a DEV key with
+/// guests:write in its sandbox; a LIVE key acts only for its connector.
+fn guests_own<const OK: u16>(who: Who) -> u16 {
+    match who {
+        Who::DevKey => OK,
+        Who::LiveKey => 403,
+        w => people_own::<OK>(w),
+    }
+}
+
 /// Another tenant's household: platform OWNER/STAFF get `OK`, SUPPORT sees
 /// it but may not (403); to anyone else it does not exist.
 fn people_foreign<const OK: u16>(who: Who) -> u16 {
@@ -1004,6 +1014,43 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: None,
             own: people_own::<404>,
             foreign: people_foreign::<404>,
+        },
+        // A key with guests:write books stays in its sandbox; people as for
+        // the household's people (a missing stay is 404 to those let in).
+        TenantOperation {
+            id: "getGuest",
+            method: "GET",
+            path: "/tenants/{tenantId}/clients/{clientId}/guests/NO-SUCH-STAY",
+            body: None,
+            own: guests_own::<404>,
+            foreign: people_foreign::<404>,
+        },
+        // A stay that ends before it starts: those let in learn that (400).
+        TenantOperation {
+            id: "putGuest",
+            method: "PUT",
+            path: "/tenants/{tenantId}/clients/{clientId}/guests/BK-HARNESS",
+            body: Some(
+                r#"{"email":"g@example.com","propertyId":"{propertyId}","checkIn":"2099-01-02T00:00:00Z","checkOut":"2099-01-01T00:00:00Z"}"#,
+            ),
+            own: guests_own::<400>,
+            foreign: people_foreign::<400>,
+        },
+        TenantOperation {
+            id: "checkOutGuest",
+            method: "DELETE",
+            path: "/tenants/{tenantId}/clients/{clientId}/guests/NO-SUCH-STAY",
+            body: None,
+            own: guests_own::<404>,
+            foreign: people_foreign::<404>,
+        },
+        TenantOperation {
+            id: "listAudit",
+            method: "GET",
+            path: "/tenants/{tenantId}/clients/{clientId}/audit",
+            body: None,
+            own: people_own::<200>,
+            foreign: people_foreign::<200>,
         },
         TenantOperation {
             id: "listNotifications",

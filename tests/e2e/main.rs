@@ -14,6 +14,7 @@ mod device_plane;
 mod device_settings;
 mod devices;
 mod endpoints;
+mod guests;
 mod household_auth;
 mod integrations;
 mod invitations;

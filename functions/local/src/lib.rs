@@ -68,6 +68,9 @@ pub struct Config {
     /// How often the heartbeat sweep runs
     /// ([`alyt_device::liveness_sweep::SWEEP_INTERVAL`]; tests shorten it).
     pub heartbeat_sweep_every: Duration,
+    /// How often the stay sweep runs ([`alyt_stays::SWEEP_INTERVAL`], a
+    /// minute; tests shorten it).
+    pub stay_sweep_every: Duration,
     /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
     pub webhooks: events::WebhookConfig,
     /// The platform's clock; `None` is the system clock. Tests move an
@@ -144,6 +147,7 @@ impl Config {
             },
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             clock: None,
+            stay_sweep_every: alyt_stays::SWEEP_INTERVAL,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
@@ -163,6 +167,7 @@ impl Config {
             simulator: SimulatorConfig::default(),
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             clock: None,
+            stay_sweep_every: alyt_stays::SWEEP_INTERVAL,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
@@ -390,6 +395,25 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
                     }
                     Ok(_) => {}
                     Err(e) => tracing::warn!(error = %e, "heartbeat sweep failed"),
+                }
+            }
+        },
+    ));
+
+    // The stay sweep: guests checked in once and out on time.
+    let stays = alyt_stays::GuestStays::new(store.clone(), clock.clone());
+    tasks.push(periodic::spawn(
+        Beat::every(config.stay_sweep_every),
+        on_shutdown.clone(),
+        move || {
+            let stays = stays.clone();
+            async move {
+                match stays.sweep().await {
+                    Ok(report) if report != Default::default() => {
+                        tracing::info!(?report, "stay sweep");
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "stay sweep failed"),
                 }
             }
         },

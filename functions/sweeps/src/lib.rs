@@ -2,7 +2,8 @@
 //! finest schedule); each invocation runs
 //!
 //! * the heartbeat sweep once (ONLINE devices silent past their window go
-//!   OFFLINE 'heartbeat'), and, at the same time,
+//!   OFFLINE 'heartbeat'), and the stay sweep once (guests checked in once
+//!   and out on time, `alyt-stays`), and, at the same time,
 //! * the command bridge sweep every [`SWEEP_INTERVAL`] until
 //!   [`BRIDGE_WINDOW`] has passed, so pending commands are retried every 2 s
 //!   as the spec asks although the schedule itself fires once a minute;
@@ -36,6 +37,7 @@ pub struct Sweeps {
     pub clock: Arc<dyn Clock>,
     pub publisher: Arc<dyn DevicePublisher>,
     pub liveness: LivenessSweep,
+    pub stays: alyt_stays::GuestStays,
     /// Mails waiting reset links on every bridge pass, when set.
     pub reset_mails: Option<alyt_mail::reset::ResetMails>,
 }
@@ -57,6 +59,7 @@ pub struct BridgeTotals {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScheduleReport {
     pub heartbeat: SweepReport,
+    pub stays: alyt_stays::SweepReport,
     pub bridge: BridgeTotals,
 }
 
@@ -66,18 +69,32 @@ pub fn bridge_window(remaining: Duration) -> Duration {
     BRIDGE_WINDOW.min(remaining.saturating_sub(DEADLINE_MARGIN))
 }
 
-/// One scheduled invocation: the heartbeat sweep alongside bridge passes for
-/// `window` (one pass when it is zero). A failed heartbeat sweep is the
-/// invocation's error, reported after the bridge passes ran.
+/// One scheduled invocation: the heartbeat and stay sweeps alongside bridge
+/// passes for `window` (one pass when it is zero). A failed heartbeat or
+/// stay sweep is the invocation's error, reported after the bridge passes
+/// ran.
 pub async fn on_schedule(
     sweeps: &Sweeps,
     _event: serde_json::Value,
     window: Duration,
 ) -> Result<ScheduleReport, StoreError> {
     let until = Instant::now() + window;
-    let (heartbeat, bridge) = tokio::join!(sweeps.liveness.run(), run_bridge(sweeps, until));
+    let (heartbeat, stays, bridge) = tokio::join!(
+        sweeps.liveness.run(),
+        sweeps.stays.sweep(),
+        run_bridge(sweeps, until)
+    );
     let heartbeat =
         heartbeat.inspect_err(|e| tracing::error!(error = %e, "heartbeat sweep failed"))?;
+    let stays = stays.inspect_err(|e| tracing::error!(error = %e, "stay sweep failed"))?;
+    tracing::info!(
+        due = stays.due,
+        checked_in = stays.checked_in,
+        checked_out = stays.checked_out,
+        raced = stays.raced,
+        failed = stays.failed,
+        "stay sweep"
+    );
     tracing::info!(
         checked = heartbeat.checked,
         marked_offline = heartbeat.marked_offline,
@@ -93,7 +110,11 @@ pub async fn on_schedule(
         raced = bridge.raced,
         "bridge sweeps"
     );
-    Ok(ScheduleReport { heartbeat, bridge })
+    Ok(ScheduleReport {
+        heartbeat,
+        stays,
+        bridge,
+    })
 }
 
 /// Bridge passes every [`SWEEP_INTERVAL`], the first at once, none starting

@@ -32,7 +32,8 @@ async fn main() -> Result<(), Error> {
         store: store.clone(),
         clock: clock.clone(),
         publisher: Arc::new(iot.publisher_from_defaults().await),
-        liveness: LivenessSweep::new(store, clock, events),
+        liveness: LivenessSweep::new(store.clone(), clock.clone(), events),
+        stays: alyt_stays::GuestStays::new(store, clock),
         reset_mails: Some(reset_mails),
     };
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
@@ -49,6 +50,13 @@ async fn main() -> Result<(), Error> {
                     "checked": report.heartbeat.checked,
                     "markedOffline": report.heartbeat.marked_offline,
                     "raced": report.heartbeat.raced,
+                },
+                "stays": {
+                    "due": report.stays.due,
+                    "checkedIn": report.stays.checked_in,
+                    "checkedOut": report.stays.checked_out,
+                    "raced": report.stays.raced,
+                    "failed": report.stays.failed,
                 },
                 "bridge": {
                     "passes": report.bridge.passes,

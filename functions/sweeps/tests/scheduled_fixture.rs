@@ -41,7 +41,8 @@ fn sweeps(
         store: store.clone(),
         clock: clock.clone(),
         publisher,
-        liveness: LivenessSweep::new(store, clock, events),
+        liveness: LivenessSweep::new(store.clone(), clock.clone(), events),
+        stays: alyt_stays::GuestStays::new(store, clock),
         reset_mails: None,
     }
 }
@@ -224,4 +225,101 @@ async fn one_invocation_keeps_retrying_pending_commands_every_two_seconds() {
     let stored = commands.get(id, row.command_id).await.unwrap().unwrap().row;
     assert_eq!(stored.state, Lenient::Known(CommandState::Sent));
     assert_eq!(stored.attempts, 2);
+}
+
+/// The stay sweep runs in the same invocation, on DynamoDB: a guest whose
+/// check-in passed is checked in once (one guest.checked_in), and out once
+/// the check-out passed, with their grant gone.
+#[tokio::test]
+async fn the_scheduled_sweep_checks_a_guest_in_and_out_once() {
+    use alyt_domain::access::HouseholdRole;
+    use alyt_domain::ids::{ClientId, UserId};
+    use alyt_domain::stay::StayState;
+    use alyt_store::repo::members::Members;
+    use alyt_store::repo::stays::{StayRecord, Stays};
+    use alyt_store::repo::tenancy::GrantRecord;
+
+    let clock = Arc::new(ManualClock::new(time::OffsetDateTime::now_utc()));
+    let store: Arc<dyn Store> = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
+    let events = EventLog::new(store.clone(), clock.clone());
+    let (tenant, client, home, user) = (
+        TenantId::new(),
+        ClientId::new(),
+        PropertyId::new(),
+        UserId::new(),
+    );
+    let now = clock.now();
+    let stay = StayRecord {
+        reservation_key: "BK-77".into(),
+        tenant_id: tenant,
+        client_id: client,
+        property_id: home,
+        email: "guest@example.com".into(),
+        name: None,
+        check_in: now + time::Duration::minutes(1),
+        check_out: now + time::Duration::minutes(5),
+        require_network: false,
+        phone_thing_id: None,
+        state: StayState::Member,
+        user_id: Some(user),
+        invitation_id: None,
+        checked_in_at: None,
+        checked_out_at: None,
+        opened_by: None,
+        created_at: now,
+        updated_at: now,
+        rev: 0,
+    };
+    let grant = GrantRecord {
+        client_id: client,
+        tenant_id: tenant,
+        user_id: user,
+        role: HouseholdRole::Guest,
+        property_id: Some(home),
+        starts_at: Some(stay.check_in),
+        ends_at: Some(stay.check_out),
+        granted_by: None,
+        reservation_key: Some("BK-77".into()),
+        created_at: now,
+    };
+    let sweeps = sweeps(
+        store.clone(),
+        clock.clone(),
+        events.clone(),
+        Arc::new(NoPublisher),
+    );
+    Members(&*store)
+        .add(&grant, sweeps.stays.opened_writes(&stay).unwrap())
+        .await
+        .unwrap();
+
+    clock.advance(time::Duration::minutes(1));
+    let report = on_schedule(&sweeps, scheduled_event(), Duration::ZERO)
+        .await
+        .unwrap();
+    assert_eq!((report.stays.checked_in, report.stays.checked_out), (1, 0));
+    let again = on_schedule(&sweeps, scheduled_event(), Duration::ZERO)
+        .await
+        .unwrap();
+    assert_eq!(again.stays.checked_in, 0, "marked once");
+    clock.advance(time::Duration::minutes(4));
+    let report = on_schedule(&sweeps, scheduled_event(), Duration::ZERO)
+        .await
+        .unwrap();
+    assert_eq!(report.stays.checked_out, 1);
+    let stored = Stays(&*store).get(client, "BK-77").await.unwrap().unwrap();
+    assert_eq!(stored.state, StayState::CheckedOut);
+    assert!(Members(&*store).get(client, user).await.unwrap().is_none());
+    clock.advance(time::Duration::milliseconds(1));
+    let page = events.read_after(tenant, None, None, 100).await.unwrap();
+    let kinds: Vec<EventKind> = page.events.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            EventKind::GuestInvited,
+            EventKind::GuestCheckedIn,
+            EventKind::NotificationRaised,
+            EventKind::GuestCheckedOut,
+        ]
+    );
 }

@@ -17,5 +17,6 @@ pub mod quota;
 pub mod room;
 pub mod secret;
 pub mod session;
+pub mod stay;
 
 pub use clock::{Clock, ManualClock, SystemClock};

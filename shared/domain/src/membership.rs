@@ -7,7 +7,7 @@
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::access::{Denied, HouseholdRole, PlatformRole, Principal, TenantRole};
+use crate::access::{Denied, HouseholdRole, PlatformRole, Principal, Scope, TenantRole};
 use crate::ids::{ClientId, PropertyId, TenantId, UserId};
 
 /// Where a grant stands now (the Me response's homes and the members list).
@@ -71,6 +71,26 @@ pub fn may_manage_people(
         Some(grant) if grant.tenant_id == tenant => Err(Denied::Role),
         _ if caller.reaches_tenant(tenant) => Err(Denied::Role),
         _ => Err(Denied::NotFound),
+    }
+}
+
+/// Who manages a household's guest stays by reservation key (spec: B
+/// `/guests/{reservationKey}`: "owner, staff, or key with guests:write"):
+/// everyone [`may_manage_people`] lets in, and a DEV key with `guests:write`
+/// in its sandbox (a booking system under development). A LIVE key acts only
+/// for its connector's integrations, which hold no stays.
+pub fn may_manage_guests(
+    caller: &Principal,
+    tenant: TenantId,
+    client: ClientId,
+) -> Result<(), Denied> {
+    match caller {
+        Principal::Key { .. } if !caller.reaches_tenant(tenant) => Err(Denied::NotFound),
+        Principal::Key { .. } if caller.acts_for_connector(tenant).is_some() => {
+            Err(Denied::ConnectorOnly)
+        }
+        Principal::Key { .. } => caller.require_scope(Scope::GuestsWrite),
+        Principal::Person { .. } => may_manage_people(caller, tenant, client),
     }
 }
 
@@ -270,7 +290,7 @@ mod tests {
 
     use super::*;
     use crate::access::{Claims, ClientGrant, KeyKind, SessionKind};
-    use crate::ids::{DeveloperId, KeyId, SessionId};
+    use crate::ids::{ConnectorId, DeveloperId, KeyId, SessionId};
 
     fn person(
         platform: Option<PlatformRole>,
@@ -359,6 +379,62 @@ mod tests {
         );
         assert_eq!(
             may_manage_people(&confused, tenant, client),
+            Err(Denied::NotFound)
+        );
+    }
+
+    #[test]
+    fn guest_stays_are_managed_by_owners_staff_and_dev_keys_with_the_scope() {
+        let (tenant, client) = (TenantId::new(), ClientId::new());
+        let owner = person(None, &[], &[(client, HouseholdRole::Owner, tenant)]);
+        assert_eq!(may_manage_guests(&owner, tenant, client), Ok(()));
+        let member = person(None, &[], &[(client, HouseholdRole::Member, tenant)]);
+        assert_eq!(
+            may_manage_guests(&member, tenant, client),
+            Err(Denied::Role)
+        );
+        let key = |kind, scopes: &[Scope], connector| Principal::Key {
+            key_id: KeyId::new(),
+            developer: DeveloperId::new(),
+            kind,
+            scopes: scopes.iter().copied().collect(),
+            tenants: [tenant].into(),
+            connector,
+        };
+        assert_eq!(
+            may_manage_guests(
+                &key(KeyKind::Dev, &[Scope::GuestsWrite], None),
+                tenant,
+                client
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            may_manage_guests(
+                &key(KeyKind::Dev, &[Scope::DevicesRead], None),
+                tenant,
+                client
+            ),
+            Err(Denied::MissingScope(Scope::GuestsWrite))
+        );
+        assert_eq!(
+            may_manage_guests(
+                &key(
+                    KeyKind::Live,
+                    &[Scope::GuestsWrite],
+                    Some(ConnectorId::new())
+                ),
+                tenant,
+                client
+            ),
+            Err(Denied::ConnectorOnly)
+        );
+        assert_eq!(
+            may_manage_guests(
+                &key(KeyKind::Dev, &[Scope::GuestsWrite], None),
+                TenantId::new(),
+                client
+            ),
             Err(Denied::NotFound)
         );
     }

@@ -11,6 +11,7 @@ pub use alyt_domain::ids::{BadEventId, EventId};
 use alyt_domain::ids::{TenantId, WebhookId};
 use alyt_domain::integration::ThingStateData;
 use alyt_domain::notification::NotificationRaisedData;
+use alyt_domain::stay::GuestStayData;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -123,8 +124,7 @@ pub struct WebhookPingData {
 
 /// An event as its producer raises it: the variant decides the kind and the
 /// type of the `data`, so a kind can never carry another kind's payload.
-/// Kinds nothing raises yet (`submission.state`, the guest kinds) have no
-/// variant.
+/// Kinds nothing raises yet (`submission.state`) have no variant.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlatformEvent {
     DeviceOnline(DeviceOnlineData),
@@ -134,6 +134,9 @@ pub enum PlatformEvent {
     ThingState(ThingStateData),
     NotificationRaised(NotificationRaisedData),
     WebhookPing(WebhookPingData),
+    GuestInvited(GuestStayData),
+    GuestCheckedIn(GuestStayData),
+    GuestCheckedOut(GuestStayData),
 }
 
 impl PlatformEvent {
@@ -146,6 +149,9 @@ impl PlatformEvent {
             PlatformEvent::ThingState(_) => EventKind::ThingState,
             PlatformEvent::NotificationRaised(_) => EventKind::NotificationRaised,
             PlatformEvent::WebhookPing(_) => EventKind::WebhookPing,
+            PlatformEvent::GuestInvited(_) => EventKind::GuestInvited,
+            PlatformEvent::GuestCheckedIn(_) => EventKind::GuestCheckedIn,
+            PlatformEvent::GuestCheckedOut(_) => EventKind::GuestCheckedOut,
         }
     }
 
@@ -160,6 +166,9 @@ impl PlatformEvent {
             PlatformEvent::ThingState(data) => serde_json::to_value(data),
             PlatformEvent::NotificationRaised(data) => serde_json::to_value(data),
             PlatformEvent::WebhookPing(data) => serde_json::to_value(data),
+            PlatformEvent::GuestInvited(data)
+            | PlatformEvent::GuestCheckedIn(data)
+            | PlatformEvent::GuestCheckedOut(data) => serde_json::to_value(data),
         }
     }
 

@@ -1206,7 +1206,7 @@ pub async fn twenty_accepts_of_one_invitation_at_once_make_one_member(f: Fixture
         let (tenant, client) = (TenantId::new(), ClientId::new());
         let email = format!("guest-{client}@example.com");
         let invited = invitation(tenant, client, &email, &format!("hash-{client}"));
-        Invitations(&*store).create(&invited).await.unwrap();
+        Invitations(&*store).create(&invited, vec![]).await.unwrap();
         let tasks: Vec<_> = (0..20)
             .map(|_| {
                 let (store, invited) = (Arc::clone(&store), invited.clone());
@@ -1262,7 +1262,7 @@ pub async fn twenty_accepts_of_one_invitation_at_once_make_one_member(f: Fixture
         );
         // The address is free for a new invitation.
         let again = invitation(tenant, client, &email, &format!("again-{client}"));
-        invitations.create(&again).await.unwrap();
+        invitations.create(&again, vec![]).await.unwrap();
     }
 }
 

@@ -72,7 +72,7 @@ proptest! {
             let store = SqliteStore::in_memory(clock.clone()).unwrap();
             let (tenant, client) = (TenantId::new(), ClientId::new());
             let first = invitation(tenant, client, "new@example.com", &hash(0));
-            Invitations(&store).create(&first).await.unwrap();
+            Invitations(&store).create(&first, vec![]).await.unwrap();
             let mut model = InvitationLink::sent(clock.now());
             for m in moves {
                 match m {

@@ -40,6 +40,20 @@ fn audience(kind: SessionKind) -> Audience {
 pub async fn build_claims(state: &AppState, user: &UserRecord) -> Result<Claims, ApiError> {
     let now = state.clock.now();
     let grants = Tenancy(&*state.store).grants_of(user.id).await?;
+    // A guest's claims mention the home only inside the stay, to the
+    // second: the token ends no later than the next start or end of a stay,
+    // so the claims made after it say what holds then.
+    let iat = now.unix_timestamp();
+    let next_change = grants
+        .iter()
+        .flat_map(|g| [g.starts_at, g.ends_at])
+        .flatten()
+        .map(|at| at.unix_timestamp())
+        .filter(|at| *at > iat)
+        .min();
+    let exp = next_change.map_or(iat + SESSION_TOKEN_SECONDS, |at| {
+        at.min(iat + SESSION_TOKEN_SECONDS)
+    });
     let clients = grants
         .into_iter()
         .filter(|g| g.in_force(now))
@@ -54,7 +68,6 @@ pub async fn build_claims(state: &AppState, user: &UserRecord) -> Result<Claims,
             )
         })
         .collect();
-    let iat = now.unix_timestamp();
     Ok(Claims {
         sub: user.id,
         email: user.email.clone(),
@@ -62,20 +75,20 @@ pub async fn build_claims(state: &AppState, user: &UserRecord) -> Result<Claims,
         tenants: user.tenants.clone(),
         clients,
         iat,
-        exp: iat + SESSION_TOKEN_SECONDS,
+        exp,
         jti: random_token(),
     })
 }
 
-/// An access token for `session`. A developer session of an account that is
-/// no longer active (suspended) gets none: the session is revoked, so its
-/// refresh token stops working too.
+/// An access token for `session` and the seconds it lives. A developer
+/// session of an account that is no longer active (suspended) gets none: the
+/// session is revoked, so its refresh token stops working too.
 async fn access_token(
     state: &AppState,
     user: &UserRecord,
     kind: SessionKind,
     session: SessionId,
-) -> Result<String, ApiError> {
+) -> Result<(String, i64), ApiError> {
     if kind == SessionKind::Developer {
         let active = match user.developer_id {
             Some(id) => Developers(&*state.store)
@@ -90,9 +103,10 @@ async fn access_token(
         }
     }
     let claims = build_claims(state, user).await?;
-    Ok(state
+    let token = state
         .tokens
-        .issue_session(audience(kind), &claims, session, user.developer_id))
+        .issue_session(audience(kind), &claims, session, user.developer_id);
+    Ok((token, claims.exp - claims.iat))
 }
 
 /// Starts a new session for a person whose credentials were checked.
@@ -115,10 +129,11 @@ pub async fn start(
     Sessions(&*state.store)
         .start(&session, &sha256_hex(&refresh_token))
         .await?;
+    let (access_token, expires_in) = access_token(state, user, kind, session.id).await?;
     Ok(TokenPair {
-        access_token: access_token(state, user, kind, session.id).await?,
+        access_token,
         refresh_token,
-        expires_in: SESSION_TOKEN_SECONDS,
+        expires_in,
     })
 }
 
@@ -149,10 +164,11 @@ pub async fn refresh(
                 .get(session.user_id)
                 .await?
                 .ok_or_else(refresh_refused)?;
+            let (access_token, expires_in) = access_token(state, &user, kind, session.id).await?;
             Ok(TokenPair {
-                access_token: access_token(state, &user, kind, session.id).await?,
+                access_token,
                 refresh_token: next_token,
-                expires_in: SESSION_TOKEN_SECONDS,
+                expires_in,
             })
         }
         Refreshed::Revoked(session) => {

@@ -171,6 +171,15 @@ impl PathIds for PathText {
     }
 }
 
+impl<A: PathId, B: PathId> PathIds for (A, B, PathText) {
+    fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
+        match params {
+            [a, b, (_, text)] => Ok((path_id(*a)?, path_id(*b)?, PathText((*text).to_owned()))),
+            _ => Err(wrong_count()),
+        }
+    }
+}
+
 impl<A: PathId, B: PathId> PathIds for (A, B) {
     fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
         match params {

@@ -29,7 +29,8 @@ use super::identity::email_key;
 use super::tokens::{self, Purpose};
 use super::ts;
 use crate::{
-    Condition, Item, Key, ListScope, PageKey, SortKey, Store, StoreError, TxWrite, UpdateAction,
+    CancelReason, Condition, Item, Key, ListScope, PageKey, SortKey, Store, StoreError, TxWrite,
+    UpdateAction,
 };
 
 /// A pending invitation.
@@ -89,6 +90,10 @@ pub enum InvitationError {
     /// The invitation was accepted, withdrawn or changed meanwhile.
     #[error("the invitation is no longer pending")]
     Gone,
+    /// The condition of write `write` of the caller's `also` failed (a
+    /// guest's reservation key already in use): nothing was written.
+    #[error("write {write} of the change was refused")]
+    Refused { write: usize },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -150,14 +155,62 @@ pub fn accept_writes(invitation: &InvitationRecord, now_unix: i64) -> Vec<TxWrit
     ]
 }
 
+/// The writes that withdraw `invitation` (as read: write 0 fails when it
+/// was accepted, withdrawn or resent since), for a transaction that does
+/// more (a guest checked out before accepting).
+pub fn withdraw_writes(invitation: &InvitationRecord) -> Vec<TxWrite> {
+    vec![
+        TxWrite::Delete {
+            key: invitation_key(invitation.client_id, invitation.id),
+            condition: Some(as_read(invitation)),
+        },
+        TxWrite::Delete {
+            key: invitee_key(invitation.client_id, &invitation.email),
+            condition: None,
+        },
+        TxWrite::Delete {
+            key: tokens::key(Purpose::Invitation, &invitation.token_hash),
+            condition: None,
+        },
+    ]
+}
+
+/// The write that moves the stay of a pending guest `invitation` (as read)
+/// to new dates.
+pub fn stay_write(
+    invitation: &InvitationRecord,
+    starts_at: OffsetDateTime,
+    expires_at: OffsetDateTime,
+) -> Result<TxWrite, StoreError> {
+    Ok(TxWrite::Update {
+        key: invitation_key(invitation.client_id, invitation.id),
+        actions: vec![
+            UpdateAction::Set("startsAt".into(), rfc3339(starts_at)?),
+            UpdateAction::Set("expiresAt".into(), rfc3339(expires_at)?),
+        ],
+        condition: Some(as_read(invitation)),
+    })
+}
+
+fn rfc3339(at: OffsetDateTime) -> Result<serde_json::Value, StoreError> {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .map(Into::into)
+        .map_err(|e| StoreError::Invalid(e.to_string()))
+}
+
 pub struct Invitations<'a>(pub &'a dyn Store);
 
 impl Invitations<'_> {
-    /// Records a new invitation with its first link. One transaction.
-    pub async fn create(&self, invitation: &InvitationRecord) -> Result<(), InvitationError> {
+    /// Records a new invitation with its first link, and `also` (a guest's
+    /// stay and its event) in the same transaction.
+    pub async fn create(
+        &self,
+        invitation: &InvitationRecord,
+        also: Vec<TxWrite>,
+    ) -> Result<(), InvitationError> {
         let guard = Item::new(invitee_key(invitation.client_id, &invitation.email))
             .with("invitationId", invitation.id.to_string());
-        let writes = vec![
+        let mut writes = vec![
             TxWrite::Put {
                 item: Item::from_record(
                     invitation_key(invitation.client_id, invitation.id),
@@ -171,8 +224,23 @@ impl Invitations<'_> {
             },
             link_write(invitation)?,
         ];
+        let also_from = writes.len();
+        writes.extend(also);
         match self.0.transact(writes).await {
             Ok(()) => Ok(()),
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons
+                    .iter()
+                    .skip(also_from)
+                    .any(|r| *r == CancelReason::ConditionFailed) =>
+            {
+                let write = reasons
+                    .iter()
+                    .skip(also_from)
+                    .position(|r| *r == CancelReason::ConditionFailed)
+                    .unwrap_or(0);
+                Err(InvitationError::Refused { write })
+            }
             Err(e) if e.is_condition_failure() => {
                 let pending = self
                     .0
@@ -259,18 +327,13 @@ impl Invitations<'_> {
             sends: invitation.sends + 1,
             ..invitation.clone()
         };
-        let timestamp = |at: OffsetDateTime| -> Result<serde_json::Value, StoreError> {
-            at.format(&time::format_description::well_known::Rfc3339)
-                .map(Into::into)
-                .map_err(|e| StoreError::Invalid(e.to_string()))
-        };
         let writes = vec![
             TxWrite::Update {
                 key: invitation_key(invitation.client_id, invitation.id),
                 actions: vec![
                     UpdateAction::Set("tokenHash".into(), next.token_hash.clone().into()),
-                    UpdateAction::Set("sentAt".into(), timestamp(now)?),
-                    UpdateAction::Set("linkExpiresAt".into(), timestamp(link_expires_at)?),
+                    UpdateAction::Set("sentAt".into(), rfc3339(now)?),
+                    UpdateAction::Set("linkExpiresAt".into(), rfc3339(link_expires_at)?),
                     UpdateAction::Set("sends".into(), next.sends.into()),
                 ],
                 condition: Some(as_read(invitation)),
@@ -292,21 +355,7 @@ impl Invitations<'_> {
     /// transaction; [`InvitationError::Gone`] when it was accepted, withdrawn
     /// or resent meanwhile.
     pub async fn withdraw(&self, invitation: &InvitationRecord) -> Result<(), InvitationError> {
-        let writes = vec![
-            TxWrite::Delete {
-                key: invitation_key(invitation.client_id, invitation.id),
-                condition: Some(as_read(invitation)),
-            },
-            TxWrite::Delete {
-                key: invitee_key(invitation.client_id, &invitation.email),
-                condition: None,
-            },
-            TxWrite::Delete {
-                key: tokens::key(Purpose::Invitation, &invitation.token_hash),
-                condition: None,
-            },
-        ];
-        match self.0.transact(writes).await {
+        match self.0.transact(withdraw_writes(invitation)).await {
             Ok(()) => Ok(()),
             Err(e) if e.is_condition_failure() => Err(InvitationError::Gone),
             Err(e) => Err(e.into()),

@@ -9,6 +9,7 @@
 
 use alyt_domain::access::HouseholdRole;
 use alyt_domain::ids::{ClientId, UserId};
+use time::OffsetDateTime;
 
 pub use super::tenancy::first_owner_write;
 use super::tenancy::{GrantRecord, grant_key, grant_write, owners_key};
@@ -205,6 +206,29 @@ impl Members<'_> {
             Err(e) => Err(e),
         }
     }
+}
+
+/// The write that moves the stay of a guest's `grant` (as read) to new
+/// dates; fails when the grant was removed or changed role meanwhile.
+pub fn stay_window_write(
+    grant: &GrantRecord,
+    starts_at: OffsetDateTime,
+    ends_at: OffsetDateTime,
+) -> Result<TxWrite, StoreError> {
+    let text = |at: OffsetDateTime| -> Result<serde_json::Value, StoreError> {
+        at.format(&time::format_description::well_known::Rfc3339)
+            .map(Into::into)
+            .map_err(|e| StoreError::Invalid(e.to_string()))
+    };
+    let role = serde_json::to_value(grant.role).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    Ok(TxWrite::Update {
+        key: grant_key(grant.client_id, grant.user_id),
+        actions: vec![
+            UpdateAction::Set("startsAt".into(), text(starts_at)?),
+            UpdateAction::Set("endsAt".into(), text(ends_at)?),
+        ],
+        condition: Some(Condition::item_present().and(Condition::eq("role", role))),
+    })
 }
 
 /// The list of a household's members.

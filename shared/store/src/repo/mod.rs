@@ -2,6 +2,7 @@
 //! keys of `DATA_MODEL.md` and makes the rules that must hold under concurrency
 //! conditional writes. Handlers use these, never raw keys.
 
+pub mod audit;
 pub mod commands;
 pub mod config;
 pub mod developers;
@@ -19,6 +20,7 @@ pub mod notifications;
 pub mod resets;
 pub mod rooms;
 pub mod simulator;
+pub mod stays;
 pub mod tenancy;
 pub mod tokens;
 pub mod usage;

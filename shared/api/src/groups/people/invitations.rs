@@ -38,11 +38,15 @@ use alyt_domain::ids::{ClientId, InvitationId, PropertyId, TenantId};
 use alyt_domain::invitation::{LINK_LIFETIME, PendingState};
 use alyt_domain::membership::{ChangedBy, GrantTerms, check_terms, mask_email, role_words};
 use alyt_domain::password::check_password;
+use alyt_domain::stay::{StayState, StayWindow};
+use alyt_store::TxWrite;
 use alyt_store::repo::identity::{Sessions, UserRecord, Users, create_writes, verify_email_write};
 use alyt_store::repo::invitations::{
     InvitationError, InvitationRecord, Invitations, accept_writes, household_invitations,
 };
 use alyt_store::repo::members::{MemberError, Members};
+use alyt_store::repo::stays::{StayRecord, Stays, change_write};
+use alyt_store::repo::tenancy::GrantRecord;
 use alyt_store::repo::tenancy::{ClientRecord, PropertyRecord, Tenancy};
 use axum::Json;
 use axum::extract::State;
@@ -53,8 +57,8 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{
-    Member, NO_HOUSEHOLD, grant_membership, granted_writes, household_home, managed_household,
-    member_error, new_grant,
+    Member, NO_HOUSEHOLD, grant_membership, granted_writes, guests, household_home,
+    managed_household, member_error, new_grant,
 };
 use crate::auth::secrets::{hash_password_blocking, random_token, sha256_hex};
 use crate::auth::sessions::{self, TokenPair};
@@ -217,11 +221,11 @@ impl Invitation {
 }
 
 /// The checked terms of a new invitation.
-struct Terms {
-    email: String,
-    name: Option<String>,
-    grant: GrantTerms,
-    reservation_key: Option<String>,
+pub(super) struct Terms {
+    pub email: String,
+    pub name: Option<String>,
+    pub grant: GrantTerms,
+    pub reservation_key: Option<String>,
 }
 
 fn checked_terms(request: CreateInvitationRequest, now: OffsetDateTime) -> Result<Terms, ApiError> {
@@ -234,24 +238,11 @@ fn checked_terms(request: CreateInvitationRequest, now: OffsetDateTime) -> Resul
         expires_at: request.expires_at,
     };
     check_terms(&grant, now).map_err(|p| ApiError::validation(p.field, p.detail))?;
-    if request.require_network == Some(true) {
-        if request.role == HouseholdRole::Owner {
-            return Err(ApiError::validation(
-                "requireNetwork",
-                "an owner cannot be given the network condition",
-            ));
-        }
-        return Err(ApiError::validation(
-            "requireNetwork",
-            "the home has no presence signal yet: connect the network controller or wait for the hub link, then set the condition",
-        ));
-    }
-    if request.phone_thing_id.is_some() {
-        return Err(ApiError::validation(
-            "phoneThingId",
-            "a phone is chosen only together with requireNetwork",
-        ));
-    }
+    checked_network(
+        request.role,
+        request.require_network,
+        request.phone_thing_id,
+    )?;
     let reservation_key = match request.reservation_key {
         None => None,
         Some(_) if request.role != HouseholdRole::Guest => {
@@ -268,6 +259,35 @@ fn checked_terms(request: CreateInvitationRequest, now: OffsetDateTime) -> Resul
         grant,
         reservation_key,
     })
+}
+
+/// The network condition of a grant (Authentication 8): never for an
+/// owner, and not before the home has a presence signal, which no home has
+/// yet (the network controller comes with the rest of the condition).
+pub(super) fn checked_network(
+    role: HouseholdRole,
+    require_network: Option<bool>,
+    phone_thing_id: Option<Uuid>,
+) -> Result<(), ApiError> {
+    if require_network == Some(true) {
+        if role == HouseholdRole::Owner {
+            return Err(ApiError::validation(
+                "requireNetwork",
+                "an owner cannot be given the network condition",
+            ));
+        }
+        return Err(ApiError::validation(
+            "requireNetwork",
+            "the home has no presence signal yet: connect the network controller or wait for the hub link, then set the condition",
+        ));
+    }
+    if phone_thing_id.is_some() {
+        return Err(ApiError::validation(
+            "phoneThingId",
+            "a phone is chosen only together with requireNetwork",
+        ));
+    }
+    Ok(())
 }
 
 /// A booking's reservation key: 1-100 letters, digits, `.`, `_`, `:`, `-`.
@@ -328,54 +348,117 @@ pub async fn create_invitation(
     {
         return Err(already_member());
     }
-    let result = match account.filter(|a| a.email_verified_at.is_some()) {
-        Some(person) => {
-            let grant = grant_membership(
-                &state,
-                &caller,
-                &household,
-                &person,
-                home.as_ref(),
-                terms.grant,
-                terms.reservation_key,
-            )
-            .await?;
-            // Their claims name the household from their next sign-in.
-            Sessions(&*state.store).revoke_all_of(person.id).await?;
-            InvitationResult {
-                status: InvitationOutcome::Added,
-                member: Some(Member::new(grant, Some(person.email), now)),
-                invitation: None,
+    let verified = account.filter(|a| a.email_verified_at.is_some());
+    let result = match (home, terms.grant.role) {
+        // A guest's stay is a stay record like any other (the sweep lets
+        // them out on time), with a key of its own when none was given.
+        (Some(home), HouseholdRole::Guest) => {
+            let window = StayWindow {
+                check_in: terms.grant.starts_at.unwrap_or(now),
+                check_out: terms.grant.expires_at.unwrap_or(now),
+            };
+            let key = terms
+                .reservation_key
+                .clone()
+                .unwrap_or_else(guests::generated_key);
+            if Stays(&*state.store)
+                .get(household.id, &key)
+                .await?
+                .is_some_and(|s| s.state != StayState::CheckedOut)
+            {
+                return Err(guests::stay_refused());
+            }
+            let guest = match verified {
+                Some(person) => guests::Guest::Account(person),
+                None => guests::Guest::Address {
+                    email: terms.email,
+                    name: terms.name,
+                },
+            };
+            match guests::open_stay(&state, &caller, &household, &home, guest, window, key).await? {
+                guests::Opened::Member(grant, stay) => {
+                    added(&state, grant, stay.email, now).await?
+                }
+                guests::Opened::Invited(invitation, _) => invited(invitation, now),
             }
         }
-        None => {
-            let invitation = invite(&state, &caller, &household, home.as_ref(), terms, now).await?;
-            InvitationResult {
-                status: InvitationOutcome::Invited,
-                member: None,
-                invitation: Some(Invitation::new(invitation, now)),
+        (home, _) => match verified {
+            Some(person) => {
+                let grant = grant_membership(
+                    &state,
+                    &caller,
+                    &household,
+                    &person,
+                    home.as_ref(),
+                    terms.grant,
+                    terms.reservation_key,
+                    vec![],
+                )
+                .await?;
+                added(&state, grant, person.email, now).await?
             }
-        }
+            None => {
+                let invitation = invite(
+                    &state,
+                    &caller,
+                    &household,
+                    home.as_ref(),
+                    terms,
+                    InvitationId::new(),
+                    vec![],
+                )
+                .await?;
+                invited(invitation, now)
+            }
+        },
     };
     Ok((StatusCode::CREATED, Json(result)))
+}
+
+/// The answer for an address whose verified account got the grant: its
+/// sessions are signed out, so its claims name the household from the next
+/// sign-in.
+async fn added(
+    state: &AppState,
+    grant: GrantRecord,
+    email: String,
+    now: OffsetDateTime,
+) -> Result<InvitationResult, ApiError> {
+    Sessions(&*state.store).revoke_all_of(grant.user_id).await?;
+    Ok(InvitationResult {
+        status: InvitationOutcome::Added,
+        member: Some(Member::new(grant, Some(email), now)),
+        invitation: None,
+    })
+}
+
+fn invited(invitation: InvitationRecord, now: OffsetDateTime) -> InvitationResult {
+    InvitationResult {
+        status: InvitationOutcome::Invited,
+        member: None,
+        invitation: Some(Invitation::new(invitation, now)),
+    }
 }
 
 fn already_member() -> ApiError {
     ApiError::conflict("this person is already a member of the household")
 }
 
-/// Records the invitation and mails its first link.
-async fn invite(
+/// Records invitation `id` (with `also`, a guest's stay, in the same
+/// transaction) and mails its first link.
+pub(super) async fn invite(
     state: &AppState,
     caller: &Principal,
     household: &ClientRecord,
     home: Option<&PropertyRecord>,
     terms: Terms,
-    now: OffsetDateTime,
+    id: InvitationId,
+    also: Vec<TxWrite>,
 ) -> Result<InvitationRecord, ApiError> {
+    let now = state.clock.now();
     let token = random_token();
     let invitation = InvitationRecord {
-        id: InvitationId::new(),
+        id,
         tenant_id: household.tenant_id,
         client_id: household.id,
         email: terms.email,
@@ -395,7 +478,7 @@ async fn invite(
         token_hash: sha256_hex(&token),
     };
     Invitations(&*state.store)
-        .create(&invitation)
+        .create(&invitation, also)
         .await
         .map_err(invitation_error)?;
     mail_link(state, household, home, &invitation, &token).await;
@@ -409,6 +492,8 @@ fn invitation_error(e: InvitationError) -> ApiError {
             "this address already has a pending invitation ({id}); resend or withdraw it"
         )),
         InvitationError::Gone => ApiError::not_found(NO_INVITATION),
+        // The only conditioned writes callers add: a guest's stay.
+        InvitationError::Refused { .. } => guests::stay_refused(),
         InvitationError::Store(e) => e.into(),
     }
 }
@@ -798,8 +883,7 @@ pub async fn accept_invitation(
 ) -> Result<Json<TokenPair>, ApiError> {
     let (invitation, household, home) = live_invitation(&state, &token).await?;
     let now = state.clock.now();
-    let spend = accept_writes(&invitation, now.unix_timestamp());
-    let spend_len = spend.len();
+    let stay = waiting_stay(&state, &invitation).await?;
     let account = Users(&*state.store)
         .find_by_email(&invitation.email)
         .await?;
@@ -812,7 +896,7 @@ pub async fn accept_invitation(
                 ));
             }
             let person = existing_account(&state, &invitation, request, address).await?;
-            let mut writes = spend;
+            let mut writes = spend_writes(&invitation, stay.as_ref(), &person, now)?;
             if person.email_verified_at.is_none() {
                 writes.push(verify_email_write(person.id, now)?);
             }
@@ -820,7 +904,7 @@ pub async fn accept_invitation(
         }
         None => {
             let person = new_account(&invitation, request, now).await?;
-            let mut writes = spend;
+            let mut writes = spend_writes(&invitation, stay.as_ref(), &person, now)?;
             writes.extend(create_writes(&person)?);
             (person, writes, true)
         }
@@ -847,9 +931,11 @@ pub async fn accept_invitation(
         home.as_ref(),
         ChangedBy::Invitation,
     )?);
+    let spend_len = accept_writes(&invitation, 0).len() + usize::from(stay.is_some());
     match Members(&*state.store).add(&grant, writes).await {
         Ok(()) => {}
-        // The link was spent, withdrawn or resent since it was opened.
+        // The link was spent, withdrawn or resent since it was opened (or
+        // the guest's stay ended).
         Err(MemberError::Refused { write }) if write < spend_len => return Err(dead_invitation()),
         Err(MemberError::Refused { .. }) if new_account => {
             return Err(ApiError::conflict(
@@ -864,6 +950,49 @@ pub async fn accept_invitation(
     Ok(Json(
         sessions::start(&state, &person, SessionKind::Household).await?,
     ))
+}
+
+/// The stay a guest's invitation opens, while it waits for this
+/// invitation; a stay that is over (or waits for another invitation) makes
+/// the link dead.
+async fn waiting_stay(
+    state: &AppState,
+    invitation: &InvitationRecord,
+) -> Result<Option<StayRecord>, ApiError> {
+    let Some(key) = &invitation.reservation_key else {
+        return Ok(None);
+    };
+    match Stays(&*state.store).get(invitation.client_id, key).await? {
+        Some(stay)
+            if stay.state == StayState::Invited && stay.invitation_id == Some(invitation.id) =>
+        {
+            Ok(Some(stay))
+        }
+        _ => Err(dead_invitation()),
+    }
+}
+
+/// The writes that spend the link of `invitation` (and move its guest's
+/// stay to `member`), first in the accepting transaction: any of them
+/// failing means the link died meanwhile.
+fn spend_writes(
+    invitation: &InvitationRecord,
+    stay: Option<&StayRecord>,
+    person: &UserRecord,
+    now: OffsetDateTime,
+) -> Result<Vec<TxWrite>, ApiError> {
+    let mut writes = accept_writes(invitation, now.unix_timestamp());
+    if let Some(read) = stay {
+        let mut moved = read.stay();
+        moved.accepted().map_err(|_| dead_invitation())?;
+        let next = StayRecord {
+            user_id: Some(person.id),
+            invitation_id: None,
+            ..read.with(&moved, now)
+        };
+        writes.push(change_write(read, &next)?);
+    }
+    Ok(writes)
 }
 
 /// The invited address's account, signed in with its password (counted by

@@ -41,6 +41,7 @@ use alyt_domain::membership::{
     MembershipNotice, RemovalRefused, check_removal, check_terms, mask_email, may_manage_people,
     role_words,
 };
+use alyt_domain::stay::StayWindow;
 use alyt_events::PlatformEvent;
 use alyt_store::TxWrite;
 use alyt_store::repo::identity::{Sessions, UserRecord, Users};
@@ -62,6 +63,7 @@ use crate::conventions::problem::{NoValidToken, Problem};
 use crate::ports::Email;
 use crate::{ApiError, AppState};
 
+pub mod guests;
 pub mod invitations;
 
 pub fn routes() -> Operations {
@@ -69,6 +71,7 @@ pub fn routes() -> Operations {
         .merge(operations!(list_members, add_member))
         .merge(operations!(remove_member))
         .merge(invitations::routes())
+        .merge(guests::routes())
 }
 
 /// One person of a household: every field the people list shows is
@@ -308,16 +311,46 @@ pub async fn add_member(
         .get(request.user_id)
         .await?
         .ok_or_else(|| ApiError::validation("userId", "no account has this user id"))?;
-    let grant = grant_membership(
-        &state,
-        &caller,
-        &household,
-        &person,
-        home.as_ref(),
-        terms,
-        None,
-    )
-    .await?;
+    let grant = match home {
+        // A guest's stay is a stay record like any other (the sweep lets
+        // them out on time).
+        Some(home) if terms.role == HouseholdRole::Guest => {
+            let window = StayWindow {
+                check_in: terms.starts_at.unwrap_or(now),
+                check_out: terms.expires_at.unwrap_or(now),
+            };
+            let guest = guests::Guest::Account(person.clone());
+            match guests::open_stay(
+                &state,
+                &caller,
+                &household,
+                &home,
+                guest,
+                window,
+                guests::generated_key(),
+            )
+            .await?
+            {
+                guests::Opened::Member(grant, _) => grant,
+                guests::Opened::Invited(..) => {
+                    return Err(ApiError::internal("a grant by user id invited instead"));
+                }
+            }
+        }
+        home => {
+            grant_membership(
+                &state,
+                &caller,
+                &household,
+                &person,
+                home.as_ref(),
+                terms,
+                None,
+                vec![],
+            )
+            .await?
+        }
+    };
     Ok((
         StatusCode::CREATED,
         Json(Member::new(grant, Some(person.email), now)),
@@ -403,6 +436,7 @@ fn granted_writes(
 
 /// Grants `person` a role in `household` on checked `terms`, with the
 /// household's notification in the same write, and tells the person.
+#[allow(clippy::too_many_arguments)]
 async fn grant_membership(
     state: &AppState,
     caller: &Principal,
@@ -411,6 +445,7 @@ async fn grant_membership(
     home: Option<&PropertyRecord>,
     terms: GrantTerms,
     reservation_key: Option<String>,
+    also: Vec<TxWrite>,
 ) -> Result<GrantRecord, ApiError> {
     let now = state.clock.now();
     let grant = new_grant(
@@ -422,11 +457,23 @@ async fn grant_membership(
         now,
     );
     let by = ChangedBy::of(caller, household.tenant_id);
-    let writes = granted_writes(state, household, &grant, &person.email, home, by)?;
+    let mut writes = also;
+    writes.extend(granted_writes(
+        state,
+        household,
+        &grant,
+        &person.email,
+        home,
+        by,
+    )?);
     Members(&*state.store)
         .add(&grant, writes)
         .await
-        .map_err(member_error)?;
+        .map_err(|e| match e {
+            // The only conditioned writes callers add: a guest's stay.
+            MemberError::Refused { .. } => guests::stay_refused(),
+            e => member_error(e),
+        })?;
     tell_person(
         state,
         person,
@@ -478,6 +525,14 @@ pub async fn remove_member(
     // Refuse before signing anyone out; the transaction guards it again.
     if grant.role == HouseholdRole::Owner && members.owner_count(household.id).await? <= 1 {
         return Err(refusal(RemovalRefused::LastOwner));
+    }
+    // A guest's grant ends with their stay: the stay is checked out (the
+    // same sign-out, notification, audit entry and guest.checked_out as at
+    // check-out time).
+    if let Some(stay) = guests::open_stay_of(&state, &grant).await? {
+        return guests::check_out_now(&state, &caller, &stay)
+            .await
+            .map(|_| StatusCode::NO_CONTENT);
     }
     end_membership(&state, &caller, &household, grant).await?;
     Ok(StatusCode::NO_CONTENT)
