@@ -974,6 +974,14 @@ fn tenant_operations() -> Vec<TenantOperation> {
             foreign: people_foreign::<400>,
         },
         TenantOperation {
+            id: "changeMember",
+            method: "PATCH",
+            path: "/tenants/{tenantId}/clients/{clientId}/members/0190b5a0-0000-7000-8000-0000000000aa",
+            body: Some(r#"{"role":"MEMBER"}"#),
+            own: people_own::<404>,
+            foreign: people_foreign::<404>,
+        },
+        TenantOperation {
             id: "removeMember",
             method: "DELETE",
             path: "/tenants/{tenantId}/clients/{clientId}/members/0190b5a0-0000-7000-8000-0000000000aa",

@@ -509,3 +509,178 @@ async fn membership_changes_reach_the_sandbox_event_stream() {
     assert_eq!(granted["deviceId"], Value::Null);
     assert!(granted["id"].is_string() && granted["at"].is_string());
 }
+
+async fn patch(t: &TestPlatform, path: &str, token: &str, body: Value) -> (u16, Value) {
+    t.send_json("PATCH", path, Some(token), Some(body)).await
+}
+
+#[tokio::test]
+async fn a_member_changes_level_home_and_stay_and_the_last_owner_stays() {
+    let t = TestPlatform::start().await;
+    let house = demo(&t);
+    let owner = owner_token(&t).await;
+    let (_, me) = t.get_json("/auth/me", Some(&owner)).await;
+    let owner_id = me["claims"]["sub"].as_str().unwrap().to_owned();
+    let (anna, _, anna_refresh) = person(&t, "anna.change@example.com").await;
+    let (status, _) = grant(&t, &house, &owner, &anna, "MEMBER").await;
+    assert_eq!(status, 201);
+    let (_, anna_refresh) = {
+        let (status, pair) = t
+            .post_json(
+                "/auth/refresh",
+                None,
+                json!({ "refreshToken": anna_refresh }),
+            )
+            .await;
+        assert_eq!(status, 200);
+        (
+            pair["accessToken"].as_str().unwrap().to_owned(),
+            pair["refreshToken"].as_str().unwrap().to_owned(),
+        )
+    };
+
+    // Made an owner: the change applies at once (she is signed out).
+    let (status, changed) =
+        patch(&t, &house.member(&anna), &owner, json!({ "role": "OWNER" })).await;
+    assert_eq!(status, 200, "{changed}");
+    assert_eq!(changed["role"], "OWNER");
+    let (status, _) = t
+        .post_json(
+            "/auth/refresh",
+            None,
+            json!({ "refreshToken": anna_refresh }),
+        )
+        .await;
+    assert_eq!(status, 401);
+    let (anna_token, _) = sign_in(&t, "anna.change@example.com", PASSWORD).await;
+    let (_, her) = t.get_json("/auth/me", Some(&anna_token)).await;
+    assert_eq!(her["claims"]["clients"][&house.client]["role"], "OWNER");
+
+    // Two owners: one may step down; then the last one cannot.
+    let (status, body) = patch(
+        &t,
+        &house.member(&owner_id),
+        &anna_token,
+        json!({ "role": "MEMBER" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let owner = owner_token(&t).await;
+    let (status, refused) = patch(
+        &t,
+        &house.member(&anna),
+        &owner,
+        json!({ "role": "GUEST", "propertyId": house.home, "expiresAt": "2099-01-01T00:00:00Z" }),
+    )
+    .await;
+    assert_eq!(status, 409, "{refused}");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("at least one owner"),
+        "{refused}"
+    );
+
+    // The first owner back to OWNER; Anna becomes a guest with a stay of
+    // her own, then her stay moves, then she becomes a resident again.
+    let (status, _) = patch(
+        &t,
+        &house.member(&owner_id),
+        &anna_token,
+        json!({ "role": "OWNER" }),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let owner = owner_token(&t).await;
+    let (status, guest) = patch(
+        &t,
+        &house.member(&anna),
+        &owner,
+        json!({ "role": "GUEST", "propertyId": house.home, "expiresAt": "2099-01-01T00:00:00Z" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{guest}");
+    assert_eq!(guest["role"], "GUEST");
+    assert_eq!(guest["propertyId"], house.home.as_str());
+    let key = guest["reservationKey"].as_str().unwrap().to_owned();
+    let stay_path = format!(
+        "/tenants/{}/clients/{}/guests/{key}",
+        house.tenant, house.client
+    );
+    let (_, stay) = t.get_json(&stay_path, Some(&owner)).await;
+    assert_eq!(stay["state"], "member");
+    assert_eq!(stay["checkOut"], "2099-01-01T00:00:00Z");
+    let (status, moved) = patch(
+        &t,
+        &house.member(&anna),
+        &owner,
+        json!({ "expiresAt": "2099-06-01T00:00:00Z" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{moved}");
+    assert_eq!(moved["expiresAt"], "2099-06-01T00:00:00Z");
+    let (_, stay) = t.get_json(&stay_path, Some(&owner)).await;
+    assert_eq!(stay["checkOut"], "2099-06-01T00:00:00Z");
+    let (status, resident) = patch(
+        &t,
+        &house.member(&anna),
+        &owner,
+        json!({ "role": "MEMBER" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{resident}");
+    assert_eq!(resident["propertyId"], Value::Null);
+    assert_eq!(resident["expiresAt"], Value::Null);
+    assert_eq!(resident["reservationKey"], Value::Null);
+    let (_, stay) = t.get_json(&stay_path, Some(&owner)).await;
+    assert_eq!(stay["state"], "checked-out");
+
+    // Every change is in the audit trail.
+    let (_, audit) = t
+        .get_json(
+            &format!("/tenants/{}/clients/{}/audit", house.tenant, house.client),
+            Some(&owner),
+        )
+        .await;
+    let kinds: Vec<&str> = audit["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.iter().filter(|k| **k == "member.changed").count() >= 5,
+        "{audit}"
+    );
+    assert!(kinds.contains(&"guest.checked_out"), "{audit}");
+
+    // Bad input names the field; an unknown member is 404.
+    for (body, field) in [
+        (json!({ "role": "GUEST" }), "propertyId"),
+        (
+            json!({ "role": "OWNER", "expiresAt": "2099-01-01T00:00:00Z" }),
+            "expiresAt",
+        ),
+        (json!({ "requireNetwork": true }), "requireNetwork"),
+        (
+            json!({ "role": "GUEST", "propertyId": house.home, "expiresAt": "2000-01-01T00:00:00Z" }),
+            "expiresAt",
+        ),
+    ] {
+        let (status, problem) = patch(&t, &house.member(&anna), &owner, body.clone()).await;
+        assert_eq!(
+            (status, problem["field"].as_str()),
+            (400, Some(field)),
+            "{body} -> {problem}"
+        );
+    }
+    let (status, _) = patch(
+        &t,
+        &house.member("0190b5a0-0000-7000-8000-0000000000aa"),
+        &owner,
+        json!({ "role": "MEMBER" }),
+    )
+    .await;
+    assert_eq!(status, 404);
+}

@@ -223,6 +223,9 @@ pub enum StayEnd {
     Household,
     /// A booking system checked the guest out with its key.
     BookingSystem,
+    /// The guest became an owner or member of the household: the stay is
+    /// over, their access is not.
+    BecameResident,
 }
 
 impl StayEnd {
@@ -231,6 +234,7 @@ impl StayEnd {
             StayEnd::CheckOutTime => "its check-out time passed",
             StayEnd::Household => "the household checked the guest out",
             StayEnd::BookingSystem => "the booking system checked the guest out",
+            StayEnd::BecameResident => "the guest became a resident of the household",
         }
     }
 }
@@ -238,10 +242,14 @@ impl StayEnd {
 /// Title and body of the household's notification (and the audit entry's
 /// text) when a stay ends; `guest` is a masked address.
 pub fn ended_notice(guest: &str, home: &str, end: StayEnd) -> (String, String) {
+    let after = match end {
+        StayEnd::BecameResident => "They keep their access.",
+        _ => "Their access ended and their sessions were signed out.",
+    };
     (
         format!("{guest} checked out of {home}"),
         format!(
-            "The stay of {guest} at {home} ended: {}. Their access ended and their sessions were signed out.",
+            "The stay of {guest} at {home} ended: {}. {after}",
             end.words()
         ),
     )

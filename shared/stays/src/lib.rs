@@ -184,6 +184,27 @@ impl GuestStays {
         }
     }
 
+    /// The writes that end the stay `read` for a guest who keeps their
+    /// access (they became an owner or member), for the transaction that
+    /// changes their grant: the stay (as read) over, the household's
+    /// notification, the audit entry and `guest.checked_out`.
+    pub async fn closed_writes(
+        &self,
+        read: &StayRecord,
+        actor: Option<UserId>,
+    ) -> Result<Vec<TxWrite>, StoreError> {
+        let now = self.clock.now();
+        let mut stay = read.stay();
+        stay.check_out();
+        let next = read.with(&stay, now);
+        let mut writes = vec![change_write(read, &next)?];
+        writes.extend(
+            self.ended_writes(read, &next, StayEnd::BecameResident, actor, now)
+                .await?,
+        );
+        Ok(writes)
+    }
+
     /// The household's notification, the audit entry and the events of the
     /// end of a stay.
     async fn ended_writes(

@@ -68,6 +68,11 @@ macro_rules! store_conformance_suite {
             $crate::conformance::twenty_accepts_of_one_invitation_at_once_make_one_member(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn owners_demoting_each_other_at_once_leave_one() {
+            let fixture = $factory().await;
+            $crate::conformance::owners_demoting_each_other_at_once_leave_one(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn owners_removing_each_other_at_once_leave_one() {
             let fixture = $factory().await;
             $crate::conformance::owners_removing_each_other_at_once_leave_one(fixture).await;
@@ -1263,6 +1268,66 @@ pub async fn twenty_accepts_of_one_invitation_at_once_make_one_member(f: Fixture
         // The address is free for a new invitation.
         let again = invitation(tenant, client, &email, &format!("again-{client}"));
         invitations.create(&again, vec![]).await.unwrap();
+    }
+}
+
+/// Two owners making each other a member at once leave exactly one owner,
+/// in each of twenty households; a promotion counts again.
+pub async fn owners_demoting_each_other_at_once_leave_one(f: Fixture) {
+    use crate::repo::members::{MemberError, Members, first_owner_write};
+    use crate::repo::tenancy::{GrantRecord, grant_write};
+    use alyt_domain::access::HouseholdRole::{Member, Owner};
+    use alyt_domain::ids::{ClientId, TenantId, UserId};
+
+    for _ in 0..20 {
+        let (tenant, client) = (TenantId::new(), ClientId::new());
+        let first = household_grant(tenant, client, UserId::new(), Owner);
+        f.store
+            .transact(vec![
+                grant_write(&first).unwrap(),
+                first_owner_write(client),
+            ])
+            .await
+            .unwrap();
+        let second = household_grant(tenant, client, UserId::new(), Owner);
+        Members(&*f.store).add(&second, vec![]).await.unwrap();
+        let demoted = |g: &GrantRecord| GrantRecord {
+            role: Member,
+            ..g.clone()
+        };
+        let (a, b) = (Arc::clone(&f.store), Arc::clone(&f.store));
+        let (da, db) = (demoted(&first), demoted(&second));
+        let (fa, fb) = (first.clone(), second.clone());
+        let (ra, rb) = tokio::join!(
+            tokio::spawn(async move { Members(&*a).change(&fa, &da, vec![]).await }),
+            tokio::spawn(async move { Members(&*b).change(&fb, &db, vec![]).await }),
+        );
+        let results = [ra.unwrap(), rb.unwrap()];
+        assert_eq!(
+            results.iter().filter(|r| r.is_ok()).count(),
+            1,
+            "{results:?}"
+        );
+        assert!(
+            results
+                .iter()
+                .any(|r| matches!(r, Err(MemberError::LastOwner))),
+            "{results:?}"
+        );
+        assert_eq!(stored_owner_count(&*f.store, client).await, Some(1));
+        let (grants, _) = Members(&*f.store).list(client, 10, None).await.unwrap();
+        assert_eq!(grants.iter().filter(|g| g.role == Owner).count(), 1);
+        // The member made owner again counts.
+        let member = grants.iter().find(|g| g.role == Member).unwrap().clone();
+        let promoted = GrantRecord {
+            role: Owner,
+            ..member.clone()
+        };
+        Members(&*f.store)
+            .change(&member, &promoted, vec![])
+            .await
+            .unwrap();
+        assert_eq!(stored_owner_count(&*f.store, client).await, Some(2));
     }
 }
 

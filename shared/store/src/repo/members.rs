@@ -12,7 +12,7 @@ use alyt_domain::ids::{ClientId, UserId};
 use time::OffsetDateTime;
 
 pub use super::tenancy::first_owner_write;
-use super::tenancy::{GrantRecord, grant_key, grant_write, owners_key};
+use super::tenancy::{GrantRecord, grant_item, grant_key, grant_write, owners_key};
 use super::{CONFLICT_ATTEMPTS, conflict_pause};
 use crate::{
     CancelReason, Condition, Item, ListScope, PageKey, SortKey, Store, StoreError, TxWrite,
@@ -122,6 +122,46 @@ impl Members<'_> {
         writes.extend(also);
         let on_count = owner.then_some(MemberError::LastOwner);
         let also_from = if owner { 2 } else { 1 };
+        self.commit(writes, also_from, MemberError::NotMember, on_count)
+            .await
+    }
+
+    /// Replaces `read` (as read: a concurrent change of its role fails the
+    /// write) by `next`, with `also` in one transaction. A change to or from
+    /// OWNER moves the owner count; the last OWNER is never demoted.
+    pub async fn change(
+        &self,
+        read: &GrantRecord,
+        next: &GrantRecord,
+        also: Vec<TxWrite>,
+    ) -> Result<(), MemberError> {
+        let was_owner = read.role == HouseholdRole::Owner;
+        let is_owner = next.role == HouseholdRole::Owner;
+        if was_owner != is_owner {
+            self.ensure_owner_count(read.client_id).await?;
+        }
+        let role =
+            serde_json::to_value(read.role).map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let mut writes = vec![TxWrite::Put {
+            item: grant_item(next)?,
+            condition: Some(Condition::item_present().and(Condition::eq("role", role))),
+        }];
+        let mut on_count = None;
+        if was_owner != is_owner {
+            let (delta, condition) = if is_owner {
+                (1, Condition::exists("count"))
+            } else {
+                on_count = Some(MemberError::LastOwner);
+                (-1, Condition::gt("count", 1))
+            };
+            writes.push(TxWrite::Update {
+                key: owners_key(read.client_id),
+                actions: vec![UpdateAction::Add("count".into(), delta)],
+                condition: Some(condition),
+            });
+        }
+        let also_from = writes.len();
+        writes.extend(also);
         self.commit(writes, also_from, MemberError::NotMember, on_count)
             .await
     }

@@ -164,12 +164,18 @@ pub fn first_owner_write(client: ClientId) -> TxWrite {
     }
 }
 
+/// A grant's item, in the person's index (their homes, for claims).
+pub(crate) fn grant_item(grant: &GrantRecord) -> Result<Item, StoreError> {
+    Ok(
+        Item::from_record(grant_key(grant.client_id, grant.user_id), grant)?
+            .with(Index::Gsi1.pk_attr(), format!("USER#{}", grant.user_id))
+            .with(Index::Gsi1.sk_attr(), format!("GRANT#{}", grant.client_id)),
+    )
+}
+
 pub fn grant_write(grant: &GrantRecord) -> Result<TxWrite, StoreError> {
-    let item = Item::from_record(grant_key(grant.client_id, grant.user_id), grant)?
-        .with(Index::Gsi1.pk_attr(), format!("USER#{}", grant.user_id))
-        .with(Index::Gsi1.sk_attr(), format!("GRANT#{}", grant.client_id));
     Ok(TxWrite::Put {
-        item,
+        item: grant_item(grant)?,
         condition: Some(Condition::item_absent()),
     })
 }

@@ -63,6 +63,7 @@ use crate::conventions::problem::{NoValidToken, Problem};
 use crate::ports::Email;
 use crate::{ApiError, AppState};
 
+pub mod change;
 pub mod guests;
 pub mod invitations;
 
@@ -72,6 +73,7 @@ pub fn routes() -> Operations {
         .merge(operations!(remove_member))
         .merge(invitations::routes())
         .merge(guests::routes())
+        .merge(change::routes())
 }
 
 /// One person of a household: every field the people list shows is
