@@ -566,6 +566,18 @@ fn people_own<const OK: u16>(who: Who) -> u16 {
     }
 }
 
+/// Widget tokens: the people who hold the home (the platform owner holds
+/// the demo household); keys and developer sessions in their sandbox are
+/// refused; everyone else finds no such home.
+fn widget_own<const OK: u16>(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::HouseholdOwner | Who::HouseholdMember | Who::HouseholdGuest | Who::PlatformOwner => OK,
+        Who::DeveloperSession | Who::DevKey | Who::LiveKey => 403,
+        _ => 404,
+    }
+}
+
 /// A household's guest stays: its people managers, and a DEV key with
 /// guests:write in its sandbox; a LIVE key acts only for its connector.
 fn guests_own<const OK: u16>(who: Who) -> u16 {
@@ -1059,6 +1071,32 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: None,
             own: people_own::<200>,
             foreign: people_foreign::<200>,
+        },
+        // Widget tokens: household people who hold the home (an empty name
+        // tells those let in what is wrong); keys and developers are refused.
+        TenantOperation {
+            id: "createWidgetToken",
+            method: "POST",
+            path: "/properties/{propertyId}/widget-tokens?tenantId={tenantId}",
+            body: Some(r#"{"name":""}"#),
+            own: widget_own::<400>,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "listWidgetTokens",
+            method: "GET",
+            path: "/properties/{propertyId}/widget-tokens?tenantId={tenantId}",
+            body: None,
+            own: widget_own::<200>,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "revokeWidgetToken",
+            method: "DELETE",
+            path: "/properties/{propertyId}/widget-tokens/0190b5a0-0000-7000-8000-0000000000aa?tenantId={tenantId}",
+            body: None,
+            own: widget_own::<404>,
+            foreign: not_found,
         },
         TenantOperation {
             id: "listNotifications",

@@ -32,3 +32,4 @@ mod store_calls;
 mod stream;
 mod webhook_binding;
 mod webhooks;
+mod widgets;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{
     ClientId, ConnectorId, DeveloperId, KeyId, PropertyId, SessionId, TenantId, UserId,
+    WidgetTokenId,
 };
 
 /// Platform staff roles.
@@ -268,7 +269,29 @@ pub enum Principal {
         /// person or another integration.
         connector: Option<ConnectorId>,
     },
+    /// A phone's home-screen widget: minted by a household person for one
+    /// home, it reads and controls that home's things and nothing else
+    /// (the scopes of [`WIDGET_SCOPES`]; no session-only operation, no
+    /// role anywhere). Authentication checks the person still holds a grant
+    /// in force for that home.
+    Widget {
+        token_id: WidgetTokenId,
+        /// Who minted it.
+        user: UserId,
+        tenant: TenantId,
+        client: ClientId,
+        property: PropertyId,
+    },
 }
+
+/// What a widget token may do, as if it were a key with these scopes: read
+/// and control the things of its home.
+pub const WIDGET_SCOPES: [Scope; 4] = [
+    Scope::ThingsRead,
+    Scope::ThingsControl,
+    Scope::DevicesRead,
+    Scope::DevicesCommands,
+];
 
 /// Why a caller may not do something. A missing object and a foreign one are
 /// the same answer (`NotFound`), so that existence never leaks across tenants.
@@ -292,10 +315,12 @@ pub enum Denied {
 }
 
 impl Principal {
+    /// The signed-in person (a widget acts for nobody: what it does is not
+    /// done by a person).
     pub fn user_id(&self) -> Option<UserId> {
         match self {
             Principal::Person { claims, .. } => Some(claims.sub),
-            Principal::Key { .. } => None,
+            Principal::Key { .. } | Principal::Widget { .. } => None,
         }
     }
 
@@ -303,20 +328,25 @@ impl Principal {
         match self {
             Principal::Person { developer, .. } => *developer,
             Principal::Key { developer, .. } => Some(*developer),
+            Principal::Widget { .. } => None,
         }
     }
 
     pub fn platform_role(&self) -> Option<PlatformRole> {
         match self {
             Principal::Person { claims, .. } => claims.platform_role,
-            Principal::Key { .. } => None,
+            Principal::Key { .. } | Principal::Widget { .. } => None,
         }
     }
 
-    /// A key needs `scope`; a person's session acts by its roles instead.
+    /// A key needs `scope` (a widget, one of [`WIDGET_SCOPES`]); a person's
+    /// session acts by its roles instead.
     pub fn require_scope(&self, scope: Scope) -> Result<(), Denied> {
         match self {
             Principal::Key { scopes, .. } if !scopes.contains(&scope) => {
+                Err(Denied::MissingScope(scope))
+            }
+            Principal::Widget { .. } if !WIDGET_SCOPES.contains(&scope) => {
                 Err(Denied::MissingScope(scope))
             }
             _ => Ok(()),
@@ -326,7 +356,7 @@ impl Principal {
     pub fn require_session(&self) -> Result<&Claims, Denied> {
         match self {
             Principal::Person { claims, .. } => Ok(claims),
-            Principal::Key { .. } => Err(Denied::SessionOnly),
+            Principal::Key { .. } | Principal::Widget { .. } => Err(Denied::SessionOnly),
         }
     }
 
@@ -355,6 +385,7 @@ impl Principal {
                 kind: KeyKind::Live,
                 ..
             } => None,
+            Principal::Widget { .. } => None,
         }
     }
 
@@ -376,7 +407,7 @@ impl Principal {
     pub fn household_grant(&self, client: ClientId) -> Option<&ClientGrant> {
         match self {
             Principal::Person { claims, .. } => claims.clients.get(&client),
-            Principal::Key { .. } => None,
+            Principal::Key { .. } | Principal::Widget { .. } => None,
         }
     }
 
@@ -389,6 +420,7 @@ impl Principal {
                     || claims.clients.values().any(|g| g.tenant_id == tenant)
             }
             Principal::Key { tenants, .. } => tenants.contains(&tenant),
+            Principal::Widget { tenant: own, .. } => *own == tenant,
         }
     }
 }
@@ -445,6 +477,23 @@ impl Principal {
         }
         if let Some(connector) = self.acts_for_connector(tenant) {
             return HomeReach::Connector(connector);
+        }
+        // A widget reaches its one home, as a guest reaches the home it is
+        // pinned to (control at most).
+        if let Principal::Widget {
+            tenant: own,
+            property,
+            ..
+        } = self
+        {
+            return if *own == tenant {
+                HomeReach::Homes {
+                    households: BTreeSet::new(),
+                    pinned: [*property].into(),
+                }
+            } else {
+                HomeReach::Nothing
+            };
         }
         let Principal::Person { claims, .. } = self else {
             return HomeReach::Nothing;
@@ -596,6 +645,36 @@ mod tests {
         // A definition that names no connector reaches nothing.
         let nameless = live(None, BTreeSet::new());
         assert_eq!(nameless.home_reach(installed), HomeReach::Nothing);
+    }
+
+    #[test]
+    fn a_widget_controls_its_one_home_with_thing_scopes_only() {
+        let (tenant, client, home) = (TenantId::new(), ClientId::new(), PropertyId::new());
+        let widget = Principal::Widget {
+            token_id: WidgetTokenId::new(),
+            user: UserId::new(),
+            tenant,
+            client,
+            property: home,
+        };
+        assert_eq!(
+            widget.home_access(tenant, client, home),
+            Some(HomeAccess::Control)
+        );
+        assert_eq!(widget.home_access(tenant, client, PropertyId::new()), None);
+        assert_eq!(widget.home_access(TenantId::new(), client, home), None);
+        assert!(widget.reaches_tenant(tenant));
+        assert_eq!(widget.user_id(), None, "a widget acts for no person");
+        assert_eq!(widget.require_session(), Err(Denied::SessionOnly));
+        for scope in Scope::ALL {
+            assert_eq!(
+                widget.require_scope(scope).is_ok(),
+                WIDGET_SCOPES.contains(&scope),
+                "{scope:?}"
+            );
+        }
+        assert_eq!(widget.tenant_role(tenant), None);
+        assert_eq!(widget.household_grant(client), None);
     }
 
     #[test]

@@ -88,6 +88,8 @@ uuid_id!(
     WebhookId,
     RoutineId,
     InvitationId,
+    /// A phone widget's token (one home, read and control only).
+    WidgetTokenId,
 );
 
 /// A platform event's id, `{microseconds since the epoch, 16 digits}-{8 hex}`

@@ -90,7 +90,9 @@ pub fn may_manage_guests(
             Err(Denied::ConnectorOnly)
         }
         Principal::Key { .. } => caller.require_scope(Scope::GuestsWrite),
-        Principal::Person { .. } => may_manage_people(caller, tenant, client),
+        Principal::Person { .. } | Principal::Widget { .. } => {
+            may_manage_people(caller, tenant, client)
+        }
     }
 }
 

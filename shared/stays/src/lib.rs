@@ -3,8 +3,8 @@
 //! marks once, and the check-out (by the sweep at check-out time, or now by
 //! the household or a booking system).
 //!
-//! A check-out signs the guest out first (their sessions; the home's widget
-//! tokens once they exist), then, in one transaction conditioned on the stay
+//! A check-out signs the guest out first (their sessions and their widget
+//! tokens), then, in one transaction conditioned on the stay
 //! as read: the stay becomes `checked-out`, the guest's grant (or the
 //! invitation still waiting) is removed through `repo::members` (or
 //! `repo::invitations`), the household's notification, an audit entry and
@@ -34,6 +34,7 @@ use alyt_store::repo::members::{MemberError, Members};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::stays::{StayRecord, Stays, change_write, open_write};
 use alyt_store::repo::tenancy::Tenancy;
+use alyt_store::repo::widgets::Widgets;
 use alyt_store::{Store, StoreError, TxWrite};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -151,6 +152,9 @@ impl GuestStays {
         // Signed out first: nothing the guest holds outlives the stay.
         if let (StayState::Member, Some(user)) = (read.state, read.user_id) {
             Sessions(&*self.store).revoke_all_of(user).await?;
+            Widgets(&*self.store)
+                .revoke_all_of(read.client_id, user)
+                .await?;
         }
         let mut writes = vec![change_write(read, &next)?];
         writes.extend(self.ended_writes(read, &next, end, actor, now).await?);

@@ -1,18 +1,21 @@
 //! The caller extractor: `Authorization: Bearer <token>` to a [`Principal`].
 //!
-//! A token is either a developer key (`svc_dev_…` / `svc_live_…`), looked up by
-//! its SHA-256, or a JWT: a household or developer session (its session must
+//! A token is either a developer key (`svc_dev_…` / `svc_live_…`) or a
+//! widget token (`wt_…`, its person still holding the home), looked up by its
+//! SHA-256, or a JWT: a household or developer session (its session must
 //! not be revoked) or a five-minute app token (its key must still be live).
 //! Every failure answers the same 401, so the answer says nothing about which
 //! part was wrong.
 
 use std::collections::BTreeSet;
 
-use alyt_domain::access::{KeyKind, Principal, SessionKind};
+use alyt_domain::access::{HouseholdRole, KeyKind, Principal, SessionKind};
 use alyt_domain::ids::ConnectorId;
 use alyt_store::repo::developers::{DeveloperStatus, Developers, KeyRecord};
 use alyt_store::repo::identity::Sessions;
 use alyt_store::repo::integrations::Integrations;
+use alyt_store::repo::members::Members;
+use alyt_store::repo::widgets::Widgets;
 use axum::extract::FromRequestParts;
 use axum::http::header;
 use axum::http::request::Parts;
@@ -23,6 +26,8 @@ use crate::{ApiError, AppState};
 
 pub const DEV_KEY_PREFIX: &str = "svc_dev_";
 pub const LIVE_KEY_PREFIX: &str = "svc_live_";
+/// Widget tokens carry this prefix (recognisable in a leak scan).
+pub const WIDGET_TOKEN_PREFIX: &str = "wt_";
 
 /// The authenticated caller of a request.
 #[derive(Debug, Clone)]
@@ -94,6 +99,9 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Principal, Ap
             .ok_or_else(unauthorized)?;
         return key_principal(state, key).await;
     }
+    if token.starts_with(WIDGET_TOKEN_PREFIX) {
+        return widget_principal(state, token).await;
+    }
     match state.tokens.verify(token, &*state.clock) {
         Ok(Verified::Session {
             audience,
@@ -131,6 +139,34 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Principal, Ap
         }
         Err(_) => Err(unauthorized()),
     }
+}
+
+/// A widget token whose person still holds a grant in force for its home
+/// (a guest: inside the stay, pinned to that home). Two gets.
+async fn widget_principal(state: &AppState, token: &str) -> Result<Principal, ApiError> {
+    let widget = Widgets(&*state.store)
+        .by_hash(&sha256_hex(token))
+        .await?
+        .ok_or_else(unauthorized)?;
+    let now = state.clock.now();
+    let holds = Members(&*state.store)
+        .get(widget.client_id, widget.user_id)
+        .await?
+        .is_some_and(|grant| {
+            grant.in_force(now)
+                && (grant.role != HouseholdRole::Guest
+                    || grant.property_id == Some(widget.property_id))
+        });
+    if !holds {
+        return Err(unauthorized());
+    }
+    Ok(Principal::Widget {
+        token_id: widget.id,
+        user: widget.user_id,
+        tenant: widget.tenant_id,
+        client: widget.client_id,
+        property: widget.property_id,
+    })
 }
 
 /// A live key of an active developer, reaching its tenants; the request is

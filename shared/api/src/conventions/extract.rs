@@ -132,6 +132,7 @@ path_ids!(
     alyt_domain::ids::WebhookId,
     alyt_domain::ids::RoutineId,
     alyt_domain::ids::InvitationId,
+    alyt_domain::ids::WidgetTokenId,
 );
 
 fn path_id<T: PathId>((name, value): (&str, &str)) -> Result<T, ApiError> {

@@ -146,6 +146,8 @@ impl Bucket {
         match principal {
             Principal::Key { key_id, .. } => Bucket::Key(*key_id),
             Principal::Person { claims, .. } => Bucket::User(claims.sub),
+            // A widget spends its person's requests.
+            Principal::Widget { user, .. } => Bucket::User(*user),
         }
     }
 

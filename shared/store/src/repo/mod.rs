@@ -25,6 +25,7 @@ pub mod tenancy;
 pub mod tokens;
 pub mod usage;
 pub mod webhooks;
+pub mod widgets;
 
 use crate::{Item, Key, Query, Store, StoreError};
 

@@ -86,6 +86,10 @@ pub struct GrantRecord {
     /// invitation that named one).
     #[serde(default)]
     pub reservation_key: Option<String>,
+    /// The network condition (Authentication 8): the person is in claims
+    /// only while the home sees their phone on its network.
+    #[serde(default)]
+    pub require_network: bool,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
 }
@@ -391,6 +395,7 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
         .collect();
     let grant = GrantRecord {
         reservation_key: None,
+        require_network: false,
         client_id: client.id,
         tenant_id,
         user_id: owner,

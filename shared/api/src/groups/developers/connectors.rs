@@ -145,7 +145,7 @@ async fn connector_developer(
                 .filter(|d| d.status == DeveloperStatus::Active)
                 .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))
         }
-        Principal::Person { .. } => {
+        Principal::Person { .. } | Principal::Widget { .. } => {
             let me = developer_session(caller)?;
             active_developer(state, &me).await
         }

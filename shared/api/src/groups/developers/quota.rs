@@ -222,7 +222,7 @@ pub async fn calling_developer(
             active_developer(state, &signed_in).await?;
             Ok(*developer)
         }
-        Principal::Person { .. } => Err(ApiError::unauthorized(
+        Principal::Person { .. } | Principal::Widget { .. } => Err(ApiError::unauthorized(
             "this operation needs a developer session or a developer key",
         )),
     }

@@ -74,7 +74,7 @@ pub fn developer_session(caller: &Principal) -> Result<SignedIn, ApiError> {
             developer: *developer,
             session: *session,
         }),
-        Principal::Person { .. } => Err(ApiError::unauthorized(
+        Principal::Person { .. } | Principal::Widget { .. } => Err(ApiError::unauthorized(
             "this operation needs a developer session (sign in with /v1/developers/auth/login)",
         )),
         Principal::Key { .. } => Err(ApiError::forbidden(

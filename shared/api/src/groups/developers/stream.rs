@@ -67,7 +67,7 @@ pub async fn stream_tenants(
             };
             Ok((tenants.iter().copied().collect(), audience))
         }
-        Principal::Person { .. } => {
+        Principal::Person { .. } | Principal::Widget { .. } => {
             let me = developer_session(caller)?;
             let developer = active_developer(state, &me).await?;
             Ok((

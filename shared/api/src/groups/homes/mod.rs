@@ -5,6 +5,7 @@ pub mod endpoints;
 pub mod notifications;
 pub mod overview;
 pub mod rooms;
+pub mod widgets;
 
 use crate::routing::{Operations, operations};
 use alyt_domain::access::{Principal, Scope};
@@ -35,6 +36,7 @@ pub fn routes() -> Operations {
         .merge(endpoints::routes())
         .merge(overview::routes())
         .merge(notifications::routes())
+        .merge(widgets::routes())
 }
 
 /// The capability catalogue: every descriptor a client renders things from.

@@ -472,7 +472,7 @@ pub(super) async fn check_out_now(
 ) -> Result<StayRecord, ApiError> {
     let end = match caller {
         Principal::Key { .. } => StayEnd::BookingSystem,
-        Principal::Person { .. } => StayEnd::Household,
+        Principal::Person { .. } | Principal::Widget { .. } => StayEnd::Household,
     };
     let keeper = GuestStays::new(state.store.clone(), state.clock.clone());
     match keeper.check_out(read, end, caller.user_id()).await? {

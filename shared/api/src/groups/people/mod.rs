@@ -48,6 +48,7 @@ use alyt_store::repo::identity::{Sessions, UserRecord, Users};
 use alyt_store::repo::members::{MemberError, Members, household_members};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::tenancy::{ClientRecord, GrantRecord, PropertyRecord, Tenancy};
+use alyt_store::repo::widgets::Widgets;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -404,6 +405,7 @@ fn new_grant(
         ends_at: terms.expires_at,
         granted_by,
         reservation_key,
+        require_network: false,
         created_at: now,
     }
 }
@@ -553,6 +555,9 @@ async fn end_membership(
     let members = Members(&*state.store);
     let person = Users(&*state.store).get(member).await?;
     let signed_out = Sessions(&*state.store).revoke_all_of(member).await?;
+    Widgets(&*state.store)
+        .revoke_all_of(household.id, member)
+        .await?;
     let now = state.clock.now();
     let masked = person
         .as_ref()

@@ -1,0 +1,260 @@
+//! Widget tokens (spec: Authentication 8, the Guest stay table): what a
+//! phone's home-screen widget uses. A household person (owner, member, or a
+//! guest inside the stay) mints one for one home; it is shown once and kept
+//! only as its SHA-256; it reads and controls that home's things and nothing
+//! else ([`Principal::Widget`]); it dies with the person's removal and at
+//! the guest's check-out, and stops working while its person's grant does
+//! not hold (checked on every use). A member under the network condition
+//! cannot mint one.
+//!
+//! * `POST /v1/properties/{propertyId}/widget-tokens?tenantId` `{ name }`:
+//!   201 with the token (once).
+//! * `GET /v1/properties/{propertyId}/widget-tokens?tenantId`: the caller's
+//!   own tokens for the home (never the token itself).
+//! * `DELETE /v1/properties/{propertyId}/widget-tokens/{tokenId}?tenantId`.
+
+use alyt_domain::access::{HouseholdRole, Principal, SessionKind};
+use alyt_domain::ids::{PropertyId, WidgetTokenId};
+use alyt_store::repo::members::Members;
+use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+use alyt_store::repo::widgets::{MAX_PER_PERSON, WidgetTokenRecord, Widgets};
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use crate::access::no_such_property;
+use crate::auth::Caller;
+use crate::auth::caller::WIDGET_TOKEN_PREFIX;
+use crate::auth::secrets::{random_token, sha256_hex};
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::text::required_text;
+use crate::groups::devices::TenantParam;
+use crate::routing::{Operations, operations};
+use crate::{ApiError, AppState};
+
+pub fn routes() -> Operations {
+    Operations::new()
+        .merge(operations!(create_widget_token, list_widget_tokens))
+        .merge(operations!(revoke_widget_token))
+}
+
+const NAME_MAX: usize = 80;
+
+/// A widget token as its person sees it (the token itself only once).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetToken {
+    pub id: WidgetTokenId,
+    pub name: String,
+    pub property_id: PropertyId,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    /// The bearer token (`wt_…`), in the create response only: keep it in
+    /// the widget; it is never shown again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+impl From<&WidgetTokenRecord> for WidgetToken {
+    fn from(r: &WidgetTokenRecord) -> Self {
+        Self {
+            id: r.id,
+            name: r.name.clone(),
+            property_id: r.property_id,
+            created_at: r.created_at,
+            token: None,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateWidgetTokenRequest {
+    /// What the widget is called ("Kitchen phone"), 1-80 characters.
+    pub name: String,
+}
+
+/// The list of a person's widget tokens for a home.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetTokenList {
+    pub items: Vec<WidgetToken>,
+    /// Always null: a person holds at most 20 tokens per household.
+    #[schema(required = true)]
+    pub next_cursor: Option<String>,
+}
+
+/// The home when the caller is a household person who holds it now: a key,
+/// a widget or a developer session in the tenant is refused (403), a home
+/// that is not the caller's (or a tenant it does not reach) is missing (404).
+async fn own_home(
+    state: &AppState,
+    caller: &Principal,
+    tenant: alyt_domain::ids::TenantId,
+    property: PropertyId,
+) -> Result<(PropertyRecord, alyt_domain::ids::UserId), ApiError> {
+    let Principal::Person {
+        claims,
+        kind: SessionKind::Household,
+        ..
+    } = caller
+    else {
+        if !caller.reaches_tenant(tenant) {
+            return Err(no_such_property());
+        }
+        return Err(ApiError::forbidden(
+            "widget tokens are minted by signed-in household people (sign in with /v1/auth/login)",
+        ));
+    };
+    let home = Tenancy(&*state.store)
+        .property(tenant, property)
+        .await?
+        .ok_or_else(no_such_property)?;
+    let holds = claims.clients.get(&home.client_id).is_some_and(|g| {
+        g.tenant_id == tenant && (g.role != HouseholdRole::Guest || g.property_id == Some(home.id))
+    });
+    if !holds {
+        return Err(no_such_property());
+    }
+    Ok((home, claims.sub))
+}
+
+/// Mints a widget token for one home.
+#[utoipa::path(
+    post,
+    path = "/v1/properties/{propertyId}/widget-tokens",
+    tag = "homes",
+    operation_id = "createWidgetToken",
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
+    request_body = CreateWidgetTokenRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The token, shown this once", body = WidgetToken),
+        (status = 400, description = "A malformed id, tenantId or name", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Not a household session (a key, a widget, a developer), or a member under the network condition", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home among the caller's", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The person already holds 20 tokens in this household", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create_widget_token(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(property): ApiPath<PropertyId>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+    ApiJson(request): ApiJson<CreateWidgetTokenRequest>,
+) -> Result<(StatusCode, Json<WidgetToken>), ApiError> {
+    let (home, user) = own_home(&state, &caller, query.tenant_id, property).await?;
+    let name = required_text("name", &request.name, NAME_MAX)?;
+    // The grant as stored (the claims may be a few minutes old).
+    let grant = Members(&*state.store)
+        .get(home.client_id, user)
+        .await?
+        .filter(|g| g.in_force(state.clock.now()))
+        .ok_or_else(no_such_property)?;
+    if grant.require_network {
+        return Err(ApiError::forbidden(
+            "a member whose access depends on the home network cannot mint a widget token",
+        ));
+    }
+    let widgets = Widgets(&*state.store);
+    if widgets.of_person(home.client_id, user).await?.len() >= MAX_PER_PERSON {
+        return Err(ApiError::conflict(format!(
+            "a person holds at most {MAX_PER_PERSON} widget tokens per household; revoke one first"
+        )));
+    }
+    let token = format!("{WIDGET_TOKEN_PREFIX}{}", random_token());
+    let record = WidgetTokenRecord {
+        id: WidgetTokenId::new(),
+        token_hash: sha256_hex(&token),
+        user_id: user,
+        tenant_id: home.tenant_id,
+        client_id: home.client_id,
+        property_id: home.id,
+        name,
+        created_at: state.clock.now(),
+    };
+    widgets.create(&record).await?;
+    let mut shown = WidgetToken::from(&record);
+    shown.token = Some(token);
+    Ok((StatusCode::CREATED, Json(shown)))
+}
+
+/// The caller's widget tokens for a home.
+#[utoipa::path(
+    get,
+    path = "/v1/properties/{propertyId}/widget-tokens",
+    tag = "homes",
+    operation_id = "listWidgetTokens",
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller's tokens for the home (without the tokens themselves)", body = WidgetTokenList),
+        (status = 400, description = "A malformed id or tenantId", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Not a household session (a key, a widget, a developer)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home among the caller's", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_widget_tokens(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(property): ApiPath<PropertyId>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<Json<WidgetTokenList>, ApiError> {
+    let (home, user) = own_home(&state, &caller, query.tenant_id, property).await?;
+    let tokens = Widgets(&*state.store)
+        .of_person(home.client_id, user)
+        .await?;
+    Ok(Json(WidgetTokenList {
+        items: tokens
+            .iter()
+            .filter(|t| t.property_id == home.id)
+            .map(WidgetToken::from)
+            .collect(),
+        next_cursor: None,
+    }))
+}
+
+/// Revokes one of the caller's widget tokens.
+#[utoipa::path(
+    delete,
+    path = "/v1/properties/{propertyId}/widget-tokens/{tokenId}",
+    tag = "homes",
+    operation_id = "revokeWidgetToken",
+    params(
+        ("propertyId" = PropertyId, Path, description = "The home"),
+        ("tokenId" = WidgetTokenId, Path, description = "The token"),
+        TenantParam,
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Revoked: the widget is signed out"),
+        (status = 400, description = "A malformed id or tenantId", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Not a household session (a key, a widget, a developer)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home or token among the caller's", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn revoke_widget_token(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath((property, token_id)): ApiPath<(PropertyId, WidgetTokenId)>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<StatusCode, ApiError> {
+    let (home, user) = own_home(&state, &caller, query.tenant_id, property).await?;
+    let widgets = Widgets(&*state.store);
+    let token = widgets
+        .of_person(home.client_id, user)
+        .await?
+        .into_iter()
+        .find(|t| t.id == token_id && t.property_id == home.id)
+        .ok_or_else(|| ApiError::not_found("no such widget token"))?;
+    widgets.revoke(&token).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
