@@ -165,6 +165,15 @@ fn operations() -> Vec<Operation> {
             body: |_| Some(json!({ "refreshToken": "rt_unknown" })),
             expect: body_decides::<401>,
         },
+        // Internal: platform OWNER and STAFF (who find no such phone here),
+        // SUPPORT refused, the path missing for everyone else.
+        Operation {
+            id: "getPresence",
+            method: "GET",
+            path: "/properties/0190b5a0-0000-7000-8000-0000000000ab/presence?tenantId=0190b5a0-0000-7000-8000-0000000000ac&endpointId=0190b5a0-0000-7000-8000-0000000000ad",
+            body: |_| None,
+            expect: staff_write_unknown_developer,
+        },
         // No session: the link decides (an unknown one is the dead-link 410).
         Operation {
             id: "readInvitation",
@@ -1000,6 +1009,14 @@ fn tenant_operations() -> Vec<TenantOperation> {
             body: None,
             own: people_own::<404>,
             foreign: people_foreign::<404>,
+        },
+        TenantOperation {
+            id: "listMemberPhones",
+            method: "GET",
+            path: "/tenants/{tenantId}/clients/{clientId}/members/phones",
+            body: None,
+            own: people_own::<200>,
+            foreign: people_foreign::<200>,
         },
         TenantOperation {
             id: "listInvitations",

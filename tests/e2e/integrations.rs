@@ -20,16 +20,20 @@ use serde_json::{Value, json};
 const PAIRING_CODE: &str = "4711";
 
 /// A connector of `dev` whose server is a fresh virtual bridge.
-struct Served {
-    connector: Value,
+pub(crate) struct Served {
+    pub(crate) connector: Value,
     runtime_token: String,
-    bridge: VirtualBridge,
-    running: RunningBridge,
+    pub(crate) bridge: VirtualBridge,
+    pub(crate) running: RunningBridge,
 }
 
 /// Creates connector `slug` for a bridge on a loopback port bound first (the
 /// bridge needs the runtime token the platform issues for that URL).
-async fn serve_connector(t: &TestPlatform, dev: &DeveloperSession, slug: &str) -> Served {
+pub(crate) async fn serve_connector(
+    t: &TestPlatform,
+    dev: &DeveloperSession,
+    slug: &str,
+) -> Served {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let (status, created) = t
@@ -106,7 +110,7 @@ async fn answer(t: &TestPlatform, token: &str, challenge: &str, code: &str) -> (
 }
 
 /// Connects through the challenge; answers the integration id.
-async fn install(
+pub(crate) async fn install(
     t: &TestPlatform,
     dev: &DeveloperSession,
     home: &str,

@@ -128,7 +128,7 @@ async fn seed_person(
         let guest = role == HouseholdRole::Guest;
         let grant = GrantRecord {
             reservation_key: None,
-            require_network: false,
+            network: None,
             client_id: first.client_id,
             tenant_id: first.tenant_id,
             user_id: user.id,

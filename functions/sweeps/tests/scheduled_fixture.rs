@@ -280,7 +280,7 @@ async fn the_scheduled_sweep_checks_a_guest_in_and_out_once() {
         ends_at: Some(stay.check_out),
         granted_by: None,
         reservation_key: Some("BK-77".into()),
-        require_network: false,
+        network: None,
         created_at: now,
     };
     let sweeps = sweeps(

@@ -47,6 +47,11 @@
 //! # Ok(()) }
 //! ```
 //!
+//! The bridge also plays the household's network controller: it can watch
+//! phones ([`phone`], [`VirtualBridge::add_phone`],
+//! [`VirtualBridge::set_phone`]), which the platform uses to judge a
+//! person's network condition.
+//!
 //! Test handles: [`VirtualBridge::set_reachable`],
 //! [`VirtualBridge::set_state`] (a physical change), [`VirtualBridge::add_thing`],
 //! [`VirtualBridge::remove_thing`], [`VirtualBridge::thing_state`],
@@ -191,6 +196,36 @@ pub fn default_things() -> Vec<DiscoveredThing> {
     ]
 }
 
+/// The network controller's view of a phone on the household's network (the
+/// bridge also plays a home's router): a thing with the NETWORK capability
+/// and the `presence` feature whose state says whether it is connected and
+/// when it was last seen (`{ network: { connected, lastSeen, link } }`).
+pub fn phone(
+    external_id: &str,
+    name: &str,
+    connected: bool,
+    last_seen: time::OffsetDateTime,
+) -> DiscoveredThing {
+    DiscoveredThing {
+        external_id: external_id.into(),
+        kind: Lenient::Known(EndpointKind::Other),
+        name: name.into(),
+        room: None,
+        address: None,
+        capability_set: capabilities(&[DeviceCapability::Network]),
+        capabilities: None,
+        features: vec!["presence".into()],
+        state: object(phone_state(connected, last_seen)),
+    }
+}
+
+fn phone_state(connected: bool, last_seen: time::OffsetDateTime) -> Value {
+    let seen = last_seen
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    json!({ "network": { "connected": connected, "lastSeen": seen, "link": "wifi" } })
+}
+
 /// The bridge's room words (`lounge` means the living room).
 pub fn default_room_synonyms() -> BTreeMap<String, String> {
     BTreeMap::from([("lounge".to_owned(), "living room".to_owned())])
@@ -279,6 +314,34 @@ impl VirtualBridge {
         match bridge.thing_mut(&thing.info.external_id) {
             Some(existing) => *existing = thing,
             None => bridge.things.push(thing),
+        }
+    }
+
+    /// A phone joins the household's network watch ([`phone`]), seen now.
+    pub fn add_phone(&self, external_id: &str, name: &str, connected: bool) {
+        self.add_thing(phone(
+            external_id,
+            name,
+            connected,
+            time::OffsetDateTime::now_utc(),
+        ));
+    }
+
+    /// What the network controller says of a phone: on the network or not,
+    /// last seen at `last_seen`. False for an unknown id.
+    pub fn set_phone(
+        &self,
+        external_id: &str,
+        connected: bool,
+        last_seen: time::OffsetDateTime,
+    ) -> bool {
+        let mut bridge = self.lock();
+        match bridge.thing_mut(external_id) {
+            Some(thing) => {
+                thing.info.state = object(phone_state(connected, last_seen));
+                true
+            }
+            None => false,
         }
     }
 

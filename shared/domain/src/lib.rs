@@ -13,6 +13,7 @@ pub mod invitation;
 pub mod membership;
 pub mod notification;
 pub mod password;
+pub mod presence;
 pub mod quota;
 pub mod room;
 pub mod secret;

@@ -20,6 +20,10 @@ pub enum GrantStatus {
     Upcoming,
     /// A stay that is over (the grant is gone once checked out).
     Ended,
+    /// In force, but the network condition was not met at the last check:
+    /// the home is not in the person's claims until their phone is on its
+    /// network.
+    NeedsNetwork,
 }
 
 impl GrantStatus {

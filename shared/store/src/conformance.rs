@@ -1090,7 +1090,7 @@ pub fn household_grant(
 ) -> crate::repo::tenancy::GrantRecord {
     crate::repo::tenancy::GrantRecord {
         reservation_key: None,
-        require_network: false,
+        network: None,
         client_id: client,
         tenant_id: tenant,
         user_id: user,

@@ -54,20 +54,24 @@ pub async fn build_claims(state: &AppState, user: &UserRecord) -> Result<Claims,
     let exp = next_change.map_or(iat + SESSION_TOKEN_SECONDS, |at| {
         at.min(iat + SESSION_TOKEN_SECONDS)
     });
-    let clients = grants
-        .into_iter()
-        .filter(|g| g.in_force(now))
-        .map(|g| {
-            (
-                g.client_id,
-                ClientGrant {
-                    role: g.role,
-                    tenant_id: g.tenant_id,
-                    property_id: g.property_id,
-                },
-            )
-        })
-        .collect();
+    // A grant under the network condition counts only while the home sees
+    // the person's phone (checked now: at every sign-in and refresh).
+    let mut clients = std::collections::BTreeMap::new();
+    for g in grants.into_iter().filter(|g| g.in_force(now)) {
+        if g.network.is_some()
+            && !crate::groups::people::presence::check_condition(state, &g).await?
+        {
+            continue;
+        }
+        clients.insert(
+            g.client_id,
+            ClientGrant {
+                role: g.role,
+                tenant_id: g.tenant_id,
+                property_id: g.property_id,
+            },
+        );
+    }
     Ok(Claims {
         sub: user.id,
         email: user.email.clone(),

@@ -9,6 +9,7 @@ use alyt_domain::access::{Claims, HouseholdRole, Persona, Principal, SessionKind
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
 use alyt_domain::membership::GrantStatus;
 use alyt_domain::password::check_password;
+use alyt_domain::presence::NEEDS_NETWORK;
 use alyt_store::repo::identity::{Sessions, Users};
 use alyt_store::repo::tenancy::Tenancy;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
@@ -121,7 +122,13 @@ pub struct MeHome {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub until: Option<OffsetDateTime>,
+    /// `active`, `upcoming`, `ended`, or `needs-network` when the network
+    /// condition was not met at the last check.
     pub status: GrantStatus,
+    /// Why the home is not in the claims, for `needs-network`; null
+    /// otherwise.
+    #[schema(required = true)]
+    pub message: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -175,13 +182,23 @@ async fn me_of(state: &AppState, claims: Claims) -> Result<MeResponse, ApiError>
         .grants_of(user.id)
         .await?
         .into_iter()
-        .map(|g| MeHome {
-            client_id: g.client_id,
-            tenant_id: g.tenant_id,
-            property_id: g.property_id,
-            role: g.role,
-            until: g.ends_at,
-            status: GrantStatus::at(g.starts_at, g.ends_at, now),
+        .map(|g| {
+            let status = GrantStatus::at(g.starts_at, g.ends_at, now);
+            let unmet = g.network.as_ref().is_some_and(|n| n.met == Some(false));
+            let (status, message) = if status == GrantStatus::Active && unmet {
+                (GrantStatus::NeedsNetwork, Some(NEEDS_NETWORK.to_owned()))
+            } else {
+                (status, None)
+            };
+            MeHome {
+                client_id: g.client_id,
+                tenant_id: g.tenant_id,
+                property_id: g.property_id,
+                role: g.role,
+                until: g.ends_at,
+                status,
+                message,
+            }
         })
         .collect();
     Ok(MeResponse {

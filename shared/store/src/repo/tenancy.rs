@@ -6,7 +6,7 @@
 //! what changes them is `members`).
 
 use alyt_domain::access::HouseholdRole;
-use alyt_domain::ids::{ClientId, DeveloperId, PropertyId, RoomId, TenantId, UserId};
+use alyt_domain::ids::{ClientId, DeveloperId, EndpointId, PropertyId, RoomId, TenantId, UserId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -86,15 +86,38 @@ pub struct GrantRecord {
     /// invitation that named one).
     #[serde(default)]
     pub reservation_key: Option<String>,
-    /// The network condition (Authentication 8): the person is in claims
-    /// only while the home sees their phone on its network.
+    /// The network condition (Authentication 8): present when the person is
+    /// in claims only while the home sees their phone on its network.
     #[serde(default)]
-    pub require_network: bool,
+    pub network: Option<GrantNetwork>,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
 }
 
+/// A grant's network condition: the phone the home watches and the outcome
+/// of the last check ("last seen home"), never an address.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantNetwork {
+    /// The phone thing (an endpoint of the home's network controller);
+    /// `None`: the home's address decides alone.
+    pub phone_thing_id: Option<EndpointId>,
+    #[serde(with = "ts::option", default)]
+    pub checked_at: Option<OffsetDateTime>,
+    /// The outcome of the last check; `None` before the first.
+    #[serde(default)]
+    pub met: Option<bool>,
+    /// When a check last found the phone on the home's network.
+    #[serde(with = "ts::option", default)]
+    pub last_seen: Option<OffsetDateTime>,
+}
+
 impl GrantRecord {
+    /// Whether the person is in claims only while the home sees their phone.
+    pub fn require_network(&self) -> bool {
+        self.network.is_some()
+    }
+
     /// Whether the grant is in force at `now` (the stay window, when there is one).
     pub fn in_force(&self, now: OffsetDateTime) -> bool {
         self.starts_at.is_none_or(|s| s <= now) && self.ends_at.is_none_or(|e| now < e)
@@ -395,7 +418,7 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
         .collect();
     let grant = GrantRecord {
         reservation_key: None,
-        require_network: false,
+        network: None,
         client_id: client.id,
         tenant_id,
         user_id: owner,

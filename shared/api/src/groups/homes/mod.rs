@@ -37,6 +37,7 @@ pub fn routes() -> Operations {
         .merge(overview::routes())
         .merge(notifications::routes())
         .merge(widgets::routes())
+        .merge(crate::groups::people::presence::internal_routes())
 }
 
 /// The capability catalogue: every descriptor a client renders things from.

@@ -157,7 +157,7 @@ pub async fn create_widget_token(
         .await?
         .filter(|g| g.in_force(state.clock.now()))
         .ok_or_else(no_such_property)?;
-    if grant.require_network {
+    if grant.require_network() {
         return Err(ApiError::forbidden(
             "a member whose access depends on the home network cannot mint a widget token",
         ));

@@ -17,7 +17,7 @@
 //! writes an audit entry.
 
 use alyt_domain::access::HouseholdRole;
-use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
+use alyt_domain::ids::{ClientId, EndpointId, PropertyId, TenantId, UserId};
 use alyt_domain::membership::{GrantTerms, RemovalRefused, check_terms};
 use alyt_domain::stay::{StayState, StayWindow};
 use alyt_stays::GuestStays;
@@ -34,7 +34,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::invitations::checked_network;
+use super::presence::checked_network;
 use super::{Member, NO_MEMBER, guests, household_home, managed_household, member_error, refusal};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath};
@@ -127,8 +127,21 @@ pub async fn change_member(
         },
     };
     check_terms(&terms, now).map_err(|p| ApiError::validation(p.field, p.detail))?;
-    checked_network(role, request.require_network, request.phone_thing_id)?;
     let home = household_home(&state, &household, terms.property_id).await?;
+    let phone = request.phone_thing_id.map(EndpointId::from);
+    let network = match request.require_network {
+        Some(_) => {
+            checked_network(&state, &household, role, request.require_network, phone).await?
+        }
+        // A new phone for the condition the member has.
+        None if phone.is_some() => {
+            let require = read.network.as_ref().map(|_| true);
+            checked_network(&state, &household, role, require, phone).await?
+        }
+        // An owner holds no condition.
+        None if role == HouseholdRole::Owner => None,
+        None => read.network.clone(),
+    };
     let home = home.map(|h| h.id);
     // Refuse before anything is written; the transaction guards it again.
     if read.role == HouseholdRole::Owner
@@ -148,11 +161,12 @@ pub async fn change_member(
         },
         ends_at: terms.expires_at,
         reservation_key: None,
+        network,
         ..read.clone()
     };
     if next == read {
         let email = Users(&*state.store).get(member).await?.map(|u| u.email);
-        return Ok(Json(Member::new(read, email, now)));
+        return Ok(Json(Member::of(&state, read, email, now).await?));
     }
     let mut writes: Vec<TxWrite> = Vec::new();
     match (role, stay) {
@@ -222,7 +236,7 @@ pub async fn change_member(
     Sessions(&*state.store).revoke_all_of(member).await?;
     tracing::info!(tenant = %household.tenant_id, client = %household.id, user = %member, from = ?read.role, to = ?next.role, "member changed");
     let email = Users(&*state.store).get(member).await?.map(|u| u.email);
-    Ok(Json(Member::new(next, email, now)))
+    Ok(Json(Member::of(&state, next, email, now).await?))
 }
 
 /// The write moving the open stay `open` to the home and window of `next`

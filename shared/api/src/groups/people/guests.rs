@@ -25,7 +25,7 @@
 //! DEV key with `guests:write` in its sandbox ([`may_manage_guests`]).
 
 use alyt_domain::access::{Denied, HouseholdRole, Principal};
-use alyt_domain::ids::{ClientId, InvitationId, PropertyId, TenantId};
+use alyt_domain::ids::{ClientId, EndpointId, InvitationId, PropertyId, TenantId};
 use alyt_domain::membership::{GrantTerms, may_manage_guests};
 use alyt_domain::stay::{DatesChange, StayEnd, StayState, StayWindow};
 use alyt_stays::{GuestStays, Moved};
@@ -35,7 +35,7 @@ use alyt_store::repo::identity::{Sessions, UserRecord, Users, email_key};
 use alyt_store::repo::invitations::{InvitationRecord, Invitations, stay_write};
 use alyt_store::repo::members::{Members, stay_window_write};
 use alyt_store::repo::stays::{StayRecord, Stays, change_write};
-use alyt_store::repo::tenancy::{ClientRecord, GrantRecord, PropertyRecord, Tenancy};
+use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, GrantRecord, PropertyRecord, Tenancy};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -44,7 +44,8 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::invitations::{Terms, checked_network, checked_reservation_key, invite};
+use super::invitations::{Terms, checked_reservation_key, invite};
+use super::presence::checked_network;
 use super::{NO_HOUSEHOLD, grant_membership, household_home, managed_household};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
@@ -118,6 +119,15 @@ pub struct PutGuestRequest {
     pub phone_thing_id: Option<Uuid>,
 }
 
+/// A stay to open: whose, where, when, under which key and condition.
+pub(super) struct NewStay<'a> {
+    pub home: &'a PropertyRecord,
+    pub guest: Guest,
+    pub window: StayWindow,
+    pub reservation_key: String,
+    pub network: Option<GrantNetwork>,
+}
+
 /// Who is the guest of a stay being opened.
 pub(super) enum Guest {
     /// An account the grant goes to at once (a grant by user id, or a
@@ -151,11 +161,15 @@ pub(super) async fn open_stay(
     state: &AppState,
     caller: &Principal,
     household: &ClientRecord,
-    home: &PropertyRecord,
-    guest: Guest,
-    window: StayWindow,
-    reservation_key: String,
+    stay: NewStay<'_>,
 ) -> Result<Opened, ApiError> {
+    let NewStay {
+        home,
+        guest,
+        window,
+        reservation_key,
+        network,
+    } = stay;
     let now = state.clock.now();
     let stays = GuestStays::new(state.store.clone(), state.clock.clone());
     let (email, name) = match &guest {
@@ -171,8 +185,11 @@ pub(super) async fn open_stay(
         name,
         check_in: window.check_in,
         check_out: window.check_out,
-        require_network: false,
-        phone_thing_id: None,
+        require_network: network.is_some(),
+        phone_thing_id: network
+            .as_ref()
+            .and_then(|n| n.phone_thing_id)
+            .map(|id| id.0),
         state: StayState::Invited,
         user_id: None,
         invitation_id: None,
@@ -202,6 +219,7 @@ pub(super) async fn open_stay(
                 Some(home),
                 terms,
                 Some(reservation_key),
+                network,
                 also,
             )
             .await?;
@@ -216,6 +234,7 @@ pub(super) async fn open_stay(
                 name,
                 grant: terms,
                 reservation_key: Some(reservation_key),
+                network,
             };
             let invitation = invite(state, caller, household, Some(home), terms, id, also).await?;
             Ok(Opened::Invited(invitation, stay))
@@ -294,11 +313,14 @@ pub async fn put_guest(
     let name = optional_text("name", request.name.as_deref(), NAME_MAX)?;
     let window = StayWindow::checked(request.check_in, request.check_out, now)
         .map_err(|p| ApiError::validation(p.field, p.detail))?;
-    checked_network(
+    let network = checked_network(
+        &state,
+        &household,
         HouseholdRole::Guest,
         request.require_network,
-        request.phone_thing_id,
-    )?;
+        request.phone_thing_id.map(EndpointId::from),
+    )
+    .await?;
     let home = household_home(&state, &household, Some(request.property_id))
         .await?
         .ok_or_else(|| ApiError::validation("propertyId", "propertyId names a home"))?;
@@ -325,7 +347,14 @@ pub async fn put_guest(
         Some(person) => Guest::Account(person),
         None => Guest::Address { email, name },
     };
-    let opened = open_stay(&state, &caller, &household, &home, guest, window, key).await?;
+    let stay = NewStay {
+        home: &home,
+        guest,
+        window,
+        reservation_key: key,
+        network,
+    };
+    let opened = open_stay(&state, &caller, &household, stay).await?;
     let stay = match opened {
         Opened::Member(grant, stay) => {
             // Their claims name the home from their next sign-in.

@@ -34,7 +34,7 @@
 //! rest of the condition); an owner can never be given it.
 
 use alyt_domain::access::{HouseholdRole, Principal, SessionKind};
-use alyt_domain::ids::{ClientId, InvitationId, PropertyId, TenantId};
+use alyt_domain::ids::{ClientId, EndpointId, InvitationId, PropertyId, TenantId};
 use alyt_domain::invitation::{LINK_LIFETIME, PendingState};
 use alyt_domain::membership::{ChangedBy, GrantTerms, check_terms, mask_email, role_words};
 use alyt_domain::password::check_password;
@@ -46,8 +46,8 @@ use alyt_store::repo::invitations::{
 };
 use alyt_store::repo::members::{MemberError, Members};
 use alyt_store::repo::stays::{StayRecord, Stays, change_write};
-use alyt_store::repo::tenancy::GrantRecord;
 use alyt_store::repo::tenancy::{ClientRecord, PropertyRecord, Tenancy};
+use alyt_store::repo::tenancy::{GrantNetwork, GrantRecord};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -58,7 +58,7 @@ use uuid::Uuid;
 
 use super::{
     Member, NO_HOUSEHOLD, grant_membership, granted_writes, guests, household_home,
-    managed_household, member_error, new_grant,
+    managed_household, member_error, new_grant, presence,
 };
 use crate::auth::secrets::{hash_password_blocking, random_token, sha256_hex};
 use crate::auth::sessions::{self, TokenPair};
@@ -226,9 +226,16 @@ pub(super) struct Terms {
     pub name: Option<String>,
     pub grant: GrantTerms,
     pub reservation_key: Option<String>,
+    /// The network condition, checked against the household's phones.
+    pub network: Option<GrantNetwork>,
 }
 
-fn checked_terms(request: CreateInvitationRequest, now: OffsetDateTime) -> Result<Terms, ApiError> {
+/// The terms of `request`, all but the network condition (which needs the
+/// household's phones: [`presence::checked_network`]).
+fn checked_terms(
+    request: &CreateInvitationRequest,
+    now: OffsetDateTime,
+) -> Result<Terms, ApiError> {
     let email = checked_email(&request.email)?;
     let name = optional_text("name", request.name.as_deref(), NAME_MAX)?;
     let grant = GrantTerms {
@@ -238,12 +245,7 @@ fn checked_terms(request: CreateInvitationRequest, now: OffsetDateTime) -> Resul
         expires_at: request.expires_at,
     };
     check_terms(&grant, now).map_err(|p| ApiError::validation(p.field, p.detail))?;
-    checked_network(
-        request.role,
-        request.require_network,
-        request.phone_thing_id,
-    )?;
-    let reservation_key = match request.reservation_key {
+    let reservation_key = match &request.reservation_key {
         None => None,
         Some(_) if request.role != HouseholdRole::Guest => {
             return Err(ApiError::validation(
@@ -251,43 +253,15 @@ fn checked_terms(request: CreateInvitationRequest, now: OffsetDateTime) -> Resul
                 "only a guest's stay has a reservation key",
             ));
         }
-        Some(key) => Some(checked_reservation_key(&key)?),
+        Some(key) => Some(checked_reservation_key(key)?),
     };
     Ok(Terms {
         email,
         name,
         grant,
         reservation_key,
+        network: None,
     })
-}
-
-/// The network condition of a grant (Authentication 8): never for an
-/// owner, and not before the home has a presence signal, which no home has
-/// yet (the network controller comes with the rest of the condition).
-pub(super) fn checked_network(
-    role: HouseholdRole,
-    require_network: Option<bool>,
-    phone_thing_id: Option<Uuid>,
-) -> Result<(), ApiError> {
-    if require_network == Some(true) {
-        if role == HouseholdRole::Owner {
-            return Err(ApiError::validation(
-                "requireNetwork",
-                "an owner cannot be given the network condition",
-            ));
-        }
-        return Err(ApiError::validation(
-            "requireNetwork",
-            "the home has no presence signal yet: connect the network controller or wait for the hub link, then set the condition",
-        ));
-    }
-    if phone_thing_id.is_some() {
-        return Err(ApiError::validation(
-            "phoneThingId",
-            "a phone is chosen only together with requireNetwork",
-        ));
-    }
-    Ok(())
 }
 
 /// A booking's reservation key: 1-100 letters, digits, `.`, `_`, `:`, `-`.
@@ -337,8 +311,16 @@ pub async fn create_invitation(
 ) -> Result<(StatusCode, Json<InvitationResult>), ApiError> {
     let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
     let now = state.clock.now();
-    let terms = checked_terms(request, now)?;
+    let mut terms = checked_terms(&request, now)?;
     let home = household_home(&state, &household, terms.grant.property_id).await?;
+    terms.network = presence::checked_network(
+        &state,
+        &household,
+        request.role,
+        request.require_network,
+        request.phone_thing_id.map(EndpointId::from),
+    )
+    .await?;
     let account = Users(&*state.store).find_by_email(&terms.email).await?;
     if let Some(account) = &account
         && Members(&*state.store)
@@ -375,7 +357,14 @@ pub async fn create_invitation(
                     name: terms.name,
                 },
             };
-            match guests::open_stay(&state, &caller, &household, &home, guest, window, key).await? {
+            let stay = guests::NewStay {
+                home: &home,
+                guest,
+                window,
+                reservation_key: key,
+                network: terms.network,
+            };
+            match guests::open_stay(&state, &caller, &household, stay).await? {
                 guests::Opened::Member(grant, stay) => {
                     added(&state, grant, stay.email, now).await?
                 }
@@ -392,6 +381,7 @@ pub async fn create_invitation(
                     home.as_ref(),
                     terms.grant,
                     terms.reservation_key,
+                    terms.network,
                     vec![],
                 )
                 .await?;
@@ -427,7 +417,7 @@ async fn added(
     Sessions(&*state.store).revoke_all_of(grant.user_id).await?;
     Ok(InvitationResult {
         status: InvitationOutcome::Added,
-        member: Some(Member::new(grant, Some(email), now)),
+        member: Some(Member::of(state, grant, Some(email), now).await?),
         invitation: None,
     })
 }
@@ -467,8 +457,12 @@ pub(super) async fn invite(
         property_id: terms.grant.property_id,
         starts_at: terms.grant.starts_at,
         expires_at: terms.grant.expires_at,
-        require_network: false,
-        phone_thing_id: None,
+        require_network: terms.network.is_some(),
+        phone_thing_id: terms
+            .network
+            .as_ref()
+            .and_then(|n| n.phone_thing_id)
+            .map(|id| id.0),
         reservation_key: terms.reservation_key,
         invited_by: caller.user_id(),
         created_at: now,
@@ -915,7 +909,7 @@ pub async fn accept_invitation(
         starts_at: invitation.starts_at,
         expires_at: invitation.expires_at,
     };
-    let grant = new_grant(
+    let mut grant = new_grant(
         &household,
         person.id,
         terms,
@@ -923,6 +917,12 @@ pub async fn accept_invitation(
         invitation.reservation_key.clone(),
         now,
     );
+    grant.network = invitation.require_network.then(|| GrantNetwork {
+        phone_thing_id: invitation.phone_thing_id.map(EndpointId::from),
+        checked_at: None,
+        met: None,
+        last_seen: None,
+    });
     writes.extend(granted_writes(
         &state,
         &household,

@@ -35,7 +35,7 @@ use std::collections::HashMap;
 
 use crate::routing::{Operations, operations};
 use alyt_domain::access::{Denied, HouseholdRole, Principal};
-use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
+use alyt_domain::ids::{ClientId, EndpointId, PropertyId, TenantId, UserId};
 use alyt_domain::membership::{
     ChangedBy, GrantStatus, GrantTerms, KIND_MEMBERSHIP_ENDED, KIND_MEMBERSHIP_GRANTED,
     MembershipNotice, RemovalRefused, check_removal, check_terms, mask_email, may_manage_people,
@@ -45,9 +45,10 @@ use alyt_domain::stay::StayWindow;
 use alyt_events::PlatformEvent;
 use alyt_store::TxWrite;
 use alyt_store::repo::identity::{Sessions, UserRecord, Users};
+use alyt_store::repo::integrations::Integrations;
 use alyt_store::repo::members::{MemberError, Members, household_members};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
-use alyt_store::repo::tenancy::{ClientRecord, GrantRecord, PropertyRecord, Tenancy};
+use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, GrantRecord, PropertyRecord, Tenancy};
 use alyt_store::repo::widgets::Widgets;
 use axum::Json;
 use axum::extract::State;
@@ -67,6 +68,7 @@ use crate::{ApiError, AppState};
 pub mod change;
 pub mod guests;
 pub mod invitations;
+pub mod presence;
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -75,6 +77,7 @@ pub fn routes() -> Operations {
         .merge(invitations::routes())
         .merge(guests::routes())
         .merge(change::routes())
+        .merge(presence::routes())
 }
 
 /// One person of a household: every field the people list shows is
@@ -141,12 +144,41 @@ pub struct NetworkCondition {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MemberPhone {
-    pub thing_id: Uuid,
+    pub thing_id: EndpointId,
     pub name: String,
 }
 
 impl Member {
-    fn new(grant: GrantRecord, email: Option<String>, now: OffsetDateTime) -> Self {
+    /// The member view of `grant`, with its condition phone's name (one get
+    /// for a member under the network condition).
+    async fn of(
+        state: &AppState,
+        grant: GrantRecord,
+        email: Option<String>,
+        now: OffsetDateTime,
+    ) -> Result<Self, ApiError> {
+        let phone = match grant.network.as_ref().and_then(|n| n.phone_thing_id) {
+            Some(id) => Some(MemberPhone {
+                thing_id: id,
+                name: Integrations(&*state.store)
+                    .endpoint(grant.tenant_id, id)
+                    .await?
+                    .map_or_else(|| "a removed phone".to_owned(), |e| e.name),
+            }),
+            None => None,
+        };
+        Ok(Self::new(grant, email, phone, now))
+    }
+
+    fn new(
+        grant: GrantRecord,
+        email: Option<String>,
+        phone: Option<MemberPhone>,
+        now: OffsetDateTime,
+    ) -> Self {
+        let status = GrantStatus::at(grant.starts_at, grant.ends_at, now);
+        let network = grant.network.as_ref();
+        let unmet = network.is_some_and(|n| n.met == Some(false));
         Self {
             user_id: grant.user_id,
             email,
@@ -154,13 +186,20 @@ impl Member {
             property_id: grant.property_id,
             starts_at: grant.starts_at,
             expires_at: grant.ends_at,
-            status: GrantStatus::at(grant.starts_at, grant.ends_at, now),
-            // Avatars and network conditions are not kept yet: present and
-            // null.
+            status: if status == GrantStatus::Active && unmet {
+                GrantStatus::NeedsNetwork
+            } else {
+                status
+            },
+            // Avatars are not kept: present and null.
             avatar: None,
-            network_condition: None,
-            phone: None,
-            last_seen: None,
+            network_condition: network.map(|n| NetworkCondition {
+                require_network: true,
+                met: n.met,
+                checked_at: n.checked_at,
+            }),
+            phone,
+            last_seen: network.and_then(|n| n.last_seen),
             reservation_key: grant.reservation_key,
             invited_by: grant.granted_by,
             created_at: grant.created_at,
@@ -261,16 +300,12 @@ pub async fn list_members(
         .map(|u| (u.id, u.email))
         .collect();
     let now = state.clock.now();
-    Ok(Json(ListResponse::page(
-        grants
-            .into_iter()
-            .map(|g| {
-                let email = emails.remove(&g.user_id);
-                Member::new(g, email, now)
-            })
-            .collect(),
-        next.as_ref(),
-    )))
+    let mut members = Vec::with_capacity(grants.len());
+    for g in grants {
+        let email = emails.remove(&g.user_id);
+        members.push(Member::of(&state, g, email, now).await?);
+    }
+    Ok(Json(ListResponse::page(members, next.as_ref())))
 }
 
 /// Grants a person (by user id) a place in the household.
@@ -323,17 +358,14 @@ pub async fn add_member(
                 check_out: terms.expires_at.unwrap_or(now),
             };
             let guest = guests::Guest::Account(person.clone());
-            match guests::open_stay(
-                &state,
-                &caller,
-                &household,
-                &home,
+            let stay = guests::NewStay {
+                home: &home,
                 guest,
                 window,
-                guests::generated_key(),
-            )
-            .await?
-            {
+                reservation_key: guests::generated_key(),
+                network: None,
+            };
+            match guests::open_stay(&state, &caller, &household, stay).await? {
                 guests::Opened::Member(grant, _) => grant,
                 guests::Opened::Invited(..) => {
                     return Err(ApiError::internal("a grant by user id invited instead"));
@@ -349,6 +381,7 @@ pub async fn add_member(
                 home.as_ref(),
                 terms,
                 None,
+                None,
                 vec![],
             )
             .await?
@@ -356,7 +389,7 @@ pub async fn add_member(
     };
     Ok((
         StatusCode::CREATED,
-        Json(Member::new(grant, Some(person.email), now)),
+        Json(Member::of(&state, grant, Some(person.email), now).await?),
     ))
 }
 
@@ -405,7 +438,7 @@ fn new_grant(
         ends_at: terms.expires_at,
         granted_by,
         reservation_key,
-        require_network: false,
+        network: None,
         created_at: now,
     }
 }
@@ -449,10 +482,11 @@ async fn grant_membership(
     home: Option<&PropertyRecord>,
     terms: GrantTerms,
     reservation_key: Option<String>,
+    network: Option<GrantNetwork>,
     also: Vec<TxWrite>,
 ) -> Result<GrantRecord, ApiError> {
     let now = state.clock.now();
-    let grant = new_grant(
+    let mut grant = new_grant(
         household,
         person.id,
         terms,
@@ -460,6 +494,7 @@ async fn grant_membership(
         reservation_key,
         now,
     );
+    grant.network = network;
     let by = ChangedBy::of(caller, household.tenant_id);
     let mut writes = also;
     writes.extend(granted_writes(
