@@ -387,10 +387,14 @@ async fn stays_refuse_bad_input_and_a_key_needs_guests_write() {
             with("propertyId", "0190b5a0-0000-7000-8000-0000000000aa".into()),
             "propertyId",
         ),
+        // A phone without the condition.
         (
             sandbox.guest("K1"),
-            with("requireNetwork", true.into()),
-            "requireNetwork",
+            with(
+                "phoneThingId",
+                "0190b5a0-0000-7000-8000-0000000000aa".into(),
+            ),
+            "phoneThingId",
         ),
     ];
     for (path, body, field) in cases {

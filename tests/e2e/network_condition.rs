@@ -2,9 +2,11 @@
 //! network controller (the virtual bridge, watching phones) is connected to
 //! the sandbox home; a member given `requireNetwork` with their phone is in
 //! claims only while the controller sees that phone on the network, judged
-//! at every sign-in and refresh (off, stale and back on); the outcome is
+//! at every sign-in and refresh (off, stale, unreachable and back on); with
+//! no phone signal the caller's address (as the socket showed it) against
+//! the home's (a hub's broker connection showed it) decides; the outcome is
 //! stored ("last seen home"), shown in the people list and in `/auth/me`;
-//! an owner is never given the condition; a home without a signal refuses
+//! an owner is never given the condition; a home without any signal refuses
 //! it; a conditional member mints no widget token.
 
 use alyt_tests::TestPlatform;
@@ -14,19 +16,37 @@ use serde_json::{Value, json};
 
 use crate::integrations::{install, serve_connector};
 
-async fn refresh(t: &TestPlatform, refresh_token: &str) -> (String, String) {
-    let (status, pair) = t
-        .post_json(
-            "/auth/refresh",
-            None,
-            json!({ "refreshToken": refresh_token }),
-        )
-        .await;
-    assert_eq!(status, 200, "{pair}");
+/// An HTTP client whose requests come from 127.0.0.2: not the address a
+/// local hub's broker connection shows (127.0.0.1).
+fn away_from_home() -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap()
+}
+
+async fn post(http: &reqwest::Client, t: &TestPlatform, path: &str, body: Value) -> Value {
+    let response = http.post(t.url(path)).json(&body).send().await.unwrap();
+    assert_eq!(response.status(), 200, "{path}");
+    response.json().await.unwrap()
+}
+
+fn pair_of(pair: &Value) -> (String, String) {
     (
         pair["accessToken"].as_str().unwrap().to_owned(),
         pair["refreshToken"].as_str().unwrap().to_owned(),
     )
+}
+
+/// Signs in from `http`'s address: (access, refresh).
+async fn sign_in(http: &reqwest::Client, t: &TestPlatform, email: &str) -> (String, String) {
+    let body = json!({ "email": email, "password": PASSWORD });
+    pair_of(&post(http, t, "/auth/login", body).await)
+}
+
+async fn refresh(http: &reqwest::Client, t: &TestPlatform, token: &str) -> (String, String) {
+    let body = json!({ "refreshToken": token });
+    pair_of(&post(http, t, "/auth/refresh", body).await)
 }
 
 async fn clients(t: &TestPlatform, access: &str) -> Value {
@@ -43,23 +63,6 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
     let people = format!("/tenants/{tenant}/clients/{}", home.client_id);
     let admin = dev.access_token.clone();
     seed_account(&t, "nora.net@example.com", None, None).await;
-
-    // Without a network controller there is no signal to prove presence by.
-    let (status, refused) = t
-        .post_json(
-            &format!("{people}/invitations"),
-            Some(&admin),
-            json!({ "email": "nora.net@example.com", "role": "MEMBER", "requireNetwork": true }),
-        )
-        .await;
-    assert_eq!(status, 400, "{refused}");
-    assert!(
-        refused["detail"]
-            .as_str()
-            .unwrap()
-            .contains("connect the network controller or wait for the hub link"),
-        "{refused}"
-    );
 
     // The household connects its network controller, which watches phones.
     let served = serve_connector(&t, &dev, "home-router").await;
@@ -81,11 +84,8 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
     assert_eq!(phones["items"].as_array().unwrap().len(), 2, "{phones}");
     let phone_id = phone["thingId"].as_str().unwrap().to_owned();
 
+    let invite = format!("{people}/invitations");
     for (body, field) in [
-        (
-            json!({ "email": "nora.net@example.com", "role": "MEMBER", "requireNetwork": true }),
-            "phoneThingId",
-        ),
         (
             json!({ "email": "nora.net@example.com", "role": "OWNER", "requireNetwork": true, "phoneThingId": phone_id }),
             "requireNetwork",
@@ -94,32 +94,29 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
             json!({ "email": "nora.net@example.com", "role": "MEMBER", "requireNetwork": true, "phoneThingId": "0190b5a0-0000-7000-8000-0000000000aa" }),
             "phoneThingId",
         ),
+        (
+            json!({ "email": "nora.net@example.com", "role": "MEMBER", "phoneThingId": phone_id }),
+            "phoneThingId",
+        ),
     ] {
-        let (status, problem) = t
-            .post_json(&format!("{people}/invitations"), Some(&admin), body.clone())
-            .await;
+        let (status, problem) = t.post_json(&invite, Some(&admin), body.clone()).await;
         assert_eq!(
             (status, problem["field"].as_str()),
             (400, Some(field)),
             "{body} -> {problem}"
         );
     }
-    let (status, added) = t
-        .post_json(
-            &format!("{people}/invitations"),
-            Some(&admin),
-            json!({ "email": "nora.net@example.com", "role": "MEMBER", "requireNetwork": true, "phoneThingId": phone_id }),
-        )
-        .await;
+    let body = json!({ "email": "nora.net@example.com", "role": "MEMBER", "requireNetwork": true, "phoneThingId": phone_id });
+    let (status, added) = t.post_json(&invite, Some(&admin), body).await;
     assert_eq!(status, 201, "{added}");
     assert_eq!(added["status"], "added");
     assert_eq!(added["member"]["networkCondition"]["requireNetwork"], true);
     assert_eq!(added["member"]["phone"]["name"], "Nora's phone");
 
-    // Her phone is on the network: the household is in her claims.
-    let pair = t.household_login("nora.net@example.com", PASSWORD).await;
-    let access = pair["accessToken"].as_str().unwrap().to_owned();
-    let refresh_token = pair["refreshToken"].as_str().unwrap().to_owned();
+    // Her phone is on the network: the household is in her claims (she
+    // signs in from an address that is not the home's: the phone decides).
+    let away = away_from_home();
+    let (access, refresh_token) = sign_in(&away, &t, "nora.net@example.com").await;
     assert_eq!(
         clients(&t, &access).await[&home.client_id]["role"],
         "MEMBER"
@@ -128,12 +125,9 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
     assert_eq!(me["homes"][0]["status"], "active", "{me}");
 
     // She leaves: the next refresh drops the household, and says why.
-    assert!(
-        served
-            .bridge
-            .set_phone("phone-nora", false, time::OffsetDateTime::now_utc())
-    );
-    let (access, refresh_token) = refresh(&t, &refresh_token).await;
+    let now = time::OffsetDateTime::now_utc();
+    assert!(served.bridge.set_phone("phone-nora", false, now));
+    let (access, refresh_token) = refresh(&away, &t, &refresh_token).await;
     assert!(clients(&t, &access).await.get(&home.client_id).is_none());
     let (_, me) = t.get_json("/auth/me", Some(&access)).await;
     assert_eq!(me["homes"][0]["status"], "needs-network", "{me}");
@@ -145,22 +139,28 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
         "{me}"
     );
 
-    // A controller that has not seen the phone for long is no signal.
-    let long_ago = time::OffsetDateTime::now_utc() - time::Duration::minutes(30);
-    served.bridge.set_phone("phone-nora", true, long_ago);
-    let (access, refresh_token) = refresh(&t, &refresh_token).await;
-    assert!(clients(&t, &access).await.get(&home.client_id).is_none());
-    // A controller that does not answer is no signal either.
+    // A controller that has not seen the phone for long is no signal, nor
+    // one that does not answer; away from the home's address she is out.
     served
         .bridge
-        .set_phone("phone-nora", true, time::OffsetDateTime::now_utc());
-    served.bridge.set_reachable("phone-nora", false);
-    let (access, refresh_token) = refresh(&t, &refresh_token).await;
+        .set_phone("phone-nora", true, now - time::Duration::minutes(30));
+    let (access, refresh_token) = refresh(&away, &t, &refresh_token).await;
     assert!(clients(&t, &access).await.get(&home.client_id).is_none());
+    served.bridge.set_phone("phone-nora", true, now);
+    served.bridge.set_reachable("phone-nora", false);
+    let (access, refresh_token) = refresh(&away, &t, &refresh_token).await;
+    assert!(clients(&t, &access).await.get(&home.client_id).is_none());
+    // No phone signal, but at the home's address (the sandbox's virtual hub
+    // showed it): the second signal lets her in.
+    let (at_home, _) = sign_in(&t.http, &t, "nora.net@example.com").await;
+    assert_eq!(
+        clients(&t, &at_home).await[&home.client_id]["role"],
+        "MEMBER"
+    );
 
     // Back home: in again, and the household sees when.
     served.bridge.set_reachable("phone-nora", true);
-    let (access, _) = refresh(&t, &refresh_token).await;
+    let (access, _) = refresh(&away, &t, &refresh_token).await;
     assert_eq!(
         clients(&t, &access).await[&home.client_id]["role"],
         "MEMBER"
@@ -180,15 +180,12 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
     assert_eq!(nora["status"], "active");
 
     // A conditional member mints no widget token.
+    let widgets = format!(
+        "/properties/{}/widget-tokens?tenantId={tenant}",
+        home.property_id
+    );
     let (status, refused) = t
-        .post_json(
-            &format!(
-                "/properties/{}/widget-tokens?tenantId={tenant}",
-                home.property_id
-            ),
-            Some(&access),
-            json!({ "name": "Phone" }),
-        )
+        .post_json(&widgets, Some(&access), json!({ "name": "Phone" }))
         .await;
     assert_eq!(status, 403, "{refused}");
 
@@ -208,28 +205,129 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
     assert_eq!(check["signal"], "network-controller");
     assert_eq!(t.get_json(&presence, Some(&admin)).await.0, 404);
 
-    // The condition goes away with a change to OWNER (an owner never has it).
+    // An owner never has the condition: refused with it, dropped without.
     let user = nora["userId"].as_str().unwrap();
+    let member = format!("{people}/members/{user}");
+    let body = json!({ "role": "OWNER", "requireNetwork": true });
     let (status, refused) = t
-        .send_json(
-            "PATCH",
-            &format!("{people}/members/{user}"),
-            Some(&admin),
-            Some(json!({ "role": "OWNER", "requireNetwork": true })),
-        )
+        .send_json("PATCH", &member, Some(&admin), Some(body))
         .await;
     assert_eq!(
         (status, refused["field"].as_str()),
         (400, Some("requireNetwork"))
     );
+    let body = json!({ "role": "OWNER" });
     let (status, owner) = t
-        .send_json(
-            "PATCH",
-            &format!("{people}/members/{user}"),
-            Some(&admin),
-            Some(json!({ "role": "OWNER" })),
-        )
+        .send_json("PATCH", &member, Some(&admin), Some(body))
         .await;
     assert_eq!(status, 200, "{owner}");
     assert_eq!(owner["networkCondition"], Value::Null);
+}
+
+/// The second signal: a hub's broker connection shows the home's internet
+/// address; without a phone signal, a caller whose address (as the socket
+/// showed it, never a header) is the home's is in claims, another is not.
+#[tokio::test]
+async fn without_a_phone_the_hub_link_decides_by_the_callers_address() {
+    use crate::rooms::play;
+    use rumqttc::QoS;
+
+    let t = TestPlatform::start().await;
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (tenant, client, home) = (
+        first.tenant_id.to_string(),
+        first.client_id.to_string(),
+        first.property_id.to_string(),
+    );
+    let (email, password) = t.owner();
+    let owner = t.household_login(&email, &password).await["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let people = format!("/tenants/{tenant}/clients/{client}");
+    let mia = seed_account(&t, "mia.hub@example.com", None, None).await;
+    let (status, granted) = t
+        .post_json(
+            &format!("{people}/members"),
+            Some(&owner),
+            json!({ "userId": mia.id, "role": "MEMBER" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{granted}");
+    let condition = json!({ "requireNetwork": true });
+    let member = format!("{people}/members/{}", mia.id);
+    let (status, refused) = t
+        .send_json("PATCH", &member, Some(&owner), Some(condition.clone()))
+        .await;
+    assert_eq!(status, 400, "no signal before the hub connects: {refused}");
+
+    // The home's hub connects (from this machine's loopback address).
+    let (status, hub) = t
+        .post_json(
+            "/devices/register",
+            Some(&owner),
+            json!({ "tenantId": tenant, "propertyId": home, "name": "Hub", "kind": "HUB",
+                    "capabilities": ["HUB"], "serial": "SN-HUB-NET-1" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{hub}");
+    let registered = crate::device_plane::Registered {
+        tenant: tenant.clone(),
+        device: hub["device"]["id"].as_str().unwrap().to_owned(),
+        prefix: hub["topicPrefix"].as_str().unwrap().to_owned(),
+        username: hub["credentials"]["username"].as_str().unwrap().to_owned(),
+        password: hub["credentials"]["password"].as_str().unwrap().to_owned(),
+    };
+    let device = play(&t, &registered).await;
+    device
+        .client
+        .publish(
+            format!("{}/availability", registered.prefix),
+            QoS::AtLeastOnce,
+            true,
+            "online",
+        )
+        .await
+        .unwrap();
+    let store = t.platform.store();
+    let tenancy = alyt_store::repo::tenancy::Tenancy(&*store);
+    let mut known = None;
+    for _ in 0..200 {
+        known = tenancy.home_address(first.property_id).await.unwrap();
+        if known.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let known = known.expect("the hub's connection showed the home's address");
+    assert!(!known.hash.contains("127.0.0.1"), "kept hashed");
+
+    let (status, changed) = t
+        .send_json("PATCH", &member, Some(&owner), Some(condition))
+        .await;
+    assert_eq!(status, 200, "{changed}");
+    assert_eq!(changed["networkCondition"]["requireNetwork"], true);
+    assert_eq!(changed["phone"], Value::Null);
+
+    // From the home's address: in. From another address: out, whatever
+    // X-Forwarded-For says.
+    let pair = t.household_login("mia.hub@example.com", PASSWORD).await;
+    let access = pair["accessToken"].as_str().unwrap();
+    assert_eq!(clients(&t, access).await[&client]["role"], "MEMBER");
+    let elsewhere = reqwest::Client::builder()
+        .local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    let response = elsewhere
+        .post(t.url("/auth/login"))
+        .header("x-forwarded-for", "127.0.0.1")
+        .json(&json!({ "email": "mia.hub@example.com", "password": PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let pair: Value = response.json().await.unwrap();
+    let access = pair["accessToken"].as_str().unwrap();
+    assert!(clients(&t, access).await.get(&client).is_none());
+    drop(device);
 }

@@ -102,6 +102,7 @@ async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
             retained: false,
             last_will: false,
             received_at: clock.now(),
+            source_address: None,
         })
         .await
         .unwrap();

@@ -1,5 +1,6 @@
 //! Hosted ingest: SQS batches filled by the IoT topic rule. Each record's body
-//! is the rule's output `{ messageId, topic, payload (base64), receivedAt (ms) }`
+//! is the rule's output `{ messageId, topic, payload (base64), receivedAt (ms),
+//! sourceIp }`
 //! (see infra/template.yaml). Store failures are reported as batch item
 //! failures, so SQS retries just those records (and moves them to the DLQ after
 //! repeated failures). What retrying cannot help is never reported: a body that
@@ -24,6 +25,9 @@ pub struct RuleMessage {
     pub payload: String,
     /// Milliseconds since the epoch when IoT Core received it.
     pub received_at: i64,
+    /// The device connection's address (the rule's `sourceip()`).
+    #[serde(default)]
+    pub source_ip: Option<String>,
 }
 
 /// Why a record's body was dropped.
@@ -58,6 +62,7 @@ pub fn to_inbound(body: &str) -> Result<InboundMessage, BadRecord> {
         // treats every 'offline' there alike.
         last_will: false,
         received_at,
+        source_address: rule.source_ip.as_deref().and_then(|ip| ip.parse().ok()),
     })
 }
 
@@ -92,4 +97,26 @@ pub async fn handle_batch(ingest: &Ingest, event: SqsEvent) -> SqsBatchResponse 
     let mut response = SqsBatchResponse::default();
     response.batch_item_failures = failures;
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(extra: &str) -> String {
+        format!(
+            r#"{{"messageId":"m-1","topic":"alyt/0190b5a0-1111-7000-8000-000000000001/0190b5a0-2222-7000-8000-000000000002/0190b5a0-3333-7000-8000-000000000003/availability","payload":"b25saW5l","receivedAt":1780315200000{extra}}}"#
+        )
+    }
+
+    #[test]
+    fn the_rules_source_ip_is_the_messages_source_address() {
+        let with = to_inbound(&body(r#","sourceIp":"203.0.113.7""#)).unwrap();
+        assert_eq!(with.source_address, Some("203.0.113.7".parse().unwrap()));
+        assert_eq!(&with.payload[..], b"online");
+        // Older rules sent none; an unreadable one is no address.
+        assert_eq!(to_inbound(&body("")).unwrap().source_address, None);
+        let junk = to_inbound(&body(r#","sourceIp":"not an address""#)).unwrap();
+        assert_eq!(junk.source_address, None);
+    }
 }

@@ -678,6 +678,7 @@ impl HookState {
             retained: publish.retain,
             last_will: matches!(from.typ(), FromType::LastWill),
             received_at: self.clock.now(),
+            source_address: session.id.remote_addr.map(|a| a.ip()),
         };
         // Awaiting a full channel holds this device's session (and through TCP
         // the device) back: backpressure rather than loss. Counted before the

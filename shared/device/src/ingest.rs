@@ -42,6 +42,7 @@ use alyt_store::repo::devices::{
 use alyt_store::repo::history::{DeviceLogEntry, LogChannel, device_log_item, telemetry_item};
 use alyt_store::repo::messages::dedupe_guard;
 use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
+use alyt_store::repo::tenancy::{HomeAddressRecord, home_address_write};
 use alyt_store::{Condition, Item, Key, Store, StoreError, TxWrite};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -314,6 +315,10 @@ impl Ingest {
             ChannelMessage::Alert(fields) => alert(device, fields, message_id, at)?,
             ChannelMessage::Command(_) => return Ok(None),
         };
+        let mut planned = planned;
+        if let Some(write) = home_address(message, decoded, device)? {
+            planned.writes.push(write);
+        }
         self.transaction(message_id, device, planned, at).map(Some)
     }
 
@@ -405,6 +410,30 @@ fn status(
         features: report.features.clone(),
         ..Planned::heard(Heard::Report)
     })
+}
+
+/// A hub coming online shows its home's internet address (the network
+/// condition's second signal): kept salted and hashed, never in clear.
+fn home_address(
+    message: &InboundMessage,
+    decoded: &ChannelMessage,
+    device: &DeviceRecord,
+) -> Result<Option<TxWrite>, StoreError> {
+    let online = matches!(decoded, ChannelMessage::Availability(Availability::Online));
+    let hub = device
+        .capabilities
+        .contains(&Lenient::Known(DeviceCapability::Hub));
+    match (
+        online && hub && !message.last_will,
+        message.source_address,
+        device.property_id,
+    ) {
+        (true, Some(address), Some(property)) => {
+            let record = HomeAddressRecord::of(address, device.id, message.received_at);
+            home_address_write(property, &record).map(Some)
+        }
+        _ => Ok(None),
+    }
 }
 
 /// `availability`: online is a report; offline (also the last will) is not.

@@ -43,6 +43,11 @@ pub struct InboundMessage {
     /// ended without DISCONNECT (liveness reason 'last-will').
     pub last_will: bool,
     pub received_at: OffsetDateTime,
+    /// The address the device's connection came from, as the broker saw it
+    /// (the embedded broker's socket; hosted, the topic rule's
+    /// `sourceip()`). A hub's tells the platform its home's internet
+    /// address (the network condition's second signal).
+    pub source_address: Option<std::net::IpAddr>,
 }
 
 /// Why a command could not be handed to the device. The row stays pending

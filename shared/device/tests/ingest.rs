@@ -84,6 +84,7 @@ impl World {
             retained: false,
             last_will: false,
             received_at: self.clock.now(),
+            source_address: None,
         }
     }
 
@@ -514,4 +515,49 @@ async fn a_hub_pairs_a_child_once_and_other_devices_pair_nothing() {
         .unwrap();
     assert_eq!(outcome, Outcome::Applied);
     assert_eq!(children_of(&w, hub.id).await.len(), 1);
+}
+
+/// A hub coming online shows its home's internet address (kept hashed);
+/// another device's, or a last will, shows nothing.
+#[tokio::test]
+async fn a_hub_coming_online_records_its_homes_address() {
+    use alyt_store::repo::tenancy::Tenancy;
+
+    let mut w = world().await;
+    let home = w.device.property_id.unwrap();
+    let from: std::net::IpAddr = "203.0.113.7".parse().unwrap();
+    let online = |w: &World| InboundMessage {
+        source_address: Some(from),
+        ..w.message(Channel::Availability, "online")
+    };
+    // A light is no hub.
+    w.ingest.handle(&online(&w)).await.unwrap();
+    assert!(
+        Tenancy(&*w.store)
+            .home_address(home)
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    w.device
+        .capabilities
+        .insert(Lenient::Known(DeviceCapability::Hub));
+    w.store
+        .put(device_item(&w.device).unwrap(), None)
+        .await
+        .unwrap();
+    w.ingest.handle(&online(&w)).await.unwrap();
+    let known = Tenancy(&*w.store)
+        .home_address(home)
+        .await
+        .unwrap()
+        .expect("the hub showed the address");
+    assert!(known.matches(from));
+    assert!(!known.matches("203.0.113.8".parse().unwrap()));
+    assert!(
+        !serde_json::to_string(&known)
+            .unwrap()
+            .contains("203.0.113.7")
+    );
 }

@@ -145,6 +145,7 @@ impl World {
             retained: false,
             last_will: false,
             received_at: self.clock.now(),
+            source_address: None,
         }
     }
 

@@ -54,6 +54,23 @@ pub fn judge_phone(state: &Map<String, Value>, now: OffsetDateTime) -> PhoneRead
     }
 }
 
+/// What of an address identifies a home's internet connection: an IPv4
+/// address whole (an IPv4-mapped IPv6 address as its IPv4 address), an IPv6
+/// address by its /64 (a home's devices share the prefix, not the address).
+pub fn address_key(address: std::net::IpAddr) -> String {
+    use std::net::IpAddr;
+    match address {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
+}
+
 /// Which signal decided a check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -151,6 +168,19 @@ mod tests {
             judge_phone(&Map::new(), now()),
             PhoneRead::NoSignal("unidentified")
         );
+    }
+
+    #[test]
+    fn addresses_are_compared_by_what_identifies_a_home() {
+        let key = |s: &str| address_key(s.parse().unwrap());
+        assert_eq!(key("203.0.113.7"), "203.0.113.7");
+        assert_eq!(key("::ffff:203.0.113.7"), "203.0.113.7");
+        assert_eq!(
+            key("2001:db8:1:2:aaaa::1"),
+            key("2001:db8:1:2:bbbb::9"),
+            "one /64"
+        );
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
     }
 
     #[test]

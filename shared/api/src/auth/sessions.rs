@@ -1,6 +1,8 @@
 //! Signing in and refreshing: building claims from what a person holds now,
 //! issuing a token pair, and rotating refresh tokens with reuse detection.
 
+use std::net::IpAddr;
+
 use alyt_domain::access::{Claims, ClientGrant, SessionKind};
 use alyt_domain::ids::SessionId;
 use alyt_store::repo::developers::{DeveloperStatus, Developers};
@@ -37,7 +39,13 @@ fn audience(kind: SessionKind) -> Audience {
 
 /// Claims from the person's current roles and the grants in force now (a guest
 /// outside the stay window gets no claim mentioning the home).
-pub async fn build_claims(state: &AppState, user: &UserRecord) -> Result<Claims, ApiError> {
+/// `address` is the caller's as the edge saw it (the network condition's
+/// second signal).
+pub async fn build_claims(
+    state: &AppState,
+    user: &UserRecord,
+    address: Option<IpAddr>,
+) -> Result<Claims, ApiError> {
     let now = state.clock.now();
     let grants = Tenancy(&*state.store).grants_of(user.id).await?;
     // A guest's claims mention the home only inside the stay, to the
@@ -59,7 +67,7 @@ pub async fn build_claims(state: &AppState, user: &UserRecord) -> Result<Claims,
     let mut clients = std::collections::BTreeMap::new();
     for g in grants.into_iter().filter(|g| g.in_force(now)) {
         if g.network.is_some()
-            && !crate::groups::people::presence::check_condition(state, &g).await?
+            && !crate::groups::people::presence::check_condition(state, &g, address).await?
         {
             continue;
         }
@@ -92,6 +100,7 @@ async fn access_token(
     user: &UserRecord,
     kind: SessionKind,
     session: SessionId,
+    address: Option<IpAddr>,
 ) -> Result<(String, i64), ApiError> {
     if kind == SessionKind::Developer {
         let active = match user.developer_id {
@@ -106,7 +115,7 @@ async fn access_token(
             return Err(refresh_refused());
         }
     }
-    let claims = build_claims(state, user).await?;
+    let claims = build_claims(state, user, address).await?;
     let token = state
         .tokens
         .issue_session(audience(kind), &claims, session, user.developer_id);
@@ -118,6 +127,7 @@ pub async fn start(
     state: &AppState,
     user: &UserRecord,
     kind: SessionKind,
+    address: Option<IpAddr>,
 ) -> Result<TokenPair, ApiError> {
     let now = state.clock.now();
     let session = SessionRecord {
@@ -133,7 +143,7 @@ pub async fn start(
     Sessions(&*state.store)
         .start(&session, &sha256_hex(&refresh_token))
         .await?;
-    let (access_token, expires_in) = access_token(state, user, kind, session.id).await?;
+    let (access_token, expires_in) = access_token(state, user, kind, session.id, address).await?;
     Ok(TokenPair {
         access_token,
         refresh_token,
@@ -152,6 +162,7 @@ pub async fn refresh(
     state: &AppState,
     presented: &str,
     kind: SessionKind,
+    address: Option<IpAddr>,
 ) -> Result<TokenPair, ApiError> {
     let next_token = format!("{REFRESH_PREFIX}{}", random_token());
     let refreshed = Sessions(&*state.store)
@@ -168,7 +179,8 @@ pub async fn refresh(
                 .get(session.user_id)
                 .await?
                 .ok_or_else(refresh_refused)?;
-            let (access_token, expires_in) = access_token(state, &user, kind, session.id).await?;
+            let (access_token, expires_in) =
+                access_token(state, &user, kind, session.id, address).await?;
             Ok(TokenPair {
                 access_token,
                 refresh_token: next_token,

@@ -72,7 +72,7 @@ pub async fn login(
         crate::auth::totp::require_code(&state, &user, request.totp.as_deref(), client).await?;
     }
     Ok(Json(
-        sessions::start(&state, &user, SessionKind::Household).await?,
+        sessions::start(&state, &user, SessionKind::Household, client).await?,
     ))
 }
 
@@ -97,10 +97,17 @@ pub struct RefreshRequest {
 )]
 pub async fn refresh(
     State(state): State<AppState>,
+    Client(client): Client,
     ApiJson(request): ApiJson<RefreshRequest>,
 ) -> Result<Json<TokenPair>, ApiError> {
     Ok(Json(
-        sessions::refresh(&state, &request.refresh_token, SessionKind::Household).await?,
+        sessions::refresh(
+            &state,
+            &request.refresh_token,
+            SessionKind::Household,
+            client,
+        )
+        .await?,
     ))
 }
 

@@ -449,3 +449,79 @@ pub fn new_home_writes(home: NewHome<'_>) -> Result<(CreatedHome, Vec<TxWrite>),
 pub fn tenant_properties(tenant: TenantId) -> ListScope {
     ListScope::Table(format!("TENANT#{tenant}"))
 }
+
+/// A home's internet address as its hub's broker connection showed it (the
+/// second signal of the network condition), kept as a salted SHA-256 of
+/// [`address_key`](alyt_domain::presence::address_key), never in clear.
+/// Key: `PROPERTY#{p}` / `NETADDR`; rewritten by ingest when a hub of the
+/// home comes online.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HomeAddressRecord {
+    pub salt: String,
+    /// SHA-256 (hex) of `{salt}:{address key}`.
+    pub hash: String,
+    /// The hub that showed it.
+    pub device_id: alyt_domain::ids::DeviceId,
+    #[serde(with = "ts::rfc3339")]
+    pub seen_at: OffsetDateTime,
+}
+
+fn home_address_key(property: PropertyId) -> Key {
+    Key::new(format!("PROPERTY#{property}"), "NETADDR")
+}
+
+impl HomeAddressRecord {
+    /// The record of `address` shown by hub `device` at `at`, with a fresh
+    /// salt.
+    pub fn of(
+        address: std::net::IpAddr,
+        device: alyt_domain::ids::DeviceId,
+        at: OffsetDateTime,
+    ) -> Self {
+        let salt = uuid::Uuid::new_v4().simple().to_string();
+        let hash = Self::hash(&salt, address);
+        Self {
+            salt,
+            hash,
+            device_id: device,
+            seen_at: at,
+        }
+    }
+
+    fn hash(salt: &str, address: std::net::IpAddr) -> String {
+        use sha2::Digest;
+        let key = alyt_domain::presence::address_key(address);
+        hex::encode(sha2::Sha256::digest(format!("{salt}:{key}").as_bytes()))
+    }
+
+    /// Whether `address` is this home's.
+    pub fn matches(&self, address: std::net::IpAddr) -> bool {
+        Self::hash(&self.salt, address) == self.hash
+    }
+}
+
+/// The write recording the home's address (for ingest's transaction).
+pub fn home_address_write(
+    property: PropertyId,
+    record: &HomeAddressRecord,
+) -> Result<TxWrite, StoreError> {
+    Ok(TxWrite::Put {
+        item: Item::from_record(home_address_key(property), record)?,
+        condition: None,
+    })
+}
+
+impl Tenancy<'_> {
+    /// The home's internet address as last seen by a hub, if any. One get.
+    pub async fn home_address(
+        &self,
+        property: PropertyId,
+    ) -> Result<Option<HomeAddressRecord>, StoreError> {
+        self.0
+            .get(&home_address_key(property))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+}

@@ -545,6 +545,7 @@ pub async fn refresh(
         &state,
         &request.refresh_token,
         alyt_domain::access::SessionKind::Developer,
+        None,
     )
     .await?;
     Ok(Json(pair.into()))

@@ -46,7 +46,7 @@ impl From<TokenPair> for DeveloperSession {
 
 /// Starts a developer session for a person whose credentials were checked.
 pub async fn start(state: &AppState, user: &UserRecord) -> Result<DeveloperSession, ApiError> {
-    Ok(sessions::start(state, user, SessionKind::Developer)
+    Ok(sessions::start(state, user, SessionKind::Developer, None)
         .await?
         .into())
 }

@@ -948,7 +948,7 @@ pub async fn accept_invitation(
     }
     tracing::info!(tenant = %household.tenant_id, client = %household.id, invitation = %invitation.id, user = %person.id, new_account, "invitation accepted");
     Ok(Json(
-        sessions::start(&state, &person, SessionKind::Household).await?,
+        sessions::start(&state, &person, SessionKind::Household, address).await?,
     ))
 }
 

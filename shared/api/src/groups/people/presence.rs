@@ -7,15 +7,18 @@
 //! with the NETWORK capability and the `presence` feature (the reference
 //! virtual bridge reports phones so). The check reads the phone live through
 //! its connector (a missing, failed, stale or unidentified read is no
-//! signal), then would compare the caller's address with the home's internet
-//! address; no home has that address yet (it comes from a hub's broker
-//! connection), so without a phone signal the condition is not met. Only
-//! the outcome is stored on the grant ("last seen home").
+//! signal), then compares the caller's address as the edge saw it (never a
+//! client-supplied header) with the home's internet address, which a hub's
+//! broker connection shows (ingest keeps it salted and hashed). Without
+//! either signal the condition is not met. Only the outcome is stored on
+//! the grant ("last seen home").
 //!
 //! * `GET /v1/tenants/{t}/clients/{c}/members/phones` (owner, staff): the
 //!   phones, for choosing a person's condition phone.
 //! * `GET /v1/properties/{propertyId}/presence?tenantId&endpointId`:
 //!   internal (platform OWNER and STAFF only): one live check of a phone.
+
+use std::net::IpAddr;
 
 use alyt_domain::access::{HouseholdRole, PlatformRole, Principal};
 use alyt_domain::device::{DeviceCapability, Lenient};
@@ -96,70 +99,126 @@ pub(super) async fn checked_network(
         ));
     }
     let phones = household_phones(state, household).await?;
-    if phones.is_empty() {
+    let hub_link = household_has_address(state, household).await?;
+    if phones.is_empty() && !hub_link {
         return Err(ApiError::validation(
             "requireNetwork",
             "the home has no presence signal yet: connect the network controller or wait for the hub link, then set the condition",
         ));
     }
-    let Some(phone) = phone_thing_id else {
-        return Err(ApiError::validation(
-            "phoneThingId",
-            "choose the person's phone (GET …/members/phones lists the phones the home network watches)",
-        ));
-    };
-    if !phones.iter().any(|p| p.id == phone) {
-        return Err(ApiError::validation(
+    match phone_thing_id {
+        Some(phone) if !phones.iter().any(|p| p.id == phone) => Err(ApiError::validation(
             "phoneThingId",
             "phoneThingId is not a phone the home network watches",
-        ));
+        )),
+        None if !hub_link => Err(ApiError::validation(
+            "phoneThingId",
+            "choose the person's phone (GET …/members/phones lists the phones the home network watches)",
+        )),
+        phone => Ok(Some(GrantNetwork {
+            phone_thing_id: phone,
+            checked_at: None,
+            met: None,
+            last_seen: None,
+        })),
     }
-    Ok(Some(GrantNetwork {
-        phone_thing_id: Some(phone),
-        checked_at: None,
-        met: None,
-        last_seen: None,
-    }))
 }
 
-/// One live read of phone `endpoint` of `tenant` through its connector.
+/// Whether a hub of one of the household's homes has shown the home's
+/// internet address.
+async fn household_has_address(
+    state: &AppState,
+    household: &ClientRecord,
+) -> Result<bool, ApiError> {
+    let tenancy = Tenancy(&*state.store);
+    for home in tenancy.household_homes(household.id).await? {
+        if tenancy.home_address(home.id).await?.is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether `address` is the internet address of the home the grant's
+/// condition is about: a guest's home, the phone's home, or else any home of
+/// the household. `None` when either address is unknown.
+async fn same_address(
+    state: &AppState,
+    grant: &GrantRecord,
+    phone_home: Option<PropertyId>,
+    address: Option<IpAddr>,
+) -> Result<Option<bool>, ApiError> {
+    let Some(address) = address else {
+        return Ok(None);
+    };
+    let tenancy = Tenancy(&*state.store);
+    let homes = match grant.property_id.or(phone_home) {
+        Some(home) => vec![home],
+        None => tenancy
+            .household_homes(grant.client_id)
+            .await?
+            .into_iter()
+            .map(|h| h.id)
+            .collect(),
+    };
+    let mut known = false;
+    for home in homes {
+        if let Some(record) = tenancy.home_address(home).await? {
+            if record.matches(address) {
+                return Ok(Some(true));
+            }
+            known = true;
+        }
+    }
+    Ok(known.then_some(false))
+}
+
+/// One live read of phone `endpoint` of `tenant` through its connector, and
+/// the phone's home.
 async fn read_phone(
     state: &AppState,
     tenant: TenantId,
     endpoint: Option<EndpointId>,
-) -> Result<PhoneRead, ApiError> {
+) -> Result<(PhoneRead, Option<PropertyId>), ApiError> {
     let Some(id) = endpoint else {
-        return Ok(PhoneRead::NoSignal("no phone"));
+        return Ok((PhoneRead::NoSignal("no phone"), None));
     };
     let Some(phone) = Integrations(&*state.store).endpoint(tenant, id).await? else {
-        return Ok(PhoneRead::NoSignal("missing"));
+        return Ok((PhoneRead::NoSignal("missing"), None));
     };
+    let home = Some(phone.property_id);
     if !is_phone(&phone) {
-        return Ok(PhoneRead::NoSignal("unidentified"));
+        return Ok((PhoneRead::NoSignal("unidentified"), home));
     }
     let Ok(connector) = installed(state, tenant, phone.integration_id).await else {
-        return Ok(PhoneRead::NoSignal("missing"));
+        return Ok((PhoneRead::NoSignal("missing"), home));
     };
     let outcome = read_and_store(state, &connector, vec![phone]).await?;
-    Ok(match outcome.into_iter().next() {
+    let read = match outcome.into_iter().next() {
         Some(ReadOutcome::Read(read)) => judge_phone(&read.state, state.clock.now()),
         _ => PhoneRead::NoSignal("not responding"),
-    })
+    };
+    Ok((read, home))
 }
 
-/// Checks the condition of `grant` now and stores the outcome on it (the
-/// grant as read; a concurrent change wins and this outcome is dropped).
-/// Whether the person is in claims.
+/// Checks the condition of `grant` now, for a caller at `address` (as the
+/// edge saw it), and stores the outcome on it (the grant as read; a
+/// concurrent change wins and this outcome is dropped). Whether the person
+/// is in claims.
 pub(crate) async fn check_condition(
     state: &AppState,
     grant: &GrantRecord,
+    address: Option<IpAddr>,
 ) -> Result<bool, ApiError> {
     let Some(network) = &grant.network else {
         return Ok(true);
     };
-    let read = read_phone(state, grant.tenant_id, network.phone_thing_id).await?;
-    // The home's internet address is not known for any home yet.
-    let presence = decide(&read, None);
+    let (read, phone_home) = read_phone(state, grant.tenant_id, network.phone_thing_id).await?;
+    let same = match read {
+        PhoneRead::NoSignal(_) => same_address(state, grant, phone_home, address).await?,
+        _ => None,
+    };
+    let presence = decide(&read, same);
     let now = state.clock.now();
     let next = GrantRecord {
         network: Some(GrantNetwork {
@@ -319,7 +378,7 @@ pub async fn get_presence(
         .await?
         .filter(|e| e.property_id == home.id)
         .ok_or_else(missing)?;
-    let read = read_phone(&state, query.tenant_id, Some(phone.id)).await?;
+    let (read, _) = read_phone(&state, query.tenant_id, Some(phone.id)).await?;
     let presence = decide(&read, None);
     Ok(Json(PresenceCheck {
         endpoint_id: phone.id,
