@@ -250,3 +250,127 @@ async fn a_guest_who_never_accepted_is_checked_out_and_the_link_dies() {
             .is_none()
     );
 }
+
+/// A store whose transactions fail while `failing` is set (an outage in the
+/// middle of a check-out); everything else passes through.
+struct Outage {
+    inner: Arc<dyn Store>,
+    failing: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl Store for Outage {
+    async fn get(
+        &self,
+        key: &alyt_store::Key,
+    ) -> Result<Option<alyt_store::Item>, alyt_store::StoreError> {
+        self.inner.get(key).await
+    }
+    async fn batch_get(
+        &self,
+        keys: &[alyt_store::Key],
+    ) -> Result<Vec<alyt_store::Item>, alyt_store::StoreError> {
+        self.inner.batch_get(keys).await
+    }
+    async fn put(
+        &self,
+        item: alyt_store::Item,
+        condition: Option<alyt_store::Condition>,
+    ) -> Result<(), alyt_store::StoreError> {
+        self.inner.put(item, condition).await
+    }
+    async fn update(
+        &self,
+        key: &alyt_store::Key,
+        actions: Vec<alyt_store::UpdateAction>,
+        condition: Option<alyt_store::Condition>,
+    ) -> Result<alyt_store::Item, alyt_store::StoreError> {
+        self.inner.update(key, actions, condition).await
+    }
+    async fn delete(
+        &self,
+        key: &alyt_store::Key,
+        condition: Option<alyt_store::Condition>,
+    ) -> Result<Option<alyt_store::Item>, alyt_store::StoreError> {
+        self.inner.delete(key, condition).await
+    }
+    async fn query(
+        &self,
+        query: alyt_store::Query,
+    ) -> Result<alyt_store::Page, alyt_store::StoreError> {
+        self.inner.query(query).await
+    }
+    async fn transact(
+        &self,
+        writes: Vec<alyt_store::TxWrite>,
+    ) -> Result<(), alyt_store::StoreError> {
+        if self.failing.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(alyt_store::StoreError::Unavailable(
+                "the table is unreachable".into(),
+            ));
+        }
+        self.inner.transact(writes).await
+    }
+}
+
+/// A check-out that fails after the sign-out is finished by the next sweep:
+/// the guest stays signed out, the stay stays due, and nothing is half done.
+#[tokio::test]
+async fn a_check_out_that_fails_midway_finishes_on_the_next_sweep() {
+    let w = world();
+    let (_, user, session) = w.member_stay("BK-F").await;
+    w.clock.advance(Duration::hours(1));
+    assert_eq!(w.stays().sweep().await.unwrap().checked_in, 1);
+    w.clock.advance(Duration::hours(2));
+
+    let outage = Arc::new(Outage {
+        inner: w.store.clone(),
+        failing: true.into(),
+    });
+    let flaky = GuestStays::new(outage.clone(), w.clock.clone());
+    let report = flaky.sweep().await.unwrap();
+    assert_eq!((report.checked_out, report.failed), (0, 1));
+    assert!(
+        Sessions(&*w.store)
+            .get(session)
+            .await
+            .unwrap()
+            .unwrap()
+            .revoked,
+        "signed out first"
+    );
+    assert_eq!(
+        w.current("BK-F").await.state,
+        StayState::Member,
+        "nothing half done"
+    );
+    assert!(
+        Members(&*w.store)
+            .get(w.client, user)
+            .await
+            .unwrap()
+            .is_some()
+    );
+
+    outage
+        .failing
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    let report = flaky.sweep().await.unwrap();
+    assert_eq!(report.checked_out, 1);
+    assert_eq!(w.current("BK-F").await.state, StayState::CheckedOut);
+    assert!(
+        Members(&*w.store)
+            .get(w.client, user)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let kinds = w.kinds().await;
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| **k == EventKind::GuestCheckedOut)
+            .count(),
+        1
+    );
+}
