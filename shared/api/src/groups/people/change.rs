@@ -34,6 +34,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::NotPeopleManager;
 use super::presence::checked_network;
 use super::{Member, NO_MEMBER, guests, household_home, managed_household, member_error, refusal};
 use crate::auth::Caller;
@@ -90,7 +91,7 @@ const KIND_MEMBER_CHANGED: &str = "member.changed";
         (status = 200, description = "The member as changed (the person was signed out, so the change applies at once)", body = Member),
         (status = 400, description = "A malformed id or body: a guest without a home of this household or a stay that ends, a stay for an owner or member, or the network condition", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
         (status = 404, description = "No such household or member", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Demoting the household's last owner, or the member changed meanwhile", body = Problem, content_type = "application/problem+json"),
     )

@@ -47,6 +47,7 @@ use uuid::Uuid;
 use super::invitations::{Terms, checked_reservation_key, invite};
 use super::presence::checked_network;
 use super::{NO_HOUSEHOLD, grant_membership, household_home, managed_household};
+use super::{NoHousehold, NotPeopleManager};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
 use crate::conventions::list::{ListResponse, PageParams};
@@ -296,7 +297,7 @@ fn checked_key(key: &str) -> Result<String, ApiError> {
         (status = 400, description = "A malformed id, key or body: the address, a home that is not the household's, a stay that does not end in the future or starts after it ends, or the network condition", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "Not the household's owner, the tenant's admin, platform staff or a DEV key with guests:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
+        NoHousehold,
         (status = 409, description = "The key holds another guest's or another home's stay that is not over, the person is already a member of the household otherwise, or the stay changed meanwhile", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -572,8 +573,8 @@ impl From<AuditRecord> for AuditEntry {
         (status = 200, description = "One page of the household's audit entries, newest first", body = ListResponse<AuditEntry>),
         (status = 400, description = "A malformed id, limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
+        NoHousehold,
     )
 )]
 pub async fn list_audit(

@@ -60,6 +60,7 @@ use super::{
     Member, NO_HOUSEHOLD, grant_membership, granted_writes, guests, household_home,
     managed_household, member_error, new_grant, presence,
 };
+use super::{NoHousehold, NotPeopleManager};
 use crate::auth::secrets::{hash_password_blocking, random_token, sha256_hex};
 use crate::auth::sessions::{self, TokenPair};
 use crate::auth::{Caller, credentials, totp};
@@ -298,8 +299,8 @@ pub fn checked_reservation_key(key: &str) -> Result<String, ApiError> {
         (status = 201, description = "`added`: the address's verified account is a member now (its sessions were signed out); `invited`: an invitation and a one-time link (7 days) were mailed", body = InvitationResult),
         (status = 400, description = "A malformed id or body: the address, a guest without a home of this household or a stay that ends, a stay for an owner or member, a reservation key, or the network condition (never for an owner; not before the home has a presence signal)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
+        NoHousehold,
         (status = 409, description = "The person is already a member, or the address already has a pending invitation (resend or withdraw it)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -561,8 +562,8 @@ fn rfc3339(at: OffsetDateTime) -> String {
         (status = 200, description = "One page of the household's pending invitations", body = ListResponse<Invitation>),
         (status = 400, description = "A malformed id, limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
+        NoHousehold,
     )
 )]
 pub async fn list_invitations(
@@ -619,7 +620,7 @@ async fn managed_invitation(
         (status = 200, description = "A new link was mailed; the old one is dead", body = Invitation),
         (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
         (status = 404, description = "No such household or pending invitation (accepted and withdrawn ones are gone)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -659,7 +660,7 @@ pub async fn resend_invitation(
         (status = 204, description = "Withdrawn: the link answers 410 from now on"),
         (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
         (status = 404, description = "No such household or pending invitation", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -226,6 +226,24 @@ pub struct AddMemberRequest {
 }
 
 const NO_HOUSEHOLD: &str = "no such household";
+
+/// The 403 of the operations on a household's people.
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 403,
+    description = "Not the household's owner, the tenant's admin or platform staff",
+    content_type = "application/problem+json"
+)]
+pub struct NotPeopleManager(#[allow(dead_code)] Problem);
+
+/// The 404 of the operations on a household's people.
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 404,
+    description = "No such household (or not in the caller's tenant)",
+    content_type = "application/problem+json"
+)]
+pub struct NoHousehold(#[allow(dead_code)] Problem);
 /// One answer for a missing household and a missing member, so that a
 /// removal never tells which of the two exists.
 const NO_MEMBER: &str = "no such household or member";
@@ -276,8 +294,8 @@ async fn managed_household(
         (status = 200, description = "One page of the household's people", body = ListResponse<Member>),
         (status = 400, description = "A malformed id, limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
+        NoHousehold,
     )
 )]
 pub async fn list_members(
@@ -324,8 +342,8 @@ pub async fn list_members(
         (status = 201, description = "The person is a member; their next sign-in or refresh names the household", body = Member),
         (status = 400, description = "A malformed id or body, no account with this user id, a guest without a home of this household or a stay that ends, or a stay for an owner or member", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
+        NoHousehold,
         (status = 409, description = "The person is already a member", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -544,7 +562,7 @@ async fn grant_membership(
         (status = 204, description = "The membership ended; the person's sessions were revoked"),
         (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
         (status = 404, description = "No such household or member", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Removing yourself, or the household's last owner", body = Problem, content_type = "application/problem+json"),
     )

@@ -33,6 +33,7 @@ use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
 use super::{NO_HOUSEHOLD, managed_household};
+use super::{NoHousehold, NotPeopleManager};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::problem::{NoValidToken, Problem};
@@ -283,8 +284,8 @@ pub struct PhoneList {
         (status = 200, description = "The phones, for choosing a person's condition phone", body = PhoneList),
         (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin or platform staff", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such household (or not in the caller's tenant)", body = Problem, content_type = "application/problem+json"),
+        NotPeopleManager,
+        NoHousehold,
     )
 )]
 pub async fn list_phones(
