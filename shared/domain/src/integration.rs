@@ -14,6 +14,7 @@
 //! * [`ThingStateData`]: the data of the `thing.state` event.
 
 pub mod connector;
+pub mod descriptor;
 pub mod placement;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -19,5 +19,6 @@ pub mod room;
 pub mod secret;
 pub mod session;
 pub mod stay;
+pub mod submission;
 
 pub use clock::{Clock, ManualClock, SystemClock};
