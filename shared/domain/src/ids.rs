@@ -90,6 +90,9 @@ uuid_id!(
     InvitationId,
     /// A phone widget's token (one home, read and control only).
     WidgetTokenId,
+    /// One version of a connector (a submission; once published, the
+    /// catalogue definition's version).
+    ConnectorVersionId,
 );
 
 /// A platform event's id, `{microseconds since the epoch, 16 digits}-{8 hex}`

@@ -68,6 +68,11 @@ macro_rules! store_conformance_suite {
             $crate::conformance::twenty_accepts_of_one_invitation_at_once_make_one_member(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn concurrent_review_moves_on_one_version_have_one_winner() {
+            let fixture = $factory().await;
+            $crate::conformance::concurrent_review_moves_on_one_version_have_one_winner(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn owners_demoting_each_other_at_once_leave_one() {
             let fixture = $factory().await;
             $crate::conformance::owners_demoting_each_other_at_once_leave_one(fixture).await;
@@ -1270,6 +1275,93 @@ pub async fn twenty_accepts_of_one_invitation_at_once_make_one_member(f: Fixture
         let again = invitation(tenant, client, &email, &format!("again-{client}"));
         invitations.create(&again, vec![]).await.unwrap();
     }
+}
+
+/// Staff moving one submitted version at once (approve, reject, request
+/// changes, twenty times): exactly one move wins, the others are told the
+/// version changed; the version leaves the review queue; a version number
+/// is used once per connector.
+pub async fn concurrent_review_moves_on_one_version_have_one_winner(f: Fixture) {
+    use crate::repo::submissions::{
+        AiDeclaration, VersionError, VersionRecord, Versions, review_queue,
+    };
+    use alyt_domain::ids::{ConnectorId, ConnectorVersionId, DeveloperId};
+    use alyt_domain::submission::{ReviewMove, ReviewState, Reviewer, decide};
+
+    let version = VersionRecord {
+        id: ConnectorVersionId::new(),
+        connector_id: ConnectorId::new(),
+        developer_id: DeveloperId::new(),
+        slug: "acme-bridge".into(),
+        semver: "1.0.0".into(),
+        descriptor: json!({ "kind": "ACME" }),
+        prose: "Acme lights".into(),
+        ai_declaration: AiDeclaration::None,
+        state: ReviewState::Submitted,
+        note: None,
+        reviewed_by: None,
+        created_at: start_time(),
+        updated_at: start_time(),
+        submitted_at: Some(start_time()),
+        published_at: None,
+        rev: 0,
+    };
+    let versions = Versions(&*f.store);
+    versions.create(&version, vec![]).await.unwrap();
+    let again = VersionRecord {
+        id: ConnectorVersionId::new(),
+        ..version.clone()
+    };
+    assert!(matches!(
+        versions.create(&again, vec![]).await,
+        Err(VersionError::SemverTaken)
+    ));
+    let (queued, _) = versions.page(&review_queue(), 10, None).await.unwrap();
+    assert_eq!(queued.iter().filter(|v| v.id == version.id).count(), 1);
+
+    let moves = [
+        ReviewMove::Approve,
+        ReviewMove::Reject,
+        ReviewMove::RequestChanges,
+    ];
+    let tasks: Vec<_> = (0..20)
+        .map(|n| {
+            let store = Arc::clone(&f.store);
+            let id = version.id;
+            let m = moves[n % moves.len()];
+            tokio::spawn(async move {
+                let versions = Versions(&*store);
+                let read = versions.get(id).await.unwrap().unwrap();
+                // A move the rules refuse writes nothing.
+                let Ok(state) = decide(read.state, m, Reviewer::Staff, true) else {
+                    return Err(VersionError::Changed);
+                };
+                let next = VersionRecord {
+                    state,
+                    note: Some(format!("move {n}")),
+                    ..read.clone()
+                };
+                versions.change(&read, &next, vec![]).await.map(|v| v.state)
+            })
+        })
+        .collect();
+    let mut won = Vec::new();
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(state) => won.push(state),
+            Err(VersionError::Changed) => {}
+            Err(e) => panic!("a move failed: {e}"),
+        }
+    }
+    let stored = versions.get(version.id).await.unwrap().unwrap();
+    assert_eq!(won.len(), 1, "exactly one move wins: {won:?}");
+    assert_eq!(stored.state, won[0]);
+    assert_eq!(stored.rev, 1);
+    let (queued, _) = versions.page(&review_queue(), 10, None).await.unwrap();
+    assert!(
+        queued.iter().all(|v| v.id != version.id),
+        "out of the queue"
+    );
 }
 
 /// Two owners making each other a member at once leave exactly one owner,

@@ -21,6 +21,7 @@ pub mod resets;
 pub mod rooms;
 pub mod simulator;
 pub mod stays;
+pub mod submissions;
 pub mod tenancy;
 pub mod tokens;
 pub mod usage;
