@@ -44,9 +44,9 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::invitations::{Terms, checked_reservation_key, invite};
+use super::inviting::{Terms, checked_reservation_key, invite};
 use super::presence::checked_network;
-use super::{NO_HOUSEHOLD, grant_membership, household_home, managed_household};
+use super::{NO_HOUSEHOLD, grant_membership, household_home, managed_household, stay_key_in_use};
 use super::{NoHousehold, NotPeopleManager};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
@@ -149,12 +149,6 @@ pub(super) fn generated_key() -> String {
     format!("stay-{}", Uuid::now_v7().simple())
 }
 
-fn key_in_use() -> ApiError {
-    ApiError::conflict(
-        "this reservation key holds a stay that is not over; check that guest out first or use another key",
-    )
-}
-
 /// Opens `guest`'s stay in `home` for `window` under `reservation_key`: the
 /// grant and the stay in one transaction (an account), or the invitation,
 /// its link and the stay (an address). `guest.invited` either way.
@@ -243,11 +237,6 @@ pub(super) async fn open_stay(
     }
 }
 
-/// The answer when a stay's transaction found its key taken.
-pub(super) fn stay_refused() -> ApiError {
-    key_in_use()
-}
-
 /// The household whose guests the caller manages; refusals as for people,
 /// plus the key's.
 async fn guest_household(
@@ -328,7 +317,7 @@ pub async fn put_guest(
     let read = Stays(&*state.store).get(household.id, &key).await?;
     if let Some(open) = read.filter(|s| s.state != StayState::CheckedOut) {
         if email_key(&open.email) != email_key(&email) || open.property_id != home.id {
-            return Err(key_in_use());
+            return Err(stay_key_in_use());
         }
         let moved = move_stay(&state, &open, window).await?;
         return Ok((StatusCode::OK, Json(GuestStay::from(&moved))));
@@ -378,7 +367,7 @@ async fn move_stay(
     match stay.change_dates(window) {
         Ok(DatesChange::Same) => return Ok(read.clone()),
         Ok(DatesChange::Moved) => {}
-        Err(_) => return Err(key_in_use()),
+        Err(_) => return Err(stay_key_in_use()),
     }
     let next = read.with(&stay, state.clock.now());
     let mut writes: Vec<TxWrite> = vec![change_write(read, &next)?];

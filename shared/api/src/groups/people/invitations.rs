@@ -36,13 +36,13 @@
 use alyt_domain::access::{HouseholdRole, Principal, SessionKind};
 use alyt_domain::ids::{ClientId, EndpointId, InvitationId, PropertyId, TenantId};
 use alyt_domain::invitation::{LINK_LIFETIME, PendingState};
-use alyt_domain::membership::{ChangedBy, GrantTerms, check_terms, mask_email, role_words};
+use alyt_domain::membership::{ChangedBy, GrantTerms, check_terms, mask_email};
 use alyt_domain::password::check_password;
 use alyt_domain::stay::{StayState, StayWindow};
 use alyt_store::TxWrite;
 use alyt_store::repo::identity::{Sessions, UserRecord, Users, create_writes, verify_email_write};
 use alyt_store::repo::invitations::{
-    InvitationError, InvitationRecord, Invitations, accept_writes, household_invitations,
+    InvitationRecord, Invitations, accept_writes, household_invitations,
 };
 use alyt_store::repo::members::{MemberError, Members};
 use alyt_store::repo::stays::{StayRecord, Stays, change_write};
@@ -56,9 +56,12 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::inviting::{
+    NO_INVITATION, Terms, checked_reservation_key, invitation_error, invite, mail_link,
+};
 use super::{
     Member, NO_HOUSEHOLD, grant_membership, granted_writes, guests, household_home,
-    managed_household, member_error, new_grant, presence,
+    managed_household, member_error, new_grant, presence, stay_key_in_use,
 };
 use super::{NoHousehold, NotPeopleManager};
 use crate::auth::secrets::{hash_password_blocking, random_token, sha256_hex};
@@ -68,7 +71,6 @@ use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::conventions::text::{checked_email, optional_text, required_text};
-use crate::ports::Email;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState, Client};
 
@@ -88,10 +90,8 @@ pub fn public_routes() -> Operations {
 }
 
 const NAME_MAX: usize = 100;
-const RESERVATION_KEY_MAX: usize = 100;
 /// Longer than any token we issue: such a link is dead without a lookup.
 const TOKEN_MAX: usize = 200;
-const NO_INVITATION: &str = "no such household or pending invitation";
 
 /// The one answer for every link that does not work.
 pub fn dead_invitation() -> ApiError {
@@ -221,16 +221,6 @@ impl Invitation {
     }
 }
 
-/// The checked terms of a new invitation.
-pub(super) struct Terms {
-    pub email: String,
-    pub name: Option<String>,
-    pub grant: GrantTerms,
-    pub reservation_key: Option<String>,
-    /// The network condition, checked against the household's phones.
-    pub network: Option<GrantNetwork>,
-}
-
 /// The terms of `request`, all but the network condition (which needs the
 /// household's phones: [`presence::checked_network`]).
 fn checked_terms(
@@ -263,24 +253,6 @@ fn checked_terms(
         reservation_key,
         network: None,
     })
-}
-
-/// A booking's reservation key: 1-100 letters, digits, `.`, `_`, `:`, `-`.
-pub fn checked_reservation_key(key: &str) -> Result<String, ApiError> {
-    let ok = !key.is_empty()
-        && key.len() <= RESERVATION_KEY_MAX
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
-    if !ok {
-        return Err(ApiError::validation(
-            "reservationKey",
-            format!(
-                "a reservation key has 1 to {RESERVATION_KEY_MAX} letters, digits, '.', '_', ':' or '-'"
-            ),
-        ));
-    }
-    Ok(key.to_owned())
 }
 
 /// Invites a person to the household by address.
@@ -349,7 +321,7 @@ pub async fn create_invitation(
                 .await?
                 .is_some_and(|s| s.state != StayState::CheckedOut)
             {
-                return Err(guests::stay_refused());
+                return Err(stay_key_in_use());
             }
             let guest = match verified {
                 Some(person) => guests::Guest::Account(person),
@@ -433,117 +405,6 @@ fn invited(invitation: InvitationRecord, now: OffsetDateTime) -> InvitationResul
 
 fn already_member() -> ApiError {
     ApiError::conflict("this person is already a member of the household")
-}
-
-/// Records invitation `id` (with `also`, a guest's stay, in the same
-/// transaction) and mails its first link.
-pub(super) async fn invite(
-    state: &AppState,
-    caller: &Principal,
-    household: &ClientRecord,
-    home: Option<&PropertyRecord>,
-    terms: Terms,
-    id: InvitationId,
-    also: Vec<TxWrite>,
-) -> Result<InvitationRecord, ApiError> {
-    let now = state.clock.now();
-    let token = random_token();
-    let invitation = InvitationRecord {
-        id,
-        tenant_id: household.tenant_id,
-        client_id: household.id,
-        email: terms.email,
-        name: terms.name,
-        role: terms.grant.role,
-        property_id: terms.grant.property_id,
-        starts_at: terms.grant.starts_at,
-        expires_at: terms.grant.expires_at,
-        require_network: terms.network.is_some(),
-        phone_thing_id: terms
-            .network
-            .as_ref()
-            .and_then(|n| n.phone_thing_id)
-            .map(|id| id.0),
-        reservation_key: terms.reservation_key,
-        invited_by: caller.user_id(),
-        created_at: now,
-        sent_at: now,
-        link_expires_at: now + LINK_LIFETIME,
-        sends: 1,
-        token_hash: sha256_hex(&token),
-    };
-    Invitations(&*state.store)
-        .create(&invitation, also)
-        .await
-        .map_err(invitation_error)?;
-    mail_link(state, household, home, &invitation, &token).await;
-    tracing::info!(tenant = %household.tenant_id, client = %household.id, invitation = %invitation.id, role = ?invitation.role, "invitation sent");
-    Ok(invitation)
-}
-
-fn invitation_error(e: InvitationError) -> ApiError {
-    match e {
-        InvitationError::AlreadyInvited(id) => ApiError::conflict(format!(
-            "this address already has a pending invitation ({id}); resend or withdraw it"
-        )),
-        InvitationError::Gone => ApiError::not_found(NO_INVITATION),
-        // The only conditioned writes callers add: a guest's stay.
-        InvitationError::Refused { .. } => guests::stay_refused(),
-        InvitationError::Store(e) => e.into(),
-    }
-}
-
-/// The page of the console that opens an invitation link.
-fn invitation_link(state: &AppState, token: &str) -> String {
-    let site = state
-        .public_url
-        .strip_suffix("/v1")
-        .unwrap_or(&state.public_url);
-    format!("{site}/invitation?token={token}")
-}
-
-/// Mails the link of `invitation` (the notification channel). A failed
-/// mail is logged and the invitation stands: resending sends a new link.
-async fn mail_link(
-    state: &AppState,
-    household: &ClientRecord,
-    home: Option<&PropertyRecord>,
-    invitation: &InvitationRecord,
-    token: &str,
-) {
-    let link = invitation_link(state, token);
-    let greeting = match &invitation.name {
-        Some(name) => format!("Hello {name},"),
-        None => "Hello,".to_owned(),
-    };
-    let mut what = format!(
-        "You are invited to join {} as {}",
-        household.name,
-        role_words(invitation.role)
-    );
-    if let (Some(home), Some(end)) = (home, invitation.expires_at) {
-        what.push_str(&format!(
-            ", for a stay at {} until {}",
-            home.name,
-            rfc3339(end)
-        ));
-    }
-    let email = Email {
-        to: invitation.email.clone(),
-        subject: format!("You are invited to {} on Alyt", household.name),
-        text: format!(
-            "{greeting}\n\n{what}.\n\nOpen this link to accept (it works once, for 7 days):\n\n{link}\n\nIf you did not expect this, ignore this message: nothing happens unless you accept.\n"
-        ),
-        link: Some(link),
-    };
-    if let Err(e) = state.mailer.send(email).await {
-        tracing::warn!(invitation = %invitation.id, error = %e, "the invitation mail was not sent; resending sends a new link");
-    }
-}
-
-fn rfc3339(at: OffsetDateTime) -> String {
-    at.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }
 
 /// A household's pending invitations, oldest first.

@@ -68,6 +68,7 @@ use crate::{ApiError, AppState};
 pub mod change;
 pub mod guests;
 pub mod invitations;
+mod inviting;
 pub mod presence;
 
 pub fn routes() -> Operations {
@@ -226,6 +227,14 @@ pub struct AddMemberRequest {
 }
 
 const NO_HOUSEHOLD: &str = "no such household";
+
+/// The answer when a guest's stay cannot open or move because its
+/// reservation key holds another stay that is not over.
+fn stay_key_in_use() -> ApiError {
+    ApiError::conflict(
+        "this reservation key holds a stay that is not over; check that guest out first or use another key",
+    )
+}
 
 /// The 403 of the operations on a household's people.
 #[derive(utoipa::IntoResponses)]
@@ -528,7 +537,7 @@ async fn grant_membership(
         .await
         .map_err(|e| match e {
             // The only conditioned writes callers add: a guest's stay.
-            MemberError::Refused { .. } => guests::stay_refused(),
+            MemberError::Refused { .. } => stay_key_in_use(),
             e => member_error(e),
         })?;
     tell_person(

@@ -1,0 +1,161 @@
+//! Sending an invitation (what `POST …/invitations`, a guest's stay and a
+//! resend share): the invitation record with its first link, the mail with
+//! the link, and the reservation keys of guest stays. The handlers are
+//! `invitations` (the household's and the invitee's operations) and
+//! `guests` (stays by reservation key).
+
+use alyt_domain::access::Principal;
+use alyt_domain::ids::InvitationId;
+use alyt_domain::invitation::LINK_LIFETIME;
+use alyt_domain::membership::{GrantTerms, role_words};
+use alyt_store::TxWrite;
+use alyt_store::repo::invitations::{InvitationError, InvitationRecord, Invitations};
+use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, PropertyRecord};
+use time::OffsetDateTime;
+
+use super::stay_key_in_use;
+use crate::auth::secrets::{random_token, sha256_hex};
+use crate::ports::Email;
+use crate::{ApiError, AppState};
+
+const RESERVATION_KEY_MAX: usize = 100;
+pub(super) const NO_INVITATION: &str = "no such household or pending invitation";
+
+/// The checked terms of a new invitation.
+pub(super) struct Terms {
+    pub email: String,
+    pub name: Option<String>,
+    pub grant: GrantTerms,
+    pub reservation_key: Option<String>,
+    /// The network condition, checked against the household's phones.
+    pub network: Option<GrantNetwork>,
+}
+
+/// A booking's reservation key: 1-100 letters, digits, `.`, `_`, `:`, `-`.
+pub(super) fn checked_reservation_key(key: &str) -> Result<String, ApiError> {
+    let ok = !key.is_empty()
+        && key.len() <= RESERVATION_KEY_MAX
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+    if !ok {
+        return Err(ApiError::validation(
+            "reservationKey",
+            format!(
+                "a reservation key has 1 to {RESERVATION_KEY_MAX} letters, digits, '.', '_', ':' or '-'"
+            ),
+        ));
+    }
+    Ok(key.to_owned())
+}
+
+/// Records invitation `id` (with `also`, a guest's stay, in the same
+/// transaction) and mails its first link.
+pub(super) async fn invite(
+    state: &AppState,
+    caller: &Principal,
+    household: &ClientRecord,
+    home: Option<&PropertyRecord>,
+    terms: Terms,
+    id: InvitationId,
+    also: Vec<TxWrite>,
+) -> Result<InvitationRecord, ApiError> {
+    let now = state.clock.now();
+    let token = random_token();
+    let invitation = InvitationRecord {
+        id,
+        tenant_id: household.tenant_id,
+        client_id: household.id,
+        email: terms.email,
+        name: terms.name,
+        role: terms.grant.role,
+        property_id: terms.grant.property_id,
+        starts_at: terms.grant.starts_at,
+        expires_at: terms.grant.expires_at,
+        require_network: terms.network.is_some(),
+        phone_thing_id: terms
+            .network
+            .as_ref()
+            .and_then(|n| n.phone_thing_id)
+            .map(|id| id.0),
+        reservation_key: terms.reservation_key,
+        invited_by: caller.user_id(),
+        created_at: now,
+        sent_at: now,
+        link_expires_at: now + LINK_LIFETIME,
+        sends: 1,
+        token_hash: sha256_hex(&token),
+    };
+    Invitations(&*state.store)
+        .create(&invitation, also)
+        .await
+        .map_err(invitation_error)?;
+    mail_link(state, household, home, &invitation, &token).await;
+    tracing::info!(tenant = %household.tenant_id, client = %household.id, invitation = %invitation.id, role = ?invitation.role, "invitation sent");
+    Ok(invitation)
+}
+
+pub(super) fn invitation_error(e: InvitationError) -> ApiError {
+    match e {
+        InvitationError::AlreadyInvited(id) => ApiError::conflict(format!(
+            "this address already has a pending invitation ({id}); resend or withdraw it"
+        )),
+        InvitationError::Gone => ApiError::not_found(NO_INVITATION),
+        // The only conditioned writes callers add: a guest's stay.
+        InvitationError::Refused { .. } => stay_key_in_use(),
+        InvitationError::Store(e) => e.into(),
+    }
+}
+
+/// The page of the console that opens an invitation link.
+fn invitation_link(state: &AppState, token: &str) -> String {
+    let site = state
+        .public_url
+        .strip_suffix("/v1")
+        .unwrap_or(&state.public_url);
+    format!("{site}/invitation?token={token}")
+}
+
+/// Mails the link of `invitation` (the notification channel). A failed
+/// mail is logged and the invitation stands: resending sends a new link.
+pub(super) async fn mail_link(
+    state: &AppState,
+    household: &ClientRecord,
+    home: Option<&PropertyRecord>,
+    invitation: &InvitationRecord,
+    token: &str,
+) {
+    let link = invitation_link(state, token);
+    let greeting = match &invitation.name {
+        Some(name) => format!("Hello {name},"),
+        None => "Hello,".to_owned(),
+    };
+    let mut what = format!(
+        "You are invited to join {} as {}",
+        household.name,
+        role_words(invitation.role)
+    );
+    if let (Some(home), Some(end)) = (home, invitation.expires_at) {
+        what.push_str(&format!(
+            ", for a stay at {} until {}",
+            home.name,
+            rfc3339(end)
+        ));
+    }
+    let email = Email {
+        to: invitation.email.clone(),
+        subject: format!("You are invited to {} on Alyt", household.name),
+        text: format!(
+            "{greeting}\n\n{what}.\n\nOpen this link to accept (it works once, for 7 days):\n\n{link}\n\nIf you did not expect this, ignore this message: nothing happens unless you accept.\n"
+        ),
+        link: Some(link),
+    };
+    if let Err(e) = state.mailer.send(email).await {
+        tracing::warn!(invitation = %invitation.id, error = %e, "the invitation mail was not sent; resending sends a new link");
+    }
+}
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
