@@ -35,7 +35,7 @@ use alyt_store::repo::identity::{Sessions, UserRecord, Users, email_key};
 use alyt_store::repo::invitations::{InvitationRecord, Invitations, stay_write};
 use alyt_store::repo::members::{Members, stay_window_write};
 use alyt_store::repo::stays::{StayRecord, Stays, change_write};
-use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, GrantRecord, PropertyRecord, Tenancy};
+use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, GrantRecord, PropertyRecord};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -47,7 +47,7 @@ use uuid::Uuid;
 use super::inviting::{Terms, checked_reservation_key, invite};
 use super::presence::checked_network;
 use super::{NO_HOUSEHOLD, grant_membership, household_home, managed_household, stay_key_in_use};
-use super::{NoHousehold, NotPeopleManager};
+use super::{NoHousehold, NotGuestManager, NotPeopleManager, household_if};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
 use crate::conventions::list::{ListResponse, PageParams};
@@ -247,24 +247,13 @@ async fn guest_household(
     missing: &'static str,
 ) -> Result<ClientRecord, ApiError> {
     let verdict = may_manage_guests(caller, tenant, client);
-    if verdict == Err(Denied::NotFound) {
-        return Err(ApiError::not_found(missing));
-    }
-    let household = Tenancy(&*state.store)
-        .client(tenant, client)
-        .await?
-        .ok_or_else(|| ApiError::not_found(missing))?;
-    verdict.map_err(|denied| match denied {
+    household_if(state, verdict, tenant, client, missing, |denied| match denied {
         Denied::MissingScope(_) | Denied::ConnectorOnly => ApiError::forbidden(denied.to_string()),
         _ => ApiError::forbidden(
             "only the household's owner, the tenant's admin, platform staff and keys with guests:write manage its guests",
         ),
-    })?;
-    Ok(household)
-}
-
-fn checked_key(key: &str) -> Result<String, ApiError> {
-    checked_reservation_key(key)
+    })
+    .await
 }
 
 /// Opens or moves a guest's stay by reservation key.
@@ -285,7 +274,7 @@ fn checked_key(key: &str) -> Result<String, ApiError> {
         (status = 200, description = "The stay already had these dates (it is answered as it is), or it moved to the new ones", body = GuestStay),
         (status = 400, description = "A malformed id, key or body: the address, a home that is not the household's, a stay that does not end in the future or starts after it ends, or the network condition", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin, platform staff or a DEV key with guests:write", body = Problem, content_type = "application/problem+json"),
+        NotGuestManager,
         NoHousehold,
         (status = 409, description = "The key holds another guest's or another home's stay that is not over, the person is already a member of the household otherwise, or the stay changed meanwhile", body = Problem, content_type = "application/problem+json"),
     )
@@ -297,7 +286,7 @@ pub async fn put_guest(
     ApiJson(request): ApiJson<PutGuestRequest>,
 ) -> Result<(StatusCode, Json<GuestStay>), ApiError> {
     let household = guest_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
-    let key = checked_key(&key)?;
+    let key = checked_reservation_key(&key)?;
     let now = state.clock.now();
     let email = checked_email(&request.email)?;
     let name = optional_text("name", request.name.as_deref(), NAME_MAX)?;
@@ -413,7 +402,7 @@ async fn move_stay(
         (status = 200, description = "The stay: invited, member or checked-out", body = GuestStay),
         (status = 400, description = "A malformed id or key", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin, platform staff or a DEV key with guests:write", body = Problem, content_type = "application/problem+json"),
+        NotGuestManager,
         (status = 404, description = "No such household or stay (the record of a stay that is over is kept 90 days)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -423,7 +412,7 @@ pub async fn get_guest(
     ApiPath((tenant, client, PathText(key))): ApiPath<(TenantId, ClientId, PathText)>,
 ) -> Result<Json<GuestStay>, ApiError> {
     let household = guest_household(&state, &caller, tenant, client, NO_STAY).await?;
-    let key = checked_key(&key)?;
+    let key = checked_reservation_key(&key)?;
     let stay = Stays(&*state.store)
         .get(household.id, &key)
         .await?
@@ -447,7 +436,7 @@ pub async fn get_guest(
         (status = 200, description = "Checked out (the guest's sessions were signed out first; the household is told, an audit entry written, guest.checked_out raised); a stay already over is answered as it is", body = GuestStay),
         (status = 400, description = "A malformed id or key", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not the household's owner, the tenant's admin, platform staff or a DEV key with guests:write", body = Problem, content_type = "application/problem+json"),
+        NotGuestManager,
         (status = 404, description = "No such household or stay", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The stay changed while it was being checked out; try again", body = Problem, content_type = "application/problem+json"),
     )
@@ -458,7 +447,7 @@ pub async fn check_out_guest(
     ApiPath((tenant, client, PathText(key))): ApiPath<(TenantId, ClientId, PathText)>,
 ) -> Result<Json<GuestStay>, ApiError> {
     let household = guest_household(&state, &caller, tenant, client, NO_STAY).await?;
-    let key = checked_key(&key)?;
+    let key = checked_reservation_key(&key)?;
     let stays = Stays(&*state.store);
     let read = stays
         .get(household.id, &key)

@@ -253,14 +253,20 @@ pub struct NotPeopleManager(#[allow(dead_code)] Problem);
     content_type = "application/problem+json"
 )]
 pub struct NoHousehold(#[allow(dead_code)] Problem);
+
+/// The 403 of the operations on a household's guests.
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 403,
+    description = "Not the household's owner, the tenant's admin, platform staff or a DEV key with guests:write",
+    content_type = "application/problem+json"
+)]
+pub struct NotGuestManager(#[allow(dead_code)] Problem);
 /// One answer for a missing household and a missing member, so that a
 /// removal never tells which of the two exists.
 const NO_MEMBER: &str = "no such household or member";
 
-/// The household the caller manages the people of. Existence is settled
-/// before a refusal by role, so that a missing household and a foreign one
-/// read the same and a refusal says the household exists only to those who
-/// see the tenant.
+/// The household the caller manages the people of.
 async fn managed_household(
     state: &AppState,
     caller: &Principal,
@@ -269,6 +275,28 @@ async fn managed_household(
     missing: &'static str,
 ) -> Result<ClientRecord, ApiError> {
     let verdict = may_manage_people(caller, tenant, client);
+    household_if(state, verdict, tenant, client, missing, |denied| match denied {
+        Denied::SessionOnly => {
+            ApiError::forbidden("a household's people are managed by signed-in people, not keys")
+        }
+        _ => ApiError::forbidden(
+            "only the household's owner, the tenant's admin and platform staff manage its people",
+        ),
+    })
+    .await
+}
+
+/// The household an access verdict is about. Existence is settled before a
+/// refusal, so that a missing household and a foreign one read the same and
+/// a refusal says the household exists only to those who see the tenant.
+async fn household_if(
+    state: &AppState,
+    verdict: Result<(), Denied>,
+    tenant: TenantId,
+    client: ClientId,
+    missing: &'static str,
+    refused: impl FnOnce(Denied) -> ApiError,
+) -> Result<ClientRecord, ApiError> {
     if verdict == Err(Denied::NotFound) {
         return Err(ApiError::not_found(missing));
     }
@@ -276,14 +304,7 @@ async fn managed_household(
         .client(tenant, client)
         .await?
         .ok_or_else(|| ApiError::not_found(missing))?;
-    verdict.map_err(|denied| match denied {
-        Denied::SessionOnly => {
-            ApiError::forbidden("a household's people are managed by signed-in people, not keys")
-        }
-        _ => ApiError::forbidden(
-            "only the household's owner, the tenant's admin and platform staff manage its people",
-        ),
-    })?;
+    verdict.map_err(refused)?;
     Ok(household)
 }
 
