@@ -478,6 +478,107 @@ fn operations() -> Vec<Operation> {
             expect: developer_or_dev_key_with::<200>,
         },
         Operation {
+            // A valid body for a connector that does not exist.
+            id: "createSubmission",
+            method: "POST",
+            path: "/developers/submissions",
+            body: |_| {
+                Some(json!({
+                    "connectorId": "0190b5a0-0000-7000-8000-00000000c001",
+                    "semver": "1.0.0",
+                    "descriptor": alyt_tests::developers::descriptor("Harness", "1.0.0"),
+                    "prose": "Harness",
+                    "aiDeclaration": "none",
+                }))
+            },
+            expect: developer_or_dev_key_with::<404>,
+        },
+        Operation {
+            id: "listSubmissions",
+            method: "GET",
+            path: "/developers/submissions",
+            body: |_| None,
+            expect: developer_or_dev_key_with::<200>,
+        },
+        Operation {
+            id: "getSubmission",
+            method: "GET",
+            path: "/developers/submissions/0190b5a0-0000-7000-8000-00000000f001",
+            body: |_| None,
+            expect: developer_or_dev_key_with::<404>,
+        },
+        Operation {
+            id: "changeSubmission",
+            method: "PATCH",
+            path: "/developers/submissions/0190b5a0-0000-7000-8000-00000000f001",
+            body: |_| Some(json!({ "prose": "Harness" })),
+            expect: developer_or_dev_key_with::<404>,
+        },
+        Operation {
+            id: "listAdminSubmissions",
+            method: "GET",
+            path: "/developers/admin/submissions",
+            body: |_| None,
+            expect: staff_read,
+        },
+        Operation {
+            // Staff learn it is missing; to anyone else the path is not there.
+            id: "getAdminSubmission",
+            method: "GET",
+            path: "/developers/admin/submissions/0190b5a0-0000-7000-8000-00000000f001",
+            body: |_| None,
+            expect: authenticated::<404>,
+        },
+        Operation {
+            id: "approveSubmission",
+            method: "POST",
+            path: "/developers/admin/submissions/0190b5a0-0000-7000-8000-00000000f001/approve",
+            body: |_| Some(json!({ "note": "Harness" })),
+            expect: staff_write_unknown_developer,
+        },
+        Operation {
+            id: "rejectSubmission",
+            method: "POST",
+            path: "/developers/admin/submissions/0190b5a0-0000-7000-8000-00000000f001/reject",
+            body: |_| Some(json!({ "note": "Harness" })),
+            expect: staff_write_unknown_developer,
+        },
+        Operation {
+            id: "requestSubmissionChanges",
+            method: "POST",
+            path: "/developers/admin/submissions/0190b5a0-0000-7000-8000-00000000f001/request-changes",
+            body: |_| Some(json!({ "note": "Harness" })),
+            expect: staff_write_unknown_developer,
+        },
+        Operation {
+            id: "publishSubmission",
+            method: "POST",
+            path: "/developers/admin/submissions/0190b5a0-0000-7000-8000-00000000f001/publish",
+            body: |_| Some(json!({ "note": "Harness" })),
+            expect: staff_write_unknown_developer,
+        },
+        Operation {
+            id: "deprecateSubmission",
+            method: "POST",
+            path: "/developers/admin/submissions/0190b5a0-0000-7000-8000-00000000f001/deprecate",
+            body: |_| Some(json!({ "note": "Harness" })),
+            expect: staff_write_unknown_developer,
+        },
+        Operation {
+            id: "listCatalogueDefinitions",
+            method: "GET",
+            path: "/catalogue/definitions",
+            body: |_| None,
+            expect: authenticated::<200>,
+        },
+        Operation {
+            id: "getCatalogueDefinition",
+            method: "GET",
+            path: "/catalogue/definitions/virtual-bridge",
+            body: |_| None,
+            expect: authenticated::<200>,
+        },
+        Operation {
             // A token that was never issued: gone, for whoever answers.
             id: "answerIntegrationChallenge",
             method: "POST",

@@ -9,8 +9,9 @@ use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperTy
 use alyt_store::repo::identity::UserRecord;
 use alyt_tests::TestPlatform;
 use alyt_tests::developers::{
-    PASSWORD, app_token, bearer, create_key, get_me, issue_live_key, login, newest_link, sign_up,
-    sign_up_and_verify,
+    DeveloperSession, PASSWORD, app_token, approve_connector, bearer, create_connector, create_key,
+    get_me, issue_live_key, login, newest_link, review, sign_up, sign_up_and_verify,
+    submit_version,
 };
 use alyt_tests::principals::{Principals, Who};
 use serde_json::{Value, json};
@@ -91,6 +92,16 @@ async fn seed_developer(
 
 fn staff_token(principals: &Principals) -> String {
     principals.token(Who::PlatformStaff).unwrap().to_owned()
+}
+
+/// A connector of `dev` with a version staff approved: what a LIVE key is
+/// issued for.
+async fn approved_connector(t: &TestPlatform, staff: &str, dev: &DeveloperSession) -> String {
+    // The random end of the id (a UUIDv7 starts with the time).
+    let slug = format!("lights-{}", &dev.developer_id[dev.developer_id.len() - 8..]);
+    let connector = create_connector(t, dev, &slug, "http://127.0.0.1:9/").await;
+    approve_connector(t, staff, dev, &connector).await;
+    connector
 }
 
 #[tokio::test]
@@ -638,6 +649,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
     let principals = Principals::seed(&t).await;
     let staff = staff_token(&principals);
     let dev = sign_up_and_verify(&t, "live@example.com").await;
+    let connector = approved_connector(&t, &staff, &dev).await;
 
     let (status, created) = call(
         &t,
@@ -647,7 +659,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
         Some(json!({
             "name": "  Acme lights  ",
             "scopes": ["things:read", "things:control", "things:read"],
-            "definitionId": "acme-lights",
+            "definitionId": connector,
             "expiresAt": "2999-01-01T00:00:00Z",
         })),
     )
@@ -664,7 +676,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
     assert_eq!(created["prefix"], secret[..13]);
     assert_eq!(created["kind"], "LIVE");
     assert_eq!(created["name"], "Acme lights");
-    assert_eq!(created["definitionId"], "acme-lights");
+    assert_eq!(created["definitionId"], connector.as_str());
     assert_eq!(created["scopes"], json!(["things:read", "things:control"]));
     assert_eq!(created["expiresAt"], "2999-01-01T00:00:00Z");
     for null in ["lastUsedAt", "revokedAt", "rotatedFromId"] {
@@ -712,7 +724,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
     assert_eq!(who["keyKind"], "LIVE");
     assert_eq!(who["keyId"], key_id.as_str());
     assert_eq!(who["developerId"], dev.developer_id.as_str());
-    assert_eq!(who["definitionId"], "acme-lights");
+    assert_eq!(who["definitionId"], connector.as_str());
     assert_eq!(who["scopes"], json!(["things:read", "things:control"]));
     assert_eq!(who["tenants"], json!([]));
     // A DEV key of the same developer reaches the sandbox, and names no definition.
@@ -741,7 +753,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
         "POST",
         &live_keys_path(&dev.developer_id),
         Some(&secret),
-        Some(json!({ "name": "x", "scopes": ["things:read"], "definitionId": "acme-lights" })),
+        Some(json!({ "name": "x", "scopes": ["things:read"], "definitionId": connector })),
     )
     .await;
     assert_eq!(status, 404);
@@ -763,7 +775,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
     assert_eq!(rotated["prefix"], new_secret[..13]);
     assert_eq!(rotated["id"], key_id.as_str());
     assert_eq!(rotated["kind"], "LIVE");
-    assert_eq!(rotated["definitionId"], "acme-lights");
+    assert_eq!(rotated["definitionId"], connector.as_str());
     let (status, _) = call(&t, "GET", "/developers/whoami", Some(&secret), None).await;
     assert_eq!(status, 401, "the old secret stops");
     let (status, who) = call(&t, "GET", "/developers/whoami", Some(&new_secret), None).await;
@@ -800,7 +812,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
         principals.token(Who::PlatformOwner).unwrap(),
         &dev.developer_id,
         &["events:read"],
-        "acme-lights",
+        &connector,
     )
     .await;
     assert_eq!(by_owner["kind"], "LIVE");
@@ -814,8 +826,9 @@ async fn only_platform_owner_and_staff_issue_live_keys() {
     let principals = Principals::seed(&t).await;
     let target = principals.developer.developer_id.clone();
     let path = live_keys_path(&target);
-    let good = json!({ "name": "connector", "scopes": ["things:read"], "definitionId": "acme" });
-    let bad = json!({ "name": "connector", "scopes": ["nope"], "definitionId": "acme" });
+    let acme = approved_connector(&t, &staff_token(&principals), &principals.developer).await;
+    let good = json!({ "name": "connector", "scopes": ["things:read"], "definitionId": acme });
+    let bad = json!({ "name": "connector", "scopes": ["nope"], "definitionId": acme });
 
     let not_a_path = call(
         &t,
@@ -831,7 +844,7 @@ async fn only_platform_owner_and_staff_issue_live_keys() {
         &staff_token(&principals),
         &target,
         &["things:read"],
-        "acme",
+        &acme,
     )
     .await["secret"]
         .as_str()
@@ -910,8 +923,10 @@ async fn bad_live_key_requests_are_400_naming_the_field() {
     let staff = staff_token(&principals);
     let dev = sign_up_and_verify(&t, "picky@example.com").await;
     let path = live_keys_path(&dev.developer_id);
+    let acme = approved_connector(&t, &staff, &dev).await;
+    let others = approved_connector(&t, &staff, &principals.developer).await;
 
-    let good = json!({ "name": "ci", "scopes": ["things:read"], "definitionId": "acme" });
+    let good = json!({ "name": "ci", "scopes": ["things:read"], "definitionId": acme });
     let with = |field: &str, value: Value| {
         let mut body = good.clone();
         body[field] = value;
@@ -942,6 +957,16 @@ async fn bad_live_key_requests_are_400_naming_the_field() {
         (with("definitionId", json!("d".repeat(121))), "definitionId"),
         (with("definitionId", json!(42)), "definitionId"),
         (with("definitionId", Value::Null), "definitionId"),
+        // Not a connector, no connector, or another developer's.
+        (with("definitionId", json!("acme-lights")), "definitionId"),
+        (
+            with(
+                "definitionId",
+                json!("0190a0a0-0000-7000-8000-000000000000"),
+            ),
+            "definitionId",
+        ),
+        (with("definitionId", json!(others)), "definitionId"),
         (
             with("expiresAt", json!("2001-01-01T00:00:00Z")),
             "expiresAt",
@@ -986,18 +1011,58 @@ async fn bad_live_key_requests_are_400_naming_the_field() {
     let (_, listed) = call(&t, "GET", "/developers/keys", Some(&dev.access_token), None).await;
     assert_eq!(listed["items"], json!([]));
 
-    // The longest definitionId is fine, and recorded as given (trimmed).
-    let longest = "d".repeat(120);
+    // A connector of the developer with no approved version is 409: a
+    // draft, a submission waiting and a rejected one alike.
+    let unreviewed = create_connector(&t, &dev, "unreviewed", "http://127.0.0.1:9/").await;
     let (status, body) = call(
         &t,
         "POST",
         &path,
         Some(&staff),
-        Some(with("definitionId", json!(format!(" {longest} ")))),
+        Some(with("definitionId", json!(unreviewed))),
+    )
+    .await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["field"], "definitionId");
+    let version = submit_version(&t, &dev, &unreviewed, "1.0.0").await["versionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, _) = call(
+        &t,
+        "POST",
+        &path,
+        Some(&staff),
+        Some(with("definitionId", json!(unreviewed))),
+    )
+    .await;
+    assert_eq!(status, 409, "submitted, not yet approved");
+    let (status, body) = review(&t, &staff, &version, "reject", Some("It calls home.")).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, _) = call(
+        &t,
+        "POST",
+        &path,
+        Some(&staff),
+        Some(with("definitionId", json!(unreviewed))),
+    )
+    .await;
+    assert_eq!(status, 409, "rejected");
+    // Nothing was issued.
+    let (_, listed) = call(&t, "GET", "/developers/keys", Some(&dev.access_token), None).await;
+    assert_eq!(listed["items"], json!([]));
+
+    // The approved connector's id is fine, trimmed.
+    let (status, body) = call(
+        &t,
+        "POST",
+        &path,
+        Some(&staff),
+        Some(with("definitionId", json!(format!(" {acme} ")))),
     )
     .await;
     assert_eq!(status, 201, "{body}");
-    assert_eq!(body["definitionId"], longest.as_str());
+    assert_eq!(body["definitionId"], acme.as_str());
 
     // Unknown and malformed developers are 404; one that is not ACTIVE is 409.
     for id in ["0190a0a0-0000-7000-8000-000000000000", "not-a-uuid"] {
@@ -1037,7 +1102,8 @@ async fn live_keys_count_towards_the_key_limit() {
     let staff = staff_token(&principals);
     let dev = sign_up_and_verify(&t, "many@example.com").await;
     let path = live_keys_path(&dev.developer_id);
-    let good = json!({ "name": "ci", "scopes": ["things:read"], "definitionId": "acme" });
+    let acme = approved_connector(&t, &staff, &dev).await;
+    let good = json!({ "name": "ci", "scopes": ["things:read"], "definitionId": acme });
 
     let limit = alyt_api::groups::developers::keys::MAX_LIVE_KEYS;
     let mut first = None;

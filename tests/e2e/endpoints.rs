@@ -776,6 +776,7 @@ async fn a_live_key_hears_the_tenants_that_installed_its_connector() {
 
     // Issued for the installed connector: it reaches the sandbox that
     // installed it, and nothing else.
+    alyt_tests::developers::approve_connector(&t, &staff, &i.developer, &i.connector).await;
     let live = issue_live_key(
         &t,
         &staff,
@@ -891,6 +892,8 @@ async fn a_live_webhook_made_before_the_installation_hears_the_installing_tenant
     let principals = Principals::seed(&t).await;
     let staff = principals.token(Who::PlatformStaff).unwrap().to_owned();
     let served = serve_bridge(&t, "endpoints-live-first@example.com").await;
+    alyt_tests::developers::approve_connector(&t, &staff, &served.developer, &served.connector)
+        .await;
     let live = issue_live_key(
         &t,
         &staff,

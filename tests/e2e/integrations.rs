@@ -295,7 +295,7 @@ async fn connecting_the_bridge_places_its_things_and_rediscovery_keeps_what_a_pe
     let token = dev.access_token.as_str();
     let tenant = dev.sandbox_tenant_id.as_str();
     let home = sandbox_home(&t, &dev).await.property_id;
-    let served = serve_connector(&t, &dev, "virtual-bridge").await;
+    let served = serve_connector(&t, &dev, "lan-virtual-bridge").await;
     let before = rooms(&t, token, tenant, &home).await;
     assert!(
         before.contains_key("Living Room") && !before.contains_key("Hall"),

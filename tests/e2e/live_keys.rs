@@ -57,6 +57,7 @@ async fn a_live_key_reaches_only_its_connectors_integrations_and_their_endpoints
         .iter()
         .map(|s| s.as_str())
         .collect();
+    alyt_tests::developers::approve_connector(&t, &staff, &developer, &mine.connector).await;
     let live = issue_live_key(
         &t,
         &staff,

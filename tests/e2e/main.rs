@@ -31,6 +31,7 @@ mod rooms;
 mod simulator;
 mod store_calls;
 mod stream;
+mod submissions;
 mod webhook_binding;
 mod webhooks;
 mod widgets;

@@ -10,7 +10,10 @@ use std::time::Duration;
 use alyt_domain::ids::DeveloperId;
 use alyt_store::repo::developers::{DeveloperStatus, Developers};
 use alyt_tests::TestPlatform;
-use alyt_tests::developers::{DeveloperSession, create_key, issue_live_key, sign_up_and_verify};
+use alyt_tests::developers::{
+    DeveloperSession, approve_connector, create_connector, create_key, issue_live_key,
+    sign_up_and_verify,
+};
 use alyt_tests::webhooks::{OffsetClock, Receiver};
 use serde_json::{Value, json};
 
@@ -57,12 +60,14 @@ async fn a_key_binds_webhooks_only_to_itself_and_manages_only_its_own() {
         .as_str()
         .unwrap()
         .to_owned();
+    let connector = create_connector(&t, &dev, "binding-connector", "http://127.0.0.1:9/").await;
+    approve_connector(&t, &staff, &dev, &connector).await;
     let live = issue_live_key(
         &t,
         &staff,
         &dev.developer_id,
         &["webhooks:write"],
-        "binding-connector",
+        &connector,
     )
     .await;
     let live_id = live["id"].as_str().unwrap();

@@ -334,3 +334,107 @@ pub async fn fresh_code(secret_base32: &str, last: &mut Option<i64>) -> String {
     *last = Some(step);
     totp_at_step(secret_base32, step)
 }
+
+/// A connector descriptor of the spec that passes every check, for a
+/// version numbered `semver`.
+pub fn descriptor(name: &str, semver: &str) -> Value {
+    json!({
+        "kind": "LAN_LIGHTS",
+        "name": name,
+        "icon": "lightbulb-group",
+        "promise": "Your LAN lights in your rooms",
+        "connectivity": "local",
+        "brings": ["light", "switch"],
+        "connect": {
+            "method": "form",
+            "fields": [{ "key": "host", "label": "Bridge address", "kind": "text", "secret": false, "required": true }]
+        },
+        "discovery": { "verb": "Find lights" },
+        "disconnect": { "consequence": "The lights leave your rooms." },
+        "author": { "kind": "maker", "name": "Test Developer" },
+        "version": semver,
+        "source": "installed",
+        "visibility": "public",
+        "verification": { "level": "declared" },
+        "listed": true
+    })
+}
+
+/// Creates a connector of the developer (its server at `server_url`);
+/// returns the connector's id.
+pub async fn create_connector(
+    t: &TestPlatform,
+    dev: &DeveloperSession,
+    slug: &str,
+    server_url: &str,
+) -> String {
+    let (status, body) = t
+        .post_json(
+            "/developers/connectors",
+            Some(&dev.access_token),
+            json!({ "slug": slug, "name": slug, "serverUrl": server_url }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    body["connector"]["id"].as_str().unwrap().to_owned()
+}
+
+/// Submits version `semver` of a connector; returns the 201 body.
+pub async fn submit_version(
+    t: &TestPlatform,
+    dev: &DeveloperSession,
+    connector: &str,
+    semver: &str,
+) -> Value {
+    let (status, body) = t
+        .post_json(
+            "/developers/submissions",
+            Some(&dev.access_token),
+            json!({
+                "connectorId": connector,
+                "semver": semver,
+                "descriptor": descriptor("LAN lights", semver),
+                "prose": "Lights on the household's network.",
+                "aiDeclaration": "none",
+            }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    body
+}
+
+/// A staff review move (`approve`, `reject`, `request-changes`, `publish`,
+/// `deprecate`) with an optional note; the status and body.
+pub async fn review(
+    t: &TestPlatform,
+    staff_token: &str,
+    version: &str,
+    action: &str,
+    note: Option<&str>,
+) -> (u16, Value) {
+    let body = note.map(|note| json!({ "note": note }));
+    t.send_json(
+        "POST",
+        &format!("/developers/admin/submissions/{version}/{action}"),
+        Some(staff_token),
+        body,
+    )
+    .await
+}
+
+/// Submits version 1.0.0 of the developer's connector and has staff
+/// approve it (what a LIVE key needs); returns the version's id.
+pub async fn approve_connector(
+    t: &TestPlatform,
+    staff_token: &str,
+    dev: &DeveloperSession,
+    connector: &str,
+) -> String {
+    let version = submit_version(t, dev, connector, "1.0.0").await["versionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, body) = review(t, staff_token, &version, "approve", None).await;
+    assert_eq!(status, 200, "{body}");
+    version
+}

@@ -184,9 +184,11 @@ async fn live_key(
             config: Default::default(),
             created_at: time::OffsetDateTime::now_utc(),
             discovered_at: None,
+            version_id: None,
         })
         .await
         .expect("seed the installation");
+    crate::developers::approve_connector(t, staff, developer, &connector.to_string()).await;
     let key = issue_live_key(
         t,
         staff,

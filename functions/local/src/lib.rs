@@ -28,6 +28,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+mod built_ins;
 pub mod events;
 mod periodic;
 pub mod simulator;
@@ -189,6 +190,8 @@ pub struct Platform {
     broker: Broker,
     ingest_stats: Arc<IngestStats>,
     simulator: Arc<simulator::LocalSimulator>,
+    /// The built-in virtual bridge, served while the platform runs.
+    _virtual_bridge: Option<alyt_connectors::bridge::RunningBridge>,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
     /// Usage counted in memory (keyed requests, device messages).
@@ -461,6 +464,8 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         },
     ));
 
+    let virtual_bridge = built_ins::serve_virtual_bridge(&*store, clock.now()).await;
+
     // Every virtual device the store holds comes up in its last scenario.
     match simulator.resume(&*store).await {
         Ok(0) => {}
@@ -479,6 +484,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         broker,
         ingest_stats,
         simulator,
+        _virtual_bridge: virtual_bridge,
         shutdown,
         tasks,
         meter,

@@ -16,13 +16,14 @@ use crate::groups::Group;
 use crate::routing::{Operations, operations};
 
 /// The contract version (spec: Versioning 1). The path prefix carries the major.
-pub const API_VERSION: &str = "0.1.0";
+/// 0.2.0 added the submissions, review and catalogue operations (additive).
+pub const API_VERSION: &str = "0.2.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.1.0",
+        version = "0.2.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(
@@ -31,6 +32,7 @@ pub const API_VERSION: &str = "0.1.0";
         (name = "simulator", description = "The sandbox's virtual devices and their scenarios"),
         (name = "homes", description = "Properties, rooms, things, endpoints and capabilities"),
         (name = "integrations", description = "Connecting connectors to homes, discovery, an integration's endpoints"),
+        (name = "catalogue", description = "The connector definitions households can install: built-in and published"),
         (name = "people", description = "A household's people: members, grants and ends of membership"),
         (name = "meta", description = "Machine-readable contracts"),
     )

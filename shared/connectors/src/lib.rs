@@ -35,6 +35,7 @@ pub use alyt_events::outbound::OutboundPolicy;
 
 #[cfg(feature = "bridge")]
 pub mod bridge;
+pub mod catalogue;
 
 /// The platform's side of the connector protocol: one method per call.
 #[async_trait::async_trait]

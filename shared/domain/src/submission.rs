@@ -162,6 +162,23 @@ pub fn decide(
     Ok(to)
 }
 
+/// The data of `submission.state`: a connector version changed review
+/// state. Raised in the developer's sandbox tenant, so the developer's
+/// stream and DEV-key webhooks hear it (a LIVE key hears only its
+/// integrations' events, and households never see a sandbox).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SubmissionStateData {
+    pub version_id: crate::ids::ConnectorVersionId,
+    pub slug: String,
+    pub semver: String,
+    pub state: ReviewState,
+    #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub at: time::OffsetDateTime,
+}
+
 /// Why a version number is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SemverProblem {
@@ -169,6 +186,12 @@ pub enum SemverProblem {
     Invalid(String),
     #[error("semver must be greater than {0}, the connector's latest version")]
     NotGreater(String),
+}
+
+/// A version number as an ordered value (`None` when it is not a semantic
+/// version): for picking a connector's greatest version.
+pub fn parse_semver(semver: &str) -> Option<semver::Version> {
+    semver::Version::parse(semver).ok()
 }
 
 /// A new version number: a valid semantic version greater than every

@@ -12,6 +12,7 @@ use alyt_domain::ids::{TenantId, WebhookId};
 use alyt_domain::integration::ThingStateData;
 use alyt_domain::notification::NotificationRaisedData;
 use alyt_domain::stay::GuestStayData;
+use alyt_domain::submission::SubmissionStateData;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -124,7 +125,6 @@ pub struct WebhookPingData {
 
 /// An event as its producer raises it: the variant decides the kind and the
 /// type of the `data`, so a kind can never carry another kind's payload.
-/// Kinds nothing raises yet (`submission.state`) have no variant.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlatformEvent {
     DeviceOnline(DeviceOnlineData),
@@ -134,6 +134,7 @@ pub enum PlatformEvent {
     ThingState(ThingStateData),
     NotificationRaised(NotificationRaisedData),
     WebhookPing(WebhookPingData),
+    SubmissionState(SubmissionStateData),
     GuestInvited(GuestStayData),
     GuestCheckedIn(GuestStayData),
     GuestCheckedOut(GuestStayData),
@@ -149,6 +150,7 @@ impl PlatformEvent {
             PlatformEvent::ThingState(_) => EventKind::ThingState,
             PlatformEvent::NotificationRaised(_) => EventKind::NotificationRaised,
             PlatformEvent::WebhookPing(_) => EventKind::WebhookPing,
+            PlatformEvent::SubmissionState(_) => EventKind::SubmissionState,
             PlatformEvent::GuestInvited(_) => EventKind::GuestInvited,
             PlatformEvent::GuestCheckedIn(_) => EventKind::GuestCheckedIn,
             PlatformEvent::GuestCheckedOut(_) => EventKind::GuestCheckedOut,
@@ -166,6 +168,7 @@ impl PlatformEvent {
             PlatformEvent::ThingState(data) => serde_json::to_value(data),
             PlatformEvent::NotificationRaised(data) => serde_json::to_value(data),
             PlatformEvent::WebhookPing(data) => serde_json::to_value(data),
+            PlatformEvent::SubmissionState(data) => serde_json::to_value(data),
             PlatformEvent::GuestInvited(data)
             | PlatformEvent::GuestCheckedIn(data)
             | PlatformEvent::GuestCheckedOut(data) => serde_json::to_value(data),
@@ -299,6 +302,17 @@ mod tests {
                 }),
                 "webhook.ping",
                 r#"{"at":"2026-06-01T12:00:00Z","endpointId":"0190a6b2-0000-7000-8000-000000000005"}"#,
+            ),
+            (
+                PlatformEvent::SubmissionState(SubmissionStateData {
+                    version_id: alyt_domain::ids::ConnectorVersionId(uuid(7)),
+                    slug: "lan-lights".into(),
+                    semver: "1.0.0".into(),
+                    state: alyt_domain::submission::ReviewState::ChangesRequested,
+                    at,
+                }),
+                "submission.state",
+                r#"{"at":"2026-06-01T12:00:00Z","semver":"1.0.0","slug":"lan-lights","state":"changes-requested","versionId":"0190a6b2-0000-7000-8000-000000000007"}"#,
             ),
         ];
         let tenant = TenantId(uuid(6));

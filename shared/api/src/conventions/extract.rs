@@ -133,6 +133,7 @@ path_ids!(
     alyt_domain::ids::RoutineId,
     alyt_domain::ids::InvitationId,
     alyt_domain::ids::WidgetTokenId,
+    alyt_domain::ids::ConnectorVersionId,
 );
 
 fn path_id<T: PathId>((name, value): (&str, &str)) -> Result<T, ApiError> {

@@ -226,18 +226,38 @@ async fn integration_for(
     Ok((integration, home))
 }
 
-/// The connector a tenant may install (404 otherwise, like a missing one).
-/// One get.
+/// The connector a tenant may install: one with a published version, or
+/// any in its developer's sandbox (404 otherwise, like a missing one); a
+/// connector whose every published version is deprecated is 409 outside
+/// the sandbox. One get.
 async fn installable(
     state: &AppState,
     tenant: TenantId,
     id: ConnectorId,
 ) -> Result<ConnectorRecord, ApiError> {
-    Integrations(&*state.store)
-        .connector(id)
-        .await?
-        .filter(|c| c.installable_by(tenant))
-        .ok_or_else(no_such_connector)
+    let Some(connector) = Integrations(&*state.store).connector(id).await? else {
+        let id = id.to_string();
+        if let Some(built_in) = alyt_connectors::catalogue::built_in_definitions()
+            .iter()
+            .find(|d| d.id == id)
+        {
+            return Err(ApiError::conflict(format!(
+                "the built-in {} is not served by this platform (the local platform serves it)",
+                built_in.slug
+            )));
+        }
+        return Err(no_such_connector());
+    };
+    if connector.installable_by(tenant) {
+        return Ok(connector);
+    }
+    if connector.deprecated {
+        return Err(ApiError::conflict(format!(
+            "{} is deprecated and cannot be newly installed; installations that exist keep working",
+            connector.name
+        )));
+    }
+    Err(no_such_connector())
 }
 
 fn server(state: &AppState, connector: &ConnectorRecord) -> ConnectorServer {
@@ -421,6 +441,7 @@ async fn connect(
                 config,
                 created_at: now,
                 discovered_at: None,
+                version_id: connector.listing.as_ref().map(|l| l.version_id),
             };
             match Integrations(&*state.store).create(&integration).await {
                 Ok(()) => {}
@@ -499,6 +520,7 @@ async fn connect(
         NoValidToken,
         (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property or connector (or not one the caller or tenant may use)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The connector is deprecated (it cannot be newly installed), or a built-in this platform does not serve", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "The connector's server could not be reached or broke the protocol", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -1244,6 +1266,7 @@ mod tests {
             config: Map::new(),
             created_at: OffsetDateTime::UNIX_EPOCH,
             discovered_at: None,
+            version_id: None,
         }
     }
 

@@ -4,6 +4,7 @@
 
 use crate::routing::Operations;
 
+pub mod catalogue;
 pub mod developers;
 pub mod devices;
 pub mod homes;
@@ -17,8 +18,8 @@ pub enum Group {
     Auth,
     Developers,
     Homes,
-    /// Connecting connectors to homes, discovery and an integration's
-    /// endpoints (spec G).
+    /// Connecting connectors to homes, discovery, an integration's
+    /// endpoints (spec G) and the catalogue households choose from (spec D).
     Integrations,
     /// A household's people: members, grants, ends of membership (spec B).
     People,
@@ -38,7 +39,7 @@ impl Group {
             Group::Auth => household_auth::routes(),
             Group::Developers => developers::routes(),
             Group::Homes => homes::routes(),
-            Group::Integrations => integrations::routes(),
+            Group::Integrations => integrations::routes().merge(catalogue::routes()),
             Group::People => people::routes(),
         }
     }

@@ -17,7 +17,8 @@ use std::collections::BTreeMap;
 
 use alyt_domain::device::{DeviceCapability, Lenient};
 use alyt_domain::ids::{
-    ConnectorId, DeveloperId, EndpointId, IntegrationId, PropertyId, RoomId, TenantId,
+    ConnectorId, ConnectorVersionId, DeveloperId, EndpointId, IntegrationId, PropertyId, RoomId,
+    TenantId,
 };
 use alyt_domain::integration::{EndpointKind, PresentedAs, ThingStateData};
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::devices::DeviceRecord;
+use super::submissions::AiDeclaration;
 use super::ts;
 use crate::{
     Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError, TxWrite,
@@ -53,13 +55,62 @@ pub struct ConnectorRecord {
     /// it is published.
     #[serde(default)]
     pub sandbox_tenant_id: Option<TenantId>,
-    /// Published to the catalogue: installable by any household.
+    /// Published to the catalogue: installable by any household (while
+    /// `listing` is the published version households install).
     #[serde(default)]
     pub published: bool,
+    /// The catalogue's version of the connector: its greatest published
+    /// version that is not deprecated. `None` before the first publication
+    /// and once every published version is deprecated.
+    #[serde(default)]
+    pub listing: Option<Listing>,
+    /// Whether a published version was deprecated and none is published
+    /// any more: the connector cannot be newly installed (existing
+    /// installations keep working).
+    #[serde(default)]
+    pub deprecated: bool,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "ts::rfc3339")]
     pub updated_at: OffsetDateTime,
+    /// Bumped by every change of the listing; each is conditioned on it.
+    #[serde(default)]
+    pub rev: u32,
+}
+
+/// What the catalogue shows of a connector: the published version's content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Listing {
+    pub version_id: ConnectorVersionId,
+    pub semver: String,
+    /// The descriptor's name.
+    pub name: String,
+    /// The checked descriptor, as JSON.
+    pub descriptor: Value,
+    pub prose: String,
+    pub ai_declaration: AiDeclaration,
+    /// `true` for the descriptor's `visibility: 'public'` (any tenant sees
+    /// it), `false` for `'tenant'` (only the developer's own tenant).
+    pub public: bool,
+    /// The descriptor's `listed`: an unlisted definition is found by slug,
+    /// not in the list.
+    pub listed: bool,
+    #[serde(with = "ts::rfc3339")]
+    pub published_at: OffsetDateTime,
+    /// The developer as the catalogue credits it, when published.
+    pub author: ListingAuthor,
+}
+
+/// The catalogue definition's `author`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListingAuthor {
+    pub display_name: String,
+    #[serde(rename = "type")]
+    pub kind: super::developers::DeveloperType,
+    /// Platform staff verified the developer.
+    pub verified: bool,
 }
 
 impl std::fmt::Debug for ConnectorRecord {
@@ -75,11 +126,53 @@ impl std::fmt::Debug for ConnectorRecord {
 }
 
 impl ConnectorRecord {
-    /// Whether `tenant` may install it: anyone once published, else only the
-    /// developer's own sandbox.
+    /// Whether `tenant` may install it: its developer's own sandbox (any
+    /// version, also under review), anyone while a public version is
+    /// published.
     pub fn installable_by(&self, tenant: TenantId) -> bool {
-        self.published || self.sandbox_tenant_id == Some(tenant)
+        self.sandbox_tenant_id == Some(tenant) || self.listing.as_ref().is_some_and(|l| l.public)
     }
+
+    /// Whether `tenant` sees its listing in the catalogue (public, or the
+    /// developer's own tenant).
+    pub fn visible_to(&self, tenant: Option<TenantId>) -> bool {
+        self.listing
+            .as_ref()
+            .is_some_and(|l| l.public || (tenant.is_some() && tenant == self.sandbox_tenant_id))
+    }
+}
+
+/// The catalogue's public definitions, by slug.
+pub fn public_catalogue() -> ListScope {
+    ListScope::Index(Index::Gsi2, "CATALOGUE".to_owned())
+}
+
+/// The listed `visibility: 'tenant'` definitions of one tenant, by slug.
+pub fn tenant_catalogue(tenant: TenantId) -> ListScope {
+    ListScope::Index(Index::Gsi2, format!("CATALOGUE#{tenant}"))
+}
+
+/// The connector's item, with its indexes: its developer's list, and the
+/// catalogue while a listed version is published.
+fn connector_item(connector: &ConnectorRecord) -> Result<Item, StoreError> {
+    let mut item = Item::from_record(connector_key(connector.id), connector)?
+        .with(
+            Index::Gsi1.pk_attr(),
+            format!("DEVCONNECTORS#{}", connector.developer_id),
+        )
+        .with(Index::Gsi1.sk_attr(), connector.id.to_string());
+    if let Some(listing) = connector.listing.as_ref().filter(|l| l.listed) {
+        let scope = match (listing.public, connector.sandbox_tenant_id) {
+            (true, _) => Some("CATALOGUE".to_owned()),
+            (false, Some(tenant)) => Some(format!("CATALOGUE#{tenant}")),
+            (false, None) => None,
+        };
+        if let Some(scope) = scope {
+            item.set(Index::Gsi2.pk_attr(), scope);
+            item.set(Index::Gsi2.sk_attr(), connector.slug.clone());
+        }
+    }
+    Ok(item)
 }
 
 pub fn connector_key(id: ConnectorId) -> Key {
@@ -110,6 +203,10 @@ pub struct IntegrationRecord {
     pub created_at: OffsetDateTime,
     #[serde(default, with = "ts::option")]
     pub discovered_at: Option<OffsetDateTime>,
+    /// The catalogue version installed (none: a sandbox installation of a
+    /// connector not yet published); its deprecation notifies the home.
+    #[serde(default)]
+    pub version_id: Option<ConnectorVersionId>,
 }
 
 impl std::fmt::Debug for IntegrationRecord {
@@ -327,12 +424,7 @@ impl Integrations<'_> {
     /// Creates a connector with its slug guard. One transaction; a taken
     /// slug fails the condition.
     pub async fn create_connector(&self, connector: &ConnectorRecord) -> Result<(), StoreError> {
-        let item = Item::from_record(connector_key(connector.id), connector)?
-            .with(
-                Index::Gsi1.pk_attr(),
-                format!("DEVCONNECTORS#{}", connector.developer_id),
-            )
-            .with(Index::Gsi1.sk_attr(), connector.id.to_string());
+        let item = connector_item(connector)?;
         let guard =
             Item::new(slug_key(&connector.slug)).with("connectorId", connector.id.to_string());
         self.0
@@ -356,6 +448,60 @@ impl Integrations<'_> {
             .await?
             .map(|i| i.to_record())
             .transpose()
+    }
+
+    /// The write that replaces `read` by `next` (its revision one past
+    /// `read`'s), conditioned on the connector being as read: for the
+    /// transaction of a review move that changes the catalogue.
+    pub fn connector_change(
+        read: &ConnectorRecord,
+        next: &ConnectorRecord,
+    ) -> Result<TxWrite, StoreError> {
+        let next = ConnectorRecord {
+            rev: read.rev + 1,
+            ..next.clone()
+        };
+        Ok(TxWrite::Put {
+            item: connector_item(&next)?,
+            condition: Some(Condition::item_present().and(Condition::eq("rev", read.rev))),
+        })
+    }
+
+    /// Writes a built-in connector as the runtime serves it (its address and
+    /// runtime token change with every start): one unconditional put.
+    pub async fn put_built_in(&self, connector: &ConnectorRecord) -> Result<(), StoreError> {
+        self.0.put(connector_item(connector)?, None).await
+    }
+
+    /// The connector a slug names: two gets (the slug guard, the connector).
+    pub async fn connector_by_slug(
+        &self,
+        slug: &str,
+    ) -> Result<Option<ConnectorRecord>, StoreError> {
+        let Some(guard) = self.0.get(&slug_key(slug)).await? else {
+            return Ok(None);
+        };
+        let Some(id) = guard
+            .get_str("connectorId")
+            .and_then(|id| id.parse::<ConnectorId>().ok())
+        else {
+            return Ok(None);
+        };
+        self.connector(id).await
+    }
+
+    /// A page of catalogue definitions (a scope of [`public_catalogue`] or
+    /// [`tenant_catalogue`]), by slug. One index query.
+    pub async fn catalogue_page(
+        &self,
+        scope: &ListScope,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<ConnectorRecord>, Option<PageKey>), StoreError> {
+        self.0
+            .query(scope.query().limit(limit).after(after))
+            .await?
+            .records()
     }
 
     /// A page of a developer's connectors, oldest first. One index query.
@@ -506,7 +652,22 @@ impl Integrations<'_> {
         &self,
         connector: ConnectorId,
     ) -> Result<Vec<TenantId>, StoreError> {
-        let mut tenants = std::collections::BTreeSet::new();
+        let tenants: std::collections::BTreeSet<TenantId> = self
+            .installations(connector)
+            .await?
+            .iter()
+            .map(|i| i.tenant_id)
+            .collect();
+        Ok(tenants.into_iter().collect())
+    }
+
+    /// Every installation of connector `connector`: one index query per
+    /// 1,000.
+    pub async fn installations(
+        &self,
+        connector: ConnectorId,
+    ) -> Result<Vec<IntegrationRecord>, StoreError> {
+        let mut all = Vec::new();
         let mut after = None;
         loop {
             let page = self
@@ -519,12 +680,11 @@ impl Integrations<'_> {
                 )
                 .await?;
             for item in &page.items {
-                let integration: IntegrationRecord = item.to_record()?;
-                tenants.insert(integration.tenant_id);
+                all.push(item.to_record()?);
             }
             match page.next {
                 Some(next) => after = Some(next),
-                None => return Ok(tenants.into_iter().collect()),
+                None => return Ok(all),
             }
         }
     }
@@ -833,6 +993,9 @@ mod tests {
             runtime_token: "secret".into(),
             sandbox_tenant_id: None,
             published: false,
+            listing: None,
+            deprecated: false,
+            rev: 0,
             created_at: now(),
             updated_at: now(),
         };
@@ -858,6 +1021,7 @@ mod tests {
                 config: Map::new(),
                 created_at: now(),
                 discovered_at: None,
+                version_id: None,
             })
             .await
             .unwrap();

@@ -25,6 +25,7 @@ use crate::{Condition, Index, Item, Key, ListScope, PageKey, Store, StoreError, 
 
 /// How the connector uses AI (spec: catalogue definition `aiDeclaration`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AiDeclaration {
     None,

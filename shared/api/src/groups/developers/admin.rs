@@ -15,6 +15,7 @@ use crate::routing::{Operations, operations};
 use alyt_domain::access::{Denied, KeyKind, PlatformRole, Principal, Scope};
 use alyt_domain::ids::DeveloperId;
 use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow};
+use alyt_domain::submission::ReviewState;
 use alyt_store::repo::developers::all_developers;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
 use alyt_store::repo::identity::Users;
@@ -62,7 +63,7 @@ pub const WRITERS: [PlatformRole; 2] = [PlatformRole::Owner, PlatformRole::Staff
 const STAFF_VERIFY_TOKEN_SECONDS: i64 = 300;
 
 /// The caller must be platform staff with one of `roles`.
-fn staff(caller: &Principal, roles: &[PlatformRole]) -> Result<PlatformRole, ApiError> {
+pub(super) fn staff(caller: &Principal, roles: &[PlatformRole]) -> Result<PlatformRole, ApiError> {
     caller
         .require_platform(roles)
         .map_err(|denied| match denied {
@@ -370,10 +371,9 @@ pub struct IssueLiveKeyRequest {
     /// At least one scope of the closed set.
     pub scopes: Vec<Scope>,
     /// The approved connector definition the key acts for: the id of one of
-    /// the developer's connectors (1-120 characters, surrounding spaces
-    /// trimmed). A connector of another developer is refused (400); a value
-    /// naming no connector is recorded as given and reaches no tenant (the
-    /// catalogue's review, which will check approval, is not built yet).
+    /// the developer's connectors (surrounding spaces trimmed) with a version
+    /// staff approved or published. Anything else is refused: not one of the
+    /// developer's connectors 400, no approved version yet 409.
     #[schema(min_length = 1, max_length = 120)]
     pub definition_id: String,
     /// When the key stops working; must be in the future. Null: never.
@@ -404,7 +404,7 @@ pub struct IssueLiveKeyRequest {
         NoValidToken,
         (status = 403, description = "SUPPORT may not issue keys", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The developer is not ACTIVE, or holds too many keys that are not revoked", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The developer is not ACTIVE, the connector has no approved version, or the developer holds too many keys that are not revoked", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "The body is not JSON", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -438,8 +438,8 @@ pub async fn issue_live_key(
 }
 
 /// Issues a LIVE key for `definition_id` to an ACTIVE developer (409
-/// otherwise); a definition id naming another developer's connector is
-/// refused (400).
+/// otherwise): the id of one of its connectors (400 otherwise) with an
+/// approved or published version (409 otherwise).
 async fn issue_live_key_to(
     state: &AppState,
     id: DeveloperId,
@@ -455,18 +455,32 @@ async fn issue_live_key_to(
             "the developer is not ACTIVE; LIVE keys are issued only to active developers",
         ));
     }
-    // A LIVE key reaches the tenants that installed its connector: never
-    // another developer's.
-    if let Ok(connector) = definition_id.parse::<alyt_domain::ids::ConnectorId>()
-        && let Some(connector) = alyt_store::repo::integrations::Integrations(&*state.store)
-            .connector(connector)
-            .await?
-        && connector.developer_id != developer.id
-    {
-        return Err(ApiError::validation(
+    // A LIVE key reaches the tenants that installed its connector: only an
+    // approved connector of this developer (Authentication 6).
+    let not_theirs = || {
+        ApiError::validation(
             "definitionId",
-            "definitionId names a connector of another developer",
-        ));
+            "definitionId must be the id of one of the developer's connectors",
+        )
+    };
+    let connector = definition_id
+        .parse::<alyt_domain::ids::ConnectorId>()
+        .map_err(|_| not_theirs())?;
+    let connector = alyt_store::repo::integrations::Integrations(&*state.store)
+        .connector(connector)
+        .await?
+        .filter(|c| c.developer_id == developer.id)
+        .ok_or_else(not_theirs)?;
+    let approved = alyt_store::repo::submissions::Versions(&*state.store)
+        .of_connector(connector.id)
+        .await?
+        .iter()
+        .any(|v| matches!(v.state, ReviewState::Approved | ReviewState::Published));
+    if !approved {
+        return Err(ApiError::conflict(
+            "the connector has no approved version; a LIVE key is issued once staff approve one",
+        )
+        .with_field("definitionId"));
     }
     issue_key(
         state,

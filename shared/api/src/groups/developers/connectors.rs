@@ -13,8 +13,9 @@
 //! acts for its one connector and creates none (403).
 //!
 //! A new connector is unpublished: it can be installed only in the
-//! developer's sandbox tenant (`sandboxTenantId`) until the catalogue
-//! publishes it. Its id is the `definitionId` a LIVE key is issued for
+//! developer's sandbox tenant (`sandboxTenantId`) until staff publish a
+//! version of it (`submissions.rs`, `review.rs`). Its id is the
+//! `definitionId` a LIVE key is issued for once a version is approved
 //! (`POST /v1/developers/admin/developers/{developerId}/live-keys`); such a
 //! key reaches the tenants that installed the connector.
 //!
@@ -123,7 +124,7 @@ pub struct CreateConnectorRequest {
 
 /// The developer behind the caller: a developer session, or a DEV key with
 /// `scope`. The developer must be active.
-async fn connector_developer(
+pub(super) async fn connector_developer(
     state: &AppState,
     caller: &Principal,
     scope: Scope,
@@ -208,6 +209,15 @@ pub async fn create_connector(
     let developer = connector_developer(&state, &caller, Scope::IntegrationsWrite).await?;
     let slug = request.slug.trim();
     check_slug(slug)?;
+    if alyt_connectors::catalogue::built_in_definitions()
+        .iter()
+        .any(|d| d.slug == slug)
+    {
+        return Err(ApiError::conflict(format!(
+            "the slug {slug:?} is taken by a built-in connector"
+        ))
+        .with_field("slug"));
+    }
     let name = check_name(&request.name)?;
     let server_url = request.server_url.trim();
     outbound::validate_url(state.events.outbound, server_url)
@@ -246,6 +256,9 @@ async fn create_in_sandbox(
         runtime_token: runtime_token.clone(),
         sandbox_tenant_id: Some(sandbox),
         published: false,
+        listing: None,
+        deprecated: false,
+        rev: 0,
         created_at: now,
         updated_at: now,
     };

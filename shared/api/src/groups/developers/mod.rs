@@ -10,10 +10,12 @@ pub mod connectors;
 pub mod keys;
 pub mod mfa;
 pub mod quota;
+pub mod review;
 pub mod sandbox;
 pub mod session;
 pub mod simulator;
 pub mod stream;
+pub mod submissions;
 pub(crate) mod virtual_quota;
 pub mod webhooks;
 
@@ -28,4 +30,6 @@ pub fn routes() -> Operations {
         .merge(stream::routes())
         .merge(simulator::routes())
         .merge(connectors::routes())
+        .merge(submissions::routes())
+        .merge(review::routes())
 }
