@@ -403,13 +403,15 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         },
     ));
 
-    // The stay sweep: guests checked in once and out on time.
+    // The stay sweep: guests checked in once and out on time; on the same
+    // beat, the deprecation notices a stopped request left to finish.
     let stays = alyt_stays::GuestStays::new(store.clone(), clock.clone());
+    let notices = alyt_events::deprecations::DeprecationNotices::new(store.clone(), clock.clone());
     tasks.push(periodic::spawn(
         Beat::every(config.stay_sweep_every),
         on_shutdown.clone(),
         move || {
-            let stays = stays.clone();
+            let (stays, notices) = (stays.clone(), notices.clone());
             async move {
                 match stays.sweep().await {
                     Ok(report) if report != Default::default() => {
@@ -417,6 +419,11 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
                     }
                     Ok(_) => {}
                     Err(e) => tracing::warn!(error = %e, "stay sweep failed"),
+                }
+                match notices.deliver().await {
+                    Ok(0) => {}
+                    Ok(written) => tracing::info!(written, "deprecation notices"),
+                    Err(e) => tracing::warn!(error = %e, "deprecation notices failed"),
                 }
             }
         },

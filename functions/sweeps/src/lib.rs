@@ -38,6 +38,8 @@ pub struct Sweeps {
     pub publisher: Arc<dyn DevicePublisher>,
     pub liveness: LivenessSweep,
     pub stays: alyt_stays::GuestStays,
+    /// Tells households of the connector versions deprecated since.
+    pub deprecation_notices: alyt_events::deprecations::DeprecationNotices,
     /// Mails waiting reset links on every bridge pass, when set.
     pub reset_mails: Option<alyt_mail::reset::ResetMails>,
 }
@@ -60,6 +62,9 @@ pub struct BridgeTotals {
 pub struct ScheduleReport {
     pub heartbeat: SweepReport,
     pub stays: alyt_stays::SweepReport,
+    /// Deprecation notices written (those that fail wait for the next
+    /// invocation).
+    pub deprecation_notices: usize,
     pub bridge: BridgeTotals,
 }
 
@@ -79,11 +84,16 @@ pub async fn on_schedule(
     window: Duration,
 ) -> Result<ScheduleReport, StoreError> {
     let until = Instant::now() + window;
-    let (heartbeat, stays, bridge) = tokio::join!(
+    let (heartbeat, stays, notices, bridge) = tokio::join!(
         sweeps.liveness.run(),
         sweeps.stays.sweep(),
+        sweeps.deprecation_notices.deliver(),
         run_bridge(sweeps, until)
     );
+    let deprecation_notices = notices.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "deprecation notices wait for the next invocation");
+        0
+    });
     let heartbeat =
         heartbeat.inspect_err(|e| tracing::error!(error = %e, "heartbeat sweep failed"))?;
     let stays = stays.inspect_err(|e| tracing::error!(error = %e, "stay sweep failed"))?;
@@ -113,6 +123,7 @@ pub async fn on_schedule(
     Ok(ScheduleReport {
         heartbeat,
         stays,
+        deprecation_notices,
         bridge,
     })
 }

@@ -33,6 +33,10 @@ async fn main() -> Result<(), Error> {
         clock: clock.clone(),
         publisher: Arc::new(iot.publisher_from_defaults().await),
         liveness: LivenessSweep::new(store.clone(), clock.clone(), events),
+        deprecation_notices: alyt_events::deprecations::DeprecationNotices::new(
+            store.clone(),
+            clock.clone(),
+        ),
         stays: alyt_stays::GuestStays::new(store, clock),
         reset_mails: Some(reset_mails),
     };
@@ -58,6 +62,7 @@ async fn main() -> Result<(), Error> {
                     "raced": report.stays.raced,
                     "failed": report.stays.failed,
                 },
+                "deprecationNotices": report.deprecation_notices,
                 "bridge": {
                     "passes": report.bridge.passes,
                     "failedPasses": report.bridge.failed_passes,

@@ -42,6 +42,10 @@ fn sweeps(
         clock: clock.clone(),
         publisher,
         liveness: LivenessSweep::new(store.clone(), clock.clone(), events),
+        deprecation_notices: alyt_events::deprecations::DeprecationNotices::new(
+            store.clone(),
+            clock.clone(),
+        ),
         stays: alyt_stays::GuestStays::new(store, clock),
         reset_mails: None,
     }

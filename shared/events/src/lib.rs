@@ -43,6 +43,7 @@
 pub mod audience;
 pub mod binding;
 pub mod delivery;
+pub mod deprecations;
 pub mod dispatch;
 pub mod envelope;
 pub mod log;

@@ -1304,6 +1304,7 @@ pub async fn concurrent_review_moves_on_one_version_have_one_winner(f: Fixture) 
         updated_at: start_time(),
         submitted_at: Some(start_time()),
         published_at: None,
+        notices_pending: false,
         rev: 0,
     };
     let versions = Versions(&*f.store);

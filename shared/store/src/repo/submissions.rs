@@ -9,7 +9,9 @@
 //!   versions, oldest first: the semver rule reads them), gsi2
 //!   `DEVVERSIONS#{developerId}` / `{createdAt µs}#{versionId}` (a
 //!   developer's submissions), and gsi3 `REVIEWQUEUE` /
-//!   `{submittedAt µs}#{versionId}` while it waits for staff.
+//!   `{submittedAt µs}#{versionId}` while it waits for staff, or
+//!   `DEPRECATIONNOTICES` / `{updatedAt µs}#{versionId}` once deprecated
+//!   until its households are told.
 //! * semver guard `CONNECTOR#{c}` / `SEMVER#{semver}`: a version number is
 //!   used once per connector (written with the version).
 
@@ -61,6 +63,10 @@ pub struct VersionRecord {
     pub submitted_at: Option<OffsetDateTime>,
     #[serde(with = "ts::option", default)]
     pub published_at: Option<OffsetDateTime>,
+    /// Deprecated, and the households that installed it are not all told
+    /// yet (`alyt_events::deprecations`): in the notice queue until they are.
+    #[serde(default)]
+    pub notices_pending: bool,
     /// Bumped by every change; every change is conditioned on it.
     pub rev: u32,
 }
@@ -106,6 +112,12 @@ fn version_item(version: &VersionRecord) -> Result<Item, StoreError> {
             Index::Gsi3.sk_attr(),
             format!("{}#{}", micros(at), version.id),
         );
+    } else if version.state == ReviewState::Deprecated && version.notices_pending {
+        item.set(Index::Gsi3.pk_attr(), "DEPRECATIONNOTICES");
+        item.set(
+            Index::Gsi3.sk_attr(),
+            format!("{}#{}", micros(version.updated_at), version.id),
+        );
     }
     Ok(item)
 }
@@ -123,6 +135,12 @@ pub fn connector_versions(connector: ConnectorId) -> ListScope {
 /// A developer's submissions.
 pub fn developer_versions(developer: DeveloperId) -> ListScope {
     ListScope::Index(Index::Gsi2, format!("DEVVERSIONS#{developer}"))
+}
+
+/// The deprecated versions whose households are not all told yet, oldest
+/// first.
+pub fn pending_deprecation_notices() -> ListScope {
+    ListScope::Index(Index::Gsi3, "DEPRECATIONNOTICES".to_owned())
 }
 
 /// The versions waiting for staff, oldest submission first.

@@ -28,8 +28,10 @@
 //! transaction (the version conditioned on its revision, the event; publish
 //! and deprecate also 1 get of the connector, 1 index query of its versions,
 //! and the connector conditioned on its revision) + after a deprecation, 1
-//! index query of the installations and 1 transaction per household
-//! notified.
+//! index query of the installations, 1 transaction per household notified
+//! and 1 put taking the version off the notice queue
+//! (`alyt_events::deprecations`, which the sweeps finish if this stops
+//! halfway).
 
 use crate::routing::{Operations, operations};
 use alyt_domain::access::Principal;
@@ -39,11 +41,11 @@ use alyt_domain::submission::{
     ReviewMove, ReviewRefused, ReviewState, Reviewer, SubmissionStateData, decide, parse_semver,
 };
 use alyt_events::PlatformEvent;
+use alyt_events::deprecations::DeprecationNotices;
 use alyt_mail::Email;
 use alyt_store::TxWrite;
 use alyt_store::repo::developers::{DeveloperRecord, Developers};
 use alyt_store::repo::integrations::{ConnectorRecord, Integrations, Listing, ListingAuthor};
-use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::submissions::{
     VersionError, VersionRecord, Versions, connector_versions, developer_versions, review_queue,
 };
@@ -53,7 +55,6 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
 
 use super::admin::{READERS, WRITERS, staff};
 use super::session::{Params, name_the_field};
@@ -79,9 +80,6 @@ pub fn routes() -> Operations {
 
 /// Characters of a reviewer's note.
 pub const NOTE_MAX_CHARS: usize = 4000;
-
-/// The `notification.raised` kind of a deprecated connector version.
-pub const KIND_CONNECTOR_DEPRECATED: &str = "connector.deprecated";
 
 /// Who moves a version.
 #[derive(Debug, Clone, Copy)]
@@ -117,8 +115,9 @@ fn refusal(refused: ReviewRefused) -> ApiError {
 /// its content), for `mover`: the domain decides, then one transaction
 /// writes the version (conditioned on its revision), the `submission.state`
 /// event when the state changed, and the connector's listing when the move
-/// publishes or deprecates. Then the developer is mailed and, for a
-/// deprecation, the households that installed the version are notified.
+/// publishes or deprecates (a deprecation also queues its households'
+/// notices). Then the developer is mailed and, for a deprecation, the
+/// households that installed the version are notified.
 pub async fn move_version(
     state: &AppState,
     read: VersionRecord,
@@ -157,6 +156,11 @@ pub async fn move_version(
             if review_move == ReviewMove::Publish {
                 next.published_at = Some(now);
             }
+            // Its households are owed a notice (the queue of
+            // `alyt_events::deprecations`, written with the move).
+            if review_move == ReviewMove::Deprecate {
+                next.notices_pending = true;
+            }
         }
     }
     let mut also = Vec::new();
@@ -182,7 +186,10 @@ pub async fn move_version(
         mail_developer(state, &developer, &version).await;
     }
     if review_move == ReviewMove::Deprecate {
-        notify_installations(state, &version, now).await;
+        let notices = DeprecationNotices::new(state.store.clone(), state.clock.clone());
+        if let Err(e) = notices.notify(&version).await {
+            tracing::warn!(version = %version.id, error = %e, "deprecation notices wait for the sweep");
+        }
     }
     Ok(version)
 }
@@ -287,64 +294,6 @@ pub async fn mail_developer(
     };
     if let Err(e) = state.mailer.send(email).await {
         tracing::warn!(version = %version.id, error = %e, "the review mail could not be sent");
-    }
-}
-
-/// Notifies every household that installed `version` that it is deprecated
-/// (one transaction each: the notification and its event). A household that
-/// cannot be notified is logged; the others still are.
-async fn notify_installations(state: &AppState, version: &VersionRecord, now: OffsetDateTime) {
-    let integrations = Integrations(&*state.store);
-    let (installations, connector) = match tokio::try_join!(
-        integrations.installations(version.connector_id),
-        integrations.connector(version.connector_id)
-    ) {
-        Ok(found) => found,
-        Err(e) => {
-            tracing::warn!(version = %version.id, error = %e, "the installations of a deprecated version could not be read");
-            return;
-        }
-    };
-    let successor = connector
-        .as_ref()
-        .and_then(|c| c.listing.as_ref())
-        .map(|l| l.semver.clone());
-    for installation in installations
-        .iter()
-        .filter(|i| i.version_id == Some(version.id))
-    {
-        let body = match &successor {
-            Some(semver) => {
-                format!("It keeps working. Version {semver} is the catalogue's current version.")
-            }
-            None => "It keeps working, but it can no longer be installed again.".to_owned(),
-        };
-        let notification = NotificationRecord {
-            id: Uuid::new_v4(),
-            tenant_id: installation.tenant_id,
-            property_id: Some(installation.property_id),
-            client_id: None,
-            kind: KIND_CONNECTOR_DEPRECATED.to_owned(),
-            title: format!("{} {} is deprecated", installation.name, version.semver),
-            body,
-            device_id: None,
-            at: now,
-        };
-        let written = async {
-            let mut writes = vec![TxWrite::Put {
-                item: notification_item(&notification)?,
-                condition: None,
-            }];
-            writes.extend(state.event_writes(
-                installation.tenant_id,
-                vec![PlatformEvent::NotificationRaised(notification.raised())],
-            )?);
-            state.store.transact(writes).await?;
-            Ok::<(), ApiError>(())
-        };
-        if let Err(e) = written.await {
-            tracing::warn!(integration = %installation.id, error = %e.detail, "a household could not be told of a deprecation");
-        }
     }
 }
 

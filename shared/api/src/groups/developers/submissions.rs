@@ -300,6 +300,7 @@ pub async fn create_submission(
         updated_at: now,
         submitted_at: None,
         published_at: None,
+        notices_pending: false,
         rev: 0,
     };
     let version = if request.draft {
