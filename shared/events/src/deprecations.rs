@@ -144,10 +144,10 @@ mod tests {
     use alyt_domain::ids::{
         ConnectorId, ConnectorVersionId, DeveloperId, IntegrationId, PropertyId, TenantId,
     };
-    use alyt_store::sqlite::SqliteStore;
     use alyt_store::repo::integrations::IntegrationRecord;
     use alyt_store::repo::notifications::Notifications;
     use alyt_store::repo::submissions::AiDeclaration;
+    use alyt_store::sqlite::SqliteStore;
 
     fn version(connector: ConnectorId) -> VersionRecord {
         let now = time::OffsetDateTime::now_utc();

@@ -9,6 +9,7 @@ pub mod admin;
 pub mod connectors;
 pub mod keys;
 pub mod mfa;
+pub mod moves;
 pub mod quota;
 pub mod review;
 pub mod sandbox;

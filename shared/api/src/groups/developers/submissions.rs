@@ -48,13 +48,12 @@ use alyt_store::repo::submissions::{
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
-use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
 use super::connectors::connector_developer;
-use super::review::{Mover, move_version};
+use super::moves::{Mover, Submission, mail_developer, move_version, state_event};
 use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiPath;
@@ -73,60 +72,6 @@ pub fn routes() -> Operations {
 
 /// Characters of the prose households read beside the descriptor.
 pub const PROSE_MAX_CHARS: usize = 20_000;
-
-/// One connector version and where it stands in review.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Submission {
-    pub version_id: ConnectorVersionId,
-    pub connector_id: ConnectorId,
-    pub slug: String,
-    pub semver: String,
-    /// draft, submitted, changes-requested, approved, rejected, published
-    /// or deprecated (the moves: `alyt_domain::submission`).
-    pub state: ReviewState,
-    /// The connector descriptor of the spec, as submitted.
-    #[schema(value_type = Object)]
-    pub descriptor: Value,
-    pub prose: String,
-    pub ai_declaration: AiDeclaration,
-    /// The last reviewer's note to the developer (required with a
-    /// rejection or a request for changes).
-    #[schema(required = true)]
-    pub note: Option<String>,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub created_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub updated_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime, required = true)]
-    pub submitted_at: Option<OffsetDateTime>,
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime, required = true)]
-    pub published_at: Option<OffsetDateTime>,
-}
-
-impl From<&VersionRecord> for Submission {
-    fn from(v: &VersionRecord) -> Self {
-        Self {
-            version_id: v.id,
-            connector_id: v.connector_id,
-            slug: v.slug.clone(),
-            semver: v.semver.clone(),
-            state: v.state,
-            descriptor: v.descriptor.clone(),
-            prose: v.prose.clone(),
-            ai_declaration: v.ai_declaration,
-            note: v.note.clone(),
-            created_at: v.created_at,
-            updated_at: v.updated_at,
-            submitted_at: v.submitted_at,
-            published_at: v.published_at,
-        }
-    }
-}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -312,7 +257,7 @@ pub async fn create_submission(
             ..draft
         }
     };
-    let event = super::review::state_event(&version, now);
+    let event = state_event(&version, now);
     let also = state.event_writes(sandbox, vec![event])?;
     match Versions(&*state.store).create(&version, also).await {
         Ok(()) => {}
@@ -327,7 +272,7 @@ pub async fn create_submission(
         Err(VersionError::Store(e)) => return Err(e.into()),
     }
     tracing::info!(version = %version.id, connector = %connector.id, state = version.state.as_str(), "connector version created");
-    super::review::mail_developer(&state, &developer, &version).await;
+    mail_developer(&state, &developer, &version).await;
     Ok((StatusCode::CREATED, Json(Submission::from(&version))))
 }
 
