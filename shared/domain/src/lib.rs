@@ -16,6 +16,7 @@ pub mod password;
 pub mod presence;
 pub mod quota;
 pub mod room;
+pub mod routine;
 pub mod secret;
 pub mod session;
 pub mod stay;
