@@ -73,6 +73,11 @@ macro_rules! store_conformance_suite {
             $crate::conformance::concurrent_review_moves_on_one_version_have_one_winner(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn twenty_sweeps_run_one_occurrence_of_a_routine_once() {
+            let fixture = $factory().await;
+            $crate::conformance::twenty_sweeps_run_one_occurrence_of_a_routine_once(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn owners_demoting_each_other_at_once_leave_one() {
             let fixture = $factory().await;
             $crate::conformance::owners_demoting_each_other_at_once_leave_one(fixture).await;
@@ -1362,6 +1367,97 @@ pub async fn concurrent_review_moves_on_one_version_have_one_winner(f: Fixture) 
     assert!(
         queued.iter().all(|v| v.id != version.id),
         "out of the queue"
+    );
+}
+
+/// Twenty sweeps seeing one due occurrence of a routine at once: exactly one
+/// claims it (one run, the routine moved to its next due time), the others
+/// hear it already ran or that the routine changed; the run history holds
+/// one run, and the routine leaves the due list until its next time.
+pub async fn twenty_sweeps_run_one_occurrence_of_a_routine_once(f: Fixture) {
+    use crate::repo::routines::{
+        RoutineError, RoutineRecord, Routines, RunCause, RunRecord, RunState,
+    };
+    use alyt_domain::ids::{ClientId, PropertyId, RoutineId, TenantId};
+    use alyt_domain::routine::parse_routine;
+
+    let body = parse_routine(&json!({
+        "name": "Wake up",
+        "triggers": [{ "kind": "time", "at": "07:00", "days": ["mon"] }],
+        "do": [{ "kind": "delay", "seconds": 1 }]
+    }))
+    .unwrap();
+    let due = start_time();
+    let routine = RoutineRecord {
+        id: RoutineId::new(),
+        tenant_id: TenantId::new(),
+        client_id: ClientId::new(),
+        property_id: PropertyId::new(),
+        body,
+        next_due: Some(due),
+        created_by: None,
+        created_at: due,
+        updated_at: due,
+        rev: 0,
+    };
+    let routines = Routines(&*f.store);
+    routines.create(&routine).await.unwrap();
+    let listed = routines.due(due, 50).await.unwrap();
+    assert!(listed.iter().any(|r| r.id == routine.id), "due by its time");
+
+    let tasks: Vec<_> = (0..20)
+        .map(|_| {
+            let store = Arc::clone(&f.store);
+            let (tenant, id) = (routine.tenant_id, routine.id);
+            tokio::spawn(async move {
+                let routines = Routines(&*store);
+                let read = routines.get(tenant, id).await.unwrap().unwrap();
+                let run = RunRecord {
+                    id: uuid::Uuid::new_v4(),
+                    routine_id: id,
+                    tenant_id: tenant,
+                    property_id: read.property_id,
+                    name: read.body.name.clone(),
+                    cause: RunCause::Schedule {
+                        trigger: 0,
+                        local_date: "2026-11-30".into(),
+                    },
+                    state: RunState::Running,
+                    steps: Vec::new(),
+                    started_at: due,
+                    finished_at: None,
+                    rev: 0,
+                };
+                let next_due = Some(due + time::Duration::days(7));
+                routines
+                    .claim_occurrence(&read, &run, next_due)
+                    .await
+                    .map(|_| ())
+            })
+        })
+        .collect();
+    let (mut won, mut lost) = (0, 0);
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(()) => won += 1,
+            Err(RoutineError::AlreadyRun | RoutineError::Changed) => lost += 1,
+            Err(e) => panic!("a claim failed: {e}"),
+        }
+    }
+    assert_eq!((won, lost), (1, 19));
+    let (runs, _) = routines.runs(routine.id, 50, None).await.unwrap();
+    assert_eq!(runs.len(), 1, "one run: {runs:?}");
+    let stored = routines
+        .get(routine.tenant_id, routine.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.next_due, Some(due + time::Duration::days(7)));
+    assert_eq!(stored.rev, 1);
+    let listed = routines.due(due, 50).await.unwrap();
+    assert!(
+        listed.iter().all(|r| r.id != routine.id),
+        "not due again yet"
     );
 }
 

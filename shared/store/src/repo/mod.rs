@@ -19,6 +19,7 @@ pub mod messages;
 pub mod notifications;
 pub mod resets;
 pub mod rooms;
+pub mod routines;
 pub mod simulator;
 pub mod stays;
 pub mod submissions;
