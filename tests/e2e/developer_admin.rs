@@ -1014,40 +1014,31 @@ async fn bad_live_key_requests_are_400_naming_the_field() {
     // A connector of the developer with no approved version is 409: a
     // draft, a submission waiting and a rejected one alike.
     let unreviewed = create_connector(&t, &dev, "unreviewed", "http://127.0.0.1:9/").await;
-    let (status, body) = call(
-        &t,
-        "POST",
-        &path,
-        Some(&staff),
-        Some(with("definitionId", json!(unreviewed))),
-    )
-    .await;
+    let unreviewed_body = with("definitionId", json!(unreviewed));
+    let issue_unreviewed = || {
+        call(
+            &t,
+            "POST",
+            &path,
+            Some(&staff),
+            Some(unreviewed_body.clone()),
+        )
+    };
+    let (status, body) = issue_unreviewed().await;
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["field"], "definitionId");
     let version = submit_version(&t, &dev, &unreviewed, "1.0.0").await["versionId"]
         .as_str()
         .unwrap()
         .to_owned();
-    let (status, _) = call(
-        &t,
-        "POST",
-        &path,
-        Some(&staff),
-        Some(with("definitionId", json!(unreviewed))),
-    )
-    .await;
-    assert_eq!(status, 409, "submitted, not yet approved");
+    assert_eq!(
+        issue_unreviewed().await.0,
+        409,
+        "submitted, not yet approved"
+    );
     let (status, body) = review(&t, &staff, &version, "reject", Some("It calls home.")).await;
     assert_eq!(status, 200, "{body}");
-    let (status, _) = call(
-        &t,
-        "POST",
-        &path,
-        Some(&staff),
-        Some(with("definitionId", json!(unreviewed))),
-    )
-    .await;
-    assert_eq!(status, 409, "rejected");
+    assert_eq!(issue_unreviewed().await.0, 409, "rejected");
     // Nothing was issued.
     let (_, listed) = call(&t, "GET", "/developers/keys", Some(&dev.access_token), None).await;
     assert_eq!(listed["items"], json!([]));
