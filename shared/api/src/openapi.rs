@@ -16,7 +16,8 @@ use crate::groups::Group;
 use crate::routing::{Operations, operations};
 
 /// The contract version (spec: Versioning 1). The path prefix carries the major.
-/// 0.2.0 added the submissions, review and catalogue operations (additive).
+/// 0.2.0 added the submissions, review and catalogue operations and the
+/// routines of a home (additive).
 pub const API_VERSION: &str = "0.2.0";
 
 #[derive(OpenApi)]

@@ -546,6 +546,12 @@ pub fn timezone(name: &str) -> Option<jiff::tz::TimeZone> {
     jiff::tz::db().get(name).ok()
 }
 
+/// A home's timezone; UTC for a name the database does not know (homes are
+/// created with checked names, so only damaged data falls back).
+pub fn home_timezone(name: &str) -> jiff::tz::TimeZone {
+    timezone(name).unwrap_or(jiff::tz::TimeZone::UTC)
+}
+
 /// When the trigger `at` on `days` fires first strictly after `after`, in
 /// `tz`. `None` only without days.
 pub fn next_occurrence(

@@ -5,6 +5,7 @@ pub mod endpoints;
 pub mod notifications;
 pub mod overview;
 pub mod rooms;
+pub mod routines;
 pub mod widgets;
 
 use crate::routing::{Operations, operations};
@@ -33,6 +34,7 @@ pub fn routes() -> Operations {
         .merge(operations!(list_properties))
         .merge(crate::groups::devices::routes())
         .merge(rooms::routes())
+        .merge(routines::routes())
         .merge(endpoints::routes())
         .merge(overview::routes())
         .merge(notifications::routes())

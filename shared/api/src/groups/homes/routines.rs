@@ -1,0 +1,508 @@
+//! A home's routines (spec G; the body's rules are `alyt_domain::routine`,
+//! the records `repo::routines`).
+//!
+//! * `POST /v1/properties/{propertyId}/routines?tenantId` `{ name, enabled?,
+//!   triggers?, do }`: 201 with the routine. Every step's target is checked
+//!   against the home: a thing step's thing is in it and its command passes
+//!   the thing's own descriptors; a room step's room is one of its rooms; a
+//!   music step's speaker is a SPEAKER endpoint placed in one of its rooms.
+//!   Problems name the field (`do[2].speakerId`).
+//! * `GET /v1/properties/{propertyId}/routines?tenantId`: the home's
+//!   routines, oldest first, paginated.
+//! * `GET /v1/routines/{routineId}?tenantId`, `PATCH` (any of `name`,
+//!   `enabled`, `triggers`, `do`; the result is checked whole, as on
+//!   create), `DELETE` (204).
+//!
+//! A routine with a time trigger is due at its next occurrence in the
+//! home's timezone while enabled (`nextDue`); running routines (manual and
+//! scheduled) and their history come with the next slice of issue 19.
+//!
+//! Who: the rule of rooms. Creating, changing and deleting configure the
+//! home (the household's OWNER, tenant ADMIN/INSTALLER, platform OWNER/STAFF,
+//! a DEV key in its sandbox; keys need `rooms:write`); reading needs sight
+//! of the home (any member, a guest in its pinned home, SUPPORT; keys need
+//! `things:read`). A foreign or missing home or routine is 404.
+//!
+//! Store calls: create 1 get (the home) + 1 get per step target + 1 put;
+//! list 1 get + 1 index query; get 2 gets; change 2 gets + the step targets
+//! + 1 conditional put; delete 2 gets + 1 conditional delete.
+
+use std::collections::BTreeSet;
+
+use crate::routing::{Operations, operations};
+use alyt_domain::device::CommandRequest;
+use alyt_domain::ids::{DeviceId, EndpointId, PropertyId, RoomId, RoutineId, TenantId};
+use alyt_domain::integration::{EndpointKind, Presentation, endpoint_descriptors};
+use alyt_domain::room::PinnedThingKind;
+use alyt_domain::routine::{
+    RoutineBody, Step, Trigger, home_timezone, next_occurrence, parse_routine,
+};
+use alyt_store::repo::devices::Devices;
+use alyt_store::repo::integrations::Integrations;
+use alyt_store::repo::rooms::Rooms;
+use alyt_store::repo::routines::{RoutineError, RoutineRecord, Routines, home_routines};
+use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::access::{HomeAccess, access_to, home_for, tenant_gate};
+use crate::auth::Caller;
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::TenantParam;
+use crate::{ApiError, AppState};
+
+pub fn routes() -> Operations {
+    Operations::new().merge(operations!(
+        create_routine,
+        list_routines,
+        get_routine,
+        change_routine,
+        delete_routine
+    ))
+}
+
+/// A routine as the household reads it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Routine {
+    pub id: RoutineId,
+    pub property_id: PropertyId,
+    pub name: String,
+    pub enabled: bool,
+    /// `{ kind: 'manual' }` or `{ kind: 'time', at: 'HH:MM', days: ['mon', …] }`.
+    #[schema(value_type = Vec<Object>)]
+    pub triggers: Value,
+    /// The steps in order: `thing`, `room`, `delay`, `music`, `security`.
+    #[serde(rename = "do")]
+    #[schema(value_type = Vec<Object>)]
+    pub steps: Value,
+    /// When a time trigger fires next (null: disabled or no time trigger).
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub next_due: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub updated_at: OffsetDateTime,
+}
+
+impl From<&RoutineRecord> for Routine {
+    fn from(r: &RoutineRecord) -> Self {
+        Self {
+            id: r.id,
+            property_id: r.property_id,
+            name: r.body.name.clone(),
+            enabled: r.body.enabled,
+            triggers: serde_json::to_value(&r.body.triggers).unwrap_or_default(),
+            steps: serde_json::to_value(&r.body.steps).unwrap_or_default(),
+            next_due: r.next_due,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+/// The body of a new routine (and, every field optional, of a change).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoutineRequest {
+    /// 1-80 characters.
+    #[schema(min_length = 1, max_length = 80)]
+    pub name: String,
+    /// Default true.
+    pub enabled: Option<bool>,
+    /// At most 10; none means manual only.
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub triggers: Option<Value>,
+    /// 1-50 steps; delays add up to at most 3600 seconds.
+    #[serde(rename = "do")]
+    #[schema(value_type = Vec<Object>)]
+    pub steps: Value,
+}
+
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RoutineListQuery {
+    pub tenant_id: TenantId,
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}
+
+fn no_such_routine() -> ApiError {
+    ApiError::not_found("no such routine")
+}
+
+fn invalid(p: alyt_domain::routine::RoutineProblem) -> ApiError {
+    ApiError::validation(p.field.clone(), p.detail)
+}
+
+/// The routine `id` of `tenant` with its home, when the caller has `needed`
+/// there (403 for a key without the scope or less access; 404 otherwise).
+async fn routine_for(
+    state: &AppState,
+    caller: &alyt_domain::access::Principal,
+    tenant: TenantId,
+    id: RoutineId,
+    needed: HomeAccess,
+) -> Result<(RoutineRecord, PropertyRecord), ApiError> {
+    caller.require_scope(needed.scope())?;
+    tenant_gate(caller, tenant, no_such_routine)?;
+    let routine = Routines(&*state.store)
+        .get(tenant, id)
+        .await?
+        .ok_or_else(no_such_routine)?;
+    let home = Tenancy(&*state.store)
+        .property(tenant, routine.property_id)
+        .await?
+        .ok_or_else(no_such_routine)?;
+    match access_to(caller, &home) {
+        None => Err(no_such_routine()),
+        Some(access) if access < needed => Err(ApiError::forbidden(
+            "routines are changed by those who configure the home",
+        )),
+        Some(_) => Ok((routine, home)),
+    }
+}
+
+/// Every step's target is in `home`, and a thing's command passes its own
+/// descriptors.
+async fn check_targets(
+    state: &AppState,
+    home: &PropertyRecord,
+    body: &RoutineBody,
+) -> Result<(), ApiError> {
+    let store = &*state.store;
+    for (i, step) in body.steps.iter().enumerate() {
+        let at = format!("do[{i}]");
+        match step {
+            Step::Thing { thing, command } => {
+                let request = CommandRequest::parse(command).map_err(|e| {
+                    ApiError::validation(format!("{at}.command.{}", e.field), e.to_string())
+                })?;
+                let missing =
+                    || ApiError::validation(format!("{at}.thing"), "no such thing in this home");
+                let checked = match thing.kind {
+                    PinnedThingKind::Device => {
+                        let device = Devices(store)
+                            .get(home.tenant_id, DeviceId(thing.id))
+                            .await?
+                            .filter(|d| d.property_id == Some(home.id) && d.deleted_at.is_none())
+                            .ok_or_else(missing)?;
+                        request
+                            .validate_for_device(
+                                device.known_capabilities(),
+                                Some(&device.features),
+                            )
+                            .map(|_| ())
+                    }
+                    PinnedThingKind::Endpoint => {
+                        let endpoint = Integrations(store)
+                            .endpoint(home.tenant_id, EndpointId(thing.id))
+                            .await?
+                            .filter(|e| e.property_id == home.id)
+                            .ok_or_else(missing)?;
+                        let capabilities = endpoint.known_capabilities();
+                        let presentation = Presentation::of(&capabilities, endpoint.presented_as());
+                        let descriptors = endpoint_descriptors(
+                            &capabilities,
+                            &endpoint.features,
+                            &endpoint.state,
+                            presentation,
+                        );
+                        request
+                            .validate(descriptors.iter().map(|d| &**d), Some(&endpoint.features))
+                            .map(|_| ())
+                    }
+                };
+                checked.map_err(|e| {
+                    ApiError::validation(format!("{at}.command.{}", e.field), e.to_string())
+                })?;
+            }
+            Step::Room { room_id, .. } => {
+                if Rooms(store).get(home.id, RoomId(*room_id)).await?.is_none() {
+                    return Err(ApiError::validation(
+                        format!("{at}.roomId"),
+                        "no such room in this home",
+                    ));
+                }
+            }
+            Step::Music(music) => {
+                let speaker = Integrations(store)
+                    .endpoint(home.tenant_id, EndpointId(music.speaker_id))
+                    .await?
+                    .filter(|e| e.property_id == home.id);
+                match speaker {
+                    Some(s) if s.kind == EndpointKind::Speaker && s.room_id.is_some() => {}
+                    Some(s) if s.kind == EndpointKind::Speaker => {
+                        return Err(ApiError::validation(
+                            format!("{at}.speakerId"),
+                            "the speaker is in no room of this home; place it in a room first",
+                        ));
+                    }
+                    _ => {
+                        return Err(ApiError::validation(
+                            format!("{at}.speakerId"),
+                            "no such speaker in this home",
+                        ));
+                    }
+                }
+            }
+            Step::Delay { .. } | Step::Security { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// When the routine is next due: its earliest time trigger's next
+/// occurrence in the home's timezone, while enabled.
+fn next_due(
+    body: &RoutineBody,
+    home: &PropertyRecord,
+    now: OffsetDateTime,
+) -> Option<OffsetDateTime> {
+    if !body.enabled {
+        return None;
+    }
+    let tz = home_timezone(&home.timezone);
+    body.triggers
+        .iter()
+        .filter_map(|t| match t {
+            Trigger::Time { at, days } => next_occurrence(*at, days, &tz, now).map(|o| o.at),
+            Trigger::Manual => None,
+        })
+        .min()
+}
+
+/// Creates a routine in a home.
+#[utoipa::path(
+    post,
+    path = "/v1/properties/{propertyId}/routines",
+    tag = "homes",
+    operation_id = "createRoutine",
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
+    request_body = RoutineRequest,
+    security(("bearer" = ["rooms:write"])),
+    responses(
+        (status = 201, description = "The routine", body = Routine),
+        (status = 400, description = "A field is wrong, named by its path: name, triggers[i]…, do[i]… (a thing, room or speaker not in this home; a command the thing refuses)", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create_routine(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(property_id): ApiPath<PropertyId>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+    ApiJson(body): ApiJson<Value>,
+) -> Result<(StatusCode, Json<Routine>), ApiError> {
+    let home = home_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        property_id,
+        HomeAccess::Configure,
+    )
+    .await?;
+    let body = parse_routine(&body).map_err(invalid)?;
+    check_targets(&state, &home, &body).await?;
+    let now = state.clock.now();
+    let record = RoutineRecord {
+        id: RoutineId::new(),
+        tenant_id: home.tenant_id,
+        client_id: home.client_id,
+        property_id: home.id,
+        next_due: next_due(&body, &home, now),
+        body,
+        created_by: caller.user_id(),
+        created_at: now,
+        updated_at: now,
+        rev: 0,
+    };
+    Routines(&*state.store)
+        .create(&record)
+        .await
+        .map_err(|e| match e {
+            RoutineError::Store(e) => ApiError::from(e),
+            _ => ApiError::conflict("try again"),
+        })?;
+    Ok((StatusCode::CREATED, Json(Routine::from(&record))))
+}
+
+/// A home's routines, oldest first.
+#[utoipa::path(
+    get,
+    path = "/v1/properties/{propertyId}/routines",
+    tag = "homes",
+    operation_id = "listRoutines",
+    params(("propertyId" = PropertyId, Path, description = "The home"), RoutineListQuery),
+    security(("bearer" = ["things:read"])),
+    responses(
+        (status = 200, description = "One page of routines", body = ListResponse<Routine>),
+        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_routines(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(property_id): ApiPath<PropertyId>,
+    ApiQuery(query): ApiQuery<RoutineListQuery>,
+) -> Result<Json<ListResponse<Routine>>, ApiError> {
+    let page = PageParams::new(query.limit, query.cursor);
+    let limit = page.limit()?;
+    let home = home_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        property_id,
+        HomeAccess::See,
+    )
+    .await?;
+    let scope = home_routines(home.id);
+    let (records, next) = Routines(&*state.store)
+        .of_home(home.id, limit, page.after_within(&scope)?)
+        .await?;
+    Ok(Json(ListResponse::page(
+        records.iter().map(Routine::from).collect(),
+        next.as_ref(),
+    )))
+}
+
+/// One routine.
+#[utoipa::path(
+    get,
+    path = "/v1/routines/{routineId}",
+    tag = "homes",
+    operation_id = "getRoutine",
+    params(("routineId" = RoutineId, Path, description = "The routine"), TenantParam),
+    security(("bearer" = ["things:read"])),
+    responses(
+        (status = 200, description = "The routine", body = Routine),
+        (status = 400, description = "Missing or malformed tenantId or routineId", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such routine (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_routine(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(id): ApiPath<RoutineId>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<Json<Routine>, ApiError> {
+    let (routine, _) = routine_for(&state, &caller, query.tenant_id, id, HomeAccess::See).await?;
+    Ok(Json(Routine::from(&routine)))
+}
+
+/// Changes a routine: any of name, enabled, triggers and do; the result is
+/// checked whole.
+#[utoipa::path(
+    patch,
+    path = "/v1/routines/{routineId}",
+    tag = "homes",
+    operation_id = "changeRoutine",
+    params(("routineId" = RoutineId, Path, description = "The routine"), TenantParam),
+    request_body(content = Object, description = "Any of `name`, `enabled`, `triggers`, `do`"),
+    security(("bearer" = ["rooms:write"])),
+    responses(
+        (status = 200, description = "The routine as changed", body = Routine),
+        (status = 400, description = "A field is wrong, named by its path (as on create), or an unknown field", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such routine (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The routine changed meanwhile", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn change_routine(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(id): ApiPath<RoutineId>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+    ApiJson(patch): ApiJson<Value>,
+) -> Result<Json<Routine>, ApiError> {
+    let (read, home) =
+        routine_for(&state, &caller, query.tenant_id, id, HomeAccess::Configure).await?;
+    let Value::Object(patch) = patch else {
+        return Err(ApiError::validation(
+            "body",
+            "an object of the fields to change",
+        ));
+    };
+    let fields: BTreeSet<&str> = ["name", "enabled", "triggers", "do"].into();
+    let mut merged = serde_json::to_value(&read.body).map_err(ApiError::internal)?;
+    for (key, value) in patch {
+        if !fields.contains(key.as_str()) {
+            return Err(ApiError::validation(
+                key.clone(),
+                "not a field of a routine (name, enabled, triggers, do)",
+            ));
+        }
+        merged[key.as_str()] = value;
+    }
+    let body = parse_routine(&merged).map_err(invalid)?;
+    check_targets(&state, &home, &body).await?;
+    let now = state.clock.now();
+    let next = RoutineRecord {
+        next_due: next_due(&body, &home, now),
+        body,
+        updated_at: now,
+        ..read.clone()
+    };
+    let changed = Routines(&*state.store)
+        .change(&read, &next)
+        .await
+        .map_err(|e| match e {
+            RoutineError::Store(e) => ApiError::from(e),
+            _ => ApiError::conflict("the routine changed meanwhile; read it again"),
+        })?;
+    Ok(Json(Routine::from(&changed)))
+}
+
+/// Deletes a routine.
+#[utoipa::path(
+    delete,
+    path = "/v1/routines/{routineId}",
+    tag = "homes",
+    operation_id = "deleteRoutine",
+    params(("routineId" = RoutineId, Path, description = "The routine"), TenantParam),
+    security(("bearer" = ["rooms:write"])),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, description = "Missing or malformed tenantId or routineId", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such routine (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The routine changed meanwhile", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn delete_routine(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(id): ApiPath<RoutineId>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<StatusCode, ApiError> {
+    let (read, _) =
+        routine_for(&state, &caller, query.tenant_id, id, HomeAccess::Configure).await?;
+    Routines(&*state.store)
+        .delete(&read)
+        .await
+        .map_err(|e| match e {
+            RoutineError::Store(e) => ApiError::from(e),
+            _ => ApiError::conflict("the routine changed meanwhile; read it again"),
+        })?;
+    Ok(StatusCode::NO_CONTENT)
+}
