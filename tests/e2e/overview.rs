@@ -11,11 +11,12 @@ use serde_json::{Value, json};
 
 use crate::rooms::{demo_home, play, register};
 
-fn pin(i: usize) -> Value {
+/// Pin `i`: a thing (checked for shape), or the home's routine `routine`.
+fn pin(i: usize, routine: &str) -> Value {
     if i.is_multiple_of(2) {
         json!({ "kind": "thing", "thing": { "kind": "device", "id": format!("0190b5a0-0000-7000-8000-{i:012}") } })
     } else {
-        json!({ "kind": "routine", "routineId": format!("0190b5a0-0000-7000-8000-{i:012}") })
+        json!({ "kind": "routine", "routineId": routine })
     }
 }
 
@@ -152,6 +153,33 @@ async fn dashboard_pins_are_forty_at_most_and_the_owners_to_change() {
     let (status, empty) = t.get_json(&path, Some(member)).await;
     assert_eq!(status, 200, "{empty}");
     assert_eq!(empty, json!({ "propertyId": home.property, "pins": [] }));
+    let (status, routine) = t
+        .post_json(
+            &format!(
+                "/properties/{}/routines?tenantId={}",
+                home.property, home.tenant
+            ),
+            Some(owner),
+            json!({ "name": "Pinned", "do": [{ "kind": "delay", "seconds": 1 }] }),
+        )
+        .await;
+    assert_eq!(status, 201, "{routine}");
+    let routine = routine["id"].as_str().unwrap().to_owned();
+    let pin = |i: usize| pin(i, &routine);
+
+    // A routine pin must name a routine of this home.
+    let (status, problem) = t
+        .send_json(
+            "PUT",
+            &path,
+            Some(owner),
+            Some(json!({ "pins": [pin(0), pin(1), pin(2), pin(3), {
+                "kind": "routine", "routineId": "0190b5a0-0000-7000-8000-00000000beef"
+            }] })),
+        )
+        .await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["field"], "pins[4].routineId");
 
     let forty: Vec<Value> = (0..40).map(pin).collect();
     let (status, saved) = t

@@ -10,9 +10,11 @@
 //! * `GET/PUT /v1/properties/{propertyId}/dashboard?tenantId`: `{
 //!   propertyId, pins[] }`, at most 40 pins, each `{ kind: 'thing', thing: {
 //!   kind: 'device'|'endpoint', id } }` or `{ kind: 'routine', routineId }`;
-//!   PUT replaces the list (41 pins: 400 `pins`). Pins are checked for shape
-//!   (a pinned thing that is later removed stays until the list is saved
-//!   again; clients skip pins they cannot draw). Reading is any member;
+//!   PUT replaces the list (41 pins: 400 `pins`). Pins are checked for shape,
+//!   and a routine pin must name a routine of this home (400
+//!   `pins[i].routineId`); a pinned thing or routine that is later removed
+//!   stays until the list is saved again (clients skip pins they cannot
+//!   draw). Reading is any member;
 //!   writing is configuration (OWNER, tenant roles, platform OWNER/STAFF).
 //! * `POST /v1/properties/{propertyId}/actions` (run-action request): the
 //!   room action fan-out over every thing of the home. `voice.listening` sets
@@ -44,10 +46,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::routing::{Operations, operations};
-use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
+use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, RoutineId, TenantId};
 use alyt_domain::room::{self, ActionRef, ActionValue, DASHBOARD_PINS_MAX, Member, Pin};
 use alyt_store::repo::integrations::EndpointRecord;
 use alyt_store::repo::rooms::{DashboardRecord, RoomRecord, Rooms};
+use alyt_store::repo::routines::Routines;
 use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
 use axum::extract::State;
@@ -305,7 +308,7 @@ pub async fn get_dashboard(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The saved dashboard", body = Dashboard),
-        (status = 400, description = "A field is wrong (named in `field`): pins (more than 40) or a pin's fields", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A field is wrong (named in `field`): pins (more than 40), a pin's fields, or a routine pin naming no routine of this home", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without rooms:write, or a caller who may not configure the home", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
@@ -335,6 +338,21 @@ pub async fn put_dashboard(
         HomeAccess::Configure,
     )
     .await?;
+    // A routine pin names a routine of this home.
+    for (i, pin) in body.pins.iter().enumerate() {
+        if let Pin::Routine { routine_id } = pin {
+            let found = Routines(&*state.store)
+                .get(property.tenant_id, RoutineId(*routine_id))
+                .await?
+                .is_some_and(|r| r.property_id == property.id);
+            if !found {
+                return Err(ApiError::validation(
+                    format!("pins[{i}].routineId"),
+                    "no such routine in this home",
+                ));
+            }
+        }
+    }
     let pins = body
         .pins
         .iter()
