@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use crate::routing::{Operations, operations};
 use alyt_connectors::{CommandAnswer, CommandCall, ConnectorError, ConnectorServer, ReadCall};
 use alyt_domain::access::{Denied, Principal};
-use alyt_domain::device::{CommandRequest, DeviceCapability};
+use alyt_domain::device::{AcceptedCommand, CommandError, CommandRequest, DeviceCapability};
 use alyt_domain::ids::{EndpointId, IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::integration::{
     EndpointKind, Presentation, PresentedAs, endpoint_descriptors, endpoint_liveness,
@@ -402,6 +402,25 @@ impl CommandFailure {
     }
 }
 
+/// `request` checked against the endpoint's own descriptors (as it is
+/// presented), with the presentation it was checked under.
+pub(crate) fn accept_for_endpoint(
+    endpoint: &EndpointRecord,
+    request: CommandRequest,
+) -> Result<(AcceptedCommand, Option<Presentation>), CommandError> {
+    let capabilities = endpoint.known_capabilities();
+    let presentation = Presentation::of(&capabilities, endpoint.presented_as());
+    let descriptors = endpoint_descriptors(
+        &capabilities,
+        &endpoint.features,
+        &endpoint.state,
+        presentation,
+    );
+    request
+        .validate(descriptors.iter().map(|d| &**d), Some(&endpoint.features))
+        .map(|accepted| (accepted, presentation))
+}
+
 /// The command path of an endpoint (this operation, room and property
 /// actions): validated against the thing's own descriptors, sent to the
 /// connector with the native capability, and the read-back state stored.
@@ -411,19 +430,9 @@ pub(crate) async fn command_endpoint(
     endpoint: EndpointRecord,
     request: CommandRequest,
 ) -> Result<EndpointRecord, CommandFailure> {
-    let capabilities = endpoint.known_capabilities();
-    let presentation = Presentation::of(&capabilities, endpoint.presented_as());
-    let descriptors = endpoint_descriptors(
-        &capabilities,
-        &endpoint.features,
-        &endpoint.state,
-        presentation,
-    );
-    let accepted = request
-        .validate(descriptors.iter().map(|d| &**d), Some(&endpoint.features))
-        .map_err(|e| {
-            CommandFailure::Refused(ApiError::validation(e.field.clone(), e.to_string()))
-        })?;
+    let (accepted, presentation) = accept_for_endpoint(&endpoint, request).map_err(|e| {
+        CommandFailure::Refused(ApiError::validation(e.field.clone(), e.to_string()))
+    })?;
     let mut payload = accepted.payload;
     if let (Some(p), Some(payload)) = (presentation, payload.as_mut())
         && let Some(Value::String(capability)) = payload.get("capability").cloned()

@@ -32,7 +32,7 @@ use std::collections::BTreeSet;
 use crate::routing::{Operations, operations};
 use alyt_domain::device::CommandRequest;
 use alyt_domain::ids::{DeviceId, EndpointId, PropertyId, RoomId, RoutineId, TenantId};
-use alyt_domain::integration::{EndpointKind, Presentation, endpoint_descriptors};
+use alyt_domain::integration::EndpointKind;
 use alyt_domain::room::PinnedThingKind;
 use alyt_domain::routine::{
     RoutineBody, Step, Trigger, home_timezone, next_occurrence, parse_routine,
@@ -50,6 +50,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
+use super::endpoints::accept_for_endpoint;
 use crate::access::{HomeAccess, access_to, home_for, tenant_gate};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
@@ -142,6 +143,17 @@ fn no_such_routine() -> ApiError {
     ApiError::not_found("no such routine")
 }
 
+/// A routine write the store refused: it changed (or, for a new one, its
+/// id was taken) since it was read.
+fn write_refused(e: RoutineError) -> ApiError {
+    match e {
+        RoutineError::Store(e) => ApiError::from(e),
+        RoutineError::Changed | RoutineError::AlreadyRun => {
+            ApiError::conflict("the routine changed meanwhile; read it again")
+        }
+    }
+}
+
 fn invalid(p: alyt_domain::routine::RoutineProblem) -> ApiError {
     ApiError::validation(p.field.clone(), p.detail)
 }
@@ -211,17 +223,7 @@ async fn check_targets(
                             .await?
                             .filter(|e| e.property_id == home.id)
                             .ok_or_else(missing)?;
-                        let capabilities = endpoint.known_capabilities();
-                        let presentation = Presentation::of(&capabilities, endpoint.presented_as());
-                        let descriptors = endpoint_descriptors(
-                            &capabilities,
-                            &endpoint.features,
-                            &endpoint.state,
-                            presentation,
-                        );
-                        request
-                            .validate(descriptors.iter().map(|d| &**d), Some(&endpoint.features))
-                            .map(|_| ())
+                        accept_for_endpoint(&endpoint, request).map(|_| ())
                     }
                 };
                 checked.map_err(|e| {
@@ -333,10 +335,7 @@ pub async fn create_routine(
     Routines(&*state.store)
         .create(&record)
         .await
-        .map_err(|e| match e {
-            RoutineError::Store(e) => ApiError::from(e),
-            _ => ApiError::conflict("try again"),
-        })?;
+        .map_err(write_refused)?;
     Ok((StatusCode::CREATED, Json(Routine::from(&record))))
 }
 
@@ -465,10 +464,7 @@ pub async fn change_routine(
     let changed = Routines(&*state.store)
         .change(&read, &next)
         .await
-        .map_err(|e| match e {
-            RoutineError::Store(e) => ApiError::from(e),
-            _ => ApiError::conflict("the routine changed meanwhile; read it again"),
-        })?;
+        .map_err(write_refused)?;
     Ok(Json(Routine::from(&changed)))
 }
 
@@ -500,9 +496,6 @@ pub async fn delete_routine(
     Routines(&*state.store)
         .delete(&read)
         .await
-        .map_err(|e| match e {
-            RoutineError::Store(e) => ApiError::from(e),
-            _ => ApiError::conflict("the routine changed meanwhile; read it again"),
-        })?;
+        .map_err(write_refused)?;
     Ok(StatusCode::NO_CONTENT)
 }
