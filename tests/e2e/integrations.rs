@@ -373,7 +373,7 @@ async fn connecting_the_bridge_places_its_things_and_rediscovery_keeps_what_a_pe
     assert_eq!(found["speaker-living"]["name"], "Living room speaker");
     assert_eq!(found["plug-kitchen"]["state"]["switch"]["power"], false);
     assert_eq!(
-        found["speaker-living"]["capabilities"]["sourceModes"][0],
+        found["speaker-living"]["capabilities"]["music"]["sourceModes"][0],
         "library"
     );
 

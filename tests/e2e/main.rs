@@ -28,6 +28,7 @@ mod poison_messages;
 mod properties;
 mod rate_limit;
 mod rooms;
+mod routine_runs;
 mod routines;
 mod simulator;
 mod store_calls;

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::device_plane::owner_token;
 
-fn fast(config: &mut alyt_local::Config) {
+pub(crate) fn fast(config: &mut alyt_local::Config) {
     config.simulator = alyt_local::SimulatorConfig::fast();
     config.heartbeat_sweep_every = Duration::from_secs(1);
 }
@@ -132,7 +132,12 @@ async fn device_row(t: &TestPlatform, token: &str, tenant: &str, device: &str) -
     body
 }
 
-async fn set_scenario(t: &TestPlatform, s: &Sandbox, profile: &str, body: Value) -> (u16, Value) {
+pub(crate) async fn set_scenario(
+    t: &TestPlatform,
+    s: &Sandbox,
+    profile: &str,
+    body: Value,
+) -> (u16, Value) {
     let mut body = body;
     body["tenantId"] = s.tenant.clone().into();
     t.post_json(
@@ -155,7 +160,7 @@ async fn command(t: &TestPlatform, token: &str, s: &Sandbox, profile: &str, body
     row
 }
 
-async fn wait_all_online(t: &TestPlatform, s: &Sandbox) {
+pub(crate) async fn wait_all_online(t: &TestPlatform, s: &Sandbox) {
     for profile in ["HUB", "SPEAKER", "LIGHT", "SENSOR", "THERMOSTAT"] {
         let id = s.id(profile);
         wait_for_event(t, &s.tenant, 20, &format!("{profile} online"), |e| {

@@ -185,6 +185,7 @@ async fn live_key(
             created_at: time::OffsetDateTime::now_utc(),
             discovered_at: None,
             version_id: None,
+            account: None,
         })
         .await
         .expect("seed the installation");

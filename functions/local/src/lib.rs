@@ -72,6 +72,9 @@ pub struct Config {
     /// How often the stay sweep runs ([`alyt_stays::SWEEP_INTERVAL`], a
     /// minute; tests shorten it).
     pub stay_sweep_every: Duration,
+    /// How often the routine runner looks for due occurrences and runs
+    /// ([`alyt_api::groups::homes::routines::runner::PASS_EVERY`]).
+    pub routine_runner_every: Duration,
     /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
     pub webhooks: events::WebhookConfig,
     /// The platform's clock; `None` is the system clock. Tests move an
@@ -149,6 +152,7 @@ impl Config {
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             clock: None,
             stay_sweep_every: alyt_stays::SWEEP_INTERVAL,
+            routine_runner_every: alyt_api::groups::homes::routines::runner::PASS_EVERY,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
@@ -169,6 +173,7 @@ impl Config {
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             clock: None,
             stay_sweep_every: alyt_stays::SWEEP_INTERVAL,
+            routine_runner_every: alyt_api::groups::homes::routines::runner::PASS_EVERY,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
@@ -325,6 +330,27 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     state.deliver_after_response = true;
     let reset_mails = alyt_api::groups::developers::account::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
+    // The routine runner: scheduled occurrences start once, runs go on
+    // after their delays and waits.
+    let runner_state = state.clone();
+    tasks.push(periodic::spawn(
+        Beat::every(config.routine_runner_every),
+        on_shutdown.clone(),
+        move || {
+            let state = runner_state.clone();
+            async move {
+                use alyt_api::groups::homes::routines::runner::{PASS_BUDGET, pass};
+                let until = tokio::time::Instant::now() + PASS_BUDGET;
+                match pass(&state, until).await {
+                    Ok(report) if report != Default::default() => {
+                        tracing::debug!(?report, "routine runner");
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "the routine runner failed"),
+                }
+            }
+        },
+    ));
     let mut app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
     if config.report_store_calls || config.store_calls_log.is_some() {
         let log = match &config.store_calls_log {

@@ -17,14 +17,15 @@ use crate::routing::{Operations, operations};
 
 /// The contract version (spec: Versioning 1). The path prefix carries the major.
 /// 0.2.0 added the submissions, review and catalogue operations and the
-/// routines of a home (additive).
-pub const API_VERSION: &str = "0.2.0";
+/// routines of a home; 0.3.0 running routines, their runs, the music a
+/// home's routines can play and provider search (all additive).
+pub const API_VERSION: &str = "0.3.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.2.0",
+        version = "0.3.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(

@@ -31,6 +31,10 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 pub use alyt_domain::integration::connector::*;
+pub use alyt_domain::integration::music::{
+    FAVOURITES_PATH, FavouritesAnswer, FavouritesCall, PLAY_PATH, PlayAnswer, PlayCall,
+    REFRESH_PATH, RefreshAnswer, SEARCH_PATH, SearchAnswer, SearchCall,
+};
 pub use alyt_events::outbound::OutboundPolicy;
 
 #[cfg(feature = "bridge")]
@@ -70,6 +74,30 @@ pub trait ConnectorClient: Send + Sync + 'static {
         server: &ConnectorServer,
         call: &IntegrationCall,
     ) -> Result<(), ConnectorError>;
+    /// `POST v1/music/favourites`.
+    async fn music_favourites(
+        &self,
+        server: &ConnectorServer,
+        call: &FavouritesCall,
+    ) -> Result<FavouritesAnswer, ConnectorError>;
+    /// `POST v1/music/play`.
+    async fn music_play(
+        &self,
+        server: &ConnectorServer,
+        call: &PlayCall,
+    ) -> Result<PlayAnswer, ConnectorError>;
+    /// `POST v1/music/search`.
+    async fn music_search(
+        &self,
+        server: &ConnectorServer,
+        call: &SearchCall,
+    ) -> Result<SearchAnswer, ConnectorError>;
+    /// `POST v1/refresh`: a new provider session.
+    async fn refresh(
+        &self,
+        server: &ConnectorServer,
+        call: &IntegrationCall,
+    ) -> Result<RefreshAnswer, ConnectorError>;
 }
 
 /// Where and how to reach one connector's server.
@@ -398,6 +426,37 @@ impl ConnectorClient for HttpConnectorClient {
             .await
             .map_err(|_| self.timed_out())?
             .map(drop)
+    }
+    async fn music_favourites(
+        &self,
+        server: &ConnectorServer,
+        call: &FavouritesCall,
+    ) -> Result<FavouritesAnswer, ConnectorError> {
+        self.call(server, FAVOURITES_PATH, call).await
+    }
+
+    async fn music_play(
+        &self,
+        server: &ConnectorServer,
+        call: &PlayCall,
+    ) -> Result<PlayAnswer, ConnectorError> {
+        self.call(server, PLAY_PATH, call).await
+    }
+
+    async fn music_search(
+        &self,
+        server: &ConnectorServer,
+        call: &SearchCall,
+    ) -> Result<SearchAnswer, ConnectorError> {
+        self.call(server, SEARCH_PATH, call).await
+    }
+
+    async fn refresh(
+        &self,
+        server: &ConnectorServer,
+        call: &IntegrationCall,
+    ) -> Result<RefreshAnswer, ConnectorError> {
+        self.call(server, REFRESH_PATH, call).await
     }
 }
 

@@ -87,7 +87,7 @@ async fn pair(client: &HttpConnectorClient, server: &ConnectorServer) -> Map<Str
         )
         .await
         .unwrap();
-    let ConnectAnswer::Connected { config } = second else {
+    let ConnectAnswer::Connected { config, .. } = second else {
         panic!("{second:?}")
     };
     config
@@ -136,7 +136,7 @@ async fn connect_answers_a_challenge_then_connects() {
         )
         .await
         .unwrap();
-    let ConnectAnswer::Connected { config } = second else {
+    let ConnectAnswer::Connected { config, .. } = second else {
         panic!("{second:?}")
     };
     assert_eq!(config["host"], "192.168.1.20");
@@ -263,7 +263,7 @@ async fn discover_answers_the_four_things_and_the_room_synonyms() {
     assert_eq!(wire[2]["capabilitySet"], json!(["MEDIA_PLAYER"]));
     assert_eq!(
         wire[2]["capabilities"],
-        json!({ "sourceModes": ["library", "search", "favourites"] })
+        json!({ "music": { "system": "local", "sourceModes": ["library", "search", "favorites"] } })
     );
     assert_eq!(wire[2]["state"]["media_player"]["volume"], 20);
     assert_eq!(wire[2]["state"]["media_player"]["playing"], false);

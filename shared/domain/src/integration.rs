@@ -11,10 +11,12 @@
 //!   shown capability are sent to the connector as the native one.
 //! * [`placement`]: where discovery puts a thing (rooms by name, never moving
 //!   what a person placed, never renaming a room).
+//! * [`music`]: the protocol's music calls and what a speaker may play.
 //! * [`ThingStateData`]: the data of the `thing.state` event.
 
 pub mod connector;
 pub mod descriptor;
+pub mod music;
 pub mod placement;
 
 use std::collections::{BTreeMap, BTreeSet};

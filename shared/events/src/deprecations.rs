@@ -203,6 +203,7 @@ mod tests {
                     created_at: deprecated.updated_at,
                     discovered_at: None,
                     version_id: installed,
+                    account: None,
                 })
                 .await
                 .unwrap();

@@ -1375,9 +1375,7 @@ pub async fn concurrent_review_moves_on_one_version_have_one_winner(f: Fixture) 
 /// hear it already ran or that the routine changed; the run history holds
 /// one run, and the routine leaves the due list until its next time.
 pub async fn twenty_sweeps_run_one_occurrence_of_a_routine_once(f: Fixture) {
-    use crate::repo::routines::{
-        RoutineError, RoutineRecord, Routines, RunCause, RunRecord, RunState,
-    };
+    use crate::repo::routines::{RoutineError, RoutineRecord, Routines, RunCause, RunRecord};
     use alyt_domain::ids::{ClientId, PropertyId, RoutineId, TenantId};
     use alyt_domain::routine::parse_routine;
 
@@ -1412,22 +1410,14 @@ pub async fn twenty_sweeps_run_one_occurrence_of_a_routine_once(f: Fixture) {
             tokio::spawn(async move {
                 let routines = Routines(&*store);
                 let read = routines.get(tenant, id).await.unwrap().unwrap();
-                let run = RunRecord {
-                    id: uuid::Uuid::new_v4(),
-                    routine_id: id,
-                    tenant_id: tenant,
-                    property_id: read.property_id,
-                    name: read.body.name.clone(),
-                    cause: RunCause::Schedule {
+                let run = RunRecord::start(
+                    &read,
+                    RunCause::Schedule {
                         trigger: 0,
                         local_date: "2026-11-30".into(),
                     },
-                    state: RunState::Running,
-                    steps: Vec::new(),
-                    started_at: due,
-                    finished_at: None,
-                    rev: 0,
-                };
+                    due,
+                );
                 let next_due = Some(due + time::Duration::days(7));
                 routines
                     .claim_occurrence(&read, &run, next_due)
@@ -1447,6 +1437,15 @@ pub async fn twenty_sweeps_run_one_occurrence_of_a_routine_once(f: Fixture) {
     assert_eq!((won, lost), (1, 19));
     let (runs, _) = routines.runs(routine.id, 50, None).await.unwrap();
     assert_eq!(runs.len(), 1, "one run: {runs:?}");
+    // The run waits for the runner, due from its start.
+    let running = routines.runs_due(due, 50).await.unwrap();
+    assert_eq!(
+        running
+            .iter()
+            .filter(|r| r.routine_id == routine.id)
+            .count(),
+        1
+    );
     let stored = routines
         .get(routine.tenant_id, routine.id)
         .await

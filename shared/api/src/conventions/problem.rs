@@ -211,6 +211,31 @@ impl ApiError {
         }
     }
 
+    /// A streaming provider says the account holder withdrew the
+    /// platform's access: connecting the account again is the way out.
+    pub fn provider_revoked(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "provider-access-revoked",
+            "Provider access revoked",
+            detail.into(),
+        )
+    }
+
+    /// A streaming provider limits the platform's calls: not the caller's
+    /// rate limit (that is 429), so 503 with when to try again.
+    pub fn provider_rate_limited(retry_after: u64, detail: impl Into<String>) -> Self {
+        Self {
+            retry_after: Some(retry_after),
+            ..Self::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "provider-rate-limited",
+                "Provider rate limited",
+                detail.into(),
+            )
+        }
+    }
+
     /// A connector's server did not answer as the protocol says (down,
     /// timed out, refused our token, or answered garbage).
     pub fn bad_gateway(detail: impl Into<String>) -> Self {

@@ -100,6 +100,7 @@ pub fn routes() -> Operations {
         .merge(operations!(get_integration, delete_integration))
         .merge(operations!(discover_integration))
         .merge(operations!(list_integration_endpoints))
+        .merge(operations!(search_music))
 }
 
 /// Fields a connect `input` may carry.
@@ -431,7 +432,13 @@ async fn connect(
         })?;
     let now = state.clock.now();
     match answer {
-        ConnectAnswer::Connected { config } => {
+        ConnectAnswer::Connected { config, account } => {
+            if account.as_ref().is_some_and(|a| !a.provider_ok()) {
+                return Err(ApiError::bad_gateway(format!(
+                    "the connector {:?} named an account whose provider is not a lowercase word",
+                    connector.name
+                )));
+            }
             let integration = IntegrationRecord {
                 id: integration_id,
                 tenant_id: home.tenant_id,
@@ -442,6 +449,7 @@ async fn connect(
                 created_at: now,
                 discovered_at: None,
                 version_id: connector.listing.as_ref().map(|l| l.version_id),
+                account,
             };
             match Integrations(&*state.store).create(&integration).await {
                 Ok(()) => {}
@@ -1267,6 +1275,7 @@ mod tests {
             created_at: OffsetDateTime::UNIX_EPOCH,
             discovered_at: None,
             version_id: None,
+            account: None,
         }
     }
 
@@ -1345,4 +1354,69 @@ mod tests {
             MAX_MESSAGE_CHARS + 1
         );
     }
+}
+
+/// `?tenantId&q&type&cursor&limit` of a music search.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchQuery {
+    pub tenant_id: TenantId,
+    /// What to look for: 1-200 characters.
+    pub q: String,
+    /// `track`, `playlist`, `album` or `artist`.
+    #[serde(rename = "type")]
+    #[param(value_type = alyt_domain::integration::music::SearchType)]
+    pub kind: alyt_domain::integration::music::SearchType,
+    /// The `nextCursor` of the page before (bound to `q` and `type`).
+    pub cursor: Option<String>,
+    /// Results per page, 1-10 (default 10).
+    pub limit: Option<u32>,
+}
+
+/// Searches a streaming-provider account's catalogue. An expired provider
+/// session is renewed first. The uri of a result is what a music step
+/// plays; a routine stores the uri, never the query.
+#[utoipa::path(
+    get,
+    path = "/v1/integrations/{integrationId}/search",
+    tag = "integrations",
+    operation_id = "searchMusic",
+    params(("integrationId" = IntegrationId, Path, description = "A streaming-provider account"), SearchQuery),
+    security(("bearer" = ["integrations:read"])),
+    responses(
+        (status = 200, description = "Up to 10 results and the next page's cursor (null after the last page or at offset 1000)", body = crate::groups::music::MusicList),
+        (status = 400, description = "Missing or malformed tenantId, q, type, limit, or a cursor of another query or type", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "A key without integrations:read", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not a streaming-provider account, or the provider revoked the platform's access (type provider-access-revoked: connect the account again)", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "The provider's connector could not be reached or answered garbage", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The provider limits searches now (type provider-rate-limited, with Retry-After)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn search_music(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(integration_id): ApiPath<IntegrationId>,
+    ApiQuery(query): ApiQuery<SearchQuery>,
+) -> Result<Json<crate::groups::music::MusicList>, ApiError> {
+    use crate::groups::music::{cursor_offset, search, search_limit};
+    use alyt_domain::integration::music::MAX_QUERY_CHARS;
+    let q = query.q.trim();
+    if q.is_empty() || q.chars().count() > MAX_QUERY_CHARS || q.chars().any(char::is_control) {
+        return Err(ApiError::validation(
+            "q",
+            format!("1 to {MAX_QUERY_CHARS} characters, no control characters"),
+        ));
+    }
+    let limit = search_limit(query.limit)?;
+    let offset = match &query.cursor {
+        Some(cursor) => cursor_offset(cursor, q, query.kind)?,
+        None => 0,
+    };
+    let (integration, _) =
+        integration_for(&state, &caller, query.tenant_id, integration_id, Need::See).await?;
+    let found = search(&state, integration, q, query.kind, offset, limit).await?;
+    Ok(Json(found))
 }

@@ -10,6 +10,7 @@ pub mod devices;
 pub mod homes;
 pub mod household_auth;
 pub mod integrations;
+pub mod music;
 pub mod people;
 
 /// The operation groups; each is one Lambda when hosted.

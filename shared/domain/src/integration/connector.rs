@@ -92,6 +92,10 @@ pub enum ConnectAnswer {
     Connected {
         #[serde(default)]
         config: Map<String, Value>,
+        /// Present when the integration is a streaming-provider account
+        /// (see [`super::music`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        account: Option<super::music::ProviderAccount>,
     },
     /// More input is needed (a code sent by SMS, a button on a bridge).
     Challenge {

@@ -20,6 +20,7 @@ use alyt_domain::ids::{
     ConnectorId, ConnectorVersionId, DeveloperId, EndpointId, IntegrationId, PropertyId, RoomId,
     TenantId,
 };
+use alyt_domain::integration::music::ProviderAccount;
 use alyt_domain::integration::{EndpointKind, PresentedAs, ThingStateData};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -207,6 +208,10 @@ pub struct IntegrationRecord {
     /// connector not yet published); its deprecation notifies the home.
     #[serde(default)]
     pub version_id: Option<ConnectorVersionId>,
+    /// A streaming-provider account: its provider and when its session
+    /// ends (`alyt_domain::integration::music`).
+    #[serde(default)]
+    pub account: Option<ProviderAccount>,
 }
 
 impl std::fmt::Debug for IntegrationRecord {
@@ -1022,6 +1027,7 @@ mod tests {
                 created_at: now(),
                 discovered_at: None,
                 version_id: None,
+                account: None,
             })
             .await
             .unwrap();

@@ -7,16 +7,18 @@
 //!   `ROUTINEDUE` / `{nextDue µs:020}#{id}` (the sweep reads what is due).
 //!   Every change is a put conditioned on `rev`.
 //! * run `RUNS#{routineId}` / `{startedAt µs:020}#{runId}`: a routine's run
-//!   history, newest first; every change of a run is conditioned on its
-//!   `rev`.
+//!   history, newest first, kept [`RUN_KEPT`] (`ttl`); while it runs, in
+//!   gsi2 `RUNDUE` / `{resumeAt µs:020}#{runId}` (the runner reads what is
+//!   due). Every change of a run is conditioned on its `rev`.
 //! * occurrence guard `OCCURRENCE#{routineId}#{trigger}#{localDate}` /
 //!   `OCCURRENCE`: a scheduled occurrence runs once. The sweep claims it in
 //!   one transaction with the run and the routine's next due time (the
 //!   routine conditioned on `rev`, the guard on being absent), so of any
 //!   number of sweeps that see it exactly one runs it. Kept 8 days (`ttl`).
 
-use alyt_domain::ids::{ClientId, PropertyId, RoutineId, TenantId, UserId};
-use alyt_domain::routine::RoutineBody;
+use alyt_domain::device::CommandId;
+use alyt_domain::ids::{ClientId, DeviceId, PropertyId, RoutineId, TenantId, UserId};
+use alyt_domain::routine::{RoutineBody, Step};
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -29,6 +31,10 @@ use crate::{
 
 /// The sweep's index partition.
 const DUE: &str = "ROUTINEDUE";
+/// The runner's index partition: runs in progress by when to look again.
+const RUN_DUE: &str = "RUNDUE";
+/// How long a run stays in the history.
+pub const RUN_KEPT: Duration = Duration::days(30);
 /// How long an occurrence guard outlives its occurrence.
 pub const OCCURRENCE_KEPT: Duration = Duration::days(8);
 
@@ -77,6 +83,21 @@ pub enum StepOutcome {
     Skipped,
 }
 
+/// What one step did to one thing (a thing step's thing, a room step's
+/// members).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThingResult {
+    pub thing_id: Uuid,
+    pub name: String,
+    pub outcome: StepOutcome,
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// The command sent to a device (its command history has the answer).
+    #[serde(default)]
+    pub command_id: Option<CommandId>,
+}
+
 /// One step's result in a run's history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -89,12 +110,46 @@ pub struct StepResult {
     /// Why it failed or was skipped.
     #[serde(default)]
     pub reason: Option<String>,
-    /// What it was about, for people: the thing's, room's or speaker's name,
-    /// the music's name.
+    /// What it was about, for people: the thing's or room's name, the
+    /// delay, the mode.
     #[serde(default)]
     pub detail: Option<String>,
+    /// A music step: the speaker's name and what it was to play.
+    #[serde(default)]
+    pub speaker: Option<String>,
+    #[serde(default)]
+    pub music: Option<String>,
+    /// Per thing, for thing and room steps.
+    #[serde(default)]
+    pub things: Vec<ThingResult>,
     #[serde(with = "ts::rfc3339")]
     pub at: OffsetDateTime,
+}
+
+impl StepResult {
+    /// A step's result with nothing but its outcome yet.
+    pub fn new(step: u32, kind: &str, outcome: StepOutcome, at: OffsetDateTime) -> Self {
+        Self {
+            step,
+            kind: kind.to_owned(),
+            outcome,
+            reason: None,
+            detail: None,
+            speaker: None,
+            music: None,
+            things: Vec::new(),
+            at,
+        }
+    }
+}
+
+/// A device command an earlier step sent: a music step waits for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssuedCommand {
+    pub step: u32,
+    pub device_id: DeviceId,
+    pub command_id: CommandId,
 }
 
 /// Where a run stands.
@@ -118,12 +173,58 @@ pub struct RunRecord {
     pub name: String,
     pub cause: RunCause,
     pub state: RunState,
+    /// The routine's steps when it started (a change of the routine does
+    /// not change a run under way).
+    pub plan: Vec<Step>,
+    /// The outcomes so far, in step order.
     pub steps: Vec<StepResult>,
+    /// The step to run next.
+    pub next_step: u32,
+    /// A step whose side effects may have begun: a runner claimed it and has
+    /// not recorded its outcome. Found after its lease (`resume_at`), it is
+    /// recorded failed and never run again.
+    #[serde(default)]
+    pub in_flight: Option<u32>,
+    /// While running: when the runner looks at it again (after a delay, a
+    /// wait, or an in-flight step's lease).
+    #[serde(with = "ts::option", default)]
+    pub resume_at: Option<OffsetDateTime>,
+    /// Since when a music step waits for earlier device commands.
+    #[serde(with = "ts::option", default)]
+    pub waiting_since: Option<OffsetDateTime>,
+    /// Device commands sent by earlier steps.
+    #[serde(default)]
+    pub commands: Vec<IssuedCommand>,
     #[serde(with = "ts::rfc3339")]
     pub started_at: OffsetDateTime,
     #[serde(with = "ts::option", default)]
     pub finished_at: Option<OffsetDateTime>,
     pub rev: u32,
+}
+
+impl RunRecord {
+    /// A run of `routine` as it is now, starting at `now`.
+    pub fn start(routine: &RoutineRecord, cause: RunCause, now: OffsetDateTime) -> Self {
+        Self {
+            id: Uuid::now_v7(),
+            routine_id: routine.id,
+            tenant_id: routine.tenant_id,
+            property_id: routine.property_id,
+            name: routine.body.name.clone(),
+            cause,
+            state: RunState::Running,
+            plan: routine.body.steps.clone(),
+            steps: Vec::new(),
+            next_step: 0,
+            in_flight: None,
+            resume_at: Some(now),
+            waiting_since: None,
+            commands: Vec::new(),
+            started_at: now,
+            finished_at: None,
+            rev: 0,
+        }
+    }
 }
 
 /// Why a routine or a run was not written.
@@ -165,6 +266,16 @@ fn run_key(run: &RunRecord) -> Key {
         format!("RUNS#{}", run.routine_id),
         format!("{}#{}", micros(run.started_at), run.id),
     )
+}
+
+fn run_item(run: &RunRecord) -> Result<Item, StoreError> {
+    let mut item = Item::from_record(run_key(run), run)?
+        .with("ttl", (run.started_at + RUN_KEPT).unix_timestamp());
+    if let (RunState::Running, Some(at)) = (run.state, run.resume_at) {
+        item.set(Index::Gsi2.pk_attr(), RUN_DUE);
+        item.set(Index::Gsi2.sk_attr(), format!("{}#{}", micros(at), run.id));
+    }
+    Ok(item)
 }
 
 fn occurrence_key(routine: RoutineId, trigger: u32, local_date: &str) -> Key {
@@ -317,7 +428,7 @@ impl Routines<'_> {
                 condition: Some(Condition::item_absent()),
             },
             TxWrite::Put {
-                item: Item::from_record(run_key(run), run)?,
+                item: run_item(run)?,
                 condition: Some(Condition::item_absent()),
             },
             TxWrite::Put {
@@ -341,11 +452,29 @@ impl Routines<'_> {
     /// Records a manual run as started. One conditional put.
     pub async fn start_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         self.0
-            .put(
-                Item::from_record(run_key(run), run)?,
-                Some(Condition::item_absent()),
-            )
+            .put(run_item(run)?, Some(Condition::item_absent()))
             .await
+    }
+
+    /// Up to `limit` runs under way that are due by `now` (a delay over, a
+    /// wait to check, a lease run out), the longest due first. One index
+    /// query (it may lag a moment on DynamoDB: every change of a run is
+    /// conditioned on the revision read).
+    pub async fn runs_due(
+        &self,
+        now: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<RunRecord>, StoreError> {
+        let until = format!("{}~", micros(now));
+        self.0
+            .query(
+                Query::on_index(Index::Gsi2, RUN_DUE)
+                    .sort(SortKey::Le(until))
+                    .limit(limit),
+            )
+            .await?
+            .records()
+            .map(|(due, _)| due)
     }
 
     /// Replaces a run as read by `next` (one revision on).
@@ -360,8 +489,8 @@ impl Routines<'_> {
         };
         self.0
             .put(
-                Item::from_record(run_key(&next), &next)?,
-                Some(Condition::eq("rev", read.rev)),
+                run_item(&next)?,
+                Some(Condition::item_present().and(Condition::eq("rev", read.rev))),
             )
             .await
             .map_err(changed_or)?;
@@ -424,19 +553,7 @@ mod tests {
     }
 
     fn run(routine: &RoutineRecord, started: OffsetDateTime) -> RunRecord {
-        RunRecord {
-            id: Uuid::new_v4(),
-            routine_id: routine.id,
-            tenant_id: routine.tenant_id,
-            property_id: routine.property_id,
-            name: routine.body.name.clone(),
-            cause: RunCause::Manual { by: None },
-            state: RunState::Running,
-            steps: Vec::new(),
-            started_at: started,
-            finished_at: None,
-            rev: 0,
-        }
+        RunRecord::start(routine, RunCause::Manual { by: None }, started)
     }
 
     #[tokio::test]
@@ -482,12 +599,18 @@ mod tests {
         let newer = run(&second, at(200));
         routines.start_run(&older).await.unwrap();
         routines.start_run(&newer).await.unwrap();
+        // Both are due from their start until one finishes.
+        assert_eq!(routines.runs_due(at(150), 10).await.unwrap().len(), 1);
+        assert_eq!(routines.runs_due(at(200), 10).await.unwrap().len(), 2);
         let finished = RunRecord {
             state: RunState::Finished,
             finished_at: Some(at(201)),
+            resume_at: None,
             ..newer.clone()
         };
         routines.update_run(&newer, &finished).await.unwrap();
+        let due = routines.runs_due(at(300), 10).await.unwrap();
+        assert_eq!(due.iter().map(|r| r.id).collect::<Vec<_>>(), [older.id]);
         assert!(matches!(
             routines.update_run(&newer, &finished).await,
             Err(RoutineError::Changed)

@@ -35,6 +35,7 @@ pub fn routes() -> Operations {
         .merge(crate::groups::devices::routes())
         .merge(rooms::routes())
         .merge(routines::routes())
+        .merge(crate::groups::music::routes())
         .merge(endpoints::routes())
         .merge(overview::routes())
         .merge(notifications::routes())

@@ -1074,7 +1074,7 @@ impl ActionResult {
     }
 }
 
-const RADIO_ONLY: &str =
+pub(crate) const RADIO_ONLY: &str =
     "reachable only through a hub radio; the platform cannot command it directly";
 
 /// The installed connectors met during one action, read once each.
@@ -1342,25 +1342,39 @@ pub async fn run_room_action(
     let tenant = body.tenant(&query)?;
     let action = body.reference()?;
     let (room, _) = room_for(&state, &caller, tenant, room_id, HomeAccess::Control).await?;
-    let (view, members) = read_room_view(&state, &room).await?;
+    let result = apply_room_action(&state, room, &action, body.value.as_ref()).await?;
+    Ok(Json(result))
+}
+
+/// Runs `action` (with `requested`, or the flip of a toggle) on `room`'s
+/// members as they are now: this operation and a routine's room step. The
+/// caller has authorized the room.
+pub(crate) async fn apply_room_action(
+    state: &AppState,
+    room: RoomRecord,
+    action: &ActionRef,
+    requested: Option<&Value>,
+) -> Result<ActionResult, ApiError> {
+    let tenant = room.tenant_id;
+    let (view, members) = read_room_view(state, &room).await?;
     let value = value_for(
-        &action,
-        body.value.as_ref(),
+        action,
+        requested,
         &view.available_actions,
         &view.action_values,
         room.listening,
     )?;
-    let mut result = ActionResult::new(&action, &value);
+    let mut result = ActionResult::new(action, &value);
     if action.is_listening() {
         let listening = value.as_bool().unwrap_or(true);
-        let (_, changed) = set_listening(&state, room, listening).await?;
+        let (_, changed) = set_listening(state, room, listening).await?;
         if changed {
-            run_on_members(&state, tenant, &members, &action, &value, &mut result).await;
+            run_on_members(state, tenant, &members, action, &value, &mut result).await;
         } else {
-            skip_unchanged(&members, &action, &unchanged_reason(listening), &mut result);
+            skip_unchanged(&members, action, &unchanged_reason(listening), &mut result);
         }
     } else {
-        run_on_members(&state, tenant, &members, &action, &value, &mut result).await;
+        run_on_members(state, tenant, &members, action, &value, &mut result).await;
     }
-    Ok(Json(result))
+    Ok(result)
 }

@@ -32,7 +32,6 @@ use std::collections::BTreeSet;
 use crate::routing::{Operations, operations};
 use alyt_domain::device::CommandRequest;
 use alyt_domain::ids::{DeviceId, EndpointId, PropertyId, RoomId, RoutineId, TenantId};
-use alyt_domain::integration::EndpointKind;
 use alyt_domain::room::PinnedThingKind;
 use alyt_domain::routine::{
     RoutineBody, Step, Trigger, home_timezone, next_occurrence, parse_routine,
@@ -57,16 +56,22 @@ use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantParam;
+use crate::groups::music::{check_uri, speaker_in_home};
 use crate::{ApiError, AppState};
 
+pub mod runner;
+pub mod runs;
+
 pub fn routes() -> Operations {
-    Operations::new().merge(operations!(
-        create_routine,
-        list_routines,
-        get_routine,
-        change_routine,
-        delete_routine
-    ))
+    Operations::new()
+        .merge(operations!(
+            create_routine,
+            list_routines,
+            get_routine,
+            change_routine,
+            delete_routine
+        ))
+        .merge(runs::routes())
 }
 
 /// A routine as the household reads it.
@@ -160,7 +165,7 @@ fn invalid(p: alyt_domain::routine::RoutineProblem) -> ApiError {
 
 /// The routine `id` of `tenant` with its home, when the caller has `needed`
 /// there (403 for a key without the scope or less access; 404 otherwise).
-async fn routine_for(
+pub(crate) async fn routine_for(
     state: &AppState,
     caller: &alyt_domain::access::Principal,
     tenant: TenantId,
@@ -239,25 +244,12 @@ async fn check_targets(
                 }
             }
             Step::Music(music) => {
-                let speaker = Integrations(store)
-                    .endpoint(home.tenant_id, EndpointId(music.speaker_id))
-                    .await?
-                    .filter(|e| e.property_id == home.id);
-                match speaker {
-                    Some(s) if s.kind == EndpointKind::Speaker && s.room_id.is_some() => {}
-                    Some(s) if s.kind == EndpointKind::Speaker => {
-                        return Err(ApiError::validation(
-                            format!("{at}.speakerId"),
-                            "the speaker is in no room of this home; place it in a room first",
-                        ));
-                    }
-                    _ => {
-                        return Err(ApiError::validation(
-                            format!("{at}.speakerId"),
-                            "no such speaker in this home",
-                        ));
-                    }
-                }
+                let speaker = speaker_in_home(state, home, music.speaker_id)
+                    .await
+                    .map_err(|r| r.at(format!("{at}.speakerId")))?;
+                check_uri(state, home, &speaker, &music.uri)
+                    .await
+                    .map_err(|r| r.at(format!("{at}.uri")))?;
             }
             Step::Delay { .. } | Step::Security { .. } => {}
         }

@@ -52,6 +52,9 @@
 //! [`VirtualBridge::set_phone`]), which the platform uses to judge a
 //! person's network condition.
 //!
+//! Speakers play music, and a bridge can be a streaming-provider account
+//! instead ([`VirtualBridge::streaming`]): see [`music`].
+//!
 //! Test handles: [`VirtualBridge::set_reachable`],
 //! [`VirtualBridge::set_state`] (a physical change), [`VirtualBridge::add_thing`],
 //! [`VirtualBridge::remove_thing`], [`VirtualBridge::thing_state`],
@@ -79,8 +82,11 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use crate::{
     COMMAND_PATH, CONNECT_PATH, CommandAnswer, CommandCall, ConnectAnswer, ConnectCall,
     ConnectField, ConnectFieldKind, DISCONNECT_PATH, DISCOVER_PATH, DiscoverAnswer,
-    DiscoveredThing, IntegrationCall, READ_PATH, ReadAnswer, ReadCall, ThingRead,
+    DiscoveredThing, FAVOURITES_PATH, FavouritesCall, IntegrationCall, PLAY_PATH, PlayCall,
+    READ_PATH, REFRESH_PATH, ReadAnswer, ReadCall, SEARCH_PATH, SearchCall, ThingRead,
 };
+
+pub mod music;
 
 /// The prompt of the pairing challenge.
 pub const PAIRING_PROMPT: &str =
@@ -89,6 +95,8 @@ pub const PAIRING_PROMPT: &str =
 pub const NOT_RESPONDING: &str = "not responding";
 /// What an id the bridge does not know reads as.
 pub const UNKNOWN_THING: &str = "unknown thing";
+/// Calls the journal keeps ([`VirtualBridge::journal`]).
+pub const JOURNAL_KEPT: usize = 1000;
 /// Open pairing challenges beyond this evict an arbitrary older one.
 const MAX_OPEN_CHALLENGES: usize = 64;
 /// The watts a plug draws when on (its load is a 60 W lamp).
@@ -116,7 +124,10 @@ struct Bridge {
     /// Issued pairings: bridgeKey -> host.
     pairings: BTreeMap<String, String>,
     calls: BTreeMap<String, usize>,
+    /// The last [`JOURNAL_KEPT`] calls' paths, in order of arrival.
+    journal: std::collections::VecDeque<String>,
     slow: Duration,
+    music: music::Music,
 }
 
 struct Thing {
@@ -174,9 +185,10 @@ pub fn default_things() -> Vec<DiscoveredThing> {
             room: None,
             address: None,
             capability_set: capabilities(&[DeviceCapability::MediaPlayer]),
-            capabilities: Some(object(
-                json!({ "sourceModes": ["library", "search", "favourites"] }),
-            )),
+            capabilities: Some(object(json!({ "music": {
+                "system": "local",
+                "sourceModes": ["library", "search", "favorites"]
+            } }))),
             features: vec![],
             state: object(
                 json!({ "media_player": { "volume": 20, "muted": false, "playing": false } }),
@@ -261,7 +273,9 @@ impl VirtualBridge {
                     challenges: BTreeMap::new(),
                     pairings: BTreeMap::new(),
                     calls: BTreeMap::new(),
+                    journal: std::collections::VecDeque::new(),
                     slow: Duration::ZERO,
+                    music: music::Music::new(),
                 }),
             }),
         }
@@ -368,6 +382,12 @@ impl VirtualBridge {
         self.lock().calls.clone()
     }
 
+    /// The paths of the last [`JOURNAL_KEPT`] calls, oldest first (which
+    /// call came before which).
+    pub fn journal(&self) -> Vec<String> {
+        self.lock().journal.iter().cloned().collect()
+    }
+
     /// Delays every answer by `delay` (zero: answer at once).
     pub fn set_slow(&self, delay: Duration) {
         self.lock().slow = delay;
@@ -392,6 +412,10 @@ impl VirtualBridge {
             READ_PATH,
             COMMAND_PATH,
             DISCONNECT_PATH,
+            FAVOURITES_PATH,
+            PLAY_PATH,
+            SEARCH_PATH,
+            REFRESH_PATH,
         ] {
             router = router.route(&format!("/{path}"), route(path));
         }
@@ -429,6 +453,10 @@ impl VirtualBridge {
         let slow = {
             let mut bridge = self.lock();
             *bridge.calls.entry(path.to_owned()).or_default() += 1;
+            if bridge.journal.len() == JOURNAL_KEPT {
+                bridge.journal.pop_front();
+            }
+            bridge.journal.push_back(path.to_owned());
             bridge.slow
         };
         if !slow.is_zero() {
@@ -472,6 +500,32 @@ impl VirtualBridge {
                         bridge.pairings.remove(key);
                     }
                     answer(json!({}))
+                },
+            ),
+            FAVOURITES_PATH => self.paired::<FavouritesCall>(
+                body,
+                |c| &c.config,
+                |bridge, call| answer(bridge.favourites(call)),
+            ),
+            PLAY_PATH => self.paired::<PlayCall>(
+                body,
+                |c| &c.config,
+                |bridge, call| answer(bridge.play(call)),
+            ),
+            SEARCH_PATH => self.paired::<SearchCall>(
+                body,
+                |c| &c.config,
+                |bridge, call| match bridge.search(call) {
+                    Some(found) => answer(found),
+                    None => refusal(StatusCode::NOT_FOUND, "this bridge has no catalogue"),
+                },
+            ),
+            REFRESH_PATH => self.paired::<IntegrationCall>(
+                body,
+                |c| &c.config,
+                |bridge, call| match bridge.refresh(call) {
+                    Some(refreshed) => answer(refreshed),
+                    None => refusal(StatusCode::NOT_FOUND, "this bridge has no sessions"),
                 },
             ),
             _ => refusal(StatusCode::NOT_FOUND, "no such call"),
@@ -630,8 +684,19 @@ impl Bridge {
             Some(code) if same(code, pairing_code) => {
                 let key = random_secret("bk_");
                 self.pairings.insert(key.clone(), host.clone());
-                ConnectAnswer::Connected {
-                    config: object(json!({ "host": host, "bridgeKey": key })),
+                let config = object(json!({ "host": host, "bridgeKey": key }));
+                match self.music.provider.as_mut() {
+                    Some(provider) => {
+                        let (config, account) = provider.connected(config);
+                        ConnectAnswer::Connected {
+                            config,
+                            account: Some(account),
+                        }
+                    }
+                    None => ConnectAnswer::Connected {
+                        config,
+                        account: None,
+                    },
                 }
             }
             Some(_) => rejected("wrong pairing code"),

@@ -1,0 +1,72 @@
+//! Lambda entry of the routine runner. A routine's steps are the household's
+//! own operations (thing commands, room actions, music through connectors),
+//! so the runner links the API crate and runs them through the same code as
+//! a request does; it serves no HTTP.
+//!
+//! EventBridge fires once a minute; each invocation repeats the runner's
+//! pass every second until shortly before its deadline, starting no step
+//! after that, so a step that takes long (a connector call has 10 s) still
+//! ends inside the invocation. Two invocations that overlap are safe: every
+//! step of a run is claimed before it runs (`runner` module docs).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use alyt_api::groups::homes::routines::runner::{PASS_EVERY, RunnerReport, pass};
+use alyt_aws::lambda::{HostedConfig, hosted_state};
+use lambda_runtime::{Error, LambdaEvent, service_fn};
+
+/// Kept free at the end of an invocation for the steps under way (a music
+/// step makes up to four connector calls of 10 s).
+const LAST_STEP_ROOM: Duration = Duration::from_secs(45);
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    alyt_aws::lambda::init_logs();
+    let config = HostedConfig::from_env()?;
+    if config.iot.is_none() {
+        return Err(
+            "the routine runner sends device commands: set the ALYT_IOT_* variables".into(),
+        );
+    }
+    let state = hosted_state(&config).await?;
+    lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
+        let state = &state;
+        async move {
+            let now_ms = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            let remaining = Duration::from_millis(event.context.deadline.saturating_sub(now_ms));
+            let until = tokio::time::Instant::now() + remaining.saturating_sub(LAST_STEP_ROOM);
+            let mut total = RunnerReport::default();
+            let mut failed_passes = 0u32;
+            alyt_aws::lambda::passes_until(
+                until,
+                PASS_EVERY,
+                || pass(state, until),
+                |report| match report {
+                    Ok(r) => {
+                        total.started += r.started;
+                        total.missed += r.missed;
+                        total.progressed += r.progressed;
+                        total.finished += r.finished;
+                        total.raced += r.raced;
+                    }
+                    Err(e) => {
+                        failed_passes += 1;
+                        tracing::warn!(error = %e, "a routine runner pass failed");
+                    }
+                },
+            )
+            .await;
+            Ok::<_, Error>(serde_json::json!({
+                "started": total.started,
+                "missed": total.missed,
+                "progressed": total.progressed,
+                "finished": total.finished,
+                "raced": total.raced,
+                "failedPasses": failed_passes,
+            }))
+        }
+    }))
+    .await
+}

@@ -1,0 +1,603 @@
+//! The routine runner: a run is a small state machine that the runner moves
+//! one step at a time, recording each step's outcome before the next one
+//! starts (spec G: steps in order; a failure is recorded and later steps
+//! continue).
+//!
+//! A step with effects (a thing, a room, music) is first **claimed**: the
+//! run is written with the step `inFlight` and a lease ([`LEASE`], in
+//! `resumeAt`), then the step runs, then its outcome is written with the
+//! next step. Every write is conditioned on the run's revision, so two
+//! runners (two Lambda instances, a request and the sweep) never both run a
+//! step: the one whose claim lands does it. A runner that stops mid-step
+//! leaves the claim; once the lease runs out, the next runner records the
+//! step failed ([`INTERRUPTED`]) and goes on: a step is never repeated, as a
+//! command that may have reached a thing must not be sent twice.
+//!
+//! A delay ends the pass: the run is due again when the delay is over. A
+//! music step is a barrier: it waits (polling every [`WAIT_POLL`], up to
+//! [`BARRIER_WAIT`]) until the device commands of earlier steps are
+//! answered or given up, so earlier device changes complete first.
+//!
+//! Who runs it: [`pass`] (the local platform's beat, the hosted routines
+//! function every minute, passes repeated until its deadline) starts the
+//! scheduled occurrences that are due (exactly once each: the claim of
+//! `repo::routines`) and moves every run that is due; a manual run
+//! (`POST /routines/{id}/run`) moves its run at once until the first wait,
+//! and the passes go on from there.
+
+use alyt_domain::device::{CommandRequest, CommandState};
+use alyt_domain::ids::{DeviceId, EndpointId, RoomId};
+use alyt_domain::room::{ActionRef, PinnedThingKind};
+use alyt_domain::routine::{Step, Trigger, home_timezone, next_occurrence};
+use alyt_store::StoreError;
+use alyt_store::repo::commands::Commands;
+use alyt_store::repo::devices::Devices;
+use alyt_store::repo::integrations::Integrations;
+use alyt_store::repo::rooms::Rooms;
+use alyt_store::repo::routines::{
+    IssuedCommand, RoutineError, RoutineRecord, Routines, RunCause, RunRecord, RunState,
+    StepOutcome, StepResult, ThingResult,
+};
+use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+use time::{Duration, OffsetDateTime};
+
+use crate::AppState;
+use crate::groups::homes::endpoints::{command_endpoint, installed};
+use crate::groups::homes::rooms::{ActionResult, RADIO_ONLY, apply_room_action};
+
+/// How often the runner passes (the local beat; the hosted function repeats
+/// passes this often within an invocation).
+pub const PASS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+/// How long one pass starts steps for, locally (a pass that runs out leaves
+/// the rest due for the next).
+pub const PASS_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long a claimed step may take before another runner takes it for
+/// interrupted (a room action over many unreachable things can take
+/// minutes: each connector call has 10 s).
+pub const LEASE: Duration = Duration::minutes(5);
+/// The longest a music step waits for earlier device commands.
+pub const BARRIER_WAIT: Duration = Duration::seconds(20);
+/// How often a waiting music step looks again.
+pub const WAIT_POLL: Duration = Duration::seconds(1);
+/// A scheduled occurrence found later than this (the platform was down) is
+/// not run: a 07:00 routine does not start at noon.
+pub const LATE_LIMIT: Duration = Duration::minutes(10);
+/// Routines and runs one pass takes up.
+const PASS_BATCH: u32 = 50;
+/// Why a claimed step that never recorded its outcome failed.
+pub const INTERRUPTED: &str =
+    "interrupted: the platform stopped while this step ran; it is not run again";
+/// Why a security step fails until home security exists (issue 20).
+pub const NO_SECURITY: &str = "home security is not available yet";
+
+/// What one pass did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct RunnerReport {
+    /// Scheduled occurrences started.
+    pub started: u32,
+    /// Occurrences found too late and passed over.
+    pub missed: u32,
+    /// Runs moved on (a step or more).
+    pub progressed: u32,
+    /// Runs that finished.
+    pub finished: u32,
+    /// Claims another runner made first.
+    pub raced: u32,
+}
+
+/// One pass: starts the scheduled occurrences due by now and moves every
+/// run that is due, starting no step after `until` (what is left is due
+/// for the next pass). A failed run or routine is logged and left for the
+/// next pass.
+pub async fn pass(
+    state: &AppState,
+    until: tokio::time::Instant,
+) -> Result<RunnerReport, StoreError> {
+    let mut report = RunnerReport::default();
+    let now = state.clock.now();
+    let repo = Routines(&*state.store);
+    for routine in repo.due(now, PASS_BATCH).await? {
+        match start_occurrence(state, &routine, now).await {
+            // Its first steps run below, with the other runs due.
+            Ok(Some(_)) => report.started += 1,
+            Ok(None) => report.missed += 1,
+            Err(RoutineError::AlreadyRun | RoutineError::Changed) => report.raced += 1,
+            Err(RoutineError::Store(e)) => {
+                tracing::warn!(routine = %routine.id, error = %e, "starting a scheduled run failed");
+            }
+        }
+    }
+    for run in repo.runs_due(state.clock.now(), PASS_BATCH).await? {
+        let id = run.id;
+        match progress(state, run, until).await {
+            Ok(run) => {
+                report.progressed += 1;
+                if run.state == RunState::Finished {
+                    report.finished += 1;
+                }
+            }
+            Err(RoutineError::Changed | RoutineError::AlreadyRun) => report.raced += 1,
+            Err(RoutineError::Store(e)) => {
+                tracing::warn!(run = %id, error = %e, "moving a run failed");
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// The occurrence `routine.next_due` names: its trigger and local date, and
+/// when the routine is due after it.
+fn occurrence_of(
+    routine: &RoutineRecord,
+    home: &PropertyRecord,
+) -> Option<(u32, String, Option<OffsetDateTime>)> {
+    let due = routine.next_due?;
+    let tz = home_timezone(&home.timezone);
+    let just_before = due - Duration::microseconds(1);
+    let mut fired = None;
+    let mut after = None::<OffsetDateTime>;
+    for (index, trigger) in routine.body.triggers.iter().enumerate() {
+        let Trigger::Time { at, days } = trigger else {
+            continue;
+        };
+        if fired.is_none()
+            && let Some(o) = next_occurrence(*at, days, &tz, just_before)
+            && o.at == due
+        {
+            fired = Some((index as u32, o.local_date.to_string()));
+        }
+        if let Some(o) = next_occurrence(*at, days, &tz, due) {
+            after = Some(after.map_or(o.at, |a| a.min(o.at)));
+        }
+    }
+    let (trigger, date) = fired?;
+    Some((trigger, date, after))
+}
+
+/// Starts the occurrence of `routine` that is due (its claim: once however
+/// many runners see it). `None` when it was missed by more than
+/// [`LATE_LIMIT`] or no longer names an occurrence: the routine just moves
+/// on to its next time.
+async fn start_occurrence(
+    state: &AppState,
+    routine: &RoutineRecord,
+    now: OffsetDateTime,
+) -> Result<Option<RunRecord>, RoutineError> {
+    let repo = Routines(&*state.store);
+    let home = Tenancy(&*state.store)
+        .property(routine.tenant_id, routine.property_id)
+        .await?;
+    let occurrence = home
+        .as_ref()
+        .and_then(|h| occurrence_of(routine, h).map(|o| (h, o)));
+    let Some((home, (trigger, local_date, after))) = occurrence else {
+        // The home went, or the triggers changed under an old due time.
+        let next = RoutineRecord {
+            next_due: None,
+            ..routine.clone()
+        };
+        repo.change(routine, &next).await?;
+        return Ok(None);
+    };
+    let due = routine.next_due.unwrap_or(now);
+    // Due again strictly after now, however long the platform was away.
+    let tz = home_timezone(&home.timezone);
+    let next_due = match after {
+        Some(at) if at > now => Some(at),
+        _ => routine
+            .body
+            .triggers
+            .iter()
+            .filter_map(|t| match t {
+                Trigger::Time { at, days } => next_occurrence(*at, days, &tz, now).map(|o| o.at),
+                Trigger::Manual => None,
+            })
+            .min(),
+    };
+    if now - due > LATE_LIMIT {
+        tracing::info!(routine = %routine.id, %due, "a scheduled occurrence was missed; not run late");
+        let next = RoutineRecord {
+            next_due,
+            ..routine.clone()
+        };
+        repo.change(routine, &next).await?;
+        return Ok(None);
+    }
+    let run = RunRecord::start(
+        routine,
+        RunCause::Schedule {
+            trigger,
+            local_date,
+        },
+        now,
+    );
+    repo.claim_occurrence(routine, &run, next_due).await?;
+    Ok(Some(run))
+}
+
+/// Moves `run` on while it is due: step after step until it finishes, waits
+/// (a delay, a music step's barrier) or `until` passes (checked before a
+/// step starts). Answers the run as last written.
+pub(crate) async fn progress(
+    state: &AppState,
+    mut run: RunRecord,
+    until: tokio::time::Instant,
+) -> Result<RunRecord, RoutineError> {
+    let repo = Routines(&*state.store);
+    loop {
+        let now = state.clock.now();
+        if run.state == RunState::Finished || run.resume_at.is_some_and(|at| at > now) {
+            return Ok(run);
+        }
+        if let Some(step) = run.in_flight {
+            // Its runner stopped mid-step (the lease ran out).
+            let kind = step_kind(run.plan.get(step as usize));
+            let mut result = StepResult::new(step, kind, StepOutcome::Failed, now);
+            result.reason = Some(INTERRUPTED.to_owned());
+            run = record(&repo, &run, result, Vec::new(), now).await?;
+            continue;
+        }
+        let index = run.next_step;
+        let Some(step) = run.plan.get(index as usize).cloned() else {
+            let next = RunRecord {
+                state: RunState::Finished,
+                finished_at: Some(now),
+                resume_at: None,
+                ..run.clone()
+            };
+            return repo.update_run(&run, &next).await;
+        };
+        if tokio::time::Instant::now() >= until {
+            return Ok(run);
+        }
+        match &step {
+            Step::Delay { seconds } => {
+                let mut result = StepResult::new(index, "delay", StepOutcome::Applied, now);
+                result.detail = Some(format!("waited {seconds} s"));
+                let resume = now + Duration::seconds(i64::from(*seconds));
+                run = record(&repo, &run, result, Vec::new(), resume).await?;
+                continue;
+            }
+            Step::Music(_) => {
+                let waited = run
+                    .waiting_since
+                    .map_or(Duration::ZERO, |since| now - since);
+                if waited < BARRIER_WAIT && !earlier_commands_done(state, &run).await? {
+                    let next = RunRecord {
+                        waiting_since: Some(run.waiting_since.unwrap_or(now)),
+                        resume_at: Some(now + WAIT_POLL),
+                        ..run.clone()
+                    };
+                    return repo.update_run(&run, &next).await;
+                }
+            }
+            _ => {}
+        }
+        // A step with effects: claimed first, so it runs at most once.
+        let claimed = RunRecord {
+            in_flight: Some(index),
+            resume_at: Some(now + LEASE),
+            ..run.clone()
+        };
+        run = repo.update_run(&run, &claimed).await?;
+        let (result, issued) = execute(state, &run, index, &step).await;
+        let done = state.clock.now();
+        run = record(&repo, &run, result, issued, done).await?;
+    }
+}
+
+/// Writes a step's outcome and moves the run to the next step, due at
+/// `resume`.
+async fn record(
+    repo: &Routines<'_>,
+    run: &RunRecord,
+    result: StepResult,
+    issued: Vec<IssuedCommand>,
+    resume: OffsetDateTime,
+) -> Result<RunRecord, RoutineError> {
+    let mut next = run.clone();
+    next.next_step = result.step + 1;
+    next.steps.push(result);
+    next.commands.extend(issued);
+    next.in_flight = None;
+    next.waiting_since = None;
+    next.resume_at = Some(resume);
+    repo.update_run(run, &next).await
+}
+
+fn step_kind(step: Option<&Step>) -> &'static str {
+    match step {
+        Some(Step::Thing { .. }) => "thing",
+        Some(Step::Room { .. }) => "room",
+        Some(Step::Delay { .. }) => "delay",
+        Some(Step::Music(_)) => "music",
+        Some(Step::Security { .. }) | None => "security",
+    }
+}
+
+/// Whether every device command of the earlier steps is answered or given
+/// up (one get each).
+async fn earlier_commands_done(state: &AppState, run: &RunRecord) -> Result<bool, StoreError> {
+    let commands = Commands(&*state.store);
+    for issued in &run.commands {
+        let Some(stored) = commands.get(issued.device_id, issued.command_id).await? else {
+            continue;
+        };
+        let state = stored.row.state.known();
+        if matches!(state, Some(CommandState::Pending | CommandState::Sent)) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Runs one step against the home as it is now; never fails: what went
+/// wrong is the step's recorded reason.
+async fn execute(
+    state: &AppState,
+    run: &RunRecord,
+    index: u32,
+    step: &Step,
+) -> (StepResult, Vec<IssuedCommand>) {
+    let now = state.clock.now();
+    let kind = step_kind(Some(step));
+    let failed = |reason: String| {
+        let mut result = StepResult::new(index, kind, StepOutcome::Failed, now);
+        result.reason = Some(reason);
+        (result, Vec::new())
+    };
+    let home = match Tenancy(&*state.store)
+        .property(run.tenant_id, run.property_id)
+        .await
+    {
+        Ok(Some(home)) => home,
+        Ok(None) => return failed("the home no longer exists".to_owned()),
+        Err(e) => return failed(format!("the platform could not read the home: {e}")),
+    };
+    match step {
+        Step::Thing { thing, command } => match thing.kind {
+            PinnedThingKind::Device => {
+                device_step(state, &home, index, DeviceId(thing.id), command).await
+            }
+            PinnedThingKind::Endpoint => (
+                endpoint_step(state, &home, index, EndpointId(thing.id), command).await,
+                Vec::new(),
+            ),
+        },
+        Step::Room {
+            room_id,
+            capability,
+            action,
+            value,
+        } => {
+            room_step(
+                state,
+                &home,
+                index,
+                RoomId(*room_id),
+                ActionRef::new(capability.clone(), action.clone()),
+                value.as_ref(),
+            )
+            .await
+        }
+        Step::Music(music) => (
+            crate::groups::music::play_step(state, &home, index, music).await,
+            Vec::new(),
+        ),
+        Step::Security { mode } => {
+            let mut result = StepResult::new(index, kind, StepOutcome::Failed, now);
+            result.detail = Some(format!("mode {}", security_mode(*mode)));
+            result.reason = Some(NO_SECURITY.to_owned());
+            (result, Vec::new())
+        }
+        Step::Delay { .. } => failed("a delay is not executed".to_owned()),
+    }
+}
+
+fn security_mode(mode: alyt_domain::routine::SecurityMode) -> String {
+    serde_json::to_value(mode)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+fn one_thing(index: u32, now: OffsetDateTime, thing: ThingResult) -> StepResult {
+    let mut result = StepResult::new(index, "thing", thing.outcome, now);
+    result.detail = Some(thing.name.clone());
+    result.reason = thing.reason.clone();
+    result.things.push(thing);
+    result
+}
+
+async fn device_step(
+    state: &AppState,
+    home: &PropertyRecord,
+    index: u32,
+    id: DeviceId,
+    command: &serde_json::Value,
+) -> (StepResult, Vec<IssuedCommand>) {
+    let now = state.clock.now();
+    let gone = || {
+        let mut result = StepResult::new(index, "thing", StepOutcome::Failed, now);
+        result.reason = Some("the thing is no longer in this home".to_owned());
+        (result, Vec::new())
+    };
+    let device = match Devices(&*state.store).get(home.tenant_id, id).await {
+        Ok(Some(d)) if d.property_id == Some(home.id) && d.deleted_at.is_none() => d,
+        _ => return gone(),
+    };
+    let mut thing = ThingResult {
+        thing_id: id.0,
+        name: device.name.clone(),
+        outcome: StepOutcome::Failed,
+        reason: None,
+        command_id: None,
+    };
+    if device.parent_device_id.is_some() {
+        thing.reason = Some(RADIO_ONLY.to_owned());
+        return (one_thing(index, now, thing), Vec::new());
+    }
+    let sent = match CommandRequest::parse(command) {
+        Ok(request) => {
+            crate::groups::devices::commands::accept_and_publish(
+                state,
+                home.tenant_id,
+                &device,
+                request,
+            )
+            .await
+        }
+        Err(e) => Err(crate::ApiError::validation(e.field.clone(), e.to_string())),
+    };
+    match sent {
+        Ok(row) => {
+            thing.outcome = StepOutcome::Applied;
+            thing.command_id = Some(row.command_id);
+            let issued = IssuedCommand {
+                step: index,
+                device_id: id,
+                command_id: row.command_id,
+            };
+            (one_thing(index, now, thing), vec![issued])
+        }
+        Err(e) => {
+            thing.reason = Some(e.detail);
+            (one_thing(index, now, thing), Vec::new())
+        }
+    }
+}
+
+async fn endpoint_step(
+    state: &AppState,
+    home: &PropertyRecord,
+    index: u32,
+    id: EndpointId,
+    command: &serde_json::Value,
+) -> StepResult {
+    let now = state.clock.now();
+    let endpoint = match Integrations(&*state.store)
+        .endpoint(home.tenant_id, id)
+        .await
+    {
+        Ok(Some(e)) if e.property_id == home.id => e,
+        _ => {
+            let mut result = StepResult::new(index, "thing", StepOutcome::Failed, now);
+            result.reason = Some("the thing is no longer in this home".to_owned());
+            return result;
+        }
+    };
+    let mut thing = ThingResult {
+        thing_id: id.0,
+        name: endpoint.name.clone(),
+        outcome: StepOutcome::Failed,
+        reason: None,
+        command_id: None,
+    };
+    let request = match CommandRequest::parse(command) {
+        Ok(request) => request,
+        Err(e) => {
+            thing.reason = Some(e.to_string());
+            return one_thing(index, now, thing);
+        }
+    };
+    let connector = match installed(state, home.tenant_id, endpoint.integration_id).await {
+        Ok(connector) => connector,
+        Err(e) => {
+            thing.reason = Some(e.detail);
+            return one_thing(index, now, thing);
+        }
+    };
+    match command_endpoint(state, &connector, endpoint, request).await {
+        Ok(_) => thing.outcome = StepOutcome::Applied,
+        Err(failure) => thing.reason = Some(failure.reason()),
+    }
+    one_thing(index, now, thing)
+}
+
+async fn room_step(
+    state: &AppState,
+    home: &PropertyRecord,
+    index: u32,
+    room_id: RoomId,
+    action: ActionRef,
+    value: Option<&serde_json::Value>,
+) -> (StepResult, Vec<IssuedCommand>) {
+    let now = state.clock.now();
+    let mut result = StepResult::new(index, "room", StepOutcome::Failed, now);
+    let room = match Rooms(&*state.store).get(home.id, room_id).await {
+        Ok(Some(room)) => room,
+        _ => {
+            result.reason = Some("the room is no longer in this home".to_owned());
+            return (result, Vec::new());
+        }
+    };
+    result.detail = Some(room.name.clone());
+    let applied = match apply_room_action(state, room, &action, value).await {
+        Ok(applied) => applied,
+        Err(e) => {
+            result.reason = Some(e.detail);
+            return (result, Vec::new());
+        }
+    };
+    let (things, issued) = room_things(index, &applied);
+    result.outcome = room_outcome(&applied);
+    result.reason = match result.outcome {
+        StepOutcome::Failed => Some(format!(
+            "{} of {} things failed",
+            applied.failed.len(),
+            things.len()
+        )),
+        StepOutcome::Skipped => Some("no thing in the room offers this action".to_owned()),
+        StepOutcome::Applied => None,
+    };
+    result.things = things;
+    (result, issued)
+}
+
+/// Failed when a member failed; skipped when none was reached; applied
+/// otherwise.
+fn room_outcome(result: &ActionResult) -> StepOutcome {
+    if !result.failed.is_empty() {
+        StepOutcome::Failed
+    } else if result.applied.is_empty() {
+        StepOutcome::Skipped
+    } else {
+        StepOutcome::Applied
+    }
+}
+
+fn room_things(index: u32, result: &ActionResult) -> (Vec<ThingResult>, Vec<IssuedCommand>) {
+    let mut things = Vec::new();
+    let mut issued = Vec::new();
+    for applied in &result.applied {
+        if let Some(command_id) = applied.command_id {
+            issued.push(IssuedCommand {
+                step: index,
+                device_id: DeviceId(applied.thing_id),
+                command_id,
+            });
+        }
+        things.push(ThingResult {
+            thing_id: applied.thing_id,
+            name: applied.name.clone(),
+            outcome: StepOutcome::Applied,
+            reason: None,
+            command_id: applied.command_id,
+        });
+    }
+    for (outcome, list) in [
+        (StepOutcome::Skipped, &result.skipped),
+        (StepOutcome::Failed, &result.failed),
+    ] {
+        for thing in list {
+            things.push(ThingResult {
+                thing_id: thing.thing_id,
+                name: thing.name.clone(),
+                outcome,
+                reason: Some(thing.reason.clone()),
+                command_id: None,
+            });
+        }
+    }
+    (things, issued)
+}
