@@ -16,7 +16,7 @@ use alyt_tests::principals::{Principals, Who};
 use alyt_tests::webhooks::Receiver;
 use serde_json::{Value, json};
 
-const PAIRING_CODE: &str = "4711";
+pub(crate) const PAIRING_CODE: &str = "4711";
 
 /// A sandbox with the bridge installed in its home.
 pub(crate) struct Installed {
@@ -57,6 +57,20 @@ pub(crate) async fn serve_bridge_as(
     developer: DeveloperSession,
     slug: &str,
 ) -> Served {
+    serve_as(t, developer, slug, |token| {
+        VirtualBridge::new(token, PAIRING_CODE)
+    })
+    .await
+}
+
+/// A connector `slug` of `developer` served by the bridge `make` builds for
+/// the connector's runtime token (pairing with [`PAIRING_CODE`]).
+pub(crate) async fn serve_as(
+    t: &TestPlatform,
+    developer: DeveloperSession,
+    slug: &str,
+    make: impl FnOnce(&str) -> VirtualBridge,
+) -> Served {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let (status, created) = t
@@ -68,7 +82,7 @@ pub(crate) async fn serve_bridge_as(
         .await;
     assert_eq!(status, 201, "{created}");
     let runtime_token = created["runtimeToken"].as_str().unwrap();
-    let bridge = VirtualBridge::new(runtime_token, PAIRING_CODE);
+    let bridge = make(runtime_token);
     listener.set_nonblocking(true).unwrap();
     let running = bridge
         .serve_listener(tokio::net::TcpListener::from_std(listener).unwrap())
@@ -222,7 +236,12 @@ async fn new_room(t: &TestPlatform, i: &Installed, name: &str) -> String {
 }
 
 /// `PATCH /endpoints/{endpoint}` as the developer.
-async fn patch(t: &TestPlatform, i: &Installed, endpoint: &str, body: Value) -> (u16, Value) {
+pub(crate) async fn patch(
+    t: &TestPlatform,
+    i: &Installed,
+    endpoint: &str,
+    body: Value,
+) -> (u16, Value) {
     t.send_json(
         "PATCH",
         &format!("/endpoints/{endpoint}?tenantId={}", i.tenant),

@@ -19,6 +19,7 @@ mod household_auth;
 mod integrations;
 mod invitations;
 mod live_keys;
+mod music;
 mod network_condition;
 mod notifications;
 mod overview;

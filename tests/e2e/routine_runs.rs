@@ -66,7 +66,12 @@ async fn run_now(t: &TestPlatform, i: &Installed, routine: &str) -> Value {
 }
 
 /// The newest run once it finished.
-async fn finished(t: &TestPlatform, i: &Installed, routine: &str, within: Duration) -> Value {
+pub(crate) async fn finished(
+    t: &TestPlatform,
+    i: &Installed,
+    routine: &str,
+    within: Duration,
+) -> Value {
     let deadline = tokio::time::Instant::now() + within;
     loop {
         let runs = runs(t, i, routine).await;

@@ -127,6 +127,8 @@ struct Bridge {
     /// The last [`JOURNAL_KEPT`] calls' paths, in order of arrival.
     journal: std::collections::VecDeque<String>,
     slow: Duration,
+    /// Calls slowed one by one (by path), on top of `slow`.
+    slow_calls: BTreeMap<String, Duration>,
     music: music::Music,
 }
 
@@ -275,6 +277,7 @@ impl VirtualBridge {
                     calls: BTreeMap::new(),
                     journal: std::collections::VecDeque::new(),
                     slow: Duration::ZERO,
+                    slow_calls: BTreeMap::new(),
                     music: music::Music::new(),
                 }),
             }),
@@ -393,6 +396,11 @@ impl VirtualBridge {
         self.lock().slow = delay;
     }
 
+    /// Delays the answers to one call (`"v1/music/play"`) by `delay`.
+    pub fn set_slow_call(&self, path: &str, delay: Duration) {
+        self.lock().slow_calls.insert(path.to_owned(), delay);
+    }
+
     // ---- serving --------------------------------------------------------
 
     /// The bridge's routes (`POST /v1/...`), to serve or to nest under a
@@ -457,7 +465,7 @@ impl VirtualBridge {
                 bridge.journal.pop_front();
             }
             bridge.journal.push_back(path.to_owned());
-            bridge.slow
+            bridge.slow + bridge.slow_calls.get(path).copied().unwrap_or_default()
         };
         if !slow.is_zero() {
             tokio::time::sleep(slow).await;
