@@ -483,19 +483,29 @@ pub(super) async fn check_out_now(
         Principal::Person { .. } | Principal::Widget { .. } => StayEnd::Household,
     };
     let keeper = GuestStays::new(state.store.clone(), state.clock.clone());
-    match keeper.check_out(read, end, caller.user_id()).await? {
-        Moved::Done(stay) => Ok(*stay),
-        Moved::Raced => match Stays(&*state.store)
-            .get(read.client_id, &read.reservation_key)
-            .await?
-        {
-            Some(stay) if stay.state == StayState::CheckedOut => Ok(stay),
-            _ => Err(ApiError::conflict(
-                "the stay changed while it was being checked out; try again",
-            )),
-        },
+    // Another writer may move the stay between the read and the write (the
+    // stay sweep marking the check-in): check out what is stored then.
+    let mut read = read.clone();
+    for _ in 0..CHECK_OUT_ATTEMPTS {
+        match keeper.check_out(&read, end, caller.user_id()).await? {
+            Moved::Done(stay) => return Ok(*stay),
+            Moved::Raced => match Stays(&*state.store)
+                .get(read.client_id, &read.reservation_key)
+                .await?
+            {
+                Some(stay) if stay.state == StayState::CheckedOut => return Ok(stay),
+                Some(stay) => read = stay,
+                None => return Err(ApiError::not_found(NO_STAY)),
+            },
+        }
     }
+    Err(ApiError::conflict(
+        "the stay changed while it was being checked out; try again",
+    ))
 }
+
+/// Check-outs tried against a stay that keeps changing before 409.
+const CHECK_OUT_ATTEMPTS: usize = 4;
 
 /// One entry of a household's audit trail.
 #[derive(Debug, Serialize, ToSchema)]

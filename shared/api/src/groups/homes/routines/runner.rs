@@ -601,3 +601,204 @@ fn room_things(index: u32, result: &ActionResult) -> (Vec<ThingResult>, Vec<Issu
     }
     (things, issued)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The run state machine against a plain model: whatever passes, clock
+    //! moves and runner crashes (a step claimed, then nothing) happen, every
+    //! step gets exactly one outcome, in order; a step whose runner stopped
+    //! is recorded interrupted and never run; a delay is never cut short;
+    //! and the run finishes.
+
+    use std::sync::Arc;
+
+    use alyt_domain::ids::{ClientId, PropertyId, RoutineId, TenantId};
+    use alyt_domain::routine::{RoutineBody, SecurityMode};
+    use alyt_domain::{Clock, ManualClock};
+    use alyt_store::Store;
+    use alyt_store::repo::tenancy::property_write;
+    use alyt_store::sqlite::SqliteStore;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::ports::{NoBotCheck, NoMailer};
+    use crate::{Adapters, Settings};
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// A runner's pass.
+        Pass,
+        /// Time goes on.
+        Advance(i64),
+        /// A runner claims the next step with effects and stops.
+        Crash,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => Just(Op::Pass),
+            3 => (1i64..400).prop_map(Op::Advance),
+            1 => Just(Op::Crash),
+        ]
+    }
+
+    /// Steps without I/O beyond the store: delays and security steps.
+    fn plan() -> impl Strategy<Value = Vec<Step>> {
+        prop::collection::vec(
+            prop_oneof![
+                (1u32..5).prop_map(|seconds| Step::Delay { seconds }),
+                Just(Step::Security {
+                    mode: SecurityMode::Off
+                }),
+            ],
+            1..8,
+        )
+    }
+
+    async fn state(clock: Arc<ManualClock>) -> (AppState, PropertyRecord) {
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
+        let state = AppState::build(
+            Adapters {
+                store: store.clone(),
+                clock: clock.clone(),
+                mailer: Arc::new(NoMailer),
+                bot_check: Arc::new(NoBotCheck),
+                publisher: Arc::new(alyt_device::NoPublisher),
+                credentials: Arc::new(crate::ports::PasswordCredentials),
+            },
+            Settings {
+                rate_limit: Default::default(),
+                public_url: "http://127.0.0.1/v1".into(),
+            },
+        )
+        .await
+        .unwrap();
+        let now = clock.now();
+        let home = PropertyRecord {
+            id: PropertyId::new(),
+            tenant_id: TenantId::new(),
+            client_id: ClientId::new(),
+            name: "Home".into(),
+            timezone: "UTC".into(),
+            address: None,
+            latitude: None,
+            longitude: None,
+            created_at: now,
+            updated_at: now,
+        };
+        store
+            .transact(vec![property_write(&home).unwrap()])
+            .await
+            .unwrap();
+        (state, home)
+    }
+
+    async fn current(state: &AppState, routine: RoutineId) -> RunRecord {
+        let (runs, _) = Routines(&*state.store)
+            .runs(routine, 1, None)
+            .await
+            .unwrap();
+        runs.into_iter().next().unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn every_step_gets_one_outcome_in_order_whatever_happens(
+            plan in plan(),
+            ops in prop::collection::vec(op(), 0..40),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let start = OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap();
+                let clock = Arc::new(ManualClock::new(start));
+                let (state, home) = state(clock.clone()).await;
+                let routine = RoutineRecord {
+                    id: RoutineId::new(),
+                    tenant_id: home.tenant_id,
+                    client_id: home.client_id,
+                    property_id: home.id,
+                    body: RoutineBody {
+                        name: "Model".into(),
+                        enabled: true,
+                        triggers: Vec::new(),
+                        steps: plan.clone(),
+                    },
+                    next_due: None,
+                    created_by: None,
+                    created_at: start,
+                    updated_at: start,
+                    rev: 0,
+                };
+                let repo = Routines(&*state.store);
+                let run = RunRecord::start(&routine, RunCause::Manual { by: None }, start);
+                repo.start_run(&run).await.unwrap();
+                let until = || tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+                // The model: which steps a crash took.
+                let mut crashed = std::collections::BTreeSet::new();
+                for op in ops.iter().chain(std::iter::repeat_n(&Op::Advance(400), 1)) {
+                    match op {
+                        Op::Pass => {
+                            pass(&state, until()).await.unwrap();
+                        }
+                        Op::Advance(seconds) => clock.advance(Duration::seconds(*seconds)),
+                        Op::Crash => {
+                            let read = current(&state, routine.id).await;
+                            let next = read.next_step as usize;
+                            let due = read.resume_at.is_some_and(|at| at <= clock.now());
+                            if read.state == RunState::Running
+                                && read.in_flight.is_none()
+                                && due
+                                && matches!(read.plan.get(next), Some(Step::Security { .. }))
+                            {
+                                let claimed = RunRecord {
+                                    in_flight: Some(next as u32),
+                                    resume_at: Some(clock.now() + LEASE),
+                                    ..read.clone()
+                                };
+                                repo.update_run(&read, &claimed).await.unwrap();
+                                crashed.insert(next as u32);
+                            }
+                        }
+                    }
+                    let now = current(&state, routine.id).await;
+                    // Outcomes are the steps 0.. in order, each once.
+                    let indices: Vec<u32> = now.steps.iter().map(|s| s.step).collect();
+                    prop_assert_eq!(indices, (0..now.steps.len() as u32).collect::<Vec<_>>());
+                    prop_assert_eq!(now.next_step as usize, now.steps.len());
+                    if let Some(step) = now.in_flight {
+                        prop_assert_eq!(step, now.next_step);
+                    }
+                }
+                // Enough time and passes finish it.
+                for _ in 0..(plan.len() * 2 + 2) {
+                    clock.advance(LEASE + Duration::seconds(10));
+                    pass(&state, until()).await.unwrap();
+                }
+                let done = current(&state, routine.id).await;
+                prop_assert_eq!(done.state, RunState::Finished);
+                prop_assert_eq!(done.steps.len(), plan.len());
+                for (result, step) in done.steps.iter().zip(&plan) {
+                    match step {
+                        Step::Delay { .. } => prop_assert_eq!(result.outcome, StepOutcome::Applied),
+                        _ if crashed.contains(&result.step) => {
+                            prop_assert_eq!(result.reason.as_deref(), Some(INTERRUPTED));
+                        }
+                        _ => prop_assert_eq!(result.reason.as_deref(), Some(NO_SECURITY)),
+                    }
+                }
+                // A delay is never cut short: the next outcome comes after it.
+                for pair in done.steps.windows(2) {
+                    if let Some(Step::Delay { seconds }) = plan.get(pair[0].step as usize) {
+                        prop_assert!(pair[1].at >= pair[0].at + Duration::seconds(i64::from(*seconds)));
+                    }
+                }
+                Ok(())
+            })?;
+        }
+    }
+}

@@ -24,7 +24,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::runner::progress;
+use super::runner::{LEASE, progress};
 use super::{RoutineListQuery, routine_for};
 use crate::access::HomeAccess;
 use crate::auth::Caller;
@@ -205,16 +205,25 @@ pub async fn run_routine(
             "the routine is disabled; enable it to run it",
         ));
     }
-    let run = RunRecord::start(
+    let now = state.clock.now();
+    let mut run = RunRecord::start(
         &routine,
         RunCause::Manual {
             by: caller.user_id(),
         },
-        state.clock.now(),
+        now,
     );
+    // Stored due only after a lease: the runner's passes leave it to this
+    // request (which runs it at once) unless the request stops before its
+    // first step is claimed; nothing has run by then, so a pass starts it.
+    run.resume_at = Some(now + LEASE);
     Routines(&*state.store).start_run(&run).await?;
+    let mine = RunRecord {
+        resume_at: Some(now),
+        ..run.clone()
+    };
     let until = tokio::time::Instant::now() + INLINE_BUDGET;
-    let run = match progress(&state, run.clone(), until).await {
+    let run = match progress(&state, mine, until).await {
         Ok(moved) => moved,
         // The runner's passes go on from what was written.
         Err(e) => {
