@@ -6,6 +6,9 @@
 use alyt_domain::integration::connector::{
     CommandAnswer, ConnectAnswer, DiscoverAnswer, ReadAnswer,
 };
+use alyt_domain::integration::music::{
+    FavouritesAnswer, PlayAnswer, RefreshAnswer, SearchAnswer, SpeakerMusic,
+};
 use libfuzzer_sys::fuzz_target;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -23,4 +26,12 @@ fuzz_target!(|data: &[u8]| {
     round_trip::<DiscoverAnswer>(data);
     round_trip::<ReadAnswer>(data);
     round_trip::<CommandAnswer>(data);
+    round_trip::<FavouritesAnswer>(data);
+    round_trip::<PlayAnswer>(data);
+    round_trip::<SearchAnswer>(data);
+    round_trip::<RefreshAnswer>(data);
+    // A discovered speaker's provider detail.
+    if let Ok(serde_json::Value::Object(detail)) = serde_json::from_slice(data) {
+        let _ = SpeakerMusic::of(Some(&detail));
+    }
 });

@@ -193,6 +193,28 @@ async fn a_home_lists_what_its_routines_can_play_and_every_uri_is_checked_on_sav
     // Never a credential: no bridge key, no session.
     let text = listed.to_string();
     assert!(!text.contains("bk_") && !text.contains("ses_"), "{text}");
+    let (status, account) = t
+        .get_json(
+            &format!(
+                "/integrations/{}?tenantId={}",
+                h.account.integration, i.tenant
+            ),
+            Some(i.token()),
+        )
+        .await;
+    assert_eq!(status, 200, "{account}");
+    assert_eq!(
+        account["account"],
+        json!({ "provider": "streamy", "name": "streamy account" })
+    );
+    assert!(!account.to_string().contains("ses_"), "{account}");
+    let (_, bridge) = t
+        .get_json(
+            &format!("/integrations/{}?tenantId={}", i.integration, i.tenant),
+            Some(i.token()),
+        )
+        .await;
+    assert!(bridge["account"].is_null(), "{bridge}");
 
     // A speaker in no room is not offered; placed in a room, it is.
     let (status, moved) = patch(&t, i, &cloud, json!({ "roomId": null })).await;
@@ -282,6 +304,33 @@ async fn a_home_lists_what_its_routines_can_play_and_every_uri_is_checked_on_sav
         )
         .await;
     assert_eq!(routines["items"].as_array().unwrap().len(), 5);
+    assert!(i.bridge.set_reachable("speaker-living", true));
+
+    // A speaker whose stored transport (its integration) belongs to another
+    // home is neither offered nor accepted.
+    let store = t.platform.store();
+    let repo = alyt_store::repo::integrations::Integrations(&*store);
+    let tenant = serde_json::from_value(json!(i.tenant)).unwrap();
+    let id = serde_json::from_value(json!(i.integration)).unwrap();
+    let mut moved = repo.get(tenant, id).await.unwrap().unwrap();
+    moved.property_id = alyt_domain::ids::PropertyId::new();
+    repo.replace(&moved).await.unwrap();
+    let listed = music(&t, i).await;
+    assert!(
+        speaker(&listed, "Living room speaker").is_none(),
+        "{listed}"
+    );
+    assert!(
+        speaker(&listed, "Kitchen cloud speaker").is_none(),
+        "{listed}"
+    );
+    let (status, problem) = save(&t, i, json!([music_step(&local, "FV:2", None)])).await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["field"], "do[0].speakerId");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("another home"),
+        "{problem}"
+    );
 }
 
 #[tokio::test]

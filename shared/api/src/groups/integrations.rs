@@ -289,6 +289,19 @@ pub struct Integration {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime, required = true)]
     pub discovered_at: Option<OffsetDateTime>,
+    /// A streaming-provider account (searchable with
+    /// `GET /integrations/{id}/search`), or null.
+    #[schema(required = true)]
+    pub account: Option<IntegrationAccount>,
+}
+
+/// The streaming-provider account an integration is (never its session).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IntegrationAccount {
+    /// The `<provider>` of the uris it finds.
+    pub provider: String,
+    pub name: String,
 }
 
 impl From<&IntegrationRecord> for Integration {
@@ -301,6 +314,10 @@ impl From<&IntegrationRecord> for Integration {
             name: i.name.clone(),
             created_at: i.created_at,
             discovered_at: i.discovered_at,
+            account: i.account.as_ref().map(|a| IntegrationAccount {
+                provider: a.provider.clone(),
+                name: a.name.clone(),
+            }),
         }
     }
 }
