@@ -49,6 +49,18 @@ async fn home(t: &TestPlatform, email: &str, session: Duration) -> Home {
     speakers
         .bridge
         .add_cloud_speaker("cloud-kitchen", "Kitchen cloud speaker", Some("Kitchen"));
+    speakers
+        .bridge
+        .add_local_speaker("speaker-bedroom", "Bedroom speaker", Some("Bedroom"));
+    // A speaker that does not say what it can play.
+    speakers.bridge.add_thing(alyt_connectors::DiscoveredThing {
+        capabilities: None,
+        ..alyt_connectors::bridge::music::cloud_speaker(
+            "speaker-old",
+            "Old speaker",
+            Some("Office"),
+        )
+    });
     let (status, found) = t
         .post_json(
             &format!("/integrations/{}/discover", speakers.integration),
@@ -216,6 +228,20 @@ async fn a_home_lists_what_its_routines_can_play_and_every_uri_is_checked_on_sav
         .await;
     assert!(bridge["account"].is_null(), "{bridge}");
 
+    // One without its music detail plays nothing (fails closed).
+    assert!(speaker(&listed, "Old speaker").is_none(), "{listed}");
+    let old = things["Old speaker"]["id"].as_str().unwrap().to_owned();
+    let (status, problem) = save(&t, i, json!([music_step(&old, "FV:1", None)])).await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["field"], "do[0].speakerId");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("does not say what it can play"),
+        "{problem}"
+    );
+
     // A speaker in no room is not offered; placed in a room, it is.
     let (status, moved) = patch(&t, i, &cloud, json!({ "roomId": null })).await;
     assert_eq!(status, 200, "{moved}");
@@ -361,8 +387,17 @@ async fn music_plays_on_a_cloud_speaker_and_is_checked_again_before_playback() {
     let routine = routine["id"].as_str().unwrap();
     let run = format!("/routines/{routine}/run?tenantId={}", i.tenant);
 
+    // The living-room and bedroom speakers play as one group.
+    assert!(
+        i.bridge
+            .group_speakers("speaker-living", &["speaker-bedroom"])
+    );
     let (status, first) = t.post_json(&run, Some(i.token()), json!({})).await;
     assert_eq!(status, 202, "{first}");
+    assert_eq!(
+        i.bridge.thing_state("speaker-bedroom").unwrap()["media_player"]["source"],
+        "streamy:track:7"
+    );
     assert_eq!(first["steps"][0]["outcome"], "applied", "{first}");
     assert_eq!(first["steps"][0]["speaker"], "Kitchen cloud speaker");
     assert_eq!(first["steps"][1]["outcome"], "applied", "{first}");
@@ -424,6 +459,19 @@ async fn music_plays_on_a_cloud_speaker_and_is_checked_again_before_playback() {
     );
     assert_eq!(third["steps"][2]["outcome"], "applied", "{third}");
     assert_eq!(i.bridge.calls()["v1/music/play"], plays + 2);
+
+    // A speaker system answering garbage: a recorded failure.
+    i.bridge.set_garbled("v1/music/play", true);
+    let (status, fourth) = t.post_json(&run, Some(i.token()), json!({})).await;
+    assert_eq!(status, 202, "{fourth}");
+    assert_eq!(fourth["steps"][0]["outcome"], "failed", "{fourth}");
+    assert!(
+        fourth["steps"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not the protocol"),
+        "{fourth}"
+    );
 }
 
 #[tokio::test]

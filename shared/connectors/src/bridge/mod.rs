@@ -129,6 +129,8 @@ struct Bridge {
     slow: Duration,
     /// Calls slowed one by one (by path), on top of `slow`.
     slow_calls: BTreeMap<String, Duration>,
+    /// Calls answered with a body that is not the protocol (by path).
+    garbled: std::collections::BTreeSet<String>,
     music: music::Music,
 }
 
@@ -278,6 +280,7 @@ impl VirtualBridge {
                     journal: std::collections::VecDeque::new(),
                     slow: Duration::ZERO,
                     slow_calls: BTreeMap::new(),
+                    garbled: std::collections::BTreeSet::new(),
                     music: music::Music::new(),
                 }),
             }),
@@ -396,6 +399,17 @@ impl VirtualBridge {
         self.lock().slow = delay;
     }
 
+    /// Answers one call (`"v1/music/play"`) with a body that is not the
+    /// protocol (or answers it properly again).
+    pub fn set_garbled(&self, path: &str, garbled: bool) {
+        let mut bridge = self.lock();
+        if garbled {
+            bridge.garbled.insert(path.to_owned());
+        } else {
+            bridge.garbled.remove(path);
+        }
+    }
+
     /// Delays the answers to one call (`"v1/music/play"`) by `delay`.
     pub fn set_slow_call(&self, path: &str, delay: Duration) {
         self.lock().slow_calls.insert(path.to_owned(), delay);
@@ -458,17 +472,23 @@ impl VirtualBridge {
     // ---- the protocol ---------------------------------------------------
 
     async fn handle(&self, path: &'static str, headers: &HeaderMap, body: &[u8]) -> Response {
-        let slow = {
+        let (slow, garbled) = {
             let mut bridge = self.lock();
             *bridge.calls.entry(path.to_owned()).or_default() += 1;
             if bridge.journal.len() == JOURNAL_KEPT {
                 bridge.journal.pop_front();
             }
             bridge.journal.push_back(path.to_owned());
-            bridge.slow + bridge.slow_calls.get(path).copied().unwrap_or_default()
+            (
+                bridge.slow + bridge.slow_calls.get(path).copied().unwrap_or_default(),
+                bridge.garbled.contains(path),
+            )
         };
         if !slow.is_zero() {
             tokio::time::sleep(slow).await;
+        }
+        if garbled {
+            return (StatusCode::OK, "this is not the protocol").into_response();
         }
         let presented = headers
             .get(header::AUTHORIZATION)

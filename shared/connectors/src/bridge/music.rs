@@ -4,8 +4,12 @@
 //! * **Speakers.** A SPEAKER thing whose provider detail says
 //!   `music: { system, sourceModes }` plays through `v1/music/play`. The
 //!   default living-room speaker is on a **local** speaker system (plays
-//!   provider uris and the system's `FV:` favourites);
-//!   [`VirtualBridge::add_cloud_speaker`] adds a speaker of a **cloud**
+//!   provider uris and the system's `FV:` favourites;
+//!   [`VirtualBridge::add_local_speaker`] adds another, and
+//!   [`VirtualBridge::group_speakers`] groups them: a group plays together,
+//!   each member's state naming the group's coordinator in
+//!   `media_player.group`); [`VirtualBridge::add_cloud_speaker`] adds a
+//!   speaker of a **cloud**
 //!   speaker system, which plays only what is saved on that system
 //!   (`speaker:favorite:<id>`, `speaker:playlist:<id>`) and refuses a bare
 //!   provider uri. Playing sets `media_player.playing` and
@@ -164,6 +168,21 @@ pub fn catalogue(provider: &str) -> Vec<MusicItem> {
     items
 }
 
+/// A speaker of the local speaker system (like the default living-room
+/// one).
+pub fn local_speaker(external_id: &str, name: &str, room: Option<&str>) -> DiscoveredThing {
+    DiscoveredThing {
+        capabilities: Some(object(json!({ "music": {
+            "system": "local",
+            "sourceModes": ["library", "search", "favorites"]
+        } }))),
+        state: object(
+            json!({ "media_player": { "volume": 20, "muted": false, "playing": false } }),
+        ),
+        ..cloud_speaker(external_id, name, room)
+    }
+}
+
 /// A speaker of a cloud speaker system.
 pub fn cloud_speaker(external_id: &str, name: &str, room: Option<&str>) -> DiscoveredThing {
     DiscoveredThing {
@@ -207,6 +226,29 @@ impl VirtualBridge {
             });
         }
         bridge
+    }
+
+    /// Adds a speaker of the local speaker system ([`local_speaker`]).
+    pub fn add_local_speaker(&self, external_id: &str, name: &str, room: Option<&str>) {
+        self.add_thing(local_speaker(external_id, name, room));
+    }
+
+    /// Groups speakers of one system under `coordinator` (itself included):
+    /// playing on any of them plays on all. False when one is unknown.
+    pub fn group_speakers(&self, coordinator: &str, members: &[&str]) -> bool {
+        let mut bridge = self.lock();
+        for id in std::iter::once(&coordinator).chain(members) {
+            let Some(thing) = bridge.thing_mut(id) else {
+                return false;
+            };
+            write(
+                &mut thing.info.state,
+                "media_player",
+                "group",
+                coordinator.into(),
+            );
+        }
+        true
     }
 
     /// Adds a speaker of a cloud speaker system ([`cloud_speaker`]).
@@ -315,28 +357,52 @@ impl Bridge {
             return rejected("not saved on this speaker system");
         }
         let silent = self.music.silent.contains(&call.external_id);
-        let Some(thing) = self.thing_mut(&call.external_id) else {
+        let group = |t: &super::Thing| {
+            t.info
+                .state
+                .get("media_player")
+                .and_then(|p| p.get("group"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let Some(played) = self
+            .things
+            .iter()
+            .find(|t| t.info.external_id == call.external_id)
+        else {
             return PlayAnswer::Failed {
                 reason: UNKNOWN_THING.into(),
             };
         };
+        let played_group = group(played);
         if !silent {
-            write(
-                &mut thing.info.state,
-                "media_player",
-                "playing",
-                true.into(),
-            );
-            write(
-                &mut thing.info.state,
-                "media_player",
-                "source",
-                call.uri.clone().into(),
-            );
+            // The speaker, and every speaker grouped with it, play it.
+            for thing in self.things.iter_mut() {
+                let same = thing.info.external_id == call.external_id
+                    || (played_group.is_some() && group(thing) == played_group);
+                if same {
+                    write(
+                        &mut thing.info.state,
+                        "media_player",
+                        "playing",
+                        true.into(),
+                    );
+                    write(
+                        &mut thing.info.state,
+                        "media_player",
+                        "source",
+                        call.uri.clone().into(),
+                    );
+                }
+            }
         }
-        PlayAnswer::Playing {
-            state: thing.info.state.clone(),
-        }
+        let state = self
+            .things
+            .iter()
+            .find(|t| t.info.external_id == call.external_id)
+            .map(|t| t.info.state.clone())
+            .unwrap_or_default();
+        PlayAnswer::Playing { state }
     }
 
     pub(super) fn search(&self, call: &SearchCall) -> Option<SearchAnswer> {
