@@ -18,6 +18,7 @@ pub mod quota;
 pub mod room;
 pub mod routine;
 pub mod secret;
+pub mod security;
 pub mod session;
 pub mod stay;
 pub mod submission;

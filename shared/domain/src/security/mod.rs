@@ -1,0 +1,89 @@
+//! Home security (spec I, the Home security mode state table,
+//! Authentication 9): one authority per home arms, detects, alarms and
+//! restores. Plain data and rules, no I/O.
+//!
+//! * [`Mode`]: Away (every selected detection signal), Home (the selected
+//!   contact and vibration perimeter), Sleep (the selected signals outside
+//!   the sleeping rooms), Off.
+//! * [`machine`]: the home's security state and every move of the state
+//!   table: arming with the reviewed revision and generation, the exit
+//!   countdown (only from Off), changes between armed modes (at once),
+//!   refusals that keep everything as it was, Off that waits for nothing
+//!   and cannot be sent by a stale generation, the keypad and inside
+//!   unlocks that disarm (and the unlocks that never do), detection with
+//!   duplicates removed and nothing from before a signal's start, entry
+//!   delays, alarms, acknowledgement, the restoration that blocks arming,
+//!   and the switch of authority.
+
+pub mod machine;
+
+use serde::{Deserialize, Serialize};
+
+/// A home's security mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Off,
+    Away,
+    Home,
+    Sleep,
+}
+
+impl Mode {
+    pub fn is_armed(self) -> bool {
+        self != Mode::Off
+    }
+}
+
+/// What a detector senses (the families of spec I that detect).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Signal {
+    Motion,
+    Contact,
+    /// `sensor.vibration`: kept distinct from motion.
+    Vibration,
+    /// A camera's own detection (a camera without one is no detector).
+    Camera,
+}
+
+impl Signal {
+    /// Home mode watches the perimeter: contact and vibration.
+    pub fn is_perimeter(self) -> bool {
+        matches!(self, Signal::Contact | Signal::Vibration)
+    }
+}
+
+/// One detection signal of one thing (a combined device has several).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignalRef {
+    pub thing_id: uuid::Uuid,
+    pub signal: Signal,
+}
+
+/// A detection signal as enrolled for arming: whether the household
+/// selected it and where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Enrolled {
+    pub signal: SignalRef,
+    /// In one of the home's chosen sleeping rooms.
+    pub in_sleeping_room: bool,
+    /// An entry (a door contact): an entry delay applies before its alarm.
+    pub entry: bool,
+}
+
+impl Enrolled {
+    /// Whether `mode` watches this signal.
+    pub fn watched_in(&self, mode: Mode) -> bool {
+        match mode {
+            Mode::Off => false,
+            Mode::Away => true,
+            Mode::Home => self.signal.signal.is_perimeter(),
+            Mode::Sleep => !self.in_sleeping_room,
+        }
+    }
+}
