@@ -15,6 +15,7 @@
 //!   delays, alarms, acknowledgement, the restoration that blocks arming,
 //!   and the switch of authority.
 
+pub mod enrolment;
 pub mod machine;
 
 use serde::{Deserialize, Serialize};
