@@ -73,6 +73,11 @@ macro_rules! store_conformance_suite {
             $crate::conformance::concurrent_review_moves_on_one_version_have_one_winner(fixture).await;
         }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn one_mode_request_id_is_answered_once() {
+            let fixture = $factory().await;
+            $crate::conformance::one_mode_request_id_is_answered_once(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn twenty_sweeps_run_one_occurrence_of_a_routine_once() {
             let fixture = $factory().await;
             $crate::conformance::twenty_sweeps_run_one_occurrence_of_a_routine_once(fixture).await;
@@ -2242,4 +2247,60 @@ pub async fn a_reader_following_concurrent_appends_misses_none(f: Fixture) {
     read.sort();
     read.dedup();
     assert_eq!(read.len(), 20, "no event twice");
+}
+
+/// Twenty writers answering one home-security mode request at once (one
+/// request id): exactly one writes the change and the answer; the others
+/// find the home changed, and the stored answer is the winner's.
+pub async fn one_mode_request_id_is_answered_once(f: Fixture) {
+    use crate::repo::security::{
+        ModeRequestRecord, Security, SecurityError, SecurityRecord, request_write, security_write,
+    };
+    use alyt_domain::ids::{PropertyId, TenantId};
+    use alyt_domain::security::Mode;
+
+    let (tenant, property) = (TenantId::new(), PropertyId::new());
+    let now = start_time();
+    let (first, _) = security_write(None, &SecurityRecord::new(tenant, property, now)).unwrap();
+    Security(&*f.store).write(vec![first]).await.unwrap();
+    let request = uuid::Uuid::new_v4();
+    let tasks: Vec<_> = (0..20)
+        .map(|n| {
+            let store = Arc::clone(&f.store);
+            tokio::spawn(async move {
+                let security = Security(&*store);
+                let read = security.get(tenant, property).await.unwrap().unwrap();
+                let mut next = read.clone();
+                next.state.requested = Mode::Away;
+                let (write, _) = security_write(Some(&read), &next).unwrap();
+                let answer = ModeRequestRecord {
+                    request_id: request,
+                    property_id: property,
+                    fingerprint: "same body".into(),
+                    status: 200,
+                    answer: json!({ "writer": n }),
+                    at: now,
+                };
+                security
+                    .write(vec![write, request_write(&answer).unwrap()])
+                    .await
+                    .map(|()| n)
+            })
+        })
+        .collect();
+    let mut winners = Vec::new();
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(n) => winners.push(n),
+            Err(SecurityError::Changed) => {}
+            Err(e) => panic!("a write failed: {e}"),
+        }
+    }
+    assert_eq!(winners.len(), 1, "{winners:?}");
+    let security = Security(&*f.store);
+    let stored = security.get(tenant, property).await.unwrap().unwrap();
+    assert_eq!(stored.rev, 1);
+    assert_eq!(stored.state.requested, Mode::Away);
+    let answer = security.request(property, request).await.unwrap().unwrap();
+    assert_eq!(answer.answer, json!({ "writer": winners[0] }));
 }

@@ -88,3 +88,47 @@ impl Enrolled {
         }
     }
 }
+
+/// The longest exit or entry delay.
+pub const MAX_DELAY_SECONDS: u32 = 300;
+
+/// A home's security settings (changed by an owner while Off, with
+/// restoration complete).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// The exit countdown when arming from Off.
+    pub exit_delay_seconds: u32,
+    /// The delay before an entry (a door contact) sounds the alarm.
+    pub entry_delay_seconds: u32,
+    /// Rooms Sleep mode leaves unwatched.
+    #[serde(default)]
+    pub sleeping_rooms: std::collections::BTreeSet<uuid::Uuid>,
+    /// Rooms whose lights flash in an alarm (between sunset and sunrise).
+    #[serde(default)]
+    pub night_light_rooms: std::collections::BTreeSet<uuid::Uuid>,
+    /// Rooms whose speakers sound the alarm.
+    #[serde(default)]
+    pub speaker_alarm_rooms: std::collections::BTreeSet<uuid::Uuid>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            exit_delay_seconds: 30,
+            entry_delay_seconds: 30,
+            sleeping_rooms: Default::default(),
+            night_light_rooms: Default::default(),
+            speaker_alarm_rooms: Default::default(),
+        }
+    }
+}
+
+impl Settings {
+    pub fn timing(&self) -> machine::Timing {
+        machine::Timing {
+            exit_delay: time::Duration::seconds(i64::from(self.exit_delay_seconds)),
+            entry_delay: time::Duration::seconds(i64::from(self.entry_delay_seconds)),
+        }
+    }
+}

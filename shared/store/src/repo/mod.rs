@@ -20,6 +20,7 @@ pub mod notifications;
 pub mod resets;
 pub mod rooms;
 pub mod routines;
+pub mod security;
 pub mod simulator;
 pub mod stays;
 pub mod submissions;

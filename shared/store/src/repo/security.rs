@@ -1,0 +1,238 @@
+//! Home security records (spec I; the rules are
+//! [`alyt_domain::security`]).
+//!
+//! Keys (see `DATA_MODEL.md`, "Home security"):
+//! * the home's security `TENANT#{t}` / `SECURITY#{p}`: its state (mode,
+//!   armed period, open incident, restoration), settings and per-thing
+//!   selections; every change a put conditioned on `rev` (or on being
+//!   absent, the first).
+//! * a mode request `SECREQ#{p}#{requestId}` / `REQUEST`: the body's
+//!   fingerprint and the answer given, kept a day (`ttl`), written in the
+//!   transaction of the change it made (or alone for a refusal), so a
+//!   repeated request answers the same and a reused id with another body
+//!   is refused.
+//! * an incident `INCIDENTS#{p}` / `{number:020}`: the home's incident
+//!   history, newest first.
+
+use std::collections::BTreeMap;
+
+use alyt_domain::ids::{PropertyId, TenantId};
+use alyt_domain::security::Settings;
+use alyt_domain::security::enrolment::Selection;
+use alyt_domain::security::machine::{Incident, SecurityState};
+use serde::{Deserialize, Serialize};
+use time::{Duration, OffsetDateTime};
+use uuid::Uuid;
+
+use super::ts;
+use crate::{Condition, Item, Key, ListScope, PageKey, Store, StoreError, TxWrite};
+
+/// How long a mode request's answer is kept for repeats.
+pub const REQUEST_KEPT: Duration = Duration::days(1);
+
+/// A home's security.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityRecord {
+    pub tenant_id: TenantId,
+    pub property_id: PropertyId,
+    pub state: SecurityState,
+    pub settings: Settings,
+    /// The household's choice per thing (absent: auto). Kept by thing id,
+    /// so an exclusion survives rediscovery.
+    #[serde(default)]
+    pub selections: BTreeMap<Uuid, Selection>,
+    #[serde(with = "ts::rfc3339")]
+    pub updated_at: OffsetDateTime,
+    pub rev: u64,
+}
+
+impl SecurityRecord {
+    /// A home's security before anyone touched it: Off, the defaults.
+    pub fn new(tenant: TenantId, property: PropertyId, now: OffsetDateTime) -> Self {
+        Self {
+            tenant_id: tenant,
+            property_id: property,
+            state: SecurityState::default(),
+            settings: Settings::default(),
+            selections: BTreeMap::new(),
+            updated_at: now,
+            rev: 0,
+        }
+    }
+}
+
+/// The answer a mode request got, for its repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModeRequestRecord {
+    pub request_id: Uuid,
+    pub property_id: PropertyId,
+    /// SHA-256 of the request's canonical body.
+    pub fingerprint: String,
+    pub status: u16,
+    pub answer: serde_json::Value,
+    #[serde(with = "ts::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+/// An incident as the history keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IncidentRecord {
+    pub tenant_id: TenantId,
+    pub property_id: PropertyId,
+    pub incident: Incident,
+    #[serde(with = "ts::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// Why a security write was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SecurityError {
+    /// The record (or the request id) changed since it was read.
+    #[error("the home's security changed meanwhile")]
+    Changed,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn security_key(tenant: TenantId, property: PropertyId) -> Key {
+    Key::new(format!("TENANT#{tenant}"), format!("SECURITY#{property}"))
+}
+
+fn request_key(property: PropertyId, request: Uuid) -> Key {
+    Key::new(format!("SECREQ#{property}#{request}"), "REQUEST")
+}
+
+fn incident_key(property: PropertyId, number: u64) -> Key {
+    Key::new(format!("INCIDENTS#{property}"), format!("{number:020}"))
+}
+
+/// A home's incidents (read newest first).
+pub fn home_incidents(property: PropertyId) -> ListScope {
+    ListScope::Table(format!("INCIDENTS#{property}"))
+}
+
+/// The write of `next` in place of `read` (none: the first), its revision
+/// one past.
+pub fn security_write(
+    read: Option<&SecurityRecord>,
+    next: &SecurityRecord,
+) -> Result<(TxWrite, SecurityRecord), StoreError> {
+    let next = SecurityRecord {
+        rev: read.map_or(0, |r| r.rev + 1),
+        ..next.clone()
+    };
+    let condition = match read {
+        None => Condition::item_absent(),
+        Some(read) => Condition::item_present().and(Condition::eq("rev", read.rev)),
+    };
+    let item = Item::from_record(security_key(next.tenant_id, next.property_id), &next)?;
+    Ok((
+        TxWrite::Put {
+            item,
+            condition: Some(condition),
+        },
+        next,
+    ))
+}
+
+/// The write keeping a request's answer (the id must be unused).
+pub fn request_write(request: &ModeRequestRecord) -> Result<TxWrite, StoreError> {
+    let item = Item::from_record(
+        request_key(request.property_id, request.request_id),
+        request,
+    )?
+    .with("ttl", (request.at + REQUEST_KEPT).unix_timestamp());
+    Ok(TxWrite::Put {
+        item,
+        condition: Some(Condition::item_absent()),
+    })
+}
+
+/// The write of an incident as it is now.
+pub fn incident_write(incident: &IncidentRecord) -> Result<TxWrite, StoreError> {
+    let item = Item::from_record(
+        incident_key(incident.property_id, incident.incident.number),
+        incident,
+    )?;
+    Ok(TxWrite::Put {
+        item,
+        condition: None,
+    })
+}
+
+pub struct Security<'a>(pub &'a dyn Store);
+
+impl Security<'_> {
+    /// A home's security (none: never touched). One get.
+    pub async fn get(
+        &self,
+        tenant: TenantId,
+        property: PropertyId,
+    ) -> Result<Option<SecurityRecord>, StoreError> {
+        self.0
+            .get(&security_key(tenant, property))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    /// The answer a request id got. One get.
+    pub async fn request(
+        &self,
+        property: PropertyId,
+        request: Uuid,
+    ) -> Result<Option<ModeRequestRecord>, StoreError> {
+        self.0
+            .get(&request_key(property, request))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+
+    /// Writes a change in one transaction; [`SecurityError::Changed`] when
+    /// a condition failed (the record or a request id moved first).
+    pub async fn write(&self, writes: Vec<TxWrite>) -> Result<(), SecurityError> {
+        self.0.transact(writes).await.map_err(|e| {
+            if e.is_condition_failure() {
+                SecurityError::Changed
+            } else {
+                SecurityError::Store(e)
+            }
+        })
+    }
+
+    /// A page of a home's incidents, newest first. One query.
+    pub async fn incidents(
+        &self,
+        property: PropertyId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<IncidentRecord>, Option<PageKey>), StoreError> {
+        self.0
+            .query(
+                home_incidents(property)
+                    .query()
+                    .backward()
+                    .limit(limit)
+                    .after(after),
+            )
+            .await?
+            .records()
+    }
+
+    /// One incident. One get.
+    pub async fn incident(
+        &self,
+        property: PropertyId,
+        number: u64,
+    ) -> Result<Option<IncidentRecord>, StoreError> {
+        self.0
+            .get(&incident_key(property, number))
+            .await?
+            .map(|i| i.to_record())
+            .transpose()
+    }
+}
