@@ -830,8 +830,102 @@ fn control_own(who: Who) -> u16 {
     }
 }
 
+/// Reading a home's security in the caller's own tenant: every person who
+/// sees the home; keys have no home-security access.
+fn security_see_own(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::DevKey | Who::LiveKey => 403,
+        _ => 200,
+    }
+}
+
+/// Controlling a home's security in the caller's own tenant: household
+/// owners and members, the tenant's ADMIN (the first owner is one; a
+/// developer is its sandbox's), answering `OK`; everyone else who sees the
+/// home 403.
+fn security_control_own<const OK: u16>(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::HouseholdOwner
+        | Who::HouseholdMember
+        | Who::TenantAdmin
+        | Who::PlatformOwner
+        | Who::DeveloperSession => OK,
+        _ => 403,
+    }
+}
+
+/// Configuring a home's security: owners and the tenant's ADMIN.
+fn security_configure_own<const OK: u16>(who: Who) -> u16 {
+    match who {
+        Who::HouseholdMember => 403,
+        w => security_control_own::<OK>(w),
+    }
+}
+
+/// Another tenant's home security: platform staff see it and may not
+/// change it; to anyone else it does not exist.
+fn security_change_foreign(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::PlatformOwner | Who::PlatformStaff | Who::PlatformSupport => 403,
+        _ => 404,
+    }
+}
+
 fn tenant_operations() -> Vec<TenantOperation> {
     vec![
+        TenantOperation {
+            id: "getHomeSecurity",
+            method: "GET",
+            path: "/home-security/{propertyId}?tenantId={tenantId}",
+            body: None,
+            own: security_see_own,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            id: "setHomeSecurityMode",
+            method: "POST",
+            path: "/home-security/{propertyId}/mode",
+            body: Some(
+                r#"{"tenantId":"{tenantId}","mode":"off","requestId":"0190b5a0-0000-7000-8000-0000000005ec","revision":0,"generation":0}"#,
+            ),
+            own: security_control_own::<200>,
+            foreign: security_change_foreign,
+        },
+        TenantOperation {
+            id: "changeHomeSecuritySettings",
+            method: "PATCH",
+            path: "/home-security/{propertyId}/settings",
+            body: Some(r#"{"tenantId":"{tenantId}","exitDelaySeconds":20}"#),
+            own: security_configure_own::<200>,
+            foreign: security_change_foreign,
+        },
+        TenantOperation {
+            id: "selectHomeSecurityThing",
+            method: "PUT",
+            path: "/home-security/{propertyId}/devices/endpoint/0190b5a0-0000-7000-8000-00000000e001",
+            body: Some(r#"{"tenantId":"{tenantId}","selection":"exclude"}"#),
+            own: security_configure_own::<404>,
+            foreign: security_change_foreign,
+        },
+        TenantOperation {
+            id: "listHomeSecurityIncidents",
+            method: "GET",
+            path: "/home-security/{propertyId}/incidents?tenantId={tenantId}",
+            body: None,
+            own: security_see_own,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            id: "acknowledgeHomeSecurityIncident",
+            method: "POST",
+            path: "/home-security/{propertyId}/incidents/1/acknowledge",
+            body: Some(r#"{"tenantId":"{tenantId}"}"#),
+            own: security_control_own::<404>,
+            foreign: security_change_foreign,
+        },
         TenantOperation {
             id: "listProperties",
             method: "GET",

@@ -31,6 +31,7 @@ mod rate_limit;
 mod rooms;
 mod routine_runs;
 mod routines;
+mod security;
 mod simulator;
 mod store_calls;
 mod stream;

@@ -18,7 +18,8 @@ use crate::routing::{Operations, operations};
 /// The contract version (spec: Versioning 1). The path prefix carries the major.
 /// 0.2.0 added the submissions, review and catalogue operations and the
 /// routines of a home; 0.3.0 running routines, their runs, the music a
-/// home's routines can play and provider search (all additive).
+/// home's routines can play, provider search and home security's status,
+/// mode, settings, selections and incidents (all additive).
 pub const API_VERSION: &str = "0.3.0";
 
 #[derive(OpenApi)]
@@ -36,6 +37,7 @@ pub const API_VERSION: &str = "0.3.0";
         (name = "integrations", description = "Connecting connectors to homes, discovery, an integration's endpoints"),
         (name = "catalogue", description = "The connector definitions households can install: built-in and published"),
         (name = "people", description = "A household's people: members, grants and ends of membership"),
+        (name = "security", description = "Home security: modes, readiness, selections, incidents. No emergency dispatch and no evidence sharing."),
         (name = "meta", description = "Machine-readable contracts"),
     )
 )]

@@ -312,6 +312,24 @@ pub enum Denied {
     ConnectorOnly,
     #[error("not found")]
     NotFound,
+    #[error(
+        "keys, widgets and connector credentials have no home-security access (spec, \
+         Authentication 6 and 9)"
+    )]
+    NoSecurity,
+}
+
+/// What a caller may do with a home's security (spec Authentication 9),
+/// weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SecurityAccess {
+    /// Read the status and the incidents (platform staff, installers,
+    /// guests).
+    See,
+    /// Arm, disarm, acknowledge (household members).
+    Control,
+    /// Settings and selections too (household owners, the tenant's ADMIN).
+    Configure,
 }
 
 impl Principal {
@@ -517,6 +535,28 @@ impl Principal {
         } else {
             HomeReach::Homes { households, pinned }
         }
+    }
+
+    /// The caller's access to home `property`'s security (the home is the
+    /// caller's: [`Principal::home_access`]). Keys and widgets have none
+    /// (403), whatever their scopes; installers, guests and platform staff
+    /// only see; members control; owners and the tenant's ADMIN configure.
+    pub fn security_access(
+        &self,
+        tenant: TenantId,
+        client: ClientId,
+    ) -> Result<SecurityAccess, Denied> {
+        if !matches!(self, Principal::Person { .. }) {
+            return Err(Denied::NoSecurity);
+        }
+        if self.tenant_role(tenant) == Some(TenantRole::Admin) {
+            return Ok(SecurityAccess::Configure);
+        }
+        Ok(match self.household_grant(client).map(|g| g.role) {
+            Some(HouseholdRole::Owner) => SecurityAccess::Configure,
+            Some(HouseholdRole::Member) => SecurityAccess::Control,
+            Some(HouseholdRole::Guest) | None => SecurityAccess::See,
+        })
     }
 
     /// The caller's access to the home `property` of household `client` in

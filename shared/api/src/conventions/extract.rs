@@ -182,6 +182,28 @@ impl<A: PathId, B: PathId> PathIds for (A, B, PathText) {
     }
 }
 
+impl<A: PathId> PathIds for (A, PathText) {
+    fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
+        match params {
+            [a, (_, text)] => Ok((path_id(*a)?, PathText((*text).to_owned()))),
+            _ => Err(wrong_count()),
+        }
+    }
+}
+
+impl<A: PathId> PathIds for (A, PathText, PathText) {
+    fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
+        match params {
+            [a, (_, b), (_, c)] => Ok((
+                path_id(*a)?,
+                PathText((*b).to_owned()),
+                PathText((*c).to_owned()),
+            )),
+            _ => Err(wrong_count()),
+        }
+    }
+}
+
 impl<A: PathId, B: PathId> PathIds for (A, B) {
     fn from_params(params: &[(&str, &str)]) -> Result<Self, ApiError> {
         match params {

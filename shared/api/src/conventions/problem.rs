@@ -122,6 +122,12 @@ impl ApiError {
         Self::new(StatusCode::CONFLICT, "conflict", "Conflict", detail.into())
     }
 
+    /// A conflict of a kind clients tell apart (`security-refused`,
+    /// `request-id-reused`).
+    pub fn conflict_typed(slug: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, slug, "Conflict", detail.into())
+    }
+
     /// Understood but refused by the thing itself (a connector's rejection).
     pub fn unprocessable(detail: impl Into<String>) -> Self {
         Self::new(
@@ -261,6 +267,16 @@ impl ApiError {
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
         self
+    }
+
+    /// The problem body without the request id: an answer kept to be given
+    /// again (a repeated request gets it as it was).
+    pub fn body_json(&self) -> serde_json::Value {
+        let problem = Problem {
+            request_id: None,
+            ..self.problem()
+        };
+        serde_json::to_value(problem).unwrap_or_default()
     }
 
     pub fn problem(&self) -> Problem {

@@ -12,6 +12,7 @@ pub mod household_auth;
 pub mod integrations;
 pub mod music;
 pub mod people;
+pub mod security;
 
 /// The operation groups; each is one Lambda when hosted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -87,6 +87,7 @@ use crate::{
 };
 
 pub mod music;
+pub mod security;
 
 /// The prompt of the pairing challenge.
 pub const PAIRING_PROMPT: &str =

@@ -46,6 +46,45 @@ use super::{Enrolled, Mode, SignalRef};
 /// Event ids remembered per armed period to remove duplicates.
 pub const SEEN_KEPT: usize = 1024;
 
+/// A period's watched signals as a list of `{ signal, since }` (a map
+/// keyed by a signal is no JSON object).
+mod watching_entries {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use time::OffsetDateTime;
+
+    use crate::security::SignalRef;
+
+    #[derive(Serialize, Deserialize)]
+    struct Entry {
+        signal: SignalRef,
+        #[serde(with = "time::serde::rfc3339")]
+        since: OffsetDateTime,
+    }
+
+    pub fn serialize<S: Serializer>(
+        map: &BTreeMap<SignalRef, OffsetDateTime>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let entries: Vec<Entry> = map
+            .iter()
+            .map(|(signal, since)| Entry {
+                signal: *signal,
+                since: *since,
+            })
+            .collect();
+        entries.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<SignalRef, OffsetDateTime>, D::Error> {
+        let entries = Vec::<Entry>::deserialize(d)?;
+        Ok(entries.into_iter().map(|e| (e.signal, e.since)).collect())
+    }
+}
+
 /// Who runs a home's security.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -71,6 +110,7 @@ pub struct Period {
     pub generation: u64,
     pub mode: Mode,
     /// The signals watched and when each started (later events only).
+    #[serde(with = "watching_entries")]
     pub watching: BTreeMap<SignalRef, OffsetDateTime>,
     /// Left out of this period by the person who armed it.
     pub bypassed: BTreeSet<SignalRef>,
@@ -85,7 +125,10 @@ pub enum IncidentState {
     /// An entry signal fired: the alarm sounds at `alarm_at` unless the
     /// home is turned Off first.
     #[serde(rename_all = "camelCase")]
-    Entry { alarm_at: OffsetDateTime },
+    Entry {
+        #[serde(with = "time::serde::rfc3339")]
+        alarm_at: OffsetDateTime,
+    },
     /// The alarm sounds.
     Alarm,
     /// Over: the home was turned Off.
@@ -101,6 +144,7 @@ pub struct Incident {
     pub generation: u64,
     pub signal: SignalRef,
     pub event_id: String,
+    #[serde(with = "time::serde::rfc3339")]
     pub opened_at: OffsetDateTime,
     pub state: IncidentState,
     /// Whether the alarm sounded (outputs changed).
@@ -125,6 +169,7 @@ pub struct SecurityState {
     /// The latest armed period's generation (0: never armed).
     pub generation: u64,
     /// While the exit countdown runs.
+    #[serde(with = "time::serde::rfc3339::option", default)]
     pub exit_until: Option<OffsetDateTime>,
     pub period: Option<Period>,
     /// The latest incident (open, or cleared and kept for acknowledgement).
@@ -1097,6 +1142,34 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(256))]
         #[test]
         fn security_follows_the_mode_table(sequential 1..80 => Machine);
+    }
+
+    #[test]
+    fn the_state_keeps_as_json_and_reads_back_the_same() {
+        let mut state = SecurityState::default();
+        let checks = ArmingChecks {
+            enrolled: enrolled(),
+            blocking: Vec::new(),
+            hub: Ok(()),
+        };
+        let request = ModeRequest {
+            mode: Mode::Away,
+            revision: 0,
+            generation: 0,
+            bypass: [signal(3)].into(),
+        };
+        state.request(&request, &checks, timing(), t0()).unwrap();
+        let armed = t0() + Duration::seconds(EXIT);
+        state.tick(armed);
+        let at = armed + Duration::seconds(1);
+        state.detect("e", signal(0), at, true, timing(), at);
+        let json = serde_json::to_value(&state).unwrap();
+        assert_eq!(
+            json["period"]["watching"][0]["since"],
+            "2027-01-15T08:00:30Z"
+        );
+        let back: SecurityState = serde_json::from_value(json).unwrap();
+        assert_eq!(back, state);
     }
 
     #[test]

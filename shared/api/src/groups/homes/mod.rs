@@ -36,6 +36,7 @@ pub fn routes() -> Operations {
         .merge(rooms::routes())
         .merge(routines::routes())
         .merge(crate::groups::music::routes())
+        .merge(crate::groups::security::routes())
         .merge(endpoints::routes())
         .merge(overview::routes())
         .merge(notifications::routes())

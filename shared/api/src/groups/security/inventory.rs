@@ -1,0 +1,228 @@
+//! What a home has for security, as it is now: every thing's families
+//! (`alyt_domain::security::enrolment`), the household's selection, the
+//! signals enrolled, and whether each is ready to arm (disabled, unknown,
+//! unavailable, open). Read from the home's things (devices and
+//! endpoints) in one query.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use alyt_domain::ids::{PropertyId, RoomId};
+use alyt_domain::room::PinnedThingKind;
+use alyt_domain::security::enrolment::{Families, Selection, families};
+use alyt_domain::security::machine::{ArmingChecks, BlockReason, Blocker};
+use alyt_domain::security::{Enrolled, Mode, Settings, Signal, SignalRef};
+use alyt_store::repo::integrations::Integrations;
+use alyt_store::repo::security::SecurityRecord;
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use crate::{ApiError, AppState};
+
+/// One thing security has a use for.
+#[derive(Debug, Clone)]
+pub struct SecurityThing {
+    pub id: Uuid,
+    pub kind: PinnedThingKind,
+    pub name: String,
+    pub room_id: Option<RoomId>,
+    pub families: Families,
+    pub selection: Selection,
+    /// Enrolled signals and whether each is ready (`None`) or why not.
+    pub signals: BTreeMap<Signal, Option<BlockReason>>,
+}
+
+/// The home's things that matter to security.
+#[derive(Debug, Clone, Default)]
+pub struct Inventory {
+    pub things: Vec<SecurityThing>,
+}
+
+/// The state key a signal is read from, and the value that means
+/// "detecting" (a contact that is open).
+fn state_key(signal: Signal) -> (&'static str, &'static str) {
+    match signal {
+        Signal::Motion => ("sensor.motion", "motion"),
+        Signal::Contact => ("sensor.contact", "open"),
+        Signal::Vibration => ("sensor.vibration", "vibration"),
+        Signal::Camera => ("camera", "motion"),
+    }
+}
+
+/// Whether one signal is ready, from the thing's reachability and state.
+fn readiness(
+    signal: Signal,
+    reachable: Option<bool>,
+    enabled: bool,
+    state: &Map<String, Value>,
+) -> Option<BlockReason> {
+    if !enabled {
+        return Some(BlockReason::Disabled);
+    }
+    match reachable {
+        Some(false) => return Some(BlockReason::Unavailable),
+        None => return Some(BlockReason::Unknown),
+        Some(true) => {}
+    }
+    let (capability, key) = state_key(signal);
+    let value = state.get(capability).and_then(|c| c.get(key));
+    match (signal, value) {
+        // A camera's detection needs no reading to be armed.
+        (Signal::Camera, _) => None,
+        (_, None) => Some(BlockReason::Unknown),
+        (Signal::Contact, Some(Value::Bool(true))) => Some(BlockReason::Open),
+        _ => None,
+    }
+}
+
+/// The home's security inventory.
+pub async fn inventory(
+    state: &AppState,
+    record: &SecurityRecord,
+    property: PropertyId,
+) -> Result<Inventory, ApiError> {
+    let things = Integrations(&*state.store)
+        .home_things(record.tenant_id, property)
+        .await?;
+    let mut inventory = Inventory::default();
+    let mut add = |id: Uuid,
+                   kind,
+                   name: &str,
+                   room_id,
+                   families: Families,
+                   reachable: Option<bool>,
+                   enabled: bool,
+                   thing_state: &Map<String, Value>| {
+        if !families.any() {
+            return;
+        }
+        let selection = record.selections.get(&id).copied().unwrap_or_default();
+        let signals = families
+            .enrolled(selection)
+            .into_iter()
+            .map(|s| (s, readiness(s, reachable, enabled, thing_state)))
+            .collect();
+        inventory.things.push(SecurityThing {
+            id,
+            kind,
+            name: name.to_owned(),
+            room_id,
+            families,
+            selection,
+            signals,
+        });
+    };
+    for device in &things.devices {
+        let found = families(&device.known_capabilities(), &device.features);
+        let online = match device.status.known() {
+            Some(alyt_domain::device::DeviceStatus::Online) => Some(true),
+            Some(_) => Some(false),
+            None => None,
+        };
+        let enabled = device.settings.as_ref().is_none_or(|s| s.enabled)
+            && device.status.known() != Some(alyt_domain::device::DeviceStatus::Disabled);
+        // Devices report detection as events; their last state is not kept
+        // per signal, so a device that is online reads as ready.
+        let mut assumed = Map::new();
+        for signal in [Signal::Motion, Signal::Contact, Signal::Vibration] {
+            let (capability, key) = state_key(signal);
+            assumed.insert(capability.into(), serde_json::json!({ key: false }));
+        }
+        add(
+            device.id.0,
+            PinnedThingKind::Device,
+            &device.name,
+            device.room_id,
+            found,
+            online,
+            enabled,
+            &assumed,
+        );
+    }
+    for endpoint in &things.endpoints {
+        let capabilities = endpoint.known_capabilities();
+        let found = families(&capabilities, &endpoint.features);
+        let reachable = endpoint.checked_at.map(|_| endpoint.reachable);
+        add(
+            endpoint.id.0,
+            PinnedThingKind::Endpoint,
+            &endpoint.name,
+            endpoint.room_id,
+            found,
+            reachable,
+            true,
+            &endpoint.state,
+        );
+    }
+    Ok(inventory)
+}
+
+impl Inventory {
+    /// What an arming decision needs: the enrolled signals with their
+    /// place, and those not ready.
+    pub fn checks(&self, settings: &Settings) -> ArmingChecks {
+        let mut enrolled = Vec::new();
+        let mut blocking = Vec::new();
+        for thing in &self.things {
+            let sleeping = thing
+                .room_id
+                .is_some_and(|r| settings.sleeping_rooms.contains(&r.0));
+            for (signal, ready) in &thing.signals {
+                let signal_ref = SignalRef {
+                    thing_id: thing.id,
+                    signal: *signal,
+                };
+                enrolled.push(Enrolled {
+                    signal: signal_ref,
+                    in_sleeping_room: sleeping,
+                    entry: *signal == Signal::Contact,
+                });
+                if let Some(why) = ready {
+                    blocking.push(Blocker {
+                        signal: signal_ref,
+                        why: *why,
+                    });
+                }
+            }
+        }
+        ArmingChecks {
+            enrolled,
+            blocking,
+            // Hub-run homes (the hub's acknowledged configuration) come with
+            // the hub slice of issue 20; a platform-run home has no hub to ask.
+            hub: Ok(()),
+        }
+    }
+
+    /// The blockers of arming `mode` now (none: ready).
+    pub fn blockers(&self, settings: &Settings, mode: Mode) -> Vec<Blocker> {
+        let checks = self.checks(settings);
+        checks
+            .blocking
+            .into_iter()
+            .filter(|b| {
+                checks
+                    .enrolled
+                    .iter()
+                    .any(|e| e.signal == b.signal && e.watched_in(mode))
+            })
+            .collect()
+    }
+
+    /// The signals of `things` (a bypass names things).
+    pub fn signals_of(&self, things: &BTreeSet<Uuid>) -> BTreeSet<SignalRef> {
+        self.things
+            .iter()
+            .filter(|t| things.contains(&t.id))
+            .flat_map(|t| {
+                t.signals.keys().map(|s| SignalRef {
+                    thing_id: t.id,
+                    signal: *s,
+                })
+            })
+            .collect()
+    }
+
+    pub fn thing(&self, id: Uuid) -> Option<&SecurityThing> {
+        self.things.iter().find(|t| t.id == id)
+    }
+}

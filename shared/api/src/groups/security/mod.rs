@@ -1,0 +1,1157 @@
+//! Home security over HTTP (spec I): one home's status, its mode, its
+//! settings and selections, its incidents. The rules are
+//! `alyt_domain::security`; the records `repo::security`.
+//!
+//! * `GET /v1/home-security/{propertyId}?tenantId`: the status.
+//! * `POST /v1/home-security/{propertyId}/mode` `{ tenantId, mode,
+//!   requestId, revision, generation, bypass[] }`: arm, change or Off. A
+//!   repeated request (same id, same body) answers what the first got; the
+//!   same id with another body is 409 `request-id-reused`. Refusals are 409
+//!   with what to do (`security-refused`); the state is unchanged.
+//! * `PATCH /v1/home-security/{propertyId}/settings` (owner; Off and
+//!   restoration complete, else 409), `PUT
+//!   /v1/home-security/{propertyId}/devices/{kind}/{id}` `{ selection }`:
+//!   each bumps the revision the next arming must carry.
+//! * `GET …/incidents` (newest first), `POST …/incidents/{number}/acknowledge`
+//!   (one resident; separate from Off).
+//!
+//! Who (Authentication 9, `Principal::security_access`): household members
+//! control the mode and acknowledge; owners and the tenant's ADMIN also
+//! configure; installers, guests and platform staff only read; keys,
+//! widgets and connector credentials have no access at all (403).
+//!
+//! The platform offers no emergency dispatch and shares no evidence.
+//!
+//! Time: the exit and entry countdowns end when the home is next read or
+//! changed (issue 20's sweep slice moves them on their own).
+
+mod inventory;
+
+use std::collections::BTreeSet;
+
+use alyt_domain::access::{HomeAccess, Principal, SecurityAccess};
+use alyt_domain::ids::{PropertyId, TenantId};
+use alyt_domain::room::{PinnedThing, PinnedThingKind};
+use alyt_domain::secret::sha256_hex;
+use alyt_domain::security::enrolment::{Output, Selection};
+use alyt_domain::security::machine::{
+    BlockReason, Effect, IncidentState, ModeRequest, OffCause, Refusal,
+};
+use alyt_domain::security::{MAX_DELAY_SECONDS, Mode, Settings, Signal};
+use alyt_events::PlatformEvent;
+use alyt_store::TxWrite;
+use alyt_store::repo::notifications::{NotificationRecord, notification_item};
+use alyt_store::repo::security::{
+    IncidentRecord, ModeRequestRecord, Security, SecurityError, SecurityRecord, home_incidents,
+    incident_write, request_write, security_write,
+};
+use alyt_store::repo::tenancy::PropertyRecord;
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use self::inventory::{Inventory, inventory};
+use crate::access::home_for;
+use crate::auth::Caller;
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
+use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::TenantParam;
+use crate::groups::homes::routines::RoutineListQuery;
+use crate::routing::{Operations, operations};
+use crate::{ApiError, AppState};
+
+pub fn routes() -> Operations {
+    operations!(
+        get_security,
+        request_mode,
+        change_security_settings,
+        select_security_thing,
+        list_incidents,
+        acknowledge_incident
+    )
+}
+
+/// Attempts of a change against a record that keeps moving.
+const WRITE_ATTEMPTS: usize = 5;
+
+/// The home, its security (ticked to now and stored when time moved it)
+/// and the caller's access, when the caller has `needed`.
+async fn security_for(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+    needed: SecurityAccess,
+) -> Result<(PropertyRecord, SecurityRecord, SecurityAccess), ApiError> {
+    let home = home_for(state, caller, tenant, property, HomeAccess::See).await?;
+    let access = caller.security_access(home.tenant_id, home.client_id)?;
+    if access < needed {
+        return Err(ApiError::forbidden(match needed {
+            SecurityAccess::Configure => {
+                "home-security settings are changed by the household's owners"
+            }
+            _ => "home security is controlled by the household's members and owners",
+        }));
+    }
+    let record = current(state, &home).await?;
+    Ok((home, record, access))
+}
+
+/// The home's security as of now: countdowns that ended are applied and
+/// stored (with what they announce).
+async fn current(state: &AppState, home: &PropertyRecord) -> Result<SecurityRecord, ApiError> {
+    for _ in 0..WRITE_ATTEMPTS {
+        let read = Security(&*state.store).get(home.tenant_id, home.id).await?;
+        let mut next = read
+            .clone()
+            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, state.clock.now()));
+        let now = state.clock.now();
+        let effects = next.state.tick(now);
+        if effects.is_empty() {
+            return Ok(next);
+        }
+        match commit(state, home, read.as_ref(), next, &effects, Vec::new(), now).await {
+            Ok(written) => return Ok(written),
+            Err(SecurityError::Changed) => continue,
+            Err(SecurityError::Store(e)) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::conflict(
+        "the home's security kept changing; try again",
+    ))
+}
+
+/// Writes `next` in place of `read` with the announcements of `effects`
+/// (notifications to the household, incidents) and `extra`, in one
+/// transaction.
+async fn commit(
+    state: &AppState,
+    home: &PropertyRecord,
+    read: Option<&SecurityRecord>,
+    mut next: SecurityRecord,
+    effects: &[Effect],
+    extra: Vec<TxWrite>,
+    now: OffsetDateTime,
+) -> Result<SecurityRecord, SecurityError> {
+    next.updated_at = now;
+    let (write, written) = security_write(read, &next)?;
+    let mut writes = vec![write];
+    writes.extend(extra);
+    writes.extend(announcements(state, home, &written, effects, now)?);
+    Security(&*state.store).write(writes).await?;
+    Ok(written)
+}
+
+/// The notifications (with their `notification.raised` events) and
+/// incident records `effects` call for.
+fn announcements(
+    state: &AppState,
+    home: &PropertyRecord,
+    record: &SecurityRecord,
+    effects: &[Effect],
+    now: OffsetDateTime,
+) -> Result<Vec<TxWrite>, alyt_store::StoreError> {
+    let mut writes = Vec::new();
+    let mut events = Vec::new();
+    for effect in effects {
+        let (kind, title, body) = match effect {
+            Effect::ExitCountdown { until } => (
+                "security.arming",
+                "Arming".to_owned(),
+                format!("{} arms at {until}", home.name),
+            ),
+            Effect::Armed { mode, .. } => (
+                "security.armed",
+                format!("Armed: {}", mode_word(*mode)),
+                format!("{} is armed ({})", home.name, mode_word(*mode)),
+            ),
+            Effect::Off { cause, .. } => (
+                "security.off",
+                "Security off".to_owned(),
+                format!("{} was turned off ({})", home.name, off_word(*cause)),
+            ),
+            Effect::EntryCountdown { alarm_at, .. } => (
+                "security.entry",
+                "Entry detected".to_owned(),
+                format!(
+                    "Turn {} off before {alarm_at} or the alarm sounds",
+                    home.name
+                ),
+            ),
+            Effect::Alarm { .. } => (
+                "security.alarm",
+                "Alarm".to_owned(),
+                format!("The alarm sounds in {}", home.name),
+            ),
+            Effect::StopAlarm { .. } => (
+                "security.alarm-stopped",
+                "Alarm stopped".to_owned(),
+                format!(
+                    "The alarm in {} stopped; outputs are being restored",
+                    home.name
+                ),
+            ),
+            Effect::ArmPrompt => (
+                "security.arm-prompt",
+                "Arm the home?".to_owned(),
+                format!("{} was locked from its keypad; arm it?", home.name),
+            ),
+            Effect::AuthoritySwitched { .. } => (
+                "security.authority",
+                "Security authority changed".to_owned(),
+                format!("Another engine now runs security for {}", home.name),
+            ),
+        };
+        let notification = NotificationRecord {
+            id: Uuid::now_v7(),
+            tenant_id: home.tenant_id,
+            property_id: Some(home.id),
+            client_id: Some(home.client_id),
+            kind: kind.into(),
+            title,
+            body,
+            device_id: None,
+            at: now,
+        };
+        events.push(PlatformEvent::NotificationRaised(notification.raised()));
+        writes.push(TxWrite::Put {
+            item: notification_item(&notification)?,
+            condition: None,
+        });
+    }
+    if let Some(incident) = &record.state.incident
+        && effects.iter().any(|e| {
+            matches!(
+                e,
+                Effect::EntryCountdown { .. } | Effect::Alarm { .. } | Effect::StopAlarm { .. }
+            )
+        })
+    {
+        writes.push(incident_write(&IncidentRecord {
+            tenant_id: home.tenant_id,
+            property_id: home.id,
+            incident: incident.clone(),
+            updated_at: now,
+        })?);
+    }
+    if !events.is_empty() {
+        writes.extend(
+            state
+                .event_writes(home.tenant_id, events)
+                .map_err(|e| alyt_store::StoreError::Invalid(e.detail))?,
+        );
+    }
+    Ok(writes)
+}
+
+fn mode_word(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Off => "off",
+        Mode::Away => "away",
+        Mode::Home => "home",
+        Mode::Sleep => "sleep",
+    }
+}
+
+fn off_word(cause: OffCause) -> &'static str {
+    match cause {
+        OffCause::Request => "by request",
+        OffCause::Keypad => "with a keypad code",
+        OffCause::InsideUnlock => "unlocked from inside",
+        OffCause::Handover => "handed to another engine",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The status
+
+/// A thing as home security sees it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityThingView {
+    pub thing: PinnedThing,
+    pub name: String,
+    #[schema(value_type = Option<String>, required = true)]
+    pub room_id: Option<Uuid>,
+    /// The household's choice: auto, include or exclude.
+    pub selection: Selection,
+    /// Detection signals it offers (by capabilities and features).
+    pub signals: Vec<Signal>,
+    /// Signals enrolled under the selection.
+    pub enrolled: Vec<Signal>,
+    /// Signals of the enrolled ones that are not ready now, and why.
+    pub not_ready: Vec<SignalBlock>,
+    pub lock: bool,
+    /// A lock with an external keypad (prompts to arm, disarms with a
+    /// verified code).
+    pub keypad: bool,
+    pub camera: bool,
+    pub outputs: Vec<Output>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignalBlock {
+    pub signal: Signal,
+    pub why: BlockReason,
+}
+
+/// A signal that keeps a mode from arming.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Blocking {
+    pub thing_id: Uuid,
+    pub name: String,
+    pub signal: Signal,
+    pub why: BlockReason,
+}
+
+/// Whether a mode can be armed now.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModeReadiness {
+    pub ready: bool,
+    /// Disabled, unknown, unavailable or open signals the mode watches
+    /// (bypass them or fix them).
+    pub blockers: Vec<Blocking>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Readiness {
+    pub away: ModeReadiness,
+    pub home: ModeReadiness,
+    pub sleep: ModeReadiness,
+}
+
+/// An incident.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IncidentView {
+    pub number: u64,
+    pub generation: u64,
+    pub thing_id: Uuid,
+    pub signal: Signal,
+    /// `entry` (the alarm sounds at `alarmAt` unless turned Off), `alarm`,
+    /// `cleared`.
+    pub state: String,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub alarm_at: Option<OffsetDateTime>,
+    /// Whether the alarm sounded.
+    pub alarmed: bool,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub opened_at: OffsetDateTime,
+    /// The resident who acknowledged it (acknowledging is separate from Off).
+    #[schema(value_type = Option<String>, required = true)]
+    pub acknowledged_by: Option<Uuid>,
+}
+
+impl From<&alyt_domain::security::machine::Incident> for IncidentView {
+    fn from(i: &alyt_domain::security::machine::Incident) -> Self {
+        let (state, alarm_at) = match i.state {
+            IncidentState::Entry { alarm_at } => ("entry", Some(alarm_at)),
+            IncidentState::Alarm => ("alarm", None),
+            IncidentState::Cleared => ("cleared", None),
+        };
+        Self {
+            number: i.number,
+            generation: i.generation,
+            thing_id: i.signal.thing_id,
+            signal: i.signal.signal,
+            state: state.into(),
+            alarm_at,
+            alarmed: i.alarmed,
+            opened_at: i.opened_at,
+            acknowledged_by: i.acknowledged_by,
+        }
+    }
+}
+
+/// The household's settings.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsView {
+    /// 0-300.
+    pub exit_delay_seconds: u32,
+    /// 0-300.
+    pub entry_delay_seconds: u32,
+    #[schema(value_type = Vec<String>)]
+    pub sleeping_rooms: BTreeSet<Uuid>,
+    #[schema(value_type = Vec<String>)]
+    pub night_light_rooms: BTreeSet<Uuid>,
+    #[schema(value_type = Vec<String>)]
+    pub speaker_alarm_rooms: BTreeSet<Uuid>,
+}
+
+impl From<&Settings> for SettingsView {
+    fn from(s: &Settings) -> Self {
+        Self {
+            exit_delay_seconds: s.exit_delay_seconds,
+            entry_delay_seconds: s.entry_delay_seconds,
+            sleeping_rooms: s.sleeping_rooms.clone(),
+            night_light_rooms: s.night_light_rooms.clone(),
+            speaker_alarm_rooms: s.speaker_alarm_rooms.clone(),
+        }
+    }
+}
+
+/// A home's security now.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityStatus {
+    pub property_id: PropertyId,
+    /// `builtin`, or `connector` (a security-system connector runs it).
+    pub authority: String,
+    /// What the household asked for (not protection by itself).
+    pub requested_mode: Mode,
+    /// What is in force.
+    pub confirmed_mode: Mode,
+    /// The configuration revision an arming must carry.
+    pub revision: u64,
+    /// The armed period's generation an arming or Off must carry.
+    pub generation: u64,
+    /// When the exit countdown ends (null: none runs).
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub exit_until: Option<OffsetDateTime>,
+    /// When the armed period's detection began (null: not armed).
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub armed_since: Option<OffsetDateTime>,
+    /// The confirmed mode holds, but part of the runtime cannot be reached.
+    pub degraded: bool,
+    pub runtime_unavailable: bool,
+    pub readiness: Readiness,
+    /// Every thing with a use for security, with its selection.
+    pub things: Vec<SecurityThingView>,
+    /// Outputs changed by the last alarm are still to be restored (arming
+    /// and settings wait for it).
+    pub restoration_pending: bool,
+    /// The open incident (null: none).
+    #[schema(required = true)]
+    pub incident: Option<IncidentView>,
+    pub settings: SettingsView,
+    /// What the caller may do: `see`, `control` or `configure`.
+    pub access: String,
+}
+
+fn readiness_of(inventory: &Inventory, settings: &Settings, mode: Mode) -> ModeReadiness {
+    let blockers: Vec<Blocking> = inventory
+        .blockers(settings, mode)
+        .into_iter()
+        .map(|b| Blocking {
+            thing_id: b.signal.thing_id,
+            name: inventory
+                .thing(b.signal.thing_id)
+                .map(|t| t.name.clone())
+                .unwrap_or_default(),
+            signal: b.signal.signal,
+            why: b.why,
+        })
+        .collect();
+    ModeReadiness {
+        ready: blockers.is_empty(),
+        blockers,
+    }
+}
+
+fn status(
+    record: &SecurityRecord,
+    inventory: &Inventory,
+    access: SecurityAccess,
+) -> SecurityStatus {
+    let s = &record.state;
+    let things = inventory
+        .things
+        .iter()
+        .map(|t| SecurityThingView {
+            thing: PinnedThing {
+                kind: t.kind,
+                id: t.id,
+            },
+            name: t.name.clone(),
+            room_id: t.room_id.map(|r| r.0),
+            selection: t.selection,
+            signals: t
+                .families
+                .signals
+                .union(&t.families.includable)
+                .copied()
+                .collect(),
+            enrolled: t.signals.keys().copied().collect(),
+            not_ready: t
+                .signals
+                .iter()
+                .filter_map(|(signal, why)| {
+                    why.map(|why| SignalBlock {
+                        signal: *signal,
+                        why,
+                    })
+                })
+                .collect(),
+            lock: t.families.lock,
+            keypad: t.families.keypad,
+            camera: t.families.camera,
+            outputs: t.families.outputs.iter().copied().collect(),
+        })
+        .collect();
+    let open = s
+        .incident
+        .as_ref()
+        .filter(|i| i.state != IncidentState::Cleared);
+    SecurityStatus {
+        property_id: record.property_id,
+        authority: match s.authority {
+            alyt_domain::security::machine::Authority::BuiltIn => "builtin",
+            alyt_domain::security::machine::Authority::Connector { .. } => "connector",
+        }
+        .into(),
+        requested_mode: s.requested,
+        confirmed_mode: s.confirmed,
+        revision: s.revision,
+        generation: s.generation,
+        exit_until: s.exit_until,
+        armed_since: s
+            .period
+            .as_ref()
+            .filter(|_| s.confirmed.is_armed())
+            .and_then(|p| p.watching.values().min().copied()),
+        degraded: false,
+        runtime_unavailable: false,
+        readiness: Readiness {
+            away: readiness_of(inventory, &record.settings, Mode::Away),
+            home: readiness_of(inventory, &record.settings, Mode::Home),
+            sleep: readiness_of(inventory, &record.settings, Mode::Sleep),
+        },
+        things,
+        restoration_pending: s.restoration_pending,
+        incident: open.map(IncidentView::from),
+        settings: SettingsView::from(&record.settings),
+        access: match access {
+            SecurityAccess::See => "see",
+            SecurityAccess::Control => "control",
+            SecurityAccess::Configure => "configure",
+        }
+        .into(),
+    }
+}
+
+/// A home's security status: modes, countdowns, readiness per mode with
+/// what blocks it, every thing security uses, the open incident.
+#[utoipa::path(
+    get,
+    path = "/v1/home-security/{propertyId}",
+    tag = "security",
+    operation_id = "getHomeSecurity",
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The status (the platform offers no emergency dispatch and shares no evidence)", body = SecurityStatus),
+        (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "A key, a widget or a connector credential: no home-security access", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_security(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(property_id): ApiPath<PropertyId>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<Json<SecurityStatus>, ApiError> {
+    let (home, record, access) = security_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        property_id,
+        SecurityAccess::See,
+    )
+    .await?;
+    let things = inventory(&state, &record, home.id).await?;
+    Ok(Json(status(&record, &things, access)))
+}
+
+// ---------------------------------------------------------------------------
+// The mode
+
+/// A mode request.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModeBody {
+    #[schema(value_type = String)]
+    pub tenant_id: TenantId,
+    pub mode: Mode,
+    /// A UUID per request: a repeat with the same body answers the same;
+    /// the same id with another body is refused.
+    pub request_id: Uuid,
+    /// The configuration revision the person reviewed (any value for Off).
+    pub revision: u64,
+    /// The generation the person read (Off with an older one is refused: it
+    /// cannot end a newer armed period).
+    pub generation: u64,
+    /// Things whose signals this armed period leaves out.
+    #[serde(default)]
+    pub bypass: Vec<PinnedThing>,
+}
+
+/// The recovery message of a refusal.
+fn refusal_problem(refusal: &Refusal, inventory: &Inventory) -> ApiError {
+    let advice = match refusal {
+        Refusal::StaleRevision { .. } | Refusal::StaleGeneration { .. } => {
+            "read the status again and send its revision and generation"
+        }
+        Refusal::RestorationPending => "wait until the outputs are restored, then arm again",
+        Refusal::NotReady { .. } => "close, fix or bypass the signals named, then arm again",
+        Refusal::OtherAuthority | Refusal::Switching => {
+            "use the security system that runs this home"
+        }
+        Refusal::Hub(_) => "bring the hub online and let it acknowledge its configuration",
+        Refusal::NothingToWatch => "select detectors for this mode, or choose another mode",
+        _ => "",
+    };
+    let mut detail = refusal.to_string();
+    if let Refusal::NotReady { blockers } = refusal {
+        let names: Vec<String> = blockers
+            .iter()
+            .map(|b| {
+                let name = inventory
+                    .thing(b.signal.thing_id)
+                    .map_or("a thing", |t| t.name.as_str());
+                format!("{name} ({:?}: {:?})", b.signal.signal, b.why).to_lowercase()
+            })
+            .collect();
+        detail = format!("signals are not ready: {}", names.join(", "));
+    }
+    ApiError::conflict_typed("security-refused", format!("{detail}; {advice}"))
+}
+
+/// Arms, changes or turns off a home's security.
+#[utoipa::path(
+    post,
+    path = "/v1/home-security/{propertyId}/mode",
+    tag = "security",
+    operation_id = "setHomeSecurityMode",
+    params(("propertyId" = PropertyId, Path, description = "The home")),
+    request_body = ModeBody,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The status after the request (a repeat answers the same)", body = SecurityStatus),
+        (status = 400, description = "A field is wrong (named)", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Not a member of the household, or a key, widget or connector credential", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Refused with what to do (`security-refused`: stale revision or generation, signals not ready, restoration pending, another authority), or a request id used for another body (`request-id-reused`); nothing changed", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn request_mode(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(property_id): ApiPath<PropertyId>,
+    ApiJson(body): ApiJson<ModeBody>,
+) -> Result<Response, ApiError> {
+    let (home, _, access) = security_for(
+        &state,
+        &caller,
+        body.tenant_id,
+        property_id,
+        SecurityAccess::Control,
+    )
+    .await?;
+    let mut bypass: Vec<PinnedThing> = body.bypass.clone();
+    bypass.sort_by_key(|t| t.id);
+    bypass.dedup();
+    let canonical = serde_json::json!({
+        "tenantId": body.tenant_id, "mode": body.mode, "revision": body.revision,
+        "generation": body.generation, "bypass": bypass,
+    });
+    let fingerprint = sha256_hex(canonical.to_string());
+    let repo = Security(&*state.store);
+    for _ in 0..WRITE_ATTEMPTS {
+        if let Some(stored) = repo.request(home.id, body.request_id).await? {
+            return replay(&stored, &fingerprint);
+        }
+        let read = repo.get(home.tenant_id, home.id).await?;
+        let now = state.clock.now();
+        let mut next = read
+            .clone()
+            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
+        let mut effects = next.state.tick(now);
+        let things = inventory(&state, &next, home.id).await?;
+        let request = ModeRequest {
+            mode: body.mode,
+            revision: body.revision,
+            generation: body.generation,
+            bypass: things.signals_of(&bypass.iter().map(|t| t.id).collect()),
+        };
+        let checks = things.checks(&next.settings);
+        let timing = next.settings.timing();
+        let (outcome, written) = match next.state.request(&request, &checks, timing, now) {
+            Ok(more) => {
+                effects.extend(more);
+                (Ok(()), next)
+            }
+            Err(refusal) => (Err(refusal), next),
+        };
+        // What this request answers, kept for its repeats.
+        let (status_code, answer) = match &outcome {
+            Ok(()) => {
+                let shown = SecurityRecord {
+                    rev: read.as_ref().map_or(0, |r| r.rev + 1),
+                    ..written.clone()
+                };
+                (
+                    200u16,
+                    serde_json::to_value(status(&shown, &things, access)).unwrap_or_default(),
+                )
+            }
+            Err(refusal) => {
+                let problem = refusal_problem(refusal, &things);
+                (409u16, problem.body_json())
+            }
+        };
+        let kept = request_write(&ModeRequestRecord {
+            request_id: body.request_id,
+            property_id: home.id,
+            fingerprint: fingerprint.clone(),
+            status: status_code,
+            answer: answer.clone(),
+            at: now,
+        })?;
+        let stored = match outcome {
+            // A refusal changes nothing but what the id answers (and the
+            // countdowns time ended, if any).
+            Err(_) if effects.is_empty() => repo.write(vec![kept]).await,
+            _ => commit(
+                &state,
+                &home,
+                read.as_ref(),
+                written,
+                &effects,
+                vec![kept],
+                now,
+            )
+            .await
+            .map(|_| ()),
+        };
+        match stored {
+            Ok(()) => {
+                return Ok(answer_response(status_code, answer));
+            }
+            Err(SecurityError::Changed) => continue,
+            Err(SecurityError::Store(e)) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::conflict(
+        "the home's security kept changing; try again",
+    ))
+}
+
+fn answer_response(status: u16, answer: Value) -> Response {
+    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    if code.is_success() {
+        (code, Json(answer)).into_response()
+    } else {
+        (
+            code,
+            [(axum::http::header::CONTENT_TYPE, "application/problem+json")],
+            Json(answer),
+        )
+            .into_response()
+    }
+}
+
+/// The answer a request id got, for a repeat with the same body.
+fn replay(stored: &ModeRequestRecord, fingerprint: &str) -> Result<Response, ApiError> {
+    if stored.fingerprint != fingerprint {
+        return Err(ApiError::conflict_typed(
+            "request-id-reused",
+            "this requestId was used for another request; use a new UUID for a new request",
+        ));
+    }
+    Ok(answer_response(stored.status, stored.answer.clone()))
+}
+
+// ---------------------------------------------------------------------------
+// Settings and selections
+
+/// A change of settings: any of the fields.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsPatch {
+    #[schema(value_type = String)]
+    pub tenant_id: TenantId,
+    pub exit_delay_seconds: Option<u32>,
+    pub entry_delay_seconds: Option<u32>,
+    #[schema(value_type = Option<Vec<String>>)]
+    pub sleeping_rooms: Option<BTreeSet<Uuid>>,
+    #[schema(value_type = Option<Vec<String>>)]
+    pub night_light_rooms: Option<BTreeSet<Uuid>>,
+    #[schema(value_type = Option<Vec<String>>)]
+    pub speaker_alarm_rooms: Option<BTreeSet<Uuid>>,
+}
+
+/// Configuration changes only while Off with restoration complete.
+fn configurable(record: &SecurityRecord) -> Result<(), ApiError> {
+    if record.state.requested.is_armed() || record.state.period.is_some() {
+        return Err(ApiError::conflict_typed(
+            "security-refused",
+            "the home is armed or arming; turn it off, then change its configuration",
+        ));
+    }
+    if record.state.restoration_pending {
+        return Err(ApiError::conflict_typed(
+            "security-refused",
+            "outputs changed by the last alarm are not restored yet; wait, then change the configuration",
+        ));
+    }
+    Ok(())
+}
+
+/// Rewrites the home's security with `change` (after the checks), a new
+/// revision to review.
+async fn reconfigure(
+    state: &AppState,
+    home: &PropertyRecord,
+    change: impl Fn(&mut SecurityRecord) -> Result<(), ApiError>,
+) -> Result<SecurityRecord, ApiError> {
+    let repo = Security(&*state.store);
+    for _ in 0..WRITE_ATTEMPTS {
+        let read = repo.get(home.tenant_id, home.id).await?;
+        let now = state.clock.now();
+        let mut next = read
+            .clone()
+            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
+        if !next.state.tick(now).is_empty() {
+            // Time moved it; store that first.
+            current(state, home).await?;
+            continue;
+        }
+        configurable(&next)?;
+        change(&mut next)?;
+        next.state.reconfigured();
+        match commit(state, home, read.as_ref(), next, &[], Vec::new(), now).await {
+            Ok(written) => return Ok(written),
+            Err(SecurityError::Changed) => continue,
+            Err(SecurityError::Store(e)) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::conflict(
+        "the home's security kept changing; try again",
+    ))
+}
+
+/// Changes a home's security settings (owners; Off with restoration
+/// complete).
+#[utoipa::path(
+    patch,
+    path = "/v1/home-security/{propertyId}/settings",
+    tag = "security",
+    operation_id = "changeHomeSecuritySettings",
+    params(("propertyId" = PropertyId, Path, description = "The home")),
+    request_body = SettingsPatch,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The status with the new settings and revision", body = SecurityStatus),
+        (status = 400, description = "A field is wrong (named): delays 0-300 s, rooms of this home", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Not an owner of the household (or a key, widget or connector credential)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The home is armed or its outputs are not restored yet: what to do first", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn change_security_settings(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(property_id): ApiPath<PropertyId>,
+    ApiJson(patch): ApiJson<SettingsPatch>,
+) -> Result<Json<SecurityStatus>, ApiError> {
+    let (home, _, access) = security_for(
+        &state,
+        &caller,
+        patch.tenant_id,
+        property_id,
+        SecurityAccess::Configure,
+    )
+    .await?;
+    for (field, value) in [
+        ("exitDelaySeconds", patch.exit_delay_seconds),
+        ("entryDelaySeconds", patch.entry_delay_seconds),
+    ] {
+        if value.is_some_and(|v| v > MAX_DELAY_SECONDS) {
+            return Err(ApiError::validation(
+                field,
+                format!("0 to {MAX_DELAY_SECONDS} seconds"),
+            ));
+        }
+    }
+    let rooms: BTreeSet<Uuid> = alyt_store::repo::tenancy::Tenancy(&*state.store)
+        .rooms(home.id)
+        .await?
+        .iter()
+        .map(|r| r.id.0)
+        .collect();
+    for (field, chosen) in [
+        ("sleepingRooms", &patch.sleeping_rooms),
+        ("nightLightRooms", &patch.night_light_rooms),
+        ("speakerAlarmRooms", &patch.speaker_alarm_rooms),
+    ] {
+        if let Some(chosen) = chosen
+            && let Some(stranger) = chosen.iter().find(|r| !rooms.contains(r))
+        {
+            return Err(ApiError::validation(
+                field,
+                format!("{stranger} is not a room of this home"),
+            ));
+        }
+    }
+    let written = reconfigure(&state, &home, |record| {
+        let s = &mut record.settings;
+        if let Some(v) = patch.exit_delay_seconds {
+            s.exit_delay_seconds = v;
+        }
+        if let Some(v) = patch.entry_delay_seconds {
+            s.entry_delay_seconds = v;
+        }
+        if let Some(v) = &patch.sleeping_rooms {
+            s.sleeping_rooms = v.clone();
+        }
+        if let Some(v) = &patch.night_light_rooms {
+            s.night_light_rooms = v.clone();
+        }
+        if let Some(v) = &patch.speaker_alarm_rooms {
+            s.speaker_alarm_rooms = v.clone();
+        }
+        Ok(())
+    })
+    .await?;
+    let things = inventory(&state, &written, home.id).await?;
+    Ok(Json(status(&written, &things, access)))
+}
+
+/// A thing's selection.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SelectionBody {
+    #[schema(value_type = String)]
+    pub tenant_id: TenantId,
+    /// `auto` follows the capabilities, `include` is the manual fallback,
+    /// `exclude` leaves the thing out (and survives rediscovery).
+    pub selection: Selection,
+}
+
+/// Chooses whether a thing takes part in security (owners; Off with
+/// restoration complete).
+#[utoipa::path(
+    put,
+    path = "/v1/home-security/{propertyId}/devices/{kind}/{thingId}",
+    tag = "security",
+    operation_id = "selectHomeSecurityThing",
+    params(
+        ("propertyId" = PropertyId, Path, description = "The home"),
+        ("kind" = String, Path, description = "`device` or `endpoint`"),
+        ("thingId" = String, Path, description = "The thing"),
+    ),
+    request_body = SelectionBody,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The status with the selection and a new revision", body = SecurityStatus),
+        (status = 400, description = "A field is wrong (named)", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Not an owner of the household (or a key, widget or connector credential)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home, or no such thing of use to security in it", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The home is armed or its outputs are not restored yet: what to do first", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn select_security_thing(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath((property_id, PathText(kind), PathText(thing))): ApiPath<(
+        PropertyId,
+        PathText,
+        PathText,
+    )>,
+    ApiJson(body): ApiJson<SelectionBody>,
+) -> Result<Json<SecurityStatus>, ApiError> {
+    let thing_id: Uuid = thing
+        .parse()
+        .map_err(|_| ApiError::validation("thingId", "thingId must be a UUID"))?;
+    let kind = match kind.as_str() {
+        "device" => PinnedThingKind::Device,
+        "endpoint" => PinnedThingKind::Endpoint,
+        _ => return Err(ApiError::validation("kind", "device or endpoint")),
+    };
+    let (home, record, access) = security_for(
+        &state,
+        &caller,
+        body.tenant_id,
+        property_id,
+        SecurityAccess::Configure,
+    )
+    .await?;
+    let things = inventory(&state, &record, home.id).await?;
+    if !things.thing(thing_id).is_some_and(|t| t.kind == kind) {
+        return Err(ApiError::not_found(
+            "no such thing of use to home security in this home",
+        ));
+    }
+    let written = reconfigure(&state, &home, |record| {
+        match body.selection {
+            Selection::Auto => record.selections.remove(&thing_id),
+            other => record.selections.insert(thing_id, other),
+        };
+        Ok(())
+    })
+    .await?;
+    let things = inventory(&state, &written, home.id).await?;
+    Ok(Json(status(&written, &things, access)))
+}
+
+// ---------------------------------------------------------------------------
+// Incidents
+
+/// A home's incidents, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/home-security/{propertyId}/incidents",
+    tag = "security",
+    operation_id = "listHomeSecurityIncidents",
+    params(("propertyId" = PropertyId, Path, description = "The home"), RoutineListQuery),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "One page of incidents", body = ListResponse<IncidentView>),
+        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "A key, a widget or a connector credential", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_incidents(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(property_id): ApiPath<PropertyId>,
+    ApiQuery(query): ApiQuery<RoutineListQuery>,
+) -> Result<Json<ListResponse<IncidentView>>, ApiError> {
+    let page = PageParams::new(query.limit, query.cursor);
+    let limit = page.limit()?;
+    let (home, _, _) = security_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        property_id,
+        SecurityAccess::See,
+    )
+    .await?;
+    let scope = home_incidents(home.id);
+    let (records, next) = Security(&*state.store)
+        .incidents(home.id, limit, page.after_within(&scope)?)
+        .await?;
+    Ok(Json(ListResponse::page(
+        records
+            .iter()
+            .map(|r| IncidentView::from(&r.incident))
+            .collect(),
+        next.as_ref(),
+    )))
+}
+
+/// The body of an acknowledgement.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AcknowledgeBody {
+    #[schema(value_type = String)]
+    pub tenant_id: TenantId,
+}
+
+/// A resident acknowledges the latest incident (separate from Off; one
+/// resident's, for good).
+#[utoipa::path(
+    post,
+    path = "/v1/home-security/{propertyId}/incidents/{number}/acknowledge",
+    tag = "security",
+    operation_id = "acknowledgeHomeSecurityIncident",
+    params(
+        ("propertyId" = PropertyId, Path, description = "The home"),
+        ("number" = u64, Path, description = "The incident's number"),
+    ),
+    request_body = AcknowledgeBody,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The incident, acknowledged", body = IncidentView),
+        (status = 400, description = "A field is wrong (named)", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Not a member of the household (or a key, widget or connector credential)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home, or not its latest incident", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Another resident acknowledged it", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn acknowledge_incident(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath((property_id, PathText(number))): ApiPath<(PropertyId, PathText)>,
+    ApiJson(body): ApiJson<AcknowledgeBody>,
+) -> Result<Json<IncidentView>, ApiError> {
+    let number: u64 = number
+        .parse()
+        .map_err(|_| ApiError::validation("number", "an incident number"))?;
+    let (home, _, _) = security_for(
+        &state,
+        &caller,
+        body.tenant_id,
+        property_id,
+        SecurityAccess::Control,
+    )
+    .await?;
+    let person = caller
+        .user_id()
+        .ok_or_else(|| ApiError::forbidden("a resident acknowledges, not a key"))?;
+    let repo = Security(&*state.store);
+    for _ in 0..WRITE_ATTEMPTS {
+        let Some(read) = repo.get(home.tenant_id, home.id).await? else {
+            return Err(ApiError::not_found("no such incident"));
+        };
+        let mut next = read.clone();
+        match next.state.acknowledge(number, person.0) {
+            Ok(()) => {}
+            Err(Refusal::NoIncident) => {
+                return Err(ApiError::not_found(
+                    "no such incident (only the latest is acknowledged)",
+                ));
+            }
+            Err(Refusal::AlreadyAcknowledged { .. }) => {
+                return Err(ApiError::conflict(
+                    "another resident acknowledged this incident",
+                ));
+            }
+            Err(other) => return Err(ApiError::conflict(other.to_string())),
+        }
+        let now = state.clock.now();
+        let incident = next
+            .state
+            .incident
+            .clone()
+            .ok_or_else(|| ApiError::not_found("no such incident"))?;
+        let kept = incident_write(&IncidentRecord {
+            tenant_id: home.tenant_id,
+            property_id: home.id,
+            incident: incident.clone(),
+            updated_at: now,
+        })?;
+        match commit(&state, &home, Some(&read), next, &[], vec![kept], now).await {
+            Ok(_) => return Ok(Json(IncidentView::from(&incident))),
+            Err(SecurityError::Changed) => continue,
+            Err(SecurityError::Store(e)) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::conflict(
+        "the home's security kept changing; try again",
+    ))
+}

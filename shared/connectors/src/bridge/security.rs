@@ -1,0 +1,119 @@
+//! Things for home security on the bridge (spec I's families), so arming,
+//! readiness and selections are tested for real: a motion sensor, a door
+//! contact, a window's vibration sensor, a camera with detection and one
+//! without, a lock with an external keypad and a siren.
+//! [`VirtualBridge::add_security_things`] adds them; their state changes
+//! with [`VirtualBridge::set_state`] (a door opened:
+//! `set_state("door-front", "sensor.contact", "open", true)`).
+
+use alyt_domain::device::{DeviceCapability, Lenient};
+use alyt_domain::integration::EndpointKind;
+use serde_json::json;
+
+use super::{VirtualBridge, capabilities, object};
+use crate::DiscoveredThing;
+
+fn thing(
+    external_id: &str,
+    kind: EndpointKind,
+    name: &str,
+    room: &str,
+    set: &[DeviceCapability],
+    features: &[&str],
+    state: serde_json::Value,
+) -> DiscoveredThing {
+    DiscoveredThing {
+        external_id: external_id.into(),
+        kind: Lenient::Known(kind),
+        name: name.into(),
+        room: Some(room.into()),
+        address: None,
+        capability_set: capabilities(set),
+        capabilities: None,
+        features: features.iter().map(|f| f.to_string()).collect(),
+        state: object(state),
+    }
+}
+
+/// The security things: their external ids are `motion-hall`,
+/// `door-front`, `window-bedroom`, `camera-garden` (detects people),
+/// `camera-garage` (no detection), `lock-front` (external keypad) and
+/// `siren-hall`.
+pub fn security_things() -> Vec<DiscoveredThing> {
+    use DeviceCapability as C;
+    use EndpointKind::{Other, Sensor};
+    vec![
+        thing(
+            "motion-hall",
+            Sensor,
+            "Hall motion",
+            "Hall",
+            &[C::Sensor],
+            &["motion"],
+            json!({ "sensor.motion": { "motion": false } }),
+        ),
+        thing(
+            "door-front",
+            Sensor,
+            "Front door",
+            "Hall",
+            &[C::Sensor],
+            &["contact"],
+            json!({ "sensor.contact": { "open": false } }),
+        ),
+        thing(
+            "window-bedroom",
+            Sensor,
+            "Bedroom window",
+            "Bedroom",
+            &[C::Sensor],
+            &["vibration"],
+            json!({ "sensor.vibration": { "vibration": false } }),
+        ),
+        thing(
+            "camera-garden",
+            Other,
+            "Garden camera",
+            "Garden",
+            &[C::Camera],
+            &["person"],
+            json!({ "camera": { "streaming": true, "privacy": false } }),
+        ),
+        thing(
+            "camera-garage",
+            Other,
+            "Garage camera",
+            "Garden",
+            &[C::Camera],
+            &[],
+            json!({ "camera": { "streaming": true, "privacy": false } }),
+        ),
+        thing(
+            "lock-front",
+            Other,
+            "Front lock",
+            "Hall",
+            &[C::Lock],
+            &["keypad"],
+            json!({ "lock": { "locked": true, "jammed": false } }),
+        ),
+        thing(
+            "siren-hall",
+            Other,
+            "Hall siren",
+            "Hall",
+            &[C::Switch],
+            &["siren"],
+            json!({ "switch": { "power": false } }),
+        ),
+    ]
+}
+
+impl VirtualBridge {
+    /// Adds [`security_things`].
+    pub fn add_security_things(&self) {
+        for thing in security_things() {
+            self.add_thing(thing);
+        }
+    }
+}

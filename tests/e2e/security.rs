@@ -1,0 +1,417 @@
+//! Home security over HTTP (issue 20, first slice): the status with every
+//! thing security uses (by capabilities and features), readiness with what
+//! blocks each mode, arming with the reviewed revision and generation, the
+//! exit countdown, a change between armed modes at once, Off that a stale
+//! generation cannot send, a repeated request answered the same and a
+//! reused request id refused, settings and selections only while Off (an
+//! exclusion surviving rediscovery), and who may do what.
+
+use std::time::Duration;
+
+use alyt_tests::TestPlatform;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::endpoints::{Installed, endpoints_by_name, install_bridge};
+
+async fn status(t: &TestPlatform, i: &Installed) -> Value {
+    let (code, body) = t
+        .get_json(
+            &format!("/home-security/{}?tenantId={}", i.property, i.tenant),
+            Some(i.token()),
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+    body
+}
+
+fn thing<'a>(status: &'a Value, name: &str) -> &'a Value {
+    status["things"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no {name:?} in {status}"))
+}
+
+async fn mode(t: &TestPlatform, i: &Installed, body: Value) -> (u16, Value) {
+    let mut body = body;
+    body["tenantId"] = json!(i.tenant);
+    t.post_json(
+        &format!("/home-security/{}/mode", i.property),
+        Some(i.token()),
+        body,
+    )
+    .await
+}
+
+fn arm(mode: &str, revision: u64, generation: u64) -> Value {
+    json!({ "mode": mode, "requestId": Uuid::new_v4(), "revision": revision, "generation": generation })
+}
+
+async fn refresh(t: &TestPlatform, i: &Installed, endpoint: &str) {
+    let (code, body) = t
+        .post_json(
+            &format!("/endpoints/{endpoint}/refresh?tenantId={}", i.tenant),
+            Some(i.token()),
+            json!({}),
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+}
+
+async fn patch_settings(t: &TestPlatform, i: &Installed, body: Value) -> (u16, Value) {
+    let mut body = body;
+    body["tenantId"] = json!(i.tenant);
+    t.send_json(
+        "PATCH",
+        &format!("/home-security/{}/settings", i.property),
+        Some(i.token()),
+        Some(body),
+    )
+    .await
+}
+
+async fn discover(t: &TestPlatform, i: &Installed) {
+    let (code, body) = t
+        .post_json(
+            &format!("/integrations/{}/discover", i.integration),
+            Some(i.token()),
+            json!({ "tenantId": i.tenant, "propertyId": i.property }),
+        )
+        .await;
+    assert_eq!(code, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_home_arms_and_turns_off_with_every_check() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "security@example.com").await;
+    i.bridge.add_security_things();
+    discover(&t, &i).await;
+    let things = endpoints_by_name(&t, &i).await;
+    let door = things["Front door"]["id"].as_str().unwrap().to_owned();
+    let garage = things["Garage camera"]["id"].as_str().unwrap().to_owned();
+
+    // What security sees, by capabilities and features.
+    let s = status(&t, &i).await;
+    assert_eq!(s["authority"], "builtin");
+    assert_eq!(
+        (s["requestedMode"].as_str(), s["confirmedMode"].as_str()),
+        (Some("off"), Some("off"))
+    );
+    assert_eq!(
+        (s["revision"].as_u64(), s["generation"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(s["access"], "configure");
+    assert_eq!(thing(&s, "Front door")["enrolled"], json!(["contact"]));
+    assert_eq!(thing(&s, "Hall motion")["enrolled"], json!(["motion"]));
+    assert_eq!(
+        thing(&s, "Bedroom window")["enrolled"],
+        json!(["vibration"])
+    );
+    assert_eq!(thing(&s, "Garden camera")["enrolled"], json!(["camera"]));
+    let plain = thing(&s, "Garage camera");
+    assert_eq!(plain["camera"], true);
+    assert_eq!(
+        plain["enrolled"],
+        json!([]),
+        "a camera without detection stays a camera"
+    );
+    assert_eq!(plain["signals"], json!(["camera"]));
+    let lock = thing(&s, "Front lock");
+    assert_eq!(
+        (lock["lock"].as_bool(), lock["keypad"].as_bool()),
+        (Some(true), Some(true))
+    );
+    assert_eq!(lock["enrolled"], json!([]), "a lock is an access device");
+    let siren = thing(&s, "Hall siren");
+    assert_eq!(siren["outputs"], json!(["siren"]));
+    assert_eq!(siren["enrolled"], json!([]), "a siren is an output only");
+    assert_eq!(thing(&s, "Hall lamp")["outputs"], json!(["light"]));
+    assert_eq!(
+        thing(&s, "Living room speaker")["outputs"],
+        json!(["speaker"])
+    );
+    assert_eq!(s["readiness"]["away"]["ready"], true, "{s}");
+
+    // An open door blocks every mode that watches it, and is named.
+    assert!(
+        i.bridge
+            .set_state("door-front", "sensor.contact", "open", json!(true))
+    );
+    refresh(&t, &i, &door).await;
+    let s = status(&t, &i).await;
+    assert_eq!(s["readiness"]["away"]["ready"], false);
+    assert_eq!(
+        s["readiness"]["home"]["blockers"],
+        json!([{ "thingId": door, "name": "Front door", "signal": "contact", "why": "open" }])
+    );
+    let first = arm("away", 0, 0);
+    let (code, refused) = mode(&t, &i, first.clone()).await;
+    assert_eq!(code, 409, "{refused}");
+    assert!(
+        refused["type"]
+            .as_str()
+            .unwrap()
+            .ends_with("security-refused")
+    );
+    assert!(
+        refused["detail"].as_str().unwrap().contains("front door"),
+        "{refused}"
+    );
+    // The same request again answers the same; its id with another body is
+    // refused; nothing changed.
+    let (code, again) = mode(&t, &i, first.clone()).await;
+    assert_eq!((code, &again), (409, &refused));
+    let mut other = first.clone();
+    other["mode"] = json!("home");
+    let (code, reused) = mode(&t, &i, other).await;
+    assert_eq!(code, 409, "{reused}");
+    assert!(
+        reused["type"]
+            .as_str()
+            .unwrap()
+            .ends_with("request-id-reused")
+    );
+    assert_eq!(status(&t, &i).await["requestedMode"], "off");
+
+    // Bypassing the door arms; the exit countdown runs (30 s by default).
+    let mut bypassed = arm("away", 0, 0);
+    bypassed["bypass"] = json!([{ "kind": "endpoint", "id": door }]);
+    let (code, s) = mode(&t, &i, bypassed.clone()).await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(
+        (s["requestedMode"].as_str(), s["confirmedMode"].as_str()),
+        (Some("away"), Some("off"))
+    );
+    assert_eq!(s["generation"], 1);
+    assert!(s["exitUntil"].is_string(), "{s}");
+    let (code, repeated) = mode(&t, &i, bypassed).await;
+    assert_eq!(
+        (code, &repeated),
+        (200, &s),
+        "a repeat answers what the first got"
+    );
+    // No configuration while arming.
+    let (code, problem) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
+    assert_eq!(code, 409, "{problem}");
+    // Off with a stale generation cannot end it; with its own it does.
+    let (code, stale) = mode(&t, &i, arm("off", 0, 0)).await;
+    assert_eq!(code, 409, "{stale}");
+    assert!(
+        stale["detail"].as_str().unwrap().contains("generation 1"),
+        "{stale}"
+    );
+    let (code, s) = mode(&t, &i, arm("off", 0, 1)).await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(
+        (s["requestedMode"].as_str(), s["confirmedMode"].as_str()),
+        (Some("off"), Some("off"))
+    );
+
+    // Settings: a new revision, which the next arming must carry.
+    let bedroom = things["Bedroom window"]["roomId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (code, s) = patch_settings(
+        &t,
+        &i,
+        json!({ "exitDelaySeconds": 1, "sleepingRooms": [bedroom] }),
+    )
+    .await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["revision"], 1);
+    assert_eq!(s["settings"]["exitDelaySeconds"], 1);
+    let (code, problem) = patch_settings(&t, &i, json!({ "entryDelaySeconds": 301 })).await;
+    assert_eq!(code, 400, "{problem}");
+    assert_eq!(problem["field"], "entryDelaySeconds");
+    let (code, problem) =
+        patch_settings(&t, &i, json!({ "sleepingRooms": [Uuid::new_v4()] })).await;
+    assert_eq!(
+        (code, problem["field"].as_str()),
+        (400, Some("sleepingRooms"))
+    );
+    let (code, stale) = mode(&t, &i, arm("away", 0, 1)).await;
+    assert_eq!(code, 409, "{stale}");
+    assert!(
+        stale["detail"].as_str().unwrap().contains("revision 1"),
+        "{stale}"
+    );
+
+    // The door closed: Away arms after the one-second countdown.
+    assert!(
+        i.bridge
+            .set_state("door-front", "sensor.contact", "open", json!(false))
+    );
+    refresh(&t, &i, &door).await;
+    let (code, s) = mode(&t, &i, arm("away", 1, 1)).await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["confirmedMode"], "off");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let s = status(&t, &i).await;
+    assert_eq!(
+        (s["requestedMode"].as_str(), s["confirmedMode"].as_str()),
+        (Some("away"), Some("away"))
+    );
+    assert!(
+        s["armedSince"].is_string() && s["exitUntil"].is_null(),
+        "{s}"
+    );
+    assert_eq!(s["generation"], 2);
+    // From Away to Home: at once, same armed period.
+    let (code, s) = mode(&t, &i, arm("home", 1, 2)).await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(
+        (s["requestedMode"].as_str(), s["confirmedMode"].as_str()),
+        (Some("home"), Some("home"))
+    );
+    assert_eq!(s["generation"], 2);
+    let (code, _) = mode(&t, &i, arm("off", 1, 2)).await;
+    assert_eq!(code, 200);
+
+    // Selections: include the plain camera, exclude the door; the exclusion
+    // survives rediscovery.
+    let select = |kind: &'static str, id: String, selection: &'static str| {
+        let t = &t;
+        let i = &i;
+        async move {
+            t.send_json(
+                "PUT",
+                &format!("/home-security/{}/devices/{kind}/{id}", i.property),
+                Some(i.token()),
+                Some(json!({ "tenantId": i.tenant, "selection": selection })),
+            )
+            .await
+        }
+    };
+    let (code, s) = select("endpoint", garage.clone(), "include").await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(thing(&s, "Garage camera")["enrolled"], json!(["camera"]));
+    let (code, s) = select("endpoint", door.clone(), "exclude").await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["revision"], 3);
+    discover(&t, &i).await;
+    let s = status(&t, &i).await;
+    assert_eq!(thing(&s, "Front door")["selection"], "exclude");
+    assert_eq!(thing(&s, "Front door")["enrolled"], json!([]));
+    let (code, _) = select("device", door.clone(), "include").await;
+    assert_eq!(code, 404, "the kind must match the thing");
+    let (code, problem) = select("robot", door, "include").await;
+    assert_eq!((code, problem["field"].as_str()), (400, Some("kind")));
+
+    // The household heard every move; no incident yet.
+    let (code, heard) = t
+        .get_json(
+            &format!(
+                "/notifications?tenantId={}&propertyId={}&limit=50",
+                i.tenant, i.property
+            ),
+            Some(i.token()),
+        )
+        .await;
+    assert_eq!(code, 200, "{heard}");
+    let kinds: Vec<&str> = heard["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["kind"].as_str())
+        .filter(|k| k.starts_with("security."))
+        .collect();
+    for kind in ["security.arming", "security.armed", "security.off"] {
+        assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
+    }
+    let (code, incidents) = t
+        .get_json(
+            &format!(
+                "/home-security/{}/incidents?tenantId={}",
+                i.property, i.tenant
+            ),
+            Some(i.token()),
+        )
+        .await;
+    assert_eq!((code, &incidents["items"]), (200, &json!([])));
+    let (code, _) = t
+        .post_json(
+            &format!("/home-security/{}/incidents/1/acknowledge", i.property),
+            Some(i.token()),
+            json!({ "tenantId": i.tenant }),
+        )
+        .await;
+    assert_eq!(code, 404);
+}
+
+/// Who may read, control and configure a home's security.
+#[tokio::test]
+async fn members_control_owners_configure_and_keys_have_no_access() {
+    use alyt_tests::principals::{Principals, Who};
+
+    let t = TestPlatform::start_with(|config| config.rate_limit.quota = 100_000).await;
+    let p = Principals::seed(&t).await;
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (tenant, home) = (first.tenant_id.to_string(), first.property_id.to_string());
+    let read = format!("/home-security/{home}?tenantId={tenant}");
+    let set = format!("/home-security/{home}/mode");
+    let configure = format!("/home-security/{home}/settings");
+    let cases = [
+        (Who::Anonymous, 401, 401, 401),
+        (Who::HouseholdOwner, 200, 200, 200),
+        (Who::HouseholdMember, 200, 200, 403),
+        (Who::HouseholdGuest, 200, 403, 403),
+        (Who::TenantAdmin, 200, 200, 200),
+        (Who::TenantInstaller, 200, 403, 403),
+        // The first owner is also the first tenant's ADMIN.
+        (Who::PlatformOwner, 200, 200, 200),
+        (Who::PlatformStaff, 200, 403, 403),
+        (Who::PlatformSupport, 200, 403, 403),
+        (Who::DeveloperSession, 404, 404, 404),
+        (Who::DevKey, 404, 404, 404),
+    ];
+    for (who, reads, controls, configures) in cases {
+        let (code, body) = t.get_json(&read, p.token(who)).await;
+        assert_eq!(code, reads, "{who:?} reads: {body}");
+        // Off with the current generation: allowed to whoever controls.
+        let (code, body) = t
+            .post_json(
+                &set,
+                p.token(who),
+                json!({ "tenantId": tenant, "mode": "off", "requestId": Uuid::new_v4(), "revision": 0, "generation": 0 }),
+            )
+            .await;
+        assert_eq!(code, controls, "{who:?} controls: {body}");
+        let (code, body) = t
+            .send_json(
+                "PATCH",
+                &configure,
+                p.token(who),
+                Some(json!({ "tenantId": tenant, "exitDelaySeconds": 20 })),
+            )
+            .await;
+        assert_eq!(code, configures, "{who:?} configures: {body}");
+    }
+    // A developer's key in its own sandbox: no home-security access at all.
+    let dev = &p.developer;
+    let (_, homes) = t
+        .get_json(
+            &format!("/properties?tenantId={}", dev.sandbox_tenant_id),
+            Some(&dev.access_token),
+        )
+        .await;
+    let sandbox_home = homes["items"][0]["id"].as_str().unwrap();
+    let path = format!(
+        "/home-security/{sandbox_home}?tenantId={}",
+        dev.sandbox_tenant_id
+    );
+    let (code, _) = t.get_json(&path, Some(&dev.access_token)).await;
+    assert_eq!(code, 200, "the developer acts as the sandbox's ADMIN");
+    let (code, problem) = t.get_json(&path, p.token(Who::DevKey)).await;
+    assert_eq!(code, 403, "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no home-security access")
+    );
+}
