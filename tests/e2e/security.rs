@@ -415,3 +415,179 @@ async fn members_control_owners_configure_and_keys_have_no_access() {
             .contains("no home-security access")
     );
 }
+
+async fn incidents(t: &TestPlatform, i: &Installed) -> Vec<Value> {
+    let (code, page) = t
+        .get_json(
+            &format!(
+                "/home-security/{}/incidents?tenantId={}",
+                i.property, i.tenant
+            ),
+            Some(i.token()),
+        )
+        .await;
+    assert_eq!(code, 200, "{page}");
+    page["items"].as_array().unwrap().clone()
+}
+
+/// The armed home once the one-second exit countdown is over.
+async fn armed(t: &TestPlatform, i: &Installed, mode_name: &str) -> Value {
+    let s = status(t, i).await;
+    let (code, armed) = mode(
+        t,
+        i,
+        arm(
+            mode_name,
+            s["revision"].as_u64().unwrap(),
+            s["generation"].as_u64().unwrap(),
+        ),
+    )
+    .await;
+    assert_eq!(code, 200, "{armed}");
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    let s = status(t, i).await;
+    assert_eq!(s["confirmedMode"], mode_name, "{s}");
+    s
+}
+
+async fn off(t: &TestPlatform, i: &Installed) -> Value {
+    let s = status(t, i).await;
+    let (code, s) = mode(t, i, arm("off", 0, s["generation"].as_u64().unwrap())).await;
+    assert_eq!(code, 200, "{s}");
+    s
+}
+
+#[tokio::test]
+async fn detections_open_incidents_that_off_clears_and_entry_delays_hold_the_alarm() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "security-incidents@example.com").await;
+    i.bridge.add_security_things();
+    discover(&t, &i).await;
+    let things = endpoints_by_name(&t, &i).await;
+    let motion = things["Hall motion"]["id"].as_str().unwrap().to_owned();
+    let door = things["Front door"]["id"].as_str().unwrap().to_owned();
+    let (code, s) = patch_settings(
+        &t,
+        &i,
+        json!({ "exitDelaySeconds": 1, "entryDelaySeconds": 1 }),
+    )
+    .await;
+    assert_eq!(code, 200, "{s}");
+
+    // Motion while Off is nothing.
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    assert!(status(&t, &i).await["incident"].is_null());
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(false))
+    );
+    refresh(&t, &i, &motion).await;
+
+    // Armed Away: motion sounds the alarm at once, once.
+    armed(&t, &i, "away").await;
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    refresh(&t, &i, &motion).await;
+    let s = status(&t, &i).await;
+    let incident = &s["incident"];
+    assert_eq!(incident["state"], "alarm", "{s}");
+    assert_eq!(incident["thingId"], motion.as_str());
+    assert_eq!(incident["signal"], "motion");
+    assert_eq!(incident["alarmed"], true);
+    assert_eq!(incidents(&t, &i).await.len(), 1);
+    // Acknowledged by one resident (again by the same is fine); separate
+    // from Off: the home stays armed.
+    let number = incident["number"].as_u64().unwrap();
+    let ack = format!(
+        "/home-security/{}/incidents/{number}/acknowledge",
+        i.property
+    );
+    let (code, acked) = t
+        .post_json(&ack, Some(i.token()), json!({ "tenantId": i.tenant }))
+        .await;
+    assert_eq!(code, 200, "{acked}");
+    assert!(acked["acknowledgedBy"].is_string(), "{acked}");
+    let (code, _) = t
+        .post_json(&ack, Some(i.token()), json!({ "tenantId": i.tenant }))
+        .await;
+    assert_eq!(code, 200);
+    assert_eq!(status(&t, &i).await["confirmedMode"], "away");
+    // Off clears it; no output was changed, so nothing waits to restore.
+    let s = off(&t, &i).await;
+    assert!(s["incident"].is_null(), "{s}");
+    assert_eq!(s["restorationPending"], false);
+    let history = incidents(&t, &i).await;
+    assert_eq!(history[0]["state"], "cleared", "{history:?}");
+    assert!(history[0]["acknowledgedBy"].is_string());
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(false))
+    );
+    refresh(&t, &i, &motion).await;
+
+    // The front door is an entry: the alarm waits the entry delay, and Off
+    // before its end cancels it without an alarm.
+    armed(&t, &i, "home").await;
+    assert!(
+        i.bridge
+            .set_state("door-front", "sensor.contact", "open", json!(true))
+    );
+    refresh(&t, &i, &door).await;
+    let s = status(&t, &i).await;
+    assert_eq!(s["incident"]["state"], "entry", "{s}");
+    assert!(s["incident"]["alarmAt"].is_string());
+    let s = off(&t, &i).await;
+    assert!(s["incident"].is_null());
+    let history = incidents(&t, &i).await;
+    assert_eq!(
+        (
+            history[0]["state"].as_str(),
+            history[0]["alarmed"].as_bool()
+        ),
+        (Some("cleared"), Some(false))
+    );
+    assert!(
+        i.bridge
+            .set_state("door-front", "sensor.contact", "open", json!(false))
+    );
+    refresh(&t, &i, &door).await;
+
+    // Not turned off in time: the sweep sounds the alarm when the delay
+    // ends, without anyone reading the home.
+    armed(&t, &i, "home").await;
+    assert!(
+        i.bridge
+            .set_state("door-front", "sensor.contact", "open", json!(true))
+    );
+    refresh(&t, &i, &door).await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let history = incidents(&t, &i).await;
+    assert_eq!(history.len(), 3);
+    assert_eq!(history[0]["state"], "alarm", "{history:?}");
+    let (_, heard) = t
+        .get_json(
+            &format!(
+                "/notifications?tenantId={}&propertyId={}&limit=100",
+                i.tenant, i.property
+            ),
+            Some(i.token()),
+        )
+        .await;
+    let kinds: Vec<&str> = heard["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["kind"].as_str())
+        .collect();
+    for kind in ["security.alarm", "security.entry", "security.alarm-stopped"] {
+        assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
+    }
+    off(&t, &i).await;
+}

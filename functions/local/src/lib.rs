@@ -330,15 +330,23 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     state.deliver_after_response = true;
     let reset_mails = alyt_api::groups::developers::account::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
-    // The routine runner: scheduled occurrences start once, runs go on
-    // after their delays and waits.
+    // The household's timers: the routine runner (scheduled occurrences
+    // start once, runs go on after their delays and waits) and home
+    // security's countdowns.
     let runner_state = state.clone();
+    let security = alyt_security::HomeSecurity::new(store.clone(), clock.clone());
     tasks.push(periodic::spawn(
         Beat::every(config.routine_runner_every),
         on_shutdown.clone(),
         move || {
             let state = runner_state.clone();
+            let security = security.clone();
             async move {
+                match security.sweep().await {
+                    Ok(report) if report.due > 0 => tracing::debug!(?report, "security countdowns"),
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "the security sweep failed"),
+                }
                 use alyt_api::groups::homes::routines::runner::{PASS_BUDGET, pass};
                 let until = tokio::time::Instant::now() + PASS_BUDGET;
                 match pass(&state, until).await {

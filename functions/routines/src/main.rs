@@ -1,4 +1,4 @@
-//! Lambda entry of the routine runner. A routine's steps are the household's
+//! Lambda entry of the routine runner (and home security's countdowns). A routine's steps are the household's
 //! own operations (thing commands, room actions, music through connectors),
 //! so the runner links the API crate and runs them through the same code as
 //! a request does; it serves no HTTP.
@@ -39,10 +39,21 @@ async fn main() -> Result<(), Error> {
             let until = tokio::time::Instant::now() + remaining.saturating_sub(LAST_STEP_ROOM);
             let mut total = RunnerReport::default();
             let mut failed_passes = 0u32;
+            let security =
+                alyt_security::HomeSecurity::new(state.store.clone(), state.clock.clone());
             alyt_aws::lambda::passes_until(
                 until,
                 PASS_EVERY,
-                || pass(state, until),
+                || {
+                    let security = security.clone();
+                    async move {
+                        // Home security's countdowns end on the same beat.
+                        if let Err(e) = security.sweep().await {
+                            tracing::warn!(error = %e, "the security sweep failed");
+                        }
+                        pass(state, until).await
+                    }
+                },
                 |report| match report {
                     Ok(r) => {
                         total.started += r.started;

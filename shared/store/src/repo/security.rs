@@ -5,7 +5,8 @@
 //! * the home's security `TENANT#{t}` / `SECURITY#{p}`: its state (mode,
 //!   armed period, open incident, restoration), settings and per-thing
 //!   selections; every change a put conditioned on `rev` (or on being
-//!   absent, the first).
+//!   absent, the first). While a countdown runs (exit or entry), in gsi2
+//!   `SECURITYDUE` / `{due µs:020}#{p}`: the sweep ends it on time.
 //! * a mode request `SECREQ#{p}#{requestId}` / `REQUEST`: the body's
 //!   fingerprint and the answer given, kept a day (`ttl`), written in the
 //!   transaction of the change it made (or alone for a refusal), so a
@@ -24,8 +25,14 @@ use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
+use super::history::micros;
 use super::ts;
-use crate::{Condition, Item, Key, ListScope, PageKey, Store, StoreError, TxWrite};
+use crate::{
+    Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError, TxWrite,
+};
+
+/// The sweep's index partition.
+const DUE: &str = "SECURITYDUE";
 
 /// How long a mode request's answer is kept for repeats.
 pub const REQUEST_KEPT: Duration = Duration::days(1);
@@ -48,6 +55,18 @@ pub struct SecurityRecord {
 }
 
 impl SecurityRecord {
+    /// When a countdown of this home ends (none runs: none).
+    pub fn due(&self) -> Option<OffsetDateTime> {
+        let entry = self.state.incident.as_ref().and_then(|i| match i.state {
+            alyt_domain::security::machine::IncidentState::Entry { alarm_at } => Some(alarm_at),
+            _ => None,
+        });
+        match (self.state.exit_until, entry) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// A home's security before anyone touched it: Off, the defaults.
     pub fn new(tenant: TenantId, property: PropertyId, now: OffsetDateTime) -> Self {
         Self {
@@ -128,7 +147,14 @@ pub fn security_write(
         None => Condition::item_absent(),
         Some(read) => Condition::item_present().and(Condition::eq("rev", read.rev)),
     };
-    let item = Item::from_record(security_key(next.tenant_id, next.property_id), &next)?;
+    let mut item = Item::from_record(security_key(next.tenant_id, next.property_id), &next)?;
+    if let Some(due) = next.due() {
+        item.set(Index::Gsi2.pk_attr(), DUE);
+        item.set(
+            Index::Gsi2.sk_attr(),
+            format!("{}#{}", micros(due), next.property_id),
+        );
+    }
     Ok((
         TxWrite::Put {
             item,
@@ -177,6 +203,25 @@ impl Security<'_> {
             .await?
             .map(|i| i.to_record())
             .transpose()
+    }
+
+    /// Up to `limit` homes whose countdown is due by `now`, the longest due
+    /// first. One index query.
+    pub async fn due(
+        &self,
+        now: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<SecurityRecord>, StoreError> {
+        let until = format!("{}~", micros(now));
+        self.0
+            .query(
+                Query::on_index(Index::Gsi2, DUE)
+                    .sort(SortKey::Le(until))
+                    .limit(limit),
+            )
+            .await?
+            .records()
+            .map(|(due, _)| due)
     }
 
     /// The answer a request id got. One get.

@@ -352,6 +352,19 @@ pub(crate) async fn store_check(
     endpoint: EndpointRecord,
     read_back: Option<Map<String, Value>>,
 ) -> Result<EndpointRecord, ApiError> {
+    let before = endpoint.clone();
+    let stored = check_stored(state, endpoint, read_back).await?;
+    if stored.state != before.state {
+        crate::groups::security::endpoint_detections(state, &before, &stored).await;
+    }
+    Ok(stored)
+}
+
+async fn check_stored(
+    state: &AppState,
+    endpoint: EndpointRecord,
+    read_back: Option<Map<String, Value>>,
+) -> Result<EndpointRecord, ApiError> {
     rewrite_endpoint(state, endpoint, |stored, next| {
         let now = state.clock.now();
         next.checked_at = Some(now);

@@ -39,7 +39,7 @@ pub struct Inventory {
 
 /// The state key a signal is read from, and the value that means
 /// "detecting" (a contact that is open).
-fn state_key(signal: Signal) -> (&'static str, &'static str) {
+pub(crate) fn state_key(signal: Signal) -> (&'static str, &'static str) {
     match signal {
         Signal::Motion => ("sensor.motion", "motion"),
         Signal::Contact => ("sensor.contact", "open"),

@@ -25,7 +25,7 @@
 //! Time: the exit and entry countdowns end when the home is next read or
 //! changed (issue 20's sweep slice moves them on their own).
 
-mod inventory;
+pub(crate) mod inventory;
 
 use std::collections::BTreeSet;
 
@@ -34,16 +34,11 @@ use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::room::{PinnedThing, PinnedThingKind};
 use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::{Output, Selection};
-use alyt_domain::security::machine::{
-    BlockReason, Effect, IncidentState, ModeRequest, OffCause, Refusal,
-};
+use alyt_domain::security::machine::{BlockReason, IncidentState, ModeRequest, Refusal};
 use alyt_domain::security::{MAX_DELAY_SECONDS, Mode, Settings, Signal};
-use alyt_events::PlatformEvent;
-use alyt_store::TxWrite;
-use alyt_store::repo::notifications::{NotificationRecord, notification_item};
+use alyt_security::{HomeSecurity, KeepError, WRITE_ATTEMPTS};
 use alyt_store::repo::security::{
-    IncidentRecord, ModeRequestRecord, Security, SecurityError, SecurityRecord, home_incidents,
-    incident_write, request_write, security_write,
+    ModeRequestRecord, Security, SecurityError, SecurityRecord, home_incidents, request_write,
 };
 use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
@@ -78,9 +73,6 @@ pub fn routes() -> Operations {
     )
 }
 
-/// Attempts of a change against a record that keeps moving.
-const WRITE_ATTEMPTS: usize = 5;
-
 /// The home, its security (ticked to now and stored when time moved it)
 /// and the caller's access, when the caller has `needed`.
 async fn security_for(
@@ -100,172 +92,70 @@ async fn security_for(
             _ => "home security is controlled by the household's members and owners",
         }));
     }
-    let record = current(state, &home).await?;
+    let record = keeper(state).current(&home).await.map_err(kept)?;
     Ok((home, record, access))
 }
 
-/// The home's security as of now: countdowns that ended are applied and
-/// stored (with what they announce).
-async fn current(state: &AppState, home: &PropertyRecord) -> Result<SecurityRecord, ApiError> {
-    for _ in 0..WRITE_ATTEMPTS {
-        let read = Security(&*state.store).get(home.tenant_id, home.id).await?;
-        let mut next = read
-            .clone()
-            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, state.clock.now()));
-        let now = state.clock.now();
-        let effects = next.state.tick(now);
-        if effects.is_empty() {
-            return Ok(next);
-        }
-        match commit(state, home, read.as_ref(), next, &effects, Vec::new(), now).await {
-            Ok(written) => return Ok(written),
-            Err(SecurityError::Changed) => continue,
-            Err(SecurityError::Store(e)) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::conflict(
-        "the home's security kept changing; try again",
-    ))
-}
-
-/// Writes `next` in place of `read` with the announcements of `effects`
-/// (notifications to the household, incidents) and `extra`, in one
-/// transaction.
-async fn commit(
+/// An endpoint's state moved from `before` to `after`: each detection
+/// signal of its families that rose (motion, an opened contact, vibration,
+/// a camera's motion) is a detection for its home's security. Best effort:
+/// a failure is logged, the endpoint's own change stands.
+pub(crate) async fn endpoint_detections(
     state: &AppState,
-    home: &PropertyRecord,
-    read: Option<&SecurityRecord>,
-    mut next: SecurityRecord,
-    effects: &[Effect],
-    extra: Vec<TxWrite>,
-    now: OffsetDateTime,
-) -> Result<SecurityRecord, SecurityError> {
-    next.updated_at = now;
-    let (write, written) = security_write(read, &next)?;
-    let mut writes = vec![write];
-    writes.extend(extra);
-    writes.extend(announcements(state, home, &written, effects, now)?);
-    Security(&*state.store).write(writes).await?;
-    Ok(written)
-}
-
-/// The notifications (with their `notification.raised` events) and
-/// incident records `effects` call for.
-fn announcements(
-    state: &AppState,
-    home: &PropertyRecord,
-    record: &SecurityRecord,
-    effects: &[Effect],
-    now: OffsetDateTime,
-) -> Result<Vec<TxWrite>, alyt_store::StoreError> {
-    let mut writes = Vec::new();
-    let mut events = Vec::new();
-    for effect in effects {
-        let (kind, title, body) = match effect {
-            Effect::ExitCountdown { until } => (
-                "security.arming",
-                "Arming".to_owned(),
-                format!("{} arms at {until}", home.name),
-            ),
-            Effect::Armed { mode, .. } => (
-                "security.armed",
-                format!("Armed: {}", mode_word(*mode)),
-                format!("{} is armed ({})", home.name, mode_word(*mode)),
-            ),
-            Effect::Off { cause, .. } => (
-                "security.off",
-                "Security off".to_owned(),
-                format!("{} was turned off ({})", home.name, off_word(*cause)),
-            ),
-            Effect::EntryCountdown { alarm_at, .. } => (
-                "security.entry",
-                "Entry detected".to_owned(),
-                format!(
-                    "Turn {} off before {alarm_at} or the alarm sounds",
-                    home.name
-                ),
-            ),
-            Effect::Alarm { .. } => (
-                "security.alarm",
-                "Alarm".to_owned(),
-                format!("The alarm sounds in {}", home.name),
-            ),
-            Effect::StopAlarm { .. } => (
-                "security.alarm-stopped",
-                "Alarm stopped".to_owned(),
-                format!(
-                    "The alarm in {} stopped; outputs are being restored",
-                    home.name
-                ),
-            ),
-            Effect::ArmPrompt => (
-                "security.arm-prompt",
-                "Arm the home?".to_owned(),
-                format!("{} was locked from its keypad; arm it?", home.name),
-            ),
-            Effect::AuthoritySwitched { .. } => (
-                "security.authority",
-                "Security authority changed".to_owned(),
-                format!("Another engine now runs security for {}", home.name),
-            ),
-        };
-        let notification = NotificationRecord {
-            id: Uuid::now_v7(),
-            tenant_id: home.tenant_id,
-            property_id: Some(home.id),
-            client_id: Some(home.client_id),
-            kind: kind.into(),
-            title,
-            body,
-            device_id: None,
-            at: now,
-        };
-        events.push(PlatformEvent::NotificationRaised(notification.raised()));
-        writes.push(TxWrite::Put {
-            item: notification_item(&notification)?,
-            condition: None,
-        });
+    before: &alyt_store::repo::integrations::EndpointRecord,
+    after: &alyt_store::repo::integrations::EndpointRecord,
+) {
+    let families =
+        alyt_domain::security::enrolment::families(&after.known_capabilities(), &after.features);
+    let detecting = |record: &alyt_store::repo::integrations::EndpointRecord, signal| {
+        let (capability, key) = inventory::state_key(signal);
+        record.state.get(capability).and_then(|c| c.get(key)) == Some(&Value::Bool(true))
+    };
+    let rose: Vec<Signal> = families
+        .signals
+        .union(&families.includable)
+        .copied()
+        .filter(|s| detecting(after, *s) && !detecting(before, *s))
+        .collect();
+    if rose.is_empty() {
+        return;
     }
-    if let Some(incident) = &record.state.incident
-        && effects.iter().any(|e| {
-            matches!(
-                e,
-                Effect::EntryCountdown { .. } | Effect::Alarm { .. } | Effect::StopAlarm { .. }
-            )
-        })
+    let home = match alyt_store::repo::tenancy::Tenancy(&*state.store)
+        .property(after.tenant_id, after.property_id)
+        .await
     {
-        writes.push(incident_write(&IncidentRecord {
-            tenant_id: home.tenant_id,
-            property_id: home.id,
-            incident: incident.clone(),
-            updated_at: now,
-        })?);
-    }
-    if !events.is_empty() {
-        writes.extend(
-            state
-                .event_writes(home.tenant_id, events)
-                .map_err(|e| alyt_store::StoreError::Invalid(e.detail))?,
+        Ok(Some(home)) => home,
+        _ => return,
+    };
+    let at = after.state_updated_at.unwrap_or_else(|| state.clock.now());
+    for signal in rose {
+        let event = format!(
+            "{}:{signal:?}:{}",
+            after.id,
+            at.unix_timestamp_nanos() / 1000
         );
+        let signal_ref = alyt_domain::security::SignalRef {
+            thing_id: after.id.0,
+            signal,
+        };
+        let entry = signal == Signal::Contact;
+        if let Err(e) = keeper(state)
+            .detect(&home, signal_ref, entry, &event, at)
+            .await
+        {
+            tracing::warn!(endpoint = %after.id, error = %e, "a detection could not be recorded");
+        }
     }
-    Ok(writes)
 }
 
-fn mode_word(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Off => "off",
-        Mode::Away => "away",
-        Mode::Home => "home",
-        Mode::Sleep => "sleep",
-    }
+fn keeper(state: &AppState) -> HomeSecurity {
+    HomeSecurity::new(state.store.clone(), state.clock.clone())
 }
 
-fn off_word(cause: OffCause) -> &'static str {
-    match cause {
-        OffCause::Request => "by request",
-        OffCause::Keypad => "with a keypad code",
-        OffCause::InsideUnlock => "unlocked from inside",
-        OffCause::Handover => "handed to another engine",
+fn kept(e: KeepError) -> ApiError {
+    match e {
+        KeepError::Busy => ApiError::conflict("the home's security kept changing; try again"),
+        KeepError::Store(e) => e.into(),
     }
 }
 
@@ -697,6 +587,7 @@ pub async fn request_mode(
         let (outcome, written) = match next.state.request(&request, &checks, timing, now) {
             Ok(more) => {
                 effects.extend(more);
+                alyt_security::settle(&mut next, &mut effects);
                 (Ok(()), next)
             }
             Err(refusal) => (Err(refusal), next),
@@ -730,17 +621,10 @@ pub async fn request_mode(
             // A refusal changes nothing but what the id answers (and the
             // countdowns time ended, if any).
             Err(_) if effects.is_empty() => repo.write(vec![kept]).await,
-            _ => commit(
-                &state,
-                &home,
-                read.as_ref(),
-                written,
-                &effects,
-                vec![kept],
-                now,
-            )
-            .await
-            .map(|_| ()),
+            _ => keeper(&state)
+                .commit(&home, read.as_ref(), written, &effects, vec![kept], now)
+                .await
+                .map(|_| ()),
         };
         match stored {
             Ok(()) => {
@@ -832,13 +716,16 @@ async fn reconfigure(
             .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
         if !next.state.tick(now).is_empty() {
             // Time moved it; store that first.
-            current(state, home).await?;
+            keeper(state).current(home).await.map_err(kept)?;
             continue;
         }
         configurable(&next)?;
         change(&mut next)?;
         next.state.reconfigured();
-        match commit(state, home, read.as_ref(), next, &[], Vec::new(), now).await {
+        match keeper(state)
+            .commit(home, read.as_ref(), next, &[], Vec::new(), now)
+            .await
+        {
             Ok(written) => return Ok(written),
             Err(SecurityError::Changed) => continue,
             Err(SecurityError::Store(e)) => return Err(e.into()),
@@ -1139,13 +1026,10 @@ pub async fn acknowledge_incident(
             .incident
             .clone()
             .ok_or_else(|| ApiError::not_found("no such incident"))?;
-        let kept = incident_write(&IncidentRecord {
-            tenant_id: home.tenant_id,
-            property_id: home.id,
-            incident: incident.clone(),
-            updated_at: now,
-        })?;
-        match commit(&state, &home, Some(&read), next, &[], vec![kept], now).await {
+        match keeper(&state)
+            .commit(&home, Some(&read), next, &[], Vec::new(), now)
+            .await
+        {
             Ok(_) => return Ok(Json(IncidentView::from(&incident))),
             Err(SecurityError::Changed) => continue,
             Err(SecurityError::Store(e)) => return Err(e.into()),

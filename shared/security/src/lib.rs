@@ -1,0 +1,312 @@
+//! Home security over time (spec I): the one place that stores a home's
+//! security with what it announces, takes detections from the home's
+//! things, and ends countdowns on time. The rules are
+//! `alyt_domain::security`, the records `repo::security`; this crate knows
+//! the store and the event log, not HTTP. Used by the API's security
+//! operations, by the endpoints whose state shows a detection, and by both
+//! runtimes' timers (every second).
+//!
+//! * [`HomeSecurity::commit`]: a change and its announcements in one
+//!   transaction: a notification to the household (with its
+//!   `notification.raised` event) per effect, and the incident's record.
+//! * [`HomeSecurity::current`]: a home's security as of now (countdowns
+//!   that ended applied and stored).
+//! * [`HomeSecurity::detect`]: a detection event of one signal.
+//! * [`HomeSecurity::sweep`]: every home whose countdown is due.
+//!
+//! Outputs (sirens, speaker alarms, night lights) come with a later slice of
+//! issue 20: until then an alarm changes no output, so its Off has nothing
+//! to restore and restoration completes in the same write.
+
+use std::sync::Arc;
+
+use alyt_domain::Clock;
+use alyt_domain::security::Mode;
+use alyt_domain::security::SignalRef;
+use alyt_domain::security::machine::{Effect, Incident, OffCause};
+use alyt_events::{EventLog, PlatformEvent};
+use alyt_store::repo::notifications::{NotificationRecord, notification_item};
+use alyt_store::repo::security::{
+    IncidentRecord, Security, SecurityError, SecurityRecord, incident_write, security_write,
+};
+use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+use alyt_store::{Store, StoreError, TxWrite};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+/// Attempts of a change against a record that keeps moving.
+pub const WRITE_ATTEMPTS: usize = 5;
+/// Homes one sweep takes up.
+const SWEEP_BATCH: u32 = 100;
+
+/// Why a home's security could not be stored.
+#[derive(Debug, thiserror::Error)]
+pub enum KeepError {
+    #[error("the home's security kept changing; try again")]
+    Busy,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What a sweep did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SweepReport {
+    pub due: u32,
+    pub moved: u32,
+    pub raced: u32,
+}
+
+#[derive(Clone)]
+pub struct HomeSecurity {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+}
+
+impl HomeSecurity {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock }
+    }
+
+    fn repo(&self) -> Security<'_> {
+        Security(&*self.store)
+    }
+
+    /// Writes `next` in place of `read` (none: the first) with the
+    /// announcements of `effects` and `extra`, in one transaction.
+    /// [`SecurityError::Changed`] when the record (or a request id in
+    /// `extra`) moved first.
+    pub async fn commit(
+        &self,
+        home: &PropertyRecord,
+        read: Option<&SecurityRecord>,
+        mut next: SecurityRecord,
+        effects: &[Effect],
+        extra: Vec<TxWrite>,
+        now: OffsetDateTime,
+    ) -> Result<SecurityRecord, SecurityError> {
+        let mut effects = effects.to_vec();
+        settle(&mut next, &mut effects);
+        next.updated_at = now;
+        let (write, written) = security_write(read, &next)?;
+        let mut writes = vec![write];
+        writes.extend(extra);
+        let before = read.and_then(|r| r.state.incident.as_ref());
+        writes.extend(self.announcements(home, before, &written, &effects, now)?);
+        self.repo().write(writes).await?;
+        Ok(written)
+    }
+
+    /// A home's security as of now: countdowns that ended are applied and
+    /// stored with what they announce.
+    pub async fn current(&self, home: &PropertyRecord) -> Result<SecurityRecord, KeepError> {
+        for _ in 0..WRITE_ATTEMPTS {
+            let read = self.repo().get(home.tenant_id, home.id).await?;
+            let now = self.clock.now();
+            let mut next = read
+                .clone()
+                .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
+            let effects = next.state.tick(now);
+            if effects.is_empty() {
+                return Ok(next);
+            }
+            match self
+                .commit(home, read.as_ref(), next, &effects, Vec::new(), now)
+                .await
+            {
+                Ok(written) => return Ok(written),
+                Err(SecurityError::Changed) => continue,
+                Err(SecurityError::Store(e)) => return Err(e.into()),
+            }
+        }
+        Err(KeepError::Busy)
+    }
+
+    /// A detection of `signal` in `home` (an event id stable across
+    /// repeats, when it happened): what it set off, if anything.
+    pub async fn detect(
+        &self,
+        home: &PropertyRecord,
+        signal: SignalRef,
+        entry: bool,
+        event_id: &str,
+        occurred_at: OffsetDateTime,
+    ) -> Result<Vec<Effect>, KeepError> {
+        for _ in 0..WRITE_ATTEMPTS {
+            let Some(read) = self.repo().get(home.tenant_id, home.id).await? else {
+                return Ok(Vec::new());
+            };
+            let now = self.clock.now();
+            let mut next = read.clone();
+            let mut effects = next.state.tick(now);
+            let timing = next.settings.timing();
+            effects.extend(
+                next.state
+                    .detect(event_id, signal, occurred_at, entry, timing, now),
+            );
+            if next == read {
+                return Ok(Vec::new());
+            }
+            match self
+                .commit(home, Some(&read), next, &effects, Vec::new(), now)
+                .await
+            {
+                Ok(_) => return Ok(effects),
+                Err(SecurityError::Changed) => continue,
+                Err(SecurityError::Store(e)) => return Err(e.into()),
+            }
+        }
+        Err(KeepError::Busy)
+    }
+
+    /// Ends every countdown that is due (exit: the mode is confirmed;
+    /// entry: the alarm sounds).
+    pub async fn sweep(&self) -> Result<SweepReport, StoreError> {
+        let mut report = SweepReport::default();
+        let due = self.repo().due(self.clock.now(), SWEEP_BATCH).await?;
+        report.due = due.len() as u32;
+        for record in due {
+            let Some(home) = Tenancy(&*self.store)
+                .property(record.tenant_id, record.property_id)
+                .await?
+            else {
+                continue;
+            };
+            match self.current(&home).await {
+                Ok(_) => report.moved += 1,
+                Err(KeepError::Busy) => report.raced += 1,
+                Err(KeepError::Store(e)) => {
+                    tracing::warn!(home = %home.id, error = %e, "a security countdown could not be ended");
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    /// The notifications (with their `notification.raised` events) `effects`
+    /// call for, and the incident's record when it changed from `before`.
+    fn announcements(
+        &self,
+        home: &PropertyRecord,
+        before: Option<&Incident>,
+        record: &SecurityRecord,
+        effects: &[Effect],
+        now: OffsetDateTime,
+    ) -> Result<Vec<TxWrite>, StoreError> {
+        let mut writes = Vec::new();
+        let mut events = Vec::new();
+        for effect in effects {
+            let Some((kind, title, body)) = notice(home, effect) else {
+                continue;
+            };
+            let notification = NotificationRecord {
+                id: Uuid::now_v7(),
+                tenant_id: home.tenant_id,
+                property_id: Some(home.id),
+                client_id: Some(home.client_id),
+                kind: kind.into(),
+                title,
+                body,
+                device_id: None,
+                at: now,
+            };
+            events.push(PlatformEvent::NotificationRaised(notification.raised()));
+            writes.push(TxWrite::Put {
+                item: notification_item(&notification)?,
+                condition: None,
+            });
+        }
+        if let Some(incident) = &record.state.incident
+            && before != Some(incident)
+        {
+            writes.push(incident_write(&IncidentRecord {
+                tenant_id: home.tenant_id,
+                property_id: home.id,
+                incident: incident.clone(),
+                updated_at: now,
+            })?);
+        }
+        if !events.is_empty() {
+            let log = EventLog::new(self.store.clone(), self.clock.clone());
+            writes.extend(log.writes(home.tenant_id, events)?);
+        }
+        Ok(writes)
+    }
+}
+
+/// What follows at once from `effects`: an alarm that stopped changed no
+/// output (see the crate docs), so restoration is complete. Call before
+/// showing a state that is about to be committed (committing settles too).
+pub fn settle(next: &mut SecurityRecord, effects: &mut Vec<Effect>) {
+    if next.state.restoration_pending
+        && effects
+            .iter()
+            .any(|e| matches!(e, Effect::StopAlarm { .. }))
+    {
+        effects.extend(next.state.restored());
+    }
+}
+
+fn mode_word(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Off => "off",
+        Mode::Away => "away",
+        Mode::Home => "home",
+        Mode::Sleep => "sleep",
+    }
+}
+
+fn off_word(cause: OffCause) -> &'static str {
+    match cause {
+        OffCause::Request => "by request",
+        OffCause::Keypad => "with a keypad code",
+        OffCause::InsideUnlock => "unlocked from inside",
+        OffCause::Handover => "handed to another engine",
+    }
+}
+
+/// What the household is told of an effect: kind, title, body.
+fn notice(home: &PropertyRecord, effect: &Effect) -> Option<(&'static str, String, String)> {
+    let name = &home.name;
+    Some(match effect {
+        Effect::ExitCountdown { until } => (
+            "security.arming",
+            "Arming".to_owned(),
+            format!("{name} arms at {until}"),
+        ),
+        Effect::Armed { mode, .. } => (
+            "security.armed",
+            format!("Armed: {}", mode_word(*mode)),
+            format!("{name} is armed ({})", mode_word(*mode)),
+        ),
+        Effect::Off { cause, .. } => (
+            "security.off",
+            "Security off".to_owned(),
+            format!("{name} was turned off ({})", off_word(*cause)),
+        ),
+        Effect::EntryCountdown { alarm_at, .. } => (
+            "security.entry",
+            "Entry detected".to_owned(),
+            format!("Turn {name} off before {alarm_at} or the alarm sounds"),
+        ),
+        Effect::Alarm { .. } => (
+            "security.alarm",
+            "Alarm".to_owned(),
+            format!("The alarm sounds in {name}"),
+        ),
+        Effect::StopAlarm { .. } => (
+            "security.alarm-stopped",
+            "Alarm stopped".to_owned(),
+            format!("The alarm in {name} stopped"),
+        ),
+        Effect::ArmPrompt => (
+            "security.arm-prompt",
+            "Arm the home?".to_owned(),
+            format!("{name} was locked from its keypad; arm it?"),
+        ),
+        Effect::AuthoritySwitched { .. } => (
+            "security.authority",
+            "Security authority changed".to_owned(),
+            format!("Another engine now runs security for {name}"),
+        ),
+    })
+}
