@@ -591,3 +591,82 @@ async fn detections_open_incidents_that_off_clears_and_entry_delays_hold_the_ala
     }
     off(&t, &i).await;
 }
+
+/// Locks: a verified keypad code or a confirmed inside unlock turns the
+/// home Off; an outside key, a remote unlock, a failed code or an
+/// ambiguous unlock never does; locking from the keypad while Off asks
+/// whether to arm and never arms.
+#[tokio::test]
+async fn only_a_keypad_code_or_a_confirmed_inside_unlock_disarms() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "security-locks@example.com").await;
+    i.bridge.add_security_things();
+    discover(&t, &i).await;
+    let things = endpoints_by_name(&t, &i).await;
+    let lock = things["Front lock"]["id"].as_str().unwrap().to_owned();
+    let (code, _) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
+    assert_eq!(code, 200);
+
+    armed(&t, &i, "away").await;
+    for action in [
+        "outside-key",
+        "remote-unlock",
+        "failed-code",
+        "ambiguous-unlock",
+    ] {
+        assert!(i.bridge.move_lock("lock-front", action));
+        refresh(&t, &i, &lock).await;
+        assert_eq!(
+            status(&t, &i).await["confirmedMode"],
+            "away",
+            "{action} disarmed"
+        );
+    }
+    assert!(i.bridge.move_lock("lock-front", "keypad-unlock"));
+    refresh(&t, &i, &lock).await;
+    let s = status(&t, &i).await;
+    assert_eq!(
+        (s["requestedMode"].as_str(), s["confirmedMode"].as_str()),
+        (Some("off"), Some("off"))
+    );
+
+    armed(&t, &i, "away").await;
+    assert!(i.bridge.move_lock("lock-front", "inside-unlock"));
+    refresh(&t, &i, &lock).await;
+    assert_eq!(status(&t, &i).await["confirmedMode"], "off");
+
+    assert!(i.bridge.move_lock("lock-front", "keypad-lock"));
+    refresh(&t, &i, &lock).await;
+    assert_eq!(
+        status(&t, &i).await["requestedMode"],
+        "off",
+        "a prompt never arms"
+    );
+    let (_, heard) = t
+        .get_json(
+            &format!(
+                "/notifications?tenantId={}&propertyId={}&limit=100",
+                i.tenant, i.property
+            ),
+            Some(i.token()),
+        )
+        .await;
+    let bodies: Vec<String> = heard["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| format!("{}: {}", n["kind"], n["body"]))
+        .collect();
+    assert!(
+        bodies.iter().any(|b| b.contains("security.arm-prompt")),
+        "{bodies:?}"
+    );
+    assert!(
+        bodies.iter().any(|b| b.contains("with a keypad code")),
+        "{bodies:?}"
+    );
+    assert!(
+        bodies.iter().any(|b| b.contains("unlocked from inside")),
+        "{bodies:?}"
+    );
+}

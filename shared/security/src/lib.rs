@@ -23,7 +23,7 @@ use std::sync::Arc;
 use alyt_domain::Clock;
 use alyt_domain::security::Mode;
 use alyt_domain::security::SignalRef;
-use alyt_domain::security::machine::{Effect, Incident, OffCause};
+use alyt_domain::security::machine::{Effect, Incident, LockEvent, OffCause};
 use alyt_events::{EventLog, PlatformEvent};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::security::{
@@ -148,6 +148,37 @@ impl HomeSecurity {
             }
             match self
                 .commit(home, Some(&read), next, &effects, Vec::new(), now)
+                .await
+            {
+                Ok(_) => return Ok(effects),
+                Err(SecurityError::Changed) => continue,
+                Err(SecurityError::Store(e)) => return Err(e.into()),
+            }
+        }
+        Err(KeepError::Busy)
+    }
+
+    /// A lock's report in `home` (how it was unlocked or locked): what it
+    /// set off (Off by a verified keypad code or a confirmed inside unlock,
+    /// a prompt to arm), if anything.
+    pub async fn lock_event(
+        &self,
+        home: &PropertyRecord,
+        event: LockEvent,
+    ) -> Result<Vec<Effect>, KeepError> {
+        for _ in 0..WRITE_ATTEMPTS {
+            let read = self.repo().get(home.tenant_id, home.id).await?;
+            let now = self.clock.now();
+            let mut next = read
+                .clone()
+                .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
+            let mut effects = next.state.tick(now);
+            effects.extend(next.state.lock_event(event));
+            if effects.is_empty() {
+                return Ok(effects);
+            }
+            match self
+                .commit(home, read.as_ref(), next, &effects, Vec::new(), now)
                 .await
             {
                 Ok(_) => return Ok(effects),

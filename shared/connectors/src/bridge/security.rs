@@ -110,6 +110,27 @@ pub fn security_things() -> Vec<DiscoveredThing> {
 }
 
 impl VirtualBridge {
+    /// A lock is moved: `action` is how (`keypad-unlock`, `inside-unlock`,
+    /// `ambiguous-unlock`, `outside-key`, `remote-unlock`, `failed-code`,
+    /// `keypad-lock`), reported as `lock.lastAction` with `lock.actionAt`;
+    /// `lock.locked` follows. False for an unknown id.
+    pub fn move_lock(&self, external_id: &str, action: &str) -> bool {
+        let locked = match action {
+            "keypad-lock" => Some(true),
+            "failed-code" => None,
+            _ => Some(false),
+        };
+        let at = time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        let known = self.set_state(external_id, "lock", "lastAction", json!(action))
+            && self.set_state(external_id, "lock", "actionAt", json!(at));
+        if let (true, Some(locked)) = (known, locked) {
+            self.set_state(external_id, "lock", "locked", json!(locked));
+        }
+        known
+    }
+
     /// Adds [`security_things`].
     pub fn add_security_things(&self) {
         for thing in security_things() {

@@ -34,7 +34,7 @@ use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::room::{PinnedThing, PinnedThingKind};
 use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::{Output, Selection};
-use alyt_domain::security::machine::{BlockReason, IncidentState, ModeRequest, Refusal};
+use alyt_domain::security::machine::{BlockReason, IncidentState, LockEvent, ModeRequest, Refusal};
 use alyt_domain::security::{MAX_DELAY_SECONDS, Mode, Settings, Signal};
 use alyt_security::{HomeSecurity, KeepError, WRITE_ATTEMPTS};
 use alyt_store::repo::security::{
@@ -117,7 +117,24 @@ pub(crate) async fn endpoint_detections(
         .copied()
         .filter(|s| detecting(after, *s) && !detecting(before, *s))
         .collect();
-    if rose.is_empty() {
+    let lock_event = |record: &alyt_store::repo::integrations::EndpointRecord| {
+        let lock = record.state.get("lock")?;
+        let action: LockEvent = serde_json::from_value(lock.get("lastAction")?.clone()).ok()?;
+        Some((action, lock.get("actionAt").cloned()))
+    };
+    // A lock reports how it was last moved (`lock.lastAction` and when,
+    // `lock.actionAt`); keypad moves count only from a keypad lock.
+    let moved = if families.lock && lock_event(after) != lock_event(before) {
+        lock_event(after)
+            .map(|(action, _)| action)
+            .filter(|action| {
+                families.keypad
+                    || !matches!(action, LockEvent::KeypadUnlock | LockEvent::KeypadLock)
+            })
+    } else {
+        None
+    };
+    if rose.is_empty() && moved.is_none() {
         return;
     }
     let home = match alyt_store::repo::tenancy::Tenancy(&*state.store)
@@ -145,6 +162,11 @@ pub(crate) async fn endpoint_detections(
         {
             tracing::warn!(endpoint = %after.id, error = %e, "a detection could not be recorded");
         }
+    }
+    if let Some(action) = moved
+        && let Err(e) = keeper(state).lock_event(&home, action).await
+    {
+        tracing::warn!(endpoint = %after.id, error = %e, "a lock's move could not be recorded");
     }
 }
 
