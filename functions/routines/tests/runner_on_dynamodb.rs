@@ -95,9 +95,10 @@ async fn two_instances_start_an_occurrence_once_and_finish_its_run() {
     assert_eq!(run.state, RunState::Running);
     let outcomes: Vec<StepOutcome> = run.steps.iter().map(|s| s.outcome).collect();
     assert_eq!(outcomes, [StepOutcome::Failed, StepOutcome::Applied]);
+    // A schedule acts for the routine's creator; this one has none.
     assert_eq!(
         run.steps[0].reason.as_deref(),
-        Some("home security is not available yet")
+        Some("a routine run by a key or a widget cannot change home security")
     );
     let stored = Routines(&*store)
         .get(home.tenant_id, routine.id)

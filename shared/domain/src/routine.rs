@@ -133,15 +133,7 @@ pub enum Trigger {
 }
 
 /// A home-security mode a routine step asks for (spec I).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum SecurityMode {
-    Away,
-    Home,
-    Sleep,
-    Off,
-}
+pub use crate::security::Mode as SecurityMode;
 
 /// The music step (spec G, exactly).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -172,6 +172,11 @@ pub struct RunRecord {
     /// The routine's name when it ran.
     pub name: String,
     pub cause: RunCause,
+    /// Who the run acts for: the person who ran it, or for a schedule the
+    /// routine's creator (none: a key or a widget). Steps that need a
+    /// person's own right (home security) check it when they run.
+    #[serde(default)]
+    pub actor: Option<UserId>,
     pub state: RunState,
     /// The routine's steps when it started (a change of the routine does
     /// not change a run under way).
@@ -205,7 +210,12 @@ pub struct RunRecord {
 impl RunRecord {
     /// A run of `routine` as it is now, starting at `now`.
     pub fn start(routine: &RoutineRecord, cause: RunCause, now: OffsetDateTime) -> Self {
+        let actor = match &cause {
+            RunCause::Manual { by } => *by,
+            RunCause::Schedule { .. } => routine.created_by,
+        };
         Self {
+            actor,
             id: Uuid::now_v7(),
             routine_id: routine.id,
             tenant_id: routine.tenant_id,

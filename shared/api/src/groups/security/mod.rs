@@ -170,6 +170,82 @@ pub(crate) async fn endpoint_detections(
     }
 }
 
+/// A routine's security step: `mode` for `home`, as `actor` (who ran the
+/// routine, or for a schedule its creator), whose right to control the
+/// home's security is checked now (Authentication 9: access is rechecked
+/// when actions execute; a key or a widget has none). The request carries
+/// the home's current revision and generation. Err: why it did not apply.
+pub(crate) async fn routine_mode(
+    state: &AppState,
+    home: &PropertyRecord,
+    actor: Option<alyt_domain::ids::UserId>,
+    mode: Mode,
+) -> Result<(), String> {
+    let Some(actor) = actor else {
+        return Err("a routine run by a key or a widget cannot change home security".into());
+    };
+    let user = alyt_store::repo::identity::Users(&*state.store)
+        .get(actor)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("the person the routine acts for no longer exists")?;
+    let claims = crate::auth::sessions::build_claims(state, &user, None)
+        .await
+        .map_err(|e| e.detail)?;
+    let person = Principal::Person {
+        claims,
+        kind: alyt_domain::access::SessionKind::Household,
+        session: alyt_domain::ids::SessionId::new(),
+        developer: None,
+    };
+    let access = person
+        .security_access(home.tenant_id, home.client_id)
+        .map_err(|e| e.to_string())?;
+    if person
+        .home_access(home.tenant_id, home.client_id, home.id)
+        .is_none()
+        || access < SecurityAccess::Control
+    {
+        return Err("the person the routine acts for does not control this home's security".into());
+    }
+    let keeper = keeper(state);
+    for _ in 0..WRITE_ATTEMPTS {
+        let read = Security(&*state.store)
+            .get(home.tenant_id, home.id)
+            .await
+            .map_err(|e| e.to_string())?;
+        let now = state.clock.now();
+        let mut next = read
+            .clone()
+            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
+        let mut effects = next.state.tick(now);
+        let things = inventory(state, &next, home.id)
+            .await
+            .map_err(|e| e.detail)?;
+        let request = ModeRequest {
+            mode,
+            revision: next.state.revision,
+            generation: next.state.generation,
+            bypass: BTreeSet::new(),
+        };
+        let checks = things.checks(&next.settings);
+        let timing = next.settings.timing();
+        match next.state.request(&request, &checks, timing, now) {
+            Ok(more) => effects.extend(more),
+            Err(refusal) => return Err(refusal_problem(&refusal, &things).detail),
+        }
+        match keeper
+            .commit(home, read.as_ref(), next, &effects, Vec::new(), now)
+            .await
+        {
+            Ok(_) => return Ok(()),
+            Err(SecurityError::Changed) => continue,
+            Err(SecurityError::Store(e)) => return Err(e.to_string()),
+        }
+    }
+    Err("the home's security kept changing".into())
+}
+
 fn keeper(state: &AppState) -> HomeSecurity {
     HomeSecurity::new(state.store.clone(), state.clock.clone())
 }

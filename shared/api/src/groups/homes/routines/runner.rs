@@ -67,8 +67,6 @@ const PASS_BATCH: u32 = 50;
 /// Why a claimed step that never recorded its outcome failed.
 pub const INTERRUPTED: &str =
     "interrupted: the platform stopped while this step ran; it is not run again";
-/// Why a security step fails until home security exists (issue 20).
-pub const NO_SECURITY: &str = "home security is not available yet";
 
 /// What one pass did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -387,7 +385,10 @@ async fn execute(
         Step::Security { mode } => {
             let mut result = StepResult::new(index, kind, StepOutcome::Failed, now);
             result.detail = Some(format!("mode {}", security_mode(*mode)));
-            result.reason = Some(NO_SECURITY.to_owned());
+            match crate::groups::security::routine_mode(state, &home, run.actor, *mode).await {
+                Ok(()) => result.outcome = StepOutcome::Applied,
+                Err(why) => result.reason = Some(why),
+            }
             (result, Vec::new())
         }
         Step::Delay { .. } => failed("a delay is not executed".to_owned()),
@@ -622,6 +623,9 @@ mod tests {
 
     use super::*;
     use crate::ports::{NoBotCheck, NoMailer};
+
+    /// A security step of a run nobody in particular started.
+    const NO_PERSON: &str = "a routine run by a key or a widget cannot change home security";
     use crate::{Adapters, Settings};
 
     #[derive(Debug, Clone)]
@@ -788,7 +792,7 @@ mod tests {
                         _ if crashed.contains(&result.step) => {
                             prop_assert_eq!(result.reason.as_deref(), Some(INTERRUPTED));
                         }
-                        _ => prop_assert_eq!(result.reason.as_deref(), Some(NO_SECURITY)),
+                        _ => prop_assert_eq!(result.reason.as_deref(), Some(NO_PERSON)),
                     }
                 }
                 // A delay is never cut short: the next outcome comes after it.
