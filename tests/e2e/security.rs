@@ -670,3 +670,128 @@ async fn only_a_keypad_code_or_a_confirmed_inside_unlock_disarms() {
         "{bodies:?}"
     );
 }
+
+/// A device detects over MQTT: its events (`{ type: motion, id, at }`)
+/// reach its home's security once per event id, and never from before the
+/// armed period.
+#[tokio::test]
+async fn a_device_detects_over_mqtt_once_per_event() {
+    use crate::device_plane::{connect, owner_token};
+    use rumqttc::QoS;
+
+    let t = TestPlatform::start().await;
+    let token = owner_token(&t).await;
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (tenant, home) = (first.tenant_id.to_string(), first.property_id.to_string());
+    let (code, body) = t
+        .post_json(
+            "/devices/register",
+            Some(&token),
+            json!({
+                "tenantId": tenant, "propertyId": home, "name": "Landing motion",
+                "kind": "OTHER", "capabilities": ["SENSOR"], "serial": "SN-SEC-0001",
+            }),
+        )
+        .await;
+    assert_eq!(code, 201, "{body}");
+    let d = crate::device_plane::Registered {
+        tenant: tenant.clone(),
+        device: body["device"]["id"].as_str().unwrap().to_owned(),
+        prefix: body["topicPrefix"].as_str().unwrap().to_owned(),
+        username: body["credentials"]["username"].as_str().unwrap().to_owned(),
+        password: body["credentials"]["password"].as_str().unwrap().to_owned(),
+    };
+    let (client, driver) = connect(&t, &d).await;
+    let publish = |channel: &'static str, payload: String| {
+        let client = client.clone();
+        let topic = format!("{}/{channel}", d.prefix);
+        async move {
+            client
+                .publish(topic, QoS::AtLeastOnce, channel == "availability", payload)
+                .await
+                .unwrap();
+        }
+    };
+    publish("availability", "online".into()).await;
+    publish("status", r#"{"features":["motion"]}"#.into()).await;
+    let read = format!("/home-security/{home}?tenantId={tenant}");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let motion_enrolled = |s: &Value| {
+        s["things"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "Landing motion" && t["enrolled"] == json!(["motion"]))
+    };
+    loop {
+        let (_, s) = t.get_json(&read, Some(&token)).await;
+        if motion_enrolled(&s) && s["readiness"]["away"]["ready"] == true {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never enrolled: {s}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (code, s) = t
+        .send_json(
+            "PATCH",
+            &format!("/home-security/{home}/settings"),
+            Some(&token),
+            Some(json!({ "tenantId": tenant, "exitDelaySeconds": 1 })),
+        )
+        .await;
+    assert_eq!(code, 200, "{s}");
+    let (code, s) = t
+        .post_json(
+            &format!("/home-security/{home}/mode"),
+            Some(&token),
+            json!({ "tenantId": tenant, "mode": "away", "requestId": Uuid::new_v4(),
+                    "revision": s["revision"], "generation": s["generation"] }),
+        )
+        .await;
+    assert_eq!(code, 200, "{s}");
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    let before = time::OffsetDateTime::now_utc() - time::Duration::minutes(5);
+    let stamp = |at: time::OffsetDateTime| {
+        at.format(&time::format_description::well_known::Rfc3339)
+            .unwrap()
+    };
+    // An event from before the armed period, arriving late: nothing.
+    publish(
+        "events",
+        json!({ "type": "motion", "id": "m-0", "at": stamp(before) }).to_string(),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, s) = t.get_json(&read, Some(&token)).await;
+    assert!(s["incident"].is_null(), "{s}");
+    // One event, sent twice: one incident.
+    for _ in 0..2 {
+        publish(
+            "events",
+            json!({ "type": "motion", "id": "m-1" }).to_string(),
+        )
+        .await;
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, s) = t.get_json(&read, Some(&token)).await;
+        if s["incident"]["state"] == "alarm" {
+            assert_eq!(s["incident"]["thingId"], d.device.as_str());
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no alarm: {s}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, page) = t
+        .get_json(
+            &format!("/home-security/{home}/incidents?tenantId={tenant}"),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 1, "{page}");
+    driver.abort();
+}

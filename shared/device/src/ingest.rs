@@ -158,6 +158,12 @@ impl Ingest {
                 return Ok(Outcome::Rejected(reason));
             }
         };
+        if let ChannelMessage::Event(fields) = &decoded {
+            // Before the message's own transaction: a detection is
+            // deduplicated by its event id, so a redelivery after a fault
+            // is recorded once, and none is lost.
+            self.security_detection(message, fields).await?;
+        }
         let outcome = match self.apply(message, &decoded).await {
             Ok(outcome) => outcome,
             Err(StoreError::Invalid(detail)) => {
@@ -180,6 +186,85 @@ impl Ingest {
             _ => 0,
         };
         Ok(outcome)
+    }
+
+    /// A device event that is a detection (`{ type: motion|contact|
+    /// vibration, value?, id?, at? }`: `value` false is the end of one,
+    /// `id` the device's own event id, else the message's; `at` when it
+    /// happened, else when it arrived) goes to its home's security, when the
+    /// device is a detector of that kind in a home.
+    async fn security_detection(
+        &self,
+        message: &InboundMessage,
+        fields: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), StoreError> {
+        use alyt_domain::security::{Signal, SignalRef};
+        let signal = match fields.get("type").and_then(|t| t.as_str()) {
+            Some("motion") => Signal::Motion,
+            Some("contact" | "door" | "open") => Signal::Contact,
+            Some("vibration") => Signal::Vibration,
+            _ => return Ok(()),
+        };
+        if fields.get("value").and_then(|v| v.as_bool()) == Some(false) {
+            return Ok(());
+        }
+        let tenant = message.identity.tenant_id;
+        let Some(device) = self
+            .store
+            .get(&device_key(tenant, message.identity.device_id))
+            .await?
+            .map(|i| i.to_record::<DeviceRecord>())
+            .transpose()?
+            .filter(|d| d.deleted_at.is_none())
+        else {
+            return Ok(());
+        };
+        let families = alyt_domain::security::enrolment::families(
+            &device.known_capabilities(),
+            &device.features,
+        );
+        let (Some(property), true) = (device.property_id, families.signals.contains(&signal))
+        else {
+            return Ok(());
+        };
+        let Some(home) = alyt_store::repo::tenancy::Tenancy(&*self.store)
+            .property(tenant, property)
+            .await?
+        else {
+            return Ok(());
+        };
+        let event_id = match fields.get("id").and_then(|v| v.as_str()) {
+            Some(id) if !id.is_empty() && id.len() <= 128 => format!("{}:{id}", device.id),
+            _ => message.message_id.clone(),
+        };
+        let occurred_at = fields
+            .get("at")
+            .and_then(|v| v.as_str())
+            .and_then(|t| {
+                OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339).ok()
+            })
+            .unwrap_or(message.received_at);
+        let signal_ref = SignalRef {
+            thing_id: device.id.0,
+            signal,
+        };
+        let security = alyt_security::HomeSecurity::new(self.store.clone(), self.clock.clone());
+        match security
+            .detect(
+                &home,
+                signal_ref,
+                signal == Signal::Contact,
+                &event_id,
+                occurred_at,
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(alyt_security::KeepError::Store(e)) => Err(e),
+            Err(alyt_security::KeepError::Busy) => Err(StoreError::Unavailable(
+                "the home's security kept changing".into(),
+            )),
+        }
     }
 
     fn count_rejected(&self, reason: &'static str) {
