@@ -795,3 +795,53 @@ async fn a_device_detects_over_mqtt_once_per_event() {
     assert_eq!(page["items"].as_array().unwrap().len(), 1, "{page}");
     driver.abort();
 }
+
+/// What is never stored: a lock reporting the code it was opened with and
+/// a camera's signed snapshot URL keep neither, in what the platform stores
+/// and shows.
+#[tokio::test]
+async fn pins_and_private_media_urls_are_never_stored() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "security-secrets@example.com").await;
+    i.bridge.add_security_things();
+    assert!(i.bridge.set_state(
+        "camera-garden",
+        "camera",
+        "snapshotUrl",
+        json!("https://cam.example/s.jpg?token=s3cr3t")
+    ));
+    discover(&t, &i).await;
+    let things = endpoints_by_name(&t, &i).await;
+    let lock = things["Front lock"]["id"].as_str().unwrap().to_owned();
+    assert!(i.bridge.move_lock("lock-front", "keypad-unlock"));
+    assert!(
+        i.bridge
+            .set_state("lock-front", "lock", "pin", json!("4711"))
+    );
+    refresh(&t, &i, &lock).await;
+
+    let store = t.platform.store();
+    let repo = alyt_store::repo::integrations::Integrations(&*store);
+    let tenant = serde_json::from_value(json!(i.tenant)).unwrap();
+    for (name, secret) in [("Front lock", "4711"), ("Garden camera", "s3cr3t")] {
+        let id = serde_json::from_value(things[name]["id"].clone()).unwrap();
+        let stored = repo.endpoint(tenant, id).await.unwrap().unwrap();
+        let text = serde_json::to_string(&stored).unwrap();
+        assert!(!text.contains(secret), "{name} stored {text}");
+        let (_, shown) = t
+            .get_json(
+                &format!(
+                    "/endpoints/{}?tenantId={}",
+                    things[name]["id"].as_str().unwrap(),
+                    i.tenant
+                ),
+                Some(i.token()),
+            )
+            .await;
+        assert!(!shown.to_string().contains(secret), "{name} shown {shown}");
+    }
+    // What is not a secret stays.
+    let id = serde_json::from_value(json!(lock)).unwrap();
+    let stored = repo.endpoint(tenant, id).await.unwrap().unwrap();
+    assert_eq!(stored.state["lock"]["lastAction"], "keypad-unlock");
+}

@@ -353,6 +353,11 @@ pub(crate) async fn store_check(
     read_back: Option<Map<String, Value>>,
 ) -> Result<EndpointRecord, ApiError> {
     let before = endpoint.clone();
+    // Never stored: PINs, credentials, private media URLs.
+    let read_back = read_back.map(|mut read| {
+        alyt_domain::integration::strip_secrets(&mut read);
+        read
+    });
     let stored = check_stored(state, endpoint, read_back).await?;
     if stored.state != before.state {
         crate::groups::security::endpoint_detections(state, &before, &stored).await;
