@@ -845,3 +845,38 @@ async fn pins_and_private_media_urls_are_never_stored() {
     let stored = repo.endpoint(tenant, id).await.unwrap().unwrap();
     assert_eq!(stored.state["lock"]["lastAction"], "keypad-unlock");
 }
+
+/// A watched detector that stops answering leaves the mode confirmed and
+/// the home reported degraded until it answers again.
+#[tokio::test]
+async fn an_unreachable_detector_degrades_an_armed_home() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "security-degraded@example.com").await;
+    i.bridge.add_security_things();
+    discover(&t, &i).await;
+    let things = endpoints_by_name(&t, &i).await;
+    let motion = things["Hall motion"]["id"].as_str().unwrap().to_owned();
+    let (code, _) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
+    assert_eq!(code, 200);
+    let s = armed(&t, &i, "away").await;
+    assert_eq!(s["degraded"], false);
+    assert!(i.bridge.set_reachable("motion-hall", false));
+    let _ = t
+        .post_json(
+            &format!("/endpoints/{motion}/refresh?tenantId={}", i.tenant),
+            Some(i.token()),
+            json!({}),
+        )
+        .await;
+    let s = status(&t, &i).await;
+    assert_eq!(
+        (s["confirmedMode"].as_str(), s["degraded"].as_bool()),
+        (Some("away"), Some(true)),
+        "{s}"
+    );
+    assert!(i.bridge.set_reachable("motion-hall", true));
+    refresh(&t, &i, &motion).await;
+    assert_eq!(status(&t, &i).await["degraded"], false);
+    off(&t, &i).await;
+    assert_eq!(status(&t, &i).await["degraded"], false);
+}

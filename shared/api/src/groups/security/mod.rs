@@ -432,6 +432,21 @@ pub struct SecurityStatus {
     pub access: String,
 }
 
+/// Armed, and a watched signal cannot be reached now (its thing is
+/// unavailable or gone): the confirmed mode holds, protection is partial.
+fn degraded(record: &SecurityRecord, inventory: &Inventory) -> bool {
+    let Some(period) = record.state.period.as_ref() else {
+        return false;
+    };
+    record.state.confirmed.is_armed()
+        && period.watching.keys().any(|watched| {
+            inventory
+                .thing(watched.thing_id)
+                .and_then(|t| t.signals.get(&watched.signal))
+                .is_none_or(|ready| *ready == Some(BlockReason::Unavailable))
+        })
+}
+
 fn readiness_of(inventory: &Inventory, settings: &Settings, mode: Mode) -> ModeReadiness {
     let blockers: Vec<Blocking> = inventory
         .blockers(settings, mode)
@@ -513,7 +528,9 @@ fn status(
             .as_ref()
             .filter(|_| s.confirmed.is_armed())
             .and_then(|p| p.watching.values().min().copied()),
-        degraded: false,
+        degraded: degraded(record, inventory),
+        // Hub-run homes come with the hub slice of issue 20; the platform's
+        // own engine is this runtime.
         runtime_unavailable: false,
         readiness: Readiness {
             away: readiness_of(inventory, &record.settings, Mode::Away),
