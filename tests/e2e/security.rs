@@ -880,3 +880,103 @@ async fn an_unreachable_detector_degrades_an_armed_home() {
     off(&t, &i).await;
     assert_eq!(status(&t, &i).await["degraded"], false);
 }
+
+/// A lock device moves over MQTT (`{ type: lock, action }`): a failed code
+/// leaves the home armed, its keypad code turns it Off. The device is a
+/// combined one, a keypad lock that also senses motion.
+#[tokio::test]
+async fn a_lock_device_disarms_with_its_keypad_code_over_mqtt() {
+    use crate::device_plane::{connect, owner_token};
+    use rumqttc::QoS;
+
+    let t = TestPlatform::start().await;
+    let token = owner_token(&t).await;
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (tenant, home) = (first.tenant_id.to_string(), first.property_id.to_string());
+    let (code, body) = t
+        .post_json(
+            "/devices/register",
+            Some(&token),
+            json!({
+                "tenantId": tenant, "propertyId": home, "name": "Door lock",
+                "kind": "OTHER", "capabilities": ["LOCK", "SENSOR"], "serial": "SN-SEC-0002",
+            }),
+        )
+        .await;
+    assert_eq!(code, 201, "{body}");
+    let d = crate::device_plane::Registered {
+        tenant: tenant.clone(),
+        device: body["device"]["id"].as_str().unwrap().to_owned(),
+        prefix: body["topicPrefix"].as_str().unwrap().to_owned(),
+        username: body["credentials"]["username"].as_str().unwrap().to_owned(),
+        password: body["credentials"]["password"].as_str().unwrap().to_owned(),
+    };
+    let (client, driver) = connect(&t, &d).await;
+    let publish = |channel: &'static str, payload: String| {
+        let client = client.clone();
+        let topic = format!("{}/{channel}", d.prefix);
+        async move {
+            client
+                .publish(topic, QoS::AtLeastOnce, channel == "availability", payload)
+                .await
+                .unwrap();
+        }
+    };
+    publish("availability", "online".into()).await;
+    publish("status", r#"{"features":["motion","keypad"]}"#.into()).await;
+    let read = format!("/home-security/{home}?tenantId={tenant}");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let s = loop {
+        let (_, s) = t.get_json(&read, Some(&token)).await;
+        let ready = s["things"].as_array().unwrap().iter().any(|t| {
+            t["name"] == "Door lock" && t["keypad"] == true && t["enrolled"] == json!(["motion"])
+        });
+        if ready && s["readiness"]["away"]["ready"] == true {
+            break s;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never enrolled: {s}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let (code, s) = t
+        .post_json(
+            &format!("/home-security/{home}/mode"),
+            Some(&token),
+            json!({ "tenantId": tenant, "mode": "away", "requestId": Uuid::new_v4(),
+                    "revision": s["revision"], "generation": s["generation"] }),
+        )
+        .await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["requestedMode"], "away");
+    publish(
+        "events",
+        json!({ "type": "lock", "action": "failed-code" }).to_string(),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, s) = t.get_json(&read, Some(&token)).await;
+    assert_eq!(
+        s["requestedMode"], "away",
+        "a failed code never disarms: {s}"
+    );
+    publish(
+        "events",
+        json!({ "type": "lock", "action": "keypad-unlock" }).to_string(),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, s) = t.get_json(&read, Some(&token)).await;
+        if s["requestedMode"] == "off" {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the keypad code did not disarm: {s}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    driver.abort();
+}

@@ -178,6 +178,12 @@ impl Ingest {
             }
             Err(e) => return Err(e),
         };
+        if let (Outcome::Applied, ChannelMessage::Event(fields)) = (&outcome, &decoded) {
+            // After the message's own transaction, which made it once: a
+            // lock's move must never act twice (a redelivered keypad unlock
+            // must not disarm a home armed again since).
+            self.security_lock_move(message, fields).await;
+        }
         match outcome {
             Outcome::Applied => self.stats.applied.fetch_add(1, Ordering::Relaxed),
             Outcome::Duplicate => self.stats.duplicates.fetch_add(1, Ordering::Relaxed),
@@ -264,6 +270,66 @@ impl Ingest {
             Err(alyt_security::KeepError::Busy) => Err(StoreError::Unavailable(
                 "the home's security kept changing".into(),
             )),
+        }
+    }
+
+    /// A lock device's move (`{ type: lock, action: keypad-unlock|
+    /// inside-unlock|ambiguous-unlock|outside-key|remote-unlock|failed-code|
+    /// keypad-lock }`) goes to its home's security; keypad moves count only
+    /// from a lock with a keypad. Best effort: logged when it fails.
+    async fn security_lock_move(
+        &self,
+        message: &InboundMessage,
+        fields: &serde_json::Map<String, serde_json::Value>,
+    ) {
+        use alyt_domain::security::machine::LockEvent;
+        if fields.get("type").and_then(|t| t.as_str()) != Some("lock") {
+            return;
+        }
+        let Some(action) = fields
+            .get("action")
+            .and_then(|a| serde_json::from_value::<LockEvent>(a.clone()).ok())
+        else {
+            return;
+        };
+        let tenant = message.identity.tenant_id;
+        let found = async {
+            let device = self
+                .store
+                .get(&device_key(tenant, message.identity.device_id))
+                .await?
+                .map(|i| i.to_record::<DeviceRecord>())
+                .transpose()?;
+            let Some(device) = device.filter(|d| d.deleted_at.is_none()) else {
+                return Ok(None);
+            };
+            let Some(property) = device.property_id else {
+                return Ok(None);
+            };
+            let home = alyt_store::repo::tenancy::Tenancy(&*self.store)
+                .property(tenant, property)
+                .await?;
+            Ok::<_, StoreError>(home.map(|h| (device, h)))
+        };
+        let (device, home) = match found.await {
+            Ok(Some(found)) => found,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "a lock's move could not be read");
+                return;
+            }
+        };
+        let families = alyt_domain::security::enrolment::families(
+            &device.known_capabilities(),
+            &device.features,
+        );
+        let keypad_move = matches!(action, LockEvent::KeypadUnlock | LockEvent::KeypadLock);
+        if !families.lock || (keypad_move && !families.keypad) {
+            return;
+        }
+        let security = alyt_security::HomeSecurity::new(self.store.clone(), self.clock.clone());
+        if let Err(e) = security.lock_event(&home, action).await {
+            tracing::warn!(device = %device.id, error = %e, "a lock's move could not be recorded");
         }
     }
 
