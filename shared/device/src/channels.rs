@@ -801,7 +801,7 @@ pub fn payload_schema(channel: Channel) -> Value {
         }),
         Channel::Events => json!({
             "type": "object",
-            "description": "Free-form: something that happened once (button, motion, door). A hub reports a device it paired on its radio as { type: 'child.paired', protocol (MATTER, ZIGBEE, THREAD), protocolId (1-128, unique per hub), name?, kind?, capabilities[] }: the platform creates the child (no credential of its own; the hub speaks for it), once per protocolId."
+            "description": "Free-form: something that happened once (button, motion, door). A hub reports a device it paired on its radio as { type: 'child.paired', protocol (MATTER, ZIGBEE, THREAD), protocolId (1-128, unique per hub), name?, kind?, capabilities[] }: the platform creates the child (no credential of its own; the hub speaks for it), once per protocolId. Home security reads { type: 'motion'|'contact'|'vibration', value? (false ends one), id? (the device's own event id: one detection per id), at? (RFC 3339, when it happened) } from a detector, and { type: 'lock', action: 'keypad-unlock'|'inside-unlock'|'ambiguous-unlock'|'outside-key'|'remote-unlock'|'failed-code'|'keypad-lock' } from a lock; never send a PIN."
         }),
         Channel::Alerts => json!({
             "type": "object",
