@@ -22,9 +22,10 @@ use std::sync::Arc;
 
 use alyt_domain::Clock;
 use alyt_domain::security::Mode;
-use alyt_domain::security::SignalRef;
 use alyt_domain::security::machine::{Effect, Incident, LockEvent, OffCause};
+use alyt_domain::security::{Signal, SignalRef};
 use alyt_events::{EventLog, PlatformEvent};
+use alyt_store::repo::integrations::EndpointRecord;
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::security::{
     IncidentRecord, Security, SecurityError, SecurityRecord, incident_write, security_write,
@@ -187,6 +188,76 @@ impl HomeSecurity {
             }
         }
         Err(KeepError::Busy)
+    }
+
+    /// An endpoint's state moved from `before` to `after`: each detection
+    /// signal of its families that rose (motion, an opened contact, vibration,
+    /// a camera's motion) is a detection for its home's security. Best effort:
+    /// a failure is logged, the endpoint's own change stands.
+    pub async fn endpoint_changed(&self, before: &EndpointRecord, after: &EndpointRecord) {
+        let families = alyt_domain::security::enrolment::families(
+            &after.known_capabilities(),
+            &after.features,
+        );
+        let detecting = |record: &EndpointRecord, signal: Signal| {
+            let (capability, key) = signal.state_key();
+            record.state.get(capability).and_then(|c| c.get(key))
+                == Some(&serde_json::Value::Bool(true))
+        };
+        let rose: Vec<Signal> = families
+            .signals
+            .union(&families.includable)
+            .copied()
+            .filter(|s| detecting(after, *s) && !detecting(before, *s))
+            .collect();
+        let lock_event = |record: &EndpointRecord| {
+            let lock = record.state.get("lock")?;
+            let action: LockEvent = serde_json::from_value(lock.get("lastAction")?.clone()).ok()?;
+            Some((action, lock.get("actionAt").cloned()))
+        };
+        // A lock reports how it was last moved (`lock.lastAction` and when,
+        // `lock.actionAt`); keypad moves count only from a keypad lock.
+        let moved = if families.lock && lock_event(after) != lock_event(before) {
+            lock_event(after)
+                .map(|(action, _)| action)
+                .filter(|action| {
+                    families.keypad
+                        || !matches!(action, LockEvent::KeypadUnlock | LockEvent::KeypadLock)
+                })
+        } else {
+            None
+        };
+        if rose.is_empty() && moved.is_none() {
+            return;
+        }
+        let home = match Tenancy(&*self.store)
+            .property(after.tenant_id, after.property_id)
+            .await
+        {
+            Ok(Some(home)) => home,
+            _ => return,
+        };
+        let at = after.state_updated_at.unwrap_or_else(|| self.clock.now());
+        for signal in rose {
+            let event = format!(
+                "{}:{signal:?}:{}",
+                after.id,
+                at.unix_timestamp_nanos() / 1000
+            );
+            let signal_ref = SignalRef {
+                thing_id: after.id.0,
+                signal,
+            };
+            let entry = signal == Signal::Contact;
+            if let Err(e) = self.detect(&home, signal_ref, entry, &event, at).await {
+                tracing::warn!(endpoint = %after.id, error = %e, "a detection could not be recorded");
+            }
+        }
+        if let Some(action) = moved
+            && let Err(e) = self.lock_event(&home, action).await
+        {
+            tracing::warn!(endpoint = %after.id, error = %e, "a lock's move could not be recorded");
+        }
     }
 
     /// Ends every countdown that is due (exit: the mode is confirmed;

@@ -51,6 +51,17 @@ pub enum Signal {
 }
 
 impl Signal {
+    /// Where a thing's state says the signal detects (`true` there: it
+    /// detects; a contact that is open).
+    pub fn state_key(self) -> (&'static str, &'static str) {
+        match self {
+            Signal::Motion => ("sensor.motion", "motion"),
+            Signal::Contact => ("sensor.contact", "open"),
+            Signal::Vibration => ("sensor.vibration", "vibration"),
+            Signal::Camera => ("camera", "motion"),
+        }
+    }
+
     /// Home mode watches the perimeter: contact and vibration.
     pub fn is_perimeter(self) -> bool {
         matches!(self, Signal::Contact | Signal::Vibration)

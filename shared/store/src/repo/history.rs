@@ -31,6 +31,15 @@ pub fn micros(at: OffsetDateTime) -> String {
     format!("{:020}", (at.unix_timestamp_nanos() / 1_000).max(0))
 }
 
+/// The query of a gsi2 due index (`{partition}` / `{due µs:020}#…`): what
+/// is due by `now`, the longest due first. `~` sorts after the `#` that
+/// follows the time, so what is due at exactly `now` is in.
+pub fn due_by(partition: &str, now: OffsetDateTime, limit: u32) -> crate::Query {
+    crate::Query::on_index(crate::Index::Gsi2, partition)
+        .sort(crate::SortKey::Le(format!("{}~", micros(now))))
+        .limit(limit)
+}
+
 /// The partition of one telemetry series.
 pub fn telemetry_partition(device: DeviceId, metric: &str) -> String {
     format!("TELEMETRY#{device}#{metric}")

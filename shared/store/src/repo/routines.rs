@@ -23,11 +23,9 @@ use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::history::micros;
+use super::history::{due_by, micros};
 use super::ts;
-use crate::{
-    Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError, TxWrite,
-};
+use crate::{Condition, Index, Item, Key, ListScope, PageKey, Store, StoreError, TxWrite};
 
 /// The sweep's index partition.
 const DUE: &str = "ROUTINEDUE";
@@ -391,13 +389,8 @@ impl Routines<'_> {
         now: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<RoutineRecord>, StoreError> {
-        let until = format!("{}~", micros(now));
         self.0
-            .query(
-                Query::on_index(Index::Gsi2, DUE)
-                    .sort(SortKey::Le(until))
-                    .limit(limit),
-            )
+            .query(due_by(DUE, now, limit))
             .await?
             .records()
             .map(|(due, _)| due)
@@ -475,13 +468,8 @@ impl Routines<'_> {
         now: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<RunRecord>, StoreError> {
-        let until = format!("{}~", micros(now));
         self.0
-            .query(
-                Query::on_index(Index::Gsi2, RUN_DUE)
-                    .sort(SortKey::Le(until))
-                    .limit(limit),
-            )
+            .query(due_by(RUN_DUE, now, limit))
             .await?
             .records()
             .map(|(due, _)| due)

@@ -25,11 +25,9 @@ use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::history::micros;
+use super::history::{due_by, micros};
 use super::ts;
-use crate::{
-    Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError, TxWrite,
-};
+use crate::{Condition, Index, Item, Key, ListScope, PageKey, Store, StoreError, TxWrite};
 
 /// The sweep's index partition.
 const DUE: &str = "SECURITYDUE";
@@ -212,13 +210,8 @@ impl Security<'_> {
         now: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<SecurityRecord>, StoreError> {
-        let until = format!("{}~", micros(now));
         self.0
-            .query(
-                Query::on_index(Index::Gsi2, DUE)
-                    .sort(SortKey::Le(until))
-                    .limit(limit),
-            )
+            .query(due_by(DUE, now, limit))
             .await?
             .records()
             .map(|(due, _)| due)

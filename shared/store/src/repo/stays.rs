@@ -18,9 +18,9 @@ use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::history::micros;
+use super::history::{due_by, micros};
 use super::ts;
-use crate::{Condition, Index, Item, Key, Query, SortKey, Store, StoreError, TxWrite};
+use crate::{Condition, Index, Item, Key, Store, StoreError, TxWrite};
 
 /// How long the record of a stay that is over is kept.
 pub const KEPT_AFTER_CHECKOUT: Duration = Duration::days(90);
@@ -170,17 +170,7 @@ impl Stays<'_> {
         now: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<StayRecord>, StoreError> {
-        // `~` sorts after the `#` that follows the time: stays due at
-        // exactly `now` are in.
-        let until = format!("{}~", micros(now));
-        let page = self
-            .0
-            .query(
-                Query::on_index(Index::Gsi2, DUE)
-                    .sort(SortKey::Le(until))
-                    .limit(limit),
-            )
-            .await?;
+        let page = self.0.query(due_by(DUE, now, limit)).await?;
         page.records().map(|(stays, _)| stays)
     }
 }

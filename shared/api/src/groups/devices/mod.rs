@@ -790,6 +790,16 @@ pub struct TenantParam {
     pub tenant_id: TenantId,
 }
 
+/// `?tenantId&limit&cursor` of a list under one of the tenant's objects.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TenantPageQuery {
+    pub tenant_id: TenantId,
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}
+
 /// The devices of a tenant the caller may see, in registration order.
 #[utoipa::path(
     get,

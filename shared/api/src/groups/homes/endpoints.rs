@@ -360,7 +360,9 @@ pub(crate) async fn store_check(
     });
     let stored = check_stored(state, endpoint, read_back).await?;
     if stored.state != before.state {
-        crate::groups::security::endpoint_detections(state, &before, &stored).await;
+        alyt_security::HomeSecurity::new(state.store.clone(), state.clock.clone())
+            .endpoint_changed(&before, &stored)
+            .await;
     }
     Ok(stored)
 }

@@ -35,6 +35,7 @@ pub fn routes() -> Operations {
         .merge(crate::groups::devices::routes())
         .merge(rooms::routes())
         .merge(routines::routes())
+        .merge(routines::runs::routes())
         .merge(crate::groups::music::routes())
         .merge(crate::groups::security::routes())
         .merge(endpoints::routes())

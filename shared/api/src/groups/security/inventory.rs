@@ -37,17 +37,6 @@ pub struct Inventory {
     pub things: Vec<SecurityThing>,
 }
 
-/// The state key a signal is read from, and the value that means
-/// "detecting" (a contact that is open).
-pub(crate) fn state_key(signal: Signal) -> (&'static str, &'static str) {
-    match signal {
-        Signal::Motion => ("sensor.motion", "motion"),
-        Signal::Contact => ("sensor.contact", "open"),
-        Signal::Vibration => ("sensor.vibration", "vibration"),
-        Signal::Camera => ("camera", "motion"),
-    }
-}
-
 /// Whether one signal is ready, from the thing's reachability and state.
 fn readiness(
     signal: Signal,
@@ -63,7 +52,7 @@ fn readiness(
         None => return Some(BlockReason::Unknown),
         Some(true) => {}
     }
-    let (capability, key) = state_key(signal);
+    let (capability, key) = signal.state_key();
     let value = state.get(capability).and_then(|c| c.get(key));
     match (signal, value) {
         // A camera's detection needs no reading to be armed.
@@ -124,7 +113,7 @@ pub async fn inventory(
         // per signal, so a device that is online reads as ready.
         let mut assumed = Map::new();
         for signal in [Signal::Motion, Signal::Contact, Signal::Vibration] {
-            let (capability, key) = state_key(signal);
+            let (capability, key) = signal.state_key();
             assumed.insert(capability.into(), serde_json::json!({ key: false }));
         }
         add(

@@ -25,7 +25,7 @@
 //! Time: the exit and entry countdowns end when the home is next read or
 //! changed (issue 20's sweep slice moves them on their own).
 
-pub(crate) mod inventory;
+mod inventory;
 
 use std::collections::BTreeSet;
 
@@ -34,7 +34,7 @@ use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::room::{PinnedThing, PinnedThingKind};
 use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::{Output, Selection};
-use alyt_domain::security::machine::{BlockReason, IncidentState, LockEvent, ModeRequest, Refusal};
+use alyt_domain::security::machine::{BlockReason, IncidentState, ModeRequest, Refusal};
 use alyt_domain::security::{MAX_DELAY_SECONDS, Mode, Settings, Signal};
 use alyt_security::{HomeSecurity, KeepError, WRITE_ATTEMPTS};
 use alyt_store::repo::security::{
@@ -57,8 +57,8 @@ use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::TenantPageQuery;
 use crate::groups::devices::TenantParam;
-use crate::groups::homes::routines::RoutineListQuery;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
@@ -94,80 +94,6 @@ async fn security_for(
     }
     let record = keeper(state).current(&home).await.map_err(kept)?;
     Ok((home, record, access))
-}
-
-/// An endpoint's state moved from `before` to `after`: each detection
-/// signal of its families that rose (motion, an opened contact, vibration,
-/// a camera's motion) is a detection for its home's security. Best effort:
-/// a failure is logged, the endpoint's own change stands.
-pub(crate) async fn endpoint_detections(
-    state: &AppState,
-    before: &alyt_store::repo::integrations::EndpointRecord,
-    after: &alyt_store::repo::integrations::EndpointRecord,
-) {
-    let families =
-        alyt_domain::security::enrolment::families(&after.known_capabilities(), &after.features);
-    let detecting = |record: &alyt_store::repo::integrations::EndpointRecord, signal| {
-        let (capability, key) = inventory::state_key(signal);
-        record.state.get(capability).and_then(|c| c.get(key)) == Some(&Value::Bool(true))
-    };
-    let rose: Vec<Signal> = families
-        .signals
-        .union(&families.includable)
-        .copied()
-        .filter(|s| detecting(after, *s) && !detecting(before, *s))
-        .collect();
-    let lock_event = |record: &alyt_store::repo::integrations::EndpointRecord| {
-        let lock = record.state.get("lock")?;
-        let action: LockEvent = serde_json::from_value(lock.get("lastAction")?.clone()).ok()?;
-        Some((action, lock.get("actionAt").cloned()))
-    };
-    // A lock reports how it was last moved (`lock.lastAction` and when,
-    // `lock.actionAt`); keypad moves count only from a keypad lock.
-    let moved = if families.lock && lock_event(after) != lock_event(before) {
-        lock_event(after)
-            .map(|(action, _)| action)
-            .filter(|action| {
-                families.keypad
-                    || !matches!(action, LockEvent::KeypadUnlock | LockEvent::KeypadLock)
-            })
-    } else {
-        None
-    };
-    if rose.is_empty() && moved.is_none() {
-        return;
-    }
-    let home = match alyt_store::repo::tenancy::Tenancy(&*state.store)
-        .property(after.tenant_id, after.property_id)
-        .await
-    {
-        Ok(Some(home)) => home,
-        _ => return,
-    };
-    let at = after.state_updated_at.unwrap_or_else(|| state.clock.now());
-    for signal in rose {
-        let event = format!(
-            "{}:{signal:?}:{}",
-            after.id,
-            at.unix_timestamp_nanos() / 1000
-        );
-        let signal_ref = alyt_domain::security::SignalRef {
-            thing_id: after.id.0,
-            signal,
-        };
-        let entry = signal == Signal::Contact;
-        if let Err(e) = keeper(state)
-            .detect(&home, signal_ref, entry, &event, at)
-            .await
-        {
-            tracing::warn!(endpoint = %after.id, error = %e, "a detection could not be recorded");
-        }
-    }
-    if let Some(action) = moved
-        && let Err(e) = keeper(state).lock_event(&home, action).await
-    {
-        tracing::warn!(endpoint = %after.id, error = %e, "a lock's move could not be recorded");
-    }
 }
 
 /// A routine's security step: `mode` for `home`, as `actor` (who ran the
@@ -1026,7 +952,7 @@ pub async fn select_security_thing(
     path = "/v1/home-security/{propertyId}/incidents",
     tag = "security",
     operation_id = "listHomeSecurityIncidents",
-    params(("propertyId" = PropertyId, Path, description = "The home"), RoutineListQuery),
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantPageQuery),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "One page of incidents", body = ListResponse<IncidentView>),
@@ -1040,7 +966,7 @@ pub async fn list_incidents(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiPath(property_id): ApiPath<PropertyId>,
-    ApiQuery(query): ApiQuery<RoutineListQuery>,
+    ApiQuery(query): ApiQuery<TenantPageQuery>,
 ) -> Result<Json<ListResponse<IncidentView>>, ApiError> {
     let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;

@@ -47,7 +47,7 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
 use super::endpoints::accept_for_endpoint;
 use crate::access::{HomeAccess, access_to, home_for, tenant_gate};
@@ -55,7 +55,7 @@ use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
-use crate::groups::devices::TenantParam;
+use crate::groups::devices::{TenantPageQuery, TenantParam};
 use crate::groups::music::{check_uri, speaker_in_home};
 use crate::{ApiError, AppState};
 
@@ -63,15 +63,13 @@ pub mod runner;
 pub mod runs;
 
 pub fn routes() -> Operations {
-    Operations::new()
-        .merge(operations!(
-            create_routine,
-            list_routines,
-            get_routine,
-            change_routine,
-            delete_routine
-        ))
-        .merge(runs::routes())
+    Operations::new().merge(operations!(
+        create_routine,
+        list_routines,
+        get_routine,
+        change_routine,
+        delete_routine
+    ))
 }
 
 /// A routine as the household reads it.
@@ -133,15 +131,6 @@ pub struct RoutineRequest {
     #[serde(rename = "do")]
     #[schema(value_type = Vec<Object>)]
     pub steps: Value,
-}
-
-#[derive(Debug, Clone, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RoutineListQuery {
-    pub tenant_id: TenantId,
-    pub limit: Option<u32>,
-    pub cursor: Option<String>,
 }
 
 fn no_such_routine() -> ApiError {
@@ -337,7 +326,7 @@ pub async fn create_routine(
     path = "/v1/properties/{propertyId}/routines",
     tag = "homes",
     operation_id = "listRoutines",
-    params(("propertyId" = PropertyId, Path, description = "The home"), RoutineListQuery),
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantPageQuery),
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "One page of routines", body = ListResponse<Routine>),
@@ -351,7 +340,7 @@ pub async fn list_routines(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiPath(property_id): ApiPath<PropertyId>,
-    ApiQuery(query): ApiQuery<RoutineListQuery>,
+    ApiQuery(query): ApiQuery<TenantPageQuery>,
 ) -> Result<Json<ListResponse<Routine>>, ApiError> {
     let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;

@@ -24,13 +24,14 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::routine_for;
 use super::runner::{LEASE, progress};
-use super::{RoutineListQuery, routine_for};
 use crate::access::HomeAccess;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::TenantPageQuery;
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
@@ -240,7 +241,7 @@ pub async fn run_routine(
     path = "/v1/routines/{routineId}/runs",
     tag = "homes",
     operation_id = "listRoutineRuns",
-    params(("routineId" = RoutineId, Path, description = "The routine"), RoutineListQuery),
+    params(("routineId" = RoutineId, Path, description = "The routine"), TenantPageQuery),
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "One page of runs with their steps' outcomes", body = ListResponse<RoutineRun>),
@@ -254,7 +255,7 @@ pub async fn list_routine_runs(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiPath(id): ApiPath<RoutineId>,
-    ApiQuery(query): ApiQuery<RoutineListQuery>,
+    ApiQuery(query): ApiQuery<TenantPageQuery>,
 ) -> Result<Json<ListResponse<RoutineRun>>, ApiError> {
     let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
