@@ -57,6 +57,60 @@ pub struct SweepReport {
     pub raced: u32,
 }
 
+/// A change in the making: the record as read (none: never stored), the
+/// record to write (ticked to `now`), the effects so far.
+pub struct Draft {
+    pub read: Option<SecurityRecord>,
+    pub next: SecurityRecord,
+    pub effects: Vec<Effect>,
+    pub now: OffsetDateTime,
+}
+
+/// What a [`HomeSecurity::rewrite`] decision asks for.
+pub struct Decision<T> {
+    /// What the rewrite answers.
+    pub value: T,
+    /// Write the record even when no effect asks for it.
+    pub write: bool,
+    /// More writes for the same transaction (a request id's answer).
+    pub extra: Vec<TxWrite>,
+}
+
+impl<T> Decision<T> {
+    /// Write only what the effects call for.
+    pub fn keep(value: T) -> Self {
+        Self::write_if(false, value)
+    }
+
+    /// Write the record.
+    pub fn write(value: T) -> Self {
+        Self::write_if(true, value)
+    }
+
+    pub fn write_if(write: bool, value: T) -> Self {
+        Self {
+            value,
+            write,
+            extra: Vec::new(),
+        }
+    }
+
+    /// With `extra` in the same transaction (written: the record is too).
+    pub fn with(mut self, extra: Vec<TxWrite>) -> Self {
+        self.write |= !extra.is_empty();
+        self.extra = extra;
+        self
+    }
+}
+
+/// What a rewrite did: the decision's value, the record as it stands, and
+/// every effect (the tick's and the decision's).
+pub struct Rewritten<T> {
+    pub value: T,
+    pub record: SecurityRecord,
+    pub effects: Vec<Effect>,
+}
+
 #[derive(Clone)]
 pub struct HomeSecurity {
     store: Arc<dyn Store>,
@@ -70,6 +124,70 @@ impl HomeSecurity {
 
     fn repo(&self) -> Security<'_> {
         Security(&*self.store)
+    }
+
+    /// The one way a home's security changes: read it (a fresh record when
+    /// there is none), tick it to now, let `decide` change the draft, and
+    /// commit the change with its announcements; again from the read when
+    /// the record moved first. `decide` says whether to write (a tick that
+    /// moved anything is written whatever it says). Nothing is written when
+    /// `decide` fails.
+    pub async fn rewrite<T, E, F>(
+        &self,
+        home: &PropertyRecord,
+        mut decide: impl FnMut(Draft) -> F,
+    ) -> Result<Rewritten<T>, E>
+    where
+        F: Future<Output = Result<(Draft, Decision<T>), E>>,
+        E: From<KeepError>,
+    {
+        for _ in 0..WRITE_ATTEMPTS {
+            let read = self
+                .repo()
+                .get(home.tenant_id, home.id)
+                .await
+                .map_err(KeepError::Store)?;
+            let now = self.clock.now();
+            let mut next = read
+                .clone()
+                .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
+            let effects = next.state.tick(now);
+            let draft = Draft {
+                read,
+                next,
+                effects,
+                now,
+            };
+            let (draft, decision) = decide(draft).await?;
+            let Draft {
+                read,
+                next,
+                effects,
+                now,
+            } = draft;
+            if !decision.write && effects.is_empty() {
+                return Ok(Rewritten {
+                    value: decision.value,
+                    record: next,
+                    effects,
+                });
+            }
+            match self
+                .commit(home, read.as_ref(), next, &effects, decision.extra, now)
+                .await
+            {
+                Ok(record) => {
+                    return Ok(Rewritten {
+                        value: decision.value,
+                        record,
+                        effects,
+                    });
+                }
+                Err(SecurityError::Changed) => continue,
+                Err(SecurityError::Store(e)) => return Err(KeepError::Store(e).into()),
+            }
+        }
+        Err(KeepError::Busy.into())
     }
 
     /// Writes `next` in place of `read` (none: the first) with the
@@ -100,26 +218,12 @@ impl HomeSecurity {
     /// A home's security as of now: countdowns that ended are applied and
     /// stored with what they announce.
     pub async fn current(&self, home: &PropertyRecord) -> Result<SecurityRecord, KeepError> {
-        for _ in 0..WRITE_ATTEMPTS {
-            let read = self.repo().get(home.tenant_id, home.id).await?;
-            let now = self.clock.now();
-            let mut next = read
-                .clone()
-                .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
-            let effects = next.state.tick(now);
-            if effects.is_empty() {
-                return Ok(next);
-            }
-            match self
-                .commit(home, read.as_ref(), next, &effects, Vec::new(), now)
-                .await
-            {
-                Ok(written) => return Ok(written),
-                Err(SecurityError::Changed) => continue,
-                Err(SecurityError::Store(e)) => return Err(e.into()),
-            }
-        }
-        Err(KeepError::Busy)
+        let done = self
+            .rewrite(home, async |draft| {
+                Ok::<_, KeepError>((draft, Decision::keep(())))
+            })
+            .await?;
+        Ok(done.record)
     }
 
     /// A detection of `signal` in `home` (an event id stable across
@@ -132,31 +236,25 @@ impl HomeSecurity {
         event_id: &str,
         occurred_at: OffsetDateTime,
     ) -> Result<Vec<Effect>, KeepError> {
-        for _ in 0..WRITE_ATTEMPTS {
-            let Some(read) = self.repo().get(home.tenant_id, home.id).await? else {
-                return Ok(Vec::new());
-            };
-            let now = self.clock.now();
-            let mut next = read.clone();
-            let mut effects = next.state.tick(now);
-            let timing = next.settings.timing();
-            effects.extend(
-                next.state
-                    .detect(event_id, signal, occurred_at, entry, timing, now),
-            );
-            if next == read {
-                return Ok(Vec::new());
-            }
-            match self
-                .commit(home, Some(&read), next, &effects, Vec::new(), now)
-                .await
-            {
-                Ok(_) => return Ok(effects),
-                Err(SecurityError::Changed) => continue,
-                Err(SecurityError::Store(e)) => return Err(e.into()),
-            }
-        }
-        Err(KeepError::Busy)
+        let done = self
+            .rewrite(home, async |mut draft| {
+                let timing = draft.next.settings.timing();
+                let set_off = draft.next.state.detect(
+                    event_id,
+                    signal,
+                    occurred_at,
+                    entry,
+                    timing,
+                    draft.now,
+                );
+                draft.effects.extend(set_off);
+                // A duplicate changes nothing; a first sighting is kept even
+                // when it sets nothing off (its id, for the repeats).
+                let changed = draft.read.as_ref().is_some_and(|r| *r != draft.next);
+                Ok::<_, KeepError>((draft, Decision::write_if(changed, ())))
+            })
+            .await?;
+        Ok(done.effects)
     }
 
     /// A lock's report in `home` (how it was unlocked or locked): what it
@@ -167,27 +265,14 @@ impl HomeSecurity {
         home: &PropertyRecord,
         event: LockEvent,
     ) -> Result<Vec<Effect>, KeepError> {
-        for _ in 0..WRITE_ATTEMPTS {
-            let read = self.repo().get(home.tenant_id, home.id).await?;
-            let now = self.clock.now();
-            let mut next = read
-                .clone()
-                .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
-            let mut effects = next.state.tick(now);
-            effects.extend(next.state.lock_event(event));
-            if effects.is_empty() {
-                return Ok(effects);
-            }
-            match self
-                .commit(home, read.as_ref(), next, &effects, Vec::new(), now)
-                .await
-            {
-                Ok(_) => return Ok(effects),
-                Err(SecurityError::Changed) => continue,
-                Err(SecurityError::Store(e)) => return Err(e.into()),
-            }
-        }
-        Err(KeepError::Busy)
+        let done = self
+            .rewrite(home, async |mut draft| {
+                let moved = draft.next.state.lock_event(event);
+                draft.effects.extend(moved);
+                Ok::<_, KeepError>((draft, Decision::keep(())))
+            })
+            .await?;
+        Ok(done.effects)
     }
 
     /// An endpoint's state moved from `before` to `after`: each detection

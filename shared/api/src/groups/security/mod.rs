@@ -36,9 +36,9 @@ use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::{Output, Selection};
 use alyt_domain::security::machine::{BlockReason, IncidentState, ModeRequest, Refusal};
 use alyt_domain::security::{MAX_DELAY_SECONDS, Mode, Settings, Signal};
-use alyt_security::{HomeSecurity, KeepError, WRITE_ATTEMPTS};
+use alyt_security::{Decision, Draft, HomeSecurity, KeepError};
 use alyt_store::repo::security::{
-    ModeRequestRecord, Security, SecurityError, SecurityRecord, home_incidents, request_write,
+    ModeRequestRecord, Security, SecurityRecord, home_incidents, request_write,
 };
 use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
@@ -73,15 +73,14 @@ pub fn routes() -> Operations {
     )
 }
 
-/// The home, its security (ticked to now and stored when time moved it)
-/// and the caller's access, when the caller has `needed`.
-async fn security_for(
+/// The home and the caller's access, when the caller has `needed`.
+async fn access_for(
     state: &AppState,
     caller: &Principal,
     tenant: TenantId,
     property: PropertyId,
     needed: SecurityAccess,
-) -> Result<(PropertyRecord, SecurityRecord, SecurityAccess), ApiError> {
+) -> Result<(PropertyRecord, SecurityAccess), ApiError> {
     let home = home_for(state, caller, tenant, property, HomeAccess::See).await?;
     let access = caller.security_access(home.tenant_id, home.client_id)?;
     if access < needed {
@@ -92,7 +91,20 @@ async fn security_for(
             _ => "home security is controlled by the household's members and owners",
         }));
     }
-    let record = keeper(state).current(&home).await.map_err(kept)?;
+    Ok((home, access))
+}
+
+/// [`access_for`] with the home's security (ticked to now and stored when
+/// time moved it).
+async fn security_for(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+    needed: SecurityAccess,
+) -> Result<(PropertyRecord, SecurityRecord, SecurityAccess), ApiError> {
+    let (home, access) = access_for(state, caller, tenant, property, needed).await?;
+    let record = keeper(state).current(&home).await?;
     Ok((home, record, access))
 }
 
@@ -134,52 +146,40 @@ pub(crate) async fn routine_mode(
     {
         return Err("the person the routine acts for does not control this home's security".into());
     }
-    let keeper = keeper(state);
-    for _ in 0..WRITE_ATTEMPTS {
-        let read = Security(&*state.store)
-            .get(home.tenant_id, home.id)
-            .await
-            .map_err(|e| e.to_string())?;
-        let now = state.clock.now();
-        let mut next = read
-            .clone()
-            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
-        let mut effects = next.state.tick(now);
-        let things = inventory(state, &next, home.id)
-            .await
-            .map_err(|e| e.detail)?;
-        let request = ModeRequest {
-            mode,
-            revision: next.state.revision,
-            generation: next.state.generation,
-            bypass: BTreeSet::new(),
-        };
-        let checks = things.checks(&next.settings);
-        let timing = next.settings.timing();
-        match next.state.request(&request, &checks, timing, now) {
-            Ok(more) => effects.extend(more),
-            Err(refusal) => return Err(refusal_problem(&refusal, &things).detail),
-        }
-        match keeper
-            .commit(home, read.as_ref(), next, &effects, Vec::new(), now)
-            .await
-        {
-            Ok(_) => return Ok(()),
-            Err(SecurityError::Changed) => continue,
-            Err(SecurityError::Store(e)) => return Err(e.to_string()),
-        }
-    }
-    Err("the home's security kept changing".into())
+    keeper(state)
+        .rewrite(home, async |mut draft| {
+            let next = &mut draft.next;
+            let things = inventory(state, next, home.id).await?;
+            let request = ModeRequest {
+                mode,
+                revision: next.state.revision,
+                generation: next.state.generation,
+                bypass: BTreeSet::new(),
+            };
+            let checks = things.checks(&next.settings);
+            let timing = next.settings.timing();
+            let more = next
+                .state
+                .request(&request, &checks, timing, draft.now)
+                .map_err(|refusal| refusal_problem(&refusal, &things))?;
+            draft.effects.extend(more);
+            Ok::<_, ApiError>((draft, Decision::keep(())))
+        })
+        .await
+        .map(|_| ())
+        .map_err(|e| e.detail)
 }
 
 fn keeper(state: &AppState) -> HomeSecurity {
     HomeSecurity::new(state.store.clone(), state.clock.clone())
 }
 
-fn kept(e: KeepError) -> ApiError {
-    match e {
-        KeepError::Busy => ApiError::conflict("the home's security kept changing; try again"),
-        KeepError::Store(e) => e.into(),
+impl From<KeepError> for ApiError {
+    fn from(e: KeepError) -> Self {
+        match e {
+            KeepError::Busy => ApiError::conflict("the home's security kept changing; try again"),
+            KeepError::Store(e) => e.into(),
+        }
     }
 }
 
@@ -589,7 +589,7 @@ pub async fn request_mode(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiJson(body): ApiJson<ModeBody>,
 ) -> Result<Response, ApiError> {
-    let (home, _, access) = security_for(
+    let (home, access) = access_for(
         &state,
         &caller,
         body.tenant_id,
@@ -606,78 +606,62 @@ pub async fn request_mode(
     });
     let fingerprint = sha256_hex(canonical.to_string());
     let repo = Security(&*state.store);
-    for _ in 0..WRITE_ATTEMPTS {
-        if let Some(stored) = repo.request(home.id, body.request_id).await? {
-            return replay(&stored, &fingerprint);
-        }
-        let read = repo.get(home.tenant_id, home.id).await?;
-        let now = state.clock.now();
-        let mut next = read
-            .clone()
-            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
-        let mut effects = next.state.tick(now);
-        let things = inventory(&state, &next, home.id).await?;
-        let request = ModeRequest {
-            mode: body.mode,
-            revision: body.revision,
-            generation: body.generation,
-            bypass: things.signals_of(&bypass.iter().map(|t| t.id).collect()),
-        };
-        let checks = things.checks(&next.settings);
-        let timing = next.settings.timing();
-        let (outcome, written) = match next.state.request(&request, &checks, timing, now) {
-            Ok(more) => {
-                effects.extend(more);
-                alyt_security::settle(&mut next, &mut effects);
-                (Ok(()), next)
+    let done = keeper(&state)
+        .rewrite(&home, async |mut draft| {
+            if let Some(stored) = repo.request(home.id, body.request_id).await? {
+                return Ok::<_, ApiError>((draft, Decision::keep(stored)));
             }
-            Err(refusal) => (Err(refusal), next),
-        };
-        // What this request answers, kept for its repeats.
-        let (status_code, answer) = match &outcome {
-            Ok(()) => {
-                let shown = SecurityRecord {
-                    rev: read.as_ref().map_or(0, |r| r.rev + 1),
-                    ..written.clone()
-                };
-                (
-                    200u16,
-                    serde_json::to_value(status(&shown, &things, access)).unwrap_or_default(),
-                )
-            }
-            Err(refusal) => {
-                let problem = refusal_problem(refusal, &things);
-                (409u16, problem.body_json())
-            }
-        };
-        let kept = request_write(&ModeRequestRecord {
-            request_id: body.request_id,
-            property_id: home.id,
-            fingerprint: fingerprint.clone(),
-            status: status_code,
-            answer: answer.clone(),
-            at: now,
-        })?;
-        let stored = match outcome {
-            // A refusal changes nothing but what the id answers (and the
-            // countdowns time ended, if any).
-            Err(_) if effects.is_empty() => repo.write(vec![kept]).await,
-            _ => keeper(&state)
-                .commit(&home, read.as_ref(), written, &effects, vec![kept], now)
-                .await
-                .map(|_| ()),
-        };
-        match stored {
-            Ok(()) => {
-                return Ok(answer_response(status_code, answer));
-            }
-            Err(SecurityError::Changed) => continue,
-            Err(SecurityError::Store(e)) => return Err(e.into()),
-        }
+            let Draft {
+                read,
+                next,
+                effects,
+                now,
+            } = &mut draft;
+            let things = inventory(&state, next, home.id).await?;
+            let request = ModeRequest {
+                mode: body.mode,
+                revision: body.revision,
+                generation: body.generation,
+                bypass: things.signals_of(&bypass.iter().map(|t| t.id).collect()),
+            };
+            let checks = things.checks(&next.settings);
+            let timing = next.settings.timing();
+            // What this request answers, kept for its repeats. A refusal
+            // changes nothing but that (and the countdowns time ended, if
+            // any).
+            let (status_code, answer) = match next.state.request(&request, &checks, timing, *now) {
+                Ok(more) => {
+                    effects.extend(more);
+                    alyt_security::settle(next, effects);
+                    let shown = SecurityRecord {
+                        rev: read.as_ref().map_or(0, |r| r.rev + 1),
+                        ..next.clone()
+                    };
+                    let shown = status(&shown, &things, access);
+                    (200u16, serde_json::to_value(shown).unwrap_or_default())
+                }
+                Err(refusal) => (409u16, refusal_problem(&refusal, &things).body_json()),
+            };
+            let record = ModeRequestRecord {
+                request_id: body.request_id,
+                property_id: home.id,
+                fingerprint: fingerprint.clone(),
+                status: status_code,
+                answer,
+                at: *now,
+            };
+            let kept = request_write(&record)?;
+            Ok((draft, Decision::write(record).with(vec![kept])))
+        })
+        .await?;
+    let answer = done.value;
+    if answer.fingerprint != fingerprint {
+        return Err(ApiError::conflict_typed(
+            "request-id-reused",
+            "this requestId was used for another request; use a new UUID for a new request",
+        ));
     }
-    Err(ApiError::conflict(
-        "the home's security kept changing; try again",
-    ))
+    Ok(answer_response(answer.status, answer.answer))
 }
 
 fn answer_response(status: u16, answer: Value) -> Response {
@@ -692,17 +676,6 @@ fn answer_response(status: u16, answer: Value) -> Response {
         )
             .into_response()
     }
-}
-
-/// The answer a request id got, for a repeat with the same body.
-fn replay(stored: &ModeRequestRecord, fingerprint: &str) -> Result<Response, ApiError> {
-    if stored.fingerprint != fingerprint {
-        return Err(ApiError::conflict_typed(
-            "request-id-reused",
-            "this requestId was used for another request; use a new UUID for a new request",
-        ));
-    }
-    Ok(answer_response(stored.status, stored.answer.clone()))
 }
 
 // ---------------------------------------------------------------------------
@@ -748,33 +721,15 @@ async fn reconfigure(
     home: &PropertyRecord,
     change: impl Fn(&mut SecurityRecord) -> Result<(), ApiError>,
 ) -> Result<SecurityRecord, ApiError> {
-    let repo = Security(&*state.store);
-    for _ in 0..WRITE_ATTEMPTS {
-        let read = repo.get(home.tenant_id, home.id).await?;
-        let now = state.clock.now();
-        let mut next = read
-            .clone()
-            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, now));
-        if !next.state.tick(now).is_empty() {
-            // Time moved it; store that first.
-            keeper(state).current(home).await.map_err(kept)?;
-            continue;
-        }
-        configurable(&next)?;
-        change(&mut next)?;
-        next.state.reconfigured();
-        match keeper(state)
-            .commit(home, read.as_ref(), next, &[], Vec::new(), now)
-            .await
-        {
-            Ok(written) => return Ok(written),
-            Err(SecurityError::Changed) => continue,
-            Err(SecurityError::Store(e)) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::conflict(
-        "the home's security kept changing; try again",
-    ))
+    let done = keeper(state)
+        .rewrite(home, async |mut draft| {
+            configurable(&draft.next)?;
+            change(&mut draft.next)?;
+            draft.next.state.reconfigured();
+            Ok::<_, ApiError>((draft, Decision::write(())))
+        })
+        .await?;
+    Ok(done.record)
 }
 
 /// Changes a home's security settings (owners; Off with restoration
@@ -1041,42 +996,31 @@ pub async fn acknowledge_incident(
     let person = caller
         .user_id()
         .ok_or_else(|| ApiError::forbidden("a resident acknowledges, not a key"))?;
-    let repo = Security(&*state.store);
-    for _ in 0..WRITE_ATTEMPTS {
-        let Some(read) = repo.get(home.tenant_id, home.id).await? else {
-            return Err(ApiError::not_found("no such incident"));
-        };
-        let mut next = read.clone();
-        match next.state.acknowledge(number, person.0) {
-            Ok(()) => {}
-            Err(Refusal::NoIncident) => {
-                return Err(ApiError::not_found(
-                    "no such incident (only the latest is acknowledged)",
-                ));
+
+    let done = keeper(&state)
+        .rewrite(&home, async |mut draft| {
+            match draft.next.state.acknowledge(number, person.0) {
+                Ok(()) => {}
+                Err(Refusal::NoIncident) => {
+                    return Err(ApiError::not_found(
+                        "no such incident (only the latest is acknowledged)",
+                    ));
+                }
+                Err(Refusal::AlreadyAcknowledged { .. }) => {
+                    return Err(ApiError::conflict(
+                        "another resident acknowledged this incident",
+                    ));
+                }
+                Err(other) => return Err(ApiError::conflict(other.to_string())),
             }
-            Err(Refusal::AlreadyAcknowledged { .. }) => {
-                return Err(ApiError::conflict(
-                    "another resident acknowledged this incident",
-                ));
-            }
-            Err(other) => return Err(ApiError::conflict(other.to_string())),
-        }
-        let now = state.clock.now();
-        let incident = next
-            .state
-            .incident
-            .clone()
-            .ok_or_else(|| ApiError::not_found("no such incident"))?;
-        match keeper(&state)
-            .commit(&home, Some(&read), next, &[], Vec::new(), now)
-            .await
-        {
-            Ok(_) => return Ok(Json(IncidentView::from(&incident))),
-            Err(SecurityError::Changed) => continue,
-            Err(SecurityError::Store(e)) => return Err(e.into()),
-        }
-    }
-    Err(ApiError::conflict(
-        "the home's security kept changing; try again",
-    ))
+            let incident = draft
+                .next
+                .state
+                .incident
+                .clone()
+                .ok_or_else(|| ApiError::not_found("no such incident"))?;
+            Ok((draft, Decision::write(incident)))
+        })
+        .await?;
+    Ok(Json(IncidentView::from(&done.value)))
 }
