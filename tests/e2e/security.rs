@@ -430,9 +430,38 @@ async fn incidents(t: &TestPlatform, i: &Installed) -> Vec<Value> {
     page["items"].as_array().unwrap().clone()
 }
 
-/// The armed home once the one-second exit countdown is over.
+/// The status once the last alarm's outputs are restored (the output
+/// driver runs every second).
+async fn restored(t: &TestPlatform, i: &Installed) -> Value {
+    for _ in 0..60 {
+        let s = status(t, i).await;
+        if s["restorationPending"] == false {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("never restored: {}", status(t, i).await);
+}
+
+/// Waits until the bridge's `external_id` has `capability.key` = `value`
+/// (the output driver runs every second).
+async fn sounding(i: &Installed, external_id: &str, capability: &str, key: &str, value: Value) {
+    for _ in 0..60 {
+        if i.bridge.thing_state(external_id).unwrap()[capability][key] == value {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!(
+        "{external_id} never had {capability}.{key} = {value}: {:?}",
+        i.bridge.thing_state(external_id)
+    );
+}
+
+/// The armed home once the one-second exit countdown is over (the last
+/// alarm's outputs restored first: arming waits for them).
 async fn armed(t: &TestPlatform, i: &Installed, mode_name: &str) -> Value {
-    let s = status(t, i).await;
+    let s = restored(t, i).await;
     let (code, armed) = mode(
         t,
         i,
@@ -502,6 +531,8 @@ async fn detections_open_incidents_that_off_clears_and_entry_delays_hold_the_ala
     assert_eq!(incident["signal"], "motion");
     assert_eq!(incident["alarmed"], true);
     assert_eq!(incidents(&t, &i).await.len(), 1);
+    // The alarm switches the hall siren on.
+    sounding(&i, "siren-hall", "switch", "power", json!(true)).await;
     // Acknowledged by one resident (again by the same is fine); separate
     // from Off: the home stays armed.
     let number = incident["number"].as_u64().unwrap();
@@ -519,10 +550,15 @@ async fn detections_open_incidents_that_off_clears_and_entry_delays_hold_the_ala
         .await;
     assert_eq!(code, 200);
     assert_eq!(status(&t, &i).await["confirmedMode"], "away");
-    // Off clears it; no output was changed, so nothing waits to restore.
+    // Off clears it; the siren the alarm switched on is put back.
     let s = off(&t, &i).await;
     assert!(s["incident"].is_null(), "{s}");
-    assert_eq!(s["restorationPending"], false);
+    let s = restored(&t, &i).await;
+    assert_eq!(s["outputs"][0]["name"], "Hall siren", "{s}");
+    assert_eq!(
+        i.bridge.thing_state("siren-hall").unwrap()["switch"]["power"],
+        false
+    );
     let history = incidents(&t, &i).await;
     assert_eq!(history[0]["state"], "cleared", "{history:?}");
     assert!(history[0]["acknowledgedBy"].is_string());
@@ -979,4 +1015,237 @@ async fn a_lock_device_disarms_with_its_keypad_code_over_mqtt() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     driver.abort();
+}
+
+/// A home at the equator where it is night now (local solar time about
+/// 00:30), or day (about 12:30).
+fn place(night: bool) -> Value {
+    let now = time::OffsetDateTime::now_utc();
+    let hours = f64::from(now.hour()) + f64::from(now.minute()) / 60.0;
+    let local = if night { 0.5 } else { 12.5 };
+    let mut longitude = (local - hours) * 15.0;
+    if longitude < -180.0 {
+        longitude += 360.0;
+    }
+    if longitude > 180.0 {
+        longitude -= 360.0;
+    }
+    json!({ "latitude": 0.0, "longitude": longitude })
+}
+
+/// The alarm's outputs (spec I Outputs, Speaker alarm, Night lights): the
+/// siren on, the night-light room's light flashing at full intensity and
+/// its speaker at 50% alternating the siren with the deterrent recording,
+/// each one's native state saved first; Off puts every one back (colour,
+/// intensity and on/off; group, volume, mute, source, position and
+/// whether it plays). A source the speaker cannot play again is reported
+/// as not restored. An output that does not answer keeps the restoration
+/// pending: arming and settings are refused with what to do (409) until it
+/// is back. In daytime the night lights are left alone.
+#[tokio::test]
+async fn an_alarm_drives_its_outputs_and_off_puts_every_one_back() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "security-outputs@example.com").await;
+    i.bridge.add_security_things();
+    i.bridge.add_alarm_outputs();
+    discover(&t, &i).await;
+    let s = status(&t, &i).await;
+    let bedroom = thing(&s, "Bedroom light")["roomId"].clone();
+    assert_eq!(thing(&s, "Bedroom speaker")["roomId"], bedroom);
+    let (code, s) = patch_settings(
+        &t,
+        &i,
+        json!({ "exitDelaySeconds": 1, "entryDelaySeconds": 1,
+                "nightLightRooms": [bedroom], "speakerAlarmRooms": [bedroom],
+                "location": place(true) }),
+    )
+    .await;
+    assert_eq!(code, 200, "{s}");
+    let (code, refused) = patch_settings(
+        &t,
+        &i,
+        json!({ "location": { "latitude": 91, "longitude": 0 } }),
+    )
+    .await;
+    assert_eq!(code, 400, "{refused}");
+
+    // The speaker plays a track in a group, muted, 42 s in.
+    i.bridge
+        .add_local_speaker("speaker-kitchen", "Kitchen speaker", Some("Kitchen"));
+    assert!(
+        i.bridge
+            .group_speakers("speaker-kitchen", &["speaker-bedroom"])
+    );
+    for (key, value) in [
+        ("source", json!("prov:track:7")),
+        ("playing", json!(true)),
+        ("position", json!(42)),
+        ("muted", json!(true)),
+    ] {
+        assert!(
+            i.bridge
+                .set_state("speaker-bedroom", "media_player", key, value)
+        );
+    }
+    let speaker_before = i.bridge.thing_state("speaker-bedroom").unwrap();
+    let light_before = i.bridge.thing_state("light-bedroom").unwrap();
+
+    // Armed Away, motion: the alarm.
+    armed(&t, &i, "away").await;
+    let motion = endpoints_by_name(&t, &i).await["Hall motion"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    sounding(&i, "siren-hall", "switch", "power", json!(true)).await;
+    sounding(&i, "light-bedroom", "light", "brightness", json!(100)).await;
+    sounding(&i, "speaker-bedroom", "media_player", "volume", json!(50)).await;
+    let speaker = i.bridge.thing_state("speaker-bedroom").unwrap();
+    assert_eq!(speaker["media_player"]["muted"], false, "{speaker:?}");
+    assert_eq!(speaker["media_player"]["group"], Value::Null, "on its own");
+    // The beats: the deterrent recording follows the siren, the light
+    // flashes off and on.
+    sounding(
+        &i,
+        "speaker-bedroom",
+        "media_player",
+        "source",
+        json!("alarm:siren"),
+    )
+    .await;
+    sounding(
+        &i,
+        "speaker-bedroom",
+        "media_player",
+        "source",
+        json!("alarm:deterrent"),
+    )
+    .await;
+    sounding(&i, "light-bedroom", "light", "power", json!(false)).await;
+    sounding(&i, "light-bedroom", "light", "power", json!(true)).await;
+    let s = status(&t, &i).await;
+    let stages: Vec<(&str, &str)> = s["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["name"].as_str().unwrap(), o["stage"].as_str().unwrap()))
+        .collect();
+    assert_eq!(stages.len(), 3, "{stages:?}");
+    assert!(
+        stages.iter().all(|(_, stage)| *stage == "touched"),
+        "{stages:?}"
+    );
+
+    // Off: everything as it was.
+    off(&t, &i).await;
+    let s = restored(&t, &i).await;
+    assert_eq!(
+        i.bridge.thing_state("speaker-bedroom").unwrap(),
+        speaker_before
+    );
+    assert_eq!(i.bridge.thing_state("light-bedroom").unwrap(), light_before);
+    assert_eq!(
+        i.bridge.thing_state("siren-hall").unwrap()["switch"]["power"],
+        false
+    );
+    for output in s["outputs"].as_array().unwrap() {
+        assert_eq!(output["stage"], "restored", "{output}");
+        assert_eq!(output["unrestored"], json!([]), "{output}");
+    }
+    // No alarm write comes after Off.
+    let sounds = i.bridge.calls()["v1/security/sound"];
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(i.bridge.calls()["v1/security/sound"], sounds);
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(false))
+    );
+    refresh(&t, &i, &motion).await;
+
+    // A source it cannot play again (its line-in) is not called restored;
+    // and while the speaker does not answer, the restoration waits, and
+    // arming and settings are refused with what to do.
+    assert!(i.bridge.set_state(
+        "speaker-bedroom",
+        "media_player",
+        "source",
+        json!("line-in")
+    ));
+    armed(&t, &i, "away").await;
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    sounding(&i, "speaker-bedroom", "media_player", "volume", json!(50)).await;
+    assert!(i.bridge.set_reachable("speaker-bedroom", false));
+    off(&t, &i).await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let s = status(&t, &i).await;
+    assert_eq!(s["restorationPending"], true, "{s}");
+    let (code, refused) = mode(
+        &t,
+        &i,
+        arm(
+            "away",
+            s["revision"].as_u64().unwrap(),
+            s["generation"].as_u64().unwrap(),
+        ),
+    )
+    .await;
+    assert_eq!(code, 409, "{refused}");
+    assert_eq!(refused["type"], "urn:alyt:problem:security-refused");
+    let detail = refused["detail"].as_str().unwrap();
+    assert!(detail.contains("Bedroom speaker"), "{detail}");
+    let (code, refused) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 2 })).await;
+    assert_eq!(code, 409, "{refused}");
+    assert!(i.bridge.set_reachable("speaker-bedroom", true));
+    let s = restored(&t, &i).await;
+    let speaker = s["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "Bedroom speaker")
+        .unwrap();
+    assert_eq!(speaker["stage"], "restored", "{speaker}");
+    assert_eq!(
+        speaker["unrestored"],
+        json!(["media_player.source"]),
+        "{speaker}"
+    );
+    assert!(speaker["attempts"].as_u64().unwrap() >= 2, "{speaker}");
+    let after = i.bridge.thing_state("speaker-bedroom").unwrap();
+    assert_eq!(after["media_player"]["volume"], 20);
+    assert_eq!(after["media_player"]["group"], "speaker-kitchen");
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(false))
+    );
+    refresh(&t, &i, &motion).await;
+
+    // In daytime the night lights are left alone.
+    let (code, s) = patch_settings(&t, &i, json!({ "location": place(false) })).await;
+    assert_eq!(code, 200, "{s}");
+    armed(&t, &i, "away").await;
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    sounding(&i, "speaker-bedroom", "media_player", "volume", json!(50)).await;
+    let s = status(&t, &i).await;
+    let names: Vec<&str> = s["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"Bedroom light"), "{names:?}");
+    assert_eq!(i.bridge.thing_state("light-bedroom").unwrap(), light_before);
+    off(&t, &i).await;
+    restored(&t, &i).await;
 }

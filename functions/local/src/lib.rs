@@ -332,20 +332,16 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let state = events::configure(state, &config.webhooks, &store);
     // The household's timers: the routine runner (scheduled occurrences
     // start once, runs go on after their delays and waits) and home
-    // security's countdowns.
+    // security's countdowns and alarm outputs.
     let runner_state = state.clone();
-    let security = alyt_security::HomeSecurity::new(store.clone(), clock.clone());
     tasks.push(periodic::spawn(
         Beat::every(config.routine_runner_every),
         on_shutdown.clone(),
         move || {
             let state = runner_state.clone();
-            let security = security.clone();
             async move {
-                match security.sweep().await {
-                    Ok(report) if report.due > 0 => tracing::debug!(?report, "security countdowns"),
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "the security sweep failed"),
+                if let Err(e) = alyt_api::groups::security::timers(&state).await {
+                    tracing::warn!(error = %e, "the security timers failed");
                 }
                 use alyt_api::groups::homes::routines::runner::{PASS_BUDGET, pass};
                 let until = tokio::time::Instant::now() + PASS_BUDGET;

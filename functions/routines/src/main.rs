@@ -39,17 +39,15 @@ async fn main() -> Result<(), Error> {
             let until = tokio::time::Instant::now() + remaining.saturating_sub(LAST_STEP_ROOM);
             let mut total = RunnerReport::default();
             let mut failed_passes = 0u32;
-            let security =
-                alyt_security::HomeSecurity::new(state.store.clone(), state.clock.clone());
             alyt_aws::lambda::passes_until(
                 until,
                 PASS_EVERY,
                 || {
-                    let security = security.clone();
                     async move {
-                        // Home security's countdowns end on the same beat.
-                        if let Err(e) = security.sweep().await {
-                            tracing::warn!(error = %e, "the security sweep failed");
+                        // Home security's countdowns and alarm outputs move
+                        // on the same beat.
+                        if let Err(e) = alyt_api::groups::security::timers(state).await {
+                            tracing::warn!(error = %e, "the security timers failed");
                         }
                         pass(state, until).await
                     }

@@ -33,7 +33,8 @@ use url::Url;
 pub use alyt_domain::integration::connector::*;
 pub use alyt_domain::integration::music::{
     FAVOURITES_PATH, FavouritesAnswer, FavouritesCall, PLAY_PATH, PlayAnswer, PlayCall,
-    REFRESH_PATH, RefreshAnswer, SEARCH_PATH, SearchAnswer, SearchCall,
+    REFRESH_PATH, RefreshAnswer, SEARCH_PATH, SOUND_PATH, SearchAnswer, SearchCall, SoundAnswer,
+    SoundCall,
 };
 pub use alyt_events::outbound::OutboundPolicy;
 
@@ -98,6 +99,12 @@ pub trait ConnectorClient: Send + Sync + 'static {
         server: &ConnectorServer,
         call: &IntegrationCall,
     ) -> Result<RefreshAnswer, ConnectorError>;
+    /// `POST v1/security/sound`: a speaker sounds the alarm.
+    async fn security_sound(
+        &self,
+        server: &ConnectorServer,
+        call: &SoundCall,
+    ) -> Result<SoundAnswer, ConnectorError>;
 }
 
 /// Where and how to reach one connector's server.
@@ -457,6 +464,14 @@ impl ConnectorClient for HttpConnectorClient {
         call: &IntegrationCall,
     ) -> Result<RefreshAnswer, ConnectorError> {
         self.call(server, REFRESH_PATH, call).await
+    }
+
+    async fn security_sound(
+        &self,
+        server: &ConnectorServer,
+        call: &SoundCall,
+    ) -> Result<SoundAnswer, ConnectorError> {
+        self.call(server, SOUND_PATH, call).await
     }
 }
 

@@ -14,15 +14,17 @@
 //! * [`HomeSecurity::detect`]: a detection event of one signal.
 //! * [`HomeSecurity::sweep`]: every home whose countdown is due.
 //!
-//! Outputs (sirens, speaker alarms, night lights) come with a later slice of
-//! issue 20: until then an alarm changes no output, so its Off has nothing
-//! to restore and restoration completes in the same write.
+//! An alarm opens an outputs job on the record ([`settle`]); the API's
+//! output driver sounds and restores the outputs (it needs the connectors).
+//! An Off before any output was touched completes restoration in the same
+//! write.
 
 use std::sync::Arc;
 
 use alyt_domain::Clock;
 use alyt_domain::security::Mode;
 use alyt_domain::security::machine::{Effect, Incident, LockEvent, OffCause};
+use alyt_domain::security::outputs::OutputsJob;
 use alyt_domain::security::{Signal, SignalRef};
 use alyt_events::{EventLog, PlatformEvent};
 use alyt_store::repo::integrations::EndpointRecord;
@@ -204,7 +206,7 @@ impl HomeSecurity {
         now: OffsetDateTime,
     ) -> Result<SecurityRecord, SecurityError> {
         let mut effects = effects.to_vec();
-        settle(&mut next, &mut effects);
+        settle(&mut next, &mut effects, now);
         next.updated_at = now;
         let (write, written) = security_write(read, &next)?;
         let mut writes = vec![write];
@@ -420,16 +422,41 @@ impl HomeSecurity {
     }
 }
 
-/// What follows at once from `effects`: an alarm that stopped changed no
-/// output (see the crate docs), so restoration is complete. Call before
-/// showing a state that is about to be committed (committing settles too).
-pub fn settle(next: &mut SecurityRecord, effects: &mut Vec<Effect>) {
-    if next.state.restoration_pending
-        && effects
-            .iter()
-            .any(|e| matches!(e, Effect::StopAlarm { .. }))
-    {
-        effects.extend(next.state.restored());
+/// What follows at once from `effects`: an alarm opens its outputs' job
+/// (the output driver plans and sounds it); an alarm that stopped before
+/// any output was touched leaves nothing to restore, so restoration is
+/// complete at once. Call before showing a state that is about to be
+/// committed (committing settles too).
+pub fn settle(next: &mut SecurityRecord, effects: &mut Vec<Effect>, now: OffsetDateTime) {
+    for effect in effects.clone() {
+        match effect {
+            Effect::Alarm { incident }
+                if next
+                    .outputs
+                    .as_ref()
+                    .is_none_or(|job| job.incident != incident) =>
+            {
+                next.outputs = Some(OutputsJob::new(incident, now));
+            }
+            Effect::StopAlarm { .. } => {
+                let owed = next
+                    .outputs
+                    .as_ref()
+                    .is_some_and(OutputsJob::owes_restoration);
+                if owed {
+                    // The driver puts them back now.
+                    if let Some(job) = next.outputs.as_mut() {
+                        job.next_at = Some(now);
+                    }
+                } else if next.state.restoration_pending {
+                    if let Some(job) = next.outputs.as_mut() {
+                        job.next_at = None;
+                    }
+                    effects.extend(next.state.restored());
+                }
+            }
+            _ => {}
+        }
     }
 }
 

@@ -241,3 +241,11 @@ where
         T::from_params(&params).map(ApiPath)
     }
 }
+
+/// A patch field's `Some(value)` when it is present, null included (a
+/// field left out stays `None`: keep the value).
+pub(crate) fn present<'de, D: serde::Deserializer<'de>, T: serde::Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    <Option<T> as serde::Deserialize>::deserialize(deserializer).map(Some)
+}

@@ -83,7 +83,8 @@ use crate::{
     COMMAND_PATH, CONNECT_PATH, CommandAnswer, CommandCall, ConnectAnswer, ConnectCall,
     ConnectField, ConnectFieldKind, DISCONNECT_PATH, DISCOVER_PATH, DiscoverAnswer,
     DiscoveredThing, FAVOURITES_PATH, FavouritesCall, IntegrationCall, PLAY_PATH, PlayCall,
-    READ_PATH, REFRESH_PATH, ReadAnswer, ReadCall, SEARCH_PATH, SearchCall, ThingRead,
+    READ_PATH, REFRESH_PATH, ReadAnswer, ReadCall, SEARCH_PATH, SOUND_PATH, SearchCall, SoundCall,
+    ThingRead,
 };
 
 pub mod music;
@@ -439,6 +440,7 @@ impl VirtualBridge {
             PLAY_PATH,
             SEARCH_PATH,
             REFRESH_PATH,
+            SOUND_PATH,
         ] {
             router = router.route(&format!("/{path}"), route(path));
         }
@@ -557,6 +559,11 @@ impl VirtualBridge {
                     None => refusal(StatusCode::NOT_FOUND, "this bridge has no sessions"),
                 },
             ),
+            SOUND_PATH => self.paired::<SoundCall>(
+                body,
+                |c| &c.config,
+                |bridge, call| answer(bridge.sound(call)),
+            ),
             _ => refusal(StatusCode::NOT_FOUND, "no such call"),
         }
     }
@@ -645,7 +652,10 @@ fn hardware_value(capability: &str, key: &str, value: &Value) -> Result<Value, S
             .ok_or_else(|| format!("{capability}.{key} must be a number from 0 to 100"))
     };
     match (capability, key) {
-        ("light", "power") | ("switch", "power") | ("media_player", "muted") => value
+        ("light", "power")
+        | ("switch", "power")
+        | ("media_player", "muted")
+        | ("media_player", "playing") => value
             .as_bool()
             .map(Value::Bool)
             .ok_or_else(|| format!("{capability}.{key} must be true or false")),
@@ -654,6 +664,25 @@ fn hardware_value(capability: &str, key: &str, value: &Value) -> Result<Value, S
             percent(value).map(|n| json!(((n / 10.0).round() * 10.0) as u64))
         }
         ("media_player", "volume") => percent(value).map(|n| json!(n.round() as u64)),
+        // `#rrggbb`.
+        ("light", "color") => value
+            .as_str()
+            .filter(|c| {
+                c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|d| d.is_ascii_hexdigit())
+            })
+            .map(|c| json!(c.to_ascii_lowercase()))
+            .ok_or_else(|| "light.color must be #rrggbb".to_owned()),
+        // Seconds into what it plays.
+        ("media_player", "position") => value
+            .as_u64()
+            .map(|n| json!(n))
+            .ok_or_else(|| "media_player.position must be whole seconds".to_owned()),
+        // The group's coordinator, or null: on its own.
+        ("media_player", "group") => match value {
+            Value::Null => Ok(Value::Null),
+            Value::String(s) if !s.is_empty() => Ok(value.clone()),
+            _ => Err("media_player.group must be a speaker's id or null".to_owned()),
+        },
         _ => Err(format!("the bridge cannot set {capability}.{key}")),
     }
 }

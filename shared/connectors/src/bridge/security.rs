@@ -10,8 +10,10 @@ use alyt_domain::device::{DeviceCapability, Lenient};
 use alyt_domain::integration::EndpointKind;
 use serde_json::json;
 
-use super::{VirtualBridge, capabilities, object};
-use crate::DiscoveredThing;
+use alyt_domain::security::outputs::Sound;
+
+use super::{Bridge, NOT_RESPONDING, UNKNOWN_THING, VirtualBridge, capabilities, object, write};
+use crate::{DiscoveredThing, SoundAnswer, SoundCall};
 
 fn thing(
     external_id: &str,
@@ -135,6 +137,76 @@ impl VirtualBridge {
     pub fn add_security_things(&self) {
         for thing in security_things() {
             self.add_thing(thing);
+        }
+    }
+
+    /// Adds [`alarm_outputs`].
+    pub fn add_alarm_outputs(&self) {
+        for thing in alarm_outputs() {
+            self.add_thing(thing);
+        }
+    }
+}
+
+/// Outputs with a native state worth saving, both in the Bedroom:
+/// `light-bedroom` (colour, brightness, on/off) and `speaker-bedroom` (a
+/// local speaker that reports its position).
+pub fn alarm_outputs() -> Vec<DiscoveredThing> {
+    let mut speaker =
+        super::music::local_speaker("speaker-bedroom", "Bedroom speaker", Some("Bedroom"));
+    speaker.state = object(json!({ "media_player": {
+        "volume": 20, "muted": false, "playing": false, "position": 0
+    } }));
+    vec![
+        thing(
+            "light-bedroom",
+            EndpointKind::Light,
+            "Bedroom light",
+            "Bedroom",
+            &[DeviceCapability::Light],
+            &[],
+            json!({ "light": { "power": false, "brightness": 40, "color": "#ffaa00" } }),
+        ),
+        speaker,
+    ]
+}
+
+impl Bridge {
+    /// `v1/security/sound`: the speaker sounds the siren or the deterrent
+    /// recording at the volume asked, unmuted, from the start.
+    pub(super) fn sound(&mut self, call: &SoundCall) -> SoundAnswer {
+        let Some(thing) = self.thing_mut(&call.external_id) else {
+            return SoundAnswer::Failed {
+                reason: UNKNOWN_THING.into(),
+            };
+        };
+        if !thing.reachable {
+            return SoundAnswer::Failed {
+                reason: NOT_RESPONDING.into(),
+            };
+        }
+        if !thing.info.state.contains_key("media_player") {
+            return SoundAnswer::Rejected {
+                reason: "not a speaker".into(),
+            };
+        }
+        let source = match call.sound {
+            Sound::Siren => "alarm:siren",
+            Sound::Deterrent => "alarm:deterrent",
+        };
+        let state = &mut thing.info.state;
+        write(state, "media_player", "volume", json!(call.volume.min(100)));
+        write(state, "media_player", "muted", json!(false));
+        write(state, "media_player", "source", json!(source));
+        write(state, "media_player", "playing", json!(true));
+        if state
+            .get("media_player")
+            .is_some_and(|p| p.get("position").is_some())
+        {
+            write(state, "media_player", "position", json!(0));
+        }
+        SoundAnswer::Sounding {
+            state: thing.info.state.clone(),
         }
     }
 }

@@ -385,3 +385,38 @@ mod tests {
         assert!(!bad.provider_ok());
     }
 }
+
+/// `v1/security/sound`: a speaker sounds the home-security alarm.
+pub const SOUND_PATH: &str = "v1/security/sound";
+
+/// A speaker sounds `sound` (the siren, or the fixed deterrent recording)
+/// at `volume` (the speaker alarm's 50%), unmuted, on its own (the
+/// platform ungrouped it first). The platform saved the speaker's state
+/// before and puts it back after, through `v1/command` and `v1/music/play`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SoundCall {
+    pub integration_id: String,
+    pub tenant_id: String,
+    pub config: Map<String, Value>,
+    pub external_id: String,
+    pub sound: crate::security::outputs::Sound,
+    pub volume: u8,
+}
+
+/// The answer to `v1/security/sound` (`sounding` with the speaker's state
+/// after).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum SoundAnswer {
+    Sounding {
+        #[serde(default)]
+        state: Map<String, Value>,
+    },
+    Rejected {
+        reason: String,
+    },
+    Failed {
+        reason: String,
+    },
+}

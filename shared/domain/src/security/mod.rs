@@ -17,6 +17,7 @@
 
 pub mod enrolment;
 pub mod machine;
+pub mod outputs;
 
 use serde::{Deserialize, Serialize};
 
@@ -121,6 +122,31 @@ pub struct Settings {
     /// Rooms whose speakers sound the alarm.
     #[serde(default)]
     pub speaker_alarm_rooms: std::collections::BTreeSet<uuid::Uuid>,
+    /// Where the home is, for its night lights' sunset and sunrise (none:
+    /// the home's own coordinates, if it has them).
+    #[serde(default)]
+    pub location: Option<Location>,
+}
+
+/// A place on Earth.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Location {
+    /// -90 to 90.
+    pub latitude: f64,
+    /// -180 to 180.
+    pub longitude: f64,
+}
+
+// Coordinates from JSON are finite numbers: equality is total for them.
+impl Eq for Location {}
+
+impl Location {
+    /// Within the globe's bounds.
+    pub fn is_valid(&self) -> bool {
+        (-90.0..=90.0).contains(&self.latitude) && (-180.0..=180.0).contains(&self.longitude)
+    }
 }
 
 impl Default for Settings {
@@ -131,6 +157,7 @@ impl Default for Settings {
             sleeping_rooms: Default::default(),
             night_light_rooms: Default::default(),
             speaker_alarm_rooms: Default::default(),
+            location: None,
         }
     }
 }

@@ -21,6 +21,7 @@ use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::security::Settings;
 use alyt_domain::security::enrolment::Selection;
 use alyt_domain::security::machine::{Incident, SecurityState};
+use alyt_domain::security::outputs::OutputsJob;
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -47,22 +48,28 @@ pub struct SecurityRecord {
     /// so an exclusion survives rediscovery.
     #[serde(default)]
     pub selections: BTreeMap<Uuid, Selection>,
+    /// The outputs of the last alarm, from the alarm until they are all
+    /// restored (none: nothing to drive or put back).
+    #[serde(default)]
+    pub outputs: Option<OutputsJob>,
     #[serde(with = "ts::rfc3339")]
     pub updated_at: OffsetDateTime,
     pub rev: u64,
 }
 
 impl SecurityRecord {
-    /// When a countdown of this home ends (none runs: none).
+    /// When a countdown of this home ends, or its outputs are next driven
+    /// (neither: none).
     pub fn due(&self) -> Option<OffsetDateTime> {
         let entry = self.state.incident.as_ref().and_then(|i| match i.state {
             alyt_domain::security::machine::IncidentState::Entry { alarm_at } => Some(alarm_at),
             _ => None,
         });
-        match (self.state.exit_until, entry) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let outputs = self.outputs.as_ref().and_then(|job| job.next_at);
+        [self.state.exit_until, entry, outputs]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// A home's security before anyone touched it: Off, the defaults.
@@ -73,6 +80,7 @@ impl SecurityRecord {
             state: SecurityState::default(),
             settings: Settings::default(),
             selections: BTreeMap::new(),
+            outputs: None,
             updated_at: now,
             rev: 0,
         }

@@ -74,7 +74,7 @@ use alyt_store::{PageKey, Store};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
@@ -536,13 +536,6 @@ pub(crate) async fn seen_room_view(
     Ok(room_view(&room, &members))
 }
 
-/// `Some(value)` for a field that is present, null included.
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    deserializer: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(deserializer).map(Some)
-}
-
 /// The body of `PATCH /v1/rooms/{roomId}`: every field optional; a field
 /// left out keeps its value.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
@@ -552,7 +545,7 @@ pub struct PatchRoomRequest {
     #[schema(nullable = false, min_length = 1, max_length = 80)]
     pub name: Option<String>,
     /// A token of the room-icon set; null derives it from the name again.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "crate::conventions::extract::present")]
     #[schema(value_type = Option<String>)]
     pub icon: Option<Option<String>>,
     /// Whether voice-capable things listen (control; the others are
@@ -562,14 +555,14 @@ pub struct PatchRoomRequest {
     pub listening: Option<bool>,
     /// Up to 8 tile actions in order of preference (the first two the room
     /// serves are primary); null means the defaults.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "crate::conventions::extract::present")]
     #[schema(value_type = Option<Vec<ActionRef>>)]
     pub chosen_actions: Option<Option<Vec<ActionRef>>>,
     /// Whole hour 0-23 (the home's time zone), with `quietHoursEnd`.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "crate::conventions::extract::present")]
     #[schema(value_type = Option<i64>, minimum = 0, maximum = 23)]
     pub quiet_hours_start: Option<Option<i64>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "crate::conventions::extract::present")]
     #[schema(value_type = Option<i64>, minimum = 0, maximum = 23)]
     pub quiet_hours_end: Option<Option<i64>>,
 }

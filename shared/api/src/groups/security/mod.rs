@@ -26,6 +26,7 @@
 //! changed (issue 20's sweep slice moves them on their own).
 
 mod inventory;
+pub mod outputs;
 
 use std::collections::BTreeSet;
 
@@ -35,7 +36,8 @@ use alyt_domain::room::{PinnedThing, PinnedThingKind};
 use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::{Output, Selection};
 use alyt_domain::security::machine::{BlockReason, IncidentState, ModeRequest, Refusal};
-use alyt_domain::security::{MAX_DELAY_SECONDS, Mode, Settings, Signal};
+use alyt_domain::security::outputs::{DrivenOutput, Stage};
+use alyt_domain::security::{Location, MAX_DELAY_SECONDS, Mode, Settings, Signal};
 use alyt_security::{Decision, Draft, HomeSecurity, KeepError};
 use alyt_store::repo::security::{
     ModeRequestRecord, Security, SecurityRecord, home_incidents, request_write,
@@ -161,13 +163,27 @@ pub(crate) async fn routine_mode(
             let more = next
                 .state
                 .request(&request, &checks, timing, draft.now)
-                .map_err(|refusal| refusal_problem(&refusal, &things))?;
+                .map_err(|refusal| refusal_problem(&refusal, &things, next))?;
             draft.effects.extend(more);
             Ok::<_, ApiError>((draft, Decision::keep(())))
         })
         .await
         .map(|_| ())
         .map_err(|e| e.detail)
+}
+
+/// Home security's timers (both runtimes, every second): countdowns that
+/// ended, then the alarm outputs to sound or restore.
+pub async fn timers(state: &AppState) -> Result<(), alyt_store::StoreError> {
+    let countdowns = keeper(state).sweep().await?;
+    if countdowns.due > 0 {
+        tracing::debug!(?countdowns, "security countdowns");
+    }
+    let outputs = outputs::drive_due(state).await?;
+    if outputs.homes > 0 {
+        tracing::debug!(?outputs, "security outputs");
+    }
+    Ok(())
 }
 
 fn keeper(state: &AppState) -> HomeSecurity {
@@ -304,6 +320,10 @@ pub struct SettingsView {
     pub night_light_rooms: BTreeSet<Uuid>,
     #[schema(value_type = Vec<String>)]
     pub speaker_alarm_rooms: BTreeSet<Uuid>,
+    /// Where the home is, for the night lights' sunset and sunrise (null:
+    /// the home's own coordinates; without either, night lights stay off).
+    #[schema(required = true)]
+    pub location: Option<Location>,
 }
 
 impl From<&Settings> for SettingsView {
@@ -314,6 +334,48 @@ impl From<&Settings> for SettingsView {
             sleeping_rooms: s.sleeping_rooms.clone(),
             night_light_rooms: s.night_light_rooms.clone(),
             speaker_alarm_rooms: s.speaker_alarm_rooms.clone(),
+            location: s.location,
+        }
+    }
+}
+
+/// An output the last alarm drives or drove.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OutputView {
+    pub thing_id: Uuid,
+    pub name: String,
+    pub output: Output,
+    /// `saved` (its native state saved, nothing sent), `touched` (changed,
+    /// or maybe changed: to restore), `restored`, `abandoned` (left alone,
+    /// or it left the home).
+    pub stage: String,
+    /// After `restored`: the parts that could not be put back
+    /// (`capability.key`; an unsupported source is never called restored).
+    pub unrestored: Vec<String>,
+    /// Why it was abandoned, or the last failure.
+    #[schema(required = true)]
+    pub error: Option<String>,
+    /// Restoration attempts so far.
+    pub attempts: u32,
+}
+
+impl From<&DrivenOutput> for OutputView {
+    fn from(o: &DrivenOutput) -> Self {
+        let (stage, unrestored, why) = match &o.stage {
+            Stage::Saved => ("saved", Vec::new(), None),
+            Stage::Touched => ("touched", Vec::new(), None),
+            Stage::Restored { unrestored } => ("restored", unrestored.clone(), None),
+            Stage::Abandoned { why } => ("abandoned", Vec::new(), Some(why.clone())),
+        };
+        Self {
+            thing_id: o.endpoint_id,
+            name: o.name.clone(),
+            output: o.output,
+            stage: stage.into(),
+            unrestored,
+            error: why.or_else(|| o.error.clone()),
+            attempts: o.attempts,
         }
     }
 }
@@ -350,6 +412,12 @@ pub struct SecurityStatus {
     /// Outputs changed by the last alarm are still to be restored (arming
     /// and settings wait for it).
     pub restoration_pending: bool,
+    /// The outputs of the last alarm until they are all restored: sirens,
+    /// the night-light rooms' lights (flashing at full intensity, only
+    /// between sunset and sunrise at the home's location), the
+    /// speaker-alarm rooms' speakers (at 50%, the siren alternating with
+    /// the deterrent recording).
+    pub outputs: Vec<OutputView>,
     /// The open incident (null: none).
     #[schema(required = true)]
     pub incident: Option<IncidentView>,
@@ -465,6 +533,11 @@ fn status(
         },
         things,
         restoration_pending: s.restoration_pending,
+        outputs: record
+            .outputs
+            .iter()
+            .flat_map(|job| job.outputs.iter().map(OutputView::from))
+            .collect(),
         incident: open.map(IncidentView::from),
         settings: SettingsView::from(&record.settings),
         access: match access {
@@ -535,12 +608,14 @@ pub struct ModeBody {
 }
 
 /// The recovery message of a refusal.
-fn refusal_problem(refusal: &Refusal, inventory: &Inventory) -> ApiError {
+fn refusal_problem(refusal: &Refusal, inventory: &Inventory, record: &SecurityRecord) -> ApiError {
     let advice = match refusal {
         Refusal::StaleRevision { .. } | Refusal::StaleGeneration { .. } => {
             "read the status again and send its revision and generation"
         }
-        Refusal::RestorationPending => "wait until the outputs are restored, then arm again",
+        Refusal::RestorationPending => {
+            "bring the outputs named back online (the platform tries again every few seconds) or remove them from the home, then arm again"
+        }
         Refusal::NotReady { .. } => "close, fix or bypass the signals named, then arm again",
         Refusal::OtherAuthority | Refusal::Switching => {
             "use the security system that runs this home"
@@ -550,6 +625,20 @@ fn refusal_problem(refusal: &Refusal, inventory: &Inventory) -> ApiError {
         _ => "",
     };
     let mut detail = refusal.to_string();
+    if let (Refusal::RestorationPending, Some(job)) = (refusal, &record.outputs) {
+        let owed: Vec<String> = job
+            .outputs
+            .iter()
+            .filter(|o| o.stage == Stage::Touched)
+            .map(|o| match &o.error {
+                Some(why) => format!("{} ({why})", o.name),
+                None => o.name.clone(),
+            })
+            .collect();
+        if !owed.is_empty() {
+            detail = format!("{detail}: {}", owed.join(", "));
+        }
+    }
     if let Refusal::NotReady { blockers } = refusal {
         let names: Vec<String> = blockers
             .iter()
@@ -632,7 +721,7 @@ pub async fn request_mode(
             let (status_code, answer) = match next.state.request(&request, &checks, timing, *now) {
                 Ok(more) => {
                     effects.extend(more);
-                    alyt_security::settle(next, effects);
+                    alyt_security::settle(next, effects, *now);
                     let shown = SecurityRecord {
                         rev: read.as_ref().map_or(0, |r| r.rev + 1),
                         ..next.clone()
@@ -640,7 +729,7 @@ pub async fn request_mode(
                     let shown = status(&shown, &things, access);
                     (200u16, serde_json::to_value(shown).unwrap_or_default())
                 }
-                Err(refusal) => (409u16, refusal_problem(&refusal, &things).body_json()),
+                Err(refusal) => (409u16, refusal_problem(&refusal, &things, next).body_json()),
             };
             let record = ModeRequestRecord {
                 request_id: body.request_id,
@@ -695,6 +784,10 @@ pub struct SettingsPatch {
     pub night_light_rooms: Option<BTreeSet<Uuid>>,
     #[schema(value_type = Option<Vec<String>>)]
     pub speaker_alarm_rooms: Option<BTreeSet<Uuid>>,
+    /// The home's location for night lights (null: forget it).
+    #[serde(default, deserialize_with = "crate::conventions::extract::present")]
+    #[schema(value_type = Option<Location>)]
+    pub location: Option<Option<Location>>,
 }
 
 /// Configuration changes only while Off with restoration complete.
@@ -776,6 +869,14 @@ pub async fn change_security_settings(
             ));
         }
     }
+    if let Some(Some(place)) = patch.location
+        && !place.is_valid()
+    {
+        return Err(ApiError::validation(
+            "location",
+            "latitude -90 to 90, longitude -180 to 180",
+        ));
+    }
     let rooms: BTreeSet<Uuid> = alyt_store::repo::tenancy::Tenancy(&*state.store)
         .rooms(home.id)
         .await?
@@ -812,6 +913,9 @@ pub async fn change_security_settings(
         }
         if let Some(v) = &patch.speaker_alarm_rooms {
             s.speaker_alarm_rooms = v.clone();
+        }
+        if let Some(v) = patch.location {
+            s.location = v;
         }
         Ok(())
     })

@@ -1,0 +1,690 @@
+//! The alarm's outputs, driven (spec I Outputs, Speaker alarm, Night
+//! lights): the rules are `alyt_domain::security::outputs`, the job is on
+//! the home's security record; this is the part that talks to the
+//! connectors. Both runtimes' timers call [`drive_due`] every second.
+//!
+//! One driver at a time holds a home's outputs (a lease on the record).
+//! While the alarm sounds it plans the outputs once (sirens; the
+//! night-light rooms' lights when it is night at the home; the
+//! speaker-alarm rooms' speakers), saves each one's native state by reading
+//! it, and marks an output touched *before* its first write, every write on
+//! the record's revision: an alarm write is sent only while that alarm
+//! still sounds (an old alarm command after Off is never sent), and a
+//! write whose outcome is unknown keeps the obligation to restore. Every
+//! write first checks that the thing is still in the home through the
+//! integration it was planned with. After Off it puts every touched output
+//! back, reads it again and records what was not restored; a failure (no
+//! answer is a failure) is tried again after `RETRY`, and the restoration
+//! stays pending (arming and configuration wait) until every touched
+//! output is restored or has left the home.
+//!
+//! Outputs are connector endpoints; MQTT devices are not driven yet.
+
+use std::collections::BTreeMap;
+
+use alyt_domain::ids::{EndpointId, IntegrationId};
+use alyt_domain::integration::music::{PlayAnswer, PlayCall, SoundAnswer, SoundCall};
+use alyt_domain::room::PinnedThingKind;
+use alyt_domain::security::enrolment::{Output, Selection};
+use alyt_domain::security::machine::{Effect, IncidentState};
+use alyt_domain::security::outputs::{
+    BEAT, DrivenOutput, FLASH_BRIGHTNESS, LEASE, Native, OutputsJob, RETRY, RestoreWrite,
+    SPEAKER_ALARM_VOLUME, Sound, Stage, flash_on, is_night, native_of, restore_writes, unrestored,
+};
+use alyt_security::{Decision, HomeSecurity};
+use alyt_store::StoreError;
+use alyt_store::repo::integrations::{EndpointRecord, Integrations};
+use alyt_store::repo::security::{Security, SecurityRecord};
+use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+use serde_json::{Map, Value, json};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::inventory::inventory;
+use crate::groups::homes::endpoints::{
+    Installed, ReadOutcome, connector_problem, installed, read_and_store, store_check,
+};
+use crate::{ApiError, AppState};
+use alyt_connectors::{CommandAnswer, CommandCall};
+
+/// Homes one pass takes up.
+const BATCH: u32 = 100;
+
+/// What a pass did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct OutputsReport {
+    /// Homes with outputs to drive.
+    pub homes: u32,
+    /// Homes another driver held.
+    pub held: u32,
+    pub failed: u32,
+}
+
+/// Drives the outputs of every home that is due (an alarm to sound or
+/// beat, a restoration to try).
+pub async fn drive_due(state: &AppState) -> Result<OutputsReport, StoreError> {
+    let mut report = OutputsReport::default();
+    let due = Security(&*state.store)
+        .due(state.clock.now(), BATCH)
+        .await?;
+    let driven = |r: &SecurityRecord| r.outputs.as_ref().is_some_and(|job| job.next_at.is_some());
+    for record in due.into_iter().filter(driven) {
+        let Some(home) = Tenancy(&*state.store)
+            .property(record.tenant_id, record.property_id)
+            .await?
+        else {
+            continue;
+        };
+        report.homes += 1;
+        match drive(state, &home).await {
+            Ok(true) => {}
+            Ok(false) => report.held += 1,
+            Err(e) => {
+                report.failed += 1;
+                tracing::warn!(home = %home.id, error = %e.detail, "a home's alarm outputs could not be driven");
+            }
+        }
+    }
+    Ok(report)
+}
+
+fn keeper(state: &AppState) -> HomeSecurity {
+    HomeSecurity::new(state.store.clone(), state.clock.clone())
+}
+
+/// Changes the record with `change` (none: nothing to write) on its
+/// revision; the change's answer and the record as it stands.
+async fn update<T: Send>(
+    state: &AppState,
+    home: &PropertyRecord,
+    mut change: impl FnMut(&mut SecurityRecord, &mut Vec<Effect>, OffsetDateTime) -> Option<T> + Send,
+) -> Result<(Option<T>, SecurityRecord), ApiError> {
+    let done = keeper(state)
+        .rewrite(home, |mut draft| {
+            let answer = change(&mut draft.next, &mut draft.effects, draft.now);
+            let write = answer.is_some();
+            std::future::ready(Ok::<_, ApiError>((
+                draft,
+                Decision::write_if(write, answer),
+            )))
+        })
+        .await?;
+    Ok((done.value, done.record))
+}
+
+/// The incident whose alarm sounds now, if it is `job`'s.
+fn sounding(record: &SecurityRecord, incident: u64) -> bool {
+    record
+        .state
+        .incident
+        .as_ref()
+        .is_some_and(|i| i.number == incident && i.state == IncidentState::Alarm)
+}
+
+/// One turn for a home: claim its outputs, sound or restore them, let go.
+/// False when another driver holds them.
+async fn drive(state: &AppState, home: &PropertyRecord) -> Result<bool, ApiError> {
+    let (claimed, record) = update(state, home, |record, _, now| {
+        let job = record.outputs.as_mut()?;
+        if job.lease_until.is_some_and(|until| until > now) {
+            return None;
+        }
+        job.lease_until = Some(now + LEASE);
+        Some(job.incident)
+    })
+    .await?;
+    let Some(incident) = claimed else {
+        return Ok(record.outputs.is_none_or(|job| job.next_at.is_none()));
+    };
+    let outcome = if sounding(&record, incident) {
+        sound(state, home, incident).await
+    } else {
+        restore(state, home).await
+    };
+    // Let go (the next turn may be another driver's).
+    update(state, home, |record, _, _| {
+        let job = record.outputs.as_mut()?;
+        job.lease_until.take().map(|_| ())
+    })
+    .await?;
+    outcome.map(|()| true)
+}
+
+// ---------------------------------------------------------------------------
+// Sounding
+
+/// A planned output with where it is reached now.
+struct Reached {
+    installed: Installed,
+    endpoint: EndpointRecord,
+}
+
+/// The thing, if it is still in `home` through the integration it was
+/// planned with (every write checks this first).
+async fn reach(
+    state: &AppState,
+    home: &PropertyRecord,
+    output: &DrivenOutput,
+) -> Result<Reached, String> {
+    let gone = || "it is no longer in this home".to_owned();
+    let endpoint = Integrations(&*state.store)
+        .endpoint(home.tenant_id, EndpointId(output.endpoint_id))
+        .await
+        .map_err(|e| e.to_string())?
+        .filter(|e| e.property_id == home.id && e.integration_id.0 == output.integration_id)
+        .ok_or_else(gone)?;
+    let installed = installed(state, home.tenant_id, endpoint.integration_id)
+        .await
+        .map_err(|e| e.detail)?;
+    Ok(Reached {
+        installed,
+        endpoint,
+    })
+}
+
+/// The outputs this alarm drives, with their native state read now (an
+/// output that cannot be read is left alone: what is not saved is not
+/// changed).
+async fn plan(
+    state: &AppState,
+    home: &PropertyRecord,
+    record: &SecurityRecord,
+    now: OffsetDateTime,
+) -> Result<(bool, Vec<DrivenOutput>), ApiError> {
+    let own = home.latitude.zip(home.longitude);
+    let place = record
+        .settings
+        .location
+        .map(|l| (l.latitude, l.longitude))
+        .or(own);
+    let night = place.is_some_and(|(lat, lon)| is_night(lat, lon, &home.timezone, now));
+    let things = inventory(state, record, home.id).await?;
+    let settings = &record.settings;
+    let in_rooms = |room: Option<alyt_domain::ids::RoomId>,
+                    rooms: &std::collections::BTreeSet<Uuid>| {
+        room.is_some_and(|r| rooms.contains(&r.0))
+    };
+    let mut wanted: Vec<(Uuid, Output)> = Vec::new();
+    for thing in &things.things {
+        if thing.kind != PinnedThingKind::Endpoint || thing.selection == Selection::Exclude {
+            continue;
+        }
+        for output in &thing.families.outputs {
+            let drives = match output {
+                Output::Siren => true,
+                Output::Light => night && in_rooms(thing.room_id, &settings.night_light_rooms),
+                Output::Speaker => in_rooms(thing.room_id, &settings.speaker_alarm_rooms),
+            };
+            if drives {
+                wanted.push((thing.id, *output));
+            }
+        }
+    }
+    // Read each integration's outputs in one call.
+    let repo = Integrations(&*state.store);
+    let mut by_integration: BTreeMap<IntegrationId, Vec<EndpointRecord>> = BTreeMap::new();
+    for (id, _) in &wanted {
+        if let Some(endpoint) = repo.endpoint(home.tenant_id, EndpointId(*id)).await?
+            && endpoint.property_id == home.id
+        {
+            let list = by_integration.entry(endpoint.integration_id).or_default();
+            if !list.iter().any(|e| e.id == endpoint.id) {
+                list.push(endpoint);
+            }
+        }
+    }
+    let mut read: BTreeMap<Uuid, Result<EndpointRecord, String>> = BTreeMap::new();
+    for (integration, endpoints) in by_integration {
+        let connector = match installed(state, home.tenant_id, integration).await {
+            Ok(connector) => connector,
+            Err(e) => {
+                for endpoint in endpoints {
+                    read.insert(endpoint.id.0, Err(e.detail.clone()));
+                }
+                continue;
+            }
+        };
+        for outcome in read_and_store(state, &connector, endpoints).await? {
+            match outcome {
+                ReadOutcome::Read(endpoint) => {
+                    read.insert(endpoint.id.0, Ok(endpoint));
+                }
+                ReadOutcome::Failed(endpoint, why) => {
+                    read.insert(endpoint.id.0, Err(why));
+                }
+            }
+        }
+    }
+    let outputs = wanted
+        .into_iter()
+        .map(|(id, output)| {
+            let name = things.thing(id).map(|t| t.name.clone()).unwrap_or_default();
+            let (integration_id, native, stage) = match read.get(&id) {
+                Some(Ok(endpoint)) => (
+                    endpoint.integration_id.0,
+                    native_of(output, &endpoint.state),
+                    Stage::Saved,
+                ),
+                Some(Err(why)) => (
+                    Uuid::nil(),
+                    Native::new(),
+                    Stage::Abandoned {
+                        why: format!("its state could not be saved, so it was left alone: {why}"),
+                    },
+                ),
+                None => (
+                    Uuid::nil(),
+                    Native::new(),
+                    Stage::Abandoned {
+                        why: "it is no longer in this home".into(),
+                    },
+                ),
+            };
+            DrivenOutput {
+                endpoint_id: id,
+                integration_id,
+                name,
+                output,
+                native,
+                stage,
+                error: None,
+                attempts: 0,
+            }
+        })
+        .collect();
+    Ok((night, outputs))
+}
+
+async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result<(), ApiError> {
+    let record = Security(&*state.store)
+        .get(home.tenant_id, home.id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("no security"))?;
+    if record.outputs.as_ref().is_some_and(|job| !job.planned) {
+        let now = state.clock.now();
+        let (night, outputs) = plan(state, home, &record, now).await?;
+        update(state, home, |record, _, now| {
+            if !sounding(record, incident) {
+                return None;
+            }
+            let job = record.outputs.as_mut().filter(|job| !job.planned)?;
+            job.planned = true;
+            job.night = night;
+            job.outputs = outputs.clone();
+            job.next_at = Some(now + BEAT);
+            Some(())
+        })
+        .await?;
+    }
+    // First writes: each saved output is marked touched first (only while
+    // this alarm sounds), then written.
+    let saved: Vec<DrivenOutput> = current_job(state, home)
+        .await?
+        .map(|job| {
+            job.outputs
+                .into_iter()
+                .filter(|o| o.stage == Stage::Saved)
+                .collect()
+        })
+        .unwrap_or_default();
+    for output in saved {
+        let (touched, record) = update(state, home, |record, _, _| {
+            if !sounding(record, incident) {
+                return None;
+            }
+            let driven = record
+                .outputs
+                .as_mut()?
+                .output_mut(output.endpoint_id, output.output)
+                .filter(|o| o.stage == Stage::Saved)?;
+            driven.stage = Stage::Touched;
+            Some(())
+        })
+        .await?;
+        if touched.is_none() {
+            continue;
+        }
+        let beat = record.outputs.as_ref().map_or(0, |job| job.beat);
+        let result = alarm_write(state, home, &output, beat, true).await;
+        note_error(state, home, &output, result.err()).await?;
+    }
+    // The beat: lights flash, speakers alternate.
+    let (beat, _) = update(state, home, |record, _, now| {
+        if !sounding(record, incident) {
+            return None;
+        }
+        let job = record.outputs.as_mut()?;
+        if job.next_at.is_some_and(|at| at > now) {
+            return None;
+        }
+        job.beat += 1;
+        job.next_at = Some(now + BEAT);
+        Some((job.beat, job.outputs.clone()))
+    })
+    .await?;
+    if let Some((beat, outputs)) = beat {
+        for output in outputs.iter().filter(|o| o.stage == Stage::Touched) {
+            if output.output == Output::Siren {
+                continue;
+            }
+            // An old beat is never sent after Off.
+            if !still_sounding(state, home, incident).await? {
+                break;
+            }
+            let result = alarm_write(state, home, output, beat, false).await;
+            note_error(state, home, output, result.err()).await?;
+        }
+    }
+    Ok(())
+}
+
+async fn current_job(
+    state: &AppState,
+    home: &PropertyRecord,
+) -> Result<Option<OutputsJob>, ApiError> {
+    Ok(Security(&*state.store)
+        .get(home.tenant_id, home.id)
+        .await?
+        .and_then(|r| r.outputs))
+}
+
+async fn still_sounding(
+    state: &AppState,
+    home: &PropertyRecord,
+    incident: u64,
+) -> Result<bool, ApiError> {
+    Ok(Security(&*state.store)
+        .get(home.tenant_id, home.id)
+        .await?
+        .is_some_and(|r| sounding(&r, incident)))
+}
+
+/// Records an output's last failure (or clears it).
+async fn note_error(
+    state: &AppState,
+    home: &PropertyRecord,
+    output: &DrivenOutput,
+    error: Option<String>,
+) -> Result<(), ApiError> {
+    update(state, home, |record, _, _| {
+        let driven = record
+            .outputs
+            .as_mut()?
+            .output_mut(output.endpoint_id, output.output)?;
+        if driven.error == error {
+            return None;
+        }
+        driven.error = error.clone();
+        Some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// An alarm write to one output at `beat` (`first`: its first).
+async fn alarm_write(
+    state: &AppState,
+    home: &PropertyRecord,
+    output: &DrivenOutput,
+    beat: u64,
+    first: bool,
+) -> Result<(), String> {
+    let reached = reach(state, home, output).await?;
+    match output.output {
+        Output::Siren => Ok(set(state, &reached, "switch", "power", json!(true)).await?),
+        Output::Light => {
+            if first && output.native.contains_key("light.brightness") {
+                set(
+                    state,
+                    &reached,
+                    "light",
+                    "brightness",
+                    json!(FLASH_BRIGHTNESS),
+                )
+                .await?;
+            }
+            Ok(set(state, &reached, "light", "power", json!(flash_on(beat))).await?)
+        }
+        Output::Speaker => {
+            // It sounds on its own, in its room.
+            if first
+                && output
+                    .native
+                    .get("media_player.group")
+                    .is_some_and(Value::is_string)
+            {
+                set(state, &reached, "media_player", "group", Value::Null).await?;
+            }
+            sound_speaker(state, &reached, Sound::of_beat(beat)).await
+        }
+    }
+}
+
+/// A `set` sent to the connector with the native capability (the
+/// platform's own write, not a household command), its read-back stored.
+async fn set(
+    state: &AppState,
+    reached: &Reached,
+    capability: &str,
+    key: &str,
+    value: Value,
+) -> Result<(), WriteError> {
+    let call = CommandCall {
+        integration_id: reached.installed.integration.id.to_string(),
+        tenant_id: reached.installed.integration.tenant_id.to_string(),
+        config: reached.installed.integration.config.clone(),
+        external_id: reached.endpoint.external_id.clone(),
+        command: "set".into(),
+        payload: Some(
+            json!({ "capability": capability, "key": key, "value": value })
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        ),
+    };
+    let answer = state
+        .connectors
+        .command(&reached.installed.server(state), &call)
+        .await;
+    match answer {
+        Ok(CommandAnswer::Applied { state: read_back }) => {
+            keep(state, reached, read_back).await;
+            Ok(())
+        }
+        Ok(CommandAnswer::Rejected { reason }) => Err(WriteError::Refused(format!(
+            "{capability}.{key} was refused: {reason}"
+        ))),
+        Ok(CommandAnswer::Failed { reason }) => Err(WriteError::Failed(format!(
+            "{capability}.{key} failed: {reason}"
+        ))),
+        Err(e) => Err(WriteError::Failed(connector_problem(
+            &reached.installed.connector,
+            &e,
+        ))),
+    }
+}
+
+/// Why a write did not apply.
+enum WriteError {
+    /// The thing refused it (it will not take it later either).
+    Refused(String),
+    /// It failed or gave no answer (it may or may not have applied).
+    Failed(String),
+}
+
+impl From<WriteError> for String {
+    fn from(e: WriteError) -> Self {
+        match e {
+            WriteError::Refused(why) | WriteError::Failed(why) => why,
+        }
+    }
+}
+
+/// Stores what a write read back (best effort: the write stands).
+async fn keep(state: &AppState, reached: &Reached, read_back: Map<String, Value>) {
+    if let Err(e) = store_check(state, reached.endpoint.clone(), Some(read_back)).await {
+        tracing::warn!(endpoint = %reached.endpoint.id, error = %e.detail, "an output's state could not be stored");
+    }
+}
+
+async fn sound_speaker(state: &AppState, reached: &Reached, sound: Sound) -> Result<(), String> {
+    let call = SoundCall {
+        integration_id: reached.installed.integration.id.to_string(),
+        tenant_id: reached.installed.integration.tenant_id.to_string(),
+        config: reached.installed.integration.config.clone(),
+        external_id: reached.endpoint.external_id.clone(),
+        sound,
+        volume: SPEAKER_ALARM_VOLUME,
+    };
+    let answer = state
+        .connectors
+        .security_sound(&reached.installed.server(state), &call)
+        .await;
+    match answer {
+        Ok(SoundAnswer::Sounding { state: read_back }) => {
+            keep(state, reached, read_back).await;
+            Ok(())
+        }
+        Ok(SoundAnswer::Rejected { reason }) => {
+            Err(format!("the speaker refused the alarm: {reason}"))
+        }
+        Ok(SoundAnswer::Failed { reason }) => Err(format!("the speaker failed: {reason}")),
+        Err(e) => Err(connector_problem(&reached.installed.connector, &e)),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Restoring
+
+/// How one output's restoration went.
+enum Put {
+    /// Back, except the parts named.
+    Back(Vec<String>),
+    /// It left the home: no longer the platform's to write.
+    Left(String),
+    /// Not now (refused, no answer): tried again.
+    Failed(String),
+}
+
+async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError> {
+    let Some(job) = current_job(state, home)
+        .await?
+        .filter(|job| job.next_at.is_some())
+    else {
+        return Ok(());
+    };
+    let mut results: Vec<(DrivenOutput, Put)> = Vec::new();
+    for output in job.outputs.iter().filter(|o| o.stage == Stage::Touched) {
+        let put = put_back(state, home, output).await;
+        results.push((output.clone(), put));
+    }
+    update(state, home, |record, effects, now| {
+        let job = record.outputs.as_mut()?;
+        for (output, put) in &results {
+            let Some(driven) = job
+                .output_mut(output.endpoint_id, output.output)
+                .filter(|o| o.stage == Stage::Touched)
+            else {
+                continue;
+            };
+            driven.attempts += 1;
+            match put {
+                Put::Back(parts) => {
+                    driven.stage = Stage::Restored {
+                        unrestored: parts.clone(),
+                    };
+                    driven.error = None;
+                }
+                Put::Left(why) => {
+                    driven.stage = Stage::Abandoned { why: why.clone() };
+                }
+                Put::Failed(why) => driven.error = Some(why.clone()),
+            }
+        }
+        if job.owes_restoration() {
+            job.next_at = Some(now + RETRY);
+        } else {
+            // Done: the job stays to show what was (not) restored until
+            // the next alarm.
+            job.next_at = None;
+            effects.extend(record.state.restored());
+        }
+        Some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// Puts one output back to its native state and reads it again.
+async fn put_back(state: &AppState, home: &PropertyRecord, output: &DrivenOutput) -> Put {
+    let reached = match reach(state, home, output).await {
+        Ok(reached) => reached,
+        Err(why) if why.contains("no longer in this home") => return Put::Left(why),
+        Err(why) => return Put::Failed(why),
+    };
+    let now = match read_one(state, &reached).await {
+        Ok(now) => now,
+        Err(why) => return Put::Failed(why),
+    };
+    for write in restore_writes(output.output, &output.native, &now) {
+        let written = match write {
+            RestoreWrite::Set {
+                capability,
+                key,
+                value,
+            } => set(state, &reached, capability, key, value).await,
+            RestoreWrite::Play { uri } => play(state, &reached, &uri).await,
+        };
+        match written {
+            // A part the thing will not take back is reported as not
+            // restored (the read-back tells).
+            Ok(()) | Err(WriteError::Refused(_)) => {}
+            Err(WriteError::Failed(why)) => return Put::Failed(why),
+        }
+    }
+    match read_one(state, &reached).await {
+        Ok(after) => Put::Back(unrestored(&output.native, &after)),
+        Err(why) => Put::Failed(why),
+    }
+}
+
+/// The thing's state now, read from its connector (and stored).
+async fn read_one(state: &AppState, reached: &Reached) -> Result<Map<String, Value>, String> {
+    let read = read_and_store(state, &reached.installed, vec![reached.endpoint.clone()])
+        .await
+        .map_err(|e| e.detail)?;
+    match read.into_iter().next() {
+        Some(ReadOutcome::Read(endpoint)) => Ok(endpoint.state),
+        Some(ReadOutcome::Failed(_, why)) => Err(why),
+        None => Err("it could not be read".into()),
+    }
+}
+
+/// Plays a speaker's former source again.
+async fn play(state: &AppState, reached: &Reached, uri: &str) -> Result<(), WriteError> {
+    let call = PlayCall {
+        integration_id: reached.installed.integration.id.to_string(),
+        tenant_id: reached.installed.integration.tenant_id.to_string(),
+        config: reached.installed.integration.config.clone(),
+        external_id: reached.endpoint.external_id.clone(),
+        uri: uri.to_owned(),
+    };
+    let answer = state
+        .connectors
+        .music_play(&reached.installed.server(state), &call)
+        .await;
+    match answer {
+        Ok(PlayAnswer::Playing { state: read_back }) => {
+            keep(state, reached, read_back).await;
+            Ok(())
+        }
+        Ok(PlayAnswer::Rejected { reason }) => Err(WriteError::Refused(format!(
+            "its former source cannot be played again: {reason}"
+        ))),
+        Ok(PlayAnswer::Failed { reason }) => Err(WriteError::Failed(reason)),
+        Err(e) => Err(WriteError::Failed(connector_problem(
+            &reached.installed.connector,
+            &e,
+        ))),
+    }
+}
