@@ -911,6 +911,14 @@ fn tenant_operations() -> Vec<TenantOperation> {
             foreign: security_change_foreign,
         },
         TenantOperation {
+            id: "changeHomeSecurityAuthority",
+            method: "PUT",
+            path: "/home-security/{propertyId}/authority",
+            body: Some(r#"{"tenantId":"{tenantId}","authority":"builtin","reviewed":true}"#),
+            own: security_configure_own::<200>,
+            foreign: security_change_foreign,
+        },
+        TenantOperation {
             id: "listHomeSecurityIncidents",
             method: "GET",
             path: "/home-security/{propertyId}/incidents?tenantId={tenantId}",

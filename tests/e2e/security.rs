@@ -1249,3 +1249,154 @@ async fn an_alarm_drives_its_outputs_and_off_puts_every_one_back() {
     off(&t, &i).await;
     restored(&t, &i).await;
 }
+
+async fn authority(t: &TestPlatform, i: &Installed, body: Value) -> (u16, Value) {
+    let mut body = body;
+    body["tenantId"] = json!(i.tenant);
+    t.send_json(
+        "PUT",
+        &format!("/home-security/{}/authority", i.property),
+        Some(i.token()),
+        Some(body),
+    )
+    .await
+}
+
+/// One authority per home: handing the home to a security-system
+/// connector turns the built-in engine Off first (its alarm stopped, its
+/// outputs restored) and only then tells the connector to take over; the
+/// built-in engine then refuses to arm and ignores detections. A connector
+/// that is not a security system is refused and the home stays built-in.
+/// Back to the built-in engine only with an explicit reviewed choice, the
+/// connector told to stop first.
+#[tokio::test]
+async fn one_authority_runs_a_home_and_the_hand_over_waits_for_restoration() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "security-authority@example.com").await;
+    i.bridge.add_security_things();
+    discover(&t, &i).await;
+    let (code, s) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
+    assert_eq!(code, 200, "{s}");
+    let integration = i.integration.to_string();
+    let property = i.property.to_string();
+
+    // Not a security system: refused, nothing handed over.
+    let (code, refused) = authority(
+        &t,
+        &i,
+        json!({ "authority": "connector", "integrationId": integration }),
+    )
+    .await;
+    assert_eq!(code, 409, "{refused}");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not a security system"),
+        "{refused}"
+    );
+    let s = status(&t, &i).await;
+    assert_eq!(s["authority"], "builtin", "{s}");
+    let (code, refused) = authority(&t, &i, json!({ "authority": "connector" })).await;
+    assert_eq!(code, 400, "{refused}");
+
+    // Sounding: the hand-over stops the alarm and waits for the siren to
+    // be put back, then the security system takes over.
+    i.bridge.be_security_system();
+    armed(&t, &i, "away").await;
+    let motion = endpoints_by_name(&t, &i).await["Hall motion"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    sounding(&i, "siren-hall", "switch", "power", json!(true)).await;
+    let (code, s) = authority(
+        &t,
+        &i,
+        json!({ "authority": "connector", "integrationId": integration }),
+    )
+    .await;
+    assert_eq!(code, 202, "{s}");
+    assert_eq!(s["switchingTo"], integration.as_str(), "{s}");
+    assert_eq!(s["confirmedMode"], "off");
+    assert!(
+        !i.bridge.runs_security_of(&property),
+        "not before restoration"
+    );
+    let s = restored(&t, &i).await;
+    assert_eq!(
+        i.bridge.thing_state("siren-hall").unwrap()["switch"]["power"],
+        false
+    );
+    for _ in 0..40 {
+        if i.bridge.runs_security_of(&property) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(i.bridge.runs_security_of(&property));
+    let s = if s["authority"] == "connector" {
+        s
+    } else {
+        status(&t, &i).await
+    };
+    assert_eq!(s["authority"], "connector", "{s}");
+    assert_eq!(s["authorityIntegrationId"], integration.as_str());
+    assert!(s["switchingTo"].is_null());
+
+    // The built-in engine neither arms nor detects now.
+    let (code, refused) = mode(
+        &t,
+        &i,
+        arm(
+            "away",
+            s["revision"].as_u64().unwrap(),
+            s["generation"].as_u64().unwrap(),
+        ),
+    )
+    .await;
+    assert_eq!(code, 409, "{refused}");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("security-system connector"),
+        "{refused}"
+    );
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(false))
+    );
+    refresh(&t, &i, &motion).await;
+    let before = incidents(&t, &i).await.len();
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    assert_eq!(incidents(&t, &i).await.len(), before);
+
+    // Back only with a reviewed choice; the connector stops first.
+    let (code, refused) = authority(&t, &i, json!({ "authority": "builtin" })).await;
+    assert_eq!(code, 409, "{refused}");
+    assert!(
+        refused["detail"].as_str().unwrap().contains("reviewed"),
+        "{refused}"
+    );
+    assert!(i.bridge.runs_security_of(&property));
+    let (code, s) = authority(&t, &i, json!({ "authority": "builtin", "reviewed": true })).await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["authority"], "builtin");
+    assert!(!i.bridge.runs_security_of(&property));
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(false))
+    );
+    refresh(&t, &i, &motion).await;
+    armed(&t, &i, "away").await;
+    off(&t, &i).await;
+}

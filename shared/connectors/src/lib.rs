@@ -32,9 +32,9 @@ use url::Url;
 
 pub use alyt_domain::integration::connector::*;
 pub use alyt_domain::integration::music::{
-    FAVOURITES_PATH, FavouritesAnswer, FavouritesCall, PLAY_PATH, PlayAnswer, PlayCall,
-    REFRESH_PATH, RefreshAnswer, SEARCH_PATH, SOUND_PATH, SearchAnswer, SearchCall, SoundAnswer,
-    SoundCall,
+    AUTHORITY_PATH, AuthorityAnswer, AuthorityCall, FAVOURITES_PATH, FavouritesAnswer,
+    FavouritesCall, PLAY_PATH, PlayAnswer, PlayCall, REFRESH_PATH, RefreshAnswer, SEARCH_PATH,
+    SOUND_PATH, SearchAnswer, SearchCall, SoundAnswer, SoundCall,
 };
 pub use alyt_events::outbound::OutboundPolicy;
 
@@ -105,6 +105,13 @@ pub trait ConnectorClient: Send + Sync + 'static {
         server: &ConnectorServer,
         call: &SoundCall,
     ) -> Result<SoundAnswer, ConnectorError>;
+    /// `POST v1/security/authority`: a security system takes over a home's
+    /// security, or gives it back.
+    async fn security_authority(
+        &self,
+        server: &ConnectorServer,
+        call: &AuthorityCall,
+    ) -> Result<AuthorityAnswer, ConnectorError>;
 }
 
 /// Where and how to reach one connector's server.
@@ -472,6 +479,14 @@ impl ConnectorClient for HttpConnectorClient {
         call: &SoundCall,
     ) -> Result<SoundAnswer, ConnectorError> {
         self.call(server, SOUND_PATH, call).await
+    }
+
+    async fn security_authority(
+        &self,
+        server: &ConnectorServer,
+        call: &AuthorityCall,
+    ) -> Result<AuthorityAnswer, ConnectorError> {
+        self.call(server, AUTHORITY_PATH, call).await
     }
 }
 

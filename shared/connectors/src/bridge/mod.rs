@@ -80,11 +80,11 @@ use subtle::ConstantTimeEq;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use crate::{
-    COMMAND_PATH, CONNECT_PATH, CommandAnswer, CommandCall, ConnectAnswer, ConnectCall,
-    ConnectField, ConnectFieldKind, DISCONNECT_PATH, DISCOVER_PATH, DiscoverAnswer,
-    DiscoveredThing, FAVOURITES_PATH, FavouritesCall, IntegrationCall, PLAY_PATH, PlayCall,
-    READ_PATH, REFRESH_PATH, ReadAnswer, ReadCall, SEARCH_PATH, SOUND_PATH, SearchCall, SoundCall,
-    ThingRead,
+    AUTHORITY_PATH, AuthorityCall, COMMAND_PATH, CONNECT_PATH, CommandAnswer, CommandCall,
+    ConnectAnswer, ConnectCall, ConnectField, ConnectFieldKind, DISCONNECT_PATH, DISCOVER_PATH,
+    DiscoverAnswer, DiscoveredThing, FAVOURITES_PATH, FavouritesCall, IntegrationCall, PLAY_PATH,
+    PlayCall, READ_PATH, REFRESH_PATH, ReadAnswer, ReadCall, SEARCH_PATH, SOUND_PATH, SearchCall,
+    SoundCall, ThingRead,
 };
 
 pub mod music;
@@ -134,6 +134,7 @@ struct Bridge {
     /// Calls answered with a body that is not the protocol (by path).
     garbled: std::collections::BTreeSet<String>,
     music: music::Music,
+    security: security::SecuritySystem,
 }
 
 struct Thing {
@@ -284,6 +285,7 @@ impl VirtualBridge {
                     slow_calls: BTreeMap::new(),
                     garbled: std::collections::BTreeSet::new(),
                     music: music::Music::new(),
+                    security: Default::default(),
                 }),
             }),
         }
@@ -441,6 +443,7 @@ impl VirtualBridge {
             SEARCH_PATH,
             REFRESH_PATH,
             SOUND_PATH,
+            AUTHORITY_PATH,
         ] {
             router = router.route(&format!("/{path}"), route(path));
         }
@@ -563,6 +566,11 @@ impl VirtualBridge {
                 body,
                 |c| &c.config,
                 |bridge, call| answer(bridge.sound(call)),
+            ),
+            AUTHORITY_PATH => self.paired::<AuthorityCall>(
+                body,
+                |c| &c.config,
+                |bridge, call| answer(bridge.authority(call)),
             ),
             _ => refusal(StatusCode::NOT_FOUND, "no such call"),
         }

@@ -13,7 +13,7 @@ use serde_json::json;
 use alyt_domain::security::outputs::Sound;
 
 use super::{Bridge, NOT_RESPONDING, UNKNOWN_THING, VirtualBridge, capabilities, object, write};
-use crate::{DiscoveredThing, SoundAnswer, SoundCall};
+use crate::{AuthorityAnswer, AuthorityCall, DiscoveredThing, SoundAnswer, SoundCall};
 
 fn thing(
     external_id: &str,
@@ -171,7 +171,45 @@ pub fn alarm_outputs() -> Vec<DiscoveredThing> {
     ]
 }
 
+/// The bridge as a dedicated security system (off unless
+/// [`VirtualBridge::be_security_system`]): the homes its engine runs.
+#[derive(Default)]
+pub(super) struct SecuritySystem {
+    enabled: bool,
+    active: std::collections::BTreeSet<String>,
+}
+
+impl VirtualBridge {
+    /// Makes the bridge a dedicated security system: it accepts
+    /// `v1/security/authority` (else it answers `rejected`).
+    pub fn be_security_system(&self) {
+        self.lock().security.enabled = true;
+    }
+
+    /// Whether its engine runs `property_id`'s security.
+    pub fn runs_security_of(&self, property_id: &str) -> bool {
+        self.lock().security.active.contains(property_id)
+    }
+}
+
 impl Bridge {
+    /// `v1/security/authority`: takes over or gives back a home.
+    pub(super) fn authority(&mut self, call: &AuthorityCall) -> AuthorityAnswer {
+        let system = &mut self.security;
+        if !system.enabled {
+            return AuthorityAnswer::Rejected {
+                reason: "this bridge is not a security system".into(),
+            };
+        }
+        if call.active {
+            system.active.insert(call.property_id.clone());
+            AuthorityAnswer::Active
+        } else {
+            system.active.remove(&call.property_id);
+            AuthorityAnswer::Inactive
+        }
+    }
+
     /// `v1/security/sound`: the speaker sounds the siren or the deterrent
     /// recording at the volume asked, unmuted, from the start.
     pub(super) fn sound(&mut self, call: &SoundCall) -> SoundAnswer {

@@ -420,3 +420,31 @@ pub enum SoundAnswer {
         reason: String,
     },
 }
+
+/// `v1/security/authority`: a dedicated security-system connector takes
+/// over (or gives back) a home's security.
+pub const AUTHORITY_PATH: &str = "v1/security/authority";
+
+/// The platform hands `property_id`'s security to the connector (`active`:
+/// its engine runs the home from now; the platform's own has stopped and
+/// restored its outputs first) or takes it back (`active` false: stop
+/// before the platform's engine starts again).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorityCall {
+    pub integration_id: String,
+    pub tenant_id: String,
+    pub config: Map<String, Value>,
+    pub property_id: String,
+    pub active: bool,
+}
+
+/// The answer to `v1/security/authority`: `active` or `inactive` as asked,
+/// or `rejected` (not a security system).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum AuthorityAnswer {
+    Active,
+    Inactive,
+    Rejected { reason: String },
+}

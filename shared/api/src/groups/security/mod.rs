@@ -25,6 +25,7 @@
 //! Time: the exit and entry countdowns end when the home is next read or
 //! changed (issue 20's sweep slice moves them on their own).
 
+mod authority;
 mod inventory;
 pub mod outputs;
 
@@ -73,6 +74,7 @@ pub fn routes() -> Operations {
         list_incidents,
         acknowledge_incident
     )
+    .merge(authority::routes())
 }
 
 /// The home and the caller's access, when the caller has `needed`.
@@ -387,6 +389,13 @@ pub struct SecurityStatus {
     pub property_id: PropertyId,
     /// `builtin`, or `connector` (a security-system connector runs it).
     pub authority: String,
+    /// The security system's integration when `authority` is `connector`.
+    #[schema(value_type = Option<String>, required = true)]
+    pub authority_integration_id: Option<String>,
+    /// A hand-over to a security system waiting for the outputs to be
+    /// restored (its integration id).
+    #[schema(value_type = Option<String>, required = true)]
+    pub switching_to: Option<String>,
     /// What the household asked for (not protection by itself).
     pub requested_mode: Mode,
     /// What is in force.
@@ -512,6 +521,18 @@ fn status(
             alyt_domain::security::machine::Authority::Connector { .. } => "connector",
         }
         .into(),
+        authority_integration_id: match &s.authority {
+            alyt_domain::security::machine::Authority::Connector { connector_id } => {
+                Some(connector_id.clone())
+            }
+            alyt_domain::security::machine::Authority::BuiltIn => None,
+        },
+        switching_to: match &s.switching_to {
+            Some(alyt_domain::security::machine::Authority::Connector { connector_id }) => {
+                Some(connector_id.clone())
+            }
+            _ => None,
+        },
         requested_mode: s.requested,
         confirmed_mode: s.confirmed,
         revision: s.revision,

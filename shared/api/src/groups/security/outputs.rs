@@ -578,7 +578,7 @@ async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError
         let put = put_back(state, home, output).await;
         results.push((output.clone(), put));
     }
-    update(state, home, |record, effects, now| {
+    let handed = update(state, home, |record, effects, now| {
         let job = record.outputs.as_mut()?;
         for (output, put) in &results {
             let Some(driven) = job
@@ -601,17 +601,28 @@ async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError
                 Put::Failed(why) => driven.error = Some(why.clone()),
             }
         }
+        let mut handed_to = None;
         if job.owes_restoration() {
             job.next_at = Some(now + RETRY);
         } else {
             // Done: the job stays to show what was (not) restored until
             // the next alarm.
             job.next_at = None;
-            effects.extend(record.state.restored());
+            let more = record.state.restored();
+            handed_to = more.iter().find_map(|e| match e {
+                Effect::AuthoritySwitched { to } => Some(to.clone()),
+                _ => None,
+            });
+            effects.extend(more);
         }
-        Some(())
+        Some(handed_to)
     })
     .await?;
+    // A hand-over waited for the restoration: the security system takes
+    // over now.
+    if let (Some(Some(to)), _) = &handed {
+        super::authority::complete_handover(state, home, to).await;
+    }
     Ok(())
 }
 

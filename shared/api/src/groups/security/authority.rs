@@ -1,0 +1,278 @@
+//! Who runs a home's security (spec I: one authority per home): the
+//! platform's built-in engine, or a dedicated security-system connector.
+//!
+//! `PUT /v1/home-security/{propertyId}/authority` `{ tenantId, authority:
+//! builtin | connector, integrationId, reviewed }` (owners):
+//! * **To a connector**: the built-in engine goes Off first (its alarm
+//!   stops), its outputs are restored, and only then is the connector asked
+//!   to take over (`v1/security/authority` active): two engines never run
+//!   at once. When outputs are still to be restored the answer is 202 with
+//!   `switchingTo` set; the output driver completes the hand-over once they
+//!   are. A connector that refuses (not a security system) or does not
+//!   answer leaves the home with the built-in engine, Off.
+//! * **Back to the built-in engine**: only with `reviewed: true` (an
+//!   explicit reviewed choice); the connector is told to stop first, and
+//!   nothing changes when it cannot be told.
+
+use alyt_domain::ids::{IntegrationId, PropertyId, TenantId};
+use alyt_domain::integration::music::{AuthorityAnswer, AuthorityCall};
+use alyt_domain::security::machine::{Authority, Refusal};
+use alyt_security::Decision;
+use alyt_store::repo::security::SecurityRecord;
+use alyt_store::repo::tenancy::PropertyRecord;
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::inventory::inventory;
+use super::{SecurityAccess, SecurityStatus, keeper, refusal_problem, security_for, status};
+use crate::auth::Caller;
+use crate::conventions::extract::{ApiJson, ApiPath};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::homes::endpoints::{connector_problem, installed};
+use crate::routing::{Operations, operations};
+use crate::{ApiError, AppState};
+
+pub fn routes() -> Operations {
+    operations!(change_security_authority)
+}
+
+/// Who should run the home's security.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthorityChoice {
+    Builtin,
+    Connector,
+}
+
+/// A change of authority.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuthorityBody {
+    #[schema(value_type = String)]
+    pub tenant_id: TenantId,
+    pub authority: AuthorityChoice,
+    /// The security system's integration in this home (for `connector`).
+    #[schema(value_type = Option<String>)]
+    pub integration_id: Option<IntegrationId>,
+    /// Back to the built-in engine needs an explicit reviewed choice.
+    #[serde(default)]
+    pub reviewed: bool,
+}
+
+/// Hands a home's security to a security-system connector, or back to the
+/// built-in engine (owners).
+#[utoipa::path(
+    put,
+    path = "/v1/home-security/{propertyId}/authority",
+    tag = "security",
+    operation_id = "changeHomeSecurityAuthority",
+    params(("propertyId" = PropertyId, Path, description = "The home")),
+    request_body = AuthorityBody,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The status under its new authority (or unchanged: it already had it)", body = SecurityStatus),
+        (status = 202, description = "The built-in engine is Off; the hand-over completes once its outputs are restored (`switchingTo`)", body = SecurityStatus),
+        (status = 400, description = "A field is wrong (named)", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Not an owner of the household (or a key, widget or connector credential)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home, or no such integration in it", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Refused with what to do: not reviewed, a hand-over under way, another connector runs the home, or the connector is not a security system", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "The connector could not be reached; nothing changed (or the home stays with the built-in engine, Off)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn change_security_authority(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(property_id): ApiPath<PropertyId>,
+    ApiJson(body): ApiJson<AuthorityBody>,
+) -> Result<(StatusCode, Json<SecurityStatus>), ApiError> {
+    let (home, record, access) = security_for(
+        &state,
+        &caller,
+        body.tenant_id,
+        property_id,
+        SecurityAccess::Configure,
+    )
+    .await?;
+    let answer = |record: &SecurityRecord| {
+        let code = if record.state.switching_to.is_some() {
+            StatusCode::ACCEPTED
+        } else {
+            StatusCode::OK
+        };
+        (code, record.clone())
+    };
+    let (code, written) = match body.authority {
+        AuthorityChoice::Connector => {
+            let integration = body.integration_id.ok_or_else(|| {
+                ApiError::validation("integrationId", "the security system's integration")
+            })?;
+            to_connector(&state, &home, &record, integration).await?
+        }
+        AuthorityChoice::Builtin => {
+            if body.integration_id.is_some() {
+                return Err(ApiError::validation(
+                    "integrationId",
+                    "only for a connector",
+                ));
+            }
+            answer(&to_builtin(&state, &home, &record, body.reviewed).await?)
+        }
+    };
+    let things = inventory(&state, &written, home.id).await?;
+    Ok((code, Json(status(&written, &things, access))))
+}
+
+async fn to_connector(
+    state: &AppState,
+    home: &PropertyRecord,
+    record: &SecurityRecord,
+    integration: IntegrationId,
+) -> Result<(StatusCode, SecurityRecord), ApiError> {
+    let to = Authority::Connector {
+        connector_id: integration.to_string(),
+    };
+    if record.state.authority == to {
+        return Ok((StatusCode::OK, record.clone()));
+    }
+    if matches!(record.state.authority, Authority::Connector { .. }) {
+        return Err(ApiError::conflict_typed(
+            "security-refused",
+            "another security system runs this home; hand it back to the built-in engine first",
+        ));
+    }
+    let connector = installed(state, home.tenant_id, integration)
+        .await
+        .ok()
+        .filter(|c| c.integration.property_id == home.id)
+        .ok_or_else(|| ApiError::not_found("no such integration in this home"))?;
+    // The built-in engine stops first (Off, its alarm stopped).
+    let done = keeper(state)
+        .rewrite(home, async |mut draft| {
+            let things = inventory(state, &draft.next, home.id).await?;
+            let switched = draft
+                .next
+                .state
+                .switch_authority(to.clone(), false)
+                .map_err(|refusal| refusal_problem(&refusal, &things, &draft.next))?;
+            draft.effects.extend(switched);
+            Ok::<_, ApiError>((draft, Decision::write(())))
+        })
+        .await?;
+    if done.record.state.switching_to.is_some() {
+        // The output driver hands over once the outputs are restored.
+        return Ok((StatusCode::ACCEPTED, done.record));
+    }
+    match tell(state, home, &connector, true).await {
+        Ok(()) => Ok((StatusCode::OK, done.record)),
+        Err(problem) => {
+            take_back(state, home).await?;
+            Err(problem)
+        }
+    }
+}
+
+async fn to_builtin(
+    state: &AppState,
+    home: &PropertyRecord,
+    record: &SecurityRecord,
+    reviewed: bool,
+) -> Result<SecurityRecord, ApiError> {
+    let current = match &record.state.authority {
+        Authority::BuiltIn if record.state.switching_to.is_none() => return Ok(record.clone()),
+        Authority::BuiltIn => None,
+        Authority::Connector { connector_id } => Some(connector_id.clone()),
+    };
+    if !reviewed {
+        let things = inventory(state, record, home.id).await?;
+        return Err(refusal_problem(&Refusal::NotReviewed, &things, record));
+    }
+    // The connector stops before the built-in engine may start.
+    // (An integration that is gone has no engine left to stop.)
+    if let Some(integration) = current.and_then(|id| id.parse::<uuid::Uuid>().ok())
+        && let Ok(connector) = installed(state, home.tenant_id, IntegrationId(integration)).await
+    {
+        tell(state, home, &connector, false).await?;
+    }
+    take_back(state, home).await
+}
+
+/// The built-in engine runs the home again (Off).
+async fn take_back(state: &AppState, home: &PropertyRecord) -> Result<SecurityRecord, ApiError> {
+    let done = keeper(state)
+        .rewrite(home, async |mut draft| {
+            draft.next.state.switching_to = None;
+            let switched = draft
+                .next
+                .state
+                .switch_authority(Authority::BuiltIn, true)
+                .unwrap_or_default();
+            draft.effects.extend(switched);
+            Ok::<_, ApiError>((draft, Decision::write(())))
+        })
+        .await?;
+    Ok(done.record)
+}
+
+/// Tells a security system it runs the home now (`active`) or no longer.
+pub(super) async fn tell(
+    state: &AppState,
+    home: &PropertyRecord,
+    connector: &crate::groups::homes::endpoints::Installed,
+    active: bool,
+) -> Result<(), ApiError> {
+    let call = AuthorityCall {
+        integration_id: connector.integration.id.to_string(),
+        tenant_id: home.tenant_id.to_string(),
+        config: connector.integration.config.clone(),
+        property_id: home.id.to_string(),
+        active,
+    };
+    let answer = state
+        .connectors
+        .security_authority(&connector.server(state), &call)
+        .await;
+    match answer {
+        Ok(AuthorityAnswer::Active) if active => Ok(()),
+        Ok(AuthorityAnswer::Inactive) if !active => Ok(()),
+        Ok(AuthorityAnswer::Rejected { reason }) => Err(ApiError::conflict_typed(
+            "security-refused",
+            format!(
+                "the connector is not a security system ({reason}); the home stays with the built-in engine"
+            ),
+        )),
+        Ok(_) => Err(ApiError::bad_gateway(
+            "the connector answered something else than asked",
+        )),
+        Err(e) => Err(ApiError::bad_gateway(connector_problem(
+            &connector.connector,
+            &e,
+        ))),
+    }
+}
+
+/// The output driver restored the outputs of a home being handed to a
+/// connector (`to`): the connector is told now; when it cannot take over,
+/// the built-in engine keeps the home (Off).
+pub(super) async fn complete_handover(state: &AppState, home: &PropertyRecord, to: &Authority) {
+    let Authority::Connector { connector_id } = to else {
+        return;
+    };
+    let connector = match connector_id.parse::<uuid::Uuid>() {
+        Ok(id) => installed(state, home.tenant_id, IntegrationId(id)).await,
+        Err(_) => Err(ApiError::not_found("no such integration")),
+    };
+    let told = match connector {
+        Ok(connector) => tell(state, home, &connector, true).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = told {
+        tracing::warn!(home = %home.id, error = %e.detail, "a security system could not take over; the built-in engine keeps the home");
+        if let Err(e) = take_back(state, home).await {
+            tracing::warn!(home = %home.id, error = %e.detail, "the home could not be given back to the built-in engine");
+        }
+    }
+}
