@@ -1400,3 +1400,150 @@ async fn one_authority_runs_a_home_and_the_hand_over_waits_for_restoration() {
     armed(&t, &i, "away").await;
     off(&t, &i).await;
 }
+
+/// The sandbox's virtual hub (a real MQTT client of the embedded broker).
+async fn virtual_hub(t: &TestPlatform, i: &Installed) -> String {
+    let (code, page) = t
+        .get_json(
+            &format!("/developers/simulator/devices?tenantId={}", i.tenant),
+            Some(i.token()),
+        )
+        .await;
+    assert_eq!(code, 200, "{page}");
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["profile"] == "HUB")
+        .map(|d| d["device"]["id"].as_str().unwrap().to_owned())
+        .expect("a sandbox has a virtual hub")
+}
+
+/// The status once `check` holds (the hub answers over MQTT).
+async fn status_until(
+    t: &TestPlatform,
+    i: &Installed,
+    what: &str,
+    check: impl Fn(&Value) -> bool,
+) -> Value {
+    for _ in 0..80 {
+        let s = status(t, i).await;
+        if check(&s) {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("never {what}: {}", status(t, i).await);
+}
+
+/// A hub-run home (spec I): assigning the home's hub sends it the
+/// configuration over its commands channel in chunks; the (virtual) hub
+/// acknowledges it and reports its protection state. Arming needs the hub
+/// connected, the configuration acknowledged and its generation current;
+/// a hub that drops off makes the runtime unavailable and arming is refused
+/// with no fallback; back online, it arms again, and its generation follows
+/// every arming.
+#[tokio::test]
+async fn a_hub_run_home_arms_only_with_its_hub_connected_and_acknowledged() {
+    let t = TestPlatform::start_with(crate::simulator::fast).await;
+    let i = install_bridge(&t, "security-hub@example.com").await;
+    i.bridge.add_security_things();
+    discover(&t, &i).await;
+    let hub = virtual_hub(&t, &i).await;
+    let door = endpoints_by_name(&t, &i).await["Front door"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Only a hub of this home is a hub.
+    let (code, refused) = patch_settings(&t, &i, json!({ "hubDeviceId": door })).await;
+    assert_eq!(code, 400, "{refused}");
+    let (code, s) =
+        patch_settings(&t, &i, json!({ "exitDelaySeconds": 1, "hubDeviceId": hub })).await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["settings"]["hubDeviceId"], hub.as_str());
+    let s = status_until(&t, &i, "acknowledged", |s| {
+        s["hub"]["acknowledged"] == true && s["hub"]["problem"].is_null()
+    })
+    .await;
+    assert_eq!(s["hub"]["connected"], true);
+    assert_eq!(s["hub"]["protection"]["generation"], s["generation"]);
+    assert_eq!(s["runtimeUnavailable"], false);
+    assert_eq!(s["readiness"]["away"]["ready"], true, "{s}");
+
+    // Armed and off: the hub's generation follows.
+    let s = armed(&t, &i, "away").await;
+    let generation = s["generation"].clone();
+    status_until(&t, &i, "at the new generation", |s| {
+        s["hub"]["protection"]["generation"] == generation
+            && s["hub"]["protection"]["mode"] == "away"
+    })
+    .await;
+    off(&t, &i).await;
+
+    // A changed configuration is acknowledged again.
+    let (code, s) = patch_settings(&t, &i, json!({ "entryDelaySeconds": 5 })).await;
+    assert_eq!(code, 200, "{s}");
+    let revision = s["revision"].clone();
+    status_until(&t, &i, "the new revision acknowledged", |s| {
+        s["hub"]["revision"] == revision && s["hub"]["acknowledged"] == true
+    })
+    .await;
+
+    // The hub drops off: the runtime is unavailable and arming is refused,
+    // with no fallback to the platform's engine.
+    let scenario = format!("/developers/simulator/devices/{hub}/scenario");
+    let (code, body) = t
+        .post_json(
+            &scenario,
+            Some(i.token()),
+            json!({ "tenantId": i.tenant, "scenario": "OFFLINE" }),
+        )
+        .await;
+    assert!(code == 200 || code == 202, "{code} {body}");
+    let s = status_until(&t, &i, "runtime unavailable", |s| {
+        s["runtimeUnavailable"] == true
+    })
+    .await;
+    assert_eq!(s["readiness"]["away"]["ready"], false, "{s}");
+    let (code, refused) = mode(
+        &t,
+        &i,
+        arm(
+            "away",
+            s["revision"].as_u64().unwrap(),
+            s["generation"].as_u64().unwrap(),
+        ),
+    )
+    .await;
+    assert_eq!(code, 409, "{refused}");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("hub is not connected"),
+        "{refused}"
+    );
+    assert_eq!(status(&t, &i).await["confirmedMode"], "off");
+
+    // Back: it arms again.
+    let (code, body) = t
+        .post_json(
+            &scenario,
+            Some(i.token()),
+            json!({ "tenantId": i.tenant, "scenario": "NORMAL" }),
+        )
+        .await;
+    assert!(code == 200 || code == 202, "{code} {body}");
+    status_until(&t, &i, "connected again", |s| {
+        s["runtimeUnavailable"] == false && s["hub"]["problem"].is_null()
+    })
+    .await;
+    armed(&t, &i, "away").await;
+    off(&t, &i).await;
+
+    // Without a hub the platform runs the home again.
+    let (code, s) = patch_settings(&t, &i, json!({ "hubDeviceId": null })).await;
+    assert_eq!(code, 200, "{s}");
+    assert!(s["hub"].is_null(), "{s}");
+}

@@ -801,7 +801,7 @@ pub fn payload_schema(channel: Channel) -> Value {
         }),
         Channel::Events => json!({
             "type": "object",
-            "description": "Free-form: something that happened once (button, motion, door). A hub reports a device it paired on its radio as { type: 'child.paired', protocol (MATTER, ZIGBEE, THREAD), protocolId (1-128, unique per hub), name?, kind?, capabilities[] }: the platform creates the child (no credential of its own; the hub speaks for it), once per protocolId. Home security reads { type: 'motion'|'contact'|'vibration', value? (false ends one), id? (the device's own event id: one detection per id), at? (RFC 3339, when it happened) } from a detector, and { type: 'lock', action: 'keypad-unlock'|'inside-unlock'|'ambiguous-unlock'|'outside-key'|'remote-unlock'|'failed-code'|'keypad-lock' } from a lock; never send a PIN."
+            "description": "Free-form: something that happened once (button, motion, door). A hub reports a device it paired on its radio as { type: 'child.paired', protocol (MATTER, ZIGBEE, THREAD), protocolId (1-128, unique per hub), name?, kind?, capabilities[] }: the platform creates the child (no credential of its own; the hub speaks for it), once per protocolId. Home security reads { type: 'motion'|'contact'|'vibration', value? (false ends one), id? (the device's own event id: one detection per id), at? (RFC 3339, when it happened) } from a detector, and { type: 'lock', action: 'keypad-unlock'|'inside-unlock'|'ambiguous-unlock'|'outside-key'|'remote-unlock'|'failed-code'|'keypad-lock' } from a lock; never send a PIN. The hub of a hub-run home answers home security with { type: 'security.config', revision, digest } (the configuration it applied) and { type: 'security.state', generation, mode, ready } (its protection state)."
         }),
         Channel::Alerts => json!({
             "type": "object",
@@ -813,7 +813,10 @@ pub fn payload_schema(channel: Channel) -> Value {
             "additionalProperties": false,
             "properties": {
                 "commandId": command_id,
-                "command": text(COMMAND_VERB_MAX_CHARS),
+                "command": {
+                    "type": "string", "minLength": 1, "maxLength": COMMAND_VERB_MAX_CHARS,
+                    "description": "A capability's verb, or for the hub of a hub-run home 'security.config' (payload { revision, generation, digest (SHA-256 hex of the whole), index, count (at most 24), data (base64 of at most 1024 bytes) }: the home-security configuration in chunks, at most 24 KiB, 200 detectors, 64 outputs, 64 disarmers) or 'security.mode' (payload { mode, generation })."
+                },
                 "payload": object_or_null
             }
         }),

@@ -183,6 +183,7 @@ impl Ingest {
             // lock's move must never act twice (a redelivered keypad unlock
             // must not disarm a home armed again since).
             self.security_lock_move(message, fields).await;
+            self.security_hub_report(message, fields).await;
         }
         match outcome {
             Outcome::Applied => self.stats.applied.fetch_add(1, Ordering::Relaxed),
@@ -330,6 +331,66 @@ impl Ingest {
         let security = alyt_security::HomeSecurity::new(self.store.clone(), self.clock.clone());
         if let Err(e) = security.lock_event(&home, action).await {
             tracing::warn!(device = %device.id, error = %e, "a lock's move could not be recorded");
+        }
+    }
+
+    /// A hub's `security.config` (`{ revision, digest }`: the configuration
+    /// it applied) or `security.state` (`{ generation, mode, ready }`)
+    /// event goes to its home's security. Best effort: logged.
+    async fn security_hub_report(
+        &self,
+        message: &InboundMessage,
+        fields: &serde_json::Map<String, serde_json::Value>,
+    ) {
+        use alyt_domain::security::hub::{CONFIG_EVENT, STATE_EVENT};
+        use alyt_security::HubReport;
+        let kind = fields.get("type").and_then(|t| t.as_str());
+        let number = |key: &str| fields.get(key).and_then(serde_json::Value::as_u64);
+        let report = match kind {
+            Some(CONFIG_EVENT) => match (
+                number("revision"),
+                fields.get("digest").and_then(|d| d.as_str()),
+            ) {
+                (Some(revision), Some(digest)) => HubReport::Config {
+                    revision,
+                    digest: digest.to_owned(),
+                },
+                _ => return,
+            },
+            Some(STATE_EVENT) => {
+                let mode = fields
+                    .get("mode")
+                    .and_then(|m| serde_json::from_value(m.clone()).ok());
+                let ready = fields.get("ready").and_then(serde_json::Value::as_bool);
+                match (number("generation"), mode, ready) {
+                    (Some(generation), Some(mode), Some(ready)) => HubReport::State {
+                        generation,
+                        mode,
+                        ready,
+                    },
+                    _ => return,
+                }
+            }
+            _ => return,
+        };
+        let identity = &message.identity;
+        let home = match alyt_store::repo::tenancy::Tenancy(&*self.store)
+            .property(identity.tenant_id, identity.property_id)
+            .await
+        {
+            Ok(Some(home)) => home,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "a hub's report could not be read");
+                return;
+            }
+        };
+        let security = alyt_security::HomeSecurity::new(self.store.clone(), self.clock.clone());
+        if let Err(e) = security
+            .hub_report(&home, identity.device_id.0, report)
+            .await
+        {
+            tracing::warn!(device = %identity.device_id, error = %e, "a hub's report could not be recorded");
         }
     }
 

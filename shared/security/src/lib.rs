@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use alyt_domain::Clock;
 use alyt_domain::security::Mode;
+use alyt_domain::security::hub::{HubAck, HubProtection};
 use alyt_domain::security::machine::{Effect, Incident, LockEvent, OffCause};
 use alyt_domain::security::outputs::OutputsJob;
 use alyt_domain::security::{Signal, SignalRef};
@@ -57,6 +58,20 @@ pub struct SweepReport {
     pub due: u32,
     pub moved: u32,
     pub raced: u32,
+}
+
+/// What a hub reports (its `security.config` and `security.state` events).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HubReport {
+    Config {
+        revision: u64,
+        digest: String,
+    },
+    State {
+        generation: u64,
+        mode: Mode,
+        ready: bool,
+    },
 }
 
 /// A change in the making: the record as read (none: never stored), the
@@ -275,6 +290,52 @@ impl HomeSecurity {
             })
             .await?;
         Ok(done.effects)
+    }
+
+    /// What a hub-run home's hub reported: the configuration it applied, or
+    /// its protection state. Only the assigned hub is heard.
+    pub async fn hub_report(
+        &self,
+        home: &PropertyRecord,
+        device: Uuid,
+        report: HubReport,
+    ) -> Result<(), KeepError> {
+        self.rewrite(home, async |mut draft| {
+            let now = draft.now;
+            let assigned = draft.next.settings.hub_device_id == Some(device);
+            let Some(sync) = draft
+                .next
+                .hub
+                .as_mut()
+                .filter(|s| assigned && s.device_id == device)
+            else {
+                return Ok::<_, KeepError>((draft, Decision::keep(())));
+            };
+            match &report {
+                HubReport::Config { revision, digest } => {
+                    sync.acked = Some(HubAck {
+                        revision: *revision,
+                        digest: digest.clone(),
+                        at: now,
+                    });
+                }
+                HubReport::State {
+                    generation,
+                    mode,
+                    ready,
+                } => {
+                    sync.protection = Some(HubProtection {
+                        generation: *generation,
+                        mode: *mode,
+                        ready: *ready,
+                        at: now,
+                    });
+                }
+            }
+            Ok((draft, Decision::write(())))
+        })
+        .await?;
+        Ok(())
     }
 
     /// An endpoint's state moved from `before` to `after`: each detection

@@ -78,6 +78,74 @@ impl Default for Timing {
     }
 }
 
+/// A virtual hub's side of a hub-run home (spec I): it puts the
+/// configuration's chunks together (any order, repeats ignored, checked
+/// against the digest), acknowledges it, and reports its protection state
+/// at the generation the platform sent; it is always ready.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct HubProtection {
+    reassembly: alyt_domain::security::hub::Reassembly,
+    generation: u64,
+    mode: Option<alyt_domain::security::Mode>,
+}
+
+impl HubProtection {
+    /// A `security.config` or `security.mode` command: its answer and the
+    /// events the hub publishes.
+    fn command(&mut self, command: &CommandMessage) -> (&'static str, Vec<JsonObject>) {
+        use alyt_domain::security::Mode;
+        use alyt_domain::security::hub::{
+            CONFIG_COMMAND, CONFIG_EVENT, ConfigChunk, MODE_COMMAND, STATE_EVENT,
+        };
+        let payload = Value::Object(command.payload.clone().unwrap_or_default());
+        let state = |generation: u64, mode: Option<Mode>| {
+            object(json!({
+                "type": STATE_EVENT,
+                "generation": generation,
+                "mode": mode.unwrap_or(Mode::Off),
+                "ready": true,
+            }))
+        };
+        match command.command.as_str() {
+            CONFIG_COMMAND => {
+                let Ok(chunk) = serde_json::from_value::<ConfigChunk>(payload) else {
+                    return (STATUS_REJECTED, Vec::new());
+                };
+                match self.reassembly.add(&chunk) {
+                    None => (STATUS_OK, Vec::new()),
+                    Some(Err(_)) => (STATUS_REJECTED, Vec::new()),
+                    Some(Ok(config)) => {
+                        self.generation = chunk.generation;
+                        let applied = object(json!({
+                            "type": CONFIG_EVENT,
+                            "revision": config.revision,
+                            "digest": chunk.digest,
+                        }));
+                        (STATUS_OK, vec![applied, state(self.generation, self.mode)])
+                    }
+                }
+            }
+            MODE_COMMAND => {
+                let mode = payload
+                    .get("mode")
+                    .and_then(|m| serde_json::from_value::<Mode>(m.clone()).ok());
+                let generation = payload.get("generation").and_then(Value::as_u64);
+                let (Some(mode), Some(generation)) = (mode, generation) else {
+                    return (STATUS_REJECTED, Vec::new());
+                };
+                self.mode = Some(mode);
+                self.generation = generation;
+                (STATUS_OK, vec![state(generation, Some(mode))])
+            }
+            _ => (STATUS_REJECTED, Vec::new()),
+        }
+    }
+}
+
+fn object(value: Value) -> JsonObject {
+    value.as_object().cloned().unwrap_or_default()
+}
+
 /// Something the device does now.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
@@ -107,6 +175,8 @@ pub(crate) enum ProfileState {
         muted_for_room: bool,
         /// Children paired so far (each gets the next radio address).
         paired: u32,
+        /// A hub-run home's protection: the configuration it is sent.
+        security: HubProtection,
         wake_words: u64,
         rssi: f64,
     },
@@ -163,6 +233,7 @@ impl ProfileState {
                 mic_muted: false,
                 muted_for_room: false,
                 paired: 0,
+                security: HubProtection::default(),
                 wake_words: 0,
                 rssi: -52.0,
             },
@@ -744,6 +815,20 @@ impl VirtualDevice {
     /// Works a command: state change and status first, then the response.
     fn execute(&mut self, now: OffsetDateTime, incoming: Incoming) -> Vec<Output> {
         let mut out = Vec::new();
+        // Home security's commands to a hub (not a capability's).
+        if let (Incoming::Valid(command), ProfileState::Hub { security, .. }) =
+            (&incoming, &mut self.state)
+            && command.command.starts_with("security.")
+        {
+            let (status, events) = security.command(command);
+            out.extend(events.into_iter().map(Output::Event));
+            out.push(Output::Response(CommandResponse {
+                command_id: command.command_id,
+                command: command.command.clone(),
+                status: status.to_owned(),
+            }));
+            return out;
+        }
         let status = match &incoming {
             Incoming::Valid(command) => match self.accept(command) {
                 Some((capability, key, value)) => {

@@ -16,6 +16,7 @@
 //!   and the switch of authority.
 
 pub mod enrolment;
+pub mod hub;
 pub mod machine;
 pub mod outputs;
 
@@ -126,6 +127,10 @@ pub struct Settings {
     /// the home's own coordinates, if it has them).
     #[serde(default)]
     pub location: Option<Location>,
+    /// The hub that runs the home's protection (none: the platform's own
+    /// engine). Arming then needs the hub ([`hub::HubSync::arming_check`]).
+    #[serde(default)]
+    pub hub_device_id: Option<uuid::Uuid>,
 }
 
 /// A place on Earth.
@@ -158,6 +163,7 @@ impl Default for Settings {
             night_light_rooms: Default::default(),
             speaker_alarm_rooms: Default::default(),
             location: None,
+            hub_device_id: None,
         }
     }
 }

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::security::Settings;
 use alyt_domain::security::enrolment::Selection;
+use alyt_domain::security::hub::HubSync;
 use alyt_domain::security::machine::{Incident, SecurityState};
 use alyt_domain::security::outputs::OutputsJob;
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,9 @@ pub struct SecurityRecord {
     /// restored (none: nothing to drive or put back).
     #[serde(default)]
     pub outputs: Option<OutputsJob>,
+    /// What the platform knows of the assigned hub (none: no hub).
+    #[serde(default)]
+    pub hub: Option<HubSync>,
     #[serde(with = "ts::rfc3339")]
     pub updated_at: OffsetDateTime,
     pub rev: u64,
@@ -66,7 +70,8 @@ impl SecurityRecord {
             _ => None,
         });
         let outputs = self.outputs.as_ref().and_then(|job| job.next_at);
-        [self.state.exit_until, entry, outputs]
+        let hub = self.hub.as_ref().and_then(HubSync::push_due);
+        [self.state.exit_until, entry, outputs, hub]
             .into_iter()
             .flatten()
             .min()
@@ -81,6 +86,7 @@ impl SecurityRecord {
             settings: Settings::default(),
             selections: BTreeMap::new(),
             outputs: None,
+            hub: None,
             updated_at: now,
             rev: 0,
         }

@@ -32,9 +32,15 @@ pub struct SecurityThing {
 }
 
 /// The home's things that matter to security.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Inventory {
     pub things: Vec<SecurityThing>,
+    /// A hub-run home's hub: whether it is connected now (none: the
+    /// platform runs the home).
+    pub hub_connected: Option<bool>,
+    /// Whether the hub may take an arming now (always for a platform-run
+    /// home); `Err`: what is missing.
+    pub hub_check: Result<(), String>,
 }
 
 /// Whether one signal is ready, from the thing's reachability and state.
@@ -72,7 +78,25 @@ pub async fn inventory(
     let things = Integrations(&*state.store)
         .home_things(record.tenant_id, property)
         .await?;
-    let mut inventory = Inventory::default();
+    let hub_connected = record.settings.hub_device_id.map(|hub| {
+        things.devices.iter().any(|d| {
+            d.id.0 == hub
+                && d.deleted_at.is_none()
+                && d.status.known() == Some(alyt_domain::device::DeviceStatus::Online)
+        })
+    });
+    let hub_check = match (hub_connected, &record.hub) {
+        (None, _) => Ok(()),
+        (Some(_), None) => Err("the hub has not been sent its configuration yet".to_owned()),
+        (Some(connected), Some(sync)) => {
+            sync.arming_check(connected, record.state.revision, record.state.generation)
+        }
+    };
+    let mut inventory = Inventory {
+        things: Vec::new(),
+        hub_connected,
+        hub_check,
+    };
     let mut add = |id: Uuid,
                    kind,
                    name: &str,
@@ -176,9 +200,7 @@ impl Inventory {
         ArmingChecks {
             enrolled,
             blocking,
-            // Hub-run homes (the hub's acknowledged configuration) come with
-            // the hub slice of issue 20; a platform-run home has no hub to ask.
-            hub: Ok(()),
+            hub: self.hub_check.clone(),
         }
     }
 

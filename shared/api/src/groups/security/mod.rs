@@ -26,6 +26,7 @@
 //! changed (issue 20's sweep slice moves them on their own).
 
 mod authority;
+pub mod hub;
 mod inventory;
 pub mod outputs;
 
@@ -150,7 +151,7 @@ pub(crate) async fn routine_mode(
     {
         return Err("the person the routine acts for does not control this home's security".into());
     }
-    keeper(state)
+    let done = keeper(state)
         .rewrite(home, async |mut draft| {
             let next = &mut draft.next;
             let things = inventory(state, next, home.id).await?;
@@ -170,8 +171,9 @@ pub(crate) async fn routine_mode(
             Ok::<_, ApiError>((draft, Decision::keep(())))
         })
         .await
-        .map(|_| ())
-        .map_err(|e| e.detail)
+        .map_err(|e| e.detail)?;
+    hub::send_mode(state, home, &done.record).await;
+    Ok(())
 }
 
 /// Home security's timers (both runtimes, every second): countdowns that
@@ -184,6 +186,10 @@ pub async fn timers(state: &AppState) -> Result<(), alyt_store::StoreError> {
     let outputs = outputs::drive_due(state).await?;
     if outputs.homes > 0 {
         tracing::debug!(?outputs, "security outputs");
+    }
+    let pushed = hub::sync_due(state).await?;
+    if pushed > 0 {
+        tracing::debug!(pushed, "hub configurations pushed");
     }
     Ok(())
 }
@@ -326,6 +332,9 @@ pub struct SettingsView {
     /// the home's own coordinates; without either, night lights stay off).
     #[schema(required = true)]
     pub location: Option<Location>,
+    /// The hub that runs the home's protection (null: the platform).
+    #[schema(value_type = Option<String>, required = true)]
+    pub hub_device_id: Option<Uuid>,
 }
 
 impl From<&Settings> for SettingsView {
@@ -337,6 +346,7 @@ impl From<&Settings> for SettingsView {
             night_light_rooms: s.night_light_rooms.clone(),
             speaker_alarm_rooms: s.speaker_alarm_rooms.clone(),
             location: s.location,
+            hub_device_id: s.hub_device_id,
         }
     }
 }
@@ -382,6 +392,27 @@ impl From<&DrivenOutput> for OutputView {
     }
 }
 
+/// A hub-run home's hub.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HubView {
+    #[schema(value_type = String)]
+    pub device_id: Uuid,
+    /// Its broker connection is current.
+    pub connected: bool,
+    /// The configuration revision last sent, and whether the hub
+    /// acknowledged it.
+    pub revision: u64,
+    pub acknowledged: bool,
+    /// The protection state it reported: its generation, mode and whether
+    /// it can protect the home (null: none yet).
+    #[schema(value_type = Option<Object>, required = true)]
+    pub protection: Option<serde_json::Value>,
+    /// Why the hub cannot take an arming now (null: it can).
+    #[schema(required = true)]
+    pub problem: Option<String>,
+}
+
 /// A home's security now.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -414,7 +445,12 @@ pub struct SecurityStatus {
     pub armed_since: Option<OffsetDateTime>,
     /// The confirmed mode holds, but part of the runtime cannot be reached.
     pub degraded: bool,
+    /// A hub-run home whose hub cannot be reached: the household keeps
+    /// seeing the confirmed mode, but the runtime that protects it is away.
     pub runtime_unavailable: bool,
+    /// The hub that runs the home's protection (null: the platform).
+    #[schema(required = true)]
+    pub hub: Option<HubView>,
     pub readiness: Readiness,
     /// Every thing with a use for security, with its selection.
     pub things: Vec<SecurityThingView>,
@@ -465,7 +501,7 @@ fn readiness_of(inventory: &Inventory, settings: &Settings, mode: Mode) -> ModeR
         })
         .collect();
     ModeReadiness {
-        ready: blockers.is_empty(),
+        ready: blockers.is_empty() && inventory.hub_check.is_ok(),
         blockers,
     }
 }
@@ -544,9 +580,19 @@ fn status(
             .filter(|_| s.confirmed.is_armed())
             .and_then(|p| p.watching.values().min().copied()),
         degraded: degraded(record, inventory),
-        // Hub-run homes come with the hub slice of issue 20; the platform's
-        // own engine is this runtime.
-        runtime_unavailable: false,
+        runtime_unavailable: inventory.hub_connected == Some(false),
+        hub: record.settings.hub_device_id.map(|device_id| HubView {
+            device_id,
+            connected: inventory.hub_connected == Some(true),
+            revision: record.hub.as_ref().map_or(0, |h| h.revision),
+            acknowledged: record.hub.as_ref().is_some_and(|h| h.acknowledged()),
+            protection: record
+                .hub
+                .as_ref()
+                .and_then(|h| h.protection.as_ref())
+                .and_then(|p| serde_json::to_value(p).ok()),
+            problem: inventory.hub_check.clone().err(),
+        }),
         readiness: Readiness {
             away: readiness_of(inventory, &record.settings, Mode::Away),
             home: readiness_of(inventory, &record.settings, Mode::Home),
@@ -765,6 +811,9 @@ pub async fn request_mode(
         })
         .await?;
     let answer = done.value;
+    if answer.status == 200 {
+        hub::send_mode(&state, &home, &done.record).await;
+    }
     if answer.fingerprint != fingerprint {
         return Err(ApiError::conflict_typed(
             "request-id-reused",
@@ -805,6 +854,11 @@ pub struct SettingsPatch {
     pub night_light_rooms: Option<BTreeSet<Uuid>>,
     #[schema(value_type = Option<Vec<String>>)]
     pub speaker_alarm_rooms: Option<BTreeSet<Uuid>>,
+    /// The hub that runs the home's protection (a HUB device of this home;
+    /// null: the platform's own engine).
+    #[serde(default, deserialize_with = "crate::conventions::extract::present")]
+    #[schema(value_type = Option<String>)]
+    pub hub_device_id: Option<Option<Uuid>>,
     /// The home's location for night lights (null: forget it).
     #[serde(default, deserialize_with = "crate::conventions::extract::present")]
     #[schema(value_type = Option<Location>)]
@@ -843,7 +897,18 @@ async fn reconfigure(
             Ok::<_, ApiError>((draft, Decision::write(())))
         })
         .await?;
-    Ok(done.record)
+    if done.record.settings.hub_device_id.is_none() && done.record.hub.is_none() {
+        return Ok(done.record);
+    }
+    // A hub-run home's hub gets the new configuration now (or the timers
+    // push it again).
+    if let Err(e) = hub::sync(state, home).await {
+        tracing::warn!(home = %home.id, error = %e.detail, "a hub configuration could not be sent");
+    }
+    Ok(Security(&*state.store)
+        .get(home.tenant_id, home.id)
+        .await?
+        .unwrap_or(done.record))
 }
 
 /// Changes a home's security settings (owners; Off with restoration
@@ -887,6 +952,23 @@ pub async fn change_security_settings(
             return Err(ApiError::validation(
                 field,
                 format!("0 to {MAX_DELAY_SECONDS} seconds"),
+            ));
+        }
+    }
+    if let Some(Some(hub)) = patch.hub_device_id {
+        let device = alyt_store::repo::devices::Devices(&*state.store)
+            .get(home.tenant_id, alyt_domain::ids::DeviceId(hub))
+            .await?
+            .filter(|d| d.property_id == Some(home.id) && d.deleted_at.is_none());
+        let is_hub = device.is_some_and(|d| {
+            d.parent_device_id.is_none()
+                && d.known_capabilities()
+                    .contains(&alyt_domain::device::DeviceCapability::Hub)
+        });
+        if !is_hub {
+            return Err(ApiError::validation(
+                "hubDeviceId",
+                "a hub (a device with the HUB capability) of this home",
             ));
         }
     }
@@ -937,6 +1019,9 @@ pub async fn change_security_settings(
         }
         if let Some(v) = patch.location {
             s.location = v;
+        }
+        if let Some(v) = patch.hub_device_id {
+            s.hub_device_id = v;
         }
         Ok(())
     })
