@@ -919,6 +919,22 @@ fn tenant_operations() -> Vec<TenantOperation> {
             foreign: security_change_foreign,
         },
         TenantOperation {
+            id: "delegateHomeSecurity",
+            method: "PUT",
+            path: "/home-security/{propertyId}/delegations/0190b5a0-0000-7000-8000-00000000e002",
+            body: Some(r#"{"tenantId":"{tenantId}","until":"2099-01-01T00:00:00Z"}"#),
+            own: security_control_own::<400>,
+            foreign: security_change_foreign,
+        },
+        TenantOperation {
+            id: "revokeHomeSecurityDelegation",
+            method: "DELETE",
+            path: "/home-security/{propertyId}/delegations/0190b5a0-0000-7000-8000-00000000e002?tenantId={tenantId}",
+            body: None,
+            own: security_control_own::<204>,
+            foreign: security_change_foreign,
+        },
+        TenantOperation {
             id: "listHomeSecurityIncidents",
             method: "GET",
             path: "/home-security/{propertyId}/incidents?tenantId={tenantId}",

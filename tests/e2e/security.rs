@@ -1547,3 +1547,113 @@ async fn a_hub_run_home_arms_only_with_its_hub_connected_and_acknowledged() {
     assert_eq!(code, 200, "{s}");
     assert!(s["hub"].is_null(), "{s}");
 }
+
+/// A TV (Authentication 9): a widget token minted for a TV has no
+/// home-security access until its person delegates control to it, for a
+/// while; then it controls the mode but never the configuration; a phone
+/// widget is never delegated; the delegation ends when revoked or when its
+/// time is up.
+#[tokio::test]
+async fn a_tv_controls_security_only_with_a_current_delegation() {
+    let t = TestPlatform::start().await;
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (tenant, home) = (first.tenant_id.to_string(), first.property_id.to_string());
+    let owner = crate::device_plane::owner_token(&t).await;
+    let mint = |surface: &'static str| {
+        let (t, owner, tenant, home) = (&t, owner.clone(), tenant.clone(), home.clone());
+        async move {
+            let (code, token) = t
+                .post_json(
+                    &format!("/properties/{home}/widget-tokens?tenantId={tenant}"),
+                    Some(&owner),
+                    json!({ "name": format!("Living room {surface}"), "surface": surface }),
+                )
+                .await;
+            assert_eq!(code, 201, "{token}");
+            assert_eq!(token["surface"], surface);
+            (
+                token["id"].as_str().unwrap().to_owned(),
+                token["token"].as_str().unwrap().to_owned(),
+            )
+        }
+    };
+    let (tv_id, tv) = mint("tv").await;
+    let (phone_id, phone) = mint("phone").await;
+    let security = format!("/home-security/{home}?tenantId={tenant}");
+    let delegations = format!("/home-security/{home}/delegations");
+    let delegate = |id: String, seconds: i64| {
+        let (t, owner, tenant, delegations) =
+            (&t, owner.clone(), tenant.clone(), delegations.clone());
+        async move {
+            let until = time::OffsetDateTime::now_utc() + time::Duration::seconds(seconds);
+            t.send_json(
+                "PUT",
+                &format!("{delegations}/{id}"),
+                Some(&owner),
+                Some(json!({ "tenantId": tenant,
+                    "until": until.format(&time::format_description::well_known::Rfc3339).unwrap() })),
+            )
+            .await
+        }
+    };
+
+    // No delegation: nothing, for the TV as for the phone.
+    for token in [&tv, &phone] {
+        let (code, body) = t.get_json(&security, Some(token)).await;
+        assert_eq!(code, 403, "{body}");
+    }
+    // A phone is never delegated; a delegation is for at most 30 days.
+    let (code, refused) = delegate(phone_id.clone(), 3600).await;
+    assert_eq!(code, 400, "{refused}");
+    let (code, refused) = delegate(tv_id.clone(), 31 * 24 * 3600).await;
+    assert_eq!(code, 400, "{refused}");
+
+    // Delegated: the TV controls the mode, not the configuration.
+    let (code, given) = delegate(tv_id.clone(), 3600).await;
+    assert_eq!(code, 200, "{given}");
+    let (code, s) = t.get_json(&security, Some(&tv)).await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["access"], "control");
+    let (code, off) = t
+        .post_json(
+            &format!("/home-security/{home}/mode"),
+            Some(&tv),
+            json!({ "tenantId": tenant, "mode": "off", "requestId": Uuid::new_v4(),
+                    "revision": s["revision"], "generation": s["generation"] }),
+        )
+        .await;
+    assert_eq!(code, 200, "{off}");
+    let (code, refused) = t
+        .send_json(
+            "PATCH",
+            &format!("/home-security/{home}/settings"),
+            Some(&tv),
+            Some(json!({ "tenantId": tenant, "exitDelaySeconds": 10 })),
+        )
+        .await;
+    assert_eq!(code, 403, "{refused}");
+    let (code, body) = t.get_json(&security, Some(&phone)).await;
+    assert_eq!(code, 403, "the phone gained nothing: {body}");
+
+    // Revoked: nothing again.
+    let (code, _) = t
+        .send_json(
+            "DELETE",
+            &format!("{delegations}/{tv_id}?tenantId={tenant}"),
+            Some(&owner),
+            None,
+        )
+        .await;
+    assert_eq!(code, 204);
+    let (code, body) = t.get_json(&security, Some(&tv)).await;
+    assert_eq!(code, 403, "{body}");
+
+    // A delegation whose time is up is over.
+    let (code, given) = delegate(tv_id.clone(), 2).await;
+    assert_eq!(code, 200, "{given}");
+    let (code, _) = t.get_json(&security, Some(&tv)).await;
+    assert_eq!(code, 200);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let (code, body) = t.get_json(&security, Some(&tv)).await;
+    assert_eq!(code, 403, "{body}");
+}

@@ -269,11 +269,13 @@ pub enum Principal {
         /// person or another integration.
         connector: Option<ConnectorId>,
     },
-    /// A phone's home-screen widget: minted by a household person for one
-    /// home, it reads and controls that home's things and nothing else
-    /// (the scopes of [`WIDGET_SCOPES`]; no session-only operation, no
+    /// A phone's home-screen widget or a TV: minted by a household person
+    /// for one home, it reads and controls that home's things and nothing
+    /// else (the scopes of [`WIDGET_SCOPES`]; no session-only operation, no
     /// role anywhere). Authentication checks the person still holds a grant
-    /// in force for that home.
+    /// in force for that home. It never has home-security access by
+    /// itself; a TV gains control of its home's security only through an
+    /// explicit, current delegation from its person (Authentication 9).
     Widget {
         token_id: WidgetTokenId,
         /// Who minted it.
@@ -281,7 +283,20 @@ pub enum Principal {
         tenant: TenantId,
         client: ClientId,
         property: PropertyId,
+        surface: Surface,
     },
+}
+
+/// Where a widget token lives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Surface {
+    /// A phone's home-screen widget.
+    #[default]
+    Phone,
+    /// A TV app.
+    Tv,
 }
 
 /// What a widget token may do, as if it were a key with these scopes: read
@@ -696,6 +711,7 @@ mod tests {
             tenant,
             client,
             property: home,
+            surface: Surface::Phone,
         };
         assert_eq!(
             widget.home_access(tenant, client, home),

@@ -166,6 +166,7 @@ async fn widget_principal(state: &AppState, token: &str) -> Result<Principal, Ap
         tenant: widget.tenant_id,
         client: widget.client_id,
         property: widget.property_id,
+        surface: widget.surface,
     })
 }
 

@@ -133,6 +133,22 @@ pub struct Settings {
     pub hub_device_id: Option<uuid::Uuid>,
 }
 
+/// A TV's delegated control of a home's security (Authentication 9: a TV
+/// needs an explicit, current delegation): given by the TV token's own
+/// person, until a time; it holds only while that person still controls
+/// the home's security.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delegation {
+    /// The person whose TV it is (and who delegated).
+    pub user_id: uuid::Uuid,
+    #[serde(with = "time::serde::rfc3339")]
+    pub until: time::OffsetDateTime,
+}
+
+/// The longest a delegation lasts.
+pub const MAX_DELEGATION: time::Duration = time::Duration::days(30);
+
 /// A place on Earth.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

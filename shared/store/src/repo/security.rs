@@ -18,11 +18,11 @@
 use std::collections::BTreeMap;
 
 use alyt_domain::ids::{PropertyId, TenantId};
-use alyt_domain::security::Settings;
 use alyt_domain::security::enrolment::Selection;
 use alyt_domain::security::hub::HubSync;
 use alyt_domain::security::machine::{Incident, SecurityState};
 use alyt_domain::security::outputs::OutputsJob;
+use alyt_domain::security::{Delegation, Settings};
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -56,6 +56,9 @@ pub struct SecurityRecord {
     /// What the platform knows of the assigned hub (none: no hub).
     #[serde(default)]
     pub hub: Option<HubSync>,
+    /// TVs given control of the home's security, by widget token id.
+    #[serde(default)]
+    pub delegations: BTreeMap<Uuid, Delegation>,
     #[serde(with = "ts::rfc3339")]
     pub updated_at: OffsetDateTime,
     pub rev: u64,
@@ -87,6 +90,7 @@ impl SecurityRecord {
             selections: BTreeMap::new(),
             outputs: None,
             hub: None,
+            delegations: BTreeMap::new(),
             updated_at: now,
             rev: 0,
         }

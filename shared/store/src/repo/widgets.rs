@@ -30,6 +30,9 @@ pub struct WidgetTokenRecord {
     pub property_id: PropertyId,
     /// What the person calls it ("Kitchen phone").
     pub name: String,
+    /// A phone widget or a TV.
+    #[serde(default)]
+    pub surface: alyt_domain::access::Surface,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
 }

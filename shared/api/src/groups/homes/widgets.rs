@@ -13,7 +13,7 @@
 //!   own tokens for the home (never the token itself).
 //! * `DELETE /v1/properties/{propertyId}/widget-tokens/{tokenId}?tenantId`.
 
-use alyt_domain::access::{HouseholdRole, Principal, SessionKind};
+use alyt_domain::access::{HouseholdRole, Principal, SessionKind, Surface};
 use alyt_domain::ids::{PropertyId, WidgetTokenId};
 use alyt_store::repo::members::Members;
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
@@ -50,6 +50,7 @@ const NAME_MAX: usize = 80;
 pub struct WidgetToken {
     pub id: WidgetTokenId,
     pub name: String,
+    pub surface: Surface,
     pub property_id: PropertyId,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -65,6 +66,7 @@ impl From<&WidgetTokenRecord> for WidgetToken {
         Self {
             id: r.id,
             name: r.name.clone(),
+            surface: r.surface,
             property_id: r.property_id,
             created_at: r.created_at,
             token: None,
@@ -77,6 +79,10 @@ impl From<&WidgetTokenRecord> for WidgetToken {
 pub struct CreateWidgetTokenRequest {
     /// What the widget is called ("Kitchen phone"), 1-80 characters.
     pub name: String,
+    /// `phone` (default) or `tv`: a TV can be given control of the home's
+    /// security by its person (`PUT /home-security/{propertyId}/delegations/{tokenId}`).
+    #[serde(default)]
+    pub surface: Surface,
 }
 
 /// The list of a person's widget tokens for a home.
@@ -177,6 +183,7 @@ pub async fn create_widget_token(
         client_id: home.client_id,
         property_id: home.id,
         name,
+        surface: request.surface,
         created_at: state.clock.now(),
     };
     widgets.create(&record).await?;

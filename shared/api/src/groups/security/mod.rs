@@ -26,6 +26,7 @@
 //! changed (issue 20's sweep slice moves them on their own).
 
 mod authority;
+mod delegations;
 pub mod hub;
 mod inventory;
 pub mod outputs;
@@ -76,6 +77,7 @@ pub fn routes() -> Operations {
         acknowledge_incident
     )
     .merge(authority::routes())
+    .merge(delegations::routes())
 }
 
 /// The home and the caller's access, when the caller has `needed`.
@@ -87,7 +89,17 @@ async fn access_for(
     needed: SecurityAccess,
 ) -> Result<(PropertyRecord, SecurityAccess), ApiError> {
     let home = home_for(state, caller, tenant, property, HomeAccess::See).await?;
-    let access = caller.security_access(home.tenant_id, home.client_id)?;
+    let access = match caller {
+        // A TV of this home: only through its person's current delegation.
+        Principal::Widget {
+            surface: alyt_domain::access::Surface::Tv,
+            token_id,
+            user,
+            property,
+            ..
+        } if *property == home.id => delegations::tv_access(state, &home, *token_id, *user).await?,
+        _ => caller.security_access(home.tenant_id, home.client_id)?,
+    };
     if access < needed {
         return Err(ApiError::forbidden(match needed {
             SecurityAccess::Configure => {

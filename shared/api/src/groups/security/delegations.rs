@@ -1,0 +1,231 @@
+//! A TV's control of its home's security (Authentication 9: "a TV needs
+//! explicit current security delegation"). A TV is a widget token minted
+//! with `surface: tv`; like every widget it has no home-security access by
+//! itself. Its person (who controls the home's security) delegates control
+//! to it until a time (at most 30 days); it holds only while that person
+//! still controls the home's security, and is checked on every use. A phone
+//! widget is never delegated.
+//!
+//! * `PUT /v1/home-security/{propertyId}/delegations/{tokenId}` `{ tenantId,
+//!   until }`: the token's person.
+//! * `DELETE /v1/home-security/{propertyId}/delegations/{tokenId}?tenantId`:
+//!   the token's person, or an owner.
+
+use alyt_domain::access::{HouseholdRole, Principal, SecurityAccess, Surface};
+use alyt_domain::ids::{PropertyId, TenantId, WidgetTokenId};
+use alyt_domain::security::{Delegation, MAX_DELEGATION};
+use alyt_security::Decision;
+use alyt_store::repo::members::Members;
+use alyt_store::repo::security::Security;
+use alyt_store::repo::tenancy::PropertyRecord;
+use alyt_store::repo::widgets::Widgets;
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::{access_for, keeper};
+use crate::auth::Caller;
+use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
+use crate::conventions::problem::{NoValidToken, Problem};
+use crate::groups::devices::TenantParam;
+use crate::routing::{Operations, operations};
+use crate::{ApiError, AppState};
+
+pub fn routes() -> Operations {
+    operations!(delegate_security, revoke_security_delegation)
+}
+
+/// A TV's security access now: control while its person's delegation is
+/// current and that person still controls the home's security.
+pub(super) async fn tv_access(
+    state: &AppState,
+    home: &PropertyRecord,
+    token: WidgetTokenId,
+    user: alyt_domain::ids::UserId,
+) -> Result<SecurityAccess, ApiError> {
+    let refused = || {
+        ApiError::forbidden(
+            "a TV controls home security only with a current delegation from its person",
+        )
+    };
+    let now = state.clock.now();
+    let record = Security(&*state.store).get(home.tenant_id, home.id).await?;
+    let current = record
+        .as_ref()
+        .and_then(|r| r.delegations.get(&token.0))
+        .is_some_and(|d| d.user_id == user.0 && d.until > now);
+    if !current {
+        return Err(refused());
+    }
+    let controls = Members(&*state.store)
+        .get(home.client_id, user)
+        .await?
+        .is_some_and(|g| {
+            g.in_force(now) && matches!(g.role, HouseholdRole::Owner | HouseholdRole::Member)
+        });
+    if !controls {
+        return Err(refused());
+    }
+    Ok(SecurityAccess::Control)
+}
+
+fn token_id(text: &str) -> Result<WidgetTokenId, ApiError> {
+    text.parse::<Uuid>()
+        .map(WidgetTokenId)
+        .map_err(|_| ApiError::validation("tokenId", "tokenId must be a UUID"))
+}
+
+/// A delegation.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DelegationBody {
+    #[schema(value_type = String)]
+    pub tenant_id: TenantId,
+    /// Until when the TV controls the home's security (at most 30 days
+    /// ahead).
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub until: OffsetDateTime,
+}
+
+/// A TV's delegation as stored.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DelegationView {
+    #[schema(value_type = String)]
+    pub token_id: Uuid,
+    #[schema(value_type = String)]
+    pub user_id: Uuid,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub until: OffsetDateTime,
+}
+
+/// Gives one of the caller's TVs control of the home's security.
+#[utoipa::path(
+    put,
+    path = "/v1/home-security/{propertyId}/delegations/{tokenId}",
+    tag = "security",
+    operation_id = "delegateHomeSecurity",
+    params(
+        ("propertyId" = PropertyId, Path, description = "The home"),
+        ("tokenId" = String, Path, description = "The TV's widget token"),
+    ),
+    request_body = DelegationBody,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The delegation", body = DelegationView),
+        (status = 400, description = "A field is wrong (named): until in the past or more than 30 days ahead, a phone widget (never delegated)", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Not a person who controls the home's security", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home, or no TV of the caller's for it", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn delegate_security(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath((property_id, PathText(token))): ApiPath<(PropertyId, PathText)>,
+    ApiJson(body): ApiJson<DelegationBody>,
+) -> Result<Json<DelegationView>, ApiError> {
+    let token = token_id(&token)?;
+    let (home, _) = access_for(
+        &state,
+        &caller,
+        body.tenant_id,
+        property_id,
+        SecurityAccess::Control,
+    )
+    .await?;
+    let Principal::Person { claims, .. } = &caller else {
+        return Err(ApiError::forbidden("a person delegates, not a token"));
+    };
+    let now = state.clock.now();
+    if body.until <= now || body.until > now + MAX_DELEGATION {
+        return Err(ApiError::validation("until", "a time in the next 30 days"));
+    }
+    let tv = Widgets(&*state.store)
+        .of_person(home.client_id, claims.sub)
+        .await?
+        .into_iter()
+        .find(|t| t.id == token && t.property_id == home.id)
+        .ok_or_else(|| ApiError::not_found("no such TV of yours for this home"))?;
+    if tv.surface != Surface::Tv {
+        return Err(ApiError::validation(
+            "tokenId",
+            "a phone widget is never given home-security control; mint a TV token",
+        ));
+    }
+    let delegation = Delegation {
+        user_id: claims.sub.0,
+        until: body.until,
+    };
+    keeper(&state)
+        .rewrite(&home, |mut draft| {
+            draft.next.delegations.insert(token.0, delegation.clone());
+            std::future::ready(Ok::<_, ApiError>((draft, Decision::write(()))))
+        })
+        .await?;
+    Ok(Json(DelegationView {
+        token_id: token.0,
+        user_id: delegation.user_id,
+        until: delegation.until,
+    }))
+}
+
+/// Ends a TV's control of the home's security.
+#[utoipa::path(
+    delete,
+    path = "/v1/home-security/{propertyId}/delegations/{tokenId}",
+    tag = "security",
+    operation_id = "revokeHomeSecurityDelegation",
+    params(
+        ("propertyId" = PropertyId, Path, description = "The home"),
+        ("tokenId" = String, Path, description = "The TV's widget token"),
+        TenantParam,
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Ended (or there was none)"),
+        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        (status = 403, description = "Neither the TV's person nor an owner", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn revoke_security_delegation(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath((property_id, PathText(token))): ApiPath<(PropertyId, PathText)>,
+    ApiQuery(query): ApiQuery<TenantParam>,
+) -> Result<StatusCode, ApiError> {
+    let token = token_id(&token)?;
+    let (home, access) = access_for(
+        &state,
+        &caller,
+        query.tenant_id,
+        property_id,
+        SecurityAccess::Control,
+    )
+    .await?;
+    let person = caller.user_id().map(|u| u.0);
+    let record = Security(&*state.store).get(home.tenant_id, home.id).await?;
+    let Some(delegation) = record.and_then(|r| r.delegations.get(&token.0).cloned()) else {
+        return Ok(StatusCode::NO_CONTENT);
+    };
+    if access < SecurityAccess::Configure && person != Some(delegation.user_id) {
+        return Err(ApiError::forbidden(
+            "only the TV's person or an owner ends its delegation",
+        ));
+    }
+    keeper(&state)
+        .rewrite(&home, |mut draft| {
+            let had = draft.next.delegations.remove(&token.0).is_some();
+            std::future::ready(Ok::<_, ApiError>((draft, Decision::write_if(had, ()))))
+        })
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
