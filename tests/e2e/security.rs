@@ -1657,3 +1657,66 @@ async fn a_tv_controls_security_only_with_a_current_delegation() {
     let (code, body) = t.get_json(&security, Some(&tv)).await;
     assert_eq!(code, 403, "{body}");
 }
+
+/// A siren is home security's output: a key or a phone widget cannot sound
+/// or silence it with a generic command (no security authority through a
+/// device command), whoever controls the home's security can, and a room
+/// action leaves it alone.
+#[tokio::test]
+async fn a_siren_answers_only_to_whoever_controls_security() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "security-siren@example.com").await;
+    i.bridge.add_security_things();
+    discover(&t, &i).await;
+    let siren = endpoints_by_name(&t, &i).await["Hall siren"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, key) =
+        alyt_tests::developers::create_key(&t, &i.developer, &["things:read", "things:control"])
+            .await;
+    let path = format!("/endpoints/{siren}/commands?tenantId={}", i.tenant);
+    let on = json!({ "command": "set", "payload": { "capability": "switch", "key": "power", "value": true } });
+    let (code, refused) = t.post_json(&path, Some(&key), on.clone()).await;
+    assert_eq!(code, 403, "{refused}");
+    assert!(
+        refused["detail"].as_str().unwrap().contains("siren"),
+        "{refused}"
+    );
+    assert_eq!(
+        i.bridge.thing_state("siren-hall").unwrap()["switch"]["power"],
+        false
+    );
+    let (code, applied) = t.post_json(&path, Some(i.token()), on).await;
+    assert_eq!(code, 200, "{applied}");
+    assert_eq!(
+        i.bridge.thing_state("siren-hall").unwrap()["switch"]["power"],
+        true
+    );
+
+    // "Hall: switches off" leaves the siren alone.
+    let s = status(&t, &i).await;
+    let hall = thing(&s, "Hall siren")["roomId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (code, result) = t
+        .post_json(
+            &format!("/rooms/{hall}/actions"),
+            Some(i.token()),
+            json!({ "tenantId": i.tenant, "capability": "switch", "action": "switches", "value": false }),
+        )
+        .await;
+    assert_eq!(code, 200, "{result}");
+    let skipped: Vec<&str> = result["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert!(skipped.contains(&"Hall siren"), "{result}");
+    assert_eq!(
+        i.bridge.thing_state("siren-hall").unwrap()["switch"]["power"],
+        true
+    );
+}

@@ -65,7 +65,7 @@ pub fn routes() -> Operations {
         (status = 202, description = "Accepted: the command row (sent, or pending until the device can be reached)", body = CommandRow),
         (status = 400, description = "A malformed body, or a command the device's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without devices:commands, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without devices:commands, or platform SUPPORT; a siren (home security's output) from anyone who does not control the home's security", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -84,6 +84,11 @@ pub async fn send_command(
         ));
     }
     let request = CommandRequest::parse(&body).map_err(invalid)?;
+    if let Some(property) = device.property_id
+        && crate::groups::security::is_siren(&device.known_capabilities(), &device.features)
+    {
+        crate::groups::security::siren_guard(&state, &caller, tenant, property).await?;
+    }
     let row = accept_and_publish(&state, tenant, &device, request).await?;
     Ok((StatusCode::ACCEPTED, Json(row)))
 }

@@ -594,7 +594,7 @@ pub struct EndpointCommandResult {
         (status = 200, description = "Applied: the thing with the state read back", body = EndpointCommandResult),
         (status = 400, description = "A malformed body, or a command the thing's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without things:control, or platform SUPPORT; a siren (home security's output) from anyone who does not control the home's security", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The thing refused the command (the connector's reason)", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "The thing or its connector could not be reached", body = Problem, content_type = "application/problem+json"),
@@ -617,6 +617,15 @@ pub async fn send_endpoint_command(
     .await?;
     let request = CommandRequest::parse(&body)
         .map_err(|e| ApiError::validation(e.field.clone(), e.to_string()))?;
+    if crate::groups::security::is_siren(&endpoint.known_capabilities(), &endpoint.features) {
+        crate::groups::security::siren_guard(
+            &state,
+            &caller,
+            endpoint.tenant_id,
+            endpoint.property_id,
+        )
+        .await?;
+    }
     let installed = installed(&state, query.tenant_id, endpoint.integration_id).await?;
     let name = endpoint.name.clone();
     match command_endpoint(&state, &installed, endpoint, request).await {

@@ -1106,6 +1106,21 @@ async fn run_one(
     connectors: &mut ConnectorCache,
     result: &mut ActionResult,
 ) {
+    let siren = match &member.source {
+        Source::Device { record, .. } => {
+            crate::groups::security::is_siren(&record.known_capabilities(), &record.features)
+        }
+        Source::Endpoint(record) => {
+            crate::groups::security::is_siren(&record.known_capabilities(), &record.features)
+        }
+    };
+    if siren {
+        result.skipped.push(ActionResult::outcome(
+            member,
+            "a siren is home security's output, not part of room actions",
+        ));
+        return;
+    }
     let (capability, key, value) = match room::plan_member(action, value, &member.as_member()) {
         MemberPlan::Skip(reason) => {
             result.skipped.push(ActionResult::outcome(member, reason));

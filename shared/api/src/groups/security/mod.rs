@@ -206,6 +206,41 @@ pub async fn timers(state: &AppState) -> Result<(), alyt_store::StoreError> {
     Ok(())
 }
 
+/// A siren is an output of home security (spec I: "a siren is an output
+/// only"): a thing with the siren family is commanded directly only by
+/// someone who controls the home's security (Authentication 9: a key, a
+/// phone widget or a TV without a current delegation gains no security
+/// authority through a generic command), and never by a room or property
+/// action.
+pub(crate) fn is_siren(
+    capabilities: &std::collections::BTreeSet<alyt_domain::device::DeviceCapability>,
+    features: &[String],
+) -> bool {
+    alyt_domain::security::enrolment::families(capabilities, features)
+        .outputs
+        .contains(&Output::Siren)
+}
+
+/// Refuses a direct command to a siren of `property` from a caller without
+/// control of its security (see [`is_siren`]).
+pub(crate) async fn siren_guard(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+) -> Result<(), ApiError> {
+    let refused = || {
+        ApiError::forbidden(
+            "a siren is home security's output: it is commanded only by someone who controls the home's security",
+        )
+    };
+    match access_for(state, caller, tenant, property, SecurityAccess::Control).await {
+        Ok(_) => Ok(()),
+        Err(e) if e.status == StatusCode::FORBIDDEN => Err(refused()),
+        Err(e) => Err(e),
+    }
+}
+
 fn keeper(state: &AppState) -> HomeSecurity {
     HomeSecurity::new(state.store.clone(), state.clock.clone())
 }
