@@ -1720,3 +1720,120 @@ async fn a_siren_answers_only_to_whoever_controls_security() {
         true
     );
 }
+
+/// The sandbox's virtual device of `profile`: its row.
+async fn virtual_device(t: &TestPlatform, i: &Installed, profile: &str) -> Value {
+    let (code, page) = t
+        .get_json(
+            &format!("/developers/simulator/devices?tenantId={}", i.tenant),
+            Some(i.token()),
+        )
+        .await;
+    assert_eq!(code, 200, "{page}");
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["profile"] == profile)
+        .map(|d| d["device"].clone())
+        .unwrap_or_else(|| panic!("no virtual {profile}"))
+}
+
+/// What the device last reported, once `check` holds.
+async fn reported_until(
+    t: &TestPlatform,
+    i: &Installed,
+    device: &str,
+    what: &str,
+    check: impl Fn(&Value) -> bool,
+) -> Value {
+    for _ in 0..80 {
+        let (_, row) = t
+            .get_json(
+                &format!("/devices/{device}?tenantId={}", i.tenant),
+                Some(i.token()),
+            )
+            .await;
+        let reported = row["reported"]["payload"].clone();
+        if check(&reported) {
+            return reported;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("{device} never {what}");
+}
+
+/// An MQTT light as a night light (the sandbox's virtual light, a real MQTT
+/// client): the alarm flashes it at full intensity through the command
+/// path, and Off sends it back to what it reported before; the restoration
+/// is complete only once the device answered and reports its old state.
+#[tokio::test]
+async fn an_mqtt_light_flashes_in_an_alarm_and_is_put_back_once_it_answers() {
+    let t = TestPlatform::start_with(crate::simulator::fast).await;
+    let i = install_bridge(&t, "security-mqtt-light@example.com").await;
+    i.bridge.add_security_things();
+    discover(&t, &i).await;
+    let light = virtual_device(&t, &i, "LIGHT").await;
+    let light_id = light["id"].as_str().unwrap().to_owned();
+    let kitchen = light["roomId"].clone();
+    // Its state before: on, dimmed to 30.
+    for (key, value) in [("power", json!(true)), ("brightness", json!(30))] {
+        let (code, row) = t
+            .post_json(
+                &format!("/devices/{light_id}/commands?tenantId={}", i.tenant),
+                Some(i.token()),
+                json!({ "command": "set", "payload": { "capability": "light", "key": key, "value": value } }),
+            )
+            .await;
+        assert_eq!(code, 202, "{row}");
+    }
+    reported_until(&t, &i, &light_id, "on at 30", |r| {
+        r["light"]["power"] == true && r["light"]["brightness"] == 30
+    })
+    .await;
+    let (code, s) = patch_settings(
+        &t,
+        &i,
+        json!({ "exitDelaySeconds": 1, "nightLightRooms": [kitchen], "location": place(true) }),
+    )
+    .await;
+    assert_eq!(code, 200, "{s}");
+
+    armed(&t, &i, "away").await;
+    let motion = endpoints_by_name(&t, &i).await["Hall motion"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    sounding(&i, "siren-hall", "switch", "power", json!(true)).await;
+    reported_until(&t, &i, &light_id, "at full intensity", |r| {
+        r["light"]["brightness"] == 100
+    })
+    .await;
+    // It flashes: off at the next beat.
+    reported_until(&t, &i, &light_id, "flashing off", |r| {
+        r["light"]["power"] == false
+    })
+    .await;
+
+    off(&t, &i).await;
+    let s = restored(&t, &i).await;
+    let output = s["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["thingId"] == light_id.as_str())
+        .cloned()
+        .unwrap_or_else(|| panic!("the light is an output: {s}"));
+    assert_eq!(output["stage"], "restored", "{output}");
+    assert_eq!(output["unrestored"], json!([]), "{output}");
+    let after = reported_until(&t, &i, &light_id, "back on at 30", |r| {
+        r["light"]["power"] == true && r["light"]["brightness"] == 30
+    })
+    .await;
+    assert_eq!(after["light"]["power"], true);
+}

@@ -199,7 +199,21 @@ pub struct DrivenOutput {
     pub error: Option<String>,
     /// Restoration attempts so far.
     pub attempts: u32,
+    /// An MQTT device (its writes are commands the device answers later);
+    /// else a connector endpoint.
+    #[serde(default)]
+    pub device: bool,
+    /// A device's restoration commands awaiting its answers (command ids),
+    /// and since when.
+    #[serde(default)]
+    pub waiting: Vec<u64>,
+    #[serde(with = "time::serde::rfc3339::option", default)]
+    pub waiting_since: Option<OffsetDateTime>,
 }
+
+/// How long a device may take to answer a restoration before it is sent
+/// again (no answer is not success).
+pub const DEVICE_ANSWER: Duration = Duration::seconds(30);
 
 /// The outputs of one alarm, from the alarm until they are all restored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -449,6 +463,9 @@ mod tests {
             stage: Stage::Saved,
             error: None,
             attempts: 0,
+            device: false,
+            waiting: Vec::new(),
+            waiting_since: None,
         });
         assert!(!job.owes_restoration(), "saved only: nothing was sent");
         job.outputs[0].stage = Stage::Touched;

@@ -18,21 +18,30 @@
 //! stays pending (arming and configuration wait) until every touched
 //! output is restored or has left the home.
 //!
-//! Outputs are connector endpoints; MQTT devices are not driven yet.
+//! Outputs are connector endpoints (written and read back at once) and
+//! MQTT devices (written through the command path; a restoration is done
+//! once the device answered and reports the native state; no answer within
+//! `DEVICE_ANSWER` sends it again). A speaker on MQTT cannot sound the
+//! alarm and is reported as left alone.
 
 use std::collections::BTreeMap;
 
+use alyt_domain::device::CommandRequest;
+use alyt_domain::ids::DeviceId;
 use alyt_domain::ids::{EndpointId, IntegrationId};
 use alyt_domain::integration::music::{PlayAnswer, PlayCall, SoundAnswer, SoundCall};
 use alyt_domain::room::PinnedThingKind;
 use alyt_domain::security::enrolment::{Output, Selection};
 use alyt_domain::security::machine::{Effect, IncidentState};
 use alyt_domain::security::outputs::{
-    BEAT, DrivenOutput, FLASH_BRIGHTNESS, LEASE, Native, OutputsJob, RETRY, RestoreWrite,
-    SPEAKER_ALARM_VOLUME, Sound, Stage, flash_on, is_night, native_of, restore_writes, unrestored,
+    BEAT, DEVICE_ANSWER, DrivenOutput, FLASH_BRIGHTNESS, LEASE, Native, OutputsJob, RETRY,
+    RestoreWrite, SPEAKER_ALARM_VOLUME, Sound, Stage, flash_on, is_night, native_of,
+    restore_writes, unrestored,
 };
 use alyt_security::{Decision, HomeSecurity};
 use alyt_store::StoreError;
+use alyt_store::repo::commands::Commands;
+use alyt_store::repo::devices::{DeviceRecord, Devices};
 use alyt_store::repo::integrations::{EndpointRecord, Integrations};
 use alyt_store::repo::security::{Security, SecurityRecord};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
@@ -182,6 +191,34 @@ async fn reach(
     })
 }
 
+/// The device, if it is still in `home` and takes commands itself (a hub's
+/// radio child does not).
+async fn reach_device(
+    state: &AppState,
+    home: &PropertyRecord,
+    id: Uuid,
+) -> Result<DeviceRecord, String> {
+    Devices(&*state.store)
+        .get(home.tenant_id, DeviceId(id))
+        .await
+        .map_err(|e| e.to_string())?
+        .filter(|d| {
+            d.property_id == Some(home.id) && d.deleted_at.is_none() && d.parent_device_id.is_none()
+        })
+        .ok_or_else(|| "it is no longer in this home".to_owned())
+}
+
+/// A device's state nested by capability (`{ light: { power } }`), from
+/// what it last reported (its firmware and radio facts left out).
+fn device_state(payload: Map<String, Value>) -> Map<String, Value> {
+    payload
+        .into_iter()
+        .filter(|(capability, value)| {
+            value.is_object() && alyt_domain::capability::is_valid_capability_id(capability)
+        })
+        .collect()
+}
+
 /// The outputs this alarm drives, with their native state read now (an
 /// output that cannot be read is left alone: what is not saved is not
 /// changed).
@@ -205,9 +242,13 @@ async fn plan(
         room.is_some_and(|r| rooms.contains(&r.0))
     };
     let mut wanted: Vec<(Uuid, Output)> = Vec::new();
+    let mut devices: BTreeMap<Uuid, Result<Map<String, Value>, String>> = BTreeMap::new();
     for thing in &things.things {
-        if thing.kind != PinnedThingKind::Endpoint || thing.selection == Selection::Exclude {
+        if thing.selection == Selection::Exclude {
             continue;
+        }
+        if thing.kind == PinnedThingKind::Device {
+            devices.insert(thing.id, Err("it is no longer in this home".into()));
         }
         for output in &thing.families.outputs {
             let drives = match output {
@@ -220,10 +261,25 @@ async fn plan(
             }
         }
     }
+    // A device's native state is what it last reported.
+    let device_ids: Vec<Uuid> = devices.keys().copied().collect();
+    for id in device_ids {
+        if let Ok(reached) = reach_device(state, home, id).await {
+            let view = Devices(&*state.store).views(vec![reached]).await?;
+            let reported = view.into_iter().next().and_then(|v| v.reported);
+            devices.insert(
+                id,
+                match reported.map(|r| r.payload) {
+                    Some(Value::Object(payload)) => Ok(device_state(payload)),
+                    _ => Err("it has not reported its state".into()),
+                },
+            );
+        }
+    }
     // Read each integration's outputs in one call.
     let repo = Integrations(&*state.store);
     let mut by_integration: BTreeMap<IntegrationId, Vec<EndpointRecord>> = BTreeMap::new();
-    for (id, _) in &wanted {
+    for (id, _) in wanted.iter().filter(|(id, _)| !devices.contains_key(id)) {
         if let Some(endpoint) = repo.endpoint(home.tenant_id, EndpointId(*id)).await?
             && endpoint.property_id == home.id
         {
@@ -259,6 +315,34 @@ async fn plan(
         .into_iter()
         .map(|(id, output)| {
             let name = things.thing(id).map(|t| t.name.clone()).unwrap_or_default();
+            if let Some(reported) = devices.get(&id) {
+                let stage = match (reported, output) {
+                    (_, Output::Speaker) => Stage::Abandoned {
+                        why: "a speaker on MQTT cannot sound the alarm (a connector's speaker can)"
+                            .into(),
+                    },
+                    (Ok(_), _) => Stage::Saved,
+                    (Err(why), _) => Stage::Abandoned {
+                        why: format!("its state could not be saved, so it was left alone: {why}"),
+                    },
+                };
+                return DrivenOutput {
+                    endpoint_id: id,
+                    integration_id: Uuid::nil(),
+                    name,
+                    output,
+                    native: reported
+                        .as_ref()
+                        .map(|s| native_of(output, s))
+                        .unwrap_or_default(),
+                    stage,
+                    error: None,
+                    attempts: 0,
+                    device: true,
+                    waiting: Vec::new(),
+                    waiting_since: None,
+                };
+            }
             let (integration_id, native, stage) = match read.get(&id) {
                 Some(Ok(endpoint)) => (
                     endpoint.integration_id.0,
@@ -289,6 +373,9 @@ async fn plan(
                 stage,
                 error: None,
                 attempts: 0,
+                device: false,
+                waiting: Vec::new(),
+                waiting_since: None,
             }
         })
         .collect();
@@ -429,6 +516,24 @@ async fn alarm_write(
     beat: u64,
     first: bool,
 ) -> Result<(), String> {
+    if output.device {
+        let device = reach_device(state, home, output.endpoint_id).await?;
+        let mut writes = Vec::new();
+        match output.output {
+            Output::Siren => writes.push(("switch", "power", json!(true))),
+            Output::Light => {
+                if first && output.native.contains_key("light.brightness") {
+                    writes.push(("light", "brightness", json!(FLASH_BRIGHTNESS)));
+                }
+                writes.push(("light", "power", json!(flash_on(beat))));
+            }
+            Output::Speaker => return Err("a speaker on MQTT cannot sound the alarm".into()),
+        }
+        for (capability, key, value) in writes {
+            command_device(state, home, &device, capability, key, value).await?;
+        }
+        return Ok(());
+    }
     let reached = reach(state, home, output).await?;
     match output.output {
         Output::Siren => Ok(set(state, &reached, "switch", "power", json!(true)).await?),
@@ -520,6 +625,27 @@ impl From<WriteError> for String {
     }
 }
 
+/// A `set` to a device through the command path (a row in its history,
+/// published now or by the bridge sweep); its command id.
+async fn command_device(
+    state: &AppState,
+    home: &PropertyRecord,
+    device: &DeviceRecord,
+    capability: &str,
+    key: &str,
+    value: Value,
+) -> Result<u64, String> {
+    let request = CommandRequest::Set {
+        capability: capability.into(),
+        key: key.into(),
+        value,
+    };
+    crate::groups::devices::commands::accept_and_publish(state, home.tenant_id, device, request)
+        .await
+        .map(|row| row.command_id.get())
+        .map_err(|e| format!("{capability}.{key}: {}", e.detail))
+}
+
 /// Stores what a write read back (best effort: the write stands).
 async fn keep(state: &AppState, reached: &Reached, read_back: Map<String, Value>) {
     if let Err(e) = store_check(state, reached.endpoint.clone(), Some(read_back)).await {
@@ -564,6 +690,11 @@ enum Put {
     Left(String),
     /// Not now (refused, no answer): tried again.
     Failed(String),
+    /// A device's restoration commands went out (their ids): their answers
+    /// decide.
+    Sent(Vec<u64>),
+    /// Still waiting for the device's answers.
+    Waiting,
 }
 
 async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError> {
@@ -587,18 +718,30 @@ async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError
             else {
                 continue;
             };
-            driven.attempts += 1;
+            if !matches!(put, Put::Waiting) {
+                driven.attempts += 1;
+            }
             match put {
+                Put::Waiting => {}
+                Put::Sent(ids) => {
+                    driven.waiting = ids.clone();
+                    driven.waiting_since = Some(now);
+                    driven.error = Some("waiting for the device to answer".into());
+                }
                 Put::Back(parts) => {
                     driven.stage = Stage::Restored {
                         unrestored: parts.clone(),
                     };
                     driven.error = None;
+                    driven.waiting.clear();
                 }
                 Put::Left(why) => {
                     driven.stage = Stage::Abandoned { why: why.clone() };
                 }
-                Put::Failed(why) => driven.error = Some(why.clone()),
+                Put::Failed(why) => {
+                    driven.error = Some(why.clone());
+                    driven.waiting.clear();
+                }
             }
         }
         let mut handed_to = None;
@@ -626,8 +769,78 @@ async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError
     Ok(())
 }
 
+/// Puts a device back: sends the commands that restore it, then (on later
+/// turns) waits for its answers and compares what it reports. A device that
+/// does not answer within `DEVICE_ANSWER` is sent them again.
+async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &DrivenOutput) -> Put {
+    let device = match reach_device(state, home, output.endpoint_id).await {
+        Ok(device) => device,
+        Err(why) => return Put::Left(why),
+    };
+    let reported = |device: DeviceRecord| async move {
+        let view = Devices(&*state.store).views(vec![device]).await.ok()?;
+        match view.into_iter().next()?.reported?.payload {
+            Value::Object(payload) => Some(device_state(payload)),
+            _ => None,
+        }
+    };
+    if !output.waiting.is_empty() {
+        let mut answered = true;
+        for id in &output.waiting {
+            let Some(command) = alyt_domain::device::CommandId::new(*id) else {
+                continue;
+            };
+            let row = Commands(&*state.store).get(device.id, command).await;
+            let done = matches!(&row, Ok(Some(stored)) if stored.row.result_status.is_some()
+                || stored.row.state() == Some(alyt_domain::device::CommandState::Undeliverable));
+            answered &= done;
+        }
+        if !answered {
+            let late = output
+                .waiting_since
+                .is_none_or(|since| since + DEVICE_ANSWER <= state.clock.now());
+            return if late {
+                Put::Failed("the device did not answer; its restoration is sent again".into())
+            } else {
+                Put::Waiting
+            };
+        }
+        // Answered (a refusal shows in what it reports).
+        return match reported(device).await {
+            Some(now) => Put::Back(unrestored(&output.native, &now)),
+            None => Put::Failed("the device has not reported its state".into()),
+        };
+    }
+    let Some(now) = reported(device.clone()).await else {
+        return Put::Failed("the device has not reported its state".into());
+    };
+    let mut sent = Vec::new();
+    for write in restore_writes(output.output, &output.native, &now) {
+        let RestoreWrite::Set {
+            capability,
+            key,
+            value,
+        } = write
+        else {
+            continue;
+        };
+        match command_device(state, home, &device, capability, key, value).await {
+            Ok(id) => sent.push(id),
+            Err(why) => return Put::Failed(why),
+        }
+    }
+    if sent.is_empty() {
+        Put::Back(unrestored(&output.native, &now))
+    } else {
+        Put::Sent(sent)
+    }
+}
+
 /// Puts one output back to its native state and reads it again.
 async fn put_back(state: &AppState, home: &PropertyRecord, output: &DrivenOutput) -> Put {
+    if output.device {
+        return put_back_device(state, home, output).await;
+    }
     let reached = match reach(state, home, output).await {
         Ok(reached) => reached,
         Err(why) if why.contains("no longer in this home") => return Put::Left(why),
