@@ -1458,10 +1458,47 @@ async fn a_hub_run_home_arms_only_with_its_hub_connected_and_acknowledged() {
     // Only a hub of this home is a hub.
     let (code, refused) = patch_settings(&t, &i, json!({ "hubDeviceId": door })).await;
     assert_eq!(code, 400, "{refused}");
+    // A slow hub (answers after 5 s): connected, but until it acknowledges
+    // the configuration the home cannot be armed.
+    let scenario = format!("/developers/simulator/devices/{hub}/scenario");
+    let (code, body) = t
+        .post_json(
+            &scenario,
+            Some(i.token()),
+            json!({ "tenantId": i.tenant, "scenario": "SLOW" }),
+        )
+        .await;
+    assert!(code == 200 || code == 202, "{code} {body}");
     let (code, s) =
         patch_settings(&t, &i, json!({ "exitDelaySeconds": 1, "hubDeviceId": hub })).await;
     assert_eq!(code, 200, "{s}");
     assert_eq!(s["settings"]["hubDeviceId"], hub.as_str());
+    let (code, refused) = mode(
+        &t,
+        &i,
+        arm(
+            "away",
+            s["revision"].as_u64().unwrap(),
+            s["generation"].as_u64().unwrap(),
+        ),
+    )
+    .await;
+    assert_eq!(code, 409, "{refused}");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not acknowledged"),
+        "{refused}"
+    );
+    let (code, body) = t
+        .post_json(
+            &scenario,
+            Some(i.token()),
+            json!({ "tenantId": i.tenant, "scenario": "NORMAL" }),
+        )
+        .await;
+    assert!(code == 200 || code == 202, "{code} {body}");
     let s = status_until(&t, &i, "acknowledged", |s| {
         s["hub"]["acknowledged"] == true && s["hub"]["problem"].is_null()
     })
@@ -1492,7 +1529,6 @@ async fn a_hub_run_home_arms_only_with_its_hub_connected_and_acknowledged() {
 
     // The hub drops off: the runtime is unavailable and arming is refused,
     // with no fallback to the platform's engine.
-    let scenario = format!("/developers/simulator/devices/{hub}/scenario");
     let (code, body) = t
         .post_json(
             &scenario,

@@ -858,7 +858,14 @@ pub async fn request_mode(
         })
         .await?;
     let answer = done.value;
-    if answer.status == 200 {
+    let hub_behind = done.record.hub.as_ref().is_some_and(|h| {
+        h.protection
+            .as_ref()
+            .is_some_and(|p| p.generation != done.record.state.generation)
+    });
+    // The hub follows every mode change; a hub that missed one (it was
+    // away) is told again, so the next request finds it current.
+    if answer.status == 200 || hub_behind {
         hub::send_mode(&state, &home, &done.record).await;
     }
     if answer.fingerprint != fingerprint {
