@@ -458,6 +458,26 @@ async fn sounding(i: &Installed, external_id: &str, capability: &str, key: &str,
     );
 }
 
+/// Arming `mode_name` now is refused (409, nothing changed) with a detail
+/// that says `why`.
+async fn arming_refused(t: &TestPlatform, i: &Installed, mode_name: &str, why: &str) -> Value {
+    let s = status(t, i).await;
+    let (code, refused) = mode(
+        t,
+        i,
+        arm(
+            mode_name,
+            s["revision"].as_u64().unwrap(),
+            s["generation"].as_u64().unwrap(),
+        ),
+    )
+    .await;
+    assert_eq!(code, 409, "{refused}");
+    let detail = refused["detail"].as_str().unwrap();
+    assert!(detail.contains(why), "{refused}");
+    refused
+}
+
 /// The armed home once the one-second exit countdown is over (the last
 /// alarm's outputs restored first: arming waits for them).
 async fn armed(t: &TestPlatform, i: &Installed, mode_name: &str) -> Value {
@@ -1349,24 +1369,7 @@ async fn one_authority_runs_a_home_and_the_hand_over_waits_for_restoration() {
     assert!(s["switchingTo"].is_null());
 
     // The built-in engine neither arms nor detects now.
-    let (code, refused) = mode(
-        &t,
-        &i,
-        arm(
-            "away",
-            s["revision"].as_u64().unwrap(),
-            s["generation"].as_u64().unwrap(),
-        ),
-    )
-    .await;
-    assert_eq!(code, 409, "{refused}");
-    assert!(
-        refused["detail"]
-            .as_str()
-            .unwrap()
-            .contains("security-system connector"),
-        "{refused}"
-    );
+    arming_refused(&t, &i, "away", "security-system connector").await;
     assert!(
         i.bridge
             .set_state("motion-hall", "sensor.motion", "motion", json!(false))
@@ -1419,6 +1422,18 @@ async fn virtual_hub(t: &TestPlatform, i: &Installed) -> String {
         .expect("a sandbox has a virtual hub")
 }
 
+/// Sets a virtual device's scenario (`SLOW`, `OFFLINE`, `NORMAL`, ...).
+async fn scenario(t: &TestPlatform, i: &Installed, device: &str, name: &str) {
+    let (code, body) = t
+        .post_json(
+            &format!("/developers/simulator/devices/{device}/scenario"),
+            Some(i.token()),
+            json!({ "tenantId": i.tenant, "scenario": name }),
+        )
+        .await;
+    assert!(code == 200 || code == 202, "{code} {body}");
+}
+
 /// The status once `check` holds (the hub answers over MQTT).
 async fn status_until(
     t: &TestPlatform,
@@ -1460,45 +1475,13 @@ async fn a_hub_run_home_arms_only_with_its_hub_connected_and_acknowledged() {
     assert_eq!(code, 400, "{refused}");
     // A slow hub (answers after 5 s): connected, but until it acknowledges
     // the configuration the home cannot be armed.
-    let scenario = format!("/developers/simulator/devices/{hub}/scenario");
-    let (code, body) = t
-        .post_json(
-            &scenario,
-            Some(i.token()),
-            json!({ "tenantId": i.tenant, "scenario": "SLOW" }),
-        )
-        .await;
-    assert!(code == 200 || code == 202, "{code} {body}");
+    scenario(&t, &i, &hub, "SLOW").await;
     let (code, s) =
         patch_settings(&t, &i, json!({ "exitDelaySeconds": 1, "hubDeviceId": hub })).await;
     assert_eq!(code, 200, "{s}");
     assert_eq!(s["settings"]["hubDeviceId"], hub.as_str());
-    let (code, refused) = mode(
-        &t,
-        &i,
-        arm(
-            "away",
-            s["revision"].as_u64().unwrap(),
-            s["generation"].as_u64().unwrap(),
-        ),
-    )
-    .await;
-    assert_eq!(code, 409, "{refused}");
-    assert!(
-        refused["detail"]
-            .as_str()
-            .unwrap()
-            .contains("not acknowledged"),
-        "{refused}"
-    );
-    let (code, body) = t
-        .post_json(
-            &scenario,
-            Some(i.token()),
-            json!({ "tenantId": i.tenant, "scenario": "NORMAL" }),
-        )
-        .await;
-    assert!(code == 200 || code == 202, "{code} {body}");
+    arming_refused(&t, &i, "away", "not acknowledged").await;
+    scenario(&t, &i, &hub, "NORMAL").await;
     let s = status_until(&t, &i, "acknowledged", |s| {
         s["hub"]["acknowledged"] == true && s["hub"]["problem"].is_null()
     })
@@ -1529,48 +1512,17 @@ async fn a_hub_run_home_arms_only_with_its_hub_connected_and_acknowledged() {
 
     // The hub drops off: the runtime is unavailable and arming is refused,
     // with no fallback to the platform's engine.
-    let (code, body) = t
-        .post_json(
-            &scenario,
-            Some(i.token()),
-            json!({ "tenantId": i.tenant, "scenario": "OFFLINE" }),
-        )
-        .await;
-    assert!(code == 200 || code == 202, "{code} {body}");
+    scenario(&t, &i, &hub, "OFFLINE").await;
     let s = status_until(&t, &i, "runtime unavailable", |s| {
         s["runtimeUnavailable"] == true
     })
     .await;
     assert_eq!(s["readiness"]["away"]["ready"], false, "{s}");
-    let (code, refused) = mode(
-        &t,
-        &i,
-        arm(
-            "away",
-            s["revision"].as_u64().unwrap(),
-            s["generation"].as_u64().unwrap(),
-        ),
-    )
-    .await;
-    assert_eq!(code, 409, "{refused}");
-    assert!(
-        refused["detail"]
-            .as_str()
-            .unwrap()
-            .contains("hub is not connected"),
-        "{refused}"
-    );
+    arming_refused(&t, &i, "away", "hub is not connected").await;
     assert_eq!(status(&t, &i).await["confirmedMode"], "off");
 
     // Back: it arms again.
-    let (code, body) = t
-        .post_json(
-            &scenario,
-            Some(i.token()),
-            json!({ "tenantId": i.tenant, "scenario": "NORMAL" }),
-        )
-        .await;
-    assert!(code == 200 || code == 202, "{code} {body}");
+    scenario(&t, &i, &hub, "NORMAL").await;
     status_until(&t, &i, "connected again", |s| {
         s["runtimeUnavailable"] == false && s["hub"]["problem"].is_null()
     })

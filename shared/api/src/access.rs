@@ -8,11 +8,16 @@
 use std::collections::BTreeSet;
 
 pub(crate) use alyt_domain::access::HomeAccess;
-use alyt_domain::access::{Denied, HomeReach, Principal, Scope};
+use alyt_domain::access::{
+    Denied, HomeReach, HouseholdRole, Principal, Scope, SecurityAccess, Surface,
+};
+use alyt_domain::ids::WidgetTokenId;
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, RoomId, TenantId};
 use alyt_store::Store;
 use alyt_store::repo::devices::{DeviceRecord, Devices};
+use alyt_store::repo::members::Members;
 use alyt_store::repo::rooms::{RoomRecord, Rooms};
+use alyt_store::repo::security::Security;
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 
 use crate::{ApiError, AppState};
@@ -237,4 +242,83 @@ pub(crate) async fn device_for(
         return Err(no_such_device());
     }
     Ok(device)
+}
+
+// ---------------------------------------------------------------------------
+// Home security (Authentication 9)
+
+/// The caller's home-security access to `home`: by its roles
+/// ([`Principal::security_access`]), or for a TV of this home through its
+/// person's current delegation (the record's `delegations`).
+pub(crate) async fn security_access(
+    state: &AppState,
+    caller: &Principal,
+    home: &PropertyRecord,
+) -> Result<SecurityAccess, ApiError> {
+    match caller {
+        Principal::Widget {
+            surface: Surface::Tv,
+            token_id,
+            user,
+            property,
+            ..
+        } if *property == home.id => tv_access(state, home, *token_id, *user).await,
+        _ => Ok(caller.security_access(home.tenant_id, home.client_id)?),
+    }
+}
+
+/// A direct command to a siren of `property` (home security's output):
+/// only from someone who controls the home's security; a key, a phone
+/// widget or an undelegated TV gains no security authority through a
+/// generic command (403).
+pub(crate) async fn siren_command(
+    state: &AppState,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+) -> Result<(), ApiError> {
+    let home = home_for(state, caller, tenant, property, HomeAccess::See).await?;
+    let controls = security_access(state, caller, &home)
+        .await
+        .is_ok_and(|access| access >= SecurityAccess::Control);
+    if !controls {
+        return Err(ApiError::forbidden(
+            "a siren is home security's output: it is commanded only by someone who controls the home's security",
+        ));
+    }
+    Ok(())
+}
+
+/// A TV's security access now: control while its person's delegation is
+/// current and that person still controls the home's security.
+async fn tv_access(
+    state: &AppState,
+    home: &PropertyRecord,
+    token: WidgetTokenId,
+    user: alyt_domain::ids::UserId,
+) -> Result<SecurityAccess, ApiError> {
+    let refused = || {
+        ApiError::forbidden(
+            "a TV controls home security only with a current delegation from its person",
+        )
+    };
+    let now = state.clock.now();
+    let record = Security(&*state.store).get(home.tenant_id, home.id).await?;
+    let current = record
+        .as_ref()
+        .and_then(|r| r.delegations.get(&token.0))
+        .is_some_and(|d| d.user_id == user.0 && d.until > now);
+    if !current {
+        return Err(refused());
+    }
+    let controls = Members(&*state.store)
+        .get(home.client_id, user)
+        .await?
+        .is_some_and(|g| {
+            g.in_force(now) && matches!(g.role, HouseholdRole::Owner | HouseholdRole::Member)
+        });
+    if !controls {
+        return Err(refused());
+    }
+    Ok(SecurityAccess::Control)
 }

@@ -101,6 +101,15 @@ fn has(features: &[String], aliases: &[&str]) -> bool {
         .any(|f| aliases.iter().any(|a| f.eq_ignore_ascii_case(a)))
 }
 
+/// Whether the thing is a siren: home security's output only (commanded
+/// directly only by whoever controls the home's security, never by a room
+/// action).
+pub fn is_siren(capabilities: &BTreeSet<DeviceCapability>, features: &[String]) -> bool {
+    families(capabilities, features)
+        .outputs
+        .contains(&Output::Siren)
+}
+
 /// What a thing with `capabilities` and `features` is to home security.
 pub fn families(capabilities: &BTreeSet<DeviceCapability>, features: &[String]) -> Families {
     let mut families = Families::default();

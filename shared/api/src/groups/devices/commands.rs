@@ -85,9 +85,12 @@ pub async fn send_command(
     }
     let request = CommandRequest::parse(&body).map_err(invalid)?;
     if let Some(property) = device.property_id
-        && crate::groups::security::is_siren(&device.known_capabilities(), &device.features)
+        && alyt_domain::security::enrolment::is_siren(
+            &device.known_capabilities(),
+            &device.features,
+        )
     {
-        crate::groups::security::siren_guard(&state, &caller, tenant, property).await?;
+        crate::access::siren_command(&state, &caller, tenant, property).await?;
     }
     let row = accept_and_publish(&state, tenant, &device, request).await?;
     Ok((StatusCode::ACCEPTED, Json(row)))

@@ -617,14 +617,12 @@ pub async fn send_endpoint_command(
     .await?;
     let request = CommandRequest::parse(&body)
         .map_err(|e| ApiError::validation(e.field.clone(), e.to_string()))?;
-    if crate::groups::security::is_siren(&endpoint.known_capabilities(), &endpoint.features) {
-        crate::groups::security::siren_guard(
-            &state,
-            &caller,
-            endpoint.tenant_id,
-            endpoint.property_id,
-        )
-        .await?;
+    if alyt_domain::security::enrolment::is_siren(
+        &endpoint.known_capabilities(),
+        &endpoint.features,
+    ) {
+        crate::access::siren_command(&state, &caller, endpoint.tenant_id, endpoint.property_id)
+            .await?;
     }
     let installed = installed(&state, query.tenant_id, endpoint.integration_id).await?;
     let name = endpoint.name.clone();

@@ -1107,12 +1107,14 @@ async fn run_one(
     result: &mut ActionResult,
 ) {
     let siren = match &member.source {
-        Source::Device { record, .. } => {
-            crate::groups::security::is_siren(&record.known_capabilities(), &record.features)
-        }
-        Source::Endpoint(record) => {
-            crate::groups::security::is_siren(&record.known_capabilities(), &record.features)
-        }
+        Source::Device { record, .. } => alyt_domain::security::enrolment::is_siren(
+            &record.known_capabilities(),
+            &record.features,
+        ),
+        Source::Endpoint(record) => alyt_domain::security::enrolment::is_siren(
+            &record.known_capabilities(),
+            &record.features,
+        ),
     };
     if siren {
         result.skipped.push(ActionResult::outcome(

@@ -11,13 +11,11 @@
 //! * `DELETE /v1/home-security/{propertyId}/delegations/{tokenId}?tenantId`:
 //!   the token's person, or an owner.
 
-use alyt_domain::access::{HouseholdRole, Principal, SecurityAccess, Surface};
+use alyt_domain::access::{Principal, SecurityAccess, Surface};
 use alyt_domain::ids::{PropertyId, TenantId, WidgetTokenId};
 use alyt_domain::security::{Delegation, MAX_DELEGATION};
 use alyt_security::Decision;
-use alyt_store::repo::members::Members;
 use alyt_store::repo::security::Security;
-use alyt_store::repo::tenancy::PropertyRecord;
 use alyt_store::repo::widgets::Widgets;
 use axum::Json;
 use axum::extract::State;
@@ -37,40 +35,6 @@ use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
     operations!(delegate_security, revoke_security_delegation)
-}
-
-/// A TV's security access now: control while its person's delegation is
-/// current and that person still controls the home's security.
-pub(super) async fn tv_access(
-    state: &AppState,
-    home: &PropertyRecord,
-    token: WidgetTokenId,
-    user: alyt_domain::ids::UserId,
-) -> Result<SecurityAccess, ApiError> {
-    let refused = || {
-        ApiError::forbidden(
-            "a TV controls home security only with a current delegation from its person",
-        )
-    };
-    let now = state.clock.now();
-    let record = Security(&*state.store).get(home.tenant_id, home.id).await?;
-    let current = record
-        .as_ref()
-        .and_then(|r| r.delegations.get(&token.0))
-        .is_some_and(|d| d.user_id == user.0 && d.until > now);
-    if !current {
-        return Err(refused());
-    }
-    let controls = Members(&*state.store)
-        .get(home.client_id, user)
-        .await?
-        .is_some_and(|g| {
-            g.in_force(now) && matches!(g.role, HouseholdRole::Owner | HouseholdRole::Member)
-        });
-    if !controls {
-        return Err(refused());
-    }
-    Ok(SecurityAccess::Control)
 }
 
 fn token_id(text: &str) -> Result<WidgetTokenId, ApiError> {

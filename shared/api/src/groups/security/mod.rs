@@ -89,17 +89,7 @@ async fn access_for(
     needed: SecurityAccess,
 ) -> Result<(PropertyRecord, SecurityAccess), ApiError> {
     let home = home_for(state, caller, tenant, property, HomeAccess::See).await?;
-    let access = match caller {
-        // A TV of this home: only through its person's current delegation.
-        Principal::Widget {
-            surface: alyt_domain::access::Surface::Tv,
-            token_id,
-            user,
-            property,
-            ..
-        } if *property == home.id => delegations::tv_access(state, &home, *token_id, *user).await?,
-        _ => caller.security_access(home.tenant_id, home.client_id)?,
-    };
+    let access = crate::access::security_access(state, caller, &home).await?;
     if access < needed {
         return Err(ApiError::forbidden(match needed {
             SecurityAccess::Configure => {
@@ -204,41 +194,6 @@ pub async fn timers(state: &AppState) -> Result<(), alyt_store::StoreError> {
         tracing::debug!(pushed, "hub configurations pushed");
     }
     Ok(())
-}
-
-/// A siren is an output of home security (spec I: "a siren is an output
-/// only"): a thing with the siren family is commanded directly only by
-/// someone who controls the home's security (Authentication 9: a key, a
-/// phone widget or a TV without a current delegation gains no security
-/// authority through a generic command), and never by a room or property
-/// action.
-pub(crate) fn is_siren(
-    capabilities: &std::collections::BTreeSet<alyt_domain::device::DeviceCapability>,
-    features: &[String],
-) -> bool {
-    alyt_domain::security::enrolment::families(capabilities, features)
-        .outputs
-        .contains(&Output::Siren)
-}
-
-/// Refuses a direct command to a siren of `property` from a caller without
-/// control of its security (see [`is_siren`]).
-pub(crate) async fn siren_guard(
-    state: &AppState,
-    caller: &Principal,
-    tenant: TenantId,
-    property: PropertyId,
-) -> Result<(), ApiError> {
-    let refused = || {
-        ApiError::forbidden(
-            "a siren is home security's output: it is commanded only by someone who controls the home's security",
-        )
-    };
-    match access_for(state, caller, tenant, property, SecurityAccess::Control).await {
-        Ok(_) => Ok(()),
-        Err(e) if e.status == StatusCode::FORBIDDEN => Err(refused()),
-        Err(e) => Err(e),
-    }
 }
 
 fn keeper(state: &AppState) -> HomeSecurity {
