@@ -663,6 +663,26 @@ async fn only_a_keypad_code_or_a_confirmed_inside_unlock_disarms() {
     let (code, _) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
     assert_eq!(code, 200);
 
+    // A keypad that is not among the chosen keypad locks disarms nothing;
+    // the door (not a lock) is refused as a keypad lock.
+    let door = things["Front door"]["id"].as_str().unwrap().to_owned();
+    let (code, refused) = patch_settings(&t, &i, json!({ "keypadLocks": [door] })).await;
+    assert_eq!(code, 400, "{refused}");
+    let (code, s) = patch_settings(&t, &i, json!({ "keypadLocks": [] })).await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(s["settings"]["keypadLocks"], json!([]));
+    armed(&t, &i, "away").await;
+    assert!(i.bridge.move_lock("lock-front", "keypad-unlock"));
+    refresh(&t, &i, &lock).await;
+    assert_eq!(
+        status(&t, &i).await["confirmedMode"],
+        "away",
+        "an unchosen keypad disarmed"
+    );
+    off(&t, &i).await;
+    let (code, s) = patch_settings(&t, &i, json!({ "keypadLocks": [lock] })).await;
+    assert_eq!(code, 200, "{s}");
+
     armed(&t, &i, "away").await;
     for action in [
         "outside-key",
@@ -1142,7 +1162,7 @@ async fn an_alarm_drives_its_outputs_and_off_puts_every_one_back() {
         "speaker-bedroom",
         "media_player",
         "source",
-        json!("alarm:deterrent"),
+        json!("alarm:deterrent:voice"),
     )
     .await;
     sounding(&i, "light-bedroom", "light", "power", json!(false)).await;
@@ -1248,7 +1268,12 @@ async fn an_alarm_drives_its_outputs_and_off_puts_every_one_back() {
     refresh(&t, &i, &motion).await;
 
     // In daytime the night lights are left alone.
-    let (code, s) = patch_settings(&t, &i, json!({ "location": place(false) })).await;
+    let (code, s) = patch_settings(
+        &t,
+        &i,
+        json!({ "location": place(false), "deterrent": "dog" }),
+    )
+    .await;
     assert_eq!(code, 200, "{s}");
     armed(&t, &i, "away").await;
     assert!(
@@ -1265,6 +1290,15 @@ async fn an_alarm_drives_its_outputs_and_off_puts_every_one_back() {
         .map(|o| o["name"].as_str().unwrap())
         .collect();
     assert!(!names.contains(&"Bedroom light"), "{names:?}");
+    // The deterrent the household chose.
+    sounding(
+        &i,
+        "speaker-bedroom",
+        "media_player",
+        "source",
+        json!("alarm:deterrent:dog"),
+    )
+    .await;
     assert_eq!(i.bridge.thing_state("light-bedroom").unwrap(), light_before);
     off(&t, &i).await;
     restored(&t, &i).await;

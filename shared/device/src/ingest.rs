@@ -329,7 +329,7 @@ impl Ingest {
             return;
         }
         let security = alyt_security::HomeSecurity::new(self.store.clone(), self.clock.clone());
-        if let Err(e) = security.lock_event(&home, action).await {
+        if let Err(e) = security.lock_event(&home, device.id.0, action).await {
             tracing::warn!(device = %device.id, error = %e, "a lock's move could not be recorded");
         }
     }

@@ -280,10 +280,16 @@ impl HomeSecurity {
     pub async fn lock_event(
         &self,
         home: &PropertyRecord,
+        lock: Uuid,
         event: LockEvent,
     ) -> Result<Vec<Effect>, KeepError> {
         let done = self
             .rewrite(home, async |mut draft| {
+                // A keypad counts only when it is one of the chosen ones.
+                let keypad = matches!(event, LockEvent::KeypadUnlock | LockEvent::KeypadLock);
+                if keypad && !draft.next.settings.keypad_counts(lock) {
+                    return Ok::<_, KeepError>((draft, Decision::keep(())));
+                }
                 let moved = draft.next.state.lock_event(event);
                 draft.effects.extend(moved);
                 Ok::<_, KeepError>((draft, Decision::keep(())))
@@ -402,7 +408,7 @@ impl HomeSecurity {
             }
         }
         if let Some(action) = moved
-            && let Err(e) = self.lock_event(&home, action).await
+            && let Err(e) = self.lock_event(&home, after.id.0, action).await
         {
             tracing::warn!(endpoint = %after.id, error = %e, "a lock's move could not be recorded");
         }

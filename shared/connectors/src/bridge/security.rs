@@ -10,6 +10,7 @@ use alyt_domain::device::{DeviceCapability, Lenient};
 use alyt_domain::integration::EndpointKind;
 use serde_json::json;
 
+use alyt_domain::security::Deterrent;
 use alyt_domain::security::outputs::Sound;
 
 use super::{Bridge, NOT_RESPONDING, UNKNOWN_THING, VirtualBridge, capabilities, object, write};
@@ -228,9 +229,10 @@ impl Bridge {
                 reason: "not a speaker".into(),
             };
         }
-        let source = match call.sound {
-            Sound::Siren => "alarm:siren",
-            Sound::Deterrent => "alarm:deterrent",
+        let source = match (call.sound, call.recording) {
+            (Sound::Siren, _) => "alarm:siren",
+            (Sound::Deterrent, Deterrent::Voice) => "alarm:deterrent:voice",
+            (Sound::Deterrent, Deterrent::Dog) => "alarm:deterrent:dog",
         };
         let state = &mut thing.info.state;
         write(state, "media_player", "volume", json!(call.volume.min(100)));

@@ -401,6 +401,9 @@ pub struct SoundCall {
     pub config: Map<String, Value>,
     pub external_id: String,
     pub sound: crate::security::outputs::Sound,
+    /// Which fixed recording, for the deterrent.
+    #[serde(default)]
+    pub recording: crate::security::Deterrent,
     pub volume: u8,
 }
 

@@ -131,6 +131,37 @@ pub struct Settings {
     /// engine). Arming then needs the hub ([`hub::HubSync::arming_check`]).
     #[serde(default)]
     pub hub_device_id: Option<uuid::Uuid>,
+    /// The locks whose external keypad disarms with a verified code and
+    /// prompts to arm (none: every lock with a keypad).
+    #[serde(default)]
+    pub keypad_locks: Option<std::collections::BTreeSet<uuid::Uuid>>,
+    /// The fixed recording the speaker alarm alternates with the siren.
+    #[serde(default)]
+    pub deterrent: Deterrent,
+}
+
+/// The deterrent recordings a speaker alarm can play (fixed recordings,
+/// never the household's own audio).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Deterrent {
+    /// A spoken warning ("This property is protected; leave now"), never a
+    /// claim that help is on its way: the platform dispatches no one.
+    #[default]
+    Voice,
+    /// A large dog barking.
+    Dog,
+}
+
+impl Settings {
+    /// Whether a keypad move of `lock` counts (it is one of the chosen
+    /// keypad locks, or none were chosen).
+    pub fn keypad_counts(&self, lock: uuid::Uuid) -> bool {
+        self.keypad_locks
+            .as_ref()
+            .is_none_or(|locks| locks.contains(&lock))
+    }
 }
 
 /// A TV's delegated control of a home's security (Authentication 9: a TV
@@ -180,6 +211,8 @@ impl Default for Settings {
             speaker_alarm_rooms: Default::default(),
             location: None,
             hub_device_id: None,
+            keypad_locks: None,
+            deterrent: Deterrent::Voice,
         }
     }
 }

@@ -65,7 +65,7 @@ pub fn config_of(inventory: &Inventory, settings: &Settings, revision: u64) -> H
     let mut disarmers = Vec::new();
     for thing in &inventory.things {
         // A keypad lock disarms even when excluded from detection.
-        if thing.families.keypad {
+        if thing.families.keypad && settings.keypad_counts(thing.id) {
             disarmers.push(thing.id);
         }
         if thing.selection == alyt_domain::security::enrolment::Selection::Exclude {

@@ -31,6 +31,7 @@ use alyt_domain::ids::DeviceId;
 use alyt_domain::ids::{EndpointId, IntegrationId};
 use alyt_domain::integration::music::{PlayAnswer, PlayCall, SoundAnswer, SoundCall};
 use alyt_domain::room::PinnedThingKind;
+use alyt_domain::security::Deterrent;
 use alyt_domain::security::enrolment::{Output, Selection};
 use alyt_domain::security::machine::{Effect, IncidentState};
 use alyt_domain::security::outputs::{
@@ -432,11 +433,11 @@ async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result
             continue;
         }
         let beat = record.outputs.as_ref().map_or(0, |job| job.beat);
-        let result = alarm_write(state, home, &output, beat, true).await;
+        let result = alarm_write(state, home, &output, beat, true, record.settings.deterrent).await;
         note_error(state, home, &output, result.err()).await?;
     }
     // The beat: lights flash, speakers alternate.
-    let (beat, _) = update(state, home, |record, _, now| {
+    let (beat, record) = update(state, home, |record, _, now| {
         if !sounding(record, incident) {
             return None;
         }
@@ -458,7 +459,8 @@ async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result
             if !still_sounding(state, home, incident).await? {
                 break;
             }
-            let result = alarm_write(state, home, output, beat, false).await;
+            let deterrent = record.settings.deterrent;
+            let result = alarm_write(state, home, output, beat, false, deterrent).await;
             note_error(state, home, output, result.err()).await?;
         }
     }
@@ -515,6 +517,7 @@ async fn alarm_write(
     output: &DrivenOutput,
     beat: u64,
     first: bool,
+    deterrent: Deterrent,
 ) -> Result<(), String> {
     if output.device {
         let device = reach_device(state, home, output.endpoint_id).await?;
@@ -560,7 +563,7 @@ async fn alarm_write(
             {
                 set(state, &reached, "media_player", "group", Value::Null).await?;
             }
-            sound_speaker(state, &reached, Sound::of_beat(beat)).await
+            sound_speaker(state, &reached, Sound::of_beat(beat), deterrent).await
         }
     }
 }
@@ -653,13 +656,19 @@ async fn keep(state: &AppState, reached: &Reached, read_back: Map<String, Value>
     }
 }
 
-async fn sound_speaker(state: &AppState, reached: &Reached, sound: Sound) -> Result<(), String> {
+async fn sound_speaker(
+    state: &AppState,
+    reached: &Reached,
+    sound: Sound,
+    recording: Deterrent,
+) -> Result<(), String> {
     let call = SoundCall {
         integration_id: reached.installed.integration.id.to_string(),
         tenant_id: reached.installed.integration.tenant_id.to_string(),
         config: reached.installed.integration.config.clone(),
         external_id: reached.endpoint.external_id.clone(),
         sound,
+        recording,
         volume: SPEAKER_ALARM_VOLUME,
     };
     let answer = state
