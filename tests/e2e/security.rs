@@ -1858,4 +1858,75 @@ async fn an_mqtt_light_flashes_in_an_alarm_and_is_put_back_once_it_answers() {
     })
     .await;
     assert_eq!(after["light"]["power"], true);
+
+    // An alarm command the device never answered (it went silent) is
+    // superseded when the restoration starts: the bridge sweep never
+    // delivers it after Off.
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(false))
+    );
+    refresh(&t, &i, &motion).await;
+    armed(&t, &i, "away").await;
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    reported_until(&t, &i, &light_id, "at full intensity again", |r| {
+        r["light"]["brightness"] == 100
+    })
+    .await;
+    let history = format!(
+        "/devices/{light_id}/commands?tenantId={}&limit=200",
+        i.tenant
+    );
+    let ids = |page: &Value| -> Vec<String> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["commandId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (_, page) = t.get_json(&history, Some(i.token())).await;
+    let before = ids(&page);
+    scenario(&t, &i, &light_id, "OFFLINE").await;
+    // The next beat goes to a device that does not answer.
+    let mut waited = 0;
+    loop {
+        let (_, page) = t.get_json(&history, Some(i.token())).await;
+        let beat_unanswered = page["items"].as_array().unwrap().iter().any(|c| {
+            !before.contains(&c["commandId"].as_str().unwrap().to_owned())
+                && c["state"] == "sent"
+                && c["resultStatus"].is_null()
+        });
+        if beat_unanswered {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 60, "no beat went unanswered: {page}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    off(&t, &i).await;
+    let mut waited = 0;
+    loop {
+        let (_, page) = t.get_json(&history, Some(i.token())).await;
+        let superseded = page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["state"] == "undeliverable" && c["undeliverableReason"] == "superseded");
+        if superseded {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 60, "no alarm command was superseded: {page}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(
+        status(&t, &i).await["restorationPending"],
+        true,
+        "the light did not answer yet"
+    );
 }

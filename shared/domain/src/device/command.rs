@@ -75,6 +75,10 @@ wire_enum! {
         NoProperty = "no-property",
         /// The device already acknowledged this command id.
         AlreadyAcknowledged = "already-acknowledged",
+        /// Made moot before it was answered: home security restores what
+        /// an alarm command would change, so the old alarm command is
+        /// never delivered after Off.
+        Superseded = "superseded",
     }
 }
 

@@ -209,7 +209,14 @@ pub struct DrivenOutput {
     pub waiting: Vec<u64>,
     #[serde(with = "time::serde::rfc3339::option", default)]
     pub waiting_since: Option<OffsetDateTime>,
+    /// A device's latest alarm commands (ids): superseded when its
+    /// restoration starts, so none is delivered after Off.
+    #[serde(default)]
+    pub alarm_commands: Vec<u64>,
 }
+
+/// Alarm commands kept per device output (the beats add one each).
+pub const ALARM_COMMANDS_KEPT: usize = 20;
 
 /// How long a device may take to answer a restoration before it is sent
 /// again (no answer is not success).
@@ -466,6 +473,7 @@ mod tests {
             device: false,
             waiting: Vec::new(),
             waiting_since: None,
+            alarm_commands: Vec::new(),
         });
         assert!(!job.owes_restoration(), "saved only: nothing was sent");
         job.outputs[0].stage = Stage::Touched;

@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use alyt_domain::device::CommandRequest;
+use alyt_domain::device::{CommandEvent, CommandRequest, UndeliverableReason};
 use alyt_domain::ids::DeviceId;
 use alyt_domain::ids::{EndpointId, IntegrationId};
 use alyt_domain::integration::music::{PlayAnswer, PlayCall, SoundAnswer, SoundCall};
@@ -35,9 +35,9 @@ use alyt_domain::security::Deterrent;
 use alyt_domain::security::enrolment::{Output, Selection};
 use alyt_domain::security::machine::{Effect, IncidentState};
 use alyt_domain::security::outputs::{
-    BEAT, DEVICE_ANSWER, DrivenOutput, FLASH_BRIGHTNESS, LEASE, Native, OutputsJob, RETRY,
-    RestoreWrite, SPEAKER_ALARM_VOLUME, Sound, Stage, flash_on, is_night, native_of,
-    restore_writes, unrestored,
+    ALARM_COMMANDS_KEPT, BEAT, DEVICE_ANSWER, DrivenOutput, FLASH_BRIGHTNESS, LEASE, Native,
+    OutputsJob, RETRY, RestoreWrite, SPEAKER_ALARM_VOLUME, Sound, Stage, flash_on, is_night,
+    native_of, restore_writes, unrestored,
 };
 use alyt_security::{Decision, HomeSecurity};
 use alyt_store::StoreError;
@@ -342,6 +342,7 @@ async fn plan(
                     device: true,
                     waiting: Vec::new(),
                     waiting_since: None,
+                    alarm_commands: Vec::new(),
                 };
             }
             let (integration_id, native, stage) = match read.get(&id) {
@@ -377,6 +378,7 @@ async fn plan(
                 device: false,
                 waiting: Vec::new(),
                 waiting_since: None,
+                alarm_commands: Vec::new(),
             }
         })
         .collect();
@@ -434,7 +436,7 @@ async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result
         }
         let beat = record.outputs.as_ref().map_or(0, |job| job.beat);
         let result = alarm_write(state, home, &output, beat, true, record.settings.deterrent).await;
-        note_error(state, home, &output, result.err()).await?;
+        note_written(state, home, &output, result).await?;
     }
     // The beat: lights flash, speakers alternate.
     let (beat, record) = update(state, home, |record, _, now| {
@@ -461,7 +463,7 @@ async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result
             }
             let deterrent = record.settings.deterrent;
             let result = alarm_write(state, home, output, beat, false, deterrent).await;
-            note_error(state, home, output, result.err()).await?;
+            note_written(state, home, output, result).await?;
         }
     }
     Ok(())
@@ -489,25 +491,59 @@ async fn still_sounding(
 }
 
 /// Records an output's last failure (or clears it).
-async fn note_error(
+/// Records how an alarm write went: its failure (or none), and a device's
+/// alarm command ids (to supersede at restoration).
+async fn note_written(
     state: &AppState,
     home: &PropertyRecord,
     output: &DrivenOutput,
-    error: Option<String>,
+    written: Result<Vec<u64>, String>,
 ) -> Result<(), ApiError> {
+    let (error, sent) = match written {
+        Ok(sent) => (None, sent),
+        Err(why) => (Some(why), Vec::new()),
+    };
     update(state, home, |record, _, _| {
         let driven = record
             .outputs
             .as_mut()?
             .output_mut(output.endpoint_id, output.output)?;
-        if driven.error == error {
+        if driven.error == error && sent.is_empty() {
             return None;
         }
         driven.error = error.clone();
+        driven.alarm_commands.extend(&sent);
+        let over = driven
+            .alarm_commands
+            .len()
+            .saturating_sub(ALARM_COMMANDS_KEPT);
+        driven.alarm_commands.drain(..over);
         Some(())
     })
     .await?;
     Ok(())
+}
+
+/// A device's alarm commands not yet answered are superseded: the bridge
+/// sweep never delivers them after Off.
+async fn supersede(state: &AppState, home: &PropertyRecord, device: &DeviceRecord, ids: &[u64]) {
+    let commands = Commands(&*state.store);
+    for id in ids {
+        let Some(command) = alyt_domain::device::CommandId::new(*id) else {
+            continue;
+        };
+        let Ok(Some(stored)) = commands.get(device.id, command).await else {
+            continue;
+        };
+        let event = CommandEvent::Undeliverable(UndeliverableReason::Superseded);
+        if let Some(next) = stored.row.apply(&event, state.clock.now())
+            && let Err(e) = commands
+                .transition(home.tenant_id, &stored.row, &next)
+                .await
+        {
+            tracing::warn!(device = %device.id, error = %e, "an alarm command could not be superseded");
+        }
+    }
 }
 
 /// An alarm write to one output at `beat` (`first`: its first).
@@ -518,7 +554,7 @@ async fn alarm_write(
     beat: u64,
     first: bool,
     deterrent: Deterrent,
-) -> Result<(), String> {
+) -> Result<Vec<u64>, String> {
     if output.device {
         let device = reach_device(state, home, output.endpoint_id).await?;
         let mut writes = Vec::new();
@@ -532,14 +568,15 @@ async fn alarm_write(
             }
             Output::Speaker => return Err("a speaker on MQTT cannot sound the alarm".into()),
         }
+        let mut sent = Vec::new();
         for (capability, key, value) in writes {
-            command_device(state, home, &device, capability, key, value).await?;
+            sent.push(command_device(state, home, &device, capability, key, value).await?);
         }
-        return Ok(());
+        return Ok(sent);
     }
     let reached = reach(state, home, output).await?;
     match output.output {
-        Output::Siren => Ok(set(state, &reached, "switch", "power", json!(true)).await?),
+        Output::Siren => set(state, &reached, "switch", "power", json!(true)).await?,
         Output::Light => {
             if first && output.native.contains_key("light.brightness") {
                 set(
@@ -551,7 +588,7 @@ async fn alarm_write(
                 )
                 .await?;
             }
-            Ok(set(state, &reached, "light", "power", json!(flash_on(beat))).await?)
+            set(state, &reached, "light", "power", json!(flash_on(beat))).await?
         }
         Output::Speaker => {
             // It sounds on its own, in its room.
@@ -563,9 +600,10 @@ async fn alarm_write(
             {
                 set(state, &reached, "media_player", "group", Value::Null).await?;
             }
-            sound_speaker(state, &reached, Sound::of_beat(beat), deterrent).await
+            sound_speaker(state, &reached, Sound::of_beat(beat), deterrent).await?
         }
     }
+    Ok(Vec::new())
 }
 
 /// A `set` sent to the connector with the native capability (the
@@ -820,6 +858,8 @@ async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &Drive
             None => Put::Failed("the device has not reported its state".into()),
         };
     }
+    // No old alarm command reaches the device after this.
+    supersede(state, home, &device, &output.alarm_commands).await;
     let Some(now) = reported(device.clone()).await else {
         return Put::Failed("the device has not reported its state".into());
     };
