@@ -39,9 +39,31 @@ pub const API_VERSION: &str = "0.3.0";
         (name = "people", description = "A household's people: members, grants and ends of membership"),
         (name = "security", description = "Home security: modes, readiness, selections, incidents. No emergency dispatch and no evidence sharing."),
         (name = "meta", description = "Machine-readable contracts"),
-    )
+    ),
+    modifiers(&BearerScheme)
 )]
 struct ApiDoc;
+
+/// The `bearer` scheme every operation's `security` names.
+struct BearerScheme;
+
+impl utoipa::Modify for BearerScheme {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "`Authorization: Bearer <token>`: a household or developer session's access token (a JWT from /v1/auth/login or /v1/developers/auth/login), a developer key (`svc_dev_…`, `svc_live_…`) or its five-minute app token, or a widget token (`wt_…`). The scopes listed on an operation are what a key (or widget) needs; sessions are checked by role.",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}
 
 /// Routes every runtime serves whatever groups it hosts.
 pub fn routes() -> Operations {

@@ -95,3 +95,33 @@ fn the_routed_operations_are_the_documented_ones() {
         );
     }
 }
+
+/// Every security requirement names a scheme the document defines (a
+/// generated client would otherwise know no way to authenticate).
+#[test]
+fn every_security_requirement_names_a_defined_scheme() {
+    let doc = serde_json::to_value(alyt_api::openapi::document()).unwrap();
+    let defined: Vec<&str> = doc["components"]["securitySchemes"]
+        .as_object()
+        .map(|schemes| schemes.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        doc["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            for requirement in operation["security"].as_array().into_iter().flatten() {
+                for scheme in requirement.as_object().unwrap().keys() {
+                    assert!(
+                        defined.contains(&scheme.as_str()),
+                        "{method} {path} names the undefined scheme {scheme:?}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} requirements seen");
+}
