@@ -83,12 +83,18 @@ async fn discover(t: &TestPlatform, i: &Installed) {
     assert_eq!(code, 200, "{body}");
 }
 
+/// A sandbox home with the bridge's security things discovered.
+async fn security_home(t: &TestPlatform, email: &str) -> Installed {
+    let i = install_bridge(t, email).await;
+    i.bridge.add_security_things();
+    discover(t, &i).await;
+    i
+}
+
 #[tokio::test]
 async fn a_home_arms_and_turns_off_with_every_check() {
     let t = TestPlatform::start().await;
-    let i = install_bridge(&t, "security@example.com").await;
-    i.bridge.add_security_things();
-    discover(&t, &i).await;
+    let i = security_home(&t, "security@example.com").await;
     let things = endpoints_by_name(&t, &i).await;
     let door = things["Front door"]["id"].as_str().unwrap().to_owned();
     let garage = things["Garage camera"]["id"].as_str().unwrap().to_owned();
@@ -509,9 +515,7 @@ async fn off(t: &TestPlatform, i: &Installed) -> Value {
 #[tokio::test]
 async fn detections_open_incidents_that_off_clears_and_entry_delays_hold_the_alarm() {
     let t = TestPlatform::start().await;
-    let i = install_bridge(&t, "security-incidents@example.com").await;
-    i.bridge.add_security_things();
-    discover(&t, &i).await;
+    let i = security_home(&t, "security-incidents@example.com").await;
     let things = endpoints_by_name(&t, &i).await;
     let motion = things["Hall motion"]["id"].as_str().unwrap().to_owned();
     let door = things["Front door"]["id"].as_str().unwrap().to_owned();
@@ -655,9 +659,7 @@ async fn detections_open_incidents_that_off_clears_and_entry_delays_hold_the_ala
 #[tokio::test]
 async fn only_a_keypad_code_or_a_confirmed_inside_unlock_disarms() {
     let t = TestPlatform::start().await;
-    let i = install_bridge(&t, "security-locks@example.com").await;
-    i.bridge.add_security_things();
-    discover(&t, &i).await;
+    let i = security_home(&t, "security-locks@example.com").await;
     let things = endpoints_by_name(&t, &i).await;
     let lock = things["Front lock"]["id"].as_str().unwrap().to_owned();
     let (code, _) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
@@ -927,9 +929,7 @@ async fn pins_and_private_media_urls_are_never_stored() {
 #[tokio::test]
 async fn an_unreachable_detector_degrades_an_armed_home() {
     let t = TestPlatform::start().await;
-    let i = install_bridge(&t, "security-degraded@example.com").await;
-    i.bridge.add_security_things();
-    discover(&t, &i).await;
+    let i = security_home(&t, "security-degraded@example.com").await;
     let things = endpoints_by_name(&t, &i).await;
     let motion = things["Hall motion"]["id"].as_str().unwrap().to_owned();
     let (code, _) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
@@ -1326,9 +1326,7 @@ async fn authority(t: &TestPlatform, i: &Installed, body: Value) -> (u16, Value)
 #[tokio::test]
 async fn one_authority_runs_a_home_and_the_hand_over_waits_for_restoration() {
     let t = TestPlatform::start().await;
-    let i = install_bridge(&t, "security-authority@example.com").await;
-    i.bridge.add_security_things();
-    discover(&t, &i).await;
+    let i = security_home(&t, "security-authority@example.com").await;
     let (code, s) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
     assert_eq!(code, 200, "{s}");
     let integration = i.integration.to_string();
@@ -1495,9 +1493,7 @@ async fn status_until(
 #[tokio::test]
 async fn a_hub_run_home_arms_only_with_its_hub_connected_and_acknowledged() {
     let t = TestPlatform::start_with(crate::simulator::fast).await;
-    let i = install_bridge(&t, "security-hub@example.com").await;
-    i.bridge.add_security_things();
-    discover(&t, &i).await;
+    let i = security_home(&t, "security-hub@example.com").await;
     let hub = virtual_hub(&t, &i).await;
     let door = endpoints_by_name(&t, &i).await["Front door"]["id"]
         .as_str()
@@ -1687,9 +1683,7 @@ async fn a_tv_controls_security_only_with_a_current_delegation() {
 #[tokio::test]
 async fn a_siren_answers_only_to_whoever_controls_security() {
     let t = TestPlatform::start().await;
-    let i = install_bridge(&t, "security-siren@example.com").await;
-    i.bridge.add_security_things();
-    discover(&t, &i).await;
+    let i = security_home(&t, "security-siren@example.com").await;
     let siren = endpoints_by_name(&t, &i).await["Hall siren"]["id"]
         .as_str()
         .unwrap()
@@ -1792,9 +1786,7 @@ async fn reported_until(
 #[tokio::test]
 async fn an_mqtt_light_flashes_in_an_alarm_and_is_put_back_once_it_answers() {
     let t = TestPlatform::start_with(crate::simulator::fast).await;
-    let i = install_bridge(&t, "security-mqtt-light@example.com").await;
-    i.bridge.add_security_things();
-    discover(&t, &i).await;
+    let i = security_home(&t, "security-mqtt-light@example.com").await;
     let light = virtual_device(&t, &i, "LIGHT").await;
     let light_id = light["id"].as_str().unwrap().to_owned();
     let kitchen = light["roomId"].clone();

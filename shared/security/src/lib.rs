@@ -39,7 +39,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 /// Attempts of a change against a record that keeps moving.
-pub const WRITE_ATTEMPTS: usize = 5;
+const WRITE_ATTEMPTS: usize = 5;
 /// Homes one sweep takes up.
 const SWEEP_BATCH: u32 = 100;
 
@@ -417,9 +417,22 @@ impl HomeSecurity {
     /// Ends every countdown that is due (exit: the mode is confirmed;
     /// entry: the alarm sounds).
     pub async fn sweep(&self) -> Result<SweepReport, StoreError> {
-        let mut report = SweepReport::default();
-        let due = self.repo().due(self.clock.now(), SWEEP_BATCH).await?;
-        report.due = due.len() as u32;
+        self.sweep_these(self.due().await?).await
+    }
+
+    /// The homes whose security is due now (a countdown, outputs to drive,
+    /// a hub to push to), at most a batch: one query the timers share.
+    pub async fn due(&self) -> Result<Vec<SecurityRecord>, StoreError> {
+        self.repo().due(self.clock.now(), SWEEP_BATCH).await
+    }
+
+    /// [`HomeSecurity::sweep`] over records already read by
+    /// [`HomeSecurity::due`].
+    pub async fn sweep_these(&self, due: Vec<SecurityRecord>) -> Result<SweepReport, StoreError> {
+        let mut report = SweepReport {
+            due: due.len() as u32,
+            ..Default::default()
+        };
         for record in due {
             let Some(home) = Tenancy(&*self.store)
                 .property(record.tenant_id, record.property_id)

@@ -155,6 +155,20 @@ pub enum Deterrent {
 }
 
 impl Settings {
+    /// Whether an alarm drives `output` of a thing in `room`: every siren;
+    /// the lights of the night-light rooms (when `night`); the speakers of
+    /// the speaker-alarm rooms.
+    pub fn drives(&self, output: enrolment::Output, room: Option<uuid::Uuid>, night: bool) -> bool {
+        let in_rooms = |rooms: &std::collections::BTreeSet<uuid::Uuid>| {
+            room.is_some_and(|r| rooms.contains(&r))
+        };
+        match output {
+            enrolment::Output::Siren => true,
+            enrolment::Output::Light => night && in_rooms(&self.night_light_rooms),
+            enrolment::Output::Speaker => in_rooms(&self.speaker_alarm_rooms),
+        }
+    }
+
     /// Whether a keypad move of `lock` counts (it is one of the chosen
     /// keypad locks, or none were chosen).
     pub fn keypad_counts(&self, lock: uuid::Uuid) -> bool {

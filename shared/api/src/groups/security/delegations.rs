@@ -14,7 +14,6 @@
 use alyt_domain::access::{Principal, SecurityAccess, Surface};
 use alyt_domain::ids::{PropertyId, TenantId, WidgetTokenId};
 use alyt_domain::security::{Delegation, MAX_DELEGATION};
-use alyt_security::Decision;
 use alyt_store::repo::security::Security;
 use alyt_store::repo::widgets::Widgets;
 use axum::Json;
@@ -25,7 +24,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{access_for, keeper};
+use super::{access_for, update};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
 use crate::conventions::problem::{NoValidToken, Problem};
@@ -127,12 +126,11 @@ pub async fn delegate_security(
         user_id: claims.sub.0,
         until: body.until,
     };
-    keeper(&state)
-        .rewrite(&home, |mut draft| {
-            draft.next.delegations.insert(token.0, delegation.clone());
-            std::future::ready(Ok::<_, ApiError>((draft, Decision::write(()))))
-        })
-        .await?;
+    update(&state, &home, |record, _, _| {
+        record.delegations.insert(token.0, delegation.clone());
+        Some(())
+    })
+    .await?;
     Ok(Json(DelegationView {
         token_id: token.0,
         user_id: delegation.user_id,
@@ -185,11 +183,9 @@ pub async fn revoke_security_delegation(
             "only the TV's person or an owner ends its delegation",
         ));
     }
-    keeper(&state)
-        .rewrite(&home, |mut draft| {
-            let had = draft.next.delegations.remove(&token.0).is_some();
-            std::future::ready(Ok::<_, ApiError>((draft, Decision::write_if(had, ()))))
-        })
-        .await?;
+    update(&state, &home, |record, _, _| {
+        record.delegations.remove(&token.0).map(|_| ())
+    })
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }

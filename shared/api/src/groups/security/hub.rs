@@ -23,7 +23,6 @@ use alyt_device::channels::{CommandMessage, encode_command};
 use alyt_device::topic::DeviceIdentity;
 use alyt_domain::device::CommandId;
 use alyt_domain::ids::DeviceId;
-use alyt_domain::security::enrolment::Output;
 use alyt_domain::security::hub::{
     CONFIG_COMMAND, HubConfig, HubDetector, HubOutput, HubSync, MODE_COMMAND,
 };
@@ -35,11 +34,8 @@ use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use serde_json::json;
 
 use super::inventory::{Inventory, inventory};
-use super::keeper;
+use super::{keeper, update};
 use crate::{ApiError, AppState};
-
-/// Homes one pass takes up.
-const BATCH: u32 = 100;
 
 /// The hub's configuration for what security uses now.
 pub fn config_of(inventory: &Inventory, settings: &Settings, revision: u64) -> HubConfig {
@@ -57,10 +53,6 @@ pub fn config_of(inventory: &Inventory, settings: &Settings, revision: u64) -> H
             entry: e.entry,
         })
         .collect();
-    let in_rooms = |room: Option<alyt_domain::ids::RoomId>,
-                    rooms: &std::collections::BTreeSet<uuid::Uuid>| {
-        room.is_some_and(|r| rooms.contains(&r.0))
-    };
     let mut outputs = Vec::new();
     let mut disarmers = Vec::new();
     for thing in &inventory.things {
@@ -72,12 +64,8 @@ pub fn config_of(inventory: &Inventory, settings: &Settings, revision: u64) -> H
             continue;
         }
         for output in &thing.families.outputs {
-            let drives = match output {
-                Output::Siren => true,
-                Output::Light => in_rooms(thing.room_id, &settings.night_light_rooms),
-                Output::Speaker => in_rooms(thing.room_id, &settings.speaker_alarm_rooms),
-            };
-            if drives {
+            // The hub decides night itself: its lights are all listed.
+            if settings.drives(*output, thing.room_id.map(|r| r.0), true) {
                 outputs.push(HubOutput {
                     thing_id: thing.id,
                     output: *output,
@@ -181,12 +169,7 @@ pub async fn sync(state: &AppState, home: &PropertyRecord) -> Result<(), ApiErro
 }
 
 async fn forget(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError> {
-    keeper(state)
-        .rewrite(home, |mut draft| {
-            let had = draft.next.hub.take().is_some();
-            std::future::ready(Ok::<_, ApiError>((draft, Decision::write_if(had, ()))))
-        })
-        .await?;
+    update(state, home, |record, _, _| record.hub.take().map(|_| ())).await?;
     Ok(())
 }
 
@@ -204,9 +187,8 @@ pub async fn send_mode(state: &AppState, home: &PropertyRecord, record: &Securit
 
 /// Pushes every hub configuration that is due (changed, or not
 /// acknowledged in time).
-pub async fn sync_due(state: &AppState) -> Result<u32, StoreError> {
+pub async fn sync_due(state: &AppState, due: &[SecurityRecord]) -> Result<u32, StoreError> {
     let now = state.clock.now();
-    let due = Security(&*state.store).due(now, BATCH).await?;
     let mut pushed = 0;
     for record in due {
         let pending = record

@@ -181,19 +181,47 @@ pub(crate) async fn routine_mode(
 /// Home security's timers (both runtimes, every second): countdowns that
 /// ended, then the alarm outputs to sound or restore.
 pub async fn timers(state: &AppState) -> Result<(), alyt_store::StoreError> {
-    let countdowns = keeper(state).sweep().await?;
+    // One query of the due homes serves all three.
+    let keeper = keeper(state);
+    let due = keeper.due().await?;
+    let countdowns = keeper.sweep_these(due.clone()).await?;
     if countdowns.due > 0 {
         tracing::debug!(?countdowns, "security countdowns");
     }
-    let outputs = outputs::drive_due(state).await?;
+    let outputs = outputs::drive_due(state, &due).await?;
     if outputs.homes > 0 {
         tracing::debug!(?outputs, "security outputs");
     }
-    let pushed = hub::sync_due(state).await?;
+    let pushed = hub::sync_due(state, &due).await?;
     if pushed > 0 {
         tracing::debug!(pushed, "hub configurations pushed");
     }
     Ok(())
+}
+
+/// Changes the record with `change` (none: nothing to write) on its
+/// revision; the change's answer and the record as it stands.
+pub(super) async fn update<T: Send>(
+    state: &AppState,
+    home: &PropertyRecord,
+    mut change: impl FnMut(
+        &mut SecurityRecord,
+        &mut Vec<alyt_domain::security::machine::Effect>,
+        OffsetDateTime,
+    ) -> Option<T>
+    + Send,
+) -> Result<(Option<T>, SecurityRecord), ApiError> {
+    let done = keeper(state)
+        .rewrite(home, |mut draft| {
+            let answer = change(&mut draft.next, &mut draft.effects, draft.now);
+            let write = answer.is_some();
+            std::future::ready(Ok::<_, ApiError>((
+                draft,
+                Decision::write_if(write, answer),
+            )))
+        })
+        .await?;
+    Ok((done.value, done.record))
 }
 
 fn keeper(state: &AppState) -> HomeSecurity {

@@ -39,7 +39,6 @@ use alyt_domain::security::outputs::{
     OutputsJob, RETRY, RestoreWrite, SPEAKER_ALARM_VOLUME, Sound, Stage, flash_on, is_night,
     native_of, restore_writes, unrestored,
 };
-use alyt_security::{Decision, HomeSecurity};
 use alyt_store::StoreError;
 use alyt_store::repo::commands::Commands;
 use alyt_store::repo::devices::{DeviceRecord, Devices};
@@ -51,14 +50,12 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::inventory::inventory;
+use super::update;
 use crate::groups::homes::endpoints::{
     Installed, ReadOutcome, connector_problem, installed, read_and_store, store_check,
 };
 use crate::{ApiError, AppState};
 use alyt_connectors::{CommandAnswer, CommandCall};
-
-/// Homes one pass takes up.
-const BATCH: u32 = 100;
 
 /// What a pass did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -72,13 +69,13 @@ pub struct OutputsReport {
 
 /// Drives the outputs of every home that is due (an alarm to sound or
 /// beat, a restoration to try).
-pub async fn drive_due(state: &AppState) -> Result<OutputsReport, StoreError> {
+pub async fn drive_due(
+    state: &AppState,
+    due: &[SecurityRecord],
+) -> Result<OutputsReport, StoreError> {
     let mut report = OutputsReport::default();
-    let due = Security(&*state.store)
-        .due(state.clock.now(), BATCH)
-        .await?;
-    let driven = |r: &SecurityRecord| r.outputs.as_ref().is_some_and(|job| job.next_at.is_some());
-    for record in due.into_iter().filter(driven) {
+    let driven = |r: &&SecurityRecord| r.outputs.as_ref().is_some_and(|job| job.next_at.is_some());
+    for record in due.iter().filter(driven) {
         let Some(home) = Tenancy(&*state.store)
             .property(record.tenant_id, record.property_id)
             .await?
@@ -96,30 +93,6 @@ pub async fn drive_due(state: &AppState) -> Result<OutputsReport, StoreError> {
         }
     }
     Ok(report)
-}
-
-fn keeper(state: &AppState) -> HomeSecurity {
-    HomeSecurity::new(state.store.clone(), state.clock.clone())
-}
-
-/// Changes the record with `change` (none: nothing to write) on its
-/// revision; the change's answer and the record as it stands.
-async fn update<T: Send>(
-    state: &AppState,
-    home: &PropertyRecord,
-    mut change: impl FnMut(&mut SecurityRecord, &mut Vec<Effect>, OffsetDateTime) -> Option<T> + Send,
-) -> Result<(Option<T>, SecurityRecord), ApiError> {
-    let done = keeper(state)
-        .rewrite(home, |mut draft| {
-            let answer = change(&mut draft.next, &mut draft.effects, draft.now);
-            let write = answer.is_some();
-            std::future::ready(Ok::<_, ApiError>((
-                draft,
-                Decision::write_if(write, answer),
-            )))
-        })
-        .await?;
-    Ok((done.value, done.record))
 }
 
 /// The incident whose alarm sounds now, if it is `job`'s.
@@ -238,10 +211,6 @@ async fn plan(
     let night = place.is_some_and(|(lat, lon)| is_night(lat, lon, &home.timezone, now));
     let things = inventory(state, record, home.id).await?;
     let settings = &record.settings;
-    let in_rooms = |room: Option<alyt_domain::ids::RoomId>,
-                    rooms: &std::collections::BTreeSet<Uuid>| {
-        room.is_some_and(|r| rooms.contains(&r.0))
-    };
     let mut wanted: Vec<(Uuid, Output)> = Vec::new();
     let mut devices: BTreeMap<Uuid, Result<Map<String, Value>, String>> = BTreeMap::new();
     for thing in &things.things {
@@ -252,12 +221,7 @@ async fn plan(
             devices.insert(thing.id, Err("it is no longer in this home".into()));
         }
         for output in &thing.families.outputs {
-            let drives = match output {
-                Output::Siren => true,
-                Output::Light => night && in_rooms(thing.room_id, &settings.night_light_rooms),
-                Output::Speaker => in_rooms(thing.room_id, &settings.speaker_alarm_rooms),
-            };
-            if drives {
+            if settings.drives(*output, thing.room_id.map(|r| r.0), night) {
                 wanted.push((thing.id, *output));
             }
         }
