@@ -1689,3 +1689,180 @@ async fn the_table_covers_every_operation_of_the_contract() {
         "operations without authorization rows: {missing:?}"
     );
 }
+
+/// One request of either table as the developer's side would send it (its
+/// own tenant: the sandbox), with `token`.
+struct Sender<'a> {
+    t: &'a TestPlatform,
+    sandbox: String,
+    home: String,
+    household: String,
+    serial: std::cell::Cell<u32>,
+}
+
+impl Sender<'_> {
+    async fn fixed(&self, op: &Operation, token: &str) -> u16 {
+        let mut request = self
+            .t
+            .http
+            .request(op.method.parse().unwrap(), self.t.url(op.path));
+        if let Some(body) = (op.body)(Who::DevKey) {
+            request = request.json(&body);
+        }
+        request
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
+    async fn tenant(&self, op: &TenantOperation, token: &str) -> u16 {
+        let fill = |text: &str| {
+            self.serial.set(self.serial.get() + 1);
+            text.replace("{tenantId}", &self.sandbox)
+                .replace("{propertyId}", &self.home)
+                .replace("{clientId}", &self.household)
+                .replace("{serial}", &format!("SCOPES-{}", self.serial.get()))
+        };
+        let mut request = self
+            .t
+            .http
+            .request(op.method.parse().unwrap(), self.t.url(&fill(op.path)));
+        if let Some(template) = op.body {
+            request = request
+                .header("content-type", "application/json")
+                .body(fill(template));
+        }
+        request
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+}
+
+/// The scopes each operation names in the contract are exactly what a key
+/// needs: a DEV key holding only them is served as a key with every scope
+/// is, and (when any are named) a key holding every other scope is refused
+/// (403). An operation naming none is one any key may call, or one no key
+/// may (a key with every scope is refused too).
+#[tokio::test]
+async fn every_operation_names_the_scopes_a_key_needs() {
+    use alyt_domain::access::Scope;
+    use std::collections::HashMap;
+
+    let t = harness_platform().await;
+    let principals = Principals::seed(&t).await;
+    let sandbox = principals.developer.sandbox_tenant_id.clone();
+    let (_, homes) = t
+        .get_json(
+            &format!("/properties?tenantId={sandbox}"),
+            Some(&principals.developer.access_token),
+        )
+        .await;
+    let sender = Sender {
+        t: &t,
+        sandbox,
+        home: homes["items"][0]["id"].as_str().unwrap().to_owned(),
+        household: homes["items"][0]["clientId"].as_str().unwrap().to_owned(),
+        serial: std::cell::Cell::new(0),
+    };
+    // Thousands of keyed requests: no burst limit for this developer.
+    let owner = principals.token(Who::PlatformOwner).unwrap();
+    let response = t
+        .http
+        .put(t.url(&format!(
+            "/developers/admin/developers/{}/quota",
+            principals.developer.developer_id
+        )))
+        .bearer_auth(owner)
+        .json(&json!({ "kind": "REQUESTS", "ceiling": 10_000_000, "window": "day" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+
+    let (_, doc) = t.get_json("/openapi.json", None).await;
+    let mut named: HashMap<String, Option<Vec<String>>> = HashMap::new();
+    for item in doc["paths"].as_object().unwrap().values() {
+        for operation in item.as_object().unwrap().values() {
+            let scopes = operation["security"].as_array().map(|requirements| {
+                requirements
+                    .iter()
+                    .flat_map(|r| r["bearer"].as_array().into_iter().flatten())
+                    .map(|s| s.as_str().unwrap().to_owned())
+                    .collect()
+            });
+            named.insert(
+                operation["operationId"].as_str().unwrap().to_owned(),
+                scopes,
+            );
+        }
+    }
+    let every_scope: Vec<&str> = Scope::ALL.iter().map(|s| s.as_str()).collect();
+    let mut keys: HashMap<Vec<String>, String> = HashMap::new();
+    let mut key_with = async |scopes: Vec<String>| -> String {
+        if let Some(key) = keys.get(&scopes) {
+            return key.clone();
+        }
+        let list: Vec<&str> = scopes.iter().map(String::as_str).collect();
+        let (_, key) = alyt_tests::developers::create_key(&t, &principals.developer, &list).await;
+        keys.insert(scopes, key.clone());
+        key
+    };
+    let all = principals.token(Who::DevKey).unwrap().to_owned();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    let fixed = operations().into_iter().map(|op| (op.id, Some(op), None));
+    let tenant = tenant_operations()
+        .into_iter()
+        .map(|op| (op.id, None, Some(op)));
+    for (id, fixed, tenant) in fixed.chain(tenant) {
+        let Some(Some(scopes)) = named.get(id) else {
+            continue; // not secured: no key is asked for
+        };
+        let (only, others): (Vec<String>, Vec<String>) = if scopes.is_empty() {
+            (vec!["firmware:read".to_owned()], vec![])
+        } else {
+            let others = every_scope
+                .iter()
+                .filter(|s| !scopes.iter().any(|n| n == *s))
+                .map(|s| s.to_string())
+                .collect();
+            (scopes.clone(), others)
+        };
+        let send = async |token: &str| match (&fixed, &tenant) {
+            (Some(op), _) => sender.fixed(op, token).await,
+            (_, Some(op)) => sender.tenant(op, token).await,
+            _ => unreachable!(),
+        };
+        let with_all = send(&all).await;
+        let only_key = key_with(only.clone()).await;
+        let with_only = send(&only_key).await;
+        if (with_all == 403) != (with_only == 403) {
+            failures.push(format!(
+                "{id}: a key with every scope got {with_all}, one with only {only:?} got {with_only}"
+            ));
+        }
+        if !others.is_empty() && with_all != 403 {
+            let others_key = key_with(others).await;
+            let without = send(&others_key).await;
+            if without != 403 {
+                failures.push(format!(
+                    "{id}: a key without {scopes:?} got {without}, not 403"
+                ));
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} secured operations checked");
+    assert!(
+        failures.is_empty(),
+        "scopes the contract names differ from what keys need:\n{}",
+        failures.join("\n")
+    );
+}

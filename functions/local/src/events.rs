@@ -200,6 +200,7 @@ pub fn configure(mut state: AppState, config: &WebhookConfig, store: &Signalling
         stream: config.stream,
         signal: Some(store.event_signal()),
         outbound: config.policy(),
+        stream_elsewhere: None,
     };
     state
 }

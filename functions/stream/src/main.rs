@@ -12,6 +12,8 @@ async fn main() -> Result<(), lambda_http::Error> {
     alyt_aws::lambda::init_logs();
     let config = HostedConfig::from_env()?;
     // Hosted events settings (the default): polling four times a second, 14 min 45 s.
-    let state = hosted_state(&config).await?;
+    let mut state = hosted_state(&config).await?;
+    // This is the stream's own host, whatever ALYT_STREAM_URL says.
+    state.events.stream_elsewhere = None;
     lambda_http::run_with_streaming_response(alyt_stream::app(state)).await
 }

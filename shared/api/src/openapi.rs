@@ -10,23 +10,30 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as Document;
+use utoipa::openapi::server::{Server, ServerBuilder, ServerVariableBuilder};
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::groups::Group;
 use crate::routing::{Operations, operations};
 
-/// The contract version (spec: Versioning 1). The path prefix carries the major.
+/// The contract version (spec: Versioning 1), SemVer as the spec's
+/// Versioning 2 defines it; the path prefix (`/v1`) carries the major.
+/// Every release is kept in `contract/releases/`, and a test holds this
+/// version to the change since the last one (`alyt-contract-diff`).
 /// 0.2.0 added the submissions, review and catalogue operations and the
 /// routines of a home; 0.3.0 running routines, their runs, the music a
 /// home's routines can play, provider search and home security's status,
-/// mode, settings, selections and incidents (all additive).
-pub const API_VERSION: &str = "0.3.0";
+/// mode, settings, selections and incidents (all additive). 1.0.0 is the
+/// first precise contract: every operation's scopes, answered fields always
+/// present or never null, `any` values untyped, servers (a major change by
+/// the rules, though the served behaviour did not change).
+pub const API_VERSION: &str = "1.0.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.3.0",
+        version = "1.0.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(
@@ -57,7 +64,7 @@ impl utoipa::Modify for BearerScheme {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
-                        "`Authorization: Bearer <token>`: a household or developer session's access token (a JWT from /v1/auth/login or /v1/developers/auth/login), a developer key (`svc_dev_…`, `svc_live_…`) or its five-minute app token, or a widget token (`wt_…`). The scopes listed on an operation are what a key (or widget) needs; sessions are checked by role.",
+                        "`Authorization: Bearer <token>`: a household or developer session's access token (a JWT from /v1/auth/login or /v1/developers/auth/login), a developer key (`svc_dev_…`, `svc_live_…`) or its five-minute app token, or a widget token (`wt_…`). The scopes an operation lists are what a key needs (all of them); an operation listing none is one any key may call, or none may (it answers 403). Sessions and widget tokens are checked by role and grant, not scopes.",
                     ))
                     .build(),
             ),
@@ -79,9 +86,72 @@ pub fn all_operations() -> Operations {
 
 /// The whole API's document, including groups this runtime does not serve.
 pub fn document() -> Document {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let mut document = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(all_operations().contract())
-        .into_openapi()
+        .into_openapi();
+    document.servers = Some(vec![
+        local_server(),
+        hosted_server(
+            "https://{apiId}.execute-api.{region}.amazonaws.com",
+            "A hosted stack's HTTP API (its ApiUrl output)",
+            "apiId",
+            "The HTTP API's id",
+        ),
+    ]);
+    // API Gateway buffers responses, so a hosted stack streams from a
+    // function URL of its own.
+    if let Some(stream) = document
+        .paths
+        .paths
+        .get_mut(STREAM_PATH)
+        .and_then(|item| item.get.as_mut())
+    {
+        stream.servers = Some(vec![
+            local_server(),
+            hosted_server(
+                "https://{urlId}.lambda-url.{region}.on.aws",
+                "A hosted stack's event stream (its EventStreamUrl output); the HTTP API answers this path with 421 naming it",
+                "urlId",
+                "The stream function URL's id",
+            ),
+        ]);
+    }
+    document
+}
+
+/// The path served from its own host by a hosted stack.
+const STREAM_PATH: &str = "/v1/developers/events/stream";
+
+fn local_server() -> Server {
+    ServerBuilder::new()
+        .url("http://127.0.0.1:{port}")
+        .description(Some("The local platform (`cargo run`; ALYT_HTTP_ADDR)"))
+        .parameter(
+            "port",
+            ServerVariableBuilder::new()
+                .default_value("8080")
+                .description(Some("The port of ALYT_HTTP_ADDR")),
+        )
+        .build()
+}
+
+fn hosted_server(url: &str, description: &str, id: &str, id_description: &str) -> Server {
+    ServerBuilder::new()
+        .url(url)
+        .description(Some(description))
+        .parameter(
+            id,
+            ServerVariableBuilder::new()
+                .default_value("example")
+                .description(Some(id_description)),
+        )
+        .parameter(
+            "region",
+            ServerVariableBuilder::new()
+                .default_value("eu-west-1")
+                .description(Some("The stack's AWS region")),
+        )
+        .build()
 }
 
 /// This document.

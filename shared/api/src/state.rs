@@ -136,6 +136,10 @@ pub struct EventsSettings {
     /// Set where the runtime can tell when an event is written (locally).
     pub signal: Option<EventSignal>,
     pub outbound: OutboundPolicy,
+    /// The stream's own base URL where this runtime cannot stream (the
+    /// hosted group functions behind API Gateway, which buffers responses):
+    /// the stream operation then answers 421 naming it.
+    pub stream_elsewhere: Option<String>,
 }
 
 impl EventsSettings {
@@ -145,5 +149,6 @@ impl EventsSettings {
         stream: StreamLimits::HOSTED,
         signal: None,
         outbound: OutboundPolicy::HOSTED,
+        stream_elsewhere: None,
     };
 }

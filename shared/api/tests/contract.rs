@@ -2,6 +2,7 @@
 //! `shared/api/contract/openapi.json` must equal it, so a contract change is
 //! always visible in review. Regenerate with `ALYT_UPDATE_CONTRACTS=1`.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 fn committed_path() -> PathBuf {
@@ -28,7 +29,7 @@ fn openapi_document_is_3_1_with_the_contract_version() {
     let doc = serde_json::to_value(alyt_api::openapi::document()).unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["info"]["version"], alyt_api::openapi::API_VERSION);
-    assert_eq!(doc["info"]["version"], "0.3.0");
+    assert_eq!(doc["info"]["version"], "1.0.0");
     assert!(doc["paths"]["/v1/capabilities"]["get"].is_object());
     assert!(doc["components"]["schemas"]["CapabilityCatalogue"].is_object());
 }
@@ -124,4 +125,145 @@ fn every_security_requirement_names_a_defined_scheme() {
         }
     }
     assert!(checked > 100, "only {checked} requirements seen");
+}
+
+/// The names of the component schemas `value` refers to, and theirs.
+fn referenced_schemas(doc: &serde_json::Value, value: &serde_json::Value) -> BTreeSet<String> {
+    fn walk(value: &serde_json::Value, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let Some(reference) = map.get("$ref").and_then(|r| r.as_str()) {
+                    found.push(reference.rsplit('/').next().unwrap().to_owned());
+                }
+                map.values().for_each(|v| walk(v, found));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+            _ => {}
+        }
+    }
+    let mut seen = BTreeSet::new();
+    let mut todo = Vec::new();
+    walk(value, &mut todo);
+    while let Some(name) = todo.pop() {
+        if seen.insert(name.clone()) {
+            walk(&doc["components"]["schemas"][&name], &mut todo);
+        }
+    }
+    seen
+}
+
+fn is_nullable(schema: &serde_json::Value) -> bool {
+    let null = |s: &serde_json::Value| s["type"] == "null";
+    schema["type"]
+        .as_array()
+        .is_some_and(|types| types.iter().any(|t| t == "null"))
+        || ["oneOf", "anyOf"]
+            .iter()
+            .any(|k| schema[*k].as_array().is_some_and(|a| a.iter().any(null)))
+}
+
+/// In what the API answers, a field that may be null is always present
+/// (required and nullable) and a field that may be absent is never null: a
+/// generated client then types each exactly. Request bodies may omit or null
+/// their optional fields alike.
+#[test]
+fn answered_fields_are_either_always_present_or_never_null() {
+    let doc = serde_json::to_value(alyt_api::openapi::document()).unwrap();
+    let mut answered = BTreeSet::new();
+    let mut asked = BTreeSet::new();
+    for item in doc["paths"].as_object().unwrap().values() {
+        for operation in item.as_object().unwrap().values() {
+            answered.extend(referenced_schemas(&doc, &operation["responses"]));
+            asked.extend(referenced_schemas(&doc, &operation["requestBody"]));
+            asked.extend(referenced_schemas(&doc, &operation["parameters"]));
+        }
+    }
+    assert!(answered.len() > 50, "{answered:?}");
+    let mut wrong = Vec::new();
+    fn check(path: &str, schema: &serde_json::Value, wrong: &mut Vec<String>) {
+        if !schema.is_object() {
+            return;
+        }
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(|n| n.as_str()).collect())
+            .unwrap_or_default();
+        for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+            if is_nullable(property) && !required.contains(&name.as_str()) {
+                wrong.push(format!("{path}.{name}"));
+            }
+            check(&format!("{path}.{name}"), property, wrong);
+        }
+        for key in ["items", "additionalProperties"] {
+            check(path, &schema[key], wrong);
+        }
+        for key in ["allOf", "oneOf", "anyOf"] {
+            for part in schema[key].as_array().into_iter().flatten() {
+                check(path, part, wrong);
+            }
+        }
+    }
+    for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+        // Request-only schemas are exempt; every other one is answered
+        // somewhere (some only inside an event or a page).
+        if asked.contains(name) && !answered.contains(name) {
+            continue;
+        }
+        check(name, schema, &mut wrong);
+    }
+    assert!(
+        wrong.is_empty(),
+        "answered fields that are optional and nullable (mark each `required = true` when it is always serialized, or `nullable = false` when it is skipped when empty): {wrong:?}"
+    );
+}
+
+/// The kept releases (`contract/releases/<version>.json`), oldest first.
+fn releases() -> Vec<(semver::Version, serde_json::Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("contract/releases");
+    let mut releases: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .map(|path| {
+            let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            let version = semver::Version::parse(&name)
+                .unwrap_or_else(|_| panic!("{} is not named by a version", path.display()));
+            let doc: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            assert_eq!(doc["info"]["version"], name, "{}", path.display());
+            (version, doc)
+        })
+        .collect();
+    releases.sort_by(|a, b| a.0.cmp(&b.0));
+    releases
+}
+
+/// Spec Versioning 2: the contract's version moves with what changed since
+/// the last kept release (a removed operation, a newly required request
+/// field or a changed scope: major; an added operation: minor; prose:
+/// patch), and so did every release from the one before.
+#[test]
+fn the_contract_version_moves_with_its_changes_since_the_last_release() {
+    let releases = releases();
+    assert!(releases.len() >= 2, "the releases are kept");
+    for pair in releases.windows(2) {
+        let ((_, older), (version, newer)) = (&pair[0], &pair[1]);
+        let report = alyt_contract_diff::classify(older, newer);
+        alyt_contract_diff::check_version(older, newer, &report)
+            .unwrap_or_else(|wrong| panic!("release {version}: {wrong}"));
+    }
+    let (_, last) = releases.last().unwrap();
+    let current = serde_json::to_value(alyt_api::openapi::document()).unwrap();
+    let report = alyt_contract_diff::classify(last, &current);
+    if let Err(wrong) = alyt_contract_diff::check_version(last, &current, &report) {
+        panic!(
+            "{wrong}\nevery change found:\n{}",
+            report
+                .findings
+                .iter()
+                .map(|f| format!("  {:?}: {}", f.change, f.what))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
 }

@@ -2,7 +2,9 @@
 //! from its environment (`HostedConfig::from_env` + `hosted_state`), with
 //! DynamoDB and IoT Core both on moto: the device gets an IoT certificate,
 //! never a password, and a command to it is published at once through the
-//! IoT data plane. Alone in its binary because it sets environment variables.
+//! IoT data plane. The same state answers the event stream's path with 421
+//! naming `ALYT_STREAM_URL` (API Gateway cannot stream). Alone in its binary
+//! because it sets environment variables.
 
 use alyt_api::Group;
 use alyt_aws::lambda::{
@@ -84,6 +86,7 @@ async fn registering_a_device_on_the_hosted_state_issues_an_iot_certificate() {
         std::env::set_var("AWS_SECRET_ACCESS_KEY", "testing");
         std::env::set_var("AWS_REGION", "us-east-1");
         std::env::set_var("AWS_EC2_METADATA_DISABLED", "true");
+        std::env::set_var("ALYT_STREAM_URL", "https://stream.example.test/");
     }
     let config = HostedConfig::from_env().unwrap();
     config.check_for(&[Group::Homes]).unwrap();
@@ -92,7 +95,7 @@ async fn registering_a_device_on_the_hosted_state_issues_an_iot_certificate() {
         .await
         .unwrap()
         .expect("a fresh table");
-    let app = router(state, &[Group::Auth, Group::Homes]);
+    let app = router(state, &[Group::Auth, Group::Homes, Group::Developers]);
 
     let (status, login) = call(
         &app,
@@ -104,6 +107,22 @@ async fn registering_a_device_on_the_hosted_state_issues_an_iot_certificate() {
     .await;
     assert_eq!(status, StatusCode::OK, "{login}");
     let token = login["accessToken"].as_str().unwrap();
+
+    // API Gateway buffers responses: the stream points to its own host.
+    let (status, problem) = call(
+        &app,
+        "GET",
+        "/v1/developers/events/stream?events=device.online",
+        Some(token),
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, StatusCode::MISDIRECTED_REQUEST, "{problem}");
+    assert_eq!(problem["type"], "urn:alyt:problem:misdirected");
+    assert_eq!(
+        problem["location"],
+        "https://stream.example.test/v1/developers/events/stream?events=device.online"
+    );
 
     let (status, registered) = call(
         &app,

@@ -43,6 +43,7 @@ pub enum DeviceCredentials {
         private_key: String,
         /// The broker's host name (the account's IoT data endpoint), when known.
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
         endpoint: Option<String>,
     },
 }

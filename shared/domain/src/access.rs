@@ -53,6 +53,7 @@ pub struct ClientGrant {
     pub tenant_id: TenantId,
     /// The pinned property (guests always have one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub property_id: Option<PropertyId>,
 }
 
@@ -65,6 +66,7 @@ pub struct Claims {
     pub sub: UserId,
     pub email: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub platform_role: Option<PlatformRole>,
     pub tenants: BTreeMap<TenantId, TenantRole>,
     pub clients: BTreeMap<ClientId, ClientGrant>,

@@ -204,6 +204,7 @@ pub struct QuotaValue {
     /// At most this many uses per minute (>= 1); absent means no burst limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub burst_per_minute: Option<u32>,
 }
 

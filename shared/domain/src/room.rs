@@ -305,7 +305,6 @@ pub struct ActionValue {
     pub action: String,
     /// A boolean (toggle, lock, listening), a number (slider, stepper), or
     /// null when no member reports one.
-    #[cfg_attr(feature = "openapi", schema(value_type = Object, nullable = true))]
     pub value: Value,
     /// How many members offer the action.
     pub members: u32,

@@ -121,12 +121,18 @@ impl<'de> Deserialize<'de> for TimeOfDay {
 
 /// What starts a routine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Trigger {
     /// Run on request (`POST /routines/{id}/run`).
     Manual,
     /// At a time of day on chosen weekdays, in the home's timezone.
     Time {
+        /// `HH:MM`, 24-hour, in the home's timezone.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(value_type = String, pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")
+        )]
         at: TimeOfDay,
         days: BTreeSet<Weekday>,
     },
@@ -137,6 +143,7 @@ pub use crate::security::Mode as SecurityMode;
 
 /// The music step (spec G, exactly).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MusicStep {
     pub speaker_id: uuid::Uuid,
@@ -145,17 +152,21 @@ pub struct MusicStep {
     pub name: String,
     /// 0-100; absent leaves the volume as it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false, maximum = 100))]
     pub volume: Option<u8>,
 }
 
 /// One step of a routine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Step {
     /// A command to one thing: the thing command envelope, checked against
     /// the thing's descriptors where the routine is saved.
     Thing {
         thing: PinnedThing,
+        /// The thing command envelope.
+        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
         command: Value,
     },
     /// A room action, as a room tile sends it.

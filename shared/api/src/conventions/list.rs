@@ -23,6 +23,7 @@ pub const MAX_LIMIT: u32 = 200;
 pub struct ListResponse<T> {
     pub items: Vec<T>,
     /// Pass as `cursor` to get the next page; null on the last page.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 

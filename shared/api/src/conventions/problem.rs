@@ -22,13 +22,21 @@ pub struct Problem {
     pub detail: String,
     /// The request field at fault (a JSON path like `payload.key`, or a query parameter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub field: Option<String>,
     /// The id of the request, as in the `x-request-id` header and the logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub request_id: Option<String>,
     /// The quota that is spent (`REQUESTS`, ...), on `quota-exceeded` problems.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub quota: Option<String>,
+    /// Where to send this request instead, on `misdirected` problems (the
+    /// event stream's own host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub location: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,9 +48,13 @@ pub struct ApiError {
     pub detail: String,
     pub field: Option<String>,
     /// Seconds after which a retry may succeed (429 and 503).
-    pub retry_after: Option<u64>,
+    /// (u32: a wait of 136 years is enough, and it keeps the error small.)
+    pub retry_after: Option<u32>,
     /// The spent quota a `quota-exceeded` problem names.
     pub quota: Option<&'static str>,
+    /// Where to send the request instead (`misdirected`; rare, so boxed
+    /// to keep every `Result<_, ApiError>` small).
+    pub location: Option<Box<String>>,
 }
 
 impl ApiError {
@@ -55,6 +67,7 @@ impl ApiError {
             field: None,
             retry_after: None,
             quota: None,
+            location: None,
         }
     }
 
@@ -138,6 +151,19 @@ impl ApiError {
         )
     }
 
+    /// This host cannot serve the request; `location` can (421).
+    pub fn misdirected(location: String, detail: impl Into<String>) -> Self {
+        Self {
+            location: Some(Box::new(location)),
+            ..Self::new(
+                StatusCode::MISDIRECTED_REQUEST,
+                "misdirected",
+                "Served elsewhere",
+                detail.into(),
+            )
+        }
+    }
+
     pub fn gone(detail: impl Into<String>) -> Self {
         Self::new(StatusCode::GONE, "gone", "Gone", detail.into())
     }
@@ -164,7 +190,7 @@ impl ApiError {
     /// one more (`auth::attempts`); `detail` says which limit.
     pub fn too_many_attempts(retry_after: u64, detail: impl Into<String>) -> Self {
         Self {
-            retry_after: Some(retry_after),
+            retry_after: Some(seconds(retry_after)),
             ..Self::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 "too-many-attempts",
@@ -176,7 +202,7 @@ impl ApiError {
 
     pub fn too_many_requests(retry_after: u64) -> Self {
         Self {
-            retry_after: Some(retry_after),
+            retry_after: Some(seconds(retry_after)),
             ..Self::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate-limited",
@@ -194,7 +220,7 @@ impl ApiError {
         detail: impl Into<String>,
     ) -> Self {
         Self {
-            retry_after: Some(retry_after),
+            retry_after: Some(seconds(retry_after)),
             quota: Some(quota),
             ..Self::new(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -232,7 +258,7 @@ impl ApiError {
     /// rate limit (that is 429), so 503 with when to try again.
     pub fn provider_rate_limited(retry_after: u64, detail: impl Into<String>) -> Self {
         Self {
-            retry_after: Some(retry_after),
+            retry_after: Some(seconds(retry_after)),
             ..Self::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "provider-rate-limited",
@@ -288,8 +314,13 @@ impl ApiError {
             field: self.field.clone(),
             request_id: request_id::current(),
             quota: self.quota.map(str::to_owned),
+            location: self.location.as_deref().cloned(),
         }
     }
+}
+
+fn seconds(wait: u64) -> u32 {
+    u32::try_from(wait).unwrap_or(u32::MAX)
 }
 
 impl std::fmt::Display for ApiError {

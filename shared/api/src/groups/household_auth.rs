@@ -115,6 +115,7 @@ pub async fn refresh(
 #[serde(rename_all = "camelCase")]
 pub struct Preferences {
     /// 'metric' or 'imperial'; null when the person has not chosen.
+    #[schema(required = true)]
     pub units: Option<String>,
 }
 
@@ -123,11 +124,13 @@ pub struct Preferences {
 pub struct MeHome {
     pub client_id: ClientId,
     pub tenant_id: TenantId,
+    #[schema(required = true)]
     pub property_id: Option<PropertyId>,
     pub role: HouseholdRole,
     /// End of a guest's stay.
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub until: Option<OffsetDateTime>,
     /// `active`, `upcoming`, `ended`, or `needs-network` when the network
     /// condition was not met at the last check.

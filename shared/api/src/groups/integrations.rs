@@ -538,7 +538,7 @@ async fn connect(
     tag = "integrations",
     operation_id = "connectIntegration",
     request_body = ConnectRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["integrations:write"])),
     responses(
         (status = 200, description = "The Connect result: connected (with the things discovered), challenge, or rejected", body = ConnectResult),
         (status = 400, description = "A field is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),
@@ -579,7 +579,7 @@ pub async fn connect_integration(
     tag = "integrations",
     operation_id = "answerIntegrationChallenge",
     request_body = ChallengeAnswer,
-    security(("bearer" = [])),
+    security(("bearer" = ["integrations:write"])),
     responses(
         (status = 200, description = "The Connect result: connected, another challenge, or rejected", body = ConnectResult),
         (status = 400, description = "A field is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),
@@ -979,7 +979,7 @@ pub struct DiscoverRequest {
     operation_id = "discoverIntegration",
     params(("integrationId" = IntegrationId, Path, description = "The integration")),
     request_body = DiscoverRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["integrations:write"])),
     responses(
         (status = 200, description = "What discovery found, created and updated", body = DiscoveryResult),
         (status = 400, description = "A field is wrong (named in `field`): propertyId must be the integration's home", body = Problem, content_type = "application/problem+json"),
@@ -1031,7 +1031,7 @@ pub async fn discover_integration(
     tag = "integrations",
     operation_id = "listIntegrations",
     params(TenantPage),
-    security(("bearer" = [])),
+    security(("bearer" = ["integrations:read"])),
     responses(
         (status = 200, description = "One page of integrations (never their config)", body = ListResponse<Integration>),
         (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
@@ -1136,7 +1136,7 @@ async fn visible_integrations(
     tag = "integrations",
     operation_id = "getIntegration",
     params(("integrationId" = IntegrationId, Path, description = "The integration"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["integrations:read"])),
     responses(
         (status = 200, description = "The integration (never its config)", body = Integration),
         (status = 400, description = "Missing or malformed tenantId or integrationId", body = Problem, content_type = "application/problem+json"),
@@ -1165,7 +1165,7 @@ pub async fn get_integration(
     tag = "integrations",
     operation_id = "deleteIntegration",
     params(("integrationId" = IntegrationId, Path, description = "The integration"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["integrations:write"])),
     responses(
         (status = 204, description = "Removed, with its endpoints"),
         (status = 400, description = "Missing or malformed tenantId or integrationId", body = Problem, content_type = "application/problem+json"),
@@ -1231,7 +1231,7 @@ async fn remove_integration(
     tag = "integrations",
     operation_id = "listIntegrationEndpoints",
     params(("integrationId" = IntegrationId, Path, description = "The integration"), TenantPage),
-    security(("bearer" = [])),
+    security(("bearer" = ["integrations:read"])),
     responses(
         (status = 200, description = "One page of endpoints (spec: Endpoint list response)", body = ListResponse<Endpoint>),
         (status = 400, description = "Missing or malformed tenantId, integrationId, limit or cursor", body = Problem, content_type = "application/problem+json"),

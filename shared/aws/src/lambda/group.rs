@@ -66,6 +66,10 @@ pub struct HostedConfig {
     /// `ALYT_RATE_LIMIT_QUOTA` / `ALYT_RATE_LIMIT_WINDOW_SECONDS`: the
     /// request-rate policy, counted across instances through the table.
     pub rate_limit: RateLimitPolicy,
+    /// `ALYT_STREAM_URL`: the event stream's function URL. A group function
+    /// behind API Gateway cannot stream, so its stream operation answers 421
+    /// naming it.
+    pub stream_url: Option<String>,
 }
 
 impl HostedConfig {
@@ -77,6 +81,7 @@ impl HostedConfig {
             turnstile_secret: env_var("ALYT_TURNSTILE_SECRET"),
             iot: IotConfig::from_env()?,
             rate_limit: RateLimitPolicy::from_env()?,
+            stream_url: env_var("ALYT_STREAM_URL"),
         })
     }
 
@@ -125,6 +130,7 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
         &config.public_url,
     )
     .await?;
+    state.events.stream_elsewhere = config.stream_url.clone();
     // Every instance counts locally and shares its counts through the table
     // (see alyt_api::conventions::ratelimit for the tolerance and the cost).
     state.limiter = Arc::new(
@@ -231,6 +237,7 @@ mod tests {
             turnstile_secret: None,
             iot,
             rate_limit: RateLimitPolicy::default(),
+            stream_url: None,
         }
     }
 

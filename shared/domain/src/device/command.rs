@@ -107,6 +107,7 @@ pub struct CommandRow {
     /// verb of the flat form).
     pub command: String,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub payload: Option<Map<String, Value>>,
     #[cfg_attr(feature = "openapi", schema(value_type = CommandState))]
     pub state: Lenient<CommandState>,
@@ -117,13 +118,17 @@ pub struct CommandRow {
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub sent_at: Option<OffsetDateTime>,
     /// The device's response status, once answered.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub result_status: Option<String>,
     #[serde(with = "time::serde::rfc3339::option")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub answered_at: Option<OffsetDateTime>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<UndeliverableReason>))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub undeliverable_reason: Option<Lenient<UndeliverableReason>>,
 }
 

@@ -50,10 +50,12 @@ pub struct Liveness {
     pub state: LivenessState,
     #[serde(with = "time::serde::rfc3339::option")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub last_seen: Option<OffsetDateTime>,
     /// Whole seconds between `lastSeen` and the judgement (0 when `lastSeen`
     /// is ahead of the clock); null when the device was never heard from.
     #[cfg_attr(feature = "openapi", schema(minimum = 0))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub seconds_since_last_seen: Option<u64>,
     /// The heartbeat window used for the judgement.
     pub window_seconds: u32,

@@ -267,6 +267,7 @@ pub struct MusicItem {
     pub kind: SearchType,
     /// The artist of a track or album, the owner of a playlist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub subtitle: Option<String>,
 }
 

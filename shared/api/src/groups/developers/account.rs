@@ -754,15 +754,20 @@ pub struct DeveloperView {
     #[serde(rename = "type")]
     pub kind: DeveloperType,
     pub display_name: String,
+    #[schema(required = true)]
     pub organisation: Option<String>,
+    #[schema(required = true)]
     pub website: Option<String>,
     pub status: DeveloperStatus,
+    #[schema(required = true)]
     pub sandbox_tenant_id: Option<alyt_domain::ids::TenantId>,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub verified_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub mfa_enabled_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]

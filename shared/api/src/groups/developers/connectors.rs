@@ -191,7 +191,7 @@ fn check_name(name: &str) -> Result<String, ApiError> {
     path = "/v1/developers/connectors",
     tag = "developers",
     operation_id = "createConnector",
-    security(("bearer" = [])),
+    security(("bearer" = ["integrations:write"])),
     request_body = CreateConnectorRequest,
     responses(
         (status = 201, description = "The connector and its runtime token (shown once)", body = ConnectorWithToken),
@@ -281,7 +281,7 @@ async fn create_in_sandbox(
     path = "/v1/developers/connectors",
     tag = "developers",
     operation_id = "listConnectors",
-    security(("bearer" = [])),
+    security(("bearer" = ["integrations:read"])),
     params(PageParams),
     responses(
         (status = 200, description = "One page of connectors", body = ListResponse<Connector>),

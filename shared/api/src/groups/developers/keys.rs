@@ -175,22 +175,27 @@ pub struct KeyView {
     pub prefix: String,
     pub scopes: Vec<Scope>,
     /// The connector definition of a LIVE key.
+    #[schema(required = true)]
     pub definition_id: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub expires_at: Option<OffsetDateTime>,
     /// To the minute.
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub last_used_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub revoked_at: Option<OffsetDateTime>,
     /// Rotation keeps the key's id (the App ID), so this stays null for keys
     /// created here.
+    #[schema(required = true)]
     pub rotated_from_id: Option<KeyId>,
 }
 
@@ -551,14 +556,18 @@ pub struct WhoAmI {
     pub kind: CallerKind,
     pub developer_id: DeveloperId,
     /// Sessions only.
+    #[schema(required = true)]
     pub user_id: Option<UserId>,
     /// Keys only: the key (App ID).
+    #[schema(required = true)]
     pub key_id: Option<KeyId>,
     /// Keys only.
+    #[schema(required = true)]
     pub key_kind: Option<KeyKind>,
     /// Keys only: the key's scopes (a session acts by its roles, not scopes).
     pub scopes: Vec<Scope>,
     /// LIVE keys only: the connector definition the key was issued for.
+    #[schema(required = true)]
     pub definition_id: Option<String>,
     /// The tenants the caller reaches: a DEV key its sandbox; a LIVE key the
     /// tenants that installed its connector (none yet: approval alone grants

@@ -241,7 +241,7 @@ pub struct EffectiveQuotaView {
     pub window: QuotaWindow,
     /// At most this many uses a minute; absent without a burst limit.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(required = false, minimum = 1)]
+    #[schema(required = false, nullable = false, minimum = 1)]
     pub burst_per_minute: Option<u32>,
     /// `override` when staff set a value for this developer, else `default`.
     pub source: QuotaSource,
@@ -320,19 +320,21 @@ pub struct KindUsage {
     pub ceiling: u64,
     pub window: QuotaWindow,
     /// The current window (`2026-11-21`, `2026-11`); null for a standing count.
+    #[schema(required = true)]
     pub window_key: Option<String>,
     /// When the count starts again from zero; null for a standing count
     /// (VIRTUAL_DEVICES counts the devices that exist, which no window resets).
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub resets_at: Option<OffsetDateTime>,
     /// The burst limit, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(required = false, minimum = 1)]
+    #[schema(required = false, nullable = false, minimum = 1)]
     pub burst_per_minute: Option<u32>,
     /// Uses in the current minute, when there is a burst limit.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(required = false)]
+    #[schema(required = false, nullable = false)]
     pub burst_count: Option<u64>,
     pub source: QuotaSource,
 }

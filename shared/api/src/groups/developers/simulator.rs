@@ -81,6 +81,7 @@ pub struct ScenarioView {
     /// when it lasts until changed.
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub until: Option<OffsetDateTime>,
     /// The scenario in effect now (NORMAL once `until` has passed).
     pub effective: Scenario,
@@ -365,7 +366,7 @@ pub struct VirtualDeviceListQuery {
     tag = "simulator",
     operation_id = "listVirtualDevices",
     params(VirtualDeviceListQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["simulator:write"])),
     responses(
         (status = 200, description = "One page of virtual devices", body = ListResponse<VirtualDevice>),
         (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
@@ -418,7 +419,7 @@ pub struct CreateVirtualDeviceRequest {
     tag = "simulator",
     operation_id = "createVirtualDevice",
     request_body = CreateVirtualDeviceRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["simulator:write"])),
     responses(
         (status = 201, description = "The virtual device (its device row is PROVISIONING until the runner connects it)", body = VirtualDevice),
         (status = 400, description = "A field is wrong (named in `field`): profile, name, roomId", body = Problem, content_type = "application/problem+json"),
@@ -483,7 +484,7 @@ pub struct SetScenarioRequest {
     operation_id = "setVirtualDeviceScenario",
     params(("deviceId" = DeviceId, Path, description = "The virtual device")),
     request_body = SetScenarioRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["simulator:write"])),
     responses(
         (status = 200, description = "The virtual device with its new scenario", body = VirtualDevice),
         (status = 400, description = "A field is wrong (named in `field`): scenario, seconds, deviceId", body = Problem, content_type = "application/problem+json"),
@@ -569,7 +570,7 @@ pub struct VirtualDeviceTenant {
     tag = "simulator",
     operation_id = "deleteVirtualDevice",
     params(("deviceId" = DeviceId, Path, description = "The virtual device"), VirtualDeviceTenant),
-    security(("bearer" = [])),
+    security(("bearer" = ["simulator:write"])),
     responses(
         (status = 204, description = "Deleted"),
         (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),

@@ -102,7 +102,7 @@ pub fn sse_response(feed: Feed) -> Response {
     path = "/v1/developers/events/stream",
     tag = "developers",
     operation_id = "streamEvents",
-    security(("bearer" = [])),
+    security(("bearer" = ["events:read"])),
     params(
         StreamParams,
         ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id (sent by EventSource on reconnect)"),
@@ -112,6 +112,7 @@ pub fn sse_response(feed: Feed) -> Response {
         (status = 400, description = "A parameter is wrong: events (unknown kind), after, Last-Event-ID", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
         (status = 403, description = "A key without events:read", body = Problem, content_type = "application/problem+json"),
+        (status = 421, description = "This host cannot stream (a hosted stack's HTTP API): `location` is the same request on the stream's own host (the stack's EventStreamUrl)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn stream_events(
@@ -119,7 +120,19 @@ pub async fn stream_events(
     Caller(caller): Caller,
     Params(params): Params<StreamParams>,
     headers: HeaderMap,
+    uri: axum::http::Uri,
 ) -> Result<Response, ApiError> {
+    if let Some(base) = &state.events.stream_elsewhere {
+        let location = format!(
+            "{}{}",
+            base.trim_end_matches('/'),
+            uri.path_and_query().map_or(uri.path(), |p| p.as_str())
+        );
+        return Err(ApiError::misdirected(
+            location.clone(),
+            format!("the event stream is served at {location} (this host buffers responses)"),
+        ));
+    }
     let last_event_id = match headers.get("last-event-id") {
         Some(value) => Some(
             value

@@ -87,6 +87,7 @@ pub struct EndpointView {
     pub url: String,
     /// The event kinds it receives.
     pub events: Vec<String>,
+    #[schema(required = true)]
     pub description: Option<String>,
     /// The developer key it is bound to.
     pub key_id: KeyId,
@@ -100,6 +101,7 @@ pub struct EndpointView {
     pub consecutive_failures: u32,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub disabled_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -252,7 +254,7 @@ pub async fn check_endpoint_fields(
     path = "/v1/developers/webhooks",
     tag = "developers",
     operation_id = "createWebhook",
-    security(("bearer" = [])),
+    security(("bearer" = ["webhooks:write"])),
     request_body = CreateWebhookRequest,
     responses(
         (status = 201, description = "The endpoint and its signing secret (shown once)", body = EndpointWithSecret),
@@ -397,7 +399,7 @@ async fn register_endpoint(
     path = "/v1/developers/webhooks",
     tag = "developers",
     operation_id = "listWebhooks",
-    security(("bearer" = [])),
+    security(("bearer" = ["webhooks:write"])),
     params(PageParams),
     responses(
         (status = 200, description = "One page of endpoints", body = ListResponse<EndpointView>),
@@ -453,7 +455,7 @@ async fn checked_endpoints(
     path = "/v1/developers/webhooks/{webhookId}",
     tag = "developers",
     operation_id = "deleteWebhook",
-    security(("bearer" = [])),
+    security(("bearer" = ["webhooks:write"])),
     params(("webhookId" = WebhookId, Path, description = "The endpoint")),
     responses(
         (status = 204, description = "Removed"),
@@ -495,7 +497,7 @@ pub struct TestQueued {
     path = "/v1/developers/webhooks/{webhookId}/test",
     tag = "developers",
     operation_id = "testWebhook",
-    security(("bearer" = [])),
+    security(("bearer" = ["webhooks:write"])),
     params(("webhookId" = WebhookId, Path, description = "The endpoint")),
     responses(
         (status = 202, description = "The ping is queued", body = TestQueued),
@@ -560,18 +562,23 @@ pub struct DeliveryView {
     /// Attempts made in this series (at most 20).
     pub attempts: u32,
     /// The last answer's HTTP status; null when none came.
+    #[schema(required = true)]
     pub response_code: Option<u16>,
     /// Why the last attempt failed (never the URL).
+    #[schema(required = true)]
     pub last_error: Option<String>,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub last_attempt_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub next_attempt_at: Option<OffsetDateTime>,
     /// The body sent: the event envelope as JSON text.
     pub payload: String,
     /// `X-SVC-Signature` of the last attempt.
+    #[schema(required = true)]
     pub signature: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -605,7 +612,7 @@ impl From<DeliveryRecord> for DeliveryView {
     path = "/v1/developers/webhooks/{webhookId}/deliveries",
     tag = "developers",
     operation_id = "listWebhookDeliveries",
-    security(("bearer" = [])),
+    security(("bearer" = ["webhooks:write"])),
     params(("webhookId" = WebhookId, Path, description = "The endpoint")),
     responses(
         (status = 200, description = "The last fifty deliveries (nextCursor is always null)", body = ListResponse<DeliveryView>),
@@ -650,7 +657,7 @@ pub struct Enabled {
     path = "/v1/developers/webhooks/{webhookId}/enable",
     tag = "developers",
     operation_id = "enableWebhook",
-    security(("bearer" = [])),
+    security(("bearer" = ["webhooks:write"])),
     params(("webhookId" = WebhookId, Path, description = "The endpoint")),
     responses(
         (status = 200, description = "The endpoint, active", body = Enabled),

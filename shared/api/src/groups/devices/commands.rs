@@ -60,7 +60,7 @@ pub fn routes() -> Operations {
     operation_id = "sendDeviceCommand",
     params(("deviceId" = DeviceId, Path, description = "The device"), TenantParam),
     request_body = CommandRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:commands"])),
     responses(
         (status = 202, description = "Accepted: the command row (sent, or pending until the device can be reached)", body = CommandRow),
         (status = 400, description = "A malformed body, or a command the device's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
@@ -149,7 +149,7 @@ pub struct CommandListQuery {
     tag = "homes",
     operation_id = "listDeviceCommands",
     params(("deviceId" = DeviceId, Path, description = "The device"), CommandListQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "One page of command rows, newest first", body = ListResponse<CommandRow>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, limit or cursor", body = Problem, content_type = "application/problem+json"),

@@ -77,6 +77,7 @@ pub struct TelemetryQuery {
 #[serde(rename_all = "camelCase")]
 pub struct TelemetryPointView {
     pub metric: String,
+    #[schema(required = true)]
     pub value: Option<f64>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -99,7 +100,7 @@ fn range(from: Option<OffsetDateTime>, to: Option<OffsetDateTime>) -> Result<Ran
     tag = "homes",
     operation_id = "listDeviceTelemetry",
     params(("deviceId" = DeviceId, Path, description = "The device"), TelemetryQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["telemetry:read"])),
     responses(
         (status = 200, description = "One page of readings", body = ListResponse<TelemetryPointView>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, metric, from, to, order, limit or cursor", body = Problem, content_type = "application/problem+json"),
@@ -233,7 +234,7 @@ async fn device_log(
     tag = "homes",
     operation_id = "listDeviceEvents",
     params(("deviceId" = DeviceId, Path, description = "The device"), DeviceLogQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "One page of events", body = ListResponse<DeviceLogEntryView>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, from, to, limit or cursor", body = Problem, content_type = "application/problem+json"),
@@ -259,7 +260,7 @@ pub async fn device_events(
     tag = "homes",
     operation_id = "listDeviceAlerts",
     params(("deviceId" = DeviceId, Path, description = "The device"), DeviceLogQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "One page of alerts", body = ListResponse<DeviceLogEntryView>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, from, to, limit or cursor", body = Problem, content_type = "application/problem+json"),

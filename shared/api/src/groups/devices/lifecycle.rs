@@ -184,7 +184,7 @@ fn topic_prefix(device: &DeviceRecord) -> String {
     tag = "homes",
     operation_id = "deleteDevice",
     params(("deviceId" = DeviceId, Path, description = "The device"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:write"])),
     responses(
         (status = 204, description = "Deleted (with the hub's children); its credential no longer works"),
         (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
@@ -306,7 +306,7 @@ pub struct ReplaceUnitRequest {
     operation_id = "replaceDeviceUnit",
     params(("deviceId" = DeviceId, Path, description = "The device"), TenantParam),
     request_body = ReplaceUnitRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:write"])),
     responses(
         (status = 201, description = "The device row with its new current unit, the new board's credentials (shown once) and its topic prefix", body = RegisteredDevice),
         (status = 400, description = "A field is wrong (named in `field`): serial, model, firmware, macAddress, reason", body = Problem, content_type = "application/problem+json"),
@@ -466,7 +466,7 @@ pub struct RotatedCredentials {
     tag = "homes",
     operation_id = "rotateDeviceCredentials",
     params(("deviceId" = DeviceId, Path, description = "The device"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:write"])),
     responses(
         (status = 201, description = "The new credentials (shown once); the old ones no longer work and an open session was closed", body = RotatedCredentials),
         (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),

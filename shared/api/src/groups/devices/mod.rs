@@ -219,6 +219,7 @@ pub struct Thing {
     #[schema(value_type = Object)]
     pub settings: Map<String, Value>,
     /// Always null on a device: only endpoints are presented as something else.
+    #[schema(required = true)]
     pub presented_as: Option<PresentedAs>,
     /// Whether `presentedAs` may be set; false on devices.
     pub presentable: bool,
@@ -746,7 +747,7 @@ pub async fn register(
     path = "/v1/devices/register",
     tag = "homes",
     operation_id = "registerDevice",
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:write"])),
     request_body = RegisterDeviceRequest,
     responses(
         (status = 201, description = "The device row, its broker credentials (shown once) and its topic prefix", body = RegisteredDevice),
@@ -807,7 +808,7 @@ pub struct TenantPageQuery {
     tag = "homes",
     operation_id = "listDevices",
     params(DeviceListQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "One page of device rows", body = ListResponse<Device>),
         (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
@@ -933,7 +934,7 @@ async fn list_page(
     tag = "homes",
     operation_id = "getDevice",
     params(("deviceId" = DeviceId, Path, description = "The device"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "The device row", body = Device),
         (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
@@ -1095,7 +1096,7 @@ fn patched_settings(
     tag = "homes",
     operation_id = "patchDeviceSettings",
     params(("deviceId" = DeviceId, Path, description = "The device"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["devices:write"])),
     request_body = PatchDeviceSettingsRequest,
     responses(
         (status = 200, description = "The device row with its new settings", body = Device),

@@ -500,7 +500,7 @@ pub(crate) async fn command_endpoint(
     tag = "homes",
     operation_id = "getEndpoint",
     params(("endpointId" = EndpointId, Path, description = "The endpoint"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "The endpoint as a thing", body = Thing),
         (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
@@ -533,7 +533,7 @@ pub async fn get_endpoint(
     tag = "homes",
     operation_id = "refreshEndpoint",
     params(("endpointId" = EndpointId, Path, description = "The endpoint"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["things:control"])),
     responses(
         (status = 200, description = "The endpoint as read now", body = Thing),
         NoValidToken,
@@ -589,7 +589,7 @@ pub struct EndpointCommandResult {
     operation_id = "sendEndpointCommand",
     params(("endpointId" = EndpointId, Path, description = "The endpoint"), TenantParam),
     request_body = CommandRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["things:control"])),
     responses(
         (status = 200, description = "Applied: the thing with the state read back", body = EndpointCommandResult),
         (status = 400, description = "A malformed body, or a command the thing's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
@@ -669,7 +669,7 @@ pub struct PatchEndpointRequest {
     operation_id = "patchEndpoint",
     params(("endpointId" = EndpointId, Path, description = "The endpoint"), TenantParam),
     request_body = PatchEndpointRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["rooms:write"])),
     responses(
         (status = 200, description = "The endpoint as a thing", body = Thing),
         (status = 400, description = "A field is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),

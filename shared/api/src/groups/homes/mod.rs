@@ -69,8 +69,11 @@ pub struct Property {
     pub client_id: ClientId,
     pub name: String,
     pub timezone: String,
+    #[schema(required = true)]
     pub address: Option<String>,
+    #[schema(required = true)]
     pub latitude: Option<f64>,
+    #[schema(required = true)]
     pub longitude: Option<f64>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -119,7 +122,7 @@ fn not_found() -> ApiError {
     tag = "homes",
     operation_id = "listProperties",
     params(TenantPage),
-    security(("bearer" = [])),
+    security(("bearer" = ["tenant:read"])),
     responses(
         (status = 200, description = "One page of homes", body = ListResponse<Property>),
         (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),

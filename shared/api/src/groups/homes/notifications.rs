@@ -47,14 +47,17 @@ pub struct Notification {
     pub tenant_id: TenantId,
     /// The home it concerns; null for the tenant's own (a disabled webhook)
     /// and for a whole household's (a membership).
+    #[schema(required = true)]
     pub property_id: Option<PropertyId>,
     /// The household it concerns (memberships).
+    #[schema(required = true)]
     pub client_id: Option<ClientId>,
     /// What raised it: `device.alert`, `membership.granted`,
     /// `membership.ended`, `webhook.disabled`.
     pub kind: String,
     pub title: String,
     pub body: String,
+    #[schema(required = true)]
     pub device_id: Option<DeviceId>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -101,7 +104,7 @@ fn not_found() -> ApiError {
     tag = "homes",
     operation_id = "listNotifications",
     params(NotificationQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["notifications:read"])),
     responses(
         (status = 200, description = "One page of notifications, newest first", body = ListResponse<Notification>),
         (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),

@@ -215,7 +215,7 @@ fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
     tag = "homes",
     operation_id = "getPropertyOverview",
     params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "The overview", body = Overview),
         (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
@@ -267,7 +267,7 @@ pub struct PutDashboardRequest {
     tag = "homes",
     operation_id = "getDashboard",
     params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "The pins (none until some are saved)", body = Dashboard),
         (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
@@ -305,7 +305,7 @@ pub async fn get_dashboard(
     operation_id = "putDashboard",
     params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
     request_body = PutDashboardRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["rooms:write"])),
     responses(
         (status = 200, description = "The saved dashboard", body = Dashboard),
         (status = 400, description = "A field is wrong (named in `field`): pins (more than 40), a pin's fields, or a routine pin naming no routine of this home", body = Problem, content_type = "application/problem+json"),
@@ -381,7 +381,7 @@ pub async fn put_dashboard(
     operation_id = "runPropertyAction",
     params(("propertyId" = PropertyId, Path, description = "The home"), ActionQuery),
     request_body = RunActionRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["things:control"])),
     responses(
         (status = 200, description = "Per thing: applied, skipped or failed (with the reason)", body = ActionResult),
         (status = 400, description = "A field is wrong (named in `field`): capability, action, value", body = Problem, content_type = "application/problem+json"),
@@ -477,7 +477,7 @@ pub struct RefreshResult {
     tag = "homes",
     operation_id = "refreshProperty",
     params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["things:control"])),
     responses(
         (status = 200, description = "The overview after the reads, plus a failed entry per thing that could not be read", body = RefreshResult),
         (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),

@@ -296,7 +296,7 @@ pub struct RoomListQuery {
     tag = "homes",
     operation_id = "listRooms",
     params(RoomListQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "One page of room views", body = ListResponse<RoomView>),
         (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
@@ -438,7 +438,7 @@ fn check_name(name: &str) -> Result<String, ApiError> {
     tag = "homes",
     operation_id = "createRoom",
     request_body = CreateRoomRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["rooms:write"])),
     responses(
         (status = 201, description = "The new room's view", body = RoomView),
         (status = 400, description = "A field is wrong (named in `field`): name, icon", body = Problem, content_type = "application/problem+json"),
@@ -478,7 +478,7 @@ pub async fn create_room(
     tag = "homes",
     operation_id = "getRoom",
     params(("roomId" = RoomId, Path, description = "The room"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "The resolved room view", body = RoomView),
         (status = 400, description = "Missing or malformed tenantId or roomId", body = Problem, content_type = "application/problem+json"),
@@ -668,7 +668,7 @@ async fn rewrite_room(
     operation_id = "patchRoom",
     params(("roomId" = RoomId, Path, description = "The room"), TenantParam),
     request_body = PatchRoomRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["rooms:write"])),
     responses(
         (status = 200, description = "The room's view after the change", body = RoomView),
         (status = 400, description = "A field is wrong (named in `field`): name, icon, chosenActions[i], quietHoursStart/quietHoursEnd", body = Problem, content_type = "application/problem+json"),
@@ -761,7 +761,7 @@ async fn move_members(
     tag = "homes",
     operation_id = "deleteRoom",
     params(("roomId" = RoomId, Path, description = "The room"), TenantParam),
-    security(("bearer" = [])),
+    security(("bearer" = ["rooms:write"])),
     responses(
         (status = 204, description = "Deleted; the members have no room"),
         (status = 400, description = "Missing or malformed tenantId or roomId", body = Problem, content_type = "application/problem+json"),
@@ -837,7 +837,7 @@ const MERGE_MAX: usize = 20;
     operation_id = "mergeRooms",
     params(("roomId" = RoomId, Path, description = "The room that is kept")),
     request_body = MergeRoomsRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["rooms:write"])),
     responses(
         (status = 200, description = "What was merged; a failed step stops the merge (later rooms are not processed)", body = MergeResult),
         (status = 400, description = "A field is wrong (named in `field`): from (empty, too long, repeated or naming the kept room), from[i] (not a room of the same home)", body = Problem, content_type = "application/problem+json"),
@@ -957,7 +957,6 @@ pub struct RunActionRequest {
     /// The value to set (a toggle or lock action without one flips the
     /// current value; an unknown one becomes true).
     #[serde(default)]
-    #[schema(value_type = Object)]
     pub value: Option<Value>,
     /// The tenant; may come as the `tenantId` query parameter instead (like
     /// every household operation). When both are given they must agree.
@@ -1035,7 +1034,6 @@ pub struct ActionResult {
     pub capability: String,
     pub action: String,
     /// The value sent (null when no member offers the action).
-    #[schema(value_type = Object)]
     pub value: Value,
     /// Devices: commands accepted and published (the state changes when
     /// the device reports back). Endpoints: applied by the connector (the
@@ -1333,7 +1331,7 @@ pub(crate) async fn set_listening(
     operation_id = "runRoomAction",
     params(("roomId" = RoomId, Path, description = "The room"), ActionQuery),
     request_body = RunActionRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["things:control"])),
     responses(
         (status = 200, description = "Per thing: applied, skipped or failed (with the reason)", body = ActionResult),
         (status = 400, description = "A field is wrong (named in `field`): capability, action, value, tenantId (missing, or the query's and the body's differ)", body = Problem, content_type = "application/problem+json"),

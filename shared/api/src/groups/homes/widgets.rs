@@ -58,6 +58,7 @@ pub struct WidgetToken {
     /// The bearer token (`wt_…`), in the create response only: keep it in
     /// the widget; it is never shown again.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub token: Option<String>,
 }
 

@@ -88,6 +88,7 @@ pub fn routes() -> Operations {
 pub struct Member {
     pub user_id: UserId,
     /// The person's sign-in address (null if the account was deleted).
+    #[schema(required = true)]
     pub email: Option<String>,
     /// The person's picture (a URL); null when none is set.
     #[schema(required = true)]
@@ -95,13 +96,16 @@ pub struct Member {
     /// The level: OWNER, MEMBER or GUEST.
     pub role: HouseholdRole,
     /// A guest's home.
+    #[schema(required = true)]
     pub property_id: Option<PropertyId>,
     /// A guest's stay.
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub starts_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub expires_at: Option<OffsetDateTime>,
     pub status: GrantStatus,
     /// The access condition on the home network (`requireNetwork`); null
@@ -121,6 +125,7 @@ pub struct Member {
     #[schema(required = true)]
     pub reservation_key: Option<String>,
     /// Who granted it; null for the household's first owner.
+    #[schema(required = true)]
     pub invited_by: Option<UserId>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -135,9 +140,11 @@ pub struct NetworkCondition {
     /// its network.
     pub require_network: bool,
     /// The outcome of the last check; null before the first.
+    #[schema(required = true)]
     pub met: Option<bool>,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
     pub checked_at: Option<OffsetDateTime>,
 }
 

@@ -81,11 +81,11 @@ pub struct Routine {
     pub name: String,
     pub enabled: bool,
     /// `{ kind: 'manual' }` or `{ kind: 'time', at: 'HH:MM', days: ['mon', …] }`.
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<alyt_domain::routine::Trigger>)]
     pub triggers: Value,
     /// The steps in order: `thing`, `room`, `delay`, `music`, `security`.
     #[serde(rename = "do")]
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<alyt_domain::routine::Step>)]
     pub steps: Value,
     /// When a time trigger fires next (null: disabled or no time trigger).
     #[serde(with = "time::serde::rfc3339::option")]
@@ -125,11 +125,11 @@ pub struct RoutineRequest {
     /// Default true.
     pub enabled: Option<bool>,
     /// At most 10; none means manual only.
-    #[schema(value_type = Option<Vec<Object>>)]
+    #[schema(value_type = Option<Vec<alyt_domain::routine::Trigger>>)]
     pub triggers: Option<Value>,
     /// 1-50 steps; delays add up to at most 3600 seconds.
     #[serde(rename = "do")]
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<alyt_domain::routine::Step>)]
     pub steps: Value,
 }
 
