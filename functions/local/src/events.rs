@@ -15,7 +15,7 @@ use alyt_events::stream::{EventSignal, StreamLimits};
 use alyt_events::worker::{PASS_INTERVAL, Worker};
 use alyt_events::{EventLog, HttpSender, OutboundPolicy};
 use alyt_mail::{MailNotice, OutboxMailer};
-use alyt_store::counting::note;
+use alyt_store::counting::{note, note_reach};
 use alyt_store::repo;
 use alyt_store::sqlite::SqliteStore;
 use alyt_store::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};
@@ -142,17 +142,22 @@ impl SignallingStore {
 impl Store for SignallingStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
         note("get");
+        note_reach("GetItem", &key.pk);
         self.inner.get(key).await
     }
 
     async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
         note("batch_get");
+        for key in keys {
+            note_reach("BatchGetItem", &key.pk);
+        }
         self.inner.batch_get(keys).await
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
         note("put");
         let key = item.key();
+        note_reach("PutItem", &key.pk);
         self.inner.put(item, condition).await?;
         self.written([&key]);
         Ok(())
@@ -165,6 +170,7 @@ impl Store for SignallingStore {
         condition: Option<Condition>,
     ) -> Result<Item, StoreError> {
         note("update");
+        note_reach("UpdateItem", &key.pk);
         let item = self.inner.update(key, actions, condition).await?;
         self.written([key]);
         Ok(item)
@@ -176,20 +182,45 @@ impl Store for SignallingStore {
         condition: Option<Condition>,
     ) -> Result<Option<Item>, StoreError> {
         note("delete");
+        note_reach("DeleteItem", &key.pk);
         self.inner.delete(key, condition).await
     }
 
     async fn query(&self, query: Query) -> Result<Page, StoreError> {
         note("query");
+        match query.index {
+            None => note_reach("Query", &query.partition),
+            Some(index) => note_reach(&format!("Query {}", index.name()), &query.partition),
+        }
         self.inner.query(query).await
     }
 
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
         note("transact");
+        for write in &writes {
+            note_write_reach(write);
+        }
         let keys: Vec<Key> = writes.iter().map(TxWrite::key).collect();
         self.inner.transact(writes).await?;
         self.written(keys.iter());
         Ok(())
+    }
+}
+
+/// What a transaction's write reaches on DynamoDB (each is authorised as
+/// its item action; an append puts the item and moves its log's head).
+fn note_write_reach(write: &TxWrite) {
+    match write {
+        TxWrite::Put { item, .. } => note_reach("PutItem", &item.key().pk),
+        TxWrite::Update { key, .. } => note_reach("UpdateItem", &key.pk),
+        TxWrite::Delete { key, .. } => note_reach("DeleteItem", &key.pk),
+        TxWrite::Check { key, .. } => note_reach("ConditionCheckItem", &key.pk),
+        TxWrite::Append { log, .. } => {
+            note_reach("PutItem", log);
+            let head = alyt_store::log_head_key(log);
+            note_reach("GetItem", &head.pk);
+            note_reach("UpdateItem", &head.pk);
+        }
     }
 }
 
@@ -248,6 +279,7 @@ pub fn spawn_webhooks(
     let dispatcher = {
         let worker = worker.clone();
         periodic::spawn(
+            "webhooks",
             Beat::woken(events.subscribe(), Duration::ZERO, DISPATCH_POLL),
             stop.clone(),
             move || {
@@ -261,6 +293,7 @@ pub fn spawn_webhooks(
         )
     };
     let deliverer = periodic::spawn(
+        "webhooks",
         Beat::woken(deliveries.subscribe(), Duration::ZERO, config.every),
         stop,
         move || {

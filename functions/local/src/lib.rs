@@ -2,7 +2,6 @@
 //! plane and the simulator in one process, on the embedded SQLite store. It never
 //! links the AWS SDK. `alyt` (main.rs) runs it; tests call [`spawn`].
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,9 +30,11 @@ use tokio::task::JoinHandle;
 mod built_ins;
 pub mod events;
 mod periodic;
+mod reach;
 pub mod simulator;
 
 use periodic::{Beat, stopped};
+use reach::StoreCallsLog;
 
 pub use simulator::SimulatorConfig;
 
@@ -306,6 +307,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     .counting_in(meter.clone());
     let flushing = meter.clone();
     tasks.push(periodic::spawn(
+        "usage-flush",
         Beat::every(config.usage_flush_every),
         on_shutdown.clone(),
         move || {
@@ -335,6 +337,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // security's countdowns and alarm outputs.
     let runner_state = state.clone();
     tasks.push(periodic::spawn(
+        "routines",
         Beat::every(config.routine_runner_every),
         on_shutdown.clone(),
         move || {
@@ -358,12 +361,14 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let mut app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
     if config.report_store_calls || config.store_calls_log.is_some() {
         let log = match &config.store_calls_log {
-            Some(path) => Some(Arc::new(StoreCallsLog::open(path).map_err(|source| {
-                StartError::StoreCallsLog {
-                    path: path.clone(),
-                    source,
-                }
-            })?)),
+            Some(path) => {
+                Some(
+                    StoreCallsLog::open(path).map_err(|source| StartError::StoreCallsLog {
+                        path: path.clone(),
+                        source,
+                    })?,
+                )
+            }
             None => None,
         };
         app = app.layer(axum::middleware::from_fn_with_state(
@@ -382,6 +387,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let bridge_store = store.clone();
     let bridge_clock = clock.clone();
     tasks.push(periodic::spawn(
+        "sweeps",
         Beat::every(alyt_device::bridge::SWEEP_INTERVAL),
         on_shutdown.clone(),
         move || {
@@ -417,6 +423,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             .min(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS),
     );
     tasks.push(periodic::spawn(
+        "sweeps",
         Beat::every(config.heartbeat_sweep_every),
         on_shutdown.clone(),
         move || {
@@ -438,6 +445,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     let stays = alyt_stays::GuestStays::new(store.clone(), clock.clone());
     let notices = alyt_events::deprecations::DeprecationNotices::new(store.clone(), clock.clone());
     tasks.push(periodic::spawn(
+        "sweeps",
         Beat::every(config.stay_sweep_every),
         on_shutdown.clone(),
         move || {
@@ -486,6 +494,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // leave on the same beat.
     let purger = store.clone();
     tasks.push(periodic::spawn(
+        "local-housekeeping",
         Beat::every(PURGE_INTERVAL),
         on_shutdown,
         move || {
@@ -556,6 +565,7 @@ async fn prepare(
         Settings {
             rate_limit: config.rate_limit.clone(),
             public_url: format!("http://{http_addr}/v1"),
+            ..Default::default()
         },
     )
     .await?;
@@ -625,7 +635,7 @@ fn shard_of(device: &str, shards: usize) -> usize {
 async fn ingest_shard(ingest: Ingest, mut messages: tokio::sync::mpsc::Receiver<InboundMessage>) {
     while let Some(message) = messages.recv().await {
         for attempt in 1..=5 {
-            match ingest.handle(&message).await {
+            match reach::recorded("ingest", ingest.handle(&message)).await {
                 Ok(_) => break,
                 Err(e) if attempt < 5 => {
                     tracing::warn!(error = %e, attempt, "ingest failed; retrying");
@@ -645,34 +655,6 @@ fn store_calls_log_from_env() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// The file of [`Config::store_calls_log`]: lines appended whole (one
-/// `write` each on a file opened for appending), so the test processes
-/// sharing it never interleave a line.
-struct StoreCallsLog(std::sync::Mutex<std::fs::File>);
-
-impl StoreCallsLog {
-    fn open(path: &std::path::Path) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        Ok(Self(std::sync::Mutex::new(file)))
-    }
-
-    fn record(&self, method: &str, path: &str, status: u16, calls: &BTreeMap<&str, usize>) {
-        use std::io::Write;
-        let mut line = serde_json::json!({
-            "method": method, "path": path, "status": status, "calls": calls,
-        })
-        .to_string();
-        line.push('\n');
-        let mut file = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = file.write_all(line.as_bytes()) {
-            tracing::warn!(error = %e, "a store-calls line could not be written");
-        }
-    }
-}
-
 /// Counts the store calls made while a request is served (its body aside)
 /// into the `x-alyt-store-calls` header, and into the log when there is one.
 async fn report_store_calls(
@@ -681,9 +663,16 @@ async fn report_store_calls(
     next: Next,
 ) -> Response {
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
-    let (mut response, calls) = alyt_store::counting::calls_of(next.run(request)).await;
+    let ((mut response, reach), calls) =
+        alyt_store::counting::calls_of(alyt_store::counting::reach_of(next.run(request))).await;
     if let Some(log) = log {
-        log.record(method.as_str(), &path, response.status().as_u16(), &calls);
+        log.request(
+            method.as_str(),
+            &path,
+            response.status().as_u16(),
+            &calls,
+            &reach,
+        );
     }
     let text = calls
         .iter()

@@ -33,8 +33,15 @@ impl Beat {
     }
 }
 
-/// Runs `pass` on `beat` until `stop` says so.
-pub fn spawn<F, Fut>(beat: Beat, mut stop: watch::Receiver<bool>, mut pass: F) -> JoinHandle<()>
+/// Runs `pass` on `beat` until `stop` says so. `worker` names the hosted
+/// function that does this work, for the store reach log
+/// ([`crate::reach`]).
+pub fn spawn<F, Fut>(
+    worker: &'static str,
+    beat: Beat,
+    mut stop: watch::Receiver<bool>,
+    mut pass: F,
+) -> JoinHandle<()>
 where
     F: FnMut() -> Fut + Send + 'static,
     Fut: Future<Output = ()> + Send,
@@ -57,7 +64,7 @@ where
                 }
                 _ = stopped(&mut stop) => break,
             }
-            pass().await;
+            crate::reach::recorded(worker, pass()).await;
         }
     })
 }

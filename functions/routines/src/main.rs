@@ -22,7 +22,9 @@ const LAST_STEP_ROOM: Duration = Duration::from_secs(45);
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     alyt_aws::lambda::init_logs();
-    let config = HostedConfig::from_env()?;
+    let mut config = HostedConfig::from_env()?;
+    // The runner signs and verifies no token: its role cannot read the key.
+    config.token_key = alyt_api::TokenKey::ThisProcessOnly;
     if config.iot.is_none() {
         return Err(
             "the routine runner sends device commands: set the ALYT_IOT_* variables".into(),

@@ -15,5 +15,12 @@ async fn main() -> Result<(), lambda_http::Error> {
     let mut state = hosted_state(&config).await?;
     // This is the stream's own host, whatever ALYT_STREAM_URL says.
     state.events.stream_elsewhere = None;
+    // The stream function only reads the table (its role allows nothing
+    // else): its rate limit counts in this instance alone, and the usage it
+    // meters is never flushed (keyed stream connections are not counted).
+    state.limiter = std::sync::Arc::new(alyt_api::conventions::ratelimit::RateLimiter::new(
+        config.rate_limit.clone(),
+        state.clock.clone(),
+    ));
     lambda_http::run_with_streaming_response(alyt_stream::app(state)).await
 }

@@ -143,6 +143,27 @@ impl Totals {
     }
 }
 
+/// The webhook backlog (how long the oldest due delivery has waited) as a
+/// CloudWatch embedded-metric log line: printed once per invocation, it
+/// becomes the `Alyt/WebhookBacklogAgeSeconds` metric (dimension `Stage`)
+/// the template's alarm watches, with no metrics API call.
+pub fn backlog_metric(stage: &str, age: Option<time::Duration>, now_ms: u64) -> String {
+    let seconds = age.map_or(0, |a| a.whole_seconds().max(0));
+    serde_json::json!({
+        "_aws": {
+            "Timestamp": now_ms,
+            "CloudWatchMetrics": [{
+                "Namespace": "Alyt",
+                "Dimensions": [["Stage"]],
+                "Metrics": [{ "Name": "WebhookBacklogAgeSeconds", "Unit": "Seconds" }],
+            }],
+        },
+        "Stage": stage,
+        "WebhookBacklogAgeSeconds": seconds,
+    })
+    .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +171,26 @@ mod tests {
     fn fixture(name: &str) -> serde_json::Value {
         let path = format!("{}/events/webhooks/{name}", env!("ALYT_REPO_ROOT"));
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_backlog_metric_is_an_embedded_metric_line_cloudwatch_reads() {
+        let line = backlog_metric(
+            "prod",
+            Some(time::Duration::seconds(754)),
+            1_700_000_000_000,
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let directive = &parsed["_aws"]["CloudWatchMetrics"][0];
+        assert_eq!(directive["Namespace"], "Alyt");
+        assert_eq!(directive["Dimensions"], serde_json::json!([["Stage"]]));
+        assert_eq!(directive["Metrics"][0]["Name"], "WebhookBacklogAgeSeconds");
+        assert_eq!(parsed["_aws"]["Timestamp"], 1_700_000_000_000u64);
+        assert_eq!(parsed["Stage"], "prod");
+        assert_eq!(parsed["WebhookBacklogAgeSeconds"], 754);
+        let idle: serde_json::Value =
+            serde_json::from_str(&backlog_metric("prod", None, 0)).unwrap();
+        assert_eq!(idle["WebhookBacklogAgeSeconds"], 0);
     }
 
     #[test]

@@ -26,8 +26,9 @@ async fn main() -> Result<(), Error> {
         policy: OutboundPolicy::HOSTED,
         notice: Arc::new(MailNotice(alyt_aws::lambda::mailer_from_env().await)),
     };
+    let stage = std::env::var("ALYT_STAGE").unwrap_or_else(|_| "local".into());
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
-        let worker = &worker;
+        let (worker, stage) = (&worker, &stage);
         async move {
             let now_ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -42,6 +43,12 @@ async fn main() -> Result<(), Error> {
                 alyt_webhooks::Trigger::NewEvents(_) => alyt_webhooks::on_new_events(worker).await,
             };
             tracing::info!(?t, "webhook passes");
+            match alyt_events::delivery::backlog_age(worker.store.as_ref(), worker.clock.now())
+                .await
+            {
+                Ok(age) => println!("{}", alyt_webhooks::backlog_metric(stage, age, now_ms)),
+                Err(e) => tracing::warn!(error = %e, "the webhook backlog could not be read"),
+            }
             Ok::<_, Error>(serde_json::json!({
                 "passes": t.passes,
                 "failedPasses": t.failed_passes,

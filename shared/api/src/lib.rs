@@ -20,4 +20,4 @@ pub use app::{app, serve, with_conventions};
 pub use conventions::client::{Client, ClientAddr};
 pub use conventions::problem::ApiError;
 pub use groups::Group;
-pub use state::{Adapters, AppState, EventsSettings, Settings};
+pub use state::{Adapters, AppState, EventsSettings, Settings, TokenKey};

@@ -66,10 +66,24 @@ pub struct Adapters {
 }
 
 /// Settings a runtime chooses.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Settings {
     pub rate_limit: crate::conventions::ratelimit::RateLimitPolicy,
     pub public_url: String,
+    pub token_key: TokenKey,
+}
+
+/// Which key signs and verifies the platform's tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TokenKey {
+    /// The platform's key in the store (created on first use): every
+    /// runtime that signs or verifies tokens.
+    #[default]
+    Stored,
+    /// A key of this process only, never read from the store: tokens it
+    /// signs are accepted nowhere else. For a worker that neither signs nor
+    /// verifies (the routine runner), so its role need not read the key.
+    ThisProcessOnly,
 }
 
 impl AppState {
@@ -98,7 +112,10 @@ impl AppState {
             publisher,
             credentials,
         } = adapters;
-        let tokens = Arc::new(TokenSigner::load(&*store).await?);
+        let tokens = Arc::new(match settings.token_key {
+            TokenKey::Stored => TokenSigner::load(&*store).await?,
+            TokenKey::ThisProcessOnly => TokenSigner::this_process_only(),
+        });
         let connectors = alyt_connectors::HttpConnectorClient::new().map_err(|e| {
             alyt_store::StoreError::Unavailable(format!("the connector client: {e}"))
         })?;

@@ -61,6 +61,7 @@ async fn app(quota: u32) -> Router {
                 window_seconds: 60,
             },
             public_url: "http://127.0.0.1/v1".into(),
+            ..Default::default()
         },
     )
     .await

@@ -163,6 +163,23 @@ impl DeliveryReport {
     }
 }
 
+/// How long the oldest due delivery has waited past its due time at `now`
+/// (none due: `None`): the backlog the hosted worker reports as a metric
+/// and an alarm watches. One query per due shard, one row each.
+pub async fn backlog_age(
+    store: &dyn Store,
+    now: OffsetDateTime,
+) -> Result<Option<time::Duration>, StoreError> {
+    let mut oldest: Option<OffsetDateTime> = None;
+    for shard in 0..DUE_SHARDS {
+        let due = Webhooks(store).due(shard, now, 1).await?;
+        if let Some(at) = due.first().and_then(|row| row.next_attempt_at) {
+            oldest = Some(oldest.map_or(at, |o| o.min(at)));
+        }
+    }
+    Ok(oldest.map(|at| now - at))
+}
+
 /// Works up to `limit` delivery rows due at `now`: claim, sign, send, record
 /// the outcome and the endpoint's health, schedule the retry; hold rows of
 /// disabled endpoints; disable an endpoint at its 50th consecutive failure

@@ -930,3 +930,37 @@ async fn the_worker_records_a_refusal_as_a_failed_attempt() {
     assert_eq!(w.run(OutboundPolicy::LOCAL).await.attempted, 1);
     assert_eq!(receiver.seen().len(), 1);
 }
+
+/// The hosted worker's backlog metric: how long the oldest due delivery has
+/// waited; nothing due, nothing waits.
+#[tokio::test]
+async fn the_backlog_age_is_how_long_the_oldest_due_delivery_waited() {
+    let w = World::new();
+    assert_eq!(
+        delivery::backlog_age(w.store.as_ref(), w.now())
+            .await
+            .unwrap(),
+        None
+    );
+    let addr = closed_port().await;
+    let endpoint = w
+        .endpoint(&format!("http://{addr}/hook"), &[EventKind::DeviceOnline])
+        .await;
+    let event = w.event(EventKind::DeviceOnline).await;
+    let due_at = w.row(&endpoint, &event).await.next_attempt_at.unwrap();
+    w.clock.set(due_at + Duration::seconds(90));
+    assert_eq!(
+        delivery::backlog_age(w.store.as_ref(), w.now())
+            .await
+            .unwrap(),
+        Some(Duration::seconds(90))
+    );
+    // Attempted (and failed): due again later, so nothing waits now.
+    assert_eq!(w.run(OutboundPolicy::LOCAL).await.attempted, 1);
+    assert_eq!(
+        delivery::backlog_age(w.store.as_ref(), w.now())
+            .await
+            .unwrap(),
+        None
+    );
+}

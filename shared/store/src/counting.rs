@@ -3,7 +3,7 @@
 //! "count store calls in tests").
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::sync::Mutex;
 
@@ -13,6 +13,59 @@ use crate::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, Updat
 
 tokio::task_local! {
     static TASK_CALLS: RefCell<BTreeMap<&'static str, usize>>;
+    static TASK_REACH: RefCell<BTreeSet<Reach>>;
+}
+
+/// What one store call reached, as the hosted table's IAM policy sees it:
+/// the DynamoDB action and the partition key pattern it was allowed by
+/// (`dynamodb:LeadingKeys`). The template check (infra/check_template.py)
+/// holds every function's policy to what the tests saw its code reach.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Reach {
+    /// `GetItem`, `BatchGetItem`, `PutItem`, `UpdateItem`, `DeleteItem`,
+    /// `ConditionCheckItem`, `Query`, or `Query gsi1` (an index).
+    pub action: String,
+    /// `TENANT#*`; the `CONFIG#` partitions by their whole name (the JWT
+    /// signing key is `CONFIG#jwt`).
+    pub partition: String,
+}
+
+impl std::fmt::Display for Reach {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.action, self.partition)
+    }
+}
+
+/// The pattern of a partition key an IAM policy names: its kind (the text
+/// up to the first `#`) and any id, or the whole key for `CONFIG#` ones.
+pub fn partition_pattern(pk: &str) -> String {
+    match pk.split_once('#') {
+        Some(("CONFIG", _)) | None => pk.to_owned(),
+        Some((kind, _)) => format!("{kind}#*"),
+    }
+}
+
+/// Runs `work` and collects what its task's store calls reached through a
+/// store that notes them ([`note_reach`]).
+pub async fn reach_of<F: Future>(work: F) -> (F::Output, BTreeSet<Reach>) {
+    TASK_REACH
+        .scope(RefCell::default(), async move {
+            let output = work.await;
+            let reach = TASK_REACH.with(|reach| reach.take());
+            (output, reach)
+        })
+        .await
+}
+
+/// Notes that this task's store call did `action` on the partition `pk`,
+/// for the [`reach_of`] around it, if any.
+pub fn note_reach(action: &str, pk: &str) {
+    let _ = TASK_REACH.try_with(|reach| {
+        reach.borrow_mut().insert(Reach {
+            action: action.to_owned(),
+            partition: partition_pattern(pk),
+        })
+    });
 }
 
 /// Runs `work` and counts the store calls made from its task through a

@@ -124,6 +124,12 @@ impl TokenSigner {
         }
     }
 
+    /// A random key of this process, never stored (see
+    /// [`crate::state::TokenKey::ThisProcessOnly`]).
+    pub fn this_process_only() -> Self {
+        Self::from_secret("process", &secrets::random_bytes::<32>())
+    }
+
     /// The platform's signing key, created on first use.
     pub async fn load(store: &dyn Store) -> Result<Self, StoreError> {
         let candidate = SigningKey {

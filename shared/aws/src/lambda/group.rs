@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use alyt_api::conventions::ratelimit::{RateLimitPolicy, RateLimiter, SYNC_INTERVAL};
 use alyt_api::ports::{BotCheck, DeviceCredentialIssuer, Mailer, NoBotCheck, NoMailer};
-use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
+use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings, TokenKey};
 use alyt_device::{DevicePublisher, NoPublisher};
 use alyt_domain::{Clock, SystemClock};
 use aws_config::SdkConfig;
@@ -70,6 +70,11 @@ pub struct HostedConfig {
     /// behind API Gateway cannot stream, so its stream operation answers 421
     /// naming it.
     pub stream_url: Option<String>,
+    /// Whether this function reads the platform's token key (every one
+    /// that signs or verifies tokens) or, a worker that does neither, uses
+    /// a key of its own ([`TokenKey::ThisProcessOnly`]) so its role need
+    /// not read `CONFIG#jwt`. Set by the function, not the environment.
+    pub token_key: TokenKey,
 }
 
 impl HostedConfig {
@@ -82,6 +87,7 @@ impl HostedConfig {
             iot: IotConfig::from_env()?,
             rate_limit: RateLimitPolicy::from_env()?,
             stream_url: env_var("ALYT_STREAM_URL"),
+            token_key: TokenKey::Stored,
         })
     }
 
@@ -127,7 +133,11 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
         mailer,
         bot_check,
         devices,
-        &config.public_url,
+        Settings {
+            public_url: config.public_url.clone(),
+            token_key: config.token_key,
+            ..Default::default()
+        },
     )
     .await?;
     state.events.stream_elsewhere = config.stream_url.clone();
@@ -160,7 +170,10 @@ pub async fn state_with(
         mailer,
         bot_check,
         DevicePlane::none(),
-        public_url,
+        Settings {
+            public_url: public_url.to_owned(),
+            ..Default::default()
+        },
     )
     .await
 }
@@ -171,7 +184,7 @@ pub async fn state_with_device_plane(
     mailer: Arc<dyn Mailer>,
     bot_check: Arc<dyn BotCheck>,
     devices: DevicePlane,
-    public_url: &str,
+    settings: Settings,
 ) -> Result<AppState, alyt_store::StoreError> {
     AppState::build(
         Adapters {
@@ -182,10 +195,7 @@ pub async fn state_with_device_plane(
             publisher: devices.publisher,
             credentials: devices.credentials,
         },
-        Settings {
-            rate_limit: RateLimitPolicy::default(),
-            public_url: public_url.to_owned(),
-        },
+        settings,
     )
     .await
 }
@@ -238,6 +248,7 @@ mod tests {
             iot,
             rate_limit: RateLimitPolicy::default(),
             stream_url: None,
+            token_key: TokenKey::Stored,
         }
     }
 

@@ -849,6 +849,7 @@ mod tests {
             crate::Settings {
                 rate_limit: Default::default(),
                 public_url: "http://127.0.0.1/v1".into(),
+                ..Default::default()
             },
         )
         .await

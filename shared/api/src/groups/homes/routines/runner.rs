@@ -673,6 +673,7 @@ mod tests {
             Settings {
                 rate_limit: Default::default(),
                 public_url: "http://127.0.0.1/v1".into(),
+                ..Default::default()
             },
         )
         .await
