@@ -26,14 +26,17 @@ use crate::routing::{Operations, operations};
 /// mode, settings, selections and incidents (all additive). 1.0.0 is the
 /// first precise contract: every operation's scopes, answered fields always
 /// present or never null, `any` values untyped, servers (a major change by
-/// the rules, though the served behaviour did not change).
-pub const API_VERSION: &str = "1.0.0";
+/// the rules, though the served behaviour did not change). 1.1.0 names the
+/// three forms of a command body (`SetCommand`, `PressCommand`,
+/// `DeviceCommand`) and writes a routine's music step as one object, so
+/// generated clients type them (minor: new named types, same shapes).
+pub const API_VERSION: &str = "1.1.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "1.0.0",
+        version = "1.1.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(
@@ -84,8 +87,9 @@ pub fn all_operations() -> Operations {
     })
 }
 
-/// The whole API's document, including groups this runtime does not serve.
-pub fn document() -> Document {
+/// The whole API's document, including groups this runtime does not serve
+/// (as JSON: [`merge_tagged_newtypes`] rewrites some of utoipa's output).
+pub fn document() -> serde_json::Value {
     let mut document = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(all_operations().contract())
         .into_openapi();
@@ -116,7 +120,67 @@ pub fn document() -> Document {
             ),
         ]);
     }
-    document
+    merge_tagged_newtypes(document)
+}
+
+/// A tagged enum's newtype variant (`Step::Music(MusicStep)`, tagged with
+/// `kind`) is written by utoipa as `allOf: [{$ref: MusicStep}, {kind}]`
+/// inside a `oneOf`, which generators (openapi-python-client among them)
+/// cannot type. Each such pair is written as the one object it means: the
+/// referenced object's properties and the tag's, both required lists.
+fn merge_tagged_newtypes(document: Document) -> serde_json::Value {
+    use serde_json::Value;
+    fn merged(schemas: &Value, parts: &[Value]) -> Option<Value> {
+        let [first, second] = parts else { return None };
+        let name = first["$ref"]
+            .as_str()?
+            .strip_prefix("#/components/schemas/")?;
+        let target = &schemas[name];
+        let (Some(base), Some(tag)) = (
+            target["properties"].as_object(),
+            second["properties"].as_object(),
+        ) else {
+            return None;
+        };
+        let mut properties = base.clone();
+        properties.extend(tag.clone());
+        let required: Vec<Value> = [&target["required"], &second["required"]]
+            .into_iter()
+            .flat_map(|r| r.as_array().cloned().unwrap_or_default())
+            .collect();
+        let mut object = serde_json::json!({
+            "type": "object",
+            "required": required,
+            "properties": properties,
+        });
+        if let Some(description) = target.get("description") {
+            object["description"] = description.clone();
+        }
+        Some(object)
+    }
+    fn walk(value: &mut Value, schemas: &Value) {
+        match value {
+            Value::Object(map) => {
+                for key in ["oneOf", "anyOf"] {
+                    if let Some(Value::Array(variants)) = map.get_mut(key) {
+                        for variant in variants.iter_mut() {
+                            let parts = variant["allOf"].as_array().cloned();
+                            if let Some(object) = parts.and_then(|p| merged(schemas, &p)) {
+                                *variant = object;
+                            }
+                        }
+                    }
+                }
+                map.values_mut().for_each(|v| walk(v, schemas));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, schemas)),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::to_value(&document).expect("the contract serializes");
+    let schemas = value["components"]["schemas"].clone();
+    walk(&mut value, &schemas);
+    value
 }
 
 /// The path served from its own host by a hosted stack.

@@ -461,6 +461,9 @@ impl Diff<'_> {
         }
         let (old, old_null) = nullable_of(self.old, old);
         let (new, new_null) = nullable_of(self.new, new);
+        // An `allOf` of objects is the one object it means (a generator-
+        // friendly rewrite of one into the other is no change).
+        let (old, new) = (&all_of_merged(self.old, old), &all_of_merged(self.new, new));
         // Equal here is equal all the way down only without references (a
         // referenced schema may have changed).
         if old_null == new_null && !has_ref(old) && without_prose(old) == without_prose(new) {
@@ -648,6 +651,38 @@ fn nullable_of<'a>(doc: &'a Value, schema: &'a Value) -> (&'a Value, bool) {
         }
     }
     (schema, is_nullable(schema))
+}
+
+/// `schema` with an `allOf` of object schemas (references followed) written
+/// as one object: the parts' properties and required lists together.
+fn all_of_merged(doc: &Value, schema: &Value) -> Value {
+    let Some(parts) = schema["allOf"].as_array() else {
+        return schema.clone();
+    };
+    let parts: Vec<Value> = parts
+        .iter()
+        .map(|p| all_of_merged(doc, resolve(doc, p)))
+        .collect();
+    if parts.iter().any(|p| p["properties"].as_object().is_none()) {
+        return schema.clone();
+    }
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for part in &parts {
+        properties.extend(part["properties"].as_object().cloned().unwrap_or_default());
+        required.extend(part["required"].as_array().cloned().unwrap_or_default());
+    }
+    let mut merged = serde_json::json!({
+        "type": "object",
+        "required": required,
+        "properties": properties,
+    });
+    for (key, value) in schema.as_object().into_iter().flatten() {
+        if key != "allOf" {
+            merged[key] = value.clone();
+        }
+    }
+    merged
 }
 
 fn has_ref(value: &Value) -> bool {

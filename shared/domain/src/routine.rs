@@ -156,6 +156,13 @@ pub struct MusicStep {
     pub volume: Option<u8>,
 }
 
+/// The contract's name for a routine step's thing command: the thing
+/// command envelope as `POST .../commands` takes it, kept as it was sent (an
+/// object; a named schema, so generated clients give it one type).
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+pub struct ThingCommand(pub serde_json::Map<String, Value>);
+
 /// One step of a routine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -165,8 +172,8 @@ pub enum Step {
     /// the thing's descriptors where the routine is saved.
     Thing {
         thing: PinnedThing,
-        /// The thing command envelope.
-        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+        /// The thing command envelope (as `POST .../commands` takes it).
+        #[cfg_attr(feature = "openapi", schema(value_type = ThingCommand))]
         command: Value,
     },
     /// A room action, as a room tile sends it.

@@ -529,81 +529,93 @@ impl<'de> Deserialize<'de> for CommandRequest {
     }
 }
 
+/// The three forms of a command body, each a named schema so a generated
+/// client has a type per form: `SetCommand`, `PressCommand`, `DeviceCommand`.
+#[cfg(feature = "openapi")]
+fn command_forms() -> [(&'static str, utoipa::openapi::schema::Object); 3] {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, SchemaType, Type};
+    let text = |max: usize| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .min_length(Some(1))
+            .max_length(Some(max))
+    };
+    let closed = || Some(AdditionalProperties::FreeForm(false));
+    let verb = |name: &str| {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some([name]))
+    };
+    let set = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("command", verb("set"))
+        .property(
+            "payload",
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .property("capability", text(COMMAND_KEY_MAX_CHARS))
+                .property("key", text(COMMAND_KEY_MAX_CHARS))
+                .property(
+                    "value",
+                    ObjectBuilder::new()
+                        .schema_type(SchemaType::AnyValue)
+                        .description(Some("Checked against the control's primitive.")),
+                )
+                .required("capability")
+                .required("key")
+                .required("value")
+                .additional_properties(closed()),
+        )
+        .required("command")
+        .required("payload")
+        .additional_properties(closed())
+        .description(Some("Set one control of the thing (the thing envelope)."));
+    let press = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("command", verb("press"))
+        .property(
+            "payload",
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .property("capability", text(COMMAND_KEY_MAX_CHARS))
+                .property("key", text(COMMAND_KEY_MAX_CHARS))
+                .required("capability")
+                .required("key")
+                .additional_properties(closed()),
+        )
+        .required("command")
+        .required("payload")
+        .additional_properties(closed())
+        .description(Some("Press a momentary control of the thing."));
+    let flat = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .property("command", text(COMMAND_VERB_MAX_CHARS))
+        .property(
+            "payload",
+            ObjectBuilder::new().schema_type(SchemaType::from_iter([Type::Object, Type::Null])),
+        )
+        .required("command")
+        .additional_properties(closed())
+        .description(Some(
+            "The flat form: a device verb and its payload, passed to the device as is.",
+        ));
+    [
+        ("SetCommand", set.build()),
+        ("PressCommand", press.build()),
+        ("DeviceCommand", flat.build()),
+    ]
+}
+
 #[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for CommandRequest {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{
-            AdditionalProperties, AnyOfBuilder, ObjectBuilder, SchemaType, Type,
-        };
-        let text = |max: usize| {
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .min_length(Some(1))
-                .max_length(Some(max))
-        };
-        let closed = || Some(AdditionalProperties::FreeForm(false));
-        let verb = |name: &str| {
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .enum_values(Some([name]))
-        };
-        let set = ObjectBuilder::new()
-            .schema_type(Type::Object)
-            .property("command", verb("set"))
-            .property(
-                "payload",
-                ObjectBuilder::new()
-                    .schema_type(Type::Object)
-                    .property("capability", text(COMMAND_KEY_MAX_CHARS))
-                    .property("key", text(COMMAND_KEY_MAX_CHARS))
-                    .property(
-                        "value",
-                        ObjectBuilder::new()
-                            .schema_type(SchemaType::AnyValue)
-                            .description(Some("Checked against the control's primitive.")),
-                    )
-                    .required("capability")
-                    .required("key")
-                    .required("value")
-                    .additional_properties(closed()),
-            )
-            .required("command")
-            .required("payload")
-            .additional_properties(closed())
-            .description(Some("Set one control of the thing (the thing envelope)."));
-        let press = ObjectBuilder::new()
-            .schema_type(Type::Object)
-            .property("command", verb("press"))
-            .property(
-                "payload",
-                ObjectBuilder::new()
-                    .schema_type(Type::Object)
-                    .property("capability", text(COMMAND_KEY_MAX_CHARS))
-                    .property("key", text(COMMAND_KEY_MAX_CHARS))
-                    .required("capability")
-                    .required("key")
-                    .additional_properties(closed()),
-            )
-            .required("command")
-            .required("payload")
-            .additional_properties(closed())
-            .description(Some("Press a momentary control of the thing."));
-        let flat = ObjectBuilder::new()
-            .schema_type(Type::Object)
-            .property("command", text(COMMAND_VERB_MAX_CHARS))
-            .property(
-                "payload",
-                ObjectBuilder::new().schema_type(SchemaType::from_iter([Type::Object, Type::Null])),
-            )
-            .required("command")
-            .additional_properties(closed())
-            .description(Some(
-                "The flat form: a device verb and its payload, passed to the device as is.",
-            ));
-        AnyOfBuilder::new()
-            .item(set)
-            .item(press)
-            .item(flat)
+        use utoipa::openapi::Ref;
+        use utoipa::openapi::schema::AnyOfBuilder;
+        command_forms()
+            .into_iter()
+            .fold(AnyOfBuilder::new(), |any, (name, _)| {
+                any.item(Ref::from_schema_name(name))
+            })
             .description(Some(
                 "A command: the thing envelope ('set'), 'press', or the flat form.",
             ))
@@ -612,7 +624,18 @@ impl utoipa::PartialSchema for CommandRequest {
 }
 
 #[cfg(feature = "openapi")]
-impl utoipa::ToSchema for CommandRequest {}
+impl utoipa::ToSchema for CommandRequest {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        for (name, form) in command_forms() {
+            schemas.push((name.to_owned(), form.into()));
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -1137,16 +1160,42 @@ mod tests {
 
     #[test]
     fn the_openapi_schema_names_the_three_forms() {
-        use utoipa::PartialSchema;
+        use utoipa::{PartialSchema, ToSchema};
         let schema = serde_json::to_value(CommandRequest::schema()).unwrap();
-        let forms = schema["anyOf"].as_array().unwrap();
-        assert_eq!(forms.len(), 3);
-        assert_eq!(forms[0]["properties"]["command"]["enum"], json!(["set"]));
+        let forms: Vec<&str> = schema["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|form| form["$ref"].as_str().unwrap())
+            .collect();
         assert_eq!(
-            forms[0]["properties"]["payload"]["properties"]["key"]["maxLength"],
+            forms,
+            [
+                "#/components/schemas/SetCommand",
+                "#/components/schemas/PressCommand",
+                "#/components/schemas/DeviceCommand"
+            ]
+        );
+        let mut named = Vec::new();
+        CommandRequest::schemas(&mut named);
+        let named: std::collections::BTreeMap<String, serde_json::Value> = named
+            .into_iter()
+            .map(|(name, schema)| (name, serde_json::to_value(schema).unwrap()))
+            .collect();
+        let set = &named["SetCommand"];
+        assert_eq!(set["properties"]["command"]["enum"], json!(["set"]));
+        assert_eq!(
+            set["properties"]["payload"]["properties"]["key"]["maxLength"],
             80
         );
-        assert_eq!(forms[2]["properties"]["command"]["maxLength"], 64);
+        assert_eq!(
+            named["DeviceCommand"]["properties"]["command"]["maxLength"],
+            64
+        );
+        assert_eq!(
+            named["PressCommand"]["properties"]["command"]["enum"],
+            json!(["press"])
+        );
     }
 
     fn numeric_control() -> impl Strategy<Value = Control> {
