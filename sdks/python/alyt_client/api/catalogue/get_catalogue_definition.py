@@ -1,0 +1,226 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.catalogue_definition import CatalogueDefinition
+from ...models.problem import Problem
+from ...types import UNSET, Unset
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    slug: str,
+    *,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    json_tenant_id: str | Unset = UNSET
+    if not isinstance(tenant_id, Unset):
+        json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/catalogue/definitions/{slug}".format(slug=quote(str(slug), safe=""),),
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> CatalogueDefinition | Problem | None:
+    if response.status_code == 200:
+        response_200 = CatalogueDefinition.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[CatalogueDefinition | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    slug: str,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> Response[CatalogueDefinition | Problem]:
+    """ One definition by slug.
+
+    Args:
+        slug (str):
+        tenant_id (UUID | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CatalogueDefinition | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        slug=slug,
+tenant_id=tenant_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    slug: str,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> CatalogueDefinition | Problem | None:
+    """ One definition by slug.
+
+    Args:
+        slug (str):
+        tenant_id (UUID | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CatalogueDefinition | Problem
+     """
+
+
+    return sync_detailed(
+        slug=slug,
+client=client,
+tenant_id=tenant_id,
+
+    ).parsed
+
+async def asyncio_detailed(
+    slug: str,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> Response[CatalogueDefinition | Problem]:
+    """ One definition by slug.
+
+    Args:
+        slug (str):
+        tenant_id (UUID | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[CatalogueDefinition | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        slug=slug,
+tenant_id=tenant_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    slug: str,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> CatalogueDefinition | Problem | None:
+    """ One definition by slug.
+
+    Args:
+        slug (str):
+        tenant_id (UUID | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        CatalogueDefinition | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        slug=slug,
+client=client,
+tenant_id=tenant_id,
+
+    )).parsed

@@ -1,0 +1,243 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.list_response_catalogue_definition import ListResponseCatalogueDefinition
+from ...models.problem import Problem
+from ...types import UNSET, Unset
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    *,
+    tenant_id: UUID | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    json_tenant_id: str | Unset = UNSET
+    if not isinstance(tenant_id, Unset):
+        json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+    params["limit"] = limit
+
+    params["cursor"] = cursor
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/catalogue/definitions",
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ListResponseCatalogueDefinition | Problem | None:
+    if response.status_code == 200:
+        response_200 = ListResponseCatalogueDefinition.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ListResponseCatalogueDefinition | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> Response[ListResponseCatalogueDefinition | Problem]:
+    """ The catalogue: built-ins, public definitions, the tenant's own.
+
+    Args:
+        tenant_id (UUID | Unset):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ListResponseCatalogueDefinition | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+limit=limit,
+cursor=cursor,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> ListResponseCatalogueDefinition | Problem | None:
+    """ The catalogue: built-ins, public definitions, the tenant's own.
+
+    Args:
+        tenant_id (UUID | Unset):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ListResponseCatalogueDefinition | Problem
+     """
+
+
+    return sync_detailed(
+        client=client,
+tenant_id=tenant_id,
+limit=limit,
+cursor=cursor,
+
+    ).parsed
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> Response[ListResponseCatalogueDefinition | Problem]:
+    """ The catalogue: built-ins, public definitions, the tenant's own.
+
+    Args:
+        tenant_id (UUID | Unset):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ListResponseCatalogueDefinition | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+limit=limit,
+cursor=cursor,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> ListResponseCatalogueDefinition | Problem | None:
+    """ The catalogue: built-ins, public definitions, the tenant's own.
+
+    Args:
+        tenant_id (UUID | Unset):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ListResponseCatalogueDefinition | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        client=client,
+tenant_id=tenant_id,
+limit=limit,
+cursor=cursor,
+
+    )).parsed

@@ -1,0 +1,227 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.developer_session import DeveloperSession
+from ...models.login_request import LoginRequest
+from ...models.problem import Problem
+from typing import cast
+
+
+
+def _get_kwargs(
+    *,
+    body: LoginRequest,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/developers/auth/login",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> DeveloperSession | Problem | None:
+    if response.status_code == 200:
+        response_200 = DeveloperSession.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[DeveloperSession | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: LoginRequest,
+
+) -> Response[DeveloperSession | Problem]:
+    """ Signs a developer in. An unknown email and a wrong password get the same
+    answer in about the same time. Attempts are counted before they are
+    checked, per account and client address: ten at once, then one more after
+    15 minutes, 30, 60, ... (429 with Retry-After meanwhile), so guesses from
+    one address never lock the owner out elsewhere. With MFA on, `totp` is
+    required.
+
+    Args:
+        body (LoginRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeveloperSession | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: LoginRequest,
+
+) -> DeveloperSession | Problem | None:
+    """ Signs a developer in. An unknown email and a wrong password get the same
+    answer in about the same time. Attempts are counted before they are
+    checked, per account and client address: ten at once, then one more after
+    15 minutes, 30, 60, ... (429 with Retry-After meanwhile), so guesses from
+    one address never lock the owner out elsewhere. With MFA on, `totp` is
+    required.
+
+    Args:
+        body (LoginRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeveloperSession | Problem
+     """
+
+
+    return sync_detailed(
+        client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: LoginRequest,
+
+) -> Response[DeveloperSession | Problem]:
+    """ Signs a developer in. An unknown email and a wrong password get the same
+    answer in about the same time. Attempts are counted before they are
+    checked, per account and client address: ten at once, then one more after
+    15 minutes, 30, 60, ... (429 with Retry-After meanwhile), so guesses from
+    one address never lock the owner out elsewhere. With MFA on, `totp` is
+    required.
+
+    Args:
+        body (LoginRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeveloperSession | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: LoginRequest,
+
+) -> DeveloperSession | Problem | None:
+    """ Signs a developer in. An unknown email and a wrong password get the same
+    answer in about the same time. Attempts are counted before they are
+    checked, per account and client address: ten at once, then one more after
+    15 minutes, 30, 60, ... (429 with Retry-After meanwhile), so guesses from
+    one address never lock the owner out elsewhere. With MFA on, `totp` is
+    required.
+
+    Args:
+        body (LoginRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeveloperSession | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        client=client,
+body=body,
+
+    )).parsed

@@ -1,0 +1,194 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.test_queued import TestQueued
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    webhook_id: UUID,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/developers/webhooks/{webhook_id}/test".format(webhook_id=quote(str(webhook_id), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | TestQueued | None:
+    if response.status_code == 202:
+        response_202 = TestQueued.from_dict(response.json())
+
+
+
+        return response_202
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | TestQueued]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    webhook_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Problem | TestQueued]:
+    """ Queues a `webhook.ping` to this endpoint, whatever its event filter.
+
+    Args:
+        webhook_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TestQueued]
+     """
+
+
+    kwargs = _get_kwargs(
+        webhook_id=webhook_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    webhook_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Problem | TestQueued | None:
+    """ Queues a `webhook.ping` to this endpoint, whatever its event filter.
+
+    Args:
+        webhook_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TestQueued
+     """
+
+
+    return sync_detailed(
+        webhook_id=webhook_id,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    webhook_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Problem | TestQueued]:
+    """ Queues a `webhook.ping` to this endpoint, whatever its event filter.
+
+    Args:
+        webhook_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TestQueued]
+     """
+
+
+    kwargs = _get_kwargs(
+        webhook_id=webhook_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    webhook_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Problem | TestQueued | None:
+    """ Queues a `webhook.ping` to this endpoint, whatever its event filter.
+
+    Args:
+        webhook_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TestQueued
+     """
+
+
+    return (await asyncio_detailed(
+        webhook_id=webhook_id,
+client=client,
+
+    )).parsed

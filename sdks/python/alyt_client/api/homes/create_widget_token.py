@@ -1,0 +1,249 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.create_widget_token_request import CreateWidgetTokenRequest
+from ...models.problem import Problem
+from ...models.widget_token import WidgetToken
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    property_id: UUID,
+    *,
+    body: CreateWidgetTokenRequest,
+    tenant_id: UUID,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    params: dict[str, Any] = {}
+
+    json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/properties/{property_id}/widget-tokens".format(property_id=quote(str(property_id), safe=""),),
+        "params": params,
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | WidgetToken | None:
+    if response.status_code == 201:
+        response_201 = WidgetToken.from_dict(response.json())
+
+
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | WidgetToken]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    property_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: CreateWidgetTokenRequest,
+    tenant_id: UUID,
+
+) -> Response[Problem | WidgetToken]:
+    """ Mints a widget token for one home.
+
+    Args:
+        property_id (UUID):
+        tenant_id (UUID):
+        body (CreateWidgetTokenRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | WidgetToken]
+     """
+
+
+    kwargs = _get_kwargs(
+        property_id=property_id,
+body=body,
+tenant_id=tenant_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    property_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: CreateWidgetTokenRequest,
+    tenant_id: UUID,
+
+) -> Problem | WidgetToken | None:
+    """ Mints a widget token for one home.
+
+    Args:
+        property_id (UUID):
+        tenant_id (UUID):
+        body (CreateWidgetTokenRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | WidgetToken
+     """
+
+
+    return sync_detailed(
+        property_id=property_id,
+client=client,
+body=body,
+tenant_id=tenant_id,
+
+    ).parsed
+
+async def asyncio_detailed(
+    property_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: CreateWidgetTokenRequest,
+    tenant_id: UUID,
+
+) -> Response[Problem | WidgetToken]:
+    """ Mints a widget token for one home.
+
+    Args:
+        property_id (UUID):
+        tenant_id (UUID):
+        body (CreateWidgetTokenRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | WidgetToken]
+     """
+
+
+    kwargs = _get_kwargs(
+        property_id=property_id,
+body=body,
+tenant_id=tenant_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    property_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: CreateWidgetTokenRequest,
+    tenant_id: UUID,
+
+) -> Problem | WidgetToken | None:
+    """ Mints a widget token for one home.
+
+    Args:
+        property_id (UUID):
+        tenant_id (UUID):
+        body (CreateWidgetTokenRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | WidgetToken
+     """
+
+
+    return (await asyncio_detailed(
+        property_id=property_id,
+client=client,
+body=body,
+tenant_id=tenant_id,
+
+    )).parsed

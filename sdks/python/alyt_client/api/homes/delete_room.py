@@ -1,0 +1,226 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    room_id: UUID,
+    *,
+    tenant_id: UUID,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "delete",
+        "url": "/v1/rooms/{room_id}".format(room_id=quote(str(room_id), safe=""),),
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem | None:
+    if response.status_code == 204:
+        response_204 = cast(Any, None)
+        return response_204
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+
+) -> Response[Any | Problem]:
+    """ Deletes a room; its members stay in the house with no room.
+
+    Args:
+        room_id (UUID):
+        tenant_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        room_id=room_id,
+tenant_id=tenant_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+
+) -> Any | Problem | None:
+    """ Deletes a room; its members stay in the house with no room.
+
+    Args:
+        room_id (UUID):
+        tenant_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+     """
+
+
+    return sync_detailed(
+        room_id=room_id,
+client=client,
+tenant_id=tenant_id,
+
+    ).parsed
+
+async def asyncio_detailed(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+
+) -> Response[Any | Problem]:
+    """ Deletes a room; its members stay in the house with no room.
+
+    Args:
+        room_id (UUID):
+        tenant_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        room_id=room_id,
+tenant_id=tenant_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+
+) -> Any | Problem | None:
+    """ Deletes a room; its members stay in the house with no room.
+
+    Args:
+        room_id (UUID):
+        tenant_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        room_id=room_id,
+client=client,
+tenant_id=tenant_id,
+
+    )).parsed

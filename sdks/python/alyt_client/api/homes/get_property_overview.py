@@ -1,0 +1,223 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.overview import Overview
+from ...models.problem import Problem
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    property_id: UUID,
+    *,
+    tenant_id: UUID,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/properties/{property_id}/overview".format(property_id=quote(str(property_id), safe=""),),
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Overview | Problem | None:
+    if response.status_code == 200:
+        response_200 = Overview.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Overview | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    property_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+
+) -> Response[Overview | Problem]:
+    """ A home at a glance: its rooms, the house tile and unassigned things.
+
+    Args:
+        property_id (UUID):
+        tenant_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Overview | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        property_id=property_id,
+tenant_id=tenant_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    property_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+
+) -> Overview | Problem | None:
+    """ A home at a glance: its rooms, the house tile and unassigned things.
+
+    Args:
+        property_id (UUID):
+        tenant_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Overview | Problem
+     """
+
+
+    return sync_detailed(
+        property_id=property_id,
+client=client,
+tenant_id=tenant_id,
+
+    ).parsed
+
+async def asyncio_detailed(
+    property_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+
+) -> Response[Overview | Problem]:
+    """ A home at a glance: its rooms, the house tile and unassigned things.
+
+    Args:
+        property_id (UUID):
+        tenant_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Overview | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        property_id=property_id,
+tenant_id=tenant_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    property_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+
+) -> Overview | Problem | None:
+    """ A home at a glance: its rooms, the house tile and unassigned things.
+
+    Args:
+        property_id (UUID):
+        tenant_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Overview | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        property_id=property_id,
+client=client,
+tenant_id=tenant_id,
+
+    )).parsed

@@ -1,0 +1,295 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.list_response_device_log_entry_view import ListResponseDeviceLogEntryView
+from ...models.problem import Problem
+from ...types import UNSET, Unset
+from typing import cast
+from uuid import UUID
+import datetime
+
+
+
+def _get_kwargs(
+    device_id: UUID,
+    *,
+    tenant_id: UUID,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+    json_from_: str | Unset = UNSET
+    if not isinstance(from_, Unset):
+        json_from_ = from_.isoformat()
+    params["from"] = json_from_
+
+    json_to: str | Unset = UNSET
+    if not isinstance(to, Unset):
+        json_to = to.isoformat()
+    params["to"] = json_to
+
+    params["limit"] = limit
+
+    params["cursor"] = cursor
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/devices/{device_id}/alerts".format(device_id=quote(str(device_id), safe=""),),
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ListResponseDeviceLogEntryView | Problem | None:
+    if response.status_code == 200:
+        response_200 = ListResponseDeviceLogEntryView.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ListResponseDeviceLogEntryView | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    device_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> Response[ListResponseDeviceLogEntryView | Problem]:
+    """ What the device published on its `alerts` channel, newest first (each
+    also raised a notification).
+
+    Args:
+        device_id (UUID):
+        tenant_id (UUID):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ListResponseDeviceLogEntryView | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        device_id=device_id,
+tenant_id=tenant_id,
+from_=from_,
+to=to,
+limit=limit,
+cursor=cursor,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    device_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> ListResponseDeviceLogEntryView | Problem | None:
+    """ What the device published on its `alerts` channel, newest first (each
+    also raised a notification).
+
+    Args:
+        device_id (UUID):
+        tenant_id (UUID):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ListResponseDeviceLogEntryView | Problem
+     """
+
+
+    return sync_detailed(
+        device_id=device_id,
+client=client,
+tenant_id=tenant_id,
+from_=from_,
+to=to,
+limit=limit,
+cursor=cursor,
+
+    ).parsed
+
+async def asyncio_detailed(
+    device_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> Response[ListResponseDeviceLogEntryView | Problem]:
+    """ What the device published on its `alerts` channel, newest first (each
+    also raised a notification).
+
+    Args:
+        device_id (UUID):
+        tenant_id (UUID):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ListResponseDeviceLogEntryView | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        device_id=device_id,
+tenant_id=tenant_id,
+from_=from_,
+to=to,
+limit=limit,
+cursor=cursor,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    device_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    tenant_id: UUID,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+
+) -> ListResponseDeviceLogEntryView | Problem | None:
+    """ What the device published on its `alerts` channel, newest first (each
+    also raised a notification).
+
+    Args:
+        device_id (UUID):
+        tenant_id (UUID):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
+        limit (int | Unset):
+        cursor (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ListResponseDeviceLogEntryView | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        device_id=device_id,
+client=client,
+tenant_id=tenant_id,
+from_=from_,
+to=to,
+limit=limit,
+cursor=cursor,
+
+    )).parsed

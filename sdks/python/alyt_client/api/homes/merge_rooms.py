@@ -1,0 +1,221 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.merge_result import MergeResult
+from ...models.merge_rooms_request import MergeRoomsRequest
+from ...models.problem import Problem
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    room_id: UUID,
+    *,
+    body: MergeRoomsRequest,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/rooms/{room_id}/merge".format(room_id=quote(str(room_id), safe=""),),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> MergeResult | Problem | None:
+    if response.status_code == 200:
+        response_200 = MergeResult.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[MergeResult | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: MergeRoomsRequest,
+
+) -> Response[MergeResult | Problem]:
+    """ Merges rooms into this one: members moved, the others removed.
+
+    Args:
+        room_id (UUID):
+        body (MergeRoomsRequest): The body of `POST /v1/rooms/{roomId}/merge`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[MergeResult | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        room_id=room_id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: MergeRoomsRequest,
+
+) -> MergeResult | Problem | None:
+    """ Merges rooms into this one: members moved, the others removed.
+
+    Args:
+        room_id (UUID):
+        body (MergeRoomsRequest): The body of `POST /v1/rooms/{roomId}/merge`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        MergeResult | Problem
+     """
+
+
+    return sync_detailed(
+        room_id=room_id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: MergeRoomsRequest,
+
+) -> Response[MergeResult | Problem]:
+    """ Merges rooms into this one: members moved, the others removed.
+
+    Args:
+        room_id (UUID):
+        body (MergeRoomsRequest): The body of `POST /v1/rooms/{roomId}/merge`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[MergeResult | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        room_id=room_id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: MergeRoomsRequest,
+
+) -> MergeResult | Problem | None:
+    """ Merges rooms into this one: members moved, the others removed.
+
+    Args:
+        room_id (UUID):
+        body (MergeRoomsRequest): The body of `POST /v1/rooms/{roomId}/merge`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        MergeResult | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        room_id=room_id,
+client=client,
+body=body,
+
+    )).parsed

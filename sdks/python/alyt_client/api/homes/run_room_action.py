@@ -1,0 +1,245 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.action_result import ActionResult
+from ...models.problem import Problem
+from ...models.run_action_request import RunActionRequest
+from ...types import UNSET, Unset
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    room_id: UUID,
+    *,
+    body: RunActionRequest,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    params: dict[str, Any] = {}
+
+    json_tenant_id: str | Unset = UNSET
+    if not isinstance(tenant_id, Unset):
+        json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/rooms/{room_id}/actions".format(room_id=quote(str(room_id), safe=""),),
+        "params": params,
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ActionResult | Problem | None:
+    if response.status_code == 200:
+        response_200 = ActionResult.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ActionResult | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: RunActionRequest,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> Response[ActionResult | Problem]:
+    """ Runs a room action on the room's members as they are now.
+
+    Args:
+        room_id (UUID):
+        tenant_id (UUID | Unset):
+        body (RunActionRequest): A run-action request (spec: Resources > Room and overview).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ActionResult | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        room_id=room_id,
+body=body,
+tenant_id=tenant_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: RunActionRequest,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> ActionResult | Problem | None:
+    """ Runs a room action on the room's members as they are now.
+
+    Args:
+        room_id (UUID):
+        tenant_id (UUID | Unset):
+        body (RunActionRequest): A run-action request (spec: Resources > Room and overview).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ActionResult | Problem
+     """
+
+
+    return sync_detailed(
+        room_id=room_id,
+client=client,
+body=body,
+tenant_id=tenant_id,
+
+    ).parsed
+
+async def asyncio_detailed(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: RunActionRequest,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> Response[ActionResult | Problem]:
+    """ Runs a room action on the room's members as they are now.
+
+    Args:
+        room_id (UUID):
+        tenant_id (UUID | Unset):
+        body (RunActionRequest): A run-action request (spec: Resources > Room and overview).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ActionResult | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        room_id=room_id,
+body=body,
+tenant_id=tenant_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    room_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: RunActionRequest,
+    tenant_id: UUID | Unset = UNSET,
+
+) -> ActionResult | Problem | None:
+    """ Runs a room action on the room's members as they are now.
+
+    Args:
+        room_id (UUID):
+        tenant_id (UUID | Unset):
+        body (RunActionRequest): A run-action request (spec: Resources > Room and overview).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ActionResult | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        room_id=room_id,
+client=client,
+body=body,
+tenant_id=tenant_id,
+
+    )).parsed

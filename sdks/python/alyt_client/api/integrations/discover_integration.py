@@ -1,0 +1,235 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.discover_request import DiscoverRequest
+from ...models.discovery_result import DiscoveryResult
+from ...models.problem import Problem
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    integration_id: UUID,
+    *,
+    body: DiscoverRequest,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/integrations/{integration_id}/discover".format(integration_id=quote(str(integration_id), safe=""),),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> DiscoveryResult | Problem | None:
+    if response.status_code == 200:
+        response_200 = DiscoveryResult.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
+
+    if response.status_code == 502:
+        response_502 = Problem.from_dict(response.json())
+
+
+
+        return response_502
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[DiscoveryResult | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    integration_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: DiscoverRequest,
+
+) -> Response[DiscoveryResult | Problem]:
+    """ Discovers the integration's things into its home.
+
+    Args:
+        integration_id (UUID):
+        body (DiscoverRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DiscoveryResult | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        integration_id=integration_id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    integration_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: DiscoverRequest,
+
+) -> DiscoveryResult | Problem | None:
+    """ Discovers the integration's things into its home.
+
+    Args:
+        integration_id (UUID):
+        body (DiscoverRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DiscoveryResult | Problem
+     """
+
+
+    return sync_detailed(
+        integration_id=integration_id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    integration_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: DiscoverRequest,
+
+) -> Response[DiscoveryResult | Problem]:
+    """ Discovers the integration's things into its home.
+
+    Args:
+        integration_id (UUID):
+        body (DiscoverRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DiscoveryResult | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        integration_id=integration_id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    integration_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: DiscoverRequest,
+
+) -> DiscoveryResult | Problem | None:
+    """ Discovers the integration's things into its home.
+
+    Args:
+        integration_id (UUID):
+        body (DiscoverRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DiscoveryResult | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        integration_id=integration_id,
+client=client,
+body=body,
+
+    )).parsed

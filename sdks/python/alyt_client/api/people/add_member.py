@@ -1,0 +1,241 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.add_member_request import AddMemberRequest
+from ...models.member import Member
+from ...models.problem import Problem
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    tenant_id: UUID,
+    client_id: UUID,
+    *,
+    body: AddMemberRequest,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/tenants/{tenant_id}/clients/{client_id}/members".format(tenant_id=quote(str(tenant_id), safe=""),client_id=quote(str(client_id), safe=""),),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Member | Problem | None:
+    if response.status_code == 201:
+        response_201 = Member.from_dict(response.json())
+
+
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Member | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    tenant_id: UUID,
+    client_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: AddMemberRequest,
+
+) -> Response[Member | Problem]:
+    """ Grants a person (by user id) a place in the household.
+
+    Args:
+        tenant_id (UUID):
+        client_id (UUID):
+        body (AddMemberRequest): A grant by user id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Member | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+client_id=client_id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    tenant_id: UUID,
+    client_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: AddMemberRequest,
+
+) -> Member | Problem | None:
+    """ Grants a person (by user id) a place in the household.
+
+    Args:
+        tenant_id (UUID):
+        client_id (UUID):
+        body (AddMemberRequest): A grant by user id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Member | Problem
+     """
+
+
+    return sync_detailed(
+        tenant_id=tenant_id,
+client_id=client_id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    tenant_id: UUID,
+    client_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: AddMemberRequest,
+
+) -> Response[Member | Problem]:
+    """ Grants a person (by user id) a place in the household.
+
+    Args:
+        tenant_id (UUID):
+        client_id (UUID):
+        body (AddMemberRequest): A grant by user id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Member | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+client_id=client_id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    tenant_id: UUID,
+    client_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: AddMemberRequest,
+
+) -> Member | Problem | None:
+    """ Grants a person (by user id) a place in the household.
+
+    Args:
+        tenant_id (UUID):
+        client_id (UUID):
+        body (AddMemberRequest): A grant by user id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Member | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        tenant_id=tenant_id,
+client_id=client_id,
+client=client,
+body=body,
+
+    )).parsed

@@ -1,0 +1,223 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    tenant_id: UUID,
+    client_id: UUID,
+    invitation_id: UUID,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "delete",
+        "url": "/v1/tenants/{tenant_id}/clients/{client_id}/invitations/{invitation_id}".format(tenant_id=quote(str(tenant_id), safe=""),client_id=quote(str(client_id), safe=""),invitation_id=quote(str(invitation_id), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem | None:
+    if response.status_code == 204:
+        response_204 = cast(Any, None)
+        return response_204
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    tenant_id: UUID,
+    client_id: UUID,
+    invitation_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Any | Problem]:
+    """ Withdraws a pending invitation; its link stops working.
+
+    Args:
+        tenant_id (UUID):
+        client_id (UUID):
+        invitation_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+client_id=client_id,
+invitation_id=invitation_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    tenant_id: UUID,
+    client_id: UUID,
+    invitation_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Any | Problem | None:
+    """ Withdraws a pending invitation; its link stops working.
+
+    Args:
+        tenant_id (UUID):
+        client_id (UUID):
+        invitation_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+     """
+
+
+    return sync_detailed(
+        tenant_id=tenant_id,
+client_id=client_id,
+invitation_id=invitation_id,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    tenant_id: UUID,
+    client_id: UUID,
+    invitation_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Any | Problem]:
+    """ Withdraws a pending invitation; its link stops working.
+
+    Args:
+        tenant_id (UUID):
+        client_id (UUID):
+        invitation_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+client_id=client_id,
+invitation_id=invitation_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    tenant_id: UUID,
+    client_id: UUID,
+    invitation_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Any | Problem | None:
+    """ Withdraws a pending invitation; its link stops working.
+
+    Args:
+        tenant_id (UUID):
+        client_id (UUID):
+        invitation_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        tenant_id=tenant_id,
+client_id=client_id,
+invitation_id=invitation_id,
+client=client,
+
+    )).parsed

@@ -1,0 +1,225 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.set_scenario_request import SetScenarioRequest
+from ...models.virtual_device import VirtualDevice
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    device_id: UUID,
+    *,
+    body: SetScenarioRequest,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/developers/simulator/devices/{device_id}/scenario".format(device_id=quote(str(device_id), safe=""),),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | VirtualDevice | None:
+    if response.status_code == 200:
+        response_200 = VirtualDevice.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | VirtualDevice]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    device_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: SetScenarioRequest,
+
+) -> Response[Problem | VirtualDevice]:
+    """ Sets a virtual device's scenario (stored, so it survives restarts).
+
+    Args:
+        device_id (UUID):
+        body (SetScenarioRequest): The body of `POST
+            /v1/developers/simulator/devices/{deviceId}/scenario`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | VirtualDevice]
+     """
+
+
+    kwargs = _get_kwargs(
+        device_id=device_id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    device_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: SetScenarioRequest,
+
+) -> Problem | VirtualDevice | None:
+    """ Sets a virtual device's scenario (stored, so it survives restarts).
+
+    Args:
+        device_id (UUID):
+        body (SetScenarioRequest): The body of `POST
+            /v1/developers/simulator/devices/{deviceId}/scenario`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | VirtualDevice
+     """
+
+
+    return sync_detailed(
+        device_id=device_id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    device_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: SetScenarioRequest,
+
+) -> Response[Problem | VirtualDevice]:
+    """ Sets a virtual device's scenario (stored, so it survives restarts).
+
+    Args:
+        device_id (UUID):
+        body (SetScenarioRequest): The body of `POST
+            /v1/developers/simulator/devices/{deviceId}/scenario`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | VirtualDevice]
+     """
+
+
+    kwargs = _get_kwargs(
+        device_id=device_id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    device_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: SetScenarioRequest,
+
+) -> Problem | VirtualDevice | None:
+    """ Sets a virtual device's scenario (stored, so it survives restarts).
+
+    Args:
+        device_id (UUID):
+        body (SetScenarioRequest): The body of `POST
+            /v1/developers/simulator/devices/{deviceId}/scenario`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | VirtualDevice
+     """
+
+
+    return (await asyncio_detailed(
+        device_id=device_id,
+client=client,
+body=body,
+
+    )).parsed

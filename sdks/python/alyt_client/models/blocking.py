@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.block_reason import BlockReason
+from ..models.signal import Signal
+from uuid import UUID
+
+
+
+
+
+
+T = TypeVar("T", bound="Blocking")
+
+
+
+@_attrs_define
+class Blocking:
+    """ A signal that keeps a mode from arming.
+
+        Attributes:
+            name (str):
+            signal (Signal): What a detector senses (the families of spec I that detect).
+            thing_id (UUID):
+            why (BlockReason): Why a signal blocks arming (shown before arming).
+     """
+
+    name: str
+    signal: Signal
+    thing_id: UUID
+    why: BlockReason
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        name = self.name
+
+        signal = self.signal.value
+
+        thing_id = str(self.thing_id)
+
+        why = self.why.value
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "name": name,
+            "signal": signal,
+            "thingId": thing_id,
+            "why": why,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        name = d.pop("name")
+
+        signal = Signal(d.pop("signal"))
+
+
+
+
+        thing_id = UUID(d.pop("thingId"))
+
+
+
+
+        why = BlockReason(d.pop("why"))
+
+
+
+
+        blocking = cls(
+            name=name,
+            signal=signal,
+            thing_id=thing_id,
+            why=why,
+        )
+
+
+        blocking.additional_properties = d
+        return blocking
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

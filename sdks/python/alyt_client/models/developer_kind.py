@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class DeveloperKind(StrEnum):
+    DEVELOPER = "developer"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.developer_kind import DeveloperKind
+
+
+
+
+
+
+T = TypeVar("T", bound="DeveloperSession")
+
+
+
+@_attrs_define
+class DeveloperSession:
+    """ The login response (developer): the household login response plus
+    `kind: 'developer'`.
+
+        Attributes:
+            access_token (str): Bearer token for the developer operations (a short-lived JWT).
+            expires_in (int): Seconds the access token lives.
+            kind (DeveloperKind): The constant `developer`.
+            refresh_token (str): Opaque; rotates on every refresh.
+     """
+
+    access_token: str
+    expires_in: int
+    kind: DeveloperKind
+    refresh_token: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        access_token = self.access_token
+
+        expires_in = self.expires_in
+
+        kind = self.kind.value
+
+        refresh_token = self.refresh_token
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "accessToken": access_token,
+            "expiresIn": expires_in,
+            "kind": kind,
+            "refreshToken": refresh_token,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        access_token = d.pop("accessToken")
+
+        expires_in = d.pop("expiresIn")
+
+        kind = DeveloperKind(d.pop("kind"))
+
+
+
+
+        refresh_token = d.pop("refreshToken")
+
+        developer_session = cls(
+            access_token=access_token,
+            expires_in=expires_in,
+            kind=kind,
+            refresh_token=refresh_token,
+        )
+
+
+        developer_session.additional_properties = d
+        return developer_session
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class DeviceCredentialsType0Kind(StrEnum):
+    PASSWORD = "password"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+from uuid import UUID
+import datetime
+
+if TYPE_CHECKING:
+  from ..models.device_log_entry_view_payload import DeviceLogEntryViewPayload
+
+
+
+
+
+T = TypeVar("T", bound="DeviceLogEntryView")
+
+
+
+@_attrs_define
+class DeviceLogEntryView:
+    """ One event or alert a device published.
+
+        Attributes:
+            at (datetime.datetime):
+            device_id (UUID):
+            payload (DeviceLogEntryViewPayload): What the device published (a JSON object).
+     """
+
+    at: datetime.datetime
+    device_id: UUID
+    payload: DeviceLogEntryViewPayload
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.device_log_entry_view_payload import DeviceLogEntryViewPayload # noqa: PLC0415
+        at = self.at.isoformat()
+
+        device_id = str(self.device_id)
+
+        payload = self.payload.to_dict()
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "at": at,
+            "deviceId": device_id,
+            "payload": payload,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.device_log_entry_view_payload import DeviceLogEntryViewPayload # noqa: PLC0415
+        d = dict(src_dict)
+        at = datetime.datetime.fromisoformat(d.pop("at"))
+
+
+
+
+        device_id = UUID(d.pop("deviceId"))
+
+
+
+
+        payload = DeviceLogEntryViewPayload.from_dict(d.pop("payload"))
+
+
+
+
+        device_log_entry_view = cls(
+            at=at,
+            device_id=device_id,
+            payload=payload,
+        )
+
+
+        device_log_entry_view.additional_properties = d
+        return device_log_entry_view
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

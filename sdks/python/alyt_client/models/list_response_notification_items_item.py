@@ -1,0 +1,214 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+from uuid import UUID
+import datetime
+
+
+
+
+
+
+T = TypeVar("T", bound="ListResponseNotificationItemsItem")
+
+
+
+@_attrs_define
+class ListResponseNotificationItemsItem:
+    """ A tenant notification, as `notification.raised` announced it.
+
+        Attributes:
+            at (datetime.datetime):
+            body (str):
+            client_id (None | UUID):
+            device_id (None | UUID):
+            id (UUID):
+            kind (str): What raised it: `device.alert`, `membership.granted`,
+                `membership.ended`, `webhook.disabled`.
+            property_id (None | UUID):
+            tenant_id (UUID):
+            title (str):
+     """
+
+    at: datetime.datetime
+    body: str
+    client_id: None | UUID
+    device_id: None | UUID
+    id: UUID
+    kind: str
+    property_id: None | UUID
+    tenant_id: UUID
+    title: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        at = self.at.isoformat()
+
+        body = self.body
+
+        client_id: None | str
+        if isinstance(self.client_id, UUID):
+            client_id = str(self.client_id)
+        else:
+            client_id = self.client_id
+
+        device_id: None | str
+        if isinstance(self.device_id, UUID):
+            device_id = str(self.device_id)
+        else:
+            device_id = self.device_id
+
+        id = str(self.id)
+
+        kind = self.kind
+
+        property_id: None | str
+        if isinstance(self.property_id, UUID):
+            property_id = str(self.property_id)
+        else:
+            property_id = self.property_id
+
+        tenant_id = str(self.tenant_id)
+
+        title = self.title
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "at": at,
+            "body": body,
+            "clientId": client_id,
+            "deviceId": device_id,
+            "id": id,
+            "kind": kind,
+            "propertyId": property_id,
+            "tenantId": tenant_id,
+            "title": title,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        at = datetime.datetime.fromisoformat(d.pop("at"))
+
+
+
+
+        body = d.pop("body")
+
+        def _parse_client_id(data: object) -> None | UUID:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                client_id_type_1 = UUID(data)
+
+
+
+                return client_id_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | UUID, data)
+
+        client_id = _parse_client_id(d.pop("clientId"))
+
+
+        def _parse_device_id(data: object) -> None | UUID:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                device_id_type_1 = UUID(data)
+
+
+
+                return device_id_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | UUID, data)
+
+        device_id = _parse_device_id(d.pop("deviceId"))
+
+
+        id = UUID(d.pop("id"))
+
+
+
+
+        kind = d.pop("kind")
+
+        def _parse_property_id(data: object) -> None | UUID:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                property_id_type_1 = UUID(data)
+
+
+
+                return property_id_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | UUID, data)
+
+        property_id = _parse_property_id(d.pop("propertyId"))
+
+
+        tenant_id = UUID(d.pop("tenantId"))
+
+
+
+
+        title = d.pop("title")
+
+        list_response_notification_items_item = cls(
+            at=at,
+            body=body,
+            client_id=client_id,
+            device_id=device_id,
+            id=id,
+            kind=kind,
+            property_id=property_id,
+            tenant_id=tenant_id,
+            title=title,
+        )
+
+
+        list_response_notification_items_item.additional_properties = d
+        return list_response_notification_items_item
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.profile import Profile
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.device import Device
+  from ..models.scenario_view import ScenarioView
+
+
+
+
+
+T = TypeVar("T", bound="ListResponseVirtualDeviceItemsItem")
+
+
+
+@_attrs_define
+class ListResponseVirtualDeviceItemsItem:
+    """ A virtual device: its device row, its profile and its scenario.
+
+        Attributes:
+            device (Device): A device row (spec: Resources > Device). Every field is always present.
+            model (str): The model code of the profile (`ALSIML`, ...).
+            profile (Profile): A virtual-device profile (spec H).
+            scenario (ScenarioView): A scenario as set and as in effect now.
+     """
+
+    device: Device
+    model: str
+    profile: Profile
+    scenario: ScenarioView
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.device import Device # noqa: PLC0415
+        from ..models.scenario_view import ScenarioView # noqa: PLC0415
+        device = self.device.to_dict()
+
+        model = self.model
+
+        profile = self.profile.value
+
+        scenario = self.scenario.to_dict()
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "device": device,
+            "model": model,
+            "profile": profile,
+            "scenario": scenario,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.device import Device # noqa: PLC0415
+        from ..models.scenario_view import ScenarioView # noqa: PLC0415
+        d = dict(src_dict)
+        device = Device.from_dict(d.pop("device"))
+
+
+
+
+        model = d.pop("model")
+
+        profile = Profile(d.pop("profile"))
+
+
+
+
+        scenario = ScenarioView.from_dict(d.pop("scenario"))
+
+
+
+
+        list_response_virtual_device_items_item = cls(
+            device=device,
+            model=model,
+            profile=profile,
+            scenario=scenario,
+        )
+
+
+        list_response_virtual_device_items_item.additional_properties = d
+        return list_response_virtual_device_items_item
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class RunStartType0Kind(StrEnum):
+    MANUAL = "manual"
+
+    def __str__(self) -> str:
+        return str(self.value)

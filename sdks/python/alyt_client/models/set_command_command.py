@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class SetCommandCommand(StrEnum):
+    SET = "set"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,216 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.disabled_reason import DisabledReason
+from ..models.endpoint_status import EndpointStatus
+from typing import cast
+from uuid import UUID
+import datetime
+
+
+
+
+
+
+T = TypeVar("T", bound="WebhookEndpoint")
+
+
+
+@_attrs_define
+class WebhookEndpoint:
+    """ A registered endpoint; never its secret.
+
+        Attributes:
+            consecutive_failures (int): Failed attempts since the last success (50 disable it).
+            created_at (datetime.datetime):
+            description (None | str):
+            disabled_at (datetime.datetime | None):
+            disabled_reason (DisabledReason | None):
+            events (list[str]): The event kinds it receives.
+            id (UUID):
+            key_id (UUID):
+            status (EndpointStatus):
+            url (str):
+     """
+
+    consecutive_failures: int
+    created_at: datetime.datetime
+    description: None | str
+    disabled_at: datetime.datetime | None
+    disabled_reason: DisabledReason | None
+    events: list[str]
+    id: UUID
+    key_id: UUID
+    status: EndpointStatus
+    url: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        consecutive_failures = self.consecutive_failures
+
+        created_at = self.created_at.isoformat()
+
+        description: None | str
+        description = self.description
+
+        disabled_at: None | str
+        if isinstance(self.disabled_at, datetime.datetime):
+            disabled_at = self.disabled_at.isoformat()
+        else:
+            disabled_at = self.disabled_at
+
+        disabled_reason: None | str
+        if isinstance(self.disabled_reason, DisabledReason):
+            disabled_reason = self.disabled_reason.value
+        else:
+            disabled_reason = self.disabled_reason
+
+        events = self.events
+
+
+
+        id = str(self.id)
+
+        key_id = str(self.key_id)
+
+        status = self.status.value
+
+        url = self.url
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "consecutiveFailures": consecutive_failures,
+            "createdAt": created_at,
+            "description": description,
+            "disabledAt": disabled_at,
+            "disabledReason": disabled_reason,
+            "events": events,
+            "id": id,
+            "keyId": key_id,
+            "status": status,
+            "url": url,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        consecutive_failures = d.pop("consecutiveFailures")
+
+        created_at = datetime.datetime.fromisoformat(d.pop("createdAt"))
+
+
+
+
+        def _parse_description(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        description = _parse_description(d.pop("description"))
+
+
+        def _parse_disabled_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                disabled_at_type_0 = datetime.datetime.fromisoformat(data)
+
+
+
+                return disabled_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        disabled_at = _parse_disabled_at(d.pop("disabledAt"))
+
+
+        def _parse_disabled_reason(data: object) -> DisabledReason | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                disabled_reason_type_1 = DisabledReason(data)
+
+
+
+                return disabled_reason_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(DisabledReason | None, data)
+
+        disabled_reason = _parse_disabled_reason(d.pop("disabledReason"))
+
+
+        events = cast(list[str], d.pop("events"))
+
+
+        id = UUID(d.pop("id"))
+
+
+
+
+        key_id = UUID(d.pop("keyId"))
+
+
+
+
+        status = EndpointStatus(d.pop("status"))
+
+
+
+
+        url = d.pop("url")
+
+        webhook_endpoint = cls(
+            consecutive_failures=consecutive_failures,
+            created_at=created_at,
+            description=description,
+            disabled_at=disabled_at,
+            disabled_reason=disabled_reason,
+            events=events,
+            id=id,
+            key_id=key_id,
+            status=status,
+            url=url,
+        )
+
+
+        webhook_endpoint.additional_properties = d
+        return webhook_endpoint
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
