@@ -336,6 +336,30 @@ def check_reach(template, log, suggest):
             print(f"{name}:\n  actions: {actions}\n  partitions: {partitions}")
 
 
+def check_artifacts(template):
+    """Every binary the template builds is a binary of the workspace, and
+    the simulator's image copies what infra/build-artifacts builds."""
+    binaries = set()
+    for manifest in (ROOT / "functions").glob("*/Cargo.toml"):
+        cargo = tomllib.loads(manifest.read_text())
+        bins = cargo.get("bin") or [{"name": cargo["package"]["name"]}]
+        binaries.update(b["name"] for b in bins)
+    for name, function in resources(template, "AWS::Serverless::Function").items():
+        binary = function.get("Metadata", {}).get("BuildProperties", {}).get("Binary")
+        if function.get("Metadata", {}).get("BuildMethod") != "rust-cargolambda":
+            fail(f"{name} is not built with cargo-lambda")
+        elif binary not in binaries:
+            fail(f"{name} builds {binary!r}, which no functions/*/Cargo.toml defines")
+    dockerfile = (ROOT / "infra" / "simulator.Dockerfile").read_text()
+    script = (ROOT / "infra" / "build-artifacts").read_text()
+    if "simulator-runner" not in binaries:
+        fail("no simulator-runner binary for the simulator image")
+    if "COPY target/lambda/simulator-runner/bootstrap " not in dockerfile:
+        fail("infra/simulator.Dockerfile does not copy the runner infra/build-artifacts builds")
+    if "--bin simulator-runner" not in script:
+        fail("infra/build-artifacts does not build the simulator runner")
+
+
 def main(argv):
     log = None
     suggest = "--suggest" in argv
@@ -348,6 +372,7 @@ def main(argv):
     check_operations(template)
     check_secrets(template)
     check_least_privilege(template)
+    check_artifacts(template)
     if log:
         check_reach(template, log, suggest)
     for problem in problems:

@@ -1700,6 +1700,11 @@ struct Sender<'a> {
     serial: std::cell::Cell<u32>,
 }
 
+async fn status_of(request: reqwest::RequestBuilder, token: &str) -> u16 {
+    let response = request.bearer_auth(token).send().await.unwrap();
+    response.status().as_u16()
+}
+
 impl Sender<'_> {
     async fn fixed(&self, op: &Operation, token: &str) -> u16 {
         let mut request = self
@@ -1709,13 +1714,7 @@ impl Sender<'_> {
         if let Some(body) = (op.body)(Who::DevKey) {
             request = request.json(&body);
         }
-        request
-            .bearer_auth(token)
-            .send()
-            .await
-            .unwrap()
-            .status()
-            .as_u16()
+        status_of(request, token).await
     }
 
     async fn tenant(&self, op: &TenantOperation, token: &str) -> u16 {
@@ -1735,13 +1734,7 @@ impl Sender<'_> {
                 .header("content-type", "application/json")
                 .body(fill(template));
         }
-        request
-            .bearer_auth(token)
-            .send()
-            .await
-            .unwrap()
-            .status()
-            .as_u16()
+        status_of(request, token).await
     }
 }
 
