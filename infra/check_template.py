@@ -354,7 +354,7 @@ def check_artifacts(template):
     script = (ROOT / "infra" / "build-artifacts").read_text()
     if "simulator-runner" not in binaries:
         fail("no simulator-runner binary for the simulator image")
-    if "COPY target/lambda/simulator-runner/bootstrap " not in dockerfile:
+    if "ARG RUNNER=target/lambda/simulator-runner/bootstrap" not in dockerfile:
         fail("infra/simulator.Dockerfile does not copy the runner infra/build-artifacts builds")
     if "--bin simulator-runner" not in script:
         fail("infra/build-artifacts does not build the simulator runner")
