@@ -15,7 +15,7 @@ export { STREAM_PATH, eventStream } from "./stream.js";
 export type { EventEnvelope, StreamEvent, StreamOptions } from "./stream.js";
 
 /** The contract version this SDK was generated from. */
-export const CONTRACT_VERSION = "1.1.0";
+export const CONTRACT_VERSION = "1.1.1";
 
 export type AlytClient = Client<paths>;
 

@@ -3198,601 +3198,127 @@ export interface components {
             windowKey: string | null;
         };
         ListResponse_AuditEntry: {
-            items: {
-                actor: null | components["schemas"]["UserId"];
-                /** Format: date-time */
-                at: string;
-                detail: string;
-                /** Format: uuid */
-                id: string;
-                /** @description What happened: `guest.checked_out`. */
-                kind: string;
-                propertyId: null | components["schemas"]["PropertyId"];
-                reservationKey: string | null;
-                subject: null | components["schemas"]["UserId"];
-            }[];
+            items: components["schemas"]["AuditEntry"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_CatalogueDefinition: {
-            items: {
-                aiDeclaration: components["schemas"]["AiDeclaration"];
-                author: components["schemas"]["DefinitionAuthor"];
-                /** @description The connector descriptor of the spec. */
-                descriptor: Record<string, never>;
-                /**
-                 * @description The connector's id (`connectorId` to connect it; a LIVE key's
-                 *     `definitionId`).
-                 */
-                id: string;
-                name: string;
-                prose: string;
-                /** Format: date-time */
-                publishedAt: string;
-                semver: string;
-                slug: string;
-            }[];
+            items: components["schemas"]["CatalogueDefinition"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_CommandRow: {
-            items: {
-                /** Format: date-time */
-                answeredAt: string | null;
-                /**
-                 * Format: int32
-                 * @description Publishes tried so far (successful or not).
-                 */
-                attempts: number;
-                /**
-                 * @description The verb sent on the commands channel (`set`, `press`, or a device
-                 *     verb of the flat form).
-                 */
-                command: string;
-                commandId: components["schemas"]["CommandId"];
-                /** Format: date-time */
-                createdAt: string;
-                deviceId: components["schemas"]["DeviceId"];
-                payload: Record<string, never> | null;
-                /** @description The device's response status, once answered. */
-                resultStatus: string | null;
-                /** Format: date-time */
-                sentAt: string | null;
-                state: components["schemas"]["CommandState"];
-                undeliverableReason: null | components["schemas"]["UndeliverableReason"];
-            }[];
+            items: components["schemas"]["CommandRow"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Connector: {
-            items: {
-                /** Format: date-time */
-                createdAt: string;
-                /** @description Also the `definitionId` a LIVE key for this connector is issued for. */
-                id: components["schemas"]["ConnectorId"];
-                name: string;
-                /**
-                 * @description Published to the catalogue (installable by any household). False
-                 *     until the catalogue review publishes it.
-                 */
-                published: boolean;
-                sandboxTenantId: null | components["schemas"]["TenantId"];
-                /**
-                 * @description The connector server's base URL; protocol calls go to
-                 *     `{serverUrl}/v1/...`.
-                 */
-                serverUrl: string;
-                slug: string;
-            }[];
+            items: components["schemas"]["Connector"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Developer: {
-            items: {
-                /** Format: date-time */
-                createdAt: string;
-                displayName: string;
-                email: string;
-                id: components["schemas"]["DeveloperId"];
-                /** Format: date-time */
-                mfaEnabledAt: string | null;
-                organisation: string | null;
-                sandboxTenantId: null | components["schemas"]["TenantId"];
-                status: components["schemas"]["DeveloperStatus"];
-                type: components["schemas"]["DeveloperType"];
-                userId: components["schemas"]["UserId"];
-                /** Format: date-time */
-                verifiedAt: string | null;
-                website: string | null;
-            }[];
+            items: components["schemas"]["Developer"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Device: {
-            items: {
-                /** @description A set: no value twice. */
-                capabilities: components["schemas"]["DeviceCapability"][];
-                /** Format: date-time */
-                createdAt: string;
-                currentUnit: null | components["schemas"]["Unit"];
-                /** Format: uuid */
-                currentUnitId: string | null;
-                /** Format: date-time */
-                deletedAt: string | null;
-                /** @description Features the device honours. */
-                features: string[];
-                firmwareChannel: components["schemas"]["FirmwareChannel"];
-                id: components["schemas"]["DeviceId"];
-                kind: components["schemas"]["DeviceKind"];
-                /** Format: date-time */
-                lastSeen: string | null;
-                liveness: components["schemas"]["Liveness"];
-                name: string;
-                parentDeviceId: null | components["schemas"]["DeviceId"];
-                propertyId: null | components["schemas"]["PropertyId"];
-                protocol: null | components["schemas"]["Protocol"];
-                protocolId: string | null;
-                reported: null | components["schemas"]["Reported"];
-                roomId: null | components["schemas"]["RoomId"];
-                settings: null | components["schemas"]["DeviceSettings"];
-                status: components["schemas"]["DeviceStatus"];
-                tenantId: components["schemas"]["TenantId"];
-                thing: components["schemas"]["Thing"];
-                /** Format: date-time */
-                updatedAt: string;
-            }[];
+            items: components["schemas"]["Device"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_DeviceLogEntryView: {
-            items: {
-                /** Format: date-time */
-                at: string;
-                deviceId: components["schemas"]["DeviceId"];
-                /** @description What the device published (a JSON object). */
-                payload: Record<string, never>;
-            }[];
+            items: components["schemas"]["DeviceLogEntryView"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Endpoint: {
-            items: {
-                address: string | null;
-                /**
-                 * @description Provider detail as the connector gave it (e.g. a speaker's source
-                 *     modes), or null.
-                 */
-                capabilities: Record<string, never> | null;
-                /** @description The capabilities this build knows (unknown ones are dropped). */
-                capabilitySet: components["schemas"]["DeviceCapability"][];
-                /** @description The provider's stable id (never an IP address). */
-                externalId: string;
-                features: string[];
-                id: components["schemas"]["EndpointId"];
-                integrationId: components["schemas"]["IntegrationId"];
-                kind: components["schemas"]["EndpointKind"];
-                /** Format: date-time */
-                lastSeen: string | null;
-                name: string;
-                presentedAs: null | components["schemas"]["PresentedAs"];
-                roomId: null | components["schemas"]["RoomId"];
-                /** @description Live values the connector last read back, keyed by capability. */
-                state: Record<string, never>;
-                /** Format: date-time */
-                stateUpdatedAt: string | null;
-                tenantId: components["schemas"]["TenantId"];
-            }[];
+            items: components["schemas"]["Endpoint"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_IncidentView: {
-            items: {
-                /** @description The resident who acknowledged it (acknowledging is separate from Off). */
-                acknowledgedBy: string | null;
-                /** Format: date-time */
-                alarmAt: string | null;
-                /** @description Whether the alarm sounded. */
-                alarmed: boolean;
-                /** Format: int64 */
-                generation: number;
-                /** Format: int64 */
-                number: number;
-                /** Format: date-time */
-                openedAt: string;
-                signal: components["schemas"]["Signal"];
-                /**
-                 * @description `entry` (the alarm sounds at `alarmAt` unless turned Off), `alarm`,
-                 *     `cleared`.
-                 */
-                state: string;
-                /** Format: uuid */
-                thingId: string;
-            }[];
+            items: components["schemas"]["IncidentView"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Integration: {
-            items: {
-                account: null | components["schemas"]["IntegrationAccount"];
-                connectorId: components["schemas"]["ConnectorId"];
-                /** Format: date-time */
-                createdAt: string;
-                /**
-                 * Format: date-time
-                 * @description The last discovery, or null.
-                 */
-                discoveredAt: string | null;
-                id: components["schemas"]["IntegrationId"];
-                /** @description The connector's name when it was connected. */
-                name: string;
-                propertyId: components["schemas"]["PropertyId"];
-                tenantId: components["schemas"]["TenantId"];
-            }[];
+            items: components["schemas"]["Integration"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Invitation: {
-            items: {
-                /** Format: date-time */
-                createdAt: string;
-                email: string;
-                /** Format: date-time */
-                expiresAt: string | null;
-                id: components["schemas"]["InvitationId"];
-                invitedBy: null | components["schemas"]["UserId"];
-                /**
-                 * Format: date-time
-                 * @description When the current link stops working (7 days after it was sent).
-                 */
-                linkExpiresAt: string;
-                name: string | null;
-                /** Format: uuid */
-                phoneThingId: string | null;
-                propertyId: null | components["schemas"]["PropertyId"];
-                requireNetwork: boolean;
-                reservationKey: string | null;
-                role: components["schemas"]["HouseholdRole"];
-                /**
-                 * Format: int32
-                 * @description How many links were sent (1, plus one per resend).
-                 */
-                sends: number;
-                /**
-                 * Format: date-time
-                 * @description When the current link was sent.
-                 */
-                sentAt: string;
-                /** Format: date-time */
-                startsAt: string | null;
-                /** @description `waiting`, or `link-expired` (resend it to revive it). */
-                state: components["schemas"]["PendingState"];
-            }[];
+            items: components["schemas"]["Invitation"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Key: {
-            items: {
-                /** Format: date-time */
-                createdAt: string;
-                /** @description The connector definition of a LIVE key. */
-                definitionId: string | null;
-                /** Format: date-time */
-                expiresAt: string | null;
-                /** @description Also the App ID for the app token exchange. */
-                id: components["schemas"]["KeyId"];
-                kind: components["schemas"]["KeyKind"];
-                /**
-                 * Format: date-time
-                 * @description To the minute.
-                 */
-                lastUsedAt: string | null;
-                name: string;
-                /** @description The first characters of the secret, for recognition. */
-                prefix: string;
-                /** Format: date-time */
-                revokedAt: string | null;
-                rotatedFromId: null | components["schemas"]["KeyId"];
-                scopes: components["schemas"]["Scope"][];
-            }[];
+            items: components["schemas"]["Key"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Member: {
-            items: {
-                /** @description The person's picture (a URL); null when none is set. */
-                avatar: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** @description The person's sign-in address (null if the account was deleted). */
-                email: string | null;
-                /** Format: date-time */
-                expiresAt: string | null;
-                invitedBy: null | components["schemas"]["UserId"];
-                /**
-                 * Format: date-time
-                 * @description When the home last saw the person's phone on its network (the
-                 *     outcome of the last check, never an address); null when never.
-                 */
-                lastSeen: string | null;
-                networkCondition: null | components["schemas"]["NetworkCondition"];
-                phone: null | components["schemas"]["MemberPhone"];
-                propertyId: null | components["schemas"]["PropertyId"];
-                /** @description The booking's reservation key of a guest's stay; null otherwise. */
-                reservationKey: string | null;
-                /** @description The level: OWNER, MEMBER or GUEST. */
-                role: components["schemas"]["HouseholdRole"];
-                /**
-                 * Format: date-time
-                 * @description A guest's stay.
-                 */
-                startsAt: string | null;
-                status: components["schemas"]["GrantStatus"];
-                userId: components["schemas"]["UserId"];
-            }[];
+            items: components["schemas"]["Member"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Notification: {
-            items: {
-                /** Format: date-time */
-                at: string;
-                body: string;
-                clientId: null | components["schemas"]["ClientId"];
-                deviceId: null | components["schemas"]["DeviceId"];
-                /** Format: uuid */
-                id: string;
-                /**
-                 * @description What raised it: `device.alert`, `membership.granted`,
-                 *     `membership.ended`, `webhook.disabled`.
-                 */
-                kind: string;
-                propertyId: null | components["schemas"]["PropertyId"];
-                tenantId: components["schemas"]["TenantId"];
-                title: string;
-            }[];
+            items: components["schemas"]["Notification"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Property: {
-            items: {
-                address: string | null;
-                clientId: components["schemas"]["ClientId"];
-                /** Format: date-time */
-                createdAt: string;
-                id: components["schemas"]["PropertyId"];
-                /** Format: double */
-                latitude: number | null;
-                /** Format: double */
-                longitude: number | null;
-                name: string;
-                tenantId: components["schemas"]["TenantId"];
-                timezone: string;
-                /** Format: date-time */
-                updatedAt: string;
-            }[];
+            items: components["schemas"]["Property"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_ReviewedSubmission: {
-            items: (components["schemas"]["Submission"] & {
-                developerId: components["schemas"]["DeveloperId"];
-                reviewedBy: null | components["schemas"]["UserId"];
-            })[];
+            items: components["schemas"]["ReviewedSubmission"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_RoomSuggestion: {
-            items: {
-                /** @description The icon a room of this name gets. */
-                icon: string;
-                name: string;
-            }[];
+            items: components["schemas"]["RoomSuggestion"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_RoomView: {
-            items: {
-                /**
-                 * @description Computed here: toggle = any member on, lock = all locked, number =
-                 *     the maximum, listening = the room flag.
-                 */
-                actionValues: components["schemas"]["ActionValue"][];
-                /** @description What the members offer. */
-                availableActions: components["schemas"]["AvailableAction"][];
-                /** @description As stored; null means the defaults. */
-                chosenActions: components["schemas"]["ActionRef"][] | null;
-                /** @description The member devices' rows. */
-                devices: components["schemas"]["Device"][];
-                /** @description The member endpoints' objects. */
-                endpoints: components["schemas"]["Endpoint"][];
-                /** @description A token of the room-icon set; derived from the name unless chosen. */
-                icon: string;
-                id: components["schemas"]["RoomId"];
-                /** @description Whether voice-capable things in the room listen for the wake word. */
-                listening: boolean;
-                name: string;
-                /**
-                 * @description At most two, resolved: the chosen ones the room still serves, or the
-                 *     defaults in the order lights, volume, thermostat, listening.
-                 */
-                primaryActions: components["schemas"]["ActionRef"][];
-                propertyId: components["schemas"]["PropertyId"];
-                /** Format: int64 */
-                quietHoursEnd: number | null;
-                /** Format: int64 */
-                quietHoursStart: number | null;
-                tenantId: components["schemas"]["TenantId"];
-                /** @description The members' Thing views. */
-                things: components["schemas"]["Thing"][];
-            }[];
+            items: components["schemas"]["RoomView"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Routine: {
-            items: {
-                /** Format: date-time */
-                createdAt: string;
-                /** @description The steps in order: `thing`, `room`, `delay`, `music`, `security`. */
-                do: components["schemas"]["Step"][];
-                enabled: boolean;
-                id: components["schemas"]["RoutineId"];
-                name: string;
-                /**
-                 * Format: date-time
-                 * @description When a time trigger fires next (null: disabled or no time trigger).
-                 */
-                nextDue: string | null;
-                propertyId: components["schemas"]["PropertyId"];
-                /** @description `{ kind: 'manual' }` or `{ kind: 'time', at: 'HH:MM', days: ['mon', …] }`. */
-                triggers: components["schemas"]["Trigger"][];
-                /** Format: date-time */
-                updatedAt: string;
-            }[];
+            items: components["schemas"]["Routine"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_RoutineRun: {
-            items: {
-                cause: components["schemas"]["RunStart"];
-                /** Format: date-time */
-                finishedAt: string | null;
-                /** Format: uuid */
-                id: string;
-                /** @description The routine's name when it ran. */
-                name: string;
-                propertyId: components["schemas"]["PropertyId"];
-                routineId: components["schemas"]["RoutineId"];
-                /** Format: date-time */
-                startedAt: string;
-                state: components["schemas"]["RunState"];
-                /**
-                 * Format: int32
-                 * @description Steps in the run.
-                 */
-                stepCount: number;
-                /** @description The outcomes so far, in step order. */
-                steps: components["schemas"]["RunStep"][];
-            }[];
+            items: components["schemas"]["RoutineRun"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_Submission: {
-            items: {
-                aiDeclaration: components["schemas"]["AiDeclaration"];
-                connectorId: components["schemas"]["ConnectorId"];
-                /** Format: date-time */
-                createdAt: string;
-                /** @description The connector descriptor of the spec, as submitted. */
-                descriptor: Record<string, never>;
-                /**
-                 * @description The last reviewer's note to the developer (required with a
-                 *     rejection or a request for changes).
-                 */
-                note: string | null;
-                prose: string;
-                /** Format: date-time */
-                publishedAt: string | null;
-                semver: string;
-                slug: string;
-                /**
-                 * @description draft, submitted, changes-requested, approved, rejected, published
-                 *     or deprecated (the moves: `alyt_domain::submission`).
-                 */
-                state: components["schemas"]["ReviewState"];
-                /** Format: date-time */
-                submittedAt: string | null;
-                /** Format: date-time */
-                updatedAt: string;
-                versionId: components["schemas"]["ConnectorVersionId"];
-            }[];
+            items: components["schemas"]["Submission"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_TelemetryPointView: {
-            items: {
-                /** Format: date-time */
-                at: string;
-                metric: string;
-                /** Format: double */
-                value: number | null;
-            }[];
+            items: components["schemas"]["TelemetryPointView"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_VirtualDevice: {
-            items: {
-                /** @description The device row, as `GET /v1/devices/{id}` shows it. */
-                device: components["schemas"]["Device"];
-                /** @description The model code of the profile (`ALSIML`, ...). */
-                model: string;
-                profile: components["schemas"]["Profile"];
-                scenario: components["schemas"]["ScenarioView"];
-            }[];
+            items: components["schemas"]["VirtualDevice"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_WebhookDelivery: {
-            items: {
-                /**
-                 * Format: int32
-                 * @description Attempts made in this series (at most 20).
-                 */
-                attempts: number;
-                /** Format: date-time */
-                createdAt: string;
-                eventId: string;
-                /** @description `X-SVC-Event`. */
-                eventType: string;
-                /**
-                 * @description `X-SVC-Delivery`: the same for every attempt of one series (a
-                 *     re-enable starts a new series for a held delivery).
-                 */
-                id: string;
-                /** Format: date-time */
-                lastAttemptAt: string | null;
-                /** @description Why the last attempt failed (never the URL). */
-                lastError: string | null;
-                /** Format: date-time */
-                nextAttemptAt: string | null;
-                /** @description The body sent: the event envelope as JSON text. */
-                payload: string;
-                /**
-                 * Format: int32
-                 * @description The last answer's HTTP status; null when none came.
-                 */
-                responseCode: number | null;
-                /** @description `X-SVC-Signature` of the last attempt. */
-                signature: string | null;
-                /**
-                 * @description pending, retrying, delivered, failed (every attempt failed), held (the
-                 *     endpoint is disabled; sent again on re-enable).
-                 */
-                status: components["schemas"]["DeliveryStatus"];
-            }[];
+            items: components["schemas"]["WebhookDelivery"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
         ListResponse_WebhookEndpoint: {
-            items: {
-                /**
-                 * Format: int32
-                 * @description Failed attempts since the last success (50 disable it).
-                 */
-                consecutiveFailures: number;
-                /** Format: date-time */
-                createdAt: string;
-                description: string | null;
-                /** Format: date-time */
-                disabledAt: string | null;
-                disabledReason: null | components["schemas"]["DisabledReason"];
-                /** @description The event kinds it receives. */
-                events: string[];
-                id: components["schemas"]["WebhookId"];
-                /** @description The developer key it is bound to. */
-                keyId: components["schemas"]["KeyId"];
-                status: components["schemas"]["EndpointStatus"];
-                url: string;
-            }[];
+            items: components["schemas"]["WebhookEndpoint"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };

@@ -22,11 +22,18 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// The application serving `groups` (plus the contract documents), with the
 /// shared conventions.
 pub fn app(state: AppState, groups: &[Group]) -> Router {
-    let mut routes = openapi::routes();
-    for group in groups {
-        routes = routes.merge(group.routes());
-    }
-    serve(routes, state)
+    let operations = groups
+        .iter()
+        .fold(Operations::default(), |operations, group| {
+            operations.merge(group.routes())
+        });
+    app_with(state, operations)
+}
+
+/// The application serving `operations` plus the contract documents (a
+/// hosted function passes its [`crate::groups::OneGroup`]'s routes).
+pub fn app_with(state: AppState, operations: Operations) -> Router {
+    serve(openapi::routes().merge(operations), state)
 }
 
 /// `routes` under the shared conventions; the operations their contract

@@ -16,8 +16,8 @@ pub mod ports;
 pub mod routing;
 pub mod state;
 
-pub use app::{app, serve, with_conventions};
+pub use app::{app, app_with, serve, with_conventions};
 pub use conventions::client::{Client, ClientAddr};
 pub use conventions::problem::ApiError;
-pub use groups::Group;
+pub use groups::{Group, OneGroup};
 pub use state::{Adapters, AppState, EventsSettings, Settings, TokenKey};

@@ -4,7 +4,6 @@
 
 use std::sync::OnceLock;
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::http::header;
 use axum::response::IntoResponse;
@@ -30,13 +29,15 @@ use crate::routing::{Operations, operations};
 /// three forms of a command body (`SetCommand`, `PressCommand`,
 /// `DeviceCommand`) and writes a routine's music step as one object, so
 /// generated clients type them (minor: new named types, same shapes).
-pub const API_VERSION: &str = "1.1.0";
+/// 1.1.1 names each list's item type instead of repeating it inline (the
+/// same shapes: a patch; generated clients lose their duplicate models).
+pub const API_VERSION: &str = "1.1.1";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "1.1.0",
+        version = "1.1.1",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(
@@ -120,7 +121,35 @@ pub fn document() -> serde_json::Value {
             ),
         ]);
     }
-    merge_tagged_newtypes(document)
+    let mut document = merge_tagged_newtypes(document);
+    reference_list_items(&mut document);
+    document
+}
+
+/// utoipa writes `T` inline into each `ListResponse_T`, so a generator
+/// makes a second model of every listed type (`Device` and
+/// `ListResponseDeviceItemsItem`). Each list's items name the component
+/// instead when it is the same schema.
+fn reference_list_items(document: &mut serde_json::Value) {
+    let Some(schemas) = document["components"]["schemas"].as_object_mut() else {
+        return;
+    };
+    let lists: Vec<(String, String)> = schemas
+        .keys()
+        .filter_map(|name| {
+            let item = name.strip_prefix("ListResponse_")?;
+            Some((name.clone(), item.to_owned()))
+        })
+        .collect();
+    for (list, item) in lists {
+        let Some(component) = schemas.get(&item).cloned() else {
+            continue;
+        };
+        let items = &mut schemas[&list]["properties"]["items"]["items"];
+        if *items == component {
+            *items = serde_json::json!({ "$ref": format!("#/components/schemas/{item}") });
+        }
+    }
 }
 
 /// A tagged enum's newtype variant (`Step::Music(MusicStep)`, tagged with
@@ -227,10 +256,25 @@ fn hosted_server(url: &str, description: &str, id: &str, id_description: &str) -
     responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object))
 )]
 pub async fn get_openapi() -> impl IntoResponse {
-    // Built on the first request, not at start (issue 16, M6).
     static SERVED: OnceLock<Bytes> = OnceLock::new();
-    let body = SERVED.get_or_init(|| {
-        Bytes::from(serde_json::to_vec(&document()).expect("the contract serializes"))
+    served(&SERVED, COMMITTED_OPENAPI)
+}
+
+/// The committed documents, which tests/contract.rs holds equal to the ones
+/// the code generates ([`document`], [`alyt_device::asyncapi::document`]).
+/// Served from these copies so that a function hosting one group links none
+/// of the other groups' handlers (building the document would reach every
+/// one), and no cold start spends time assembling the contract.
+pub const COMMITTED_OPENAPI: &[u8] = include_bytes!("../contract/openapi.json");
+pub const COMMITTED_ASYNCAPI: &[u8] = include_bytes!("../contract/asyncapi.json");
+
+/// A committed document as compact JSON, rewritten on the first request
+/// (issue 16, M6: nothing at start).
+fn served(cache: &'static OnceLock<Bytes>, committed: &'static [u8]) -> impl IntoResponse + use<> {
+    let body = cache.get_or_init(|| {
+        let document: serde_json::Value =
+            serde_json::from_slice(committed).expect("the committed contract is JSON");
+        Bytes::from(serde_json::to_vec(&document).expect("the contract serializes"))
     });
     ([(header::CONTENT_TYPE, "application/json")], body.clone())
 }
@@ -243,6 +287,7 @@ pub async fn get_openapi() -> impl IntoResponse {
     operation_id = "getAsyncApi",
     responses((status = 200, description = "The AsyncAPI 3.0 document", content_type = "application/json", body = Object))
 )]
-pub async fn get_asyncapi() -> Json<serde_json::Value> {
-    Json(alyt_device::asyncapi::document())
+pub async fn get_asyncapi() -> impl IntoResponse {
+    static SERVED: OnceLock<Bytes> = OnceLock::new();
+    served(&SERVED, COMMITTED_ASYNCAPI)
 }

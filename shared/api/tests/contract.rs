@@ -29,7 +29,7 @@ fn openapi_document_is_3_1_with_the_contract_version() {
     let doc = serde_json::to_value(alyt_api::openapi::document()).unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["info"]["version"], alyt_api::openapi::API_VERSION);
-    assert_eq!(doc["info"]["version"], "1.1.0");
+    assert_eq!(doc["info"]["version"], "1.1.1");
     assert!(doc["paths"]["/v1/capabilities"]["get"].is_object());
     assert!(doc["components"]["schemas"]["CapabilityCatalogue"].is_object());
 }
@@ -48,6 +48,27 @@ fn asyncapi_document_matches_the_committed_contract() {
         committed == generated,
         "the AsyncAPI document drifted from {}; review and regenerate with ALYT_UPDATE_CONTRACTS=1",
         path.display()
+    );
+}
+
+/// The platform serves the committed copies as compiled in
+/// (`alyt_api::openapi::COMMITTED_*`): they must be the generated documents.
+/// (Right after `ALYT_UPDATE_CONTRACTS=1` rewrote the files, this binary
+/// still holds the old copies; the next build embeds the new ones.)
+#[test]
+fn the_served_documents_are_the_generated_ones() {
+    if std::env::var_os("ALYT_UPDATE_CONTRACTS").is_some() {
+        return;
+    }
+    let openapi = serde_json::to_string_pretty(&alyt_api::openapi::document()).unwrap() + "\n";
+    assert!(
+        alyt_api::openapi::COMMITTED_OPENAPI == openapi.as_bytes(),
+        "the served OpenAPI document is not the generated one"
+    );
+    let asyncapi = serde_json::to_string_pretty(&alyt_device::asyncapi::document()).unwrap() + "\n";
+    assert!(
+        alyt_api::openapi::COMMITTED_ASYNCAPI == asyncapi.as_bytes(),
+        "the served AsyncAPI document is not the generated one"
     );
 }
 

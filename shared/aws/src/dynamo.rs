@@ -64,7 +64,7 @@ impl DynamoStore {
     /// A store on the default AWS configuration (environment, profile, role),
     /// talking to `$ALYT_DYNAMODB_ENDPOINT` instead of AWS when that is set.
     pub async fn from_env(table: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
-        let shared = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        let shared = crate::sdk_config().await;
         let mut config = aws_sdk_dynamodb::config::Builder::from(&shared);
         if let Some(endpoint) = std::env::var(ENDPOINT_ENV).ok().filter(|e| !e.is_empty()) {
             config = config.endpoint_url(endpoint);

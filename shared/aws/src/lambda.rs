@@ -76,7 +76,7 @@ impl IotDataConfig {
     /// (environment, role).
     #[cfg(feature = "iot-publish")]
     pub async fn publisher_from_defaults(&self) -> crate::IotDataPublisher {
-        let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        let aws = crate::sdk_config().await;
         self.publisher(&aws)
     }
 }
@@ -132,7 +132,7 @@ impl IotConfig {
 pub async fn mailer_from_env() -> std::sync::Arc<dyn alyt_mail::Mailer> {
     match env_var("ALYT_MAIL_FROM") {
         Some(from) => {
-            let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+            let aws = crate::sdk_config().await;
             std::sync::Arc::new(crate::mail::SesMailer::new(
                 aws_sdk_sesv2::Client::new(&aws),
                 from,

@@ -16,6 +16,8 @@ pub mod iot_publisher;
 pub mod lambda;
 #[cfg(feature = "ses")]
 pub mod mail;
+#[cfg(feature = "sdk")]
+mod sdk;
 #[cfg(feature = "sqs")]
 pub mod sqs_ingest;
 #[cfg(feature = "http")]
@@ -30,3 +32,5 @@ pub use dynamo::{DynamoStore, ENDPOINT_ENV, create_table};
 pub use iot::{IotCredentials, NoDeviceCredentials};
 #[cfg(feature = "iot-publish")]
 pub use iot_publisher::IotDataPublisher;
+#[cfg(feature = "sdk")]
+pub use sdk::{https_client, sdk_config};

@@ -65,6 +65,7 @@ impl MotoServer {
     pub fn client(&self) -> aws_sdk_dynamodb::Client {
         let config = aws_sdk_dynamodb::Config::builder()
             .behavior_version(BehaviorVersion::latest())
+            .http_client(crate::https_client())
             .region(Region::new("us-east-1"))
             .credentials_provider(Credentials::new(
                 "testing",

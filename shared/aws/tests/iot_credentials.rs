@@ -34,6 +34,7 @@ async fn iot_client() -> aws_sdk_iot::Client {
     aws_sdk_iot::Client::from_conf(
         aws_sdk_iot::Config::builder()
             .behavior_version(BehaviorVersion::latest())
+            .http_client(alyt_aws::https_client())
             .region(Region::new("us-east-1"))
             .credentials_provider(credentials())
             .endpoint_url(server.endpoint())
@@ -46,6 +47,7 @@ async fn data_client() -> aws_sdk_iotdataplane::Client {
     aws_sdk_iotdataplane::Client::from_conf(
         aws_sdk_iotdataplane::Config::builder()
             .behavior_version(BehaviorVersion::latest())
+            .http_client(alyt_aws::https_client())
             .region(Region::new("us-east-1"))
             .credentials_provider(credentials())
             .endpoint_url(server.endpoint())

@@ -1,5 +1,5 @@
 //! POST /v1/devices/register through the hosted state as a Lambda builds it
-//! from its environment (`HostedConfig::from_env` + `hosted_state`), with
+//! from its environment (`HostedConfig::from_env` + `group_state`), with
 //! DynamoDB and IoT Core both on moto: the device gets an IoT certificate,
 //! never a password, and a command to it is published at once through the
 //! IoT data plane. The same state answers the event stream's path with 421
@@ -9,7 +9,7 @@
 use alyt_api::Group;
 use alyt_aws::lambda::{
     HostedConfig, IOT_DATA_ENDPOINT_ENV, IOT_DATA_PLANE_URL_ENV, IOT_DEVICE_POLICY_ENV,
-    IOT_ENDPOINT_ENV, hosted_state, router,
+    IOT_ENDPOINT_ENV, group_state, router,
 };
 use aws_sdk_iot::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_iot::types::CertificateStatus;
@@ -61,6 +61,7 @@ async fn registering_a_device_on_the_hosted_state_issues_an_iot_certificate() {
     let iot = aws_sdk_iot::Client::from_conf(
         aws_sdk_iot::Config::builder()
             .behavior_version(BehaviorVersion::latest())
+            .http_client(alyt_aws::https_client())
             .region(Region::new("us-east-1"))
             .credentials_provider(Credentials::new("testing", "testing", None, None, "tests"))
             .endpoint_url(server.endpoint())
@@ -90,7 +91,7 @@ async fn registering_a_device_on_the_hosted_state_issues_an_iot_certificate() {
     }
     let config = HostedConfig::from_env().unwrap();
     config.check_for(&[Group::Homes]).unwrap();
-    let state = hosted_state(&config).await.unwrap();
+    let state = group_state(&config).await.unwrap();
     let first = alyt_api::bootstrap::ensure_first_owner(&state, OWNER, Some(PASSWORD.into()))
         .await
         .unwrap()

@@ -73,6 +73,13 @@ pub fn classify(old: &Value, new: &Value) -> Report {
         });
         return report;
     }
+    if without_prose(&inlined(&old_bare)) == without_prose(&inlined(&new_bare)) {
+        report.findings.push(Finding {
+            change: Change::Patch,
+            what: "the same shapes, written with other references (a schema named instead of repeated, or the reverse)".into(),
+        });
+        return report;
+    }
     let mut diff = Diff {
         old,
         new,
@@ -168,6 +175,45 @@ fn without_prose(value: &Value) -> Value {
         }
     }
     strip(value, false)
+}
+
+/// `doc` with every local schema reference replaced by what it names
+/// (a reference back into a schema being inlined stays: recursive types).
+/// Two documents equal this way describe the same wire shapes.
+fn inlined(doc: &Value) -> Value {
+    fn inline(doc: &Value, value: &Value, open: &mut Vec<String>) -> Value {
+        match value {
+            Value::Object(map) => {
+                if let Some(reference) = map.get("$ref").and_then(Value::as_str)
+                    && !open.iter().any(|o| o == reference)
+                    && let Some(target) = reference
+                        .strip_prefix('#')
+                        .and_then(|pointer| doc.pointer(pointer))
+                {
+                    open.push(reference.to_owned());
+                    let mut expanded = inline(doc, target, open);
+                    open.pop();
+                    // Siblings of a `$ref` (3.1 allows a description beside it).
+                    if let Value::Object(expanded) = &mut expanded {
+                        for (k, v) in map.iter().filter(|(k, _)| *k != "$ref") {
+                            expanded.insert(k.clone(), inline(doc, v, open));
+                        }
+                    }
+                    return expanded;
+                }
+                Value::Object(
+                    map.iter()
+                        .map(|(k, v)| (k.clone(), inline(doc, v, open)))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|v| inline(doc, v, open)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    inline(doc, doc, &mut Vec::new())
 }
 
 /// Which side of the wire a schema is on: what a client sends may only

@@ -40,6 +40,29 @@ fn prose_only_is_a_patch() {
     assert_eq!(report.change(), Change::Patch, "{report:?}");
 }
 
+/// A list's item type written inline where it was named (or the reverse)
+/// is the same wire shape: a patch. Naming a different type is not.
+#[test]
+fn naming_a_schema_instead_of_repeating_it_is_a_patch() {
+    let old = contract();
+    let device = schema(&mut old.clone(), "Device").clone();
+    let mut inline = old.clone();
+    schema(&mut inline, "ListResponse_Device")["properties"]["items"]["items"] = device;
+    assert_eq!(
+        schema(&mut old.clone(), "ListResponse_Device")["properties"]["items"]["items"]["$ref"],
+        "#/components/schemas/Device",
+        "the contract names list items"
+    );
+    let report = classify(&inline, &old);
+    assert_eq!(report.change(), Change::Patch, "{report:?}");
+    assert_eq!(classify(&old, &inline).change(), Change::Patch);
+
+    let mut other = old.clone();
+    schema(&mut other, "ListResponse_Device")["properties"]["items"]["items"] =
+        json!({ "$ref": "#/components/schemas/Member" });
+    assert!(classify(&old, &other).change() > Change::Patch);
+}
+
 #[test]
 fn a_field_named_like_prose_is_still_a_field() {
     let old = contract();

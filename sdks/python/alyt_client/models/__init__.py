@@ -129,61 +129,30 @@ from .key_with_secret import KeyWithSecret
 from .kind_usage import KindUsage
 from .list_device_telemetry_order import ListDeviceTelemetryOrder
 from .list_response_audit_entry import ListResponseAuditEntry
-from .list_response_audit_entry_items_item import ListResponseAuditEntryItemsItem
 from .list_response_catalogue_definition import ListResponseCatalogueDefinition
-from .list_response_catalogue_definition_items_item import ListResponseCatalogueDefinitionItemsItem
-from .list_response_catalogue_definition_items_item_descriptor import ListResponseCatalogueDefinitionItemsItemDescriptor
 from .list_response_command_row import ListResponseCommandRow
-from .list_response_command_row_items_item import ListResponseCommandRowItemsItem
-from .list_response_command_row_items_item_payload_type_0 import ListResponseCommandRowItemsItemPayloadType0
 from .list_response_connector import ListResponseConnector
-from .list_response_connector_items_item import ListResponseConnectorItemsItem
 from .list_response_developer import ListResponseDeveloper
-from .list_response_developer_items_item import ListResponseDeveloperItemsItem
 from .list_response_device import ListResponseDevice
-from .list_response_device_items_item import ListResponseDeviceItemsItem
 from .list_response_device_log_entry_view import ListResponseDeviceLogEntryView
-from .list_response_device_log_entry_view_items_item import ListResponseDeviceLogEntryViewItemsItem
-from .list_response_device_log_entry_view_items_item_payload import ListResponseDeviceLogEntryViewItemsItemPayload
 from .list_response_endpoint import ListResponseEndpoint
-from .list_response_endpoint_items_item import ListResponseEndpointItemsItem
-from .list_response_endpoint_items_item_capabilities_type_0 import ListResponseEndpointItemsItemCapabilitiesType0
-from .list_response_endpoint_items_item_state import ListResponseEndpointItemsItemState
 from .list_response_incident_view import ListResponseIncidentView
-from .list_response_incident_view_items_item import ListResponseIncidentViewItemsItem
 from .list_response_integration import ListResponseIntegration
-from .list_response_integration_items_item import ListResponseIntegrationItemsItem
 from .list_response_invitation import ListResponseInvitation
-from .list_response_invitation_items_item import ListResponseInvitationItemsItem
 from .list_response_key import ListResponseKey
-from .list_response_key_items_item import ListResponseKeyItemsItem
 from .list_response_member import ListResponseMember
-from .list_response_member_items_item import ListResponseMemberItemsItem
 from .list_response_notification import ListResponseNotification
-from .list_response_notification_items_item import ListResponseNotificationItemsItem
 from .list_response_property import ListResponseProperty
-from .list_response_property_items_item import ListResponsePropertyItemsItem
 from .list_response_reviewed_submission import ListResponseReviewedSubmission
-from .list_response_reviewed_submission_items_item import ListResponseReviewedSubmissionItemsItem
 from .list_response_room_suggestion import ListResponseRoomSuggestion
-from .list_response_room_suggestion_items_item import ListResponseRoomSuggestionItemsItem
 from .list_response_room_view import ListResponseRoomView
-from .list_response_room_view_items_item import ListResponseRoomViewItemsItem
 from .list_response_routine import ListResponseRoutine
-from .list_response_routine_items_item import ListResponseRoutineItemsItem
 from .list_response_routine_run import ListResponseRoutineRun
-from .list_response_routine_run_items_item import ListResponseRoutineRunItemsItem
 from .list_response_submission import ListResponseSubmission
-from .list_response_submission_items_item import ListResponseSubmissionItemsItem
-from .list_response_submission_items_item_descriptor import ListResponseSubmissionItemsItemDescriptor
 from .list_response_telemetry_point_view import ListResponseTelemetryPointView
-from .list_response_telemetry_point_view_items_item import ListResponseTelemetryPointViewItemsItem
 from .list_response_virtual_device import ListResponseVirtualDevice
-from .list_response_virtual_device_items_item import ListResponseVirtualDeviceItemsItem
 from .list_response_webhook_delivery import ListResponseWebhookDelivery
-from .list_response_webhook_delivery_items_item import ListResponseWebhookDeliveryItemsItem
 from .list_response_webhook_endpoint import ListResponseWebhookEndpoint
-from .list_response_webhook_endpoint_items_item import ListResponseWebhookEndpointItemsItem
 from .liveness import Liveness
 from .liveness_state import LivenessState
 from .location import Location
@@ -472,61 +441,30 @@ __all__ = (
     "KindUsage",
     "ListDeviceTelemetryOrder",
     "ListResponseAuditEntry",
-    "ListResponseAuditEntryItemsItem",
     "ListResponseCatalogueDefinition",
-    "ListResponseCatalogueDefinitionItemsItem",
-    "ListResponseCatalogueDefinitionItemsItemDescriptor",
     "ListResponseCommandRow",
-    "ListResponseCommandRowItemsItem",
-    "ListResponseCommandRowItemsItemPayloadType0",
     "ListResponseConnector",
-    "ListResponseConnectorItemsItem",
     "ListResponseDeveloper",
-    "ListResponseDeveloperItemsItem",
     "ListResponseDevice",
-    "ListResponseDeviceItemsItem",
     "ListResponseDeviceLogEntryView",
-    "ListResponseDeviceLogEntryViewItemsItem",
-    "ListResponseDeviceLogEntryViewItemsItemPayload",
     "ListResponseEndpoint",
-    "ListResponseEndpointItemsItem",
-    "ListResponseEndpointItemsItemCapabilitiesType0",
-    "ListResponseEndpointItemsItemState",
     "ListResponseIncidentView",
-    "ListResponseIncidentViewItemsItem",
     "ListResponseIntegration",
-    "ListResponseIntegrationItemsItem",
     "ListResponseInvitation",
-    "ListResponseInvitationItemsItem",
     "ListResponseKey",
-    "ListResponseKeyItemsItem",
     "ListResponseMember",
-    "ListResponseMemberItemsItem",
     "ListResponseNotification",
-    "ListResponseNotificationItemsItem",
     "ListResponseProperty",
-    "ListResponsePropertyItemsItem",
     "ListResponseReviewedSubmission",
-    "ListResponseReviewedSubmissionItemsItem",
     "ListResponseRoomSuggestion",
-    "ListResponseRoomSuggestionItemsItem",
     "ListResponseRoomView",
-    "ListResponseRoomViewItemsItem",
     "ListResponseRoutine",
-    "ListResponseRoutineItemsItem",
     "ListResponseRoutineRun",
-    "ListResponseRoutineRunItemsItem",
     "ListResponseSubmission",
-    "ListResponseSubmissionItemsItem",
-    "ListResponseSubmissionItemsItemDescriptor",
     "ListResponseTelemetryPointView",
-    "ListResponseTelemetryPointViewItemsItem",
     "ListResponseVirtualDevice",
-    "ListResponseVirtualDeviceItemsItem",
     "ListResponseWebhookDelivery",
-    "ListResponseWebhookDeliveryItemsItem",
     "ListResponseWebhookEndpoint",
-    "ListResponseWebhookEndpointItemsItem",
     "Liveness",
     "LivenessState",
     "Location",

@@ -11,7 +11,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.list_response_audit_entry_items_item import ListResponseAuditEntryItemsItem
+  from ..models.audit_entry import AuditEntry
 
 
 
@@ -25,11 +25,11 @@ T = TypeVar("T", bound="ListResponseAuditEntry")
 class ListResponseAuditEntry:
     """ 
         Attributes:
-            items (list[ListResponseAuditEntryItemsItem]):
+            items (list[AuditEntry]):
             next_cursor (None | str): Pass as `cursor` to get the next page; null on the last page.
      """
 
-    items: list[ListResponseAuditEntryItemsItem]
+    items: list[AuditEntry]
     next_cursor: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -38,7 +38,7 @@ class ListResponseAuditEntry:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.list_response_audit_entry_items_item import ListResponseAuditEntryItemsItem # noqa: PLC0415
+        from ..models.audit_entry import AuditEntry # noqa: PLC0415
         items = []
         for items_item_data in self.items:
             items_item = items_item_data.to_dict()
@@ -63,12 +63,12 @@ class ListResponseAuditEntry:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.list_response_audit_entry_items_item import ListResponseAuditEntryItemsItem # noqa: PLC0415
+        from ..models.audit_entry import AuditEntry # noqa: PLC0415
         d = dict(src_dict)
         items = []
         _items = d.pop("items")
         for items_item_data in (_items):
-            items_item = ListResponseAuditEntryItemsItem.from_dict(items_item_data)
+            items_item = AuditEntry.from_dict(items_item_data)
 
 
 

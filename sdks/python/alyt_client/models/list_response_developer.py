@@ -11,7 +11,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.list_response_developer_items_item import ListResponseDeveloperItemsItem
+  from ..models.developer import Developer
 
 
 
@@ -25,11 +25,11 @@ T = TypeVar("T", bound="ListResponseDeveloper")
 class ListResponseDeveloper:
     """ 
         Attributes:
-            items (list[ListResponseDeveloperItemsItem]):
+            items (list[Developer]):
             next_cursor (None | str): Pass as `cursor` to get the next page; null on the last page.
      """
 
-    items: list[ListResponseDeveloperItemsItem]
+    items: list[Developer]
     next_cursor: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -38,7 +38,7 @@ class ListResponseDeveloper:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.list_response_developer_items_item import ListResponseDeveloperItemsItem # noqa: PLC0415
+        from ..models.developer import Developer # noqa: PLC0415
         items = []
         for items_item_data in self.items:
             items_item = items_item_data.to_dict()
@@ -63,12 +63,12 @@ class ListResponseDeveloper:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.list_response_developer_items_item import ListResponseDeveloperItemsItem # noqa: PLC0415
+        from ..models.developer import Developer # noqa: PLC0415
         d = dict(src_dict)
         items = []
         _items = d.pop("items")
         for items_item_data in (_items):
-            items_item = ListResponseDeveloperItemsItem.from_dict(items_item_data)
+            items_item = Developer.from_dict(items_item_data)
 
 
 

@@ -11,7 +11,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.list_response_device_items_item import ListResponseDeviceItemsItem
+  from ..models.device import Device
 
 
 
@@ -25,11 +25,11 @@ T = TypeVar("T", bound="ListResponseDevice")
 class ListResponseDevice:
     """ 
         Attributes:
-            items (list[ListResponseDeviceItemsItem]):
+            items (list[Device]):
             next_cursor (None | str): Pass as `cursor` to get the next page; null on the last page.
      """
 
-    items: list[ListResponseDeviceItemsItem]
+    items: list[Device]
     next_cursor: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -38,7 +38,7 @@ class ListResponseDevice:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.list_response_device_items_item import ListResponseDeviceItemsItem # noqa: PLC0415
+        from ..models.device import Device # noqa: PLC0415
         items = []
         for items_item_data in self.items:
             items_item = items_item_data.to_dict()
@@ -63,12 +63,12 @@ class ListResponseDevice:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.list_response_device_items_item import ListResponseDeviceItemsItem # noqa: PLC0415
+        from ..models.device import Device # noqa: PLC0415
         d = dict(src_dict)
         items = []
         _items = d.pop("items")
         for items_item_data in (_items):
-            items_item = ListResponseDeviceItemsItem.from_dict(items_item_data)
+            items_item = Device.from_dict(items_item_data)
 
 
 

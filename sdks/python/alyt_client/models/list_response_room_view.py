@@ -11,7 +11,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.list_response_room_view_items_item import ListResponseRoomViewItemsItem
+  from ..models.room_view import RoomView
 
 
 
@@ -25,11 +25,11 @@ T = TypeVar("T", bound="ListResponseRoomView")
 class ListResponseRoomView:
     """ 
         Attributes:
-            items (list[ListResponseRoomViewItemsItem]):
+            items (list[RoomView]):
             next_cursor (None | str): Pass as `cursor` to get the next page; null on the last page.
      """
 
-    items: list[ListResponseRoomViewItemsItem]
+    items: list[RoomView]
     next_cursor: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -38,7 +38,7 @@ class ListResponseRoomView:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.list_response_room_view_items_item import ListResponseRoomViewItemsItem # noqa: PLC0415
+        from ..models.room_view import RoomView # noqa: PLC0415
         items = []
         for items_item_data in self.items:
             items_item = items_item_data.to_dict()
@@ -63,12 +63,12 @@ class ListResponseRoomView:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.list_response_room_view_items_item import ListResponseRoomViewItemsItem # noqa: PLC0415
+        from ..models.room_view import RoomView # noqa: PLC0415
         d = dict(src_dict)
         items = []
         _items = d.pop("items")
         for items_item_data in (_items):
-            items_item = ListResponseRoomViewItemsItem.from_dict(items_item_data)
+            items_item = RoomView.from_dict(items_item_data)
 
 
 

@@ -11,7 +11,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.list_response_routine_run_items_item import ListResponseRoutineRunItemsItem
+  from ..models.routine_run import RoutineRun
 
 
 
@@ -25,11 +25,11 @@ T = TypeVar("T", bound="ListResponseRoutineRun")
 class ListResponseRoutineRun:
     """ 
         Attributes:
-            items (list[ListResponseRoutineRunItemsItem]):
+            items (list[RoutineRun]):
             next_cursor (None | str): Pass as `cursor` to get the next page; null on the last page.
      """
 
-    items: list[ListResponseRoutineRunItemsItem]
+    items: list[RoutineRun]
     next_cursor: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -38,7 +38,7 @@ class ListResponseRoutineRun:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.list_response_routine_run_items_item import ListResponseRoutineRunItemsItem # noqa: PLC0415
+        from ..models.routine_run import RoutineRun # noqa: PLC0415
         items = []
         for items_item_data in self.items:
             items_item = items_item_data.to_dict()
@@ -63,12 +63,12 @@ class ListResponseRoutineRun:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.list_response_routine_run_items_item import ListResponseRoutineRunItemsItem # noqa: PLC0415
+        from ..models.routine_run import RoutineRun # noqa: PLC0415
         d = dict(src_dict)
         items = []
         _items = d.pop("items")
         for items_item_data in (_items):
-            items_item = ListResponseRoutineRunItemsItem.from_dict(items_item_data)
+            items_item = RoutineRun.from_dict(items_item_data)
 
 
 

@@ -38,11 +38,43 @@ impl Group {
 
     pub fn routes(self) -> Operations {
         match self {
-            Group::Auth => household_auth::routes(),
-            Group::Developers => developers::routes(),
-            Group::Homes => homes::routes(),
-            Group::Integrations => integrations::routes().merge(catalogue::routes()),
-            Group::People => people::routes(),
+            Group::Auth => hosted::Auth::routes(),
+            Group::Developers => hosted::Developers::routes(),
+            Group::Homes => hosted::Homes::routes(),
+            Group::Integrations => hosted::Integrations::routes(),
+            Group::People => hosted::People::routes(),
         }
     }
+}
+
+/// One group chosen at compile time: a function that hosts it names its
+/// routes without [`Group::routes`]'s match, so the binary links only that
+/// group's handlers (the others are dead code the linker drops; issue 21,
+/// bootstrap size).
+pub trait OneGroup {
+    const GROUP: Group;
+    fn routes() -> Operations;
+}
+
+/// The [`OneGroup`] of each group.
+pub mod hosted {
+    use super::*;
+
+    macro_rules! one_group {
+        ($name:ident, $($routes:expr),+) => {
+            pub struct $name;
+            impl OneGroup for $name {
+                const GROUP: Group = Group::$name;
+                fn routes() -> Operations {
+                    Operations::default()$(.merge($routes))+
+                }
+            }
+        };
+    }
+
+    one_group!(Auth, household_auth::routes());
+    one_group!(Developers, developers::routes());
+    one_group!(Homes, homes::routes());
+    one_group!(Integrations, integrations::routes(), catalogue::routes());
+    one_group!(People, people::routes());
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use alyt_api::conventions::ratelimit::{RateLimitPolicy, RateLimiter, SYNC_INTERVAL};
 use alyt_api::ports::{BotCheck, DeviceCredentialIssuer, Mailer, NoBotCheck, NoMailer};
-use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings, TokenKey};
+use alyt_api::{Adapters, AppState, ClientAddr, Group, OneGroup, Settings, TokenKey};
 use alyt_device::{DevicePublisher, NoPublisher};
 use alyt_domain::{Clock, SystemClock};
 use aws_config::SdkConfig;
@@ -75,6 +75,20 @@ pub struct HostedConfig {
     /// a key of its own ([`TokenKey::ThisProcessOnly`]) so its role need
     /// not read `CONFIG#jwt`. Set by the function, not the environment.
     pub token_key: TokenKey,
+    /// Where this function's request counts go. Set by the function, not
+    /// the environment.
+    pub rate_counts: RateCounts,
+}
+
+/// Where a hosted function's rate-limit counts go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateCounts {
+    /// Counted in the instance and shared through the table (every function
+    /// whose role may write the rate-limit items).
+    SharedThroughTable,
+    /// Counted in this instance alone: a function whose role only reads
+    /// (the event stream).
+    ThisInstanceOnly,
 }
 
 impl HostedConfig {
@@ -88,6 +102,7 @@ impl HostedConfig {
             rate_limit: RateLimitPolicy::from_env()?,
             stream_url: env_var("ALYT_STREAM_URL"),
             token_key: TokenKey::Stored,
+            rate_counts: RateCounts::SharedThroughTable,
         })
     }
 
@@ -109,7 +124,7 @@ impl HostedConfig {
 /// The hosted adapters behind the same [`AppState`] the local platform builds.
 pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http::Error> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+    let aws = crate::sdk_config().await;
     let store = DynamoStore::from_env(config.table.clone(), clock.clone()).await;
     let mailer: Arc<dyn Mailer> = match &config.mail_from {
         Some(from) => Arc::new(SesMailer::new(
@@ -140,12 +155,14 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
         },
     )
     .await?;
-    state.events.stream_elsewhere = config.stream_url.clone();
-    // Every instance counts locally and shares its counts through the table
-    // (see alyt_api::conventions::ratelimit for the tolerance and the cost).
-    state.limiter = Arc::new(
-        RateLimiter::new(config.rate_limit.clone(), clock).shared_through(store, SYNC_INTERVAL),
-    );
+    let limiter = RateLimiter::new(config.rate_limit.clone(), clock);
+    state.limiter = Arc::new(match config.rate_counts {
+        // Every instance counts locally and shares its counts through the
+        // table (see alyt_api::conventions::ratelimit for the tolerance and
+        // the cost).
+        RateCounts::SharedThroughTable => limiter.shared_through(store, SYNC_INTERVAL),
+        RateCounts::ThisInstanceOnly => limiter,
+    });
     // The simulator runner (a long-running task) finds every change in the
     // store; `ALYT_SIMULATOR_SEED` makes new virtual devices' seeds
     // deterministic.
@@ -203,7 +220,11 @@ pub async fn state_with_device_plane(
 /// The router of `groups`, with the caller's address taken from API Gateway's
 /// request context (never from a client-supplied header).
 pub fn router(state: AppState, groups: &[Group]) -> axum::Router {
-    alyt_api::app(state, groups).layer(axum::middleware::from_fn(client_addr))
+    with_client_addr(alyt_api::app(state, groups))
+}
+
+fn with_client_addr(app: axum::Router) -> axum::Router {
+    app.layer(axum::middleware::from_fn(client_addr))
 }
 
 async fn client_addr(
@@ -225,13 +246,24 @@ fn source_ip(request: &axum::extract::Request) -> Option<IpAddr> {
     }
 }
 
-pub async fn run(groups: &[Group]) -> Result<(), lambda_http::Error> {
+/// The state of a function behind API Gateway: [`hosted_state`], with its
+/// stream operation pointing to the stream's own host (API Gateway buffers
+/// responses, so it cannot stream).
+pub async fn group_state(config: &HostedConfig) -> Result<AppState, lambda_http::Error> {
+    let mut state = hosted_state(config).await?;
+    state.events.stream_elsewhere = config.stream_url.clone();
+    Ok(state)
+}
+
+/// Serves group `G` (chosen at compile time: the function links only its
+/// handlers) until Lambda stops the instance.
+pub async fn run<G: OneGroup>() -> Result<(), lambda_http::Error> {
     init_logs();
     let config = HostedConfig::from_env()?;
-    config.check_for(groups)?;
-    let state = hosted_state(&config).await?;
+    config.check_for(&[G::GROUP])?;
+    let state = group_state(&config).await?;
     super::keep_flushing(state.meter.clone()).await;
-    lambda_http::run(router(state, groups)).await
+    lambda_http::run(with_client_addr(alyt_api::app_with(state, G::routes()))).await
 }
 
 #[cfg(test)]
@@ -249,6 +281,7 @@ mod tests {
             rate_limit: RateLimitPolicy::default(),
             stream_url: None,
             token_key: TokenKey::Stored,
+            rate_counts: RateCounts::SharedThroughTable,
         }
     }
 
