@@ -66,8 +66,17 @@ WORKERS = {
     "local-housekeeping": ["SweepsFunction"],  # the reset mails; TTL is DynamoDB's
     "routines": ["RoutinesFunction"],
     "webhooks": ["WebhooksFunction"],
-    "usage-flush": sorted(TOKEN_FUNCTIONS - {"StreamFunction"}),
 }
+
+# The functions that meter usage: the HTTP groups (not the stream) and
+# ingest (a sandbox's device messages count against its quota). Locally one
+# meter serves the whole process: the log names its flush as a worker of its
+# own (the HTTP groups' flush also notes their keys' last use) and its first
+# read of a count under whichever request or pass came first, so every
+# metering function needs to read and write the counts (HOSTED_ONLY below),
+# whatever the log attributes.
+METERING = (TOKEN_FUNCTIONS - {"StreamFunction"}) | {"IngestFunction"}
+WORKERS["usage-flush"] = sorted(TOKEN_FUNCTIONS - {"StreamFunction"})
 
 # What the tests cannot see the local platform do, because it is hosted
 # only: the shared rate limiter's counters (every HTTP group function),
@@ -78,6 +87,15 @@ HOSTED_ONLY = {
     for fn in TOKEN_FUNCTIONS - {"StreamFunction"}
 }
 HOSTED_ONLY["StreamFunction"] = {("dynamodb:GetItem", "CONFIG#jwt")}
+HOSTED_ONLY["IngestFunction"] = set()
+for fn in METERING:
+    HOSTED_ONLY[fn] |= {("dynamodb:BatchGetItem", "USAGE#*"), ("dynamodb:UpdateItem", "USAGE#*")}
+# Ingest reads a sandbox developer's message quota (override and default)
+# before it counts (cached per instance, so locally often read by a request).
+HOSTED_ONLY["IngestFunction"] |= {
+    ("dynamodb:BatchGetItem", "DEVELOPER#*"),
+    ("dynamodb:BatchGetItem", "CONFIG#quota"),
+}
 
 problems = []
 
@@ -339,24 +357,29 @@ def check_reach(template, log, suggest):
 def check_artifacts(template):
     """Every binary the template builds is a binary of the workspace, and
     the simulator's image copies what infra/build-artifacts builds."""
-    binaries = set()
+    binaries = {}
     for manifest in (ROOT / "functions").glob("*/Cargo.toml"):
         cargo = tomllib.loads(manifest.read_text())
         bins = cargo.get("bin") or [{"name": cargo["package"]["name"]}]
-        binaries.update(b["name"] for b in bins)
+        binaries.update((b["name"], manifest.parent) for b in bins)
     for name, function in resources(template, "AWS::Serverless::Function").items():
         binary = function.get("Metadata", {}).get("BuildProperties", {}).get("Binary")
+        code = (TEMPLATE.parent / function["Properties"].get("CodeUri", "")).resolve()
         if function.get("Metadata", {}).get("BuildMethod") != "rust-cargolambda":
             fail(f"{name} is not built with cargo-lambda")
         elif binary not in binaries:
             fail(f"{name} builds {binary!r}, which no functions/*/Cargo.toml defines")
+        elif code != binaries[binary].resolve():
+            # sam build runs cargo-lambda in CodeUri: only the package there
+            # has the binary (the workspace root selects its default members).
+            fail(f"{name}'s CodeUri is not {binaries[binary].relative_to(ROOT)}, the package of {binary}")
     dockerfile = (ROOT / "infra" / "simulator.Dockerfile").read_text()
     script = (ROOT / "infra" / "build-artifacts").read_text()
     if "simulator-runner" not in binaries:
         fail("no simulator-runner binary for the simulator image")
     if "ARG RUNNER=target/lambda/simulator-runner/bootstrap" not in dockerfile:
         fail("infra/simulator.Dockerfile does not copy the runner infra/build-artifacts builds")
-    if "--bin simulator-runner" not in script:
+    if "-p alyt-simulator-runner" not in script:
         fail("infra/build-artifacts does not build the simulator runner")
 
 

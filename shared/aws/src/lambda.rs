@@ -195,12 +195,38 @@ pub async fn keep_flushing(meter: alyt_store::meter::UsageMeter) {
 /// Logs of every Lambda: JSON for CloudWatch, filtered by `RUST_LOG`,
 /// without a time (Lambda stamps each line itself).
 pub fn init_logs() {
-    tracing_subscriber::fmt()
-        .json()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_current_span(true)
-        .without_time()
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let (filter, unreadable) = log_filter(env_var("RUST_LOG").as_deref());
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .json()
+                .with_current_span(true)
+                .without_time(),
+        )
+        .with(filter)
         .init();
+    if let Some(given) = unreadable {
+        tracing::warn!(%given, "RUST_LOG is not a list of target=level directives; logging at info");
+    }
+}
+
+/// The filter of `RUST_LOG` (`info`, `alyt_api=debug,info`; default
+/// info): targets and levels, which is what the template's `LogLevel`
+/// documents. tracing-subscriber's `Targets` reads them without the regex
+/// engine `EnvFilter` links (span and field filters), about a megabyte of
+/// every bootstrap. An unreadable value is returned to be logged.
+fn log_filter(given: Option<&str>) -> (tracing_subscriber::filter::Targets, Option<String>) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    let info = || Targets::new().with_default(LevelFilter::INFO);
+    match given.map(str::trim).filter(|g| !g.is_empty()) {
+        None => (info(), None),
+        Some(given) => match given.parse::<Targets>() {
+            Ok(targets) => (targets, None),
+            Err(_) => (info(), Some(given.to_owned())),
+        },
+    }
 }
 
 /// The DynamoDB table of the stack (`ALYT_TABLE`), for functions that build
@@ -215,7 +241,28 @@ mod tests {
 
     use tokio::time::Instant;
 
-    use super::passes_until;
+    use super::{log_filter, passes_until};
+
+    /// The template's documented `LogLevel` forms filter by target and
+    /// level; anything else logs at info and is reported.
+    #[test]
+    fn rust_log_is_read_as_targets_and_levels() {
+        use tracing::Level;
+        let (filter, unreadable) = log_filter(Some("alyt_api=debug,warn"));
+        assert!(unreadable.is_none());
+        assert!(filter.would_enable("alyt_api::groups", &Level::DEBUG));
+        assert!(!filter.would_enable("hyper", &Level::INFO));
+        assert!(filter.would_enable("hyper", &Level::WARN));
+
+        let (filter, unreadable) = log_filter(None);
+        assert!(unreadable.is_none());
+        assert!(filter.would_enable("alyt_api", &Level::INFO));
+        assert!(!filter.would_enable("alyt_api", &Level::DEBUG));
+
+        let (filter, unreadable) = log_filter(Some("alyt_api=loud"));
+        assert_eq!(unreadable.as_deref(), Some("alyt_api=loud"));
+        assert!(filter.would_enable("alyt_api", &Level::INFO));
+    }
 
     #[tokio::test(start_paused = true)]
     async fn passes_run_on_the_beat_and_none_starts_at_the_deadline() {
