@@ -358,7 +358,11 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             }
         },
     ));
-    let mut app = alyt_api::app(state, &Group::ALL).layer(axum::middleware::from_fn(client_addr));
+    // The console's page and files at / (no API route lives there), then
+    // the API with its conventions and fallback.
+    let mut app = alyt_console::routes()
+        .merge(alyt_api::app(state, &Group::ALL))
+        .layer(axum::middleware::from_fn(client_addr));
     if config.report_store_calls || config.store_calls_log.is_some() {
         let log = match &config.store_calls_log {
             Some(path) => {

@@ -1,0 +1,105 @@
+/**
+ * The API as the console calls it: the generated SDK's typed client
+ * (sdks/typescript), the session kept for this tab, and problem bodies
+ * turned into errors a page can show.
+ */
+import { createAlytClient, type AlytClient } from "../../sdks/typescript/src/client.js";
+import type { components } from "../../sdks/typescript/src/schema.js";
+
+export type Schemas = components["schemas"];
+export type Thing = Schemas["Thing"];
+export type RoomView = Schemas["RoomView"];
+export type Control = Schemas["Control"];
+export type CapabilityDescriptor = Schemas["CapabilityDescriptor"];
+
+/** A problem body (RFC 9457) the API answered with. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly field?: string,
+  ) {
+    super(detail);
+  }
+}
+
+interface Session {
+  accessToken: string;
+  refreshToken: string;
+  email: string;
+}
+
+const SESSION_KEY = "alyt.session";
+
+/** The signed-in person of this tab (sessionStorage: gone with the tab). */
+export function session(): Session | null {
+  const raw = sessionStorage.getItem(SESSION_KEY);
+  return raw ? (JSON.parse(raw) as Session) : null;
+}
+
+export function signOut(): void {
+  sessionStorage.removeItem(SESSION_KEY);
+}
+
+/** A client of the API this page was served by. */
+export function api(): AlytClient {
+  return createAlytClient(location.origin, session()?.accessToken);
+}
+
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+/**
+ * Makes a request with the session's client, once more after refreshing an
+ * expired session; returns the data or throws the API's problem.
+ */
+export async function call<T>(request: (client: AlytClient) => Promise<Answer<T>>): Promise<T> {
+  let result = await request(api());
+  if (result.response.status === 401 && (await refresh())) {
+    result = await request(api());
+  }
+  if (!result.response.ok || result.data === undefined) {
+    throw problemOf(result);
+  }
+  return result.data;
+}
+
+function problemOf(result: Answer<unknown>): ApiProblem {
+  const problem = (result.error ?? {}) as { detail?: string; title?: string; field?: string };
+  return new ApiProblem(
+    result.response.status,
+    problem.detail ?? problem.title ?? `HTTP ${result.response.status}`,
+    problem.field,
+  );
+}
+
+async function refresh(): Promise<boolean> {
+  const current = session();
+  if (!current) return false;
+  const { data, response } = await createAlytClient(location.origin).POST("/v1/auth/refresh", {
+    body: { refreshToken: current.refreshToken },
+  });
+  if (!response.ok || !data) {
+    signOut();
+    return false;
+  }
+  sessionStorage.setItem(
+    SESSION_KEY,
+    JSON.stringify({ ...current, accessToken: data.accessToken, refreshToken: data.refreshToken }),
+  );
+  return true;
+}
+
+/** Signs in a household person; throws the API's problem when refused. */
+export async function signIn(email: string, password: string): Promise<void> {
+  const result = await createAlytClient(location.origin).POST("/v1/auth/login", {
+    body: { email, password },
+  });
+  const data = result.data;
+  if (!result.response.ok || !data) {
+    throw problemOf(result);
+  }
+  sessionStorage.setItem(
+    SESSION_KEY,
+    JSON.stringify({ accessToken: data.accessToken, refreshToken: data.refreshToken, email }),
+  );
+}

@@ -1,0 +1,36 @@
+/** The console's entry: icons first, then the page the address names. */
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+
+import { session } from "./api.js";
+import { loadIcons } from "./icons.js";
+import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
+
+function route(hash: string) {
+  const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  if (!session() || parts[0] === "signin") return <SignIn />;
+  if (parts[0] === "homes" && parts.length === 3) {
+    return <OverviewPage tenantId={parts[1]!} propertyId={parts[2]!} />;
+  }
+  if (parts[0] === "homes" && parts.length === 5 && parts[3] === "rooms") {
+    return <RoomPage tenantId={parts[1]!} propertyId={parts[2]!} roomId={parts[4]!} />;
+  }
+  return <Homes />;
+}
+
+function App() {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const changed = () => setHash(location.hash);
+    window.addEventListener("hashchange", changed);
+    return () => window.removeEventListener("hashchange", changed);
+  }, []);
+  return (
+    <>
+      <Header />
+      {route(hash)}
+    </>
+  );
+}
+
+loadIcons().finally(() => render(<App />, document.getElementById("app")!));

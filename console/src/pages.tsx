@@ -1,0 +1,234 @@
+/** The household pages: sign in, homes, a home's overview, a room. */
+import { useEffect, useState } from "preact/hooks";
+
+import { call, session, signIn, signOut, type Schemas, type Thing } from "./api.js";
+import { ThingCard } from "./controls.js";
+import { Icon } from "./icons.js";
+import { ActionTile } from "./tiles.js";
+
+type Overview = Schemas["Overview"];
+type RoomView = Schemas["RoomView"];
+type Property = Schemas["Property"];
+
+export function navigate(hash: string) {
+  location.hash = hash;
+}
+
+export function SignIn() {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <main class="narrow">
+      <h1>Sign in</h1>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const form = new FormData(e.currentTarget);
+          setBusy(true);
+          setError(null);
+          try {
+            await signIn(String(form.get("email")), String(form.get("password")));
+            navigate("#/homes");
+          } catch (err) {
+            setError((err as Error).message);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+        {error ? (
+          <p class="notice error" role="alert">
+            {error}
+          </p>
+        ) : null}
+      </form>
+    </main>
+  );
+}
+
+/** Loads on mount and whenever `reload` is called; shows errors. */
+function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [T | null, string | null, () => void] {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    load().then(
+      (d) => live && (setData(d), setError(null)),
+      (e) => live && setError((e as Error).message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return [data, error, () => setTick((t) => t + 1)];
+}
+
+export function Homes() {
+  const [homes, error] = useLoad(async () => {
+    const me = await call((c) => c.GET("/v1/auth/me"));
+    const tenants = [...new Set(me.homes.filter((h) => h.status === "active").map((h) => h.tenantId))];
+    const lists = await Promise.all(
+      tenants.map((tenantId) => call((c) => c.GET("/v1/properties", { params: { query: { tenantId } } }))),
+    );
+    return lists.flatMap((list) => list.items);
+  }, []);
+  if (error) return <Failure message={error} />;
+  if (!homes) return <Loading />;
+  return (
+    <main>
+      <h1>Homes</h1>
+      {homes.length === 0 ? <p>No home yet.</p> : null}
+      <ul class="cards">
+        {homes.map((home: Property) => (
+          <li>
+            <a class="card" href={`#/homes/${home.tenantId}/${home.id}`}>
+              <Icon token="home" />
+              <span>{home.name}</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </main>
+  );
+}
+
+export function OverviewPage(props: { tenantId: string; propertyId: string }) {
+  const { tenantId, propertyId } = props;
+  const [overview, error, reload] = useLoad(
+    () =>
+      call((c) =>
+        c.GET("/v1/properties/{propertyId}/overview", {
+          params: { path: { propertyId }, query: { tenantId } },
+        }),
+      ),
+    [tenantId, propertyId],
+  );
+  if (error) return <Failure message={error} />;
+  if (!overview) return <Loading />;
+  const everything: Thing[] = overview.rooms.flatMap((r) => r.things).concat(overview.unassigned);
+  const available = overview.rooms.flatMap((r) => r.availableActions);
+  return (
+    <main>
+      <h1>{overview.property.name}</h1>
+      <section class="tiles" aria-label="Rooms">
+        <ActionTile
+          target={{ kind: "house", propertyId }}
+          tenantId={tenantId}
+          title="All the house"
+          icon="home"
+          primary={overview.house.primaryActions}
+          values={overview.house.actionValues}
+          available={available}
+          things={everything}
+          onRan={reload}
+        />
+        {overview.rooms.map((room: RoomView) => (
+          <ActionTile
+            target={{ kind: "room", roomId: room.id }}
+            tenantId={tenantId}
+            title={room.name}
+            icon={room.icon}
+            href={`#/homes/${tenantId}/${propertyId}/rooms/${room.id}`}
+            primary={room.primaryActions}
+            values={room.actionValues}
+            available={room.availableActions}
+            things={room.things}
+            onRan={reload}
+          />
+        ))}
+      </section>
+      {overview.unassigned.length > 0 ? (
+        <section aria-label="Not in a room">
+          <h2>Not in a room</h2>
+          <div class="things">
+            {overview.unassigned.map((thing) => (
+              <ThingCard thing={thing} tenantId={tenantId} onChanged={reload} />
+            ))}
+          </div>
+        </section>
+      ) : null}
+    </main>
+  );
+}
+
+export function RoomPage(props: { tenantId: string; propertyId: string; roomId: string }) {
+  const { tenantId, propertyId, roomId } = props;
+  const [room, error, reload] = useLoad(
+    () =>
+      call((c) =>
+        c.GET("/v1/rooms/{roomId}", {
+          params: { path: { roomId }, query: { tenantId } },
+        }),
+      ),
+    [tenantId, roomId],
+  );
+  if (error) return <Failure message={error} />;
+  if (!room) return <Loading />;
+  return (
+    <main>
+      <p>
+        <a href={`#/homes/${tenantId}/${propertyId}`}>← Overview</a>
+      </p>
+      <h1>
+        <Icon token={room.icon} /> {room.name}
+      </h1>
+      {room.things.length === 0 ? <p>Nothing in this room yet.</p> : null}
+      <div class="things">
+        {room.things.map((thing) => (
+          <ThingCard thing={thing} tenantId={tenantId} onChanged={reload} />
+        ))}
+      </div>
+    </main>
+  );
+}
+
+export function Header() {
+  const current = session();
+  return (
+    <header class="top">
+      <a href="#/homes" class="brand">
+        Alyt
+      </a>
+      {current ? (
+        <span class="who">
+          {current.email}{" "}
+          <button
+            type="button"
+            onClick={() => {
+              signOut();
+              navigate("#/signin");
+            }}
+          >
+            Sign out
+          </button>
+        </span>
+      ) : null}
+    </header>
+  );
+}
+
+function Loading() {
+  return (
+    <main>
+      <p aria-busy="true">Loading…</p>
+    </main>
+  );
+}
+
+function Failure(props: { message: string }) {
+  return (
+    <main>
+      <p class="notice error" role="alert">
+        {props.message}
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,119 @@
+"""The console in a real browser: Debian's Chromium driven by Playwright,
+against the local platform (the workspace's `alyt` binary on free ports and
+a fresh data directory), over real HTTP."""
+
+import json
+import os
+import pathlib
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OWNER = "owner@alyt.local"
+OWNER_PASSWORD = "console owner password"
+CHROMIUM = os.environ.get("ALYT_CHROMIUM", "/usr/bin/chromium")
+
+
+class Platform:
+    def __init__(self, url, data):
+        self.url = url
+        self.data = data
+
+    def call(self, method, path, body=None, token=None):
+        """One API call; returns (status, JSON body)."""
+        request = urllib.request.Request(
+            self.url + path,
+            method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"content-type": "application/json"},
+        )
+        if token:
+            request.add_header("authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    def owner_token(self):
+        status, body = self.call("POST", "/v1/auth/login", {"email": OWNER, "password": OWNER_PASSWORD})
+        assert status == 200, body
+        return body["accessToken"]
+
+
+@pytest.fixture(scope="session")
+def platform():
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    binary = target / "debug" / "alyt"
+    if not binary.exists():
+        subprocess.run(["cargo", "build", "--quiet", "--bin", "alyt"], cwd=ROOT, check=True)
+    data = tempfile.mkdtemp(prefix="alyt-console-")
+    env = dict(
+        os.environ,
+        ALYT_DATA_DIR=data,
+        ALYT_HTTP_ADDR="127.0.0.1:0",
+        ALYT_MQTT_ADDR="127.0.0.1:0",
+        ALYT_OWNER_PASSWORD=OWNER_PASSWORD,
+        RUST_LOG="warn",
+    )
+    stdout = open(f"{data}/stdout", "w")
+    process = subprocess.Popen([str(binary)], env=env, stdout=stdout, stderr=subprocess.STDOUT)
+    url = None
+    for _ in range(300):
+        lines = pathlib.Path(f"{data}/stdout").read_text().splitlines()
+        found = [line.split()[2] for line in lines if "HTTP API" in line]
+        if found:
+            url = found[0].removesuffix("/v1")
+            break
+        assert process.poll() is None, pathlib.Path(f"{data}/stdout").read_text()
+        time.sleep(0.1)
+    assert url, "alyt printed no HTTP address"
+    yield Platform(url, data)
+    process.send_signal(2)
+    process.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert errors == [], f"the page threw: {errors}"
+
+
+def screenshot(page, name):
+    """Kept under the target dir; ALYT_UPDATE_SCREENSHOTS=1 also writes
+    docs/console/<name>.png (the README links them)."""
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "console-screenshots"
+    target.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(target / f"{name}.png"), full_page=True)
+    if os.environ.get("ALYT_UPDATE_SCREENSHOTS"):
+        docs = ROOT / "docs" / "console"
+        docs.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(docs / f"{name}.png"), full_page=True)
+
+
+def sign_in(page, platform, email=OWNER, password=OWNER_PASSWORD, refused=False):
+    """Signs in through the form; waits for the homes page unless refused."""
+    page.goto(platform.url + "/")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    if not refused:
+        page.get_by_role("heading", name="Homes").wait_for()
