@@ -23,7 +23,12 @@ export class ApiProblem extends Error {
   }
 }
 
+/** Whose session: a household person's or a developer's (each has its own
+ * sign-in and refresh operations). */
+export type SessionKind = "household" | "developer";
+
 interface Session {
+  kind: SessionKind;
   accessToken: string;
   refreshToken: string;
   email: string;
@@ -75,31 +80,35 @@ function problemOf(result: Answer<unknown>): ApiProblem {
 async function refresh(): Promise<boolean> {
   const current = session();
   if (!current) return false;
-  const { data, response } = await createAlytClient(location.origin).POST("/v1/auth/refresh", {
-    body: { refreshToken: current.refreshToken },
-  });
+  const anonymous = createAlytClient(location.origin);
+  const body = { refreshToken: current.refreshToken };
+  const { data, response } =
+    current.kind === "developer"
+      ? await anonymous.POST("/v1/developers/auth/refresh", { body })
+      : await anonymous.POST("/v1/auth/refresh", { body });
   if (!response.ok || !data) {
     signOut();
     return false;
   }
-  sessionStorage.setItem(
-    SESSION_KEY,
-    JSON.stringify({ ...current, accessToken: data.accessToken, refreshToken: data.refreshToken }),
-  );
+  keep({ ...current, accessToken: data.accessToken, refreshToken: data.refreshToken });
   return true;
 }
 
-/** Signs in a household person; throws the API's problem when refused. */
-export async function signIn(email: string, password: string): Promise<void> {
-  const result = await createAlytClient(location.origin).POST("/v1/auth/login", {
-    body: { email, password },
-  });
+function keep(current: Session) {
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(current));
+}
+
+/** Signs in; throws the API's problem when refused. A developer with MFA
+ * on gives the current code as `totp`. */
+export async function signIn(kind: SessionKind, email: string, password: string, totp?: string): Promise<void> {
+  const anonymous = createAlytClient(location.origin);
+  const result =
+    kind === "developer"
+      ? await anonymous.POST("/v1/developers/auth/login", { body: { email, password, totp: totp || null } })
+      : await anonymous.POST("/v1/auth/login", { body: { email, password } });
   const data = result.data;
   if (!result.response.ok || !data) {
     throw problemOf(result);
   }
-  sessionStorage.setItem(
-    SESSION_KEY,
-    JSON.stringify({ accessToken: data.accessToken, refreshToken: data.refreshToken, email }),
-  );
+  keep({ kind, accessToken: data.accessToken, refreshToken: data.refreshToken, email });
 }

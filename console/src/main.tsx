@@ -4,11 +4,17 @@ import { useEffect, useState } from "preact/hooks";
 
 import { session } from "./api.js";
 import { loadIcons } from "./icons.js";
+import { KeysPage, WebhooksPage } from "./developer.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
 
 function route(hash: string) {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (!session() || parts[0] === "signin") return <SignIn />;
+  const current = session();
+  if (parts[0] === "developer") {
+    if (current?.kind !== "developer" || parts[1] === "signin") return <SignIn kind="developer" />;
+    return parts[1] === "webhooks" ? <WebhooksPage /> : <KeysPage />;
+  }
+  if (current?.kind !== "household" || parts[0] === "signin") return <SignIn kind="household" />;
   if (parts[0] === "homes" && parts.length === 3) {
     return <OverviewPage tenantId={parts[1]!} propertyId={parts[2]!} />;
   }

@@ -1,7 +1,7 @@
 /** The household pages: sign in, homes, a home's overview, a room. */
 import { useEffect, useState } from "preact/hooks";
 
-import { call, session, signIn, signOut, type Schemas, type Thing } from "./api.js";
+import { call, session, signIn, signOut, type Schemas, type SessionKind, type Thing } from "./api.js";
 import { ThingCard } from "./controls.js";
 import { Icon } from "./icons.js";
 import { ActionTile } from "./tiles.js";
@@ -14,12 +14,13 @@ export function navigate(hash: string) {
   location.hash = hash;
 }
 
-export function SignIn() {
+export function SignIn(props: { kind: SessionKind }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const developer = props.kind === "developer";
   return (
     <main class="narrow">
-      <h1>Sign in</h1>
+      <h1>{developer ? "Developer sign in" : "Sign in"}</h1>
       <form
         onSubmit={async (e) => {
           e.preventDefault();
@@ -27,8 +28,13 @@ export function SignIn() {
           setBusy(true);
           setError(null);
           try {
-            await signIn(String(form.get("email")), String(form.get("password")));
-            navigate("#/homes");
+            await signIn(
+              props.kind,
+              String(form.get("email")),
+              String(form.get("password")),
+              developer ? String(form.get("totp") ?? "") : undefined,
+            );
+            navigate(developer ? "#/developer/keys" : "#/homes");
           } catch (err) {
             setError((err as Error).message);
           } finally {
@@ -40,6 +46,12 @@ export function SignIn() {
         <input id="email" name="email" type="email" autocomplete="username" required />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
+        {developer ? (
+          <>
+            <label for="totp">Authentication code (if MFA is on)</label>
+            <input id="totp" name="totp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" />
+          </>
+        ) : null}
         <button type="submit" disabled={busy}>
           Sign in
         </button>
@@ -49,12 +61,15 @@ export function SignIn() {
           </p>
         ) : null}
       </form>
+      <p>
+        {developer ? <a href="#/signin">Household sign in</a> : <a href="#/developer/signin">Developer sign in</a>}
+      </p>
     </main>
   );
 }
 
 /** Loads on mount and whenever `reload` is called; shows errors. */
-function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [T | null, string | null, () => void] {
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [T | null, string | null, () => void] {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
@@ -194,7 +209,7 @@ export function Header() {
   const current = session();
   return (
     <header class="top">
-      <a href="#/homes" class="brand">
+      <a href={current?.kind === "developer" ? "#/developer/keys" : "#/homes"} class="brand">
         Alyt
       </a>
       {current ? (
@@ -204,7 +219,7 @@ export function Header() {
             type="button"
             onClick={() => {
               signOut();
-              navigate("#/signin");
+              navigate(current.kind === "developer" ? "#/developer/signin" : "#/signin");
             }}
           >
             Sign out
@@ -215,7 +230,7 @@ export function Header() {
   );
 }
 
-function Loading() {
+export function Loading() {
   return (
     <main>
       <p aria-busy="true">Loading…</p>
@@ -223,7 +238,7 @@ function Loading() {
   );
 }
 
-function Failure(props: { message: string }) {
+export function Failure(props: { message: string }) {
   return (
     <main>
       <p class="notice error" role="alert">

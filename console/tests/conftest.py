@@ -102,11 +102,14 @@ def screenshot(page, name):
     docs/console/<name>.png (the README links them)."""
     target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "console-screenshots"
     target.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(target / f"{name}.png"), full_page=True)
+    # Secrets shown once are masked: a picture is no place for one, even
+    # a throwaway platform's.
+    mask = [page.locator("[data-secret]")]
+    page.screenshot(path=str(target / f"{name}.png"), full_page=True, mask=mask)
     if os.environ.get("ALYT_UPDATE_SCREENSHOTS"):
         docs = ROOT / "docs" / "console"
         docs.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(docs / f"{name}.png"), full_page=True)
+        page.screenshot(path=str(docs / f"{name}.png"), full_page=True, mask=mask)
 
 
 def sign_in(page, platform, email=OWNER, password=OWNER_PASSWORD, refused=False):
