@@ -46,6 +46,19 @@ export function signOut(): void {
   sessionStorage.removeItem(SESSION_KEY);
 }
 
+/** The session's access token, refreshed first when it has expired (a
+ * cheap call that the refresh path catches). */
+export async function freshToken(): Promise<string | null> {
+  const current = session();
+  if (!current) return null;
+  if (current.kind === "developer") {
+    await call((c) => c.GET("/v1/developers/me")).catch(() => undefined);
+  } else {
+    await call((c) => c.GET("/v1/auth/me")).catch(() => undefined);
+  }
+  return session()?.accessToken ?? null;
+}
+
 /** A client of the API this page was served by. */
 export function api(): AlytClient {
   return createAlytClient(location.origin, session()?.accessToken);

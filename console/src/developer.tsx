@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 
 import { call, type Schemas } from "./api.js";
+import { EventsView, useLiveEvents } from "./live.js";
 import { Failure, Loading, useLoad } from "./pages.js";
 
 type Scope = Schemas["Scope"];
@@ -45,16 +46,191 @@ const EVENT_KINDS: EventKind[] = [
   "guest.checked_out",
 ];
 
-export function DeveloperNav(props: { current: "keys" | "webhooks" }) {
+const TABS = [
+  ["keys", "Keys"],
+  ["webhooks", "Webhooks"],
+  ["simulator", "Simulator"],
+  ["events", "Events"],
+] as const;
+
+export function DeveloperNav(props: { current: (typeof TABS)[number][0] }) {
   return (
     <nav class="tabs" aria-label="Developer">
-      <a href="#/developer/keys" aria-current={props.current === "keys" ? "page" : undefined}>
-        Keys
-      </a>
-      <a href="#/developer/webhooks" aria-current={props.current === "webhooks" ? "page" : undefined}>
-        Webhooks
-      </a>
+      {TABS.map(([tab, label]) => (
+        <a href={`#/developer/${tab}`} aria-current={props.current === tab ? "page" : undefined}>
+          {label}
+        </a>
+      ))}
     </nav>
+  );
+}
+
+export function EventsPage() {
+  return (
+    <main>
+      <DeveloperNav current="events" />
+      <h1>Events</h1>
+      <EventsView />
+    </main>
+  );
+}
+
+type Scenario = Schemas["Scenario"];
+type Profile = Schemas["Profile"];
+type VirtualDevice = Schemas["VirtualDevice"];
+const SCENARIOS: Scenario[] = ["NORMAL", "OFFLINE", "LOW_BATTERY", "SENSOR_ERROR", "BURST", "FLAPPING", "SLOW"];
+const PROFILES: Profile[] = ["LIGHT", "SENSOR", "THERMOSTAT", "SPEAKER", "HUB"];
+
+/** The sandbox's virtual devices: add, remove, scenarios; each device's
+ * liveness follows the event stream (online/offline), not a poll. */
+export function SimulatorPage() {
+  const [loaded, error, reload] = useLoad(async () => {
+    const me = await call((c) => c.GET("/v1/developers/me"));
+    const tenantId = me.sandboxTenantId;
+    if (!tenantId) throw new Error("Your sandbox is made when your address is verified.");
+    const [devices, homes] = await Promise.all([
+      call((c) => c.GET("/v1/developers/simulator/devices", { params: { query: { tenantId } } })),
+      call((c) => c.GET("/v1/properties", { params: { query: { tenantId } } })),
+    ]);
+    return { tenantId, devices: devices.items, homes: homes.items };
+  }, []);
+  const [problem, setProblem] = useState<string | null>(null);
+  useLiveEvents(["device.online", "device.offline"], () => reload());
+  if (error) return <Failure message={error} />;
+  if (!loaded) return <Loading />;
+  const { tenantId } = loaded;
+
+  async function act(work: () => Promise<unknown>) {
+    setProblem(null);
+    try {
+      await work();
+    } catch (e) {
+      setProblem((e as Error).message);
+    }
+    reload();
+  }
+
+  return (
+    <main>
+      <DeveloperNav current="simulator" />
+      <h1>Simulator</h1>
+      {problem ? (
+        <p class="notice error" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      <div class="things">
+        {loaded.devices.map((virtual: VirtualDevice) => (
+          <VirtualDeviceCard virtual={virtual} tenantId={tenantId} act={act} />
+        ))}
+      </div>
+      <form
+        class="create"
+        aria-label="Add a virtual device"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = new FormData(e.currentTarget);
+          const propertyId = String(form.get("home"));
+          const profile = String(form.get("profile")) as Profile;
+          const name = String(form.get("name") ?? "").trim();
+          act(() =>
+            call((c) =>
+              c.POST("/v1/developers/simulator/devices", {
+                body: { tenantId, propertyId, profile, ...(name ? { name } : {}) },
+              }),
+            ),
+          );
+        }}
+      >
+        <h2>Add a virtual device</h2>
+        <label for="vd-profile">Profile</label>
+        <select id="vd-profile" name="profile">
+          {PROFILES.map((p) => (
+            <option value={p}>{p}</option>
+          ))}
+        </select>
+        <label for="vd-home">Home</label>
+        <select id="vd-home" name="home">
+          {loaded.homes.map((h) => (
+            <option value={h.id}>{h.name}</option>
+          ))}
+        </select>
+        <label for="vd-name">Name (optional)</label>
+        <input id="vd-name" name="name" maxLength={120} />
+        <button type="submit">Add device</button>
+      </form>
+    </main>
+  );
+}
+
+function VirtualDeviceCard(props: {
+  virtual: VirtualDevice;
+  tenantId: string;
+  act: (work: () => Promise<unknown>) => Promise<void>;
+}) {
+  const { virtual, tenantId, act } = props;
+  const device = virtual.device;
+  const [seconds, setSeconds] = useState("");
+  const state = device.liveness?.state;
+  const scenario = virtual.scenario;
+  return (
+    <article class="thing" aria-label={device.name} data-device={device.id}>
+      <header>
+        <h3>{device.name}</h3>
+        <span class={`badge badge-${state ?? "unknown"}`} data-liveness={state ?? "unknown"}>
+          {state?.replaceAll("_", " ") ?? "unknown"}
+        </span>
+      </header>
+      <p class="value">
+        {virtual.profile} · {virtual.model} · scenario <strong data-scenario>{scenario.effective}</strong>
+        {scenario.until ? ` until ${scenario.until}` : ""}
+      </p>
+      <label for={`sec-${device.id}`}>For seconds (empty: until changed)</label>
+      <input
+        id={`sec-${device.id}`}
+        type="number"
+        min={1}
+        max={86400}
+        value={seconds}
+        onInput={(e) => setSeconds(e.currentTarget.value)}
+      />
+      <div class="row" role="group" aria-label="Scenarios">
+        {SCENARIOS.map((s) => (
+          <button
+            type="button"
+            aria-pressed={scenario.effective === s ? "true" : "false"}
+            onClick={() =>
+              act(() =>
+                call((c) =>
+                  c.POST("/v1/developers/simulator/devices/{deviceId}/scenario", {
+                    params: { path: { deviceId: device.id } },
+                    body: { tenantId, scenario: s, ...(seconds ? { seconds: Number(seconds) } : {}) },
+                  }),
+                ),
+              )
+            }
+          >
+            {s}
+          </button>
+        ))}
+      </div>
+      <button
+        type="button"
+        class="danger"
+        onClick={() =>
+          window.confirm(`Remove ${device.name}?`) &&
+          act(() =>
+            call((c) =>
+              c.DELETE("/v1/developers/simulator/devices/{deviceId}", {
+                params: { path: { deviceId: device.id }, query: { tenantId } },
+              }),
+            ),
+          )
+        }
+      >
+        Remove
+      </button>
+    </article>
   );
 }
 

@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 
 import { session } from "./api.js";
 import { loadIcons } from "./icons.js";
-import { KeysPage, WebhooksPage } from "./developer.js";
+import { EventsPage, KeysPage, SimulatorPage, WebhooksPage } from "./developer.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
 
 function route(hash: string) {
@@ -12,7 +12,16 @@ function route(hash: string) {
   const current = session();
   if (parts[0] === "developer") {
     if (current?.kind !== "developer" || parts[1] === "signin") return <SignIn kind="developer" />;
-    return parts[1] === "webhooks" ? <WebhooksPage /> : <KeysPage />;
+    switch (parts[1]) {
+      case "webhooks":
+        return <WebhooksPage />;
+      case "simulator":
+        return <SimulatorPage />;
+      case "events":
+        return <EventsPage />;
+      default:
+        return <KeysPage />;
+    }
   }
   if (current?.kind !== "household" || parts[0] === "signin") return <SignIn kind="household" />;
   if (parts[0] === "homes" && parts.length === 3) {

@@ -146,3 +146,60 @@ def test_a_webhook_test_is_delivered_and_listed(page, platform, developer, recei
     shown = delivered.locator("pre").text_content()
     assert Receiver.received and Receiver.received[-1].decode() == shown
     screenshot(page, "developer-webhooks")
+
+
+def test_a_scenario_takes_a_virtual_device_offline_and_back(page, platform, developer):
+    developer_sign_in(page, platform)
+    page.get_by_role("link", name="Simulator").click()
+    light = page.get_by_role("article").filter(has=page.get_by_text("LIGHT ·"))
+    expect(light).to_have_count(1)
+    badge = light.locator("[data-liveness]")
+    expect(badge).to_have_attribute("data-liveness", "online", timeout=15000)
+    screenshot(page, "developer-simulator")
+
+    # OFFLINE for 4 s: the light goes quiet, the heartbeat window passes and
+    # the page hears device.offline on the event stream; NORMAL again after
+    # the seconds, and device.online brings the badge back.
+    light.get_by_label("For seconds").fill("4")
+    light.get_by_role("button", name="OFFLINE").click()
+    expect(light.locator("[data-scenario]")).to_have_text("OFFLINE")
+    expect(badge).to_have_attribute("data-liveness", "offline", timeout=15000)
+    expect(badge).to_have_attribute("data-liveness", "online", timeout=20000)
+
+
+def test_the_event_stream_view_filters_and_resumes(page, platform, developer):
+    developer_sign_in(page, platform)
+    page.get_by_role("link", name="Events").click()
+    events = page.get_by_role("list", name="Events")
+    # Only telemetry: the virtual devices report every second.
+    kinds = page.get_by_role("group", name="Kinds")
+    for box in kinds.get_by_role("checkbox").all():
+        box.uncheck()
+    kinds.get_by_label("device.telemetry").check()
+    expect(events.locator('[data-event="device.telemetry"]').first).to_be_visible(timeout=15000)
+    expect(events.locator("li:not([data-event='device.telemetry'])")).to_have_count(0)
+    screenshot(page, "developer-events")
+
+    # Paused, nothing arrives; resumed, it continues after the last event
+    # it showed (Last-Event-ID), so what was missed arrives too.
+    page.get_by_role("button", name="Pause").click()
+    count = events.locator("li").count()
+    time.sleep(2.5)
+    assert events.locator("li").count() == count
+    page.get_by_role("button", name="Resume").click()
+    expect(events.locator("li")).not_to_have_count(count, timeout=10000)
+    assert events.locator("li").count() >= count + 2, "the events of the pause arrive on resume"
+
+
+def test_a_virtual_device_is_added_and_removed(page, platform, developer):
+    developer_sign_in(page, platform)
+    page.get_by_role("link", name="Simulator").click()
+    form = page.get_by_role("form", name="Add a virtual device")
+    form.get_by_label("Profile").select_option("SENSOR")
+    form.get_by_label("Name (optional)").fill("Porch sensor")
+    form.get_by_role("button", name="Add device").click()
+    porch = page.get_by_role("article", name="Porch sensor")
+    expect(porch).to_contain_text("SENSOR")
+    page.once("dialog", lambda dialog: dialog.accept())
+    porch.get_by_role("button", name="Remove").click()
+    expect(porch).to_have_count(0)

@@ -132,6 +132,16 @@ impl Config {
                 .parse()
                 .map_err(|_| StartError::BadAddress { name, value })
         }
+        // `ALYT_SIMULATOR=fast`: the virtual devices' quick timings (beats
+        // each second, a 3 s heartbeat window swept each second), so a
+        // scenario's effect shows within seconds (demos, the console's tests).
+        let simulator_mode = std::env::var("ALYT_SIMULATOR").unwrap_or_default();
+        let fast = simulator_mode == "fast";
+        let base = if fast {
+            SimulatorConfig::fast()
+        } else {
+            SimulatorConfig::default()
+        };
         Ok(Self {
             http_addr: addr("ALYT_HTTP_ADDR", "127.0.0.1:8080")?,
             mqtt_addr: addr("ALYT_MQTT_ADDR", "127.0.0.1:1883")?,
@@ -143,14 +153,18 @@ impl Config {
                 .unwrap_or_else(|_| "owner@alyt.local".into()),
             owner_password: std::env::var("ALYT_OWNER_PASSWORD").ok(),
             simulator: SimulatorConfig {
-                enabled: std::env::var("ALYT_SIMULATOR").map_or(true, |v| v != "off"),
+                enabled: simulator_mode != "off",
                 platform_seed: match std::env::var("ALYT_SIMULATOR_SEED") {
                     Ok(value) => Some(value.parse().map_err(|_| StartError::BadSeed(value))?),
                     Err(_) => None,
                 },
-                ..SimulatorConfig::default()
+                ..base
             },
-            heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
+            heartbeat_sweep_every: if fast {
+                Duration::from_secs(1)
+            } else {
+                alyt_device::liveness_sweep::SWEEP_INTERVAL
+            },
             clock: None,
             stay_sweep_every: alyt_stays::SWEEP_INTERVAL,
             routine_runner_every: alyt_api::groups::homes::routines::runner::PASS_EVERY,

@@ -1,0 +1,103 @@
+/**
+ * Live updates: the developer event stream through the SDK's resumable
+ * helper (Last-Event-ID on every reconnect), never a polling loop.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+
+import { eventStream, type StreamEvent } from "../../sdks/typescript/src/stream.js";
+import { freshToken } from "./api.js";
+
+/** Calls `onEvent` for every event of `kinds` while the component lives;
+ * after a failure (an expired token), starts again after the last event. */
+export function useLiveEvents(kinds: string[], onEvent: (event: StreamEvent) => void, enabled = true) {
+  const handler = useRef(onEvent);
+  handler.current = onEvent;
+  // Kept across pauses and filter changes: the stream resumes after it.
+  const lastSeen = useRef<string | undefined>(undefined);
+  const key = kinds.join(",");
+  useEffect(() => {
+    if (!enabled) return;
+    const stop = new AbortController();
+    (async () => {
+      while (!stop.signal.aborted) {
+        const token = await freshToken();
+        if (!token) return;
+        try {
+          for await (const event of eventStream({
+            baseUrl: location.origin,
+            token,
+            events: kinds,
+            lastEventId: lastSeen.current,
+            signal: stop.signal,
+          })) {
+            lastSeen.current = event.id;
+            handler.current(event);
+          }
+        } catch {
+          if (stop.signal.aborted) return;
+          await new Promise((r) => setTimeout(r, 2000));
+        }
+      }
+    })();
+    return () => stop.abort();
+  }, [key, enabled]);
+}
+
+const ALL_KINDS = [
+  "device.online",
+  "device.offline",
+  "device.telemetry",
+  "command.result",
+  "thing.state",
+  "notification.raised",
+  "submission.state",
+  "webhook.ping",
+  "guest.invited",
+  "guest.checked_in",
+  "guest.checked_out",
+];
+
+/** The live event stream: filter by kind, pause and resume where it left off. */
+export function EventsView() {
+  const [kinds, setKinds] = useState<string[]>(ALL_KINDS.filter((k) => k !== "device.telemetry"));
+  const [running, setRunning] = useState(true);
+  const [events, setEvents] = useState<StreamEvent[]>([]);
+  useLiveEvents(kinds, (event) => setEvents((list) => [event, ...list].slice(0, 100)), running && kinds.length > 0);
+  // The filter applies to what is shown, not only to what arrives next.
+  const shown = events.filter((event) => kinds.includes(event.envelope.type));
+  return (
+    <section aria-label="Live events">
+      <fieldset class="checks">
+        <legend>Kinds</legend>
+        {ALL_KINDS.map((kind) => (
+          <label>
+            <input
+              type="checkbox"
+              checked={kinds.includes(kind)}
+              onChange={(e) =>
+                setKinds((now) => (e.currentTarget.checked ? [...now, kind] : now.filter((k) => k !== kind)))
+              }
+            />{" "}
+            {kind}
+          </label>
+        ))}
+      </fieldset>
+      <div class="row">
+        <button type="button" onClick={() => setRunning((r) => !r)}>
+          {running ? "Pause" : "Resume"}
+        </button>
+        <span class="value" role="status">
+          {running ? "listening" : "paused"} · {shown.length} shown
+        </span>
+      </div>
+      <ol class="events" aria-label="Events">
+        {shown.map((event) => (
+          <li data-event={event.envelope.type}>
+            <code>{event.envelope.type}</code> <span class="value">{event.envelope.createdAt}</span>
+            <pre>{JSON.stringify(event.envelope.data)}</pre>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
