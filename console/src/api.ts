@@ -59,6 +59,11 @@ export async function freshToken(): Promise<string | null> {
   return session()?.accessToken ?? null;
 }
 
+/** A client without a session (sign-up, sign-in). */
+export function createAnonymous(): AlytClient {
+  return createAlytClient(location.origin);
+}
+
 /** A client of the API this page was served by. */
 export function api(): AlytClient {
   return createAlytClient(location.origin, session()?.accessToken);
@@ -79,6 +84,14 @@ export async function call<T>(request: (client: AlytClient) => Promise<Answer<T>
     throw problemOf(result);
   }
   return result.data;
+}
+
+/** A request whose success has no body (204 No Content). */
+export async function perform(request: (client: AlytClient) => Promise<Answer<unknown>>): Promise<void> {
+  await call(async (client) => {
+    const result = await request(client);
+    return { ...result, data: result.response.ok ? (result.data ?? null) : undefined };
+  });
 }
 
 function problemOf(result: Answer<unknown>): ApiProblem {

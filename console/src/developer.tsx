@@ -1,7 +1,7 @@
 /** The developer pages: keys and webhooks (with their deliveries). */
 import { useState } from "preact/hooks";
 
-import { call, type Schemas } from "./api.js";
+import { call, perform, type Schemas } from "./api.js";
 import { EventsView, useLiveEvents } from "./live.js";
 import { Failure, Loading, useLoad } from "./pages.js";
 
@@ -51,6 +51,7 @@ const TABS = [
   ["webhooks", "Webhooks"],
   ["simulator", "Simulator"],
   ["events", "Events"],
+  ["account", "Account"],
 ] as const;
 
 export function DeveloperNav(props: { current: (typeof TABS)[number][0] }) {
@@ -220,7 +221,7 @@ function VirtualDeviceCard(props: {
         onClick={() =>
           window.confirm(`Remove ${device.name}?`) &&
           act(() =>
-            call((c) =>
+            perform((c) =>
               c.DELETE("/v1/developers/simulator/devices/{deviceId}", {
                 params: { path: { deviceId: device.id }, query: { tenantId } },
               }),
@@ -350,7 +351,7 @@ export function KeysPage() {
                   onClick={() =>
                     window.confirm(`Revoke ${key.name}? It stops working at once.`) &&
                     act(() =>
-                      call((c) => c.DELETE("/v1/developers/keys/{keyId}", { params: { path: { keyId: key.id } } })),
+                      perform((c) => c.DELETE("/v1/developers/keys/{keyId}", { params: { path: { keyId: key.id } } })),
                     )
                   }
                 >

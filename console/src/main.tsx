@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 
 import { session } from "./api.js";
 import { loadIcons } from "./icons.js";
+import { AccountPage, SignUp } from "./account.js";
 import { EventsPage, KeysPage, SimulatorPage, WebhooksPage } from "./developer.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
 
@@ -11,6 +12,7 @@ function route(hash: string) {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   const current = session();
   if (parts[0] === "developer") {
+    if (parts[1] === "signup") return <SignUp />;
     if (current?.kind !== "developer" || parts[1] === "signin") return <SignIn kind="developer" />;
     switch (parts[1]) {
       case "webhooks":
@@ -19,6 +21,8 @@ function route(hash: string) {
         return <SimulatorPage />;
       case "events":
         return <EventsPage />;
+      case "account":
+        return <AccountPage />;
       default:
         return <KeysPage />;
     }

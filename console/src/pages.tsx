@@ -62,7 +62,13 @@ export function SignIn(props: { kind: SessionKind }) {
         ) : null}
       </form>
       <p>
-        {developer ? <a href="#/signin">Household sign in</a> : <a href="#/developer/signin">Developer sign in</a>}
+        {developer ? (
+          <>
+            <a href="#/developer/signup">Sign up as a developer</a> · <a href="#/signin">Household sign in</a>
+          </>
+        ) : (
+          <a href="#/developer/signin">Developer sign in</a>
+        )}
       </p>
     </main>
   );

@@ -1,0 +1,224 @@
+/** A developer's account: sign-up, MFA with a QR code, usage and quota. */
+import qrcode from "qrcode-generator";
+import { useState } from "preact/hooks";
+
+import { call, createAnonymous, perform, type Schemas } from "./api.js";
+import { DeveloperNav } from "./developer.js";
+import { Failure, Loading, useLoad } from "./pages.js";
+
+type DeveloperType = Schemas["DeveloperType"];
+const TYPES: DeveloperType[] = ["INDIVIDUAL", "BRAND", "INTEGRATOR"];
+
+/**
+ * Turnstile's documented test token: the local platform's bot check accepts
+ * it. A hosted stack checks a real Turnstile answer (its widget on this page
+ * is still to come), so there sign-up through the console is refused.
+ */
+const LOCAL_BOT_TOKEN = "XXXX.DUMMY.TOKEN.XXXX";
+
+export function SignUp() {
+  const [error, setError] = useState<string | null>(null);
+  const [sent, setSent] = useState<string | null>(null);
+  if (sent) {
+    return (
+      <main class="narrow">
+        <h1>Check your mail</h1>
+        <p role="status">
+          A verification link is on its way to <strong>{sent}</strong>. Open it, then{" "}
+          <a href="#/developer/signin">sign in</a>.
+        </p>
+      </main>
+    );
+  }
+  return (
+    <main class="narrow">
+      <h1>Developer sign up</h1>
+      <form
+        aria-label="Sign up"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const form = new FormData(e.currentTarget);
+          const email = String(form.get("email"));
+          setError(null);
+          const result = await createAnonymous().POST("/v1/developers/auth/signup", {
+            body: {
+              email,
+              password: String(form.get("password")),
+              displayName: String(form.get("displayName")),
+              type: String(form.get("type")) as DeveloperType,
+              organisation: String(form.get("organisation") ?? "") || null,
+              botToken: LOCAL_BOT_TOKEN,
+            },
+          });
+          if (result.response.ok) {
+            setSent(email);
+          } else {
+            const problem = (result.error ?? {}) as { detail?: string };
+            setError(problem.detail ?? `HTTP ${result.response.status}`);
+          }
+        }}
+      >
+        <label for="su-email">Email</label>
+        <input id="su-email" name="email" type="email" autocomplete="email" required />
+        <label for="su-password">Password (12 characters or more)</label>
+        <input id="su-password" name="password" type="password" autocomplete="new-password" minLength={12} required />
+        <label for="su-name">Display name</label>
+        <input id="su-name" name="displayName" required maxLength={80} />
+        <label for="su-type">You are</label>
+        <select id="su-type" name="type">
+          {TYPES.map((t) => (
+            <option value={t}>{t.toLowerCase()}</option>
+          ))}
+        </select>
+        <label for="su-org">Organisation (optional)</label>
+        <input id="su-org" name="organisation" maxLength={120} />
+        <button type="submit">Sign up</button>
+        {error ? (
+          <p class="notice error" role="alert">
+            {error}
+          </p>
+        ) : null}
+      </form>
+      <p>
+        <a href="#/developer/signin">Already have an account? Sign in</a>
+      </p>
+    </main>
+  );
+}
+
+export function AccountPage() {
+  const [loaded, error, reload] = useLoad(
+    () =>
+      Promise.all([
+        call((c) => c.GET("/v1/developers/me")),
+        call((c) => c.GET("/v1/developers/usage")),
+      ]),
+    [],
+  );
+  if (error) return <Failure message={error} />;
+  if (!loaded) return <Loading />;
+  const [me, usage] = loaded;
+  const kinds = ["REQUESTS", "MQTT_MESSAGES", "VIRTUAL_DEVICES"] as const;
+  return (
+    <main>
+      <DeveloperNav current="account" />
+      <h1>Account</h1>
+      <p>
+        {me.displayName} · {me.email} · {me.status.toLowerCase()}
+      </p>
+      <Mfa enabled={me.mfaEnabledAt !== null} onChanged={reload} />
+      <table>
+        <caption>Usage and quota (read {usage.at})</caption>
+        <thead>
+          <tr>
+            <th scope="col">Kind</th>
+            <th scope="col">Used</th>
+            <th scope="col">Ceiling</th>
+            <th scope="col">Window</th>
+            <th scope="col">Resets</th>
+          </tr>
+        </thead>
+        <tbody>
+          {kinds.map((kind) => {
+            const u = usage.quotas[kind];
+            return (
+              <tr data-kind={kind}>
+                <td>{kind}</td>
+                <td>{u.count}</td>
+                <td>{u.ceiling}</td>
+                <td>{u.window}</td>
+                <td>{u.resetsAt ?? "–"}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <table>
+        <caption>Requests by key on {usage.day}</caption>
+        <tbody>
+          {usage.keys.map((k) => (
+            <tr>
+              <td>{k.name}</td>
+              <td>{k.requests}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}
+
+/** MFA: set up (a QR code of the otpauth URI, and the secret to type), then
+ * confirm with a code; or turn it off with a code. */
+function Mfa(props: { enabled: boolean; onChanged: () => void }) {
+  const [setup, setSetup] = useState<{ secret: string; otpauthUri: string } | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  async function confirm(path: "/v1/developers/auth/mfa/enable" | "/v1/developers/auth/mfa/disable", code: string) {
+    setProblem(null);
+    try {
+      await perform((c) => c.POST(path, { body: { code } }));
+      setSetup(null);
+      props.onChanged();
+    } catch (e) {
+      setProblem((e as Error).message);
+    }
+  }
+  const codeForm = (label: string, path: "/v1/developers/auth/mfa/enable" | "/v1/developers/auth/mfa/disable") => (
+    <form
+      aria-label={label}
+      class="row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        confirm(path, String(new FormData(e.currentTarget).get("code")));
+      }}
+    >
+      <label for="mfa-code">Code from your authenticator app</label>
+      <input id="mfa-code" name="code" inputmode="numeric" pattern="[0-9]{6}" required autocomplete="one-time-code" />
+      <button type="submit">{label}</button>
+    </form>
+  );
+  return (
+    <section aria-label="Two-factor authentication" class="endpoint">
+      <h2>Two-factor authentication: {props.enabled ? "on" : "off"}</h2>
+      {problem ? (
+        <p class="notice error" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      {props.enabled ? (
+        codeForm("Turn off", "/v1/developers/auth/mfa/disable")
+      ) : setup ? (
+        <>
+          <p>Scan this with your authenticator app, or type the secret.</p>
+          <QrCode text={setup.otpauthUri} />
+          <p>
+            <code data-secret>{setup.secret}</code>
+          </p>
+          {codeForm("Turn on", "/v1/developers/auth/mfa/enable")}
+        </>
+      ) : (
+        <button
+          type="button"
+          onClick={async () => {
+            setProblem(null);
+            try {
+              setSetup(await call((c) => c.POST("/v1/developers/auth/mfa/setup")));
+            } catch (e) {
+              setProblem((e as Error).message);
+            }
+          }}
+        >
+          Set up
+        </button>
+      )}
+    </section>
+  );
+}
+
+function QrCode(props: { text: string }) {
+  const qr = qrcode(0, "M");
+  qr.addData(props.text);
+  qr.make();
+  return <img class="qr" src={qr.createDataURL(4, 4)} alt="QR code of the authenticator secret" data-secret />;
+}
+
