@@ -74,9 +74,11 @@ export function EventsView() {
             <input
               type="checkbox"
               checked={kinds.includes(kind)}
-              onChange={(e) =>
-                setKinds((now) => (e.currentTarget.checked ? [...now, kind] : now.filter((k) => k !== kind)))
-              }
+              onChange={(e) => {
+                // Read now: the event is gone when the state updater runs.
+                const checked = e.currentTarget.checked;
+                setKinds((now) => (checked ? [...now, kind] : now.filter((k) => k !== kind)));
+              }}
             />{" "}
             {kind}
           </label>

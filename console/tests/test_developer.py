@@ -174,6 +174,7 @@ def test_the_event_stream_view_filters_and_resumes(page, platform, developer):
     events = page.get_by_role("list", name="Events")
     # Only telemetry: the virtual devices report every second.
     kinds = page.get_by_role("group", name="Kinds")
+    expect(kinds.get_by_role("checkbox")).to_have_count(11)  # rendered (all() does not wait)
     for box in kinds.get_by_role("checkbox").all():
         box.uncheck()
     kinds.get_by_label("device.telemetry").check()
@@ -184,6 +185,8 @@ def test_the_event_stream_view_filters_and_resumes(page, platform, developer):
     # Paused, nothing arrives; resumed, it continues after the last event
     # it showed (Last-Event-ID), so what was missed arrives too.
     page.get_by_role("button", name="Pause").click()
+    expect(page.get_by_role("status").filter(has_text="paused")).to_be_visible()
+    time.sleep(0.5)  # an event already on its way when the stream stopped
     count = events.locator("li").count()
     time.sleep(2.5)
     assert events.locator("li").count() == count
