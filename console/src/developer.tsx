@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 
 import { call, perform, type Schemas } from "./api.js";
 import { EventsView, useLiveEvents } from "./live.js";
-import { Failure, Loading, useLoad } from "./pages.js";
+import { Failure, Loading, OverviewPage, useLoad } from "./pages.js";
 
 type Scope = Schemas["Scope"];
 type EventKind = Schemas["EventKind"];
@@ -51,6 +51,7 @@ const TABS = [
   ["webhooks", "Webhooks"],
   ["simulator", "Simulator"],
   ["events", "Events"],
+  ["home", "Sandbox home"],
   ["account", "Account"],
 ] as const;
 
@@ -63,6 +64,30 @@ export function DeveloperNav(props: { current: (typeof TABS)[number][0] }) {
         </a>
       ))}
     </nav>
+  );
+}
+
+/** The sandbox's home, as its household would see it: the virtual devices
+ * as things in their rooms, live from the event stream. */
+export function SandboxHome() {
+  const [home, error] = useLoad(async () => {
+    const me = await call((c) => c.GET("/v1/developers/me"));
+    const tenantId = me.sandboxTenantId;
+    if (!tenantId) throw new Error("Your sandbox is made when your address is verified.");
+    const homes = await call((c) => c.GET("/v1/properties", { params: { query: { tenantId } } }));
+    const first = homes.items[0];
+    if (!first) throw new Error("Your sandbox has no home.");
+    return { tenantId, propertyId: first.id };
+  }, []);
+  if (error) return <Failure message={error} />;
+  if (!home) return <Loading />;
+  return (
+    <>
+      <div class="sub">
+        <DeveloperNav current="home" />
+      </div>
+      <OverviewPage tenantId={home.tenantId} propertyId={home.propertyId} />
+    </>
   );
 }
 

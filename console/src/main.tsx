@@ -5,7 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { session } from "./api.js";
 import { loadIcons } from "./icons.js";
 import { AccountPage, SignUp } from "./account.js";
-import { EventsPage, KeysPage, SimulatorPage, WebhooksPage } from "./developer.js";
+import { EventsPage, KeysPage, SandboxHome, SimulatorPage, WebhooksPage } from "./developer.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
 
 function route(hash: string) {
@@ -23,17 +23,22 @@ function route(hash: string) {
         return <EventsPage />;
       case "account":
         return <AccountPage />;
+      case "home":
+        return <SandboxHome />;
       default:
         return <KeysPage />;
     }
   }
-  if (current?.kind !== "household" || parts[0] === "signin") return <SignIn kind="household" />;
+  if (!current || parts[0] === "signin") return <SignIn kind="household" />;
+  // A home's pages serve either kind of session: a developer's sandbox home
+  // is a household like any other.
   if (parts[0] === "homes" && parts.length === 3) {
     return <OverviewPage tenantId={parts[1]!} propertyId={parts[2]!} />;
   }
   if (parts[0] === "homes" && parts.length === 5 && parts[3] === "rooms") {
     return <RoomPage tenantId={parts[1]!} propertyId={parts[2]!} roomId={parts[4]!} />;
   }
+  if (current.kind !== "household") return <SignIn kind="household" />;
   return <Homes />;
 }
 

@@ -3,12 +3,20 @@ import { useEffect, useState } from "preact/hooks";
 
 import { call, session, signIn, signOut, type Schemas, type SessionKind, type Thing } from "./api.js";
 import { ThingCard } from "./controls.js";
+import { useLiveEvents } from "./live.js";
 import { Icon } from "./icons.js";
 import { ActionTile } from "./tiles.js";
 
 type Overview = Schemas["Overview"];
 type RoomView = Schemas["RoomView"];
 type Property = Schemas["Property"];
+
+/**
+ * What changes a home's view: a developer's session hears its sandbox on
+ * the event stream and redraws on these (no polling). A household session
+ * has no event stream yet, so its views change when it acts.
+ */
+const LIVE_KINDS = ["thing.state", "command.result", "device.online", "device.offline"];
 
 export function navigate(hash: string) {
   location.hash = hash;
@@ -132,6 +140,7 @@ export function OverviewPage(props: { tenantId: string; propertyId: string }) {
       ),
     [tenantId, propertyId],
   );
+  useLiveEvents(LIVE_KINDS, () => reload(), session()?.kind === "developer");
   if (error) return <Failure message={error} />;
   if (!overview) return <Loading />;
   const everything: Thing[] = overview.rooms.flatMap((r) => r.things).concat(overview.unassigned);
@@ -191,6 +200,7 @@ export function RoomPage(props: { tenantId: string; propertyId: string; roomId: 
       ),
     [tenantId, roomId],
   );
+  useLiveEvents(LIVE_KINDS, () => reload(), session()?.kind === "developer");
   if (error) return <Failure message={error} />;
   if (!room) return <Loading />;
   return (

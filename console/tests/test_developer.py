@@ -277,3 +277,23 @@ def test_a_developer_signs_up_verifies_and_turns_on_mfa(page, platform):
     page.get_by_label("Authentication code (if MFA is on)").fill(totp(secret, time.time() + 30))
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("heading", name="Keys").wait_for()
+
+
+def test_the_sandbox_light_answers_its_room_tile(page, platform, developer):
+    """The developer's sandbox home as its household sees it: the lights
+    tile of the virtual light's room sends the command, the light applies
+    it and reports back, and the tile shows the reported state (the page
+    redraws on the event stream's command.result, no polling)."""
+    developer_sign_in(page, platform)
+    page.get_by_role("link", name="Sandbox home").click()
+    tiles = page.get_by_role("region", name="Rooms")
+    # The sandbox puts its virtual light in the Kitchen.
+    kitchen = tiles.get_by_role("article", name="Kitchen")
+    expect(kitchen).to_be_visible()
+    lights = kitchen.get_by_role("switch", name="Lights")
+    before = lights.get_attribute("aria-checked")
+    lights.click()
+    expect(kitchen.get_by_role("list", name="Outcome")).to_contain_text("Virtual light: applied")
+    wanted = "false" if before == "true" else "true"
+    expect(lights).to_have_attribute("aria-checked", wanted, timeout=10000)
+    screenshot(page, "developer-sandbox-home")
