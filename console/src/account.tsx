@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 
 import { call, createAnonymous, perform, type Schemas } from "./api.js";
 import { DeveloperNav } from "./developer.js";
-import { Failure, Loading, useLoad } from "./pages.js";
+import { Alert, Failure, Loading, useLoad } from "./ui.js";
 
 type DeveloperType = Schemas["DeveloperType"];
 const TYPES: DeveloperType[] = ["INDIVIDUAL", "BRAND", "INTEGRATOR"];
@@ -73,11 +73,7 @@ export function SignUp() {
         <label for="su-org">Organisation (optional)</label>
         <input id="su-org" name="organisation" maxLength={120} />
         <button type="submit">Sign up</button>
-        {error ? (
-          <p class="notice error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Alert message={error} />
       </form>
       <p>
         <a href="#/developer/signin">Already have an account? Sign in</a>
@@ -180,11 +176,7 @@ function Mfa(props: { enabled: boolean; onChanged: () => void }) {
   return (
     <section aria-label="Two-factor authentication" class="endpoint">
       <h2>Two-factor authentication: {props.enabled ? "on" : "off"}</h2>
-      {problem ? (
-        <p class="notice error" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      <Alert message={problem} />
       {props.enabled ? (
         codeForm("Turn off", "/v1/developers/auth/mfa/disable")
       ) : setup ? (

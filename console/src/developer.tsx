@@ -2,8 +2,9 @@
 import { useState } from "preact/hooks";
 
 import { call, perform, type Schemas } from "./api.js";
-import { EventsView, useLiveEvents } from "./live.js";
-import { Failure, Loading, OverviewPage, useLoad } from "./pages.js";
+import { EVENT_KINDS, EventsView, useLiveEvents } from "./live.js";
+import { OverviewPage } from "./pages.js";
+import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
 
 type Scope = Schemas["Scope"];
 type EventKind = Schemas["EventKind"];
@@ -32,19 +33,7 @@ const SCOPES: Scope[] = [
   "firmware:read",
   "guests:write",
 ];
-const EVENT_KINDS: EventKind[] = [
-  "device.online",
-  "device.offline",
-  "device.telemetry",
-  "command.result",
-  "thing.state",
-  "notification.raised",
-  "submission.state",
-  "webhook.ping",
-  "guest.invited",
-  "guest.checked_in",
-  "guest.checked_out",
-];
+
 
 const TABS = [
   ["keys", "Keys"],
@@ -120,31 +109,17 @@ export function SimulatorPage() {
     ]);
     return { tenantId, devices: devices.items, homes: homes.items };
   }, []);
-  const [problem, setProblem] = useState<string | null>(null);
+  const { problem, act } = useAction(() => reload());
   useLiveEvents(["device.online", "device.offline"], () => reload());
   if (error) return <Failure message={error} />;
   if (!loaded) return <Loading />;
   const { tenantId } = loaded;
 
-  async function act(work: () => Promise<unknown>) {
-    setProblem(null);
-    try {
-      await work();
-    } catch (e) {
-      setProblem((e as Error).message);
-    }
-    reload();
-  }
-
   return (
     <main>
       <DeveloperNav current="simulator" />
       <h1>Simulator</h1>
-      {problem ? (
-        <p class="notice error" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      <Alert message={problem} />
       <div class="things">
         {loaded.devices.map((virtual: VirtualDevice) => (
           <VirtualDeviceCard virtual={virtual} tenantId={tenantId} act={act} />
@@ -303,30 +278,16 @@ function Checkboxes<T extends string>(props: { name: string; legend: string; val
 export function KeysPage() {
   const [keys, error, reload] = useLoad(() => call((c) => c.GET("/v1/developers/keys")), []);
   const [secret, setSecret] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
+  const { problem, act } = useAction(() => reload());
   if (error) return <Failure message={error} />;
   if (!keys) return <Loading />;
-
-  async function act(work: () => Promise<unknown>) {
-    setProblem(null);
-    try {
-      await work();
-    } catch (e) {
-      setProblem((e as Error).message);
-    }
-    reload();
-  }
 
   return (
     <main>
       <DeveloperNav current="keys" />
       <h1>Keys</h1>
       {secret ? <SecretOnce what="key" secret={secret} onDone={() => setSecret(null)} /> : null}
-      {problem ? (
-        <p class="notice error" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      <Alert message={problem} />
       <table>
         <caption>Your keys</caption>
         <thead>
@@ -426,33 +387,19 @@ export function WebhooksPage() {
     [],
   );
   const [secret, setSecret] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
+  const { problem, act } = useAction(() => reload());
   if (error) return <Failure message={error} />;
   if (!loaded) return <Loading />;
   const [endpoints, keys] = loaded;
   // An endpoint speaks for one key: the active ones it may be bound to.
   const usable = keys.items.filter((k: Key) => k.kind === "DEV" && !k.revokedAt);
 
-  async function act(work: () => Promise<unknown>) {
-    setProblem(null);
-    try {
-      await work();
-    } catch (e) {
-      setProblem((e as Error).message);
-    }
-    reload();
-  }
-
   return (
     <main>
       <DeveloperNav current="webhooks" />
       <h1>Webhooks</h1>
       {secret ? <SecretOnce what="endpoint" secret={secret} onDone={() => setSecret(null)} /> : null}
-      {problem ? (
-        <p class="notice error" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      <Alert message={problem} />
       {endpoints.items.map((endpoint: WebhookEndpoint) => (
         <Endpoint endpoint={endpoint} act={act} />
       ))}

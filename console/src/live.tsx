@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 
 import { eventStream, type StreamEvent } from "../../sdks/typescript/src/stream.js";
-import { freshToken } from "./api.js";
+import { freshToken, type Schemas } from "./api.js";
 
 /** Calls `onEvent` for every event of `kinds` while the component lives;
  * after a failure (an expired token), starts again after the last event. */
@@ -43,7 +43,8 @@ export function useLiveEvents(kinds: string[], onEvent: (event: StreamEvent) => 
   }, [key, enabled]);
 }
 
-const ALL_KINDS = [
+/** The event kinds, as the contract types them. */
+export const EVENT_KINDS: Schemas["EventKind"][] = [
   "device.online",
   "device.offline",
   "device.telemetry",
@@ -59,7 +60,7 @@ const ALL_KINDS = [
 
 /** The live event stream: filter by kind, pause and resume where it left off. */
 export function EventsView() {
-  const [kinds, setKinds] = useState<string[]>(ALL_KINDS.filter((k) => k !== "device.telemetry"));
+  const [kinds, setKinds] = useState<string[]>(EVENT_KINDS.filter((k) => k !== "device.telemetry"));
   const [running, setRunning] = useState(true);
   const [events, setEvents] = useState<StreamEvent[]>([]);
   useLiveEvents(kinds, (event) => setEvents((list) => [event, ...list].slice(0, 100)), running && kinds.length > 0);
@@ -69,7 +70,7 @@ export function EventsView() {
     <section aria-label="Live events">
       <fieldset class="checks">
         <legend>Kinds</legend>
-        {ALL_KINDS.map((kind) => (
+        {EVENT_KINDS.map((kind) => (
           <label>
             <input
               type="checkbox"

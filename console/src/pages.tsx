@@ -1,11 +1,12 @@
 /** The household pages: sign in, homes, a home's overview, a room. */
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 
 import { call, session, signIn, signOut, type Schemas, type SessionKind, type Thing } from "./api.js";
 import { ThingCard } from "./controls.js";
 import { useLiveEvents } from "./live.js";
 import { Icon } from "./icons.js";
 import { ActionTile } from "./tiles.js";
+import { Alert, Failure, Loading, useLoad } from "./ui.js";
 
 type Overview = Schemas["Overview"];
 type RoomView = Schemas["RoomView"];
@@ -63,11 +64,7 @@ export function SignIn(props: { kind: SessionKind }) {
         <button type="submit" disabled={busy}>
           Sign in
         </button>
-        {error ? (
-          <p class="notice error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <Alert message={error} />
       </form>
       <p>
         {developer ? (
@@ -80,24 +77,6 @@ export function SignIn(props: { kind: SessionKind }) {
       </p>
     </main>
   );
-}
-
-/** Loads on mount and whenever `reload` is called; shows errors. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [T | null, string | null, () => void] {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    let live = true;
-    load().then(
-      (d) => live && (setData(d), setError(null)),
-      (e) => live && setError((e as Error).message),
-    );
-    return () => {
-      live = false;
-    };
-  }, [...deps, tick]);
-  return [data, error, () => setTick((t) => t + 1)];
 }
 
 export function Homes() {
@@ -246,20 +225,3 @@ export function Header() {
   );
 }
 
-export function Loading() {
-  return (
-    <main>
-      <p aria-busy="true">Loading…</p>
-    </main>
-  );
-}
-
-export function Failure(props: { message: string }) {
-  return (
-    <main>
-      <p class="notice error" role="alert">
-        {props.message}
-      </p>
-    </main>
-  );
-}

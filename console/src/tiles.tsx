@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 
 import { call, type Control, type Schemas, type Thing } from "./api.js";
 import { Icon } from "./icons.js";
+import { Alert } from "./ui.js";
 
 type ActionRef = Schemas["ActionRef"];
 type ActionValue = Schemas["ActionValue"];
@@ -80,11 +81,7 @@ export function ActionTile(props: {
           return <TileAction offered={offered} control={control} value={value} onRun={(v) => run(ref, v)} />;
         })}
       </div>
-      {error ? (
-        <p class="notice error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       {result ? <Outcome result={result} /> : null}
     </article>
   );

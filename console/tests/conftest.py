@@ -100,6 +100,17 @@ def page(browser):
     assert errors == [], f"the page threw: {errors}"
 
 
+def verification_link(platform, email):
+    """The link of the verification mail to `email` in the local outbox."""
+    for _ in range(50):
+        for mail in sorted(pathlib.Path(platform.data, "outbox").glob("*.eml")):
+            text = mail.read_text()
+            if f"to: {email}" in text.lower():
+                return next(w for w in text.split() if w.startswith("http") and "verify-email" in w)
+        time.sleep(0.1)
+    raise AssertionError(f"no verification mail to {email}")
+
+
 def screenshot(page, name):
     """Kept under the target dir; ALYT_UPDATE_SCREENSHOTS=1 also writes
     docs/console/<name>.png (the README links them)."""
