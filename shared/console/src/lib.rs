@@ -45,19 +45,47 @@ const ASSETS: [Asset; 3] = [
 ];
 
 /// The console's routes; merge them into an application whose fallback
-/// answers everything else.
+/// answers everything else. The page may connect only to its own origin.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    routes_connecting_to(None)
+}
+
+/// [`routes`] for a hosted stack, whose event stream is served from another
+/// origin (the stream function's URL, `ALYT_STREAM_URL`): the page may
+/// connect there too.
+pub fn routes_connecting_to<S: Clone + Send + Sync + 'static>(
+    stream_url: Option<&str>,
+) -> Router<S> {
+    let policy = page_policy(stream_url);
     Router::new()
         .route(
             "/",
-            get(|headers: HeaderMap| async move { serve(&INDEX, &headers) }),
+            get(move |headers: HeaderMap| {
+                let policy = policy.clone();
+                async move { serve(&INDEX, &headers, policy) }
+            }),
         )
         .route("/console/{file}", get(asset))
 }
 
+/// The page loads only its own files and talks only to its own origin (and
+/// the stream's, when that is elsewhere).
+fn page_policy(stream_url: Option<&str>) -> HeaderValue {
+    let stream_origin = stream_url
+        .and_then(|u| u.split_once("://"))
+        .filter(|(scheme, _)| *scheme == "https" || *scheme == "http")
+        .map(|(scheme, rest)| format!(" {scheme}://{}", rest.split('/').next().unwrap_or_default()))
+        .filter(|origin| origin.chars().all(|c| c.is_ascii_graphic() || c == ' '))
+        .unwrap_or_default();
+    HeaderValue::from_str(&format!(
+        "default-src 'self'; connect-src 'self'{stream_origin}; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    ))
+    .expect("an ASCII policy")
+}
+
 async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
     match ASSETS.iter().find(|a| a.name == file) {
-        Some(asset) => serve(asset, &headers),
+        Some(asset) => serve(asset, &headers, HeaderValue::from_static("default-src 'none'")),
         None => (
             StatusCode::NOT_FOUND,
             [(header::CONTENT_TYPE, "application/problem+json")],
@@ -67,9 +95,9 @@ async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
     }
 }
 
-/// The file with an ETag of its content: browsers revalidate (`no-cache`)
-/// and get 304 until a new build ships.
-fn serve(asset: &'static Asset, headers: &HeaderMap) -> Response {
+/// The file with an ETag of its content (browsers revalidate, `no-cache`,
+/// and get 304 until a new build ships) and its content security policy.
+fn serve(asset: &'static Asset, headers: &HeaderMap, policy: HeaderValue) -> Response {
     let etag = etag_of(asset);
     let fresh = headers
         .get(header::IF_NONE_MATCH)
@@ -85,16 +113,13 @@ fn serve(asset: &'static Asset, headers: &HeaderMap) -> Response {
     if fresh {
         return (StatusCode::NOT_MODIFIED, common).into_response();
     }
-    // The page loads only its own files and talks only to its own origin.
-    let policy = if asset.name == INDEX.name {
-        "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
-    } else {
-        "default-src 'none'"
-    };
     (
         common,
         [
-            (header::CONTENT_TYPE, asset.content_type),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(asset.content_type),
+            ),
             (header::CONTENT_SECURITY_POLICY, policy),
         ],
         asset.body,
@@ -169,6 +194,24 @@ mod tests {
         assert_eq!(
             get("/console/icons.svg", None).await.headers()[header::CONTENT_TYPE],
             "image/svg+xml"
+        );
+
+        let hosted = routes_connecting_to::<()>(Some("https://abc.lambda-url.eu-west-1.on.aws/"))
+            .oneshot(Request::get("/").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let policy = hosted.headers()[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap();
+        assert!(
+            policy.contains("connect-src 'self' https://abc.lambda-url.eu-west-1.on.aws;"),
+            "{policy}"
+        );
+        assert!(
+            page_policy(Some("javascript:alert(1)"))
+                .to_str()
+                .unwrap()
+                .contains("connect-src 'self';")
         );
 
         let missing = get("/console/secrets.txt", None).await;
