@@ -1,6 +1,6 @@
 /** A developer's account: sign-up, MFA with a QR code, usage and quota. */
 import qrcode from "qrcode-generator";
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 import { call, createAnonymous, perform, type Schemas } from "./api.js";
 import { DeveloperNav } from "./developer.js";
@@ -10,15 +10,43 @@ type DeveloperType = Schemas["DeveloperType"];
 const TYPES: DeveloperType[] = ["INDIVIDUAL", "BRAND", "INTEGRATOR"];
 
 /**
- * Turnstile's documented test token: the local platform's bot check accepts
- * it. A hosted stack checks a real Turnstile answer (its widget on this page
- * is still to come), so there sign-up through the console is refused.
+ * Turnstile's documented test token: without a site key (the local
+ * platform), the page sends it and the local bot check accepts it.
  */
 const LOCAL_BOT_TOKEN = "XXXX.DUMMY.TOKEN.XXXX";
+
+/** The Turnstile site key the platform wrote into the page, if any. */
+function turnstileSiteKey(): string | null {
+  return document.querySelector<HTMLMetaElement>('meta[name="alyt-turnstile-site-key"]')?.content || null;
+}
+
+interface TurnstileApi {
+  render(element: HTMLElement, options: { sitekey: string; callback: (token: string) => void }): unknown;
+}
+
+/** Turnstile's widget: loads its script once, renders, hands over the token. */
+function BotCheck(props: { siteKey: string; onToken: (token: string) => void }) {
+  const holder = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const render = () => {
+      const api = (window as unknown as { turnstile?: TurnstileApi }).turnstile;
+      if (api && holder.current) api.render(holder.current, { sitekey: props.siteKey, callback: props.onToken });
+    };
+    if ((window as unknown as { turnstile?: TurnstileApi }).turnstile) return render();
+    const script = document.createElement("script");
+    script.src = "https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit";
+    script.async = true;
+    script.onload = render;
+    document.head.append(script);
+  }, [props.siteKey]);
+  return <div ref={holder} class="bot-check" aria-label="Bot check" role="group" />;
+}
 
 export function SignUp() {
   const [error, setError] = useState<string | null>(null);
   const [sent, setSent] = useState<string | null>(null);
+  const siteKey = turnstileSiteKey();
+  const [botToken, setBotToken] = useState<string | null>(siteKey ? null : LOCAL_BOT_TOKEN);
   if (sent) {
     return (
       <main class="narrow">
@@ -47,7 +75,7 @@ export function SignUp() {
               displayName: String(form.get("displayName")),
               type: String(form.get("type")) as DeveloperType,
               organisation: String(form.get("organisation") ?? "") || null,
-              botToken: LOCAL_BOT_TOKEN,
+              botToken: botToken ?? "",
             },
           });
           if (result.response.ok) {
@@ -72,7 +100,10 @@ export function SignUp() {
         </select>
         <label for="su-org">Organisation (optional)</label>
         <input id="su-org" name="organisation" maxLength={120} />
-        <button type="submit">Sign up</button>
+        {siteKey ? <BotCheck siteKey={siteKey} onToken={setBotToken} /> : null}
+        <button type="submit" disabled={!botToken}>
+          Sign up
+        </button>
         <Alert message={error} />
       </form>
       <p>

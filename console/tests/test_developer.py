@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 from playwright.sync_api import expect
 
-from conftest import screenshot, verification_link
+from conftest import screenshot, stand_in_for_turnstile, verification_link
 
 EMAIL = "console.dev@example.com"
 PASSWORD = "a console developer password"
@@ -217,9 +217,13 @@ def totp(secret, at=None):
 def test_a_developer_signs_up_verifies_and_turns_on_mfa(page, platform):
     email = "signup.dev@example.com"
     password = "a brand new developer password"
+    stand_in_for_turnstile(page)
     page.goto(platform.url + "/#/developer/signin")
     page.get_by_role("link", name="Sign up as a developer").click()
     form = page.get_by_role("form", name="Sign up")
+    # The platform wrote its site key into the page: the widget is shown,
+    # and sign-up waits for its answer.
+    expect(form.get_by_role("group", name="Bot check")).to_contain_text("passed")
     form.get_by_label("Email").fill(email)
     form.get_by_label("Password (12 characters or more)").fill(password)
     form.get_by_label("Display name").fill("Sign-up Dev")

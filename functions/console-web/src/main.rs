@@ -2,14 +2,12 @@
 //! serves at `/` ([`alyt_console::routes`]), on the stack's HTTP API, so the
 //! app's calls to `/v1` are same-origin; its live views stream from the
 //! stream function's URL (`ALYT_STREAM_URL`), which the page's policy
-//! allows. It reads nothing from the table.
+//! allows, and its sign-up shows Turnstile with `ALYT_TURNSTILE_SITE_KEY`.
+//! It reads nothing from the table.
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     alyt_aws::lambda::init_logs();
-    let stream_url = std::env::var("ALYT_STREAM_URL").ok();
-    lambda_http::run(alyt_console::routes_connecting_to::<()>(
-        stream_url.as_deref(),
-    ))
-    .await
+    let settings = alyt_console::ConsoleSettings::from_env();
+    lambda_http::run(alyt_console::routes_with::<()>(&settings)).await
 }

@@ -374,7 +374,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     ));
     // The console's page and files at / (no API route lives there), then
     // the API with its conventions and fallback.
-    let mut app = alyt_console::routes()
+    let mut app = alyt_console::routes_with(&alyt_console::ConsoleSettings::from_env())
         .merge(alyt_api::app(state, &Group::ALL))
         .layer(axum::middleware::from_fn(client_addr));
     if config.report_store_calls || config.store_calls_log.is_some() {

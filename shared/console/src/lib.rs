@@ -7,6 +7,7 @@
 use std::sync::OnceLock;
 
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::Path;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -44,48 +45,143 @@ const ASSETS: [Asset; 3] = [
     },
 ];
 
-/// The console's routes; merge them into an application whose fallback
-/// answers everything else. The page may connect only to its own origin.
-pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    routes_connecting_to(None)
+/// What the page needs to know beyond its files, from the environment of
+/// the process that serves it (both runtimes read the same variables).
+#[derive(Debug, Clone, Default)]
+pub struct ConsoleSettings {
+    /// `ALYT_STREAM_URL`: where a hosted stack streams events (the stream
+    /// function's URL); the page may connect there too.
+    pub stream_url: Option<String>,
+    /// `ALYT_TURNSTILE_SITE_KEY`: Cloudflare Turnstile's site key (public):
+    /// the sign-up page shows its widget. Without it the page sends
+    /// Turnstile's test token, which only the local bot check accepts.
+    pub turnstile_site_key: Option<String>,
 }
 
-/// [`routes`] for a hosted stack, whose event stream is served from another
-/// origin (the stream function's URL, `ALYT_STREAM_URL`): the page may
-/// connect there too.
-pub fn routes_connecting_to<S: Clone + Send + Sync + 'static>(
-    stream_url: Option<&str>,
-) -> Router<S> {
-    let policy = page_policy(stream_url);
+/// Turnstile's script and frames come from here.
+const TURNSTILE_ORIGIN: &str = "https://challenges.cloudflare.com";
+
+impl ConsoleSettings {
+    pub fn from_env() -> Self {
+        let var = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+        Self {
+            stream_url: var("ALYT_STREAM_URL"),
+            turnstile_site_key: var("ALYT_TURNSTILE_SITE_KEY"),
+        }
+    }
+
+    /// The site key, when it is one (letters, digits, `-`, `_`): anything
+    /// else is left out of the page rather than written into it.
+    fn site_key(&self) -> Option<&str> {
+        self.turnstile_site_key.as_deref().filter(|key| {
+            !key.is_empty()
+                && key.len() <= 100
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        })
+    }
+
+    /// The page loads only its own files and talks only to its own origin,
+    /// the stream's when that is elsewhere, and Turnstile when it is on.
+    fn page_policy(&self) -> HeaderValue {
+        let stream_origin = self
+            .stream_url
+            .as_deref()
+            .and_then(|u| u.split_once("://"))
+            .filter(|(scheme, _)| *scheme == "https" || *scheme == "http")
+            .map(|(scheme, rest)| {
+                format!(" {scheme}://{}", rest.split('/').next().unwrap_or_default())
+            })
+            .filter(|origin| origin.chars().all(|c| c.is_ascii_graphic() || c == ' '))
+            .unwrap_or_default();
+        let (scripts, frames, turnstile) = match self.site_key() {
+            Some(_) => (
+                format!("; script-src 'self' {TURNSTILE_ORIGIN}"),
+                format!("; frame-src {TURNSTILE_ORIGIN}"),
+                format!(" {TURNSTILE_ORIGIN}"),
+            ),
+            None => Default::default(),
+        };
+        HeaderValue::from_str(&format!(
+            "default-src 'self'; connect-src 'self'{stream_origin}{turnstile}{scripts}{frames}; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+        ))
+        .expect("an ASCII policy")
+    }
+
+    /// The page with what it must know written in as meta tags.
+    fn page(&self) -> Vec<u8> {
+        let html = String::from_utf8_lossy(INDEX.body);
+        match self.site_key() {
+            Some(key) => html
+                .replacen(
+                    "</head>",
+                    &format!(
+                        "  <meta name=\"alyt-turnstile-site-key\" content=\"{key}\" />\n  </head>"
+                    ),
+                    1,
+                )
+                .into_bytes(),
+            None => INDEX.body.to_vec(),
+        }
+    }
+}
+
+/// The console's routes with no settings (the page connects only to its
+/// own origin and signs up with the local bot check's test token); merge
+/// them into an application whose fallback answers everything else.
+pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    routes_with(&ConsoleSettings::default())
+}
+
+/// The console's routes for `settings`.
+pub fn routes_with<S: Clone + Send + Sync + 'static>(settings: &ConsoleSettings) -> Router<S> {
+    let body = Bytes::from(settings.page());
+    let page = Page {
+        etag: format!("\"{}\"", &hex::encode(Sha256::digest(&body))[..32]),
+        body,
+        policy: settings.page_policy(),
+    };
     Router::new()
         .route(
             "/",
             get(move |headers: HeaderMap| {
-                let policy = policy.clone();
-                async move { serve(&INDEX, &headers, policy) }
+                let page = page.clone();
+                async move { page.serve(&headers) }
             }),
         )
         .route("/console/{file}", get(asset))
 }
 
-/// The page loads only its own files and talks only to its own origin (and
-/// the stream's, when that is elsewhere).
-fn page_policy(stream_url: Option<&str>) -> HeaderValue {
-    let stream_origin = stream_url
-        .and_then(|u| u.split_once("://"))
-        .filter(|(scheme, _)| *scheme == "https" || *scheme == "http")
-        .map(|(scheme, rest)| format!(" {scheme}://{}", rest.split('/').next().unwrap_or_default()))
-        .filter(|origin| origin.chars().all(|c| c.is_ascii_graphic() || c == ' '))
-        .unwrap_or_default();
-    HeaderValue::from_str(&format!(
-        "default-src 'self'; connect-src 'self'{stream_origin}; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
-    ))
-    .expect("an ASCII policy")
+/// The page as this process serves it.
+#[derive(Clone)]
+struct Page {
+    body: Bytes,
+    policy: HeaderValue,
+    etag: String,
+}
+
+impl Page {
+    fn serve(&self, headers: &HeaderMap) -> Response {
+        respond(
+            &self.etag,
+            INDEX.content_type,
+            self.body.clone(),
+            self.policy.clone(),
+            headers,
+        )
+    }
 }
 
 async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
     match ASSETS.iter().find(|a| a.name == file) {
-        Some(asset) => serve(asset, &headers, HeaderValue::from_static("default-src 'none'")),
+        Some(asset) => respond(
+            etag_of(asset),
+            asset.content_type,
+            Bytes::from_static(asset.body),
+            HeaderValue::from_static("default-src 'none'"),
+            &headers,
+        ),
         None => (
             StatusCode::NOT_FOUND,
             [(header::CONTENT_TYPE, "application/problem+json")],
@@ -95,10 +191,15 @@ async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
     }
 }
 
-/// The file with an ETag of its content (browsers revalidate, `no-cache`,
-/// and get 304 until a new build ships) and its content security policy.
-fn serve(asset: &'static Asset, headers: &HeaderMap, policy: HeaderValue) -> Response {
-    let etag = etag_of(asset);
+/// A file with its ETag (browsers revalidate, `no-cache`, and get 304 until
+/// a new build ships) and its content security policy.
+fn respond(
+    etag: &str,
+    content_type: &'static str,
+    body: Bytes,
+    policy: HeaderValue,
+    headers: &HeaderMap,
+) -> Response {
     let fresh = headers
         .get(header::IF_NONE_MATCH)
         .is_some_and(|given| given.as_bytes() == etag.as_bytes());
@@ -116,13 +217,10 @@ fn serve(asset: &'static Asset, headers: &HeaderMap, policy: HeaderValue) -> Res
     (
         common,
         [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(asset.content_type),
-            ),
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
             (header::CONTENT_SECURITY_POLICY, policy),
         ],
-        asset.body,
+        body,
     )
         .into_response()
 }
@@ -130,8 +228,8 @@ fn serve(asset: &'static Asset, headers: &HeaderMap, policy: HeaderValue) -> Res
 fn etag_of(asset: &'static Asset) -> &'static str {
     static TAGS: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
     let tags = TAGS.get_or_init(|| {
-        std::iter::once(&INDEX)
-            .chain(ASSETS.iter())
+        ASSETS
+            .iter()
             .map(|a| {
                 (
                     a.name,
@@ -196,22 +294,45 @@ mod tests {
             "image/svg+xml"
         );
 
-        let hosted = routes_connecting_to::<()>(Some("https://abc.lambda-url.eu-west-1.on.aws/"))
+        let settings = ConsoleSettings {
+            stream_url: Some("https://abc.lambda-url.eu-west-1.on.aws/".into()),
+            turnstile_site_key: Some("0x4AAAAAAA-site_key".into()),
+        };
+        let hosted = routes_with::<()>(&settings)
             .oneshot(Request::get("/").body(Body::empty()).unwrap())
             .await
             .unwrap();
         let policy = hosted.headers()[header::CONTENT_SECURITY_POLICY]
             .to_str()
-            .unwrap();
+            .unwrap()
+            .to_owned();
         assert!(
-            policy.contains("connect-src 'self' https://abc.lambda-url.eu-west-1.on.aws;"),
+            policy.contains("connect-src 'self' https://abc.lambda-url.eu-west-1.on.aws https://challenges.cloudflare.com;"),
             "{policy}"
         );
         assert!(
-            page_policy(Some("javascript:alert(1)"))
+            policy.contains("script-src 'self' https://challenges.cloudflare.com"),
+            "{policy}"
+        );
+        let page = hosted.into_body().collect().await.unwrap().to_bytes();
+        assert!(
+            String::from_utf8_lossy(&page).contains(
+                r#"<meta name="alyt-turnstile-site-key" content="0x4AAAAAAA-site_key" />"#
+            )
+        );
+        // Nothing that is not a plain key or an http(s) URL reaches the page.
+        let hostile = ConsoleSettings {
+            stream_url: Some("javascript:alert(1)".into()),
+            turnstile_site_key: Some("\"><script>".into()),
+        };
+        assert!(!String::from_utf8_lossy(&hostile.page()).contains("<script>\""));
+        assert!(!String::from_utf8_lossy(&hostile.page()).contains("turnstile"));
+        let policy = hostile.page_policy();
+        assert!(
+            policy
                 .to_str()
                 .unwrap()
-                .contains("connect-src 'self';")
+                .starts_with("default-src 'self'; connect-src 'self'; img-src")
         );
 
         let missing = get("/console/secrets.txt", None).await;
