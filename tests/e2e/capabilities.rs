@@ -86,17 +86,32 @@ async fn unknown_paths_get_a_json_404_with_the_request_id() {
     assert_eq!(body["status"], 404);
     assert_eq!(body["requestId"], id.as_str());
 
-    // Outside /v1 too.
-    let outside = t
+    // Outside /v1 too (`/` itself is the console's page, and
+    // `/console/{file}` its files).
+    for path in ["/nope", "/console/a/b"] {
+        let outside = t
+            .http
+            .get(format!("http://{}{path}", t.platform.http_addr))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(outside.status(), 404, "{path}");
+        assert_eq!(
+            outside.headers()["content-type"],
+            "application/problem+json",
+            "{path}"
+        );
+    }
+    let console = t
         .http
         .get(format!("http://{}/", t.platform.http_addr))
         .send()
         .await
         .unwrap();
-    assert_eq!(outside.status(), 404);
+    assert_eq!(console.status(), 200);
     assert_eq!(
-        outside.headers()["content-type"],
-        "application/problem+json"
+        console.headers()["content-type"],
+        "text/html; charset=utf-8"
     );
 }
 
