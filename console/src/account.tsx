@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 
 import { call, createAnonymous, perform, type Schemas } from "./api.js";
 import { DeveloperNav } from "./developer.js";
-import { Alert, Failure, Loading, useLoad } from "./ui.js";
+import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
 
 type DeveloperType = Schemas["DeveloperType"];
 const TYPES: DeveloperType[] = ["INDIVIDUAL", "BRAND", "INTEGRATOR"];
@@ -179,17 +179,13 @@ export function AccountPage() {
  * confirm with a code; or turn it off with a code. */
 function Mfa(props: { enabled: boolean; onChanged: () => void }) {
   const [setup, setSetup] = useState<{ secret: string; otpauthUri: string } | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  async function confirm(path: "/v1/developers/auth/mfa/enable" | "/v1/developers/auth/mfa/disable", code: string) {
-    setProblem(null);
-    try {
+  const { problem, act } = useAction();
+  const confirm = (path: "/v1/developers/auth/mfa/enable" | "/v1/developers/auth/mfa/disable", code: string) =>
+    act(async () => {
       await perform((c) => c.POST(path, { body: { code } }));
       setSetup(null);
       props.onChanged();
-    } catch (e) {
-      setProblem((e as Error).message);
-    }
-  }
+    });
   const codeForm = (label: string, path: "/v1/developers/auth/mfa/enable" | "/v1/developers/auth/mfa/disable") => (
     <form
       aria-label={label}
@@ -222,14 +218,9 @@ function Mfa(props: { enabled: boolean; onChanged: () => void }) {
       ) : (
         <button
           type="button"
-          onClick={async () => {
-            setProblem(null);
-            try {
-              setSetup(await call((c) => c.POST("/v1/developers/auth/mfa/setup")));
-            } catch (e) {
-              setProblem((e as Error).message);
-            }
-          }}
+          onClick={() =>
+            act(async () => setSetup(await call((c) => c.POST("/v1/developers/auth/mfa/setup"))))
+          }
         >
           Set up
         </button>

@@ -64,8 +64,17 @@ impl DynamoStore {
     /// A store on the default AWS configuration (environment, profile, role),
     /// talking to `$ALYT_DYNAMODB_ENDPOINT` instead of AWS when that is set.
     pub async fn from_env(table: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
-        let shared = crate::sdk_config().await;
-        let mut config = aws_sdk_dynamodb::config::Builder::from(&shared);
+        Self::from_config(&crate::sdk_config().await, table, clock)
+    }
+
+    /// [`from_env`](Self::from_env) on an SDK configuration already loaded
+    /// (a function that builds several clients loads it once).
+    pub fn from_config(
+        shared: &aws_config::SdkConfig,
+        table: impl Into<String>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        let mut config = aws_sdk_dynamodb::config::Builder::from(shared);
         if let Some(endpoint) = std::env::var(ENDPOINT_ENV).ok().filter(|e| !e.is_empty()) {
             config = config.endpoint_url(endpoint);
         }

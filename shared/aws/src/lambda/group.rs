@@ -125,7 +125,7 @@ impl HostedConfig {
 pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http::Error> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let aws = crate::sdk_config().await;
-    let store = DynamoStore::from_env(config.table.clone(), clock.clone()).await;
+    let store = DynamoStore::from_config(&aws, config.table.clone(), clock.clone());
     let mailer: Arc<dyn Mailer> = match &config.mail_from {
         Some(from) => Arc::new(SesMailer::new(
             aws_sdk_sesv2::Client::new(&aws),
