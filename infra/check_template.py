@@ -303,6 +303,10 @@ def function_of(path, table):
     return None
 
 
+# The event streams' paths: the developer stream and a home's.
+STREAMS = re.compile(r"^/v1/(developers/events/stream|properties/[^/]+/events/stream)$")
+
+
 def needed_reach(template, log):
     needed = defaultdict(set)
     table = routes(template)
@@ -313,7 +317,10 @@ def needed_reach(template, log):
             if owners is None:
                 fail(f"the log names a worker this check does not know: {entry['worker']}")
                 continue
-        elif entry["path"] == "/v1/developers/events/stream":
+        elif STREAMS.match(entry.get("path") or entry["streamed"]):
+            # The streams are served on the stream function's URL (the HTTP
+            # API's function answers 421 without reading); a `streamed` line
+            # is what the stream's body reached as it was sent.
             owners = ["StreamFunction"]
         else:
             owner = function_of(entry["path"], table)

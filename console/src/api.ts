@@ -46,16 +46,10 @@ export function signOut(): void {
   sessionStorage.removeItem(SESSION_KEY);
 }
 
-/** The session's access token, refreshed first when it has expired (a
- * cheap call that the refresh path catches). */
-export async function freshToken(): Promise<string | null> {
-  const current = session();
-  if (!current) return null;
-  if (current.kind === "developer") {
-    await call((c) => c.GET("/v1/developers/me")).catch(() => undefined);
-  } else {
-    await call((c) => c.GET("/v1/auth/me")).catch(() => undefined);
-  }
+/** The session's access token for a stream connection; when `expired`
+ * (the stream answered 401), the session is refreshed first. */
+export async function streamToken(expired: boolean): Promise<string | null> {
+  if (expired && !(await refresh())) return null;
   return session()?.accessToken ?? null;
 }
 

@@ -28,7 +28,13 @@ type Group = (typeof GROUPS)[number];
 /** What a control change sends: a set of one value, or a press. */
 type Change = { kind: "set"; value: unknown } | { kind: "press" };
 
-export function ThingCard(props: { thing: Thing; tenantId: string; onChanged: () => void }) {
+/** A thing's pin on the home's dashboard, where the page offers one. */
+export interface PinToggle {
+  pinned: boolean;
+  toggle: () => Promise<void>;
+}
+
+export function ThingCard(props: { thing: Thing; tenantId: string; onChanged: () => void; pin?: PinToggle }) {
   const { thing } = props;
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
 
@@ -89,6 +95,19 @@ export function ThingCard(props: { thing: Thing; tenantId: string; onChanged: ()
         <Icon token={thing.icon} category={thing.category} />
         <h3>{thing.name}</h3>
         <LivenessBadge thing={thing} />
+        {props.pin ? (
+          <button
+            type="button"
+            class="pin"
+            aria-pressed={props.pin.pinned ? "true" : "false"}
+            aria-label={`${props.pin.pinned ? "Unpin" : "Pin"} ${thing.name}`}
+            onClick={() =>
+              props.pin!.toggle().catch((e) => setMessage({ text: `Pin: ${(e as Error).message}`, error: true }))
+            }
+          >
+            {props.pin.pinned ? "Unpin" : "Pin"}
+          </button>
+        ) : null}
       </header>
       {GROUPS.map((group) =>
         rows[group].length === 0 ? null : (

@@ -99,21 +99,27 @@ const PROFILES: Profile[] = ["LIGHT", "SENSOR", "THERMOSTAT", "SPEAKER", "HUB"];
 /** The sandbox's virtual devices: add, remove, scenarios; each device's
  * liveness follows the event stream (online/offline), not a poll. */
 export function SimulatorPage() {
-  const [loaded, error, reload] = useLoad(async () => {
+  const [sandbox, error] = useLoad(async () => {
     const me = await call((c) => c.GET("/v1/developers/me"));
     const tenantId = me.sandboxTenantId;
     if (!tenantId) throw new Error("Your sandbox is made when your address is verified.");
-    const [devices, homes] = await Promise.all([
-      call((c) => c.GET("/v1/developers/simulator/devices", { params: { query: { tenantId } } })),
-      call((c) => c.GET("/v1/properties", { params: { query: { tenantId } } })),
-    ]);
-    return { tenantId, devices: devices.items, homes: homes.items };
+    const homes = await call((c) => c.GET("/v1/properties", { params: { query: { tenantId } } }));
+    return { tenantId, homes: homes.items };
   }, []);
-  const { problem, act } = useAction(() => reload());
-  useLiveEvents(["device.online", "device.offline"], () => reload());
-  if (error) return <Failure message={error} />;
-  if (!loaded) return <Loading />;
-  const { tenantId } = loaded;
+  const tenantId = sandbox?.tenantId;
+  // Only the device list changes with what happens here.
+  const [devices, devicesError, reloadDevices] = useLoad(
+    async () =>
+      tenantId
+        ? (await call((c) => c.GET("/v1/developers/simulator/devices", { params: { query: { tenantId } } }))).items
+        : null,
+    [tenantId],
+  );
+  const { problem, act } = useAction(() => reloadDevices());
+  useLiveEvents(["device.online", "device.offline"], () => reloadDevices());
+  if (error ?? devicesError) return <Failure message={(error ?? devicesError)!} />;
+  if (!sandbox || !tenantId || !devices) return <Loading />;
+  const loaded = { ...sandbox, devices };
 
   return (
     <main>

@@ -1,31 +1,43 @@
 /**
- * Live updates: the developer event stream through the SDK's resumable
- * helper (Last-Event-ID on every reconnect), never a polling loop.
+ * Live updates: the developer event stream or a home's, through the SDK's
+ * resumable helper (Last-Event-ID on every reconnect), never a polling loop.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 
 import { eventStream, type StreamEvent } from "../../sdks/typescript/src/stream.js";
-import { freshToken, type Schemas } from "./api.js";
+import { session, streamToken, type Schemas } from "./api.js";
 
-/** Calls `onEvent` for every event of `kinds` while the component lives;
- * after a failure (an expired token), starts again after the last event. */
-export function useLiveEvents(kinds: string[], onEvent: (event: StreamEvent) => void, enabled = true) {
+/** A home whose stream a view follows (instead of the developer stream). */
+export interface Home {
+  tenantId: string;
+  propertyId: string;
+}
+
+/** Calls `onEvent` for every event of `kinds` while the component lives
+ * (of `home`'s stream when given); after a failure, starts again after the
+ * last event. */
+export function useLiveEvents(
+  kinds: string[],
+  onEvent: (event: StreamEvent) => void,
+  enabled = true,
+  home?: Home,
+) {
   const handler = useRef(onEvent);
   handler.current = onEvent;
   // Kept across pauses and filter changes: the stream resumes after it.
   const lastSeen = useRef<string | undefined>(undefined);
-  const key = kinds.join(",");
+  const key = `${kinds.join(",")}|${home?.tenantId ?? ""}|${home?.propertyId ?? ""}`;
   useEffect(() => {
     if (!enabled) return;
     const stop = new AbortController();
     (async () => {
       while (!stop.signal.aborted) {
-        const token = await freshToken();
-        if (!token) return;
         try {
           for await (const event of eventStream({
             baseUrl: location.origin,
-            token,
+            // The session's token; refreshed when the stream answers 401.
+            token: streamToken,
+            home,
             events: kinds,
             lastEventId: lastSeen.current,
             signal: stop.signal,
@@ -34,7 +46,8 @@ export function useLiveEvents(kinds: string[], onEvent: (event: StreamEvent) => 
             handler.current(event);
           }
         } catch {
-          if (stop.signal.aborted) return;
+          // Signed out (the refresh failed): nothing more to hear.
+          if (stop.signal.aborted || !session()) return;
           await new Promise((r) => setTimeout(r, 2000));
         }
       }

@@ -7,6 +7,7 @@ import { loadIcons } from "./icons.js";
 import { AccountPage, SignUp } from "./account.js";
 import { EventsPage, KeysPage, SandboxHome, SimulatorPage, WebhooksPage } from "./developer.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
+import { RoutinesPage } from "./routines.js";
 
 function route(hash: string) {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
@@ -34,6 +35,9 @@ function route(hash: string) {
   // is a household like any other.
   if (parts[0] === "homes" && parts.length === 3) {
     return <OverviewPage tenantId={parts[1]!} propertyId={parts[2]!} />;
+  }
+  if (parts[0] === "homes" && parts.length === 4 && parts[3] === "routines") {
+    return <RoutinesPage tenantId={parts[1]!} propertyId={parts[2]!} />;
   }
   if (parts[0] === "homes" && parts.length === 5 && parts[3] === "rooms") {
     return <RoomPage tenantId={parts[1]!} propertyId={parts[2]!} roomId={parts[4]!} />;

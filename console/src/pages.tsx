@@ -3,7 +3,10 @@ import { useState } from "preact/hooks";
 
 import { call, session, signIn, signOut, type Schemas, type SessionKind, type Thing } from "./api.js";
 import { ThingCard } from "./controls.js";
+import { usePins, type Pins } from "./dashboard.js";
 import { useLiveEvents } from "./live.js";
+import { HomeNav } from "./nav.js";
+import { RunButton } from "./routines.js";
 import { Icon } from "./icons.js";
 import { ActionTile } from "./tiles.js";
 import { Alert, Failure, Loading, useLoad } from "./ui.js";
@@ -13,14 +16,18 @@ type RoomView = Schemas["RoomView"];
 type Property = Schemas["Property"];
 
 /**
- * What changes a home's view: a developer's session hears its sandbox on
- * the event stream and redraws on these (no polling). A household session
- * has no event stream yet, so its views change when it acts.
+ * What changes a home's view: every session follows the home's event stream
+ * and redraws on these (no polling).
  */
 const LIVE_KINDS = ["thing.state", "command.result", "device.online", "device.offline"];
 
 export function navigate(hash: string) {
   location.hash = hash;
+}
+
+/** A thing's pin toggle for its card. */
+function pinOf(pins: Pins, thing: Thing) {
+  return { pinned: pins.thingPinned(thing), toggle: () => pins.toggleThing(thing) };
 }
 
 export function SignIn(props: { kind: SessionKind }) {
@@ -110,23 +117,49 @@ export function Homes() {
 
 export function OverviewPage(props: { tenantId: string; propertyId: string }) {
   const { tenantId, propertyId } = props;
-  const [overview, error, reload] = useLoad(
-    () =>
-      call((c) =>
-        c.GET("/v1/properties/{propertyId}/overview", {
-          params: { path: { propertyId }, query: { tenantId } },
-        }),
-      ),
-    [tenantId, propertyId],
-  );
-  useLiveEvents(LIVE_KINDS, () => reload(), session()?.kind === "developer");
+  const params = { path: { propertyId }, query: { tenantId } };
+  const [loaded, error, reload] = useLoad(async () => {
+    const [overview, routines] = await Promise.all([
+      call((c) => c.GET("/v1/properties/{propertyId}/overview", { params })),
+      call((c) => c.GET("/v1/properties/{propertyId}/routines", { params })),
+    ]);
+    return { overview, routines: routines.items };
+  }, [tenantId, propertyId]);
+  const pins = usePins(tenantId, propertyId);
+  useLiveEvents(LIVE_KINDS, () => reload(), true, { tenantId, propertyId });
   if (error) return <Failure message={error} />;
-  if (!overview) return <Loading />;
+  if (!loaded) return <Loading />;
+  const { overview } = loaded;
   const everything: Thing[] = overview.rooms.flatMap((r) => r.things).concat(overview.unassigned);
   const available = overview.rooms.flatMap((r) => r.availableActions);
+  // The pins in the order saved; a pin whose thing or routine is gone is not drawn.
+  const pinned = pins.pins.flatMap((pin) => {
+    if (pin.kind === "thing") {
+      const thing = everything.find((t) => t.id === pin.thing.id);
+      return thing ? [<ThingCard thing={thing} tenantId={tenantId} onChanged={reload} pin={pinOf(pins, thing)} />] : [];
+    }
+    const routine = loaded.routines.find((r) => r.id === pin.routineId);
+    return routine
+      ? [
+          <article class="thing" aria-label={routine.name} data-routine={routine.id}>
+            <header>
+              <h3>{routine.name}</h3>
+            </header>
+            <RunButton routine={routine} tenantId={tenantId} />
+          </article>,
+        ]
+      : [];
+  });
   return (
     <main>
       <h1>{overview.property.name}</h1>
+      <HomeNav tenantId={tenantId} propertyId={propertyId} current="overview" />
+      {pinned.length > 0 ? (
+        <section aria-label="Pinned">
+          <h2>Pinned</h2>
+          <div class="things">{pinned}</div>
+        </section>
+      ) : null}
       <section class="tiles" aria-label="Rooms">
         <ActionTile
           target={{ kind: "house", propertyId }}
@@ -159,7 +192,7 @@ export function OverviewPage(props: { tenantId: string; propertyId: string }) {
           <h2>Not in a room</h2>
           <div class="things">
             {overview.unassigned.map((thing) => (
-              <ThingCard thing={thing} tenantId={tenantId} onChanged={reload} />
+              <ThingCard thing={thing} tenantId={tenantId} onChanged={reload} pin={pinOf(pins, thing)} />
             ))}
           </div>
         </section>
@@ -179,7 +212,8 @@ export function RoomPage(props: { tenantId: string; propertyId: string; roomId: 
       ),
     [tenantId, roomId],
   );
-  useLiveEvents(LIVE_KINDS, () => reload(), session()?.kind === "developer");
+  const pins = usePins(tenantId, propertyId);
+  useLiveEvents(LIVE_KINDS, () => reload(), true, { tenantId, propertyId });
   if (error) return <Failure message={error} />;
   if (!room) return <Loading />;
   return (
@@ -193,7 +227,7 @@ export function RoomPage(props: { tenantId: string; propertyId: string; roomId: 
       {room.things.length === 0 ? <p>Nothing in this room yet.</p> : null}
       <div class="things">
         {room.things.map((thing) => (
-          <ThingCard thing={thing} tenantId={tenantId} onChanged={reload} />
+          <ThingCard thing={thing} tenantId={tenantId} onChanged={reload} pin={pinOf(pins, thing)} />
         ))}
       </div>
     </main>

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 from playwright.sync_api import expect
 
-from conftest import screenshot, stand_in_for_turnstile, verification_link
+from conftest import screenshot, sign_in, stand_in_for_turnstile, verification_link
 
 EMAIL = "console.dev@example.com"
 PASSWORD = "a console developer password"
@@ -281,3 +281,42 @@ def test_the_sandbox_light_answers_its_room_tile(page, platform, developer):
     wanted = "false" if before == "true" else "true"
     expect(lights).to_have_attribute("aria-checked", wanted, timeout=10000)
     screenshot(page, "developer-sandbox-home")
+
+
+def test_a_household_session_follows_its_home_live(page, platform, developer):
+    """A household person's room page follows the home's event stream: the
+    developer's own account owns its sandbox's household, so signed in as a
+    household person it sees the sandbox home; its virtual light going
+    offline and coming back (a scenario set through the API, as another
+    client would) shows on the open page with no reload and no polling."""
+    status, dev = platform.call("POST", "/v1/developers/auth/login", {"email": EMAIL, "password": PASSWORD})
+    assert status == 200, dev
+    status, me = platform.call("GET", "/v1/developers/me", token=dev["accessToken"])
+    tenant = me["sandboxTenantId"]
+    status, devices = platform.call(
+        "GET", f"/v1/developers/simulator/devices?tenantId={tenant}", token=dev["accessToken"]
+    )
+    light = next(d for d in devices["items"] if d["profile"] == "LIGHT")
+
+    sign_in(page, platform, email=EMAIL, password=PASSWORD)
+    page.get_by_role("link", name="Sandbox home").click()
+    page.get_by_role("link", name="Kitchen").click()
+    card = page.get_by_role("article", name=light["device"]["name"])
+    badge = card.locator("[data-liveness]")
+    expect(badge).to_have_attribute("data-liveness", "online", timeout=15000)
+    loads = []
+    page.on("request", lambda r: loads.append(r.url) if "/v1/rooms/" in r.url else None)
+
+    status, body = platform.call(
+        "POST",
+        f"/v1/developers/simulator/devices/{light['device']['id']}/scenario",
+        {"tenantId": tenant, "scenario": "OFFLINE", "seconds": 8},
+        token=dev["accessToken"],
+    )
+    assert status == 200, body
+    expect(badge).to_have_attribute("data-liveness", "offline", timeout=15000)
+    expect(badge).to_have_attribute("data-liveness", "online", timeout=25000)
+    # The page redrew from the stream's events: a load per event heard, not
+    # a timer's worth.
+    assert 2 <= len(loads) <= 12, loads
+    screenshot(page, "household-room-live")

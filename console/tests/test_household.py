@@ -162,3 +162,65 @@ def test_a_phone_width_shows_one_column(browser, platform, home):
     assert second["y"] > first["y"] and abs(second["x"] - first["x"]) < 1, (first, second)
     screenshot(page, "household-overview-phone")
     context.close()
+
+
+def test_a_thing_pinned_in_its_room_shows_first_on_the_overview(page, platform, home):
+    sign_in(page, platform)
+    page.get_by_role("link", name=home["property"]["name"]).click()
+    page.get_by_role("link", name=home["room"]["name"]).click()
+    page.get_by_role("button", name="Pin Ceiling light").click()
+    expect(page.get_by_role("button", name="Unpin Ceiling light")).to_have_attribute("aria-pressed", "true")
+    status, dashboard = platform.call(
+        "GET", f"/v1/properties/{home['property']['id']}/dashboard?tenantId={home['tenant']}", token=home["token"]
+    )
+    assert status == 200, dashboard
+    assert dashboard["pins"] == [{"kind": "thing", "thing": {"kind": "device", "id": home["device"]}}]
+
+    page.get_by_role("link", name="Overview").click()
+    pinned = page.get_by_role("region", name="Pinned")
+    expect(pinned.get_by_role("article", name="Ceiling light")).to_be_visible()
+    screenshot(page, "household-pinned")
+    pinned.get_by_role("button", name="Unpin Ceiling light").click()
+    expect(page.get_by_role("region", name="Pinned")).to_have_count(0)
+
+
+def test_a_routine_is_made_run_pinned_and_removed(page, platform, home):
+    room = home["room"]["name"]
+    sign_in(page, platform)
+    page.get_by_role("link", name=home["property"]["name"]).click()
+    page.get_by_role("navigation", name="Home").get_by_role("link", name="Routines").click()
+    form = page.get_by_role("form", name="New routine")
+    form.get_by_label("Name").fill("Evening lights")
+    options = form.get_by_label("Does").locator("option").all_text_contents()
+    turn_on = next(o for o in options if o.startswith(f"{room}: ") and o.endswith(" on"))
+    form.get_by_label("Does").select_option(label=turn_on)
+    form.get_by_label("At (empty: by hand only)").fill("19:30")
+    form.get_by_label("mon").check()
+    form.get_by_label("fri").check()
+    form.get_by_role("button", name="Save routine").click()
+
+    card = page.get_by_role("article", name="Evening lights")
+    expect(card).to_contain_text("at 19:30 on mon, fri")
+    expect(card).to_contain_text("next ")
+    card.get_by_role("button", name="Run Evening lights").click()
+    # The room step reached the light: its command was accepted and published.
+    expect(card.get_by_role("list", name="Run outcome")).to_contain_text("Ceiling light: applied")
+    card.get_by_role("button", name="Recent runs").click()
+    expect(card.get_by_role("list", name="Recent runs")).to_contain_text("manual")
+    screenshot(page, "household-routines")
+
+    card.get_by_role("button", name="Pin", exact=True).click()
+    expect(card.get_by_role("button", name="Unpin", exact=True)).to_be_visible()
+    page.get_by_role("navigation", name="Home").get_by_role("link", name="Overview").click()
+    pinned = page.get_by_role("region", name="Pinned")
+    pinned.get_by_role("button", name="Run Evening lights").click()
+    expect(pinned.get_by_role("list", name="Run outcome")).to_contain_text("applied")
+
+    page.get_by_role("navigation", name="Home").get_by_role("link", name="Routines").click()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("article", name="Evening lights").get_by_role("button", name="Remove").click()
+    expect(page.get_by_role("article", name="Evening lights")).to_have_count(0)
+    status, routines = platform.call(
+        "GET", f"/v1/properties/{home['property']['id']}/routines?tenantId={home['tenant']}", token=home["token"]
+    )
+    assert routines["items"] == [], routines

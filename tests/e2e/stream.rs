@@ -194,3 +194,149 @@ async fn the_stream_needs_events_read_and_refuses_bad_parameters() {
         .unwrap();
     assert_eq!(response.status(), 400);
 }
+
+/// A household's stream of one home: the events about that home's things,
+/// in order and resumable, to anyone who sees the home (a guest too); not
+/// another home's devices, not people's or developers' events, and not to
+/// a household the home is not theirs.
+#[tokio::test]
+async fn a_home_stream_carries_that_homes_things_only_to_those_who_see_it() {
+    use alyt_domain::access::HouseholdRole;
+    use alyt_store::repo::tenancy::{NewHome, Tenancy, new_home_writes};
+    use alyt_tests::principals::{PASSWORD, seed_account, seed_person};
+
+    let t = TestPlatform::start_with_config(|c| c.webhooks.stream = fast_limits()).await;
+    let first = t.platform.first_start.clone().unwrap();
+    let (tenant, home) = (first.tenant_id.to_string(), first.property_id.to_string());
+    // A second household of the same tenant, with its own home and owner.
+    let neighbour = seed_account(&t, "neighbour@example.com", None, None).await;
+    let (second, writes) = new_home_writes(NewHome {
+        tenant_id: first.tenant_id,
+        household: "Next door",
+        household_email: None,
+        home: "Next door's home",
+        timezone: "UTC",
+        rooms: &["Hall"],
+        owner: neighbour.id,
+        now: time::OffsetDateTime::now_utc(),
+    })
+    .unwrap();
+    Tenancy(&*t.platform.store())
+        .create_all(writes)
+        .await
+        .unwrap();
+    let (email, password) = t.owner();
+    let owner = t.household_login(&email, &password).await["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let register = |property: String, serial: &'static str| {
+        let (t, owner, tenant) = (&t, owner.clone(), tenant.clone());
+        async move {
+            let (status, device) = t
+                .post_json(
+                    "/devices/register",
+                    Some(&owner),
+                    json!({ "tenantId": tenant, "propertyId": property, "name": serial,
+                            "kind": "OTHER", "capabilities": ["LIGHT"], "serial": serial }),
+                )
+                .await;
+            assert_eq!(status, 201, "{device}");
+            device["device"]["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let ours = register(home.clone(), "SN-HOME-STREAM-1").await;
+    let theirs = register(second.property.id.to_string(), "SN-HOME-STREAM-2").await;
+
+    let guest = seed_person(
+        &t,
+        "stream-guest@example.com",
+        None,
+        None,
+        Some(HouseholdRole::Guest),
+    )
+    .await;
+    let path = |after: &str| format!("/properties/{home}/events/stream?tenantId={tenant}{after}");
+    let open = |token: String, query: String, last: Option<String>| {
+        let t = &t;
+        async move {
+            let mut request = t.http.get(t.url(&query)).bearer_auth(token);
+            if let Some(id) = last {
+                request = request.header("last-event-id", id);
+            }
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status(), 200);
+            SseReader::new(response)
+        }
+    };
+    let mut stream = open(guest.clone(), path(""), None).await;
+
+    let log = EventLog::new(t.platform.store(), Arc::new(SystemClock));
+    let result = |device: &str, n: u32| {
+        json!({ "deviceId": device, "commandId": format!("cmd-{n}"), "command": "set",
+                "status": "ok", "at": "2026-11-27T12:00:00Z" })
+    };
+    let mut heard = Vec::new();
+    for n in 0..2 {
+        let event = log
+            .record(first.tenant_id, EventKind::CommandResult, result(&ours, n))
+            .await
+            .unwrap();
+        heard.push(event.id.to_string());
+        // Another home's device, a device that does not exist, and a kind
+        // that is about people: none of them is this home's.
+        log.record(
+            first.tenant_id,
+            EventKind::CommandResult,
+            result(&theirs, n),
+        )
+        .await
+        .unwrap();
+        let nowhere = alyt_domain::ids::DeviceId::new().to_string();
+        log.record(
+            first.tenant_id,
+            EventKind::CommandResult,
+            result(&nowhere, n),
+        )
+        .await
+        .unwrap();
+        log.record(
+            first.tenant_id,
+            EventKind::GuestInvited,
+            json!({ "deviceId": ours }),
+        )
+        .await
+        .unwrap();
+    }
+    let got = stream.events(3, Duration::from_secs(5)).await;
+    let ids: Vec<&str> = got.iter().map(|(_, id, _)| id.as_str()).collect();
+    assert_eq!(ids, heard.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(got.iter().all(
+        |(kind, _, data)| kind == "command.result" && data["data"]["deviceId"] == ours.as_str()
+    ));
+    drop(stream);
+
+    // Resumed after the first: exactly the second.
+    let mut resumed = open(owner.clone(), path(""), Some(heard[0].clone())).await;
+    let got = resumed.events(2, Duration::from_secs(3)).await;
+    assert_eq!(
+        got.iter().map(|(_, id, _)| id.clone()).collect::<Vec<_>>(),
+        [heard[1].clone()]
+    );
+
+    // The neighbours' owner does not see this home: it answers as missing.
+    let neighbour = t.household_login("neighbour@example.com", PASSWORD).await["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, problem) = t.get_json(&path(""), Some(&neighbour)).await;
+    assert_eq!(status, 404, "{problem}");
+    // A home's stream has only a home's kinds.
+    let (status, problem) = t
+        .get_json(&path("&events=guest.invited"), Some(&owner))
+        .await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["field"], "events");
+    let (status, _) = t.get_json(&path(""), None).await;
+    assert_eq!(status, 401);
+}

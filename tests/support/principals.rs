@@ -113,7 +113,10 @@ pub async fn seed_account(
     user
 }
 
-async fn seed_person(
+/// A verified account (see [`seed_account`]) with a role in the demo
+/// tenant's household (a guest is pinned to its home for two days); its
+/// household session token.
+pub async fn seed_person(
     t: &TestPlatform,
     email: &str,
     platform_role: Option<PlatformRole>,

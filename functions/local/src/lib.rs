@@ -674,7 +674,8 @@ fn store_calls_log_from_env() -> Option<PathBuf> {
 }
 
 /// Counts the store calls made while a request is served (its body aside)
-/// into the `x-alyt-store-calls` header, and into the log when there is one.
+/// into the `x-alyt-store-calls` header, and into the log when there is one
+/// (with what a streaming body reaches as it is sent, on a line of its own).
 async fn report_store_calls(
     State(log): State<Option<Arc<StoreCallsLog>>>,
     request: Request,
@@ -691,6 +692,15 @@ async fn report_store_calls(
             &calls,
             &reach,
         );
+        let streamed = response
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+        if streamed {
+            let (parts, body) = response.into_parts();
+            let body = reach::ReachedBody::wrap(body, path, log);
+            response = Response::from_parts(parts, body);
+        }
     }
     let text = calls
         .iter()

@@ -8,9 +8,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 
-use alyt_store::counting::{Reach, reach_of};
+use alyt_store::counting::{Reach, reach_during, reach_of};
+use axum::body::{Body, BodyDataStream, Bytes};
+use futures_util::Stream;
 
 /// The file: lines appended whole (one `write` each on a file opened for
 /// appending), so the test processes sharing it never interleave a line.
@@ -73,4 +77,46 @@ pub(crate) async fn recorded<F: Future>(worker: &'static str, work: F) -> F::Out
         }));
     }
     output
+}
+
+/// A streaming response's body (the event streams), whose store calls are
+/// made as it is polled, after the request's line was written: what they
+/// reach is logged as one `streamed` line for the path when the body ends
+/// or the client goes.
+pub(crate) struct ReachedBody {
+    inner: BodyDataStream,
+    path: String,
+    reach: BTreeSet<Reach>,
+    log: Arc<StoreCallsLog>,
+}
+
+impl ReachedBody {
+    pub(crate) fn wrap(body: Body, path: String, log: Arc<StoreCallsLog>) -> Body {
+        Body::from_stream(ReachedBody {
+            inner: body.into_data_stream(),
+            path,
+            reach: BTreeSet::new(),
+            log,
+        })
+    }
+}
+
+impl Stream for ReachedBody {
+    type Item = Result<Bytes, axum::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        reach_during(&mut this.reach, || Pin::new(&mut this.inner).poll_next(cx))
+    }
+}
+
+impl Drop for ReachedBody {
+    fn drop(&mut self) {
+        if !self.reach.is_empty() {
+            self.log.write(serde_json::json!({
+                "streamed": self.path,
+                "reach": self.reach.iter().map(Reach::to_string).collect::<Vec<_>>(),
+            }));
+        }
+    }
 }

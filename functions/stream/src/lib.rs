@@ -1,5 +1,7 @@
-//! The event stream's hosted application: the same route, authorization and
-//! stream as the local platform ([`alyt_api::groups::developers::stream`]), under
+//! The event streams' hosted application: the same routes, authorization and
+//! streams as the local platform (the developer stream,
+//! [`alyt_api::groups::developers::stream`], and a home's,
+//! [`alyt_api::groups::homes::live`]), under
 //! the shared HTTP conventions. The Lambda main serves it with response
 //! streaming; the fixture test drives it with a function-URL event.
 
@@ -7,5 +9,7 @@ use alyt_api::AppState;
 
 /// The router the function URL serves.
 pub fn app(state: AppState) -> axum::Router {
-    alyt_api::serve(alyt_api::groups::developers::stream::routes(), state)
+    use alyt_api::groups::{developers, homes};
+    let routes = developers::stream::routes().merge(homes::live::routes());
+    alyt_api::serve(routes, state)
 }

@@ -1,8 +1,9 @@
-//! Lambda entry of the developer event stream: `GET
-//! /v1/developers/events/stream` served with Lambda response streaming on a
-//! function URL. The route, its authorization and the stream itself are the
-//! ones the local platform serves ([`alyt_api::groups::developers::stream`],
-//! [`alyt_events::stream`]); here connections end a little before Lambda's
+//! Lambda entry of the event streams: `GET /v1/developers/events/stream`
+//! and a home's `GET /v1/properties/{propertyId}/events/stream`, served with
+//! Lambda response streaming on a function URL. The routes, their
+//! authorization and the stream itself are the ones the local platform
+//! serves ([`alyt_api::groups::developers::stream`],
+//! [`alyt_api::groups::homes::live`], [`alyt_events::stream`]); here connections end a little before Lambda's
 //! 15-minute limit and clients resume with `Last-Event-ID`.
 
 use alyt_aws::lambda::{HostedConfig, RateCounts, hosted_state};

@@ -184,3 +184,97 @@ async fn the_stream_refuses_missing_tokens_and_keys_without_events_read() {
         .unwrap();
     assert_eq!(response.status(), 403);
 }
+
+/// Reads `body` until an event frame arrives (the hosted stream polls).
+async fn first_event(body: axum::body::Body) -> String {
+    let mut body = body;
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !text.contains("event: ") || !text.ends_with("\n\n") {
+        let frame = tokio::time::timeout_at(deadline, body.frame())
+            .await
+            .expect("an event within 20 s")
+            .expect("the stream stays open")
+            .unwrap();
+        if let Ok(data) = frame.into_data() {
+            text.push_str(&String::from_utf8_lossy(&data));
+        }
+    }
+    text
+}
+
+/// A home's stream on the same function URL, over moto: it reads the event
+/// log and the device each event is about, and sends only the home's.
+#[tokio::test]
+async fn a_home_stream_sends_its_devices_events_on_the_function_url() {
+    use alyt_store::repo::devices::{DeviceRecord, device_item};
+    use alyt_store::repo::tenancy::{NewHome, Tenancy, new_home_writes};
+
+    let h = hosted().await;
+    let secret = key(&h, &[Scope::ThingsRead]).await;
+    let (home, writes) = new_home_writes(NewHome {
+        tenant_id: h.sandbox,
+        household: "Sandbox household",
+        household_email: None,
+        home: "Sandbox home",
+        timezone: "UTC",
+        rooms: &["Kitchen"],
+        owner: UserId::new(),
+        now: h.clock.now(),
+    })
+    .unwrap();
+    Tenancy(&*h.store).create_all(writes).await.unwrap();
+    let now = "2026-11-27T12:00:00Z";
+    let device: DeviceRecord = serde_json::from_value(serde_json::json!({
+        "id": alyt_domain::ids::DeviceId::new(), "tenantId": h.sandbox,
+        "propertyId": home.property.id, "roomId": null, "name": "Kitchen light",
+        "kind": "OTHER", "capabilities": ["LIGHT"], "currentUnitId": null,
+        "parentDeviceId": null, "protocol": null, "protocolId": null,
+        "firmwareChannel": "STABLE", "status": "ONLINE", "createdAt": now, "updatedAt": now,
+    }))
+    .unwrap();
+    h.store
+        .put(device_item(&device).unwrap(), None)
+        .await
+        .unwrap();
+    let log = EventLog::new(h.store.clone(), h.clock.clone());
+    let online = |id: String| serde_json::json!({ "deviceId": id, "name": "light", "at": now });
+    log.record(
+        h.sandbox,
+        EventKind::DeviceOnline,
+        online(alyt_domain::ids::DeviceId::new().to_string()),
+    )
+    .await
+    .unwrap();
+    let ours = log
+        .record(
+            h.sandbox,
+            EventKind::DeviceOnline,
+            online(device.id.to_string()),
+        )
+        .await
+        .unwrap();
+
+    let mut event = fixture();
+    let path = format!("/v1/properties/{}/events/stream", home.property.id);
+    event["rawPath"] = path.clone().into();
+    event["requestContext"]["http"]["path"] = path.into();
+    event["rawQueryString"] = format!("tenantId={}", h.sandbox).into();
+    event["queryStringParameters"] = serde_json::json!({ "tenantId": h.sandbox.to_string() });
+    event["headers"]["authorization"] = format!("Bearer {secret}").into();
+    let event: LambdaRequest = serde_json::from_value(event).unwrap();
+    let request: http::Request<lambda_http::Body> = event.into();
+    let response = alyt_stream::app(h.state.clone())
+        .oneshot(request)
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let text = first_event(response.into_body()).await;
+    // The first event sent is the home's device's (the unknown device's,
+    // recorded before it, is not the home's).
+    assert!(
+        text.contains(&format!("id: {}", ours.id.as_str())),
+        "{text}"
+    );
+    assert_eq!(text.matches("event: device.online").count(), 1, "{text}");
+}

@@ -5,7 +5,7 @@ stream."""
 
 from alyt_client import AuthenticatedClient, Client
 
-from .stream import EventStream, StreamEvent
+from .stream import EventStream, StreamEvent, home_stream_path
 from .webhooks import SIGNATURE_HEADER, SignatureError, sign, verify
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "Client",
     "EventStream",
     "StreamEvent",
+    "home_stream_path",
     "SIGNATURE_HEADER",
     "SignatureError",
     "sign",

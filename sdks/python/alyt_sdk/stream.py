@@ -1,6 +1,7 @@
-"""The developer event stream, resumed across disconnects.
+"""The event streams, resumed across disconnects.
 
-``GET /v1/developers/events/stream`` answers server-sent events whose data
+``GET /v1/developers/events/stream`` (and a home's,
+``GET /v1/properties/{propertyId}/events/stream``) answers server-sent events whose data
 is an event envelope; each carries an ``id``. A connection ends (the hosted
 stream after about 15 minutes, or any network fault); this helper connects
 again with ``Last-Event-ID`` set to the last id it handed out, so no event
@@ -14,10 +15,16 @@ import json
 import time
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, Optional
+from urllib.parse import quote
 
 import httpx
 
 STREAM_PATH = "/v1/developers/events/stream"
+
+
+def home_stream_path(property_id: str) -> str:
+    """A home's stream: only the events about that home's things."""
+    return f"/v1/properties/{quote(property_id, safe='')}/events/stream"
 
 
 @dataclass
@@ -33,7 +40,9 @@ class EventStream:
     ``base_url`` is the stream's host (locally the platform's own; hosted,
     the stack's EventStreamUrl: the HTTP API answers this path with 421 and
     a ``location``, which is followed once). ``token`` is a developer
-    session's access token or a key with ``events:read``.
+    session's access token or a key with ``events:read``. With
+    ``property_id`` and ``tenant_id`` it reads that home's stream instead
+    (anyone who sees the home; a key with ``things:read``).
     """
 
     def __init__(
@@ -45,8 +54,14 @@ class EventStream:
         max_reconnects: int = 10,
         timeout: float = 30.0,
         client: Optional[httpx.Client] = None,
+        property_id: Optional[str] = None,
+        tenant_id: Optional[str] = None,
     ) -> None:
+        if (property_id is None) != (tenant_id is None):
+            raise ValueError("a home's stream needs both property_id and tenant_id")
         self.base_url = base_url.rstrip("/")
+        self.property_id = property_id
+        self.tenant_id = tenant_id
         self.token = token
         self.events = list(events) if events else None
         self.last_event_id = last_event_id
@@ -66,10 +81,15 @@ class EventStream:
         self.close()
 
     def _url(self) -> str:
+        if self.property_id is not None:
+            return self.base_url + home_stream_path(self.property_id)
         return self.base_url + STREAM_PATH
 
     def _params(self) -> Dict[str, str]:
-        return {"events": ",".join(self.events)} if self.events else {}
+        params = {"tenantId": self.tenant_id} if self.tenant_id is not None else {}
+        if self.events:
+            params["events"] = ",".join(self.events)
+        return params
 
     def _headers(self) -> Dict[str, str]:
         headers = {"authorization": f"Bearer {self.token}", "accept": "text/event-stream"}

@@ -27,3 +27,16 @@ def test_events_are_parsed_and_the_last_id_kept_for_resuming():
     assert stream.retry_seconds == 2.5
     assert stream._headers()["last-event-id"] == "1780315200000000-00000002"
     stream.close()
+
+
+def test_a_homes_stream_reads_the_homes_path_with_its_tenant():
+    stream = EventStream(
+        "http://127.0.0.1:1/", "token", events=["thing.state"], property_id="p-1", tenant_id="t-1"
+    )
+    assert stream._url() == "http://127.0.0.1:1/v1/properties/p-1/events/stream"
+    assert stream._params() == {"tenantId": "t-1", "events": "thing.state"}
+    stream.close()
+    developer = EventStream("http://127.0.0.1:1", "token")
+    assert developer._url() == "http://127.0.0.1:1/v1/developers/events/stream"
+    assert developer._params() == {}
+    developer.close()

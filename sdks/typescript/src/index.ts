@@ -7,10 +7,10 @@
 export type { components, operations, paths } from "./schema.js";
 export { SIGNATURE_HEADER, SignatureError, TOLERANCE_SECONDS, sign, verify } from "./webhooks.js";
 export type { VerifyOptions } from "./webhooks.js";
-export { STREAM_PATH, eventStream } from "./stream.js";
+export { STREAM_PATH, eventStream, homeStreamPath } from "./stream.js";
 export { createAlytClient } from "./client.js";
 export type { AlytClient } from "./client.js";
 export type { EventEnvelope, StreamEvent, StreamOptions } from "./stream.js";
 
 /** The contract version this SDK was generated from. */
-export const CONTRACT_VERSION = "1.1.1";
+export const CONTRACT_VERSION = "1.2.0";

@@ -1631,6 +1631,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/properties/{propertyId}/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The events about a home's things as server-sent events (framed as the
+         *     developer stream's: `event:`, `id:`, `data:` with the envelope; a comment
+         *     every 15 s; resume with `Last-Event-ID` or `after=`): its devices' online,
+         *     offline, telemetry and command results, and its endpoints' state. Anyone
+         *     who sees the home may listen (a guest too); nothing about people,
+         *     notifications, developers or webhooks is sent.
+         */
+        get: operations["streamHomeEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/properties/{propertyId}/overview": {
         parameters: {
             query?: never;
@@ -10646,6 +10670,87 @@ export interface operations {
             };
             /** @description No such property (or not one the caller sees) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamHomeEvents: {
+        parameters: {
+            query: {
+                tenantId: components["schemas"]["TenantId"];
+                /**
+                 * @description Comma-separated event kinds, among device.online, device.offline,
+                 *     device.telemetry, command.result and thing.state; all of those when
+                 *     absent.
+                 */
+                events?: string;
+                /** @description Resume after this event id (a `Last-Event-ID` header wins over it). */
+                after?: string;
+            };
+            header?: {
+                /** @description Resume after this event id (sent by EventSource on reconnect) */
+                "Last-Event-ID"?: string | null;
+            };
+            path: {
+                /** @description The home */
+                propertyId: components["schemas"]["PropertyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A server-sent event stream of event envelopes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A parameter is wrong: tenantId, propertyId, events (unknown kind, or not a home's), after, Last-Event-ID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without things:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such property (or not one the caller sees) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This host cannot stream (a hosted stack's HTTP API): `location` is the same request on the stream's own host (the stack's EventStreamUrl) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,13 +1,19 @@
 /**
- * The developer event stream, resumed across disconnects.
+ * The event streams, resumed across disconnects.
  *
- * `GET /v1/developers/events/stream` answers server-sent events whose data
+ * `GET /v1/developers/events/stream` (and a home's,
+ * `GET /v1/properties/{propertyId}/events/stream`) answers server-sent events whose data
  * is an event envelope; each carries an `id`. A connection ends (the hosted
  * stream after about 15 minutes, or any network fault); this helper
  * connects again with `Last-Event-ID` set to the last id it handed out, so
  * no event is lost or repeated, and waits what the server's `retry:` asks.
  */
 export const STREAM_PATH = "/v1/developers/events/stream";
+
+/** A home's stream: only the events about that home's things. */
+export function homeStreamPath(propertyId: string): string {
+  return `/v1/properties/${encodeURIComponent(propertyId)}/events/stream`;
+}
 
 /** A platform event, as the stream and webhook deliveries carry it. */
 export interface EventEnvelope {
@@ -27,8 +33,15 @@ export interface StreamEvent {
 export interface StreamOptions {
   /** The stream's host: locally the platform's own; hosted, the stack's EventStreamUrl (a 421 from the HTTP API is followed). */
   baseUrl: string;
-  /** A developer session's access token or a key with `events:read`. */
-  token: string;
+  /**
+   * A developer session's access token or a key with `events:read` (a home's
+   * stream: anyone who sees the home, a key with `things:read`). A function
+   * is asked for the token at every connection, and once more with
+   * `expired` true when the stream answers 401 (refresh the session there).
+   */
+  token: string | ((expired: boolean) => Promise<string | null>);
+  /** The home's stream instead of the developer stream. */
+  home?: { tenantId: string; propertyId: string };
   /** Only these event kinds. */
   events?: string[];
   /** Resume after this event. */
@@ -41,15 +54,24 @@ export interface StreamOptions {
 
 /** Yields every event, reconnecting with `Last-Event-ID` until `signal` aborts. */
 export async function* eventStream(options: StreamOptions): AsyncGenerator<StreamEvent> {
-  let url = options.baseUrl.replace(/\/+$/, "") + STREAM_PATH;
+  const path = options.home ? homeStreamPath(options.home.propertyId) : STREAM_PATH;
+  let url = options.baseUrl.replace(/\/+$/, "") + path;
+  const params = new URLSearchParams();
+  if (options.home) params.set("tenantId", options.home.tenantId);
+  if (options.events?.length) params.set("events", options.events.join(","));
+  const query = params.size ? `?${params}` : "";
+  const tokenFor = async (expired: boolean) =>
+    typeof options.token === "string" ? (expired ? null : options.token) : options.token(expired);
   let lastEventId = options.lastEventId;
   let retryMs = 1000;
   let failures = 0;
+  let expired = false;
   const maxReconnects = options.maxReconnects ?? 10;
   while (!options.signal?.aborted) {
-    const query = options.events?.length ? `?events=${encodeURIComponent(options.events.join(","))}` : "";
+    const token = await tokenFor(expired);
+    if (!token) throw new Error("the stream answered 401: no valid token");
     const headers: Record<string, string> = {
-      authorization: `Bearer ${options.token}`,
+      authorization: `Bearer ${token}`,
       accept: "text/event-stream",
     };
     if (lastEventId) headers["last-event-id"] = lastEventId;
@@ -68,9 +90,15 @@ export async function* eventStream(options: StreamOptions): AsyncGenerator<Strea
       url = (problem.location ?? url).split("?")[0] ?? url;
       continue;
     }
+    if (response.status === 401 && !expired && typeof options.token !== "string") {
+      // An expired token: ask for a fresh one, once.
+      expired = true;
+      continue;
+    }
     if (response.status !== 200 || !response.body) {
       throw new Error(`the stream answered ${response.status}: ${await response.text()}`);
     }
+    expired = false;
     failures = 0;
     try {
       for await (const event of parse(response.body, (ms) => (retryMs = ms))) {

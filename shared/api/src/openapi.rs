@@ -31,13 +31,14 @@ use crate::routing::{Operations, operations};
 /// generated clients type them (minor: new named types, same shapes).
 /// 1.1.1 names each list's item type instead of repeating it inline (the
 /// same shapes: a patch; generated clients lose their duplicate models).
-pub const API_VERSION: &str = "1.1.1";
+/// 1.2.0 adds a home's event stream (`streamHomeEvents`, additive).
+pub const API_VERSION: &str = "1.2.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "1.1.1",
+        version = "1.2.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(

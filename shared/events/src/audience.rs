@@ -6,18 +6,26 @@
 //! names no integration (a device's, a household notification) is never
 //! about a connector.
 //!
-//! An integration's connector never changes, so answers are cached (bounded;
-//! the cache starts over when full). An integration removed before its
-//! events are read no longer names a connector: a LIVE key resuming after
-//! the removal does not get those events.
+//! A household watching one home (`GET /v1/properties/{id}/events/stream`)
+//! hears the events about that home's things: a device's (`data.deviceId`
+//! standing in the home) and an integration's (`data.integrationId` made in
+//! the home), of the [`HOME_KINDS`] only. Events about people, developers
+//! and webhooks are never a home's.
+//!
+//! An integration's connector and home never change, nor does a placed
+//! device's home in practice, so answers are cached (bounded; the cache starts
+//! over when full). An integration removed before its events are read no
+//! longer names a connector or a home: a subscriber resuming after the
+//! removal does not get those events.
 
 use std::collections::HashMap;
 
-use alyt_domain::ids::{ConnectorId, IntegrationId, TenantId};
-use alyt_store::repo::integrations::Integrations;
+use alyt_domain::ids::{ConnectorId, DeviceId, IntegrationId, PropertyId, TenantId};
+use alyt_store::repo::devices::Devices;
+use alyt_store::repo::integrations::{IntegrationRecord, Integrations};
 use alyt_store::{Store, StoreError};
 
-use crate::envelope::EventEnvelope;
+use crate::envelope::{EventEnvelope, EventKind};
 
 /// Integrations remembered before the cache starts over.
 const CACHE_LIMIT: usize = 10_000;
@@ -29,7 +37,20 @@ pub enum Audience {
     Tenants,
     /// Only the events about integrations made from this connector (a LIVE key).
     Connector(ConnectorId),
+    /// Only the events about the things of this home, of the [`HOME_KINDS`]
+    /// (a household watching its home).
+    Home(PropertyId),
 }
+
+/// The kinds a home's stream carries: what its things report (not the
+/// notifications, which guests do not read).
+pub const HOME_KINDS: [EventKind; 5] = [
+    EventKind::DeviceOnline,
+    EventKind::DeviceOffline,
+    EventKind::DeviceTelemetry,
+    EventKind::CommandResult,
+    EventKind::ThingState,
+];
 
 /// The integration an event is about, if any.
 pub fn integration_of(event: &EventEnvelope) -> Option<IntegrationId> {
@@ -40,14 +61,31 @@ pub fn integration_of(event: &EventEnvelope) -> Option<IntegrationId> {
         .and_then(|s| s.parse().ok())
 }
 
-/// Answers "which connector is this event about", one store read per
-/// integration it has not seen.
-#[derive(Debug, Default)]
-pub struct IntegrationConnectors {
-    known: HashMap<(TenantId, IntegrationId), Option<ConnectorId>>,
+/// The device an event is about, if any.
+pub fn device_of(event: &EventEnvelope) -> Option<DeviceId> {
+    event
+        .data
+        .get("deviceId")
+        .and_then(|v| v.as_str())
+        .and_then(|s| s.parse().ok())
 }
 
-impl IntegrationConnectors {
+/// What an integration's events are about: its connector and its home.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IntegrationSubject {
+    connector: ConnectorId,
+    home: PropertyId,
+}
+
+/// Answers "which connector (or home) is this event about", one store read
+/// per integration or device it has not seen.
+#[derive(Debug, Default)]
+pub struct EventSubjects {
+    integrations: HashMap<(TenantId, IntegrationId), Option<IntegrationSubject>>,
+    devices: HashMap<(TenantId, DeviceId), Option<PropertyId>>,
+}
+
+impl EventSubjects {
     /// The connector whose integration `event` is about; `None` for an event
     /// about no integration (or about one that was removed).
     pub async fn connector_of(
@@ -55,31 +93,69 @@ impl IntegrationConnectors {
         store: &dyn Store,
         event: &EventEnvelope,
     ) -> Result<Option<ConnectorId>, StoreError> {
+        Ok(self.integration(store, event).await?.map(|i| i.connector))
+    }
+
+    async fn integration(
+        &mut self,
+        store: &dyn Store,
+        event: &EventEnvelope,
+    ) -> Result<Option<IntegrationSubject>, StoreError> {
         let Some(integration) = integration_of(event) else {
             return Ok(None);
         };
         let key = (event.tenant_id, integration);
-        if let Some(known) = self.known.get(&key) {
+        if let Some(known) = self.integrations.get(&key) {
             return Ok(*known);
         }
-        let connector = Integrations(store)
+        let subject = Integrations(store)
             .get(event.tenant_id, integration)
             .await?
-            .map(|i| i.connector_id);
-        self.remember(key, connector);
-        Ok(connector)
+            .map(|i| IntegrationSubject {
+                connector: i.connector_id,
+                home: i.property_id,
+            });
+        bounded_insert(&mut self.integrations, key, subject);
+        Ok(subject)
+    }
+
+    /// The home whose thing `event` is about: the integration's home, or the
+    /// home the device stands in; `None` for an event about neither (or about
+    /// a device not placed, or removed).
+    pub async fn home_of(
+        &mut self,
+        store: &dyn Store,
+        event: &EventEnvelope,
+    ) -> Result<Option<PropertyId>, StoreError> {
+        if integration_of(event).is_some() {
+            return Ok(self.integration(store, event).await?.map(|i| i.home));
+        }
+        let Some(device) = device_of(event) else {
+            return Ok(None);
+        };
+        let key = (event.tenant_id, device);
+        if let Some(known) = self.devices.get(&key) {
+            return Ok(*known);
+        }
+        let home = Devices(store)
+            .get(event.tenant_id, device)
+            .await?
+            .and_then(|d| d.property_id);
+        bounded_insert(&mut self.devices, key, home);
+        Ok(home)
     }
 
     /// Records what a read of the tenant's integrations already said.
-    pub fn learn(&mut self, tenant: TenantId, integration: IntegrationId, connector: ConnectorId) {
-        self.remember((tenant, integration), Some(connector));
-    }
-
-    fn remember(&mut self, key: (TenantId, IntegrationId), connector: Option<ConnectorId>) {
-        if self.known.len() >= CACHE_LIMIT {
-            self.known.clear();
-        }
-        self.known.insert(key, connector);
+    pub fn learn(&mut self, integration: &IntegrationRecord) {
+        let subject = IntegrationSubject {
+            connector: integration.connector_id,
+            home: integration.property_id,
+        };
+        bounded_insert(
+            &mut self.integrations,
+            (integration.tenant_id, integration.id),
+            Some(subject),
+        );
     }
 
     /// Whether `audience` hears `event`.
@@ -94,6 +170,17 @@ impl IntegrationConnectors {
             Audience::Connector(connector) => {
                 Ok(self.connector_of(store, event).await? == Some(connector))
             }
+            Audience::Home(home) => {
+                Ok(HOME_KINDS.contains(&event.kind)
+                    && self.home_of(store, event).await? == Some(home))
+            }
         }
     }
+}
+
+fn bounded_insert<K: std::hash::Hash + Eq, V>(map: &mut HashMap<K, V>, key: K, value: V) {
+    if map.len() >= CACHE_LIMIT {
+        map.clear();
+    }
+    map.insert(key, value);
 }

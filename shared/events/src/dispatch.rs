@@ -36,7 +36,7 @@ use alyt_store::repo::webhooks::{WebhookEndpointRecord, WebhookRoute, Webhooks};
 use alyt_store::{Query, Store, StoreError};
 use time::OffsetDateTime;
 
-use crate::audience::IntegrationConnectors;
+use crate::audience::EventSubjects;
 use crate::binding::BindingCheck;
 use crate::delivery::{self, EnqueueReport};
 use crate::envelope::EventId;
@@ -64,7 +64,7 @@ pub async fn follow_tenant(
 pub async fn installed_connectors(
     store: &dyn Store,
     tenant: TenantId,
-    known: &mut IntegrationConnectors,
+    known: &mut EventSubjects,
 ) -> Result<Vec<String>, StoreError> {
     let repo = alyt_store::repo::integrations::Integrations(store);
     let mut connectors = std::collections::BTreeSet::new();
@@ -72,7 +72,7 @@ pub async fn installed_connectors(
     loop {
         let (page, next) = repo.page(tenant, Query::MAX_LIMIT, after).await?;
         for integration in page {
-            known.learn(tenant, integration.id, integration.connector_id);
+            known.learn(&integration);
             connectors.insert(integration.connector_id.to_string());
         }
         match next {
@@ -104,7 +104,7 @@ pub async fn follow_installation(
 /// What one pass has read already (integrations' connectors, endpoints'
 /// keys and developers), shared by its tenants.
 struct Seen<'a> {
-    connectors: &'a mut IntegrationConnectors,
+    connectors: &'a mut EventSubjects,
     bindings: &'a mut BindingCheck,
 }
 
@@ -136,7 +136,7 @@ pub async fn dispatch(
     now: OffsetDateTime,
 ) -> Result<DispatchReport, StoreError> {
     let mut report = DispatchReport::default();
-    let mut connectors = IntegrationConnectors::default();
+    let mut connectors = EventSubjects::default();
     let mut bindings = BindingCheck::default();
     for cursor in Events(store).cursors().await? {
         report.tenants += 1;

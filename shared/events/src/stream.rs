@@ -23,7 +23,7 @@ use futures_util::Stream;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::audience::{Audience, IntegrationConnectors};
+use crate::audience::{Audience, EventSubjects};
 use crate::envelope::{EventEnvelope, EventId, EventKind};
 use crate::log::{Cursor, EventLog};
 
@@ -170,7 +170,7 @@ pub struct Feed {
     pub log: EventLog,
     pub tenants: Vec<TenantId>,
     /// Which of the tenants' events the caller hears (a LIVE key: only those
-    /// about its connector's integrations).
+    /// about its connector's integrations; a household: its home's).
     pub audience: Audience,
     pub request: StreamRequest,
     pub limits: StreamLimits,
@@ -179,7 +179,7 @@ pub struct Feed {
 
 struct State {
     feed: Feed,
-    connectors: IntegrationConnectors,
+    subjects: EventSubjects,
     cursor: Cursor,
     pending: VecDeque<String>,
     deadline: Instant,
@@ -199,7 +199,7 @@ pub fn body(feed: Feed) -> impl Stream<Item = Result<Bytes, Infallible>> + Send 
         deadline: now + feed.limits.max_duration,
         next_keepalive: now + feed.limits.keepalive,
         feed,
-        connectors: IntegrationConnectors::default(),
+        subjects: EventSubjects::default(),
         pending: VecDeque::new(),
         started: false,
         done: false,
@@ -245,7 +245,7 @@ async fn next_chunk(state: &mut State) -> Option<String> {
         let moved = page.cursor != state.cursor;
         for event in &page.events {
             match state
-                .connectors
+                .subjects
                 .hears(feed.log.store(), feed.audience, event)
                 .await
             {

@@ -57,6 +57,17 @@ pub async fn reach_of<F: Future>(work: F) -> (F::Output, BTreeSet<Reach>) {
         .await
 }
 
+/// Runs `poll` (one poll of a streaming response body, which runs after the
+/// request's [`reach_of`] ended) with what its store calls reach added to
+/// `into`.
+pub fn reach_during<R>(into: &mut BTreeSet<Reach>, poll: impl FnOnce() -> R) -> R {
+    TASK_REACH.sync_scope(RefCell::default(), || {
+        let output = poll();
+        into.extend(TASK_REACH.with(|reach| reach.take()));
+        output
+    })
+}
+
 /// Notes that this task's store call did `action` on the partition `pk`,
 /// for the [`reach_of`] around it, if any.
 pub fn note_reach(action: &str, pk: &str) {

@@ -122,17 +122,36 @@ pub async fn stream_events(
     headers: HeaderMap,
     uri: axum::http::Uri,
 ) -> Result<Response, ApiError> {
-    if let Some(base) = &state.events.stream_elsewhere {
-        let location = format!(
-            "{}{}",
-            base.trim_end_matches('/'),
-            uri.path_and_query().map_or(uri.path(), |p| p.as_str())
-        );
-        return Err(ApiError::misdirected(
-            location.clone(),
-            format!("the event stream is served at {location} (this host buffers responses)"),
-        ));
-    }
+    streams_here(&state, &uri)?;
+    let request = stream_request(params.events.as_deref(), params.after.as_deref(), &headers)?;
+    let (tenants, audience) = stream_tenants(&state, &caller).await?;
+    Ok(sse_response(feed(&state, tenants, audience, request)))
+}
+
+/// A 421 pointing at the stream's own host when this host cannot stream (a
+/// hosted stack's HTTP API, which buffers responses).
+pub(crate) fn streams_here(state: &AppState, uri: &axum::http::Uri) -> Result<(), ApiError> {
+    let Some(base) = &state.events.stream_elsewhere else {
+        return Ok(());
+    };
+    let location = format!(
+        "{}{}",
+        base.trim_end_matches('/'),
+        uri.path_and_query().map_or(uri.path(), |p| p.as_str())
+    );
+    Err(ApiError::misdirected(
+        location.clone(),
+        format!("the event stream is served at {location} (this host buffers responses)"),
+    ))
+}
+
+/// The kinds and the resume point asked for (`events`, `after`, the
+/// `Last-Event-ID` header, which wins).
+pub(crate) fn stream_request(
+    events: Option<&str>,
+    after: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<StreamRequest, ApiError> {
     let last_event_id = match headers.get("last-event-id") {
         Some(value) => Some(
             value
@@ -141,21 +160,24 @@ pub async fn stream_events(
         ),
         None => None,
     };
-    let request = StreamRequest::parse(
-        params.events.as_deref(),
-        params.after.as_deref(),
-        last_event_id,
-    )
-    .map_err(|bad| ApiError::validation(bad.field, bad.detail))?;
-    let (tenants, audience) = stream_tenants(&state, &caller).await?;
+    StreamRequest::parse(events, after, last_event_id)
+        .map_err(|bad| ApiError::validation(bad.field, bad.detail))
+}
+
+/// The feed of what `audience` hears of `tenants`' events.
+pub(crate) fn feed(
+    state: &AppState,
+    tenants: Vec<TenantId>,
+    audience: Audience,
+    request: StreamRequest,
+) -> Feed {
     let settings = &state.events;
-    let feed = Feed {
+    Feed {
         log: EventLog::new(state.store.clone(), state.clock.clone()),
         tenants,
         audience,
         request,
         limits: settings.stream,
         wake: settings.signal.as_ref().map(|s| s.subscribe()),
-    };
-    Ok(sse_response(feed))
+    }
 }

@@ -2,6 +2,7 @@
 //! capability catalogue. (The catalogue and the property list exist so far.)
 
 pub mod endpoints;
+pub mod live;
 pub mod notifications;
 pub mod overview;
 pub mod rooms;
@@ -40,6 +41,7 @@ pub fn routes() -> Operations {
         .merge(crate::groups::security::routes())
         .merge(endpoints::routes())
         .merge(overview::routes())
+        .merge(live::routes())
         .merge(notifications::routes())
         .merge(widgets::routes())
         .merge(crate::groups::people::presence::internal_routes())
