@@ -7,7 +7,9 @@ import { loadIcons } from "./icons.js";
 import { AccountPage, SignUp } from "./account.js";
 import { EventsPage, KeysPage, SandboxHome, SimulatorPage, WebhooksPage } from "./developer.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
+import { PeoplePage } from "./people.js";
 import { RoutinesPage } from "./routines.js";
+import { SecurityPage } from "./security.js";
 
 function route(hash: string) {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
@@ -36,8 +38,11 @@ function route(hash: string) {
   if (parts[0] === "homes" && parts.length === 3) {
     return <OverviewPage tenantId={parts[1]!} propertyId={parts[2]!} />;
   }
-  if (parts[0] === "homes" && parts.length === 4 && parts[3] === "routines") {
-    return <RoutinesPage tenantId={parts[1]!} propertyId={parts[2]!} />;
+  if (parts[0] === "homes" && parts.length === 4) {
+    const home = { tenantId: parts[1]!, propertyId: parts[2]! };
+    if (parts[3] === "routines") return <RoutinesPage {...home} />;
+    if (parts[3] === "people") return <PeoplePage {...home} />;
+    if (parts[3] === "security") return <SecurityPage {...home} />;
   }
   if (parts[0] === "homes" && parts.length === 5 && parts[3] === "rooms") {
     return <RoomPage tenantId={parts[1]!} propertyId={parts[2]!} roomId={parts[4]!} />;

@@ -20,9 +20,11 @@ CHROMIUM = os.environ.get("ALYT_CHROMIUM", "/usr/bin/chromium")
 
 
 class Platform:
-    def __init__(self, url, data):
+    def __init__(self, url, data, mqtt):
         self.url = url
         self.data = data
+        # (host, port) of the embedded MQTT broker.
+        self.mqtt = mqtt
 
     def call(self, method, path, body=None, token=None):
         """One API call; returns (status, JSON body)."""
@@ -70,17 +72,20 @@ def platform():
     )
     stdout = open(f"{data}/stdout", "w")
     process = subprocess.Popen([str(binary)], env=env, stdout=stdout, stderr=subprocess.STDOUT)
-    url = None
+    url = mqtt = None
     for _ in range(300):
         lines = pathlib.Path(f"{data}/stdout").read_text().splitlines()
         found = [line.split()[2] for line in lines if "HTTP API" in line]
-        if found:
+        broker = [line.split()[2] for line in lines if "MQTT broker" in line]
+        if found and broker:
             url = found[0].removesuffix("/v1")
+            host, port = broker[0].removeprefix("mqtt://").rsplit(":", 1)
+            mqtt = (host, int(port))
             break
         assert process.poll() is None, pathlib.Path(f"{data}/stdout").read_text()
         time.sleep(0.1)
     assert url, "alyt printed no HTTP address"
-    yield Platform(url, data)
+    yield Platform(url, data, mqtt)
     process.send_signal(2)
     process.wait(timeout=20)
 

@@ -224,3 +224,116 @@ def test_a_routine_is_made_run_pinned_and_removed(page, platform, home):
         "GET", f"/v1/properties/{home['property']['id']}/routines?tenantId={home['tenant']}", token=home["token"]
     )
     assert routines["items"] == [], routines
+
+
+def test_people_invitations_and_a_guest_stay(page, platform, home):
+    from datetime import datetime, timedelta
+
+    from conftest import OWNER
+
+    sign_in(page, platform)
+    page.get_by_role("link", name=home["property"]["name"]).click()
+    page.get_by_role("navigation", name="Home").get_by_role("link", name="People").click()
+    members = page.get_by_role("region", name="Members")
+    expect(members).to_contain_text(OWNER)
+    # The household's only owner cannot step down: the reason is shown.
+    members.get_by_label(f"Role of {OWNER}").select_option("MEMBER")
+    expect(page.get_by_role("alert").first).to_be_visible()
+    expect(members.get_by_label(f"Role of {OWNER}")).to_have_value("OWNER")
+
+    invite = page.get_by_role("form", name="Invite someone")
+    invite.get_by_label("Email").fill("friend@example.com")
+    invite.get_by_label("Name (optional)").fill("Friend")
+    invite.get_by_label("Role").select_option("MEMBER")
+    invite.get_by_role("button", name="Send invitation").click()
+    invitations = page.get_by_role("region", name="Invitations")
+    friend = invitations.get_by_role("listitem", name="friend@example.com")
+    expect(friend).to_contain_text("sent 1×")
+    friend.get_by_role("button", name="Resend").click()
+    expect(friend).to_contain_text("sent 2×")
+    screenshot(page, "household-people")
+    friend.get_by_role("button", name="Withdraw").click()
+    expect(friend).to_have_count(0)
+
+    # A guest's stay by its booking's reservation key.
+    now = datetime.now()
+    stay = page.get_by_role("form", name="A stay by reservation key")
+    stay.get_by_label("Reservation key").fill("BK-1001")
+    stay.get_by_label("Guest's email").fill("guest.stay@example.com")
+    stay.get_by_label("Check-in").fill((now + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"))
+    stay.get_by_label("Check-out").fill((now + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M"))
+    stay.get_by_role("button", name="Save stay").click()
+    shown = page.get_by_role("article", name="Stay BK-1001")
+    expect(shown.locator("[data-stay-state]")).to_have_text("invited")
+    expect(invitations.get_by_role("listitem", name="guest.stay@example.com")).to_contain_text("stay BK-1001")
+    shown.get_by_role("button", name="Check out").click()
+    expect(shown.locator("[data-stay-state]")).to_have_text("checked-out")
+    status, body = platform.call(
+        "GET",
+        f"/v1/tenants/{home['tenant']}/clients/{home['property']['clientId']}/guests/BK-1001",
+        token=home["token"],
+    )
+    assert status == 200 and body["state"] == "checked-out", body
+
+
+def test_home_security_arms_with_the_reviewed_revision_and_turns_off(page, platform, home):
+    """A motion sensor (a real MQTT client with the credentials its
+    registration issued) declares what it detects and comes online; the
+    open page hears it on the home's stream (enrolled, away ready), and the
+    home arms with the revision and generation shown and turns off."""
+    import paho.mqtt.client as mqtt
+
+    status, sensor = platform.call(
+        "POST",
+        "/v1/devices/register",
+        {
+            "tenantId": home["tenant"],
+            "propertyId": home["property"]["id"],
+            "roomId": home["room"]["id"],
+            "name": "Hall motion",
+            "kind": "OTHER",
+            "capabilities": ["SENSOR"],
+            "serial": "CONSOLE-PIR-1",
+        },
+        token=home["token"],
+    )
+    assert status == 201, sensor
+    sign_in(page, platform)
+    page.get_by_role("link", name=home["property"]["name"]).click()
+    page.get_by_role("navigation", name="Home").get_by_role("link", name="Security").click()
+    expect(page.locator("[data-confirmed-mode]")).to_have_text("off")
+    things = page.get_by_role("region", name="Things")
+    # The light is of use to security as an output (the alarm's night light).
+    expect(things.get_by_role("row", name="Ceiling light")).to_contain_text("light")
+    expect(things.get_by_label("Selection of Ceiling light")).to_have_value("auto")
+
+    # The sensor says what it detects and comes online over MQTT.
+    credentials = sensor["credentials"]
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=credentials["clientId"])
+    client.username_pw_set(credentials["username"], credentials["password"])
+    client.connect(*platform.mqtt)
+    client.loop_start()
+    try:
+        prefix = sensor["topicPrefix"]
+        client.publish(f"{prefix}/availability", "online", qos=1, retain=True).wait_for_publish(5)
+        client.publish(f"{prefix}/status", '{"features":["motion"]}', qos=1).wait_for_publish(5)
+        expect(things.get_by_role("row", name="Hall motion")).to_contain_text("motion", timeout=15000)
+        modes = page.get_by_role("group", name="Modes")
+        expect(modes.get_by_role("button", name="Arm away")).to_have_attribute("data-ready", "true", timeout=15000)
+
+        modes.get_by_role("button", name="Arm away").click()
+        expect(modes.get_by_role("button", name="Arm away")).to_have_attribute("aria-pressed", "true")
+        expect(page.get_by_role("alert")).to_have_count(0)
+        status, body = platform.call(
+            "GET", f"/v1/home-security/{home['property']['id']}?tenantId={home['tenant']}", token=home["token"]
+        )
+        assert status == 200 and body["requestedMode"] == "away", body
+        screenshot(page, "household-security")
+
+        modes.get_by_role("button", name="Off").click()
+        expect(modes.get_by_role("button", name="Off")).to_have_attribute("aria-pressed", "true")
+        expect(page.locator("[data-confirmed-mode]")).to_have_text("off")
+        expect(page.get_by_role("alert")).to_have_count(0)
+    finally:
+        client.loop_stop()
+        client.disconnect()

@@ -1,0 +1,223 @@
+/**
+ * A home's security: the mode in force and the one asked for, arming with
+ * the revision and generation the person reviewed (a fresh request id per
+ * request) and the blockers each mode has (bypassed for that armed period
+ * when chosen), the things security uses with their selection, the open
+ * incident (acknowledge) and the incident history. It redraws from the
+ * home's event stream. The platform offers no emergency dispatch.
+ */
+import { useState } from "preact/hooks";
+
+import { call, type Schemas } from "./api.js";
+import { useLiveEvents } from "./live.js";
+import { HomeNav } from "./nav.js";
+import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
+
+type Mode = Schemas["Mode"];
+type SecurityStatus = Schemas["SecurityStatus"];
+type Selection = Schemas["Selection"];
+type PinnedThing = Schemas["PinnedThing"];
+
+const ARMED: Exclude<Mode, "off">[] = ["away", "home", "sleep"];
+const SELECTIONS: Selection[] = ["auto", "include", "exclude"];
+
+function when(at: string | null | undefined): string {
+  return at ? new Date(at).toLocaleString() : "";
+}
+
+export function SecurityPage(props: { tenantId: string; propertyId: string }) {
+  const { tenantId, propertyId } = props;
+  const params = { path: { propertyId }, query: { tenantId } };
+  const [loaded, error, reload] = useLoad(async () => {
+    const [status, incidents] = await Promise.all([
+      call((c) => c.GET("/v1/home-security/{propertyId}", { params })),
+      call((c) => c.GET("/v1/home-security/{propertyId}/incidents", { params })),
+    ]);
+    return { status, incidents: incidents.items };
+  }, [tenantId, propertyId]);
+  const { problem, act } = useAction(() => reload());
+  const [bypass, setBypass] = useState<PinnedThing[]>([]);
+  useLiveEvents(["thing.state", "device.online", "device.offline", "command.result"], () => reload(), true, {
+    tenantId,
+    propertyId,
+  });
+  if (error) return <Failure message={error} />;
+  if (!loaded) return <Loading />;
+  const status: SecurityStatus = loaded.status;
+
+  function request(mode: Mode) {
+    return act(async () => {
+      await call((c) =>
+        c.POST("/v1/home-security/{propertyId}/mode", {
+          params: { path: { propertyId } },
+          body: {
+            tenantId,
+            mode,
+            requestId: crypto.randomUUID(),
+            revision: status.revision,
+            generation: status.generation,
+            bypass: mode === "off" ? [] : bypass,
+          },
+        }),
+      );
+      setBypass([]);
+    });
+  }
+  const bypassed = (thingId: string) => bypass.some((b) => b.id === thingId);
+  const kindOf = (thingId: string) => status.things.find((t) => t.thing.id === thingId)?.thing.kind ?? "endpoint";
+
+  return (
+    <main>
+      <h1>Security</h1>
+      <HomeNav tenantId={tenantId} propertyId={propertyId} current="security" />
+      <Alert message={problem} />
+      <section aria-label="Mode">
+        <p>
+          In force: <strong data-confirmed-mode>{status.confirmedMode}</strong>
+          {status.requestedMode !== status.confirmedMode ? ` (asked: ${status.requestedMode})` : ""}
+          {status.armedSince ? ` · armed since ${when(status.armedSince)}` : ""}
+          {status.exitUntil ? ` · exit countdown until ${when(status.exitUntil)}` : ""}
+        </p>
+        {status.degraded ? <p class="notice error">Part of the protection cannot be reached.</p> : null}
+        {status.runtimeUnavailable ? <p class="notice error">The hub that protects this home is away.</p> : null}
+        {status.restorationPending ? <p class="notice">The last alarm's lights and speakers are being restored.</p> : null}
+        <p class="notice">Alyt calls no one: there is no emergency dispatch.</p>
+        {status.access === "see" ? (
+          <p class="notice">You can see this home's security but not change it.</p>
+        ) : (
+          <div class="row" role="group" aria-label="Modes">
+            <button type="button" onClick={() => request("off")} aria-pressed={status.requestedMode === "off" ? "true" : "false"}>
+              Off
+            </button>
+            {ARMED.map((mode) => (
+              <button
+                type="button"
+                onClick={() => request(mode)}
+                aria-pressed={status.requestedMode === mode ? "true" : "false"}
+                data-ready={status.readiness[mode].ready ? "true" : "false"}
+              >
+                Arm {mode}
+              </button>
+            ))}
+          </div>
+        )}
+        {ARMED.map((mode) =>
+          status.readiness[mode].blockers.length === 0 ? null : (
+            <fieldset class="checks" aria-label={`Before arming ${mode}`}>
+              <legend>Before arming {mode}</legend>
+              {status.readiness[mode].blockers.map((b) => (
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={bypassed(b.thingId)}
+                    onChange={(e) => {
+                      const on = e.currentTarget.checked;
+                      setBypass((list) =>
+                        on
+                          ? [...list, { kind: kindOf(b.thingId), id: b.thingId }]
+                          : list.filter((x) => x.id !== b.thingId),
+                      );
+                    }}
+                  />
+                  Bypass {b.name} ({b.signal}: {b.why})
+                </label>
+              ))}
+            </fieldset>
+          ),
+        )}
+      </section>
+
+      {status.incident ? (
+        <section aria-label="Incident" class="thing">
+          <h2>Incident {status.incident.number}</h2>
+          <p>
+            {status.incident.signal} · <span data-incident-state>{status.incident.state}</span> · opened{" "}
+            {when(status.incident.openedAt)}
+            {status.incident.acknowledgedBy ? ` · acknowledged` : ""}
+          </p>
+          {status.incident.acknowledgedBy ? null : (
+            <button
+              type="button"
+              onClick={() =>
+                act(() =>
+                  call((c) =>
+                    c.POST("/v1/home-security/{propertyId}/incidents/{number}/acknowledge", {
+                      params: { path: { propertyId, number: status.incident!.number } },
+                      body: { tenantId },
+                    }),
+                  ),
+                )
+              }
+            >
+              Acknowledge
+            </button>
+          )}
+        </section>
+      ) : null}
+
+      <section aria-label="Things">
+        <h2>What security uses</h2>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Thing</th>
+              <th scope="col">Detects</th>
+              <th scope="col">Outputs</th>
+              <th scope="col">Not ready</th>
+              <th scope="col">Selection</th>
+            </tr>
+          </thead>
+          <tbody>
+            {status.things.map((t) => (
+              <tr data-thing={t.thing.id}>
+                <td>
+                  {t.name}
+                  {t.lock ? " (lock)" : ""}
+                  {t.camera ? " (camera)" : ""}
+                </td>
+                <td>{t.enrolled.join(", ")}</td>
+                <td>{t.outputs.join(", ")}</td>
+                <td>{t.notReady.map((n) => `${n.signal}: ${n.why}`).join(", ")}</td>
+                <td>
+                  <select
+                    aria-label={`Selection of ${t.name}`}
+                    value={t.selection}
+                    disabled={status.access !== "configure"}
+                    onChange={(e) => {
+                      const selection = e.currentTarget.value as Selection;
+                      act(() =>
+                        call((c) =>
+                          c.PUT("/v1/home-security/{propertyId}/devices/{kind}/{thingId}", {
+                            params: { path: { propertyId, kind: t.thing.kind, thingId: t.thing.id } },
+                            body: { tenantId, selection },
+                          }),
+                        ),
+                      );
+                    }}
+                  >
+                    {SELECTIONS.map((s) => (
+                      <option value={s}>{s}</option>
+                    ))}
+                  </select>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-label="Incidents">
+        <h2>Incident history</h2>
+        {loaded.incidents.length === 0 ? <p>No incident.</p> : null}
+        <ul>
+          {loaded.incidents.map((i) => (
+            <li>
+              {i.number} · {i.signal} · {i.state} · {when(i.openedAt)}
+              {i.alarmed ? " · alarm sounded" : ""}
+            </li>
+          ))}
+        </ul>
+      </section>
+    </main>
+  );
+}
