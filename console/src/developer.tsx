@@ -40,6 +40,7 @@ const TABS = [
   ["webhooks", "Webhooks"],
   ["simulator", "Simulator"],
   ["events", "Events"],
+  ["connectors", "Connectors"],
   ["home", "Sandbox home"],
   ["account", "Account"],
 ] as const;
@@ -242,7 +243,7 @@ function VirtualDeviceCard(props: {
 }
 
 /** A secret shown once: copy it now, it is never shown again. */
-function SecretOnce(props: { what: string; secret: string; onDone: () => void }) {
+export function SecretOnce(props: { what: string; secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
   return (
     <section class="secret" role="region" aria-label="New secret">

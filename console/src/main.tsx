@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { session } from "./api.js";
 import { loadIcons } from "./icons.js";
 import { AccountPage, SignUp } from "./account.js";
+import { ConnectorsPage } from "./connectors.js";
 import { EventsPage, KeysPage, SandboxHome, SimulatorPage, WebhooksPage } from "./developer.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
 import { PeoplePage } from "./people.js";
@@ -26,6 +27,8 @@ function route(hash: string) {
         return <EventsPage />;
       case "account":
         return <AccountPage />;
+      case "connectors":
+        return <ConnectorsPage />;
       case "home":
         return <SandboxHome />;
       default:

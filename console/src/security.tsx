@@ -6,7 +6,7 @@
  * incident (acknowledge) and the incident history. It redraws from the
  * home's event stream. The platform offers no emergency dispatch.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 
 import { call, type Schemas } from "./api.js";
 import { useLiveEvents } from "./live.js";
@@ -41,6 +41,18 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
     tenantId,
     propertyId,
   });
+  // The exit countdown and an entry delay end at known instants, when the
+  // mode in force or the incident changes with no event: redraw then, once.
+  const deadline = [loaded?.status.exitUntil, loaded?.status.incident?.alarmAt]
+    .filter((at): at is string => !!at)
+    .map((at) => Date.parse(at))
+    .filter((at) => at > Date.now())
+    .sort((a, b) => a - b)[0];
+  useEffect(() => {
+    if (deadline === undefined) return;
+    const timer = setTimeout(reload, deadline - Date.now() + 500);
+    return () => clearTimeout(timer);
+  }, [deadline]);
   if (error) return <Failure message={error} />;
   if (!loaded) return <Loading />;
   const status: SecurityStatus = loaded.status;

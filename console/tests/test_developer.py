@@ -320,3 +320,53 @@ def test_a_household_session_follows_its_home_live(page, platform, developer):
     # a timer's worth.
     assert 2 <= len(loads) <= 12, loads
     screenshot(page, "household-room-live")
+
+
+def test_a_connector_version_goes_through_review(page, platform, developer):
+    """A connector made in the console, a version submitted, sent back by a
+    reviewer with a note (the page hears submission.state on the developer
+    stream), changed and submitted again."""
+    developer_sign_in(page, platform)
+    page.get_by_role("navigation", name="Developer").get_by_role("link", name="Connectors").click()
+    form = page.get_by_role("form", name="New connector")
+    form.get_by_label("Slug").fill("console-lights")
+    form.get_by_label("Name").fill("Console lights")
+    form.get_by_label("Server URL").fill("http://127.0.0.1:9/bridge")
+    form.get_by_role("button", name="Create connector").click()
+    secret = page.get_by_role("region", name="New secret")
+    expect(secret.locator("[data-secret]")).not_to_be_empty()
+    secret.get_by_role("button", name="I have stored it").click()
+
+    card = page.get_by_role("region", name="Console lights")
+    submit = card.get_by_role("form", name="Submit a version")
+    submit.get_by_label("What households read").fill("Lights on your network.")
+    submit.get_by_role("button", name="Submit version").click()
+    row = card.get_by_role("table", name="Versions").get_by_role("row").filter(has_text="1.0.0")
+    expect(row.locator("[data-review-state]")).to_have_text("submitted")
+
+    # A reviewer (platform staff) sends it back with a note.
+    status, dev = platform.call("POST", "/v1/developers/auth/login", {"email": EMAIL, "password": PASSWORD})
+    status, connectors = platform.call("GET", "/v1/developers/connectors", token=dev["accessToken"])
+    connector = next(c for c in connectors["items"] if c["slug"] == "console-lights")
+    status, versions = platform.call(
+        "GET", f"/v1/developers/submissions?connectorId={connector['id']}", token=dev["accessToken"]
+    )
+    version = versions["items"][0]["versionId"]
+    status, body = platform.call(
+        "POST",
+        f"/v1/developers/admin/submissions/{version}/request-changes",
+        {"note": "Say which bridges work."},
+        token=platform.owner_token(),
+    )
+    assert status == 200, body
+    expect(row.locator("[data-review-state]")).to_have_text("changes-requested", timeout=10000)
+    expect(row).to_contain_text("Say which bridges work.")
+    screenshot(page, "developer-connectors")
+
+    row.get_by_role("button", name="Change 1.0.0").click()
+    change = card.get_by_role("form", name="Change 1.0.0")
+    change.get_by_label("What households read").fill("Lights on your network (Hue and LIFX bridges).")
+    change.get_by_role("button", name="Submit for review").click()
+    expect(row.locator("[data-review-state]")).to_have_text("submitted")
+    status, body = platform.call("GET", f"/v1/developers/submissions/{version}", token=dev["accessToken"])
+    assert body["prose"] == "Lights on your network (Hue and LIFX bridges).", body

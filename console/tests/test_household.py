@@ -320,6 +320,16 @@ def test_home_security_arms_with_the_reviewed_revision_and_turns_off(page, platf
         expect(things.get_by_role("row", name="Hall motion")).to_contain_text("motion", timeout=15000)
         modes = page.get_by_role("group", name="Modes")
         expect(modes.get_by_role("button", name="Arm away")).to_have_attribute("data-ready", "true", timeout=15000)
+        # A one-second exit delay (the settings are set through the API).
+        status, body = platform.call(
+            "PATCH",
+            f"/v1/home-security/{home['property']['id']}/settings",
+            {"tenantId": home["tenant"], "exitDelaySeconds": 1},
+            token=home["token"],
+        )
+        assert status == 200, body
+        page.reload()
+        expect(modes.get_by_role("button", name="Arm away")).to_have_attribute("data-ready", "true")
 
         modes.get_by_role("button", name="Arm away").click()
         expect(modes.get_by_role("button", name="Arm away")).to_have_attribute("aria-pressed", "true")
@@ -328,6 +338,8 @@ def test_home_security_arms_with_the_reviewed_revision_and_turns_off(page, platf
             "GET", f"/v1/home-security/{home['property']['id']}?tenantId={home['tenant']}", token=home["token"]
         )
         assert status == 200 and body["requestedMode"] == "away", body
+        # The exit countdown ends with no event: the page redraws at its end.
+        expect(page.locator("[data-confirmed-mode]")).to_have_text("away", timeout=10000)
         screenshot(page, "household-security")
 
         modes.get_by_role("button", name="Off").click()
