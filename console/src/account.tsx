@@ -2,7 +2,7 @@
 import qrcode from "qrcode-generator";
 import { useEffect, useRef, useState } from "preact/hooks";
 
-import { call, createAnonymous, perform, type Schemas } from "./api.js";
+import { call, createAnonymous, perform, verifyEmail, type Schemas } from "./api.js";
 import { DeveloperNav } from "./developer.js";
 import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
 
@@ -40,6 +40,40 @@ function BotCheck(props: { siteKey: string; onToken: (token: string) => void }) 
     document.head.append(script);
   }, [props.siteKey]);
   return <div ref={holder} class="bot-check" aria-label="Bot check" role="group" />;
+}
+
+/** Where the mailed verification link lands in a browser: the address is
+ * verified when the person presses the button (a mail scanner fetching the
+ * link verifies nothing), then the developer is signed in. */
+export function VerifyEmail(props: { token: string }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <main class="narrow">
+      <h1>Verify your address</h1>
+      <p>Press the button to activate your developer account and your sandbox.</p>
+      <Alert message={error} />
+      <button
+        type="button"
+        disabled={busy || !props.token}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            await verifyEmail(props.token);
+            // Replaced, not pushed: the spent link leaves the history.
+            location.replace("#/developer/keys");
+          } catch (e) {
+            setError(`${(e as Error).message} Sign in, or sign up again for a new link.`);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        Verify my address
+      </button>
+    </main>
+  );
 }
 
 export function SignUp() {

@@ -132,3 +132,16 @@ export async function signIn(kind: SessionKind, email: string, password: string,
   }
   keep({ kind, accessToken: data.accessToken, refreshToken: data.refreshToken, email });
 }
+
+/** Verifies a developer's address with the token of the mailed link and
+ * signs the developer in; throws the API's problem (410: used or expired). */
+export async function verifyEmail(token: string): Promise<void> {
+  const anonymous = createAlytClient(location.origin);
+  const result = await anonymous.POST("/v1/developers/auth/verify-email", { body: { token } });
+  const data = result.data;
+  if (!result.response.ok || !data) {
+    throw problemOf(result);
+  }
+  const me = await createAlytClient(location.origin, data.accessToken).GET("/v1/developers/me");
+  keep({ kind: "developer", accessToken: data.accessToken, refreshToken: data.refreshToken, email: me.data?.email ?? "" });
+}

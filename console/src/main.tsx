@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 
 import { session } from "./api.js";
 import { loadIcons } from "./icons.js";
-import { AccountPage, SignUp } from "./account.js";
+import { AccountPage, SignUp, VerifyEmail } from "./account.js";
 import { ConnectorsPage } from "./connectors.js";
 import { EventsPage, KeysPage, SandboxHome, SimulatorPage, WebhooksPage } from "./developer.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
@@ -13,10 +13,12 @@ import { RoutinesPage } from "./routines.js";
 import { SecurityPage } from "./security.js";
 
 function route(hash: string) {
-  const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?", 2);
+  const parts = path.split("/").filter(Boolean);
   const current = session();
   if (parts[0] === "developer") {
     if (parts[1] === "signup") return <SignUp />;
+    if (parts[1] === "verify") return <VerifyEmail token={new URLSearchParams(query).get("token") ?? ""} />;
     if (current?.kind !== "developer" || parts[1] === "signin") return <SignIn kind="developer" />;
     switch (parts[1]) {
       case "webhooks":

@@ -849,3 +849,48 @@ async fn concurrent_verifications_provision_one_sandbox() {
     assert_eq!(claims["tenants"].as_object().unwrap().len(), 1);
     assert_eq!(claims["clients"].as_object().unwrap().len(), 1);
 }
+
+/// A browser opening the mailed link is sent to the console's page (the
+/// token in the fragment, unspent: a mail scanner fetching links verifies
+/// nothing); the page's POST then verifies. A token not of the issued form
+/// is never put in a page address.
+#[tokio::test]
+async fn a_browser_opening_the_link_lands_on_the_consoles_page_unspent() {
+    let t = TestPlatform::start().await;
+    let email = "browser@example.com";
+    assert_eq!(sign_up(&t, email, PASSWORD).await.status(), 202);
+    let link = newest_link(&t, email, "verify-email").expect("a verification mail");
+    let token = token_of(&link);
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let html = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let response = no_redirects
+        .get(&link)
+        .header("accept", html)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 303);
+    assert_eq!(
+        response.headers()["location"],
+        format!("/#/developer/verify?token={token}").as_str()
+    );
+    // Still unspent: the page's POST verifies.
+    let response = post_json(
+        &t,
+        "/developers/auth/verify-email",
+        &json!({ "token": token }),
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    // A made-up token is answered as a dead link, never redirected.
+    let response = no_redirects
+        .get(t.url("/developers/auth/verify-email?token=%0d%0aSet-Cookie:%20x"))
+        .header("accept", html)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 410);
+}

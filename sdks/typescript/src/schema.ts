@@ -644,7 +644,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The same as the POST, for the link in the mail to work when clicked. */
+        /**
+         * The link in the mail. A browser (`Accept: text/html`) is sent to the
+         *     console's page, which verifies when the person presses its button (a
+         *     mail scanner that fetches links verifies nothing, and nobody lands on
+         *     JSON); any other client is verified as by the POST.
+         */
         get: operations["developerVerifyEmailLink"];
         put?: never;
         /**
@@ -6575,6 +6580,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["DeveloperSession"];
                 };
+            };
+            /** @description A browser: `location` is the console's page for this link (`/#/developer/verify?token=...`), which verifies with the POST */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No token */
             400: {

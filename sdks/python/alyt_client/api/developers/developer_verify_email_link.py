@@ -42,13 +42,17 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> DeveloperSession | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | DeveloperSession | Problem | None:
     if response.status_code == 200:
         response_200 = DeveloperSession.from_dict(response.json())
 
 
 
         return response_200
+
+    if response.status_code == 303:
+        response_303 = cast(Any, None)
+        return response_303
 
     if response.status_code == 400:
         response_400 = Problem.from_dict(response.json())
@@ -77,7 +81,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[DeveloperSession | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | DeveloperSession | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -91,8 +95,11 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     token: str,
 
-) -> Response[DeveloperSession | Problem]:
-    """ The same as the POST, for the link in the mail to work when clicked.
+) -> Response[Any | DeveloperSession | Problem]:
+    """ The link in the mail. A browser (`Accept: text/html`) is sent to the
+    console's page, which verifies when the person presses its button (a
+    mail scanner that fetches links verifies nothing, and nobody lands on
+    JSON); any other client is verified as by the POST.
 
     Args:
         token (str):
@@ -102,7 +109,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[DeveloperSession | Problem]
+        Response[Any | DeveloperSession | Problem]
      """
 
 
@@ -122,8 +129,11 @@ def sync(
     client: AuthenticatedClient | Client,
     token: str,
 
-) -> DeveloperSession | Problem | None:
-    """ The same as the POST, for the link in the mail to work when clicked.
+) -> Any | DeveloperSession | Problem | None:
+    """ The link in the mail. A browser (`Accept: text/html`) is sent to the
+    console's page, which verifies when the person presses its button (a
+    mail scanner that fetches links verifies nothing, and nobody lands on
+    JSON); any other client is verified as by the POST.
 
     Args:
         token (str):
@@ -133,7 +143,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        DeveloperSession | Problem
+        Any | DeveloperSession | Problem
      """
 
 
@@ -148,8 +158,11 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     token: str,
 
-) -> Response[DeveloperSession | Problem]:
-    """ The same as the POST, for the link in the mail to work when clicked.
+) -> Response[Any | DeveloperSession | Problem]:
+    """ The link in the mail. A browser (`Accept: text/html`) is sent to the
+    console's page, which verifies when the person presses its button (a
+    mail scanner that fetches links verifies nothing, and nobody lands on
+    JSON); any other client is verified as by the POST.
 
     Args:
         token (str):
@@ -159,7 +172,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[DeveloperSession | Problem]
+        Response[Any | DeveloperSession | Problem]
      """
 
 
@@ -179,8 +192,11 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     token: str,
 
-) -> DeveloperSession | Problem | None:
-    """ The same as the POST, for the link in the mail to work when clicked.
+) -> Any | DeveloperSession | Problem | None:
+    """ The link in the mail. A browser (`Accept: text/html`) is sent to the
+    console's page, which verifies when the person presses its button (a
+    mail scanner that fetches links verifies nothing, and nobody lands on
+    JSON); any other client is verified as by the POST.
 
     Args:
         token (str):
@@ -190,7 +206,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        DeveloperSession | Problem
+        Any | DeveloperSession | Problem
      """
 
 

@@ -19,7 +19,8 @@ use alyt_store::repo::limits::Limits;
 use alyt_store::repo::resets::ResetRequests;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -387,7 +388,10 @@ pub async fn verify_email(
     verify(&state, &request.token).await.map(Json)
 }
 
-/// The same as the POST, for the link in the mail to work when clicked.
+/// The link in the mail. A browser (`Accept: text/html`) is sent to the
+/// console's page, which verifies when the person presses its button (a
+/// mail scanner that fetches links verifies nothing, and nobody lands on
+/// JSON); any other client is verified as by the POST.
 #[utoipa::path(
     get,
     path = "/v1/developers/auth/verify-email",
@@ -396,6 +400,7 @@ pub async fn verify_email(
     params(VerifyEmailRequest),
     responses(
         (status = 200, description = "Verified and signed in", body = DeveloperSession),
+        (status = 303, description = "A browser: `location` is the console's page for this link (`/#/developer/verify?token=...`), which verifies with the POST"),
         (status = 400, description = "No token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The account is suspended", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "Unknown, spent or expired link", body = Problem, content_type = "application/problem+json"),
@@ -404,8 +409,33 @@ pub async fn verify_email(
 pub async fn verify_email_link(
     State(state): State<AppState>,
     Params(request): Params<VerifyEmailRequest>,
-) -> Result<Json<DeveloperSession>, ApiError> {
-    verify(&state, &request.token).await.map(Json)
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    // Only a token of the form the platform issues (URL-safe base64) is put
+    // in a page address; anything else is answered as a dead link below.
+    let issued_form = !request.token.is_empty()
+        && request.token.len() <= 128
+        && request
+            .token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if wants_a_page(&headers) && issued_form {
+        // The token rides in the fragment, which browsers never send on.
+        let page = format!("/#/developer/verify?token={}", request.token);
+        return Ok(Redirect::to(&page).into_response());
+    }
+    verify(&state, &request.token)
+        .await
+        .map(|session| Json(session).into_response())
+}
+
+/// Whether the caller is a browser opening a page (it names HTML among what
+/// it accepts); API clients send no `Accept` or ask for JSON.
+fn wants_a_page(headers: &HeaderMap) -> bool {
+    headers
+        .get(axum::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
 }
 
 async fn verify(state: &AppState, token: &str) -> Result<DeveloperSession, ApiError> {
