@@ -45,12 +45,10 @@ function template(connector: Connector, semver: string): string {
   );
 }
 
-/** The descriptor text as JSON, or a problem naming the field. (The
- * contract types a descriptor as any object, which the generated types
- * read as an empty one.) */
-function parsed(text: string): Record<string, never> {
+/** The descriptor text as JSON, or a problem naming the field. */
+function parsed(text: string): Record<string, unknown> {
   try {
-    return JSON.parse(text) as Record<string, never>;
+    return JSON.parse(text) as Record<string, unknown>;
   } catch (e) {
     throw new Error(`descriptor: not JSON (${(e as Error).message})`);
   }

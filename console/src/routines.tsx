@@ -133,9 +133,7 @@ function RoutineCard(props: {
           checked={routine.enabled}
           onChange={(e) => {
             const enabled = e.currentTarget.checked;
-            // The contract types this body as any object (fields of RoutineRequest).
-            const body = { enabled } as unknown as Record<string, never>;
-            act(() => call((c) => c.PATCH("/v1/routines/{routineId}", { params, body })));
+            act(() => call((c) => c.PATCH("/v1/routines/{routineId}", { params, body: { enabled } })));
           }}
         />
         Enabled

@@ -2079,7 +2079,63 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    platformEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A platform event delivered to a webhook endpoint
+         * @description Posted to each enabled endpoint whose filter names the event's kind, retried on failure (see the delivery schedule). Verify `X-SVC-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` with the endpoint's secret) before trusting the body; deduplicate on the envelope's `id` (or `X-SVC-Delivery`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's kind (its `type`). */
+                    "X-SVC-Event": string;
+                    /** @description The delivery's id. */
+                    "X-SVC-Delivery": string;
+                    /** @description `t=…,v1=…`, Stripe-style. */
+                    "X-SVC-Signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EventEnvelope"];
+                };
+            };
+            responses: {
+                /** @description Received: nothing more is sent for this delivery. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not received: the delivery is retried on its schedule (an endpoint failing fifty in a row is disabled). */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -2280,7 +2336,9 @@ export interface components {
             aiDeclaration: components["schemas"]["AiDeclaration"];
             author: components["schemas"]["DefinitionAuthor"];
             /** @description The connector descriptor of the spec. */
-            descriptor: Record<string, never>;
+            descriptor: {
+                [key: string]: unknown;
+            };
             /**
              * @description The connector's id (`connectorId` to connect it; a LIVE key's
              *     `definitionId`).
@@ -2324,7 +2382,9 @@ export interface components {
         };
         ChangeSubmissionRequest: {
             aiDeclaration?: null | components["schemas"]["AiDeclaration"];
-            descriptor?: Record<string, never> | null;
+            descriptor?: {
+                [key: string]: unknown;
+            } | null;
             prose?: string | null;
             /** @description Send the version (back) to review once changed. */
             submit?: boolean;
@@ -2365,6 +2425,16 @@ export interface components {
         CommandId: string;
         /** @description A command: the thing envelope ('set'), 'press', or the flat form. */
         CommandRequest: components["schemas"]["SetCommand"] | components["schemas"]["PressCommand"] | components["schemas"]["DeviceCommand"];
+        /** @description `command.result`: the device acknowledged a command. */
+        CommandResultData: {
+            /** Format: date-time */
+            at: string;
+            command: string;
+            commandId: components["schemas"]["CommandId"];
+            deviceId: components["schemas"]["DeviceId"];
+            /** @description The device's status word (1-32 characters), e.g. `ok` or `rejected`. */
+            status: string;
+        };
         /** @description One row of a device's command history. */
         CommandRow: {
             /** Format: date-time */
@@ -2383,7 +2453,9 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             deviceId: components["schemas"]["DeviceId"];
-            payload: Record<string, never> | null;
+            payload: {
+                [key: string]: unknown;
+            } | null;
             /** @description The device's response status, once answered. */
             resultStatus: string | null;
             /** Format: date-time */
@@ -2610,7 +2682,9 @@ export interface components {
             /** @description One of the developer's connectors. */
             connectorId: components["schemas"]["ConnectorId"];
             /** @description The connector descriptor of the spec (its pairing included). */
-            descriptor: Record<string, never>;
+            descriptor: {
+                [key: string]: unknown;
+            };
             /** @description Keep the version a draft instead of submitting it (default false). */
             draft?: boolean;
             /** @description What households read about the connector (1-20000 characters). */
@@ -2770,7 +2844,9 @@ export interface components {
         /** @description The flat form: a device verb and its payload, passed to the device as is. */
         DeviceCommand: {
             command: string;
-            payload?: Record<string, never> | null;
+            payload?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * @description What a device is given to reach the broker with, shown once (at
@@ -2807,12 +2883,31 @@ export interface components {
             at: string;
             deviceId: components["schemas"]["DeviceId"];
             /** @description What the device published (a JSON object). */
-            payload: Record<string, never>;
+            payload: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description `device.offline`: the last will fired or the heartbeat window passed. */
+        DeviceOfflineData: {
+            /** Format: date-time */
+            at: string;
+            deviceId: components["schemas"]["DeviceId"];
+            name: string;
+            reason: components["schemas"]["OfflineReason"];
+        };
+        /** @description `device.online`: the device came online. */
+        DeviceOnlineData: {
+            /** Format: date-time */
+            at: string;
+            deviceId: components["schemas"]["DeviceId"];
+            name: string;
         };
         /** @description A device's settings. */
         DeviceSettings: {
             /** @description Keyed by lower-cased capability; a capability the device lacks has no key. */
-            byCapability: Record<string, never>;
+            byCapability: {
+                [key: string]: unknown;
+            };
             deviceId: components["schemas"]["DeviceId"];
             enabled: boolean;
             /** Format: date-time */
@@ -2820,6 +2915,15 @@ export interface components {
         };
         /** @enum {string} */
         DeviceStatus: "PROVISIONING" | "ONLINE" | "OFFLINE" | "DISABLED" | "AWAITING_REPLACEMENT";
+        /** @description `device.telemetry`: readings published. */
+        DeviceTelemetryData: {
+            /** Format: date-time */
+            at: string;
+            deviceId: components["schemas"]["DeviceId"];
+            metrics: {
+                [key: string]: number;
+            };
+        };
         /**
          * @description Why an endpoint is disabled. Only `failures` can be lifted by a re-enable
          *     alone; the others need the key (or the developer account) to be sound
@@ -2891,7 +2995,9 @@ export interface components {
              * @description Provider detail as the connector gave it (e.g. a speaker's source
              *     modes), or null.
              */
-            capabilities: Record<string, never> | null;
+            capabilities: {
+                [key: string]: unknown;
+            } | null;
             /** @description The capabilities this build knows (unknown ones are dropped). */
             capabilitySet: components["schemas"]["DeviceCapability"][];
             /** @description The provider's stable id (never an IP address). */
@@ -2906,7 +3012,9 @@ export interface components {
             presentedAs: null | components["schemas"]["PresentedAs"];
             roomId: null | components["schemas"]["RoomId"];
             /** @description Live values the connector last read back, keyed by capability. */
-            state: Record<string, never>;
+            state: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             stateUpdatedAt: string | null;
             tenantId: components["schemas"]["TenantId"];
@@ -2931,6 +3039,118 @@ export interface components {
              *     Stripe's libraries). Shown once.
              */
             secret: string;
+        };
+        /** @description A platform event as the event streams (`data:` lines) and webhook deliveries carry it; `type` says which `data` it has. */
+        EventEnvelope: {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["DeviceOnlineData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "device.online";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["DeviceOfflineData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "device.offline";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["DeviceTelemetryData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "device.telemetry";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["CommandResultData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "command.result";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ThingStateData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "thing.state";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["NotificationRaisedData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "notification.raised";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["SubmissionStateData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "submission.state";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["WebhookPingData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "webhook.ping";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["GuestStayData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "guest.invited";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["GuestStayData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "guest.checked_in";
+        } | {
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["GuestStayData"];
+            /** @description Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it. */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            /** @constant */
+            type: "guest.checked_out";
         };
         /**
          * @description The kinds of the spec (Events > Platform event envelope) plus the guest events.
@@ -2963,6 +3183,29 @@ export interface components {
              */
             state: components["schemas"]["StayState"];
         };
+        /**
+         * @description The data of `guest.invited`, `guest.checked_in` and `guest.checked_out`
+         *     (payloads the spec leaves to us): the stay by its reservation key, its
+         *     home and window, and the state it is in after the event. No address:
+         *     every subscriber of the tenant hears it, and the booking system knows
+         *     its guest by the key.
+         */
+        GuestStayData: {
+            /** Format: date-time */
+            at: string;
+            /** Format: date-time */
+            checkIn: string;
+            /** Format: date-time */
+            checkOut: string;
+            clientId: components["schemas"]["ClientId"];
+            propertyId: components["schemas"]["PropertyId"];
+            reservationKey: string;
+            /**
+             * @description `invited` or `member` (guest.invited, guest.checked_in),
+             *     `checked-out` (guest.checked_out).
+             */
+            state: components["schemas"]["StayState"];
+        };
         /** @description The all-the-house tile. */
         House: {
             actionValues: components["schemas"]["ActionValue"][];
@@ -2985,7 +3228,9 @@ export interface components {
              * @description The protection state it reported: its generation, mode and whether
              *     it can protect the home (null: none yet).
              */
-            protection: Record<string, never> | null;
+            protection: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Format: int64
              * @description The configuration revision last sent, and whether the hub
@@ -3624,6 +3869,23 @@ export interface components {
             tenantId: components["schemas"]["TenantId"];
             title: string;
         };
+        /** @description `notification.raised`: `{ id, kind, title, body, deviceId|null, at }`. */
+        NotificationRaisedData: {
+            /** Format: date-time */
+            at: string;
+            body: string;
+            deviceId: null | components["schemas"]["DeviceId"];
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description What raised it: `device.alert`, `membership.granted`,
+             *     `membership.ended` or `webhook.disabled`.
+             */
+            kind: string;
+            title: string;
+        };
+        /** @enum {string} */
+        OfflineReason: "last-will" | "heartbeat";
         /**
          * @description An output home security may drive (its native state saved first).
          * @enum {string}
@@ -3676,7 +3938,9 @@ export interface components {
              *     capability's settings (a `null` member removes that setting).
              *     Capabilities not named keep their settings.
              */
-            byCapability: Record<string, never>;
+            byCapability: {
+                [key: string]: unknown;
+            };
             /** @description Whether the settings apply (default true when first set). */
             enabled?: boolean;
         };
@@ -4543,7 +4807,9 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /** @description The connector descriptor of the spec, as submitted. */
-            descriptor: Record<string, never>;
+            descriptor: {
+                [key: string]: unknown;
+            };
             /**
              * @description The last reviewer's note to the developer (required with a
              *     rejection or a request for changes).
@@ -4563,6 +4829,20 @@ export interface components {
             submittedAt: string | null;
             /** Format: date-time */
             updatedAt: string;
+            versionId: components["schemas"]["ConnectorVersionId"];
+        };
+        /**
+         * @description The data of `submission.state`: a connector version changed review
+         *     state. Raised in the developer's sandbox tenant, so the developer's
+         *     stream and DEV-key webhooks hear it (a LIVE key hears only its
+         *     integrations' events, and households never see a sandbox).
+         */
+        SubmissionStateData: {
+            /** Format: date-time */
+            at: string;
+            semver: string;
+            slug: string;
+            state: components["schemas"]["ReviewState"];
             versionId: components["schemas"]["ConnectorVersionId"];
         };
         /**
@@ -4612,9 +4892,13 @@ export interface components {
             presentedAs: null | components["schemas"]["PresentedAs"];
             roomId: null | components["schemas"]["RoomId"];
             /** @description Settings keyed by capability (`{}` when none were set). */
-            settings: Record<string, never>;
+            settings: {
+                [key: string]: unknown;
+            };
             /** @description Keyed `capabilityId.controlKey`. */
-            state: Record<string, never>;
+            state: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             stateUpdatedAt: string | null;
         };
@@ -4642,6 +4926,21 @@ export interface components {
             reason: string;
             /** Format: uuid */
             thingId: string;
+        };
+        /**
+         * @description `thing.state` (spec: Events): an endpoint's state changed. `{ endpointId,
+         *     integrationId, kind, state (by capability, as the connector reported
+         *     it), at }`.
+         */
+        ThingStateData: {
+            /** Format: date-time */
+            at: string;
+            endpointId: components["schemas"]["EndpointId"];
+            integrationId: components["schemas"]["IntegrationId"];
+            kind: components["schemas"]["EndpointKind"];
+            state: {
+                [key: string]: unknown;
+            };
         };
         /** @description The login response (household). */
         TokenPair: {
@@ -4782,6 +5081,15 @@ export interface components {
         /** Format: uuid */
         WebhookId: string;
         /**
+         * @description `webhook.ping`: the test event a developer asks for (`POST
+         *     /developers/webhooks/{id}/test`), sent to that one endpoint only.
+         */
+        WebhookPingData: {
+            /** Format: date-time */
+            at: string;
+            endpointId: components["schemas"]["WebhookId"];
+        };
+        /**
          * @description A day of the week, as a trigger names it.
          * @enum {string}
          */
@@ -4850,7 +5158,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10432,7 +10742,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -11970,7 +12282,9 @@ export interface operations {
         /** @description Any of `name`, `enabled`, `triggers`, `do` */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {

@@ -8,6 +8,8 @@
  * connects again with `Last-Event-ID` set to the last id it handed out, so
  * no event is lost or repeated, and waits what the server's `retry:` asks.
  */
+import type { components } from "./schema.js";
+
 export const STREAM_PATH = "/v1/developers/events/stream";
 
 /** A home's stream: only the events about that home's things. */
@@ -15,14 +17,9 @@ export function homeStreamPath(propertyId: string): string {
   return `/v1/properties/${encodeURIComponent(propertyId)}/events/stream`;
 }
 
-/** A platform event, as the stream and webhook deliveries carry it. */
-export interface EventEnvelope {
-  id: string;
-  type: string;
-  tenantId: string;
-  createdAt: string;
-  data: Record<string, unknown>;
-}
+/** A platform event, as the stream and webhook deliveries carry it: its
+ * `type` says which `data` it has (the contract's `EventEnvelope`). */
+export type EventEnvelope = components["schemas"]["EventEnvelope"];
 
 export interface StreamEvent {
   id: string;

@@ -52,6 +52,17 @@ pub const API_VERSION: &str = "1.2.0";
         (name = "security", description = "Home security: modes, readiness, selections, incidents. No emergency dispatch and no evidence sharing."),
         (name = "meta", description = "Machine-readable contracts"),
     ),
+    components(schemas(
+        alyt_domain::device::DeviceOnlineData,
+        alyt_domain::device::DeviceOfflineData,
+        alyt_domain::device::DeviceTelemetryData,
+        alyt_domain::device::CommandResultData,
+        alyt_domain::integration::ThingStateData,
+        alyt_domain::notification::NotificationRaisedData,
+        alyt_domain::submission::SubmissionStateData,
+        alyt_domain::stay::GuestStayData,
+        alyt_events::envelope::WebhookPingData,
+    )),
     modifiers(&BearerScheme)
 )]
 struct ApiDoc;
@@ -106,25 +117,140 @@ pub fn document() -> serde_json::Value {
     ]);
     // API Gateway buffers responses, so a hosted stack streams from a
     // function URL of its own.
-    if let Some(stream) = document
-        .paths
-        .paths
-        .get_mut(STREAM_PATH)
-        .and_then(|item| item.get.as_mut())
-    {
-        stream.servers = Some(vec![
-            local_server(),
-            hosted_server(
-                "https://{urlId}.lambda-url.{region}.on.aws",
-                "A hosted stack's event stream (its EventStreamUrl output); the HTTP API answers this path with 421 naming it",
-                "urlId",
-                "The stream function URL's id",
-            ),
-        ]);
+    for path in [STREAM_PATH, HOME_STREAM_PATH] {
+        if let Some(stream) = document
+            .paths
+            .paths
+            .get_mut(path)
+            .and_then(|item| item.get.as_mut())
+        {
+            stream.servers = Some(vec![
+                local_server(),
+                hosted_server(
+                    "https://{urlId}.lambda-url.{region}.on.aws",
+                    "A hosted stack's event stream (its EventStreamUrl output); the HTTP API answers this path with 421 naming it",
+                    "urlId",
+                    "The stream function URL's id",
+                ),
+            ]);
+        }
     }
     let mut document = merge_tagged_newtypes(document);
     reference_list_items(&mut document);
+    open_free_form_objects(&mut document);
+    document_events(&mut document);
     document
+}
+
+/// The data each event kind carries (spec: Events > Platform event envelope).
+const EVENT_DATA: [(&str, &str); 11] = [
+    ("device.online", "DeviceOnlineData"),
+    ("device.offline", "DeviceOfflineData"),
+    ("device.telemetry", "DeviceTelemetryData"),
+    ("command.result", "CommandResultData"),
+    ("thing.state", "ThingStateData"),
+    ("notification.raised", "NotificationRaisedData"),
+    ("submission.state", "SubmissionStateData"),
+    ("webhook.ping", "WebhookPingData"),
+    ("guest.invited", "GuestStayData"),
+    ("guest.checked_in", "GuestStayData"),
+    ("guest.checked_out", "GuestStayData"),
+];
+
+/// `device.online` -> `DeviceOnlineEvent`: the name generators give the
+/// kind's envelope.
+fn event_title(kind: &str) -> String {
+    let words = kind.split(['.', '_']).map(|word| {
+        let mut chars = word.chars();
+        chars
+            .next()
+            .map(|first| first.to_uppercase().chain(chars).collect::<String>())
+            .unwrap_or_default()
+    });
+    words.chain(["Event".to_owned()]).collect()
+}
+
+/// The platform events in the contract: `EventEnvelope`, one shape per kind
+/// (its `type` and the type of its `data`), which the streams' `data:` lines
+/// carry and webhook deliveries post; and the delivery itself as the
+/// document's `webhooks` entry (OpenAPI 3.1), with its signed headers.
+fn document_events(document: &mut serde_json::Value) {
+    use serde_json::json;
+    let envelopes: Vec<serde_json::Value> = EVENT_DATA
+        .iter()
+        .map(|(kind, data)| {
+            json!({
+                "type": "object",
+                "title": event_title(kind),
+                "required": ["id", "type", "tenantId", "createdAt", "data"],
+                "properties": {
+                    "id": { "type": "string", "description": "Sortable by commit order; resume a stream after it (`Last-Event-ID`), deduplicate deliveries on it." },
+                    "type": { "type": "string", "const": kind },
+                    "tenantId": { "type": "string", "format": "uuid" },
+                    "createdAt": { "type": "string", "format": "date-time" },
+                    "data": { "$ref": format!("#/components/schemas/{data}") },
+                },
+            })
+        })
+        .collect();
+    document["components"]["schemas"]["EventEnvelope"] = json!({
+        "description": "A platform event as the event streams (`data:` lines) and webhook deliveries carry it; `type` says which `data` it has.",
+        "oneOf": envelopes,
+    });
+    document["webhooks"] = json!({
+        "platformEvent": {
+            "post": {
+                "summary": "A platform event delivered to a webhook endpoint",
+                "description": "Posted to each enabled endpoint whose filter names the event's kind, retried on failure (see the delivery schedule). Verify `X-SVC-Signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"t.body\">` with the endpoint's secret) before trusting the body; deduplicate on the envelope's `id` (or `X-SVC-Delivery`).",
+                "parameters": [
+                    { "name": "X-SVC-Event", "in": "header", "required": true, "schema": { "type": "string" }, "description": "The event's kind (its `type`)." },
+                    { "name": "X-SVC-Delivery", "in": "header", "required": true, "schema": { "type": "string" }, "description": "The delivery's id." },
+                    { "name": "X-SVC-Signature", "in": "header", "required": true, "schema": { "type": "string" }, "description": "`t=…,v1=…`, Stripe-style." },
+                ],
+                "requestBody": {
+                    "required": true,
+                    "content": { "application/json": { "schema": { "$ref": "#/components/schemas/EventEnvelope" } } },
+                },
+                "responses": {
+                    "2XX": { "description": "Received: nothing more is sent for this delivery." },
+                    "default": { "description": "Not received: the delivery is retried on its schedule (an endpoint failing fifty in a row is disabled)." },
+                },
+            },
+        },
+    });
+}
+
+/// An object schema with no properties (a descriptor, a state, a payload)
+/// takes any members, which JSON Schema says already; generators read it as
+/// an empty object (openapi-typescript: `Record<string, never>`) unless it
+/// says so with `additionalProperties: true`.
+fn open_free_form_objects(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let is_object = match map.get("type") {
+                Some(Value::String(t)) => t == "object",
+                Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+                _ => false,
+            };
+            let shaped = [
+                "properties",
+                "additionalProperties",
+                "$ref",
+                "oneOf",
+                "allOf",
+                "anyOf",
+            ]
+            .iter()
+            .any(|k| map.contains_key(*k));
+            if is_object && !shaped {
+                map.insert("additionalProperties".into(), Value::Bool(true));
+            }
+            map.values_mut().for_each(open_free_form_objects);
+        }
+        Value::Array(items) => items.iter_mut().for_each(open_free_form_objects),
+        _ => {}
+    }
 }
 
 /// utoipa writes `T` inline into each `ListResponse_T`, so a generator
@@ -213,8 +339,9 @@ fn merge_tagged_newtypes(document: Document) -> serde_json::Value {
     value
 }
 
-/// The path served from its own host by a hosted stack.
+/// The paths served from their own host by a hosted stack.
 const STREAM_PATH: &str = "/v1/developers/events/stream";
+const HOME_STREAM_PATH: &str = "/v1/properties/{propertyId}/events/stream";
 
 fn local_server() -> Server {
     ServerBuilder::new()

@@ -19,6 +19,8 @@ pub struct NotificationRaisedData {
     pub kind: String,
     pub title: String,
     pub body: String,
+    /// The device that raised it; null when none did.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub device_id: Option<DeviceId>,
     #[serde(with = "time::serde::rfc3339")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]

@@ -33,6 +33,8 @@ from .claims import Claims
 from .claims_clients import ClaimsClients
 from .claims_tenants import ClaimsTenants
 from .client_grant import ClientGrant
+from .command_result_data import CommandResultData
+from .command_result_event import CommandResultEvent
 from .command_row import CommandRow
 from .command_row_payload_type_0 import CommandRowPayloadType0
 from .command_state import CommandState
@@ -84,9 +86,16 @@ from .device_credentials_type_1_kind import DeviceCredentialsType1Kind
 from .device_kind import DeviceKind
 from .device_log_entry_view import DeviceLogEntryView
 from .device_log_entry_view_payload import DeviceLogEntryViewPayload
+from .device_offline_data import DeviceOfflineData
+from .device_offline_event import DeviceOfflineEvent
+from .device_online_data import DeviceOnlineData
+from .device_online_event import DeviceOnlineEvent
 from .device_settings import DeviceSettings
 from .device_settings_by_capability import DeviceSettingsByCapability
 from .device_status import DeviceStatus
+from .device_telemetry_data import DeviceTelemetryData
+from .device_telemetry_data_metrics import DeviceTelemetryDataMetrics
+from .device_telemetry_event import DeviceTelemetryEvent
 from .disabled_reason import DisabledReason
 from .discover_request import DiscoverRequest
 from .discovery_result import DiscoveryResult
@@ -105,7 +114,11 @@ from .forgot_password_request import ForgotPasswordRequest
 from .get_async_api_response_200 import GetAsyncApiResponse200
 from .get_open_api_response_200 import GetOpenApiResponse200
 from .grant_status import GrantStatus
+from .guest_checked_in_event import GuestCheckedInEvent
+from .guest_checked_out_event import GuestCheckedOutEvent
+from .guest_invited_event import GuestInvitedEvent
 from .guest_stay import GuestStay
+from .guest_stay_data import GuestStayData
 from .house import House
 from .household_role import HouseholdRole
 from .hub_view import HubView
@@ -177,6 +190,9 @@ from .music_speaker import MusicSpeaker
 from .music_step import MusicStep
 from .network_condition import NetworkCondition
 from .notification import Notification
+from .notification_raised_data import NotificationRaisedData
+from .notification_raised_event import NotificationRaisedEvent
+from .offline_reason import OfflineReason
 from .output import Output
 from .output_view import OutputView
 from .overview import Overview
@@ -281,6 +297,8 @@ from .step_type_4 import StepType4
 from .step_type_4_kind import StepType4Kind
 from .submission import Submission
 from .submission_descriptor import SubmissionDescriptor
+from .submission_state_data import SubmissionStateData
+from .submission_state_event import SubmissionStateEvent
 from .surface import Surface
 from .telemetry_point_view import TelemetryPointView
 from .tenant_role import TenantRole
@@ -292,6 +310,9 @@ from .thing_kind import ThingKind
 from .thing_outcome import ThingOutcome
 from .thing_settings import ThingSettings
 from .thing_state import ThingState
+from .thing_state_data import ThingStateData
+from .thing_state_data_state import ThingStateDataState
+from .thing_state_event import ThingStateEvent
 from .token_pair import TokenPair
 from .token_type import TokenType
 from .trigger_type_0 import TriggerType0
@@ -306,6 +327,8 @@ from .verify_email_request import VerifyEmailRequest
 from .virtual_device import VirtualDevice
 from .webhook_delivery import WebhookDelivery
 from .webhook_endpoint import WebhookEndpoint
+from .webhook_ping_data import WebhookPingData
+from .webhook_ping_event import WebhookPingEvent
 from .weekday import Weekday
 from .who_am_i import WhoAmI
 from .widget_token import WidgetToken
@@ -345,6 +368,8 @@ __all__ = (
     "ClaimsClients",
     "ClaimsTenants",
     "ClientGrant",
+    "CommandResultData",
+    "CommandResultEvent",
     "CommandRow",
     "CommandRowPayloadType0",
     "CommandState",
@@ -396,9 +421,16 @@ __all__ = (
     "DeviceKind",
     "DeviceLogEntryView",
     "DeviceLogEntryViewPayload",
+    "DeviceOfflineData",
+    "DeviceOfflineEvent",
+    "DeviceOnlineData",
+    "DeviceOnlineEvent",
     "DeviceSettings",
     "DeviceSettingsByCapability",
     "DeviceStatus",
+    "DeviceTelemetryData",
+    "DeviceTelemetryDataMetrics",
+    "DeviceTelemetryEvent",
     "DisabledReason",
     "DiscoverRequest",
     "DiscoveryResult",
@@ -417,7 +449,11 @@ __all__ = (
     "GetAsyncApiResponse200",
     "GetOpenApiResponse200",
     "GrantStatus",
+    "GuestCheckedInEvent",
+    "GuestCheckedOutEvent",
+    "GuestInvitedEvent",
     "GuestStay",
+    "GuestStayData",
     "House",
     "HouseholdRole",
     "HubView",
@@ -489,6 +525,9 @@ __all__ = (
     "MusicStep",
     "NetworkCondition",
     "Notification",
+    "NotificationRaisedData",
+    "NotificationRaisedEvent",
+    "OfflineReason",
     "Output",
     "OutputView",
     "Overview",
@@ -593,6 +632,8 @@ __all__ = (
     "StepType4Kind",
     "Submission",
     "SubmissionDescriptor",
+    "SubmissionStateData",
+    "SubmissionStateEvent",
     "Surface",
     "TelemetryPointView",
     "TenantRole",
@@ -604,6 +645,9 @@ __all__ = (
     "ThingOutcome",
     "ThingSettings",
     "ThingState",
+    "ThingStateData",
+    "ThingStateDataState",
+    "ThingStateEvent",
     "TokenPair",
     "TokenType",
     "TriggerType0",
@@ -618,6 +662,8 @@ __all__ = (
     "VirtualDevice",
     "WebhookDelivery",
     "WebhookEndpoint",
+    "WebhookPingData",
+    "WebhookPingEvent",
     "Weekday",
     "WhoAmI",
     "WidgetToken",
