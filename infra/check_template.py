@@ -25,8 +25,12 @@ Checks (each failure is printed; the exit status is 1 if any):
   ALYT_STORE_CALLS_LOG, see functions/local/src/reach.rs): every store
   call the tests saw is allowed to the hosted function that makes it:
   requests go to the function API Gateway routes their path to (the
-  stream to the stream function), worker passes to their worker. With
-  --suggest, prints each function's needed actions and partitions.
+  streams to the stream function, what a streamed body reached too),
+  worker passes to their worker. With --suggest, prints each function's
+  needed actions and partitions.
+
+What each function is (HTTP group, stream, ingest, the worker of a pass)
+is read from the binary it builds (see Roles), not listed here.
 
 The template is read with cfn-lint's decoder (intrinsic functions as
 dicts), so this runs wherever cfn-lint does.
@@ -45,57 +49,80 @@ from cfnlint.decode import decode
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "infra" / "template.yaml"
 
-# The functions that sign or verify the platform's tokens: the HTTP groups
-# and the stream. Every other role is denied CONFIG#jwt.
-TOKEN_FUNCTIONS = {
-    "ApiHomesFunction",
-    "ApiIntegrationsFunction",
-    "ApiPeopleFunction",
-    "ApiAuthFunction",
-    "ApiDevelopersFunction",
-    "StreamFunction",
-}
 READ_ACTIONS = {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"}
 
-# Worker passes of the local platform (functions/local) and the hosted
-# functions that do the same work. The meter's flush runs in every HTTP
-# group function (not the stream, which only reads).
-WORKERS = {
-    "ingest": ["IngestFunction"],
-    "sweeps": ["SweepsFunction"],
-    "local-housekeeping": ["SweepsFunction"],  # the reset mails; TTL is DynamoDB's
-    "routines": ["RoutinesFunction"],
-    "webhooks": ["WebhooksFunction"],
-}
+# The local platform's worker passes whose hosted function is not the one
+# of the same name (alyt-<worker>): the reset mails go out from the sweeps
+# (TTL is DynamoDB's).
+WORKER_ALIASES = {"local-housekeeping": "sweeps"}
 
-# The functions that meter usage: the HTTP groups (not the stream) and
-# ingest (a sandbox's device messages count against its quota). Locally one
-# meter serves the whole process: the log names its flush as a worker of its
-# own (the HTTP groups' flush also notes their keys' last use) and its first
-# read of a count under whichever request or pass came first, so every
-# metering function needs to read and write the counts (HOSTED_ONLY below),
-# whatever the log attributes.
-METERING = (TOKEN_FUNCTIONS - {"StreamFunction"}) | {"IngestFunction"}
-WORKERS["usage-flush"] = sorted(TOKEN_FUNCTIONS - {"StreamFunction"})
 
-# What the tests cannot see the local platform do, because it is hosted
-# only: the shared rate limiter's counters (every HTTP group function),
-# the token key (loaded at start), and the meter's flush (above).
-HOSTED_ONLY = {
-    fn: {("dynamodb:UpdateItem", "RATE#*"), ("dynamodb:GetItem", "CONFIG#jwt"),
-         ("dynamodb:PutItem", "CONFIG#jwt")}
-    for fn in TOKEN_FUNCTIONS - {"StreamFunction"}
-}
-HOSTED_ONLY["StreamFunction"] = {("dynamodb:GetItem", "CONFIG#jwt")}
-HOSTED_ONLY["IngestFunction"] = set()
-for fn in METERING:
-    HOSTED_ONLY[fn] |= {("dynamodb:BatchGetItem", "USAGE#*"), ("dynamodb:UpdateItem", "USAGE#*")}
-# Ingest reads a sandbox developer's message quota (override and default)
-# before it counts (cached per instance, so locally often read by a request).
-HOSTED_ONLY["IngestFunction"] |= {
-    ("dynamodb:BatchGetItem", "DEVELOPER#*"),
-    ("dynamodb:BatchGetItem", "CONFIG#quota"),
-}
+class Roles:
+    """What each function of the template is, read from the binary it runs
+    (its `BuildProperties.Binary`), so a new function of a known kind is
+    checked without editing this file:
+
+    - token functions sign or verify the platform's tokens: the HTTP groups
+      (`alyt-api-*`) and the stream (`alyt-stream`); every other role is
+      denied CONFIG#jwt;
+    - the worker passes the local platform logs are done hosted by
+      `alyt-<worker>` (and the meter's flush by every HTTP group);
+    - metering functions count usage: the HTTP groups and ingest (a
+      sandbox's device messages count against its quota). Locally one
+      meter serves the whole process: the log names its flush as a worker of
+      its own (the HTTP groups' flush also notes their keys' last use) and
+      its first read of a count under whichever request or pass came first,
+      so every metering function needs to read and write the counts
+      (hosted_only below), whatever the log attributes.
+    """
+
+    def __init__(self, template):
+        binaries = {
+            name: function.get("Metadata", {}).get("BuildProperties", {}).get("Binary", "")
+            for name, function in resources(template, "AWS::Serverless::Function").items()
+        }
+        by_binary = {binary: name for name, binary in binaries.items()}
+        self.groups = {name for name, binary in binaries.items() if binary.startswith("alyt-api-")}
+        self.stream = by_binary.get("alyt-stream")
+        self.ingest = by_binary.get("alyt-ingest")
+        self.token_functions = self.groups | {self.stream}
+        self.metering = self.groups | {self.ingest}
+
+        def hosted(worker):
+            name = by_binary.get(f"alyt-{WORKER_ALIASES.get(worker, worker)}")
+            return [name] if name else None
+
+        self.hosted_worker = hosted
+        # What the tests cannot see the local platform do, because it is
+        # hosted only: the shared rate limiter's counters (every HTTP group
+        # function), the token key (loaded at start), and the meter's flush.
+        self.hosted_only = {
+            fn: {("dynamodb:UpdateItem", "RATE#*"), ("dynamodb:GetItem", "CONFIG#jwt"),
+                 ("dynamodb:PutItem", "CONFIG#jwt")}
+            for fn in self.groups
+        }
+        self.hosted_only[self.stream] = {("dynamodb:GetItem", "CONFIG#jwt")}
+        self.hosted_only[self.ingest] = set()
+        for fn in self.metering:
+            self.hosted_only[fn] |= {("dynamodb:BatchGetItem", "USAGE#*"), ("dynamodb:UpdateItem", "USAGE#*")}
+        # Ingest reads a sandbox developer's message quota (override and
+        # default) before it counts (cached per instance, so locally often
+        # read by a request).
+        self.hosted_only[self.ingest] |= {
+            ("dynamodb:BatchGetItem", "DEVELOPER#*"),
+            ("dynamodb:BatchGetItem", "CONFIG#quota"),
+        }
+        # A kind the template lacks (check_least_privilege says so) has no entries.
+        self.hosted_only.pop(None, None)
+        self.token_functions.discard(None)
+        self.metering.discard(None)
+
+    def workers(self, worker):
+        """The hosted functions doing a pass the log names, or None."""
+        if worker == "usage-flush":
+            return sorted(self.groups)
+        return self.hosted_worker(worker)
+
 
 problems = []
 
@@ -250,6 +277,9 @@ def denies_token_key(policies):
 
 
 def check_least_privilege(template):
+    roles = Roles(template)
+    if not roles.groups or not roles.stream or not roles.ingest:
+        fail("the template has no HTTP group, stream or ingest function (by their binaries)")
     for name, function in resources(template, "AWS::Serverless::Function").items():
         policies = function["Properties"].get("Policies", [])
         if any(ref(p) == "TableAccessPolicy" for p in policies):
@@ -262,7 +292,7 @@ def check_least_privilege(template):
             keys and any(fnmatch.fnmatchcase("CONFIG#jwt", k) for k in keys)
             for _, keys in grants
         )
-        if name in TOKEN_FUNCTIONS:
+        if name in roles.token_functions:
             if not reaches_token:
                 fail(f"{name} signs or verifies tokens but may not read CONFIG#jwt")
         else:
@@ -270,10 +300,10 @@ def check_least_privilege(template):
                 fail(f"{name} may reach the token key CONFIG#jwt")
             if grants and not denies_token_key(policies):
                 fail(f"{name} is not denied the token key (NoTokenKeyPolicy)")
-    stream = template["Resources"]["StreamFunction"]
-    for actions, _ in table_grants(stream):
-        if not actions <= READ_ACTIONS:
-            fail(f"the stream function may write: {sorted(actions - READ_ACTIONS)}")
+    if roles.stream:
+        for actions, _ in table_grants(template["Resources"][roles.stream]):
+            if not actions <= READ_ACTIONS:
+                fail(f"the stream function may write: {sorted(actions - READ_ACTIONS)}")
     authorizer = template["Resources"]["DeviceAuthorizerFunction"]
     grants = table_grants(authorizer)
     if grants != [({"dynamodb:GetItem"}, ["DEVCRED#*"])]:
@@ -308,20 +338,21 @@ STREAMS = re.compile(r"^/v1/(developers/events/stream|properties/[^/]+/events/st
 
 
 def needed_reach(template, log):
+    roles = Roles(template)
     needed = defaultdict(set)
     table = routes(template)
     for line in Path(log).read_text().splitlines():
         entry = json.loads(line)
         if "worker" in entry:
-            owners = WORKERS.get(entry["worker"])
+            owners = roles.workers(entry["worker"])
             if owners is None:
                 fail(f"the log names a worker this check does not know: {entry['worker']}")
                 continue
-        elif STREAMS.match(entry.get("path") or entry["streamed"]):
+        elif STREAMS.match(entry.get("path") or entry["streamed"]) and roles.stream:
             # The streams are served on the stream function's URL (the HTTP
             # API's function answers 421 without reading); a `streamed` line
             # is what the stream's body reached as it was sent.
-            owners = ["StreamFunction"]
+            owners = [roles.stream]
         else:
             owner = function_of(entry["path"], table)
             if owner is None:
@@ -333,7 +364,7 @@ def needed_reach(template, log):
                 continue  # index queries: a statement of their own, read only
             for owner in owners:
                 needed[owner].add((f"dynamodb:{action}", partition))
-    for name, extra in HOSTED_ONLY.items():
+    for name, extra in roles.hosted_only.items():
         needed[name] |= extra
     return needed
 
