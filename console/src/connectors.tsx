@@ -79,6 +79,7 @@ export function ConnectorsPage() {
         onSubmit={(e) => {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
+          const element = e.currentTarget;
           act(async () => {
             const created = await call((c) =>
               c.POST("/v1/developers/connectors", {
@@ -90,6 +91,7 @@ export function ConnectorsPage() {
               }),
             );
             setToken(created.runtimeToken);
+            element.reset();
           });
         }}
       >

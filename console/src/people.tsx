@@ -194,8 +194,9 @@ function Invite(props: {
         const name = String(form.get("name") ?? "").trim();
         const until = String(form.get("until") ?? "");
         const guest = role === "GUEST";
-        props.act(() =>
-          call((c) =>
+        const element = e.currentTarget;
+        props.act(async () => {
+          await call((c) =>
             c.POST("/v1/tenants/{tenantId}/clients/{clientId}/invitations", {
               params: { path: props.path },
               body: {
@@ -206,8 +207,10 @@ function Invite(props: {
                 expiresAt: guest && until ? instant(until) : null,
               },
             }),
-          ),
-        );
+          );
+          element.reset();
+          setRole("MEMBER");
+        });
       }}
     >
       <h3>Invite someone</h3>

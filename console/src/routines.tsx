@@ -204,14 +204,16 @@ function NewRoutine(props: {
         const at = String(form.get("at") ?? "");
         const days = DAYS.filter((d) => form.get(`day-${d}`));
         const triggers: Trigger[] = at ? [{ kind: "time", at, days }] : [];
-        props.act(() =>
-          call((c) =>
+        const element = e.currentTarget;
+        props.act(async () => {
+          await call((c) =>
             c.POST("/v1/properties/{propertyId}/routines", {
               params: { path: { propertyId: props.propertyId }, query: { tenantId: props.tenantId } },
               body: { name: String(form.get("name")).trim(), do: [chosen.step], triggers },
             }),
-          ),
-        );
+          );
+          element.reset();
+        });
       }}
     >
       <h2>New routine</h2>
