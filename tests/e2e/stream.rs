@@ -339,4 +339,27 @@ async fn a_home_stream_carries_that_homes_things_only_to_those_who_see_it() {
     assert_eq!(problem["field"], "events");
     let (status, _) = t.get_json(&path(""), None).await;
     assert_eq!(status, 401);
+
+    // A session's stream ends when its access token does (here in 2 s,
+    // before the 8 s connection limit): the reconnect is checked against
+    // fresh claims, so a guest whose stay ended hears no more.
+    let short = alyt_tests::principals::expiring_in(&t, &guest, 2).await;
+    let opened = std::time::Instant::now();
+    let mut ending = open(short, path(""), None).await;
+    let mut blocks = Vec::new();
+    while let Some(block) = ending.next(Duration::from_secs(7)).await {
+        blocks.extend(block);
+    }
+    assert!(ending.closed, "the server closed the stream");
+    assert!(
+        opened.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        opened.elapsed()
+    );
+    assert!(
+        blocks
+            .iter()
+            .any(|s| matches!(s, Sse::Comment(c) if c.contains("reconnect"))),
+        "{blocks:?}"
+    );
 }

@@ -290,3 +290,20 @@ impl Principals {
         self.tokens.get(&who).and_then(|t| t.as_deref())
     }
 }
+
+/// `token` (a household session's access token) signed again with the
+/// platform's key to expire `seconds` from now: the same person, session
+/// and claims, a shorter life.
+pub async fn expiring_in(t: &TestPlatform, token: &str, seconds: i64) -> String {
+    let signer = TokenSigner::load(&*t.platform.store()).await.unwrap();
+    let payload = token.split('.').nth(1).unwrap();
+    let payload: serde_json::Value = serde_json::from_slice(
+        &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
+            .unwrap(),
+    )
+    .unwrap();
+    let session: SessionId = serde_json::from_value(payload["sid"].clone()).unwrap();
+    let mut claims: Claims = serde_json::from_value(payload).unwrap();
+    claims.exp = time::OffsetDateTime::now_utc().unix_timestamp() + seconds;
+    signer.issue_session(Audience::Household, &claims, session, None)
+}

@@ -125,7 +125,9 @@ pub async fn stream_events(
     streams_here(&state, &uri)?;
     let request = stream_request(params.events.as_deref(), params.after.as_deref(), &headers)?;
     let (tenants, audience) = stream_tenants(&state, &caller).await?;
-    Ok(sse_response(feed(&state, tenants, audience, request)))
+    Ok(sse_response(feed(
+        &state, &caller, tenants, audience, request,
+    )))
 }
 
 /// A 421 pointing at the stream's own host when this host cannot stream (a
@@ -164,20 +166,31 @@ pub(crate) fn stream_request(
         .map_err(|bad| ApiError::validation(bad.field, bad.detail))
 }
 
-/// The feed of what `audience` hears of `tenants`' events.
+/// The feed of what `audience` hears of `tenants`' events, for `caller`. A
+/// session's stream ends when its access token does (the client reconnects
+/// with a fresh one, whose claims are checked again: a guest whose stay
+/// ended, a member removed, hears nothing more than the token allowed).
 pub(crate) fn feed(
     state: &AppState,
+    caller: &Principal,
     tenants: Vec<TenantId>,
     audience: Audience,
     request: StreamRequest,
 ) -> Feed {
     let settings = &state.events;
+    let mut limits = settings.stream;
+    if let Principal::Person { claims, .. } = caller {
+        let left = claims.exp.saturating_sub(state.clock.unix_seconds()).max(1);
+        limits.max_duration = limits
+            .max_duration
+            .min(std::time::Duration::from_secs(left as u64));
+    }
     Feed {
         log: EventLog::new(state.store.clone(), state.clock.clone()),
         tenants,
         audience,
         request,
-        limits: settings.stream,
+        limits,
         wake: settings.signal.as_ref().map(|s| s.subscribe()),
     }
 }

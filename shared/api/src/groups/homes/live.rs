@@ -100,6 +100,7 @@ pub async fn stream_home_events(
     .await?;
     let feed = feed(
         &state,
+        &caller,
         vec![home.tenant_id],
         Audience::Home(home.id),
         request,
