@@ -88,11 +88,7 @@ class Roles:
         self.token_functions = self.groups | {self.stream}
         self.metering = self.groups | {self.ingest}
 
-        def hosted(worker):
-            name = by_binary.get(f"alyt-{WORKER_ALIASES.get(worker, worker)}")
-            return [name] if name else None
-
-        self.hosted_worker = hosted
+        self.by_binary = by_binary
         # What the tests cannot see the local platform do, because it is
         # hosted only: the shared rate limiter's counters (every HTTP group
         # function), the token key (loaded at start), and the meter's flush.
@@ -121,7 +117,8 @@ class Roles:
         """The hosted functions doing a pass the log names, or None."""
         if worker == "usage-flush":
             return sorted(self.groups)
-        return self.hosted_worker(worker)
+        name = self.by_binary.get(f"alyt-{WORKER_ALIASES.get(worker, worker)}")
+        return [name] if name else None
 
 
 problems = []

@@ -11,7 +11,7 @@ import { useState } from "preact/hooks";
 import { call, type Schemas } from "./api.js";
 import { DeveloperNav, SecretOnce } from "./developer.js";
 import { useLiveEvents } from "./live.js";
-import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
+import { Alert, Failure, Loading, useAction, useLoad, when } from "./ui.js";
 
 type Connector = Schemas["Connector"];
 type Submission = Schemas["Submission"];
@@ -160,7 +160,7 @@ function VersionRow(props: { version: Submission; act: (work: () => Promise<unkn
         </td>
         <td>{version.note ?? ""}</td>
         <td>
-          {version.submittedAt ? new Date(version.submittedAt).toLocaleString() : ""}
+          {when(version.submittedAt)}
           {EDITABLE.includes(version.state) && !editing ? (
             <button type="button" onClick={() => setEditing(true)}>
               Change {version.semver}

@@ -7,6 +7,10 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { eventStream, type StreamEvent } from "../../sdks/typescript/src/stream.js";
 import { session, streamToken, type Schemas } from "./api.js";
 
+/** What changes a home's views (overview, room, security): its things'
+ * state, command results and liveness, from the home's own stream. */
+export const HOME_VIEW_KINDS = ["thing.state", "command.result", "device.online", "device.offline"];
+
 /** A home whose stream a view follows (instead of the developer stream). */
 export interface Home {
   tenantId: string;

@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { call, session, signIn, signOut, type Schemas, type SessionKind, type Thing } from "./api.js";
 import { ThingCard } from "./controls.js";
 import { usePins, type Pins } from "./dashboard.js";
-import { useLiveEvents } from "./live.js";
+import { HOME_VIEW_KINDS, useLiveEvents } from "./live.js";
 import { HomeNav } from "./nav.js";
 import { RunButton } from "./routines.js";
 import { Icon } from "./icons.js";
@@ -15,11 +15,6 @@ type Overview = Schemas["Overview"];
 type RoomView = Schemas["RoomView"];
 type Property = Schemas["Property"];
 
-/**
- * What changes a home's view: every session follows the home's event stream
- * and redraws on these (no polling).
- */
-const LIVE_KINDS = ["thing.state", "command.result", "device.online", "device.offline"];
 
 export function navigate(hash: string) {
   location.hash = hash;
@@ -118,18 +113,20 @@ export function Homes() {
 export function OverviewPage(props: { tenantId: string; propertyId: string }) {
   const { tenantId, propertyId } = props;
   const params = { path: { propertyId }, query: { tenantId } };
-  const [loaded, error, reload] = useLoad(async () => {
-    const [overview, routines] = await Promise.all([
-      call((c) => c.GET("/v1/properties/{propertyId}/overview", { params })),
-      call((c) => c.GET("/v1/properties/{propertyId}/routines", { params })),
-    ]);
-    return { overview, routines: routines.items };
-  }, [tenantId, propertyId]);
+  // The things change with the home's events; the routines (for pinned
+  // ones) do not, so they are read once.
+  const [overview, error, reload] = useLoad(
+    () => call((c) => c.GET("/v1/properties/{propertyId}/overview", { params })),
+    [tenantId, propertyId],
+  );
+  const [routines, routinesError] = useLoad(
+    async () => (await call((c) => c.GET("/v1/properties/{propertyId}/routines", { params }))).items,
+    [tenantId, propertyId],
+  );
   const pins = usePins(tenantId, propertyId);
-  useLiveEvents(LIVE_KINDS, () => reload(), true, { tenantId, propertyId });
-  if (error) return <Failure message={error} />;
-  if (!loaded) return <Loading />;
-  const { overview } = loaded;
+  useLiveEvents(HOME_VIEW_KINDS, () => reload(), true, { tenantId, propertyId });
+  if (error ?? routinesError) return <Failure message={(error ?? routinesError)!} />;
+  if (!overview || !routines) return <Loading />;
   const everything: Thing[] = overview.rooms.flatMap((r) => r.things).concat(overview.unassigned);
   const available = overview.rooms.flatMap((r) => r.availableActions);
   // The pins in the order saved; a pin whose thing or routine is gone is not drawn.
@@ -138,7 +135,7 @@ export function OverviewPage(props: { tenantId: string; propertyId: string }) {
       const thing = everything.find((t) => t.id === pin.thing.id);
       return thing ? [<ThingCard thing={thing} tenantId={tenantId} onChanged={reload} pin={pinOf(pins, thing)} />] : [];
     }
-    const routine = loaded.routines.find((r) => r.id === pin.routineId);
+    const routine = routines.find((r) => r.id === pin.routineId);
     return routine
       ? [
           <article class="thing" aria-label={routine.name} data-routine={routine.id}>
@@ -213,7 +210,7 @@ export function RoomPage(props: { tenantId: string; propertyId: string; roomId: 
     [tenantId, roomId],
   );
   const pins = usePins(tenantId, propertyId);
-  useLiveEvents(LIVE_KINDS, () => reload(), true, { tenantId, propertyId });
+  useLiveEvents(HOME_VIEW_KINDS, () => reload(), true, { tenantId, propertyId });
   if (error) return <Failure message={error} />;
   if (!room) return <Loading />;
   return (

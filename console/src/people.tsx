@@ -9,7 +9,7 @@ import { useState } from "preact/hooks";
 
 import { call, perform, type Schemas } from "./api.js";
 import { HomeNav } from "./nav.js";
-import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
+import { Alert, Failure, Loading, useAction, useLoad, when } from "./ui.js";
 
 type Member = Schemas["Member"];
 type Invitation = Schemas["Invitation"];
@@ -21,10 +21,6 @@ const ROLES: HouseholdRole[] = ["OWNER", "MEMBER", "GUEST"];
 /** A `datetime-local` value as an RFC 3339 instant (the browser's zone). */
 function instant(local: string): string {
   return new Date(local).toISOString();
-}
-
-function when(at: string | null | undefined): string {
-  return at ? new Date(at).toLocaleString() : "";
 }
 
 /** The home (with its household) from the caller's list of homes. */

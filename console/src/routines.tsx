@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { call, perform, type Schemas } from "./api.js";
 import { usePins } from "./dashboard.js";
 import { HomeNav } from "./nav.js";
-import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
+import { Alert, Failure, Loading, useAction, useLoad, when } from "./ui.js";
 
 type Routine = Schemas["Routine"];
 type RoutineRun = Schemas["RoutineRun"];
@@ -125,7 +125,7 @@ function RoutineCard(props: {
       </header>
       <p class="value">
         {(routine.triggers.length ? routine.triggers : [{ kind: "manual" } as Trigger]).map(describe).join("; ")}
-        {routine.nextDue ? ` · next ${new Date(routine.nextDue).toLocaleString()}` : ""}
+        {routine.nextDue ? ` · next ${when(routine.nextDue)}` : ""}
       </p>
       <label class="row">
         <input
@@ -164,7 +164,7 @@ function RoutineCard(props: {
           {runs.length === 0 ? <li>No run yet.</li> : null}
           {runs.slice(0, 5).map((run) => (
             <li>
-              {new Date(run.startedAt).toLocaleString()} · {run.cause.kind} · {run.state}
+              {when(run.startedAt)} · {run.cause.kind} · {run.state}
               <RunOutcome run={run} />
             </li>
           ))}

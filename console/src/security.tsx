@@ -9,9 +9,9 @@
 import { useEffect, useState } from "preact/hooks";
 
 import { call, type Schemas } from "./api.js";
-import { useLiveEvents } from "./live.js";
+import { HOME_VIEW_KINDS, useLiveEvents } from "./live.js";
 import { HomeNav } from "./nav.js";
-import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
+import { Alert, Failure, Loading, useAction, useLoad, when } from "./ui.js";
 
 type Mode = Schemas["Mode"];
 type SecurityStatus = Schemas["SecurityStatus"];
@@ -20,10 +20,6 @@ type PinnedThing = Schemas["PinnedThing"];
 
 const ARMED: Exclude<Mode, "off">[] = ["away", "home", "sleep"];
 const SELECTIONS: Selection[] = ["auto", "include", "exclude"];
-
-function when(at: string | null | undefined): string {
-  return at ? new Date(at).toLocaleString() : "";
-}
 
 export function SecurityPage(props: { tenantId: string; propertyId: string }) {
   const { tenantId, propertyId } = props;
@@ -37,7 +33,7 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
   }, [tenantId, propertyId]);
   const { problem, act } = useAction(() => reload());
   const [bypass, setBypass] = useState<PinnedThing[]>([]);
-  useLiveEvents(["thing.state", "device.online", "device.offline", "command.result"], () => reload(), true, {
+  useLiveEvents(HOME_VIEW_KINDS, () => reload(), true, {
     tenantId,
     propertyId,
   });

@@ -61,3 +61,8 @@ export function Failure(props: { message: string }) {
     </main>
   );
 }
+
+/** An instant as the person's locale writes it; empty when there is none. */
+export function when(at: string | null | undefined): string {
+  return at ? new Date(at).toLocaleString() : "";
+}

@@ -216,14 +216,7 @@ impl Principals {
 
         // Broken tokens signed with the platform's real key.
         let signer = TokenSigner::load(&*t.platform.store()).await.unwrap();
-        let payload = owner_token.split('.').nth(1).unwrap();
-        let payload: serde_json::Value = serde_json::from_slice(
-            &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
-                .unwrap(),
-        )
-        .unwrap();
-        let session: SessionId = serde_json::from_value(payload["sid"].clone()).unwrap();
-        let mut claims: Claims = serde_json::from_value(payload.clone()).unwrap();
+        let (session, mut claims) = session_of(&owner_token);
         claims.exp = claims.iat - 1;
         tokens.insert(
             Who::ExpiredToken,
@@ -296,6 +289,14 @@ impl Principals {
 /// and claims, a shorter life.
 pub async fn expiring_in(t: &TestPlatform, token: &str, seconds: i64) -> String {
     let signer = TokenSigner::load(&*t.platform.store()).await.unwrap();
+    let (session, mut claims) = session_of(token);
+    claims.exp = time::OffsetDateTime::now_utc().unix_timestamp() + seconds;
+    signer.issue_session(Audience::Household, &claims, session, None)
+}
+
+/// The session and claims a session access token carries (its payload,
+/// read without checking the signature: the tests re-sign it).
+fn session_of(token: &str) -> (SessionId, Claims) {
     let payload = token.split('.').nth(1).unwrap();
     let payload: serde_json::Value = serde_json::from_slice(
         &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
@@ -303,7 +304,5 @@ pub async fn expiring_in(t: &TestPlatform, token: &str, seconds: i64) -> String 
     )
     .unwrap();
     let session: SessionId = serde_json::from_value(payload["sid"].clone()).unwrap();
-    let mut claims: Claims = serde_json::from_value(payload).unwrap();
-    claims.exp = time::OffsetDateTime::now_utc().unix_timestamp() + seconds;
-    signer.issue_session(Audience::Household, &claims, session, None)
+    (session, serde_json::from_value(payload).unwrap())
 }

@@ -12,6 +12,8 @@ use utoipa::openapi::OpenApi as Document;
 use utoipa::openapi::server::{Server, ServerBuilder, ServerVariableBuilder};
 use utoipa_axum::router::OpenApiRouter;
 
+use alyt_events::EventKind;
+
 use crate::groups::Group;
 use crate::routing::{Operations, operations};
 
@@ -142,20 +144,23 @@ pub fn document() -> serde_json::Value {
     document
 }
 
-/// The data each event kind carries (spec: Events > Platform event envelope).
-const EVENT_DATA: [(&str, &str); 11] = [
-    ("device.online", "DeviceOnlineData"),
-    ("device.offline", "DeviceOfflineData"),
-    ("device.telemetry", "DeviceTelemetryData"),
-    ("command.result", "CommandResultData"),
-    ("thing.state", "ThingStateData"),
-    ("notification.raised", "NotificationRaisedData"),
-    ("submission.state", "SubmissionStateData"),
-    ("webhook.ping", "WebhookPingData"),
-    ("guest.invited", "GuestStayData"),
-    ("guest.checked_in", "GuestStayData"),
-    ("guest.checked_out", "GuestStayData"),
-];
+/// The schema of the data each event kind carries (spec: Events > Platform
+/// event envelope): a match, so a new kind cannot be left out.
+fn event_data(kind: EventKind) -> &'static str {
+    match kind {
+        EventKind::DeviceOnline => "DeviceOnlineData",
+        EventKind::DeviceOffline => "DeviceOfflineData",
+        EventKind::DeviceTelemetry => "DeviceTelemetryData",
+        EventKind::CommandResult => "CommandResultData",
+        EventKind::ThingState => "ThingStateData",
+        EventKind::NotificationRaised => "NotificationRaisedData",
+        EventKind::SubmissionState => "SubmissionStateData",
+        EventKind::WebhookPing => "WebhookPingData",
+        EventKind::GuestInvited | EventKind::GuestCheckedIn | EventKind::GuestCheckedOut => {
+            "GuestStayData"
+        }
+    }
+}
 
 /// `device.online` -> `DeviceOnlineEvent`: the name generators give the
 /// kind's envelope.
@@ -176,9 +181,10 @@ fn event_title(kind: &str) -> String {
 /// document's `webhooks` entry (OpenAPI 3.1), with its signed headers.
 fn document_events(document: &mut serde_json::Value) {
     use serde_json::json;
-    let envelopes: Vec<serde_json::Value> = EVENT_DATA
+    let envelopes: Vec<serde_json::Value> = EventKind::ALL
         .iter()
-        .map(|(kind, data)| {
+        .map(|&event| {
+            let (kind, data) = (event.as_str(), event_data(event));
             json!({
                 "type": "object",
                 "title": event_title(kind),

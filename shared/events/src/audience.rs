@@ -52,22 +52,23 @@ pub const HOME_KINDS: [EventKind; 5] = [
     EventKind::ThingState,
 ];
 
-/// The integration an event is about, if any.
-pub fn integration_of(event: &EventEnvelope) -> Option<IntegrationId> {
+/// The id in `field` of an event's data, if it holds one.
+fn id_in<T: std::str::FromStr>(event: &EventEnvelope, field: &str) -> Option<T> {
     event
         .data
-        .get("integrationId")
+        .get(field)
         .and_then(|v| v.as_str())
         .and_then(|s| s.parse().ok())
 }
 
+/// The integration an event is about, if any.
+pub fn integration_of(event: &EventEnvelope) -> Option<IntegrationId> {
+    id_in(event, "integrationId")
+}
+
 /// The device an event is about, if any.
 pub fn device_of(event: &EventEnvelope) -> Option<DeviceId> {
-    event
-        .data
-        .get("deviceId")
-        .and_then(|v| v.as_str())
-        .and_then(|s| s.parse().ok())
+    id_in(event, "deviceId")
 }
 
 /// What an integration's events are about: its connector and its home.
