@@ -349,3 +349,52 @@ async fn a_retransmitted_publish_counts_once() {
         .collect();
     assert_eq!(telemetry, [json!(7.5), json!(9.0)], "one event each");
 }
+
+/// The demo home's hub, connected from this machine's loopback address: the
+/// home's internet address is then known (the network condition's second
+/// signal), so an owner may give a member `requireNetwork`. Keep the
+/// returned device alive for as long as the hub should stay connected.
+pub(crate) async fn connect_demo_hub(t: &TestPlatform, owner: &str) -> crate::rooms::Played {
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (status, hub) = t
+        .post_json(
+            "/devices/register",
+            Some(owner),
+            json!({ "tenantId": first.tenant_id, "propertyId": first.property_id, "name": "Hub",
+                    "kind": "HUB", "capabilities": ["HUB"], "serial": "SN-HUB-DEMO-1" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{hub}");
+    let registered = Registered {
+        tenant: first.tenant_id.to_string(),
+        device: hub["device"]["id"].as_str().unwrap().to_owned(),
+        prefix: hub["topicPrefix"].as_str().unwrap().to_owned(),
+        username: hub["credentials"]["username"].as_str().unwrap().to_owned(),
+        password: hub["credentials"]["password"].as_str().unwrap().to_owned(),
+    };
+    let device = crate::rooms::play(t, &registered).await;
+    device
+        .client
+        .publish(
+            format!("{}/availability", registered.prefix),
+            QoS::AtLeastOnce,
+            true,
+            "online",
+        )
+        .await
+        .unwrap();
+    let store = t.platform.store();
+    let tenancy = alyt_store::repo::tenancy::Tenancy(&*store);
+    for _ in 0..200 {
+        if tenancy
+            .home_address(first.property_id)
+            .await
+            .unwrap()
+            .is_some()
+        {
+            return device;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("the hub's connection never showed the home's address");
+}

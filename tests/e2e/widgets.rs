@@ -259,3 +259,96 @@ async fn only_household_people_mint_widgets_and_names_are_checked() {
         .await;
     assert_eq!(status, 403, "a key is refused in its own tenant");
 }
+
+/// Authentication 8: "A conditional member cannot mint a widget token", and
+/// owner changes apply at once. A widget minted before the owner set the
+/// network condition dies with it (seen live before: it still read the
+/// overview and switched lights from anywhere); a token whose grant became
+/// conditional by any path is refused on use; every token shows its expiry.
+#[tokio::test]
+async fn a_widget_stops_working_when_its_person_is_given_the_network_condition_or_it_expires() {
+    let clock = std::sync::Arc::new(alyt_tests::webhooks::OffsetClock::default());
+    let platform_clock = clock.clone();
+    let t = TestPlatform::start_with_config(move |config| {
+        config.clock = Some(alyt_local::InjectedClock(platform_clock));
+    })
+    .await;
+    let home = demo(&t);
+    let owner = owner_token(&t).await;
+    let overview = format!(
+        "/properties/{}/overview?tenantId={}",
+        home.home, home.tenant
+    );
+    let (vera, vera_token) =
+        household_person(&t, &home, &owner, "vera.widget@example.com", "MEMBER").await;
+    let (status, minted) = mint(&t, &home, &vera_token, "Vera's phone").await;
+    assert_eq!(status, 201, "{minted}");
+    let widget = minted["token"].as_str().unwrap().to_owned();
+    // Ninety days from minting, shown with the token and in the list.
+    let created = time::OffsetDateTime::parse(
+        minted["createdAt"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let expires = time::OffsetDateTime::parse(
+        minted["expiresAt"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    assert_eq!(expires - created, time::Duration::days(90));
+    let (_, listed) = t.get_json(&home.widgets(), Some(&vera_token)).await;
+    assert_eq!(listed["items"][0]["expiresAt"], minted["expiresAt"]);
+    assert_eq!(t.get_json(&overview, Some(&widget)).await.0, 200);
+
+    // The home's hub connects, so the condition can be judged; the owner
+    // gives Vera the condition: her widget is signed out at once.
+    let _hub = crate::device_plane::connect_demo_hub(&t, &owner).await;
+    let (status, changed) = t
+        .send_json(
+            "PATCH",
+            &format!("{}/{vera}", home.members()),
+            Some(&owner),
+            Some(json!({ "requireNetwork": true })),
+        )
+        .await;
+    assert_eq!(status, 200, "{changed}");
+    let (status, refused) = t.get_json(&overview, Some(&widget)).await;
+    assert_eq!(status, 401, "{refused}");
+
+    // A grant made conditional behind the handlers' back (a restored
+    // backup, a path yet to come): its widget is refused on use all the same.
+    let (walt, walt_token) =
+        household_person(&t, &home, &owner, "walt.widget@example.com", "MEMBER").await;
+    let (status, minted) = mint(&t, &home, &walt_token, "Walt's phone").await;
+    assert_eq!(status, 201, "{minted}");
+    let widget = minted["token"].as_str().unwrap().to_owned();
+    assert_eq!(t.get_json(&overview, Some(&widget)).await.0, 200);
+    let store = t.platform.store();
+    let members = alyt_store::repo::members::Members(&*store);
+    let client = home.client.parse().unwrap();
+    let read = members
+        .get(client, walt.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let mut next = read.clone();
+    next.network = Some(alyt_store::repo::tenancy::GrantNetwork {
+        phone_thing_id: None,
+        checked_at: None,
+        met: None,
+        last_seen: None,
+    });
+    members.change(&read, &next, Vec::new()).await.unwrap();
+    assert_eq!(t.get_json(&overview, Some(&widget)).await.0, 401);
+
+    // Ninety days on, a widget of a person still in the home is signed out.
+    let (_, xena_token) =
+        household_person(&t, &home, &owner, "xena.widget@example.com", "MEMBER").await;
+    let (_, minted) = mint(&t, &home, &xena_token, "Xena's phone").await;
+    let widget = minted["token"].as_str().unwrap().to_owned();
+    assert_eq!(t.get_json(&overview, Some(&widget)).await.0, 200);
+    clock.advance(Duration::from_secs(90 * 24 * 3600 - 60));
+    assert_eq!(t.get_json(&overview, Some(&widget)).await.0, 200);
+    clock.advance(Duration::from_secs(61));
+    assert_eq!(t.get_json(&overview, Some(&widget)).await.0, 401);
+}

@@ -5116,6 +5116,12 @@ export interface components {
         WidgetToken: {
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the token stops working (90 days after it was minted); mint a
+             *     new one before then.
+             */
+            expiresAt: string;
             id: components["schemas"]["WidgetTokenId"];
             name: string;
             propertyId: components["schemas"]["PropertyId"];

@@ -17,30 +17,19 @@ use alyt_events::EventKind;
 use crate::groups::Group;
 use crate::routing::{Operations, operations};
 
-/// The contract version (spec: Versioning 1), SemVer as the spec's
-/// Versioning 2 defines it; the path prefix (`/v1`) carries the major.
-/// Every release is kept in `contract/releases/`, and a test holds this
-/// version to the change since the last one (`alyt-contract-diff`).
-/// 0.2.0 added the submissions, review and catalogue operations and the
-/// routines of a home; 0.3.0 running routines, their runs, the music a
-/// home's routines can play, provider search and home security's status,
-/// mode, settings, selections and incidents (all additive). 1.0.0 is the
-/// first precise contract: every operation's scopes, answered fields always
-/// present or never null, `any` values untyped, servers (a major change by
-/// the rules, though the served behaviour did not change). 1.1.0 names the
-/// three forms of a command body (`SetCommand`, `PressCommand`,
-/// `DeviceCommand`) and writes a routine's music step as one object, so
-/// generated clients type them (minor: new named types, same shapes).
-/// 1.1.1 names each list's item type instead of repeating it inline (the
-/// same shapes: a patch; generated clients lose their duplicate models).
-/// 1.2.0 adds a home's event stream (`streamHomeEvents`, additive).
-pub const API_VERSION: &str = "1.2.0";
+/// The contract version (spec: Versioning 1: "The API description carries
+/// version 0.1.0"), SemVer as the spec's Versioning 2 defines it; the path
+/// prefix (`/v1`) carries the major. 0.1.0 is the first kept release
+/// (`contract/releases/`): the development snapshots before it were never
+/// released to anyone. From here a test holds this version to the change
+/// since the last kept release (`alyt-contract-diff`).
+pub const API_VERSION: &str = "0.1.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "1.2.0",
+        version = "0.1.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(

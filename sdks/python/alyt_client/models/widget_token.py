@@ -29,6 +29,8 @@ class WidgetToken:
 
         Attributes:
             created_at (datetime.datetime):
+            expires_at (datetime.datetime): When the token stops working (90 days after it was minted); mint a
+                new one before then.
             id (UUID):
             name (str):
             property_id (UUID):
@@ -38,6 +40,7 @@ class WidgetToken:
      """
 
     created_at: datetime.datetime
+    expires_at: datetime.datetime
     id: UUID
     name: str
     property_id: UUID
@@ -51,6 +54,8 @@ class WidgetToken:
 
     def to_dict(self) -> dict[str, Any]:
         created_at = self.created_at.isoformat()
+
+        expires_at = self.expires_at.isoformat()
 
         id = str(self.id)
 
@@ -67,6 +72,7 @@ class WidgetToken:
         field_dict.update(self.additional_properties)
         field_dict.update({
             "createdAt": created_at,
+            "expiresAt": expires_at,
             "id": id,
             "name": name,
             "propertyId": property_id,
@@ -83,6 +89,11 @@ class WidgetToken:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         created_at = datetime.datetime.fromisoformat(d.pop("createdAt"))
+
+
+
+
+        expires_at = datetime.datetime.fromisoformat(d.pop("expiresAt"))
 
 
 
@@ -108,6 +119,7 @@ class WidgetToken:
 
         widget_token = cls(
             created_at=created_at,
+            expires_at=expires_at,
             id=id,
             name=name,
             property_id=property_id,

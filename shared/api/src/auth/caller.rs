@@ -141,19 +141,25 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Principal, Ap
     }
 }
 
-/// A widget token whose person still holds a grant in force for its home
-/// (a guest: inside the stay, pinned to that home). Two gets.
+/// A widget token, not expired, whose person still holds a grant in force
+/// for its home (a guest: inside the stay, pinned to that home) with no
+/// network condition (a conditional member cannot hold a widget: the
+/// condition is judged at sign-in, which a widget never does). Two gets.
 async fn widget_principal(state: &AppState, token: &str) -> Result<Principal, ApiError> {
     let widget = Widgets(&*state.store)
         .by_hash(&sha256_hex(token))
         .await?
         .ok_or_else(unauthorized)?;
     let now = state.clock.now();
+    if widget.expires_at() <= now {
+        return Err(unauthorized());
+    }
     let holds = Members(&*state.store)
         .get(widget.client_id, widget.user_id)
         .await?
         .is_some_and(|grant| {
             grant.in_force(now)
+                && !grant.require_network()
                 && (grant.role != HouseholdRole::Guest
                     || grant.property_id == Some(widget.property_id))
         });

@@ -18,6 +18,11 @@ use crate::{Condition, Item, Key, SortKey, Store, StoreError, TxWrite};
 /// The most tokens one person holds for one household.
 pub const MAX_PER_PERSON: usize = 20;
 
+/// How long a widget token lives: a home-screen widget is set up once and
+/// forgotten, so a leaked one must not work for ever; after this the person
+/// mints a new one (the grant is checked on every use besides).
+pub const LIFETIME: time::Duration = time::Duration::days(90);
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WidgetTokenRecord {
@@ -35,6 +40,17 @@ pub struct WidgetTokenRecord {
     pub surface: alyt_domain::access::Surface,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
+    /// When it stops working; a record written before tokens expired has
+    /// none and lives [`LIFETIME`] from its creation.
+    #[serde(with = "ts::option", default)]
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+impl WidgetTokenRecord {
+    /// When the token stops working.
+    pub fn expires_at(&self) -> OffsetDateTime {
+        self.expires_at.unwrap_or(self.created_at + LIFETIME)
+    }
 }
 
 fn token_key(client: ClientId, user: UserId, id: WidgetTokenId) -> Key {

@@ -5,7 +5,10 @@
 //! else ([`Principal::Widget`]); it dies with the person's removal and at
 //! the guest's check-out, and stops working while its person's grant does
 //! not hold (checked on every use). A member under the network condition
-//! cannot mint one.
+//! cannot mint one, and a token's person who is given the condition later
+//! loses every widget token at once (a token presented while its grant is
+//! conditional is refused besides). A token lives 90 days
+//! ([`alyt_store::repo::widgets::LIFETIME`]), shown as `expiresAt`.
 //!
 //! * `POST /v1/properties/{propertyId}/widget-tokens?tenantId` `{ name }`:
 //!   201 with the token (once).
@@ -17,7 +20,7 @@ use alyt_domain::access::{HouseholdRole, Principal, SessionKind, Surface};
 use alyt_domain::ids::{PropertyId, WidgetTokenId};
 use alyt_store::repo::members::Members;
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
-use alyt_store::repo::widgets::{MAX_PER_PERSON, WidgetTokenRecord, Widgets};
+use alyt_store::repo::widgets::{LIFETIME, MAX_PER_PERSON, WidgetTokenRecord, Widgets};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -55,6 +58,11 @@ pub struct WidgetToken {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
+    /// When the token stops working (90 days after it was minted); mint a
+    /// new one before then.
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub expires_at: OffsetDateTime,
     /// The bearer token (`wt_…`), in the create response only: keep it in
     /// the widget; it is never shown again.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,6 +78,7 @@ impl From<&WidgetTokenRecord> for WidgetToken {
             surface: r.surface,
             property_id: r.property_id,
             created_at: r.created_at,
+            expires_at: r.expires_at(),
             token: None,
         }
     }
@@ -176,6 +185,7 @@ pub async fn create_widget_token(
         )));
     }
     let token = format!("{WIDGET_TOKEN_PREFIX}{}", random_token());
+    let now = state.clock.now();
     let record = WidgetTokenRecord {
         id: WidgetTokenId::new(),
         token_hash: sha256_hex(&token),
@@ -185,7 +195,8 @@ pub async fn create_widget_token(
         property_id: home.id,
         name,
         surface: request.surface,
-        created_at: state.clock.now(),
+        created_at: now,
+        expires_at: Some(now + LIFETIME),
     };
     widgets.create(&record).await?;
     let mut shown = WidgetToken::from(&record);

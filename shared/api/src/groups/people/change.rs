@@ -27,6 +27,7 @@ use alyt_store::repo::identity::{Sessions, Users};
 use alyt_store::repo::members::{MemberError, Members};
 use alyt_store::repo::stays::{StayRecord, change_write};
 use alyt_store::repo::tenancy::GrantRecord;
+use alyt_store::repo::widgets::Widgets;
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
@@ -235,6 +236,14 @@ pub async fn change_member(
         })?;
     // The change applies at once: the next sign-in carries it.
     Sessions(&*state.store).revoke_all_of(member).await?;
+    // A conditional member holds no widget token (a widget never signs in,
+    // so the condition could not be judged for it): the ones minted before
+    // the condition go now, a TV's security delegation with them.
+    if next.require_network() {
+        Widgets(&*state.store)
+            .revoke_all_of(household.id, member)
+            .await?;
+    }
     tracing::info!(tenant = %household.tenant_id, client = %household.id, user = %member, from = ?read.role, to = ?next.role, "member changed");
     let email = Users(&*state.store).get(member).await?.map(|u| u.email);
     Ok(Json(Member::of(&state, next, email, now).await?))
