@@ -298,9 +298,12 @@ def check_least_privilege(template):
             if grants and not denies_token_key(policies):
                 fail(f"{name} is not denied the token key (NoTokenKeyPolicy)")
     if roles.stream:
-        for actions, _ in table_grants(template["Resources"][roles.stream]):
-            if not actions <= READ_ACTIONS:
-                fail(f"the stream function may write: {sorted(actions - READ_ACTIONS)}")
+        # It reads, and writes only its connections' slot leases.
+        for actions, keys in table_grants(template["Resources"][roles.stream]):
+            if not actions <= READ_ACTIONS and keys != ["STREAMS#*"]:
+                fail(f"the stream function may write: {sorted(actions - READ_ACTIONS)} on {keys}")
+        if "ReservedConcurrentExecutions" not in template["Resources"][roles.stream]["Properties"]:
+            fail("the stream function has no reserved concurrency (streams could starve the HTTP API)")
     authorizer = template["Resources"]["DeviceAuthorizerFunction"]
     grants = table_grants(authorizer)
     if grants != [({"dynamodb:GetItem"}, ["DEVCRED#*"])]:

@@ -35,6 +35,7 @@ mod security;
 mod simulator;
 mod store_calls;
 mod stream;
+mod stream_access;
 mod submissions;
 mod webhook_binding;
 mod webhooks;

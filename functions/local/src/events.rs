@@ -78,6 +78,7 @@ impl WebhookConfig {
             .unwrap_or(true);
         Self {
             allow_private_networks: allow,
+            stream: StreamLimits::LOCAL.with_env(),
             ..Self::default()
         }
     }

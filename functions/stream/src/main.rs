@@ -12,9 +12,10 @@ use alyt_aws::lambda::{HostedConfig, RateCounts, hosted_state};
 async fn main() -> Result<(), lambda_http::Error> {
     alyt_aws::lambda::init_logs();
     let mut config = HostedConfig::from_env()?;
-    // The stream function only reads the table (its role allows nothing
-    // else): its rate limit counts in this instance alone, and the usage it
-    // meters is never flushed (keyed stream connections are not counted).
+    // The stream function writes nothing but its connections' slot leases
+    // (its role allows nothing else): its rate limit counts in this instance
+    // alone, and the usage it meters is never flushed (keyed stream
+    // connections are not counted).
     config.rate_counts = RateCounts::ThisInstanceOnly;
     // Hosted events settings (the default): polling four times a second,
     // 14 min 45 s. This is the stream's own host ([`hosted_state`] leaves

@@ -20,6 +20,7 @@ use std::time::Duration;
 use alyt_domain::ids::TenantId;
 use bytes::Bytes;
 use futures_util::Stream;
+use futures_util::future::BoxFuture;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
@@ -49,6 +50,31 @@ pub struct StreamLimits {
     /// How often the log is read when nothing wakes the stream (the fallback
     /// locally, the only way hosted).
     pub poll: Duration,
+    /// How many streams one caller (a key, a signed-in person, a widget)
+    /// may hold open at once, across every instance ([`PER_CALLER_ENV`]).
+    pub per_caller: u32,
+    /// How often an open stream checks its caller again ([`Recheck`]).
+    pub recheck: Duration,
+}
+
+/// The environment variable that sets [`StreamLimits::per_caller`] in both
+/// runtimes (default [`PER_CALLER`]).
+pub const PER_CALLER_ENV: &str = "ALYT_STREAMS_PER_CALLER";
+/// Open streams per caller by default: a console tab or two, an SDK
+/// consumer and a spare, not a fleet.
+pub const PER_CALLER: u32 = 5;
+
+impl StreamLimits {
+    /// These limits with [`PER_CALLER_ENV`] applied when it holds a number
+    /// of at least 1.
+    pub fn with_env(self) -> Self {
+        let per_caller = std::env::var(PER_CALLER_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|n| *n >= 1)
+            .unwrap_or(self.per_caller);
+        Self { per_caller, ..self }
+    }
 }
 
 impl StreamLimits {
@@ -57,12 +83,16 @@ impl StreamLimits {
         keepalive: KEEPALIVE,
         max_duration: LOCAL_MAX_DURATION,
         poll: Duration::from_secs(2),
+        per_caller: PER_CALLER,
+        recheck: RECHECK,
     };
     /// The hosted function: four reads a second per tenant (one query each).
     pub const HOSTED: StreamLimits = StreamLimits {
         keepalive: KEEPALIVE,
         max_duration: HOSTED_MAX_DURATION,
         poll: Duration::from_millis(250),
+        per_caller: PER_CALLER,
+        recheck: RECHECK,
     };
 }
 
@@ -165,6 +195,19 @@ impl EventSignal {
     }
 }
 
+/// How a stream asks, every `every`, whether its caller may still hear it:
+/// a revoked or rotated key, a revoked widget, a suspended developer or a
+/// person who lost the home ends the stream within one interval, not at the
+/// connection's time limit. The check also keeps the connection's lease
+/// (the cap on one caller's open streams) renewed.
+pub struct Recheck {
+    pub every: Duration,
+    pub still_allowed: Box<dyn FnMut() -> BoxFuture<'static, bool> + Send + Sync>,
+}
+
+/// How often a stream's caller is checked again, by default.
+pub const RECHECK: Duration = Duration::from_secs(5);
+
 /// Everything a feed needs.
 pub struct Feed {
     pub log: EventLog,
@@ -175,6 +218,9 @@ pub struct Feed {
     pub request: StreamRequest,
     pub limits: StreamLimits,
     pub wake: Option<watch::Receiver<u64>>,
+    /// The caller checked again while the stream is open (none: the stream
+    /// runs to its time limit).
+    pub recheck: Option<Recheck>,
 }
 
 struct State {
@@ -184,6 +230,7 @@ struct State {
     pending: VecDeque<String>,
     deadline: Instant,
     next_keepalive: Instant,
+    next_check: Instant,
     started: bool,
     done: bool,
 }
@@ -198,6 +245,11 @@ pub fn body(feed: Feed) -> impl Stream<Item = Result<Bytes, Infallible>> + Send 
         cursor: Cursor::resume(&feed.tenants, feed.request.after.as_ref()),
         deadline: now + feed.limits.max_duration,
         next_keepalive: now + feed.limits.keepalive,
+        next_check: now
+            + feed
+                .recheck
+                .as_ref()
+                .map_or(feed.limits.max_duration, |r| r.every),
         feed,
         subjects: EventSubjects::default(),
         pending: VecDeque::new(),
@@ -227,6 +279,22 @@ async fn next_chunk(state: &mut State) -> Option<String> {
             state.done = true;
             return Some(comment(
                 "the connection's time is up; reconnect with Last-Event-ID",
+            ));
+        }
+        let due = now >= state.next_check;
+        let check = match state.feed.recheck.as_mut() {
+            Some(recheck) if due => {
+                state.next_check = now + recheck.every;
+                Some((recheck.still_allowed)())
+            }
+            _ => None,
+        };
+        if let Some(check) = check
+            && !check.await
+        {
+            state.done = true;
+            return Some(comment(
+                "the credential of this stream no longer allows it; sign in again",
             ));
         }
         let feed = &state.feed;
@@ -286,7 +354,7 @@ async fn next_chunk(state: &mut State) -> Option<String> {
 async fn wait(state: &mut State) -> bool {
     let limits = state.feed.limits;
     let keepalive = state.next_keepalive;
-    let until = state.deadline.min(keepalive);
+    let until = state.deadline.min(keepalive).min(state.next_check);
     let poll = tokio::time::sleep(limits.poll);
     let woken = async {
         match state.feed.wake.as_mut() {

@@ -58,6 +58,11 @@ macro_rules! store_conformance_suite {
             a_commit_held_open_lands_after_the_one_that_finished_first
         );
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn stream_leases_cap_a_holder_across_instances_and_free_when_they_run_out() {
+            let fixture = $factory().await;
+            $crate::conformance::stream_leases_cap_a_holder_across_instances_and_free_when_they_run_out(fixture).await;
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn concurrent_creates_have_exactly_one_winner() {
             let fixture = $factory().await;
             $crate::conformance::concurrent_creates_have_exactly_one_winner(fixture).await;
@@ -2303,4 +2308,80 @@ pub async fn one_mode_request_id_is_answered_once(f: Fixture) {
     assert_eq!(stored.state.requested, Mode::Away);
     let answer = security.request(property, request).await.unwrap().unwrap();
     assert_eq!(answer.answer, json!({ "writer": winners[0] }));
+}
+
+/// The cap on one principal's open streams holds when eight instances (each
+/// its own store handle) open connections at once: exactly `max` get a
+/// lease; a released slot is taken again; a lease that is not renewed frees
+/// itself when it runs out (a crashed instance), and its late renewal fails.
+pub async fn stream_leases_cap_a_holder_across_instances_and_free_when_they_run_out(f: Fixture) {
+    use crate::repo::streams::{LeaseError, StreamLeases};
+    let now = start_time().unix_timestamp();
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let store = (f.another)(f.clock.clone());
+        tasks.push(tokio::spawn(async move {
+            StreamLeases(&*store)
+                .acquire("key#a", 3, uuid::Uuid::new_v4(), now, 120)
+                .await
+        }));
+    }
+    let mut leases = Vec::new();
+    let mut refused = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(lease) => leases.push(lease),
+            Err(LeaseError::Full { retry_at }) => {
+                assert_eq!(retry_at, now + 120);
+                refused += 1;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!((leases.len(), refused), (3, 5));
+    let leases_of = StreamLeases(&*f.store);
+    assert_eq!(leases_of.held("key#a").await.unwrap(), 3);
+    // Another holder has slots of its own.
+    let other = leases_of
+        .acquire("key#b", 3, uuid::Uuid::new_v4(), now, 120)
+        .await
+        .unwrap();
+    assert_eq!(other.slot, 0);
+    // A closed connection gives its slot back.
+    leases_of.release(&leases[1]).await.unwrap();
+    let again = leases_of
+        .acquire("key#a", 3, uuid::Uuid::new_v4(), now, 120)
+        .await
+        .unwrap();
+    assert_eq!(again.slot, leases[1].slot);
+    // One renews; the others' instances crashed: past their end, two slots
+    // are free, and a renewal that comes too late finds its slot taken.
+    let mut renewed = leases[0].clone();
+    f.clock.advance(time::Duration::seconds(60));
+    assert!(leases_of.renew(&mut renewed, now + 60, 120).await.unwrap());
+    f.clock.advance(time::Duration::seconds(61));
+    let later = now + 121;
+    assert_eq!(leases_of.held("key#a").await.unwrap(), 1);
+    let first = leases_of
+        .acquire("key#a", 3, uuid::Uuid::new_v4(), later, 120)
+        .await
+        .unwrap();
+    let second = leases_of
+        .acquire("key#a", 3, uuid::Uuid::new_v4(), later, 120)
+        .await
+        .unwrap();
+    assert_ne!(first.slot, renewed.slot);
+    assert_ne!(second.slot, renewed.slot);
+    match leases_of
+        .acquire("key#a", 3, uuid::Uuid::new_v4(), later, 120)
+        .await
+    {
+        Err(LeaseError::Full { retry_at }) => assert_eq!(retry_at, now + 60 + 120),
+        other => panic!("a fourth lease: {other:?}"),
+    }
+    let mut late = leases[2].clone();
+    assert!(!leases_of.renew(&mut late, later, 120).await.unwrap());
+    // Releasing a lease another connection took over leaves it be.
+    leases_of.release(&late).await.unwrap();
+    assert_eq!(leases_of.held("key#a").await.unwrap(), 3);
 }

@@ -48,16 +48,7 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let token = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-            .map(str::trim)
-            .filter(|t| !t.is_empty());
+        let token = bearer_token(&parts.headers);
         let principal = match token {
             Some(token) => authenticate(state, token).await,
             None => Err(unauthorized()),
@@ -91,13 +82,46 @@ impl FromRequestParts<AppState> for MaybeCaller {
     }
 }
 
+/// The bearer token of a request, when it sends one.
+pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+}
+
+/// Whether identifying a caller counts as one of its requests (the
+/// developer quota, a key's last use): a request does, an open stream
+/// checking its caller again does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    AsRequest,
+    NotCounted,
+}
+
 pub async fn authenticate(state: &AppState, token: &str) -> Result<Principal, ApiError> {
+    identify(state, token, Counted::AsRequest).await
+}
+
+/// The principal `token` stands for now, every check of [`authenticate`]
+/// made again (a revoked or rotated key, a revoked widget, a suspended
+/// developer, a revoked session all fail), without counting a request.
+pub async fn recheck(state: &AppState, token: &str) -> Result<Principal, ApiError> {
+    identify(state, token, Counted::NotCounted).await
+}
+
+async fn identify(state: &AppState, token: &str, counted: Counted) -> Result<Principal, ApiError> {
     if token.starts_with(DEV_KEY_PREFIX) || token.starts_with(LIVE_KEY_PREFIX) {
         let key = Developers(&*state.store)
             .key_by_secret_hash(&sha256_hex(token))
             .await?
             .ok_or_else(unauthorized)?;
-        return key_principal(state, key).await;
+        return key_principal(state, key, counted).await;
     }
     if token.starts_with(WIDGET_TOKEN_PREFIX) {
         return widget_principal(state, token).await;
@@ -135,7 +159,7 @@ pub async fn authenticate(state: &AppState, token: &str) -> Result<Principal, Ap
                 .key(developer, key_id)
                 .await?
                 .ok_or_else(unauthorized)?;
-            key_principal(state, key).await
+            key_principal(state, key, counted).await
         }
         Err(_) => Err(unauthorized()),
     }
@@ -178,7 +202,11 @@ async fn widget_principal(state: &AppState, token: &str) -> Result<Principal, Ap
 
 /// A live key of an active developer, reaching its tenants; the request is
 /// counted against the developer's quota (see [`crate::groups::developers::quota`]).
-async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, ApiError> {
+async fn key_principal(
+    state: &AppState,
+    key: KeyRecord,
+    counted: Counted,
+) -> Result<Principal, ApiError> {
     let now = state.clock.now();
     if key.revoked_at.is_some() || key.expires_at.is_some_and(|e| e <= now) {
         return Err(unauthorized());
@@ -208,15 +236,17 @@ async fn key_principal(state: &AppState, key: KeyRecord) -> Result<Principal, Ap
             .collect(),
         (KeyKind::Live, None) => BTreeSet::new(),
     };
-    // Every keyed request counts against the developer's REQUESTS quota; a
-    // spent quota refuses the request here (429), before any handler runs.
-    crate::groups::developers::quota::count_key_request(state, &key).await?;
-    // lastUsedAt to the minute, written by the usage meter's flush.
-    if key
-        .last_used_at
-        .is_none_or(|last| now - last >= time::Duration::minutes(1))
-    {
-        state.meter.note_key_use(key.developer_id, key.id, now);
+    if counted == Counted::AsRequest {
+        // Every keyed request counts against the developer's REQUESTS quota; a
+        // spent quota refuses the request here (429), before any handler runs.
+        crate::groups::developers::quota::count_key_request(state, &key).await?;
+        // lastUsedAt to the minute, written by the usage meter's flush.
+        if key
+            .last_used_at
+            .is_none_or(|last| now - last >= time::Duration::minutes(1))
+        {
+            state.meter.note_key_use(key.developer_id, key.id, now);
+        }
     }
     Ok(Principal::Key {
         key_id: key.id,

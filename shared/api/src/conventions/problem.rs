@@ -55,6 +55,10 @@ pub struct ApiError {
     /// Where to send the request instead (`misdirected`; rare, so boxed
     /// to keep every `Result<_, ApiError>` small).
     pub location: Option<Box<String>>,
+    /// The caller's cap of open event streams, when that is what is spent:
+    /// written as the `streams` policy of the RateLimit fields beside the
+    /// request rate's (small, as every `Result<_, ApiError>` carries it).
+    pub streams_cap: Option<std::num::NonZeroU32>,
 }
 
 impl ApiError {
@@ -68,6 +72,7 @@ impl ApiError {
             retry_after: None,
             quota: None,
             location: None,
+            streams_cap: None,
         }
     }
 
@@ -196,6 +201,23 @@ impl ApiError {
                 "too-many-attempts",
                 "Too many attempts",
                 detail.into(),
+            )
+        }
+    }
+
+    /// Every stream slot of the caller is held (at most `per_caller` open
+    /// streams at once): the `streams` policy of the RateLimit fields.
+    pub fn too_many_streams(per_caller: u32, retry_after: u64) -> Self {
+        Self {
+            retry_after: Some(seconds(retry_after)),
+            streams_cap: std::num::NonZeroU32::new(per_caller),
+            ..Self::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too-many-streams",
+                "Too many streams",
+                format!(
+                    "this caller already holds {per_caller} open event streams; close one (or wait for one to end) and reconnect"
+                ),
             )
         }
     }
@@ -348,6 +370,18 @@ impl IntoResponse for ApiError {
         }
         if let Some(seconds) = self.retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        if let Some(quota) = self.streams_cap {
+            // The rate limiter adds the request rate's policy beside these.
+            let reset = self.retry_after.unwrap_or(1);
+            for (field, value) in [
+                ("ratelimit-policy", format!("\"streams\";q={quota}")),
+                ("ratelimit", format!("\"streams\";r=0;t={reset}")),
+            ] {
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    headers.insert(field, value);
+                }
+            }
         }
         response
     }

@@ -394,6 +394,12 @@ impl RateLimiter {
             p.name, decision.remaining, decision.reset_seconds
         );
         for (name, value) in [("ratelimit-policy", policy), ("ratelimit", current)] {
+            // A policy the handler answered by (a spent stream cap) stays,
+            // after the request rate's.
+            let value = match headers.get(name).and_then(|v| v.to_str().ok()) {
+                Some(own) => format!("{value}, {own}"),
+                None => value,
+            };
             if let Ok(value) = HeaderValue::from_str(&value) {
                 headers.insert(name, value);
             }

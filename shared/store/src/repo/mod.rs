@@ -23,6 +23,7 @@ pub mod routines;
 pub mod security;
 pub mod simulator;
 pub mod stays;
+pub mod streams;
 pub mod submissions;
 pub mod tenancy;
 pub mod tokens;

@@ -11,9 +11,10 @@
 use crate::routing::{Operations, operations};
 use alyt_domain::access::{KeyKind, Principal, Scope};
 use alyt_domain::ids::TenantId;
-use alyt_events::stream::{self, Feed, StreamRequest};
+use alyt_events::stream::{self, Feed, Recheck, StreamRequest};
 use alyt_events::{Audience, EventLog};
 use alyt_store::repo::developers::{DeveloperStatus, Developers};
+use alyt_store::repo::streams::{LeaseError, StreamLease, StreamLeases};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -22,7 +23,9 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::session::{Params, active_developer, developer_session};
+use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
+use crate::auth::caller::{bearer_token, recheck};
 use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
 use crate::{ApiError, AppState};
 
@@ -96,7 +99,10 @@ pub fn sse_response(feed: Feed) -> Response {
 /// `id: <id>`, `data: <envelope JSON>`; a comment every 15 s; the connection
 /// closes after one hour locally (15 minutes on the hosted function URL);
 /// reconnect with `Last-Event-ID` (or `after=`) to resume with no gap and no
-/// duplicate.
+/// duplicate. A caller holds at most 5 streams at once (429); a stream ends
+/// within seconds when its key is revoked or rotated, its developer
+/// suspended or its session signed out, and a session's when its access
+/// token expires.
 #[utoipa::path(
     get,
     path = "/v1/developers/events/stream",
@@ -112,6 +118,7 @@ pub fn sse_response(feed: Feed) -> Response {
         (status = 400, description = "A parameter is wrong: events (unknown kind), after, Last-Event-ID", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
         (status = 403, description = "A key without events:read", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The caller already holds its cap of open streams (5 unless configured): the RateLimit fields name the `streams` policy and Retry-After when a slot frees at the latest", body = Problem, content_type = "application/problem+json"),
         (status = 421, description = "This host cannot stream (a hosted stack's HTTP API): `location` is the same request on the stream's own host (the stack's EventStreamUrl)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -125,9 +132,18 @@ pub async fn stream_events(
     streams_here(&state, &uri)?;
     let request = stream_request(params.events.as_deref(), params.after.as_deref(), &headers)?;
     let (tenants, audience) = stream_tenants(&state, &caller).await?;
-    Ok(sse_response(feed(
-        &state, &caller, tenants, audience, request,
-    )))
+    let token = bearer_token(&headers).unwrap_or_default();
+    let feed = open_feed(
+        &state,
+        &caller,
+        token,
+        Listening::Developer,
+        tenants,
+        audience,
+        request,
+    )
+    .await?;
+    Ok(sse_response(feed))
 }
 
 /// A 421 pointing at the stream's own host when this host cannot stream (a
@@ -166,17 +182,75 @@ pub(crate) fn stream_request(
         .map_err(|bad| ApiError::validation(bad.field, bad.detail))
 }
 
-/// The feed of what `audience` hears of `tenants`' events, for `caller`. A
-/// session's stream ends when its access token does (the client reconnects
-/// with a fresh one, whose claims are checked again: a guest whose stay
-/// ended, a member removed, hears nothing more than the token allowed).
-pub(crate) fn feed(
+/// Which stream a connection is, so its caller can be checked again by the
+/// same rule that let it in.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Listening {
+    /// The developer stream: the caller's tenants.
+    Developer,
+    /// A home's stream.
+    Home {
+        tenant: TenantId,
+        property: alyt_domain::ids::PropertyId,
+    },
+}
+
+/// How long a connection's lease on one of its caller's stream slots lasts
+/// unrenewed (a crashed instance's slot frees itself after this), and when
+/// an open stream renews it: once a minute, at one of its rechecks.
+const LEASE_SECONDS: i64 = 120;
+const RENEW_BELOW_SECONDS: i64 = 60;
+
+/// The name a caller's stream slots are kept under: its key, its person,
+/// its widget (an app token counts as its key).
+fn lease_holder(caller: &Principal) -> String {
+    match caller {
+        Principal::Key { key_id, .. } => format!("key#{key_id}"),
+        Principal::Person { claims, .. } => format!("user#{}", claims.sub),
+        Principal::Widget { token_id, .. } => format!("widget#{token_id}"),
+    }
+}
+
+/// A connection's stream slot, given back when the stream ends (its feed is
+/// dropped: the client left, the time is up, or the caller lost the right).
+struct HeldSlot {
+    store: std::sync::Arc<dyn alyt_store::Store>,
+    lease: StreamLease,
+}
+
+impl Drop for HeldSlot {
+    fn drop(&mut self) {
+        let (store, lease) = (self.store.clone(), self.lease.clone());
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Err(e) = StreamLeases(&*store).release(&lease).await {
+                    // The lease runs out by itself within LEASE_SECONDS.
+                    tracing::warn!(error = %e, "could not give a stream slot back");
+                }
+            });
+        }
+    }
+}
+
+/// Opens a stream of what `audience` hears of `tenants`' events for
+/// `caller`, who sent `token`:
+/// - it takes one of the caller's stream slots (429 with the RateLimit
+///   fields of the `streams` policy when all are held, across instances);
+/// - while it runs, the caller is checked again every few seconds by the
+///   rule that let it in (`listening`): a revoked or rotated key, a revoked
+///   widget, a suspended developer, a revoked session or a person who lost
+///   the home ends it;
+/// - a session's stream ends when its access token does (the client
+///   reconnects with a fresh one, whose claims are checked again).
+pub(crate) async fn open_feed(
     state: &AppState,
     caller: &Principal,
+    token: &str,
+    listening: Listening,
     tenants: Vec<TenantId>,
     audience: Audience,
     request: StreamRequest,
-) -> Feed {
+) -> Result<Feed, ApiError> {
     let settings = &state.events;
     let mut limits = settings.stream;
     if let Principal::Person { claims, .. } = caller {
@@ -185,12 +259,84 @@ pub(crate) fn feed(
             .max_duration
             .min(std::time::Duration::from_secs(left as u64));
     }
-    Feed {
+    let now = state.clock.unix_seconds();
+    let lease = StreamLeases(&*state.store)
+        .acquire(
+            &lease_holder(caller),
+            limits.per_caller,
+            uuid::Uuid::new_v4(),
+            now,
+            LEASE_SECONDS,
+        )
+        .await
+        .map_err(|e| match e {
+            LeaseError::Full { retry_at } => {
+                ApiError::too_many_streams(limits.per_caller, (retry_at - now).max(1) as u64)
+            }
+            LeaseError::Store(e) => e.into(),
+        })?;
+    let slot = std::sync::Arc::new(tokio::sync::Mutex::new(HeldSlot {
+        store: state.store.clone(),
+        lease,
+    }));
+    let (state_now, token) = (state.clone(), token.to_owned());
+    let still_allowed = move || -> futures_util::future::BoxFuture<'static, bool> {
+        let (state, token, slot) = (state_now.clone(), token.clone(), slot.clone());
+        Box::pin(async move { still_allowed(&state, &token, listening, &slot).await })
+    };
+    Ok(Feed {
         log: EventLog::new(state.store.clone(), state.clock.clone()),
         tenants,
         audience,
         request,
         limits,
         wake: settings.signal.as_ref().map(|s| s.subscribe()),
+        recheck: Some(Recheck {
+            every: limits.recheck,
+            still_allowed: Box::new(still_allowed),
+        }),
+    })
+}
+
+/// Whether the caller of an open stream may still hear it, and its slot
+/// kept (renewed when due; a slot lost to another connection ends the
+/// stream, so the cap holds). A store that fails the check keeps the stream
+/// going: the next check asks again.
+async fn still_allowed(
+    state: &AppState,
+    token: &str,
+    listening: Listening,
+    slot: &tokio::sync::Mutex<HeldSlot>,
+) -> bool {
+    let caller = match recheck(state, token).await {
+        Ok(caller) => caller,
+        Err(e) => return e.status.is_server_error(),
+    };
+    let allowed = match listening {
+        Listening::Developer => stream_tenants(state, &caller).await.map(|_| ()),
+        Listening::Home { tenant, property } => {
+            home_for(state, &caller, tenant, property, HomeAccess::See)
+                .await
+                .map(|_| ())
+        }
+    };
+    if let Err(e) = allowed {
+        return e.status.is_server_error();
+    }
+    let mut held = slot.lock().await;
+    let now = state.clock.unix_seconds();
+    if held.lease.expires_at - now >= RENEW_BELOW_SECONDS {
+        return true;
+    }
+    let HeldSlot { store, lease } = &mut *held;
+    match StreamLeases(&**store)
+        .renew(lease, now, LEASE_SECONDS)
+        .await
+    {
+        Ok(kept) => kept,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not renew a stream slot");
+            true
+        }
     }
 }

@@ -6,20 +6,27 @@
 //! hear: anyone who sees the home, and only the events about its things
 //! ([`Audience::Home`], the [`HOME_KINDS`]).
 
-use alyt_domain::ids::{PropertyId, TenantId};
+use alyt_domain::access::Principal;
+use alyt_domain::ids::{EventId, PropertyId, TenantId};
 use alyt_events::Audience;
 use alyt_events::audience::HOME_KINDS;
+use alyt_store::repo::members::Members;
+use alyt_store::repo::tenancy::PropertyRecord;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
+use time::OffsetDateTime;
 use utoipa::IntoParams;
 
 use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
+use crate::auth::caller::bearer_token;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::problem::{NoValidToken, Problem};
-use crate::groups::developers::stream::{feed, sse_response, stream_request, streams_here};
+use crate::groups::developers::stream::{
+    Listening, open_feed, sse_response, stream_request, streams_here,
+};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
@@ -45,7 +52,10 @@ pub struct HomeStreamParams {
 /// every 15 s; resume with `Last-Event-ID` or `after=`): its devices' online,
 /// offline, telemetry and command results, and its endpoints' state. Anyone
 /// who sees the home may listen (a guest too); nothing about people,
-/// notifications, developers or webhooks is sent.
+/// notifications, developers or webhooks is sent, and nothing from before
+/// the caller's access to the home began (a new member, a guest's stay).
+/// A caller holds at most 5 streams at once (429); a stream ends within
+/// seconds of its credential losing the home.
 #[utoipa::path(
     get,
     path = "/v1/properties/{propertyId}/events/stream",
@@ -63,6 +73,7 @@ pub struct HomeStreamParams {
         NoValidToken,
         (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The caller already holds its cap of open streams (5 unless configured): the RateLimit fields name the `streams` policy and Retry-After when a slot frees at the latest", body = Problem, content_type = "application/problem+json"),
         (status = 421, description = "This host cannot stream (a hosted stack's HTTP API): `location` is the same request on the stream's own host (the stack's EventStreamUrl)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -98,12 +109,47 @@ pub async fn stream_home_events(
         HomeAccess::See,
     )
     .await?;
-    let feed = feed(
+    // Never anything from before the caller's access to the home began.
+    if let Some(began) = access_began(&state, &caller, &home).await? {
+        let floor = EventId::floor(began);
+        if request.after.as_ref().is_none_or(|after| *after < floor) {
+            request.after = Some(floor);
+        }
+    }
+    let token = bearer_token(&headers).unwrap_or_default();
+    let listening = Listening::Home {
+        tenant: home.tenant_id,
+        property: home.id,
+    };
+    let feed = open_feed(
         &state,
         &caller,
+        token,
+        listening,
         vec![home.tenant_id],
         Audience::Home(home.id),
         request,
-    );
+    )
+    .await?;
     Ok(sse_response(feed))
+}
+
+/// When a household person's (or their widget's) access to `home` began:
+/// the grant's making, or a guest's check-in when later. `None` for those
+/// whose reach is the tenant or the platform (their access is not the
+/// home's). One get.
+async fn access_began(
+    state: &AppState,
+    caller: &Principal,
+    home: &PropertyRecord,
+) -> Result<Option<OffsetDateTime>, ApiError> {
+    let (client, user) = match caller {
+        Principal::Person { claims, .. } if claims.clients.contains_key(&home.client_id) => {
+            (home.client_id, claims.sub)
+        }
+        Principal::Widget { client, user, .. } => (*client, *user),
+        _ => return Ok(None),
+    };
+    let grant = Members(&*state.store).get(client, user).await?;
+    Ok(grant.map(|g| g.starts_at.map_or(g.created_at, |s| s.max(g.created_at))))
 }
