@@ -351,7 +351,7 @@ async fn a_home_arms_and_turns_off_with_every_check() {
 
 /// Who may read, control and configure a home's security.
 #[tokio::test]
-async fn members_control_owners_configure_and_keys_have_no_access() {
+async fn members_control_owners_configure_the_tenants_admin_only_sees_and_keys_have_no_access() {
     use alyt_tests::principals::{Principals, Who};
 
     let t = TestPlatform::start_with(|config| config.rate_limit.quota = 100_000).await;
@@ -366,9 +366,11 @@ async fn members_control_owners_configure_and_keys_have_no_access() {
         (Who::HouseholdOwner, 200, 200, 200),
         (Who::HouseholdMember, 200, 200, 403),
         (Who::HouseholdGuest, 200, 403, 403),
-        (Who::TenantAdmin, 200, 200, 200),
+        // The tenant's ADMIN without a household grant only sees: the
+        // household configures and controls its own protection.
+        (Who::TenantAdmin, 200, 403, 403),
         (Who::TenantInstaller, 200, 403, 403),
-        // The first owner is also the first tenant's ADMIN.
+        // The first owner is also the demo household's OWNER.
         (Who::PlatformOwner, 200, 200, 200),
         (Who::PlatformStaff, 200, 403, 403),
         (Who::PlatformSupport, 200, 403, 403),
@@ -411,7 +413,7 @@ async fn members_control_owners_configure_and_keys_have_no_access() {
         dev.sandbox_tenant_id
     );
     let (code, _) = t.get_json(&path, Some(&dev.access_token)).await;
-    assert_eq!(code, 200, "the developer acts as the sandbox's ADMIN");
+    assert_eq!(code, 200, "the developer owns the sandbox's household");
     let (code, problem) = t.get_json(&path, p.token(Who::DevKey)).await;
     assert_eq!(code, 403, "{problem}");
     assert!(

@@ -16,9 +16,9 @@
 //!   (one resident; separate from Off).
 //!
 //! Who (Authentication 9, `Principal::security_access`): household members
-//! control the mode and acknowledge; owners and the tenant's ADMIN also
-//! configure; installers, guests and platform staff only read; keys,
-//! widgets and connector credentials have no access at all (403).
+//! control the mode and acknowledge; the household's owners also
+//! configure; the tenant's roles, guests and platform staff only read;
+//! keys, widgets and connector credentials have no access at all (403).
 //!
 //! The platform offers no emergency dispatch and shares no evidence.
 //!
