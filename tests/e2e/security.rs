@@ -654,12 +654,12 @@ async fn detections_open_incidents_that_off_clears_and_entry_delays_hold_the_ala
     off(&t, &i).await;
 }
 
-/// Locks: a verified keypad code or a confirmed inside unlock turns the
-/// home Off; an outside key, a remote unlock, a failed code or an
-/// ambiguous unlock never does; locking from the keypad while Off asks
-/// whether to arm and never arms.
+/// Locks: a verified keypad code on any lock (even one excluded from
+/// detection) or a confirmed inside unlock turns the home Off; an outside
+/// key, a remote unlock, a failed code or an ambiguous unlock never does;
+/// locking from the keypad while Off asks whether to arm and never arms.
 #[tokio::test]
-async fn only_a_keypad_code_or_a_confirmed_inside_unlock_disarms() {
+async fn a_keypad_code_on_any_lock_or_a_confirmed_inside_unlock_disarms() {
     let t = TestPlatform::start().await;
     let i = security_home(&t, "security-locks@example.com").await;
     let things = endpoints_by_name(&t, &i).await;
@@ -667,25 +667,36 @@ async fn only_a_keypad_code_or_a_confirmed_inside_unlock_disarms() {
     let (code, _) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
     assert_eq!(code, 200);
 
-    // A keypad that is not among the chosen keypad locks disarms nothing;
-    // the door (not a lock) is refused as a keypad lock.
-    let door = things["Front door"]["id"].as_str().unwrap().to_owned();
-    let (code, refused) = patch_settings(&t, &i, json!({ "keypadLocks": [door] })).await;
+    // No setting narrows which keypads disarm: the field is gone.
+    let (code, refused) = patch_settings(&t, &i, json!({ "keypadLocks": [lock] })).await;
     assert_eq!(code, 400, "{refused}");
-    let (code, s) = patch_settings(&t, &i, json!({ "keypadLocks": [] })).await;
+    assert!(
+        refused["detail"].as_str().unwrap().contains("keypadLocks"),
+        "{refused}"
+    );
+    let s = status(&t, &i).await;
+    assert!(s["settings"].get("keypadLocks").is_none(), "{s}");
+
+    // A verified keypad code disarms even when its lock is excluded from
+    // detection.
+    let (code, s) = t
+        .send_json(
+            "PUT",
+            &format!("/home-security/{}/devices/endpoint/{lock}", i.property),
+            Some(i.token()),
+            Some(json!({ "tenantId": i.tenant, "selection": "exclude" })),
+        )
+        .await;
     assert_eq!(code, 200, "{s}");
-    assert_eq!(s["settings"]["keypadLocks"], json!([]));
+    assert_eq!(thing(&s, "Front lock")["selection"], "exclude");
     armed(&t, &i, "away").await;
     assert!(i.bridge.move_lock("lock-front", "keypad-unlock"));
     refresh(&t, &i, &lock).await;
     assert_eq!(
         status(&t, &i).await["confirmedMode"],
-        "away",
-        "an unchosen keypad disarmed"
+        "off",
+        "an excluded lock's keypad code did not disarm"
     );
-    off(&t, &i).await;
-    let (code, s) = patch_settings(&t, &i, json!({ "keypadLocks": [lock] })).await;
-    assert_eq!(code, 200, "{s}");
 
     armed(&t, &i, "away").await;
     for action in [

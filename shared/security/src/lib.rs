@@ -280,16 +280,13 @@ impl HomeSecurity {
     pub async fn lock_event(
         &self,
         home: &PropertyRecord,
-        lock: Uuid,
+        _lock: Uuid,
         event: LockEvent,
     ) -> Result<Vec<Effect>, KeepError> {
         let done = self
             .rewrite(home, async |mut draft| {
-                // A keypad counts only when it is one of the chosen ones.
-                let keypad = matches!(event, LockEvent::KeypadUnlock | LockEvent::KeypadLock);
-                if keypad && !draft.next.settings.keypad_counts(lock) {
-                    return Ok::<_, KeepError>((draft, Decision::keep(())));
-                }
+                // Every keypad lock counts, even one excluded from detection:
+                // a verified code is the household's own way in.
                 let moved = draft.next.state.lock_event(event);
                 draft.effects.extend(moved);
                 Ok::<_, KeepError>((draft, Decision::keep(())))

@@ -365,10 +365,6 @@ pub struct SettingsView {
     /// The hub that runs the home's protection (null: the platform).
     #[schema(value_type = Option<String>, required = true)]
     pub hub_device_id: Option<Uuid>,
-    /// The locks whose external keypad disarms and prompts to arm (null:
-    /// every lock with a keypad).
-    #[schema(value_type = Option<Vec<String>>, required = true)]
-    pub keypad_locks: Option<BTreeSet<Uuid>>,
     /// The fixed recording the speaker alarm alternates with the siren.
     pub deterrent: Deterrent,
 }
@@ -383,7 +379,6 @@ impl From<&Settings> for SettingsView {
             speaker_alarm_rooms: s.speaker_alarm_rooms.clone(),
             location: s.location,
             hub_device_id: s.hub_device_id,
-            keypad_locks: s.keypad_locks.clone(),
             deterrent: s.deterrent,
         }
     }
@@ -904,11 +899,6 @@ pub struct SettingsPatch {
     #[serde(default, deserialize_with = "crate::conventions::extract::present")]
     #[schema(value_type = Option<String>)]
     pub hub_device_id: Option<Option<Uuid>>,
-    /// The locks whose external keypad disarms and prompts to arm (null:
-    /// every lock with a keypad).
-    #[serde(default, deserialize_with = "crate::conventions::extract::present")]
-    #[schema(value_type = Option<Vec<String>>)]
-    pub keypad_locks: Option<Option<BTreeSet<Uuid>>>,
     /// `voice` (default) or `dog`: the fixed recording the speaker alarm
     /// alternates with the siren.
     pub deterrent: Option<Deterrent>,
@@ -1025,22 +1015,6 @@ pub async fn change_security_settings(
             ));
         }
     }
-    if let Some(Some(locks)) = &patch.keypad_locks {
-        let record = Security(&*state.store)
-            .get(home.tenant_id, home.id)
-            .await?
-            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, state.clock.now()));
-        let things = inventory(&state, &record, home.id).await?;
-        if let Some(stranger) = locks
-            .iter()
-            .find(|l| !things.thing(**l).is_some_and(|t| t.families.keypad))
-        {
-            return Err(ApiError::validation(
-                "keypadLocks",
-                format!("{stranger} is not a lock with a keypad in this home"),
-            ));
-        }
-    }
     if let Some(Some(place)) = patch.location
         && !place.is_valid()
     {
@@ -1091,9 +1065,6 @@ pub async fn change_security_settings(
         }
         if let Some(v) = patch.hub_device_id {
             s.hub_device_id = v;
-        }
-        if let Some(v) = &patch.keypad_locks {
-            s.keypad_locks = v.clone();
         }
         if let Some(v) = patch.deterrent {
             s.deterrent = v;
