@@ -166,6 +166,37 @@ impl Settings {
     }
 }
 
+/// Where a lock's move came from (kept with every keypad disarm: a code
+/// that turns a home Off is answered for by the thing that reported it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum LockSource {
+    /// A device of the home, over its own broker channels.
+    #[serde(rename_all = "camelCase")]
+    Device { device_id: uuid::Uuid },
+    /// An endpoint of a connector's integration in the home.
+    #[serde(rename_all = "camelCase")]
+    Endpoint {
+        connector_id: uuid::Uuid,
+        integration_id: uuid::Uuid,
+    },
+}
+
+/// A verified keypad code that turned a home Off, as the incident history
+/// keeps it (numbered with the home's incidents).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeypadDisarm {
+    pub number: u64,
+    /// The armed period it ended.
+    pub generation: u64,
+    /// The lock whose keypad it was.
+    pub lock: uuid::Uuid,
+    pub source: LockSource,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: time::OffsetDateTime,
+}
+
 /// A TV's delegated control of a home's security (Authentication 9: a TV
 /// needs an explicit, current delegation): given by the TV token's own
 /// person, until a time; it holds only while that person still controls

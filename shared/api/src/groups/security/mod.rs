@@ -40,10 +40,12 @@ use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::{Output, Selection};
 use alyt_domain::security::machine::{BlockReason, IncidentState, ModeRequest, Refusal};
 use alyt_domain::security::outputs::{DrivenOutput, Stage};
-use alyt_domain::security::{Deterrent, Location, MAX_DELAY_SECONDS, Mode, Settings, Signal};
+use alyt_domain::security::{
+    Deterrent, Location, LockSource, MAX_DELAY_SECONDS, Mode, Settings, Signal,
+};
 use alyt_security::{Decision, Draft, HomeSecurity, KeepError};
 use alyt_store::repo::security::{
-    ModeRequestRecord, Security, SecurityRecord, home_incidents, request_write,
+    IncidentRecord, ModeRequestRecord, Security, SecurityRecord, home_incidents, request_write,
 };
 use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
@@ -299,14 +301,21 @@ pub struct Readiness {
     pub sleep: ModeReadiness,
 }
 
-/// An incident.
+/// An entry of the incident history: a detection's incident, or a keypad
+/// disarm with its source.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IncidentView {
     pub number: u64,
     pub generation: u64,
+    /// `detection` (a watched signal fired) or `keypad-disarm` (a verified
+    /// keypad code turned the home Off).
+    pub kind: String,
+    /// The thing that detected, or the lock whose keypad it was.
     pub thing_id: Uuid,
-    pub signal: Signal,
+    /// The signal that fired (null: a keypad disarm).
+    #[schema(required = true)]
+    pub signal: Option<Signal>,
     /// `entry` (the alarm sounds at `alarmAt` unless turned Off), `alarm`,
     /// `cleared`.
     pub state: String,
@@ -321,6 +330,71 @@ pub struct IncidentView {
     /// The resident who acknowledged it (acknowledging is separate from Off).
     #[schema(value_type = Option<String>, required = true)]
     pub acknowledged_by: Option<Uuid>,
+    /// Where a keypad disarm came from (null: a detection).
+    #[schema(required = true)]
+    pub source: Option<LockSourceView>,
+}
+
+/// Where a keypad disarm came from: a device of the home (`deviceId`), or
+/// an endpoint of a connector's integration (`connectorId`,
+/// `integrationId`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LockSourceView {
+    /// `device` or `endpoint`.
+    pub kind: String,
+    #[schema(value_type = Option<String>, required = true)]
+    pub device_id: Option<Uuid>,
+    #[schema(value_type = Option<String>, required = true)]
+    pub connector_id: Option<Uuid>,
+    #[schema(value_type = Option<String>, required = true)]
+    pub integration_id: Option<Uuid>,
+}
+
+impl From<&LockSource> for LockSourceView {
+    fn from(source: &LockSource) -> Self {
+        match source {
+            LockSource::Device { device_id } => Self {
+                kind: "device".into(),
+                device_id: Some(*device_id),
+                connector_id: None,
+                integration_id: None,
+            },
+            LockSource::Endpoint {
+                connector_id,
+                integration_id,
+            } => Self {
+                kind: "endpoint".into(),
+                device_id: None,
+                connector_id: Some(*connector_id),
+                integration_id: Some(*integration_id),
+            },
+        }
+    }
+}
+
+impl IncidentView {
+    /// A history entry as the household reads it (none: an entry of
+    /// neither kind, which no writer makes).
+    fn of_record(record: &IncidentRecord) -> Option<Self> {
+        if let Some(incident) = &record.incident {
+            return Some(Self::from(incident));
+        }
+        let disarm = record.keypad_disarm.as_ref()?;
+        Some(Self {
+            number: disarm.number,
+            generation: disarm.generation,
+            kind: "keypad-disarm".into(),
+            thing_id: disarm.lock,
+            signal: None,
+            state: "cleared".into(),
+            alarm_at: None,
+            alarmed: false,
+            opened_at: disarm.at,
+            acknowledged_by: None,
+            source: Some(LockSourceView::from(&disarm.source)),
+        })
+    }
 }
 
 impl From<&alyt_domain::security::machine::Incident> for IncidentView {
@@ -333,13 +407,15 @@ impl From<&alyt_domain::security::machine::Incident> for IncidentView {
         Self {
             number: i.number,
             generation: i.generation,
+            kind: "detection".into(),
             thing_id: i.signal.thing_id,
-            signal: i.signal.signal,
+            signal: Some(i.signal.signal),
             state: state.into(),
             alarm_at,
             alarmed: i.alarmed,
             opened_at: i.opened_at,
             acknowledged_by: i.acknowledged_by,
+            source: None,
         }
     }
 }
@@ -1194,10 +1270,7 @@ pub async fn list_incidents(
         .incidents(home.id, limit, page.after_within(&scope)?)
         .await?;
     Ok(Json(ListResponse::page(
-        records
-            .iter()
-            .map(|r| IncidentView::from(&r.incident))
-            .collect(),
+        records.iter().filter_map(IncidentView::of_record).collect(),
         next.as_ref(),
     )))
 }
