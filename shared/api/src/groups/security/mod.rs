@@ -117,25 +117,19 @@ async fn security_for(
     Ok((home, record, access))
 }
 
-/// A routine's security step: `mode` for `home`, as `actor` (who ran the
-/// routine, or for a schedule its creator), whose right to control the
-/// home's security is checked now (Authentication 9: access is rechecked
-/// when actions execute; a key or a widget has none). The request carries
-/// the home's current revision and generation. Err: why it did not apply.
-pub(crate) async fn routine_mode(
+/// Whether `user` controls `home`'s security now (their grants as they
+/// stand, not as a token once said). Err: why not, after `who`.
+async fn controls_now(
     state: &AppState,
     home: &PropertyRecord,
-    actor: Option<alyt_domain::ids::UserId>,
-    mode: Mode,
+    user: alyt_domain::ids::UserId,
+    who: &str,
 ) -> Result<(), String> {
-    let Some(actor) = actor else {
-        return Err("a routine run by a key or a widget cannot change home security".into());
-    };
     let user = alyt_store::repo::identity::Users(&*state.store)
-        .get(actor)
+        .get(user)
         .await
         .map_err(|e| e.to_string())?
-        .ok_or("the person the routine acts for no longer exists")?;
+        .ok_or_else(|| format!("{who} no longer exists"))?;
     let claims = crate::auth::sessions::build_claims(state, &user, None)
         .await
         .map_err(|e| e.detail)?;
@@ -153,7 +147,37 @@ pub(crate) async fn routine_mode(
         .is_none()
         || access < SecurityAccess::Control
     {
-        return Err("the person the routine acts for does not control this home's security".into());
+        return Err(format!("{who} does not control this home's security"));
+    }
+    Ok(())
+}
+
+/// A routine's security step: `mode` for `home`. `people` are who the run
+/// acts for (who ran it, or for a schedule who saved it) and who saved the
+/// routine; both must control the home's security now (Authentication 9:
+/// access is rechecked when actions execute; a key or a widget has none,
+/// and running someone else's routine lends no authority). The request
+/// carries the home's current revision and generation. Err: why it did
+/// not apply.
+pub(crate) async fn routine_mode(
+    state: &AppState,
+    home: &PropertyRecord,
+    people: (
+        Option<alyt_domain::ids::UserId>,
+        Option<alyt_domain::ids::UserId>,
+    ),
+    mode: Mode,
+) -> Result<(), String> {
+    let (actor, saved_by) = people;
+    let Some(actor) = actor else {
+        return Err("a routine run by a key or a widget cannot change home security".into());
+    };
+    controls_now(state, home, actor, "the person the routine acts for").await?;
+    let Some(saved_by) = saved_by else {
+        return Err("a routine saved by a key cannot change home security".into());
+    };
+    if saved_by != actor {
+        controls_now(state, home, saved_by, "the person who saved the routine").await?;
     }
     let done = keeper(state)
         .rewrite(home, async |mut draft| {
