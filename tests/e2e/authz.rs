@@ -840,23 +840,22 @@ fn security_see_own(who: Who) -> u16 {
     }
 }
 
-/// Controlling a home's security in the caller's own tenant: household
-/// owners and members, the tenant's ADMIN (the first owner is one; a
-/// developer is its sandbox's), answering `OK`; everyone else who sees the
-/// home 403.
+/// Controlling a home's security in the caller's own tenant: the
+/// household's owners and members (the first owner owns the demo
+/// household; a developer owns its sandbox's), answering `OK`; everyone
+/// else who sees the home, the tenant's ADMIN without a household grant
+/// too, 403.
 fn security_control_own<const OK: u16>(who: Who) -> u16 {
     match who {
         w if unauthenticated(w) => 401,
-        Who::HouseholdOwner
-        | Who::HouseholdMember
-        | Who::TenantAdmin
-        | Who::PlatformOwner
-        | Who::DeveloperSession => OK,
+        Who::HouseholdOwner | Who::HouseholdMember | Who::PlatformOwner | Who::DeveloperSession => {
+            OK
+        }
         _ => 403,
     }
 }
 
-/// Configuring a home's security: owners and the tenant's ADMIN.
+/// Configuring a home's security: the household's owners.
 fn security_configure_own<const OK: u16>(who: Who) -> u16 {
     match who {
         Who::HouseholdMember => 403,

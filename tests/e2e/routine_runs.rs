@@ -163,7 +163,8 @@ async fn a_manual_run_goes_through_every_step_and_music_waits_for_the_devices() 
     assert_eq!(steps[4]["speaker"], "Living room speaker");
     assert_eq!(steps[4]["music"], "Jazz classics");
     // The security step armed the home, for the developer who ran it (the
-    // sandbox's ADMIN controls its security; checked when the step ran).
+    // owner of the sandbox's household controls its security; checked when
+    // the step ran).
     assert_eq!(steps[5]["detail"], "mode away");
     let (status, security) = t
         .get_json(
@@ -444,13 +445,15 @@ async fn who_may_run_a_routine_and_read_its_runs() {
             assert_eq!(body["state"], "finished", "{body}");
             assert_eq!(body["steps"][0]["outcome"], "failed");
             // The step checks the runner's own right to control security
-            // when it runs: staff may run routines, not arm homes; those
-            // who may arm meet a home with nothing to watch.
+            // when it runs: staff and the tenant's roles may run routines,
+            // not arm homes; those who may arm meet a home with nothing to
+            // watch.
             let reason = body["steps"][0]["reason"].as_str().unwrap();
             let expected = match who {
-                Who::PlatformStaff | Who::TenantInstaller | Who::HouseholdGuest => {
-                    "does not control this home's security"
-                }
+                Who::PlatformStaff
+                | Who::TenantAdmin
+                | Who::TenantInstaller
+                | Who::HouseholdGuest => "does not control this home's security",
                 _ => "no selected signal is watched",
             };
             assert!(reason.contains(expected), "{who:?}: {reason}");

@@ -146,3 +146,110 @@ async fn a_home_keeps_its_routines_with_every_target_checked() {
     let (status, _) = t.get_json(&one, Some(i.token())).await;
     assert_eq!(status, 404);
 }
+
+/// A routine's security step is home-security authority: only someone who
+/// controls the home's security saves one (a key in its own sandbox, the
+/// tenant's ADMIN and platform staff get a 403 problem, on create and on
+/// change), and every run checks the person who saved it again.
+#[tokio::test]
+async fn only_someone_who_controls_home_security_saves_a_routine_that_changes_it() {
+    use alyt_store::repo::identity::Users;
+    use alyt_store::repo::members::Members;
+    use alyt_tests::principals::{Principals, Who, seed_person};
+
+    let t = TestPlatform::start_with(|config| config.rate_limit.quota = 100_000).await;
+    let p = Principals::seed(&t).await;
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (tenant, home) = (first.tenant_id.to_string(), first.property_id.to_string());
+    let collection = format!("/properties/{home}/routines?tenantId={tenant}");
+    let arm = json!({ "name": "Lock up", "do": [{ "kind": "security", "mode": "away" }] });
+    let refused = |who: &str, status: u16, problem: &Value| {
+        assert_eq!(status, 403, "{who}: {problem}");
+        assert_eq!(problem["status"], 403, "{who}: {problem}");
+        assert!(problem["detail"].is_string(), "{who}: {problem}");
+    };
+    for who in [Who::TenantAdmin, Who::PlatformStaff] {
+        let (status, problem) = t.post_json(&collection, p.token(who), arm.clone()).await;
+        refused(&format!("{who:?}"), status, &problem);
+    }
+
+    // A DEV key configures its sandbox home, but gains no security
+    // authority through a routine.
+    let dev = &p.developer;
+    let sandbox = alyt_tests::developers::sandbox_home(&t, dev).await;
+    let sandbox_routines = format!(
+        "/properties/{}/routines?tenantId={}",
+        sandbox.property_id, dev.sandbox_tenant_id
+    );
+    let (_, key) = alyt_tests::developers::create_key(&t, dev, &["rooms:write"]).await;
+    let (status, problem) = t
+        .post_json(&sandbox_routines, Some(&key), arm.clone())
+        .await;
+    refused("a DEV key", status, &problem);
+    let (status, created) = t
+        .post_json(
+            &sandbox_routines,
+            Some(&key),
+            json!({ "name": "Try", "do": [{ "kind": "delay", "seconds": 1 }] }),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let (status, problem) = t
+        .send_json(
+            "PATCH",
+            &format!(
+                "/routines/{}?tenantId={}",
+                created["id"].as_str().unwrap(),
+                dev.sandbox_tenant_id
+            ),
+            Some(&key),
+            Some(json!({ "do": [{ "kind": "security", "mode": "off" }] })),
+        )
+        .await;
+    refused("a DEV key's change", status, &problem);
+
+    // An owner saves it; once that owner is gone from the household, a
+    // member's run no longer changes the home's security.
+    let saver = seed_person(
+        &t,
+        "saver@example.com",
+        None,
+        None,
+        Some(alyt_domain::access::HouseholdRole::Owner),
+    )
+    .await;
+    let (status, created) = t.post_json(&collection, Some(&saver), arm.clone()).await;
+    assert_eq!(status, 201, "{created}");
+    let run = format!(
+        "/routines/{}/run?tenantId={tenant}",
+        created["id"].as_str().unwrap()
+    );
+    let (status, body) = t
+        .post_json(&run, p.token(Who::HouseholdMember), json!({}))
+        .await;
+    assert_eq!(status, 202, "{body}");
+    let reason = body["steps"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("no selected signal is watched"), "{reason}");
+    let store = t.platform.store();
+    let user = Users(&*store)
+        .find_by_email("saver@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    let grant = Members(&*store)
+        .get(first.client_id, user.id)
+        .await
+        .unwrap()
+        .unwrap();
+    Members(&*store).remove(&grant, vec![]).await.unwrap();
+    let (status, body) = t
+        .post_json(&run, p.token(Who::HouseholdMember), json!({}))
+        .await;
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(body["steps"][0]["outcome"], "failed", "{body}");
+    let reason = body["steps"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("the person who saved the routine does not control"),
+        "{reason}"
+    );
+}

@@ -351,7 +351,7 @@ async fn a_home_arms_and_turns_off_with_every_check() {
 
 /// Who may read, control and configure a home's security.
 #[tokio::test]
-async fn members_control_owners_configure_and_keys_have_no_access() {
+async fn members_control_owners_configure_the_tenants_admin_only_sees_and_keys_have_no_access() {
     use alyt_tests::principals::{Principals, Who};
 
     let t = TestPlatform::start_with(|config| config.rate_limit.quota = 100_000).await;
@@ -366,9 +366,11 @@ async fn members_control_owners_configure_and_keys_have_no_access() {
         (Who::HouseholdOwner, 200, 200, 200),
         (Who::HouseholdMember, 200, 200, 403),
         (Who::HouseholdGuest, 200, 403, 403),
-        (Who::TenantAdmin, 200, 200, 200),
+        // The tenant's ADMIN without a household grant only sees: the
+        // household configures and controls its own protection.
+        (Who::TenantAdmin, 200, 403, 403),
         (Who::TenantInstaller, 200, 403, 403),
-        // The first owner is also the first tenant's ADMIN.
+        // The first owner is also the demo household's OWNER.
         (Who::PlatformOwner, 200, 200, 200),
         (Who::PlatformStaff, 200, 403, 403),
         (Who::PlatformSupport, 200, 403, 403),
@@ -411,7 +413,7 @@ async fn members_control_owners_configure_and_keys_have_no_access() {
         dev.sandbox_tenant_id
     );
     let (code, _) = t.get_json(&path, Some(&dev.access_token)).await;
-    assert_eq!(code, 200, "the developer acts as the sandbox's ADMIN");
+    assert_eq!(code, 200, "the developer owns the sandbox's household");
     let (code, problem) = t.get_json(&path, p.token(Who::DevKey)).await;
     assert_eq!(code, 403, "{problem}");
     assert!(
@@ -652,12 +654,12 @@ async fn detections_open_incidents_that_off_clears_and_entry_delays_hold_the_ala
     off(&t, &i).await;
 }
 
-/// Locks: a verified keypad code or a confirmed inside unlock turns the
-/// home Off; an outside key, a remote unlock, a failed code or an
-/// ambiguous unlock never does; locking from the keypad while Off asks
-/// whether to arm and never arms.
+/// Locks: a verified keypad code on any lock (even one excluded from
+/// detection) or a confirmed inside unlock turns the home Off; an outside
+/// key, a remote unlock, a failed code or an ambiguous unlock never does;
+/// locking from the keypad while Off asks whether to arm and never arms.
 #[tokio::test]
-async fn only_a_keypad_code_or_a_confirmed_inside_unlock_disarms() {
+async fn a_keypad_code_on_any_lock_or_a_confirmed_inside_unlock_disarms() {
     let t = TestPlatform::start().await;
     let i = security_home(&t, "security-locks@example.com").await;
     let things = endpoints_by_name(&t, &i).await;
@@ -665,25 +667,56 @@ async fn only_a_keypad_code_or_a_confirmed_inside_unlock_disarms() {
     let (code, _) = patch_settings(&t, &i, json!({ "exitDelaySeconds": 1 })).await;
     assert_eq!(code, 200);
 
-    // A keypad that is not among the chosen keypad locks disarms nothing;
-    // the door (not a lock) is refused as a keypad lock.
-    let door = things["Front door"]["id"].as_str().unwrap().to_owned();
-    let (code, refused) = patch_settings(&t, &i, json!({ "keypadLocks": [door] })).await;
+    // No setting narrows which keypads disarm: the field is gone.
+    let (code, refused) = patch_settings(&t, &i, json!({ "keypadLocks": [lock] })).await;
     assert_eq!(code, 400, "{refused}");
-    let (code, s) = patch_settings(&t, &i, json!({ "keypadLocks": [] })).await;
+    assert!(
+        refused["detail"].as_str().unwrap().contains("keypadLocks"),
+        "{refused}"
+    );
+    let s = status(&t, &i).await;
+    assert!(s["settings"].get("keypadLocks").is_none(), "{s}");
+
+    // A verified keypad code disarms even when its lock is excluded from
+    // detection.
+    let (code, s) = t
+        .send_json(
+            "PUT",
+            &format!("/home-security/{}/devices/endpoint/{lock}", i.property),
+            Some(i.token()),
+            Some(json!({ "tenantId": i.tenant, "selection": "exclude" })),
+        )
+        .await;
     assert_eq!(code, 200, "{s}");
-    assert_eq!(s["settings"]["keypadLocks"], json!([]));
+    assert_eq!(thing(&s, "Front lock")["selection"], "exclude");
     armed(&t, &i, "away").await;
     assert!(i.bridge.move_lock("lock-front", "keypad-unlock"));
     refresh(&t, &i, &lock).await;
     assert_eq!(
         status(&t, &i).await["confirmedMode"],
-        "away",
-        "an unchosen keypad disarmed"
+        "off",
+        "an excluded lock's keypad code did not disarm"
     );
-    off(&t, &i).await;
-    let (code, s) = patch_settings(&t, &i, json!({ "keypadLocks": [lock] })).await;
-    assert_eq!(code, 200, "{s}");
+    // The incident history keeps the disarm with where it came from.
+    let (code, page) = t
+        .get_json(
+            &format!(
+                "/home-security/{}/incidents?tenantId={}",
+                i.property, i.tenant
+            ),
+            Some(i.token()),
+        )
+        .await;
+    assert_eq!(code, 200, "{page}");
+    let disarm = &page["items"][0];
+    assert_eq!(disarm["kind"], "keypad-disarm", "{page}");
+    assert_eq!(disarm["thingId"], lock.as_str());
+    assert_eq!(
+        disarm["source"],
+        json!({ "kind": "endpoint", "deviceId": null,
+                "connectorId": i.connector, "integrationId": i.integration }),
+        "{page}"
+    );
 
     armed(&t, &i, "away").await;
     for action in [
@@ -957,27 +990,73 @@ async fn an_unreachable_detector_degrades_an_armed_home() {
     assert_eq!(status(&t, &i).await["degraded"], false);
 }
 
-/// A lock device moves over MQTT (`{ type: lock, action }`): a failed code
-/// leaves the home armed, its keypad code turns it Off. The device is a
-/// combined one, a keypad lock that also senses motion.
-#[tokio::test]
-async fn a_lock_device_disarms_with_its_keypad_code_over_mqtt() {
-    use crate::device_plane::{connect, owner_token};
-    use rumqttc::QoS;
+/// An armed home of the first household with a lock device of its own
+/// (LOCK and SENSOR, over MQTT) registered with `features` (none: the
+/// field left out) that then
+/// reports `reported` in its status; the home arms once the lock's motion
+/// is ready. The owner's token, the status path, the device and a publisher
+/// on its channels.
+struct ArmedLock {
+    token: String,
+    read: String,
+    device: String,
+    tenant: String,
+    home: String,
+    client: rumqttc::AsyncClient,
+    prefix: String,
+    driver: tokio::task::JoinHandle<()>,
+}
 
-    let t = TestPlatform::start().await;
-    let token = owner_token(&t).await;
+impl ArmedLock {
+    async fn publish(&self, channel: &str, payload: String) {
+        self.client
+            .publish(
+                format!("{}/{channel}", self.prefix),
+                rumqttc::QoS::AtLeastOnce,
+                channel == "availability",
+                payload,
+            )
+            .await
+            .unwrap();
+    }
+
+    async fn unlock(&self, action: &str) {
+        self.publish(
+            "events",
+            json!({ "type": "lock", "action": action }).to_string(),
+        )
+        .await;
+    }
+
+    /// The requested mode once it is `want`, or after a few seconds.
+    async fn mode_within(&self, t: &TestPlatform, want: &str, wait: Duration) -> String {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let (_, s) = t.get_json(&self.read, Some(&self.token)).await;
+            let mode = s["requestedMode"].as_str().unwrap().to_owned();
+            if mode == want || tokio::time::Instant::now() >= deadline {
+                return mode;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+async fn armed_lock(t: &TestPlatform, features: Value, reported: Value, keypad: bool) -> ArmedLock {
+    use crate::device_plane::{connect, owner_token};
+
+    let token = owner_token(t).await;
     let first = t.platform.first_start.as_ref().unwrap();
     let (tenant, home) = (first.tenant_id.to_string(), first.property_id.to_string());
+    let mut register = json!({
+        "tenantId": tenant, "propertyId": home, "name": "Door lock",
+        "kind": "OTHER", "capabilities": ["LOCK", "SENSOR"], "serial": "SN-SEC-0002",
+    });
+    if features != json!([]) {
+        register["features"] = features;
+    }
     let (code, body) = t
-        .post_json(
-            "/devices/register",
-            Some(&token),
-            json!({
-                "tenantId": tenant, "propertyId": home, "name": "Door lock",
-                "kind": "OTHER", "capabilities": ["LOCK", "SENSOR"], "serial": "SN-SEC-0002",
-            }),
-        )
+        .post_json("/devices/register", Some(&token), register)
         .await;
     assert_eq!(code, 201, "{body}");
     let d = crate::device_plane::Registered {
@@ -987,25 +1066,25 @@ async fn a_lock_device_disarms_with_its_keypad_code_over_mqtt() {
         username: body["credentials"]["username"].as_str().unwrap().to_owned(),
         password: body["credentials"]["password"].as_str().unwrap().to_owned(),
     };
-    let (client, driver) = connect(&t, &d).await;
-    let publish = |channel: &'static str, payload: String| {
-        let client = client.clone();
-        let topic = format!("{}/{channel}", d.prefix);
-        async move {
-            client
-                .publish(topic, QoS::AtLeastOnce, channel == "availability", payload)
-                .await
-                .unwrap();
-        }
+    let (client, driver) = connect(t, &d).await;
+    let lock = ArmedLock {
+        token,
+        read: format!("/home-security/{home}?tenantId={tenant}"),
+        device: d.device.clone(),
+        tenant,
+        home,
+        client,
+        prefix: d.prefix.clone(),
+        driver,
     };
-    publish("availability", "online".into()).await;
-    publish("status", r#"{"features":["motion","keypad"]}"#.into()).await;
-    let read = format!("/home-security/{home}?tenantId={tenant}");
+    lock.publish("availability", "online".into()).await;
+    lock.publish("status", json!({ "features": reported }).to_string())
+        .await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     let s = loop {
-        let (_, s) = t.get_json(&read, Some(&token)).await;
+        let (_, s) = t.get_json(&lock.read, Some(&lock.token)).await;
         let ready = s["things"].as_array().unwrap().iter().any(|t| {
-            t["name"] == "Door lock" && t["keypad"] == true && t["enrolled"] == json!(["motion"])
+            t["name"] == "Door lock" && t["keypad"] == keypad && t["enrolled"] == json!(["motion"])
         });
         if ready && s["readiness"]["away"]["ready"] == true {
             break s;
@@ -1018,43 +1097,80 @@ async fn a_lock_device_disarms_with_its_keypad_code_over_mqtt() {
     };
     let (code, s) = t
         .post_json(
-            &format!("/home-security/{home}/mode"),
-            Some(&token),
-            json!({ "tenantId": tenant, "mode": "away", "requestId": Uuid::new_v4(),
+            &format!("/home-security/{}/mode", lock.home),
+            Some(&lock.token),
+            json!({ "tenantId": lock.tenant, "mode": "away", "requestId": Uuid::new_v4(),
                     "revision": s["revision"], "generation": s["generation"] }),
         )
         .await;
     assert_eq!(code, 200, "{s}");
     assert_eq!(s["requestedMode"], "away");
-    publish(
-        "events",
-        json!({ "type": "lock", "action": "failed-code" }).to_string(),
-    )
-    .await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let (_, s) = t.get_json(&read, Some(&token)).await;
+    lock
+}
+
+/// A lock device with the keypad its owner registered it with (its status
+/// adds what it senses) disarms with a verified code over MQTT, never with
+/// a failed one; the incident history shows the disarm and its source.
+#[tokio::test]
+async fn a_lock_device_disarms_with_its_keypad_code_over_mqtt() {
+    let t = TestPlatform::start().await;
+    let lock = armed_lock(&t, json!(["keypad"]), json!(["motion"]), true).await;
+    lock.unlock("failed-code").await;
     assert_eq!(
-        s["requestedMode"], "away",
-        "a failed code never disarms: {s}"
+        lock.mode_within(&t, "off", Duration::from_millis(500))
+            .await,
+        "away",
+        "a failed code never disarms"
     );
-    publish(
-        "events",
-        json!({ "type": "lock", "action": "keypad-unlock" }).to_string(),
-    )
-    .await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let (_, s) = t.get_json(&read, Some(&token)).await;
-        if s["requestedMode"] == "off" {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the keypad code did not disarm: {s}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    driver.abort();
+    lock.unlock("keypad-unlock").await;
+    assert_eq!(
+        lock.mode_within(&t, "off", Duration::from_secs(10)).await,
+        "off",
+        "the keypad code did not disarm"
+    );
+    let (code, page) = t
+        .get_json(
+            &format!(
+                "/home-security/{}/incidents?tenantId={}",
+                lock.home, lock.tenant
+            ),
+            Some(&lock.token),
+        )
+        .await;
+    assert_eq!(code, 200, "{page}");
+    let disarm = &page["items"][0];
+    assert_eq!(disarm["kind"], "keypad-disarm", "{page}");
+    assert_eq!(disarm["thingId"], lock.device.as_str());
+    assert_eq!(
+        disarm["source"],
+        json!({ "kind": "device", "deviceId": lock.device, "connectorId": null, "integrationId": null }),
+        "{page}"
+    );
+    lock.driver.abort();
+}
+
+/// A lock registered without a keypad that later claims one in its own
+/// status report is still no keypad lock: its "keypad" unlock disarms
+/// nothing.
+#[tokio::test]
+async fn a_lock_that_reports_a_keypad_it_was_not_registered_with_never_disarms() {
+    let t = TestPlatform::start().await;
+    let lock = armed_lock(&t, json!([]), json!(["motion", "keypad"]), false).await;
+    lock.unlock("keypad-unlock").await;
+    assert_eq!(
+        lock.mode_within(&t, "off", Duration::from_secs(2)).await,
+        "away",
+        "a keypad the device claimed for itself disarmed"
+    );
+    let (_, s) = t.get_json(&lock.read, Some(&lock.token)).await;
+    let me = s["things"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "Door lock")
+        .unwrap();
+    assert_eq!(me["keypad"], false, "{s}");
+    lock.driver.abort();
 }
 
 /// A home at the equator where it is night now (local solar time about

@@ -61,6 +61,7 @@ async fn two_instances_start_an_occurrence_once_and_finish_its_run() {
         body,
         next_due: Some(due),
         created_by: None,
+        saved_by: None,
         created_at: start,
         updated_at: start,
         rev: 0,

@@ -277,7 +277,9 @@ impl Ingest {
     /// A lock device's move (`{ type: lock, action: keypad-unlock|
     /// inside-unlock|ambiguous-unlock|outside-key|remote-unlock|failed-code|
     /// keypad-lock }`) goes to its home's security; keypad moves count only
-    /// from a lock with a keypad. Best effort: logged when it fails.
+    /// from a lock registered (or paired) with a keypad, and a keypad
+    /// disarm is kept with the device as its source. Best effort: logged
+    /// when it fails.
     async fn security_lock_move(
         &self,
         message: &InboundMessage,
@@ -329,7 +331,13 @@ impl Ingest {
             return;
         }
         let security = alyt_security::HomeSecurity::new(self.store.clone(), self.clock.clone());
-        if let Err(e) = security.lock_event(&home, device.id.0, action).await {
+        let source = alyt_domain::security::LockSource::Device {
+            device_id: device.id.0,
+        };
+        if let Err(e) = security
+            .lock_event(&home, device.id.0, &source, action)
+            .await
+        {
             tracing::warn!(device = %device.id, error = %e, "a lock's move could not be recorded");
         }
     }
@@ -619,7 +627,10 @@ fn status(
             item: Item::from_record(reported_key(device.id), &reported)?,
             condition: None,
         }],
-        features: report.features.clone(),
+        // The keypad stays as registered or paired, whatever the device says.
+        features: report.features.as_ref().map(|reported| {
+            alyt_domain::security::enrolment::reported_features(&device.features, reported)
+        }),
         ..Planned::heard(Heard::Report)
     })
 }

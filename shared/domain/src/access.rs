@@ -340,12 +340,12 @@ pub enum Denied {
 /// weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SecurityAccess {
-    /// Read the status and the incidents (platform staff, installers,
-    /// guests).
+    /// Read the status and the incidents (platform staff, the tenant's
+    /// roles, guests).
     See,
     /// Arm, disarm, acknowledge (household members).
     Control,
-    /// Settings and selections too (household owners, the tenant's ADMIN).
+    /// Settings and selections too (household owners).
     Configure,
 }
 
@@ -554,10 +554,13 @@ impl Principal {
         }
     }
 
-    /// The caller's access to home `property`'s security (the home is the
-    /// caller's: [`Principal::home_access`]). Keys and widgets have none
-    /// (403), whatever their scopes; installers, guests and platform staff
-    /// only see; members control; owners and the tenant's ADMIN configure.
+    /// The caller's access to the security of a home of household `client`
+    /// in `tenant` (the home is the caller's: [`Principal::home_access`]).
+    /// Keys and widgets have none (403), whatever their scopes. Only the
+    /// household grant counts: members control, owners configure; everyone
+    /// else who sees the home (guests, the tenant's ADMIN and INSTALLER,
+    /// platform staff) only sees, since configuring a home's protection
+    /// needs its owner and arming it needs someone who lives there.
     pub fn security_access(
         &self,
         tenant: TenantId,
@@ -566,10 +569,10 @@ impl Principal {
         if !matches!(self, Principal::Person { .. }) {
             return Err(Denied::NoSecurity);
         }
-        if self.tenant_role(tenant) == Some(TenantRole::Admin) {
-            return Ok(SecurityAccess::Configure);
-        }
-        Ok(match self.household_grant(client).map(|g| g.role) {
+        let grant = self
+            .household_grant(client)
+            .filter(|g| g.tenant_id == tenant);
+        Ok(match grant.map(|g| g.role) {
             Some(HouseholdRole::Owner) => SecurityAccess::Configure,
             Some(HouseholdRole::Member) => SecurityAccess::Control,
             Some(HouseholdRole::Guest) | None => SecurityAccess::See,
@@ -846,6 +849,69 @@ mod tests {
             person(installer).home_access(tenant, ClientId::new(), home),
             Some(HomeAccess::Configure)
         );
+    }
+
+    #[test]
+    fn only_the_household_configures_or_controls_its_security_not_the_tenants_admin() {
+        let tenant = TenantId::new();
+        let (owned, joined) = (ClientId::new(), ClientId::new());
+        let person = |claims: Claims| Principal::Person {
+            claims,
+            kind: SessionKind::Household,
+            session: SessionId::new(),
+            developer: None,
+        };
+        let grant = |role| ClientGrant {
+            role,
+            tenant_id: tenant,
+            property_id: None,
+        };
+        let mut admin = claims();
+        admin.tenants.insert(tenant, TenantRole::Admin);
+        let admin_alone = person(admin.clone());
+        assert_eq!(
+            admin_alone.security_access(tenant, owned),
+            Ok(SecurityAccess::See),
+            "the tenant's ADMIN without a household grant only sees"
+        );
+        assert_eq!(
+            admin_alone.home_access(tenant, owned, PropertyId::new()),
+            Some(HomeAccess::Configure),
+            "while still configuring the home's rooms"
+        );
+        // An ADMIN who is also the household's owner or member: the grant
+        // decides.
+        admin.clients.insert(owned, grant(HouseholdRole::Owner));
+        admin.clients.insert(joined, grant(HouseholdRole::Member));
+        let admin_at_home = person(admin);
+        assert_eq!(
+            admin_at_home.security_access(tenant, owned),
+            Ok(SecurityAccess::Configure)
+        );
+        assert_eq!(
+            admin_at_home.security_access(tenant, joined),
+            Ok(SecurityAccess::Control)
+        );
+        assert_eq!(
+            admin_at_home.security_access(TenantId::new(), owned),
+            Ok(SecurityAccess::See),
+            "a grant counts only in its tenant"
+        );
+        let mut staff = claims();
+        staff.platform_role = Some(PlatformRole::Staff);
+        assert_eq!(
+            person(staff).security_access(tenant, owned),
+            Ok(SecurityAccess::See)
+        );
+        let key = Principal::Key {
+            key_id: KeyId::new(),
+            developer: DeveloperId::new(),
+            kind: KeyKind::Dev,
+            scopes: Scope::ALL.into_iter().collect(),
+            tenants: [tenant].into(),
+            connector: None,
+        };
+        assert_eq!(key.security_access(tenant, owned), Err(Denied::NoSecurity));
     }
 
     #[test]

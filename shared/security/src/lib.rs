@@ -26,7 +26,7 @@ use alyt_domain::security::Mode;
 use alyt_domain::security::hub::{HubAck, HubProtection};
 use alyt_domain::security::machine::{Effect, Incident, LockEvent, OffCause};
 use alyt_domain::security::outputs::OutputsJob;
-use alyt_domain::security::{Signal, SignalRef};
+use alyt_domain::security::{KeypadDisarm, LockSource, Signal, SignalRef};
 use alyt_events::{EventLog, PlatformEvent};
 use alyt_store::repo::integrations::EndpointRecord;
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
@@ -274,25 +274,51 @@ impl HomeSecurity {
         Ok(done.effects)
     }
 
-    /// A lock's report in `home` (how it was unlocked or locked): what it
-    /// set off (Off by a verified keypad code or a confirmed inside unlock,
-    /// a prompt to arm), if anything.
+    /// A lock's report in `home` (how it was unlocked or locked) from
+    /// `source`: what it set off (Off by a verified keypad code or a
+    /// confirmed inside unlock, a prompt to arm), if anything. A keypad
+    /// disarm is entered in the incident history with its source.
     pub async fn lock_event(
         &self,
         home: &PropertyRecord,
         lock: Uuid,
+        source: &LockSource,
         event: LockEvent,
     ) -> Result<Vec<Effect>, KeepError> {
         let done = self
             .rewrite(home, async |mut draft| {
-                // A keypad counts only when it is one of the chosen ones.
-                let keypad = matches!(event, LockEvent::KeypadUnlock | LockEvent::KeypadLock);
-                if keypad && !draft.next.settings.keypad_counts(lock) {
-                    return Ok::<_, KeepError>((draft, Decision::keep(())));
-                }
+                // Every keypad lock counts, even one excluded from detection:
+                // a verified code is the household's own way in.
                 let moved = draft.next.state.lock_event(event);
+                let mut entries = Vec::new();
+                for effect in &moved {
+                    if let Effect::Off {
+                        generation,
+                        cause: OffCause::Keypad,
+                    } = effect
+                    {
+                        let state = &mut draft.next.state;
+                        state.incidents += 1;
+                        entries.push(
+                            incident_write(&IncidentRecord {
+                                tenant_id: home.tenant_id,
+                                property_id: home.id,
+                                incident: None,
+                                keypad_disarm: Some(KeypadDisarm {
+                                    number: state.incidents,
+                                    generation: *generation,
+                                    lock,
+                                    source: source.clone(),
+                                    at: draft.now,
+                                }),
+                                updated_at: draft.now,
+                            })
+                            .map_err(KeepError::Store)?,
+                        );
+                    }
+                }
                 draft.effects.extend(moved);
-                Ok::<_, KeepError>((draft, Decision::keep(())))
+                Ok::<_, KeepError>((draft, Decision::keep(()).with(entries)))
             })
             .await?;
         Ok(done.effects)
@@ -407,9 +433,25 @@ impl HomeSecurity {
                 tracing::warn!(endpoint = %after.id, error = %e, "a detection could not be recorded");
             }
         }
-        if let Some(action) = moved
-            && let Err(e) = self.lock_event(&home, after.id.0, action).await
-        {
+        let Some(action) = moved else {
+            return;
+        };
+        // The source names the connector too: read once, only for a move.
+        let integration = alyt_store::repo::integrations::Integrations(&*self.store)
+            .get(after.tenant_id, after.integration_id)
+            .await;
+        let source = match integration {
+            Ok(Some(integration)) => LockSource::Endpoint {
+                connector_id: integration.connector_id.0,
+                integration_id: after.integration_id.0,
+            },
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(endpoint = %after.id, error = %e, "a lock's move could not be read");
+                return;
+            }
+        };
+        if let Err(e) = self.lock_event(&home, after.id.0, &source, action).await {
             tracing::warn!(endpoint = %after.id, error = %e, "a lock's move could not be recorded");
         }
     }
@@ -490,7 +532,8 @@ impl HomeSecurity {
             writes.push(incident_write(&IncidentRecord {
                 tenant_id: home.tenant_id,
                 property_id: home.id,
-                incident: incident.clone(),
+                incident: Some(incident.clone()),
+                keypad_disarm: None,
                 updated_at: now,
             })?);
         }

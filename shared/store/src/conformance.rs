@@ -1404,6 +1404,7 @@ pub async fn twenty_sweeps_run_one_occurrence_of_a_routine_once(f: Fixture) {
         body,
         next_due: Some(due),
         created_by: None,
+        saved_by: None,
         created_at: due,
         updated_at: due,
         rev: 0,

@@ -101,6 +101,22 @@ fn has(features: &[String], aliases: &[&str]) -> bool {
         .any(|f| aliases.iter().any(|a| f.eq_ignore_ascii_case(a)))
 }
 
+/// Whether `feature` names an external keypad.
+pub fn is_keypad(feature: &str) -> bool {
+    has(&[feature.to_owned()], KEYPAD)
+}
+
+/// The features a device has after its own status report declared
+/// `reported`: what it reports, except the keypad. A keypad code turns a
+/// home Off, so whether a lock has a keypad is what its owner registered
+/// (or its hub paired it with), kept from `stored`; a device claiming a
+/// keypad for itself later gains none, and one leaving it out loses none.
+pub fn reported_features(stored: &[String], reported: &[String]) -> Vec<String> {
+    let mut features: Vec<String> = reported.iter().filter(|f| !is_keypad(f)).cloned().collect();
+    features.extend(stored.iter().filter(|f| is_keypad(f)).cloned());
+    features
+}
+
 /// Whether the thing is a siren: home security's output only (commanded
 /// directly only by whoever controls the home's security, never by a room
 /// action).
@@ -164,6 +180,20 @@ mod tests {
             &capabilities.iter().copied().collect(),
             &features.iter().map(|f| f.to_string()).collect::<Vec<_>>(),
         )
+    }
+
+    #[test]
+    fn a_locks_own_status_report_never_gives_or_takes_its_keypad() {
+        let strings = |list: &[&str]| list.iter().map(|f| f.to_string()).collect::<Vec<_>>();
+        let lock = [C::Lock, C::Sensor].into_iter().collect();
+        // Registered without a keypad, the lock claims one: still none.
+        let claimed = reported_features(&[], &strings(&["motion", "Keypad", "lock.keypad"]));
+        assert_eq!(claimed, strings(&["motion"]));
+        assert!(!families(&lock, &claimed).keypad);
+        // Registered with one, the lock leaves it out: still a keypad lock.
+        let kept = reported_features(&strings(&["keypad", "contact"]), &strings(&["motion"]));
+        assert_eq!(kept, strings(&["motion", "keypad"]));
+        assert!(families(&lock, &kept).keypad);
     }
 
     #[test]

@@ -131,10 +131,6 @@ pub struct Settings {
     /// engine). Arming then needs the hub ([`hub::HubSync::arming_check`]).
     #[serde(default)]
     pub hub_device_id: Option<uuid::Uuid>,
-    /// The locks whose external keypad disarms with a verified code and
-    /// prompts to arm (none: every lock with a keypad).
-    #[serde(default)]
-    pub keypad_locks: Option<std::collections::BTreeSet<uuid::Uuid>>,
     /// The fixed recording the speaker alarm alternates with the siren.
     #[serde(default)]
     pub deterrent: Deterrent,
@@ -168,14 +164,37 @@ impl Settings {
             enrolment::Output::Speaker => in_rooms(&self.speaker_alarm_rooms),
         }
     }
+}
 
-    /// Whether a keypad move of `lock` counts (it is one of the chosen
-    /// keypad locks, or none were chosen).
-    pub fn keypad_counts(&self, lock: uuid::Uuid) -> bool {
-        self.keypad_locks
-            .as_ref()
-            .is_none_or(|locks| locks.contains(&lock))
-    }
+/// Where a lock's move came from (kept with every keypad disarm: a code
+/// that turns a home Off is answered for by the thing that reported it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum LockSource {
+    /// A device of the home, over its own broker channels.
+    #[serde(rename_all = "camelCase")]
+    Device { device_id: uuid::Uuid },
+    /// An endpoint of a connector's integration in the home.
+    #[serde(rename_all = "camelCase")]
+    Endpoint {
+        connector_id: uuid::Uuid,
+        integration_id: uuid::Uuid,
+    },
+}
+
+/// A verified keypad code that turned a home Off, as the incident history
+/// keeps it (numbered with the home's incidents).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeypadDisarm {
+    pub number: u64,
+    /// The armed period it ended.
+    pub generation: u64,
+    /// The lock whose keypad it was.
+    pub lock: uuid::Uuid,
+    pub source: LockSource,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: time::OffsetDateTime,
 }
 
 /// A TV's delegated control of a home's security (Authentication 9: a TV
@@ -225,7 +244,6 @@ impl Default for Settings {
             speaker_alarm_rooms: Default::default(),
             location: None,
             hub_device_id: None,
-            keypad_locks: None,
             deterrent: Deterrent::Voice,
         }
     }
@@ -237,5 +255,29 @@ impl Settings {
             exit_delay: time::Duration::seconds(i64::from(self.exit_delay_seconds)),
             entry_delay: time::Duration::seconds(i64::from(self.entry_delay_seconds)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_stored_with_the_retired_keypad_locks_still_read() {
+        // Every keypad lock disarms now; records written while a household
+        // could narrow that keep their old field, which is ignored.
+        let stored = serde_json::json!({
+            "exitDelaySeconds": 20,
+            "entryDelaySeconds": 10,
+            "keypadLocks": ["0190b5a0-0000-7000-8000-00000000e001"],
+        });
+        let settings: Settings = serde_json::from_value(stored).unwrap();
+        assert_eq!(settings.exit_delay_seconds, 20);
+        assert!(
+            serde_json::to_value(&settings)
+                .unwrap()
+                .get("keypadLocks")
+                .is_none()
+        );
     }
 }

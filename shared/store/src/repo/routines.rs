@@ -51,6 +51,11 @@ pub struct RoutineRecord {
     #[serde(with = "ts::option", default)]
     pub next_due: Option<OffsetDateTime>,
     pub created_by: Option<UserId>,
+    /// Who saved it last (created or changed it; none: a key, or a routine
+    /// saved before this was kept, whose creator stands in). A security
+    /// step acts with this person's authority, checked again at every run.
+    #[serde(default)]
+    pub saved_by: Option<UserId>,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "ts::rfc3339")]
@@ -171,10 +176,14 @@ pub struct RunRecord {
     pub name: String,
     pub cause: RunCause,
     /// Who the run acts for: the person who ran it, or for a schedule the
-    /// routine's creator (none: a key or a widget). Steps that need a
-    /// person's own right (home security) check it when they run.
+    /// person who saved the routine (none: a key or a widget). Steps that
+    /// need a person's own right (home security) check it when they run.
     #[serde(default)]
     pub actor: Option<UserId>,
+    /// Who saved the routine this run follows: a security step needs this
+    /// person's authority too, checked when it runs.
+    #[serde(default)]
+    pub saved_by: Option<UserId>,
     pub state: RunState,
     /// The routine's steps when it started (a change of the routine does
     /// not change a run under way).
@@ -208,12 +217,14 @@ pub struct RunRecord {
 impl RunRecord {
     /// A run of `routine` as it is now, starting at `now`.
     pub fn start(routine: &RoutineRecord, cause: RunCause, now: OffsetDateTime) -> Self {
+        let saved_by = routine.saved_by.or(routine.created_by);
         let actor = match &cause {
             RunCause::Manual { by } => *by,
-            RunCause::Schedule { .. } => routine.created_by,
+            RunCause::Schedule { .. } => saved_by,
         };
         Self {
             actor,
+            saved_by,
             id: Uuid::now_v7(),
             routine_id: routine.id,
             tenant_id: routine.tenant_id,
@@ -544,6 +555,7 @@ mod tests {
             .unwrap(),
             next_due,
             created_by: None,
+            saved_by: None,
             created_at: at(0),
             updated_at: at(0),
             rev: 0,

@@ -22,7 +22,7 @@ use alyt_domain::security::enrolment::Selection;
 use alyt_domain::security::hub::HubSync;
 use alyt_domain::security::machine::{Incident, SecurityState};
 use alyt_domain::security::outputs::OutputsJob;
-use alyt_domain::security::{Delegation, Settings};
+use alyt_domain::security::{Delegation, KeypadDisarm, Settings};
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -111,15 +111,30 @@ pub struct ModeRequestRecord {
     pub at: OffsetDateTime,
 }
 
-/// An incident as the history keeps it.
+/// One entry of a home's incident history: a detection's incident, or a
+/// keypad disarm with its source.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IncidentRecord {
     pub tenant_id: TenantId,
     pub property_id: PropertyId,
-    pub incident: Incident,
+    #[serde(default)]
+    pub incident: Option<Incident>,
+    #[serde(default)]
+    pub keypad_disarm: Option<KeypadDisarm>,
     #[serde(with = "ts::rfc3339")]
     pub updated_at: OffsetDateTime,
+}
+
+impl IncidentRecord {
+    /// Its place in the home's history.
+    pub fn number(&self) -> u64 {
+        match (&self.incident, &self.keypad_disarm) {
+            (Some(incident), _) => incident.number,
+            (None, Some(disarm)) => disarm.number,
+            (None, None) => 0,
+        }
+    }
 }
 
 /// Why a security write was refused.
@@ -196,7 +211,7 @@ pub fn request_write(request: &ModeRequestRecord) -> Result<TxWrite, StoreError>
 /// The write of an incident as it is now.
 pub fn incident_write(incident: &IncidentRecord) -> Result<TxWrite, StoreError> {
     let item = Item::from_record(
-        incident_key(incident.property_id, incident.incident.number),
+        incident_key(incident.property_id, incident.number()),
         incident,
     )?;
     Ok(TxWrite::Put {

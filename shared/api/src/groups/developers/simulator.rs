@@ -277,6 +277,7 @@ async fn register_and_record(
             model: Some(new.profile.model().to_owned()),
             firmware: Some(alyt_simulator::profile::FIRMWARE.to_owned()),
             mac_address: None,
+            features: None,
             parent_device_id: None,
             protocol: None,
             protocol_id: None,

@@ -463,6 +463,15 @@ pub struct RegisterDeviceRequest {
     #[serde(default)]
     #[schema(nullable = false)]
     pub mac_address: Option<String>,
+    /// What the device is beyond its capabilities, as its owner declares
+    /// it: feature aliases such as `keypad` (a lock with an external
+    /// keypad), at most 64 of 1-64 characters. Its own status reports
+    /// replace its features later, but never its keypad: a keypad code
+    /// turns a home's security Off, so only this declaration gives a lock
+    /// one.
+    #[serde(default)]
+    #[schema(nullable = false, max_items = 64)]
+    pub features: Option<Vec<String>>,
     /// Never accepted (400): a hub's radio child is not registered here;
     /// its hub pairs it and reports it on its events channel.
     #[serde(default)]
@@ -544,6 +553,7 @@ struct CheckedRegistration {
     model: Option<String>,
     firmware: Option<String>,
     mac_address: Option<String>,
+    features: Vec<String>,
 }
 
 fn check_registration(body: &RegisterDeviceRequest) -> Result<CheckedRegistration, ApiError> {
@@ -588,7 +598,26 @@ fn check_registration(body: &RegisterDeviceRequest) -> Result<CheckedRegistratio
         model: optional_text("model", body.model.clone(), 64)?,
         firmware: optional_text("firmware", body.firmware.clone(), 64)?,
         mac_address: mac_address(body.mac_address.clone())?,
+        features: declared_features(body.features.as_deref())?,
     })
+}
+
+/// The features a registration declares: at most as many, and as long, as
+/// a status report's.
+fn declared_features(features: Option<&[String]>) -> Result<Vec<String>, ApiError> {
+    let features = features.unwrap_or_default();
+    use alyt_device::channels::{FEATURE_MAX_CHARS, MAX_FEATURES};
+    let fits = features.len() <= MAX_FEATURES
+        && features
+            .iter()
+            .all(|f| (1..=FEATURE_MAX_CHARS).contains(&f.chars().count()) && printable(f));
+    if !fits {
+        return Err(ApiError::validation(
+            "features",
+            "at most 64 features of 1 to 64 printable characters",
+        ));
+    }
+    Ok(features.to_vec())
 }
 
 /// How a registration is made (the HTTP operation, or the simulator).
@@ -672,7 +701,7 @@ pub async fn register(
             .into_iter()
             .map(Lenient::from)
             .collect(),
-        features: Vec::new(),
+        features: checked.features,
         current_unit_id: Some(unit.id),
         // Children of a hub are paired through it (alyt_device::pairing).
         parent_device_id: None,

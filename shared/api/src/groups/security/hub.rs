@@ -56,8 +56,8 @@ pub fn config_of(inventory: &Inventory, settings: &Settings, revision: u64) -> H
     let mut outputs = Vec::new();
     let mut disarmers = Vec::new();
     for thing in &inventory.things {
-        // A keypad lock disarms even when excluded from detection.
-        if thing.families.keypad && settings.keypad_counts(thing.id) {
+        // Every keypad lock disarms, even one excluded from detection.
+        if thing.families.keypad {
             disarmers.push(thing.id);
         }
         if thing.selection == alyt_domain::security::enrolment::Selection::Exclude {
@@ -213,4 +213,45 @@ pub async fn sync_due(state: &AppState, due: &[SecurityRecord]) -> Result<u32, S
         }
     }
     Ok(pushed)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use alyt_domain::room::PinnedThingKind;
+    use alyt_domain::security::enrolment::{Families, Selection};
+
+    use super::*;
+    use crate::groups::security::inventory::SecurityThing;
+
+    fn lock(keypad: bool, selection: Selection) -> SecurityThing {
+        SecurityThing {
+            id: uuid::Uuid::new_v4(),
+            kind: PinnedThingKind::Endpoint,
+            name: "Lock".into(),
+            room_id: None,
+            families: Families {
+                lock: true,
+                keypad,
+                ..Families::default()
+            },
+            selection,
+            signals: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn every_keypad_lock_disarms_a_hub_run_home_even_one_excluded_from_detection() {
+        let excluded = lock(true, Selection::Exclude);
+        let chosen = lock(true, Selection::Auto);
+        let plain = lock(false, Selection::Auto);
+        let inventory = Inventory {
+            things: vec![excluded.clone(), chosen.clone(), plain],
+            hub_connected: Some(true),
+            hub_check: Ok(()),
+        };
+        let config = config_of(&inventory, &Settings::default(), 1);
+        assert_eq!(config.disarmers, vec![excluded.id, chosen.id]);
+    }
 }

@@ -16,9 +16,9 @@
 //!   (one resident; separate from Off).
 //!
 //! Who (Authentication 9, `Principal::security_access`): household members
-//! control the mode and acknowledge; owners and the tenant's ADMIN also
-//! configure; installers, guests and platform staff only read; keys,
-//! widgets and connector credentials have no access at all (403).
+//! control the mode and acknowledge; the household's owners also
+//! configure; the tenant's roles, guests and platform staff only read;
+//! keys, widgets and connector credentials have no access at all (403).
 //!
 //! The platform offers no emergency dispatch and shares no evidence.
 //!
@@ -40,10 +40,12 @@ use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::{Output, Selection};
 use alyt_domain::security::machine::{BlockReason, IncidentState, ModeRequest, Refusal};
 use alyt_domain::security::outputs::{DrivenOutput, Stage};
-use alyt_domain::security::{Deterrent, Location, MAX_DELAY_SECONDS, Mode, Settings, Signal};
+use alyt_domain::security::{
+    Deterrent, Location, LockSource, MAX_DELAY_SECONDS, Mode, Settings, Signal,
+};
 use alyt_security::{Decision, Draft, HomeSecurity, KeepError};
 use alyt_store::repo::security::{
-    ModeRequestRecord, Security, SecurityRecord, home_incidents, request_write,
+    IncidentRecord, ModeRequestRecord, Security, SecurityRecord, home_incidents, request_write,
 };
 use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
@@ -115,25 +117,19 @@ async fn security_for(
     Ok((home, record, access))
 }
 
-/// A routine's security step: `mode` for `home`, as `actor` (who ran the
-/// routine, or for a schedule its creator), whose right to control the
-/// home's security is checked now (Authentication 9: access is rechecked
-/// when actions execute; a key or a widget has none). The request carries
-/// the home's current revision and generation. Err: why it did not apply.
-pub(crate) async fn routine_mode(
+/// Whether `user` controls `home`'s security now (their grants as they
+/// stand, not as a token once said). Err: why not, after `who`.
+async fn controls_now(
     state: &AppState,
     home: &PropertyRecord,
-    actor: Option<alyt_domain::ids::UserId>,
-    mode: Mode,
+    user: alyt_domain::ids::UserId,
+    who: &str,
 ) -> Result<(), String> {
-    let Some(actor) = actor else {
-        return Err("a routine run by a key or a widget cannot change home security".into());
-    };
     let user = alyt_store::repo::identity::Users(&*state.store)
-        .get(actor)
+        .get(user)
         .await
         .map_err(|e| e.to_string())?
-        .ok_or("the person the routine acts for no longer exists")?;
+        .ok_or_else(|| format!("{who} no longer exists"))?;
     let claims = crate::auth::sessions::build_claims(state, &user, None)
         .await
         .map_err(|e| e.detail)?;
@@ -151,7 +147,37 @@ pub(crate) async fn routine_mode(
         .is_none()
         || access < SecurityAccess::Control
     {
-        return Err("the person the routine acts for does not control this home's security".into());
+        return Err(format!("{who} does not control this home's security"));
+    }
+    Ok(())
+}
+
+/// A routine's security step: `mode` for `home`. `people` are who the run
+/// acts for (who ran it, or for a schedule who saved it) and who saved the
+/// routine; both must control the home's security now (Authentication 9:
+/// access is rechecked when actions execute; a key or a widget has none,
+/// and running someone else's routine lends no authority). The request
+/// carries the home's current revision and generation. Err: why it did
+/// not apply.
+pub(crate) async fn routine_mode(
+    state: &AppState,
+    home: &PropertyRecord,
+    people: (
+        Option<alyt_domain::ids::UserId>,
+        Option<alyt_domain::ids::UserId>,
+    ),
+    mode: Mode,
+) -> Result<(), String> {
+    let (actor, saved_by) = people;
+    let Some(actor) = actor else {
+        return Err("a routine run by a key or a widget cannot change home security".into());
+    };
+    controls_now(state, home, actor, "the person the routine acts for").await?;
+    let Some(saved_by) = saved_by else {
+        return Err("a routine saved by a key cannot change home security".into());
+    };
+    if saved_by != actor {
+        controls_now(state, home, saved_by, "the person who saved the routine").await?;
     }
     let done = keeper(state)
         .rewrite(home, async |mut draft| {
@@ -299,14 +325,21 @@ pub struct Readiness {
     pub sleep: ModeReadiness,
 }
 
-/// An incident.
+/// An entry of the incident history: a detection's incident, or a keypad
+/// disarm with its source.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IncidentView {
     pub number: u64,
     pub generation: u64,
+    /// `detection` (a watched signal fired) or `keypad-disarm` (a verified
+    /// keypad code turned the home Off).
+    pub kind: String,
+    /// The thing that detected, or the lock whose keypad it was.
     pub thing_id: Uuid,
-    pub signal: Signal,
+    /// The signal that fired (null: a keypad disarm).
+    #[schema(required = true)]
+    pub signal: Option<Signal>,
     /// `entry` (the alarm sounds at `alarmAt` unless turned Off), `alarm`,
     /// `cleared`.
     pub state: String,
@@ -321,6 +354,71 @@ pub struct IncidentView {
     /// The resident who acknowledged it (acknowledging is separate from Off).
     #[schema(value_type = Option<String>, required = true)]
     pub acknowledged_by: Option<Uuid>,
+    /// Where a keypad disarm came from (null: a detection).
+    #[schema(required = true)]
+    pub source: Option<LockSourceView>,
+}
+
+/// Where a keypad disarm came from: a device of the home (`deviceId`), or
+/// an endpoint of a connector's integration (`connectorId`,
+/// `integrationId`).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LockSourceView {
+    /// `device` or `endpoint`.
+    pub kind: String,
+    #[schema(value_type = Option<String>, required = true)]
+    pub device_id: Option<Uuid>,
+    #[schema(value_type = Option<String>, required = true)]
+    pub connector_id: Option<Uuid>,
+    #[schema(value_type = Option<String>, required = true)]
+    pub integration_id: Option<Uuid>,
+}
+
+impl From<&LockSource> for LockSourceView {
+    fn from(source: &LockSource) -> Self {
+        match source {
+            LockSource::Device { device_id } => Self {
+                kind: "device".into(),
+                device_id: Some(*device_id),
+                connector_id: None,
+                integration_id: None,
+            },
+            LockSource::Endpoint {
+                connector_id,
+                integration_id,
+            } => Self {
+                kind: "endpoint".into(),
+                device_id: None,
+                connector_id: Some(*connector_id),
+                integration_id: Some(*integration_id),
+            },
+        }
+    }
+}
+
+impl IncidentView {
+    /// A history entry as the household reads it (none: an entry of
+    /// neither kind, which no writer makes).
+    fn of_record(record: &IncidentRecord) -> Option<Self> {
+        if let Some(incident) = &record.incident {
+            return Some(Self::from(incident));
+        }
+        let disarm = record.keypad_disarm.as_ref()?;
+        Some(Self {
+            number: disarm.number,
+            generation: disarm.generation,
+            kind: "keypad-disarm".into(),
+            thing_id: disarm.lock,
+            signal: None,
+            state: "cleared".into(),
+            alarm_at: None,
+            alarmed: false,
+            opened_at: disarm.at,
+            acknowledged_by: None,
+            source: Some(LockSourceView::from(&disarm.source)),
+        })
+    }
 }
 
 impl From<&alyt_domain::security::machine::Incident> for IncidentView {
@@ -333,13 +431,15 @@ impl From<&alyt_domain::security::machine::Incident> for IncidentView {
         Self {
             number: i.number,
             generation: i.generation,
+            kind: "detection".into(),
             thing_id: i.signal.thing_id,
-            signal: i.signal.signal,
+            signal: Some(i.signal.signal),
             state: state.into(),
             alarm_at,
             alarmed: i.alarmed,
             opened_at: i.opened_at,
             acknowledged_by: i.acknowledged_by,
+            source: None,
         }
     }
 }
@@ -365,10 +465,6 @@ pub struct SettingsView {
     /// The hub that runs the home's protection (null: the platform).
     #[schema(value_type = Option<String>, required = true)]
     pub hub_device_id: Option<Uuid>,
-    /// The locks whose external keypad disarms and prompts to arm (null:
-    /// every lock with a keypad).
-    #[schema(value_type = Option<Vec<String>>, required = true)]
-    pub keypad_locks: Option<BTreeSet<Uuid>>,
     /// The fixed recording the speaker alarm alternates with the siren.
     pub deterrent: Deterrent,
 }
@@ -383,7 +479,6 @@ impl From<&Settings> for SettingsView {
             speaker_alarm_rooms: s.speaker_alarm_rooms.clone(),
             location: s.location,
             hub_device_id: s.hub_device_id,
-            keypad_locks: s.keypad_locks.clone(),
             deterrent: s.deterrent,
         }
     }
@@ -904,11 +999,6 @@ pub struct SettingsPatch {
     #[serde(default, deserialize_with = "crate::conventions::extract::present")]
     #[schema(value_type = Option<String>)]
     pub hub_device_id: Option<Option<Uuid>>,
-    /// The locks whose external keypad disarms and prompts to arm (null:
-    /// every lock with a keypad).
-    #[serde(default, deserialize_with = "crate::conventions::extract::present")]
-    #[schema(value_type = Option<Vec<String>>)]
-    pub keypad_locks: Option<Option<BTreeSet<Uuid>>>,
     /// `voice` (default) or `dog`: the fixed recording the speaker alarm
     /// alternates with the siren.
     pub deterrent: Option<Deterrent>,
@@ -1025,22 +1115,6 @@ pub async fn change_security_settings(
             ));
         }
     }
-    if let Some(Some(locks)) = &patch.keypad_locks {
-        let record = Security(&*state.store)
-            .get(home.tenant_id, home.id)
-            .await?
-            .unwrap_or_else(|| SecurityRecord::new(home.tenant_id, home.id, state.clock.now()));
-        let things = inventory(&state, &record, home.id).await?;
-        if let Some(stranger) = locks
-            .iter()
-            .find(|l| !things.thing(**l).is_some_and(|t| t.families.keypad))
-        {
-            return Err(ApiError::validation(
-                "keypadLocks",
-                format!("{stranger} is not a lock with a keypad in this home"),
-            ));
-        }
-    }
     if let Some(Some(place)) = patch.location
         && !place.is_valid()
     {
@@ -1091,9 +1165,6 @@ pub async fn change_security_settings(
         }
         if let Some(v) = patch.hub_device_id {
             s.hub_device_id = v;
-        }
-        if let Some(v) = &patch.keypad_locks {
-            s.keypad_locks = v.clone();
         }
         if let Some(v) = patch.deterrent {
             s.deterrent = v;
@@ -1223,10 +1294,7 @@ pub async fn list_incidents(
         .incidents(home.id, limit, page.after_within(&scope)?)
         .await?;
     Ok(Json(ListResponse::page(
-        records
-            .iter()
-            .map(|r| IncidentView::from(&r.incident))
-            .collect(),
+        records.iter().filter_map(IncidentView::of_record).collect(),
         next.as_ref(),
     )))
 }

@@ -21,7 +21,11 @@
 //! home (the household's OWNER, tenant ADMIN/INSTALLER, platform OWNER/STAFF,
 //! a DEV key in its sandbox; keys need `rooms:write`); reading needs sight
 //! of the home (any member, a guest in its pinned home, SUPPORT; keys need
-//! `things:read`). A foreign or missing home or routine is 404.
+//! `things:read`). A foreign or missing home or routine is 404. Saving a
+//! routine with a security step also needs the authority to change the
+//! home's mode (a household owner; never a key): 403 otherwise. The person
+//! who saved it is kept, and each run checks that person's authority
+//! again.
 //!
 //! Store calls: create 1 get (the home) + 1 get per step target + 1 put;
 //! list 1 get + 1 index query; get 2 gets; change 2 gets + the step targets
@@ -180,6 +184,31 @@ pub(crate) async fn routine_for(
     }
 }
 
+/// A security step changes the home's mode, so only someone who may change
+/// it saves one (Authentication 9: a key, a widget or a nested routine
+/// gains no security authority): 403 otherwise. Each run checks again.
+async fn check_security_steps(
+    state: &AppState,
+    caller: &alyt_domain::access::Principal,
+    home: &PropertyRecord,
+    body: &RoutineBody,
+) -> Result<(), ApiError> {
+    if !body
+        .steps
+        .iter()
+        .any(|s| matches!(s, Step::Security { .. }))
+    {
+        return Ok(());
+    }
+    let access = crate::access::security_access(state, caller, home).await?;
+    if access < alyt_domain::access::SecurityAccess::Control {
+        return Err(ApiError::forbidden(
+            "a routine with a security step is saved only by someone who controls the home's security",
+        ));
+    }
+    Ok(())
+}
+
 /// Every step's target is in `home`, and a thing's command passes its own
 /// descriptors.
 async fn check_targets(
@@ -279,7 +308,7 @@ fn next_due(
         (status = 201, description = "The routine", body = Routine),
         (status = 400, description = "A field is wrong, named by its path: name, triggers[i]…, do[i]… (a thing, room or speaker not in this home; a command the thing refuses)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without rooms:write, a caller who sees the home without configuring it, or a security step saved by anyone who does not control the home's security (every key)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -299,6 +328,7 @@ pub async fn create_routine(
     )
     .await?;
     let body = parse_routine(&body).map_err(invalid)?;
+    check_security_steps(&state, &caller, &home, &body).await?;
     check_targets(&state, &home, &body).await?;
     let now = state.clock.now();
     let record = RoutineRecord {
@@ -309,6 +339,7 @@ pub async fn create_routine(
         next_due: next_due(&body, &home, now),
         body,
         created_by: caller.user_id(),
+        saved_by: caller.user_id(),
         created_at: now,
         updated_at: now,
         rev: 0,
@@ -402,7 +433,7 @@ pub async fn get_routine(
         (status = 200, description = "The routine as changed", body = Routine),
         (status = 400, description = "A field is wrong, named by its path (as on create), or an unknown field", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A key without rooms:write, a caller who sees the home without configuring it, or a security step saved by anyone who does not control the home's security (every key)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such routine (or not the caller's)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The routine changed meanwhile", body = Problem, content_type = "application/problem+json"),
     )
@@ -434,11 +465,13 @@ pub async fn change_routine(
         merged[key.as_str()] = value;
     }
     let body = parse_routine(&merged).map_err(invalid)?;
+    check_security_steps(&state, &caller, &home, &body).await?;
     check_targets(&state, &home, &body).await?;
     let now = state.clock.now();
     let next = RoutineRecord {
         next_due: next_due(&body, &home, now),
         body,
+        saved_by: caller.user_id(),
         updated_at: now,
         ..read.clone()
     };

@@ -385,7 +385,8 @@ async fn execute(
         Step::Security { mode } => {
             let mut result = StepResult::new(index, kind, StepOutcome::Failed, now);
             result.detail = Some(format!("mode {}", security_mode(*mode)));
-            match crate::groups::security::routine_mode(state, &home, run.actor, *mode).await {
+            let people = (run.actor, run.saved_by);
+            match crate::groups::security::routine_mode(state, &home, people, *mode).await {
                 Ok(()) => result.outcome = StepOutcome::Applied,
                 Err(why) => result.reason = Some(why),
             }
@@ -735,6 +736,7 @@ mod tests {
                     },
                     next_due: None,
                     created_by: None,
+                    saved_by: None,
                     created_at: start,
                     updated_at: start,
                     rev: 0,
