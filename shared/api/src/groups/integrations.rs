@@ -666,9 +666,9 @@ struct Planned {
 fn usable(mut thing: DiscoveredThing) -> Option<DiscoveredThing> {
     check_external_id(&thing.external_id).ok()?;
     // Never stored: PINs, credentials, private media URLs.
-    alyt_domain::integration::strip_secrets(&mut thing.state);
+    alyt_domain::never_stored::strip_secrets(&mut thing.state);
     if let Some(detail) = thing.capabilities.as_mut() {
-        alyt_domain::integration::strip_secrets(detail);
+        alyt_domain::never_stored::strip_secrets(detail);
     }
     let bytes = serde_json::to_vec(&(&thing.state, &thing.capabilities, &thing.features))
         .map_or(usize::MAX, |v| v.len());
