@@ -220,7 +220,8 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
         <ul>
           {loaded.incidents.map((i) => (
             <li>
-              {i.number} · {i.signal} · {i.state} · {when(i.openedAt)}
+              {i.number} · {i.signal ?? `keypad disarm (${i.source?.kind === "device" ? "the lock" : "a connector's lock"})`} ·{" "}
+              {i.state} · {when(i.openedAt)}
               {i.alarmed ? " · alarm sounded" : ""}
             </li>
           ))}

@@ -671,9 +671,10 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
     assert_eq!(sorted_fields(&created), with_secret);
     let secret = created["secret"].as_str().unwrap().to_owned();
     let key_id = created["id"].as_str().unwrap().to_owned();
-    assert!(secret.starts_with("svc_live_"), "{secret}");
-    assert_eq!(secret.len(), "svc_live_".len() + 43);
-    assert_eq!(created["prefix"], secret[..13]);
+    // The one form of every key: the record, not the text, makes it LIVE.
+    assert!(secret.starts_with("svc_dev_"), "{secret}");
+    assert_eq!(secret.len(), "svc_dev_".len() + 43);
+    assert_eq!(created["prefix"], secret[..12]);
     assert_eq!(created["kind"], "LIVE");
     assert_eq!(created["name"], "Acme lights");
     assert_eq!(created["definitionId"], connector.as_str());
@@ -694,12 +695,12 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
         alyt_api::auth::secrets::sha256_hex(&secret)
     );
     let stored_json = serde_json::to_string(&stored).unwrap();
-    assert!(!stored_json.contains(&secret[13..]), "{stored_json}");
+    assert!(!stored_json.contains(&secret[12..]), "{stored_json}");
 
     // The developer sees it among its keys, never its secret again.
     let (status, listed) = call(&t, "GET", "/developers/keys", Some(&dev.access_token), None).await;
     assert_eq!(status, 200);
-    assert!(!listed.to_string().contains(&secret[13..]));
+    assert!(!listed.to_string().contains(&secret[12..]));
     let items = listed["items"].as_array().unwrap();
     assert_eq!(items.len(), 1);
     let mut expected = created.clone();
@@ -714,7 +715,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
         None,
     )
     .await;
-    assert!(!developers.to_string().contains(&secret[13..]));
+    assert!(!developers.to_string().contains(&secret[12..]));
 
     // It authenticates as a LIVE key of its connector, reaching no tenant:
     // approval alone grants no household access (not even the sandbox).
@@ -758,7 +759,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
     .await;
     assert_eq!(status, 404);
 
-    // The developer rotates it: same id, kind and definition; still svc_live_.
+    // The developer rotates it: same id, kind and definition, the same form.
     let (status, rotated) = call(
         &t,
         "POST",
@@ -769,10 +770,10 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
     .await;
     assert_eq!(status, 200, "{rotated}");
     let new_secret = rotated["secret"].as_str().unwrap().to_owned();
-    assert!(new_secret.starts_with("svc_live_"), "{new_secret}");
-    assert_eq!(new_secret.len(), "svc_live_".len() + 43);
+    assert!(new_secret.starts_with("svc_dev_"), "{new_secret}");
+    assert_eq!(new_secret.len(), "svc_dev_".len() + 43);
     assert_ne!(new_secret, secret);
-    assert_eq!(rotated["prefix"], new_secret[..13]);
+    assert_eq!(rotated["prefix"], new_secret[..12]);
     assert_eq!(rotated["id"], key_id.as_str());
     assert_eq!(rotated["kind"], "LIVE");
     assert_eq!(rotated["definitionId"], connector.as_str());
@@ -818,6 +819,74 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
     assert_eq!(by_owner["kind"], "LIVE");
     assert_eq!(by_owner["expiresAt"], Value::Null);
     assert_ne!(by_owner["id"], key_id.as_str());
+}
+
+/// A LIVE key issued while LIVE secrets were `svc_live_…` (a local database
+/// from before) keeps working, looked up by its hash with its record's kind,
+/// and its rotation gives it the one form.
+#[tokio::test]
+async fn a_live_key_from_before_the_one_form_keeps_its_svc_live_secret_until_rotated() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let staff = t.household_login(&email, &password).await["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dev = sign_up_and_verify(&t, "legacy-live@example.com").await;
+    let connector = approved_connector(&t, &staff, &dev).await;
+    let issued = issue_live_key(&t, &staff, &dev.developer_id, &["things:read"], &connector).await;
+    let key_id = issued["id"].as_str().unwrap().to_owned();
+    // What such a database holds: the key's record with the hash of an old-form secret.
+    let developers = Developers(&*t.platform.store());
+    let record = developers
+        .key(dev.developer_id.parse().unwrap(), key_id.parse().unwrap())
+        .await
+        .unwrap()
+        .expect("stored");
+    let legacy = format!("svc_live_{}", "L".repeat(43));
+    developers
+        .rotate_secret(
+            &record,
+            &alyt_api::auth::secrets::sha256_hex(&legacy),
+            &legacy[..13],
+        )
+        .await
+        .unwrap();
+
+    let (status, who) = call(&t, "GET", "/developers/whoami", Some(&legacy), None).await;
+    assert_eq!(status, 200, "{who}");
+    assert_eq!(who["keyKind"], "LIVE");
+    assert_eq!(who["keyId"], key_id.as_str());
+    assert_eq!(who["definitionId"], connector.as_str());
+    // An old-form text names no key by itself.
+    let unknown = format!("svc_live_{}", "U".repeat(43));
+    assert_eq!(
+        call(&t, "GET", "/developers/whoami", Some(&unknown), None)
+            .await
+            .0,
+        401
+    );
+
+    let (status, rotated) = call(
+        &t,
+        "POST",
+        &format!("/developers/keys/{key_id}/rotate"),
+        Some(&dev.access_token),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{rotated}");
+    let fresh = rotated["secret"].as_str().unwrap();
+    assert!(fresh.starts_with("svc_dev_"), "{fresh}");
+    assert_eq!(rotated["kind"], "LIVE");
+    assert_eq!(
+        call(&t, "GET", "/developers/whoami", Some(&legacy), None)
+            .await
+            .0,
+        401
+    );
+    let (_, who) = call(&t, "GET", "/developers/whoami", Some(fresh), None).await;
+    assert_eq!(who["keyKind"], "LIVE");
 }
 
 #[tokio::test]
@@ -891,9 +960,9 @@ async fn only_platform_owner_and_staff_issue_live_keys() {
         if status == 201
             && body["secret"]
                 .as_str()
-                .is_none_or(|s| !s.starts_with("svc_live_"))
+                .is_none_or(|s| !s.starts_with("svc_dev_") || body["kind"] != "LIVE")
         {
-            failures.push(format!("201 as {name} without a LIVE secret: {body}"));
+            failures.push(format!("201 as {name} without a LIVE key: {body}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

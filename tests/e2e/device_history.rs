@@ -156,3 +156,97 @@ async fn telemetry_events_and_alerts_are_readable_and_an_alert_notifies() {
     assert_eq!(raised[0]["deviceId"], d.device.as_str());
     driver.abort();
 }
+
+/// Never stored (PIN values, private media URLs) holds on the device path
+/// as on a connector's: a device that puts a keypad code and signed or
+/// credential-bearing camera links in its status, an event and an alert
+/// leaves none of them in its reported payload, its history, the
+/// notification or any event, and everything else it said is kept.
+#[tokio::test]
+async fn a_pin_and_a_private_media_url_a_device_sends_are_never_stored() {
+    const SECRETS: [&str; 5] = [
+        "pin-7c1d9e",
+        "token-3f8a2b",
+        "hunter2-e5b6",
+        "sig-9d0c4a",
+        "code-1a2b3c",
+    ];
+    let t = TestPlatform::start().await;
+    let token = owner_token(&t).await;
+    let d = register_light(&t, &token).await;
+    let (client, driver) = connect(&t, &d).await;
+    for (channel, payload) in [
+        (
+            "status",
+            r#"{"light":{"power":true},"lock":{"locked":false,"PIN":"pin-7c1d9e"},
+                "camera":{"snapshotUrl":"https://cam.example/s.jpg?token=token-3f8a2b",
+                          "stream":"rtsp://admin:hunter2-e5b6@10.0.0.9/live",
+                          "help":"https://cam.example/help"}}"#,
+        ),
+        (
+            "events",
+            r#"{"button":"press","keypadCode":"code-1a2b3c",
+                "clips":["https://cdn.example/c.mp4?X-Amz-Signature=sig-9d0c4a"]}"#,
+        ),
+        (
+            "alerts",
+            r#"{"condition":"tamper","pin":"pin-7c1d9e",
+                "snapshot":"rtsps://viewer:hunter2-e5b6@cam.local/x"}"#,
+        ),
+    ] {
+        client
+            .publish(
+                format!("{}/{channel}", d.prefix),
+                QoS::AtLeastOnce,
+                false,
+                payload,
+            )
+            .await
+            .unwrap();
+    }
+
+    let base = format!("/devices/{}", d.device);
+    let tenant = &d.tenant;
+    let events = list_until(&t, &token, &format!("{base}/events?tenantId={tenant}"), 1).await;
+    let alerts = list_until(&t, &token, &format!("{base}/alerts?tenantId={tenant}"), 1).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let device = loop {
+        let (status, device) = t
+            .get_json(&format!("{base}?tenantId={tenant}"), Some(&token))
+            .await;
+        assert_eq!(status, 200, "{device}");
+        if !device["reported"].is_null() {
+            break device;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{device}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let notifications =
+        list_until(&t, &token, &format!("/notifications?tenantId={tenant}"), 1).await;
+    let raised: Vec<Value> = events_of(&t, tenant)
+        .await
+        .into_iter()
+        .map(|(_, data)| data)
+        .collect();
+
+    // What is not secret is kept.
+    let reported = &device["reported"]["payload"];
+    assert_eq!(reported["light"]["power"], true, "{device}");
+    assert_eq!(reported["lock"]["locked"], false, "{device}");
+    assert_eq!(reported["camera"]["help"], "https://cam.example/help");
+    assert_eq!(events["items"][0]["payload"]["button"], "press");
+    assert_eq!(alerts["items"][0]["payload"]["condition"], "tamper");
+    let read = [
+        ("the device", device.to_string()),
+        ("its events", events.to_string()),
+        ("its alerts", alerts.to_string()),
+        ("the notifications", notifications.to_string()),
+        ("the events raised", Value::Array(raised).to_string()),
+    ];
+    for (what, text) in &read {
+        for secret in SECRETS {
+            assert!(!text.contains(secret), "{what} kept {secret}: {text}");
+        }
+    }
+    driver.abort();
+}

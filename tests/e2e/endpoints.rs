@@ -943,3 +943,80 @@ async fn a_live_webhook_made_before_the_installation_hears_the_installing_tenant
         "read back"
     );
 }
+
+/// Household operations take `tenantId` as a query parameter: discover
+/// with its `{ propertyId }` body, connecting a connector, creating and
+/// merging rooms. The body's `tenantId` they took first still works; the
+/// two must agree, and one of them must be there.
+#[tokio::test]
+async fn discover_connect_and_rooms_take_the_tenant_from_the_query() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "tenant-query@example.com").await;
+    let tenant = i.tenant.as_str();
+    let discover = format!("/integrations/{}/discover", i.integration);
+
+    let (status, found) = t
+        .post_json(
+            &format!("{discover}?tenantId={tenant}"),
+            Some(i.token()),
+            json!({ "propertyId": i.property }),
+        )
+        .await;
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(found["things"], 4, "{found}");
+    let (status, found) = t
+        .post_json(
+            &discover,
+            Some(i.token()),
+            json!({ "tenantId": tenant, "propertyId": i.property }),
+        )
+        .await;
+    assert_eq!(status, 200, "the body's tenantId still works: {found}");
+    let other = "0190b5a0-0000-7000-8000-000000000001";
+    for (path, body) in [
+        (
+            format!("{discover}?tenantId={tenant}"),
+            json!({ "tenantId": other, "propertyId": i.property }),
+        ),
+        (discover.clone(), json!({ "propertyId": i.property })),
+    ] {
+        let (status, problem) = t.post_json(&path, Some(i.token()), body).await;
+        assert_eq!(
+            (status, &problem["field"]),
+            (400, &json!("tenantId")),
+            "{problem}"
+        );
+    }
+
+    let (status, answer) = t
+        .post_json(
+            &format!("/integrations?tenantId={tenant}"),
+            Some(i.token()),
+            json!({ "propertyId": i.property, "connectorId": i.connector, "input": { "host": "192.168.1.21" } }),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["status"], "challenge", "{answer}");
+
+    let mut rooms = Vec::new();
+    for name in ["Attic", "Loft"] {
+        let (status, room) = t
+            .post_json(
+                &format!("/rooms?tenantId={tenant}"),
+                Some(i.token()),
+                json!({ "propertyId": i.property, "name": name }),
+            )
+            .await;
+        assert_eq!(status, 201, "{room}");
+        rooms.push(room["id"].as_str().unwrap().to_owned());
+    }
+    let (status, merged) = t
+        .post_json(
+            &format!("/rooms/{}/merge?tenantId={tenant}", rooms[0]),
+            Some(i.token()),
+            json!({ "from": [rooms[1]] }),
+        )
+        .await;
+    assert_eq!(status, 200, "{merged}");
+    assert_eq!(merged["merged"], json!([rooms[1]]), "{merged}");
+}

@@ -67,6 +67,9 @@ async fn a_live_key_reaches_only_its_connectors_integrations_and_their_endpoints
     )
     .await;
     let key = live["secret"].as_str().unwrap().to_owned();
+    // The one form of every key's secret: what follows proves the record,
+    // not the text, makes it LIVE.
+    assert!(key.starts_with("svc_dev_"), "{key}");
 
     let my_endpoints = endpoints_by_name(&t, &mine).await;
     let lamp = my_endpoints["Hall lamp"]["id"].as_str().unwrap().to_owned();

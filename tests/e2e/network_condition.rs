@@ -224,15 +224,15 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
     assert_eq!(owner["networkCondition"], Value::Null);
 }
 
-/// The second signal: a hub's broker connection shows the home's internet
-/// address; without a phone signal, a caller whose address (as the socket
-/// showed it, never a header) is the home's is in claims, another is not.
-#[tokio::test]
-async fn without_a_phone_the_hub_link_decides_by_the_callers_address() {
+/// A home whose hub is connected (from this machine's loopback address,
+/// 127.0.0.1, which the home's address becomes) and a member of it, Mia,
+/// given the network condition without a phone: the hub link decides.
+/// Answers the household's client id and the connected hub, which the
+/// caller keeps while it signs in.
+async fn a_hub_home_with_a_conditional_member(t: &TestPlatform) -> (String, crate::rooms::Played) {
     use crate::rooms::play;
     use rumqttc::QoS;
 
-    let t = TestPlatform::start().await;
     let first = t.platform.first_start.as_ref().unwrap();
     let (tenant, client, home) = (
         first.tenant_id.to_string(),
@@ -245,7 +245,7 @@ async fn without_a_phone_the_hub_link_decides_by_the_callers_address() {
         .unwrap()
         .to_owned();
     let people = format!("/tenants/{tenant}/clients/{client}");
-    let mia = seed_account(&t, "mia.hub@example.com", None, None).await;
+    let mia = seed_account(t, "mia.hub@example.com", None, None).await;
     let (status, granted) = t
         .post_json(
             &format!("{people}/members"),
@@ -278,7 +278,7 @@ async fn without_a_phone_the_hub_link_decides_by_the_callers_address() {
         username: hub["credentials"]["username"].as_str().unwrap().to_owned(),
         password: hub["credentials"]["password"].as_str().unwrap().to_owned(),
     };
-    let device = play(&t, &registered).await;
+    let device = play(t, &registered).await;
     device
         .client
         .publish(
@@ -308,6 +308,16 @@ async fn without_a_phone_the_hub_link_decides_by_the_callers_address() {
     assert_eq!(status, 200, "{changed}");
     assert_eq!(changed["networkCondition"]["requireNetwork"], true);
     assert_eq!(changed["phone"], Value::Null);
+    (client, device)
+}
+
+/// The second signal: a hub's broker connection shows the home's internet
+/// address; without a phone signal, a caller whose address (as the socket
+/// showed it, never a header) is the home's is in claims, another is not.
+#[tokio::test]
+async fn without_a_phone_the_hub_link_decides_by_the_callers_address() {
+    let t = TestPlatform::start().await;
+    let (client, device) = a_hub_home_with_a_conditional_member(&t).await;
 
     // From the home's address: in. From another address: out, whatever
     // X-Forwarded-For says.
@@ -329,5 +339,51 @@ async fn without_a_phone_the_hub_link_decides_by_the_callers_address() {
     let pair: Value = response.json().await.unwrap();
     let access = pair["accessToken"].as_str().unwrap();
     assert!(clients(&t, access).await.get(&client).is_none());
+    drop(device);
+}
+
+/// Mia's claims when she signs in with `http`, sending `forwarded` as
+/// X-Forwarded-For.
+async fn claims_from(t: &TestPlatform, http: reqwest::Client, forwarded: &str) -> Value {
+    let login = json!({ "email": "mia.hub@example.com", "password": PASSWORD });
+    let response = http
+        .post(t.url("/auth/login"))
+        .header("x-forwarded-for", forwarded)
+        .json(&login)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let pair: Value = response.json().await.unwrap();
+    clients(t, pair["accessToken"].as_str().unwrap()).await
+}
+
+/// Behind a reverse proxy the operator named (`ALYT_TRUSTED_PROXIES`), the
+/// caller's address is the right-most X-Forwarded-For hop the proxies did
+/// not add; a hop the caller wrote left of it, and the header of anyone not
+/// a trusted proxy, decide nothing.
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_forwarded_hop_is_the_callers_address() {
+    let t = TestPlatform::start_with(|config| {
+        config.trusted_proxies = "127.0.0.2, 10.0.0.0/8".parse().unwrap();
+    })
+    .await;
+    let (client, device) = a_hub_home_with_a_conditional_member(&t).await;
+    let from = |address: &str| {
+        reqwest::Client::builder()
+            .local_address(address.parse::<std::net::IpAddr>().unwrap())
+            .build()
+            .unwrap()
+    };
+    // Through the proxy (127.0.0.2), from the home's address: in; the hop
+    // the caller forged left of it and the proxies' own hops count for nothing.
+    let claims = claims_from(&t, from("127.0.0.2"), "198.51.100.7, 127.0.0.1, 10.1.2.3").await;
+    assert_eq!(claims[&client]["role"], "MEMBER", "{claims}");
+    // Through the proxy from elsewhere, however the caller forges the left.
+    let claims = claims_from(&t, from("127.0.0.2"), "127.0.0.1, 198.51.100.7").await;
+    assert!(claims.get(&client).is_none(), "{claims}");
+    // Not through a trusted proxy: the header is not read.
+    let claims = claims_from(&t, from("127.0.0.3"), "127.0.0.1").await;
+    assert!(claims.get(&client).is_none(), "{claims}");
     drop(device);
 }

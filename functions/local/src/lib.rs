@@ -10,7 +10,7 @@ use std::time::Duration;
 use alyt_api::bootstrap::FirstStart;
 use alyt_api::conventions::ratelimit::RateLimitPolicy;
 use alyt_api::ports::TestTokenBotCheck;
-use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings};
+use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings, TrustedProxies};
 use alyt_device::credentials::StoreDeviceAuthenticator;
 use alyt_device::ingest::{Ingest, IngestStats};
 use alyt_device::liveness_sweep::LivenessSweep;
@@ -78,6 +78,10 @@ pub struct Config {
     pub routine_runner_every: Duration,
     /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
     pub webhooks: events::WebhookConfig,
+    /// `ALYT_TRUSTED_PROXIES`: the reverse proxies in front of the platform
+    /// (comma-separated addresses and networks), whose `X-Forwarded-For`
+    /// names the caller's address. Empty by default: the socket's peer is.
+    pub trusted_proxies: TrustedProxies,
     /// The platform's clock; `None` is the system clock. Tests move an
     /// injected one (stays, invitation links) instead of sleeping.
     pub clock: Option<InjectedClock>,
@@ -110,6 +114,8 @@ pub enum StartError {
     Broker(#[from] alyt_device::BrokerError),
     #[error("{0}")]
     BadRateLimit(String),
+    #[error("ALYT_TRUSTED_PROXIES: {0}")]
+    BadTrustedProxies(String),
     #[error("ALYT_SIMULATOR_SEED must be an unsigned 64-bit number, not {0:?}")]
     BadSeed(String),
     #[error("cannot open the store-calls log {path}: {source}")]
@@ -172,6 +178,10 @@ impl Config {
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
             webhooks: events::WebhookConfig::from_env(),
+            trusted_proxies: std::env::var(TrustedProxies::ENV)
+                .unwrap_or_default()
+                .parse()
+                .map_err(StartError::BadTrustedProxies)?,
         })
     }
 
@@ -193,6 +203,7 @@ impl Config {
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
             webhooks: events::WebhookConfig::default(),
+            trusted_proxies: TrustedProxies::default(),
         }
     }
 }
@@ -376,7 +387,10 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // the API with its conventions and fallback.
     let mut app = alyt_console::routes_with(&alyt_console::ConsoleSettings::from_env())
         .merge(alyt_api::app(state, &Group::ALL))
-        .layer(axum::middleware::from_fn(client_addr));
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(config.trusted_proxies.clone()),
+            client_addr,
+        ));
     if config.report_store_calls || config.store_calls_log.is_some() {
         let log = match &config.store_calls_log {
             Some(path) => {
@@ -713,10 +727,15 @@ async fn report_store_calls(
     response
 }
 
-/// The local server knows the peer from the socket.
-async fn client_addr(mut request: Request, next: Next) -> Response {
+/// The local server knows the peer from the socket; behind trusted proxies,
+/// the hop they vouch for in `X-Forwarded-For`.
+async fn client_addr(
+    State(trusted): State<Arc<TrustedProxies>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     if let Some(ConnectInfo(peer)) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
-        let addr = ClientAddr(peer.ip());
+        let addr = ClientAddr(trusted.client_of(peer.ip(), request.headers()));
         request.extensions_mut().insert(addr);
     }
     next.run(request).await

@@ -215,7 +215,8 @@ export interface paths {
         /**
          * Issues a LIVE key to an ACTIVE developer once its connector is approved
          *     (platform OWNER or STAFF; issuance is manual for now). The answer carries the
-         *     secret, `svc_live_…`, shown this once; the developer then lists, rotates and
+         *     secret, `svc_dev_…` like every key's (the key's record makes it LIVE),
+         *     shown this once; the developer then lists, rotates and
          *     revokes the key like its DEV keys. A LIVE key acts only for the tenants that
          *     installed its connector (`definitionId` = the connector's id); approval
          *     alone grants no household access. Name, scopes and expiry
@@ -695,7 +696,10 @@ export interface paths {
          *     `id: <id>`, `data: <envelope JSON>`; a comment every 15 s; the connection
          *     closes after one hour locally (15 minutes on the hosted function URL);
          *     reconnect with `Last-Event-ID` (or `after=`) to resume with no gap and no
-         *     duplicate.
+         *     duplicate. A caller holds at most 5 streams at once (429); a stream ends
+         *     within seconds when its key is revoked or rotated, its developer
+         *     suspended or its session signed out, and a session's when its access
+         *     token expires.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -764,8 +768,9 @@ export interface paths {
         put?: never;
         /**
          * Gives the key a new secret, shown this once; the old secret stops working at
-         *     once. The key id, which is the App ID, stays, and so do its kind and the
-         *     secret's form (`svc_dev_` or `svc_live_`). App tokens already issued name
+         *     once. The key id, which is the App ID, stays, and so does its kind; the new
+         *     secret is `svc_dev_…` whatever the kind (a LIVE key's `svc_live_…` secret
+         *     from before becomes one too). App tokens already issued name
          *     the key, not the secret, and run out within their five minutes (revoke the
          *     key to stop them at once). Session only.
          */
@@ -1649,7 +1654,10 @@ export interface paths {
          *     every 15 s; resume with `Last-Event-ID` or `after=`): its devices' online,
          *     offline, telemetry and command results, and its endpoints' state. Anyone
          *     who sees the home may listen (a guest too); nothing about people,
-         *     notifications, developers or webhooks is sent.
+         *     notifications, developers or webhooks is sent, and nothing from before
+         *     the caller's access to the home began (a new member, a guest's stay).
+         *     A caller holds at most 5 streams at once (429); a stream ends within
+         *     seconds of its credential losing the home.
          */
         get: operations["streamHomeEvents"];
         put?: never;
@@ -2494,7 +2502,7 @@ export interface components {
             input?: components["schemas"]["BTreeMap"];
             /** @description The home the integration's things go to. */
             propertyId: components["schemas"]["PropertyId"];
-            tenantId: components["schemas"]["TenantId"];
+            tenantId?: null | components["schemas"]["TenantId"];
         };
         /** @description The Connect result (spec: Integrations and catalogue). */
         ConnectResult: {
@@ -2675,7 +2683,7 @@ export interface components {
             icon?: string;
             name: string;
             propertyId: components["schemas"]["PropertyId"];
-            tenantId: components["schemas"]["TenantId"];
+            tenantId?: null | components["schemas"]["TenantId"];
         };
         CreateSubmissionRequest: {
             aiDeclaration: components["schemas"]["AiDeclaration"];
@@ -2934,7 +2942,7 @@ export interface components {
         DiscoverRequest: {
             /** @description The integration's home (an integration belongs to one home). */
             propertyId: components["schemas"]["PropertyId"];
-            tenantId: components["schemas"]["TenantId"];
+            tenantId?: null | components["schemas"]["TenantId"];
         };
         /** @description What one discovery did. */
         DiscoveryResult: {
@@ -3238,7 +3246,10 @@ export interface components {
              */
             revision: number;
         };
-        /** @description An incident. */
+        /**
+         * @description An entry of the incident history: a detection's incident, or a keypad
+         *     disarm with its source.
+         */
         IncidentView: {
             /** @description The resident who acknowledged it (acknowledging is separate from Off). */
             acknowledgedBy: string | null;
@@ -3248,17 +3259,26 @@ export interface components {
             alarmed: boolean;
             /** Format: int64 */
             generation: number;
+            /**
+             * @description `detection` (a watched signal fired) or `keypad-disarm` (a verified
+             *     keypad code turned the home Off).
+             */
+            kind: string;
             /** Format: int64 */
             number: number;
             /** Format: date-time */
             openedAt: string;
-            signal: components["schemas"]["Signal"];
+            signal: null | components["schemas"]["Signal"];
+            source: null | components["schemas"]["LockSourceView"];
             /**
              * @description `entry` (the alarm sounds at `alarmAt` unless turned Off), `alarm`,
              *     `cleared`.
              */
             state: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The thing that detected, or the lock whose keypad it was.
+             */
             thingId: string;
         };
         /** @description An integration: a connector installed in a home. Never its config. */
@@ -3628,6 +3648,18 @@ export interface components {
              */
             longitude: number;
         };
+        /**
+         * @description Where a keypad disarm came from: a device of the home (`deviceId`), or
+         *     an endpoint of a connector's integration (`connectorId`,
+         *     `integrationId`).
+         */
+        LockSourceView: {
+            connectorId: string | null;
+            deviceId: string | null;
+            integrationId: string | null;
+            /** @description `device` or `endpoint`. */
+            kind: string;
+        };
         LoginRequest: {
             email: string;
             password: string;
@@ -3724,7 +3756,7 @@ export interface components {
              *     order (1-20, distinct, not the kept room).
              */
             from: components["schemas"]["RoomId"][];
-            tenantId: components["schemas"]["TenantId"];
+            tenantId?: null | components["schemas"]["TenantId"];
         };
         MfaCodeRequest: {
             /** @description The current 6-digit code of the authenticator app. */
@@ -4225,6 +4257,15 @@ export interface components {
         RegisterDeviceRequest: {
             /** @description At least one; duplicates count once. */
             capabilities: components["schemas"]["DeviceCapability"][];
+            /**
+             * @description What the device is beyond its capabilities, as its owner declares
+             *     it: feature aliases such as `keypad` (a lock with an external
+             *     keypad), at most 64 of 1-64 characters. Its own status reports
+             *     replace its features later, but never its keypad: a keypad code
+             *     turns a home's security Off, so only this declaration gives a lock
+             *     one.
+             */
+            features?: string[];
             firmware?: string;
             kind: components["schemas"]["DeviceKind"];
             /** @description Six octets, `AA:BB:CC:DD:EE:FF` or `AA-BB-…`; stored upper case with colons. */
@@ -4667,11 +4708,6 @@ export interface components {
              *     null: the platform's own engine).
              */
             hubDeviceId?: string | null;
-            /**
-             * @description The locks whose external keypad disarms and prompts to arm (null:
-             *     every lock with a keypad).
-             */
-            keypadLocks?: string[] | null;
             location?: null | components["schemas"]["Location"];
             nightLightRooms?: string[] | null;
             sleepingRooms?: string[] | null;
@@ -4694,11 +4730,6 @@ export interface components {
             exitDelaySeconds: number;
             /** @description The hub that runs the home's protection (null: the platform). */
             hubDeviceId: string | null;
-            /**
-             * @description The locks whose external keypad disarms and prompts to arm (null:
-             *     every lock with a keypad).
-             */
-            keypadLocks: string[] | null;
             location: null | components["schemas"]["Location"];
             nightLightRooms: string[];
             sleepingRooms: string[];
@@ -7151,6 +7182,15 @@ export interface operations {
             };
             /** @description This host cannot stream (a hosted stack's HTTP API): `location` is the same request on the stream's own host (the stack's EventStreamUrl) */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller already holds its cap of open streams (5 unless configured): the RateLimit fields name the `streams` policy and Retry-After when a slot frees at the latest */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10153,7 +10193,10 @@ export interface operations {
     };
     connectIntegration: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The tenant (or `tenantId` in the body). */
+                tenantId?: components["schemas"]["TenantId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -10429,7 +10472,10 @@ export interface operations {
     };
     discoverIntegration: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The tenant (or `tenantId` in the body). */
+                tenantId?: components["schemas"]["TenantId"];
+            };
             header?: never;
             path: {
                 /** @description The integration */
@@ -10452,7 +10498,7 @@ export interface operations {
                     "application/json": components["schemas"]["DiscoveryResult"];
                 };
             };
-            /** @description A field is wrong (named in `field`): propertyId must be the integration's home */
+            /** @description A field is wrong (named in `field`): tenantId (missing, or the query's and the body's differ), or propertyId, which must be the integration's home */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11088,6 +11134,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The caller already holds its cap of open streams (5 unless configured): the RateLimit fields name the `streams` policy and Retry-After when a slot frees at the latest */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getPropertyOverview: {
@@ -11383,7 +11438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A key without rooms:write, or a caller who sees the home without configuring it */
+            /** @description A key without rooms:write, a caller who sees the home without configuring it, or a security step saved by anyone who does not control the home's security (every key) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11725,7 +11780,10 @@ export interface operations {
     };
     createRoom: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The tenant (or `tenantId` in the body). */
+                tenantId?: components["schemas"]["TenantId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11745,7 +11803,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoomView"];
                 };
             };
-            /** @description A field is wrong (named in `field`): name, icon */
+            /** @description A field is wrong (named in `field`): tenantId (missing, or the query's and the body's differ), name, icon */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12083,7 +12141,10 @@ export interface operations {
     };
     mergeRooms: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The tenant (or `tenantId` in the body). */
+                tenantId?: components["schemas"]["TenantId"];
+            };
             header?: never;
             path: {
                 /** @description The room that is kept */
@@ -12321,7 +12382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A key without rooms:write, or a caller who sees the home without configuring it */
+            /** @description A key without rooms:write, a caller who sees the home without configuring it, or a security step saved by anyone who does not control the home's security (every key) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -17,7 +17,7 @@ pub mod routing;
 pub mod state;
 
 pub use app::{app, app_with, serve, with_conventions};
-pub use conventions::client::{Client, ClientAddr};
+pub use conventions::client::{Client, ClientAddr, TrustedProxies};
 pub use conventions::problem::ApiError;
 pub use groups::{Group, OneGroup};
 pub use state::{Adapters, AppState, EventsSettings, Settings, TokenKey};

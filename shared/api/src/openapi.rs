@@ -71,7 +71,7 @@ impl utoipa::Modify for BearerScheme {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
-                        "`Authorization: Bearer <token>`: a household or developer session's access token (a JWT from /v1/auth/login or /v1/developers/auth/login), a developer key (`svc_dev_…`, `svc_live_…`) or its five-minute app token, or a widget token (`wt_…`). The scopes an operation lists are what a key needs (all of them); an operation listing none is one any key may call, or none may (it answers 403). Sessions and widget tokens are checked by role and grant, not scopes.",
+                        "`Authorization: Bearer <token>`: a household or developer session's access token (a JWT from /v1/auth/login or /v1/developers/auth/login), a developer key (`svc_dev_…`, DEV or LIVE as the key's record says) or its five-minute app token, or a widget token (`wt_…`). The scopes an operation lists are what a key needs (all of them); an operation listing none is one any key may call, or none may (it answers 403). Sessions and widget tokens are checked by role and grant, not scopes.",
                     ))
                     .build(),
             ),

@@ -88,6 +88,27 @@ impl ChannelMessage {
             ChannelMessage::Availability(_) => Channel::Availability,
         }
     }
+
+    /// Removes what the platform never stores (PIN values, credentials,
+    /// private media URLs: [`alyt_domain::never_stored`], the rule a
+    /// connector's endpoint state goes through too) from the free-form
+    /// objects a device sends: the status payload, an event's or an alert's
+    /// fields and a telemetry reading's detail. Answers how many values went.
+    pub fn strip_secrets(&mut self) -> usize {
+        use alyt_domain::never_stored::strip_secrets;
+        match self {
+            ChannelMessage::Status(report) => strip_secrets(&mut report.payload),
+            ChannelMessage::Event(fields) | ChannelMessage::Alert(fields) => strip_secrets(fields),
+            ChannelMessage::Telemetry(Telemetry::Reading {
+                payload: Some(detail),
+                ..
+            }) => strip_secrets(detail),
+            ChannelMessage::Telemetry(_)
+            | ChannelMessage::Command(_)
+            | ChannelMessage::Response(_)
+            | ChannelMessage::Availability(_) => 0,
+        }
+    }
 }
 
 /// A status report: the device's current state nested by capability id,
@@ -853,6 +874,53 @@ mod tests {
 
     fn id(n: u64) -> CommandId {
         CommandId::new(n).unwrap()
+    }
+
+    #[test]
+    fn a_pin_or_a_private_media_url_leaves_every_free_form_object_a_device_sends() {
+        let decode = |channel, text: &str| decode_inbound(channel, text.as_bytes()).unwrap();
+        let mut status = decode(
+            Channel::Status,
+            r#"{"lock":{"locked":true,"pin":"1234"},"features":["keypad"]}"#,
+        );
+        let mut event = decode(
+            Channel::Events,
+            r#"{"type":"lock","action":"keypad-unlock","keypadCode":"1234"}"#,
+        );
+        let mut alert = decode(
+            Channel::Alerts,
+            r#"{"condition":"tamper","clip":"https://cdn.example/c.mp4?sig=f"}"#,
+        );
+        let mut reading = decode(
+            Channel::Telemetry,
+            r#"{"metric":"motion","value":1,"payload":{"snapshot":"rtsp://u:p@cam/x","zone":"hall"}}"#,
+        );
+        for message in [&mut status, &mut event, &mut alert, &mut reading] {
+            assert_eq!(message.strip_secrets(), 1, "{message:?}");
+        }
+        let ChannelMessage::Status(report) = status else {
+            panic!("a status report");
+        };
+        assert_eq!(
+            Value::Object(report.payload),
+            serde_json::json!({ "lock": { "locked": true } })
+        );
+        assert_eq!(report.features, Some(vec!["keypad".to_owned()]));
+        assert_eq!(
+            event,
+            decode(
+                Channel::Events,
+                r#"{"type":"lock","action":"keypad-unlock"}"#
+            )
+        );
+        assert_eq!(alert, decode(Channel::Alerts, r#"{"condition":"tamper"}"#));
+        assert_eq!(
+            reading,
+            decode(
+                Channel::Telemetry,
+                r#"{"metric":"motion","value":1,"payload":{"zone":"hall"}}"#
+            )
+        );
     }
 
     fn reason<T: fmt::Debug>(result: Result<T, Rejected>) -> RejectReason {

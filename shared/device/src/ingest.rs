@@ -16,6 +16,10 @@
 //! command.result; a duplicate or an unknown commandId changes nothing).
 //! Every report but an offline one counts as hearing from the device.
 //!
+//! What the platform never stores (PIN values, credentials, private media
+//! URLs) is taken out of the free-form objects first, by the same rule a
+//! connector's endpoint state goes through.
+//!
 //! Each channel has its planner (`status`, `telemetry`, `response`, …): a
 //! pure function from the message and the device as read to the writes of
 //! the change, the events it raises and its liveness move (`Heard`); one
@@ -149,7 +153,7 @@ impl Ingest {
     /// everything about the message itself is an [`Outcome`], including
     /// writes the store refuses as invalid ([`UNSTORABLE`]).
     pub async fn handle(&self, message: &InboundMessage) -> Result<Outcome, StoreError> {
-        let decoded = match decode_inbound(message.channel, &message.payload) {
+        let mut decoded = match decode_inbound(message.channel, &message.payload) {
             Ok(decoded) => decoded,
             Err(rejected) => {
                 let reason = rejected.reason.as_str();
@@ -158,6 +162,12 @@ impl Ingest {
                 return Ok(Outcome::Rejected(reason));
             }
         };
+        // Before anything reads it: a PIN or a private media URL must reach
+        // no reported payload, device log, notification or event.
+        let stripped = decoded.strip_secrets();
+        if stripped > 0 {
+            tracing::debug!(topic = %message.topic, stripped, "values never stored left out");
+        }
         if let ChannelMessage::Event(fields) = &decoded {
             // Before the message's own transaction: a detection is
             // deduplicated by its event id, so a redelivery after a fault

@@ -11,6 +11,7 @@ pub mod ids;
 pub mod integration;
 pub mod invitation;
 pub mod membership;
+pub mod never_stored;
 pub mod notification;
 pub mod password;
 pub mod presence;

@@ -169,6 +169,7 @@ from .list_response_webhook_endpoint import ListResponseWebhookEndpoint
 from .liveness import Liveness
 from .liveness_state import LivenessState
 from .location import Location
+from .lock_source_view import LockSourceView
 from .login_request import LoginRequest
 from .me_home import MeHome
 from .me_response import MeResponse
@@ -504,6 +505,7 @@ __all__ = (
     "Liveness",
     "LivenessState",
     "Location",
+    "LockSourceView",
     "LoginRequest",
     "MeHome",
     "Member",

@@ -29,14 +29,14 @@ class ConnectRequest:
         Attributes:
             connector_id (UUID):
             property_id (UUID):
-            tenant_id (UUID):
             input_ (BTreeMap | Unset):
+            tenant_id (None | Unset | UUID):
      """
 
     connector_id: UUID
     property_id: UUID
-    tenant_id: UUID
     input_: BTreeMap | Unset = UNSET
+    tenant_id: None | Unset | UUID = UNSET
 
 
 
@@ -48,11 +48,17 @@ class ConnectRequest:
 
         property_id = str(self.property_id)
 
-        tenant_id = str(self.tenant_id)
-
         input_: dict[str, Any] | Unset = UNSET
         if not isinstance(self.input_, Unset):
             input_ = self.input_.to_dict()
+
+        tenant_id: None | str | Unset
+        if isinstance(self.tenant_id, Unset):
+            tenant_id = UNSET
+        elif isinstance(self.tenant_id, UUID):
+            tenant_id = str(self.tenant_id)
+        else:
+            tenant_id = self.tenant_id
 
 
         field_dict: dict[str, Any] = {}
@@ -60,10 +66,11 @@ class ConnectRequest:
         field_dict.update({
             "connectorId": connector_id,
             "propertyId": property_id,
-            "tenantId": tenant_id,
         })
         if input_ is not UNSET:
             field_dict["input"] = input_
+        if tenant_id is not UNSET:
+            field_dict["tenantId"] = tenant_id
 
         return field_dict
 
@@ -83,11 +90,6 @@ class ConnectRequest:
 
 
 
-        tenant_id = UUID(d.pop("tenantId"))
-
-
-
-
         _input_ = d.pop("input", UNSET)
         input_: BTreeMap | Unset
         if isinstance(_input_,  Unset):
@@ -98,11 +100,31 @@ class ConnectRequest:
 
 
 
+        def _parse_tenant_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                tenant_id_type_1 = UUID(data)
+
+
+
+                return tenant_id_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        tenant_id = _parse_tenant_id(d.pop("tenantId", UNSET))
+
+
         connect_request = cls(
             connector_id=connector_id,
             property_id=property_id,
-            tenant_id=tenant_id,
             input_=input_,
+            tenant_id=tenant_id,
         )
 
         return connect_request

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..types import UNSET, Unset
+from typing import cast
 from uuid import UUID
 
 
@@ -27,14 +28,14 @@ class CreateRoomRequest:
         Attributes:
             name (str):
             property_id (UUID):
-            tenant_id (UUID):
             icon (str | Unset): A token of the room-icon set; derived from the name when left out.
+            tenant_id (None | Unset | UUID):
      """
 
     name: str
     property_id: UUID
-    tenant_id: UUID
     icon: str | Unset = UNSET
+    tenant_id: None | Unset | UUID = UNSET
 
 
 
@@ -45,9 +46,15 @@ class CreateRoomRequest:
 
         property_id = str(self.property_id)
 
-        tenant_id = str(self.tenant_id)
-
         icon = self.icon
+
+        tenant_id: None | str | Unset
+        if isinstance(self.tenant_id, Unset):
+            tenant_id = UNSET
+        elif isinstance(self.tenant_id, UUID):
+            tenant_id = str(self.tenant_id)
+        else:
+            tenant_id = self.tenant_id
 
 
         field_dict: dict[str, Any] = {}
@@ -55,10 +62,11 @@ class CreateRoomRequest:
         field_dict.update({
             "name": name,
             "propertyId": property_id,
-            "tenantId": tenant_id,
         })
         if icon is not UNSET:
             field_dict["icon"] = icon
+        if tenant_id is not UNSET:
+            field_dict["tenantId"] = tenant_id
 
         return field_dict
 
@@ -74,18 +82,33 @@ class CreateRoomRequest:
 
 
 
-        tenant_id = UUID(d.pop("tenantId"))
-
-
-
-
         icon = d.pop("icon", UNSET)
+
+        def _parse_tenant_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                tenant_id_type_1 = UUID(data)
+
+
+
+                return tenant_id_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        tenant_id = _parse_tenant_id(d.pop("tenantId", UNSET))
+
 
         create_room_request = cls(
             name=name,
             property_id=property_id,
-            tenant_id=tenant_id,
             icon=icon,
+            tenant_id=tenant_id,
         )
 
         return create_room_request

@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
+from typing import cast
 from uuid import UUID
 
 
@@ -24,11 +26,11 @@ class DiscoverRequest:
     """ 
         Attributes:
             property_id (UUID):
-            tenant_id (UUID):
+            tenant_id (None | Unset | UUID):
      """
 
     property_id: UUID
-    tenant_id: UUID
+    tenant_id: None | Unset | UUID = UNSET
 
 
 
@@ -37,15 +39,22 @@ class DiscoverRequest:
     def to_dict(self) -> dict[str, Any]:
         property_id = str(self.property_id)
 
-        tenant_id = str(self.tenant_id)
+        tenant_id: None | str | Unset
+        if isinstance(self.tenant_id, Unset):
+            tenant_id = UNSET
+        elif isinstance(self.tenant_id, UUID):
+            tenant_id = str(self.tenant_id)
+        else:
+            tenant_id = self.tenant_id
 
 
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
             "propertyId": property_id,
-            "tenantId": tenant_id,
         })
+        if tenant_id is not UNSET:
+            field_dict["tenantId"] = tenant_id
 
         return field_dict
 
@@ -59,9 +68,24 @@ class DiscoverRequest:
 
 
 
-        tenant_id = UUID(d.pop("tenantId"))
+        def _parse_tenant_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                tenant_id_type_1 = UUID(data)
 
 
+
+                return tenant_id_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        tenant_id = _parse_tenant_id(d.pop("tenantId", UNSET))
 
 
         discover_request = cls(

@@ -13,6 +13,8 @@ from typing import cast
 from uuid import UUID
 import datetime
 
+if TYPE_CHECKING:
+  from ..models.lock_source_view import LockSourceView
 
 
 
@@ -24,28 +26,34 @@ T = TypeVar("T", bound="IncidentView")
 
 @_attrs_define
 class IncidentView:
-    """ An incident.
+    """ An entry of the incident history: a detection's incident, or a keypad
+    disarm with its source.
 
         Attributes:
             acknowledged_by (None | str): The resident who acknowledged it (acknowledging is separate from Off).
             alarm_at (datetime.datetime | None):
             alarmed (bool): Whether the alarm sounded.
             generation (int):
+            kind (str): `detection` (a watched signal fired) or `keypad-disarm` (a verified
+                keypad code turned the home Off).
             number (int):
             opened_at (datetime.datetime):
-            signal (Signal): What a detector senses (the families of spec I that detect).
+            signal (None | Signal):
+            source (LockSourceView | None):
             state (str): `entry` (the alarm sounds at `alarmAt` unless turned Off), `alarm`,
                 `cleared`.
-            thing_id (UUID):
+            thing_id (UUID): The thing that detected, or the lock whose keypad it was.
      """
 
     acknowledged_by: None | str
     alarm_at: datetime.datetime | None
     alarmed: bool
     generation: int
+    kind: str
     number: int
     opened_at: datetime.datetime
-    signal: Signal
+    signal: None | Signal
+    source: LockSourceView | None
     state: str
     thing_id: UUID
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -55,6 +63,7 @@ class IncidentView:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.lock_source_view import LockSourceView # noqa: PLC0415
         acknowledged_by: None | str
         acknowledged_by = self.acknowledged_by
 
@@ -68,11 +77,23 @@ class IncidentView:
 
         generation = self.generation
 
+        kind = self.kind
+
         number = self.number
 
         opened_at = self.opened_at.isoformat()
 
-        signal = self.signal.value
+        signal: None | str
+        if isinstance(self.signal, Signal):
+            signal = self.signal.value
+        else:
+            signal = self.signal
+
+        source: dict[str, Any] | None
+        if isinstance(self.source, LockSourceView):
+            source = self.source.to_dict()
+        else:
+            source = self.source
 
         state = self.state
 
@@ -86,9 +107,11 @@ class IncidentView:
             "alarmAt": alarm_at,
             "alarmed": alarmed,
             "generation": generation,
+            "kind": kind,
             "number": number,
             "openedAt": opened_at,
             "signal": signal,
+            "source": source,
             "state": state,
             "thingId": thing_id,
         })
@@ -99,6 +122,7 @@ class IncidentView:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.lock_source_view import LockSourceView # noqa: PLC0415
         d = dict(src_dict)
         def _parse_acknowledged_by(data: object) -> None | str:
             if data is None:
@@ -130,6 +154,8 @@ class IncidentView:
 
         generation = d.pop("generation")
 
+        kind = d.pop("kind")
+
         number = d.pop("number")
 
         opened_at = datetime.datetime.fromisoformat(d.pop("openedAt"))
@@ -137,9 +163,40 @@ class IncidentView:
 
 
 
-        signal = Signal(d.pop("signal"))
+        def _parse_signal(data: object) -> None | Signal:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                signal_type_1 = Signal(data)
 
 
+
+                return signal_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Signal, data)
+
+        signal = _parse_signal(d.pop("signal"))
+
+
+        def _parse_source(data: object) -> LockSourceView | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                source_type_1 = LockSourceView.from_dict(data)
+
+
+
+                return source_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(LockSourceView | None, data)
+
+        source = _parse_source(d.pop("source"))
 
 
         state = d.pop("state")
@@ -154,9 +211,11 @@ class IncidentView:
             alarm_at=alarm_at,
             alarmed=alarmed,
             generation=generation,
+            kind=kind,
             number=number,
             opened_at=opened_at,
             signal=signal,
+            source=source,
             state=state,
             thing_id=thing_id,
         )

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -27,11 +28,11 @@ class MergeRoomsRequest:
         Attributes:
             from_ (list[UUID]): Rooms of the same home merged into the room of the path, in this
                 order (1-20, distinct, not the kept room).
-            tenant_id (UUID):
+            tenant_id (None | Unset | UUID):
      """
 
     from_: list[UUID]
-    tenant_id: UUID
+    tenant_id: None | Unset | UUID = UNSET
 
 
 
@@ -45,15 +46,22 @@ class MergeRoomsRequest:
 
 
 
-        tenant_id = str(self.tenant_id)
+        tenant_id: None | str | Unset
+        if isinstance(self.tenant_id, Unset):
+            tenant_id = UNSET
+        elif isinstance(self.tenant_id, UUID):
+            tenant_id = str(self.tenant_id)
+        else:
+            tenant_id = self.tenant_id
 
 
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
             "from": from_,
-            "tenantId": tenant_id,
         })
+        if tenant_id is not UNSET:
+            field_dict["tenantId"] = tenant_id
 
         return field_dict
 
@@ -72,9 +80,24 @@ class MergeRoomsRequest:
             from_.append(from_item)
 
 
-        tenant_id = UUID(d.pop("tenantId"))
+        def _parse_tenant_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                tenant_id_type_1 = UUID(data)
 
 
+
+                return tenant_id_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        tenant_id = _parse_tenant_id(d.pop("tenantId", UNSET))
 
 
         merge_rooms_request = cls(

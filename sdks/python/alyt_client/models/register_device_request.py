@@ -35,6 +35,12 @@ class RegisterDeviceRequest:
             property_id (UUID):
             serial (str): The burned-in serial of the board: 1-64 printable ASCII characters.
             tenant_id (UUID):
+            features (list[str] | Unset): What the device is beyond its capabilities, as its owner declares
+                it: feature aliases such as `keypad` (a lock with an external
+                keypad), at most 64 of 1-64 characters. Its own status reports
+                replace its features later, but never its keypad: a keypad code
+                turns a home's security Off, so only this declaration gives a lock
+                one.
             firmware (str | Unset):
             mac_address (str | Unset): Six octets, `AA:BB:CC:DD:EE:FF` or `AA-BB-…`; stored upper case with colons.
             model (str | Unset):
@@ -50,6 +56,7 @@ class RegisterDeviceRequest:
     property_id: UUID
     serial: str
     tenant_id: UUID
+    features: list[str] | Unset = UNSET
     firmware: str | Unset = UNSET
     mac_address: str | Unset = UNSET
     model: str | Unset = UNSET
@@ -79,6 +86,12 @@ class RegisterDeviceRequest:
         serial = self.serial
 
         tenant_id = str(self.tenant_id)
+
+        features: list[str] | Unset = UNSET
+        if not isinstance(self.features, Unset):
+            features = self.features
+
+
 
         firmware = self.firmware
 
@@ -112,6 +125,8 @@ class RegisterDeviceRequest:
             "serial": serial,
             "tenantId": tenant_id,
         })
+        if features is not UNSET:
+            field_dict["features"] = features
         if firmware is not UNSET:
             field_dict["firmware"] = firmware
         if mac_address is not UNSET:
@@ -163,6 +178,9 @@ class RegisterDeviceRequest:
 
 
 
+        features = cast(list[str], d.pop("features", UNSET))
+
+
         firmware = d.pop("firmware", UNSET)
 
         mac_address = d.pop("macAddress", UNSET)
@@ -208,6 +226,7 @@ class RegisterDeviceRequest:
             property_id=property_id,
             serial=serial,
             tenant_id=tenant_id,
+            features=features,
             firmware=firmware,
             mac_address=mac_address,
             model=model,

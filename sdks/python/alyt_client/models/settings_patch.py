@@ -34,8 +34,6 @@ class SettingsPatch:
             exit_delay_seconds (int | None | Unset):
             hub_device_id (None | str | Unset): The hub that runs the home's protection (a HUB device of this home;
                 null: the platform's own engine).
-            keypad_locks (list[str] | None | Unset): The locks whose external keypad disarms and prompts to arm (null:
-                every lock with a keypad).
             location (Location | None | Unset):
             night_light_rooms (list[str] | None | Unset):
             sleeping_rooms (list[str] | None | Unset):
@@ -47,7 +45,6 @@ class SettingsPatch:
     entry_delay_seconds: int | None | Unset = UNSET
     exit_delay_seconds: int | None | Unset = UNSET
     hub_device_id: None | str | Unset = UNSET
-    keypad_locks: list[str] | None | Unset = UNSET
     location: Location | None | Unset = UNSET
     night_light_rooms: list[str] | None | Unset = UNSET
     sleeping_rooms: list[str] | None | Unset = UNSET
@@ -86,16 +83,6 @@ class SettingsPatch:
             hub_device_id = UNSET
         else:
             hub_device_id = self.hub_device_id
-
-        keypad_locks: list[str] | None | Unset
-        if isinstance(self.keypad_locks, Unset):
-            keypad_locks = UNSET
-        elif isinstance(self.keypad_locks, list):
-            keypad_locks = self.keypad_locks
-
-
-        else:
-            keypad_locks = self.keypad_locks
 
         location: dict[str, Any] | None | Unset
         if isinstance(self.location, Unset):
@@ -149,8 +136,6 @@ class SettingsPatch:
             field_dict["exitDelaySeconds"] = exit_delay_seconds
         if hub_device_id is not UNSET:
             field_dict["hubDeviceId"] = hub_device_id
-        if keypad_locks is not UNSET:
-            field_dict["keypadLocks"] = keypad_locks
         if location is not UNSET:
             field_dict["location"] = location
         if night_light_rooms is not UNSET:
@@ -218,24 +203,6 @@ class SettingsPatch:
             return cast(None | str | Unset, data)
 
         hub_device_id = _parse_hub_device_id(d.pop("hubDeviceId", UNSET))
-
-
-        def _parse_keypad_locks(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                keypad_locks_type_0 = cast(list[str], data)
-
-                return keypad_locks_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        keypad_locks = _parse_keypad_locks(d.pop("keypadLocks", UNSET))
 
 
         def _parse_location(data: object) -> Location | None | Unset:
@@ -318,7 +285,6 @@ class SettingsPatch:
             entry_delay_seconds=entry_delay_seconds,
             exit_delay_seconds=exit_delay_seconds,
             hub_device_id=hub_device_id,
-            keypad_locks=keypad_locks,
             location=location,
             night_light_rooms=night_light_rooms,
             sleeping_rooms=sleeping_rooms,

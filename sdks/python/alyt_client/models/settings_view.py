@@ -32,8 +32,6 @@ class SettingsView:
             entry_delay_seconds (int): 0-300.
             exit_delay_seconds (int): 0-300.
             hub_device_id (None | str): The hub that runs the home's protection (null: the platform).
-            keypad_locks (list[str] | None): The locks whose external keypad disarms and prompts to arm (null:
-                every lock with a keypad).
             location (Location | None):
             night_light_rooms (list[str]):
             sleeping_rooms (list[str]):
@@ -44,7 +42,6 @@ class SettingsView:
     entry_delay_seconds: int
     exit_delay_seconds: int
     hub_device_id: None | str
-    keypad_locks: list[str] | None
     location: Location | None
     night_light_rooms: list[str]
     sleeping_rooms: list[str]
@@ -64,14 +61,6 @@ class SettingsView:
 
         hub_device_id: None | str
         hub_device_id = self.hub_device_id
-
-        keypad_locks: list[str] | None
-        if isinstance(self.keypad_locks, list):
-            keypad_locks = self.keypad_locks
-
-
-        else:
-            keypad_locks = self.keypad_locks
 
         location: dict[str, Any] | None
         if isinstance(self.location, Location):
@@ -99,7 +88,6 @@ class SettingsView:
             "entryDelaySeconds": entry_delay_seconds,
             "exitDelaySeconds": exit_delay_seconds,
             "hubDeviceId": hub_device_id,
-            "keypadLocks": keypad_locks,
             "location": location,
             "nightLightRooms": night_light_rooms,
             "sleepingRooms": sleeping_rooms,
@@ -129,22 +117,6 @@ class SettingsView:
             return cast(None | str, data)
 
         hub_device_id = _parse_hub_device_id(d.pop("hubDeviceId"))
-
-
-        def _parse_keypad_locks(data: object) -> list[str] | None:
-            if data is None:
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                keypad_locks_type_0 = cast(list[str], data)
-
-                return keypad_locks_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None, data)
-
-        keypad_locks = _parse_keypad_locks(d.pop("keypadLocks"))
 
 
         def _parse_location(data: object) -> Location | None:
@@ -179,7 +151,6 @@ class SettingsView:
             entry_delay_seconds=entry_delay_seconds,
             exit_delay_seconds=exit_delay_seconds,
             hub_device_id=hub_device_id,
-            keypad_locks=keypad_locks,
             location=location,
             night_light_rooms=night_light_rooms,
             sleeping_rooms=sleeping_rooms,

@@ -1,7 +1,7 @@
 //! The caller extractor: `Authorization: Bearer <token>` to a [`Principal`].
 //!
-//! A token is either a developer key (`svc_dev_…` / `svc_live_…`) or a
-//! widget token (`wt_…`, its person still holding the home), looked up by its
+//! A token is either a developer key (`svc_dev_…`, DEV or LIVE as its record
+//! says) or a widget token (`wt_…`, its person still holding the home), looked up by its
 //! SHA-256, or a JWT: a household or developer session (its session must
 //! not be revoked) or a five-minute app token (its key must still be live).
 //! Every failure answers the same 401, so the answer says nothing about which
@@ -24,8 +24,13 @@ use super::jwt::{Audience, Verified};
 use super::secrets::sha256_hex;
 use crate::{ApiError, AppState};
 
-pub const DEV_KEY_PREFIX: &str = "svc_dev_";
-pub const LIVE_KEY_PREFIX: &str = "svc_live_";
+/// Every developer key's secret begins so, DEV and LIVE alike: the kind is
+/// the key record's, never read from the secret's text.
+pub const KEY_PREFIX: &str = "svc_dev_";
+/// The form LIVE secrets had before they took [`KEY_PREFIX`]: an already
+/// issued one is still looked up (its record still says LIVE) until it is
+/// rotated or revoked; none is issued any more.
+pub const LEGACY_LIVE_KEY_PREFIX: &str = "svc_live_";
 /// Widget tokens carry this prefix (recognisable in a leak scan).
 pub const WIDGET_TOKEN_PREFIX: &str = "wt_";
 
@@ -116,7 +121,7 @@ pub async fn recheck(state: &AppState, token: &str) -> Result<Principal, ApiErro
 }
 
 async fn identify(state: &AppState, token: &str, counted: Counted) -> Result<Principal, ApiError> {
-    if token.starts_with(DEV_KEY_PREFIX) || token.starts_with(LIVE_KEY_PREFIX) {
+    if token.starts_with(KEY_PREFIX) || token.starts_with(LEGACY_LIVE_KEY_PREFIX) {
         let key = Developers(&*state.store)
             .key_by_secret_hash(&sha256_hex(token))
             .await?

@@ -7,8 +7,9 @@
 //! **Who is counted.** An authenticated request counts against its principal:
 //! the key (an app token counts as its key) or the signed-in person's user id.
 //! Every other request counts against the client address the edge saw
-//! ([`ClientAddr`]: the TCP peer locally, API Gateway's source IP hosted, never
-//! a client-supplied header; an IPv6 address counts as its /64). So a new
+//! ([`ClientAddr`]: the TCP peer locally, or the hop its trusted proxies
+//! vouch for; API Gateway's source IP hosted; never a header a client chose;
+//! an IPv6 address counts as its /64). So a new
 //! Authorization header on every request buys nothing: a token that does not
 //! authenticate is charged to the address.
 //!

@@ -2,7 +2,7 @@
 //! Endpoints F, Rules; G): connecting a connector to a home, answering its
 //! challenge, discovery, and the endpoints an integration brings.
 //!
-//! * `POST /v1/integrations` `{ tenantId, propertyId, connectorId, input }`:
+//! * `POST /v1/integrations?tenantId` `{ propertyId, connectorId, input }`:
 //!   calls the connector's `v1/connect` with a new integration id and
 //!   answers the Connect result: `connected` (the integration is stored with
 //!   the config the connector answered, and discovery runs into the home at
@@ -18,12 +18,16 @@
 //! * `GET /v1/integrations/{integrationId}?tenantId`, `DELETE` (the
 //!   connector's `v1/disconnect` is called best-effort, then the
 //!   integration and its endpoints are removed; 204).
-//! * `POST /v1/integrations/{integrationId}/discover` `{ tenantId,
-//!   propertyId }`: asks the connector what it has and stores it as
+//! * `POST /v1/integrations/{integrationId}/discover?tenantId`
+//!   `{ propertyId }`: asks the connector what it has and stores it as
 //!   endpoints of the integration's home (an integration belongs to one
 //!   home: another `propertyId` is 400). See `discover_into`.
 //! * `GET /v1/integrations/{integrationId}/endpoints?tenantId`: the raw
 //!   endpoints of the integration (spec: Endpoint list response).
+//!
+//! The tenant is the `tenantId` query parameter, as for every household
+//! operation; connect and discover also take it in the body, as they first
+//! did (`conventions::tenant`).
 //!
 //! Who: the rule of rooms (`access::access_to`): connecting,
 //! answering, discovering and removing configure the home (the household's
@@ -88,6 +92,7 @@ use crate::auth::secrets::{random_token, sha256_hex};
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::tenant::TenantQuery;
 use crate::groups::devices::TenantParam;
 use crate::groups::homes::TenantPage;
 use crate::groups::homes::endpoints::{Endpoint, Installed, connector_problem, endpoint_object};
@@ -388,7 +393,10 @@ fn message(text: &str) -> String {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConnectRequest {
-    pub tenant_id: TenantId,
+    /// The tenant; may come as the `tenantId` query parameter instead (like
+    /// every household operation). When both are given they must agree.
+    #[serde(default)]
+    pub tenant_id: Option<TenantId>,
     /// The home the integration's things go to.
     pub property_id: PropertyId,
     /// The connector to connect (its developer's connector id).
@@ -537,6 +545,7 @@ async fn connect(
     path = "/v1/integrations",
     tag = "integrations",
     operation_id = "connectIntegration",
+    params(TenantQuery),
     request_body = ConnectRequest,
     security(("bearer" = ["integrations:write"])),
     responses(
@@ -552,18 +561,20 @@ async fn connect(
 pub async fn connect_integration(
     State(state): State<AppState>,
     Caller(caller): Caller,
+    ApiQuery(query): ApiQuery<TenantQuery>,
     ApiJson(body): ApiJson<ConnectRequest>,
 ) -> Result<Json<ConnectResult>, ApiError> {
+    let tenant = query.or_body(body.tenant_id)?;
     check_input(&body.input)?;
     let home = home_for(
         &state,
         &caller,
-        body.tenant_id,
+        tenant,
         body.property_id,
         Need::Configure.in_home(no_such_property),
     )
     .await?;
-    let connector = installable(&state, body.tenant_id, body.connector_id).await?;
+    let connector = installable(&state, tenant, body.connector_id).await?;
     let connecting = Connecting {
         home,
         connector,
@@ -666,9 +677,9 @@ struct Planned {
 fn usable(mut thing: DiscoveredThing) -> Option<DiscoveredThing> {
     check_external_id(&thing.external_id).ok()?;
     // Never stored: PINs, credentials, private media URLs.
-    alyt_domain::integration::strip_secrets(&mut thing.state);
+    alyt_domain::never_stored::strip_secrets(&mut thing.state);
     if let Some(detail) = thing.capabilities.as_mut() {
-        alyt_domain::integration::strip_secrets(detail);
+        alyt_domain::never_stored::strip_secrets(detail);
     }
     let bytes = serde_json::to_vec(&(&thing.state, &thing.capabilities, &thing.features))
         .map_or(usize::MAX, |v| v.len());
@@ -966,7 +977,10 @@ pub(crate) async fn discover_into(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DiscoverRequest {
-    pub tenant_id: TenantId,
+    /// The tenant; may come as the `tenantId` query parameter instead (like
+    /// every household operation). When both are given they must agree.
+    #[serde(default)]
+    pub tenant_id: Option<TenantId>,
     /// The integration's home (an integration belongs to one home).
     pub property_id: PropertyId,
 }
@@ -977,12 +991,12 @@ pub struct DiscoverRequest {
     path = "/v1/integrations/{integrationId}/discover",
     tag = "integrations",
     operation_id = "discoverIntegration",
-    params(("integrationId" = IntegrationId, Path, description = "The integration")),
+    params(("integrationId" = IntegrationId, Path, description = "The integration"), TenantQuery),
     request_body = DiscoverRequest,
     security(("bearer" = ["integrations:write"])),
     responses(
         (status = 200, description = "What discovery found, created and updated", body = DiscoveryResult),
-        (status = 400, description = "A field is wrong (named in `field`): propertyId must be the integration's home", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A field is wrong (named in `field`): tenantId (missing, or the query's and the body's differ), or propertyId, which must be the integration's home", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
@@ -994,16 +1008,12 @@ pub async fn discover_integration(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiPath(integration_id): ApiPath<IntegrationId>,
+    ApiQuery(query): ApiQuery<TenantQuery>,
     ApiJson(body): ApiJson<DiscoverRequest>,
 ) -> Result<Json<DiscoveryResult>, ApiError> {
-    let (integration, _) = integration_for(
-        &state,
-        &caller,
-        body.tenant_id,
-        integration_id,
-        Need::Configure,
-    )
-    .await?;
+    let tenant = query.or_body(body.tenant_id)?;
+    let (integration, _) =
+        integration_for(&state, &caller, tenant, integration_id, Need::Configure).await?;
     if body.property_id != integration.property_id {
         return Err(ApiError::validation(
             "propertyId",

@@ -93,8 +93,9 @@ def sync_detailed(
 
 ) -> Response[KeyWithSecret | Problem]:
     """ Gives the key a new secret, shown this once; the old secret stops working at
-    once. The key id, which is the App ID, stays, and so do its kind and the
-    secret's form (`svc_dev_` or `svc_live_`). App tokens already issued name
+    once. The key id, which is the App ID, stays, and so does its kind; the new
+    secret is `svc_dev_…` whatever the kind (a LIVE key's `svc_live_…` secret
+    from before becomes one too). App tokens already issued name
     the key, not the secret, and run out within their five minutes (revoke the
     key to stop them at once). Session only.
 
@@ -128,8 +129,9 @@ def sync(
 
 ) -> KeyWithSecret | Problem | None:
     """ Gives the key a new secret, shown this once; the old secret stops working at
-    once. The key id, which is the App ID, stays, and so do its kind and the
-    secret's form (`svc_dev_` or `svc_live_`). App tokens already issued name
+    once. The key id, which is the App ID, stays, and so does its kind; the new
+    secret is `svc_dev_…` whatever the kind (a LIVE key's `svc_live_…` secret
+    from before becomes one too). App tokens already issued name
     the key, not the secret, and run out within their five minutes (revoke the
     key to stop them at once). Session only.
 
@@ -158,8 +160,9 @@ async def asyncio_detailed(
 
 ) -> Response[KeyWithSecret | Problem]:
     """ Gives the key a new secret, shown this once; the old secret stops working at
-    once. The key id, which is the App ID, stays, and so do its kind and the
-    secret's form (`svc_dev_` or `svc_live_`). App tokens already issued name
+    once. The key id, which is the App ID, stays, and so does its kind; the new
+    secret is `svc_dev_…` whatever the kind (a LIVE key's `svc_live_…` secret
+    from before becomes one too). App tokens already issued name
     the key, not the secret, and run out within their five minutes (revoke the
     key to stop them at once). Session only.
 
@@ -193,8 +196,9 @@ async def asyncio(
 
 ) -> KeyWithSecret | Problem | None:
     """ Gives the key a new secret, shown this once; the old secret stops working at
-    once. The key id, which is the App ID, stays, and so do its kind and the
-    secret's form (`svc_dev_` or `svc_live_`). App tokens already issued name
+    once. The key id, which is the App ID, stays, and so does its kind; the new
+    secret is `svc_dev_…` whatever the kind (a LIVE key's `svc_live_…` secret
+    from before becomes one too). App tokens already issued name
     the key, not the secret, and run out within their five minutes (revoke the
     key to stop them at once). Session only.
 

@@ -84,6 +84,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_421
 
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
     else:
@@ -111,7 +118,10 @@ def sync_detailed(
     `id: <id>`, `data: <envelope JSON>`; a comment every 15 s; the connection
     closes after one hour locally (15 minutes on the hosted function URL);
     reconnect with `Last-Event-ID` (or `after=`) to resume with no gap and no
-    duplicate.
+    duplicate. A caller holds at most 5 streams at once (429); a stream ends
+    within seconds when its key is revoked or rotated, its developer
+    suspended or its session signed out, and a session's when its access
+    token expires.
 
     Args:
         events (str | Unset):
@@ -152,7 +162,10 @@ def sync(
     `id: <id>`, `data: <envelope JSON>`; a comment every 15 s; the connection
     closes after one hour locally (15 minutes on the hosted function URL);
     reconnect with `Last-Event-ID` (or `after=`) to resume with no gap and no
-    duplicate.
+    duplicate. A caller holds at most 5 streams at once (429); a stream ends
+    within seconds when its key is revoked or rotated, its developer
+    suspended or its session signed out, and a session's when its access
+    token expires.
 
     Args:
         events (str | Unset):
@@ -188,7 +201,10 @@ async def asyncio_detailed(
     `id: <id>`, `data: <envelope JSON>`; a comment every 15 s; the connection
     closes after one hour locally (15 minutes on the hosted function URL);
     reconnect with `Last-Event-ID` (or `after=`) to resume with no gap and no
-    duplicate.
+    duplicate. A caller holds at most 5 streams at once (429); a stream ends
+    within seconds when its key is revoked or rotated, its developer
+    suspended or its session signed out, and a session's when its access
+    token expires.
 
     Args:
         events (str | Unset):
@@ -229,7 +245,10 @@ async def asyncio(
     `id: <id>`, `data: <envelope JSON>`; a comment every 15 s; the connection
     closes after one hour locally (15 minutes on the hosted function URL);
     reconnect with `Last-Event-ID` (or `after=`) to resume with no gap and no
-    duplicate.
+    duplicate. A caller holds at most 5 streams at once (429); a stream ends
+    within seconds when its key is revoked or rotated, its developer
+    suspended or its session signed out, and a session's when its access
+    token expires.
 
     Args:
         events (str | Unset):

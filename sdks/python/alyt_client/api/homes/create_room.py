@@ -11,13 +11,16 @@ from ... import errors
 from ...models.create_room_request import CreateRoomRequest
 from ...models.problem import Problem
 from ...models.room_view import RoomView
+from ...types import UNSET, Unset
 from typing import cast
+from uuid import UUID
 
 
 
 def _get_kwargs(
     *,
     body: CreateRoomRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -25,11 +28,21 @@ def _get_kwargs(
 
     
 
-    
+    params: dict[str, Any] = {}
+
+    json_tenant_id: str | Unset = UNSET
+    if not isinstance(tenant_id, Unset):
+        json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
 
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/v1/rooms",
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -96,11 +109,13 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: CreateRoomRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Response[Problem | RoomView]:
     """ Creates a room in a home (configuration).
 
     Args:
+        tenant_id (UUID | Unset):
         body (CreateRoomRequest): The body of `POST /v1/rooms`.
 
     Raises:
@@ -114,6 +129,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+tenant_id=tenant_id,
 
     )
 
@@ -127,11 +143,13 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: CreateRoomRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Problem | RoomView | None:
     """ Creates a room in a home (configuration).
 
     Args:
+        tenant_id (UUID | Unset):
         body (CreateRoomRequest): The body of `POST /v1/rooms`.
 
     Raises:
@@ -146,6 +164,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+tenant_id=tenant_id,
 
     ).parsed
 
@@ -153,11 +172,13 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: CreateRoomRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Response[Problem | RoomView]:
     """ Creates a room in a home (configuration).
 
     Args:
+        tenant_id (UUID | Unset):
         body (CreateRoomRequest): The body of `POST /v1/rooms`.
 
     Raises:
@@ -171,6 +192,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+tenant_id=tenant_id,
 
     )
 
@@ -184,11 +206,13 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: CreateRoomRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Problem | RoomView | None:
     """ Creates a room in a home (configuration).
 
     Args:
+        tenant_id (UUID | Unset):
         body (CreateRoomRequest): The body of `POST /v1/rooms`.
 
     Raises:
@@ -203,5 +227,6 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+tenant_id=tenant_id,
 
     )).parsed

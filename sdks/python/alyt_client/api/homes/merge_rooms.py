@@ -11,6 +11,7 @@ from ... import errors
 from ...models.merge_result import MergeResult
 from ...models.merge_rooms_request import MergeRoomsRequest
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -20,6 +21,7 @@ def _get_kwargs(
     room_id: UUID,
     *,
     body: MergeRoomsRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -27,11 +29,21 @@ def _get_kwargs(
 
     
 
-    
+    params: dict[str, Any] = {}
+
+    json_tenant_id: str | Unset = UNSET
+    if not isinstance(tenant_id, Unset):
+        json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
 
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/v1/rooms/{room_id}/merge".format(room_id=quote(str(room_id), safe=""),),
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -99,12 +111,14 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: MergeRoomsRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Response[MergeResult | Problem]:
     """ Merges rooms into this one: members moved, the others removed.
 
     Args:
         room_id (UUID):
+        tenant_id (UUID | Unset):
         body (MergeRoomsRequest): The body of `POST /v1/rooms/{roomId}/merge`.
 
     Raises:
@@ -119,6 +133,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         room_id=room_id,
 body=body,
+tenant_id=tenant_id,
 
     )
 
@@ -133,12 +148,14 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: MergeRoomsRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> MergeResult | Problem | None:
     """ Merges rooms into this one: members moved, the others removed.
 
     Args:
         room_id (UUID):
+        tenant_id (UUID | Unset):
         body (MergeRoomsRequest): The body of `POST /v1/rooms/{roomId}/merge`.
 
     Raises:
@@ -154,6 +171,7 @@ def sync(
         room_id=room_id,
 client=client,
 body=body,
+tenant_id=tenant_id,
 
     ).parsed
 
@@ -162,12 +180,14 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: MergeRoomsRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Response[MergeResult | Problem]:
     """ Merges rooms into this one: members moved, the others removed.
 
     Args:
         room_id (UUID):
+        tenant_id (UUID | Unset):
         body (MergeRoomsRequest): The body of `POST /v1/rooms/{roomId}/merge`.
 
     Raises:
@@ -182,6 +202,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         room_id=room_id,
 body=body,
+tenant_id=tenant_id,
 
     )
 
@@ -196,12 +217,14 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: MergeRoomsRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> MergeResult | Problem | None:
     """ Merges rooms into this one: members moved, the others removed.
 
     Args:
         room_id (UUID):
+        tenant_id (UUID | Unset):
         body (MergeRoomsRequest): The body of `POST /v1/rooms/{roomId}/merge`.
 
     Raises:
@@ -217,5 +240,6 @@ async def asyncio(
         room_id=room_id,
 client=client,
 body=body,
+tenant_id=tenant_id,
 
     )).parsed

@@ -97,6 +97,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_421
 
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
     else:
@@ -127,7 +134,10 @@ def sync_detailed(
     every 15 s; resume with `Last-Event-ID` or `after=`): its devices' online,
     offline, telemetry and command results, and its endpoints' state. Anyone
     who sees the home may listen (a guest too); nothing about people,
-    notifications, developers or webhooks is sent.
+    notifications, developers or webhooks is sent, and nothing from before
+    the caller's access to the home began (a new member, a guest's stay).
+    A caller holds at most 5 streams at once (429); a stream ends within
+    seconds of its credential losing the home.
 
     Args:
         property_id (UUID):
@@ -175,7 +185,10 @@ def sync(
     every 15 s; resume with `Last-Event-ID` or `after=`): its devices' online,
     offline, telemetry and command results, and its endpoints' state. Anyone
     who sees the home may listen (a guest too); nothing about people,
-    notifications, developers or webhooks is sent.
+    notifications, developers or webhooks is sent, and nothing from before
+    the caller's access to the home began (a new member, a guest's stay).
+    A caller holds at most 5 streams at once (429); a stream ends within
+    seconds of its credential losing the home.
 
     Args:
         property_id (UUID):
@@ -218,7 +231,10 @@ async def asyncio_detailed(
     every 15 s; resume with `Last-Event-ID` or `after=`): its devices' online,
     offline, telemetry and command results, and its endpoints' state. Anyone
     who sees the home may listen (a guest too); nothing about people,
-    notifications, developers or webhooks is sent.
+    notifications, developers or webhooks is sent, and nothing from before
+    the caller's access to the home began (a new member, a guest's stay).
+    A caller holds at most 5 streams at once (429); a stream ends within
+    seconds of its credential losing the home.
 
     Args:
         property_id (UUID):
@@ -266,7 +282,10 @@ async def asyncio(
     every 15 s; resume with `Last-Event-ID` or `after=`): its devices' online,
     offline, telemetry and command results, and its endpoints' state. Anyone
     who sees the home may listen (a guest too); nothing about people,
-    notifications, developers or webhooks is sent.
+    notifications, developers or webhooks is sent, and nothing from before
+    the caller's access to the home began (a new member, a guest's stay).
+    A caller holds at most 5 streams at once (429); a stream ends within
+    seconds of its credential losing the home.
 
     Args:
         property_id (UUID):

@@ -13,13 +13,16 @@ from ...models.connect_result_type_0 import ConnectResultType0
 from ...models.connect_result_type_1 import ConnectResultType1
 from ...models.connect_result_type_2 import ConnectResultType2
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
+from uuid import UUID
 
 
 
 def _get_kwargs(
     *,
     body: ConnectRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -27,11 +30,21 @@ def _get_kwargs(
 
     
 
-    
+    params: dict[str, Any] = {}
+
+    json_tenant_id: str | Unset = UNSET
+    if not isinstance(tenant_id, Unset):
+        json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
 
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/v1/integrations",
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -139,11 +152,13 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: ConnectRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Response[ConnectResultType0 | ConnectResultType1 | ConnectResultType2 | Problem]:
     """ Connects a connector to a home.
 
     Args:
+        tenant_id (UUID | Unset):
         body (ConnectRequest):
 
     Raises:
@@ -157,6 +172,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+tenant_id=tenant_id,
 
     )
 
@@ -170,11 +186,13 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: ConnectRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> ConnectResultType0 | ConnectResultType1 | ConnectResultType2 | Problem | None:
     """ Connects a connector to a home.
 
     Args:
+        tenant_id (UUID | Unset):
         body (ConnectRequest):
 
     Raises:
@@ -189,6 +207,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+tenant_id=tenant_id,
 
     ).parsed
 
@@ -196,11 +215,13 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: ConnectRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Response[ConnectResultType0 | ConnectResultType1 | ConnectResultType2 | Problem]:
     """ Connects a connector to a home.
 
     Args:
+        tenant_id (UUID | Unset):
         body (ConnectRequest):
 
     Raises:
@@ -214,6 +235,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+tenant_id=tenant_id,
 
     )
 
@@ -227,11 +249,13 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: ConnectRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> ConnectResultType0 | ConnectResultType1 | ConnectResultType2 | Problem | None:
     """ Connects a connector to a home.
 
     Args:
+        tenant_id (UUID | Unset):
         body (ConnectRequest):
 
     Raises:
@@ -246,5 +270,6 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+tenant_id=tenant_id,
 
     )).parsed

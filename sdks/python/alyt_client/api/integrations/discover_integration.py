@@ -11,6 +11,7 @@ from ... import errors
 from ...models.discover_request import DiscoverRequest
 from ...models.discovery_result import DiscoveryResult
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -20,6 +21,7 @@ def _get_kwargs(
     integration_id: UUID,
     *,
     body: DiscoverRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -27,11 +29,21 @@ def _get_kwargs(
 
     
 
-    
+    params: dict[str, Any] = {}
+
+    json_tenant_id: str | Unset = UNSET
+    if not isinstance(tenant_id, Unset):
+        json_tenant_id = str(tenant_id)
+    params["tenantId"] = json_tenant_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
 
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/v1/integrations/{integration_id}/discover".format(integration_id=quote(str(integration_id), safe=""),),
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -113,12 +125,14 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: DiscoverRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Response[DiscoveryResult | Problem]:
     """ Discovers the integration's things into its home.
 
     Args:
         integration_id (UUID):
+        tenant_id (UUID | Unset):
         body (DiscoverRequest):
 
     Raises:
@@ -133,6 +147,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         integration_id=integration_id,
 body=body,
+tenant_id=tenant_id,
 
     )
 
@@ -147,12 +162,14 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: DiscoverRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> DiscoveryResult | Problem | None:
     """ Discovers the integration's things into its home.
 
     Args:
         integration_id (UUID):
+        tenant_id (UUID | Unset):
         body (DiscoverRequest):
 
     Raises:
@@ -168,6 +185,7 @@ def sync(
         integration_id=integration_id,
 client=client,
 body=body,
+tenant_id=tenant_id,
 
     ).parsed
 
@@ -176,12 +194,14 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: DiscoverRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> Response[DiscoveryResult | Problem]:
     """ Discovers the integration's things into its home.
 
     Args:
         integration_id (UUID):
+        tenant_id (UUID | Unset):
         body (DiscoverRequest):
 
     Raises:
@@ -196,6 +216,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         integration_id=integration_id,
 body=body,
+tenant_id=tenant_id,
 
     )
 
@@ -210,12 +231,14 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: DiscoverRequest,
+    tenant_id: UUID | Unset = UNSET,
 
 ) -> DiscoveryResult | Problem | None:
     """ Discovers the integration's things into its home.
 
     Args:
         integration_id (UUID):
+        tenant_id (UUID | Unset):
         body (DiscoverRequest):
 
     Raises:
@@ -231,5 +254,6 @@ async def asyncio(
         integration_id=integration_id,
 client=client,
 body=body,
+tenant_id=tenant_id,
 
     )).parsed

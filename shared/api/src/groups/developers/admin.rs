@@ -384,7 +384,8 @@ pub struct IssueLiveKeyRequest {
 
 /// Issues a LIVE key to an ACTIVE developer once its connector is approved
 /// (platform OWNER or STAFF; issuance is manual for now). The answer carries the
-/// secret, `svc_live_…`, shown this once; the developer then lists, rotates and
+/// secret, `svc_dev_…` like every key's (the key's record makes it LIVE),
+/// shown this once; the developer then lists, rotates and
 /// revokes the key like its DEV keys. A LIVE key acts only for the tenants that
 /// installed its connector (`definitionId` = the connector's id); approval
 /// alone grants no household access. Name, scopes and expiry

@@ -1,9 +1,10 @@
 //! Developer keys (DEV/LIVE), rotation, revocation, the app token exchange and
 //! a diagnostics operation telling a caller who it is.
 //!
-//! A key's secret is `svc_dev_<43 random base64url characters>` (256 bits) for
-//! a DEV key and `svc_live_<…>` for a LIVE key, shown once at creation and at
-//! each rotation (which keeps the key's form) and stored only as its SHA-256.
+//! A key's secret is `svc_dev_<43 random base64url characters>` (256 bits),
+//! DEV and LIVE alike (the kind is the key record's, never the secret's
+//! text), shown once at creation and at each rotation and stored only as its
+//! SHA-256.
 //! The key id is also the App ID: `POST /v1/developers/apps/token` exchanges App
 //! ID + secret for a five-minute app token, which authenticates exactly as the
 //! key itself. Keys are managed only by the signed-in developer; a key cannot
@@ -28,7 +29,7 @@ use utoipa::ToSchema;
 
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
-use crate::auth::caller::{DEV_KEY_PREFIX, LIVE_KEY_PREFIX};
+use crate::auth::caller::KEY_PREFIX;
 use crate::auth::jwt::APP_TOKEN_SECONDS;
 use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
 use crate::conventions::list::{ListResponse, PageParams};
@@ -44,26 +45,18 @@ pub fn routes() -> Operations {
         .merge(operations!(whoami))
 }
 
-/// Random characters of the secret shown in the key's prefix, after the form
-/// of its kind: `svc_dev_` + 4 (12 characters), `svc_live_` + 4 (13).
+/// Random characters of the secret shown in the key's prefix, after
+/// `svc_dev_`: 12 characters in all.
 pub const PREFIX_RANDOM_CHARS: usize = 4;
 pub const NAME_MAX_CHARS: usize = 80;
 /// Keys (DEV and LIVE together) a developer may hold that are not revoked.
 pub const MAX_LIVE_KEYS: usize = 50;
 
-/// How a secret of this kind begins.
-pub fn secret_form(kind: KeyKind) -> &'static str {
-    match kind {
-        KeyKind::Dev => DEV_KEY_PREFIX,
-        KeyKind::Live => LIVE_KEY_PREFIX,
-    }
-}
-
-/// A new secret of the kind's form and the prefix shown for recognition.
-pub fn new_secret(kind: KeyKind) -> (String, String) {
-    let form = secret_form(kind);
-    let secret = format!("{form}{}", random_token());
-    let prefix = secret[..form.len() + PREFIX_RANDOM_CHARS].to_owned();
+/// A new secret, of the one form every kind shares, and the prefix shown for
+/// recognition.
+pub fn new_secret() -> (String, String) {
+    let secret = format!("{KEY_PREFIX}{}", random_token());
+    let prefix = secret[..KEY_PREFIX.len() + PREFIX_RANDOM_CHARS].to_owned();
     (secret, prefix)
 }
 
@@ -139,7 +132,7 @@ pub async fn issue_key(
             "a developer holds at most {MAX_LIVE_KEYS} keys that are not revoked; revoke one first"
         )));
     }
-    let (secret, prefix) = new_secret(kind);
+    let (secret, prefix) = new_secret();
     let key = KeyRecord {
         id: KeyId::new(),
         developer_id: developer,
@@ -358,8 +351,9 @@ async fn own_key(
 }
 
 /// Gives the key a new secret, shown this once; the old secret stops working at
-/// once. The key id, which is the App ID, stays, and so do its kind and the
-/// secret's form (`svc_dev_` or `svc_live_`). App tokens already issued name
+/// once. The key id, which is the App ID, stays, and so does its kind; the new
+/// secret is `svc_dev_…` whatever the kind (a LIVE key's `svc_live_…` secret
+/// from before becomes one too). App tokens already issued name
 /// the key, not the secret, and run out within their five minutes (revoke the
 /// key to stop them at once). Session only.
 #[utoipa::path(
@@ -391,7 +385,7 @@ pub async fn rotate_key(
     if key.expires_at.is_some_and(|e| e <= state.clock.now()) {
         return Err(ApiError::conflict("the key has expired; create a new one"));
     }
-    let (secret, prefix) = new_secret(key.kind);
+    let (secret, prefix) = new_secret();
     let rotated = Developers(&*state.store)
         .rotate_secret(&key, &sha256_hex(&secret), &prefix)
         .await
@@ -653,24 +647,19 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// Secrets: `svc_dev_` (DEV) or `svc_live_` (LIVE) + 43 base64url
-        /// characters (256 bits); the prefix is the secret's first 12 (DEV) or
-        /// 13 (LIVE) characters; secrets never repeat.
+        /// Secrets: `svc_dev_` + 43 base64url characters (256 bits), whatever
+        /// the kind; the prefix is the secret's first 12 characters; secrets
+        /// never repeat.
         #[test]
-        fn secrets_have_their_kinds_format_and_prefix(live in any::<bool>()) {
-            let (kind, form, prefix_len) = if live {
-                (KeyKind::Live, "svc_live_", 13)
-            } else {
-                (KeyKind::Dev, "svc_dev_", 12)
-            };
-            let (secret, prefix) = new_secret(kind);
-            prop_assert!(secret.starts_with(form));
-            let random = &secret[form.len()..];
+        fn every_secret_has_the_one_key_form_and_its_prefix(_round in 0..64u8) {
+            let (secret, prefix) = new_secret();
+            prop_assert!(secret.starts_with("svc_dev_"));
+            let random = &secret["svc_dev_".len()..];
             prop_assert_eq!(random.len(), 43);
             prop_assert!(random.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
-            prop_assert_eq!(prefix.len(), prefix_len);
+            prop_assert_eq!(prefix.len(), 12);
             prop_assert!(secret.starts_with(&prefix));
-            prop_assert_ne!(secret, new_secret(kind).0);
+            prop_assert_ne!(secret, new_secret().0);
         }
     }
 
@@ -722,7 +711,7 @@ mod tests {
 
     #[test]
     fn key_views_never_carry_the_secret() {
-        let (secret, prefix) = new_secret(KeyKind::Dev);
+        let (secret, prefix) = new_secret();
         let record = KeyRecord {
             id: KeyId::new(),
             developer_id: DeveloperId::new(),

@@ -355,7 +355,7 @@ pub(crate) async fn store_check(
     let before = endpoint.clone();
     // Never stored: PINs, credentials, private media URLs.
     let read_back = read_back.map(|mut read| {
-        alyt_domain::integration::strip_secrets(&mut read);
+        alyt_domain::never_stored::strip_secrets(&mut read);
         read
     });
     let stored = check_stored(state, endpoint, read_back).await?;

@@ -62,10 +62,11 @@ use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::tenant::TenantQuery;
 use crate::groups::devices::{TenantParam, Thing};
 use crate::groups::homes::endpoints::{ReadOutcome, installed, read_and_store};
 use crate::groups::homes::rooms::{
-    ActionQuery, ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome, home_things,
+    ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome, home_things,
     member_things, room_view, run_on_members, send_listening, set_listening, skip_unchanged,
     unchanged_reason, value_for,
 };
@@ -379,7 +380,7 @@ pub async fn put_dashboard(
     path = "/v1/properties/{propertyId}/actions",
     tag = "homes",
     operation_id = "runPropertyAction",
-    params(("propertyId" = PropertyId, Path, description = "The home"), ActionQuery),
+    params(("propertyId" = PropertyId, Path, description = "The home"), TenantQuery),
     request_body = RunActionRequest,
     security(("bearer" = ["things:control"])),
     responses(
@@ -394,7 +395,7 @@ pub async fn run_property_action(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiPath(property_id): ApiPath<PropertyId>,
-    ApiQuery(query): ApiQuery<ActionQuery>,
+    ApiQuery(query): ApiQuery<TenantQuery>,
     ApiJson(body): ApiJson<RunActionRequest>,
 ) -> Result<Json<ActionResult>, ApiError> {
     let tenant = body.tenant(&query)?;

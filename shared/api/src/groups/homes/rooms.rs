@@ -5,7 +5,7 @@
 //! * `GET /v1/rooms/suggestions`: names (with their derived icons) for the
 //!   add-a-room flow; discovery names rooms from the same list
 //!   (`alyt_domain::room::ROOM_SUGGESTIONS`). One page.
-//! * `POST /v1/rooms` `{ tenantId, propertyId, name, icon? }`: 201 with the
+//! * `POST /v1/rooms?tenantId` `{ propertyId, name, icon? }`: 201 with the
 //!   view. `icon` must be a token of the room-icon set; without one the view
 //!   derives it from the name.
 //! * `GET/PATCH/DELETE /v1/rooms/{roomId}?tenantId`: the view; PATCH takes
@@ -14,7 +14,7 @@
 //!   0-23 in the home's time zone, both or neither); DELETE leaves the
 //!   members in the house with no room (each member is moved first, then the
 //!   room is deleted, so a failure leaves a room to delete again).
-//! * `POST /v1/rooms/{roomId}/merge` `{ tenantId, from: [roomId] }`: the room
+//! * `POST /v1/rooms/{roomId}/merge?tenantId` `{ from: [roomId] }`: the room
 //!   in the path is kept; each room of `from`, in order, has its members
 //!   moved to it and is then removed. Every `from` room is checked first (400
 //!   naming `from[i]` when it is not a room of the same home); if a step
@@ -22,6 +22,10 @@
 //!   processed (`notProcessed`).
 //! * `POST /v1/rooms/{roomId}/actions` (run-action request): see
 //!   `run_on_members`.
+//!
+//! The operations that write take the tenant as the `tenantId` query
+//! parameter like every household operation; create, merge and the actions
+//! also take it in the body, as they first did (`conventions::tenant`).
 //!
 //! Who (one rule, [`Principal::home_access`](alyt_domain::access::Principal::home_access), applied by [`crate::access`]): any member
 //! of the household sees its homes and controls their rooms, a GUEST only
@@ -84,6 +88,7 @@ use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::tenant::TenantQuery;
 use crate::groups::devices::{Device, TenantParam, Thing, device_row};
 use crate::groups::homes::endpoints::{Endpoint, Installed, endpoint_object, endpoint_thing};
 use crate::{ApiError, AppState};
@@ -404,7 +409,10 @@ pub async fn room_suggestions(Caller(_caller): Caller) -> Json<ListResponse<Room
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateRoomRequest {
-    pub tenant_id: TenantId,
+    /// The tenant; may come as the `tenantId` query parameter instead (like
+    /// every household operation). When both are given they must agree.
+    #[serde(default)]
+    pub tenant_id: Option<TenantId>,
     pub property_id: PropertyId,
     #[schema(min_length = 1, max_length = 80)]
     pub name: String,
@@ -437,11 +445,12 @@ fn check_name(name: &str) -> Result<String, ApiError> {
     path = "/v1/rooms",
     tag = "homes",
     operation_id = "createRoom",
+    params(TenantQuery),
     request_body = CreateRoomRequest,
     security(("bearer" = ["rooms:write"])),
     responses(
         (status = 201, description = "The new room's view", body = RoomView),
-        (status = 400, description = "A field is wrong (named in `field`): name, icon", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A field is wrong (named in `field`): tenantId (missing, or the query's and the body's differ), name, icon", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
@@ -450,14 +459,16 @@ fn check_name(name: &str) -> Result<String, ApiError> {
 pub async fn create_room(
     State(state): State<AppState>,
     Caller(caller): Caller,
+    ApiQuery(query): ApiQuery<TenantQuery>,
     ApiJson(body): ApiJson<CreateRoomRequest>,
 ) -> Result<(StatusCode, Json<RoomView>), ApiError> {
+    let tenant = query.or_body(body.tenant_id)?;
     let name = check_name(&body.name)?;
     let icon = check_icon(body.icon)?;
     let property = home_for(
         &state,
         &caller,
-        body.tenant_id,
+        tenant,
         body.property_id,
         HomeAccess::Configure,
     )
@@ -795,7 +806,10 @@ pub async fn delete_room(
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MergeRoomsRequest {
-    pub tenant_id: TenantId,
+    /// The tenant; may come as the `tenantId` query parameter instead (like
+    /// every household operation). When both are given they must agree.
+    #[serde(default)]
+    pub tenant_id: Option<TenantId>,
     /// Rooms of the same home merged into the room of the path, in this
     /// order (1-20, distinct, not the kept room).
     #[schema(min_items = 1, max_items = 20)]
@@ -835,7 +849,7 @@ const MERGE_MAX: usize = 20;
     path = "/v1/rooms/{roomId}/merge",
     tag = "homes",
     operation_id = "mergeRooms",
-    params(("roomId" = RoomId, Path, description = "The room that is kept")),
+    params(("roomId" = RoomId, Path, description = "The room that is kept"), TenantQuery),
     request_body = MergeRoomsRequest,
     security(("bearer" = ["rooms:write"])),
     responses(
@@ -850,17 +864,12 @@ pub async fn merge_rooms(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiPath(room_id): ApiPath<RoomId>,
+    ApiQuery(query): ApiQuery<TenantQuery>,
     ApiJson(body): ApiJson<MergeRoomsRequest>,
 ) -> Result<Json<MergeResult>, ApiError> {
+    let tenant = query.or_body(body.tenant_id)?;
     check_merge_sources(room_id, &body.from)?;
-    let (kept, _) = room_for(
-        &state,
-        &caller,
-        body.tenant_id,
-        room_id,
-        HomeAccess::Configure,
-    )
-    .await?;
+    let (kept, _) = room_for(&state, &caller, tenant, room_id, HomeAccess::Configure).await?;
     Ok(Json(merge_into(&state, &kept, &body.from).await?))
 }
 
@@ -964,31 +973,10 @@ pub struct RunActionRequest {
     pub tenant_id: Option<TenantId>,
 }
 
-/// `?tenantId=` of the action operations, which may also name the tenant in
-/// their body.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct ActionQuery {
-    /// The tenant (or `tenantId` in the body).
-    pub tenant_id: Option<TenantId>,
-}
-
 impl RunActionRequest {
-    /// The tenant the action names, from the query or the body: 400
-    /// (`tenantId`) when neither names one or the two differ.
-    pub(crate) fn tenant(&self, query: &ActionQuery) -> Result<TenantId, ApiError> {
-        match (query.tenant_id, self.tenant_id) {
-            (Some(q), Some(b)) if q != b => Err(ApiError::validation(
-                "tenantId",
-                "the tenantId of the query and the tenantId of the body differ",
-            )),
-            (Some(tenant), _) | (None, Some(tenant)) => Ok(tenant),
-            (None, None) => Err(ApiError::validation(
-                "tenantId",
-                "tenantId is required, as a query parameter or in the body",
-            )),
-        }
+    /// The tenant the action names, from the query or the body.
+    pub(crate) fn tenant(&self, query: &TenantQuery) -> Result<TenantId, ApiError> {
+        query.or_body(self.tenant_id)
     }
 
     pub(crate) fn reference(&self) -> Result<ActionRef, ApiError> {
@@ -1329,7 +1317,7 @@ pub(crate) async fn set_listening(
     path = "/v1/rooms/{roomId}/actions",
     tag = "homes",
     operation_id = "runRoomAction",
-    params(("roomId" = RoomId, Path, description = "The room"), ActionQuery),
+    params(("roomId" = RoomId, Path, description = "The room"), TenantQuery),
     request_body = RunActionRequest,
     security(("bearer" = ["things:control"])),
     responses(
@@ -1344,7 +1332,7 @@ pub async fn run_room_action(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiPath(room_id): ApiPath<RoomId>,
-    ApiQuery(query): ApiQuery<ActionQuery>,
+    ApiQuery(query): ApiQuery<TenantQuery>,
     ApiJson(body): ApiJson<RunActionRequest>,
 ) -> Result<Json<ActionResult>, ApiError> {
     let tenant = body.tenant(&query)?;
