@@ -46,6 +46,26 @@ export function signOut(): void {
   sessionStorage.removeItem(SESSION_KEY);
 }
 
+/** Signs the session out on the server too (its refresh family is revoked,
+ * so a copied token stops working), then forgets it here. The page is
+ * signed out even when the server cannot be reached. */
+export async function logOut(): Promise<void> {
+  const current = session();
+  if (current) {
+    const client = api();
+    try {
+      if (current.kind === "developer") {
+        await client.POST("/v1/developers/auth/logout");
+      } else {
+        await client.POST("/v1/auth/logout");
+      }
+    } catch {
+      // Offline: the tokens expire on their own.
+    }
+  }
+  signOut();
+}
+
 /** The session's access token for a stream connection; when `expired`
  * (the stream answered 401), the session is refreshed first. */
 export async function streamToken(expired: boolean): Promise<string | null> {

@@ -1,7 +1,7 @@
 /** The household pages: sign in, homes, a home's overview, a room. */
 import { useState } from "preact/hooks";
 
-import { call, session, signIn, signOut, type Schemas, type SessionKind, type Thing } from "./api.js";
+import { call, logOut, session, signIn, type Schemas, type SessionKind, type Thing } from "./api.js";
 import { ThingCard } from "./controls.js";
 import { usePins, type Pins } from "./dashboard.js";
 import { HOME_VIEW_KINDS, useLiveEvents } from "./live.js";
@@ -243,8 +243,8 @@ export function Header() {
           {current.email}{" "}
           <button
             type="button"
-            onClick={() => {
-              signOut();
+            onClick={async () => {
+              await logOut();
               navigate(current.kind === "developer" ? "#/developer/signin" : "#/signin");
             }}
           >

@@ -601,6 +601,22 @@ fn operations() -> Vec<Operation> {
             body: |_| None,
             expect: developer_session::<204>,
         },
+        // Last: it signs every household session of the harness out (and the
+        // row above signed the developer's out).
+        Operation {
+            id: "logout",
+            method: "POST",
+            path: "/auth/logout",
+            body: |_| None,
+            expect: |who| match who {
+                Who::DevKey | Who::LiveKey => 403,
+                Who::DeveloperSession => 401,
+                who => match household_session(who) {
+                    200 => 204,
+                    other => other,
+                },
+            },
+        },
     ]
 }
 

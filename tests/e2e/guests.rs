@@ -426,3 +426,92 @@ async fn stays_refuse_bad_input_and_a_key_needs_guests_write() {
         "{refused}"
     );
 }
+
+/// A stay the household shortens holds at once: the guest is signed out
+/// when the dates move (their claims carried the old window), so when the
+/// shorter stay ends no token of theirs outlives it.
+#[tokio::test]
+async fn a_shortened_stay_signs_the_guest_out_at_once() {
+    let (t, clock) = platform().await;
+    let sandbox = sandbox(&t, "shorten-dev@example.com").await;
+    let owner = sandbox.dev.access_token.clone();
+    seed_account(&t, "sami@example.com", None, None).await;
+    let now = clock_now(&clock);
+    let path = sandbox.guest("ROOM-7");
+    let stay = |check_out: OffsetDateTime| {
+        json!({
+            "email": "sami@example.com",
+            "propertyId": sandbox.home,
+            "checkIn": text(now - time::Duration::hours(1)),
+            "checkOut": text(check_out),
+        })
+    };
+    let (status, opened) = put(&t, &path, &owner, stay(now + time::Duration::days(3))).await;
+    assert_eq!((status, opened["state"].as_str()), (201, Some("member")));
+    let pair = t.household_login("sami@example.com", PASSWORD).await;
+    let access = pair["accessToken"].as_str().unwrap().to_owned();
+    let (_, me) = t.get_json("/auth/me", Some(&access)).await;
+    assert_eq!(me["claims"]["clients"][&sandbox.client]["role"], "GUEST");
+
+    let (status, moved) = put(&t, &path, &owner, stay(now + time::Duration::minutes(2))).await;
+    assert_eq!(status, 200, "{moved}");
+    assert_eq!(t.get_json("/auth/me", Some(&access)).await.0, 401);
+    let (status, _) = t
+        .post_json(
+            "/auth/refresh",
+            None,
+            json!({ "refreshToken": pair["refreshToken"] }),
+        )
+        .await;
+    assert_eq!(status, 401);
+    // Signed in again, inside the shorter stay: the home is there until it ends.
+    let (claims, _) = sign_in_claims(&t, "sami@example.com", PASSWORD).await;
+    assert_eq!(claims["clients"][&sandbox.client]["role"], "GUEST");
+    clock.advance(time::Duration::minutes(3));
+    let (claims, _) = sign_in_claims(&t, "sami@example.com", PASSWORD).await;
+    assert!(claims["clients"].get(&sandbox.client).is_none(), "{claims}");
+}
+
+/// Errors: "Stay has ended (phone): the person sees a stay-ended message".
+/// After the stay sweep checks the guest out, the phone's session answers
+/// with that message (on /auth/me and on refresh), not a bare 401.
+#[tokio::test]
+async fn a_guest_whose_stay_ended_is_told_so_on_refresh_and_in_me() {
+    let (t, clock) = platform().await;
+    let sandbox = sandbox(&t, "ended-dev@example.com").await;
+    let owner = sandbox.dev.access_token.clone();
+    seed_account(&t, "lena@example.com", None, None).await;
+    let now = clock_now(&clock);
+    let path = sandbox.guest("ROOM-9");
+    let body = json!({
+        "email": "lena@example.com",
+        "propertyId": sandbox.home,
+        "checkIn": text(now - time::Duration::hours(1)),
+        "checkOut": text(now + time::Duration::minutes(5)),
+    });
+    let (status, _) = put(&t, &path, &owner, body).await;
+    assert_eq!(status, 201);
+    // Its access token ends with the stay at the latest.
+    let pair = t.household_login("lena@example.com", PASSWORD).await;
+    let access = pair["accessToken"].as_str().unwrap().to_owned();
+    assert_eq!(t.get_json("/auth/me", Some(&access)).await.0, 200);
+
+    clock.advance(time::Duration::minutes(6));
+    wait_for_state(&t, &path, &owner, "checked-out").await;
+    let (status, me) = t.get_json("/auth/me", Some(&access)).await;
+    assert_eq!(status, 401, "{me}");
+    assert!(me["type"].as_str().unwrap().ends_with("stay-ended"), "{me}");
+    assert!(me["detail"].as_str().unwrap().contains("stay has ended"));
+    let (status, refused) = t
+        .post_json(
+            "/auth/refresh",
+            None,
+            json!({ "refreshToken": pair["refreshToken"] }),
+        )
+        .await;
+    assert_eq!(status, 401);
+    assert!(refused["type"].as_str().unwrap().ends_with("stay-ended"));
+    // Signing in again works (the account is theirs), without the home.
+    let (claims, _) = sign_in_claims(&t, "lena@example.com", PASSWORD).await;
+    assert!(claims["clients"].get(&sandbox.client).is_none(), "{claims}");
+}

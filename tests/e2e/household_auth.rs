@@ -383,3 +383,37 @@ async fn reset_password_is_single_use_and_signs_out_everywhere() {
     assert_eq!(status, 401, "the old password is gone");
     t.household_login(&email, "plum tractor season").await;
 }
+
+/// A household person signs out for real: the session's refresh family is
+/// revoked, so its access and refresh tokens stop working at once, while
+/// another session of the same person stays signed in.
+#[tokio::test]
+async fn logout_revokes_the_session_and_only_that_one() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let here = t.household_login(&email, &password).await;
+    let elsewhere = t.household_login(&email, &password).await;
+    let access = here["accessToken"].as_str().unwrap();
+    assert_eq!(t.get_json("/auth/me", Some(access)).await.0, 200);
+
+    let (status, _) = t.post_json("/auth/logout", Some(access), json!({})).await;
+    assert_eq!(status, 204);
+    assert_eq!(t.get_json("/auth/me", Some(access)).await.0, 401);
+    let (status, _) = t
+        .post_json(
+            "/auth/refresh",
+            None,
+            json!({ "refreshToken": here["refreshToken"] }),
+        )
+        .await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        t.get_json("/auth/me", elsewhere["accessToken"].as_str())
+            .await
+            .0,
+        200
+    );
+    // Again with the dead token: 401, not an error.
+    let (status, _) = t.post_json("/auth/logout", Some(access), json!({})).await;
+    assert_eq!(status, 401);
+}

@@ -151,7 +151,7 @@ impl GuestStays {
         let next = read.with(&stay, now);
         // Signed out first: nothing the guest holds outlives the stay.
         if let (StayState::Member, Some(user)) = (read.state, read.user_id) {
-            Sessions(&*self.store).revoke_all_of(user).await?;
+            Sessions(&*self.store).end_stay_of(user).await?;
             Widgets(&*self.store)
                 .revoke_all_of(read.client_id, user)
                 .await?;

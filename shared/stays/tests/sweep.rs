@@ -97,6 +97,7 @@ impl World {
             kind: SessionKind::Household,
             generation: 0,
             revoked: false,
+            stay_ended: false,
             created_at: start_time(),
             expires_at: self.clock.unix_seconds() + 30 * 86_400,
         };

@@ -1704,6 +1704,7 @@ async fn refresh_race(store: Arc<dyn Store>, now_unix: i64) {
         kind: SessionKind::Household,
         generation: 0,
         revoked: false,
+        stay_ended: false,
         created_at: start_time(),
         expires_at: now_unix + 3600,
     };
@@ -1733,6 +1734,7 @@ async fn refresh_race(store: Arc<dyn Store>, now_unix: i64) {
                 revoked += 1;
             }
             Ok(Refreshed::Refused) => {}
+            Ok(Refreshed::StayEnded) => panic!("refresh {n}: no stay ended here"),
             Err(e) => panic!("refresh {n} failed: {e}"),
         }
     }

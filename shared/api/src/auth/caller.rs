@@ -142,8 +142,16 @@ async fn identify(state: &AppState, token: &str, counted: Counted) -> Result<Pri
                 .get(session)
                 .await?
                 .ok_or_else(unauthorized)?;
-            if record.revoked || record.user_id != claims.sub {
+            if record.user_id != claims.sub {
                 return Err(unauthorized());
+            }
+            if record.revoked {
+                // A guest signed out by the end of their stay is told so.
+                return Err(if record.stay_ended {
+                    ApiError::stay_ended()
+                } else {
+                    unauthorized()
+                });
             }
             let kind = match audience {
                 Audience::Household => SessionKind::Household,
@@ -166,6 +174,15 @@ async fn identify(state: &AppState, token: &str, counted: Counted) -> Result<Pri
                 .ok_or_else(unauthorized)?;
             key_principal(state, key, counted).await
         }
+        // A guest's token that expired with their stay: say the stay ended
+        // (one read, for a genuine expired session token only).
+        Err(super::jwt::TokenError::Expired) => match state.tokens.session_of(token) {
+            Some(session) => match Sessions(&*state.store).get(session).await? {
+                Some(record) if record.revoked && record.stay_ended => Err(ApiError::stay_ended()),
+                _ => Err(unauthorized()),
+            },
+            None => Err(unauthorized()),
+        },
         Err(_) => Err(unauthorized()),
     }
 }

@@ -202,6 +202,15 @@ impl TokenSigner {
         Ok(verified)
     }
 
+    /// The session of a genuine session token, expired or not (to tell a
+    /// guest whose stay ended why their token no longer works).
+    pub fn session_of(&self, token: &str) -> Option<SessionId> {
+        match self.check(token).ok()?.1 {
+            Verified::Session { session, .. } => Some(session),
+            Verified::App { .. } => None,
+        }
+    }
+
     fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<String, (i64, Verified)>> {
         self.verified.lock().unwrap_or_else(|e| e.into_inner())
     }

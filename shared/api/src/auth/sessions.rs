@@ -136,6 +136,7 @@ pub async fn start(
         kind,
         generation: 0,
         revoked: false,
+        stay_ended: false,
         created_at: now,
         expires_at: now.unix_timestamp() + SESSION_DAYS * 86_400,
     };
@@ -192,5 +193,6 @@ pub async fn refresh(
             Err(refresh_refused())
         }
         Refreshed::Refused => Err(refresh_refused()),
+        Refreshed::StayEnded => Err(ApiError::stay_ended()),
     }
 }

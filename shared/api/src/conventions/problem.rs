@@ -205,6 +205,17 @@ impl ApiError {
         }
     }
 
+    /// A guest's session that ended with their stay (the spec's stay-ended
+    /// message, instead of a bare 401): sign in again for any other home.
+    pub fn stay_ended() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "stay-ended",
+            "Stay ended",
+            "your stay has ended, so this sign-in has too; sign in again to reach any other home of yours".into(),
+        )
+    }
+
     /// Every stream slot of the caller is held (at most `per_caller` open
     /// streams at once): the `streams` policy of the RateLimit fields.
     pub fn too_many_streams(per_caller: u32, retry_after: u64) -> Self {

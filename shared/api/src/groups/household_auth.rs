@@ -32,6 +32,7 @@ pub fn routes() -> Operations {
         .merge(operations!(login))
         .merge(operations!(refresh))
         .merge(operations!(me))
+        .merge(operations!(logout))
         .merge(operations!(reset_password))
         .merge(super::people::invitations::public_routes())
 }
@@ -149,6 +150,39 @@ pub struct MeResponse {
     pub preferences: Preferences,
     /// One entry per grant the person holds, open or not.
     pub homes: Vec<MeHome>,
+}
+
+/// Signs this household session out: its refresh token family is revoked,
+/// so neither the refresh token nor an access token of the session works
+/// any more (other sessions of the person stay signed in).
+#[utoipa::path(
+    post,
+    path = "/v1/auth/logout",
+    tag = "auth",
+    operation_id = "logout",
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Signed out"),
+        (status = 401, description = "No valid household session", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a household session (a developer's signs out at /v1/developers/auth/logout; a key or a widget has no session)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn logout(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+) -> Result<StatusCode, ApiError> {
+    let Principal::Person {
+        kind: SessionKind::Household,
+        session,
+        ..
+    } = caller
+    else {
+        return Err(ApiError::forbidden(
+            "only a household session signs out here (developers: /v1/developers/auth/logout)",
+        ));
+    };
+    Sessions(&*state.store).revoke(session).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// The signed-in person: claims, landing console, preferences and homes.

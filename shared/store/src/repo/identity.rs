@@ -68,6 +68,10 @@ pub struct SessionRecord {
     /// Generation of the newest refresh token.
     pub generation: u32,
     pub revoked: bool,
+    /// Revoked because the person's guest stay ended: what they are told
+    /// when they use it again (instead of a bare 401).
+    #[serde(default)]
+    pub stay_ended: bool,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
     /// Absolute end of the session (Unix seconds; also the item's ttl).
@@ -247,6 +251,8 @@ pub enum Refreshed {
     /// An unknown token, one of another kind of session, or one of an
     /// expired or revoked family: nothing changed.
     Refused,
+    /// The session was signed out because the person's guest stay ended.
+    StayEnded,
     /// A rotated token came back, or a concurrent refresh of the same token
     /// won: reuse, so this session (the whole family) is now revoked.
     Revoked(SessionId),
@@ -326,6 +332,9 @@ impl Sessions<'_> {
         let Some(session) = self.get(token.session_id).await?.filter(|s| s.kind == kind) else {
             return Ok(Refreshed::Refused);
         };
+        if session.revoked && session.stay_ended {
+            return Ok(Refreshed::StayEnded);
+        }
         let view = RefreshView {
             family_revoked: session.revoked,
             current_generation: session.generation,
@@ -458,6 +467,15 @@ impl Sessions<'_> {
 
     /// Revokes every live session of a user (password change or reset).
     pub async fn revoke_all_of(&self, user: UserId) -> Result<usize, StoreError> {
+        self.revoke_all_where(user, false).await
+    }
+
+    /// Revokes every live session of a guest whose stay ended, saying so.
+    pub async fn end_stay_of(&self, user: UserId) -> Result<usize, StoreError> {
+        self.revoke_all_where(user, true).await
+    }
+
+    async fn revoke_all_where(&self, user: UserId, stay_ended: bool) -> Result<usize, StoreError> {
         let mut revoked = 0;
         let mut after = None;
         loop {
@@ -472,7 +490,22 @@ impl Sessions<'_> {
             for item in &page.items {
                 let session: SessionRecord = item.to_record()?;
                 if !session.revoked {
-                    self.revoke(session.id).await?;
+                    let mut why = vec![UpdateAction::Set("revoked".into(), json!(true))];
+                    if stay_ended {
+                        why.push(UpdateAction::Set("stayEnded".into(), json!(true)));
+                    }
+                    match self
+                        .0
+                        .update(
+                            &session_key(session.id),
+                            why,
+                            Some(Condition::item_present()),
+                        )
+                        .await
+                    {
+                        Ok(_) | Err(StoreError::ConditionFailed { .. }) => {}
+                        Err(e) => return Err(e),
+                    }
                     revoked += 1;
                 }
             }

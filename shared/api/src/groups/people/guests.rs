@@ -378,7 +378,14 @@ async fn move_stay(
         _ => {}
     }
     match state.store.transact(writes).await {
-        Ok(()) => Ok(next),
+        Ok(()) => {
+            // The guest's claims carry the old window until their next
+            // sign-in: sign them out, so a shortened stay holds at once.
+            if let (StayState::Member, Some(user)) = (read.state, read.user_id) {
+                Sessions(&*state.store).revoke_all_of(user).await?;
+            }
+            Ok(next)
+        }
         Err(e) if e.is_condition_failure() => Err(ApiError::conflict(
             "the stay changed while it was being moved; read it and try again",
         )),
