@@ -493,6 +493,55 @@ async fn a_verified_account_is_added_at_once_and_signed_out_to_see_it() {
     );
 }
 
+/// Adding a verified account signs the person out so the grant shows at
+/// once, but at most five times a day per person: a household cannot keep
+/// signing someone out by adding and removing them. Past the budget the
+/// grant waits for the person's next refresh.
+#[tokio::test]
+async fn grants_sign_a_person_out_at_most_five_times_a_day() {
+    let t = TestPlatform::start().await;
+    let house = demo(&t);
+    let owner = owner_token(&t).await;
+    let ivo = seed_account(&t, "ivo@example.com", None, None).await;
+    let mut pair = t.household_login("ivo@example.com", PASSWORD).await;
+    let add = json!({ "email": "ivo@example.com", "role": "MEMBER" });
+    let remove = format!("{}/{}", house.members(), ivo.id);
+    for round in 1..=6 {
+        let (status, created) = invite(&t, &house, &owner, add.clone()).await;
+        assert_eq!(
+            (status, created["status"].as_str()),
+            (201, Some("added")),
+            "{created}"
+        );
+        let access = pair["accessToken"].as_str().unwrap().to_owned();
+        let (status, me) = t.get_json("/auth/me", Some(&access)).await;
+        if round <= 5 {
+            assert_eq!(status, 401, "round {round}: signed out so the grant shows");
+        } else {
+            // Still signed in; the household is not in this token yet, and
+            // the next refresh brings it.
+            assert_eq!(status, 200, "round {round}: {me}");
+            assert!(me["claims"]["clients"].get(&house.client).is_none());
+            let (status, refreshed) = t
+                .post_json(
+                    "/auth/refresh",
+                    None,
+                    json!({ "refreshToken": pair["refreshToken"] }),
+                )
+                .await;
+            assert_eq!(status, 200, "{refreshed}");
+            let (_, me) = t
+                .get_json("/auth/me", refreshed["accessToken"].as_str())
+                .await;
+            assert_eq!(me["claims"]["clients"][&house.client]["role"], "MEMBER");
+            break;
+        }
+        let (status, _) = t.send_json("DELETE", &remove, Some(&owner), None).await;
+        assert_eq!(status, 204);
+        pair = t.household_login("ivo@example.com", PASSWORD).await;
+    }
+}
+
 #[tokio::test]
 async fn an_unverified_account_accepts_with_its_password_and_totp_and_the_link_proves_its_address()
 {

@@ -12971,7 +12971,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `added`: the address's verified account is a member now (its sessions were signed out); `invited`: an invitation and a one-time link (7 days) were mailed */
+            /** @description `added`: the address's verified account is a member now (its sessions were signed out, at most five times a day per person; past that the grant shows at its next refresh); `invited`: an invitation and a one-time link (7 days) were mailed */
             201: {
                 headers: {
                     [name: string]: unknown;

@@ -337,7 +337,7 @@ pub async fn put_guest(
     let stay = match opened {
         Opened::Member(grant, stay) => {
             // Their claims name the home from their next sign-in.
-            Sessions(&*state.store).revoke_all_of(grant.user_id).await?;
+            super::inviting::sign_out_for_grant(&state, grant.user_id).await?;
             stay
         }
         Opened::Invited(_, stay) => stay,

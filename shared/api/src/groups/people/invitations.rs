@@ -40,7 +40,7 @@ use alyt_domain::membership::{ChangedBy, GrantTerms, check_terms, mask_email};
 use alyt_domain::password::check_password;
 use alyt_domain::stay::{StayState, StayWindow};
 use alyt_store::TxWrite;
-use alyt_store::repo::identity::{Sessions, UserRecord, Users, create_writes, verify_email_write};
+use alyt_store::repo::identity::{UserRecord, Users, create_writes, verify_email_write};
 use alyt_store::repo::invitations::{
     InvitationRecord, Invitations, accept_writes, household_invitations,
 };
@@ -268,7 +268,7 @@ fn checked_terms(
     request_body = CreateInvitationRequest,
     security(("bearer" = [])),
     responses(
-        (status = 201, description = "`added`: the address's verified account is a member now (its sessions were signed out); `invited`: an invitation and a one-time link (7 days) were mailed", body = InvitationResult),
+        (status = 201, description = "`added`: the address's verified account is a member now (its sessions were signed out, at most five times a day per person; past that the grant shows at its next refresh); `invited`: an invitation and a one-time link (7 days) were mailed", body = InvitationResult),
         (status = 400, description = "A malformed id or body: the address, a guest without a home of this household or a stay that ends, a stay for an owner or member, a reservation key, or the network condition (never for an owner; not before the home has a presence signal)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         NotPeopleManager,
@@ -379,15 +379,15 @@ pub async fn create_invitation(
 }
 
 /// The answer for an address whose verified account got the grant: its
-/// sessions are signed out, so its claims name the household from the next
-/// sign-in.
+/// sessions are signed out (within the person's daily budget), so its
+/// claims name the household from the next sign-in.
 async fn added(
     state: &AppState,
     grant: GrantRecord,
     email: String,
     now: OffsetDateTime,
 ) -> Result<InvitationResult, ApiError> {
-    Sessions(&*state.store).revoke_all_of(grant.user_id).await?;
+    super::inviting::sign_out_for_grant(state, grant.user_id).await?;
     Ok(InvitationResult {
         status: InvitationOutcome::Added,
         member: Some(Member::of(state, grant, Some(email), now).await?),

@@ -5,11 +5,13 @@
 //! `guests` (stays by reservation key).
 
 use alyt_domain::access::Principal;
-use alyt_domain::ids::InvitationId;
+use alyt_domain::ids::{InvitationId, UserId};
 use alyt_domain::invitation::LINK_LIFETIME;
 use alyt_domain::membership::{GrantTerms, role_words};
 use alyt_store::TxWrite;
+use alyt_store::repo::identity::Sessions;
 use alyt_store::repo::invitations::{InvitationError, InvitationRecord, Invitations};
+use alyt_store::repo::limits::Limits;
 use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, PropertyRecord};
 use time::OffsetDateTime;
 
@@ -158,4 +160,30 @@ pub(super) async fn mail_link(
 fn rfc3339(at: OffsetDateTime) -> String {
     at.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
+}
+
+/// How many times a day the grants others make may sign one person out.
+pub const GRANT_SIGN_OUTS_PER_DAY: i64 = 5;
+
+/// Signs `user` out so that a grant just made to their verified account
+/// names the household from their next sign-in (Authentication 8: owner
+/// changes apply at once), at most [`GRANT_SIGN_OUTS_PER_DAY`] times a day
+/// per person: past that the grant waits for the person's next sign-in or
+/// refresh (within one access token's life), so nobody can keep signing a
+/// person out by granting them homes. Whether they were signed out. One
+/// counter update (and the sign-out's writes).
+pub(crate) async fn sign_out_for_grant(state: &AppState, user: UserId) -> Result<bool, ApiError> {
+    const DAY: i64 = 86_400;
+    let now = state.clock.unix_seconds();
+    let day = now - now.rem_euclid(DAY);
+    let subject = sha256_hex(format!("grant-sign-out#{user}"));
+    let count = Limits(&*state.store)
+        .add_in_window(&subject, day, 1, day + 2 * DAY)
+        .await?;
+    if count > GRANT_SIGN_OUTS_PER_DAY {
+        tracing::info!(%user, "grant sign-out budget spent: the grant waits for the next sign-in");
+        return Ok(false);
+    }
+    Sessions(&*state.store).revoke_all_of(user).await?;
+    Ok(true)
 }
