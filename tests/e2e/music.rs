@@ -359,6 +359,55 @@ async fn a_home_lists_what_its_routines_can_play_and_every_uri_is_checked_on_sav
     );
 }
 
+/// Only a connector's SPEAKER endpoint plays a music step: a speaker device
+/// (the sandbox's virtual one, which has an enabled setting) has no way to
+/// play a chosen uri, so it is neither listed nor accepted, enabled or not.
+#[tokio::test]
+async fn a_speaker_device_is_never_a_music_speaker_enabled_or_not() {
+    let t = TestPlatform::start().await;
+    let h = home(&t, "music-device@example.com", Duration::from_secs(3600)).await;
+    let i = &h.speakers;
+    let (status, page) = t
+        .get_json(
+            &format!("/developers/simulator/devices?tenantId={}", i.tenant),
+            Some(i.token()),
+        )
+        .await;
+    assert_eq!(status, 200, "{page}");
+    let device = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["profile"] == "SPEAKER")
+        .map(|d| d["device"].clone())
+        .expect("the sandbox's virtual speaker");
+    assert_eq!(device["propertyId"], i.property.as_str(), "{device}");
+    let id = device["id"].as_str().unwrap();
+    for enabled in [true, false] {
+        let (status, row) = t
+            .send_json(
+                "PATCH",
+                &format!("/devices/{id}/settings?tenantId={}", i.tenant),
+                Some(i.token()),
+                Some(json!({ "byCapability": {}, "enabled": enabled })),
+            )
+            .await;
+        assert_eq!(status, 200, "{row}");
+        let listed = music(&t, i).await;
+        assert!(
+            !listed["speakers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["id"] == id),
+            "{listed}"
+        );
+        let (status, problem) = save(&t, i, json!([music_step(id, "FV:1", None)])).await;
+        assert_eq!(status, 400, "{problem}");
+        assert_eq!(problem["field"], "do[0].speakerId", "{problem}");
+    }
+}
+
 #[tokio::test]
 async fn music_plays_on_a_cloud_speaker_and_is_checked_again_before_playback() {
     let t = TestPlatform::start().await;

@@ -450,6 +450,26 @@ async fn the_people_list_pages_and_its_cursor_stays_in_its_household() {
     assert_eq!(problem["field"], "cursor");
 }
 
+/// Nothing sets a person's picture yet, so the field is null for everyone
+/// and its description says so, rather than promising a picture.
+#[tokio::test]
+async fn an_avatar_is_null_and_the_contract_says_why() {
+    let t = TestPlatform::start().await;
+    let house = demo(&t);
+    let owner = owner_token(&t).await;
+    let (status, people) = t.get_json(&house.members(), Some(&owner)).await;
+    assert_eq!(status, 200, "{people}");
+    for member in people["items"].as_array().unwrap() {
+        assert_eq!(member["avatar"], Value::Null, "{member}");
+    }
+    let (status, doc) = t.get_json("/openapi.json", None).await;
+    assert_eq!(status, 200);
+    let said = doc["components"]["schemas"]["Member"]["properties"]["avatar"]["description"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(said.contains("operation sets one"), "{said}");
+}
+
 /// The developer's sandbox: its household's grants and ends of membership
 /// reach the DEV key's event stream as `notification.raised`.
 #[tokio::test]

@@ -3720,7 +3720,12 @@ export interface components {
          *     present, null where it does not apply (or is not kept yet).
          */
         Member: {
-            /** @description The person's picture (a URL); null when none is set. */
+            /**
+             * @description Always null for now: the platform keeps no pictures and no
+             *     operation sets one (a picture needs a checked upload or URL, and a
+             *     person has no profile to change yet), so clients draw initials. It
+             *     will be the picture's URL once a person can set one.
+             */
             avatar: string | null;
             /** Format: date-time */
             createdAt: string;

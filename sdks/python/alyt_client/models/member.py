@@ -32,7 +32,10 @@ class Member:
     present, null where it does not apply (or is not kept yet).
 
         Attributes:
-            avatar (None | str): The person's picture (a URL); null when none is set.
+            avatar (None | str): Always null for now: the platform keeps no pictures and no
+                operation sets one (a picture needs a checked upload or URL, and a
+                person has no profile to change yet), so clients draw initials. It
+                will be the picture's URL once a person can set one.
             created_at (datetime.datetime):
             email (None | str): The person's sign-in address (null if the account was deleted).
             expires_at (datetime.datetime | None):

@@ -17,6 +17,10 @@
 //! in one of its rooms, its integration (its transport) is installed in
 //! that same home with its connector, and it says what it can play (its
 //! provider detail `music`; without it, it plays nothing: fail closed).
+//! The spec also checks a speaker's enabled state. Only devices have one
+//! (`settings.enabled`), and a device is never a speaker here, enabled or
+//! not, since the device channels cannot play a chosen uri; endpoints have
+//! no enabled state, so the checks above are the whole of it.
 
 use std::collections::BTreeMap;
 

@@ -90,7 +90,10 @@ pub struct Member {
     /// The person's sign-in address (null if the account was deleted).
     #[schema(required = true)]
     pub email: Option<String>,
-    /// The person's picture (a URL); null when none is set.
+    /// Always null for now: the platform keeps no pictures and no
+    /// operation sets one (a picture needs a checked upload or URL, and a
+    /// person has no profile to change yet), so clients draw initials. It
+    /// will be the picture's URL once a person can set one.
     #[schema(required = true)]
     pub avatar: Option<String>,
     /// The level: OWNER, MEMBER or GUEST.
@@ -199,7 +202,7 @@ impl Member {
             } else {
                 status
             },
-            // Avatars are not kept: present and null.
+            // No operation sets a picture yet (see the field).
             avatar: None,
             network_condition: network.map(|n| NetworkCondition {
                 require_network: true,
