@@ -230,15 +230,8 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
 /// Answers the household's client id and the connected hub, which the
 /// caller keeps while it signs in.
 async fn a_hub_home_with_a_conditional_member(t: &TestPlatform) -> (String, crate::rooms::Played) {
-    use crate::rooms::play;
-    use rumqttc::QoS;
-
     let first = t.platform.first_start.as_ref().unwrap();
-    let (tenant, client, home) = (
-        first.tenant_id.to_string(),
-        first.client_id.to_string(),
-        first.property_id.to_string(),
-    );
+    let (tenant, client) = (first.tenant_id.to_string(), first.client_id.to_string());
     let (email, password) = t.owner();
     let owner = t.household_login(&email, &password).await["accessToken"]
         .as_str()
@@ -262,43 +255,12 @@ async fn a_hub_home_with_a_conditional_member(t: &TestPlatform) -> (String, crat
     assert_eq!(status, 400, "no signal before the hub connects: {refused}");
 
     // The home's hub connects (from this machine's loopback address).
-    let (status, hub) = t
-        .post_json(
-            "/devices/register",
-            Some(&owner),
-            json!({ "tenantId": tenant, "propertyId": home, "name": "Hub", "kind": "HUB",
-                    "capabilities": ["HUB"], "serial": "SN-HUB-NET-1" }),
-        )
-        .await;
-    assert_eq!(status, 201, "{hub}");
-    let registered = crate::device_plane::Registered {
-        tenant: tenant.clone(),
-        device: hub["device"]["id"].as_str().unwrap().to_owned(),
-        prefix: hub["topicPrefix"].as_str().unwrap().to_owned(),
-        username: hub["credentials"]["username"].as_str().unwrap().to_owned(),
-        password: hub["credentials"]["password"].as_str().unwrap().to_owned(),
-    };
-    let device = play(t, &registered).await;
-    device
-        .client
-        .publish(
-            format!("{}/availability", registered.prefix),
-            QoS::AtLeastOnce,
-            true,
-            "online",
-        )
+    let device = crate::device_plane::connect_demo_hub(t, &owner).await;
+    let store = t.platform.store();
+    let known = alyt_store::repo::tenancy::Tenancy(&*store)
+        .home_address(first.property_id)
         .await
         .unwrap();
-    let store = t.platform.store();
-    let tenancy = alyt_store::repo::tenancy::Tenancy(&*store);
-    let mut known = None;
-    for _ in 0..200 {
-        known = tenancy.home_address(first.property_id).await.unwrap();
-        if known.is_some() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
     let known = known.expect("the hub's connection showed the home's address");
     assert!(!known.hash.contains("127.0.0.1"), "kept hashed");
 
