@@ -13,7 +13,8 @@ use alyt_domain::ManualClock;
 use alyt_local::InjectedClock;
 use alyt_tests::TestPlatform;
 use alyt_tests::developers::{
-    DeveloperSession, create_key, login, mails_to, sandbox_home, sign_up_and_verify, token_of,
+    DeveloperSession, accept_mailed_invitation, create_key, login, mails_to, sandbox_home,
+    sign_up_and_verify, token_of,
 };
 use alyt_tests::principals::{PASSWORD, seed_account};
 use alyt_tests::webhooks::SseReader;
@@ -257,7 +258,18 @@ async fn a_booked_guest_comes_and_goes_on_time_and_the_booking_system_hears_it()
     clock.set(check_out + time::Duration::days(1));
     let (status, returning) = put(&t, &path, &key, again).await;
     assert_eq!(status, 201, "{returning}");
-    assert_eq!(returning["state"], "member", "her account is verified now");
+    // A sandbox invites every address, her verified account too: she
+    // accepts the new link with her password.
+    assert_eq!(returning["state"], "invited", "{returning}");
+    let (status, pair) = accept_mailed_invitation(
+        &t,
+        "vera@example.com",
+        json!({ "password": GUEST_PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, 200, "{pair}");
+    let (_, back) = t.get_json(&path, Some(&key)).await;
+    assert_eq!(back["state"], "member");
 }
 
 async fn developer_token(t: &TestPlatform, dev: &DeveloperSession) -> String {
@@ -277,8 +289,6 @@ async fn the_household_checks_a_guest_out_now_and_a_removed_guest_ends_their_sta
     let sandbox = sandbox(&t, "host-dev@example.com").await;
     let owner = sandbox.dev.access_token.clone();
     seed_account(&t, "otto@example.com", None, None).await;
-    let pair = t.household_login("otto@example.com", PASSWORD).await;
-    let refresh = pair["refreshToken"].as_str().unwrap().to_owned();
     let now = clock_now(&clock);
     let body = json!({
         "email": "otto@example.com",
@@ -289,11 +299,14 @@ async fn the_household_checks_a_guest_out_now_and_a_removed_guest_ends_their_sta
     let path = sandbox.guest("ROOM-12");
     let (status, stay) = put(&t, &path, &owner, body).await;
     assert_eq!(status, 201, "{stay}");
-    assert_eq!(stay["state"], "member", "a verified account gets the grant");
-    let (status, _) = t
-        .post_json("/auth/refresh", None, json!({ "refreshToken": refresh }))
-        .await;
-    assert_eq!(status, 401, "signed out so the next sign-in names the home");
+    // A sandbox invites a verified account like any address; it accepts
+    // the link with its password.
+    assert_eq!(stay["state"], "invited", "{stay}");
+    let (status, pair) =
+        accept_mailed_invitation(&t, "otto@example.com", json!({ "password": PASSWORD })).await;
+    assert_eq!(status, 200, "{pair}");
+    let (_, stay) = t.get_json(&path, Some(&owner)).await;
+    assert_eq!(stay["state"], "member");
     let (claims, _) = sign_in_claims(&t, "otto@example.com", PASSWORD).await;
     assert_eq!(claims["clients"][&sandbox.client]["role"], "GUEST");
 
@@ -314,17 +327,81 @@ async fn the_household_checks_a_guest_out_now_and_a_removed_guest_ends_their_sta
     );
     assert!(audit["items"][0]["actor"].is_string());
 
-    // A guest granted by user id has a stay too (with a key of its own);
-    // removing them from the people checks that stay out.
+    // A sandbox adds people by invitation only: no grant by user id.
     let ada = seed_account(&t, "ada@example.com", None, None).await;
-    let (status, member) = t
+    let (status, refused) = t
         .post_json(
             &sandbox.members(),
             Some(&owner),
+            json!({ "userId": ada.id, "role": "MEMBER" }),
+        )
+        .await;
+    assert_eq!(status, 403, "{refused}");
+    assert!(
+        refused["detail"].as_str().unwrap().contains("invitation"),
+        "{refused}"
+    );
+}
+
+/// Issue 35 item 3: adding an existing account cannot be turned against
+/// that person. A real household grants a verified account at once (and
+/// signs it out, so its claims name the home); a sandbox never does: every
+/// address gets a link and the same answer, so a developer can neither sign
+/// a person out nor learn which addresses have accounts.
+#[tokio::test]
+async fn a_real_household_grants_a_verified_guest_at_once_and_a_sandbox_invites_every_address() {
+    let (t, clock) = platform().await;
+    let now = clock_now(&clock);
+    let first = t.platform.first_start.as_ref().unwrap();
+    let (tenant, client, home) = (first.tenant_id, first.client_id, first.property_id);
+    let (email, password) = t.owner();
+    let owner = t.household_login(&email, &password).await["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let stay_body = |email: &str| {
+        json!({
+            "email": email,
+            "propertyId": home,
+            "checkIn": text(now - time::Duration::hours(1)),
+            "checkOut": text(now + time::Duration::days(1)),
+        })
+    };
+
+    // The real household: Ada's verified account is a guest at once and
+    // signed out, so her next sign-in names the home.
+    seed_account(&t, "ada@example.com", None, None).await;
+    let ada_pair = t.household_login("ada@example.com", PASSWORD).await;
+    let path = format!("/tenants/{tenant}/clients/{client}/guests/REAL-1");
+    let (status, stay) = put(&t, &path, &owner, stay_body("ada@example.com")).await;
+    assert_eq!(
+        (status, stay["state"].as_str()),
+        (201, Some("member")),
+        "{stay}"
+    );
+    let (status, _) = t
+        .post_json(
+            "/auth/refresh",
+            None,
+            json!({ "refreshToken": ada_pair["refreshToken"] }),
+        )
+        .await;
+    assert_eq!(status, 401, "signed out so the next sign-in names the home");
+    let (claims, _) = sign_in_claims(&t, "ada@example.com", PASSWORD).await;
+    assert_eq!(claims["clients"][client.to_string()]["role"], "GUEST");
+
+    // A guest granted by user id has a stay too (with a key of its own);
+    // removing them from the people checks that stay out.
+    let bea = seed_account(&t, "bea@example.com", None, None).await;
+    let members = format!("/tenants/{tenant}/clients/{client}/members");
+    let (status, member) = t
+        .post_json(
+            &members,
+            Some(&owner),
             json!({
-                "userId": ada.id,
+                "userId": bea.id,
                 "role": "GUEST",
-                "propertyId": sandbox.home,
+                "propertyId": home,
                 "expiresAt": text(now + time::Duration::days(1)),
             }),
         )
@@ -332,19 +409,94 @@ async fn the_household_checks_a_guest_out_now_and_a_removed_guest_ends_their_sta
     assert_eq!(status, 201, "{member}");
     let key = member["reservationKey"].as_str().unwrap().to_owned();
     assert!(key.starts_with("stay-"), "{key}");
-    let (_, stay) = t.get_json(&sandbox.guest(&key), Some(&owner)).await;
+    let guest = format!("/tenants/{tenant}/clients/{client}/guests/{key}");
+    let (_, stay) = t.get_json(&guest, Some(&owner)).await;
     assert_eq!(stay["state"], "member");
     let (status, _) = t
         .send_json(
             "DELETE",
-            &format!("{}/{}", sandbox.members(), ada.id),
+            &format!("{members}/{}", bea.id),
             Some(&owner),
             None,
         )
         .await;
     assert_eq!(status, 204);
-    let (_, stay) = t.get_json(&sandbox.guest(&key), Some(&owner)).await;
+    let (_, stay) = t.get_json(&guest, Some(&owner)).await;
     assert_eq!(stay["state"], "checked-out");
+
+    // A sandbox: Cai has a verified account, the other address has none.
+    // Both get the same answer and a link; Cai stays signed in.
+    let sandbox = sandbox(&t, "fair-dev@example.com").await;
+    let dev = sandbox.dev.access_token.clone();
+    seed_account(&t, "cai@example.com", None, None).await;
+    let cai_pair = t.household_login("cai@example.com", PASSWORD).await;
+    let sandbox_body = |email: &str| {
+        let mut body = stay_body(email);
+        body["propertyId"] = sandbox.home.clone().into();
+        body
+    };
+    let (status, known) = put(
+        &t,
+        &sandbox.guest("S-1"),
+        &dev,
+        sandbox_body("cai@example.com"),
+    )
+    .await;
+    assert_eq!(status, 201, "{known}");
+    let (status, unknown) = put(
+        &t,
+        &sandbox.guest("S-2"),
+        &dev,
+        sandbox_body("nobody@example.com"),
+    )
+    .await;
+    assert_eq!(status, 201, "{unknown}");
+    let shape = |stay: &Value| {
+        let mut stay = stay.clone();
+        for varying in ["email", "reservationKey"] {
+            stay.as_object_mut().unwrap().remove(varying);
+        }
+        stay
+    };
+    assert_eq!(
+        shape(&known),
+        shape(&unknown),
+        "the same answer for every address"
+    );
+    assert_eq!(known["state"], "invited");
+    let invitations = format!(
+        "/tenants/{}/clients/{}/invitations",
+        sandbox.tenant, sandbox.client
+    );
+    seed_account(&t, "dara@example.com", None, None).await;
+    let invite = |email: &str| json!({ "email": email, "role": "MEMBER" });
+    let (status, known) = t
+        .post_json(&invitations, Some(&dev), invite("dara@example.com"))
+        .await;
+    assert_eq!(
+        (status, known["status"].as_str()),
+        (201, Some("invited")),
+        "{known}"
+    );
+    let (status, unknown) = t
+        .post_json(&invitations, Some(&dev), invite("nobody.else@example.com"))
+        .await;
+    assert_eq!(
+        (status, unknown["status"].as_str()),
+        (201, Some("invited")),
+        "{unknown}"
+    );
+    assert_eq!(known["member"], Value::Null);
+    assert_eq!(mails_to(&t, "cai@example.com").len(), 1);
+    assert_eq!(mails_to(&t, "dara@example.com").len(), 1);
+    let (status, _) = t
+        .post_json(
+            "/auth/refresh",
+            None,
+            json!({ "refreshToken": cai_pair["refreshToken"] }),
+        )
+        .await;
+    assert_eq!(status, 200, "a sandbox signs nobody out");
 }
 
 #[tokio::test]
@@ -447,7 +599,10 @@ async fn a_shortened_stay_signs_the_guest_out_at_once() {
         })
     };
     let (status, opened) = put(&t, &path, &owner, stay(now + time::Duration::days(3))).await;
-    assert_eq!((status, opened["state"].as_str()), (201, Some("member")));
+    assert_eq!((status, opened["state"].as_str()), (201, Some("invited")));
+    let (status, accepted) =
+        accept_mailed_invitation(&t, "sami@example.com", json!({ "password": PASSWORD })).await;
+    assert_eq!(status, 200, "{accepted}");
     let pair = t.household_login("sami@example.com", PASSWORD).await;
     let access = pair["accessToken"].as_str().unwrap().to_owned();
     let (_, me) = t.get_json("/auth/me", Some(&access)).await;
@@ -491,6 +646,9 @@ async fn a_guest_whose_stay_ended_is_told_so_on_refresh_and_in_me() {
     });
     let (status, _) = put(&t, &path, &owner, body).await;
     assert_eq!(status, 201);
+    let (status, accepted) =
+        accept_mailed_invitation(&t, "lena@example.com", json!({ "password": PASSWORD })).await;
+    assert_eq!(status, 200, "{accepted}");
     // Its access token ends with the stay at the latest.
     let pair = t.household_login("lena@example.com", PASSWORD).await;
     let access = pair["accessToken"].as_str().unwrap().to_owned();

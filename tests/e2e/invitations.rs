@@ -730,3 +730,132 @@ async fn invitations_refuse_bad_input_with_the_field_and_one_pending_invitation_
     assert_eq!(page["items"].as_array().unwrap().len(), 1);
     assert_eq!(page["nextCursor"], Value::Null);
 }
+
+/// Issue 35 item 4: invitation mails have daily budgets, so nobody can use
+/// them to flood an inbox with text they chose: 5 a day to one address
+/// (from every household together: a sandbox cannot add a sixth) and 50 a
+/// day from one household, sends and resends alike. A refusal is 429
+/// `too-many-mails` with Retry-After, sends nothing and counts nothing; the
+/// next day (UTC) the budget is back.
+#[tokio::test]
+async fn invitation_mails_have_a_daily_budget_per_address_and_per_household() {
+    let clock = Arc::new(OffsetClock::default());
+    let platform_clock = clock.clone();
+    let t = TestPlatform::start_with_config(move |config| {
+        config.clock = Some(InjectedClock(platform_clock));
+    })
+    .await;
+    let house = demo(&t);
+    let owner = owner_token(&t).await;
+    let target = "flooded@example.com";
+
+    let (status, created) = invite(
+        &t,
+        &house,
+        &owner,
+        json!({ "email": target, "role": "MEMBER", "name": "Buy now at spam.example" }),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let resend = format!(
+        "{}/{}/resend",
+        house.invitations(),
+        created["invitation"]["id"].as_str().unwrap()
+    );
+    for _ in 0..4 {
+        let (status, body) = t.post_json(&resend, Some(&owner), json!({})).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    assert_eq!(mails_to(&t, target).len(), 5);
+    let response = t
+        .http
+        .post(t.url(&resend))
+        .bearer_auth(&owner)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    let wait: u64 = response.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=86_400).contains(&wait), "{wait}");
+    let refused: Value = response.json().await.unwrap();
+    assert!(
+        refused["type"]
+            .as_str()
+            .unwrap()
+            .ends_with("too-many-mails"),
+        "{refused}"
+    );
+    assert!(
+        refused["detail"].as_str().unwrap().contains("address"),
+        "{refused}"
+    );
+    assert_eq!(mails_to(&t, target).len(), 5, "a refusal sends nothing");
+
+    // Another household is held by the same address budget.
+    let dev = alyt_tests::developers::sign_up_and_verify(&t, "budget-dev@example.com").await;
+    let sandbox = alyt_tests::developers::sandbox_home(&t, &dev).await;
+    let sandbox_invitations = format!(
+        "/tenants/{}/clients/{}/invitations",
+        dev.sandbox_tenant_id, sandbox.client_id
+    );
+    let (status, refused) = t
+        .post_json(
+            &sandbox_invitations,
+            Some(&dev.access_token),
+            json!({ "email": target, "role": "MEMBER" }),
+        )
+        .await;
+    assert_eq!(status, 429, "{refused}");
+    let (_, pending) = t
+        .get_json(&sandbox_invitations, Some(&dev.access_token))
+        .await;
+    assert_eq!(
+        pending["items"],
+        json!([]),
+        "a refused invitation is not kept"
+    );
+
+    // The household's budget: 50 mails a day over every address.
+    for n in 0..45 {
+        let (status, body) = invite(
+            &t,
+            &house,
+            &owner,
+            json!({ "email": format!("person{n}@example.com"), "role": "MEMBER" }),
+        )
+        .await;
+        assert_eq!(status, 201, "mail {} of the household: {body}", n + 6);
+    }
+    let (status, refused) = invite(
+        &t,
+        &house,
+        &owner,
+        json!({ "email": "one-too-many@example.com", "role": "MEMBER" }),
+    )
+    .await;
+    assert_eq!(status, 429, "{refused}");
+    assert!(
+        refused["detail"].as_str().unwrap().contains("household"),
+        "{refused}"
+    );
+    assert!(mails_to(&t, "one-too-many@example.com").is_empty());
+
+    // A day later both budgets are back.
+    clock.advance(Duration::from_secs(86_400));
+    let owner = owner_token(&t).await;
+    let (status, body) = t.post_json(&resend, Some(&owner), json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = invite(
+        &t,
+        &house,
+        &owner,
+        json!({ "email": "one-too-many@example.com", "role": "MEMBER" }),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(mails_to(&t, target).len(), 6);
+}

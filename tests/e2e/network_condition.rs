@@ -10,7 +10,7 @@
 //! it; a conditional member mints no widget token.
 
 use alyt_tests::TestPlatform;
-use alyt_tests::developers::{sandbox_home, sign_up_and_verify};
+use alyt_tests::developers::{accept_mailed_invitation, sandbox_home, sign_up_and_verify};
 use alyt_tests::principals::{PASSWORD, seed_account};
 use serde_json::{Value, json};
 
@@ -107,11 +107,25 @@ async fn a_conditional_member_is_in_claims_only_while_the_home_sees_their_phone(
         );
     }
     let body = json!({ "email": "nora.net@example.com", "role": "MEMBER", "requireNetwork": true, "phoneThingId": phone_id });
-    let (status, added) = t.post_json(&invite, Some(&admin), body).await;
-    assert_eq!(status, 201, "{added}");
-    assert_eq!(added["status"], "added");
-    assert_eq!(added["member"]["networkCondition"]["requireNetwork"], true);
-    assert_eq!(added["member"]["phone"]["name"], "Nora's phone");
+    let (status, invited) = t.post_json(&invite, Some(&admin), body).await;
+    assert_eq!(status, 201, "{invited}");
+    // A sandbox invites her verified account like any address; she
+    // accepts the link with her password, and the condition comes along.
+    assert_eq!(invited["status"], "invited");
+    assert_eq!(invited["invitation"]["requireNetwork"], true);
+    let (status, accepted) =
+        accept_mailed_invitation(&t, "nora.net@example.com", json!({ "password": PASSWORD })).await;
+    assert_eq!(status, 200, "{accepted}");
+    let (_, listed) = t.get_json(&format!("{people}/members"), Some(&admin)).await;
+    let added = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["email"] == "nora.net@example.com")
+        .expect("she is a member")
+        .clone();
+    assert_eq!(added["networkCondition"]["requireNetwork"], true, "{added}");
+    assert_eq!(added["phone"]["name"], "Nora's phone");
 
     // Her phone is on the network: the household is in her claims (she
     // signs in from an address that is not the home's: the phone decides).

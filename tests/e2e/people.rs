@@ -13,7 +13,8 @@ use std::time::Duration;
 use alyt_domain::access::TenantRole;
 use alyt_tests::TestPlatform;
 use alyt_tests::developers::{
-    DeveloperSession, create_key, mails_to, sandbox_home, sign_up_and_verify,
+    DeveloperSession, accept_mailed_invitation, create_key, mails_to, sandbox_home,
+    sign_up_and_verify,
 };
 use alyt_tests::principals::{PASSWORD, seed_account};
 use alyt_tests::webhooks::SseReader;
@@ -497,9 +498,26 @@ async fn membership_changes_reach_the_sandbox_event_stream() {
     let (status, _) = t.get_json(&sandbox.members(), Some(&key)).await;
     assert_eq!(status, 403, "keys do not manage people");
 
+    // A sandbox adds people by invitation: Cleo accepts with her password.
     let (cleo, _, _) = person(&t, "cleo@example.com").await;
-    let (status, body) = grant(&t, &sandbox, &dev.access_token, &cleo, "MEMBER").await;
-    assert_eq!(status, 201, "{body}");
+    let (status, body) = t
+        .post_json(
+            &format!(
+                "/tenants/{}/clients/{}/invitations",
+                sandbox.tenant, sandbox.client
+            ),
+            Some(&dev.access_token),
+            json!({ "email": "cleo@example.com", "role": "MEMBER" }),
+        )
+        .await;
+    assert_eq!(
+        (status, body["status"].as_str()),
+        (201, Some("invited")),
+        "{body}"
+    );
+    let (status, body) =
+        accept_mailed_invitation(&t, "cleo@example.com", json!({ "password": PASSWORD })).await;
+    assert_eq!(status, 200, "{body}");
     let (status, body) = delete(&t, &sandbox.member(&cleo), &dev.access_token).await;
     assert_eq!(status, 204, "{body}");
 

@@ -146,6 +146,17 @@ pub fn token_of(link: &str) -> String {
         .expect("the link carries a token")
 }
 
+/// Accepts the newest invitation link mailed to `to` with `body` (a new
+/// person's `name` and `password`, or an existing account's `password`):
+/// the answer (200 with a token pair when it worked). This is how an
+/// existing account joins a sandbox household, which never grants at once.
+pub async fn accept_mailed_invitation(t: &TestPlatform, to: &str, body: Value) -> (u16, Value) {
+    let link = newest_link(t, to, "/invitation?token=").expect("an invitation was mailed");
+    let token = token_of(&link);
+    t.post_json(&format!("/auth/invitations/{token}/accept"), None, body)
+        .await
+}
+
 /// Signs up `email` with [`PASSWORD`], follows the verification link from the
 /// outbox and returns the developer session, with ids from `GET /developers/me`.
 pub async fn sign_up_and_verify(t: &TestPlatform, email: &str) -> DeveloperSession {

@@ -12764,7 +12764,7 @@ export interface operations {
                     "application/json": components["schemas"]["GuestStay"];
                 };
             };
-            /** @description A new stay: `member` (a verified account got the grant and was signed out to see it) or `invited` (an invitation and its link were mailed); guest.invited */
+            /** @description A new stay: `member` (a verified account got the grant and was signed out to see it; never in a sandbox tenant) or `invited` (an invitation and its link were mailed); guest.invited */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12811,6 +12811,15 @@ export interface operations {
             };
             /** @description The key holds another guest's or another home's stay that is not over, the person is already a member of the household otherwise, or the stay changed meanwhile */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The daily budget of invitation mails is spent: 5 a day to one address (from every household), 50 a day from one household; `too-many-mails`, with Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12976,7 +12985,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `added`: the address's verified account is a member now (its sessions were signed out, at most five times a day per person; past that the grant shows at its next refresh); `invited`: an invitation and a one-time link (7 days) were mailed */
+            /** @description `added`: the address's verified account is a member now (never in a sandbox tenant, where every address is `invited`; its sessions were signed out, at most five times a day per person; past that the grant shows at its next refresh); `invited`: an invitation and a one-time link (7 days) were mailed */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13023,6 +13032,15 @@ export interface operations {
             };
             /** @description The person is already a member, or the address already has a pending invitation (resend or withdraw it) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The daily budget of invitation mails is spent: 5 a day to one address (from every household), 50 a day from one household; `too-many-mails`, with Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13154,6 +13172,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The daily budget of invitation mails is spent: 5 a day to one address (from every household), 50 a day from one household; `too-many-mails`, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listMembers: {
@@ -13267,7 +13294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not the household's owner, the tenant's admin or platform staff */
+            /** @description The caller does not manage the household's people, or the household is in a sandbox tenant (which adds people by invitation only) */
             403: {
                 headers: {
                     [name: string]: unknown;

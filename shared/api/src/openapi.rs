@@ -21,15 +21,16 @@ use crate::routing::{Operations, operations};
 /// version 0.1.0"), SemVer as the spec's Versioning 2 defines it; the path
 /// prefix (`/v1`) carries the major. 0.1.0 is the first kept release
 /// (`contract/releases/`): the development snapshots before it were never
-/// released to anyone. From here a test holds this version to the change
-/// since the last kept release (`alyt-contract-diff`).
-pub const API_VERSION: &str = "0.1.0";
+/// released to anyone. From there a test holds this version to the change
+/// since the last kept release (`alyt-contract-diff`): 0.2.0 added the
+/// invitation mail budgets' 429 (issue 35).
+pub const API_VERSION: &str = "0.2.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.1.0",
+        version = "0.2.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(

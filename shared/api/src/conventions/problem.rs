@@ -205,6 +205,20 @@ impl ApiError {
         }
     }
 
+    /// An invitation mail over its daily budget (`groups::people::inviting`);
+    /// `detail` says which.
+    pub fn too_many_mails(retry_after: u64, detail: impl Into<String>) -> Self {
+        Self {
+            retry_after: Some(seconds(retry_after)),
+            ..Self::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too-many-mails",
+                "Too many mails",
+                detail.into(),
+            )
+        }
+    }
+
     /// A guest's session that ended with their stay (the spec's stay-ended
     /// message, instead of a bare 401): sign in again for any other home.
     pub fn stay_ended() -> Self {

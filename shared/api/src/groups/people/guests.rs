@@ -3,8 +3,9 @@
 //!
 //! * `PUT …/guests/{reservationKey}` `{ email, name?, propertyId, checkIn,
 //!   checkOut, requireNetwork?, phoneThingId? }`: a new key opens a stay
-//!   (`member` when the address has a verified account: the grant is made
-//!   and the person signed out so their next sign-in names the home;
+//!   (`member` when the address has a verified account, outside sandbox
+//!   tenants: the grant is made and the person signed out so their next
+//!   sign-in names the home;
 //!   `invited` otherwise: an invitation with the stay and its mailed link);
 //!   the same key with the same dates answers the stay as it is, with new
 //!   dates moves it (and its grant or invitation). `guest.invited` when a
@@ -270,13 +271,14 @@ async fn guest_household(
     request_body = PutGuestRequest,
     security(("bearer" = ["guests:write"])),
     responses(
-        (status = 201, description = "A new stay: `member` (a verified account got the grant and was signed out to see it) or `invited` (an invitation and its link were mailed); guest.invited", body = GuestStay),
+        (status = 201, description = "A new stay: `member` (a verified account got the grant and was signed out to see it; never in a sandbox tenant) or `invited` (an invitation and its link were mailed); guest.invited", body = GuestStay),
         (status = 200, description = "The stay already had these dates (it is answered as it is), or it moved to the new ones", body = GuestStay),
         (status = 400, description = "A malformed id, key or body: the address, a home that is not the household's, a stay that does not end in the future or starts after it ends, or the network condition", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         NotGuestManager,
         NoHousehold,
         (status = 409, description = "The key holds another guest's or another home's stay that is not over, the person is already a member of the household otherwise, or the stay changed meanwhile", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The daily budget of invitation mails is spent: 5 a day to one address (from every household), 50 a day from one household; `too-many-mails`, with Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn put_guest(
@@ -322,7 +324,9 @@ pub async fn put_guest(
             "this person is already a member of the household",
         ));
     }
-    let guest = match account.filter(|a| a.email_verified_at.is_some()) {
+    // In a sandbox every guest is invited, account or not (see `inviting`).
+    let at_once = super::inviting::grants_accounts_at_once(&state, &household).await?;
+    let guest = match account.filter(|a| at_once && a.email_verified_at.is_some()) {
         Some(person) => Guest::Account(person),
         None => Guest::Address { email, name },
     };

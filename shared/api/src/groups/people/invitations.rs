@@ -268,12 +268,13 @@ fn checked_terms(
     request_body = CreateInvitationRequest,
     security(("bearer" = [])),
     responses(
-        (status = 201, description = "`added`: the address's verified account is a member now (its sessions were signed out, at most five times a day per person; past that the grant shows at its next refresh); `invited`: an invitation and a one-time link (7 days) were mailed", body = InvitationResult),
+        (status = 201, description = "`added`: the address's verified account is a member now (never in a sandbox tenant, where every address is `invited`; its sessions were signed out, at most five times a day per person; past that the grant shows at its next refresh); `invited`: an invitation and a one-time link (7 days) were mailed", body = InvitationResult),
         (status = 400, description = "A malformed id or body: the address, a guest without a home of this household or a stay that ends, a stay for an owner or member, a reservation key, or the network condition (never for an owner; not before the home has a presence signal)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         NotPeopleManager,
         NoHousehold,
         (status = 409, description = "The person is already a member, or the address already has a pending invitation (resend or withdraw it)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The daily budget of invitation mails is spent: 5 a day to one address (from every household), 50 a day from one household; `too-many-mails`, with Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create_invitation(
@@ -303,7 +304,11 @@ pub async fn create_invitation(
     {
         return Err(already_member());
     }
-    let verified = account.filter(|a| a.email_verified_at.is_some());
+    // In a sandbox every address is invited, account or not (see `inviting`).
+    let verified = match super::inviting::grants_accounts_at_once(&state, &household).await? {
+        true => account.filter(|a| a.email_verified_at.is_some()),
+        false => None,
+    };
     let result = match (home, terms.grant.role) {
         // A guest's stay is a stay record like any other (the sweep lets
         // them out on time), with a key of its own when none was given.
@@ -483,6 +488,7 @@ async fn managed_invitation(
         NoValidToken,
         NotPeopleManager,
         (status = 404, description = "No such household or pending invitation (accepted and withdrawn ones are gone)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The daily budget of invitation mails is spent: 5 a day to one address (from every household), 50 a day from one household; `too-many-mails`, with Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn resend_invitation(
@@ -495,6 +501,7 @@ pub async fn resend_invitation(
         Some(home) => Tenancy(&*state.store).property(tenant, home).await?,
         None => None,
     };
+    super::inviting::spend_mail_budget(&state, &household, &invitation.email).await?;
     let now = state.clock.now();
     let token = random_token();
     let resent = Invitations(&*state.store)
@@ -739,11 +746,12 @@ pub async fn accept_invitation(
 ) -> Result<Json<TokenPair>, ApiError> {
     let (invitation, household, home) = live_invitation(&state, &token).await?;
     let now = state.clock.now();
-    let stay = waiting_stay(&state, &invitation).await?;
+    // Read first so a dead stay answers before any password is checked.
+    waiting_stay(&state, &invitation).await?;
     let account = Users(&*state.store)
         .find_by_email(&invitation.email)
         .await?;
-    let (person, mut writes, new_account) = match account {
+    let (person, account_writes, new_account) = match account {
         Some(_) => {
             if request.name.is_some() {
                 return Err(ApiError::validation(
@@ -752,7 +760,7 @@ pub async fn accept_invitation(
                 ));
             }
             let person = existing_account(&state, &invitation, request, address).await?;
-            let mut writes = spend_writes(&invitation, stay.as_ref(), &person, now)?;
+            let mut writes = Vec::new();
             if person.email_verified_at.is_none() {
                 writes.push(verify_email_write(person.id, now)?);
             }
@@ -760,8 +768,7 @@ pub async fn accept_invitation(
         }
         None => {
             let person = new_account(&invitation, request, now).await?;
-            let mut writes = spend_writes(&invitation, stay.as_ref(), &person, now)?;
-            writes.extend(create_writes(&person)?);
+            let writes = create_writes(&person)?;
             (person, writes, true)
         }
     };
@@ -785,28 +792,45 @@ pub async fn accept_invitation(
         met: None,
         last_seen: None,
     });
-    writes.extend(granted_writes(
+    let granted = granted_writes(
         &state,
         &household,
         &grant,
         &person.email,
         home.as_ref(),
         ChangedBy::Invitation,
-    )?);
-    let spend_len = accept_writes(&invitation, 0).len() + usize::from(stay.is_some());
-    match Members(&*state.store).add(&grant, writes).await {
-        Ok(()) => {}
-        // The link was spent, withdrawn or resent since it was opened (or
-        // the guest's stay ended).
-        Err(MemberError::Refused { write }) if write < spend_len => return Err(dead_invitation()),
-        Err(MemberError::Refused { .. }) if new_account => {
-            return Err(ApiError::conflict(
-                "this address got an account meanwhile: accept again with that account's password",
-            ));
+    )?;
+    // A guest's stay may move while the password is checked (the stay
+    // sweep marks its check-in): read it again and retry, a few times,
+    // as long as it still waits for this invitation.
+    let mut stay_moves = 0;
+    loop {
+        let stay = waiting_stay(&state, &invitation).await?;
+        let mut writes = spend_writes(&invitation, stay.as_ref(), &person, now)?;
+        let spend_len = writes.len();
+        writes.extend(account_writes.iter().cloned());
+        writes.extend(granted.iter().cloned());
+        match Members(&*state.store).add(&grant, writes).await {
+            Ok(()) => break,
+            Err(MemberError::Refused { write })
+                if stay.is_some() && write + 1 == spend_len && stay_moves < 3 =>
+            {
+                stay_moves += 1;
+            }
+            // The link was spent, withdrawn or resent since it was opened
+            // (or the guest's stay ended).
+            Err(MemberError::Refused { write }) if write < spend_len => {
+                return Err(dead_invitation());
+            }
+            Err(MemberError::Refused { .. }) if new_account => {
+                return Err(ApiError::conflict(
+                    "this address got an account meanwhile: accept again with that account's password",
+                ));
+            }
+            Err(MemberError::Refused { .. }) => return Err(dead_invitation()),
+            Err(MemberError::AlreadyMember) => return Err(already_member()),
+            Err(e) => return Err(member_error(e)),
         }
-        Err(MemberError::Refused { .. }) => return Err(dead_invitation()),
-        Err(MemberError::AlreadyMember) => return Err(already_member()),
-        Err(e) => return Err(member_error(e)),
     }
     tracing::info!(tenant = %household.tenant_id, client = %household.id, invitation = %invitation.id, user = %person.id, new_account, "invitation accepted");
     Ok(Json(

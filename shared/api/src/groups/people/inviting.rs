@@ -3,16 +3,33 @@
 //! the link, and the reservation keys of guest stays. The handlers are
 //! `invitations` (the household's and the invitee's operations) and
 //! `guests` (stays by reservation key).
+//!
+//! Two guards live here because every path that mails a link goes through
+//! them:
+//!
+//! * **Who is granted at once.** The spec grants an address's verified
+//!   account at once (and signs its other sessions out). A sandbox tenant
+//!   never does ([`grants_accounts_at_once`]): a developer, or any DEV key
+//!   with `guests:write`, could otherwise sign any person out and learn which
+//!   addresses have accounts. There every address gets an invitation and the
+//!   same answer; an existing account accepts the link with its password.
+//! * **Mail budgets** ([`spend_mail_budget`]): at most
+//!   [`MAILS_PER_ADDRESS_PER_DAY`] invitation mails a day to one address
+//!   (from every household together) and [`MAILS_PER_HOUSEHOLD_PER_DAY`]
+//!   from one household (sends and resends alike), so nobody can use
+//!   invitations to flood an inbox with text they chose. Counted before the
+//!   record is written; a refusal takes its count back and is 429
+//!   `too-many-mails` with `Retry-After` (the end of the day, UTC).
 
 use alyt_domain::access::Principal;
 use alyt_domain::ids::{InvitationId, UserId};
 use alyt_domain::invitation::LINK_LIFETIME;
 use alyt_domain::membership::{GrantTerms, role_words};
 use alyt_store::TxWrite;
-use alyt_store::repo::identity::Sessions;
+use alyt_store::repo::identity::{Sessions, email_key};
 use alyt_store::repo::invitations::{InvitationError, InvitationRecord, Invitations};
 use alyt_store::repo::limits::Limits;
-use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, PropertyRecord};
+use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, PropertyRecord, Tenancy};
 use time::OffsetDateTime;
 
 use super::stay_key_in_use;
@@ -62,6 +79,7 @@ pub(super) async fn invite(
     id: InvitationId,
     also: Vec<TxWrite>,
 ) -> Result<InvitationRecord, ApiError> {
+    spend_mail_budget(state, household, &terms.email).await?;
     let now = state.clock.now();
     let token = random_token();
     let invitation = InvitationRecord {
@@ -186,4 +204,53 @@ pub(crate) async fn sign_out_for_grant(state: &AppState, user: UserId) -> Result
     }
     Sessions(&*state.store).revoke_all_of(user).await?;
     Ok(true)
+}
+
+/// Whether a verified account named by its address is granted at once in
+/// `household` (the spec's rule), or gets an invitation like any address:
+/// always the latter in a sandbox tenant. One get.
+pub(super) async fn grants_accounts_at_once(
+    state: &AppState,
+    household: &ClientRecord,
+) -> Result<bool, ApiError> {
+    let tenant = Tenancy(&*state.store).tenant(household.tenant_id).await?;
+    Ok(tenant.is_some_and(|t| !t.sandbox))
+}
+
+/// Invitation mails one address may get a day, from every household.
+pub const MAILS_PER_ADDRESS_PER_DAY: i64 = 5;
+/// Invitation mails (sends and resends) one household may send a day.
+pub const MAILS_PER_HOUSEHOLD_PER_DAY: i64 = 50;
+
+/// Counts one invitation mail to `email` from `household` against both
+/// daily budgets, or refuses it (429 `too-many-mails`) with nothing
+/// counted. Two counter updates (two more on a refusal).
+pub(super) async fn spend_mail_budget(
+    state: &AppState,
+    household: &ClientRecord,
+    email: &str,
+) -> Result<(), ApiError> {
+    const DAY: i64 = 86_400;
+    let now = state.clock.unix_seconds();
+    let day = now - now.rem_euclid(DAY);
+    let ends = day + DAY;
+    let limits = Limits(&*state.store);
+    // Hashed: a limit's key never carries the address itself.
+    let address = sha256_hex(format!("invitation-mails#{}", email_key(email)));
+    let home = sha256_hex(format!("invitation-mails#{}", household.id));
+    let refused = |detail: String| ApiError::too_many_mails((ends - now) as u64, detail);
+    if limits.add_in_window(&address, day, 1, ends + DAY).await? > MAILS_PER_ADDRESS_PER_DAY {
+        limits.add_in_window(&address, day, -1, ends + DAY).await?;
+        return Err(refused(format!(
+            "this address got its {MAILS_PER_ADDRESS_PER_DAY} invitation mails for today; send again after midnight UTC"
+        )));
+    }
+    if limits.add_in_window(&home, day, 1, ends + DAY).await? > MAILS_PER_HOUSEHOLD_PER_DAY {
+        limits.add_in_window(&home, day, -1, ends + DAY).await?;
+        limits.add_in_window(&address, day, -1, ends + DAY).await?;
+        return Err(refused(format!(
+            "this household sent its {MAILS_PER_HOUSEHOLD_PER_DAY} invitation mails for today; send again after midnight UTC"
+        )));
+    }
+    Ok(())
 }

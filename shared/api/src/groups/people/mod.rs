@@ -382,7 +382,7 @@ pub async fn list_members(
         (status = 201, description = "The person is a member; their next sign-in or refresh names the household", body = Member),
         (status = 400, description = "A malformed id or body, no account with this user id, a guest without a home of this household or a stay that ends, or a stay for an owner or member", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        NotPeopleManager,
+        (status = 403, description = "The caller does not manage the household's people, or the household is in a sandbox tenant (which adds people by invitation only)", body = Problem, content_type = "application/problem+json"),
         NoHousehold,
         (status = 409, description = "The person is already a member", body = Problem, content_type = "application/problem+json"),
     )
@@ -394,6 +394,11 @@ pub async fn add_member(
     ApiJson(request): ApiJson<AddMemberRequest>,
 ) -> Result<(StatusCode, Json<Member>), ApiError> {
     let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
+    if !inviting::grants_accounts_at_once(&state, &household).await? {
+        return Err(ApiError::forbidden(
+            "a sandbox household adds people by invitation only (POST …/invitations): the person accepts the mailed link",
+        ));
+    }
     let now = state.clock.now();
     let terms = GrantTerms {
         role: request.role,
