@@ -12,7 +12,8 @@ export type RoomView = Schemas["RoomView"];
 export type Control = Schemas["Control"];
 export type CapabilityDescriptor = Schemas["CapabilityDescriptor"];
 
-/** A problem body (RFC 9457) the API answered with. */
+/** A problem body (RFC 9457) the API answered with; `field` names the
+ * request's field it is about, when it is about one. */
 export class ApiProblem extends Error {
   constructor(
     readonly status: number,
@@ -164,4 +165,35 @@ export async function verifyEmail(token: string): Promise<void> {
   }
   const me = await createAlytClient(location.origin, data.accessToken).GET("/v1/developers/me");
   keep({ kind: "developer", accessToken: data.accessToken, refreshToken: data.refreshToken, email: me.data?.email ?? "" });
+}
+
+/** What an invitation link offers (no session needed); throws the API's
+ * problem (410, one sentence for every dead link). */
+export async function readInvitation(token: string): Promise<Schemas["InvitationPreview"]> {
+  const result = await createAnonymous().GET("/v1/auth/invitations/{token}", { params: { path: { token } } });
+  if (!result.response.ok || !result.data) {
+    throw problemOf(result);
+  }
+  return result.data;
+}
+
+/** Accepts an invitation and keeps the session it answers, like a
+ * household sign-in; returns the person's claims (null when they could not
+ * be read: the session stands). Throws the API's problem. */
+export async function acceptInvitation(
+  token: string,
+  body: Schemas["AcceptInvitationRequest"],
+): Promise<Schemas["Claims"] | null> {
+  const result = await createAnonymous().POST("/v1/auth/invitations/{token}/accept", {
+    params: { path: { token } },
+    body,
+  });
+  const data = result.data;
+  if (!result.response.ok || !data) {
+    throw problemOf(result);
+  }
+  const me = await createAlytClient(location.origin, data.accessToken).GET("/v1/auth/me");
+  const claims = me.data?.claims ?? null;
+  keep({ kind: "household", accessToken: data.accessToken, refreshToken: data.refreshToken, email: claims?.email ?? "" });
+  return claims;
 }

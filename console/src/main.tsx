@@ -7,10 +7,15 @@ import { loadIcons } from "./icons.js";
 import { AccountPage, SignUp, VerifyEmail } from "./account.js";
 import { ConnectorsPage } from "./connectors.js";
 import { EventsPage, KeysPage, SandboxHome, SimulatorPage, WebhooksPage } from "./developer.js";
+import { InvitationPage, takeInvitationToken } from "./invitation.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
 import { PeoplePage } from "./people.js";
 import { RoutinesPage } from "./routines.js";
 import { SecurityPage } from "./security.js";
+
+/** The token of the invitation link this page was opened with (taken out
+ * of the address before anything else runs). */
+const invitationToken = takeInvitationToken();
 
 function route(hash: string) {
   const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?", 2);
@@ -66,7 +71,8 @@ function App() {
   return (
     <>
       <Header />
-      {route(hash)}
+      {/* A link within the page (a hash) leaves the invitation. */}
+      {invitationToken !== null && !hash ? <InvitationPage token={invitationToken} /> : route(hash)}
     </>
   );
 }

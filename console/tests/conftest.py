@@ -128,15 +128,26 @@ def stand_in_for_turnstile(page):
     )
 
 
+def mailed_link(platform, email, marker):
+    """The newest link containing `marker` mailed to `email` (the local
+    outbox), exactly as the mail carries it."""
+    for _ in range(50):
+        links = [
+            word
+            for mail in sorted(pathlib.Path(platform.data, "outbox").glob("*.eml"))
+            if f"to: {email}" in (text := mail.read_text()).lower()
+            for word in text.split()
+            if word.startswith("http") and marker in word
+        ]
+        if links:
+            return links[-1]
+        time.sleep(0.1)
+    raise AssertionError(f"no mail to {email} with a {marker} link")
+
+
 def verification_link(platform, email):
     """The link of the verification mail to `email` in the local outbox."""
-    for _ in range(50):
-        for mail in sorted(pathlib.Path(platform.data, "outbox").glob("*.eml")):
-            text = mail.read_text()
-            if f"to: {email}" in text.lower():
-                return next(w for w in text.split() if w.startswith("http") and "verify-email" in w)
-        time.sleep(0.1)
-    raise AssertionError(f"no verification mail to {email}")
+    return mailed_link(platform, email, "verify-email")
 
 
 def screenshot(page, name):

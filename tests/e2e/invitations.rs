@@ -1,10 +1,11 @@
 //! Invitations over HTTP, as a household and the people it invites meet
 //! them: the owner invites an address; the person opens the mailed link
-//! (from the local outbox), sees what they are invited to, accepts with a
-//! name and a password (or their account's password and TOTP code) and is
-//! signed in with the household in their claims. Every dead link answers the
-//! same 410; of twenty accepts of one link at once exactly one succeeds; an
-//! address with a verified account is added at once.
+//! (from the local outbox; it opens the console's page), sees what they are
+//! invited to, accepts with a name and a password (or their account's
+//! password and TOTP code) and is signed in with the household in their
+//! claims. Every dead link answers the same 410; of twenty accepts of one
+//! link at once exactly one succeeds; an address with a verified account is
+//! added at once.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -226,6 +227,37 @@ async fn a_new_person_accepts_the_mailed_link_and_is_signed_in_with_the_househol
         granted["body"],
         "N•••@example.com accepted an invitation and joined Demo household as a member."
     );
+}
+
+#[tokio::test]
+async fn the_mailed_link_opens_the_consoles_page() {
+    let t = TestPlatform::start().await;
+    let house = demo(&t);
+    let owner = owner_token(&t).await;
+    let (status, created) = invite(
+        &t,
+        &house,
+        &owner,
+        json!({ "email": "page@example.com", "role": "MEMBER" }),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let link = mails_to(&t, "page@example.com")
+        .iter()
+        .find_map(|m| m.link("/invitation?token="))
+        .expect("an invitation mail with its link");
+
+    // Opened exactly as the mail carries it: the console's page, under the
+    // console's policy (the page reads the invitation through the API).
+    let response = t.http.get(&link).send().await.expect("request sent");
+    assert_eq!(response.status(), 200, "{link}");
+    let headers = response.headers();
+    assert_eq!(headers["content-type"], "text/html; charset=utf-8");
+    let policy = headers["content-security-policy"].to_str().unwrap();
+    assert!(policy.starts_with("default-src 'self'"), "{policy}");
+    assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+    let page = response.text().await.unwrap();
+    assert!(page.contains("/console/app.js"), "{page}");
 }
 
 #[tokio::test]

@@ -1,9 +1,9 @@
 //! Lambda entry of the console's files: the same routes the local platform
-//! serves at `/` ([`alyt_console::routes`]), on the stack's HTTP API, so the
-//! app's calls to `/v1` are same-origin; its live views stream from the
-//! stream function's URL (`ALYT_STREAM_URL`), which the page's policy
-//! allows, and its sign-up shows Turnstile with `ALYT_TURNSTILE_SITE_KEY`.
-//! It reads nothing from the table.
+//! serves at `/` and `/invitation` ([`alyt_console::routes`]), on the
+//! stack's HTTP API, so the app's calls to `/v1` are same-origin; its live
+//! views stream from the stream function's URL (`ALYT_STREAM_URL`), which
+//! the page's policy allows, and its sign-up shows Turnstile with
+//! `ALYT_TURNSTILE_SITE_KEY`. It reads nothing from the table.
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {

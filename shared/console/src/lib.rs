@@ -1,8 +1,9 @@
 //! The console (issue 22): the web app built from `console/` into
 //! `console/dist/` (committed; tests/run rebuilds it and fails on drift),
-//! compiled into the binary and served at `/` (the page) and
-//! `/console/{file}` (its script, styles and icon sprite). The app talks to
-//! the API like any client: nothing here reads the store.
+//! compiled into the binary and served at `/` (the page), `/invitation`
+//! (the same page, where a mailed invitation link lands with its token in
+//! the query) and `/console/{file}` (its script, styles and icon sprite).
+//! The app talks to the API like any client: nothing here reads the store.
 
 use std::sync::OnceLock;
 
@@ -142,14 +143,15 @@ pub fn routes_with<S: Clone + Send + Sync + 'static>(settings: &ConsoleSettings)
         body,
         policy: settings.page_policy(),
     };
+    let serve = move |headers: HeaderMap| {
+        let page = page.clone();
+        async move { page.serve(&headers) }
+    };
     Router::new()
-        .route(
-            "/",
-            get(move |headers: HeaderMap| {
-                let page = page.clone();
-                async move { page.serve(&headers) }
-            }),
-        )
+        .route("/", get(serve.clone()))
+        // The page reads the link's token from the query, which no request
+        // log writes (they name the path), and takes it out of the address.
+        .route("/invitation", get(serve))
         .route("/console/{file}", get(asset))
 }
 
@@ -286,6 +288,10 @@ mod tests {
             get("/", Some(&tag)).await.status(),
             StatusCode::NOT_MODIFIED
         );
+        // An invitation link lands on the same page, token and all.
+        let invitation = get("/invitation?token=abc", None).await;
+        assert_eq!(invitation.status(), StatusCode::OK);
+        assert_eq!(invitation.headers()[header::ETAG].to_str().unwrap(), tag);
         let script = get("/console/app.js", None).await;
         assert_eq!(script.status(), StatusCode::OK);
         assert_ne!(script.headers()[header::ETAG].to_str().unwrap(), tag);
