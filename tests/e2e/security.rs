@@ -1411,6 +1411,90 @@ async fn an_alarm_drives_its_outputs_and_off_puts_every_one_back() {
     restored(&t, &i).await;
 }
 
+/// Issue 36 item 3: a speaker that played nothing before the alarm is put
+/// back to nothing: the alarm's source is dropped and it stops (a local
+/// system can). A speaker whose system cannot drop a source is never called
+/// restored: it is reported with `media_player.source` unrestored and the
+/// system's reason.
+#[tokio::test]
+async fn a_speaker_that_played_nothing_loses_the_alarms_source_or_says_it_could_not() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "security-silence@example.com").await;
+    i.bridge.add_security_things();
+    i.bridge.add_alarm_outputs();
+    i.bridge
+        .add_cloud_speaker("speaker-cloud", "Cloud speaker", Some("Bedroom"));
+    discover(&t, &i).await;
+    let s = status(&t, &i).await;
+    let bedroom = thing(&s, "Bedroom speaker")["roomId"].clone();
+    assert_eq!(thing(&s, "Cloud speaker")["roomId"], bedroom);
+    let (code, s) = patch_settings(
+        &t,
+        &i,
+        json!({ "exitDelaySeconds": 1, "entryDelaySeconds": 1,
+                "speakerAlarmRooms": [bedroom], "location": place(false) }),
+    )
+    .await;
+    assert_eq!(code, 200, "{s}");
+    for speaker in ["speaker-bedroom", "speaker-cloud"] {
+        let before = i.bridge.thing_state(speaker).unwrap();
+        assert!(before["media_player"].get("source").is_none(), "{before:?}");
+    }
+
+    armed(&t, &i, "away").await;
+    let motion = endpoints_by_name(&t, &i).await["Hall motion"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        i.bridge
+            .set_state("motion-hall", "sensor.motion", "motion", json!(true))
+    );
+    refresh(&t, &i, &motion).await;
+    for speaker in ["speaker-bedroom", "speaker-cloud"] {
+        sounding(&i, speaker, "media_player", "source", json!("alarm:siren")).await;
+    }
+    off(&t, &i).await;
+    let s = restored(&t, &i).await;
+    let output = |name: &str| {
+        s["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {s}"))
+            .clone()
+    };
+
+    // The local speaker: quiet, on no source, as it was.
+    let local = output("Bedroom speaker");
+    assert_eq!(local["stage"], "restored", "{local}");
+    assert_eq!(local["unrestored"], json!([]), "{local}");
+    let after = i.bridge.thing_state("speaker-bedroom").unwrap();
+    assert_eq!(after["media_player"]["source"], Value::Null, "{after:?}");
+    assert_eq!(after["media_player"]["playing"], false, "{after:?}");
+    assert_eq!(after["media_player"]["volume"], 20, "{after:?}");
+
+    // The cloud speaker stopped but still names the alarm's source: not
+    // restored, and the status says why.
+    let cloud = output("Cloud speaker");
+    assert_eq!(cloud["stage"], "restored", "{cloud}");
+    assert_eq!(
+        cloud["unrestored"],
+        json!(["media_player.source"]),
+        "{cloud}"
+    );
+    assert!(
+        cloud["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cannot clear its source"),
+        "{cloud}"
+    );
+    let after = i.bridge.thing_state("speaker-cloud").unwrap();
+    assert_eq!(after["media_player"]["playing"], false, "{after:?}");
+}
+
 async fn authority(t: &TestPlatform, i: &Installed, body: Value) -> (u16, Value) {
     let mut body = body;
     body["tenantId"] = json!(i.tenant);

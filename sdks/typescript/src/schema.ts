@@ -3956,7 +3956,10 @@ export interface components {
              * @description Restoration attempts so far.
              */
             attempts: number;
-            /** @description Why it was abandoned, or the last failure. */
+            /**
+             * @description Why it was abandoned, the last failure, or (after `restored` with
+             *     parts in `unrestored`) why the thing would not take them back.
+             */
             error: string | null;
             name: string;
             output: components["schemas"]["Output"];

@@ -23,7 +23,8 @@ use crate::routing::{Operations, operations};
 /// (`contract/releases/`): the development snapshots before it were never
 /// released to anyone. From there a test holds this version to the change
 /// since the last kept release (`alyt-contract-diff`): 0.2.0 added the
-/// invitation mail budgets' 429 (issue 35).
+/// invitation mail budgets' 429 (issue 35) and the reason an alarm output
+/// part was not restored (issue 36).
 pub const API_VERSION: &str = "0.2.0";
 
 #[derive(OpenApi)]

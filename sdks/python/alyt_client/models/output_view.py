@@ -27,7 +27,8 @@ class OutputView:
 
         Attributes:
             attempts (int): Restoration attempts so far.
-            error (None | str): Why it was abandoned, or the last failure.
+            error (None | str): Why it was abandoned, the last failure, or (after `restored` with
+                parts in `unrestored`) why the thing would not take them back.
             name (str):
             output (Output): An output home security may drive (its native state saved first).
             stage (str): `saved` (its native state saved, nothing sent), `touched` (changed,

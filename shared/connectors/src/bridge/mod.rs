@@ -18,7 +18,9 @@
 //!   `media_player.volume`, `sensor.motion.motion`, ...). `set` commands are
 //!   applied the way the hardware does: light brightness is quantised to
 //!   multiples of 10 (set 47, read back 50) and a plug's `energy.power`
-//!   (watts) follows its `switch.power` (0 off, 60 on). The answer carries
+//!   (watts) follows its `switch.power` (0 off, 60 on); a speaker's
+//!   `media_player.source` is set by playing, and only a local system's
+//!   speaker takes `null` (stop and drop the source). The answer carries
 //!   the state read back, which may differ from what was asked.
 //!
 //! ```no_run
@@ -823,9 +825,36 @@ impl Bridge {
         if !thing.info.state.contains_key(capability) {
             return rejected(format!("this thing has no {capability}"));
         }
-        let value = match hardware_value(capability, key, value) {
-            Ok(value) => value,
-            Err(reason) => return rejected(reason),
+        // A speaker's source is set by playing; a local system can also
+        // drop it (null: stop and forget what played), a cloud one cannot.
+        let value = if (capability, key) == ("media_player", "source") {
+            let system = thing
+                .info
+                .capabilities
+                .as_ref()
+                .and_then(|c| c.get("music"))
+                .and_then(|m| m.get("system"))
+                .and_then(Value::as_str);
+            match (value, system) {
+                (Value::Null, Some("local")) => {
+                    write(
+                        &mut thing.info.state,
+                        "media_player",
+                        "playing",
+                        false.into(),
+                    );
+                    Value::Null
+                }
+                (Value::Null, _) => {
+                    return rejected("this speaker system cannot clear its source".into());
+                }
+                _ => return rejected("a speaker's source is set by playing it".into()),
+            }
+        } else {
+            match hardware_value(capability, key, value) {
+                Ok(value) => value,
+                Err(reason) => return rejected(reason),
+            }
         };
         write(&mut thing.info.state, capability, key, value);
         settle(&mut thing.info.state);

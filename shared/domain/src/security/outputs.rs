@@ -13,7 +13,8 @@
 //!   speakers at [`SPEAKER_ALARM_VOLUME`] alternate the siren with the
 //!   fixed deterrent recording ([`Sound::of_beat`]).
 //! * After Off, every touched output is put back ([`restore_writes`]); a
-//!   part that cannot be (a source the speaker cannot play again) is
+//!   part that cannot be (a source the speaker cannot play again, or a
+//!   speaker that played nothing and cannot drop the alarm's source) is
 //!   reported as not restored, never as restored. Until every touched
 //!   output is restored (or has left the home), the restoration is pending
 //!   and blocks arming and configuration.
@@ -95,15 +96,32 @@ fn key_name(capability: &str, key: &str) -> String {
     format!("{capability}.{key}")
 }
 
-/// The native state of `output` in a thing's `state`.
+/// The native state of `output` in a thing's `state`. A speaker that
+/// reports no source played nothing: its source is saved as `null`, since
+/// the alarm gives it one that must go again.
 pub fn native_of(output: Output, state: &Map<String, Value>) -> Native {
-    native_keys(output)
+    let mut native: Native = native_keys(output)
         .iter()
         .filter_map(|(capability, key)| {
             let value = state.get(*capability)?.get(*key)?;
             Some((key_name(capability, key), value.clone()))
         })
-        .collect()
+        .collect();
+    if output == Output::Speaker && state.contains_key("media_player") {
+        native
+            .entry(key_name("media_player", "source"))
+            .or_insert(Value::Null);
+    }
+    native
+}
+
+/// Whether a key holds its native value: `null` (nothing) is also a key
+/// the thing does not report.
+fn holds(native: &Value, current: Option<&Value>) -> bool {
+    match current {
+        Some(current) => current == native,
+        None => native.is_null(),
+    }
 }
 
 /// One write of a restoration.
@@ -117,6 +135,9 @@ pub enum RestoreWrite {
     },
     /// Play the speaker's former source again (through the music call).
     Play { uri: String },
+    /// Drop the alarm's source from a speaker that played nothing (set
+    /// `media_player.source` to `null`; playback stops with `playing`).
+    ClearSource,
 }
 
 /// The writes that put `output` back to `native`, given its `now` state,
@@ -132,17 +153,16 @@ pub fn restore_writes(
             continue;
         };
         let current = now.get(*capability).and_then(|c| c.get(*key));
-        if current == Some(value) {
+        if holds(value, current) {
             continue;
         }
         match (*capability, *key) {
-            ("media_player", "source") => {
-                if let Some(uri) = value.as_str() {
-                    writes.push(RestoreWrite::Play {
-                        uri: uri.to_owned(),
-                    });
-                }
-            }
+            ("media_player", "source") => match value.as_str() {
+                Some(uri) => writes.push(RestoreWrite::Play {
+                    uri: uri.to_owned(),
+                }),
+                None => writes.push(RestoreWrite::ClearSource),
+            },
             _ => writes.push(RestoreWrite::Set {
                 capability,
                 key,
@@ -160,7 +180,7 @@ pub fn unrestored(native: &Native, now: &Map<String, Value>) -> Vec<String> {
         .iter()
         .filter(|(name, value)| {
             let (capability, key) = name.rsplit_once('.').unwrap_or((name, ""));
-            now.get(capability).and_then(|c| c.get(key)) != Some(*value)
+            !holds(value, now.get(capability).and_then(|c| c.get(key)))
         })
         .map(|(name, _)| name.clone())
         .collect()
@@ -425,6 +445,7 @@ mod tests {
             .map(|w| match w {
                 RestoreWrite::Set { key, .. } => key.to_string(),
                 RestoreWrite::Play { uri } => format!("play {uri}"),
+                RestoreWrite::ClearSource => "clear source".into(),
             })
             .collect();
         assert_eq!(
@@ -454,6 +475,57 @@ mod tests {
             vec![RestoreWrite::Play {
                 uri: "prov:track:7".into()
             }]
+        );
+    }
+
+    /// Issue 36 item 3: a speaker that played nothing before the alarm is
+    /// not restored while it still holds the alarm's source; the restoration
+    /// drops that source, and a speaker that reports no source at all (now
+    /// or before) is not held to one.
+    #[test]
+    fn a_speaker_that_played_nothing_gets_its_alarm_source_dropped() {
+        let before = json!({ "media_player": { "volume": 20, "muted": false, "playing": false } });
+        let native = native_of(Output::Speaker, before.as_object().unwrap());
+        assert_eq!(native.get("media_player.source"), Some(&Value::Null));
+        let during = json!({ "media_player": {
+            "volume": 50, "muted": false, "playing": true, "source": "alarm:siren"
+        } });
+        let during = during.as_object().unwrap();
+        assert_eq!(
+            restore_writes(Output::Speaker, &native, during),
+            vec![
+                RestoreWrite::Set {
+                    capability: "media_player",
+                    key: "volume",
+                    value: json!(20)
+                },
+                RestoreWrite::ClearSource,
+                RestoreWrite::Set {
+                    capability: "media_player",
+                    key: "playing",
+                    value: json!(false)
+                },
+            ]
+        );
+        // Stopped and quiet, but still on the alarm's source: not restored.
+        let stopped = json!({ "media_player": {
+            "volume": 20, "muted": false, "playing": false, "source": "alarm:siren"
+        } });
+        assert_eq!(
+            unrestored(&native, stopped.as_object().unwrap()),
+            ["media_player.source"]
+        );
+        let cleared = json!({ "media_player": {
+            "volume": 20, "muted": false, "playing": false, "source": null
+        } });
+        assert!(unrestored(&native, cleared.as_object().unwrap()).is_empty());
+        assert!(unrestored(&native, before.as_object().unwrap()).is_empty());
+        assert!(restore_writes(Output::Speaker, &native, before.as_object().unwrap()).is_empty());
+        // A light is not a speaker: no source is made up for it.
+        let light = json!({ "light": { "power": false } });
+        assert_eq!(
+            native_of(Output::Light, light.as_object().unwrap()).len(),
+            1
         );
     }
 

@@ -498,7 +498,8 @@ pub struct OutputView {
     /// After `restored`: the parts that could not be put back
     /// (`capability.key`; an unsupported source is never called restored).
     pub unrestored: Vec<String>,
-    /// Why it was abandoned, or the last failure.
+    /// Why it was abandoned, the last failure, or (after `restored` with
+    /// parts in `unrestored`) why the thing would not take them back.
     #[schema(required = true)]
     pub error: Option<String>,
     /// Restoration attempts so far.

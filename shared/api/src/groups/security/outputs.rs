@@ -695,8 +695,8 @@ async fn sound_speaker(
 
 /// How one output's restoration went.
 enum Put {
-    /// Back, except the parts named.
-    Back(Vec<String>),
+    /// Back, except the parts named (and why, when the thing said).
+    Back(Vec<String>, Option<String>),
     /// It left the home: no longer the platform's to write.
     Left(String),
     /// Not now (refused, no answer): tried again.
@@ -739,11 +739,12 @@ async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError
                     driven.waiting_since = Some(now);
                     driven.error = Some("waiting for the device to answer".into());
                 }
-                Put::Back(parts) => {
+                Put::Back(parts, why) => {
                     driven.stage = Stage::Restored {
                         unrestored: parts.clone(),
                     };
-                    driven.error = None;
+                    // A part not put back says why, when the thing said.
+                    driven.error = why.clone().filter(|_| !parts.is_empty());
                     driven.waiting.clear();
                 }
                 Put::Left(why) => {
@@ -818,7 +819,7 @@ async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &Drive
         }
         // Answered (a refusal shows in what it reports).
         return match reported(device).await {
-            Some(now) => Put::Back(unrestored(&output.native, &now)),
+            Some(now) => Put::Back(unrestored(&output.native, &now), None),
             None => Put::Failed("the device has not reported its state".into()),
         };
     }
@@ -829,13 +830,15 @@ async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &Drive
     };
     let mut sent = Vec::new();
     for write in restore_writes(output.output, &output.native, &now) {
-        let RestoreWrite::Set {
-            capability,
-            key,
-            value,
-        } = write
-        else {
-            continue;
+        let (capability, key, value) = match write {
+            RestoreWrite::Set {
+                capability,
+                key,
+                value,
+            } => (capability, key, value),
+            RestoreWrite::ClearSource => ("media_player", "source", Value::Null),
+            // A device plays no music uri: its report tells what is left.
+            RestoreWrite::Play { .. } => continue,
         };
         match command_device(state, home, &device, capability, key, value).await {
             Ok(id) => sent.push(id),
@@ -843,7 +846,7 @@ async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &Drive
         }
     }
     if sent.is_empty() {
-        Put::Back(unrestored(&output.native, &now))
+        Put::Back(unrestored(&output.native, &now), None)
     } else {
         Put::Sent(sent)
     }
@@ -863,6 +866,7 @@ async fn put_back(state: &AppState, home: &PropertyRecord, output: &DrivenOutput
         Ok(now) => now,
         Err(why) => return Put::Failed(why),
     };
+    let mut refusals = Vec::new();
     for write in restore_writes(output.output, &output.native, &now) {
         let written = match write {
             RestoreWrite::Set {
@@ -871,16 +875,23 @@ async fn put_back(state: &AppState, home: &PropertyRecord, output: &DrivenOutput
                 value,
             } => set(state, &reached, capability, key, value).await,
             RestoreWrite::Play { uri } => play(state, &reached, &uri).await,
+            // It played nothing: the alarm's source goes (its `playing`
+            // comes back after this).
+            RestoreWrite::ClearSource => {
+                set(state, &reached, "media_player", "source", Value::Null).await
+            }
         };
         match written {
             // A part the thing will not take back is reported as not
-            // restored (the read-back tells).
-            Ok(()) | Err(WriteError::Refused(_)) => {}
+            // restored (the read-back tells), with the thing's reason.
+            Ok(()) => {}
+            Err(WriteError::Refused(why)) => refusals.push(why),
             Err(WriteError::Failed(why)) => return Put::Failed(why),
         }
     }
+    let why = (!refusals.is_empty()).then(|| refusals.join("; "));
     match read_one(state, &reached).await {
-        Ok(after) => Put::Back(unrestored(&output.native, &after)),
+        Ok(after) => Put::Back(unrestored(&output.native, &after), why),
         Err(why) => Put::Failed(why),
     }
 }
