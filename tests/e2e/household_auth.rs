@@ -246,9 +246,8 @@ async fn futures_join_all<F: std::future::Future<Output = u16> + Send + 'static>
 #[tokio::test]
 async fn tokens_that_are_garbage_expired_or_missing_are_401() {
     use alyt_api::auth::TokenSigner;
-    use alyt_api::auth::jwt::Audience;
     use alyt_domain::access::Claims;
-    use alyt_domain::ids::SessionId;
+    use alyt_tests::principals::signed_by_platform;
 
     let t = TestPlatform::start().await;
     let response = t.http.get(t.url("/auth/me")).send().await.unwrap();
@@ -263,34 +262,123 @@ async fn tokens_that_are_garbage_expired_or_missing_are_401() {
         401
     );
 
-    // A correctly signed token that has expired.
+    // A correctly signed token that has expired, of the live session of
+    // this sign-in (its jti), so only the expiry can fail the token.
     let signer = TokenSigner::load(&*t.platform.store()).await.unwrap();
     let (email, password) = t.owner();
     let pair = t.household_login(&email, &password).await;
-    let (_, me) = t.get_json("/auth/me", pair["accessToken"].as_str()).await;
+    let access = pair["accessToken"].as_str().unwrap();
+    let (_, me) = t.get_json("/auth/me", Some(access)).await;
     let mut claims: Claims = serde_json::from_value(me["claims"].clone()).unwrap();
     claims.iat -= 3600;
     claims.exp = claims.iat + 900;
-    // The live session of this sign-in, so only the expiry can fail the token.
-    let access = pair["accessToken"].as_str().unwrap();
-    let payload = access.split('.').nth(1).unwrap();
-    let payload: serde_json::Value = serde_json::from_slice(
-        &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
-            .unwrap(),
-    )
-    .unwrap();
-    let session: SessionId = serde_json::from_value(payload["sid"].clone()).unwrap();
-    let fresh = signer.issue_session(Audience::Household, &claims_now(&claims), session, None);
+    let fresh = signer.issue_session(&claims_now(&claims));
     assert_eq!(
         t.get_json("/auth/me", Some(&fresh)).await.0,
         200,
         "the same session with a live exp works"
     );
-    let expired = signer.issue_session(Audience::Household, &claims, session, None);
+    let expired = signer.issue_session(&claims);
     assert_eq!(t.get_json("/auth/me", Some(&expired)).await.0, 401);
-    // A developer-audience token of the same session is the wrong kind here.
-    let wrong_kind = signer.issue_session(Audience::Developer, &claims_now(&claims), session, None);
+    // The same session's token claiming the developer audience tokens once
+    // carried: a token does not say its kind, and carries nothing but the
+    // spec's claims.
+    let mut wrong_kind = serde_json::to_value(claims_now(&claims)).unwrap();
+    wrong_kind["aud"] = "alyt:developer".into();
+    let wrong_kind = signed_by_platform(&t, access, &wrong_kind).await;
     assert_eq!(t.get_json("/auth/me", Some(&wrong_kind)).await.0, 401);
+}
+
+/// The spec's Claims object, and nothing else (Objects are closed).
+const SPEC_CLAIMS: [&str; 7] = ["sub", "email", "tenants", "clients", "iat", "exp", "jti"];
+
+fn claim_names(token: &str) -> std::collections::BTreeSet<String> {
+    let payload = alyt_tests::developers::jwt_payload(token);
+    payload.as_object().unwrap().keys().cloned().collect()
+}
+
+#[tokio::test]
+async fn an_access_token_carries_only_the_spec_claims_and_its_session_says_its_kind() {
+    use alyt_tests::developers::sign_up_and_verify;
+
+    let t = TestPlatform::start().await;
+    let spec = |extra: &[&str]| -> std::collections::BTreeSet<String> {
+        SPEC_CLAIMS
+            .iter()
+            .chain(extra)
+            .map(|k| k.to_string())
+            .collect()
+    };
+
+    // The platform owner (who has a platform role) and a developer.
+    let (email, password) = t.owner();
+    let household = t.household_login(&email, &password).await;
+    let household = household["accessToken"].as_str().unwrap().to_owned();
+    assert_eq!(claim_names(&household), spec(&["platformRole"]));
+    let developer = sign_up_and_verify(&t, "ada.l@example.com").await;
+    assert_eq!(claim_names(&developer.access_token), spec(&[]));
+
+    // jti is the session: what the Me response shows is the token's.
+    let (status, me) = t.get_json("/auth/me", Some(&household)).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        me["claims"]["jti"],
+        alyt_tests::developers::jwt_payload(&household)["jti"]
+    );
+
+    // Each kind where it belongs, and nowhere else.
+    assert_eq!(
+        t.get_json("/developers/me", Some(&developer.access_token))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(t.get_json("/developers/me", Some(&household)).await.0, 401);
+    assert_eq!(
+        t.get_json("/auth/me", Some(&developer.access_token))
+            .await
+            .0,
+        401
+    );
+}
+
+#[tokio::test]
+async fn a_developer_session_from_before_sessions_named_their_developer_still_works() {
+    use alyt_domain::ids::SessionId;
+    use alyt_store::{Key, UpdateAction};
+    use alyt_tests::developers::{jwt_payload, sign_up_and_verify};
+
+    let t = TestPlatform::start().await;
+    let developer = sign_up_and_verify(&t, "grace.h@example.com").await;
+    let session: SessionId = jwt_payload(&developer.access_token)["jti"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let store = t.platform.store();
+    let record = alyt_store::repo::identity::Sessions(&*store)
+        .get(session)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        record.developer.map(|d| d.to_string()),
+        Some(developer.developer_id.clone())
+    );
+    // The record as it was written before: no developer.
+    store
+        .update(
+            &Key::new(format!("SESSION#{session}"), "SESSION"),
+            vec![UpdateAction::Remove("developer".into())],
+            None,
+        )
+        .await
+        .unwrap();
+    let (status, me) = t
+        .get_json("/developers/me", Some(&developer.access_token))
+        .await;
+    assert_eq!(status, 200, "{me}");
+    assert_eq!(me["id"], developer.developer_id.as_str());
 }
 
 fn claims_now(claims: &alyt_domain::access::Claims) -> alyt_domain::access::Claims {

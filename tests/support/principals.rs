@@ -6,18 +6,19 @@
 
 use std::collections::BTreeMap;
 
-use alyt_api::auth::TokenSigner;
-use alyt_api::auth::jwt::Audience;
 use alyt_api::auth::secrets::hash_password;
 use alyt_domain::access::{Claims, HouseholdRole, PlatformRole, Scope, TenantRole};
-use alyt_domain::ids::{ConnectorId, IntegrationId, SessionId, UserId};
+use alyt_domain::ids::{ConnectorId, IntegrationId, UserId};
+use alyt_store::repo::config::{Config, SigningKey};
 use alyt_store::repo::identity::{UserRecord, Users};
 use alyt_store::repo::integrations::{IntegrationRecord, Integrations};
 use alyt_store::repo::members::Members;
 use alyt_store::repo::tenancy::GrantRecord;
 
 use crate::TestPlatform;
-use crate::developers::{DeveloperSession, create_key, issue_live_key, sign_up_and_verify};
+use crate::developers::{
+    DeveloperSession, create_key, issue_live_key, jwt_payload, sign_up_and_verify,
+};
 
 /// One kind of caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,7 +26,10 @@ pub enum Who {
     Anonymous,
     Garbage,
     ExpiredToken,
-    /// A developer-audience token presented where a household one is needed.
+    /// A household session's token that says it is a developer's (the
+    /// developer audience tokens once carried), signed with the platform's
+    /// key: a token never says its own kind (its session does), and a
+    /// payload with more than the spec's claims is refused.
     WrongKindToken,
     HouseholdOwner,
     HouseholdMember,
@@ -215,17 +219,17 @@ impl Principals {
         tokens.insert(Who::PlatformOwner, Some(owner_token.clone()));
 
         // Broken tokens signed with the platform's real key.
-        let signer = TokenSigner::load(&*t.platform.store()).await.unwrap();
-        let (session, mut claims) = session_of(&owner_token);
-        claims.exp = claims.iat - 1;
+        let mut claims = jwt_payload(&owner_token);
+        claims["exp"] = (claims["iat"].as_i64().unwrap() - 1).into();
         tokens.insert(
             Who::ExpiredToken,
-            Some(signer.issue_session(Audience::Household, &claims, session, None)),
+            Some(signed_by_platform(t, &owner_token, &claims).await),
         );
-        claims.exp = claims.iat + 900;
+        claims["exp"] = (claims["iat"].as_i64().unwrap() + 900).into();
+        claims["aud"] = "alyt:developer".into();
         tokens.insert(
             Who::WrongKindToken,
-            Some(signer.issue_session(Audience::Developer, &claims, session, None)),
+            Some(signed_by_platform(t, &owner_token, &claims).await),
         );
 
         let people = [
@@ -288,21 +292,44 @@ impl Principals {
 /// platform's key to expire `seconds` from now: the same person, session
 /// and claims, a shorter life.
 pub async fn expiring_in(t: &TestPlatform, token: &str, seconds: i64) -> String {
-    let signer = TokenSigner::load(&*t.platform.store()).await.unwrap();
-    let (session, mut claims) = session_of(token);
+    let mut claims: Claims = serde_json::from_value(jwt_payload(token)).unwrap();
     claims.exp = time::OffsetDateTime::now_utc().unix_timestamp() + seconds;
-    signer.issue_session(Audience::Household, &claims, session, None)
+    signed_by_platform(t, token, &serde_json::to_value(&claims).unwrap()).await
 }
 
-/// The session and claims a session access token carries (its payload,
-/// read without checking the signature: the tests re-sign it).
-fn session_of(token: &str) -> (SessionId, Claims) {
-    let payload = token.split('.').nth(1).unwrap();
-    let payload: serde_json::Value = serde_json::from_slice(
-        &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
-            .unwrap(),
+/// `payload`, whatever it says, signed with the platform's key under the
+/// header `like` (a token the platform issued) carries: a token the
+/// platform could have issued.
+pub async fn signed_by_platform(
+    t: &TestPlatform,
+    like: &str,
+    payload: &serde_json::Value,
+) -> String {
+    // The platform stored its key when it started: the candidate is never
+    // written.
+    let unused = SigningKey {
+        kid: String::new(),
+        secret: String::new(),
+    };
+    let key = Config(&*t.platform.store())
+        .signing_key_or(unused)
+        .await
+        .unwrap();
+    let header = jsonwebtoken::decode_header(like).unwrap();
+    assert_eq!(
+        header.kid.as_deref(),
+        Some(key.kid.as_str()),
+        "the key that signed it"
+    );
+    let secret = base64::Engine::decode(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+        &key.secret,
     )
     .unwrap();
-    let session: SessionId = serde_json::from_value(payload["sid"].clone()).unwrap();
-    (session, serde_json::from_value(payload).unwrap())
+    jsonwebtoken::encode(
+        &header,
+        payload,
+        &jsonwebtoken::EncodingKey::from_secret(&secret),
+    )
+    .unwrap()
 }

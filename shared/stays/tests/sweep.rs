@@ -95,6 +95,7 @@ impl World {
             id: SessionId::new(),
             user_id: user,
             kind: SessionKind::Household,
+            developer: None,
             generation: 0,
             revoked: false,
             stay_ended: false,

@@ -1702,6 +1702,7 @@ async fn refresh_race(store: Arc<dyn Store>, now_unix: i64) {
         id: SessionId::new(),
         user_id: UserId::new(),
         kind: SessionKind::Household,
+        developer: None,
         generation: 0,
         revoked: false,
         stay_ended: false,

@@ -2,8 +2,9 @@
 //!
 //! A token is either a developer key (`svc_dev_…`, DEV or LIVE as its record
 //! says) or a widget token (`wt_…`, its person still holding the home), looked up by its
-//! SHA-256, or a JWT: a household or developer session (its session must
-//! not be revoked) or a five-minute app token (its key must still be live).
+//! SHA-256, or a JWT: a session token (its `jti` names the session, which
+//! must not be revoked and says whether it is a household's or a
+//! developer's) or a five-minute app token (its key must still be live).
 //! Every failure answers the same 401, so the answer says nothing about which
 //! part was wrong.
 
@@ -12,7 +13,7 @@ use std::collections::BTreeSet;
 use alyt_domain::access::{HouseholdRole, KeyKind, Principal, SessionKind};
 use alyt_domain::ids::ConnectorId;
 use alyt_store::repo::developers::{DeveloperStatus, Developers, KeyRecord};
-use alyt_store::repo::identity::Sessions;
+use alyt_store::repo::identity::{Sessions, Users};
 use alyt_store::repo::integrations::Integrations;
 use alyt_store::repo::members::Members;
 use alyt_store::repo::widgets::Widgets;
@@ -20,7 +21,7 @@ use axum::extract::FromRequestParts;
 use axum::http::header;
 use axum::http::request::Parts;
 
-use super::jwt::{Audience, Verified};
+use super::jwt::Verified;
 use super::secrets::sha256_hex;
 use crate::{ApiError, AppState};
 
@@ -132,12 +133,7 @@ async fn identify(state: &AppState, token: &str, counted: Counted) -> Result<Pri
         return widget_principal(state, token).await;
     }
     match state.tokens.verify(token, &*state.clock) {
-        Ok(Verified::Session {
-            audience,
-            claims,
-            session,
-            developer,
-        }) => {
+        Ok(Verified::Session { claims, session }) => {
             let record = Sessions(&*state.store)
                 .get(session)
                 .await?
@@ -153,16 +149,24 @@ async fn identify(state: &AppState, token: &str, counted: Counted) -> Result<Pri
                     unauthorized()
                 });
             }
-            let kind = match audience {
-                Audience::Household => SessionKind::Household,
-                _ => SessionKind::Developer,
+            // The token says nothing of its kind: household or developer,
+            // and whose developer account, is the session's.
+            let developer = match record.kind {
+                SessionKind::Household => None,
+                SessionKind::Developer => match record.developer {
+                    Some(developer) => Some(developer),
+                    // Started before sessions named their developer: the
+                    // user's account (one more read, until such sessions
+                    // end, 30 days on).
+                    None => Users(&*state.store)
+                        .get(record.user_id)
+                        .await?
+                        .and_then(|user| user.developer_id),
+                },
             };
-            if record.kind != kind {
-                return Err(unauthorized());
-            }
             Ok(Principal::Person {
                 claims,
-                kind,
+                kind: record.kind,
                 session,
                 developer,
             })

@@ -1,8 +1,20 @@
 //! Session and app access tokens: JWTs signed with HS256 (pinned: no other
 //! algorithm is accepted, so `none` and key-confusion attacks fail), with
-//! `typ: at+jwt` and a distinct audience per kind, so a household token is never
-//! accepted as a developer or app token. Refresh tokens are not JWTs: they are
-//! opaque random secrets stored hashed.
+//! `typ: at+jwt`. Refresh tokens are not JWTs: they are opaque random secrets
+//! stored hashed.
+//!
+//! A session's access token (household or developer) carries the spec's
+//! Claims object and nothing else: `sub`, `email`, `platformRole` when there
+//! is one, `tenants`, `clients`, `iat`, `exp`, `jti`. The object is closed,
+//! so a payload with any other field is refused. Its `jti` is the session id:
+//! what kind of session it is (household or developer) and whose developer
+//! account it signs in are the session record's, which every request reads
+//! anyway ([`crate::auth::caller`]), so the token never says its own kind.
+//!
+//! An app token (five minutes, exchanged for an App ID and secret) is not a
+//! person's token and has a shape of its own, closed too: `sub` (the key id),
+//! `dev`, `aud: alyt:app`, `iss`, `iat`, `exp`, `jti`. The audience tells the
+//! two apart: a session token has none, so neither verifies as the other.
 //!
 //! The signing secret lives in the store (`CONFIG#jwt/SIGNING`), created once
 //! with a conditional put, so every Lambda and the local platform share it with
@@ -26,45 +38,15 @@ use super::secrets;
 
 const ISSUER: &str = "alyt";
 const TYP: &str = "at+jwt";
+/// The audience of app tokens, and only of them.
+const APP_AUDIENCE: &str = "alyt:app";
 
 /// Household session tokens live 15 minutes, app tokens five (spec: Limits).
 pub const SESSION_TOKEN_SECONDS: i64 = 15 * 60;
 pub const APP_TOKEN_SECONDS: i64 = 5 * 60;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Audience {
-    Household,
-    Developer,
-    App,
-}
-
-impl Audience {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Audience::Household => "alyt:household",
-            Audience::Developer => "alyt:developer",
-            Audience::App => "alyt:app",
-        }
-    }
-    fn parse(s: &str) -> Option<Self> {
-        [Audience::Household, Audience::Developer, Audience::App]
-            .into_iter()
-            .find(|a| a.as_str() == s)
-    }
-}
-
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct SessionTokenClaims {
-    #[serde(flatten)]
-    claims: Claims,
-    aud: String,
-    iss: String,
-    sid: SessionId,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    dev: Option<DeveloperId>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct AppTokenClaims {
     /// The App ID (the key id).
     sub: KeyId,
@@ -79,12 +61,10 @@ struct AppTokenClaims {
 /// A verified token.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verified {
-    Session {
-        audience: Audience,
-        claims: Claims,
-        session: SessionId,
-        developer: Option<DeveloperId>,
-    },
+    /// A person's session token: its claims and the session its `jti`
+    /// names. Whether the session is live, and of which kind, is the
+    /// session record's to say.
+    Session { claims: Claims, session: SessionId },
     App {
         key_id: KeyId,
         developer: DeveloperId,
@@ -150,28 +130,17 @@ impl TokenSigner {
         header
     }
 
-    pub fn issue_session(
-        &self,
-        audience: Audience,
-        claims: &Claims,
-        session: SessionId,
-        developer: Option<DeveloperId>,
-    ) -> String {
-        let body = SessionTokenClaims {
-            claims: claims.clone(),
-            aud: audience.as_str().into(),
-            iss: ISSUER.into(),
-            sid: session,
-            dev: developer,
-        };
-        jsonwebtoken::encode(&self.header(), &body, &self.encoding).expect("HS256 encoding")
+    /// A session's access token: `claims` and nothing else, their `jti`
+    /// the session's id (see [`crate::auth::sessions::build_claims`]).
+    pub fn issue_session(&self, claims: &Claims) -> String {
+        jsonwebtoken::encode(&self.header(), claims, &self.encoding).expect("HS256 encoding")
     }
 
     pub fn issue_app(&self, key_id: KeyId, developer: DeveloperId, now: i64) -> String {
         let body = AppTokenClaims {
             sub: key_id,
             dev: developer,
-            aud: Audience::App.as_str().into(),
+            aud: APP_AUDIENCE.into(),
             iss: ISSUER.into(),
             iat: now,
             exp: now + APP_TOKEN_SECONDS,
@@ -180,8 +149,8 @@ impl TokenSigner {
         jsonwebtoken::encode(&self.header(), &body, &self.encoding).expect("HS256 encoding")
     }
 
-    /// Verifies signature, algorithm, type, issuer and audience, and expiry
-    /// against `clock` (not the system time, so tests can move time).
+    /// Verifies signature, algorithm, type and the payload's shape, and
+    /// expiry against `clock` (not the system time, so tests can move time).
     pub fn verify(&self, token: &str, clock: &dyn Clock) -> Result<Verified, TokenError> {
         let known = self.cache().get(token).cloned();
         let (exp, verified) = match known {
@@ -215,8 +184,9 @@ impl TokenSigner {
         self.verified.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The signature, algorithm, type, issuer and audience of `token`, and
-    /// its claims with their expiry (not judged here).
+    /// The signature, algorithm and type of `token`, and its claims with
+    /// their expiry (not judged here). An audience makes it an app token
+    /// (that audience, and the issuer); without one it is a session token.
     fn check(&self, token: &str) -> Result<(i64, Verified), TokenError> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| TokenError::Invalid)?;
         if header.alg != Algorithm::HS256 || header.typ.as_deref() != Some(TYP) {
@@ -226,49 +196,38 @@ impl TokenSigner {
             return Err(TokenError::Invalid);
         }
         let mut validation = Validation::new(Algorithm::HS256);
+        // Checked when present; which of them must be present is the
+        // shape's (below).
         validation.set_issuer(&[ISSUER]);
-        validation.set_audience(&[
-            Audience::Household.as_str(),
-            Audience::Developer.as_str(),
-            Audience::App.as_str(),
-        ]);
+        validation.set_audience(&[APP_AUDIENCE]);
         validation.validate_exp = false;
-        validation.set_required_spec_claims(&["exp", "aud", "iss", "sub"]);
-        let data = jsonwebtoken::decode::<serde_json::Value>(token, &self.decoding, &validation)
-            .map_err(|_| TokenError::Invalid)?;
-        let audience = data
-            .claims
-            .get("aud")
-            .and_then(|a| a.as_str())
-            .and_then(Audience::parse)
-            .ok_or(TokenError::Invalid)?;
-        let (exp, verified) = match audience {
-            Audience::App => {
-                let c: AppTokenClaims =
-                    serde_json::from_value(data.claims).map_err(|_| TokenError::Invalid)?;
-                (
-                    c.exp,
-                    Verified::App {
-                        key_id: c.sub,
-                        developer: c.dev,
-                    },
-                )
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        let payload = jsonwebtoken::decode::<serde_json::Value>(token, &self.decoding, &validation)
+            .map_err(|_| TokenError::Invalid)?
+            .claims;
+        if payload.get("aud").is_some() {
+            let c: AppTokenClaims =
+                serde_json::from_value(payload).map_err(|_| TokenError::Invalid)?;
+            if c.aud != APP_AUDIENCE || c.iss != ISSUER {
+                return Err(TokenError::Invalid);
             }
-            Audience::Household | Audience::Developer => {
-                let c: SessionTokenClaims =
-                    serde_json::from_value(data.claims).map_err(|_| TokenError::Invalid)?;
-                (
-                    c.claims.exp,
-                    Verified::Session {
-                        audience,
-                        claims: c.claims,
-                        session: c.sid,
-                        developer: c.dev,
-                    },
-                )
-            }
-        };
-        Ok((exp, verified))
+            return Ok((
+                c.exp,
+                Verified::App {
+                    key_id: c.sub,
+                    developer: c.dev,
+                },
+            ));
+        }
+        let claims: Claims =
+            serde_json::from_value(payload.clone()).map_err(|_| TokenError::Invalid)?;
+        // Closed: the payload is exactly what its claims say, with no field
+        // besides them at any depth.
+        if serde_json::to_value(&claims).ok() != Some(payload) {
+            return Err(TokenError::Invalid);
+        }
+        let session = claims.jti.parse().map_err(|_| TokenError::Invalid)?;
+        Ok((claims.exp, Verified::Session { claims, session }))
     }
 }
 
@@ -276,8 +235,11 @@ impl TokenSigner {
 mod tests {
     use super::*;
     use alyt_domain::ManualClock;
-    use alyt_domain::ids::UserId;
-    use std::collections::BTreeMap;
+    use alyt_domain::access::{ClientGrant, HouseholdRole, PlatformRole, TenantRole};
+    use alyt_domain::ids::{ClientId, TenantId, UserId};
+    use std::collections::{BTreeMap, BTreeSet};
+
+    const SECRET: &[u8] = b"0123456789abcdef0123456789abcdef";
 
     fn claims(now: i64) -> Claims {
         Claims {
@@ -288,7 +250,7 @@ mod tests {
             clients: BTreeMap::new(),
             iat: now,
             exp: now + SESSION_TOKEN_SECONDS,
-            jti: "j".into(),
+            jti: SessionId::new().to_string(),
         }
     }
 
@@ -296,36 +258,201 @@ mod tests {
         ManualClock::new(time::macros::datetime!(2026-06-01 12:00 UTC))
     }
 
+    /// The payload of `token`, read without checking anything.
+    fn payload(token: &str) -> serde_json::Value {
+        let body = token.split('.').nth(1).unwrap();
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(body).unwrap()).unwrap()
+    }
+
+    /// `token` with its payload replaced by `json`, signed again with
+    /// `SECRET` under the same header: a token this platform could have
+    /// issued, with another body.
+    fn resigned(token: &str, json: &serde_json::Value) -> String {
+        let header = jsonwebtoken::decode_header(token).unwrap();
+        jsonwebtoken::encode(&header, json, &EncodingKey::from_secret(SECRET)).unwrap()
+    }
+
+    fn keys(json: &serde_json::Value) -> BTreeSet<&str> {
+        json.as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
+
     #[test]
-    fn a_session_token_verifies_with_its_audience_until_it_expires() {
+    fn a_session_token_verifies_with_its_session_until_it_expires() {
         let clock = clock();
-        let signer = TokenSigner::from_secret("k1", b"0123456789abcdef0123456789abcdef");
+        let signer = TokenSigner::from_secret("k1", SECRET);
         let c = claims(clock.unix_seconds());
-        let sid = SessionId::new();
-        let token = signer.issue_session(Audience::Developer, &c, sid, None);
-        match signer.verify(&token, &clock).unwrap() {
+        let token = signer.issue_session(&c);
+        assert_eq!(
+            signer.verify(&token, &clock).unwrap(),
             Verified::Session {
-                audience,
-                claims,
-                session,
-                ..
-            } => {
-                assert_eq!(audience, Audience::Developer);
-                assert_eq!(claims, c);
-                assert_eq!(session, sid);
+                claims: c.clone(),
+                session: c.jti.parse().unwrap(),
             }
-            other => panic!("{other:?}"),
-        }
+        );
         clock.advance(time::Duration::seconds(SESSION_TOKEN_SECONDS));
         assert_eq!(signer.verify(&token, &clock), Err(TokenError::Expired));
+    }
+
+    #[test]
+    fn a_session_token_carries_exactly_the_spec_claims() {
+        let clock = clock();
+        let signer = TokenSigner::from_secret("k1", SECRET);
+        let mut c = claims(clock.unix_seconds());
+        let spec = ["sub", "email", "tenants", "clients", "iat", "exp", "jti"];
+        let token = signer.issue_session(&c);
+        assert_eq!(keys(&payload(&token)), spec.into_iter().collect());
+
+        // With every claim filled in: platformRole joins, and nothing else.
+        c.platform_role = Some(PlatformRole::Staff);
+        let tenant = TenantId::new();
+        c.tenants.insert(tenant, TenantRole::Admin);
+        c.clients.insert(
+            ClientId::new(),
+            ClientGrant {
+                role: HouseholdRole::Owner,
+                tenant_id: tenant,
+                property_id: None,
+            },
+        );
+        let full = payload(&signer.issue_session(&c));
+        assert_eq!(
+            keys(&full),
+            spec.into_iter().chain(["platformRole"]).collect()
+        );
+        let header = jsonwebtoken::decode_header(&token).unwrap();
+        assert_eq!(header.alg, Algorithm::HS256);
+        assert_eq!(header.typ.as_deref(), Some("at+jwt"));
+        assert_eq!(header.kid.as_deref(), Some("k1"));
+    }
+
+    #[test]
+    fn a_session_token_with_any_other_claim_is_refused() {
+        let clock = clock();
+        let signer = TokenSigner::from_secret("k1", SECRET);
+        let mut c = claims(clock.unix_seconds());
+        let tenant = TenantId::new();
+        c.clients.insert(
+            ClientId::new(),
+            ClientGrant {
+                role: HouseholdRole::Member,
+                tenant_id: tenant,
+                property_id: None,
+            },
+        );
+        let token = signer.issue_session(&c);
+        let genuine = payload(&token);
+        assert_eq!(
+            signer.verify(&resigned(&token, &genuine), &clock),
+            Ok(Verified::Session {
+                claims: c.clone(),
+                session: c.jti.parse().unwrap(),
+            }),
+            "signed again unchanged, it still verifies"
+        );
+        // The claims tokens carried before, one at a time, and any other.
+        for (field, value) in [
+            ("aud", serde_json::json!("alyt:household")),
+            ("iss", serde_json::json!("alyt")),
+            ("sid", serde_json::json!(c.jti)),
+            ("dev", serde_json::json!(DeveloperId::new())),
+            ("nbf", serde_json::json!(c.iat)),
+            ("platformRole", serde_json::Value::Null),
+        ] {
+            let mut extra = genuine.clone();
+            extra[field] = value;
+            assert_eq!(
+                signer.verify(&resigned(&token, &extra), &clock),
+                Err(TokenError::Invalid),
+                "{field}"
+            );
+        }
+        // Closed at every depth: a grant with a field of its own.
+        let mut nested = genuine.clone();
+        let grant = nested["clients"].as_object_mut().unwrap().values_mut();
+        grant.into_iter().next().unwrap()["extra"] = true.into();
+        assert_eq!(
+            signer.verify(&resigned(&token, &nested), &clock),
+            Err(TokenError::Invalid)
+        );
+        // No expiry, or a jti that names no session: refused too.
+        let mut no_exp = genuine.clone();
+        no_exp.as_object_mut().unwrap().remove("exp");
+        assert_eq!(
+            signer.verify(&resigned(&token, &no_exp), &clock),
+            Err(TokenError::Invalid)
+        );
+        let mut random_jti = genuine.clone();
+        random_jti["jti"] = "not-a-session".into();
+        assert_eq!(
+            signer.verify(&resigned(&token, &random_jti), &clock),
+            Err(TokenError::Invalid)
+        );
+    }
+
+    #[test]
+    fn app_and_session_tokens_never_pass_for_each_other() {
+        let clock = clock();
+        let signer = TokenSigner::from_secret("k1", SECRET);
+        let now = clock.unix_seconds();
+        let app = signer.issue_app(KeyId::new(), DeveloperId::new(), now);
+        let session = signer.issue_session(&claims(now));
+
+        // An app token's payload made to look like a session's, by adding
+        // the claims it lacks: the audience still makes it an app token,
+        // which must not carry them.
+        let mut app_body = payload(&app);
+        let as_session = serde_json::to_value(claims(now)).unwrap();
+        for (k, v) in as_session.as_object().unwrap() {
+            if app_body.get(k).is_none() {
+                app_body[k] = v.clone();
+            }
+        }
+        assert_eq!(
+            signer.verify(&resigned(&app, &app_body), &clock),
+            Err(TokenError::Invalid)
+        );
+        // The same without its audience: a session token with fields the
+        // spec's Claims do not have.
+        app_body.as_object_mut().unwrap().remove("aud");
+        assert_eq!(
+            signer.verify(&resigned(&app, &app_body), &clock),
+            Err(TokenError::Invalid)
+        );
+
+        // A session token given the app audience (or any other) is not an
+        // app token: it has no key, and the wrong shape.
+        for aud in [APP_AUDIENCE, "alyt:developer", "alyt:household"] {
+            let mut body = payload(&session);
+            body["aud"] = aud.into();
+            assert_eq!(
+                signer.verify(&resigned(&session, &body), &clock),
+                Err(TokenError::Invalid),
+                "{aud}"
+            );
+        }
+        // An app token with another audience or issuer is refused.
+        for (field, value) in [("aud", "alyt:developer"), ("iss", "elsewhere")] {
+            let mut body = payload(&app);
+            body[field] = value.into();
+            assert_eq!(
+                signer.verify(&resigned(&app, &body), &clock),
+                Err(TokenError::Invalid),
+                "{field}"
+            );
+        }
+        assert!(signer.session_of(&app).is_none());
+        assert!(signer.session_of(&session).is_some());
     }
 
     /// `token` with its body changed to claim platform OWNER (the
     /// signature left as it was).
     fn made_owner(token: &str) -> String {
         let mut parts: Vec<String> = token.split('.').map(str::to_owned).collect();
-        let mut json: serde_json::Value =
-            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(&parts[1]).unwrap()).unwrap();
+        let mut json = payload(token);
         json["platformRole"] = "OWNER".into();
         parts[1] = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&json).unwrap());
         parts.join(".")
@@ -334,9 +461,9 @@ mod tests {
     #[test]
     fn a_known_token_still_expires_and_no_other_string_rides_on_it() {
         let clock = clock();
-        let signer = TokenSigner::from_secret("k1", b"0123456789abcdef0123456789abcdef");
+        let signer = TokenSigner::from_secret("k1", SECRET);
         let c = claims(clock.unix_seconds());
-        let good = signer.issue_session(Audience::Household, &c, SessionId::new(), None);
+        let good = signer.issue_session(&c);
         let first = signer.verify(&good, &clock).unwrap();
         assert_eq!(signer.verify(&good, &clock).unwrap(), first, "known now");
         // A copy with another body is checked on its own, and refused.
@@ -352,8 +479,7 @@ mod tests {
         assert_eq!(signer.verify(&good, &clock), Err(TokenError::Expired));
         // Bounded.
         for _ in 0..VERIFIED_CACHE + 10 {
-            let c = claims(clock.unix_seconds());
-            let token = signer.issue_session(Audience::Household, &c, SessionId::new(), None);
+            let token = signer.issue_session(&claims(clock.unix_seconds()));
             assert!(signer.verify(&token, &clock).is_ok());
         }
         assert!(signer.cache().len() <= VERIFIED_CACHE);
@@ -362,23 +488,13 @@ mod tests {
     #[test]
     fn foreign_signatures_other_algorithms_and_tampering_are_refused() {
         let clock = clock();
-        let signer = TokenSigner::from_secret("k1", b"0123456789abcdef0123456789abcdef");
+        let signer = TokenSigner::from_secret("k1", SECRET);
         let other = TokenSigner::from_secret("k1", b"another secret of thirty-two b..");
-        let token = other.issue_session(
-            Audience::Household,
-            &claims(clock.unix_seconds()),
-            SessionId::new(),
-            None,
-        );
+        let token = other.issue_session(&claims(clock.unix_seconds()));
         assert_eq!(signer.verify(&token, &clock), Err(TokenError::Invalid));
 
         // alg=none with the same body.
-        let good = signer.issue_session(
-            Audience::Household,
-            &claims(clock.unix_seconds()),
-            SessionId::new(),
-            None,
-        );
+        let good = signer.issue_session(&claims(clock.unix_seconds()));
         let body = good.split('.').nth(1).unwrap();
         let none_header = URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"at+jwt","kid":"k1"}"#);
         assert_eq!(
@@ -397,10 +513,16 @@ mod tests {
     #[test]
     fn app_tokens_are_their_own_kind_and_last_five_minutes() {
         let clock = clock();
-        let signer = TokenSigner::from_secret("k1", b"0123456789abcdef0123456789abcdef");
+        let signer = TokenSigner::from_secret("k1", SECRET);
         let key = KeyId::new();
         let dev = DeveloperId::new();
         let token = signer.issue_app(key, dev, clock.unix_seconds());
+        assert_eq!(
+            keys(&payload(&token)),
+            ["sub", "dev", "aud", "iss", "iat", "exp", "jti"]
+                .into_iter()
+                .collect()
+        );
         assert_eq!(
             signer.verify(&token, &clock).unwrap(),
             Verified::App {

@@ -11,4 +11,4 @@ pub mod sessions;
 pub mod totp;
 
 pub use caller::Caller;
-pub use jwt::{Audience, TokenSigner};
+pub use jwt::TokenSigner;

@@ -11,7 +11,7 @@ use alyt_store::repo::tenancy::Tenancy;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::jwt::{Audience, SESSION_TOKEN_SECONDS};
+use super::jwt::SESSION_TOKEN_SECONDS;
 use super::secrets::{random_token, sha256_hex};
 use crate::{ApiError, AppState};
 
@@ -30,20 +30,15 @@ pub struct TokenPair {
     pub expires_in: i64,
 }
 
-fn audience(kind: SessionKind) -> Audience {
-    match kind {
-        SessionKind::Household => Audience::Household,
-        SessionKind::Developer => Audience::Developer,
-    }
-}
-
 /// Claims from the person's current roles and the grants in force now (a guest
 /// outside the stay window gets no claim mentioning the home).
 /// `address` is the caller's as the edge saw it (the network condition's
-/// second signal).
+/// second signal). The `jti` is `session`'s id: the record every request
+/// reads to find the session live, and of which kind.
 pub async fn build_claims(
     state: &AppState,
     user: &UserRecord,
+    session: SessionId,
     address: Option<IpAddr>,
 ) -> Result<Claims, ApiError> {
     let now = state.clock.now();
@@ -88,7 +83,7 @@ pub async fn build_claims(
         clients,
         iat,
         exp,
-        jti: random_token(),
+        jti: session.to_string(),
     })
 }
 
@@ -115,10 +110,8 @@ async fn access_token(
             return Err(refresh_refused());
         }
     }
-    let claims = build_claims(state, user, address).await?;
-    let token = state
-        .tokens
-        .issue_session(audience(kind), &claims, session, user.developer_id);
+    let claims = build_claims(state, user, session, address).await?;
+    let token = state.tokens.issue_session(&claims);
     Ok((token, claims.exp - claims.iat))
 }
 
@@ -134,6 +127,11 @@ pub async fn start(
         id: SessionId::new(),
         user_id: user.id,
         kind,
+        // A developer session names its account here, not in its tokens.
+        developer: match kind {
+            SessionKind::Developer => user.developer_id,
+            SessionKind::Household => None,
+        },
         generation: 0,
         revoked: false,
         stay_ended: false,

@@ -65,6 +65,12 @@ pub struct SessionRecord {
     pub id: SessionId,
     pub user_id: UserId,
     pub kind: SessionKind,
+    /// The developer account a developer session signs in (none for a
+    /// household session). Its access tokens carry only the spec's claims,
+    /// so this is where a request finds it. Absent from developer sessions
+    /// started before it was kept: those find it on their user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub developer: Option<DeveloperId>,
     /// Generation of the newest refresh token.
     pub generation: u32,
     pub revoked: bool,

@@ -130,13 +130,14 @@ async fn controls_now(
         .await
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("{who} no longer exists"))?;
-    let claims = crate::auth::sessions::build_claims(state, &user, None)
+    let session = alyt_domain::ids::SessionId::new();
+    let claims = crate::auth::sessions::build_claims(state, &user, session, None)
         .await
         .map_err(|e| e.detail)?;
     let person = Principal::Person {
         claims,
         kind: alyt_domain::access::SessionKind::Household,
-        session: alyt_domain::ids::SessionId::new(),
+        session,
         developer: None,
     };
     let access = person
