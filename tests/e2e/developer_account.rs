@@ -676,6 +676,94 @@ async fn forgot_and_reset_password_through_the_mailed_link_once() {
     assert_eq!(spent["detail"], unknown["detail"]);
 }
 
+/// A client whose requests leave from loopback address 127.0.1.`n`.
+fn from_address(n: u8) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 1, n]))
+        .build()
+        .unwrap()
+}
+
+async fn login_from(t: &TestPlatform, n: u8, email: &str, password: &str) -> reqwest::Response {
+    from_address(n)
+        .post(t.url("/developers/auth/login"))
+        .json(&json!({ "email": email, "password": password }))
+        .send()
+        .await
+        .unwrap()
+}
+
+/// A botnet spreads a hundred wrong passwords over twenty-five addresses,
+/// four each (far under one address's ten): the account is capped across
+/// them, so even the right password from a fresh address is refused, until
+/// the owner resets it through the mailed link and signs in at once.
+#[tokio::test]
+async fn guesses_spread_over_many_addresses_lock_the_account_until_a_reset_by_mail() {
+    let t = TestPlatform::start().await;
+    let dev = sign_up_and_verify(&t, "grace@example.com").await;
+    let mut guesses = tokio::task::JoinSet::new();
+    for n in 1..=25u8 {
+        let (url, email) = (t.url("/developers/auth/login"), dev.email.clone());
+        guesses.spawn(async move {
+            let client = from_address(n);
+            let mut statuses = Vec::new();
+            for guess in 0..4 {
+                let body = json!({ "email": email, "password": format!("guess {n} {guess}") });
+                let response = client.post(&url).json(&body).send().await.unwrap();
+                statuses.push(response.status().as_u16());
+            }
+            statuses
+        });
+    }
+    let statuses: Vec<u16> = guesses.join_all().await.concat();
+    assert_eq!(statuses, vec![401; 100], "each guess was checked once");
+
+    let response = login_from(&t, 100, &dev.email, PASSWORD).await;
+    assert_eq!(response.status(), 429, "the right password waits too");
+    let retry_after: u64 = response.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=900).contains(&retry_after), "{retry_after}");
+    let (_, body) = problem(response).await;
+    assert_eq!(body["type"], "urn:alyt:problem:too-many-attempts", "{body}");
+    let detail = body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("this account from many addresses"),
+        "{detail}"
+    );
+    assert!(detail.contains("reset the password by mail"), "{detail}");
+
+    let response = post_json(
+        &t,
+        "/developers/auth/forgot-password",
+        &json!({ "email": dev.email }),
+    )
+    .await;
+    assert_eq!(response.status(), 202);
+    let link = wait_for_link(&t, &dev.email, "reset-password")
+        .await
+        .expect("a reset mail");
+    let response = post_json(
+        &t,
+        "/developers/auth/reset-password",
+        &json!({ "token": token_of(&link), "password": "brand new passphrase" }),
+    )
+    .await;
+    assert_eq!(
+        response.status(),
+        204,
+        "the link is not held back by the cap"
+    );
+    // Signed in at once, from the fresh address and from one the guesses
+    // came from.
+    let response = login_from(&t, 100, &dev.email, "brand new passphrase").await;
+    assert_eq!(response.status(), 200);
+    let response = login_from(&t, 1, &dev.email, "brand new passphrase").await;
+    assert_eq!(response.status(), 200);
+}
+
 #[tokio::test]
 async fn mfa_with_totp_codes_accepted_once() {
     let t = TestPlatform::start().await;

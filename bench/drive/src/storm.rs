@@ -8,7 +8,8 @@
 //! at most ten times at once from one address (`alyt_api::auth::attempts`),
 //! so from one address ninety of a hundred would be refused before their
 //! password is hashed, and the storm would not be one. Ten addresses let
-//! every login be hashed.
+//! every login be hashed. Over every address one account may be checked a
+//! hundred times at once, so `--logins` above 100 are refused past that.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -53,6 +53,7 @@ macro_rules! store_conformance_suite {
             index_keys_must_be_non_empty_strings,
             an_uncounted_household_counts_its_owners,
             a_reset_request_is_claimed_once,
+            a_restarted_attempt_counter_remembers_when,
             appends_take_positions_after_the_head_in_commit_order,
             a_writer_with_a_clock_behind_appends_after_what_readers_saw,
             a_commit_held_open_lands_after_the_one_that_finished_first
@@ -1821,6 +1822,67 @@ pub async fn parallel_attempts_each_get_their_own_count(f: Fixture) {
         .await
         .unwrap();
     assert_eq!(other.count, 1);
+}
+
+/// An account's attempt counter is started over by a password reset and
+/// remembers when, so the limiter can start the account's other counters
+/// over too; forgetting its attempts after a success keeps that, and never
+/// brings back a counter that is gone.
+pub async fn a_restarted_attempt_counter_remembers_when(f: Fixture) {
+    use crate::repo::limits::Limits;
+    let limits = Limits(&*f.store);
+    let now = alyt_domain::Clock::unix_seconds(&*f.clock);
+    for _ in 0..5 {
+        limits
+            .count_attempt("account#a", now, now + 3600)
+            .await
+            .unwrap();
+    }
+    let reset = now + 60;
+    limits
+        .restart_attempts("account#a", reset, reset + 3600)
+        .await
+        .unwrap();
+    let later = reset + 60;
+    let next = limits
+        .count_attempt("account#a", later, later + 3600)
+        .await
+        .unwrap();
+    assert_eq!(
+        (next.count, next.first, next.restarted),
+        (1, later, Some(reset))
+    );
+    limits.forget_attempts("account#a").await.unwrap();
+    let after = later + 60;
+    let next = limits
+        .count_attempt("account#a", after, after + 3600)
+        .await
+        .unwrap();
+    assert_eq!(
+        (next.count, next.first, next.restarted),
+        (1, after, Some(reset))
+    );
+
+    // A reset of an account with no counter makes one (it says when).
+    limits
+        .restart_attempts("account#b", reset, reset + 3600)
+        .await
+        .unwrap();
+    let first = limits
+        .count_attempt("account#b", later, later + 3600)
+        .await
+        .unwrap();
+    assert_eq!((first.count, first.restarted), (1, Some(reset)));
+    // Forgetting the attempts of a counter that is gone creates nothing.
+    limits.forget_attempts("account#c").await.unwrap();
+    let fresh = limits
+        .count_attempt("account#c", later, later + 3600)
+        .await
+        .unwrap();
+    assert_eq!(
+        (fresh.count, fresh.first, fresh.restarted),
+        (1, later, None)
+    );
 }
 
 /// The hosted rate limiter: each instance adds its local delta to the shared

@@ -1,9 +1,10 @@
 //! Checking an email and password, the same way for every kind of sign-in: the
 //! attempt is counted first (see [`attempts`]: per account and client address,
-//! before the password is checked), then a verify that costs the same whether
-//! or not the account exists (a decoy hash for unknown addresses), then one
-//! answer for every failure, so neither timing nor wording tells whether an
-//! address exists.
+//! and per account over every address, before the password is checked; an
+//! unknown address is counted like a known one), then a verify that costs the
+//! same whether or not the account exists (a decoy hash for unknown
+//! addresses), then one answer for every failure, so neither timing nor
+//! wording tells whether an address exists.
 
 use std::net::IpAddr;
 

@@ -64,8 +64,9 @@ fn is_six_digits(code: &str) -> bool {
 }
 
 /// Checks a code against `secret_base32` for `user` and spends its step.
-/// Attempts are counted per user and client address before the code is
-/// checked (see [`attempts`]); past the limit the answer is 429.
+/// Attempts are counted per account and client address, and per account
+/// over every address, before the code is checked (see [`attempts`]); past
+/// a limit the answer is 429.
 pub async fn verify(
     state: &AppState,
     user: &UserRecord,
@@ -76,7 +77,7 @@ pub async fn verify(
     if !is_six_digits(code) {
         return Err(ApiError::validation("totp", "a TOTP code is 6 digits"));
     }
-    let attempt = attempts::begin(state, "totp", &user.id.to_string(), client).await?;
+    let attempt = attempts::begin(state, "totp", &user.email, client).await?;
     let steps = matching_steps(secret_base32, code, state.clock.unix_seconds());
     // The stored last step decides; the conditional write makes it race-free.
     let accepted = match accept_totp_step(&steps, None) {

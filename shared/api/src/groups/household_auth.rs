@@ -22,7 +22,7 @@ use utoipa::ToSchema;
 
 use crate::auth::secrets::{hash_password_blocking, sha256_hex};
 use crate::auth::sessions::{self, TokenPair};
-use crate::auth::{Caller, credentials};
+use crate::auth::{Caller, attempts, credentials};
 use crate::conventions::extract::ApiJson;
 use crate::conventions::problem::Problem;
 use crate::{ApiError, AppState, Client};
@@ -292,7 +292,9 @@ pub async fn reset_password(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Shared by the household and developer reset operations.
+/// Shared by the household and developer reset operations. A completed reset
+/// starts the account's failed-attempt counters over ([`attempts::restart`]);
+/// the link itself is never counted by them.
 pub async fn reset_with_token(
     state: &AppState,
     token: &str,
@@ -321,6 +323,9 @@ pub async fn reset_with_token(
     if spent.is_none() {
         return Err(dead_link());
     }
+    // The mailbox is proven: guesses against the old password, from however
+    // many addresses, stop keeping the owner out.
+    attempts::restart(state, &user.email).await?;
     let phc = hash_password_blocking(password).await;
     users.set_password(user.id, &phc).await?;
     Sessions(&*state.store).revoke_all_of(user.id).await?;

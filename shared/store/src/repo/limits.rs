@@ -8,7 +8,7 @@
 //! | item | pk | sk | notes |
 //! |---|---|---|---|
 //! | rate window | `RATE#{bucket}` | `{windowStart}` | `ADD` of an instance's delta; `ttl` two windows after the start |
-//! | attempt counter | `ATTEMPTS#{subject}` | `COUNT` | `ADD 1` before the secret is checked; `first` set once; `ttl` slides |
+//! | attempt counter | `ATTEMPTS#{subject}` | `COUNT` | `ADD 1` before the secret is checked; `first` set once; `ttl` slides; `restarted` when it was last started over (an account's, by a password reset) |
 //! | windowed counter | `LIMIT#{subject}` | `{windowStart}` | `ADD`; `ttl` set by the caller |
 //!
 //! Every counter moves with one update that answers the new value (DynamoDB's
@@ -21,6 +21,9 @@ use crate::{Key, Store, StoreError, UpdateAction};
 pub const COUNT: &str = "count";
 /// When an attempt counter counted its first attempt (Unix seconds).
 pub const FIRST: &str = "first";
+/// When an attempt counter was last started over by
+/// [`Limits::restart_attempts`] (Unix seconds).
+pub const RESTARTED: &str = "restarted";
 
 fn rate_key(bucket: &str, window_start: i64) -> Key {
     Key::new(format!("RATE#{bucket}"), window_start.to_string())
@@ -34,12 +37,13 @@ fn windowed_key(subject: &str, window_start: i64) -> Key {
     Key::new(format!("LIMIT#{subject}"), window_start.to_string())
 }
 
-/// One counted attempt: its number since the counter started, and when the
-/// counter started.
+/// One counted attempt: its number since the counter started, when the
+/// counter started, and when it was last started over (if ever).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AttemptCount {
     pub count: i64,
     pub first: i64,
+    pub restarted: Option<i64>,
 }
 
 pub struct Limits<'a>(pub &'a dyn Store);
@@ -96,6 +100,7 @@ impl Limits<'_> {
         Ok(AttemptCount {
             count: item.get_i64(COUNT).unwrap_or(1),
             first: item.get_i64(FIRST).unwrap_or(now),
+            restarted: item.get_i64(RESTARTED),
         })
     }
 
@@ -121,6 +126,52 @@ impl Limits<'_> {
     /// Forgets every attempt of `subject` (after a success).
     pub async fn clear_attempts(&self, subject: &str) -> Result<(), StoreError> {
         self.0.delete(&attempts_key(subject), None).await?;
+        Ok(())
+    }
+
+    /// Forgets the attempts of `subject` but keeps its counter and when it
+    /// was last restarted: the count goes to 0 and the next attempt is its
+    /// new first. A counter that is gone is left alone (so nothing without a
+    /// `ttl` is created).
+    pub async fn forget_attempts(&self, subject: &str) -> Result<(), StoreError> {
+        let result = self
+            .0
+            .update(
+                &attempts_key(subject),
+                vec![
+                    UpdateAction::Set(COUNT.into(), 0i64.into()),
+                    UpdateAction::Remove(FIRST.into()),
+                ],
+                Some(crate::Condition::item_present()),
+            )
+            .await;
+        match result {
+            Err(e) if e.is_condition_failure() => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+
+    /// Starts `subject`'s counter over at `now` (a password reset): its
+    /// attempts are forgotten, [`RESTARTED`] says when, and it lives until
+    /// `expires_at`. One update, whether or not the counter existed.
+    pub async fn restart_attempts(
+        &self,
+        subject: &str,
+        now: i64,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        self.0
+            .update(
+                &attempts_key(subject),
+                vec![
+                    UpdateAction::Set(COUNT.into(), 0i64.into()),
+                    UpdateAction::Remove(FIRST.into()),
+                    UpdateAction::Set(RESTARTED.into(), now.into()),
+                    UpdateAction::Set("ttl".into(), expires_at.into()),
+                ],
+                None,
+            )
+            .await?;
         Ok(())
     }
 

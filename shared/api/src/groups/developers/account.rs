@@ -641,8 +641,7 @@ pub async fn change_password(
         .get(me.user)
         .await?
         .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))?;
-    let attempt =
-        attempts::begin(&state, "dev-change-password", &user.id.to_string(), client).await?;
+    let attempt = attempts::begin(&state, "dev-change-password", &user.email, client).await?;
     if !verify_password_blocking(request.current_password, user.password_hash.clone()).await {
         return Err(ApiError::validation(
             "currentPassword",
