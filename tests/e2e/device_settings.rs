@@ -203,6 +203,10 @@ async fn who_may_change_settings() {
             // The developer and its keys reach only their sandbox: the demo
             // tenant's device does not exist for them.
             Who::DeveloperSession | Who::DevKey | Who::LiveKey => 404,
+            // Away from the home, the household is not theirs now.
+            Who::ConditionalMember => 404,
+            // A widget controls things; settings are not control.
+            Who::WidgetToken => 403,
         };
         let token = principals.token(who);
         let (status, answer) = patch(&t, token, &device, &tenant, body.clone()).await;

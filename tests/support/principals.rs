@@ -13,7 +13,7 @@ use alyt_store::repo::config::{Config, SigningKey};
 use alyt_store::repo::identity::{UserRecord, Users};
 use alyt_store::repo::integrations::{IntegrationRecord, Integrations};
 use alyt_store::repo::members::Members;
-use alyt_store::repo::tenancy::GrantRecord;
+use alyt_store::repo::tenancy::{GrantNetwork, GrantRecord};
 
 use crate::TestPlatform;
 use crate::developers::{
@@ -49,10 +49,17 @@ pub enum Who {
     /// its installed in its sandbox's home: it acts only for that
     /// connector's integrations and their endpoints.
     LiveKey,
+    /// A MEMBER of the demo household whose grant requires the home's
+    /// network, signed in away from it (no phone signal, no home address
+    /// known): their claims do not name the household.
+    ConditionalMember,
+    /// A widget token the [`Who::HouseholdMember`] minted for the demo
+    /// home: it reads the home and controls its things, nothing else.
+    WidgetToken,
 }
 
 impl Who {
-    pub const ALL: [Who; 16] = [
+    pub const ALL: [Who; 18] = [
         Who::Anonymous,
         Who::Garbage,
         Who::ExpiredToken,
@@ -69,6 +76,8 @@ impl Who {
         Who::DevKey,
         Who::RevokedKey,
         Who::LiveKey,
+        Who::ConditionalMember,
+        Who::WidgetToken,
     ];
 }
 
@@ -127,6 +136,18 @@ pub async fn seed_person(
     tenant_role: Option<TenantRole>,
     household_role: Option<HouseholdRole>,
 ) -> String {
+    seed_grant(t, email, platform_role, tenant_role, household_role, None).await
+}
+
+/// [`seed_person`], the grant with the network condition `network`.
+async fn seed_grant(
+    t: &TestPlatform,
+    email: &str,
+    platform_role: Option<PlatformRole>,
+    tenant_role: Option<TenantRole>,
+    household_role: Option<HouseholdRole>,
+    network: Option<GrantNetwork>,
+) -> String {
     let first = t.platform.first_start.as_ref().expect("first start");
     let store = t.platform.store();
     let now = time::OffsetDateTime::now_utc();
@@ -135,7 +156,7 @@ pub async fn seed_person(
         let guest = role == HouseholdRole::Guest;
         let grant = GrantRecord {
             reservation_key: None,
-            network: None,
+            network,
             client_id: first.client_id,
             tenant_id: first.tenant_id,
             user_id: user.id,
@@ -261,6 +282,41 @@ impl Principals {
             let token = seed_person(t, &email, platform, tenant, household).await;
             tokens.insert(who, Some(token));
         }
+
+        // A member under the network condition, signed in where the home
+        // sees no phone of theirs.
+        let condition = GrantNetwork {
+            phone_thing_id: None,
+            checked_at: None,
+            met: None,
+            last_seen: None,
+        };
+        let conditional = seed_grant(
+            t,
+            "conditionalmember@example.com",
+            None,
+            None,
+            Some(HouseholdRole::Member),
+            Some(condition),
+        )
+        .await;
+        tokens.insert(Who::ConditionalMember, Some(conditional));
+        let first = t.platform.first_start.as_ref().expect("first start");
+        let (status, minted) = t
+            .post_json(
+                &format!(
+                    "/properties/{}/widget-tokens?tenantId={}",
+                    first.property_id, first.tenant_id
+                ),
+                tokens[&Who::HouseholdMember].as_deref(),
+                serde_json::json!({ "name": "Harness widget" }),
+            )
+            .await;
+        assert_eq!(status, 201, "mint the harness widget: {minted}");
+        tokens.insert(
+            Who::WidgetToken,
+            minted["token"].as_str().map(str::to_owned),
+        );
 
         let developer = sign_up_and_verify(t, "harness-developer@example.com").await;
         tokens.insert(Who::DeveloperSession, Some(developer.access_token.clone()));
