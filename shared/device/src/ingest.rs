@@ -864,7 +864,7 @@ fn child_of(hub: &DeviceRecord, pairing: &ChildPairing, at: OffsetDateTime) -> D
             .copied()
             .map(Lenient::Known)
             .collect(),
-        features: Vec::new(),
+        features: pairing.features.clone(),
         current_unit_id: None,
         parent_device_id: Some(hub.id),
         protocol: Some(Lenient::Known(pairing.protocol)),

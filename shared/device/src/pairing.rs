@@ -4,12 +4,17 @@
 //!
 //! ```json
 //! { "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "0x00158d0001",
-//!   "name": "Zigbee bulb", "kind": "OTHER", "capabilities": ["LIGHT"] }
+//!   "name": "Zigbee bulb", "kind": "OTHER", "capabilities": ["LIGHT"],
+//!   "features": [] }
 //! ```
 //!
 //! `protocol` and `protocolId` (1-128 printable characters, unique per hub)
 //! are required; `name` (1-120 characters) defaults to "`<protocol>` device",
-//! `kind` to OTHER; `capabilities` lists at least one known capability. The
+//! `kind` to OTHER; `capabilities` lists at least one known capability;
+//! `features` (optional: at most 64 of 1-64 printable characters) is the
+//! child's capability descriptor at pairing, e.g. `keypad` for a lock with a
+//! keypad: like a registration's, it is taken once, here, and never from a
+//! later status report of the device itself (issue 35 item 5). The
 //! event is logged like any other; a pairing that names a `protocolId` the
 //! hub already has changes nothing (pairing is idempotent), and one that is
 //! malformed is logged only.
@@ -19,7 +24,7 @@ use std::collections::BTreeSet;
 use alyt_domain::device::{DeviceCapability, DeviceKind, Protocol};
 use serde_json::Value;
 
-use crate::channels::JsonObject;
+use crate::channels::{FEATURE_MAX_CHARS, JsonObject, MAX_FEATURES};
 
 /// The `type` of a pairing event.
 pub const CHILD_PAIRED: &str = "child.paired";
@@ -34,6 +39,8 @@ pub struct ChildPairing {
     pub name: String,
     pub kind: DeviceKind,
     pub capabilities: BTreeSet<DeviceCapability>,
+    /// The features it was paired with (its descriptor, e.g. `keypad`).
+    pub features: Vec<String>,
 }
 
 /// The pairing an event reports: `None` when the event is not a pairing,
@@ -89,12 +96,33 @@ fn check(fields: &JsonObject) -> Result<ChildPairing, String> {
         })
         .and_then(|known: Option<BTreeSet<_>>| known.filter(|set| !set.is_empty()))
         .ok_or("capabilities must list at least one known capability")?;
+    let features = match fields.get("features") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(list)) => {
+            let features: Option<Vec<String>> = list
+                .iter()
+                .map(|f| {
+                    f.as_str()
+                        .filter(|f| {
+                            (1..=FEATURE_MAX_CHARS).contains(&f.chars().count())
+                                && !f.chars().any(char::is_control)
+                        })
+                        .map(str::to_owned)
+                })
+                .collect();
+            features
+                .filter(|f| f.len() <= MAX_FEATURES)
+                .ok_or("features must list at most 64 of 1 to 64 printable characters")?
+        }
+        Some(_) => return Err("features must be a list".into()),
+    };
     Ok(ChildPairing {
         protocol,
         protocol_id,
         name,
         kind,
         capabilities,
+        features,
     })
 }
 
@@ -119,6 +147,14 @@ mod tests {
         assert_eq!(paired.name, "ZIGBEE device");
         assert_eq!(paired.kind, DeviceKind::Other);
         assert_eq!(paired.capabilities, [DeviceCapability::Light].into());
+        assert!(paired.features.is_empty());
+        let lock = child_pairing(&fields(json!({
+            "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "0x02",
+            "capabilities": ["LOCK"], "features": ["keypad"],
+        })))
+        .unwrap()
+        .unwrap();
+        assert_eq!(lock.features, ["keypad"]);
     }
 
     #[test]
@@ -134,6 +170,10 @@ mod tests {
             json!({ "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "a", "capabilities": [] }),
             json!({ "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "a", "capabilities": ["LASER"] }),
             json!({ "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "a", "capabilities": ["LIGHT"], "kind": "ROBOT" }),
+            json!({ "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "a", "capabilities": ["LOCK"], "features": "keypad" }),
+            json!({ "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "a", "capabilities": ["LOCK"], "features": [""] }),
+            json!({ "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "a", "capabilities": ["LOCK"], "features": [7] }),
+            json!({ "type": "child.paired", "protocol": "ZIGBEE", "protocolId": "a", "capabilities": ["LOCK"], "features": vec!["f"; 65] }),
         ] {
             assert!(
                 matches!(child_pairing(&fields(bad.clone())), Some(Err(_))),

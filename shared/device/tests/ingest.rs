@@ -505,6 +505,22 @@ async fn a_hub_pairs_a_child_once_and_other_devices_pair_nothing() {
     assert_eq!(child.protocol_id.as_deref(), Some("0x0001"));
     assert_eq!(child.property_id, hub.property_id);
     assert_eq!(child.current_unit_id, None);
+    assert!(child.features.is_empty());
+    // A lock paired with a keypad carries it from its pairing descriptor
+    // (a later status report of the device never adds one).
+    let lock = r#"{"type":"child.paired","protocol":"ZIGBEE","protocolId":"0x0003","capabilities":["LOCK"],"features":["keypad"]}"#;
+    let outcome = w
+        .ingest
+        .handle(&w.message(Channel::Events, lock))
+        .await
+        .unwrap();
+    assert_eq!(outcome, Outcome::Applied);
+    let children = children_of(&w, hub.id).await;
+    let lock = children
+        .iter()
+        .find(|c| c.protocol_id.as_deref() == Some("0x0003"))
+        .expect("the lock is paired");
+    assert_eq!(lock.features, ["keypad"]);
     // A malformed pairing is logged, never an error, and pairs nothing.
     let bad =
         r#"{"type":"child.paired","protocol":"ZIGBEE","protocolId":"0x0002","capabilities":[]}"#;
@@ -514,7 +530,7 @@ async fn a_hub_pairs_a_child_once_and_other_devices_pair_nothing() {
         .await
         .unwrap();
     assert_eq!(outcome, Outcome::Applied);
-    assert_eq!(children_of(&w, hub.id).await.len(), 1);
+    assert_eq!(children_of(&w, hub.id).await.len(), 2);
 }
 
 /// A hub coming online shows its home's internet address (kept hashed);

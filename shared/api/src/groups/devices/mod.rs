@@ -587,8 +587,8 @@ fn check_registration(body: &RegisterDeviceRequest) -> Result<CheckedRegistratio
             *field,
             "a hub's child is not registered: the hub pairs it and reports it on its events \
              channel ({\"type\": \"child.paired\", \"protocol\", \"protocolId\", \"name\", \
-             \"kind\", \"capabilities\"}; see /v1/asyncapi.json), and the child speaks through \
-             its hub with no credential of its own",
+             \"kind\", \"capabilities\", \"features\"}; see /v1/asyncapi.json), and the child \
+             speaks through its hub with no credential of its own",
         ));
     }
     Ok(CheckedRegistration {
