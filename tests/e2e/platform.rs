@@ -28,6 +28,33 @@ async fn the_platform_restarts_on_its_own_data() {
     assert_eq!(response.status(), 200);
 }
 
+/// One process per data directory (issue 37 item 3): a second start on a
+/// directory in use is refused with a message naming the holder's pid; once
+/// the first stops, the directory opens again.
+#[tokio::test]
+async fn a_data_directory_in_use_refuses_a_second_platform() {
+    let t = TestPlatform::start().await;
+    let dir = t.platform.data_dir.clone();
+    let second = alyt_local::spawn(alyt_local::Config::for_tests(dir.clone())).await;
+    let Err(refused) = second else {
+        panic!("a second platform opened a data directory in use");
+    };
+    assert!(
+        matches!(&refused, alyt_local::StartError::DataDirInUse { pid, .. } if *pid == std::process::id().to_string()),
+        "{refused}"
+    );
+    let said = refused.to_string();
+    assert!(
+        said.contains("in use") && said.contains(&std::process::id().to_string()),
+        "{said}"
+    );
+    let t = t.restart().await;
+    assert_eq!(
+        t.platform.data_dir, dir,
+        "the stopped platform let go of it"
+    );
+}
+
 /// Two platforms run side by side on free ports without clashing.
 #[tokio::test]
 async fn platforms_take_free_ports() {

@@ -106,6 +106,10 @@ pub enum StartError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "the data directory {path} is in use by another alyt process (pid {pid}); stop it, or set ALYT_DATA_DIR to another directory"
+    )]
+    DataDirInUse { path: PathBuf, pid: String },
     #[error("cannot open the store: {0}")]
     Store(#[from] alyt_store::StoreError),
     #[error("cannot create the first owner: {0}")]
@@ -227,6 +231,9 @@ pub struct Platform {
     tasks: Vec<JoinHandle<()>>,
     /// Usage counted in memory (keyed requests, device messages).
     meter: UsageMeter,
+    /// The data directory's lock, held while this platform runs (the OS
+    /// lets go of it when the process ends, crash or not).
+    _data_dir_lock: std::fs::File,
 }
 
 impl Platform {
@@ -266,6 +273,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         path: config.data_dir.clone(),
         source,
     })?;
+    let data_dir_lock = lock_data_dir(&config.data_dir)?;
     let clock: Arc<dyn Clock> = match &config.clock {
         Some(InjectedClock(clock)) => clock.clone(),
         None => Arc::new(SystemClock),
@@ -566,7 +574,48 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         shutdown,
         tasks,
         meter,
+        _data_dir_lock: data_dir_lock,
     })
+}
+
+/// One process per data directory: an exclusive OS lock on
+/// `alyt.lock` in it, which names the holder's pid (two processes on one
+/// SQLite file and one outbox would each take the other's work). Released
+/// when the platform is dropped, and by the OS when the process dies.
+fn lock_data_dir(dir: &std::path::Path) -> Result<std::fs::File, StartError> {
+    use std::io::{Read, Seek, Write};
+    let path = dir.join("alyt.lock");
+    let failed = |source| StartError::DataDir {
+        path: path.clone(),
+        source,
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(failed)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut pid = String::new();
+            let _ = file.read_to_string(&mut pid);
+            let pid = match pid.trim() {
+                "" => "unknown".to_owned(),
+                pid => pid.to_owned(),
+            };
+            return Err(StartError::DataDirInUse {
+                path: dir.to_path_buf(),
+                pid,
+            });
+        }
+        Err(std::fs::TryLockError::Error(source)) => return Err(failed(source)),
+    }
+    file.set_len(0).map_err(failed)?;
+    file.rewind().map_err(failed)?;
+    write!(file, "{}", std::process::id()).map_err(failed)?;
+    Ok(file)
 }
 
 /// What the API needs before it serves: its state over the local adapters
