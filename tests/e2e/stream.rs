@@ -363,3 +363,48 @@ async fn a_home_stream_carries_that_homes_things_only_to_those_who_see_it() {
         "{blocks:?}"
     );
 }
+
+/// Issue 37 item 2: a stop does not wait for open streams. Stopping the
+/// platform tells each open stream it is going (a comment, then the end),
+/// so the stop finishes at once and the client resumes with Last-Event-ID;
+/// before, the process stayed up until the last stream client left.
+#[tokio::test]
+async fn a_stop_ends_open_streams_and_does_not_wait_for_them() {
+    let t = TestPlatform::start().await;
+    let dev = sign_up_and_verify(&t, "stream-stop@example.com").await;
+    let (_, key) = create_key(&t, &dev, &["events:read"]).await;
+    let mut reader = open(&t, &key, "", None).await;
+    let first = reader
+        .next(Duration::from_secs(5))
+        .await
+        .expect("connected");
+    assert!(
+        first
+            .iter()
+            .any(|s| matches!(s, Sse::Comment(c) if c == "connected")),
+        "{first:?}"
+    );
+    // The stream would last an hour: the stop must not wait for it (the
+    // bound here is a hang check, far above the stop's own 10 s limit).
+    let restarted = tokio::time::timeout(Duration::from_secs(30), t.restart())
+        .await
+        .expect("the stop did not wait for the open stream");
+    let mut said = Vec::new();
+    while let Some(block) = reader.next(Duration::from_secs(5)).await {
+        said.extend(block);
+    }
+    assert!(reader.closed, "the stream ended: {said:?}");
+    assert!(
+        said.iter()
+            .any(|s| matches!(s, Sse::Comment(c) if c.contains("the platform is stopping"))),
+        "{said:?}"
+    );
+    // It serves again on the same data.
+    let response = restarted
+        .http
+        .get(restarted.url("/capabilities"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}

@@ -57,6 +57,9 @@ pub struct Config {
     pub simulator: SimulatorConfig,
     /// How often usage counted in memory is written (and at shutdown).
     pub usage_flush_every: Duration,
+    /// How long a stop may take (`ALYT_STOP_SECONDS`, 10 s): what has not
+    /// finished by then is cut off, and the log names it.
+    pub stop_within: Duration,
     /// Answers every request with `x-alyt-store-calls: get=3,query=1` (the
     /// store calls made while it was served), for measuring what an
     /// operation costs (`tests/e2e/store_calls.rs`). Off by default.
@@ -120,6 +123,8 @@ pub enum StartError {
     BadRateLimit(String),
     #[error("ALYT_TRUSTED_PROXIES: {0}")]
     BadTrustedProxies(String),
+    #[error("ALYT_STOP_SECONDS must be a whole number of seconds from 1 to 3600, not {0:?}")]
+    BadStopSeconds(String),
     #[error("ALYT_SIMULATOR_SEED must be an unsigned 64-bit number, not {0:?}")]
     BadSeed(String),
     #[error("cannot open the store-calls log {path}: {source}")]
@@ -179,6 +184,7 @@ impl Config {
             stay_sweep_every: alyt_stays::SWEEP_INTERVAL,
             routine_runner_every: alyt_api::groups::homes::routines::runner::PASS_EVERY,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
+            stop_within: stop_within_from_env()?,
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
             webhooks: events::WebhookConfig::from_env(),
@@ -204,6 +210,7 @@ impl Config {
             stay_sweep_every: alyt_stays::SWEEP_INTERVAL,
             routine_runner_every: alyt_api::groups::homes::routines::runner::PASS_EVERY,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
+            stop_within: STOP_WITHIN,
             report_store_calls: false,
             store_calls_log: store_calls_log_from_env(),
             webhooks: events::WebhookConfig::default(),
@@ -231,6 +238,7 @@ pub struct Platform {
     tasks: Vec<JoinHandle<()>>,
     /// Usage counted in memory (keyed requests, device messages).
     meter: UsageMeter,
+    stop_within: Duration,
     /// The data directory's lock, held while this platform runs (the OS
     /// lets go of it when the process ends, crash or not).
     _data_dir_lock: std::fs::File,
@@ -252,18 +260,31 @@ impl Platform {
         format!("http://{}/v1", self.http_addr)
     }
 
-    /// Stops accepting work, lets in-flight requests finish and waits for every task.
+    /// Stops accepting work, ends the open event streams (their clients
+    /// resume with Last-Event-ID), lets in-flight requests and messages
+    /// finish and waits for every task, for at most `stop_within`: what is
+    /// still running then is cut off and named in the log.
     pub async fn shutdown(self) {
+        let started = std::time::Instant::now();
+        let deadline = tokio::time::Instant::now() + self.stop_within;
         let _ = self.shutdown.send(true);
+        self.store.event_signal().stop();
         // Devices disconnect cleanly (no last will) before the broker goes.
-        self.simulator.shutdown().await;
-        self.broker.shutdown().await;
-        for task in self.tasks {
-            let _ = task.await;
+        let _ = tokio::time::timeout_at(deadline, self.simulator.shutdown()).await;
+        let _ = tokio::time::timeout_at(deadline, self.broker.shutdown()).await;
+        let mut cut_off = 0;
+        for mut task in self.tasks {
+            if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
+                task.abort();
+                cut_off += 1;
+            }
         }
         // Nothing counts any more: what was counted is written.
         let flushed = self.meter.flush().await;
-        tracing::debug!(?flushed, "usage flushed at shutdown");
+        if cut_off > 0 {
+            tracing::warn!(cut_off, within = ?self.stop_within, "stopped: tasks that had not finished in time were cut off");
+        }
+        tracing::info!(took = ?started.elapsed(), ?flushed, "stopped: streams told to reconnect, requests and device messages drained, usage flushed");
     }
 }
 
@@ -574,8 +595,22 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         shutdown,
         tasks,
         meter,
+        stop_within: config.stop_within,
         _data_dir_lock: data_dir_lock,
     })
+}
+
+/// How long a stop may take by default.
+pub const STOP_WITHIN: Duration = Duration::from_secs(10);
+
+fn stop_within_from_env() -> Result<Duration, StartError> {
+    match std::env::var("ALYT_STOP_SECONDS") {
+        Err(_) => Ok(STOP_WITHIN),
+        Ok(value) => match value.trim().parse::<u64>() {
+            Ok(seconds @ 1..=3600) => Ok(Duration::from_secs(seconds)),
+            _ => Err(StartError::BadStopSeconds(value)),
+        },
+    }
 }
 
 /// One process per data directory: an exclusive OS lock on

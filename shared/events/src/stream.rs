@@ -175,23 +175,41 @@ pub fn comment(text: &str) -> String {
 
 /// Wakes streams (and the local webhook dispatcher) when an event is written.
 /// A counter in a watch channel, so a wake-up that lands while a reader is
-/// busy is seen at its next wait, never lost.
+/// busy is seen at its next wait, never lost. It also tells open streams
+/// that the process is stopping ([`EventSignal::stop`]): they end at once
+/// with a comment, and their clients resume elsewhere or after the restart.
 #[derive(Debug, Clone)]
-pub struct EventSignal(std::sync::Arc<watch::Sender<u64>>);
+pub struct EventSignal {
+    events: std::sync::Arc<watch::Sender<u64>>,
+    stopping: std::sync::Arc<watch::Sender<bool>>,
+}
 
 impl Default for EventSignal {
     fn default() -> Self {
-        Self(std::sync::Arc::new(watch::channel(0).0))
+        Self {
+            events: std::sync::Arc::new(watch::channel(0).0),
+            stopping: std::sync::Arc::new(watch::channel(false).0),
+        }
     }
 }
 
 impl EventSignal {
     pub fn notify(&self) {
-        self.0.send_modify(|n| *n = n.wrapping_add(1));
+        self.events.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.0.subscribe()
+        self.events.subscribe()
+    }
+
+    /// The process is stopping: every stream ends now.
+    pub fn stop(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Whether (and when) the process stops.
+    pub fn stopping(&self) -> watch::Receiver<bool> {
+        self.stopping.subscribe()
     }
 }
 
@@ -218,6 +236,10 @@ pub struct Feed {
     pub request: StreamRequest,
     pub limits: StreamLimits,
     pub wake: Option<watch::Receiver<u64>>,
+    /// Turns true when the process stops ([`EventSignal::stopping`]): the
+    /// stream ends at once (none: it runs to its time limit, as a hosted
+    /// function's does).
+    pub stop: Option<watch::Receiver<bool>>,
     /// The caller checked again while the stream is open (none: the stream
     /// runs to its time limit).
     pub recheck: Option<Recheck>,
@@ -273,6 +295,12 @@ async fn next_chunk(state: &mut State) -> Option<String> {
         if !state.started {
             state.started = true;
             return Some(format!("retry: {RECONNECT_MS}\n{}", comment("connected")));
+        }
+        if state.feed.stop.as_ref().is_some_and(|stop| *stop.borrow()) {
+            state.done = true;
+            return Some(comment(
+                "the platform is stopping; reconnect with Last-Event-ID",
+            ));
         }
         let now = Instant::now();
         if now >= state.deadline {
@@ -367,9 +395,21 @@ async fn wait(state: &mut State) -> bool {
             None => std::future::pending::<()>().await,
         }
     };
+    let stopping = async {
+        match state.feed.stop.clone() {
+            Some(mut stop) => {
+                // Gone with its sender: nothing will stop this stream early.
+                if stop.wait_for(|stopping| *stopping).await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
     tokio::select! {
         _ = poll => {}
         _ = woken => {}
+        _ = stopping => {}
         _ = tokio::time::sleep_until(until) => {}
     }
     Instant::now() >= keepalive && Instant::now() < state.deadline

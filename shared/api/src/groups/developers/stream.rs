@@ -291,6 +291,7 @@ pub(crate) async fn open_feed(
         request,
         limits,
         wake: settings.signal.as_ref().map(|s| s.subscribe()),
+        stop: settings.signal.as_ref().map(|s| s.stopping()),
         recheck: Some(Recheck {
             every: limits.recheck,
             still_allowed: Box::new(still_allowed),
