@@ -398,3 +398,66 @@ pub(crate) async fn connect_demo_hub(t: &TestPlatform, owner: &str) -> crate::ro
     }
     panic!("the hub's connection never showed the home's address");
 }
+
+/// Issue 37 item 2: a graceful stop stores every device message the broker
+/// acknowledged. A device publishes a burst at QoS 1; as soon as the last
+/// PUBACK arrives the platform is stopped and started again on its data:
+/// every acknowledged message is a `device.telemetry` event, none twice.
+/// (Before, ingest left at the stop signal with acknowledged messages still
+/// queued.)
+#[tokio::test]
+async fn a_graceful_stop_stores_every_acknowledged_message() {
+    const BURST: usize = 800;
+    let t = TestPlatform::start().await;
+    let token = owner_token(&t).await;
+    let d = register_light(&t, &token).await;
+    let addr = t.platform.mqtt_addr;
+    let mut options = MqttOptions::new(&d.username, addr.ip().to_string(), addr.port());
+    options.set_credentials(&d.username, &d.password);
+    options.set_keep_alive(Duration::from_secs(30));
+    let (client, mut events) = AsyncClient::new(options, BURST);
+    let (acked_tx, mut acked) = tokio::sync::watch::channel(0usize);
+    let driver = tokio::spawn(async move {
+        let mut count = 0;
+        loop {
+            match events.poll().await {
+                Ok(Event::Incoming(Packet::PubAck(_))) => {
+                    count += 1;
+                    let _ = acked_tx.send(count);
+                }
+                Ok(_) => {}
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+    });
+    for n in 0..BURST {
+        client
+            .publish(
+                format!("{}/telemetry", d.prefix),
+                QoS::AtLeastOnce,
+                false,
+                format!(r#"{{"metrics":{{"watts":{n}}}}}"#),
+            )
+            .await
+            .unwrap();
+    }
+    tokio::time::timeout(Duration::from_secs(30), acked.wait_for(|n| *n == BURST))
+        .await
+        .expect("every message acknowledged")
+        .unwrap();
+    let t = t.restart().await;
+    driver.abort();
+    let telemetry: Vec<i64> = events_of(&t, &d.tenant)
+        .await
+        .into_iter()
+        .filter(|(kind, _)| *kind == EventKind::DeviceTelemetry)
+        .filter_map(|(_, data)| data["metrics"]["watts"].as_f64().map(|w| w as i64))
+        .collect();
+    let distinct: std::collections::BTreeSet<i64> = telemetry.iter().copied().collect();
+    assert_eq!(telemetry.len(), distinct.len(), "none stored twice");
+    assert_eq!(
+        distinct.len(),
+        BURST,
+        "every acknowledged message is stored"
+    );
+}

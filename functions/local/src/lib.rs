@@ -239,6 +239,8 @@ pub struct Platform {
     /// Usage counted in memory (keyed requests, device messages).
     meter: UsageMeter,
     stop_within: Duration,
+    /// Tells ingest to drain its queue and stop (after the broker stopped).
+    ingest_stop: watch::Sender<bool>,
     /// The data directory's lock, held while this platform runs (the OS
     /// lets go of it when the process ends, crash or not).
     _data_dir_lock: std::fs::File,
@@ -272,6 +274,7 @@ impl Platform {
         // Devices disconnect cleanly (no last will) before the broker goes.
         let _ = tokio::time::timeout_at(deadline, self.simulator.shutdown()).await;
         let _ = tokio::time::timeout_at(deadline, self.broker.shutdown()).await;
+        let _ = self.ingest_stop.send(true);
         let mut cut_off = 0;
         for mut task in self.tasks {
             if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
@@ -438,11 +441,10 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         ));
     }
     let ingest_stats = ingest.stats();
-    tasks.push(tokio::spawn(run_ingest(
-        ingest,
-        inbound_rx,
-        on_shutdown.clone(),
-    )));
+    // Ingest stops only once the broker has: what it acknowledged is in
+    // the queue by then, and is stored before the store goes.
+    let (ingest_stop, on_ingest_stop) = watch::channel(false);
+    tasks.push(tokio::spawn(run_ingest(ingest, inbound_rx, on_ingest_stop)));
 
     // The command bridge: pending command rows are retried.
     let bridge_store = store.clone();
@@ -596,6 +598,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         tasks,
         meter,
         stop_within: config.stop_within,
+        ingest_stop,
         _data_dir_lock: data_dir_lock,
     })
 }
@@ -701,8 +704,11 @@ async fn prepare(
 /// Feeds every device message through the same ingest the hosted SQS function
 /// runs. A store failure is retried a few times with a pause (locally there is
 /// no SQS to redeliver); a message that can never be stored is not a failure
-/// (ingest drops and counts it), so it is never retried. It also stops on the shutdown signal: a stopped rmqtt
-/// broker keeps its context (and so the sender) alive until the runtime ends.
+/// (ingest drops and counts it), so it is never retried. It stops on its own
+/// signal, which the platform sends once the broker has stopped (a stopped
+/// rmqtt broker keeps its context, and so the sender, alive until the
+/// runtime ends): it first stores every message still queued, since the
+/// broker acknowledged each one.
 async fn run_ingest(
     ingest: Ingest,
     mut inbound: tokio::sync::mpsc::Receiver<InboundMessage>,
@@ -717,18 +723,36 @@ async fn run_ingest(
         shards.push(shard);
         workers.push(tokio::spawn(ingest_shard(ingest.clone(), messages)));
     }
+    let mut drained = 0usize;
     loop {
         let message = tokio::select! {
             message = inbound.recv() => match message {
                 Some(message) => message,
                 None => break,
             },
-            _ = stopped(&mut stop) => break,
+            _ = stopped(&mut stop) => {
+                // The broker has stopped: every message it acknowledged is
+                // queued here, and is stored before ingest ends.
+                while let Ok(message) = inbound.try_recv() {
+                    let shard = shard_of(&message.identity.device_id.to_string(), INGEST_SHARDS);
+                    if shards[shard].send(message).await.is_err() {
+                        break;
+                    }
+                    drained += 1;
+                }
+                break;
+            }
         };
         let shard = shard_of(&message.identity.device_id.to_string(), INGEST_SHARDS);
         if shards[shard].send(message).await.is_err() {
             break;
         }
+    }
+    if drained > 0 {
+        tracing::info!(
+            drained,
+            "ingest stored the device messages still queued at the stop"
+        );
     }
     // What the shards hold is applied before the store goes.
     drop(shards);
