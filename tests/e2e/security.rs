@@ -1757,6 +1757,158 @@ async fn a_hub_run_home_arms_only_with_its_hub_connected_and_acknowledged() {
     assert!(s["hub"].is_null(), "{s}");
 }
 
+/// A motion sensor the bridge reports from now on (found by the next
+/// discovery): `motion-extra-{n}`, "Extra motion {n}", in the Hall.
+fn add_motion_sensor(i: &Installed, n: usize) {
+    let mut sensor = alyt_connectors::bridge::security::security_things().remove(0);
+    assert_eq!(sensor.external_id, "motion-hall");
+    sensor.external_id = format!("motion-extra-{n}");
+    sensor.name = format!("Extra motion {n}");
+    i.bridge.add_thing(sensor);
+}
+
+/// The detection signals a home's security enrols (what its hub watches).
+fn detectors(s: &Value) -> usize {
+    s["things"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["enrolled"].as_array().unwrap().len())
+        .sum()
+}
+
+/// The status once the hub acknowledged the configuration the home needs
+/// now and may take an arming.
+async fn hub_acknowledged(t: &TestPlatform, i: &Installed) -> Value {
+    status_until(t, i, "acknowledged", |s| {
+        s["hub"]["acknowledged"] == true && s["hub"]["problem"].is_null()
+    })
+    .await
+}
+
+/// A hub-run home whose things change after its hub acknowledged (spec I:
+/// newly discovered devices count for the next arming decision while the
+/// active generation stays frozen; Limits: 200 detectors). A detector
+/// found while armed leaves the armed period and the hub alone, and a mode
+/// change waits for Off; after Off, or found while Off, the hub is not
+/// acknowledged and arming is refused until it takes the new configuration
+/// (sent again in chunks); a home pushed over 200 detectors is refused at
+/// its next arming, and arms again once back within the limit.
+#[tokio::test]
+async fn a_detector_found_after_the_hub_acknowledged_counts_for_the_next_arming() {
+    let t = TestPlatform::start_with(crate::simulator::fast).await;
+    let i = security_home(&t, "security-hub-found@example.com").await;
+    let hub = virtual_hub(&t, &i).await;
+    let (code, s) =
+        patch_settings(&t, &i, json!({ "exitDelaySeconds": 1, "hubDeviceId": hub })).await;
+    assert_eq!(code, 200, "{s}");
+    hub_acknowledged(&t, &i).await;
+
+    // Found while armed: the armed period and its hub are left alone.
+    let armed_away = armed(&t, &i, "away").await;
+    add_motion_sensor(&i, 1);
+    discover(&t, &i).await;
+    let s = status(&t, &i).await;
+    assert_eq!(s["confirmedMode"], "away", "{s}");
+    assert_eq!(s["generation"], armed_away["generation"], "{s}");
+    assert_eq!(s["hub"]["acknowledged"], false, "{s}");
+    let problem = s["hub"]["problem"].as_str().unwrap_or_default();
+    assert!(problem.contains("once the home is off"), "{s}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let s = status(&t, &i).await;
+    assert_eq!(
+        s["hub"]["acknowledged"], false,
+        "no configuration went to the hub while armed: {s}"
+    );
+    assert_eq!(s["hub"]["protection"]["mode"], "away", "{s}");
+    assert_eq!(s["hub"]["protection"]["generation"], s["generation"]);
+    arming_refused(&t, &i, "home", "once the home is off").await;
+
+    // Off: the next arming is refused until the hub takes the new
+    // configuration (asked at once: the arming is the first to see it).
+    let s = off(&t, &i).await;
+    let (code, refused) = mode(
+        &t,
+        &i,
+        arm(
+            "away",
+            s["revision"].as_u64().unwrap(),
+            s["generation"].as_u64().unwrap(),
+        ),
+    )
+    .await;
+    assert_eq!(code, 409, "{refused}");
+    assert_eq!(refused["type"], "urn:alyt:problem:security-refused");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not acknowledged"),
+        "{refused}"
+    );
+    hub_acknowledged(&t, &i).await;
+    armed(&t, &i, "away").await;
+    off(&t, &i).await;
+    // Slowed (so that what it has not answered yet can be seen) only once
+    // it answered every mode it was sent.
+    status_until(&t, &i, "the hub off", |s| {
+        s["hub"]["protection"]["mode"] == "off"
+            && s["hub"]["protection"]["generation"] == s["generation"]
+    })
+    .await;
+
+    // Found while Off: the status says so at once and arming waits for the
+    // hub's acknowledgement.
+    scenario(&t, &i, &hub, "SLOW").await;
+    add_motion_sensor(&i, 2);
+    discover(&t, &i).await;
+    let s = status(&t, &i).await;
+    assert_eq!(s["hub"]["acknowledged"], false, "{s}");
+    assert_eq!(s["readiness"]["away"]["ready"], false, "{s}");
+    arming_refused(&t, &i, "away", "not acknowledged").await;
+    scenario(&t, &i, &hub, "NORMAL").await;
+    hub_acknowledged(&t, &i).await;
+    armed(&t, &i, "away").await;
+    off(&t, &i).await;
+
+    // Pushed over 200 detectors after the acknowledgement: refused at the
+    // next arming, like a home that had them when its hub was assigned.
+    let s = status(&t, &i).await;
+    let more = 201 - detectors(&s);
+    for n in 0..more {
+        add_motion_sensor(&i, 100 + n);
+    }
+    discover(&t, &i).await;
+    let s = status(&t, &i).await;
+    assert_eq!(detectors(&s), 201);
+    assert_eq!(s["hub"]["acknowledged"], false, "{s}");
+    let problem = s["hub"]["problem"].as_str().unwrap_or_default();
+    assert!(problem.contains("201 detectors"), "{problem}");
+    assert_eq!(s["readiness"]["away"]["ready"], false);
+    let refused = arming_refused(&t, &i, "away", "201 detectors").await;
+    assert_eq!(refused["type"], "urn:alyt:problem:security-refused");
+
+    // One excluded: within the limit again, the hub takes all 200 and the
+    // home arms.
+    let one = thing(&s, "Extra motion 100")["thing"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (code, s) = t
+        .send_json(
+            "PUT",
+            &format!("/home-security/{}/devices/endpoint/{one}", i.property),
+            Some(i.token()),
+            Some(json!({ "tenantId": i.tenant, "selection": "exclude" })),
+        )
+        .await;
+    assert_eq!(code, 200, "{s}");
+    assert_eq!(detectors(&s), 200);
+    hub_acknowledged(&t, &i).await;
+    armed(&t, &i, "away").await;
+    off(&t, &i).await;
+}
+
 /// A TV (Authentication 9): a widget token minted for a TV has no
 /// home-security access until its person delegates control to it, for a
 /// while; then it controls the mode but never the configuration; a phone

@@ -15,9 +15,20 @@
 //! * [`Reassembly`]: the hub's side (the virtual hub uses it): chunks in any
 //!   order, repeats ignored, the whole checked against its digest.
 //! * [`HubSync`]: what the platform knows of the hub: the configuration it
-//!   pushed, what the hub acknowledged, the protection state it reported
-//!   (`security.state` events: generation, mode, ready), and
-//!   [`HubSync::arming_check`].
+//!   is to hold and when it was sent, what the hub acknowledged, the
+//!   protection state it reported (`security.state` events: generation,
+//!   mode, ready).
+//! * [`Wanted`]: the configuration the home needs now, built from its
+//!   inventory as it is at that moment, so a thing discovered after the
+//!   hub acknowledged counts for the next arming decision (spec I: "Newly
+//!   discovered devices count for the next arming decision while the
+//!   active generation stays frozen"). [`arming_check`] holds every
+//!   arming to it: the limits, then the hub's acknowledgement of that very
+//!   configuration, then its generation. [`HubSync::rebuilt`] records it
+//!   as the one to send; [`HubSync::due`] says when the timers next send
+//!   or compare, never while a mode is active or outputs wait to be
+//!   restored (the armed period's configuration stays frozen; Off sends
+//!   the new one).
 
 use std::collections::BTreeMap;
 
@@ -37,6 +48,13 @@ pub const MAX_OUTPUTS: usize = 64;
 pub const MAX_DISARMERS: usize = 64;
 /// How soon an unacknowledged configuration is pushed again.
 pub const PUSH_AGAIN: Duration = Duration::seconds(10);
+/// How soon the timers compare an idle hub-run home's configuration with
+/// the hub's again: a thing found by any path (a hub's pairing, a
+/// registration, a connector's discovery) reaches the hub within this even
+/// when nobody reads the home (reading or arming it compares at once).
+pub const CHECK_AGAIN: Duration = Duration::seconds(60);
+/// How a refusal over a limit begins.
+pub const CONFIG_REFUSED: &str = "the configuration cannot go to the hub";
 
 /// The command a configuration chunk travels as.
 pub const CONFIG_COMMAND: &str = "security.config";
@@ -134,6 +152,14 @@ impl HubConfig {
     /// SHA-256 (hex) of `encoded`.
     pub fn digest(encoded: &[u8]) -> String {
         crate::secret::sha256_hex(encoded)
+    }
+
+    /// What a hub must hold to take an arming with this configuration.
+    pub fn wanted(&self) -> Wanted {
+        Wanted {
+            revision: self.revision,
+            digest: self.encode().map(|bytes| Self::digest(&bytes)),
+        }
     }
 
     /// The encoded configuration in chunks (at most [`MAX_CHUNKS`]: the
@@ -335,6 +361,15 @@ impl TryFrom<Wire> for HubConfig {
     }
 }
 
+/// The configuration a home's hub is to hold now, built from the home's
+/// inventory as it is: the household's revision it carries and its digest,
+/// or why it cannot go to a hub (over a limit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wanted {
+    pub revision: u64,
+    pub digest: Result<String, ConfigError>,
+}
+
 /// What the hub acknowledged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -362,16 +397,21 @@ pub struct HubProtection {
 #[serde(rename_all = "camelCase")]
 pub struct HubSync {
     pub device_id: uuid::Uuid,
-    /// The configuration last pushed: its revision and digest.
+    /// The configuration the hub is to hold, as last built: its revision
+    /// and digest (empty: over a limit).
     pub revision: u64,
     pub digest: String,
+    /// When it was last sent (none: not yet, so at once).
     #[serde(with = "time::serde::rfc3339::option", default)]
     pub pushed_at: Option<OffsetDateTime>,
-    /// Why the configuration could not be pushed (over a limit).
+    /// Why the configuration cannot be sent (over a limit).
     #[serde(default)]
     pub error: Option<String>,
     pub acked: Option<HubAck>,
     pub protection: Option<HubProtection>,
+    /// When the configuration was last built from the home's inventory.
+    #[serde(with = "time::serde::rfc3339::option", default)]
+    pub checked_at: Option<OffsetDateTime>,
 }
 
 impl HubSync {
@@ -384,10 +424,11 @@ impl HubSync {
             error: None,
             acked: None,
             protection: None,
+            checked_at: None,
         }
     }
 
-    /// The hub applied the configuration the platform pushed last.
+    /// The hub applied the configuration it is to hold.
     pub fn acknowledged(&self) -> bool {
         !self.digest.is_empty()
             && self
@@ -407,34 +448,88 @@ impl HubSync {
         )
     }
 
-    /// Whether the hub may take an arming now: connected, the current
-    /// configuration (`revision`) acknowledged, its protection state at the
-    /// home's `generation` and ready. `Err`: what is missing (no fallback:
-    /// the platform never protects a hub-run home by itself).
-    pub fn arming_check(
-        &self,
-        connected: bool,
-        revision: u64,
-        generation: u64,
-    ) -> Result<(), String> {
-        if !connected {
-            return Err("the home's hub is not connected".into());
+    /// When the timers next send the configuration or compare it with the
+    /// home's things. `reconfigurable`: the home is Off with restoration
+    /// complete; otherwise never (an armed period's configuration stays
+    /// frozen: the write that turns the home Off makes it due again).
+    pub fn due(&self, reconfigurable: bool) -> Option<OffsetDateTime> {
+        if !reconfigurable {
+            return None;
         }
-        if let Some(error) = &self.error {
-            return Err(format!("the configuration cannot go to the hub: {error}"));
+        let check = self
+            .checked_at
+            .map_or(OffsetDateTime::UNIX_EPOCH, |at| at + CHECK_AGAIN);
+        Some(self.push_due().map_or(check, |push| push.min(check)))
+    }
+
+    /// The hub acknowledged exactly `wanted`.
+    pub fn holds(&self, wanted: &Wanted) -> bool {
+        match (&wanted.digest, &self.acked) {
+            (Ok(digest), Some(acked)) => {
+                acked.revision == wanted.revision && acked.digest == *digest
+            }
+            _ => false,
         }
-        if self.revision != revision || !self.acknowledged() {
-            return Err("the hub has not acknowledged the current configuration yet".into());
+    }
+
+    /// The home's configuration was built again, at `now`: when it is not
+    /// the one the hub is to hold, it becomes that one, to be sent at once
+    /// (or, over a limit, never). True when it changed.
+    pub fn rebuilt(&mut self, wanted: &Wanted, now: OffsetDateTime) -> bool {
+        self.checked_at = Some(now);
+        let (digest, error) = match &wanted.digest {
+            Ok(digest) => (digest.clone(), None),
+            Err(e) => (String::new(), Some(e.to_string())),
+        };
+        if self.revision == wanted.revision && self.digest == digest && self.error == error {
+            return false;
         }
-        match &self.protection {
-            None => Err("the hub has not reported its protection state".into()),
-            Some(p) if p.generation != generation => Err(format!(
-                "the hub is at generation {}, the home at {generation}",
-                p.generation
-            )),
-            Some(p) if !p.ready => Err("the hub reports it cannot protect the home".into()),
-            Some(_) => Ok(()),
-        }
+        self.revision = wanted.revision;
+        self.digest = digest;
+        self.error = error;
+        self.pushed_at = None;
+        true
+    }
+}
+
+/// Whether a hub-run home's hub may take an arming now: connected, the
+/// configuration the home needs now (`wanted`) within the limits and
+/// acknowledged, its protection state at the home's `generation` and
+/// ready. `sync`: what the platform knows of the hub (none: nothing sent
+/// yet). `frozen`: an armed period runs, so a changed configuration waits
+/// for Off. `Err`: what is missing (no fallback: the platform never
+/// protects a hub-run home by itself).
+pub fn arming_check(
+    sync: Option<&HubSync>,
+    connected: bool,
+    wanted: &Wanted,
+    generation: u64,
+    frozen: bool,
+) -> Result<(), String> {
+    if !connected {
+        return Err("the home's hub is not connected".into());
+    }
+    if let Err(error) = &wanted.digest {
+        return Err(format!("{CONFIG_REFUSED}: {error}"));
+    }
+    let Some(sync) = sync else {
+        return Err("the hub has not been sent its configuration yet".into());
+    };
+    if !sync.holds(wanted) {
+        return Err(if frozen {
+            "the home's things changed while it is armed: the hub takes the new configuration once the home is off".into()
+        } else {
+            "the hub has not acknowledged the current configuration yet".into()
+        });
+    }
+    match &sync.protection {
+        None => Err("the hub has not reported its protection state".into()),
+        Some(p) if p.generation != generation => Err(format!(
+            "the hub is at generation {}, the home at {generation}",
+            p.generation
+        )),
+        Some(p) if !p.ready => Err("the hub reports it cannot protect the home".into()),
+        Some(_) => Ok(()),
     }
 }
 
@@ -481,48 +576,66 @@ mod tests {
         assert!(largest.encode().unwrap().len() <= MAX_CONFIG_BYTES);
     }
 
+    fn wanted(revision: u64, digest: &str) -> Wanted {
+        Wanted {
+            revision,
+            digest: Ok(digest.into()),
+        }
+    }
+
+    /// The hub at `generation`, having acknowledged what it was sent.
+    fn acknowledging(sync: &mut HubSync, generation: u64, at: OffsetDateTime) {
+        sync.acked = Some(HubAck {
+            revision: sync.revision,
+            digest: sync.digest.clone(),
+            at,
+        });
+        sync.protection = Some(HubProtection {
+            generation,
+            mode: Mode::Off,
+            ready: true,
+            at,
+        });
+    }
+
     #[test]
     fn arming_needs_a_connected_hub_with_the_config_and_generation() {
         let now = OffsetDateTime::UNIX_EPOCH;
         let mut sync = HubSync::new(uuid::Uuid::nil());
-        sync.revision = 3;
-        sync.digest = "d".into();
+        let check = |sync: &HubSync, connected, wanted: &Wanted| {
+            arming_check(Some(sync), connected, wanted, 1, false)
+        };
+        let d = wanted(3, "d");
         assert!(
-            sync.arming_check(false, 3, 1)
+            arming_check(None, true, &d, 1, false)
+                .unwrap_err()
+                .contains("not been sent")
+        );
+        assert!(sync.rebuilt(&d, now));
+        assert!(
+            check(&sync, false, &d)
                 .unwrap_err()
                 .contains("not connected")
         );
-        assert!(
-            sync.arming_check(true, 3, 1)
-                .unwrap_err()
-                .contains("acknowledged")
-        );
+        assert!(check(&sync, true, &d).unwrap_err().contains("acknowledged"));
         sync.acked = Some(HubAck {
             revision: 3,
             digest: "d".into(),
             at: now,
         });
         assert!(
-            sync.arming_check(true, 4, 1)
+            check(&sync, true, &wanted(4, "d"))
                 .unwrap_err()
                 .contains("acknowledged")
         );
-        assert!(
-            sync.arming_check(true, 3, 1)
-                .unwrap_err()
-                .contains("protection")
-        );
+        assert!(check(&sync, true, &d).unwrap_err().contains("protection"));
         sync.protection = Some(HubProtection {
             generation: 0,
             mode: Mode::Off,
             ready: true,
             at: now,
         });
-        assert!(
-            sync.arming_check(true, 3, 1)
-                .unwrap_err()
-                .contains("generation 0")
-        );
+        assert!(check(&sync, true, &d).unwrap_err().contains("generation 0"));
         sync.protection = Some(HubProtection {
             generation: 1,
             mode: Mode::Off,
@@ -530,7 +643,7 @@ mod tests {
             at: now,
         });
         assert!(
-            sync.arming_check(true, 3, 1)
+            check(&sync, true, &d)
                 .unwrap_err()
                 .contains("cannot protect")
         );
@@ -540,10 +653,79 @@ mod tests {
             ready: true,
             at: now,
         });
-        assert_eq!(sync.arming_check(true, 3, 1), Ok(()));
+        assert_eq!(check(&sync, true, &d), Ok(()));
         assert_eq!(sync.push_due(), None);
         sync.digest = "e".into();
         assert_eq!(sync.push_due(), Some(OffsetDateTime::UNIX_EPOCH));
+    }
+
+    #[test]
+    fn a_detector_found_after_the_acknowledgement_counts_for_the_next_arming() {
+        let start = OffsetDateTime::UNIX_EPOCH + Duration::days(1);
+        let before = config(4, 1, 1);
+        let mut sync = HubSync::new(uuid::Uuid::nil());
+        assert!(sync.rebuilt(&before.wanted(), start));
+        assert_eq!(
+            sync.due(true),
+            Some(OffsetDateTime::UNIX_EPOCH),
+            "sent at once"
+        );
+        sync.pushed_at = Some(start);
+        acknowledging(&mut sync, 1, start);
+        assert_eq!(
+            sync.due(true),
+            Some(start + CHECK_AGAIN),
+            "compared again later"
+        );
+        assert_eq!(
+            arming_check(Some(&sync), true, &before.wanted(), 1, false),
+            Ok(())
+        );
+
+        // A fifth detector: the hub no longer holds what the home needs.
+        let after = config(5, 1, 1);
+        let refused = arming_check(Some(&sync), true, &after.wanted(), 1, false);
+        assert!(refused.unwrap_err().contains("not acknowledged"));
+        // Armed meanwhile: the period's configuration stays frozen.
+        let frozen = arming_check(Some(&sync), true, &after.wanted(), 1, true);
+        assert!(frozen.unwrap_err().contains("once the home is off"));
+        assert_eq!(sync.due(false), None, "an armed home's hub is left alone");
+
+        // Off: built again, it is sent at once and counts once acknowledged.
+        let later = start + Duration::seconds(5);
+        assert!(sync.rebuilt(&after.wanted(), later));
+        assert!(
+            !sync.rebuilt(&after.wanted(), later),
+            "the same is no change"
+        );
+        assert_eq!(sync.due(true), Some(OffsetDateTime::UNIX_EPOCH));
+        assert!(!sync.acknowledged());
+        sync.pushed_at = Some(later);
+        assert_eq!(sync.due(true), Some(later + PUSH_AGAIN));
+        acknowledging(&mut sync, 1, later);
+        assert_eq!(
+            arming_check(Some(&sync), true, &after.wanted(), 1, false),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn a_home_over_a_limit_is_refused_whatever_the_hub_acknowledged() {
+        let now = OffsetDateTime::UNIX_EPOCH;
+        let mut sync = HubSync::new(uuid::Uuid::nil());
+        sync.rebuilt(&config(200, 0, 0).wanted(), now);
+        acknowledging(&mut sync, 0, now);
+        let over = config(201, 0, 0).wanted();
+        let refused = arming_check(Some(&sync), true, &over, 0, false).unwrap_err();
+        assert!(refused.starts_with(CONFIG_REFUSED), "{refused}");
+        assert!(refused.contains("201 detectors"), "{refused}");
+        assert!(sync.rebuilt(&over, now));
+        assert_eq!(sync.push_due(), None, "nothing is sent over a limit");
+        assert_eq!(
+            sync.due(true),
+            Some(now + CHECK_AGAIN),
+            "but it is compared again"
+        );
     }
 
     proptest! {
@@ -587,6 +769,34 @@ mod tests {
             match corrupt {
                 None => prop_assert_eq!(last.unwrap().unwrap(), config),
                 Some(_) => prop_assert!(last.unwrap().is_err()),
+            }
+        }
+
+        /// Whatever detectors the hub acknowledged and however many were
+        /// found after: an arming is taken only when the home is within
+        /// the limits and the hub acknowledged exactly the configuration
+        /// the home needs now; sent and acknowledged, it is taken.
+        #[test]
+        fn an_arming_is_taken_only_with_the_configuration_the_home_needs_now(
+            acked in 0usize..=230,
+            found in 0usize..=40,
+            frozen in any::<bool>(),
+        ) {
+            let now = OffsetDateTime::UNIX_EPOCH;
+            let mut sync = HubSync::new(uuid::Uuid::nil());
+            sync.rebuilt(&config(acked, 2, 1).wanted(), now);
+            acknowledging(&mut sync, 4, now);
+            let needed = config(acked + found, 2, 1).wanted();
+            let taken = arming_check(Some(&sync), true, &needed, 4, frozen).is_ok();
+            prop_assert_eq!(taken, found == 0 && acked <= MAX_DETECTORS);
+            if !frozen {
+                let changed = sync.rebuilt(&needed, now);
+                prop_assert_eq!(changed, found > 0);
+                let sent = sync.push_due().is_some();
+                acknowledging(&mut sync, 4, now);
+                let taken = arming_check(Some(&sync), true, &needed, 4, false).is_ok();
+                prop_assert_eq!(taken, acked + found <= MAX_DETECTORS);
+                prop_assert_eq!(sent, changed && acked + found <= MAX_DETECTORS);
             }
         }
     }

@@ -341,6 +341,12 @@ impl SecurityState {
         self.period.is_some()
     }
 
+    /// Off with restoration complete: the only time a home's configuration
+    /// changes (the household's settings, and what its hub holds).
+    pub fn reconfigurable(&self) -> bool {
+        !self.requested.is_armed() && self.period.is_none() && !self.restoration_pending
+    }
+
     /// A mode request (arm, change, Off).
     pub fn request(
         &mut self,

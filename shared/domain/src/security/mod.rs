@@ -128,7 +128,7 @@ pub struct Settings {
     #[serde(default)]
     pub location: Option<Location>,
     /// The hub that runs the home's protection (none: the platform's own
-    /// engine). Arming then needs the hub ([`hub::HubSync::arming_check`]).
+    /// engine). Arming then needs the hub ([`hub::arming_check`]).
     #[serde(default)]
     pub hub_device_id: Option<uuid::Uuid>,
     /// The fixed recording the speaker alarm alternates with the siren.

@@ -5,8 +5,10 @@
 //! * the home's security `TENANT#{t}` / `SECURITY#{p}`: its state (mode,
 //!   armed period, open incident, restoration), settings and per-thing
 //!   selections; every change a put conditioned on `rev` (or on being
-//!   absent, the first). While a countdown runs (exit or entry), in gsi2
-//!   `SECURITYDUE` / `{due µs:020}#{p}`: the sweep ends it on time.
+//!   absent, the first). While something is due (a countdown, outputs to
+//!   drive, a hub to send its configuration to or compare with the home's
+//!   things), in gsi2 `SECURITYDUE` / `{due µs:020}#{p}`: the timers take
+//!   it on time.
 //! * a mode request `SECREQ#{p}#{requestId}` / `REQUEST`: the body's
 //!   fingerprint and the answer given, kept a day (`ttl`), written in the
 //!   transaction of the change it made (or alone for a refusal), so a
@@ -65,15 +67,17 @@ pub struct SecurityRecord {
 }
 
 impl SecurityRecord {
-    /// When a countdown of this home ends, or its outputs are next driven
-    /// (neither: none).
+    /// When a countdown of this home ends, its outputs are next driven, or
+    /// its hub is next sent its configuration or compared with the home's
+    /// things (none of them: none).
     pub fn due(&self) -> Option<OffsetDateTime> {
         let entry = self.state.incident.as_ref().and_then(|i| match i.state {
             alyt_domain::security::machine::IncidentState::Entry { alarm_at } => Some(alarm_at),
             _ => None,
         });
         let outputs = self.outputs.as_ref().and_then(|job| job.next_at);
-        let hub = self.hub.as_ref().and_then(HubSync::push_due);
+        let reconfigurable = self.state.reconfigurable();
+        let hub = self.hub.as_ref().and_then(|h| h.due(reconfigurable));
         [self.state.exit_until, entry, outputs, hub]
             .into_iter()
             .flatten()

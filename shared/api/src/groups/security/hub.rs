@@ -1,23 +1,36 @@
 //! A hub-run home's configuration and mode, sent over the hub's broker
 //! channels (spec I, Limits; rules in `alyt_domain::security::hub`).
 //!
-//! * [`sync`]: builds the home's [`HubConfig`] from what security uses now
+//! * [`config_of`]: the home's [`HubConfig`] from what security uses now
 //!   (detectors with the modes that watch them, outputs, keypad locks that
-//!   disarm even when excluded, the delays), and when it changed (or the hub
-//!   has not acknowledged it within `PUSH_AGAIN`) publishes it in
-//!   `security.config` chunks on the hub's commands channel. A
+//!   disarm even when excluded, the delays). The inventory builds it on
+//!   every read, so the status and every arming judge the hub against the
+//!   configuration the home needs now: a thing discovered after the hub
+//!   acknowledged makes it unacknowledged, and a home pushed over a limit
+//!   is refused at its next arming, not only when the hub was assigned.
+//! * [`note`]: a household read or arming that finds the configuration
+//!   changed records it as the one to send (due at once); [`sync`], on the
+//!   timers' beat, sends it in `security.config` chunks on the hub's
+//!   commands channel, again when the hub has not acknowledged it within
+//!   `PUSH_AGAIN`, and compares an idle home's things again every
+//!   `CHECK_AGAIN` (things found by a path nobody reads after). A
 //!   configuration over a limit is not sent; the status says why and
 //!   arming is refused.
+//! * While a mode is active or outputs wait to be restored nothing is
+//!   built or sent: the armed period's configuration stays frozen, and
+//!   things found meanwhile count from the next arming after Off.
 //! * [`send_mode`]: a mode change (`security.mode { mode, generation }`),
 //!   so the hub's protection state follows the home's generation.
 //! * The hub answers with events (`security.config { revision, digest }`,
 //!   `security.state { generation, mode, ready }`) that ingest records
 //!   through `alyt_security::HomeSecurity::hub_report`.
 //!
-//! Arming a hub-run home needs the hub connected, the current configuration
-//! acknowledged and the hub's protection state at the home's generation and
-//! ready (`HubSync::arming_check`, through the inventory): there is no
-//! fallback to the platform's engine. Off is sent too, but never waits.
+//! Arming a hub-run home needs the hub connected, the configuration the
+//! home needs now within the limits and acknowledged, and the hub's
+//! protection state at the home's generation and ready
+//! (`alyt_domain::security::hub::arming_check`, through the inventory):
+//! there is no fallback to the platform's engine. Off is sent too, but
+//! never waits.
 
 use alyt_device::channels::{CommandMessage, encode_command};
 use alyt_device::topic::DeviceIdentity;
@@ -32,6 +45,7 @@ use alyt_store::StoreError;
 use alyt_store::repo::security::{Security, SecurityRecord};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use serde_json::json;
+use time::OffsetDateTime;
 
 use super::inventory::{Inventory, inventory};
 use super::{keeper, update};
@@ -107,57 +121,97 @@ async fn publish(
         .map_err(|e| e.to_string())
 }
 
-/// Sends the hub the home's configuration when it changed or was not
-/// acknowledged in time; forgets the hub when none is assigned.
-pub async fn sync(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError> {
-    let Some(record) = Security(&*state.store).get(home.tenant_id, home.id).await? else {
+/// Records in `record` (a draft a household read or arming holds) that
+/// its hub is to hold the configuration built from `things` now, when that
+/// is not the one it was to hold: due at once for the timers to send. Only
+/// while the home is Off with restoration complete. True when it changed.
+pub fn note(record: &mut SecurityRecord, things: &Inventory, now: OffsetDateTime) -> bool {
+    let (Some(hub), Some(wanted)) = (record.settings.hub_device_id, &things.hub_wanted) else {
+        return false;
+    };
+    if !record.state.reconfigurable() {
+        return false;
+    }
+    let mut sync = record
+        .hub
+        .clone()
+        .filter(|h| h.device_id == hub)
+        .unwrap_or_else(|| HubSync::new(hub));
+    // A comparison that changed nothing is not worth a write.
+    if !sync.rebuilt(wanted, now) {
+        return false;
+    }
+    record.hub = Some(sync);
+    true
+}
+
+/// [`note`] for a read: stored when it changed something, over the record
+/// `things` were read for (a record that moved meanwhile is compared again
+/// by its next reader or the timers).
+pub async fn note_read(
+    state: &AppState,
+    home: &PropertyRecord,
+    record: &SecurityRecord,
+    things: &Inventory,
+) -> Result<(), ApiError> {
+    if !note(&mut record.clone(), things, state.clock.now()) {
         return Ok(());
+    }
+    keeper(state)
+        .rewrite(home, |mut draft| {
+            let same = draft.read.as_ref().is_some_and(|r| r.rev == record.rev);
+            let noted = same && note(&mut draft.next, things, draft.now);
+            std::future::ready(Ok::<_, ApiError>((draft, Decision::write_if(noted, ()))))
+        })
+        .await?;
+    Ok(())
+}
+
+/// Builds the home's configuration from its things now and sends it to the
+/// hub when it was not sent yet or not acknowledged in time (true: sent);
+/// records when it compared, and forgets the hub when none is assigned.
+/// Nothing while a mode is active or outputs wait to be restored (the armed
+/// period's configuration stays frozen; the write that turns the home Off
+/// makes it due again).
+pub async fn sync(state: &AppState, home: &PropertyRecord) -> Result<bool, ApiError> {
+    let Some(record) = Security(&*state.store).get(home.tenant_id, home.id).await? else {
+        return Ok(false);
     };
     let Some(hub) = record.settings.hub_device_id else {
         if record.hub.is_some() {
             forget(state, home).await?;
         }
-        return Ok(());
+        return Ok(false);
     };
+    if !record.state.reconfigurable() {
+        return Ok(false);
+    }
     let things = inventory(state, &record, home.id).await?;
     let config = config_of(&things, &record.settings, record.state.revision);
     let now = state.clock.now();
-    let built = config.encode().map(|bytes| HubConfig::digest(&bytes));
-    let known = record.hub.clone().filter(|h| h.device_id == hub);
-    let unchanged = match (&built, &known) {
-        (Ok(digest), Some(sync)) => {
-            sync.digest == *digest && sync.push_due().is_none_or(|due| due > now)
-        }
-        _ => false,
-    };
-    if unchanged {
-        return Ok(());
-    }
-    let mut sync = known.unwrap_or_else(|| HubSync::new(hub));
-    sync.revision = config.revision;
-    match (built, config.chunks(record.state.generation)) {
-        (Ok(digest), Ok(chunks)) => {
-            sync.digest = digest;
-            sync.error = None;
-            sync.pushed_at = Some(now);
-            for chunk in chunks {
-                let payload = serde_json::to_value(&chunk).unwrap_or_default();
-                if let Err(why) = publish(state, home, hub, CONFIG_COMMAND, payload).await {
-                    // Pushed again after PUSH_AGAIN.
-                    tracing::debug!(home = %home.id, %why, "a hub configuration chunk was not sent");
-                    break;
-                }
+    let mut sync = record
+        .hub
+        .clone()
+        .filter(|h| h.device_id == hub)
+        .unwrap_or_else(|| HubSync::new(hub));
+    sync.rebuilt(&config.wanted(), now);
+    let send = sync.push_due().is_some_and(|due| due <= now);
+    if send {
+        sync.pushed_at = Some(now);
+        // Within the limits: push_due is none over one.
+        for chunk in config.chunks(record.state.generation).unwrap_or_default() {
+            let payload = serde_json::to_value(&chunk).unwrap_or_default();
+            if let Err(why) = publish(state, home, hub, CONFIG_COMMAND, payload).await {
+                // Pushed again after PUSH_AGAIN.
+                tracing::debug!(home = %home.id, %why, "a hub configuration chunk was not sent");
+                break;
             }
-        }
-        (Err(e), _) | (_, Err(e)) => {
-            sync.digest = String::new();
-            sync.error = Some(e.to_string());
         }
     }
     keeper(state)
         .rewrite(home, |mut draft| {
             // Only over the record this was built from (a change since
-            // pushes again).
+            // compares again).
             let same = draft.read.as_ref().is_some_and(|r| r.rev == record.rev);
             if same {
                 draft.next.hub = Some(sync.clone());
@@ -165,7 +219,7 @@ pub async fn sync(state: &AppState, home: &PropertyRecord) -> Result<(), ApiErro
             std::future::ready(Ok::<_, ApiError>((draft, Decision::write_if(same, ()))))
         })
         .await?;
-    Ok(())
+    Ok(send)
 }
 
 async fn forget(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError> {
@@ -185,8 +239,9 @@ pub async fn send_mode(state: &AppState, home: &PropertyRecord, record: &Securit
     }
 }
 
-/// Pushes every hub configuration that is due (changed, or not
-/// acknowledged in time).
+/// Sends or compares every hub configuration that is due (not sent yet,
+/// not acknowledged in time, or the home's things to compare again): how
+/// many were sent.
 pub async fn sync_due(state: &AppState, due: &[SecurityRecord]) -> Result<u32, StoreError> {
     let now = state.clock.now();
     let mut pushed = 0;
@@ -194,7 +249,7 @@ pub async fn sync_due(state: &AppState, due: &[SecurityRecord]) -> Result<u32, S
         let pending = record
             .hub
             .as_ref()
-            .and_then(HubSync::push_due)
+            .and_then(|h| h.due(record.state.reconfigurable()))
             .is_some_and(|at| at <= now);
         if !pending {
             continue;
@@ -206,7 +261,7 @@ pub async fn sync_due(state: &AppState, due: &[SecurityRecord]) -> Result<u32, S
             continue;
         };
         match sync(state, &home).await {
-            Ok(()) => pushed += 1,
+            Ok(sent) => pushed += u32::from(sent),
             Err(e) => {
                 tracing::warn!(home = %home.id, error = %e.detail, "a hub configuration could not be sent");
             }
@@ -249,9 +304,56 @@ mod tests {
         let inventory = Inventory {
             things: vec![excluded.clone(), chosen.clone(), plain],
             hub_connected: Some(true),
+            hub_wanted: None,
             hub_check: Ok(()),
         };
         let config = config_of(&inventory, &Settings::default(), 1);
         assert_eq!(config.disarmers, vec![excluded.id, chosen.id]);
+    }
+
+    #[test]
+    fn a_changed_configuration_is_noted_to_send_only_while_the_home_is_off() {
+        use alyt_domain::ids::{PropertyId, TenantId};
+        use alyt_domain::security::hub::Wanted;
+
+        let now = time::OffsetDateTime::UNIX_EPOCH + time::Duration::days(1);
+        let hub = uuid::Uuid::new_v4();
+        let mut record = SecurityRecord::new(TenantId::new(), PropertyId::new(), now);
+        record.settings.hub_device_id = Some(hub);
+        let mut sync = HubSync::new(hub);
+        sync.revision = 0;
+        sync.digest = "held".into();
+        sync.pushed_at = Some(now);
+        sync.acked = Some(alyt_domain::security::hub::HubAck {
+            revision: 0,
+            digest: "held".into(),
+            at: now,
+        });
+        record.hub = Some(sync);
+        let things = |digest: &str| Inventory {
+            things: Vec::new(),
+            hub_connected: Some(true),
+            hub_wanted: Some(Wanted {
+                revision: 0,
+                digest: Ok(digest.into()),
+            }),
+            hub_check: Ok(()),
+        };
+
+        assert!(
+            !note(&mut record.clone(), &things("held"), now),
+            "no change"
+        );
+        // Armed: the period's configuration stays frozen.
+        let mut armed = record.clone();
+        armed.state.requested = Mode::Away;
+        assert!(!note(&mut armed, &things("found"), now));
+        assert_eq!(armed.hub, record.hub);
+        // Off: the new one is to be sent at once.
+        assert!(note(&mut record, &things("found"), now));
+        let noted = record.hub.as_ref().unwrap();
+        assert_eq!(noted.digest, "found");
+        assert!(!noted.acknowledged());
+        assert_eq!(record.due(), Some(time::OffsetDateTime::UNIX_EPOCH));
     }
 }

@@ -3,12 +3,20 @@
 //! signals enrolled, and whether each is ready to arm (disabled, unknown,
 //! unavailable, open). Read from the home's things (devices and
 //! endpoints) in one query.
+//!
+//! A hub-run home's hub is judged against the configuration built from
+//! these things now ([`Inventory::hub_wanted`]), not against the one it
+//! was last sent: a thing discovered after the hub acknowledged counts for
+//! the next arming decision, by whatever path it came (a connector's
+//! discovery, a registration, the hub's own pairing), and the limits are
+//! checked on every arming.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use alyt_domain::ids::{PropertyId, RoomId};
 use alyt_domain::room::PinnedThingKind;
 use alyt_domain::security::enrolment::{Families, Selection, families};
+use alyt_domain::security::hub::{Wanted, arming_check};
 use alyt_domain::security::machine::{ArmingChecks, BlockReason, Blocker};
 use alyt_domain::security::{Enrolled, Mode, Settings, Signal, SignalRef};
 use alyt_store::repo::integrations::Integrations;
@@ -38,6 +46,9 @@ pub struct Inventory {
     /// A hub-run home's hub: whether it is connected now (none: the
     /// platform runs the home).
     pub hub_connected: Option<bool>,
+    /// A hub-run home: the configuration its hub is to hold now, built
+    /// from these things.
+    pub hub_wanted: Option<Wanted>,
     /// Whether the hub may take an arming now (always for a platform-run
     /// home); `Err`: what is missing.
     pub hub_check: Result<(), String>,
@@ -85,17 +96,11 @@ pub async fn inventory(
                 && d.status.known() == Some(alyt_domain::device::DeviceStatus::Online)
         })
     });
-    let hub_check = match (hub_connected, &record.hub) {
-        (None, _) => Ok(()),
-        (Some(_), None) => Err("the hub has not been sent its configuration yet".to_owned()),
-        (Some(connected), Some(sync)) => {
-            sync.arming_check(connected, record.state.revision, record.state.generation)
-        }
-    };
     let mut inventory = Inventory {
         things: Vec::new(),
         hub_connected,
-        hub_check,
+        hub_wanted: None,
+        hub_check: Ok(()),
     };
     let mut add = |id: Uuid,
                    kind,
@@ -166,6 +171,19 @@ pub async fn inventory(
             &endpoint.state,
         );
     }
+    if let (Some(hub), Some(connected)) = (record.settings.hub_device_id, hub_connected) {
+        let wanted =
+            super::hub::config_of(&inventory, &record.settings, record.state.revision).wanted();
+        let sync = record.hub.as_ref().filter(|s| s.device_id == hub);
+        inventory.hub_check = arming_check(
+            sync,
+            connected,
+            &wanted,
+            record.state.generation,
+            record.state.arming_or_armed(),
+        );
+        inventory.hub_wanted = Some(wanted);
+    }
     Ok(inventory)
 }
 
@@ -235,5 +253,16 @@ impl Inventory {
 
     pub fn thing(&self, id: Uuid) -> Option<&SecurityThing> {
         self.things.iter().find(|t| t.id == id)
+    }
+
+    /// A hub-run home's hub acknowledged the configuration the home needs
+    /// now (`record`'s hub, which these things were read for).
+    pub fn hub_acknowledged(&self, record: &SecurityRecord) -> bool {
+        match (&self.hub_wanted, &record.hub) {
+            (Some(wanted), Some(sync)) => {
+                record.settings.hub_device_id == Some(sync.device_id) && sync.holds(wanted)
+            }
+            _ => false,
+        }
     }
 }

@@ -2,7 +2,10 @@
 //! settings and selections, its incidents. The rules are
 //! `alyt_domain::security`; the records `repo::security`.
 //!
-//! * `GET /v1/home-security/{propertyId}?tenantId`: the status.
+//! * `GET /v1/home-security/{propertyId}?tenantId`: the status. A hub-run
+//!   home's hub is judged against the configuration its things need now;
+//!   when they changed while Off, the read notes the new configuration for
+//!   the timers to send (`hub::note_read`).
 //! * `POST /v1/home-security/{propertyId}/mode` `{ tenantId, mode,
 //!   requestId, revision, generation, bypass[] }`: arm, change or Off. A
 //!   repeated request (same id, same body) answers what the first got; the
@@ -38,6 +41,7 @@ use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::room::{PinnedThing, PinnedThingKind};
 use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::{Output, Selection};
+use alyt_domain::security::hub::CONFIG_REFUSED;
 use alyt_domain::security::machine::{BlockReason, IncidentState, ModeRequest, Refusal};
 use alyt_domain::security::outputs::{DrivenOutput, Stage};
 use alyt_domain::security::{
@@ -184,6 +188,9 @@ pub(crate) async fn routine_mode(
         .rewrite(home, async |mut draft| {
             let next = &mut draft.next;
             let things = inventory(state, next, home.id).await?;
+            // A changed configuration goes to the hub even when this is
+            // refused for it (kept: the refusal writes the record for it).
+            let noted = hub::note(next, &things, draft.now);
             let request = ModeRequest {
                 mode,
                 revision: next.state.revision,
@@ -192,15 +199,18 @@ pub(crate) async fn routine_mode(
             };
             let checks = things.checks(&next.settings);
             let timing = next.settings.timing();
-            let more = next
-                .state
-                .request(&request, &checks, timing, draft.now)
-                .map_err(|refusal| refusal_problem(&refusal, &things, next))?;
-            draft.effects.extend(more);
-            Ok::<_, ApiError>((draft, Decision::keep(())))
+            let outcome = match next.state.request(&request, &checks, timing, draft.now) {
+                Ok(more) => {
+                    draft.effects.extend(more);
+                    Ok(())
+                }
+                Err(refusal) => Err(refusal_problem(&refusal, &things, next)),
+            };
+            Ok::<_, ApiError>((draft, Decision::write_if(noted, outcome)))
         })
         .await
         .map_err(|e| e.detail)?;
+    done.value.map_err(|e| e.detail)?;
     hub::send_mode(state, home, &done.record).await;
     Ok(())
 }
@@ -720,7 +730,7 @@ fn status(
             device_id,
             connected: inventory.hub_connected == Some(true),
             revision: record.hub.as_ref().map_or(0, |h| h.revision),
-            acknowledged: record.hub.as_ref().is_some_and(|h| h.acknowledged()),
+            acknowledged: inventory.hub_acknowledged(record),
             protection: record
                 .hub
                 .as_ref()
@@ -783,6 +793,11 @@ pub async fn get_security(
     )
     .await?;
     let things = inventory(&state, &record, home.id).await?;
+    // A hub-run home whose things changed: its hub is sent the new
+    // configuration on the timers' next beat.
+    if let Err(e) = hub::note_read(&state, &home, &record, &things).await {
+        tracing::warn!(home = %home.id, error = %e.detail, "a hub's new configuration could not be noted");
+    }
     Ok(Json(status(&record, &things, access)))
 }
 
@@ -821,6 +836,9 @@ fn refusal_problem(refusal: &Refusal, inventory: &Inventory, record: &SecurityRe
         Refusal::NotReady { .. } => "close, fix or bypass the signals named, then arm again",
         Refusal::OtherAuthority | Refusal::Switching => {
             "use the security system that runs this home"
+        }
+        Refusal::Hub(why) if why.starts_with(CONFIG_REFUSED) => {
+            "exclude things from security (or remove them) until the home is within the hub's limits, then arm again"
         }
         Refusal::Hub(_) => "bring the hub online and let it acknowledge its configuration",
         Refusal::NothingToWatch => "select detectors for this mode, or choose another mode",
@@ -909,6 +927,8 @@ pub async fn request_mode(
                 now,
             } = &mut draft;
             let things = inventory(&state, next, home.id).await?;
+            // Written with the answer, refused or not.
+            hub::note(next, &things, *now);
             let request = ModeRequest {
                 mode: body.mode,
                 revision: body.revision,
