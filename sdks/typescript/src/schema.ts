@@ -3247,6 +3247,11 @@ export interface components {
         HouseholdRole: "OWNER" | "MEMBER" | "GUEST";
         /** @description A hub-run home's hub. */
         HubView: {
+            /**
+             * @description Whether the hub holds the configuration the home needs now: false
+             *     while a thing found since (or a changed setting) is on its way to
+             *     the hub, which must acknowledge it before the next arming.
+             */
             acknowledged: boolean;
             /** @description Its broker connection is current. */
             connected: boolean;
@@ -3262,8 +3267,7 @@ export interface components {
             } | null;
             /**
              * Format: int64
-             * @description The configuration revision last sent, and whether the hub
-             *     acknowledged it.
+             * @description The configuration revision last sent.
              */
             revision: number;
         };

@@ -26,14 +26,15 @@ class HubView:
     """ A hub-run home's hub.
 
         Attributes:
-            acknowledged (bool):
+            acknowledged (bool): Whether the hub holds the configuration the home needs now: false
+                while a thing found since (or a changed setting) is on its way to
+                the hub, which must acknowledge it before the next arming.
             connected (bool): Its broker connection is current.
             device_id (str):
             problem (None | str): Why the hub cannot take an arming now (null: it can).
             protection (HubViewProtectionType0 | None): The protection state it reported: its generation, mode and whether
                 it can protect the home (null: none yet).
-            revision (int): The configuration revision last sent, and whether the hub
-                acknowledged it.
+            revision (int): The configuration revision last sent.
      """
 
     acknowledged: bool

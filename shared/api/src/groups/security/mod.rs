@@ -545,9 +545,11 @@ pub struct HubView {
     pub device_id: Uuid,
     /// Its broker connection is current.
     pub connected: bool,
-    /// The configuration revision last sent, and whether the hub
-    /// acknowledged it.
+    /// The configuration revision last sent.
     pub revision: u64,
+    /// Whether the hub holds the configuration the home needs now: false
+    /// while a thing found since (or a changed setting) is on its way to
+    /// the hub, which must acknowledge it before the next arming.
     pub acknowledged: bool,
     /// The protection state it reported: its generation, mode and whether
     /// it can protect the home (null: none yet).
