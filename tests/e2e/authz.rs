@@ -192,6 +192,17 @@ fn operations() -> Vec<Operation> {
             body: |_| Some(json!({ "password": "plum tractor season" })),
             expect: body_decides::<410>,
         },
+        // No session: 202 for any address (each caller its own, so none
+        // spends another's mail budget).
+        Operation {
+            id: "forgotPassword",
+            method: "POST",
+            path: "/auth/forgot-password",
+            body: |who| {
+                Some(json!({ "email": format!("nobody-household-forgot-{who:?}@example.com") }))
+            },
+            expect: body_decides::<202>,
+        },
         Operation {
             id: "resetPassword",
             method: "POST",

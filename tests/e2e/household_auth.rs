@@ -1,8 +1,10 @@
 //! Household sign-in, refresh-token rotation with reuse detection, the Me
-//! response and password reset, over HTTP against the local platform.
+//! response and password reset (by mail, and with a token issued directly),
+//! over HTTP against the local platform.
 
 use alyt_store::repo::identity::Users;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
+use alyt_tests::developers::{mails_to, outbox, token_of, wait_for_link};
 use alyt_tests::{TestPlatform, without_request_id};
 use serde_json::json;
 
@@ -395,7 +397,8 @@ async fn reset_password_is_single_use_and_signs_out_everywhere() {
     let session = t.household_login(&email, &password).await;
     let store = t.platform.store();
     let user = Users(&*store).find_by_email(&email).await.unwrap().unwrap();
-    // Households get reset links from staff or the app; issue one directly.
+    // The token a reset mail carries, issued directly (the mail's own way is
+    // a_household_person_resets_the_password_with_the_mailed_token).
     let token = alyt_api::auth::secrets::random_token();
     OneTimeTokens(&*store)
         .issue(
@@ -470,6 +473,197 @@ async fn reset_password_is_single_use_and_signs_out_everywhere() {
         .await;
     assert_eq!(status, 401, "the old password is gone");
     t.household_login(&email, "plum tractor season").await;
+}
+
+/// A household person who forgot the password asks by address: the mail
+/// (for the Alyt account, not a developer one) carries a token that the
+/// household reset takes once; every older session is signed out and the new
+/// password signs in. An unknown address gets the same 202 and no mail, and
+/// the developers' twin sends a household-only account nothing.
+#[tokio::test]
+async fn a_household_person_resets_the_password_with_the_mailed_token() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let session = t.household_login(&email, &password).await;
+    let mails_before = outbox(&t).len();
+
+    let (status, unknown) = t
+        .post_json(
+            "/auth/forgot-password",
+            None,
+            json!({ "email": "nobody@example.com" }),
+        )
+        .await;
+    assert_eq!(status, 202);
+    let (status, _) = t
+        .post_json(
+            "/developers/auth/forgot-password",
+            None,
+            json!({ "email": email }),
+        )
+        .await;
+    assert_eq!(status, 202, "the developers' twin answers alike");
+    let (status, known) = t
+        .post_json(
+            "/auth/forgot-password",
+            None,
+            json!({ "email": email.to_uppercase() }),
+        )
+        .await;
+    assert_eq!(status, 202);
+    assert_eq!(known, unknown, "the answer never tells who has an account");
+
+    let link = wait_for_link(&t, &email, "/auth/reset-password?token=")
+        .await
+        .expect("a reset mail");
+    assert!(
+        link.starts_with(&t.url("/auth/reset-password?token=")),
+        "{link}"
+    );
+    // Only the household request of a known address sent anything.
+    assert_eq!(outbox(&t).len(), mails_before + 1);
+    let mails = mails_to(&t, &email);
+    let mail = mails.last().unwrap();
+    assert_eq!(mail.subject, "Reset your Alyt password");
+    assert!(mail.body.contains("your Alyt account"), "{}", mail.body);
+    assert!(
+        mail.body
+            .contains(&format!("POST {}", t.url("/auth/reset-password"))),
+        "{}",
+        mail.body
+    );
+    assert!(
+        !mail.body.to_lowercase().contains("developer"),
+        "{}",
+        mail.body
+    );
+
+    let token = token_of(&link);
+    let (status, _) = t
+        .post_json(
+            "/auth/reset-password",
+            None,
+            json!({ "token": token, "password": "plum tractor season" }),
+        )
+        .await;
+    assert_eq!(status, 204);
+    assert_eq!(
+        t.get_json("/auth/me", session["accessToken"].as_str())
+            .await
+            .0,
+        401,
+        "signed out everywhere"
+    );
+    let (status, _) = t
+        .post_json(
+            "/auth/refresh",
+            None,
+            json!({ "refreshToken": session["refreshToken"] }),
+        )
+        .await;
+    assert_eq!(status, 401);
+    let (status, _) = t
+        .post_json(
+            "/auth/login",
+            None,
+            json!({ "email": email, "password": password }),
+        )
+        .await;
+    assert_eq!(status, 401, "the old password is gone");
+    t.household_login(&email, "plum tractor season").await;
+    // Once only.
+    let (status, _) = t
+        .post_json(
+            "/auth/reset-password",
+            None,
+            json!({ "token": token, "password": "another good phrase" }),
+        )
+        .await;
+    assert_eq!(status, 410);
+}
+
+#[tokio::test]
+async fn forgot_password_without_an_email_is_a_400() {
+    let t = TestPlatform::start().await;
+    let (status, body) = t
+        .post_json("/auth/forgot-password", None, json!({ "email": "  " }))
+        .await;
+    assert_eq!((status, body["field"].as_str()), (400, Some("email")));
+    let (status, _) = t.post_json("/auth/forgot-password", None, json!({})).await;
+    assert_eq!(status, 400);
+}
+
+/// A client whose requests leave from loopback address 127.0.1.`n`.
+fn from_address(n: u8) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 1, n]))
+        .build()
+        .unwrap()
+}
+
+async fn login_from(t: &TestPlatform, n: u8, email: &str, password: &str) -> u16 {
+    from_address(n)
+        .post(t.url("/auth/login"))
+        .json(&json!({ "email": email, "password": password }))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// A botnet spreads a hundred wrong passwords for the platform owner over
+/// twenty-five addresses: the account is capped across them, so even the
+/// right password from a fresh address waits, until the owner asks for a
+/// reset mail as a household person, resets and signs in at once.
+#[tokio::test]
+async fn guesses_spread_over_many_addresses_lock_the_owner_out_until_a_household_reset_by_mail() {
+    let t = TestPlatform::start().await;
+    let (email, password) = t.owner();
+    let mut guesses = tokio::task::JoinSet::new();
+    for n in 1..=25u8 {
+        let (url, email) = (t.url("/auth/login"), email.clone());
+        guesses.spawn(async move {
+            let client = from_address(n);
+            let mut statuses = Vec::new();
+            for guess in 0..4 {
+                let body = json!({ "email": email, "password": format!("guess {n} {guess}") });
+                let response = client.post(&url).json(&body).send().await.unwrap();
+                statuses.push(response.status().as_u16());
+            }
+            statuses
+        });
+    }
+    let statuses: Vec<u16> = guesses.join_all().await.concat();
+    assert_eq!(statuses, vec![401; 100], "each guess was checked once");
+    assert_eq!(
+        login_from(&t, 100, &email, &password).await,
+        429,
+        "the right password waits too"
+    );
+
+    let (status, _) = t
+        .post_json("/auth/forgot-password", None, json!({ "email": email }))
+        .await;
+    assert_eq!(status, 202);
+    let link = wait_for_link(&t, &email, "/auth/reset-password?token=")
+        .await
+        .expect("a reset mail");
+    let (status, _) = t
+        .post_json(
+            "/auth/reset-password",
+            None,
+            json!({ "token": token_of(&link), "password": "plum tractor season" }),
+        )
+        .await;
+    assert_eq!(status, 204, "the token is not held back by the cap");
+    // Signed in at once, from the fresh address and from one the guesses
+    // came from.
+    assert_eq!(
+        login_from(&t, 100, &email, "plum tractor season").await,
+        200
+    );
+    assert_eq!(login_from(&t, 1, &email, "plum tractor season").await, 200);
 }
 
 /// A household person signs out for real: the session's refresh family is

@@ -387,7 +387,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // One process that never freezes: reset mails leave at once, after the
     // response, from a task of this process.
     state.deliver_after_response = true;
-    let reset_mails = alyt_api::groups::developers::account::reset_mails(&state);
+    let reset_mails = alyt_api::groups::household_auth::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
     // The household's timers: the routine runner (scheduled occurrences
     // start once, runs go on after their delays and waits) and home

@@ -1,8 +1,9 @@
 //! Mail: the [`Mailer`] port the API and the workers send through, its local
 //! adapters ([`OutboxMailer`], [`NoMailer`]; SES is in `alyt-aws`), and the
 //! mails a worker sends with no HTTP around it: password reset links
-//! ([`reset::ResetMails`], the sweeps function) and the notice of a disabled
-//! webhook endpoint ([`MailNotice`], the webhooks function).
+//! ([`reset::ResetMails`], the sweeps function: a household person's or a
+//! developer's, each with its own words and reset path) and the notice of a
+//! disabled webhook endpoint ([`MailNotice`], the webhooks function).
 
 use std::path::PathBuf;
 

@@ -1,7 +1,16 @@
-//! Password reset mails. A reset request (`POST .../forgot-password`) only
-//! records that someone asked; [`ResetMails::deliver`] issues the link and
-//! mails it afterwards: locally by a task of the API's process, hosted by the
-//! sweeps function (a Lambda is frozen once it has answered).
+//! Password reset mails. A reset request (`POST /auth/forgot-password` from
+//! a household person, `POST /developers/auth/forgot-password` from a
+//! developer) only records that someone asked and which side asked;
+//! [`ResetMails::deliver`] issues the token and mails it afterwards: locally
+//! by a task of the API's process, hosted by the sweeps function (a Lambda is
+//! frozen once it has answered).
+//!
+//! Either side's token resets the same account through either reset
+//! operation; the mail names the one of the side that asked. A household
+//! mail goes to any account of the address (household sign-in takes every
+//! account's password), a developer mail only to a developer account. The
+//! console has no reset page yet, so both mails carry the token in a link to
+//! the API's reset path and name the exact call that takes it.
 
 use std::sync::Arc;
 
@@ -9,7 +18,7 @@ use alyt_domain::Clock;
 use alyt_domain::ids::UserId;
 use alyt_domain::secret::{random_token, sha256_hex};
 use alyt_store::repo::identity::Users;
-use alyt_store::repo::resets::ResetRequests;
+use alyt_store::repo::resets::{ResetRequests, ResetSide};
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
 use alyt_store::{Store, StoreError};
 use serde::{Deserialize, Serialize};
@@ -39,8 +48,9 @@ pub struct ResetMails {
 
 impl ResetMails {
     /// Takes the waiting reset requests (each at most once, however many
-    /// workers run) and mails a fresh link to each one that names a developer
-    /// account; a request naming none is dropped. Answers the mails sent.
+    /// workers run) and mails a fresh link to each one that names an account
+    /// of its side (any account for a household's, a developer account for a
+    /// developer's); a request naming none is dropped. Answers the mails sent.
     pub async fn deliver(&self) -> Result<usize, StoreError> {
         let requests = ResetRequests(&*self.store);
         let mut sent = 0;
@@ -54,7 +64,7 @@ impl ResetMails {
             let Some(user) = Users(&*self.store)
                 .get(user_id)
                 .await?
-                .filter(|u| u.developer_id.is_some())
+                .filter(|u| request.side == ResetSide::Household || u.developer_id.is_some())
             else {
                 continue;
             };
@@ -67,19 +77,7 @@ impl ResetMails {
                     self.clock.unix_seconds() + RESET_PASSWORD_SECONDS,
                 )
                 .await?;
-            let link = format!(
-                "{}/developers/auth/reset-password?token={token}",
-                self.public_url
-            );
-            let email = Email {
-                to: user.email.clone(),
-                subject: "Reset your Alyt developer password".into(),
-                text: format!(
-                    "Someone (probably you) asked to reset the password of your Alyt developer account.\n\nReset link (valid one hour, once):\n\n{link}\n\nSend its token with your new password as POST {}/developers/auth/reset-password {{ \"token\", \"password\" }}. Every session of the account is signed out.\n\nIf it was not you, ignore this message: nothing changed.\n",
-                    self.public_url
-                ),
-                link: Some(link),
-            };
+            let email = reset_mail(request.side, &self.public_url, &user.email, &token);
             // The request is spent either way: whoever asked can ask again.
             match self.mailer.send(email).await {
                 Ok(()) => sent += 1,
@@ -87,5 +85,62 @@ impl ResetMails {
             }
         }
         Ok(sent)
+    }
+}
+
+/// The mail of one side's reset: the link carries the token to the reset
+/// path of the side that asked, and the text names the call that takes it.
+fn reset_mail(side: ResetSide, public_url: &str, to: &str, token: &str) -> Email {
+    let (path, subject, account) = match side {
+        ResetSide::Household => (
+            "/auth/reset-password",
+            "Reset your Alyt password",
+            "your Alyt account",
+        ),
+        ResetSide::Developer => (
+            "/developers/auth/reset-password",
+            "Reset your Alyt developer password",
+            "your Alyt developer account",
+        ),
+    };
+    let link = format!("{public_url}{path}?token={token}");
+    Email {
+        to: to.to_owned(),
+        subject: subject.into(),
+        text: format!(
+            "Someone (probably you) asked to reset the password of {account}.\n\nReset link (valid one hour, once):\n\n{link}\n\nSend its token with your new password as POST {public_url}{path} {{ \"token\", \"password\" }}. Every session of the account is signed out.\n\nIf it was not you, ignore this message: nothing changed.\n"
+        ),
+        link: Some(link),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_side_gets_its_own_words_and_reset_path() {
+        let url = "https://api.example.com/v1";
+        let household = reset_mail(ResetSide::Household, url, "a@example.com", "tok123");
+        assert_eq!(household.subject, "Reset your Alyt password");
+        assert_eq!(
+            household.link.as_deref(),
+            Some("https://api.example.com/v1/auth/reset-password?token=tok123")
+        );
+        assert!(household.text.contains("of your Alyt account."));
+        assert!(
+            household
+                .text
+                .contains("POST https://api.example.com/v1/auth/reset-password {")
+        );
+        assert!(!household.text.contains("developer"), "{}", household.text);
+
+        let developer = reset_mail(ResetSide::Developer, url, "a@example.com", "tok123");
+        assert_eq!(developer.subject, "Reset your Alyt developer password");
+        assert_eq!(
+            developer.link.as_deref(),
+            Some("https://api.example.com/v1/developers/auth/reset-password?token=tok123")
+        );
+        assert!(developer.text.contains("your Alyt developer account."));
     }
 }

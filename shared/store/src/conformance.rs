@@ -2057,19 +2057,28 @@ pub async fn metered_uses_stay_within_the_limit_and_are_written_once_per_flush(f
 /// A reset request is recorded the same way with or without an account and
 /// is delivered at most once, however many workers look.
 pub async fn a_reset_request_is_claimed_once(f: Fixture) {
-    use crate::repo::resets::ResetRequests;
+    use crate::repo::resets::{ResetRequests, ResetSide};
     let now = alyt_domain::Clock::unix_seconds(&*f.clock);
     let requests = ResetRequests(&*f.store);
     let user = alyt_domain::ids::UserId::new();
-    let known = requests.enqueue(Some(user), now).await.unwrap();
-    let unknown = requests.enqueue(None, now).await.unwrap();
+    let known = requests
+        .enqueue(ResetSide::Household, Some(user), now)
+        .await
+        .unwrap();
+    let unknown = requests
+        .enqueue(ResetSide::Developer, None, now)
+        .await
+        .unwrap();
     let pending = requests.pending(10).await.unwrap();
     assert_eq!(
         pending
             .iter()
-            .map(|r| (r.id, r.user_id))
+            .map(|r| (r.id, r.side, r.user_id))
             .collect::<Vec<_>>(),
-        [(known, Some(user)), (unknown, None)]
+        [
+            (known, ResetSide::Household, Some(user)),
+            (unknown, ResetSide::Developer, None)
+        ]
     );
     assert!(requests.claim(known).await.unwrap());
     assert!(!requests.claim(known).await.unwrap());

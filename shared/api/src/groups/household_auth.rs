@@ -1,5 +1,6 @@
 //! The household authentication group (spec part A, under /v1/auth): sign-in,
-//! refresh-token rotation, the Me response and password reset; and the
+//! refresh-token rotation, the Me response and password reset by mail (the
+//! asking and the reset itself, shared with the developers' twins); and the
 //! invitee's side of invitations (`GET /auth/invitations/{token}`,
 //! `POST …/accept`), whose code is the people group's
 //! ([`super::people::invitations`]).
@@ -10,7 +11,10 @@ use alyt_domain::ids::{ClientId, PropertyId, TenantId};
 use alyt_domain::membership::GrantStatus;
 use alyt_domain::password::check_password;
 use alyt_domain::presence::NEEDS_NETWORK;
-use alyt_store::repo::identity::{Sessions, Users};
+use alyt_mail::reset::ResetMails;
+use alyt_store::repo::identity::{Sessions, Users, email_key};
+use alyt_store::repo::limits::Limits;
+use alyt_store::repo::resets::{ResetRequests, ResetSide};
 use alyt_store::repo::tenancy::Tenancy;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
 use axum::Json;
@@ -33,6 +37,7 @@ pub fn routes() -> Operations {
         .merge(operations!(refresh))
         .merge(operations!(me))
         .merge(operations!(logout))
+        .merge(operations!(forgot_password))
         .merge(operations!(reset_password))
         .merge(super::people::invitations::public_routes())
 }
@@ -255,6 +260,100 @@ async fn me_of(state: &AppState, claims: Claims) -> Result<MeResponse, ApiError>
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ForgotPasswordRequest {
+    pub email: String,
+}
+
+/// Mails a password-reset link (valid one hour, once) when the address has
+/// an account. The answer is the same either way.
+#[utoipa::path(
+    post,
+    path = "/v1/auth/forgot-password",
+    tag = "auth",
+    operation_id = "forgotPassword",
+    request_body = ForgotPasswordRequest,
+    responses(
+        (status = 202, description = "If the address has an account, a reset link is on its way"),
+        (status = 400, description = "No email", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn forgot_password(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<ForgotPasswordRequest>,
+) -> Result<StatusCode, ApiError> {
+    ask_for_reset(&state, &request.email, ResetSide::Household).await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// Shared by the household and developer forgot-password operations: records
+/// that `side` asked for a reset of `email`'s account, within the address's
+/// mail budget.
+pub async fn ask_for_reset(state: &AppState, email: &str, side: ResetSide) -> Result<(), ApiError> {
+    // The request never tells a known address from an unknown one, by its
+    // answer or by its work: for any address it reads the email guard, counts
+    // the address's reset mails (10 per 15 minutes, whichever side asked) and
+    // records a reset request naming the account or none: three store calls
+    // (get, update, put), no mail. The link is issued and mailed after the
+    // response by ResetMails::deliver: locally by a task of this process,
+    // started here for every request alike; hosted by the sweeps function
+    // every 2 s (a Lambda is frozen once it has answered, so work left
+    // running after the response would not be done).
+    let email = email_key(email);
+    if email.is_empty() {
+        return Err(ApiError::validation("email", "email must not be empty"));
+    }
+    let account = Users(&*state.store).id_by_email(&email).await?;
+    // Bound the mails one address receives (silently: the answer never changes).
+    if within_mail_budget(state, &format!("reset-mail:{email}")).await? {
+        ResetRequests(&*state.store)
+            .enqueue(side, account, state.clock.unix_seconds())
+            .await?;
+        if state.deliver_after_response {
+            let mails = reset_mails(state);
+            tokio::spawn(async move {
+                if let Err(e) = mails.deliver().await {
+                    tracing::warn!(error = %e, "reset mails wait for the next pass");
+                }
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The reset mails of the API's own process (the local platform delivers
+/// them after the response; hosted, the sweeps function builds its own).
+pub fn reset_mails(state: &AppState) -> ResetMails {
+    ResetMails {
+        store: state.store.clone(),
+        clock: state.clock.clone(),
+        mailer: state.mailer.clone(),
+        public_url: state.public_url.clone(),
+    }
+}
+
+/// Reset mails one address may get in [`RESET_MAIL_WINDOW_SECONDS`].
+pub const RESET_MAILS: i64 = 10;
+pub const RESET_MAIL_WINDOW_SECONDS: i64 = 15 * 60;
+
+/// Counts one reset mail for `subject` and says whether it is within the
+/// budget (one update that answers the new count, so parallel requests
+/// cannot all pass).
+async fn within_mail_budget(state: &AppState, subject: &str) -> Result<bool, ApiError> {
+    let now = state.clock.unix_seconds();
+    let window = now - now.rem_euclid(RESET_MAIL_WINDOW_SECONDS);
+    let sent = Limits(&*state.store)
+        .add_in_window(
+            &sha256_hex(subject),
+            window,
+            1,
+            window + 2 * RESET_MAIL_WINDOW_SECONDS,
+        )
+        .await?;
+    Ok(sent <= RESET_MAILS)
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResetPasswordRequest {
     /// The token from the reset link (at least 16 characters).
     #[schema(min_length = 16)]
@@ -330,4 +429,82 @@ pub async fn reset_with_token(
     users.set_password(user.id, &phc).await?;
     Sessions(&*state.store).revoke_all_of(user.id).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alyt_domain::ManualClock;
+    use alyt_store::counting::CountingStore;
+    use alyt_store::sqlite::SqliteStore;
+    use std::sync::Arc;
+
+    /// A known and an unknown address cost the same store calls on either
+    /// side, and the request sends no mail (it leaves after the response).
+    #[tokio::test]
+    async fn forgot_password_does_the_same_work_for_known_and_unknown_addresses() {
+        let clock = Arc::new(ManualClock::new(
+            time::macros::datetime!(2026-01-01 0:00 UTC),
+        ));
+        let store = Arc::new(CountingStore::new(
+            SqliteStore::in_memory(clock.clone()).unwrap(),
+        ));
+        let state = AppState::build(
+            crate::Adapters {
+                store: store.clone(),
+                clock,
+                mailer: Arc::new(crate::ports::NoMailer),
+                bot_check: Arc::new(crate::ports::NoBotCheck),
+                publisher: Arc::new(alyt_device::NoPublisher),
+                credentials: Arc::new(crate::ports::PasswordCredentials),
+            },
+            crate::Settings {
+                rate_limit: Default::default(),
+                public_url: "http://127.0.0.1/v1".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        crate::bootstrap::ensure_first_owner(
+            &state,
+            "owner@alyt.local",
+            Some("plum tractor season 42".into()),
+        )
+        .await
+        .unwrap();
+        store.take();
+        let household = |email: &str| {
+            let request = ForgotPasswordRequest {
+                email: email.to_owned(),
+            };
+            forgot_password(State(state.clone()), ApiJson(request))
+        };
+        let mut work = Vec::new();
+        for email in ["Owner@alyt.local", "nobody@example.com"] {
+            assert_eq!(household(email).await.unwrap(), StatusCode::ACCEPTED);
+            work.push(store.take());
+            ask_for_reset(&state, email, ResetSide::Developer)
+                .await
+                .unwrap();
+            work.push(store.take());
+        }
+        let expected: std::collections::BTreeMap<_, _> = [("get", 1), ("put", 1), ("update", 1)]
+            .into_iter()
+            .collect();
+        for calls in work {
+            assert_eq!(calls, expected);
+        }
+        let pending = ResetRequests(&*state.store).pending(10).await.unwrap();
+        let sides: Vec<_> = pending.iter().map(|r| r.side).collect();
+        assert_eq!(
+            sides,
+            [
+                ResetSide::Household,
+                ResetSide::Developer,
+                ResetSide::Household,
+                ResetSide::Developer
+            ]
+        );
+    }
 }

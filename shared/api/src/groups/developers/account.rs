@@ -11,12 +11,10 @@
 
 use crate::routing::{Operations, operations};
 use alyt_domain::password::check_password;
-use alyt_mail::reset::ResetMails;
 use alyt_store::repo::CreateError;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperType, Developers};
-use alyt_store::repo::identity::{Sessions, UserRecord, Users, email_key};
-use alyt_store::repo::limits::Limits;
-use alyt_store::repo::resets::ResetRequests;
+use alyt_store::repo::identity::{Sessions, UserRecord, Users};
+use alyt_store::repo::resets::ResetSide;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -35,7 +33,8 @@ use crate::auth::{Caller, attempts, credentials, sessions, totp};
 use crate::conventions::problem::{NoDeveloperSession, Problem};
 use crate::conventions::text::{checked_email, optional_text, required_text};
 use crate::groups::household_auth::{
-    LoginRequest, RefreshRequest, ResetPasswordRequest, dead_link, reset_with_token,
+    ForgotPasswordRequest, LoginRequest, RefreshRequest, ResetPasswordRequest, ask_for_reset,
+    dead_link, reset_with_token,
 };
 use crate::ports::Email;
 use crate::{ApiError, AppState, Client, ClientAddr};
@@ -661,12 +660,6 @@ pub async fn change_password(
     Ok(Json(session::start(&state, &user).await?))
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ForgotPasswordRequest {
-    pub email: String,
-}
-
 /// Mails a password-reset link (valid one hour, once) when the address belongs
 /// to a developer account. The answer is the same either way.
 #[utoipa::path(
@@ -684,67 +677,8 @@ pub async fn forgot_password(
     State(state): State<AppState>,
     Body(request): Body<ForgotPasswordRequest>,
 ) -> Result<StatusCode, ApiError> {
-    // The request never tells a known address from an unknown one, by its
-    // answer or by its work: for any address it reads the email guard, counts
-    // the address's reset mails (10 per 15 minutes) and records a reset
-    // request naming the account or none: three store calls (get, update,
-    // put), no mail. The link is issued and mailed after the response by
-    // ResetMails::deliver: locally by a task of this process, started here
-    // for every request alike; hosted by the sweeps function every 2 s (a
-    // Lambda is frozen once it has answered, so work left running after the
-    // response would not be done).
-    let email = email_key(&request.email);
-    if email.is_empty() {
-        return Err(ApiError::validation("email", "email must not be empty"));
-    }
-    let account = Users(&*state.store).id_by_email(&email).await?;
-    // Bound the mails one address receives (silently: the answer never changes).
-    if within_mail_budget(&state, &format!("reset-mail:{email}")).await? {
-        ResetRequests(&*state.store)
-            .enqueue(account, state.clock.unix_seconds())
-            .await?;
-        if state.deliver_after_response {
-            let mails = reset_mails(&state);
-            tokio::spawn(async move {
-                if let Err(e) = mails.deliver().await {
-                    tracing::warn!(error = %e, "reset mails wait for the next pass");
-                }
-            });
-        }
-    }
+    ask_for_reset(&state, &request.email, ResetSide::Developer).await?;
     Ok(StatusCode::ACCEPTED)
-}
-
-/// The reset mails of the API's own process (the local platform delivers
-/// them after the response; hosted, the sweeps function builds its own).
-pub fn reset_mails(state: &AppState) -> ResetMails {
-    ResetMails {
-        store: state.store.clone(),
-        clock: state.clock.clone(),
-        mailer: state.mailer.clone(),
-        public_url: state.public_url.clone(),
-    }
-}
-
-/// Reset mails one address may get in [`RESET_MAIL_WINDOW_SECONDS`].
-pub const RESET_MAILS: i64 = 10;
-pub const RESET_MAIL_WINDOW_SECONDS: i64 = 15 * 60;
-
-/// Counts one reset mail for `subject` and says whether it is within the
-/// budget (one update that answers the new count, so parallel requests
-/// cannot all pass).
-async fn within_mail_budget(state: &AppState, subject: &str) -> Result<bool, ApiError> {
-    let now = state.clock.unix_seconds();
-    let window = now - now.rem_euclid(RESET_MAIL_WINDOW_SECONDS);
-    let sent = Limits(&*state.store)
-        .add_in_window(
-            &sha256_hex(subject),
-            window,
-            1,
-            window + 2 * RESET_MAIL_WINDOW_SECONDS,
-        )
-        .await?;
-    Ok(sent <= RESET_MAILS)
 }
 
 /// Sets a new password with the token of a reset link (valid once); every
@@ -851,65 +785,6 @@ pub async fn get_me(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alyt_domain::ManualClock;
-    use alyt_store::counting::CountingStore;
-    use alyt_store::sqlite::SqliteStore;
-    use std::sync::Arc;
-
-    /// A known and an unknown address cost the same store calls, and the
-    /// request sends no mail (it leaves after the response).
-    #[tokio::test]
-    async fn forgot_password_does_the_same_work_for_known_and_unknown_addresses() {
-        let clock = Arc::new(ManualClock::new(
-            time::macros::datetime!(2026-01-01 0:00 UTC),
-        ));
-        let store = Arc::new(CountingStore::new(
-            SqliteStore::in_memory(clock.clone()).unwrap(),
-        ));
-        let state = AppState::build(
-            crate::Adapters {
-                store: store.clone(),
-                clock,
-                mailer: Arc::new(crate::ports::NoMailer),
-                bot_check: Arc::new(crate::ports::NoBotCheck),
-                publisher: Arc::new(alyt_device::NoPublisher),
-                credentials: Arc::new(crate::ports::PasswordCredentials),
-            },
-            crate::Settings {
-                rate_limit: Default::default(),
-                public_url: "http://127.0.0.1/v1".into(),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-        crate::bootstrap::ensure_first_owner(
-            &state,
-            "owner@alyt.local",
-            Some("plum tractor season 42".into()),
-        )
-        .await
-        .unwrap();
-        let ask = |email: &str| {
-            let request = ForgotPasswordRequest {
-                email: email.to_owned(),
-            };
-            forgot_password(State(state.clone()), Body(request))
-        };
-        store.take();
-        assert_eq!(ask("Owner@alyt.local").await.unwrap(), StatusCode::ACCEPTED);
-        let known = store.take();
-        assert_eq!(
-            ask("nobody@example.com").await.unwrap(),
-            StatusCode::ACCEPTED
-        );
-        let unknown = store.take();
-        assert_eq!(known, unknown);
-        assert_eq!(
-            known.into_iter().collect::<Vec<_>>(),
-            [("get", 1), ("put", 1), ("update", 1)]
-        );
-    }
 
     #[test]
     fn websites_are_http_urls() {
