@@ -1,7 +1,7 @@
 //! A hub-run home's configuration and mode, sent over the hub's broker
 //! channels (spec I, Limits; rules in `alyt_domain::security::hub`).
 //!
-//! * [`config_of`]: the home's [`HubConfig`] from what security uses now
+//! * [`Inventory::hub_config`]: the home's [`HubConfig`] from what security uses now
 //!   (detectors with the modes that watch them, outputs, keypad locks that
 //!   disarm even when excluded, the delays). The inventory builds it on
 //!   every read, so the status and every arming judge the hub against the
@@ -36,10 +36,7 @@ use alyt_device::channels::{CommandMessage, encode_command};
 use alyt_device::topic::DeviceIdentity;
 use alyt_domain::device::CommandId;
 use alyt_domain::ids::DeviceId;
-use alyt_domain::security::hub::{
-    CONFIG_COMMAND, HubConfig, HubDetector, HubOutput, HubSync, MODE_COMMAND,
-};
-use alyt_domain::security::{Mode, Settings};
+use alyt_domain::security::hub::{CONFIG_COMMAND, HubSync, MODE_COMMAND};
 use alyt_security::Decision;
 use alyt_store::StoreError;
 use alyt_store::repo::security::{Security, SecurityRecord};
@@ -50,52 +47,6 @@ use time::OffsetDateTime;
 use super::inventory::{Inventory, inventory};
 use super::{keeper, update};
 use crate::{ApiError, AppState};
-
-/// The hub's configuration for what security uses now.
-pub fn config_of(inventory: &Inventory, settings: &Settings, revision: u64) -> HubConfig {
-    let checks = inventory.checks(settings);
-    let detectors = checks
-        .enrolled
-        .iter()
-        .map(|e| HubDetector {
-            thing_id: e.signal.thing_id,
-            signal: e.signal.signal,
-            modes: [Mode::Away, Mode::Home, Mode::Sleep]
-                .into_iter()
-                .filter(|m| e.watched_in(*m))
-                .collect(),
-            entry: e.entry,
-        })
-        .collect();
-    let mut outputs = Vec::new();
-    let mut disarmers = Vec::new();
-    for thing in &inventory.things {
-        // Every keypad lock disarms, even one excluded from detection.
-        if thing.families.keypad {
-            disarmers.push(thing.id);
-        }
-        if thing.selection == alyt_domain::security::enrolment::Selection::Exclude {
-            continue;
-        }
-        for output in &thing.families.outputs {
-            // The hub decides night itself: its lights are all listed.
-            if settings.drives(*output, thing.room_id.map(|r| r.0), true) {
-                outputs.push(HubOutput {
-                    thing_id: thing.id,
-                    output: *output,
-                });
-            }
-        }
-    }
-    HubConfig {
-        revision,
-        exit_delay_seconds: settings.exit_delay_seconds,
-        entry_delay_seconds: settings.entry_delay_seconds,
-        detectors,
-        outputs,
-        disarmers,
-    }
-}
 
 /// Publishes one command to the hub (not a household command: no row).
 async fn publish(
@@ -187,7 +138,7 @@ pub async fn sync(state: &AppState, home: &PropertyRecord) -> Result<bool, ApiEr
         return Ok(false);
     }
     let things = inventory(state, &record, home.id).await?;
-    let config = config_of(&things, &record.settings, record.state.revision);
+    let config = things.hub_config(&record.settings, record.state.revision);
     let now = state.clock.now();
     let mut sync = record
         .hub
@@ -276,6 +227,7 @@ mod tests {
 
     use alyt_domain::room::PinnedThingKind;
     use alyt_domain::security::enrolment::{Families, Selection};
+    use alyt_domain::security::{Mode, Settings};
 
     use super::*;
     use crate::groups::security::inventory::SecurityThing;
@@ -307,7 +259,7 @@ mod tests {
             hub_wanted: None,
             hub_check: Ok(()),
         };
-        let config = config_of(&inventory, &Settings::default(), 1);
+        let config = inventory.hub_config(&Settings::default(), 1);
         assert_eq!(config.disarmers, vec![excluded.id, chosen.id]);
     }
 

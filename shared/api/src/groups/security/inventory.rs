@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use alyt_domain::ids::{PropertyId, RoomId};
 use alyt_domain::room::PinnedThingKind;
 use alyt_domain::security::enrolment::{Families, Selection, families};
-use alyt_domain::security::hub::{Wanted, arming_check};
+use alyt_domain::security::hub::{HubConfig, HubDetector, HubOutput, Wanted, arming_check};
 use alyt_domain::security::machine::{ArmingChecks, BlockReason, Blocker};
 use alyt_domain::security::{Enrolled, Mode, Settings, Signal, SignalRef};
 use alyt_store::repo::integrations::Integrations;
@@ -172,8 +172,9 @@ pub async fn inventory(
         );
     }
     if let (Some(hub), Some(connected)) = (record.settings.hub_device_id, hub_connected) {
-        let wanted =
-            super::hub::config_of(&inventory, &record.settings, record.state.revision).wanted();
+        let wanted = inventory
+            .hub_config(&record.settings, record.state.revision)
+            .wanted();
         let sync = record.hub.as_ref().filter(|s| s.device_id == hub);
         inventory.hub_check = arming_check(
             sync,
@@ -263,6 +264,56 @@ impl Inventory {
                 record.settings.hub_device_id == Some(sync.device_id) && sync.holds(wanted)
             }
             _ => false,
+        }
+    }
+}
+
+impl Inventory {
+    /// The hub's configuration for what security uses now (detectors with
+    /// the modes that watch them, outputs, keypad locks that disarm even when
+    /// excluded, the delays).
+    pub fn hub_config(&self, settings: &Settings, revision: u64) -> HubConfig {
+        let checks = self.checks(settings);
+        let detectors = checks
+            .enrolled
+            .iter()
+            .map(|e| HubDetector {
+                thing_id: e.signal.thing_id,
+                signal: e.signal.signal,
+                modes: [Mode::Away, Mode::Home, Mode::Sleep]
+                    .into_iter()
+                    .filter(|m| e.watched_in(*m))
+                    .collect(),
+                entry: e.entry,
+            })
+            .collect();
+        let mut outputs = Vec::new();
+        let mut disarmers = Vec::new();
+        for thing in &self.things {
+            // Every keypad lock disarms, even one excluded from detection.
+            if thing.families.keypad {
+                disarmers.push(thing.id);
+            }
+            if thing.selection == alyt_domain::security::enrolment::Selection::Exclude {
+                continue;
+            }
+            for output in &thing.families.outputs {
+                // The hub decides night itself: its lights are all listed.
+                if settings.drives(*output, thing.room_id.map(|r| r.0), true) {
+                    outputs.push(HubOutput {
+                        thing_id: thing.id,
+                        output: *output,
+                    });
+                }
+            }
+        }
+        HubConfig {
+            revision,
+            exit_delay_seconds: settings.exit_delay_seconds,
+            entry_delay_seconds: settings.entry_delay_seconds,
+            detectors,
+            outputs,
+            disarmers,
         }
     }
 }
