@@ -708,6 +708,7 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
         } else {
             (libc::SIGTERM, "SIGTERM")
         };
+        let up = alyt.started.elapsed();
         alyt.signal(signal);
         let (published, sent, acked, _) = totals(&devices);
         last_kill = Instant::now();
@@ -718,12 +719,13 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
         let (_, _, acked_by_exit, _) = totals(&devices);
         let what = format!(
             "{name} {} ms into a burst, {:.1} s after start: {acked} acked so far, {} sent and not acked \
-             (in flight), {} not yet sent; {} more acked before it exited ({status})",
+             (in flight), {} not yet sent; {} more acked before it exited ({status}, {} ms after the signal)",
             after.as_millis(),
-            alyt.started.elapsed().as_secs_f64(),
+            up.as_secs_f64(),
             sent - acked,
             published - sent,
             acked_by_exit - acked,
+            last_kill.elapsed().as_millis(),
         );
         println!("{what}");
         kills.push((
@@ -742,9 +744,16 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
             println!("  the stop said: {stop_lines:#?}");
         }
         drop(alyt);
+        let restart = Instant::now();
         alyt = setup.start().await;
+        let serving = restart.elapsed();
         starts += 1;
         until_connected(&devices, (DEVICES * starts) as u64).await;
+        println!(
+            "  restarted: serving after {} ms, the devices back after {} ms",
+            serving.as_millis(),
+            restart.elapsed().as_millis()
+        );
     }
     for burst in 0..2 {
         for device in &devices {
