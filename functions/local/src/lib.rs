@@ -14,7 +14,7 @@ use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings, TrustedProxies};
 use alyt_device::credentials::StoreDeviceAuthenticator;
 use alyt_device::ingest::{Ingest, IngestStats};
 use alyt_device::liveness_sweep::LivenessSweep;
-use alyt_device::{Broker, BrokerConfig, DevicePublisher, InboundMessage};
+use alyt_device::{Broker, BrokerConfig, Delivery, DevicePublisher};
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::EventLog;
 use alyt_mail::OutboxMailer;
@@ -702,16 +702,19 @@ async fn prepare(
 }
 
 /// Feeds every device message through the same ingest the hosted SQS function
-/// runs. A store failure is retried a few times with a pause (locally there is
-/// no SQS to redeliver); a message that can never be stored is not a failure
-/// (ingest drops and counts it), so it is never retried. It stops on its own
-/// signal, which the platform sends once the broker has stopped (a stopped
-/// rmqtt broker keeps its context, and so the sender, alive until the
-/// runtime ends): it first stores every message still queued, since the
-/// broker acknowledged each one.
+/// runs, and answers its receipt once it is handled: only then does the
+/// broker send the device its PUBACK. A store failure is retried a few times
+/// with a pause (locally there is no SQS to redeliver), then the receipt is
+/// dropped unanswered and the device sends the message again; a message
+/// that can never be stored is not a failure (ingest drops and counts it),
+/// so it is never retried. It stops on its own signal, which the platform
+/// sends once the broker has stopped (a stopped rmqtt broker keeps its
+/// context, and so the sender, alive until the runtime ends): it first
+/// handles every message still queued (QoS 0 ones and last wills; a QoS 1
+/// publish waits in its session for its answer).
 async fn run_ingest(
     ingest: Ingest,
-    mut inbound: tokio::sync::mpsc::Receiver<InboundMessage>,
+    mut inbound: tokio::sync::mpsc::Receiver<Delivery>,
     mut stop: watch::Receiver<bool>,
 ) {
     // Messages of one device are applied in order by one shard; shards run
@@ -734,7 +737,7 @@ async fn run_ingest(
                 // The broker has stopped: every message it acknowledged is
                 // queued here, and is stored before ingest ends.
                 while let Ok(message) = inbound.try_recv() {
-                    let shard = shard_of(&message.identity.device_id.to_string(), INGEST_SHARDS);
+                    let shard = shard_of(&message.message.identity.device_id.to_string(), INGEST_SHARDS);
                     if shards[shard].send(message).await.is_err() {
                         break;
                     }
@@ -743,7 +746,10 @@ async fn run_ingest(
                 break;
             }
         };
-        let shard = shard_of(&message.identity.device_id.to_string(), INGEST_SHARDS);
+        let shard = shard_of(
+            &message.message.identity.device_id.to_string(),
+            INGEST_SHARDS,
+        );
         if shards[shard].send(message).await.is_err() {
             break;
         }
@@ -772,21 +778,32 @@ fn shard_of(device: &str, shards: usize) -> usize {
     (hash % shards as u64) as usize
 }
 
-async fn ingest_shard(ingest: Ingest, mut messages: tokio::sync::mpsc::Receiver<InboundMessage>) {
-    while let Some(message) = messages.recv().await {
-        for attempt in 1..=5 {
-            match reach::recorded("ingest", ingest.handle(&message)).await {
-                Ok(_) => break,
-                Err(e) if attempt < 5 => {
-                    tracing::warn!(error = %e, attempt, "ingest failed; retrying");
-                    tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, topic = %message.topic, "ingest gave up on a device message")
-                }
+async fn ingest_shard(ingest: Ingest, mut messages: tokio::sync::mpsc::Receiver<Delivery>) {
+    while let Some(Delivery { message, receipt }) = messages.recv().await {
+        if handled(&ingest, &message).await {
+            receipt.handled();
+        } else {
+            // Unanswered: the device gets no PUBACK and sends it again.
+            drop(receipt);
+        }
+    }
+}
+
+/// Applies one message, retrying a failing store; false once it gave up.
+async fn handled(ingest: &Ingest, message: &alyt_device::InboundMessage) -> bool {
+    for attempt in 1..=5 {
+        match reach::recorded("ingest", ingest.handle(message)).await {
+            Ok(_) => return true,
+            Err(e) if attempt < 5 => {
+                tracing::warn!(error = %e, attempt, "ingest failed; retrying");
+                tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, topic = %message.topic, "ingest gave up on a device message")
             }
         }
     }
+    false
 }
 
 fn store_calls_log_from_env() -> Option<PathBuf> {

@@ -107,6 +107,7 @@ async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
             last_will: false,
             received_at: clock.now(),
             source_address: None,
+            packet: None,
         })
         .await
         .unwrap();

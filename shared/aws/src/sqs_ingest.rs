@@ -63,6 +63,7 @@ pub fn to_inbound(body: &str) -> Result<InboundMessage, BadRecord> {
         last_will: false,
         received_at,
         source_address: rule.source_ip.as_deref().and_then(|ip| ip.parse().ok()),
+        packet: None,
     })
 }
 

@@ -8,13 +8,19 @@
 //!   [`DeviceAuthenticator`]; anonymous and bad credentials are refused, and so
 //!   is a last will on any topic but the device's own availability topic
 //!   (rmqtt never ACL-checks the will, it publishes it as the broker).
-//! - ClientSubscribeCheckAcl / MessagePublishCheckAcl: [`may_subscribe`] /
-//!   [`may_publish`] against the identity bound to the session.
-//! - MessagePublish: forwards to the inbound channel.
+//! - ClientSubscribeCheckAcl: [`may_subscribe`] against the identity bound
+//!   to the session.
+//! - MessagePublishCheckAcl: [`may_publish`], then hands the publish to
+//!   ingest. rmqtt sends a QoS 1 PUBACK only after this hook returns, so for
+//!   QoS 1 the hook waits for the message's [`Receipt`]: the PUBACK means
+//!   the message is stored (issue 37). When it is not (the store kept
+//!   failing, the platform is stopping) the connection is closed without a
+//!   PUBACK and the device sends the message again.
+//! - MessagePublish: forwards last wills (rmqtt runs no ACL check on them).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,8 +41,8 @@ use rmqtt::types::{
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-pub use crate::plane::{DeviceAuthenticator, InboundMessage};
-use crate::plane::{DevicePublisher, PublishError};
+pub use crate::plane::{Delivery, DeviceAuthenticator, InboundMessage, Receipt};
+use crate::plane::{DevicePublisher, PublishError, PublishPacket, publish_digest};
 use crate::topic::{Channel, DeviceIdentity, may_publish, may_subscribe, may_will, parse_topic};
 
 #[derive(Clone)]
@@ -131,7 +137,7 @@ const PENDING_TTL: Duration = Duration::from_secs(60);
 pub async fn start_broker(
     config: BrokerConfig,
     authenticator: Arc<dyn DeviceAuthenticator>,
-    inbound: mpsc::Sender<InboundMessage>,
+    inbound: mpsc::Sender<Delivery>,
 ) -> Result<Broker, BrokerError> {
     let addr = config.addr;
     let (started_tx, started_rx) = tokio::sync::oneshot::channel();
@@ -171,7 +177,7 @@ pub async fn start_broker(
 async fn start_here(
     config: BrokerConfig,
     authenticator: Arc<dyn DeviceAuthenticator>,
-    inbound: mpsc::Sender<InboundMessage>,
+    inbound: mpsc::Sender<Delivery>,
 ) -> Result<Broker, BrokerError> {
     let bind_error = |source| BrokerError::Bind {
         addr: config.addr,
@@ -202,6 +208,8 @@ async fn start_here(
         pending: Mutex::new(HashMap::new()),
         retransmits: Mutex::new(RecentPublishes::default()),
         stopping: AtomicBool::new(false),
+        awaiting: AtomicUsize::new(0),
+        settled: tokio::sync::Notify::new(),
         stats: Counters::default(),
     });
     let register = scx.extends.hook_mgr().register();
@@ -402,14 +410,36 @@ impl Broker {
         self.state.stats.snapshot()
     }
 
-    /// Stops accepting connections and closes every device session. Last
-    /// wills that fire while closing are not forwarded: the devices did not
-    /// fail, the platform is stopping.
+    /// Stops accepting connections and publishes, lets the publishes ingest
+    /// is storing get their PUBACK (bounded by [`SETTLE_WAIT`]; ingest must
+    /// still run), then closes every device session. A publish refused
+    /// meanwhile gets no PUBACK: its device sends it again to the next run.
+    /// Last wills that fire while closing are not forwarded: the devices did
+    /// not fail, the platform is stopping.
     pub async fn shutdown(mut self) {
         self.state.stopping.store(true, Ordering::SeqCst);
         self.server.abort();
         // The listener socket closes when the aborted task drops it.
         let _ = (&mut self.server).await;
+        let awaiting = self.state.awaiting.load(Ordering::SeqCst);
+        let settled = tokio::time::timeout(SETTLE_WAIT, async {
+            loop {
+                let notified = self.state.settled.notified();
+                if self.state.awaiting.load(Ordering::SeqCst) == 0 {
+                    break;
+                }
+                notified.await;
+            }
+        })
+        .await
+        .is_ok();
+        if awaiting > 0 {
+            tracing::info!(
+                awaiting,
+                settled,
+                "publishes being stored at the stop were let finish"
+            );
+        }
 
         let ids: Vec<Id> = {
             let shared = self.scx.extends.shared().await;
@@ -467,7 +497,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct HookState {
     scx: ServerContext,
     authenticator: Arc<dyn DeviceAuthenticator>,
-    inbound: mpsc::Sender<InboundMessage>,
+    inbound: mpsc::Sender<Delivery>,
     clock: Arc<dyn Clock>,
     /// Authenticated identities waiting for their session to exist: rmqtt
     /// authenticates before it builds the session, and its AuthInfo has no
@@ -476,46 +506,96 @@ struct HookState {
     /// The message ids of recent QoS 1/2 publishes by client and packet id.
     retransmits: Mutex<RecentPublishes>,
     stopping: AtomicBool,
+    /// QoS 1 publishes handed to ingest and not yet answered; `settled`
+    /// wakes the stop when one is.
+    awaiting: AtomicUsize,
+    settled: tokio::sync::Notify,
     stats: Counters,
 }
+
+/// How long a QoS 1 publish waits for ingest to store it before its
+/// connection is closed (ingest retries a failing store for ~1.5 s).
+const STORE_WAIT: Duration = Duration::from_secs(10);
+/// How long a stop lets the publishes being stored finish.
+pub const SETTLE_WAIT: Duration = Duration::from_secs(5);
 
 /// How long a publish's packet id keeps its message id for a retransmit.
 const RETRANSMIT_TTL: Duration = Duration::from_secs(10 * 60);
 /// Publishes remembered before the oldest are forgotten.
 const RETRANSMIT_CAPACITY: usize = 100_000;
 
-/// A device that did not get its PUBACK sends the same publish again (DUP
-/// set, the same packet id), on the same connection or the next one. The
+/// A device that did not get its PUBACK sends the same publish again, with
+/// the same packet id, on the same connection or the next one. The
 /// retransmit must carry the message id of the first delivery, since ingest
 /// deduplicates on it: so one state change and one platform event, as SQS
 /// duplicates get hosted. A packet id is free for a new message only after
-/// its acknowledgement, so a publish without DUP always starts afresh.
+/// its acknowledgement, so a publish on a packet id whose last message was
+/// not acknowledged is that message again; after the PUBACK, only one marked
+/// DUP with the same content is (the PUBACK was lost on the way). rumqttc
+/// does not mark DUP, which is why the content is compared rather than the
+/// flag trusted alone.
 #[derive(Default)]
 struct RecentPublishes {
-    by_packet: HashMap<(String, u16), (Instant, String)>,
+    by_packet: HashMap<(String, u16), Recent>,
+}
+
+struct Recent {
+    at: Instant,
+    message_id: String,
+    digest: String,
+    acknowledged: bool,
 }
 
 impl RecentPublishes {
-    fn message_id(&mut self, client: &str, packet: u16, retransmit: bool, now: Instant) -> String {
+    /// The message id of a publish, and whether the packet id was unknown
+    /// here (first seen since this broker started, or long ago).
+    fn message_id(
+        &mut self,
+        client: &str,
+        packet: u16,
+        dup: bool,
+        digest: &str,
+        now: Instant,
+    ) -> (String, bool) {
         let key = (client.to_owned(), packet);
-        if retransmit
-            && let Some((_, id)) = self
-                .by_packet
-                .get(&key)
-                .filter(|(at, _)| now.duration_since(*at) < RETRANSMIT_TTL)
+        let known = self
+            .by_packet
+            .get(&key)
+            .filter(|recent| now.duration_since(recent.at) < RETRANSMIT_TTL);
+        if let Some(recent) = known
+            && recent.digest == digest
+            && (!recent.acknowledged || dup)
         {
-            return id.clone();
+            return (recent.message_id.clone(), false);
         }
+        let unknown = known.is_none();
         if self.by_packet.len() >= RETRANSMIT_CAPACITY {
             self.by_packet
-                .retain(|_, (at, _)| now.duration_since(*at) < RETRANSMIT_TTL);
+                .retain(|_, recent| now.duration_since(recent.at) < RETRANSMIT_TTL);
             if self.by_packet.len() >= RETRANSMIT_CAPACITY {
                 self.by_packet.clear();
             }
         }
-        let id = uuid::Uuid::new_v4().to_string();
-        self.by_packet.insert(key, (now, id.clone()));
-        id
+        let message_id = uuid::Uuid::new_v4().to_string();
+        self.by_packet.insert(
+            key,
+            Recent {
+                at: now,
+                message_id: message_id.clone(),
+                digest: digest.to_owned(),
+                acknowledged: false,
+            },
+        );
+        (message_id, unknown)
+    }
+
+    /// The PUBACK of the message is going out.
+    fn acknowledged(&mut self, client: &str, packet: u16, message_id: &str) {
+        if let Some(recent) = self.by_packet.get_mut(&(client.to_owned(), packet))
+            && recent.message_id == message_id
+        {
+            recent.acknowledged = true;
+        }
     }
 }
 
@@ -551,22 +631,25 @@ impl Handler for Hooks {
                 (false, Some(HookResult::SubscribeAclResult(result)))
             }
             Parameter::MessagePublishCheckAcl(session, publish) => {
-                let allowed = identity_of(session)
+                let identity = identity_of(session)
                     .await
-                    .is_some_and(|id| may_publish(&id, &publish.topic));
-                let result = if allowed {
-                    PublishAclResult::allow()
-                } else {
-                    bump(&state.stats.publishes_denied);
-                    tracing::warn!(client = %session.id, topic = %publish.topic, "publish denied");
-                    // Drop the message but keep the connection: a device with
-                    // one wrong topic keeps reporting on the right ones.
-                    PublishAclResult::rejected(false, None)
+                    .filter(|id| may_publish(id, &publish.topic));
+                let result = match identity {
+                    Some(identity) => state.take(session, identity, publish).await,
+                    None => {
+                        bump(&state.stats.publishes_denied);
+                        tracing::warn!(client = %session.id, topic = %publish.topic, "publish denied");
+                        // Drop the message but keep the connection: a device with
+                        // one wrong topic keeps reporting on the right ones.
+                        PublishAclResult::rejected(false, None)
+                    }
                 };
                 (false, Some(HookResult::PublishAclResult(result)))
             }
-            Parameter::MessagePublish(Some(session), from, publish) => {
-                state.forward(session, from, publish).await;
+            Parameter::MessagePublish(Some(session), from, publish)
+                if matches!(from.typ(), FromType::LastWill) =>
+            {
+                state.forward_will(session, publish).await;
                 (true, acc)
             }
             _ => (true, acc),
@@ -643,53 +726,120 @@ impl HookState {
         }
     }
 
-    async fn forward(&self, session: &Session, from: &MsgFrom, publish: &Publish) {
+    /// Hands a device's publish to ingest. QoS 1: waits until ingest
+    /// answers its receipt, and refuses the publish, closing the connection
+    /// without PUBACK, when it does not.
+    async fn take(
+        &self,
+        session: &Session,
+        identity: DeviceIdentity,
+        publish: &Publish,
+    ) -> PublishAclResult {
+        // Closing the connection keeps the message with the device.
+        let refuse = || PublishAclResult::rejected(true, None);
+        if self.stopping.load(Ordering::SeqCst) {
+            return refuse();
+        }
+        let Some((_, channel)) = parse_topic(&publish.topic) else {
+            return PublishAclResult::allow();
+        };
+        let client = &session.id.client_id;
+        let (message_id, packet) = match publish.packet_id {
+            Some(packet) => {
+                let digest = publish_digest(&publish.topic, &publish.payload);
+                let (message_id, unknown_to_broker) = lock(&self.retransmits).message_id(
+                    client,
+                    packet.get(),
+                    publish.dup,
+                    &digest,
+                    Instant::now(),
+                );
+                let packet = PublishPacket {
+                    id: packet.get(),
+                    unknown_to_broker,
+                };
+                (message_id, Some(packet))
+            }
+            // QoS 0 is never retransmitted.
+            None => (uuid::Uuid::new_v4().to_string(), None),
+        };
+        let message = InboundMessage {
+            message_id: message_id.clone(),
+            identity,
+            channel,
+            topic: publish.topic.to_string(),
+            payload: publish.payload.clone(),
+            retained: publish.retain,
+            last_will: false,
+            received_at: self.clock.now(),
+            source_address: session.id.remote_addr.map(|a| a.ip()),
+            packet,
+        };
+        let Some(packet) = packet else {
+            self.hand_over(message, Receipt::none()).await;
+            return PublishAclResult::allow();
+        };
+        let (receipt, answered) = Receipt::pair();
+        self.awaiting.fetch_add(1, Ordering::SeqCst);
+        let handed = self.hand_over(message, receipt).await;
+        let stored =
+            handed && matches!(tokio::time::timeout(STORE_WAIT, answered).await, Ok(Ok(())));
+        self.awaiting.fetch_sub(1, Ordering::SeqCst);
+        self.settled.notify_waiters();
+        if !stored {
+            tracing::warn!(%client, topic = %publish.topic, "a publish was not stored; the connection is closed so the device sends it again");
+            return refuse();
+        }
+        lock(&self.retransmits).acknowledged(client, packet.id, &message_id);
+        PublishAclResult::allow()
+    }
+
+    /// A last will: the broker publishes it for a connection that ended
+    /// without DISCONNECT; nobody waits for an acknowledgement.
+    async fn forward_will(&self, session: &Session, publish: &Publish) {
         if self.stopping.load(Ordering::SeqCst) {
             return;
         }
         let Some(identity) = identity_of(session).await else {
             return;
         };
-        // rmqtt calls this hook before its publish ACL check (and never checks
-        // a will), so apply the rule again rather than forward a denied message.
+        // Wills are checked at CONNECT (`may_will`); apply the rule again
+        // rather than forward anything else.
         if !may_publish(&identity, &publish.topic) {
             return;
         }
         let Some((_, channel)) = parse_topic(&publish.topic) else {
             return;
         };
-        // A last will has no packet id; QoS 0 is never retransmitted.
-        let message_id = match publish.packet_id {
-            Some(packet) if !matches!(from.typ(), FromType::LastWill) => lock(&self.retransmits)
-                .message_id(
-                    &session.id.client_id,
-                    packet.get(),
-                    publish.dup,
-                    Instant::now(),
-                ),
-            _ => uuid::Uuid::new_v4().to_string(),
-        };
         let message = InboundMessage {
-            message_id,
+            message_id: uuid::Uuid::new_v4().to_string(),
             identity,
             channel,
             topic: publish.topic.to_string(),
             payload: publish.payload.clone(),
             retained: publish.retain,
-            last_will: matches!(from.typ(), FromType::LastWill),
+            last_will: true,
             received_at: self.clock.now(),
             source_address: session.id.remote_addr.map(|a| a.ip()),
+            packet: None,
         };
-        // Awaiting a full channel holds this device's session (and through TCP
-        // the device) back: backpressure rather than loss. Counted before the
-        // message is handed over, so whoever receives it sees the count.
+        self.hand_over(message, Receipt::none()).await;
+    }
+
+    /// Queues a message for ingest. Awaiting a full channel holds this
+    /// device's session (and through TCP the device) back: backpressure
+    /// rather than loss. Counted before the message is handed over, so
+    /// whoever receives it sees the count. False when ingest has gone.
+    async fn hand_over(&self, message: InboundMessage, receipt: Receipt) -> bool {
         match self.inbound.reserve().await {
             Ok(permit) => {
                 bump(&self.stats.inbound_forwarded);
-                permit.send(message);
+                permit.send(Delivery { message, receipt });
+                true
             }
             Err(_) => {
-                tracing::warn!(topic = %publish.topic, "inbound receiver gone; device message dropped")
+                tracing::warn!(topic = %message.topic, "inbound receiver gone; device message not taken");
+                false
             }
         }
     }

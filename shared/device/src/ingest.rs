@@ -44,7 +44,7 @@ use alyt_store::repo::devices::{
     DeviceRecord, ReportedRecord, child_guard, device_item, paired_child_writes, reported_key,
 };
 use alyt_store::repo::history::{DeviceLogEntry, LogChannel, device_log_item, telemetry_item};
-use alyt_store::repo::messages::dedupe_guard;
+use alyt_store::repo::messages::{PublishedRecord, dedupe_guard, last_published, published_write};
 use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
 use alyt_store::repo::tenancy::{HomeAddressRecord, home_address_write};
 use alyt_store::{Condition, Item, Key, Store, StoreError, TxWrite};
@@ -58,7 +58,7 @@ use crate::channels::{
 };
 use crate::meter::MessageMeter;
 use crate::pairing::{ChildPairing, child_pairing};
-use crate::plane::InboundMessage;
+use crate::plane::{InboundMessage, publish_digest};
 
 pub use alyt_store::repo::history::TELEMETRY_RETENTION_DAYS;
 /// Attempts when a concurrent change to the same device wins the race.
@@ -153,6 +153,11 @@ impl Ingest {
     /// everything about the message itself is an [`Outcome`], including
     /// writes the store refuses as invalid ([`UNSTORABLE`]).
     pub async fn handle(&self, message: &InboundMessage) -> Result<Outcome, StoreError> {
+        if self.stored_before_a_restart(message).await? {
+            self.stats.duplicates.fetch_add(1, Ordering::Relaxed);
+            tracing::debug!(topic = %message.topic, "a publish stored before the restart came again");
+            return Ok(Outcome::Duplicate);
+        }
         let mut decoded = match decode_inbound(message.channel, &message.payload) {
             Ok(decoded) => decoded,
             Err(rejected) => {
@@ -203,6 +208,23 @@ impl Ingest {
             _ => 0,
         };
         Ok(outcome)
+    }
+
+    /// A publish the broker does not know, on the packet id and with the
+    /// content of the last one stored for its device: stored by an earlier
+    /// run that stopped before the PUBACK went out, and sent again. (A
+    /// device that reuses one packet id and repeats a payload byte for
+    /// byte across a restart has the repeat taken for the retransmit: QoS 1
+    /// cannot tell them apart without a DUP flag that rumqttc never sets.)
+    async fn stored_before_a_restart(&self, message: &InboundMessage) -> Result<bool, StoreError> {
+        let Some(packet) = message.packet.filter(|p| p.unknown_to_broker) else {
+            return Ok(false);
+        };
+        let Some(last) = last_published(&*self.store, message.identity.device_id).await? else {
+            return Ok(false);
+        };
+        Ok(last.packet == packet.id
+            && last.digest == publish_digest(&message.topic, &message.payload))
     }
 
     /// A device event that is a detection (`{ type: motion|contact|
@@ -548,6 +570,17 @@ impl Ingest {
         let mut planned = planned;
         if let Some(write) = home_address(message, decoded, device)? {
             planned.writes.push(write);
+        }
+        if let Some(packet) = message.packet {
+            let published = PublishedRecord {
+                packet: packet.id,
+                digest: publish_digest(&message.topic, &message.payload),
+                message_id: message.message_id.clone(),
+            };
+            let now = self.clock.unix_seconds();
+            planned
+                .writes
+                .push(published_write(device.id, &published, now)?);
         }
         self.transaction(message_id, device, planned, at).map(Some)
     }

@@ -22,7 +22,10 @@ pub use channels::{
     MAX_PAYLOAD_BYTES, RejectReason, Rejected, StatusReport, Telemetry, decode_any, decode_inbound,
     encode, encode_command, payload_schema,
 };
-pub use plane::{DeviceAuthenticator, DevicePublisher, InboundMessage, NoPublisher, PublishError};
+pub use plane::{
+    Delivery, DeviceAuthenticator, DevicePublisher, InboundMessage, NoPublisher, PublishError,
+    PublishPacket, Receipt, publish_digest,
+};
 pub use topic::{
     Channel, DeviceIdentity, TOPIC_ROOT, may_publish, may_subscribe, may_will, parse_topic,
 };

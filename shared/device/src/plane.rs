@@ -48,6 +48,72 @@ pub struct InboundMessage {
     /// `sourceip()`). A hub's tells the platform its home's internet
     /// address (the network condition's second signal).
     pub source_address: Option<std::net::IpAddr>,
+    /// The packet a QoS 1 publish came in, when the embedded broker took it
+    /// (hosted, IoT Core keeps packets to itself: `None`, as for QoS 0 and
+    /// last wills).
+    pub packet: Option<PublishPacket>,
+}
+
+/// A QoS 1 publish's packet, as the embedded broker saw it. A device sends
+/// a publish again, with the same packet id, until it gets the PUBACK; the
+/// broker acknowledges only once ingest stored the message, so a restart
+/// between the commit and the PUBACK leaves a stored message the device
+/// will send again, to a broker that no longer remembers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PublishPacket {
+    pub id: u16,
+    /// This broker has not seen the packet id from this device since it
+    /// started: the publish may be the retransmit of one that an earlier run
+    /// stored but never acknowledged (and a client need not mark it DUP:
+    /// rumqttc does not), so ingest asks the store.
+    pub unknown_to_broker: bool,
+}
+
+/// What identifies a publish's content for telling a retransmit from a new
+/// message on a reused packet id: its topic and payload (SHA-256, hex).
+pub fn publish_digest(topic: &str, payload: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(topic.as_bytes());
+    hash.update([0u8]);
+    hash.update(payload);
+    hex::encode(hash.finalize())
+}
+
+/// A message on its way to ingest, with the receipt the broker waits on
+/// before it acknowledges the publish.
+#[derive(Debug)]
+pub struct Delivery {
+    pub message: InboundMessage,
+    pub receipt: Receipt,
+}
+
+/// Answered once a message is handled for good: stored, or dropped by a
+/// rule that retrying would not change (its schema, the quota, an unknown
+/// device). The embedded broker sends a QoS 1 PUBACK only then; a receipt
+/// dropped unanswered (the store kept failing, the platform stopped) closes
+/// the device's connection instead, and the device sends the message again.
+#[derive(Debug)]
+#[must_use = "a receipt dropped unanswered makes the device send its message again"]
+pub struct Receipt(Option<tokio::sync::oneshot::Sender<()>>);
+
+impl Receipt {
+    /// For a message nobody waits on (QoS 0, a last will, SQS).
+    pub fn none() -> Self {
+        Self(None)
+    }
+
+    /// A receipt and what its answer arrives on.
+    pub fn pair() -> (Self, tokio::sync::oneshot::Receiver<()>) {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        (Self(Some(answer)), answered)
+    }
+
+    pub fn handled(mut self) {
+        if let Some(answer) = self.0.take() {
+            let _ = answer.send(());
+        }
+    }
 }
 
 /// Why a command could not be handed to the device. The row stays pending

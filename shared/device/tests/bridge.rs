@@ -278,6 +278,7 @@ async fn a_response_answers_the_row_once_with_command_result() {
         last_will: false,
         received_at: w.clock.now(),
         source_address: None,
+        packet: None,
     };
     let id = row.command_id;
     let ok = format!(r#"{{"commandId":"{id}","command":"set","status":"ok"}}"#);

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_device::{
-    Broker, BrokerConfig, BrokerError, Channel, DeviceAuthenticator, DeviceIdentity,
+    Broker, BrokerConfig, BrokerError, Channel, Delivery, DeviceAuthenticator, DeviceIdentity,
     InboundMessage, start_broker,
 };
 use alyt_domain::ManualClock;
@@ -111,7 +111,23 @@ async fn start_on(addr: SocketAddr) -> (Broker, mpsc::Receiver<InboundMessage>) 
         .await
         .expect("broker starts");
     assert_ne!(broker.local_addr.port(), 0);
-    (broker, rx)
+    (broker, handled_at_once(rx))
+}
+
+/// Stands in for ingest, which stores a message before the broker sends
+/// its PUBACK: takes each delivery as handled at once and passes the
+/// message on.
+fn handled_at_once(mut deliveries: mpsc::Receiver<Delivery>) -> mpsc::Receiver<InboundMessage> {
+    let (tx, rx) = mpsc::channel(deliveries.max_capacity());
+    tokio::spawn(async move {
+        while let Some(Delivery { message, receipt }) = deliveries.recv().await {
+            receipt.handled();
+            if tx.send(message).await.is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }
 
 async fn next_inbound(rx: &mut mpsc::Receiver<InboundMessage>) -> InboundMessage {
@@ -282,7 +298,7 @@ fn connect_refused(result: Result<Device, ConnectReturnCode>) -> ConnectReturnCo
 #[tokio::test]
 async fn a_device_reports_on_each_of_its_channels() {
     let clock = Arc::new(ManualClock::new(datetime!(2030-01-02 03:04:05 UTC)));
-    let (tx, mut rx) = mpsc::channel(64);
+    let (tx, rx) = mpsc::channel(64);
     let broker = start_broker(
         BrokerConfig::new(loopback()).with_clock(clock.clone()),
         auth(),
@@ -290,6 +306,7 @@ async fn a_device_reports_on_each_of_its_channels() {
     )
     .await
     .unwrap();
+    let mut rx = handled_at_once(rx);
     let mut device = Device::connect(&broker, DEV_A, Some(("user-a", "pass-a")), None)
         .await
         .expect("valid credentials connect");
@@ -667,6 +684,177 @@ async fn brokers_are_independent_and_a_port_is_reusable_after_shutdown() {
     assert_nothing_before_marker(&again, &mut again_rx, "restarted").await;
     again.shutdown().await;
     second.shutdown().await;
+}
+
+/// A device whose client keeps its unacknowledged publishes across
+/// reconnects (rumqttc resends them, same packet id, without DUP).
+fn keeping_options(broker_addr: SocketAddr) -> MqttOptions {
+    let mut options = MqttOptions::new(DEV_A, broker_addr.ip().to_string(), broker_addr.port());
+    options.set_keep_alive(Duration::from_secs(30));
+    options.set_credentials("user-a", "pass-a");
+    options.set_clean_session(false);
+    options
+}
+
+/// Polls until a PUBACK, or the connection fails (`None`).
+async fn puback_or_failure(events: &mut rumqttc::EventLoop) -> Option<u16> {
+    loop {
+        match timeout(WAIT, events.poll())
+            .await
+            .expect("an MQTT event in time")
+        {
+            Ok(Event::Incoming(Packet::PubAck(ack))) => return Some(ack.pkid),
+            Ok(_) => continue,
+            Err(_) => return None,
+        }
+    }
+}
+
+async fn next_delivery(rx: &mut mpsc::Receiver<Delivery>) -> Delivery {
+    timeout(WAIT, rx.recv())
+        .await
+        .expect("a delivery in time")
+        .expect("inbound channel open")
+}
+
+#[tokio::test]
+async fn a_qos1_publish_is_acknowledged_only_once_ingest_has_handled_it() {
+    let (tx, mut rx) = mpsc::channel(64);
+    let broker = start_broker(BrokerConfig::new(loopback()), auth(), tx)
+        .await
+        .unwrap();
+    let (client, mut events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
+    client
+        .publish(
+            dev_a().topic(Channel::Telemetry),
+            QoS::AtLeastOnce,
+            false,
+            "one",
+        )
+        .await
+        .unwrap();
+    let pump = tokio::spawn(async move {
+        let ack = puback_or_failure(&mut events).await;
+        (ack, events)
+    });
+    let delivery = next_delivery(&mut rx).await;
+    let packet = delivery
+        .message
+        .packet
+        .expect("a QoS 1 publish has its packet");
+    assert!(
+        packet.unknown_to_broker,
+        "the first use of the packet id here"
+    );
+    // No PUBACK while the message is unanswered (given a generous moment).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!pump.is_finished(), "acknowledged before it was handled");
+    delivery.receipt.handled();
+    let (ack, mut events) = pump.await.unwrap();
+    assert_eq!(ack, Some(packet.id), "the PUBACK once handled");
+
+    // A QoS 0 publish is not waited on: it reaches ingest with no packet.
+    client
+        .publish(
+            dev_a().topic(Channel::Telemetry),
+            QoS::AtMostOnce,
+            false,
+            "zero",
+        )
+        .await
+        .unwrap();
+    let pump = tokio::spawn(async move { while events.poll().await.is_ok() {} });
+    let zero = next_delivery(&mut rx).await;
+    assert_eq!(
+        (&zero.message.payload[..], zero.message.packet),
+        (&b"zero"[..], None)
+    );
+    pump.abort();
+    broker.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_publish_not_stored_gets_no_puback_and_its_resend_keeps_its_message_id() {
+    let (tx, mut rx) = mpsc::channel(64);
+    let broker = start_broker(BrokerConfig::new(loopback()), auth(), tx)
+        .await
+        .unwrap();
+    let (client, mut events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
+    client
+        .publish(
+            dev_a().topic(Channel::Events),
+            QoS::AtLeastOnce,
+            false,
+            "kept",
+        )
+        .await
+        .unwrap();
+    let pump = tokio::spawn(async move {
+        let first = puback_or_failure(&mut events).await;
+        (first, events)
+    });
+    // Ingest gives up on it (the store kept failing): the receipt goes
+    // unanswered, and the broker closes the connection instead of acking.
+    let first = next_delivery(&mut rx).await;
+    drop(first.receipt);
+    let (ack, mut events) = pump.await.unwrap();
+    assert_eq!(ack, None, "no PUBACK for a message that was not stored");
+
+    // The client reconnects and sends it again; ingest must see the same
+    // message id, so that a copy stored meanwhile counts once.
+    let pump = tokio::spawn(async move { puback_or_failure(&mut events).await });
+    let again = next_delivery(&mut rx).await;
+    assert_eq!(&again.message.payload[..], b"kept");
+    assert_eq!(again.message.message_id, first.message.message_id);
+    assert!(!again.message.packet.unwrap().unknown_to_broker);
+    again.receipt.handled();
+    assert!(pump.await.unwrap().is_some(), "acknowledged once handled");
+    broker.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_stop_lets_a_publish_being_stored_finish_and_refuses_new_ones() {
+    let (tx, mut rx) = mpsc::channel(64);
+    let broker = start_broker(BrokerConfig::new(loopback()), auth(), tx)
+        .await
+        .unwrap();
+    let (client, mut events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
+    client
+        .publish(
+            dev_a().topic(Channel::Telemetry),
+            QoS::AtLeastOnce,
+            false,
+            "in-flight",
+        )
+        .await
+        .unwrap();
+    let pump = tokio::spawn(async move { puback_or_failure(&mut events).await });
+    let mut other = Device::connect(&broker, DEV_B, Some(("user-b", "pass-b")), None)
+        .await
+        .unwrap();
+    let delivery = next_delivery(&mut rx).await;
+    let stop = tokio::spawn(broker.shutdown());
+    // The stop waits for the message being stored, then acks it.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        !stop.is_finished(),
+        "the stop waits for the publish in flight"
+    );
+    // Meanwhile a new publish is refused: no PUBACK, and ingest never sees it
+    // (the device keeps it for the next run).
+    assert!(
+        !other
+            .publish(&dev_b().topic(Channel::Telemetry), "late")
+            .await,
+        "a publish during the stop is not acknowledged"
+    );
+    delivery.receipt.handled();
+    assert!(pump.await.unwrap().is_some(), "its PUBACK still went out");
+    timeout(WAIT, stop).await.expect("the stop ends").unwrap();
+    assert!(
+        rx.try_recv().is_err(),
+        "the refused publish never reached ingest"
+    );
 }
 
 /// The hooks do not depend on the protocol version; MQTT 5 also reports the

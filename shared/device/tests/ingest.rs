@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use alyt_device::ingest::{Ingest, Outcome};
-use alyt_device::{Channel, DeviceIdentity, InboundMessage};
+use alyt_device::{Channel, DeviceIdentity, InboundMessage, PublishPacket};
 use alyt_domain::device::{
     DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
     Lenient,
@@ -85,6 +85,7 @@ impl World {
             last_will: false,
             received_at: self.clock.now(),
             source_address: None,
+            packet: None,
         }
     }
 
@@ -234,6 +235,61 @@ async fn telemetry_is_a_time_series_and_an_event() {
         .collect();
     assert_eq!(telemetry.len(), 2);
     assert_eq!(telemetry[1].data["metrics"]["humidity"], 40.0);
+}
+
+/// The embedded broker acknowledges a QoS 1 publish only once it is
+/// stored; a platform stopped between the commit and the PUBACK meets the
+/// publish again, from a broker that does not know it (a new message id).
+#[tokio::test]
+async fn a_publish_stored_before_a_restart_is_not_stored_again_when_resent() {
+    let w = world().await;
+    let on = |packet: u16, unknown_to_broker: bool, watts: u32| InboundMessage {
+        packet: Some(PublishPacket {
+            id: packet,
+            unknown_to_broker,
+        }),
+        ..w.message(
+            Channel::Telemetry,
+            &format!(r#"{{"metrics":{{"watts":{watts}}}}}"#),
+        )
+    };
+    assert_eq!(
+        w.ingest.handle(&on(7, true, 1)).await.unwrap(),
+        Outcome::Applied
+    );
+    // The same publish after the restart: the packet id and content of
+    // the last one stored.
+    assert_eq!(
+        w.ingest.handle(&on(7, true, 1)).await.unwrap(),
+        Outcome::Duplicate
+    );
+    // Not the same publish: other content on that packet id, the same
+    // content on another, or a packet id the broker knows (its own
+    // bookkeeping decided it is new).
+    assert_eq!(
+        w.ingest.handle(&on(7, true, 2)).await.unwrap(),
+        Outcome::Applied
+    );
+    assert_eq!(
+        w.ingest.handle(&on(8, true, 2)).await.unwrap(),
+        Outcome::Applied
+    );
+    assert_eq!(
+        w.ingest.handle(&on(8, false, 2)).await.unwrap(),
+        Outcome::Applied
+    );
+    // Only the last one stored counts: packet 7's content is history.
+    assert_eq!(
+        w.ingest.handle(&on(7, true, 2)).await.unwrap(),
+        Outcome::Applied
+    );
+
+    let series = w
+        .store
+        .query(Query::partition(format!("TELEMETRY#{}#watts", w.device.id)))
+        .await
+        .unwrap();
+    assert_eq!(series.items.len(), 5, "one point per message stored");
 }
 
 #[tokio::test]
@@ -544,6 +600,7 @@ async fn a_hub_coming_online_records_its_homes_address() {
     let from: std::net::IpAddr = "203.0.113.7".parse().unwrap();
     let online = |w: &World| InboundMessage {
         source_address: Some(from),
+        packet: None,
         ..w.message(Channel::Availability, "online")
     };
     // A light is no hub.

@@ -146,6 +146,7 @@ impl World {
             last_will: false,
             received_at: self.clock.now(),
             source_address: None,
+            packet: None,
         }
     }
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use alyt_device::channels::{decode_response, decode_status, decode_telemetry};
 use alyt_device::{
-    Availability, Broker, BrokerConfig, Channel, CommandMessage, DeviceAuthenticator,
+    Availability, Broker, BrokerConfig, Channel, CommandMessage, Delivery, DeviceAuthenticator,
     DeviceIdentity, InboundMessage, start_broker,
 };
 use alyt_domain::device::CommandId;
@@ -104,7 +104,7 @@ impl Harness {
             broker: Some(broker),
             sim,
             registered,
-            rx,
+            rx: handled_at_once(rx),
             backlog: VecDeque::new(),
             tenant: TenantId::new(),
             property: PropertyId::new(),
@@ -667,7 +667,7 @@ async fn devices_wait_for_a_broker_that_starts_later() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!sim.snapshot(device_id).await.unwrap().connected);
 
-    let (tx, mut rx) = mpsc::channel(256);
+    let (tx, rx) = mpsc::channel(256);
     let broker = start_broker(
         BrokerConfig::new(SocketAddr::from(([127, 0, 0, 1], port))),
         registered,
@@ -675,6 +675,7 @@ async fn devices_wait_for_a_broker_that_starts_later() {
     )
     .await
     .expect("broker starts on the port");
+    let mut rx = handled_at_once(rx);
     let online = timeout(WAIT, async {
         loop {
             let m = rx.recv().await.expect("inbound open");
@@ -688,4 +689,20 @@ async fn devices_wait_for_a_broker_that_starts_later() {
     assert_eq!(availability(&online), Availability::Online);
     sim.shutdown().await;
     broker.shutdown().await;
+}
+
+/// Stands in for ingest, which stores a message before the broker sends
+/// its PUBACK: takes each delivery as handled at once and passes the
+/// message on.
+fn handled_at_once(mut deliveries: mpsc::Receiver<Delivery>) -> mpsc::Receiver<InboundMessage> {
+    let (tx, rx) = mpsc::channel(deliveries.max_capacity());
+    tokio::spawn(async move {
+        while let Some(Delivery { message, receipt }) = deliveries.recv().await {
+            receipt.handled();
+            if tx.send(message).await.is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }
