@@ -21,6 +21,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -477,8 +478,8 @@ struct DeviceLog {
     sent: BTreeSet<u64>,
     /// PUBACKed: the platform has promised to keep them.
     acked: BTreeSet<u64>,
-    /// Sent again after a reconnect (DUP set).
-    retransmits: u64,
+    /// Sent again after a reconnect, DUP set (at least once).
+    resent: BTreeSet<u64>,
     /// CONNACKs received.
     connects: u64,
     /// A PUBACK for a message already acknowledged, or a retransmit whose
@@ -494,7 +495,8 @@ struct Device {
 }
 
 impl Device {
-    fn connect(mqtt: SocketAddr, registered: Registered) -> Device {
+    /// Connects, and reconnects after every drop unless `paused`.
+    fn connect(mqtt: SocketAddr, registered: Registered, paused: Arc<AtomicBool>) -> Device {
         let mut options =
             MqttOptions::new(&registered.username, mqtt.ip().to_string(), mqtt.port());
         options.set_credentials(&registered.username, &registered.password);
@@ -504,7 +506,7 @@ impl Device {
         options.set_inflight(u16::MAX);
         let (client, eventloop) = AsyncClient::new(options, 100_000);
         let log = Arc::new(Mutex::new(DeviceLog::default()));
-        tokio::spawn(drive(eventloop, log.clone()));
+        tokio::spawn(drive(eventloop, log.clone(), paused));
         Device {
             registered,
             client,
@@ -536,8 +538,8 @@ fn seq_of(publish: &rumqttc::Publish) -> Option<u64> {
 }
 
 /// Drives one device's connection for the whole test, reconnecting after
-/// every drop.
-async fn drive(mut eventloop: EventLoop, log: Arc<Mutex<DeviceLog>>) {
+/// every drop (once `paused` is false).
+async fn drive(mut eventloop: EventLoop, log: Arc<Mutex<DeviceLog>>, paused: Arc<AtomicBool>) {
     // What was not acknowledged (or not yet sent) when the connection dropped.
     let mut unfinished: Vec<Request> = Vec::new();
     loop {
@@ -578,12 +580,15 @@ async fn drive(mut eventloop: EventLoop, log: Arc<Mutex<DeviceLog>>) {
                                 ));
                             }
                             publish.dup = true;
-                            log.retransmits += 1;
+                            log.resent.insert(u64::from(publish.pkid) - 1);
                         }
                         unfinished.push(Request::Publish(publish));
                     }
                 }
                 tokio::time::sleep(Duration::from_millis(25)).await;
+                while paused.load(Ordering::SeqCst) {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
             }
         }
     }
@@ -674,10 +679,11 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
     )
     .await;
     assert_eq!(status, 201, "{body}");
+    let paused = Arc::new(AtomicBool::new(false));
     let mut devices = Vec::new();
     for n in 0..DEVICES {
         let registered = register(&setup, &http, &dev, n).await;
-        devices.push(Device::connect(setup.mqtt, registered));
+        devices.push(Device::connect(setup.mqtt, registered, paused.clone()));
     }
     until_connected(&devices, DEVICES as u64).await;
     println!(
@@ -710,6 +716,8 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
         };
         let up = alyt.started.elapsed();
         alyt.signal(signal);
+        // The devices stay away until the restarted platform was read.
+        paused.store(true, Ordering::SeqCst);
         let (published, sent, acked, _) = totals(&devices);
         last_kill = Instant::now();
         let status = alyt
@@ -728,13 +736,10 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
             last_kill.elapsed().as_millis(),
         );
         println!("{what}");
-        kills.push((
-            what,
-            devices
-                .iter()
-                .map(|d| d.log.lock().unwrap().acked.clone())
-                .collect(),
-        ));
+        let acked_at_exit: Vec<BTreeSet<u64>> = devices
+            .iter()
+            .map(|d| d.log.lock().unwrap().acked.clone())
+            .collect();
         if round == KILLS {
             let stop_lines: Vec<String> = alyt
                 .lines()
@@ -747,13 +752,31 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
         let restart = Instant::now();
         alyt = setup.start().await;
         let serving = restart.elapsed();
+        // What the platform holds before any device is back: what it
+        // acknowledged must all be there, and what it stored without the
+        // acknowledgement reaching the device will be sent again and must
+        // be recognised (counted at the end as stored twice if it is not).
+        let (mut stored_unacked, mut acked_missing) = (0, 0);
+        for (device, acked) in devices.iter().zip(&acked_at_exit) {
+            let stored: BTreeSet<u64> = stored_seqs(&setup, &http, &dev, &device.registered.id)
+                .await
+                .into_iter()
+                .collect();
+            stored_unacked += stored.difference(acked).count();
+            acked_missing += acked.difference(&stored).count();
+        }
+        paused.store(false, Ordering::SeqCst);
         starts += 1;
         until_connected(&devices, (DEVICES * starts) as u64).await;
-        println!(
-            "  restarted: serving after {} ms, the devices back after {} ms",
+        let what = format!(
+            "{what}\n  restarted: serving after {} ms, the devices back after {} ms; it held {stored_unacked} \
+             messages whose PUBACK never reached the device (each to be recognised when sent again) and \
+             lacked {acked_missing} it had acknowledged",
             serving.as_millis(),
             restart.elapsed().as_millis()
         );
+        println!("{}", what.lines().skip(1).collect::<Vec<_>>().join("\n"));
+        kills.push((what, acked_at_exit));
     }
     for burst in 0..2 {
         for device in &devices {
@@ -925,7 +948,7 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
             .map(|(_, n)| n)
             .sum::<usize>();
         bookkeeping.extend(log.bookkeeping_errors.iter().cloned());
-        retransmits += log.retransmits;
+        retransmits += log.resent.len();
         acked_total += log.acked.len();
         published_total += log.published;
     }
@@ -940,7 +963,7 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
     }
     println!(
         "after {} starts in {:.1} s: {published_total} published, {acked_total} acked, \
-         {retransmits} retransmitted after a reconnect; {stored_points} points stored, \
+         {retransmits} of them sent again after a reconnect; {stored_points} points stored, \
          {} events, {} webhook deliveries ({webhook_duplicates} duplicates)\n\
          acknowledged but not stored: {acked_not_stored}\n\
          stored twice: {stored_twice}\n\
