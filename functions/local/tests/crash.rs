@@ -744,7 +744,7 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
             let stop_lines: Vec<String> = alyt
                 .lines()
                 .into_iter()
-                .filter(|l| l.contains("drain") || l.contains("stopp") || l.contains("Stopp"))
+                .filter(|l| l.contains("drain") || l.to_lowercase().contains("stop"))
                 .collect();
             println!("  the stop said: {stop_lines:#?}");
         }
