@@ -253,7 +253,7 @@ pub fn spawn_webhooks(
     clock: Arc<dyn Clock>,
     outbox: std::path::PathBuf,
     stop: watch::Receiver<bool>,
-) -> Vec<JoinHandle<()>> {
+) -> Vec<(&'static str, JoinHandle<()>)> {
     if config.allow_private_networks {
         tracing::info!(
             "webhooks and connector servers may reach private networks: http URLs and loopback, \
@@ -314,5 +314,8 @@ pub fn spawn_webhooks(
             }
         },
     );
-    vec![dispatcher, deliverer]
+    vec![
+        ("webhook dispatch", dispatcher),
+        ("webhook delivery", deliverer),
+    ]
 }

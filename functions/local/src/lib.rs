@@ -235,7 +235,10 @@ pub struct Platform {
     /// The built-in virtual bridge, served while the platform runs.
     _virtual_bridge: Option<alyt_connectors::bridge::RunningBridge>,
     shutdown: watch::Sender<bool>,
-    tasks: Vec<JoinHandle<()>>,
+    /// Every task of the process but ingest's, by what it does.
+    tasks: Vec<(&'static str, JoinHandle<()>)>,
+    /// Ingest: answers how many messages it drained at the stop.
+    ingest: JoinHandle<usize>,
     /// Usage counted in memory (keyed requests, device messages).
     meter: UsageMeter,
     stop_within: Duration,
@@ -270,26 +273,53 @@ impl Platform {
         let started = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + self.stop_within;
         let _ = self.shutdown.send(true);
-        self.store.event_signal().stop();
+        let streams_ended = self.store.event_signal().stop();
         // Devices disconnect cleanly (no last will) before the broker goes.
         let _ = tokio::time::timeout_at(deadline, self.simulator.shutdown()).await;
-        let _ = tokio::time::timeout_at(deadline, self.broker.shutdown()).await;
+        let broker = tokio::time::timeout_at(deadline, self.broker.shutdown())
+            .await
+            .ok();
         let _ = self.ingest_stop.send(true);
-        let mut cut_off = 0;
-        for mut task in self.tasks {
+        let mut cut_off = Vec::new();
+        let mut waited_for = Vec::new();
+        for (name, mut task) in self.tasks {
+            let waiting = std::time::Instant::now();
             if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
                 task.abort();
-                cut_off += 1;
+                cut_off.push(name);
+            } else if waiting.elapsed() >= NOTABLE_WAIT {
+                waited_for.push(format!("{name} {:?}", waiting.elapsed()));
             }
         }
+        let mut ingest = self.ingest;
+        let drained = match tokio::time::timeout_at(deadline, &mut ingest).await {
+            Ok(drained) => drained.unwrap_or(0),
+            Err(_) => {
+                ingest.abort();
+                cut_off.push("ingest");
+                0
+            }
+        };
         // Nothing counts any more: what was counted is written.
         let flushed = self.meter.flush().await;
-        if cut_off > 0 {
-            tracing::warn!(cut_off, within = ?self.stop_within, "stopped: tasks that had not finished in time were cut off");
+        if !cut_off.is_empty() {
+            tracing::warn!(?cut_off, within = ?self.stop_within, "stopped: tasks that had not finished in time were cut off");
         }
-        tracing::info!(took = ?started.elapsed(), ?flushed, "stopped: streams told to reconnect, requests and device messages drained, usage flushed");
+        tracing::info!(
+            took = ?started.elapsed(),
+            streams_ended,
+            device_sessions_closed = broker.map(|b| b.sessions_closed),
+            publishes_let_finish = broker.map(|b| b.publishes_let_finish),
+            queued_messages_drained = drained,
+            ?waited_for,
+            ?flushed,
+            "stopped: streams told to reconnect, requests and device messages drained, webhook and sweep passes finished, usage flushed"
+        );
     }
 }
+
+/// A task that took this long to finish at the stop is named in the log.
+const NOTABLE_WAIT: Duration = Duration::from_millis(100);
 
 /// Starts the whole platform and returns once it accepts connections.
 pub async fn spawn(config: Config) -> Result<Platform, StartError> {
@@ -363,16 +393,19 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     )
     .counting_in(meter.clone());
     let flushing = meter.clone();
-    tasks.push(periodic::spawn(
-        "usage-flush",
-        Beat::every(config.usage_flush_every),
-        on_shutdown.clone(),
-        move || {
-            let flushing = flushing.clone();
-            async move {
-                flushing.flush().await;
-            }
-        },
+    tasks.push((
+        "usage flush",
+        periodic::spawn(
+            "usage-flush",
+            Beat::every(config.usage_flush_every),
+            on_shutdown.clone(),
+            move || {
+                let flushing = flushing.clone();
+                async move {
+                    flushing.flush().await;
+                }
+            },
+        ),
     ));
     // The simulator: virtual devices as MQTT clients of the embedded broker,
     // over the same MQTT_MESSAGES meter ingest counts with.
@@ -393,27 +426,30 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // start once, runs go on after their delays and waits) and home
     // security's countdowns and alarm outputs.
     let runner_state = state.clone();
-    tasks.push(periodic::spawn(
-        "routines",
-        Beat::every(config.routine_runner_every),
-        on_shutdown.clone(),
-        move || {
-            let state = runner_state.clone();
-            async move {
-                if let Err(e) = alyt_api::groups::security::timers(&state).await {
-                    tracing::warn!(error = %e, "the security timers failed");
-                }
-                use alyt_api::groups::homes::routines::runner::{PASS_BUDGET, pass};
-                let until = tokio::time::Instant::now() + PASS_BUDGET;
-                match pass(&state, until).await {
-                    Ok(report) if report != Default::default() => {
-                        tracing::debug!(?report, "routine runner");
+    tasks.push((
+        "routines and security timers",
+        periodic::spawn(
+            "routines",
+            Beat::every(config.routine_runner_every),
+            on_shutdown.clone(),
+            move || {
+                let state = runner_state.clone();
+                async move {
+                    if let Err(e) = alyt_api::groups::security::timers(&state).await {
+                        tracing::warn!(error = %e, "the security timers failed");
                     }
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "the routine runner failed"),
+                    use alyt_api::groups::homes::routines::runner::{PASS_BUDGET, pass};
+                    let until = tokio::time::Instant::now() + PASS_BUDGET;
+                    match pass(&state, until).await {
+                        Ok(report) if report != Default::default() => {
+                            tracing::debug!(?report, "routine runner");
+                        }
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!(error = %e, "the routine runner failed"),
+                    }
                 }
-            }
-        },
+            },
+        ),
     ));
     // The console's page and files at / (no API route lives there), then
     // the API with its conventions and fallback.
@@ -444,31 +480,34 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // Ingest stops only once the broker has: what it acknowledged is in
     // the queue by then, and is stored before the store goes.
     let (ingest_stop, on_ingest_stop) = watch::channel(false);
-    tasks.push(tokio::spawn(run_ingest(ingest, inbound_rx, on_ingest_stop)));
+    let ingest = tokio::spawn(run_ingest(ingest, inbound_rx, on_ingest_stop));
 
     // The command bridge: pending command rows are retried.
     let bridge_store = store.clone();
     let bridge_clock = clock.clone();
-    tasks.push(periodic::spawn(
-        "sweeps",
-        Beat::every(alyt_device::bridge::SWEEP_INTERVAL),
-        on_shutdown.clone(),
-        move || {
-            let sweep = alyt_device::bridge::sweep(
-                bridge_store.clone(),
-                publisher.clone(),
-                bridge_clock.clone(),
-            );
-            async move {
-                match sweep.await {
-                    Ok(report) if report != Default::default() => {
-                        tracing::debug!(?report, "bridge sweep");
+    tasks.push((
+        "bridge sweep",
+        periodic::spawn(
+            "sweeps",
+            Beat::every(alyt_device::bridge::SWEEP_INTERVAL),
+            on_shutdown.clone(),
+            move || {
+                let sweep = alyt_device::bridge::sweep(
+                    bridge_store.clone(),
+                    publisher.clone(),
+                    bridge_clock.clone(),
+                );
+                async move {
+                    match sweep.await {
+                        Ok(report) if report != Default::default() => {
+                            tracing::debug!(?report, "bridge sweep");
+                        }
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!(error = %e, "the bridge sweep failed"),
                     }
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "the bridge sweep failed"),
                 }
-            }
-        },
+            },
+        ),
     ));
 
     // The heartbeat sweep: ONLINE devices silent past their window go OFFLINE
@@ -485,63 +524,72 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             .unwrap_or(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS)
             .min(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS),
     );
-    tasks.push(periodic::spawn(
-        "sweeps",
-        Beat::every(config.heartbeat_sweep_every),
-        on_shutdown.clone(),
-        move || {
-            let sweep = sweep.clone();
-            async move {
-                match sweep.run().await {
-                    Ok(report) if report.marked_offline > 0 => {
-                        tracing::info!(?report, "heartbeat sweep marked devices offline");
+    tasks.push((
+        "heartbeat sweep",
+        periodic::spawn(
+            "sweeps",
+            Beat::every(config.heartbeat_sweep_every),
+            on_shutdown.clone(),
+            move || {
+                let sweep = sweep.clone();
+                async move {
+                    match sweep.run().await {
+                        Ok(report) if report.marked_offline > 0 => {
+                            tracing::info!(?report, "heartbeat sweep marked devices offline");
+                        }
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!(error = %e, "heartbeat sweep failed"),
                     }
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "heartbeat sweep failed"),
                 }
-            }
-        },
+            },
+        ),
     ));
 
     // The stay sweep: guests checked in once and out on time; on the same
     // beat, the deprecation notices a stopped request left to finish.
     let stays = alyt_stays::GuestStays::new(store.clone(), clock.clone());
     let notices = alyt_events::deprecations::DeprecationNotices::new(store.clone(), clock.clone());
-    tasks.push(periodic::spawn(
-        "sweeps",
-        Beat::every(config.stay_sweep_every),
-        on_shutdown.clone(),
-        move || {
-            let (stays, notices) = (stays.clone(), notices.clone());
-            async move {
-                match stays.sweep().await {
-                    Ok(report) if report != Default::default() => {
-                        tracing::info!(?report, "stay sweep");
+    tasks.push((
+        "stay sweep",
+        periodic::spawn(
+            "sweeps",
+            Beat::every(config.stay_sweep_every),
+            on_shutdown.clone(),
+            move || {
+                let (stays, notices) = (stays.clone(), notices.clone());
+                async move {
+                    match stays.sweep().await {
+                        Ok(report) if report != Default::default() => {
+                            tracing::info!(?report, "stay sweep");
+                        }
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!(error = %e, "stay sweep failed"),
                     }
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "stay sweep failed"),
+                    match notices.deliver().await {
+                        Ok(0) => {}
+                        Ok(written) => tracing::info!(written, "deprecation notices"),
+                        Err(e) => tracing::warn!(error = %e, "deprecation notices failed"),
+                    }
                 }
-                match notices.deliver().await {
-                    Ok(0) => {}
-                    Ok(written) => tracing::info!(written, "deprecation notices"),
-                    Err(e) => tracing::warn!(error = %e, "deprecation notices failed"),
-                }
-            }
-        },
+            },
+        ),
     ));
 
     let mut http_stop = on_shutdown.clone();
-    tasks.push(tokio::spawn(async move {
-        let served = axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async move { stopped(&mut http_stop).await })
-        .await;
-        if let Err(e) = served {
-            tracing::error!(error = %e, "the HTTP server stopped");
-        }
-    }));
+    tasks.push((
+        "http",
+        tokio::spawn(async move {
+            let served = axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(async move { stopped(&mut http_stop).await })
+            .await;
+            if let Err(e) = served {
+                tracing::error!(error = %e, "the HTTP server stopped");
+            }
+        }),
+    ));
 
     // Webhooks: the dispatcher and the delivery worker.
     tasks.extend(events::spawn_webhooks(
@@ -556,21 +604,24 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // as DynamoDB's TTL does. Reset mails a stopped process left waiting
     // leave on the same beat.
     let purger = store.clone();
-    tasks.push(periodic::spawn(
-        "local-housekeeping",
-        Beat::every(PURGE_INTERVAL),
-        on_shutdown,
-        move || {
-            let (purger, reset_mails) = (purger.clone(), reset_mails.clone());
-            async move {
-                if let Err(e) = purger.purge_expired().await {
-                    tracing::warn!(error = %e, "purging expired items failed");
+    tasks.push((
+        "housekeeping",
+        periodic::spawn(
+            "local-housekeeping",
+            Beat::every(PURGE_INTERVAL),
+            on_shutdown,
+            move || {
+                let (purger, reset_mails) = (purger.clone(), reset_mails.clone());
+                async move {
+                    if let Err(e) = purger.purge_expired().await {
+                        tracing::warn!(error = %e, "purging expired items failed");
+                    }
+                    if let Err(e) = reset_mails.deliver().await {
+                        tracing::warn!(error = %e, "delivering reset mails failed");
+                    }
                 }
-                if let Err(e) = reset_mails.deliver().await {
-                    tracing::warn!(error = %e, "delivering reset mails failed");
-                }
-            }
-        },
+            },
+        ),
     ));
 
     let virtual_bridge = built_ins::serve_virtual_bridge(&*store, clock.now()).await;
@@ -596,6 +647,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         _virtual_bridge: virtual_bridge,
         shutdown,
         tasks,
+        ingest,
         meter,
         stop_within: config.stop_within,
         ingest_stop,
@@ -716,7 +768,7 @@ async fn run_ingest(
     ingest: Ingest,
     mut inbound: tokio::sync::mpsc::Receiver<Delivery>,
     mut stop: watch::Receiver<bool>,
-) {
+) -> usize {
     // Messages of one device are applied in order by one shard; shards run
     // at once, so their transactions share the store's group commits.
     let mut shards = Vec::with_capacity(INGEST_SHARDS);
@@ -765,6 +817,7 @@ async fn run_ingest(
     for worker in workers {
         let _ = worker.await;
     }
+    drained
 }
 
 /// Ingest shards of the local platform.

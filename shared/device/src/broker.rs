@@ -210,6 +210,7 @@ async fn start_here(
         stopping: AtomicBool::new(false),
         awaiting: AtomicUsize::new(0),
         settled: tokio::sync::Notify::new(),
+        closing: tokio::sync::watch::Sender::new(false),
         stats: Counters::default(),
     });
     let register = scx.extends.hook_mgr().register();
@@ -416,12 +417,9 @@ impl Broker {
     /// meanwhile gets no PUBACK: its device sends it again to the next run.
     /// Last wills that fire while closing are not forwarded: the devices did
     /// not fail, the platform is stopping.
-    pub async fn shutdown(mut self) {
+    pub async fn shutdown(mut self) -> BrokerStop {
         self.state.stopping.store(true, Ordering::SeqCst);
-        self.server.abort();
-        // The listener socket closes when the aborted task drops it.
-        let _ = (&mut self.server).await;
-        let awaiting = self.state.awaiting.load(Ordering::SeqCst);
+        let being_stored = self.state.awaiting.load(Ordering::SeqCst);
         let settled = tokio::time::timeout(SETTLE_WAIT, async {
             loop {
                 let notified = self.state.settled.notified();
@@ -433,18 +431,21 @@ impl Broker {
         })
         .await
         .is_ok();
-        if awaiting > 0 {
-            tracing::info!(
-                awaiting,
-                settled,
-                "publishes being stored at the stop were let finish"
-            );
-        }
+        // rmqtt writes a PUBACK after the publish hook returns and tells
+        // nobody when it has; closing the sessions at once would cut off
+        // the ones just answered (their devices would send them again).
+        tokio::time::sleep(PUBACK_GRACE).await;
+        self.state.closing.send_replace(true);
+        // Only now: aborting the server ends its connections' tasks too.
+        self.server.abort();
+        // The listener socket closes when the aborted task drops it.
+        let _ = (&mut self.server).await;
 
         let ids: Vec<Id> = {
             let shared = self.scx.extends.shared().await;
             shared.iter().map(|entry| entry.id()).collect()
         };
+        let mut sessions_closed = 0;
         for id in ids {
             let entry = self.scx.extends.shared().await.entry(id);
             let Ok(mut entry) = entry.try_lock().await else {
@@ -452,13 +453,30 @@ impl Broker {
             };
             // An admin kick with clean start ends the session for good (no
             // offline session left waiting for its expiry).
-            if let Err(e) = entry.kick(true, true, true).await {
-                tracing::debug!(error = %e, "kick at broker shutdown");
+            match entry.kick(true, true, true).await {
+                Ok(_) => sessions_closed += 1,
+                Err(e) => tracing::debug!(error = %e, "kick at broker shutdown"),
             }
         }
         lock(&self.state.pending).clear();
-        tracing::info!(local_addr = %self.local_addr, "MQTT broker stopped");
+        let stop = BrokerStop {
+            sessions_closed,
+            publishes_let_finish: being_stored,
+            all_finished: settled,
+        };
+        tracing::info!(local_addr = %self.local_addr, ?stop, "MQTT broker stopped");
+        stop
     }
+}
+
+/// What a broker's stop did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BrokerStop {
+    pub sessions_closed: usize,
+    /// QoS 1 publishes ingest was storing when the stop began, let finish.
+    pub publishes_let_finish: usize,
+    /// False when some were still unanswered after [`SETTLE_WAIT`].
+    pub all_finished: bool,
 }
 
 impl Drop for Broker {
@@ -510,6 +528,9 @@ struct HookState {
     /// wakes the stop when one is.
     awaiting: AtomicUsize,
     settled: tokio::sync::Notify,
+    /// Set once the stop has let the publishes being stored finish: a
+    /// publish held since the stop began is refused then.
+    closing: tokio::sync::watch::Sender<bool>,
     stats: Counters,
 }
 
@@ -518,6 +539,8 @@ struct HookState {
 const STORE_WAIT: Duration = Duration::from_secs(10);
 /// How long a stop lets the publishes being stored finish.
 pub const SETTLE_WAIT: Duration = Duration::from_secs(5);
+/// How long a stop gives the PUBACKs just answered to go out.
+const PUBACK_GRACE: Duration = Duration::from_millis(50);
 
 /// How long a publish's packet id keeps its message id for a retransmit.
 const RETRANSMIT_TTL: Duration = Duration::from_secs(10 * 60);
@@ -530,10 +553,11 @@ const RETRANSMIT_CAPACITY: usize = 100_000;
 /// deduplicates on it: so one state change and one platform event, as SQS
 /// duplicates get hosted. A packet id is free for a new message only after
 /// its acknowledgement, so a publish on a packet id whose last message was
-/// not acknowledged is that message again; after the PUBACK, only one marked
-/// DUP with the same content is (the PUBACK was lost on the way). rumqttc
-/// does not mark DUP, which is why the content is compared rather than the
-/// flag trusted alone.
+/// not acknowledged is that message again. After the PUBACK, one marked
+/// DUP with the same content is too (the PUBACK was lost); one unmarked
+/// with the same content on a later connection may be (rumqttc never sets
+/// DUP), which ingest settles against the store. Content is compared, not
+/// the flag trusted alone.
 #[derive(Default)]
 struct RecentPublishes {
     by_packet: HashMap<(String, u16), Recent>,
@@ -543,32 +567,49 @@ struct Recent {
     at: Instant,
     message_id: String,
     digest: String,
+    /// The connection it came on (remote address and connect time).
+    connection: Connection,
     acknowledged: bool,
 }
 
+type Connection = (Option<SocketAddr>, i64);
+
+/// What the broker's bookkeeping makes of one publish.
+struct Identified {
+    message_id: String,
+    /// See [`PublishPacket::maybe_resent`].
+    maybe_resent: bool,
+}
+
 impl RecentPublishes {
-    /// The message id of a publish, and whether the packet id was unknown
-    /// here (first seen since this broker started, or long ago).
-    fn message_id(
+    fn identify(
         &mut self,
         client: &str,
         packet: u16,
-        dup: bool,
-        digest: &str,
+        publish: (&str, bool, Connection),
         now: Instant,
-    ) -> (String, bool) {
+    ) -> Identified {
+        let (digest, dup, connection) = publish;
         let key = (client.to_owned(), packet);
         let known = self
             .by_packet
-            .get(&key)
+            .get_mut(&key)
             .filter(|recent| now.duration_since(recent.at) < RETRANSMIT_TTL);
-        if let Some(recent) = known
-            && recent.digest == digest
-            && (!recent.acknowledged || dup)
-        {
-            return (recent.message_id.clone(), false);
-        }
-        let unknown = known.is_none();
+        let maybe_resent = match known {
+            Some(recent) if recent.digest == digest => {
+                if !recent.acknowledged || dup {
+                    // Its PUBACK, if any, goes out on this connection.
+                    recent.connection = connection;
+                    return Identified {
+                        message_id: recent.message_id.clone(),
+                        maybe_resent: false,
+                    };
+                }
+                recent.connection != connection
+            }
+            Some(_) => false,
+            None => true,
+        };
         if self.by_packet.len() >= RETRANSMIT_CAPACITY {
             self.by_packet
                 .retain(|_, recent| now.duration_since(recent.at) < RETRANSMIT_TTL);
@@ -583,10 +624,14 @@ impl RecentPublishes {
                 at: now,
                 message_id: message_id.clone(),
                 digest: digest.to_owned(),
+                connection,
                 acknowledged: false,
             },
         );
-        (message_id, unknown)
+        Identified {
+            message_id,
+            maybe_resent,
+        }
     }
 
     /// The PUBACK of the message is going out.
@@ -738,6 +783,10 @@ impl HookState {
         // Closing the connection keeps the message with the device.
         let refuse = || PublishAclResult::rejected(true, None);
         if self.stopping.load(Ordering::SeqCst) {
+            // Not at once: closing this connection now could cut off the
+            // PUBACK of a publish still being stored on it.
+            let mut closing = self.closing.subscribe();
+            let _ = tokio::time::timeout(SETTLE_WAIT * 2, closing.wait_for(|c| *c)).await;
             return refuse();
         }
         let Some((_, channel)) = parse_topic(&publish.topic) else {
@@ -747,18 +796,18 @@ impl HookState {
         let (message_id, packet) = match publish.packet_id {
             Some(packet) => {
                 let digest = publish_digest(&publish.topic, &publish.payload);
-                let (message_id, unknown_to_broker) = lock(&self.retransmits).message_id(
+                let connection = (session.id.remote_addr, session.id.create_time);
+                let identified = lock(&self.retransmits).identify(
                     client,
                     packet.get(),
-                    publish.dup,
-                    &digest,
+                    (&digest, publish.dup, connection),
                     Instant::now(),
                 );
                 let packet = PublishPacket {
                     id: packet.get(),
-                    unknown_to_broker,
+                    maybe_resent: identified.maybe_resent,
                 };
-                (message_id, Some(packet))
+                (identified.message_id, Some(packet))
             }
             // QoS 0 is never retransmitted.
             None => (uuid::Uuid::new_v4().to_string(), None),
@@ -852,4 +901,44 @@ async fn identity_of(session: &Session) -> Option<DeviceIdentity> {
         .await
         .get::<DeviceIdentity>(IDENTITY_ATTR)
         .cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONE: Connection = (None, 1);
+    const TWO: Connection = (None, 2);
+
+    /// (packet, content, dup, connection) -> (same message id as the
+    /// previous publish on that packet id, maybe_resent)
+    #[test]
+    fn a_resend_keeps_its_message_id_and_an_unplaceable_one_is_left_to_the_store() {
+        let mut recent = RecentPublishes::default();
+        let now = Instant::now();
+        let mut last: HashMap<u16, String> = HashMap::new();
+        let mut publish = |packet: u16, content: &str, dup: bool, connection, acked: bool| {
+            let got = recent.identify("dev", packet, (content, dup, connection), now);
+            let same = last.get(&packet) == Some(&got.message_id);
+            last.insert(packet, got.message_id.clone());
+            if acked {
+                recent.acknowledged("dev", packet, &got.message_id);
+            }
+            (same, got.maybe_resent)
+        };
+        // First use of a packet id here: the store decides.
+        assert_eq!(publish(1, "a", false, ONE, false), (false, true));
+        // Not acknowledged yet: the same publish again, DUP or not, on
+        // any connection; acknowledged on the second.
+        assert_eq!(publish(1, "a", false, ONE, false), (true, false));
+        assert_eq!(publish(1, "a", false, TWO, true), (true, false));
+        // Acknowledged: DUP with the same content is the PUBACK lost ...
+        assert_eq!(publish(1, "a", true, TWO, false), (true, false));
+        // ... without DUP on that connection, a new message ...
+        assert_eq!(publish(1, "a", false, TWO, true), (false, false));
+        // ... and on a later connection, the store decides.
+        assert_eq!(publish(1, "a", false, ONE, true), (false, true));
+        // Other content on the packet id is always a new message.
+        assert_eq!(publish(1, "b", true, TWO, true), (false, false));
+    }
 }

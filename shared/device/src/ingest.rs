@@ -153,9 +153,9 @@ impl Ingest {
     /// everything about the message itself is an [`Outcome`], including
     /// writes the store refuses as invalid ([`UNSTORABLE`]).
     pub async fn handle(&self, message: &InboundMessage) -> Result<Outcome, StoreError> {
-        if self.stored_before_a_restart(message).await? {
+        if self.stored_already(message).await? {
             self.stats.duplicates.fetch_add(1, Ordering::Relaxed);
-            tracing::debug!(topic = %message.topic, "a publish stored before the restart came again");
+            tracing::debug!(topic = %message.topic, "a publish already stored was sent again");
             return Ok(Outcome::Duplicate);
         }
         let mut decoded = match decode_inbound(message.channel, &message.payload) {
@@ -210,14 +210,15 @@ impl Ingest {
         Ok(outcome)
     }
 
-    /// A publish the broker does not know, on the packet id and with the
-    /// content of the last one stored for its device: stored by an earlier
-    /// run that stopped before the PUBACK went out, and sent again. (A
-    /// device that reuses one packet id and repeats a payload byte for
-    /// byte across a restart has the repeat taken for the retransmit: QoS 1
-    /// cannot tell them apart without a DUP flag that rumqttc never sets.)
-    async fn stored_before_a_restart(&self, message: &InboundMessage) -> Result<bool, StoreError> {
-        let Some(packet) = message.packet.filter(|p| p.unknown_to_broker) else {
+    /// A publish the broker cannot place (see `PublishPacket::maybe_resent`)
+    /// on the packet id and with the content of the last one stored for its
+    /// device: stored before a restart or a reconnect, its PUBACK lost, and
+    /// sent again. (A device that reuses one packet id and repeats a
+    /// payload byte for byte across a restart or reconnect has the repeat
+    /// taken for the resend: QoS 1 cannot tell them apart without a DUP
+    /// flag, which rumqttc never sets.)
+    async fn stored_already(&self, message: &InboundMessage) -> Result<bool, StoreError> {
+        let Some(packet) = message.packet.filter(|p| p.maybe_resent) else {
             return Ok(false);
         };
         let Some(last) = last_published(&*self.store, message.identity.device_id).await? else {

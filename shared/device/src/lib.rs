@@ -16,7 +16,9 @@ pub mod plane;
 pub mod topic;
 
 #[cfg(feature = "broker")]
-pub use broker::{Broker, BrokerConfig, BrokerError, BrokerPublisher, BrokerStats, start_broker};
+pub use broker::{
+    Broker, BrokerConfig, BrokerError, BrokerPublisher, BrokerStats, BrokerStop, start_broker,
+};
 pub use channels::{
     Availability, ChannelMessage, CommandMessage, CommandResponse, JsonObject, MAX_DEPTH,
     MAX_PAYLOAD_BYTES, RejectReason, Rejected, StatusReport, Telemetry, decode_any, decode_inbound,

@@ -62,11 +62,13 @@ pub struct InboundMessage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PublishPacket {
     pub id: u16,
-    /// This broker has not seen the packet id from this device since it
-    /// started: the publish may be the retransmit of one that an earlier run
-    /// stored but never acknowledged (and a client need not mark it DUP:
-    /// rumqttc does not), so ingest asks the store.
-    pub unknown_to_broker: bool,
+    /// The broker cannot tell this publish from the resend of one already
+    /// stored whose PUBACK never reached the device: the packet id is
+    /// unknown here (its first use since the broker started), or it was
+    /// acknowledged with this very content on an earlier connection (the
+    /// PUBACK may have been lost as that connection ended; a client need
+    /// not mark the resend DUP: rumqttc does not). Ingest asks the store.
+    pub maybe_resent: bool,
 }
 
 /// What identifies a publish's content for telling a retransmit from a new

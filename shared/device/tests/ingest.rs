@@ -243,10 +243,10 @@ async fn telemetry_is_a_time_series_and_an_event() {
 #[tokio::test]
 async fn a_publish_stored_before_a_restart_is_not_stored_again_when_resent() {
     let w = world().await;
-    let on = |packet: u16, unknown_to_broker: bool, watts: u32| InboundMessage {
+    let on = |packet: u16, maybe_resent: bool, watts: u32| InboundMessage {
         packet: Some(PublishPacket {
             id: packet,
-            unknown_to_broker,
+            maybe_resent,
         }),
         ..w.message(
             Channel::Telemetry,

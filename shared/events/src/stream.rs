@@ -202,9 +202,11 @@ impl EventSignal {
         self.events.subscribe()
     }
 
-    /// The process is stopping: every stream ends now.
-    pub fn stop(&self) {
+    /// The process is stopping: every stream ends now. Returns how many
+    /// streams were open (each holds one subscription to the stop).
+    pub fn stop(&self) -> usize {
         self.stopping.send_replace(true);
+        self.stopping.receiver_count()
     }
 
     /// Whether (and when) the process stops.
