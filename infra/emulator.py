@@ -645,6 +645,7 @@ class RuntimeApi:
         self.function = function
         self.pending = queue.Queue()
         self.inflight = {}
+        self.generation = 0  # moves on when the instance is replaced
         self.ready = threading.Event()
         self.init_error = None
         self.stopping = threading.Event()
@@ -704,28 +705,40 @@ class RuntimeApi:
 
     def next(self, handler):
         self.ready.set()
-        while not self.stopping.is_set():
+        # A poll of an instance that was killed since must not take the
+        # next instance's invocation.
+        generation = self.generation
+        while not self.stopping.is_set() and generation == self.generation:
             try:
-                invocation = self.pending.get(timeout=0.5)
+                invocation = self.pending.get(timeout=0.2)
             except queue.Empty:
                 continue
             if invocation.done.is_set():
                 continue
+            if generation != self.generation:
+                self.pending.put(invocation)
+                break
             self.inflight[invocation.id] = invocation
-            reply(
-                handler,
-                200,
-                invocation.payload,
-                [
-                    ("Content-Type", "application/json"),
-                    ("Lambda-Runtime-Aws-Request-Id", invocation.id),
-                    ("Lambda-Runtime-Deadline-Ms", str(int(invocation.deadline * 1000))),
-                    ("Lambda-Runtime-Invoked-Function-Arn", self.function.arn),
-                    ("Lambda-Runtime-Trace-Id", f"Root=1-{int(time.time()):08x}-{uuid.uuid4().hex[:24]}"),
-                ],
-            )
+            try:
+                reply(
+                    handler,
+                    200,
+                    invocation.payload,
+                    [
+                        ("Content-Type", "application/json"),
+                        ("Lambda-Runtime-Aws-Request-Id", invocation.id),
+                        ("Lambda-Runtime-Deadline-Ms", str(int(invocation.deadline * 1000))),
+                        ("Lambda-Runtime-Invoked-Function-Arn", self.function.arn),
+                        ("Lambda-Runtime-Trace-Id", f"Root=1-{int(time.time()):08x}-{uuid.uuid4().hex[:24]}"),
+                    ],
+                )
+            except OSError:
+                # The poller is gone: the invocation waits for the next one.
+                self.inflight.pop(invocation.id, None)
+                self.pending.put(invocation)
+                raise
             return
-        reply(handler, 500)
+        reply(handler, 410)
 
     def fail_inflight(self, outcome):
         for request_id in list(self.inflight):
@@ -780,6 +793,7 @@ class FunctionInstance:
         }
 
     def start(self):
+        self.api.generation += 1
         self.api.ready.clear()
         self.api.init_error = None
         env = {**self.lambda_environment(), **self.environment}
@@ -1147,6 +1161,7 @@ class EmulatedRegion:
             raise RuntimeError(
                 f"no binary in {bin_dir} for {', '.join(missing)}: build them with cargo build --workspace --bins"
             )
+        warn_if_stale([Path(bin_dir) / f.binary for f in functions])
         overrides = {"AWS_ENDPOINT_URL": self.region.endpoint, "ALYT_TURNSTILE_VERIFY_URL": self.turnstile.url}
         for function in functions:
             instance = FunctionInstance(
@@ -1170,6 +1185,20 @@ class EmulatedRegion:
         self.outbox.stop()
         self.turnstile.stop()
         self.region.stop()
+
+
+def warn_if_stale(binaries):
+    """Says so when a binary is older than the Rust sources: the region
+    runs what was built, not what is checked out."""
+    sources = [ROOT / "Cargo.lock"]
+    for folder in ("shared", "functions"):
+        sources += (ROOT / folder).rglob("*.rs")
+    newest = max(path.stat().st_mtime for path in sources)
+    stale = [b.name for b in binaries if b.stat().st_mtime < newest]
+    if stale:
+        log_line(
+            f"older than the sources: {', '.join(stale)}; rebuild (cargo build --workspace --bins) to run your change"
+        )
 
 
 def free_port():
