@@ -211,3 +211,50 @@ def test_sent_mail_lands_in_the_outbox_as_eml(region, tmp_path):
     assert "To: ada@example.com" in head.split("\r\n")
     assert "Subject: Hi" in head.split("\r\n")
     assert body == "one\r\ntwo\r\n"
+
+
+FAKE_RUNTIME = """
+import json, os, sys, time, urllib.request
+api = "http://" + os.environ["AWS_LAMBDA_RUNTIME_API"] + "/2018-06-01/runtime/invocation/"
+while True:
+    with urllib.request.urlopen(api + "next") as answer:
+        request_id = answer.headers["Lambda-Runtime-Aws-Request-Id"]
+        event = json.loads(answer.read())
+    if event.get("sleep"):
+        time.sleep(event["sleep"])
+    outcome = "error" if event.get("fail") else "response"
+    body = json.dumps({"echo": event, "env": os.environ.get("FROM_TEMPLATE")}).encode()
+    urllib.request.urlopen(urllib.request.Request(api + request_id + "/" + outcome, data=body, method="POST"))
+"""
+
+
+class FakeFunction:
+    logical = "FakeFunction"
+    name = "alyt-emulated-FakeFunction"
+    arn = "arn:aws:lambda:eu-west-1:123456789012:function:alyt-emulated-FakeFunction"
+    timeout = 1.0
+    memory = 128
+
+    class stack:
+        region = "eu-west-1"
+
+
+def test_a_function_answers_through_the_runtime_api_and_a_timed_out_one_starts_again(tmp_path):
+    runtime = tmp_path / "bootstrap"
+    runtime.write_text(f"#!{sys.executable}\n{FAKE_RUNTIME}")
+    runtime.chmod(0o755)
+    instance = emulator.FunctionInstance(FakeFunction, runtime, {"FROM_TEMPLATE": "yes"}, tmp_path / "log")
+    instance.start()
+    try:
+        instance.wait_ready(10)
+        outcome, body = instance.invoke(b'{"n": 1}')
+        assert (outcome, json.loads(body)) == ("response", {"echo": {"n": 1}, "env": "yes"})
+        assert instance.invoke(b'{"fail": true}')[0] == "error"
+        # Past its Timeout the instance is killed; the next invocation starts a new one.
+        first = instance.process.pid
+        assert instance.invoke(b'{"sleep": 5}')[0] == "timeout"
+        outcome, body = instance.invoke(b'{"n": 2}')
+        assert (outcome, json.loads(body)["echo"]) == ("response", {"n": 2})
+        assert instance.process.pid != first
+    finally:
+        instance.stop()
