@@ -34,6 +34,7 @@ mod routines;
 mod security;
 mod simulator;
 mod store_calls;
+mod stories;
 mod stream;
 mod stream_access;
 mod submissions;

@@ -1,5 +1,5 @@
 //! Helpers for tests that need a developer: sign-up through the verification
-//! link in the local outbox, sessions, keys, TOTP codes and JWT payloads.
+//! link in the platform's outbox (the local one, or the emulated SES's), sessions, keys, TOTP codes and JWT payloads.
 //!
 //! ```text
 //! let t = TestPlatform::start().await;
@@ -14,7 +14,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
-use crate::TestPlatform;
+use crate::Target;
 
 /// A password the policy accepts.
 pub const PASSWORD: &str = "plum tractor season 42";
@@ -54,15 +54,15 @@ pub fn sign_up_body(email: &str, password: &str) -> Value {
     })
 }
 
-pub async fn post_json(t: &TestPlatform, path: &str, body: &Value) -> reqwest::Response {
-    t.http.post(t.url(path)).json(body).send().await.unwrap()
+pub async fn post_json(t: &impl Target, path: &str, body: &Value) -> reqwest::Response {
+    t.http().post(t.url(path)).json(body).send().await.unwrap()
 }
 
-pub async fn sign_up(t: &TestPlatform, email: &str, password: &str) -> reqwest::Response {
+pub async fn sign_up(t: &impl Target, email: &str, password: &str) -> reqwest::Response {
     post_json(t, "/developers/auth/signup", &sign_up_body(email, password)).await
 }
 
-/// One message of the local outbox.
+/// One message of the outbox.
 #[derive(Debug, Clone)]
 pub struct Mail {
     pub file: PathBuf,
@@ -82,8 +82,8 @@ impl Mail {
 }
 
 /// Every message in the outbox, oldest first (file names are UUIDv7).
-pub fn outbox(t: &TestPlatform) -> Vec<Mail> {
-    let dir = t.platform.data_dir.join("outbox");
+pub fn outbox(t: &impl Target) -> Vec<Mail> {
+    let dir = t.outbox_dir();
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Vec::new();
     };
@@ -115,7 +115,7 @@ pub fn outbox(t: &TestPlatform) -> Vec<Mail> {
 }
 
 /// Messages to `to` (compared ignoring case), oldest first.
-pub fn mails_to(t: &TestPlatform, to: &str) -> Vec<Mail> {
+pub fn mails_to(t: &impl Target, to: &str) -> Vec<Mail> {
     outbox(t)
         .into_iter()
         .filter(|m| m.to.eq_ignore_ascii_case(to))
@@ -123,13 +123,15 @@ pub fn mails_to(t: &TestPlatform, to: &str) -> Vec<Mail> {
 }
 
 /// The newest link to `to` whose text contains `fragment` (e.g. `verify-email`).
-pub fn newest_link(t: &TestPlatform, to: &str, fragment: &str) -> Option<String> {
+pub fn newest_link(t: &impl Target, to: &str, fragment: &str) -> Option<String> {
     mails_to(t, to).iter().rev().find_map(|m| m.link(fragment))
 }
 
 /// [`newest_link`], waiting up to 10 s for it: for mail that leaves after
-/// the response (password resets).
-pub async fn wait_for_link(t: &TestPlatform, to: &str, fragment: &str) -> Option<String> {
+/// the response (password resets), and for any mail of the hosted stack,
+/// where SES hands a message on after accepting it (the emulated region
+/// writes it to its outbox within about 50 ms).
+pub async fn wait_for_link(t: &impl Target, to: &str, fragment: &str) -> Option<String> {
     for _ in 0..200 {
         if let Some(link) = newest_link(t, to, fragment) {
             return Some(link);
@@ -150,7 +152,7 @@ pub fn token_of(link: &str) -> String {
 /// person's `name` and `password`, or an existing account's `password`):
 /// the answer (200 with a token pair when it worked). This is how an
 /// existing account joins a sandbox household, which never grants at once.
-pub async fn accept_mailed_invitation(t: &TestPlatform, to: &str, body: Value) -> (u16, Value) {
+pub async fn accept_mailed_invitation(t: &impl Target, to: &str, body: Value) -> (u16, Value) {
     let link = newest_link(t, to, "/invitation?token=").expect("an invitation was mailed");
     let token = token_of(&link);
     t.post_json(&format!("/auth/invitations/{token}/accept"), None, body)
@@ -159,19 +161,21 @@ pub async fn accept_mailed_invitation(t: &TestPlatform, to: &str, body: Value) -
 
 /// Signs up `email` with [`PASSWORD`], follows the verification link from the
 /// outbox and returns the developer session, with ids from `GET /developers/me`.
-pub async fn sign_up_and_verify(t: &TestPlatform, email: &str) -> DeveloperSession {
+pub async fn sign_up_and_verify(t: &impl Target, email: &str) -> DeveloperSession {
     sign_up_and_verify_with(t, email, PASSWORD).await
 }
 
 pub async fn sign_up_and_verify_with(
-    t: &TestPlatform,
+    t: &impl Target,
     email: &str,
     password: &str,
 ) -> DeveloperSession {
     let response = sign_up(t, email, password).await;
     assert_eq!(response.status(), 202, "{}", response.text().await.unwrap());
-    let link = newest_link(t, email, "verify-email").expect("a verification mail");
-    let response = t.http.get(&link).send().await.unwrap();
+    let link = wait_for_link(t, email, "verify-email")
+        .await
+        .expect("a verification mail");
+    let response = t.http().get(&link).send().await.unwrap();
     assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
     let tokens: Value = response.json().await.unwrap();
     let access_token = tokens["accessToken"].as_str().unwrap().to_owned();
@@ -197,7 +201,7 @@ pub struct SandboxHome {
     pub client_id: String,
 }
 
-pub async fn sandbox_home(t: &TestPlatform, dev: &DeveloperSession) -> SandboxHome {
+pub async fn sandbox_home(t: &impl Target, dev: &DeveloperSession) -> SandboxHome {
     let (status, homes) = t
         .get_json(
             &format!("/properties?tenantId={}", dev.sandbox_tenant_id),
@@ -211,9 +215,9 @@ pub async fn sandbox_home(t: &TestPlatform, dev: &DeveloperSession) -> SandboxHo
     }
 }
 
-pub async fn get_me(t: &TestPlatform, access_token: &str) -> Value {
+pub async fn get_me(t: &impl Target, access_token: &str) -> Value {
     let response = t
-        .http
+        .http()
         .get(t.url("/developers/me"))
         .header("authorization", bearer(access_token))
         .send()
@@ -225,7 +229,7 @@ pub async fn get_me(t: &TestPlatform, access_token: &str) -> Value {
 
 /// `POST /developers/auth/login`.
 pub async fn login(
-    t: &TestPlatform,
+    t: &impl Target,
     email: &str,
     password: &str,
     totp: Option<&str>,
@@ -239,7 +243,7 @@ pub async fn login(
 
 /// Creates a DEV key with `scopes`; returns its id and its secret.
 pub async fn create_key(
-    t: &TestPlatform,
+    t: &impl Target,
     session: &DeveloperSession,
     scopes: &[&str],
 ) -> (String, String) {
@@ -252,12 +256,12 @@ pub async fn create_key(
 
 /// Creates a DEV key with `scopes`; returns the whole 201 body.
 pub async fn create_key_response(
-    t: &TestPlatform,
+    t: &impl Target,
     session: &DeveloperSession,
     scopes: &[&str],
 ) -> Value {
     let response = t
-        .http
+        .http()
         .post(t.url("/developers/keys"))
         .header("authorization", session.bearer())
         .json(&json!({ "name": "test key", "scopes": scopes }))
@@ -272,14 +276,14 @@ pub async fn create_key_response(
 /// platform OWNER or STAFF session) for the connector definition
 /// `definition_id`; returns the whole 201 body (the key and its secret).
 pub async fn issue_live_key(
-    t: &TestPlatform,
+    t: &impl Target,
     staff_token: &str,
     developer_id: &str,
     scopes: &[&str],
     definition_id: &str,
 ) -> Value {
     let response = t
-        .http
+        .http()
         .post(t.url(&format!(
             "/developers/admin/developers/{developer_id}/live-keys"
         )))
@@ -293,7 +297,7 @@ pub async fn issue_live_key(
 }
 
 /// Exchanges App ID + App secret for an app token (the whole 200 body).
-pub async fn app_token(t: &TestPlatform, key_id: &str, secret: &str) -> reqwest::Response {
+pub async fn app_token(t: &impl Target, key_id: &str, secret: &str) -> reqwest::Response {
     post_json(
         t,
         "/developers/apps/token",
@@ -374,7 +378,7 @@ pub fn descriptor(name: &str, semver: &str) -> Value {
 /// Creates a connector of the developer (its server at `server_url`);
 /// returns the connector's id.
 pub async fn create_connector(
-    t: &TestPlatform,
+    t: &impl Target,
     dev: &DeveloperSession,
     slug: &str,
     server_url: &str,
@@ -392,7 +396,7 @@ pub async fn create_connector(
 
 /// Submits version `semver` of a connector; returns the 201 body.
 pub async fn submit_version(
-    t: &TestPlatform,
+    t: &impl Target,
     dev: &DeveloperSession,
     connector: &str,
     semver: &str,
@@ -417,7 +421,7 @@ pub async fn submit_version(
 /// A staff review move (`approve`, `reject`, `request-changes`, `publish`,
 /// `deprecate`) with an optional note; the status and body.
 pub async fn review(
-    t: &TestPlatform,
+    t: &impl Target,
     staff_token: &str,
     version: &str,
     action: &str,
@@ -436,7 +440,7 @@ pub async fn review(
 /// Submits version 1.0.0 of the developer's connector and has staff
 /// approve it (what a LIVE key needs); returns the version's id.
 pub async fn approve_connector(
-    t: &TestPlatform,
+    t: &impl Target,
     staff_token: &str,
     dev: &DeveloperSession,
     connector: &str,

@@ -1,13 +1,96 @@
 //! Shared helpers for the black-box tests: a local platform on free ports in a
 //! temporary data directory, and an HTTP client that talks to it over a socket.
+//! Stories that need nothing but the API and the mail ([`Target`]) also run
+//! on the hosted stack in the emulated AWS region ([`region`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub mod developers;
 pub mod principals;
+pub mod region;
 pub mod webhooks;
 
 pub use alyt_local::Platform;
+
+/// What a story needs of the platform it runs on: its API over HTTP and the
+/// mail it sent. The local platform ([`TestPlatform`]) and the emulated
+/// region ([`region::Emulated`]) are both one.
+// The tests await these on their own runtime's thread and never spawn them,
+// so the futures need no Send bound.
+#[allow(async_fn_in_trait)]
+pub trait Target {
+    /// The full URL of an API path such as `/capabilities`.
+    fn url(&self, path: &str) -> String;
+
+    fn http(&self) -> &reqwest::Client;
+
+    /// The directory every mail the platform sent lands in, as `.eml` files
+    /// whose names sort oldest first.
+    fn outbox_dir(&self) -> PathBuf;
+
+    /// POSTs JSON and returns the status and the JSON body (Null when empty).
+    async fn post_json(
+        &self,
+        path: &str,
+        bearer: Option<&str>,
+        body: serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        self.send_json("POST", path, bearer, Some(body)).await
+    }
+
+    /// GETs and returns the status and the JSON body.
+    async fn get_json(&self, path: &str, bearer: Option<&str>) -> (u16, serde_json::Value) {
+        self.send_json("GET", path, bearer, None).await
+    }
+
+    /// Sends `method` with an optional JSON body; returns the status and the
+    /// JSON body (Null when empty).
+    async fn send_json(
+        &self,
+        method: &str,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<serde_json::Value>,
+    ) -> (u16, serde_json::Value) {
+        let mut request = self
+            .http()
+            .request(method.parse().expect("an HTTP method"), self.url(path));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        if let Some(token) = bearer {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("request sent")).await
+    }
+
+    /// Signs in through /auth/login; panics unless it succeeds.
+    async fn household_login(&self, email: &str, password: &str) -> serde_json::Value {
+        let (status, body) = self
+            .post_json(
+                "/auth/login",
+                None,
+                serde_json::json!({ "email": email, "password": password }),
+            )
+            .await;
+        assert_eq!(status, 200, "login failed: {body}");
+        body
+    }
+}
+
+impl Target for TestPlatform {
+    fn url(&self, path: &str) -> String {
+        format!("{}{}", self.platform.base_url(), path)
+    }
+
+    fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    fn outbox_dir(&self) -> PathBuf {
+        self.platform.data_dir.join("outbox")
+    }
+}
 
 pub struct TestPlatform {
     pub platform: Platform,
@@ -36,9 +119,9 @@ impl TestPlatform {
         }
     }
 
-    /// The full URL of an API path such as `/capabilities`.
+    /// [`Target::url`].
     pub fn url(&self, path: &str) -> String {
-        format!("{}{}", self.platform.base_url(), path)
+        Target::url(self, path)
     }
 
     /// Starts a fresh platform whose test configuration a closure changes
@@ -83,31 +166,22 @@ impl TestPlatform {
         )
     }
 
-    /// POSTs JSON and returns the status and the JSON body (Null when empty).
+    /// [`Target::post_json`].
     pub async fn post_json(
         &self,
         path: &str,
         bearer: Option<&str>,
         body: serde_json::Value,
     ) -> (u16, serde_json::Value) {
-        let mut request = self.http.post(self.url(path)).json(&body);
-        if let Some(token) = bearer {
-            request = request.bearer_auth(token);
-        }
-        answer(request.send().await.expect("request sent")).await
+        Target::post_json(self, path, bearer, body).await
     }
 
-    /// GETs and returns the status and the JSON body.
+    /// [`Target::get_json`].
     pub async fn get_json(&self, path: &str, bearer: Option<&str>) -> (u16, serde_json::Value) {
-        let mut request = self.http.get(self.url(path));
-        if let Some(token) = bearer {
-            request = request.bearer_auth(token);
-        }
-        answer(request.send().await.expect("request sent")).await
+        Target::get_json(self, path, bearer).await
     }
 
-    /// Sends `method` with an optional JSON body; returns the status and the
-    /// JSON body (Null when empty).
+    /// [`Target::send_json`].
     pub async fn send_json(
         &self,
         method: &str,
@@ -115,29 +189,12 @@ impl TestPlatform {
         bearer: Option<&str>,
         body: Option<serde_json::Value>,
     ) -> (u16, serde_json::Value) {
-        let mut request = self
-            .http
-            .request(method.parse().expect("an HTTP method"), self.url(path));
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        if let Some(token) = bearer {
-            request = request.bearer_auth(token);
-        }
-        answer(request.send().await.expect("request sent")).await
+        Target::send_json(self, method, path, bearer, body).await
     }
 
-    /// Signs in through /auth/login; panics unless it succeeds.
+    /// [`Target::household_login`].
     pub async fn household_login(&self, email: &str, password: &str) -> serde_json::Value {
-        let (status, body) = self
-            .post_json(
-                "/auth/login",
-                None,
-                serde_json::json!({ "email": email, "password": password }),
-            )
-            .await;
-        assert_eq!(status, 200, "login failed: {body}");
-        body
+        Target::household_login(self, email, password).await
     }
 }
 

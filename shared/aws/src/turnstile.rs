@@ -26,7 +26,8 @@ impl Turnstile {
         Self::with_endpoint(secret, SITEVERIFY.into())
     }
 
-    /// For tests against a local stand-in of the siteverify endpoint.
+    /// Against a stand-in of the siteverify endpoint (tests, the emulated
+    /// region: `ALYT_TURNSTILE_VERIFY_URL`).
     pub fn with_endpoint(secret: String, endpoint: String) -> Self {
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(5))

@@ -60,6 +60,10 @@ pub struct HostedConfig {
     pub mail_from: Option<String>,
     /// `ALYT_TURNSTILE_SECRET`: the Turnstile secret; sign-up is refused without it.
     pub turnstile_secret: Option<String>,
+    /// `ALYT_TURNSTILE_VERIFY_URL`: where the Turnstile check is asked, when
+    /// not Cloudflare's siteverify (the emulated region's stand-in, like
+    /// `AWS_ENDPOINT_URL` for the AWS clients). Never set by the template.
+    pub turnstile_verify_url: Option<String>,
     /// `ALYT_IOT_*`: the device plane; required by the groups that reach
     /// devices (see [`HostedConfig::check_for`]).
     pub iot: Option<IotConfig>,
@@ -98,6 +102,7 @@ impl HostedConfig {
             public_url: env_var("ALYT_PUBLIC_URL").unwrap_or_default(),
             mail_from: env_var("ALYT_MAIL_FROM"),
             turnstile_secret: env_var("ALYT_TURNSTILE_SECRET"),
+            turnstile_verify_url: env_var("ALYT_TURNSTILE_VERIFY_URL"),
             iot: IotConfig::from_env()?,
             rate_limit: RateLimitPolicy::from_env()?,
             stream_url: env_var("ALYT_STREAM_URL"),
@@ -133,10 +138,14 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
         )),
         None => Arc::new(NoMailer),
     };
-    let bot_check: Arc<dyn BotCheck> = match &config.turnstile_secret {
-        Some(secret) => Arc::new(Turnstile::new(secret.clone())),
-        None => Arc::new(NoBotCheck),
-    };
+    let bot_check: Arc<dyn BotCheck> =
+        match (&config.turnstile_secret, &config.turnstile_verify_url) {
+            (Some(secret), None) => Arc::new(Turnstile::new(secret.clone())),
+            (Some(secret), Some(url)) => {
+                Arc::new(Turnstile::with_endpoint(secret.clone(), url.clone()))
+            }
+            (None, _) => Arc::new(NoBotCheck),
+        };
     let devices = match &config.iot {
         Some(iot) => DevicePlane::iot(iot, &aws),
         None => DevicePlane::none(),
@@ -278,6 +287,7 @@ mod tests {
             public_url: String::new(),
             mail_from: None,
             turnstile_secret: None,
+            turnstile_verify_url: None,
             iot,
             rate_limit: RateLimitPolicy::default(),
             stream_url: None,

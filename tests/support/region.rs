@@ -1,0 +1,164 @@
+//! Where a story runs, chosen by one setting, `ALYT_E2E_TARGET`:
+//!
+//! - unset or `local`: a fresh local platform per test ([`TestPlatform`]);
+//! - `emulated`: the hosted stack in the emulated AWS region
+//!   (`infra/emulate`: infra/template.yaml's functions and routes, the real
+//!   function binaries, DynamoDB and SES in moto). One region per test
+//!   process, started by the first story that asks and stopped when the
+//!   process ends (the emulator stops when its stdin closes); its stories
+//!   share it, so each signs up addresses of its own. Its data directory
+//!   (the emulator's log, each function's log, the outbox) is kept in the
+//!   system's temp dir (`alyt-emulated-*`).
+//!
+//! The emulated region runs the function binaries in `target/debug` as they
+//! are: build them first (`cargo build --workspace --bins`; the emulator
+//! warns when one is older than the sources). `ALYT_VENV` names the Python
+//! venv with moto and cfn-lint, as for the other tests that use moto.
+//!
+//! ```text
+//! cargo build --workspace --bins
+//! ALYT_E2E_TARGET=emulated cargo test --workspace --test e2e stories::
+//! ```
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
+
+use crate::{Target, TestPlatform};
+
+/// The setting that picks the target.
+pub const TARGET_ENV: &str = "ALYT_E2E_TARGET";
+
+/// A story's platform: the local one, or the emulated region.
+pub enum Story {
+    Local(Box<TestPlatform>),
+    Emulated(Emulated),
+}
+
+impl Story {
+    /// The target `ALYT_E2E_TARGET` names.
+    pub async fn start() -> Self {
+        match std::env::var(TARGET_ENV).as_deref() {
+            Err(_) | Ok("") | Ok("local") => Story::Local(Box::new(TestPlatform::start().await)),
+            Ok("emulated") => Story::Emulated(Emulated::connect()),
+            Ok(other) => panic!("{TARGET_ENV}={other}: expected local or emulated"),
+        }
+    }
+}
+
+impl Target for Story {
+    fn url(&self, path: &str) -> String {
+        match self {
+            Story::Local(t) => Target::url(&**t, path),
+            Story::Emulated(t) => t.url(path),
+        }
+    }
+
+    fn http(&self) -> &reqwest::Client {
+        match self {
+            Story::Local(t) => Target::http(&**t),
+            Story::Emulated(t) => t.http(),
+        }
+    }
+
+    fn outbox_dir(&self) -> PathBuf {
+        match self {
+            Story::Local(t) => t.outbox_dir(),
+            Story::Emulated(t) => t.outbox_dir(),
+        }
+    }
+}
+
+/// The emulated region as one test sees it: the process's region, with an
+/// HTTP client of the test's own runtime.
+pub struct Emulated {
+    region: &'static RunningRegion,
+    http: reqwest::Client,
+}
+
+impl Emulated {
+    /// The process's region, started now if no story has started it yet.
+    pub fn connect() -> Self {
+        static REGION: OnceLock<RunningRegion> = OnceLock::new();
+        Self {
+            region: REGION.get_or_init(RunningRegion::start),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// The data directory: `outbox/` (the mail SES sent) and `logs/` (each
+    /// function's log).
+    pub fn data_dir(&self) -> &Path {
+        &self.region.data
+    }
+}
+
+impl Target for Emulated {
+    fn url(&self, path: &str) -> String {
+        format!("{}{}", self.region.api, path)
+    }
+
+    fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    fn outbox_dir(&self) -> PathBuf {
+        self.region.data.join("outbox")
+    }
+}
+
+/// `infra/emulate`, running for as long as this process does.
+struct RunningRegion {
+    api: String,
+    data: PathBuf,
+    _process: Child,
+    /// Held open for the life of the process: when the process ends, the
+    /// pipe closes and the emulator stops everything it started.
+    _stdin: ChildStdin,
+}
+
+impl RunningRegion {
+    fn start() -> Self {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("tests/ sits in the repository");
+        // Kept after the run: the functions' logs explain a failed story.
+        let dir = tempfile::Builder::new()
+            .prefix("alyt-emulated-")
+            .tempdir()
+            .expect("temp dir")
+            .keep();
+        let log_path = dir.join("emulate.log");
+        let log = std::fs::File::create(&log_path).expect("the emulator's log");
+        let mut process = Command::new(root.join("infra/emulate"))
+            .args(["--no-build", "--exit-with-stdin", "--data"])
+            .arg(&dir)
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("infra/emulate runs");
+        let stdin = process.stdin.take().expect("piped stdin");
+        let mut lines = BufReader::new(process.stdout.take().expect("piped stdout")).lines();
+        let (mut api, mut data) = (None, None);
+        while api.is_none() || data.is_none() {
+            let Some(Ok(line)) = lines.next() else {
+                let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+                panic!("the emulated region did not start:\n{log}");
+            };
+            if let Some(url) = line.strip_prefix("API=") {
+                api = Some(url.to_owned());
+            } else if let Some(path) = line.strip_prefix("DATA=") {
+                data = Some(PathBuf::from(path));
+            }
+        }
+        Self {
+            api: api.expect("API="),
+            data: data.expect("DATA="),
+            _process: process,
+            _stdin: stdin,
+        }
+    }
+}
