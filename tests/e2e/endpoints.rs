@@ -1020,3 +1020,102 @@ async fn discover_connect_and_rooms_take_the_tenant_from_the_query() {
     assert_eq!(status, 200, "{merged}");
     assert_eq!(merged["merged"], json!([rooms[1]]), "{merged}");
 }
+
+/// A household turns an endpoint off (`PATCH {enabled: false}`): it shows
+/// as disabled, takes no command (409, nothing reaches the connector),
+/// room actions skip it, rediscovery keeps it off; on again, it obeys.
+#[tokio::test]
+async fn a_disabled_endpoint_takes_no_commands_until_it_is_enabled_again() {
+    let t = TestPlatform::start().await;
+    let i = install_bridge(&t, "endpoints-disabled@example.com").await;
+    let endpoints = endpoints_by_name(&t, &i).await;
+    let lamp = id_of(&endpoints, "Hall lamp");
+    assert_eq!(endpoints["Hall lamp"]["enabled"], true);
+    assert_eq!(get_thing(&t, &i, lamp).await["settings"]["enabled"], true);
+    let power = |on: bool| json!({ "command": "set", "payload": { "capability": "light", "key": "power", "value": on } });
+
+    let (status, thing) = patch(&t, &i, lamp, json!({ "enabled": false })).await;
+    assert_eq!(status, 200, "{thing}");
+    assert_eq!(thing["settings"]["enabled"], false);
+    assert_eq!(thing["name"], "Hall lamp", "nothing else changed");
+    assert_eq!(
+        endpoints_by_name(&t, &i).await["Hall lamp"]["enabled"],
+        false
+    );
+
+    let calls_before = i.bridge.calls();
+    let (status, problem) = command(&t, &i, lamp, power(true)).await;
+    assert_eq!(status, 409, "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Hall lamp is disabled"),
+        "{problem}"
+    );
+    let hall = endpoints["Hall lamp"]["roomId"].as_str().unwrap();
+    let (status, result) = t
+        .post_json(
+            &format!("/rooms/{hall}/actions"),
+            Some(i.token()),
+            json!({ "tenantId": i.tenant, "capability": "light", "action": "lights", "value": true }),
+        )
+        .await;
+    assert_eq!(status, 200, "{result}");
+    assert_eq!(result["applied"], json!([]), "{result}");
+    assert_eq!(
+        result["skipped"],
+        json!([{ "thingId": lamp, "name": "Hall lamp", "reason": "the thing is disabled" }])
+    );
+    assert_eq!(
+        i.bridge.calls().get("v1/command"),
+        calls_before.get("v1/command"),
+        "no command reached the bridge"
+    );
+    assert_eq!(
+        i.bridge.thing_state("lamp-hall").unwrap()["light"]["power"],
+        false
+    );
+
+    // Rediscovery keeps the household's choice.
+    let (status, found) = t
+        .post_json(
+            &format!("/integrations/{}/discover", i.integration),
+            Some(i.token()),
+            json!({ "tenantId": i.tenant, "propertyId": i.property }),
+        )
+        .await;
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(get_thing(&t, &i, lamp).await["settings"]["enabled"], false);
+
+    // A bad body is a 400 naming the field, and changes nothing.
+    for body in [
+        json!({ "enabled": null }),
+        json!({ "enabled": "no" }),
+        json!({ "enabled": 1 }),
+    ] {
+        let (status, problem) = patch(&t, &i, lamp, body.clone()).await;
+        assert_eq!(status, 400, "{body}: {problem}");
+        assert_eq!(problem["field"], "enabled", "{body}: {problem}");
+    }
+
+    // On again, together with another change.
+    let (status, thing) = patch(
+        &t,
+        &i,
+        lamp,
+        json!({ "enabled": true, "name": "Hall light" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{thing}");
+    assert_eq!(
+        (
+            thing["settings"]["enabled"].as_bool(),
+            thing["name"].as_str()
+        ),
+        (Some(true), Some("Hall light"))
+    );
+    let (status, answer) = command(&t, &i, lamp, power(true)).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["thing"]["state"]["light.power"], true);
+}

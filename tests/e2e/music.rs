@@ -666,3 +666,86 @@ async fn a_session_about_to_end_is_renewed_before_the_search() {
         ]
     );
 }
+
+/// A speaker the household disabled is not offered, a music step naming it
+/// is refused on save, and a routine saved before fails that step right
+/// before playback (nothing sent to it) while the later steps still run.
+#[tokio::test]
+async fn a_disabled_speaker_is_not_offered_refused_on_save_and_fails_before_playback() {
+    let t = TestPlatform::start().await;
+    let h = home(&t, "music-disabled@example.com", Duration::from_secs(3600)).await;
+    let i = &h.speakers;
+    let things = endpoints_by_name(&t, i).await;
+    let local = things["Living room speaker"]["id"].as_str().unwrap();
+    let cloud = things["Kitchen cloud speaker"]["id"].as_str().unwrap();
+    let (status, routine) = save(
+        &t,
+        i,
+        json!([
+            music_step(cloud, "speaker:playlist:p1", Some(json!(10))),
+            music_step(local, "streamy:track:7", None)
+        ]),
+    )
+    .await;
+    assert_eq!(status, 201, "{routine}");
+    let routine = routine["id"].as_str().unwrap();
+
+    let (status, thing) = patch(&t, i, cloud, json!({ "enabled": false })).await;
+    assert_eq!(status, 200, "{thing}");
+    let listed = music(&t, i).await;
+    assert!(
+        speaker(&listed, "Kitchen cloud speaker").is_none(),
+        "{listed}"
+    );
+    assert!(speaker(&listed, "Living room speaker").is_some());
+    let (status, problem) = save(
+        &t,
+        i,
+        json!([music_step(cloud, "speaker:playlist:p1", None)]),
+    )
+    .await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["field"], "do[0].speakerId");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("disabled"),
+        "{problem}"
+    );
+
+    let plays = i.bridge.calls().get("v1/music/play").copied().unwrap_or(0);
+    let (status, run) = t
+        .post_json(
+            &format!("/routines/{routine}/run?tenantId={}", i.tenant),
+            Some(i.token()),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 202, "{run}");
+    assert_eq!(run["steps"][0]["outcome"], "failed", "{run}");
+    assert_eq!(
+        run["steps"][0]["reason"],
+        "the speaker is disabled; enable it to play music on it"
+    );
+    assert_eq!(run["steps"][1]["outcome"], "applied", "{run}");
+    assert_eq!(
+        i.bridge.calls()["v1/music/play"],
+        plays + 1,
+        "only the enabled one"
+    );
+    assert_ne!(
+        i.bridge.thing_state("cloud-kitchen").unwrap()["media_player"]["volume"],
+        10,
+        "not even its volume was set"
+    );
+
+    // Enabled again, it is offered and saves.
+    let (status, _) = patch(&t, i, cloud, json!({ "enabled": true })).await;
+    assert_eq!(status, 200);
+    assert!(speaker(&music(&t, i).await, "Kitchen cloud speaker").is_some());
+    let (status, saved) = save(
+        &t,
+        i,
+        json!([music_step(cloud, "speaker:playlist:p1", None)]),
+    )
+    .await;
+    assert_eq!(status, 201, "{saved}");
+}

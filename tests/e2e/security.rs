@@ -2265,3 +2265,38 @@ async fn an_mqtt_light_flashes_in_an_alarm_and_is_put_back_once_it_answers() {
         "the light did not answer yet"
     );
 }
+
+/// A detector the household disabled (an endpoint's `enabled: false`) is
+/// shown before arming as disabled, blocks the modes that watch it, and is
+/// ready again once enabled.
+#[tokio::test]
+async fn a_disabled_endpoint_detector_is_shown_before_arming_until_it_is_enabled() {
+    let t = TestPlatform::start().await;
+    let i = security_home(&t, "security-disabled@example.com").await;
+    let things = endpoints_by_name(&t, &i).await;
+    let motion = things["Hall motion"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(status(&t, &i).await["readiness"]["away"]["ready"], true);
+
+    let (code, thing) = crate::endpoints::patch(&t, &i, &motion, json!({ "enabled": false })).await;
+    assert_eq!(code, 200, "{thing}");
+    let s = status(&t, &i).await;
+    assert_eq!(s["readiness"]["away"]["ready"], false, "{s}");
+    assert_eq!(
+        s["readiness"]["away"]["blockers"],
+        json!([{ "thingId": motion, "name": "Hall motion", "signal": "motion", "why": "disabled" }])
+    );
+    let (code, refused) = mode(&t, &i, arm("away", 0, 0)).await;
+    assert_eq!(code, 409, "{refused}");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("hall motion (motion: disabled)"),
+        "{refused}"
+    );
+
+    let (code, _) = crate::endpoints::patch(&t, &i, &motion, json!({ "enabled": true })).await;
+    assert_eq!(code, 200);
+    let s = status(&t, &i).await;
+    assert_eq!(s["readiness"]["away"]["ready"], true, "{s}");
+}

@@ -196,6 +196,28 @@ async fn members_event_without_a_token_is_the_same_401() {
     assert_same_401(lambda, local);
 }
 
+/// The security group's route (`ANY /v1/home-security/{proxy+}`) reaches its
+/// own function's router: without a token a home's security status is the
+/// platform's 401 problem, as locally.
+#[tokio::test]
+async fn home_security_event_without_a_token_is_the_same_401() {
+    let lambda = through_lambda(Group::Security, "api-security/get-status-no-token.json").await;
+    let local = through_local_server(
+        "/v1/home-security/0190b5a0-0000-7000-8000-0000000000d1?tenantId=0190b5a0-0000-7000-8000-0000000000a1",
+    )
+    .await;
+    assert_same_401(lambda, local);
+}
+
+/// Home security left the homes function: its router answers the same
+/// path with the platform's 404 (API Gateway never sends it there).
+#[tokio::test]
+async fn the_homes_function_no_longer_serves_home_security() {
+    let lambda = through_lambda(Group::Homes, "api-security/get-status-no-token.json").await;
+    assert_eq!(lambda.status, 404);
+    assert_eq!(lambda.headers["content-type"], "application/problem+json");
+}
+
 /// Both runtimes refused alike: 401, the same challenge and problem body.
 fn assert_same_401(lambda: Answer, local: Answer) {
     assert_eq!(lambda.status, 401);

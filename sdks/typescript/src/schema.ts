@@ -1294,7 +1294,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Changes how an endpoint is shown, its name or its room. */
+        /** Changes an endpoint's presentation, name, room or enabled state. */
         patch: operations["patchEndpoint"];
         trace?: never;
     };
@@ -1792,8 +1792,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The speakers of a home a music step can use, with their source modes
-         *     and saved favourites, and the household's streaming-provider accounts.
+         * The enabled speakers of a home a music step can use, with their source
+         *     modes and saved favourites, and the household's streaming-provider
+         *     accounts.
          */
         get: operations["getRoutineMusic"];
         put?: never;
@@ -3049,6 +3050,12 @@ export interface components {
             } | null;
             /** @description The capabilities this build knows (unknown ones are dropped). */
             capabilitySet: components["schemas"]["DeviceCapability"][];
+            /**
+             * @description Whether the household uses it (`PATCH /endpoints/{id}`): a disabled
+             *     endpoint takes no commands, plays no music and blocks arming where
+             *     home security watches it.
+             */
+            enabled: boolean;
             /** @description The provider's stable id (never an IP address). */
             externalId: string;
             features: string[];
@@ -4031,6 +4038,8 @@ export interface components {
         };
         /** @description What a PATCH may change; absent fields stay. */
         PatchEndpointRequest: {
+            /** @description true or false (not null): whether the household uses it. */
+            enabled?: boolean;
             /** @description 1-80 characters. */
             name?: string | null;
             presentedAs?: null | components["schemas"]["PresentedAs"];
@@ -9518,6 +9527,15 @@ export interface operations {
             };
             /** @description No such endpoint (or not one the caller sees) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The endpoint is disabled (nothing was sent) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -24,14 +24,16 @@ use crate::routing::{Operations, operations};
 /// released to anyone. From there a test holds this version to the change
 /// since the last kept release (`alyt-contract-diff`): 0.2.0 added the
 /// invitation mail budgets' 429 (issue 35) and the reason an alarm output
-/// part was not restored (issue 36).
-pub const API_VERSION: &str = "0.2.0";
+/// part was not restored (issue 36); 0.3.0 an endpoint's `enabled` state
+/// (shown on the endpoint, set by `PATCH /endpoints/{id}`, a disabled
+/// endpoint's commands refused with 409).
+pub const API_VERSION: &str = "0.3.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.2.0",
+        version = "0.3.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(

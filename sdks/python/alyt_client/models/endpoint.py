@@ -38,6 +38,9 @@ class Endpoint:
                 source
                 modes), or null.
             capability_set (list[DeviceCapability]): The capabilities this build knows (unknown ones are dropped).
+            enabled (bool): Whether the household uses it (`PATCH /endpoints/{id}`): a disabled
+                endpoint takes no commands, plays no music and blocks arming where
+                home security watches it.
             external_id (str): The provider's stable id (never an IP address).
             features (list[str]):
             id (UUID):
@@ -55,6 +58,7 @@ class Endpoint:
     address: None | str
     capabilities: EndpointCapabilitiesType0 | None
     capability_set: list[DeviceCapability]
+    enabled: bool
     external_id: str
     features: list[str]
     id: UUID
@@ -91,6 +95,8 @@ class Endpoint:
             capability_set.append(capability_set_item)
 
 
+
+        enabled = self.enabled
 
         external_id = self.external_id
 
@@ -141,6 +147,7 @@ class Endpoint:
             "address": address,
             "capabilities": capabilities,
             "capabilitySet": capability_set,
+            "enabled": enabled,
             "externalId": external_id,
             "features": features,
             "id": id,
@@ -199,6 +206,8 @@ class Endpoint:
 
             capability_set.append(capability_set_item)
 
+
+        enabled = d.pop("enabled")
 
         external_id = d.pop("externalId")
 
@@ -308,6 +317,7 @@ class Endpoint:
             address=address,
             capabilities=capabilities,
             capability_set=capability_set,
+            enabled=enabled,
             external_id=external_id,
             features=features,
             id=id,

@@ -27,11 +27,13 @@ class PatchEndpointRequest:
     """ What a PATCH may change; absent fields stay.
 
         Attributes:
+            enabled (bool | Unset): true or false (not null): whether the household uses it.
             name (None | str | Unset): 1-80 characters.
             presented_as (None | PresentedAs | Unset):
             room_id (None | Unset | UUID):
      """
 
+    enabled: bool | Unset = UNSET
     name: None | str | Unset = UNSET
     presented_as: None | PresentedAs | Unset = UNSET
     room_id: None | Unset | UUID = UNSET
@@ -41,6 +43,8 @@ class PatchEndpointRequest:
 
 
     def to_dict(self) -> dict[str, Any]:
+        enabled = self.enabled
+
         name: None | str | Unset
         if isinstance(self.name, Unset):
             name = UNSET
@@ -68,6 +72,8 @@ class PatchEndpointRequest:
 
         field_dict.update({
         })
+        if enabled is not UNSET:
+            field_dict["enabled"] = enabled
         if name is not UNSET:
             field_dict["name"] = name
         if presented_as is not UNSET:
@@ -82,6 +88,8 @@ class PatchEndpointRequest:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
+        enabled = d.pop("enabled", UNSET)
+
         def _parse_name(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -133,6 +141,7 @@ class PatchEndpointRequest:
 
 
         patch_endpoint_request = cls(
+            enabled=enabled,
             name=name,
             presented_as=presented_as,
             room_id=room_id,

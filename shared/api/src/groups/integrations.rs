@@ -728,6 +728,7 @@ fn merged(
             capability_set: Vec::new(),
             features: Vec::new(),
             presented_as: None,
+            enabled: true,
             state: Map::new(),
             state_updated_at: None,
             last_seen: None,

@@ -25,15 +25,21 @@ pub enum Group {
     Integrations,
     /// A household's people: members, grants, ends of membership (spec B).
     People,
+    /// Home security (spec I): status, modes, settings and selections,
+    /// incidents, the hand-over to a security-system connector and
+    /// delegations, all under `/v1/home-security/`. A group of its own so
+    /// the homes function need not link it (bootstrap size).
+    Security,
 }
 
 impl Group {
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::Auth,
         Group::Developers,
         Group::Homes,
         Group::Integrations,
         Group::People,
+        Group::Security,
     ];
 
     pub fn routes(self) -> Operations {
@@ -43,6 +49,7 @@ impl Group {
             Group::Homes => hosted::Homes::routes(),
             Group::Integrations => hosted::Integrations::routes(),
             Group::People => hosted::People::routes(),
+            Group::Security => hosted::Security::routes(),
         }
     }
 }
@@ -77,4 +84,31 @@ pub mod hosted {
     one_group!(Homes, homes::routes());
     one_group!(Integrations, integrations::routes(), catalogue::routes());
     one_group!(People, people::routes());
+    one_group!(Security, security::routes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hosted stack routes `ANY /v1/home-security/{proxy+}` to the
+    /// security function and everything else under `/v1/` elsewhere: the
+    /// security group must serve exactly the paths under that prefix.
+    #[test]
+    fn home_security_paths_are_the_security_group_and_only_it() {
+        const PREFIX: &str = "/v1/home-security/";
+        let security = Group::Security.routes().endpoints();
+        assert!(!security.is_empty());
+        for (method, path) in &security {
+            assert!(path.starts_with(PREFIX), "{method} {path}");
+        }
+        for group in Group::ALL.into_iter().filter(|g| *g != Group::Security) {
+            for (method, path) in group.routes().endpoints() {
+                assert!(
+                    !path.starts_with(PREFIX),
+                    "{group:?} serves {method} {path}"
+                );
+            }
+        }
+    }
 }

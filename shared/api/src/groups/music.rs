@@ -13,14 +13,18 @@
 //! * A music step is checked on save ([`speaker_in_home`], [`check_uri`])
 //!   and again right before playback ([`play_step`]).
 //!
-//! A speaker can be used when it is a SPEAKER endpoint of the home placed
-//! in one of its rooms, its integration (its transport) is installed in
-//! that same home with its connector, and it says what it can play (its
-//! provider detail `music`; without it, it plays nothing: fail closed).
-//! The spec also checks a speaker's enabled state. Only devices have one
-//! (`settings.enabled`), and a device is never a speaker here, enabled or
-//! not, since the device channels cannot play a chosen uri; endpoints have
-//! no enabled state, so the checks above are the whole of it.
+//! A speaker can be used when it is an enabled SPEAKER endpoint of the
+//! home placed in one of its rooms, its integration (its transport) is
+//! installed in that same home with its connector, and it says what it can
+//! play (its provider detail `music`; without it, it plays nothing: fail
+//! closed). A speaker the household disabled (`PATCH /v1/endpoints/{id}`
+//! `{ enabled: false }`) is not listed, a music step naming it is refused
+//! on save (400 naming `speakerId`, like every other refusal of the
+//! speaker), and a saved step naming it fails right before playback with
+//! the reason recorded (nothing is sent to the speaker; later steps run).
+//! A device is never a speaker here, enabled or not (its
+//! `settings.enabled`), since the device channels cannot play a chosen
+//! uri.
 
 use std::collections::BTreeMap;
 
@@ -112,6 +116,11 @@ pub(crate) async fn speaker_in_home(
         .await?
         .filter(|e| e.property_id == home.id && e.kind == EndpointKind::Speaker)
         .ok_or_else(|| Refusal::Refused("no such speaker in this home".into()))?;
+    if !endpoint.enabled {
+        return Err(Refusal::Refused(
+            "the speaker is disabled; enable it to play music on it".into(),
+        ));
+    }
     if endpoint.room_id.is_none() {
         return Err(Refusal::Refused(
             "the speaker is in no room of this home; place it in a room first".into(),
@@ -418,8 +427,9 @@ pub struct RoutineMusic {
     pub accounts: Vec<MusicAccount>,
 }
 
-/// The speakers of a home a music step can use, with their source modes
-/// and saved favourites, and the household's streaming-provider accounts.
+/// The enabled speakers of a home a music step can use, with their source
+/// modes and saved favourites, and the household's streaming-provider
+/// accounts.
 #[utoipa::path(
     get,
     path = "/v1/properties/{propertyId}/routines/music",
@@ -454,7 +464,8 @@ pub async fn routine_music(
         .await?;
     let mut by_integration: BTreeMap<IntegrationId, Vec<EndpointRecord>> = BTreeMap::new();
     for endpoint in things.endpoints {
-        if endpoint.kind == EndpointKind::Speaker && endpoint.room_id.is_some() {
+        if endpoint.kind == EndpointKind::Speaker && endpoint.room_id.is_some() && endpoint.enabled
+        {
             by_integration
                 .entry(endpoint.integration_id)
                 .or_default()

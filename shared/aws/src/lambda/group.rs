@@ -112,13 +112,20 @@ impl HostedConfig {
     }
 
     /// Refuses to start a function serving `groups` without what they need:
-    /// the homes group registers devices and publishes commands, so without
-    /// the IoT configuration it fails at cold start, where a deployment
-    /// mistake shows at once, rather than on the first registration.
+    /// the homes group registers devices and publishes commands, and the
+    /// security group publishes a hub's mode and an alarm's output commands,
+    /// so without the IoT configuration either fails at cold start, where a
+    /// deployment mistake shows at once, rather than on the first
+    /// registration or arming.
     pub fn check_for(&self, groups: &[Group]) -> Result<(), lambda_http::Error> {
-        if groups.contains(&Group::Homes) && self.iot.is_none() {
+        let reaching = groups.iter().find_map(|g| match g {
+            Group::Homes => Some("homes"),
+            Group::Security => Some("security"),
+            _ => None,
+        });
+        if let (Some(group), None) = (reaching, &self.iot) {
             return Err(format!(
-                "the homes group reaches devices: set {IOT_DEVICE_POLICY_ENV} and {IOT_DATA_ENDPOINT_ENV}"
+                "the {group} group reaches devices: set {IOT_DEVICE_POLICY_ENV} and {IOT_DATA_ENDPOINT_ENV}"
             )
             .into());
         }
@@ -297,10 +304,12 @@ mod tests {
     }
 
     #[test]
-    fn the_homes_group_refuses_to_start_without_iot() {
+    fn the_homes_and_security_groups_refuse_to_start_without_iot() {
         let bare = config(None);
         let error = bare.check_for(&[Group::Homes]).unwrap_err().to_string();
         assert!(error.contains(IOT_DEVICE_POLICY_ENV), "{error}");
+        let error = bare.check_for(&[Group::Security]).unwrap_err().to_string();
+        assert!(error.contains("the security group"), "{error}");
         bare.check_for(&[Group::Auth, Group::Developers]).unwrap();
 
         let iot = IotConfig {
@@ -312,6 +321,9 @@ mod tests {
             },
         };
         assert_eq!(iot.data.url(), "https://x-ats.iot.eu-west-1.amazonaws.com");
-        config(Some(iot)).check_for(&[Group::Homes]).unwrap();
+        config(Some(iot.clone()))
+            .check_for(&[Group::Homes])
+            .unwrap();
+        config(Some(iot)).check_for(&[Group::Security]).unwrap();
     }
 }

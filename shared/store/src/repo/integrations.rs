@@ -310,6 +310,12 @@ pub struct EndpointRecord {
     /// Stored raw: a value this build does not know reads as not presented.
     #[serde(default)]
     pub presented_as: Option<String>,
+    /// Whether the household uses it: a disabled endpoint takes no
+    /// commands, is no music speaker and blocks arming where security
+    /// watches it. Rows from before the field read as enabled; rediscovery
+    /// keeps it.
+    #[serde(default = "enabled_by_default")]
+    pub enabled: bool,
     /// Live values the connector last read back, keyed by capability.
     #[serde(default)]
     pub state: Map<String, Value>,
@@ -331,6 +337,10 @@ pub struct EndpointRecord {
     /// Bumped by every rewrite; rewrites are conditioned on it.
     #[serde(default)]
     pub rev: u64,
+}
+
+fn enabled_by_default() -> bool {
+    true
 }
 
 impl EndpointRecord {
@@ -908,6 +918,7 @@ mod tests {
             capability_set: vec![DeviceCapability::Light.into()],
             features: vec![],
             presented_as: None,
+            enabled: true,
             state: Map::new(),
             state_updated_at: None,
             last_seen: None,
@@ -917,6 +928,21 @@ mod tests {
             updated_at: now(),
             rev: 0,
         }
+    }
+
+    #[test]
+    fn an_endpoint_stored_before_it_could_be_disabled_reads_as_enabled() {
+        let lamp = endpoint(
+            TenantId::new(),
+            IntegrationId::new(),
+            PropertyId::new(),
+            "a",
+        );
+        let mut stored = serde_json::to_value(&lamp).unwrap();
+        assert_eq!(stored["enabled"], true);
+        stored.as_object_mut().unwrap().remove("enabled");
+        let read: EndpointRecord = serde_json::from_value(stored).unwrap();
+        assert!(read.enabled);
     }
 
     #[tokio::test]

@@ -103,8 +103,9 @@ def sync_detailed(
     tenant_id: UUID,
 
 ) -> Response[Problem | RoutineMusic]:
-    """ The speakers of a home a music step can use, with their source modes
-    and saved favourites, and the household's streaming-provider accounts.
+    """ The enabled speakers of a home a music step can use, with their source
+    modes and saved favourites, and the household's streaming-provider
+    accounts.
 
     Args:
         property_id (UUID):
@@ -138,8 +139,9 @@ def sync(
     tenant_id: UUID,
 
 ) -> Problem | RoutineMusic | None:
-    """ The speakers of a home a music step can use, with their source modes
-    and saved favourites, and the household's streaming-provider accounts.
+    """ The enabled speakers of a home a music step can use, with their source
+    modes and saved favourites, and the household's streaming-provider
+    accounts.
 
     Args:
         property_id (UUID):
@@ -168,8 +170,9 @@ async def asyncio_detailed(
     tenant_id: UUID,
 
 ) -> Response[Problem | RoutineMusic]:
-    """ The speakers of a home a music step can use, with their source modes
-    and saved favourites, and the household's streaming-provider accounts.
+    """ The enabled speakers of a home a music step can use, with their source
+    modes and saved favourites, and the household's streaming-provider
+    accounts.
 
     Args:
         property_id (UUID):
@@ -203,8 +206,9 @@ async def asyncio(
     tenant_id: UUID,
 
 ) -> Problem | RoutineMusic | None:
-    """ The speakers of a home a music step can use, with their source modes
-    and saved favourites, and the household's streaming-provider accounts.
+    """ The enabled speakers of a home a music step can use, with their source
+    modes and saved favourites, and the household's streaming-provider
+    accounts.
 
     Args:
         property_id (UUID):

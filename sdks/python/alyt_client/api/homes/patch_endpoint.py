@@ -111,7 +111,7 @@ def sync_detailed(
     tenant_id: UUID,
 
 ) -> Response[Problem | Thing]:
-    """ Changes how an endpoint is shown, its name or its room.
+    """ Changes an endpoint's presentation, name, room or enabled state.
 
     Args:
         endpoint_id (UUID):
@@ -148,7 +148,7 @@ def sync(
     tenant_id: UUID,
 
 ) -> Problem | Thing | None:
-    """ Changes how an endpoint is shown, its name or its room.
+    """ Changes an endpoint's presentation, name, room or enabled state.
 
     Args:
         endpoint_id (UUID):
@@ -180,7 +180,7 @@ async def asyncio_detailed(
     tenant_id: UUID,
 
 ) -> Response[Problem | Thing]:
-    """ Changes how an endpoint is shown, its name or its room.
+    """ Changes an endpoint's presentation, name, room or enabled state.
 
     Args:
         endpoint_id (UUID):
@@ -217,7 +217,7 @@ async def asyncio(
     tenant_id: UUID,
 
 ) -> Problem | Thing | None:
-    """ Changes how an endpoint is shown, its name or its room.
+    """ Changes an endpoint's presentation, name, room or enabled state.
 
     Args:
         endpoint_id (UUID):

@@ -9,14 +9,20 @@
 //!   envelope, validated against the thing's own descriptors (400 naming the
 //!   field), sent to the connector at once. The stored state afterwards is
 //!   what the connector read back, never what was requested. 200 with
-//!   `{ status: 'applied', thing }`; 422 when the thing refuses the command;
-//!   502 when it cannot be reached.
+//!   `{ status: 'applied', thing }`; 409 when the endpoint is disabled
+//!   (nothing is sent); 422 when the thing refuses the command; 502 when it
+//!   cannot be reached.
 //! * `PATCH /v1/endpoints/{endpointId}?tenantId` `{ presentedAs?, name?,
-//!   roomId? }`: `presentedAs` 'light'|'switch'|null (400 on a thing that is
-//!   neither a light nor a switch) changes category, icon, descriptors and so
-//!   which room actions include it; `roomId` (null: no room) places it, and a
-//!   thing a person placed is never moved by discovery; `name` renames it
-//!   (rediscovery never renames).
+//!   roomId?, enabled? }`: `presentedAs` 'light'|'switch'|null (400 on a
+//!   thing that is neither a light nor a switch) changes category, icon,
+//!   descriptors and so which room actions include it; `roomId` (null: no
+//!   room) places it, and a thing a person placed is never moved by
+//!   discovery; `name` renames it (rediscovery never renames); `enabled`
+//!   (true or false, never null) turns it off for the household: no
+//!   commands (409; room actions skip it, a routine step fails), no music
+//!   (not listed, refused on save, failed before playback), and home
+//!   security shows its signals as disabled before arming. Rediscovery
+//!   keeps it. The thing view shows it in `settings.enabled`.
 //!
 //! Who: as rooms (`access::access_to`): reading needs sight of the
 //! home (`things:read`), refresh and commands control (`things:control`),
@@ -100,6 +106,10 @@ pub struct Endpoint {
     pub features: Vec<String>,
     #[schema(required = true)]
     pub presented_as: Option<PresentedAs>,
+    /// Whether the household uses it (`PATCH /endpoints/{id}`): a disabled
+    /// endpoint takes no commands, plays no music and blocks arming where
+    /// home security watches it.
+    pub enabled: bool,
     /// Live values the connector last read back, keyed by capability.
     #[schema(value_type = Object)]
     pub state: Map<String, Value>,
@@ -131,6 +141,7 @@ pub fn endpoint_object(e: &EndpointRecord) -> Endpoint {
         capability_set: e.known_capabilities().into_iter().collect(),
         features: e.features.clone(),
         presented_as: e.presented_as(),
+        enabled: e.enabled,
         state: e.state.clone(),
         state_updated_at: e.state_updated_at,
         last_seen: e.last_seen,
@@ -170,7 +181,7 @@ pub fn endpoint_thing(e: &EndpointRecord, now: OffsetDateTime) -> Thing {
         state: endpoint_state(&e.state, presentation),
         state_updated_at: e.state_updated_at,
         liveness: endpoint_liveness(e.checked_at, e.reachable, e.last_seen, now),
-        settings: Map::new(),
+        settings: Map::from_iter([("enabled".to_owned(), e.enabled.into())]),
         presented_as,
         presentable: presentable(&capabilities),
     }
@@ -450,6 +461,12 @@ pub(crate) async fn command_endpoint(
     endpoint: EndpointRecord,
     request: CommandRequest,
 ) -> Result<EndpointRecord, CommandFailure> {
+    if !endpoint.enabled {
+        return Err(CommandFailure::Refused(ApiError::conflict(format!(
+            "{} is disabled; enable it (PATCH /v1/endpoints/{} {{\"enabled\": true}}) to command it",
+            endpoint.name, endpoint.id
+        ))));
+    }
     let (accepted, presentation) = accept_for_endpoint(&endpoint, request).map_err(|e| {
         CommandFailure::Refused(ApiError::validation(e.field.clone(), e.to_string()))
     })?;
@@ -596,6 +613,7 @@ pub struct EndpointCommandResult {
         NoValidToken,
         (status = 403, description = "A key without things:control, or platform SUPPORT; a siren (home security's output) from anyone who does not control the home's security", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The endpoint is disabled (nothing was sent)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The thing refused the command (the connector's reason)", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "The thing or its connector could not be reached", body = Problem, content_type = "application/problem+json"),
     )
@@ -659,9 +677,13 @@ pub struct PatchEndpointRequest {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<RoomId>)]
     pub room_id: Option<Option<RoomId>>,
+    /// true or false (not null): whether the household uses it.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = bool)]
+    pub enabled: Option<Option<bool>>,
 }
 
-/// Changes how an endpoint is shown, its name or its room.
+/// Changes an endpoint's presentation, name, room or enabled state.
 #[utoipa::path(
     patch,
     path = "/v1/endpoints/{endpointId}",
@@ -705,10 +727,16 @@ pub async fn patch_endpoint(
     if let Some(Some(room)) = body.room_id {
         check_room(&state, tenant, endpoint.property_id, room).await?;
     }
+    let enabled = match body.enabled {
+        Some(None) => return Err(ApiError::validation("enabled", "true or false, not null")),
+        Some(Some(enabled)) => Some(enabled),
+        None => None,
+    };
     let changes = EndpointChanges {
         presented_as: body.presented_as,
         name,
         room_id: body.room_id,
+        enabled,
     };
     let next = change_endpoint(&state, endpoint, changes).await?;
     Ok(Json(endpoint_thing(&next, state.clock.now())))
@@ -719,6 +747,7 @@ struct EndpointChanges {
     presented_as: Option<Option<PresentedAs>>,
     name: Option<String>,
     room_id: Option<Option<RoomId>>,
+    enabled: Option<bool>,
 }
 
 /// Writes `changes` to the endpoint (a room set by a person is placed by
@@ -732,6 +761,7 @@ async fn change_endpoint(
         presented_as,
         name,
         room_id,
+        enabled,
     } = changes;
     let now = state.clock.now();
     rewrite_endpoint(state, endpoint, |_, e| {
@@ -744,6 +774,9 @@ async fn change_endpoint(
         if let Some(room) = room_id {
             e.room_id = room;
             e.placed_by = Some(PlacedBy::Person);
+        }
+        if let Some(enabled) = enabled {
+            e.enabled = enabled;
         }
         e.updated_at = now;
         Ok(Vec::new())

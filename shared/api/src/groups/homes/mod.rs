@@ -38,7 +38,6 @@ pub fn routes() -> Operations {
         .merge(routines::routes())
         .merge(routines::runs::routes())
         .merge(crate::groups::music::routes())
-        .merge(crate::groups::security::routes())
         .merge(endpoints::routes())
         .merge(overview::routes())
         .merge(live::routes())

@@ -643,6 +643,7 @@ mod tests {
             capability_set: vec![DeviceCapability::Light.into()],
             features: vec![],
             presented_as: None,
+            enabled: true,
             state: serde_json::json!({ "light": { "power": n.is_multiple_of(2) } })
                 .as_object()
                 .cloned()

@@ -1078,11 +1078,12 @@ impl ConnectorCache {
     }
 }
 
-/// One member of an action: skipped when it does not offer it; for a
-/// device, failed when it is a hub child or the command path refuses the
-/// command (its reason), applied when the command is accepted and
-/// published; for an endpoint, applied when its connector applied it (the
-/// read-back stored), failed with the refusal or why it was unreachable.
+/// One member of an action: skipped when it does not offer it, is a siren
+/// or is a disabled endpoint; for a device, failed when it is a hub child
+/// or the command path refuses the command (its reason), applied when the
+/// command is accepted and published; for an endpoint, applied when its
+/// connector applied it (the read-back stored), failed with the refusal or
+/// why it was unreachable.
 async fn run_one(
     state: &AppState,
     tenant: TenantId,
@@ -1107,6 +1108,12 @@ async fn run_one(
             member,
             "a siren is home security's output, not part of room actions",
         ));
+        return;
+    }
+    if matches!(&member.source, Source::Endpoint(record) if !record.enabled) {
+        result
+            .skipped
+            .push(ActionResult::outcome(member, "the thing is disabled"));
         return;
     }
     let (capability, key, value) = match room::plan_member(action, value, &member.as_member()) {

@@ -167,7 +167,7 @@ pub async fn inventory(
             endpoint.room_id,
             found,
             reachable,
-            true,
+            endpoint.enabled,
             &endpoint.state,
         );
     }

@@ -1,0 +1,7 @@
+//! Lambda entry of the home-security group (a home's status, modes,
+//! settings and selections, incidents, authority and delegations).
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    alyt_aws::lambda::run::<alyt_api::groups::hosted::Security>().await
+}
