@@ -18,7 +18,9 @@ use alyt_mail::{MailNotice, OutboxMailer};
 use alyt_store::counting::{note, note_reach};
 use alyt_store::repo;
 use alyt_store::sqlite::SqliteStore;
-use alyt_store::{Condition, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction};
+use alyt_store::{
+    Condition, Durability, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction,
+};
 use async_trait::async_trait;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -205,12 +207,20 @@ impl Store for SignallingStore {
     }
 
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        self.transact_with(writes, Durability::Synced).await
+    }
+
+    async fn transact_with(
+        &self,
+        writes: Vec<TxWrite>,
+        durability: Durability,
+    ) -> Result<(), StoreError> {
         note("transact");
         for write in &writes {
             note_write_reach(write);
         }
         let keys: Vec<Key> = writes.iter().map(TxWrite::key).collect();
-        self.inner.transact(writes).await?;
+        self.inner.transact_with(writes, durability).await?;
         self.written(keys.iter());
         Ok(())
     }

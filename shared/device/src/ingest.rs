@@ -47,7 +47,7 @@ use alyt_store::repo::history::{DeviceLogEntry, LogChannel, device_log_item, tel
 use alyt_store::repo::messages::{PublishedRecord, dedupe_guard, last_published, published_write};
 use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
 use alyt_store::repo::tenancy::{HomeAddressRecord, home_address_write};
-use alyt_store::{Condition, Item, Key, Store, StoreError, TxWrite};
+use alyt_store::{Condition, Durability, Item, Key, Store, StoreError, TxWrite};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -492,7 +492,10 @@ impl Ingest {
             else {
                 return Ok(Outcome::Ignored);
             };
-            match self.store.transact(writes).await {
+            // Written, not synced: the broker's PUBACK waits on this commit,
+            // and a message must outlive the process, not a power cut
+            // (ARCHITECTURE.md, "Acknowledged means stored").
+            match self.store.transact_with(writes, Durability::Written).await {
                 Ok(()) => return Ok(Outcome::Applied),
                 Err(StoreError::TransactionCanceled { reasons }) => {
                     // Write 0 is the dedupe guard: this message was applied before.

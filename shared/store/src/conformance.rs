@@ -45,6 +45,7 @@ macro_rules! store_conformance_suite {
             cursor_from_another_partition_is_rejected,
             index_query_is_sparse_ordered_and_paginated,
             transaction_writes_all_or_nothing,
+            a_commit_written_to_the_os_only_is_as_atomic_and_as_visible,
             transaction_rejects_two_writes_on_one_item,
             expired_items_are_invisible,
             batch_get_returns_present_items,
@@ -739,6 +740,54 @@ pub async fn transaction_writes_all_or_nothing(f: Fixture) {
         f.store.get(&key("HOME#1", "MEMBER#bob")).await.unwrap(),
         None
     );
+}
+
+/// A commit asked to be [`Durability::Written`] (device messages, whose
+/// PUBACK waits on it) is as atomic as any, and the next handle on the
+/// store sees it; interleaved with synced commits, nothing is lost.
+pub async fn a_commit_written_to_the_os_only_is_as_atomic_and_as_visible(f: Fixture) {
+    use crate::Durability::{Synced, Written};
+    let refused = f
+        .store
+        .transact_with(
+            vec![
+                TxWrite::Put {
+                    item: item("DEVICE#1", "POINT#1"),
+                    condition: None,
+                },
+                TxWrite::Put {
+                    item: item("DEVICE#1", "POINT#1-guard"),
+                    condition: Some(Condition::item_present()),
+                },
+            ],
+            Written,
+        )
+        .await
+        .unwrap_err();
+    assert!(refused.is_condition_failure(), "{refused:?}");
+    assert_eq!(
+        f.store.get(&key("DEVICE#1", "POINT#1")).await.unwrap(),
+        None
+    );
+    for (n, durability) in [Written, Synced, Written, Written].into_iter().enumerate() {
+        f.store
+            .transact_with(
+                vec![TxWrite::Put {
+                    item: item("DEVICE#1", &format!("POINT#{n}")),
+                    condition: Some(Condition::item_absent()),
+                }],
+                durability,
+            )
+            .await
+            .unwrap();
+    }
+    let another = (f.another)(f.clock.clone());
+    let points = another
+        .query(Query::partition("DEVICE#1"))
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(points.len(), 4, "every commit, whatever its durability");
 }
 
 pub async fn transaction_rejects_two_writes_on_one_item(f: Fixture) {

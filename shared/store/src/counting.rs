@@ -172,4 +172,12 @@ impl<S: Store> Store for CountingStore<S> {
         self.count("transact");
         self.inner.transact(writes).await
     }
+    async fn transact_with(
+        &self,
+        writes: Vec<TxWrite>,
+        durability: crate::Durability,
+    ) -> Result<(), StoreError> {
+        self.count("transact");
+        self.inner.transact_with(writes, durability).await
+    }
 }

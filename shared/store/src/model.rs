@@ -988,6 +988,23 @@ pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// How lasting a transaction's commit must be before it answers.
+/// DynamoDB makes every write durable across zones and ignores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// On disk before the answer: it survives a power cut.
+    #[default]
+    Synced,
+    /// Handed to the operating system before the answer: it survives the
+    /// process dying (a crash, SIGKILL); a power cut or an operating-system
+    /// crash can lose it until the next synced commit or checkpoint, which
+    /// the embedded store makes moments later. For device messages, whose
+    /// PUBACK waits on the commit (ARCHITECTURE.md, "Acknowledged means
+    /// stored"): waiting on the disk for each would cap a device at a few
+    /// hundred messages a second.
+    Written,
+}
+
 /// The storage port. Reads never return expired items (see [`attr::TTL`]).
 /// Single-item reads and writes are strongly consistent; index queries may lag
 /// the table slightly on DynamoDB, so rules that need exactness read the table.
@@ -1020,6 +1037,17 @@ pub trait Store: Send + Sync + 'static {
 
     /// All writes or none.
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError>;
+
+    /// All writes or none, answered once as lasting as `durability` asks
+    /// (a store without the distinction makes every commit [`Durability::Synced`]).
+    async fn transact_with(
+        &self,
+        writes: Vec<TxWrite>,
+        durability: Durability,
+    ) -> Result<(), StoreError> {
+        let _ = durability;
+        self.transact(writes).await
+    }
 }
 
 /// A shared store is a store (wrappers such as the counting store can hold one).
@@ -1054,5 +1082,12 @@ impl<T: Store + ?Sized> Store for std::sync::Arc<T> {
     }
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
         (**self).transact(writes).await
+    }
+    async fn transact_with(
+        &self,
+        writes: Vec<TxWrite>,
+        durability: Durability,
+    ) -> Result<(), StoreError> {
+        (**self).transact_with(writes, durability).await
     }
 }

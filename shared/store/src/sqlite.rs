@@ -12,8 +12,8 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::{Map, Value};
 
 use crate::{
-    CancelReason, Condition, Index, Item, Key, LOG_HEAD_LAST, MAX_BATCH_GET_KEYS, Page, PageKey,
-    Query, SortKey, Store, StoreError, TxWrite, UpdateAction, appended_logs, log_head_key,
+    CancelReason, Condition, Durability, Index, Item, Key, LOG_HEAD_LAST, MAX_BATCH_GET_KEYS, Page,
+    PageKey, Query, SortKey, Store, StoreError, TxWrite, UpdateAction, appended_logs, log_head_key,
     resolve_appends, validate_item, validate_key, validate_transaction, validate_update,
 };
 
@@ -47,7 +47,7 @@ CREATE INDEX IF NOT EXISTS expiry ON items (expires_at) WHERE expires_at IS NOT 
 /// read path), and a query reads at most one page (1,000 items).
 #[derive(Clone)]
 pub struct SqliteStore {
-    writer: std::sync::mpsc::Sender<Job>,
+    writer: std::sync::mpsc::Sender<Queued>,
     /// Empty for an in-memory database (other connections would not see
     /// it): reads then use the writer connection.
     readers: Arc<Vec<Mutex<Connection>>>,
@@ -152,6 +152,15 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
+        self.run_with(Durability::Synced, work).await
+    }
+
+    /// [`Self::run`], its group committed as lasting as `durability` asks.
+    async fn run_with<T, F>(&self, durability: Durability, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
         let (answer, answered) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move |conn| {
             let result = match conn {
@@ -168,7 +177,7 @@ impl SqliteStore {
             (keep, reply)
         });
         self.writer
-            .send(job)
+            .send(Queued { job, durability })
             .map_err(|_| StoreError::Unavailable("the store's writer has stopped".into()))?;
         answered
             .await
@@ -182,6 +191,12 @@ type Job = Box<dyn FnOnce(Result<&Connection, StoreError>) -> (bool, Reply) + Se
 /// Answers a job once its group committed (or failed to: the error).
 type Reply = Box<dyn FnOnce(Option<StoreError>) + Send>;
 
+/// A job and how lasting its commit must be.
+struct Queued {
+    job: Job,
+    durability: Durability,
+}
+
 /// Jobs one transaction takes at most.
 const GROUP: usize = 64;
 
@@ -190,17 +205,41 @@ const GROUP: usize = 64;
 /// one fsync for the group instead of one per write (group commit), so
 /// concurrent writers (ingest's shards, requests) share the disk's
 /// latency. Each job sees the ones before it, as if they ran one by one.
-fn spawn_writer(conn: Connection) -> Result<std::sync::mpsc::Sender<Job>, StoreError> {
-    let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+/// A group of [`Durability::Written`] jobs only commits with
+/// synchronous=NORMAL (no fsync: WAL mode keeps it consistent, and the
+/// next synced commit or checkpoint puts it on disk); any synced job makes
+/// the whole group synced.
+fn spawn_writer(conn: Connection) -> Result<std::sync::mpsc::Sender<Queued>, StoreError> {
+    let (jobs, queue) = std::sync::mpsc::channel::<Queued>();
     std::thread::Builder::new()
         .name("alyt-sqlite-writer".into())
         .spawn(move || {
+            let mut syncing = Durability::Synced;
             while let Ok(first) = queue.recv() {
-                let mut group = vec![first];
+                let mut durability = first.durability;
+                let mut group = vec![first.job];
                 while group.len() < GROUP {
                     match queue.try_recv() {
-                        Ok(job) => group.push(job),
+                        Ok(queued) => {
+                            if queued.durability == Durability::Synced {
+                                durability = Durability::Synced;
+                            }
+                            group.push(queued.job);
+                        }
                         Err(_) => break,
+                    }
+                }
+                if durability != syncing {
+                    let level = match durability {
+                        Durability::Synced => "FULL",
+                        Durability::Written => "NORMAL",
+                    };
+                    // Outside a transaction, so it holds for the next commit.
+                    match conn.pragma_update(None, "synchronous", level) {
+                        Ok(()) => syncing = durability,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "the commit's durability could not be set")
+                        }
                     }
                 }
                 commit_group(&conn, group);
@@ -456,6 +495,14 @@ impl Store for SqliteStore {
     }
 
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        self.transact_with(writes, Durability::Synced).await
+    }
+
+    async fn transact_with(
+        &self,
+        writes: Vec<TxWrite>,
+        durability: Durability,
+    ) -> Result<(), StoreError> {
         // Appends are checked with stand-in positions here; their real ones
         // come from the heads read inside the transaction (one writer, so
         // they are given in commit order and the head conditions hold).
@@ -469,7 +516,7 @@ impl Store for SqliteStore {
             validate_transaction(&writes)?;
         }
         let now = self.clock.now();
-        self.run(move |conn| {
+        self.run_with(durability, move |conn| {
             let tx = conn;
             let (writes, heads) = if has_appends {
                 let mut known = std::collections::HashMap::new();
