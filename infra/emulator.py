@@ -38,15 +38,32 @@ copy of routes, environments or resources here.
 - Turnstile: a stand-in of Cloudflare's siteverify that answers as
   Cloudflare does for its documented test secrets (1x... passes, 2x...
   fails, 3x... says the token was spent).
+- IoT Core: an MQTT 3.1.1 front (a thread per connection; TLS, or plain
+  TCP for custom-authorizer logins). A device is admitted by a certificate
+  registered in the account (ACTIVE; its attached policies evaluated with
+  the thing's policy variables) or through the template's custom
+  authorizer (the function invoked with IoT Core's event, its answer's
+  policy enforced, asked again at refreshAfterInSeconds). Every publish
+  is matched against the template's topic rules by their SQL as written
+  (RuleSql: anything it cannot evaluate fails the region at start) and sent
+  to the rule's SQS action in IoT Core's shape, a failure to its error
+  action. The data plane's Publish and DeleteConnection serve the
+  functions (ALYT_IOT_DATA_PLANE_URL, given where the template sets
+  ALYT_IOT_DATA_ENDPOINT).
+- Event sources: the SQS and DynamoDB events of the template poll their
+  queue or table stream with its batch settings, filter and
+  ReportBatchItemFailures; Schedule events invoke at their rate (faster
+  with --schedule-speedup). A function scales out to concurrent
+  instances (FunctionPool), as Lambda does.
 
-Printed on stdout once ready: `API=<base URL with /v1>` and `DATA=<dir>`.
+Printed on stdout once ready: `API=<base URL with /v1>`, `MQTT=<host:port>`
+and `DATA=<dir>` (DATA/iot/ca.pem signs the MQTT front's certificate).
 Runs until SIGINT or SIGTERM (or, with --exit-with-stdin, until stdin
 closes: the test support's way to stop it with the test process), then
 stops every function it started. Function logs: DATA/logs/<LogicalId>.log.
 
-Not emulated yet (later slices): the stream function's URL, the MQTT front
-(IoT Core, the custom authorizer, the topic rule), event source mappings
-(SQS, the table's stream), schedules, CORS and stage throttling.
+Not emulated yet (later slices): the stream function's URL, the simulator
+task, CORS and stage throttling.
 """
 
 import argparse

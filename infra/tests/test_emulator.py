@@ -173,9 +173,15 @@ def region():
     region.stop()
 
 
-def test_the_table_and_queues_are_created_in_moto_as_the_template_declares(region):
+@pytest.fixture(scope="module")
+def region_stack(region):
+    """The template's resources, created once in the module's region."""
     region.put_secret(emulator.TURNSTILE_SECRET_NAME, emulator.TURNSTILE_PASSING_SECRET)
-    s = emulator.RegionStack(TEMPLATE, emulator.emulator_parameters("eu-west-1", API), region)
+    return emulator.RegionStack(TEMPLATE, emulator.emulator_parameters("eu-west-1", API), region)
+
+
+def test_the_table_and_queues_are_created_in_moto_as_the_template_declares(region, region_stack):
+    s = region_stack
     developers = next(f for f in emulator.functions_of(s) if f.logical == "ApiDevelopersFunction")
     assert developers.environment()["ALYT_TURNSTILE_SECRET"] == emulator.TURNSTILE_PASSING_SECRET
 
@@ -575,3 +581,69 @@ def test_a_persistent_session_keeps_qos1_messages_until_the_device_is_back(tmp_p
         again.loop_stop()
     finally:
         f.front.stop()
+
+
+AUTHORIZER = emulator.ROOT / "target" / "debug" / "alyt-iot-authorizer"
+
+
+@pytest.mark.skipif(not AUTHORIZER.is_file(), reason="the authorizer is not built (cargo build --workspace --bins)")
+def test_a_login_through_the_templates_authorizer_gets_its_policy_and_its_telemetry_reaches_ingest(
+    region, region_stack, tmp_path
+):
+    import hashlib
+
+    s = region_stack
+    (authorizer,) = [f for f in emulator.functions_of(s) if f.logical == "DeviceAuthorizerFunction"]
+    pool = emulator.FunctionPool(
+        authorizer, AUTHORIZER, {**authorizer.environment(), "AWS_ENDPOINT_URL": region.endpoint}, tmp_path / "log"
+    )
+    pool.start()
+    pool.wait_ready(30)
+    iot = emulator.IotCore(region, s, lambda logical, event: pool.invoke(event), tmp_path, "emulated-ats.iot", 0)
+    iot.serve()
+    tenant, home, device = (f"0190d0f0-0000-7000-8000-00000000000{n}" for n in (1, 2, 3))
+    # The credential as the store writes it (shared/store/src/repo/devices.rs).
+    region.client("dynamodb").put_item(
+        TableName=s.ref("Table"),
+        Item={
+            "pk": {"S": f"DEVCRED#{device}"},
+            "sk": {"S": "DEVCRED"},
+            "username": {"S": device},
+            "deviceId": {"S": device},
+            "tenantId": {"S": tenant},
+            "propertyId": {"S": home},
+            "secretHash": {"S": hashlib.sha256(b"right").hexdigest()},
+            "createdAt": {"S": "2026-06-01T00:00:00Z"},
+        },
+    )
+    import paho.mqtt.client as mqtt
+
+    def login(password):
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=device)
+        client.username_pw_set(f"{device}?x-amz-customauthorizer-name=alyt-emulated-devices", password)
+        client.connect("127.0.0.1", iot.front.port, keepalive=30)
+        client.loop_start()
+        return client
+
+    try:
+        refused = login("wrong")
+        assert not eventually(refused.is_connected, 2)
+        refused.loop_stop()
+        client = login("right")
+        assert eventually(client.is_connected, 10)
+        client.publish(f"alyt/{tenant}/{home}/{device}/telemetry", b'{"metrics":{"watts":1}}', qos=1).wait_for_publish(5)
+        sqs = region.client("sqs")
+        bodies = []
+        assert eventually(
+            lambda: bodies.extend(m["Body"] for m in sqs.receive_message(QueueUrl=s.ref("IngestQueue")).get("Messages", []))
+            or bodies,
+            10,
+        )
+        assert json.loads(bodies[0])["topic"] == f"alyt/{tenant}/{home}/{device}/telemetry"
+        # Another device's topic is outside the policy it answered: closed.
+        client.publish(f"alyt/{tenant}/{home}/someone-else/telemetry", b"{}", qos=1)
+        assert eventually(lambda: not client.is_connected(), 5)
+        client.loop_stop()
+    finally:
+        iot.stop()
+        pool.stop()

@@ -2,8 +2,9 @@
 //!
 //! - unset or `local`: a fresh local platform per test ([`TestPlatform`]);
 //! - `emulated`: the hosted stack in the emulated AWS region
-//!   (`infra/emulate`: infra/template.yaml's functions and routes, the real
-//!   function binaries, DynamoDB and SES in moto). One region per test
+//!   (`infra/emulate`: infra/template.yaml's functions, routes, topic rule,
+//!   event sources and schedules, the real function binaries, DynamoDB,
+//!   SQS and SES in moto, an MQTT front for IoT Core). One region per test
 //!   process, started by the first story that asks and stopped when the
 //!   process ends (the emulator stops when its stdin closes); its stories
 //!   share it, so each signs up addresses of its own. Its data directory
