@@ -38,15 +38,32 @@ copy of routes, environments or resources here.
 - Turnstile: a stand-in of Cloudflare's siteverify that answers as
   Cloudflare does for its documented test secrets (1x... passes, 2x...
   fails, 3x... says the token was spent).
+- IoT Core: an MQTT 3.1.1 front (a thread per connection; TLS, or plain
+  TCP for custom-authorizer logins). A device is admitted by a certificate
+  registered in the account (ACTIVE; its attached policies evaluated with
+  the thing's policy variables) or through the template's custom
+  authorizer (the function invoked with IoT Core's event, its answer's
+  policy enforced, asked again at refreshAfterInSeconds). Every publish
+  is matched against the template's topic rules by their SQL as written
+  (RuleSql: anything it cannot evaluate fails the region at start) and sent
+  to the rule's SQS action in IoT Core's shape, a failure to its error
+  action. The data plane's Publish and DeleteConnection serve the
+  functions (ALYT_IOT_DATA_PLANE_URL, given where the template sets
+  ALYT_IOT_DATA_ENDPOINT).
+- Event sources: the SQS and DynamoDB events of the template poll their
+  queue or table stream with its batch settings, filter and
+  ReportBatchItemFailures; Schedule events invoke at their rate (faster
+  with --schedule-speedup). A function scales out to concurrent
+  instances (FunctionPool), as Lambda does.
 
-Printed on stdout once ready: `API=<base URL with /v1>` and `DATA=<dir>`.
+Printed on stdout once ready: `API=<base URL with /v1>`, `MQTT=<host:port>`
+and `DATA=<dir>` (DATA/iot/ca.pem signs the MQTT front's certificate).
 Runs until SIGINT or SIGTERM (or, with --exit-with-stdin, until stdin
 closes: the test support's way to stop it with the test process), then
 stops every function it started. Function logs: DATA/logs/<LogicalId>.log.
 
-Not emulated yet (later slices): the stream function's URL, the MQTT front
-(IoT Core, the custom authorizer, the topic rule), event source mappings
-(SQS, the table's stream), schedules, CORS and stage throttling.
+Not emulated yet (later slices): the stream function's URL, the simulator
+task, CORS and stage throttling.
 """
 
 import argparse
@@ -58,6 +75,7 @@ import queue
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -429,18 +447,54 @@ def route_for(routes, method, path):
 # The region: moto, and the template's resources created in it
 
 
+def _serial_dynamodb_server():
+    from moto.moto_server.threaded_moto_server import MotoRequestHandler, ThreadedMotoServer
+    from moto.server import DomainDispatcherApplication, create_backend_app
+    from werkzeug.serving import make_server
+
+    class Server(ThreadedMotoServer):
+        """moto's threaded server, DynamoDB one request at a time: moto's
+        TransactWriteItems deep-copies the table to roll back, and a request
+        changing the table meanwhile breaks the copy ("dictionary changed
+        size during iteration"), a 500 DynamoDB never answers. Other
+        services stay concurrent (an SQS long poll must not hold the table)."""
+
+        def __init__(self, lock):
+            super().__init__(ip_address="127.0.0.1", port=0, verbose=False)
+            self.lock = lock
+
+        def _server_entry(self):
+            app = DomainDispatcherApplication(create_backend_app)
+            lock = self.lock
+
+            def serial(environ, start_response):
+                if environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB"):
+                    with lock:
+                        return list(app(environ, start_response))
+                return app(environ, start_response)
+
+            self._server = make_server(self._ip_address, self._port, serial, True, request_handler=MotoRequestHandler)
+            self._server_ready_event.set()
+            self._server.serve_forever()
+
+    return Server
+
+
+def SerialDynamoDbServer(lock):  # noqa: N802 - a class made on first use (moto is imported lazily)
+    return _serial_dynamodb_server()(lock)
+
+
 class Region:
     """moto's server in this process and boto3 clients on it."""
 
     def __init__(self, name):
         import logging
 
-        from moto.server import ThreadedMotoServer
-
         # moto's server logs every call; the functions' logs say what matters.
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         self.name = name
-        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        self.dynamodb_lock = threading.Lock()
+        self.server = SerialDynamoDbServer(self.dynamodb_lock)
         self.server.start()
         host, port = self.server.get_host_and_port()
         self.endpoint = f"http://{host}:{port}"
@@ -861,6 +915,85 @@ class FunctionInstance:
         self.api.stop()
 
 
+class FunctionPool:
+    """A function's instances, as Lambda scales it: an invocation takes an
+    idle instance, or starts a new one (a cold start) while the function is
+    under its concurrency limit (ReservedConcurrentExecutions, else
+    `DEFAULT_CONCURRENCY`), or else waits for one. So a scheduled worker's
+    minute-long loop does not hold up its table-stream invocations, and an
+    open event stream does not hold up the next request."""
+
+    DEFAULT_CONCURRENCY = 10
+
+    def __init__(self, function, binary, environment, log_path, limit=None):
+        self.function = function
+        self.binary = binary
+        self.environment = environment
+        self.log_path = log_path
+        self.limit = limit or self.DEFAULT_CONCURRENCY
+        self.instances = []
+        self.idle = []
+        self.changed = threading.Condition()
+        self.stopped = False
+
+    def _new_instance(self):
+        instance = FunctionInstance(self.function, self.binary, self.environment, self.log_path)
+        self.instances.append(instance)
+        return instance
+
+    def start(self):
+        """The first instance, started at boot so a function that cannot
+        start fails the region at once (wait_ready says so)."""
+        with self.changed:
+            instance = self._new_instance()
+        instance.start()
+        return instance
+
+    def wait_ready(self, seconds):
+        self.instances[0].wait_ready(seconds)
+        with self.changed:
+            self.idle.append(self.instances[0])
+            self.changed.notify()
+
+    def invoke(self, payload):
+        with self.changed:
+            while True:
+                if self.stopped:
+                    return "crash", b""
+                if self.idle:
+                    instance, fresh = self.idle.pop(), False
+                    break
+                if len(self.instances) < self.limit:
+                    instance, fresh = self._new_instance(), True
+                    break
+                self.changed.wait()
+        try:
+            if fresh:
+                try:
+                    instance.start()
+                    instance.wait_ready(max(30.0, self.function.timeout))
+                except RuntimeError as error:
+                    log_line(str(error))
+                    instance.stop()
+                    with self.changed:
+                        self.instances.remove(instance)
+                    return "crash", b""
+            return instance.invoke(payload)
+        finally:
+            with self.changed:
+                if instance in self.instances:
+                    self.idle.append(instance)
+                self.changed.notify()
+
+    def stop(self):
+        with self.changed:
+            self.stopped = True
+            self.changed.notify_all()
+            instances = list(self.instances)
+        for instance in instances:
+            instance.stop()
+
+
 def tail(path, lines=20):
     try:
         return "\n".join(Path(path).read_text(errors="replace").splitlines()[-lines:])
@@ -1119,6 +1252,1592 @@ class Outbox:
 
 
 # ---------------------------------------------------------------------------
+# IoT Core's topic rules: the SQL as written
+
+
+class RuleSqlError(TemplateError):
+    """A topic rule's SQL uses what the emulator does not evaluate: failing
+    here, loudly, is what keeps a template change from passing unseen."""
+
+
+UNDEFINED = object()  # IoT SQL's Undefined: a SELECT leaves the key out
+
+RULE_SQL_TOKEN = re.compile(
+    r"\s*(?:(?P<string>'(?:[^']|'')*')|(?P<number>-?\d+)|(?P<op><>|=|\(|\)|,|\*)|(?P<word>[A-Za-z_][A-Za-z0-9_]*))"
+)
+RULE_SQL_KEYWORDS = {"SELECT", "FROM", "WHERE", "AS", "AND", "OR"}
+
+
+def rule_sql_tokens(sql):
+    tokens, position = [], 0
+    sql = sql.strip()
+    while position < len(sql):
+        match = RULE_SQL_TOKEN.match(sql, position)
+        if match is None or match.end() == position:
+            raise RuleSqlError(f"rule SQL: cannot read {sql[position:position + 20]!r} (in {sql!r})")
+        kind = match.lastgroup
+        text = match.group(kind)
+        if kind == "word" and text.upper() in RULE_SQL_KEYWORDS:
+            kind, text = "keyword", text.upper()
+        tokens.append((kind, text))
+        position = match.end()
+        while position < len(sql) and sql[position].isspace():
+            position += 1
+    return tokens
+
+
+class RuleContext:
+    """What one message gives a rule's functions."""
+
+    def __init__(self, topic, payload, source_ip, client_id="", now_ms=None):
+        self.topic = topic
+        self.payload = payload
+        self.source_ip = source_ip
+        self.client_id = client_id
+        self.now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+
+
+def _topic_function(arguments, context):
+    if not arguments:
+        return context.topic
+    (index,) = arguments
+    levels = context.topic.split("/")
+    return levels[index - 1] if 1 <= index <= len(levels) else UNDEFINED
+
+
+def _encode_function(arguments, context):
+    return base64.b64encode(context.payload).decode()
+
+
+# The functions the emulator evaluates, with the arguments each may take
+# (IoT SQL version 2016-03-23). Anything else is a RuleSqlError.
+RULE_SQL_FUNCTIONS = {
+    "newuuid": (lambda arguments: arguments == [], lambda a, c: str(uuid.uuid4())),
+    "timestamp": (lambda arguments: arguments == [], lambda a, c: c.now_ms),
+    "sourceip": (lambda arguments: arguments == [], lambda a, c: c.source_ip),
+    "topic": (
+        lambda arguments: arguments == [] or (len(arguments) == 1 and isinstance(arguments[0], int)),
+        _topic_function,
+    ),
+    # encode(*, 'base64'): the whole payload, whatever its bytes.
+    "encode": (lambda arguments: arguments == ["*", "base64"], _encode_function),
+}
+
+
+class RuleSql:
+    """`SELECT <expr> AS <name>, ... FROM '<topic filter>' [WHERE <condition>]`
+    for the functions in RULE_SQL_FUNCTIONS, string and integer literals,
+    `=` and `<>`, AND and OR."""
+
+    def __init__(self, sql, version="2016-03-23"):
+        if version != "2016-03-23":
+            raise RuleSqlError(f"rule SQL version {version!r}: the emulator evaluates 2016-03-23 only")
+        self.sql = sql
+        self.tokens = rule_sql_tokens(sql)
+        self.position = 0
+        self.expect("keyword", "SELECT")
+        self.select = [self.select_item()]
+        while self.accept("op", ","):
+            self.select.append(self.select_item())
+        self.expect("keyword", "FROM")
+        kind, text = self.next()
+        if kind != "string":
+            raise RuleSqlError(f"rule SQL: FROM takes a quoted topic filter, not {text!r} (in {sql!r})")
+        self.topic_filter = text[1:-1].replace("''", "'")
+        self.where = None
+        if self.accept("keyword", "WHERE"):
+            self.where = self.condition()
+        if self.position != len(self.tokens):
+            raise RuleSqlError(f"rule SQL: unexpected {self.tokens[self.position][1]!r} (in {sql!r})")
+
+    # -- parsing
+
+    def peek(self):
+        return self.tokens[self.position] if self.position < len(self.tokens) else (None, None)
+
+    def next(self):
+        token = self.peek()
+        if token[0] is None:
+            raise RuleSqlError(f"rule SQL ends too early: {self.sql!r}")
+        self.position += 1
+        return token
+
+    def accept(self, kind, text):
+        if self.peek() == (kind, text):
+            self.position += 1
+            return True
+        return False
+
+    def expect(self, kind, text):
+        if not self.accept(kind, text):
+            raise RuleSqlError(f"rule SQL: expected {text} at {self.peek()[1]!r} (in {self.sql!r})")
+
+    def select_item(self):
+        if self.peek() == ("op", "*"):
+            raise RuleSqlError(f"rule SQL: SELECT * is not emulated (in {self.sql!r})")
+        expression = self.operand()
+        if not self.accept("keyword", "AS"):
+            raise RuleSqlError(f"rule SQL: every selected value needs AS <name> here (in {self.sql!r})")
+        kind, name = self.next()
+        if kind != "word":
+            raise RuleSqlError(f"rule SQL: AS takes a name, not {name!r} (in {self.sql!r})")
+        return expression, name
+
+    def operand(self):
+        kind, text = self.next()
+        if kind == "string":
+            value = text[1:-1].replace("''", "'")
+            return lambda context: value
+        if kind == "number":
+            value = int(text)
+            return lambda context: value
+        if kind == "word" and self.peek() == ("op", "("):
+            return self.call(text)
+        raise RuleSqlError(f"rule SQL: {text!r} is not emulated (in {self.sql!r})")
+
+    def call(self, name):
+        self.expect("op", "(")
+        arguments = []
+        if not self.accept("op", ")"):
+            while True:
+                kind, text = self.next()
+                if kind == "op" and text == "*":
+                    arguments.append("*")
+                elif kind == "string":
+                    arguments.append(text[1:-1].replace("''", "'"))
+                elif kind == "number":
+                    arguments.append(int(text))
+                else:
+                    raise RuleSqlError(f"rule SQL: {name}() with argument {text!r} is not emulated (in {self.sql!r})")
+                if self.accept("op", ")"):
+                    break
+                self.expect("op", ",")
+        known = RULE_SQL_FUNCTIONS.get(name.lower())
+        if known is None:
+            raise RuleSqlError(f"rule SQL: the function {name}() is not emulated (in {self.sql!r})")
+        takes, evaluate = known
+        if not takes(arguments):
+            raise RuleSqlError(f"rule SQL: {name}({', '.join(map(repr, arguments))}) is not emulated (in {self.sql!r})")
+        return lambda context: evaluate(arguments, context)
+
+    def condition(self):
+        left = self.conjunction()
+        while self.accept("keyword", "OR"):
+            right = self.conjunction()
+            left = (lambda a, b: lambda c: _or(a(c), b(c)))(left, right)
+        return left
+
+    def conjunction(self):
+        left = self.comparison()
+        while self.accept("keyword", "AND"):
+            right = self.comparison()
+            left = (lambda a, b: lambda c: _and(a(c), b(c)))(left, right)
+        return left
+
+    def comparison(self):
+        left = self.operand()
+        kind, operator = self.next()
+        if (kind, operator) not in (("op", "="), ("op", "<>")):
+            raise RuleSqlError(f"rule SQL: the comparison {operator!r} is not emulated (in {self.sql!r})")
+        right = self.operand()
+        equal = operator == "="
+
+        def compare(context):
+            a, b = left(context), right(context)
+            if a is UNDEFINED or b is UNDEFINED:
+                return UNDEFINED
+            return (a == b) is equal
+
+        return compare
+
+    # -- evaluation
+
+    def matches_topic(self, topic):
+        return topic_matches(self.topic_filter, topic)
+
+    def evaluate(self, context):
+        """The rule's output for this message, or None when the rule does not
+        take it (its filter or its WHERE)."""
+        if not self.matches_topic(context.topic):
+            return None
+        if self.where is not None and self.where(context) is not True:
+            return None
+        output = {}
+        for expression, name in self.select:
+            value = expression(context)
+            if value is not UNDEFINED:
+                output[name] = value
+        return output
+
+
+def _and(a, b):
+    if a is False or b is False:
+        return False
+    return UNDEFINED if UNDEFINED in (a, b) else True
+
+
+def _or(a, b):
+    if a is True or b is True:
+        return True
+    return UNDEFINED if UNDEFINED in (a, b) else False
+
+
+def topic_matches(topic_filter, topic):
+    """MQTT's matching: `+` one level, `#` the rest (and the parent); a
+    wildcard at the start never matches a `$` topic."""
+    if topic.startswith("$") and topic_filter[:1] in ("+", "#"):
+        return False
+    filter_levels, levels = topic_filter.split("/"), topic.split("/")
+    for index, part in enumerate(filter_levels):
+        if part == "#":
+            return True
+        if index >= len(levels):
+            return False
+        if part != "+" and part != levels[index]:
+            return False
+    return len(filter_levels) == len(levels)
+
+
+class RuleAction:
+    """One of a rule's actions; only Sqs is emulated."""
+
+    def __init__(self, source, action):
+        if not isinstance(action, dict) or len(action) != 1:
+            raise TemplateError(f"{source}: an action names one service")
+        (kind, properties), = action.items()
+        if kind != "Sqs":
+            raise TemplateError(f"{source}: the {kind} action is not emulated (only Sqs)")
+        unknown = set(properties) - {"QueueUrl", "RoleArn", "UseBase64"}
+        if unknown:
+            raise TemplateError(f"{source}: Sqs action property {', '.join(sorted(unknown))} is not emulated")
+        self.source = source
+        self.kind = "SqsAction"
+        self.queue_url = properties["QueueUrl"]
+        self.use_base64 = bool(properties.get("UseBase64", False))
+
+    def send(self, sqs, message):
+        body = message.encode() if isinstance(message, str) else message
+        text = base64.b64encode(body).decode() if self.use_base64 else body.decode()
+        sqs.send_message(QueueUrl=self.queue_url, MessageBody=text)
+
+
+class TopicRule:
+    """An AWS::IoT::TopicRule of the template: its SQL, its actions, and its
+    error action (IoT Core's error message shape when an action fails)."""
+
+    def __init__(self, stack, logical):
+        payload = stack.resolve(stack.resources[logical].get("Properties", {})).get("TopicRulePayload", {})
+        source = f"{logical}.TopicRulePayload"
+        self.logical = logical
+        self.name = stack.resolve(stack.resources[logical]["Properties"].get("RuleName")) or re.sub(
+            r"[^A-Za-z0-9_]", "_", f"{STACK}_{logical}"
+        )
+        self.disabled = bool(payload.get("RuleDisabled", False))
+        self.sql = RuleSql(payload["Sql"], str(payload.get("AwsIotSqlVersion", "2015-10-08")))
+        self.actions = [RuleAction(f"{source}.Actions", a) for a in payload.get("Actions", [])]
+        error = payload.get("ErrorAction")
+        self.error_action = RuleAction(f"{source}.ErrorAction", error) if error else None
+
+    def apply(self, sqs, context):
+        """Runs the rule on one message; what its actions did, for the log."""
+        if self.disabled:
+            return None
+        output = self.sql.evaluate(context)
+        if output is None:
+            return None
+        message = json.dumps(output, separators=(",", ":"))
+        failures = []
+        for action in self.actions:
+            try:
+                action.send(sqs, message)
+            except Exception as error:  # noqa: BLE001 - any failure goes to the error action
+                failures.append(
+                    {"failedAction": action.kind, "failedResource": action.queue_url, "errorMessage": str(error)}
+                )
+        if failures and self.error_action is not None:
+            self.error_action.send(sqs, json.dumps(error_action_message(self.name, context, failures)))
+        return failures
+
+
+def error_action_message(rule_name, context, failures):
+    """What IoT Core sends a rule's error action (the developer guide's
+    "Error action message format")."""
+    return {
+        "ruleName": rule_name,
+        "topic": context.topic,
+        "cloudwatchTraceId": str(uuid.uuid4()),
+        "clientId": context.client_id,
+        "base64OriginalPayload": base64.b64encode(context.payload).decode(),
+        "failures": failures,
+    }
+
+
+def topic_rules(stack):
+    return [
+        TopicRule(stack, logical)
+        for logical, resource in stack.resources.items()
+        if resource.get("Type") == "AWS::IoT::TopicRule"
+    ]
+
+
+# ---------------------------------------------------------------------------
+# IoT policies, as IoT Core evaluates them for a connection
+
+
+class IotPolicy:
+    """The policy documents of one connection (the certificate's attached
+    policies, or what the custom authorizer answered) with the connection's
+    policy variables. An explicit Deny wins; otherwise an Allow must match.
+    A statement whose resource names a variable the connection has not got
+    matches nothing, as on IoT Core."""
+
+    def __init__(self, documents, variables=None):
+        self.variables = variables or {}
+        self.statements = []
+        for document in documents:
+            if isinstance(document, str):
+                document = json.loads(document)
+            statements = document.get("Statement", [])
+            for statement in statements if isinstance(statements, list) else [statements]:
+                unknown = set(statement) - {"Sid", "Effect", "Action", "Resource", "Condition"}
+                if unknown:
+                    raise TemplateError(f"IoT policy: {', '.join(sorted(unknown))} is not emulated")
+                self.statements.append(statement)
+
+    def allows(self, action, resource):
+        allowed = False
+        for statement in self.statements:
+            if not self._applies(statement, action, resource):
+                continue
+            if statement.get("Effect") == "Deny":
+                return False
+            allowed = allowed or statement.get("Effect") == "Allow"
+        return allowed
+
+    def _applies(self, statement, action, resource):
+        actions = statement.get("Action", [])
+        actions = actions if isinstance(actions, list) else [actions]
+        if not any(glob_matches(a.lower(), action.lower()) for a in actions):
+            return False
+        resources = statement.get("Resource", [])
+        resources = resources if isinstance(resources, list) else [resources]
+        if not any(self._resource_matches(r, resource) for r in resources):
+            return False
+        return self._condition_holds(statement.get("Condition", {}))
+
+    def _resource_matches(self, pattern, resource):
+        missing = []
+
+        def substitute(match):
+            name = match.group(1)
+            if name not in self.variables:
+                missing.append(name)
+                return ""
+            return self.variables[name]
+
+        filled = re.sub(r"\$\{([^}]+)\}", substitute, pattern)
+        return not missing and glob_matches(filled, resource)
+
+    def _condition_holds(self, condition):
+        for operator, tests in condition.items():
+            if operator != "Bool":
+                raise TemplateError(f"IoT policy: the condition operator {operator} is not emulated")
+            for key, expected in tests.items():
+                expected = expected if isinstance(expected, list) else [expected]
+                if self.variables.get(key, "").lower() not in [str(e).lower() for e in expected]:
+                    return False
+        return True
+
+
+def glob_matches(pattern, text):
+    """IAM's wildcards: `*` any run of characters, `?` one."""
+    expression = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    return re.fullmatch(expression, text, re.DOTALL) is not None
+
+
+# ---------------------------------------------------------------------------
+# MQTT 3.1.1, as IoT Core speaks it (no QoS 2; a policy violation closes
+# the connection; retained messages; persistent sessions queue QoS 1)
+
+CONNECT, CONNACK, PUBLISH, PUBACK = 1, 2, 3, 4
+SUBSCRIBE, SUBACK, UNSUBSCRIBE, UNSUBACK = 8, 9, 10, 11
+PINGREQ, PINGRESP, DISCONNECT = 12, 13, 14
+
+CONNACK_ACCEPTED = 0
+CONNACK_BAD_PROTOCOL = 1
+CONNACK_IDENTIFIER_REJECTED = 2
+CONNACK_NOT_AUTHORIZED = 5
+
+
+class ProtocolError(Exception):
+    """The client broke the protocol or its policy: the connection closes."""
+
+
+def encode_length(length):
+    out = bytearray()
+    while True:
+        byte, length = length % 128, length // 128
+        out.append(byte | (0x80 if length else 0))
+        if not length:
+            return bytes(out)
+
+
+def mqtt_string(text):
+    data = text.encode() if isinstance(text, str) else text
+    return len(data).to_bytes(2, "big") + data
+
+
+def packet(kind, flags, body):
+    return bytes([(kind << 4) | flags]) + encode_length(len(body)) + body
+
+
+def publish_packet(topic, payload, qos, retain=False, packet_id=None, dup=False):
+    flags = (0x08 if dup else 0) | (qos << 1) | (0x01 if retain else 0)
+    body = mqtt_string(topic) + (packet_id.to_bytes(2, "big") if qos else b"") + payload
+    return packet(PUBLISH, flags, body)
+
+
+class Reader:
+    """Reads fields of one packet's body."""
+
+    def __init__(self, data):
+        self.data, self.position = data, 0
+
+    def take(self, count):
+        if self.position + count > len(self.data):
+            raise ProtocolError("a packet ends inside a field")
+        part = self.data[self.position:self.position + count]
+        self.position += count
+        return part
+
+    def u8(self):
+        return self.take(1)[0]
+
+    def u16(self):
+        return int.from_bytes(self.take(2), "big")
+
+    def binary(self):
+        return self.take(self.u16())
+
+    def string(self):
+        try:
+            return self.binary().decode()
+        except UnicodeDecodeError as error:
+            raise ProtocolError("a string is not UTF-8") from error
+
+    def rest(self):
+        return self.take(len(self.data) - self.position)
+
+    def done(self):
+        return self.position >= len(self.data)
+
+
+def read_packet(connection_file):
+    """(type, flags, body) of the next packet; None at the end of the stream."""
+    first = connection_file.read(1)
+    if not first:
+        return None
+    length, multiplier = 0, 1
+    for _ in range(4):
+        byte = connection_file.read(1)
+        if not byte:
+            return None
+        length += (byte[0] & 0x7F) * multiplier
+        if not byte[0] & 0x80:
+            break
+        multiplier *= 128
+    else:
+        raise ProtocolError("a remaining length over four bytes")
+    body = connection_file.read(length) if length else b""
+    if len(body) != length:
+        return None
+    return first[0] >> 4, first[0] & 0x0F, body
+
+
+class ConnectRequest:
+    def __init__(self, body):
+        r = Reader(body)
+        self.protocol = r.string()
+        self.level = r.u8()
+        flags = r.u8()
+        self.keepalive = r.u16()
+        self.clean = bool(flags & 0x02)
+        self.client_id = r.string()
+        self.will = None
+        if flags & 0x04:
+            will_topic = r.string()
+            will_payload = r.binary()
+            self.will = (will_topic, will_payload, (flags >> 3) & 0x03, bool(flags & 0x20))
+        self.username = r.string() if flags & 0x80 else None
+        self.password = r.binary() if flags & 0x40 else None
+
+
+class Session:
+    """What the broker keeps for a client id: its subscriptions and, for a
+    persistent session, the QoS 1 messages that wait for it while it is
+    offline and those sent but not yet acknowledged."""
+
+    def __init__(self, client_id, persistent):
+        self.client_id = client_id
+        self.persistent = persistent
+        self.subscriptions = {}  # filter -> granted QoS
+        self.queued = []  # (topic, payload) while offline
+        self.inflight = {}  # packet id -> (topic, payload)
+        self.next_id = 0
+        self.connection = None
+
+    def packet_id(self):
+        for _ in range(65535):
+            self.next_id = self.next_id % 65535 + 1
+            if self.next_id not in self.inflight:
+                return self.next_id
+        raise ProtocolError("no free packet id")
+
+
+class MqttConnection:
+    def __init__(self, broker, sock, address):
+        self.broker = broker
+        self.sock = sock
+        self.address = address
+        self.file = sock.makefile("rb")
+        self.send_lock = threading.Lock()
+        self.closed = threading.Event()
+        self.session = None
+        self.client_id = ""
+        self.policy = None
+        self.will = None
+        self.timers = []
+
+    def send(self, data):
+        with self.send_lock:
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                self.close()
+
+    def close(self):
+        if self.closed.is_set():
+            return
+        self.closed.set()
+        for timer in self.timers:
+            timer.cancel()
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class MqttFront:
+    """IoT Core's MQTT side on one port: TLS (what devices use; a client
+    certificate registered in the account, or a login through the custom
+    authorizer) or plain TCP (custom-authorizer logins only; IoT Core itself
+    takes TLS only). `publish` is also the data plane's way in."""
+
+    def __init__(self, region_name, tls, authenticate, on_message, port=0):
+        self.region_name = region_name
+        self.tls = tls  # IotTls: the server certificate and the accounts' certificates
+        self.authenticate = authenticate  # (connect, peer_der, source_ip, server_name) -> (IotPolicy, closes) | None
+        self.on_message = on_message  # (topic, payload, client_id, source_ip): the rules engine
+        self.sessions = {}
+        self.retained = {}
+        self.lock = threading.RLock()
+        self.server = socket.create_server(("127.0.0.1", port))
+        self.port = self.server.getsockname()[1]
+        self.stopping = threading.Event()
+
+    def arn(self, kind, name):
+        return f"arn:aws:iot:{self.region_name}:{ACCOUNT}:{kind}/{name}"
+
+    def serve(self):
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.stopping.is_set():
+            try:
+                sock, address = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._connection, args=(sock, address), daemon=True).start()
+
+    def stop(self):
+        self.stopping.set()
+        self.server.close()
+        with self.lock:
+            connections = [s.connection for s in self.sessions.values() if s.connection]
+        for connection in connections:
+            connection.close()
+
+    # -- one connection
+
+    def _connection(self, sock, address):
+        peer_der, server_name = None, None
+        try:
+            sock.settimeout(10)
+            first = sock.recv(1, socket.MSG_PEEK)
+            if first == b"\x16":  # a TLS ClientHello
+                context, names = self.tls.server_context()
+                sock = context.wrap_socket(sock, server_side=True)
+                peer_der = sock.getpeercert(binary_form=True)
+                server_name = names.get("sni")
+        except (OSError, ssl.SSLError) as error:
+            log_line(f"MQTT: a connection from {address[0]} failed its TLS handshake: {error}")
+            sock.close()
+            return
+        connection = MqttConnection(self, sock, address)
+        try:
+            self._run(connection, peer_der, server_name)
+        except ProtocolError as error:
+            log_line(f"MQTT: {connection.client_id or address[0]}: closed: {error}")
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._ended(connection)
+
+    def _run(self, connection, peer_der, server_name):
+        first = read_packet(connection.file)
+        if first is None:
+            return
+        kind, _, body = first
+        if kind != CONNECT:
+            raise ProtocolError("the first packet is not CONNECT")
+        request = ConnectRequest(body)
+        if request.protocol != "MQTT" or request.level != 4:
+            connection.send(packet(CONNACK, 0, bytes([0, CONNACK_BAD_PROTOCOL])))
+            return
+        client_id = request.client_id
+        if not client_id:
+            if not request.clean:
+                connection.send(packet(CONNACK, 0, bytes([0, CONNACK_IDENTIFIER_REJECTED])))
+                return
+            client_id = uuid.uuid4().hex
+        connection.client_id = client_id
+        admitted = self.authenticate(request, peer_der, connection.address[0], server_name)
+        if admitted is None:
+            connection.send(packet(CONNACK, 0, bytes([0, CONNACK_NOT_AUTHORIZED])))
+            return
+        policy, limits = admitted
+        if not policy.allows("iot:Connect", self.arn("client", client_id)):
+            log_line(f"MQTT: {client_id}: refused: the policy does not allow iot:Connect as this client id")
+            connection.send(packet(CONNACK, 0, bytes([0, CONNACK_NOT_AUTHORIZED])))
+            return
+        connection.policy = policy
+        connection.will = request.will
+        for seconds, what in limits:
+            timer = threading.Timer(seconds, what, args=(connection,))
+            timer.daemon = True
+            connection.timers.append(timer)
+            timer.start()
+        connection.sock.settimeout(request.keepalive * 1.5 if request.keepalive else None)
+        present = self._attach(connection, client_id, request.clean)
+        connection.send(packet(CONNACK, 0, bytes([1 if present else 0, CONNACK_ACCEPTED])))
+        self._resume(connection.session)
+        while not connection.closed.is_set():
+            try:
+                next_packet = read_packet(connection.file)
+            except (socket.timeout, TimeoutError):
+                raise ProtocolError("keep-alive expired") from None
+            if next_packet is None:
+                return
+            kind, flags, body = next_packet
+            if kind == DISCONNECT:
+                connection.will = None  # a clean goodbye sends no will
+                return
+            self._packet(connection, kind, flags, body)
+
+    def _attach(self, connection, client_id, clean):
+        """Takes the client id's session (a new one when `clean`); an older
+        connection with the same client id is closed, as IoT Core does."""
+        with self.lock:
+            session = self.sessions.get(client_id)
+            present = session is not None and not clean and session.persistent
+            if session is not None and session.connection is not None:
+                session.connection.close()
+            if session is None or clean or not session.persistent:
+                session = Session(client_id, persistent=not clean)
+                self.sessions[client_id] = session
+            session.connection = connection
+            connection.session = session
+            return present
+
+    def _resume(self, session):
+        with self.lock:
+            connection = session.connection
+            resend = list(session.inflight.items())
+            queued, session.queued = session.queued, []
+        for packet_id, (topic, payload) in resend:
+            connection.send(publish_packet(topic, payload, 1, packet_id=packet_id, dup=True))
+        for topic, payload in queued:
+            self._send(session, topic, payload, 1)
+
+    def _ended(self, connection):
+        connection.close()
+        session = connection.session
+        if session is None:
+            return
+        with self.lock:
+            if session.connection is connection:
+                session.connection = None
+                if not session.persistent:
+                    self.sessions.pop(session.client_id, None)
+        will, connection.will = connection.will, None
+        if will is not None:
+            topic, payload, qos, retain = will
+            if self._may_publish(connection, topic, retain):
+                self.publish(topic, payload, min(qos, 1), retain, connection.client_id, connection.address[0])
+            else:
+                log_line(f"MQTT: {connection.client_id}: its last will on {topic} is outside its policy: dropped")
+
+    def _may_publish(self, connection, topic, retain):
+        if not connection.policy.allows("iot:Publish", self.arn("topic", topic)):
+            return False
+        return not retain or connection.policy.allows("iot:RetainPublish", self.arn("topic", topic))
+
+    def _packet(self, connection, kind, flags, body):
+        r = Reader(body)
+        if kind == PUBLISH:
+            qos = (flags >> 1) & 0x03
+            if qos == 2:
+                raise ProtocolError("QoS 2, which IoT Core does not support")
+            retain = bool(flags & 0x01)
+            topic = r.string()
+            packet_id = r.u16() if qos else None
+            payload = r.rest()
+            if not topic or "+" in topic or "#" in topic:
+                raise ProtocolError(f"a publish on {topic!r}")
+            if not self._may_publish(connection, topic, retain):
+                raise ProtocolError(f"a publish on {topic} outside its policy")
+            self.publish(topic, payload, qos, retain, connection.client_id, connection.address[0])
+            if qos == 1:
+                # IoT Core acknowledges once it has accepted the message, not
+                # once its rules' actions have run.
+                connection.send(packet(PUBACK, 0, packet_id.to_bytes(2, "big")))
+        elif kind == PUBACK:
+            with self.lock:
+                connection.session.inflight.pop(r.u16(), None)
+        elif kind == SUBSCRIBE:
+            packet_id = r.u16()
+            granted, new = [], []
+            while not r.done():
+                topic_filter, qos = r.string(), r.u8() & 0x03
+                if connection.policy.allows("iot:Subscribe", self.arn("topicfilter", topic_filter)):
+                    granted.append(min(qos, 1))
+                    new.append(topic_filter)
+                    with self.lock:
+                        connection.session.subscriptions[topic_filter] = min(qos, 1)
+                else:
+                    log_line(f"MQTT: {connection.client_id}: a subscription to {topic_filter} outside its policy: refused")
+                    granted.append(0x80)
+            connection.send(packet(SUBACK, 0, packet_id.to_bytes(2, "big") + bytes(granted)))
+            with self.lock:
+                retained = [(t, p, q) for t, (p, q) in self.retained.items() if any(topic_matches(f, t) for f in new)]
+            for topic, payload, qos in retained:
+                self._deliver(connection.session, topic, payload, qos, retain=True)
+        elif kind == UNSUBSCRIBE:
+            packet_id = r.u16()
+            with self.lock:
+                while not r.done():
+                    connection.session.subscriptions.pop(r.string(), None)
+            connection.send(packet(UNSUBACK, 0, packet_id.to_bytes(2, "big")))
+        elif kind == PINGREQ:
+            connection.send(packet(PINGRESP, 0, b""))
+        else:
+            raise ProtocolError(f"an unexpected packet of type {kind}")
+
+    # -- messages
+
+    def publish(self, topic, payload, qos, retain=False, client_id="", source_ip=""):
+        """A message IoT Core accepted (from a device or the data plane): to
+        the retained store, every subscriber, and the rules."""
+        if retain:
+            with self.lock:
+                if payload:
+                    self.retained[topic] = (payload, qos)
+                else:
+                    self.retained.pop(topic, None)
+        with self.lock:
+            targets = []
+            for session in self.sessions.values():
+                granted = [q for f, q in session.subscriptions.items() if topic_matches(f, topic)]
+                if granted:
+                    targets.append((session, max(granted)))
+        for session, granted in targets:
+            self._deliver(session, topic, payload, min(qos, granted))
+        self.on_message(topic, payload, client_id, source_ip)
+
+    def _deliver(self, session, topic, payload, qos, retain=False):
+        connection = session.connection
+        if connection is not None and not connection.policy.allows("iot:Receive", self.arn("topic", topic)):
+            return
+        if connection is None:
+            if session.persistent and qos == 1:
+                with self.lock:
+                    session.queued.append((topic, payload))
+            return
+        self._send(session, topic, payload, qos, retain)
+
+    def _send(self, session, topic, payload, qos, retain=False):
+        with self.lock:
+            connection = session.connection
+            if connection is None:
+                if session.persistent and qos == 1:
+                    session.queued.append((topic, payload))
+                return
+            packet_id = None
+            if qos == 1:
+                packet_id = session.packet_id()
+                session.inflight[packet_id] = (topic, payload)
+        connection.send(publish_packet(topic, payload, qos, retain, packet_id))
+
+    def disconnect(self, client_id, clean_session=False, prevent_will=False):
+        """The data plane's DeleteConnection; False when not connected."""
+        with self.lock:
+            session = self.sessions.get(client_id)
+            connection = session.connection if session else None
+            if connection is None:
+                return False
+            if clean_session:
+                session.persistent = False
+        if prevent_will:
+            connection.will = None
+        connection.close()
+        return True
+
+
+# ---------------------------------------------------------------------------
+# IoT Core: TLS, who a connection is, the rules, the data plane
+
+
+class IotTls:
+    """The MQTT front's TLS: a server certificate for the data endpoint from
+    a CA of the emulator's own (DATA/iot/ca.pem: what Amazon's root CA is to
+    a real device), and, as trust anchors for client certificates, every
+    certificate registered in the emulated account (IoT Core admits a
+    registered certificate; its status and policies are checked after)."""
+
+    def __init__(self, directory, host_names, certificates):
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+        import datetime
+        import ipaddress
+
+        self.certificates = certificates  # () -> PEMs registered in the account
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        now = datetime.datetime.now(datetime.timezone.utc)
+        ca_key = ec.generate_private_key(ec.SECP256R1())
+        ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Alyt emulated IoT root CA")])
+        ca = (
+            x509.CertificateBuilder()
+            .subject_name(ca_name)
+            .issuer_name(ca_name)
+            .public_key(ca_key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=30))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
+            .sign(ca_key, hashes.SHA256())
+        )
+        key = ec.generate_private_key(ec.SECP256R1())
+        names = [x509.DNSName(n) for n in host_names] + [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+        leaf = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host_names[0])]))
+            .issuer_name(ca_name)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=30))
+            .add_extension(x509.SubjectAlternativeName(names), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([x509.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .sign(ca_key, hashes.SHA256())
+        )
+        pem = serialization.Encoding.PEM
+        self.ca_path = directory / "ca.pem"
+        self.ca_path.write_bytes(ca.public_bytes(pem))
+        self.cert_path = directory / "server.pem"
+        self.cert_path.write_bytes(leaf.public_bytes(pem) + ca.public_bytes(pem))
+        self.key_path = directory / "server.key"
+        self.key_path.write_bytes(
+            key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        )
+
+    def server_context(self):
+        """A context for one connection, trusting the certificates
+        registered now; and where the client's SNI will be recorded."""
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(self.cert_path, self.key_path)
+        # IoT Core's ALPN names: certificates on 443, custom auth on 443.
+        context.set_alpn_protocols(["x-amzn-mqtt-ca", "mqtt"])
+        pems = self.certificates()
+        if pems:
+            context.load_verify_locations(cadata="\n".join(pems))
+            # A registered certificate is itself the anchor (IoT Core does
+            # not need its CA registered).
+            context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+            context.verify_mode = ssl.CERT_OPTIONAL
+        names = {}
+
+        def remember(_socket, server_name, _context):
+            names["sni"] = server_name
+
+        context.sni_callback = remember
+        return context, names
+
+
+class IotCore:
+    """IoT Core for the template: the MQTT front, who may connect (a
+    certificate's attached policies with its thing's policy variables, or
+    the template's custom authorizer function), the topic rules (each
+    message's rules run in order, off the device's connection, as IoT Core
+    runs actions after accepting a message), and the data plane's HTTP API
+    (Publish, DeleteConnection) that functions call."""
+
+    def __init__(self, region, stack, invoke_authorizer, data_dir, endpoint_host, port=0):
+        self.region = region
+        self.stack = stack
+        self.rules = topic_rules(stack)
+        self.authorizers = self._authorizers(stack)
+        self.invoke_authorizer = invoke_authorizer  # (function logical id, event) -> (outcome, body)
+        self.tls = IotTls(Path(data_dir) / "iot", [endpoint_host, "localhost"], self._registered_certificates)
+        self.front = MqttFront(region.name, self.tls, self.authenticate, self._on_message, port)
+        self.rule_queue = queue.Queue()
+        self.sqs = region.client("sqs")
+        self.iot = region.client("iot")
+        self.data_plane = DataPlane(self.front)
+        self.stopping = threading.Event()
+
+    @staticmethod
+    def _authorizers(stack):
+        """The template's custom authorizers by name: (function, ACTIVE)."""
+        found = {}
+        functions = {f.arn: f.logical for f in functions_of(stack)}
+        for logical, resource in stack.resources.items():
+            if resource.get("Type") != "AWS::IoT::Authorizer":
+                continue
+            p = stack.resolve(resource.get("Properties", {}))
+            unknown = set(p) - {"AuthorizerName", "AuthorizerFunctionArn", "SigningDisabled", "Status", "Tags", "EnableCachingForHttp"}
+            if unknown:
+                raise TemplateError(f"{logical}: {', '.join(sorted(unknown))} is not emulated")
+            if not p.get("SigningDisabled"):
+                raise TemplateError(f"{logical}: only SigningDisabled authorizers (username/password) are emulated")
+            function = functions.get(p["AuthorizerFunctionArn"])
+            if function is None:
+                raise TemplateError(f"{logical}: AuthorizerFunctionArn is no function of the template")
+            name = p.get("AuthorizerName") or f"{STACK}-{logical}"
+            found[name] = (function, p.get("Status", "INACTIVE") == "ACTIVE")
+        return found
+
+    def authorizer_functions(self):
+        return {function for function, _ in self.authorizers.values()}
+
+    def serve(self):
+        self.front.serve()
+        self.data_plane.serve()
+        threading.Thread(target=self._rules_worker, daemon=True).start()
+
+    def stop(self):
+        self.stopping.set()
+        self.front.stop()
+        self.data_plane.stop()
+
+    # -- who connects
+
+    def _registered_certificates(self):
+        from moto.iot.models import iot_backends
+
+        return [c.certificate_pem for c in iot_backends[ACCOUNT][self.region.name].certificates.values()]
+
+    def authenticate(self, request, peer_der, source_ip, server_name):
+        """(IotPolicy, timed checks) for an admitted connection, else None."""
+        if request.username is not None and "x-amz-customauthorizer-name=" in request.username:
+            return self._custom_authorizer(request, source_ip, server_name)
+        if peer_der is not None:
+            return self._certificate(request.client_id, peer_der)
+        log_line(f"MQTT: {request.client_id}: refused: neither a client certificate nor a custom authorizer named")
+        return None
+
+    def _certificate(self, client_id, der):
+        from cryptography import x509
+        from cryptography.hazmat.primitives import serialization
+        from moto.iot.models import iot_backends
+
+        backend = iot_backends[ACCOUNT][self.region.name]
+        found = None
+        for certificate in list(backend.certificates.values()):
+            pem = x509.load_pem_x509_certificate(certificate.certificate_pem.encode())
+            if pem.public_bytes(serialization.Encoding.DER) == der:
+                found = certificate
+        if found is None:
+            log_line(f"MQTT: {client_id}: refused: the certificate is not registered")
+            return None
+        if found.status != "ACTIVE":
+            log_line(f"MQTT: {client_id}: refused: its certificate is {found.status}")
+            return None
+        policies = self.iot.list_attached_policies(target=found.arn)["policies"]
+        documents = [self.iot.get_policy(policyName=p["policyName"])["policyDocument"] for p in policies]
+        variables = {"iot:ClientId": client_id, "iot:Certificate.Id": found.certificate_id}
+        # The thing policy variables: when the client id names a thing the
+        # certificate is attached to.
+        things = self.iot.list_principal_things(principal=found.arn)["things"]
+        if client_id in things:
+            thing = self.iot.describe_thing(thingName=client_id)
+            variables["iot:Connection.Thing.ThingName"] = client_id
+            variables["iot:Connection.Thing.IsAttached"] = "true"
+            for name, value in (thing.get("attributes") or {}).items():
+                variables[f"iot:Connection.Thing.Attributes[{name}]"] = value
+        else:
+            variables["iot:Connection.Thing.IsAttached"] = "false"
+        return IotPolicy(documents, variables), []
+
+    def _custom_authorizer(self, request, source_ip, server_name):
+        name = urllib.parse.parse_qs(request.username.split("?", 1)[1]).get("x-amz-customauthorizer-name", [""])[0]
+        if name not in self.authorizers:
+            log_line(f"MQTT: {request.client_id}: refused: no authorizer {name!r} in the template")
+            return None
+        function, active = self.authorizers[name]
+        if not active:
+            log_line(f"MQTT: {request.client_id}: refused: the authorizer {name} is not ACTIVE")
+            return None
+        answer = self._ask_authorizer(function, request, source_ip, server_name)
+        if answer is None:
+            return None
+        limits = []
+        if answer.get("refreshAfterInSeconds"):
+            limits.append((float(answer["refreshAfterInSeconds"]), lambda c: self._refresh(c, function, request, source_ip, server_name)))
+        if answer.get("disconnectAfterInSeconds"):
+            limits.append((float(answer["disconnectAfterInSeconds"]), lambda c: c.close()))
+        return IotPolicy(answer.get("policyDocuments", [])), limits
+
+    def _ask_authorizer(self, function, request, source_ip, server_name):
+        """The authorizer's answer when it admits the client, else None.
+        The event is the one IoT Core sends for an MQTT CONNECT."""
+        mqtt = {"username": request.username, "clientId": request.client_id}
+        if request.password is not None:
+            mqtt["password"] = base64.b64encode(request.password).decode()
+        event = {
+            "token": None,
+            "signatureVerified": False,
+            "protocols": ["tls", "mqtt"] if server_name is not None else ["mqtt"],
+            "protocolData": {"mqtt": mqtt},
+            "connectionMetadata": {"id": str(uuid.uuid4())},
+        }
+        if server_name is not None:
+            event["protocolData"]["tls"] = {"serverName": server_name}
+        outcome, body = self.invoke_authorizer(function, json.dumps(event).encode())
+        if outcome != "response":
+            log_line(f"MQTT: {request.client_id}: refused: the authorizer's {outcome}")
+            return None
+        try:
+            answer = json.loads(body)
+        except ValueError:
+            log_line(f"MQTT: {request.client_id}: refused: the authorizer's answer is not JSON")
+            return None
+        if answer.get("isAuthenticated") is not True:
+            return None
+        return answer
+
+    def _refresh(self, connection, function, request, source_ip, server_name):
+        answer = self._ask_authorizer(function, request, source_ip, server_name)
+        if answer is None:
+            connection.close()
+        else:
+            connection.policy = IotPolicy(answer.get("policyDocuments", []))
+
+    # -- the rules
+
+    def _on_message(self, topic, payload, client_id, source_ip):
+        self.rule_queue.put(RuleContext(topic, payload, source_ip, client_id))
+
+    def _rules_worker(self):
+        while not self.stopping.is_set():
+            try:
+                context = self.rule_queue.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            for rule in self.rules:
+                try:
+                    failures = rule.apply(self.sqs, context)
+                except Exception as error:  # noqa: BLE001 - an error action that failed too
+                    log_line(f"{rule.logical}: {context.topic}: the error action failed as well: {error}")
+                    continue
+                if failures:
+                    log_line(f"{rule.logical}: {context.topic}: an action failed, sent to the error action: {failures}")
+
+
+class DataPlane:
+    """The IoT data plane's HTTPS API, the parts functions call: Publish
+    (`POST /topics/{topic}?qos=`) into the MQTT front, and DeleteConnection
+    (`DELETE /connections/{clientId}`). Functions reach it through
+    ALYT_IOT_DATA_PLANE_URL; requests are signed but not checked (IAM is
+    not emulated)."""
+
+    def __init__(self, front):
+        self.front = front
+        plane = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                plane.publish(self)
+
+            def do_DELETE(self):
+                plane.delete_connection(self)
+
+            def do_GET(self):
+                reply(self, 404)
+
+        self.server = Quiet(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def serve(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    @staticmethod
+    def error(handler, status, kind, message):
+        reply(handler, status, json.dumps({"message": message}).encode(),
+              [("content-type", "application/json"), ("x-amzn-ErrorType", kind)])
+
+    def publish(self, handler):
+        body = read_body(handler)
+        parts = urllib.parse.urlsplit(handler.path)
+        if not parts.path.startswith("/topics/"):
+            return reply(handler, 404)
+        topic = urllib.parse.unquote(parts.path[len("/topics/"):])
+        query = dict(urllib.parse.parse_qsl(parts.query))
+        qos = int(query.get("qos", "0"))
+        if qos not in (0, 1) or not topic or "+" in topic or "#" in topic:
+            return self.error(handler, 400, "InvalidRequestException", f"cannot publish on {topic!r} with QoS {qos}")
+        self.front.publish(topic, body, qos, query.get("retain", "false") == "true")
+        reply(handler, 200, b"{}", [("content-type", "application/json")])
+
+    def delete_connection(self, handler):
+        parts = urllib.parse.urlsplit(handler.path)
+        if not parts.path.startswith("/connections/"):
+            return reply(handler, 404)
+        client_id = urllib.parse.unquote(parts.path[len("/connections/"):])
+        query = dict(urllib.parse.parse_qsl(parts.query))
+        closed = self.front.disconnect(
+            client_id,
+            clean_session=query.get("cleanSession", "false") == "true",
+            prevent_will=query.get("preventWillMessage", "false") == "true",
+        )
+        if not closed:
+            return self.error(handler, 404, "ResourceNotFoundException", f"no connection of {client_id}")
+        reply(handler, 200, b"", [("content-type", "application/json")])
+
+
+# ---------------------------------------------------------------------------
+# Event source mappings and schedules: what invokes the workers
+
+
+def event_properties(source, properties, known):
+    unknown = set(properties) - set(known)
+    if unknown:
+        raise TemplateError(f"{source}: {', '.join(sorted(unknown))} is not emulated")
+    return properties
+
+
+def batch_item_failures(answer, identifiers):
+    """The records a ReportBatchItemFailures answer leaves on the queue:
+    None for all of them (an answer Lambda reads as the whole batch
+    failing), else the reported ones."""
+    try:
+        response = json.loads(answer) if answer else None
+    except ValueError:
+        return None  # invalid JSON: the whole batch failed
+    if response is None or not isinstance(response, dict):
+        return set()
+    failures = response.get("batchItemFailures")
+    if failures is None:
+        return set()
+    if not isinstance(failures, list):
+        return None
+    failed = set()
+    for failure in failures:
+        identifier = failure.get("itemIdentifier") if isinstance(failure, dict) else None
+        if not identifier or identifier not in identifiers:
+            return None  # an empty, null or unknown id fails the whole batch
+        failed.add(identifier)
+    return failed
+
+
+def sqs_record(message, queue_arn, region_name):
+    """One message as Lambda's SQS poller hands it to a function."""
+    attributes = message.get("Attributes", {})
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": {
+            k: attributes[k]
+            for k in ("ApproximateReceiveCount", "SentTimestamp", "SenderId", "ApproximateFirstReceiveTimestamp")
+            if k in attributes
+        },
+        "messageAttributes": message.get("MessageAttributes", {}),
+        "md5OfBody": message.get("MD5OfBody", ""),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": region_name,
+    }
+
+
+class SqsEventSource:
+    """An SQS event of a function: one poller (Lambda runs several; one is
+    enough for one machine) that long-polls the queue, gathers up to
+    BatchSize messages for at most MaximumBatchingWindowInSeconds, and
+    invokes the function. A batch that succeeds is deleted; with
+    ReportBatchItemFailures only the records not reported are; a failed
+    invocation deletes nothing. What is left becomes visible again after the
+    queue's visibility timeout, and moto's redrive moves a message to the
+    dead-letter queue past the queue's maxReceiveCount, as SQS does."""
+
+    def __init__(self, region, pool, source, properties, queue_arn):
+        p = event_properties(
+            source,
+            properties,
+            ("Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes", "Enabled"),
+        )
+        self.region = region
+        self.pool = pool
+        self.source = source
+        self.queue_arn = queue_arn
+        self.batch_size = int(p.get("BatchSize", 10))
+        self.window = float(p.get("MaximumBatchingWindowInSeconds", 0))
+        responses = p.get("FunctionResponseTypes", [])
+        if set(responses) - {"ReportBatchItemFailures"}:
+            raise TemplateError(f"{source}: FunctionResponseTypes {responses} is not emulated")
+        self.report_failures = "ReportBatchItemFailures" in responses
+        self.enabled = p.get("Enabled", True) not in (False, "false")
+        self.sqs = region.client("sqs")
+        name = queue_arn.rsplit(":", 1)[1]
+        self.queue_url = self.sqs.get_queue_url(QueueName=name)["QueueUrl"]
+        self.stopping = threading.Event()
+        self.batches = 0
+
+    def serve(self):
+        if self.enabled:
+            threading.Thread(target=self._run, daemon=True).start()
+
+    def stop(self):
+        self.stopping.set()
+
+    def _gather(self):
+        messages, first = [], None
+        while not self.stopping.is_set() and len(messages) < self.batch_size:
+            if first is not None and time.monotonic() - first >= self.window:
+                break
+            wait = 1 if first is None else max(0, min(1, self.window - (time.monotonic() - first)))
+            got = self.sqs.receive_message(
+                QueueUrl=self.queue_url,
+                MaxNumberOfMessages=min(10, self.batch_size - len(messages)),
+                WaitTimeSeconds=int(wait),
+                AttributeNames=["All"],
+                MessageAttributeNames=["All"],
+            ).get("Messages", [])
+            if not got and first is None:
+                return []  # one empty long poll: the caller polls again
+            if got and first is None:
+                first = time.monotonic()
+            messages += got
+            if messages and self.window == 0:
+                break
+        return messages
+
+    def _run(self):
+        while not self.stopping.is_set():
+            try:
+                messages = self._gather()
+                if messages:
+                    self.handle(messages)
+            except Exception as error:  # noqa: BLE001 - the poller carries on, as Lambda's does
+                if not self.stopping.is_set():
+                    log_line(f"{self.source}: polling failed: {error}")
+                    time.sleep(1)
+
+    def handle(self, messages):
+        records = [sqs_record(m, self.queue_arn, self.region.name) for m in messages]
+        outcome, answer = self.pool.invoke(json.dumps({"Records": records}).encode())
+        self.batches += 1
+        by_id = {m["MessageId"]: m for m in messages}
+        if outcome != "response":
+            if not self.stopping.is_set():
+                log_line(f"{self.source}: the function's {outcome}: {len(messages)} messages stay on the queue")
+            return
+        failed = batch_item_failures(answer, set(by_id)) if self.report_failures else set()
+        if failed is None:
+            log_line(f"{self.source}: an answer that fails the whole batch: {answer[:200]!r}")
+            return
+        done = [m for i, m in by_id.items() if i not in failed]
+        if done:
+            self.sqs.delete_message_batch(
+                QueueUrl=self.queue_url,
+                Entries=[{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(done)],
+            )
+
+
+def filter_matches(pattern, event):
+    """EventBridge pattern matching, the forms the template uses: nested
+    objects, lists of literal values, and {"prefix": ...}."""
+    for key, expected in pattern.items():
+        value = event.get(key) if isinstance(event, dict) else None
+        if isinstance(expected, dict):
+            if not isinstance(value, dict) or not filter_matches(expected, value):
+                return False
+            continue
+        if not isinstance(expected, list):
+            raise TemplateError(f"filter pattern: {key} must be an object or a list")
+        values = value if isinstance(value, list) else [value]
+        if not any(_filter_value_matches(e, v) for e in expected for v in values):
+            return False
+    return True
+
+
+def _filter_value_matches(expected, value):
+    if isinstance(expected, dict):
+        if set(expected) != {"prefix"}:
+            raise TemplateError(f"filter pattern: {expected} is not emulated (only literal values and prefix)")
+        return isinstance(value, str) and value.startswith(expected["prefix"])
+    return value is not None and expected == value
+
+
+def on_failure_record(function, condition, payload=None, response=None, batch_info=None):
+    """What an OnFailure destination receives (Lambda's invocation record)."""
+    record = {
+        "version": "1.0",
+        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+        "requestContext": {
+            "requestId": str(uuid.uuid4()),
+            "functionArn": f"{function.arn}:$LATEST",
+            "condition": condition,
+            "approximateInvokeCount": 1,
+        },
+        "responseContext": {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"},
+    }
+    if payload is not None:
+        record["requestPayload"] = payload
+    if response is not None:
+        record["responsePayload"] = response
+    if batch_info is not None:
+        record["DDBStreamBatchInfo"] = batch_info
+    return record
+
+
+def send_to_destination(region, destination_arn, record):
+    if not destination_arn:
+        return
+    if ":sqs:" not in destination_arn:
+        raise TemplateError(f"an OnFailure destination {destination_arn}: only SQS is emulated")
+    sqs = region.client("sqs")
+    url = sqs.get_queue_url(QueueName=destination_arn.rsplit(":", 1)[1])["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody=json.dumps(record))
+
+
+class TableStreamEventSource:
+    """A DynamoDB event of a function: reads the table's stream (moto's
+    shard, in process, by sequence number: a failed transaction in moto
+    replaces the table object, so a shard iterator could go stale), drops
+    what FilterCriteria does not take, gathers up to BatchSize records for
+    at most MaximumBatchingWindowInSeconds, and invokes the function; a
+    batch that fails after MaximumRetryAttempts goes to the OnFailure
+    destination and the mapping moves on."""
+
+    def __init__(self, region, pool, function, source, properties, table_name, stream_arn):
+        p = event_properties(
+            source,
+            properties,
+            ("Stream", "StartingPosition", "BatchSize", "MaximumBatchingWindowInSeconds", "MaximumRetryAttempts",
+             "DestinationConfig", "FilterCriteria", "Enabled"),
+        )
+        if p.get("StartingPosition") not in ("LATEST", "TRIM_HORIZON"):
+            raise TemplateError(f"{source}: StartingPosition {p.get('StartingPosition')} is not emulated")
+        self.region = region
+        self.pool = pool
+        self.function = function
+        self.source = source
+        self.table_name = table_name
+        self.stream_arn = stream_arn
+        self.batch_size = int(p.get("BatchSize", 100))
+        self.window = float(p.get("MaximumBatchingWindowInSeconds", 0))
+        self.retries = int(p.get("MaximumRetryAttempts", -1))
+        self.destination = ((p.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
+        self.filters = [json.loads(f["Pattern"]) for f in ((p.get("FilterCriteria") or {}).get("Filters") or [])]
+        self.enabled = p.get("Enabled", True) not in (False, "false")
+        self.position = 0 if p["StartingPosition"] == "TRIM_HORIZON" else len(self._shard_items())
+        self.stopping = threading.Event()
+        self.batches = 0
+
+    def _shard_items(self):
+        from moto.dynamodb.models import dynamodb_backends
+
+        with self.region.dynamodb_lock:  # not in the middle of a transaction
+            table = dynamodb_backends[ACCOUNT][self.region.name].tables[self.table_name]
+            return list(table.stream_shard.items) if table.stream_shard is not None else []
+
+    def serve(self):
+        if self.enabled:
+            threading.Thread(target=self._run, daemon=True).start()
+
+    def stop(self):
+        self.stopping.set()
+
+    def _new_records(self):
+        items = self._shard_items()
+        fresh, self.position = items[min(self.position, len(items)):], len(items)
+        records = []
+        for item in fresh:
+            record = json.loads(json.dumps(item.to_json(), default=str))
+            created = item.to_json()["dynamodb"]["ApproximateCreationDateTime"]
+            record["dynamodb"]["ApproximateCreationDateTime"] = int(created.timestamp()) if hasattr(created, "timestamp") else created
+            record["awsRegion"] = self.region.name
+            record["eventSourceARN"] = self.stream_arn
+            if not self.filters or any(filter_matches(f, record) for f in self.filters):
+                records.append(record)
+        return records
+
+    def _run(self):
+        pending, first = [], None
+        while not self.stopping.wait(0.1):
+            try:
+                records = self._new_records()
+            except Exception as error:  # noqa: BLE001
+                log_line(f"{self.source}: reading the stream failed: {error}")
+                continue
+            if records and first is None:
+                first = time.monotonic()
+            pending += records
+            while pending and (len(pending) >= self.batch_size or time.monotonic() - first >= self.window):
+                batch, pending = pending[: self.batch_size], pending[self.batch_size:]
+                self.handle(batch)
+                first = time.monotonic() if pending else None
+
+    def handle(self, batch):
+        attempt = 0
+        while not self.stopping.is_set():
+            outcome, answer = self.pool.invoke(json.dumps({"Records": batch}).encode())
+            self.batches += 1
+            if outcome == "response":
+                return
+            attempt += 1
+            if self.retries >= 0 and attempt > self.retries:
+                break
+            time.sleep(1)
+        if self.stopping.is_set():
+            return
+        log_line(f"{self.source}: a batch of {len(batch)} failed ({outcome}); recorded in its OnFailure destination")
+        info = {
+            "shardId": "shardId-emulated",
+            "startSequenceNumber": batch[0]["dynamodb"]["SequenceNumber"],
+            "endSequenceNumber": batch[-1]["dynamodb"]["SequenceNumber"],
+            "batchSize": len(batch),
+            "streamArn": self.stream_arn,
+        }
+        send_to_destination(self.region, self.destination, on_failure_record(self.function, "RetryAttemptsExhausted", batch_info=info))
+
+
+RATE = re.compile(r"rate\((\d+) (minute|minutes|hour|hours|day|days)\)")
+
+
+def rate_seconds(expression, source):
+    """EventBridge's rate(N unit) in seconds; anything else is a TemplateError."""
+    match = RATE.fullmatch(str(expression).strip())
+    if match is None:
+        raise TemplateError(f"{source}: the schedule {expression!r} is not emulated (only rate(N minutes|hours|days))")
+    count, unit = int(match.group(1)), match.group(2)
+    if (count == 1) != (not unit.endswith("s")):
+        raise TemplateError(f"{source}: {expression!r}: EventBridge takes rate(1 minute) or rate(N minutes)")
+    return count * {"minute": 60, "hour": 3600, "day": 86400}[unit.rstrip("s")]
+
+
+class Schedule:
+    """A Schedule event: EventBridge invokes the function asynchronously at
+    its rate (divided by `speedup`, for tests; the functions read the wall
+    clock, so only how often they run changes). The first run is at start
+    rather than a period later. A failed run is retried by Lambda's async
+    retry (EventInvokeConfig.MaximumRetryAttempts, default 2), then goes
+    to the OnFailure destination."""
+
+    def __init__(self, region, pool, function, source, properties, invoke_config, speedup=1.0):
+        p = event_properties(source, properties, ("Schedule", "Enabled", "Input", "Name", "Description"))
+        self.region = region
+        self.pool = pool
+        self.function = function
+        self.source = source
+        self.period = rate_seconds(p["Schedule"], source) / speedup
+        self.enabled = p.get("Enabled", True) not in (False, "false")
+        self.input = json.loads(p["Input"]) if "Input" in p else None
+        invoke_config = event_properties(
+            f"{function.logical}.EventInvokeConfig", invoke_config or {},
+            ("MaximumRetryAttempts", "DestinationConfig", "MaximumEventAgeInSeconds"),
+        )
+        self.retries = int(invoke_config.get("MaximumRetryAttempts", 2))
+        self.destination = ((invoke_config.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
+        self.rule_arn = f"arn:aws:events:{region.name}:{ACCOUNT}:rule/{STACK}-{source.replace('.Events.', '')}"
+        self.stopping = threading.Event()
+        self.runs = 0
+
+    def serve(self):
+        if self.enabled:
+            threading.Thread(target=self._run, daemon=True).start()
+
+    def stop(self):
+        self.stopping.set()
+
+    def event(self):
+        if self.input is not None:
+            return self.input
+        return {
+            "version": "0",
+            "id": str(uuid.uuid4()),
+            "detail-type": "Scheduled Event",
+            "source": "aws.events",
+            "account": ACCOUNT,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "region": self.region.name,
+            "resources": [self.rule_arn],
+            "detail": {},
+        }
+
+    def _run(self):
+        while not self.stopping.is_set():
+            threading.Thread(target=self.fire, daemon=True).start()
+            self.stopping.wait(self.period)
+
+    def fire(self):
+        event = self.event()
+        for _ in range(1 + max(0, self.retries)):
+            if self.stopping.is_set():
+                return
+            outcome, answer = self.pool.invoke(json.dumps(event).encode())
+            self.runs += 1
+            if outcome == "response":
+                return
+        if self.stopping.is_set():
+            return  # the region stopped it
+        log_line(f"{self.source}: a scheduled run failed ({outcome}); recorded in its OnFailure destination")
+        response = None
+        try:
+            response = json.loads(answer) if answer else None
+        except ValueError:
+            pass
+        send_to_destination(
+            self.region, self.destination, on_failure_record(self.function, "RetriesExhausted", event, response)
+        )
+
+
+# ---------------------------------------------------------------------------
 # The whole region
 
 
@@ -1127,7 +2846,17 @@ def log_line(text):
 
 
 class EmulatedRegion:
-    def __init__(self, data, bin_dir, port=0, parameters=None, region="eu-west-1", template_path=TEMPLATE):
+    def __init__(
+        self,
+        data,
+        bin_dir,
+        port=0,
+        parameters=None,
+        region="eu-west-1",
+        template_path=TEMPLATE,
+        mqtt_port=0,
+        schedule_speedup=1.0,
+    ):
         self.data = Path(data)
         (self.data / "logs").mkdir(parents=True, exist_ok=True)
         self.stopped = False
@@ -1137,6 +2866,8 @@ class EmulatedRegion:
         self.turnstile = TurnstileStandIn()
         self.outbox = Outbox(self.region, self.data / "outbox")
         self.instances = {}
+        self.iot = None
+        self.sources = []
         try:
             given = {**emulator_parameters(region, self.api), **(parameters or {})}
             self.region.put_secret(TURNSTILE_SECRET_NAME, TURNSTILE_PASSING_SECRET)
@@ -1147,12 +2878,63 @@ class EmulatedRegion:
             for logical, resource in self.stack.resources.items():
                 if (resource.get("Properties") or {}).get("FunctionUrlConfig"):
                     self.stack.function_urls[logical] = f"http://127.0.0.1:{free_port()}/"
-            routes = [r for f in functions_of(self.stack) for r in f.http_routes()]
-            self.start_functions(bin_dir, {r.function for r in routes})
+            functions = {f.logical: f for f in functions_of(self.stack)}
+            routes = [r for f in functions.values() for r in f.http_routes()]
+            self.iot = IotCore(
+                self.region,
+                self.stack,
+                lambda logical, event: self.instances[logical].invoke(event),
+                self.data,
+                self.stack.parameters["IotDataEndpoint"],
+                mqtt_port,
+            )
+            self.mqtt = f"127.0.0.1:{self.iot.front.port}"
+            triggered = (
+                {r.function for r in routes}
+                | self.iot.authorizer_functions()
+                | {f.logical for f in functions.values() if any(
+                    e.get("Type") in EVENT_SOURCES for e in f.events.values())}
+            )
+            self.start_functions(bin_dir, triggered)
             self.front.serve(routes, self.instances)
+            self.iot.serve()
+            self.sources = self.event_sources([functions[f] for f in sorted(triggered)], schedule_speedup)
+            for source in self.sources:
+                source.serve()
         except BaseException:
             self.stop()
             raise
+
+    def event_sources(self, functions, schedule_speedup):
+        """Each function's SQS, DynamoDB and Schedule events; any other kind
+        of event is not emulated, and says so."""
+        sources = []
+        for function in functions:
+            properties = self.stack.resources[function.logical].get("Properties", {})
+            for name, event in function.events.items():
+                kind, source = event.get("Type"), f"{function.logical}.Events.{name}"
+                p = self.stack.resolve(event.get("Properties", {}) or {})
+                pool = self.instances[function.logical]
+                if kind == "HttpApi":
+                    continue
+                if kind == "SQS":
+                    sources.append(SqsEventSource(self.region, pool, source, p, p["Queue"]))
+                elif kind == "DynamoDB":
+                    tables = [
+                        logical for logical, r in self.stack.resources.items()
+                        if r.get("Type") == "AWS::DynamoDB::Table"
+                        and self.stack.get_att(logical, "StreamArn") == p["Stream"]
+                    ]
+                    if not tables:
+                        raise TemplateError(f"{source}: Stream is no table's stream in the template")
+                    table = self.stack.ref(tables[0])
+                    sources.append(TableStreamEventSource(self.region, pool, function, source, p, table, p["Stream"]))
+                elif kind == "Schedule":
+                    invoke_config = self.stack.resolve(properties.get("EventInvokeConfig", {}) or {})
+                    sources.append(Schedule(self.region, pool, function, source, p, invoke_config, schedule_speedup))
+                else:
+                    raise TemplateError(f"{source}: events of Type {kind} are not emulated")
+        return sources
 
     def start_functions(self, bin_dir, logicals):
         functions = [f for f in functions_of(self.stack) if f.logical in logicals]
@@ -1164,27 +2946,43 @@ class EmulatedRegion:
         warn_if_stale([Path(bin_dir) / f.binary for f in functions])
         overrides = {"AWS_ENDPOINT_URL": self.region.endpoint, "ALYT_TURNSTILE_VERIFY_URL": self.turnstile.url}
         for function in functions:
-            instance = FunctionInstance(
+            environment = {**function.environment(), **overrides}
+            if "ALYT_IOT_DATA_ENDPOINT" in environment:
+                # Where the data plane's Publish goes (the host the template
+                # names cannot be served here): the front's data plane.
+                environment["ALYT_IOT_DATA_PLANE_URL"] = self.iot.data_plane.url
+            properties = self.stack.resources[function.logical].get("Properties", {})
+            limit = self.stack.resolve(properties.get("ReservedConcurrentExecutions", 0))
+            pool = FunctionPool(
                 function,
                 Path(bin_dir) / function.binary,
-                {**function.environment(), **overrides},
+                environment,
                 self.data / "logs" / f"{function.logical}.log",
+                int(limit) or None,
             )
-            self.instances[function.logical] = instance
-            instance.start()
-        for instance in self.instances.values():
-            instance.wait_ready(max(30.0, instance.function.timeout))
+            self.instances[function.logical] = pool
+            pool.start()
+        for pool in self.instances.values():
+            pool.wait_ready(max(30.0, pool.function.timeout))
 
     def stop(self):
         if self.stopped:
             return
         self.stopped = True
+        for source in self.sources:
+            source.stop()
+        if self.iot is not None:
+            self.iot.stop()
         for instance in self.instances.values():
             instance.stop()
         self.front.stop()
         self.outbox.stop()
         self.turnstile.stop()
         self.region.stop()
+
+
+# The event types that invoke a function besides the HTTP API's routes.
+EVENT_SOURCES = ("SQS", "DynamoDB", "Schedule")
 
 
 def warn_if_stale(binaries):
@@ -1217,6 +3015,13 @@ def main(argv=None):
         default=str(Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug"),
         help="where the functions' host-built binaries are (default: target/debug)",
     )
+    parser.add_argument("--mqtt-port", type=int, default=0, help="the MQTT front's port (default: a free one)")
+    parser.add_argument(
+        "--schedule-speedup",
+        type=float,
+        default=1.0,
+        help="run Schedule events this many times as often (tests; default 1)",
+    )
     parser.add_argument("--parameter", action="append", default=[], metavar="KEY=VALUE", help="a template parameter")
     parser.add_argument("--exit-with-stdin", action="store_true", help="also stop when stdin closes")
     args = parser.parse_args(argv)
@@ -1227,7 +3032,15 @@ def main(argv=None):
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     try:
-        region = EmulatedRegion(data, args.bin_dir, args.port, parameters, args.region)
+        region = EmulatedRegion(
+            data,
+            args.bin_dir,
+            args.port,
+            parameters,
+            args.region,
+            mqtt_port=args.mqtt_port,
+            schedule_speedup=args.schedule_speedup,
+        )
     except (TemplateError, RuntimeError) as error:
         log_line(str(error))
         return 1
@@ -1240,6 +3053,7 @@ def main(argv=None):
 
         threading.Thread(target=watch_stdin, daemon=True).start()
     print(f"API={region.api}", flush=True)
+    print(f"MQTT={region.mqtt}", flush=True)
     print(f"DATA={Path(data).resolve()}", flush=True)
     log_line(f"{len(region.instances)} functions up ({', '.join(region.instances)}); function logs in {Path(data) / 'logs'}")
     while not stop.wait(0.5):

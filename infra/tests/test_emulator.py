@@ -6,6 +6,7 @@
 import base64
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -172,9 +173,15 @@ def region():
     region.stop()
 
 
-def test_the_table_and_queues_are_created_in_moto_as_the_template_declares(region):
+@pytest.fixture(scope="module")
+def region_stack(region):
+    """The template's resources, created once in the module's region."""
     region.put_secret(emulator.TURNSTILE_SECRET_NAME, emulator.TURNSTILE_PASSING_SECRET)
-    s = emulator.RegionStack(TEMPLATE, emulator.emulator_parameters("eu-west-1", API), region)
+    return emulator.RegionStack(TEMPLATE, emulator.emulator_parameters("eu-west-1", API), region)
+
+
+def test_the_table_and_queues_are_created_in_moto_as_the_template_declares(region, region_stack):
+    s = region_stack
     developers = next(f for f in emulator.functions_of(s) if f.logical == "ApiDevelopersFunction")
     assert developers.environment()["ALYT_TURNSTILE_SECRET"] == emulator.TURNSTILE_PASSING_SECRET
 
@@ -258,3 +265,385 @@ def test_a_function_answers_through_the_runtime_api_and_a_timed_out_one_starts_a
         assert instance.process.pid != first
     finally:
         instance.stop()
+
+
+# ---------------------------------------------------------------------------
+# The device plane: the topic rule, IoT policies, the MQTT front
+
+
+def template_rule():
+    (rule,) = emulator.topic_rules(stack())
+    return rule
+
+
+DEVICE_TOPIC = "alyt/t-1/p-1/d-1"
+
+
+def test_the_rules_sql_is_evaluated_as_written():
+    rule = template_rule()
+    assert rule.sql.topic_filter == "alyt/+/+/+/+"
+    context = emulator.RuleContext(f"{DEVICE_TOPIC}/telemetry", b'{"metric":"t"}\xff', "192.0.2.9", "d-1", now_ms=1780315200000)
+    output = rule.sql.evaluate(context)
+    # What shared/aws/src/sqs_ingest.rs reads, and nothing else.
+    assert set(output) == {"messageId", "topic", "payload", "receivedAt", "sourceIp"}
+    assert output["topic"] == f"{DEVICE_TOPIC}/telemetry"
+    assert base64.b64decode(output["payload"]) == b'{"metric":"t"}\xff'
+    assert (output["receivedAt"], output["sourceIp"]) == (1780315200000, "192.0.2.9")
+    assert output["messageId"] != rule.sql.evaluate(context)["messageId"]  # newuuid() per message
+    # The platform's own commands never go round; nor what the filter misses.
+    assert rule.sql.evaluate(emulator.RuleContext(f"{DEVICE_TOPIC}/commands", b"{}", "::1")) is None
+    assert rule.sql.evaluate(emulator.RuleContext("alyt/t/p/d", b"{}", "::1")) is None
+    assert rule.sql.evaluate(emulator.RuleContext(f"{DEVICE_TOPIC}/status/x", b"{}", "::1")) is None
+
+
+def test_rule_sql_the_emulator_cannot_evaluate_fails_loudly():
+    ok = "SELECT topic(2) AS t FROM 'a/#' WHERE topic(1) = 'a' AND topic(3) <> 'b' OR topic() = 'c'"
+    assert emulator.RuleSql(ok).evaluate(emulator.RuleContext("a/x/y", b"", "")) == {"t": "x"}
+    # topic(3) of a two-level topic is Undefined, and so is the comparison.
+    assert emulator.RuleSql(ok).evaluate(emulator.RuleContext("a/x", b"", "")) is None
+    for sql in (
+        "SELECT * FROM 'a/#'",
+        "SELECT clientid() AS c FROM 'a/#'",
+        "SELECT topic() FROM 'a/#'",  # no AS
+        "SELECT topic() AS t FROM 'a/#' WHERE timestamp() > 0",
+        "SELECT encode(*, 'hex') AS p FROM 'a/#'",
+        "SELECT topic() AS t FROM a",
+        "SELECT topic() AS t FROM 'a/#' WHERE",
+        "SELECT payload.x AS x FROM 'a/#'",
+    ):
+        with pytest.raises(emulator.RuleSqlError):
+            emulator.RuleSql(sql)
+    with pytest.raises(emulator.RuleSqlError, match="2016-03-23"):
+        emulator.RuleSql(ok, version="2015-10-08")
+    with pytest.raises(TemplateError, match="Lambda action is not emulated"):
+        emulator.RuleAction("Rule.Actions", {"Lambda": {"FunctionArn": "x"}})
+
+
+def test_topic_filters_match_as_mqtt_does():
+    assert emulator.topic_matches("a/+/c", "a/b/c")
+    assert not emulator.topic_matches("a/+/c", "a/b/c/d")
+    assert emulator.topic_matches("a/#", "a") and emulator.topic_matches("a/#", "a/b/c")
+    assert not emulator.topic_matches("+/x", "$aws/x")
+
+
+class RecordingSqs:
+    def __init__(self, fail=()):
+        self.sent, self.fail = [], set(fail)
+
+    def send_message(self, QueueUrl, MessageBody):
+        if QueueUrl in self.fail:
+            raise RuntimeError("AWS.SimpleQueueService.NonExistentQueue")
+        self.sent.append((QueueUrl, MessageBody))
+
+
+def test_what_the_rule_takes_goes_to_its_queue_and_a_failure_to_its_error_action():
+    rule = template_rule()
+    ingest, errors = rule.actions[0].queue_url, rule.error_action.queue_url
+    assert (ingest, errors) == ("alyt-emulated-IngestQueue", "alyt-emulated-RuleErrorQueue")
+    sqs = RecordingSqs()
+    rule.apply(sqs, emulator.RuleContext(f"{DEVICE_TOPIC}/status", b"{}", "192.0.2.1", "d-1"))
+    ((queue, body),) = sqs.sent
+    assert queue == ingest and json.loads(body)["topic"] == f"{DEVICE_TOPIC}/status"
+    failing = RecordingSqs(fail=[ingest])
+    rule.apply(failing, emulator.RuleContext(f"{DEVICE_TOPIC}/status", b"hi", "192.0.2.1", "d-1"))
+    ((queue, body),) = failing.sent
+    error = json.loads(body)
+    assert queue == errors
+    assert (error["ruleName"], error["topic"], error["clientId"]) == (rule.name, f"{DEVICE_TOPIC}/status", "d-1")
+    assert base64.b64decode(error["base64OriginalPayload"]) == b"hi"
+    assert error["failures"][0]["failedAction"] == "SqsAction"
+
+
+def device_policy(**variables):
+    document = stack().resolve(TEMPLATE["Resources"]["DevicePolicy"]["Properties"]["PolicyDocument"])
+    return emulator.IotPolicy([document], variables)
+
+
+ARN = "arn:aws:iot:eu-west-1:123456789012"
+
+
+def test_the_device_policy_is_enforced_with_the_things_variables():
+    attached = device_policy(
+        **{
+            "iot:Connection.Thing.ThingName": "d-1",
+            "iot:Connection.Thing.IsAttached": "true",
+            "iot:Connection.Thing.Attributes[tenantId]": "t-1",
+            "iot:Connection.Thing.Attributes[propertyId]": "p-1",
+        }
+    )
+    assert attached.allows("iot:Connect", f"{ARN}:client/d-1")
+    assert not attached.allows("iot:Connect", f"{ARN}:client/d-2")
+    assert attached.allows("iot:Publish", f"{ARN}:topic/{DEVICE_TOPIC}/telemetry")
+    assert not attached.allows("iot:Publish", f"{ARN}:topic/{DEVICE_TOPIC}/commands")
+    assert not attached.allows("iot:Publish", f"{ARN}:topic/alyt/t-1/p-1/d-2/telemetry")
+    assert attached.allows("iot:RetainPublish", f"{ARN}:topic/{DEVICE_TOPIC}/availability")
+    assert not attached.allows("iot:RetainPublish", f"{ARN}:topic/{DEVICE_TOPIC}/status")
+    assert attached.allows("iot:Subscribe", f"{ARN}:topicfilter/{DEVICE_TOPIC}/commands")
+    assert attached.allows("iot:Receive", f"{ARN}:topic/{DEVICE_TOPIC}/commands")
+    # A certificate on no thing: no variables, nothing matches.
+    unattached = device_policy(**{"iot:Connection.Thing.IsAttached": "false"})
+    assert not unattached.allows("iot:Connect", f"{ARN}:client/d-1")
+    assert not unattached.allows("iot:Publish", f"{ARN}:topic/{DEVICE_TOPIC}/telemetry")
+    deny = emulator.IotPolicy(
+        [{"Statement": [{"Effect": "Allow", "Action": "iot:*", "Resource": "*"},
+                        {"Effect": "Deny", "Action": "iot:Publish", "Resource": f"{ARN}:topic/x"}]}]
+    )
+    assert deny.allows("iot:Publish", f"{ARN}:topic/y") and not deny.allows("iot:Publish", f"{ARN}:topic/x")
+
+
+# ---------------------------------------------------------------------------
+# Event source mappings and schedules
+
+
+def test_the_templates_event_settings_are_read_and_unknown_ones_refused():
+    functions = {f.logical: f for f in emulator.functions_of(stack())}
+    sqs = functions["IngestFunction"].events["DeviceTraffic"]["Properties"]
+    assert sqs["BatchSize"] == 10 and sqs["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    with pytest.raises(TemplateError, match="ParallelizationFactor is not emulated"):
+        emulator.event_properties("F.Events.E", {"Stream": "s", "ParallelizationFactor": 2}, ("Stream",))
+    assert emulator.rate_seconds("rate(1 minute)", "s") == 60
+    assert emulator.rate_seconds("rate(5 minutes)", "s") == 300
+    for expression in ("cron(0 * * * ? *)", "rate(1 minutes)", "rate(2 minute)"):
+        with pytest.raises(TemplateError):
+            emulator.rate_seconds(expression, "s")
+
+
+def test_a_partial_batch_answer_is_read_as_lambda_reads_it():
+    ids = {"a", "b", "c"}
+    assert emulator.batch_item_failures(json.dumps({"batchItemFailures": []}), ids) == set()
+    assert emulator.batch_item_failures(json.dumps({"batchItemFailures": None}), ids) == set()
+    assert emulator.batch_item_failures(b"null", ids) == set()
+    assert emulator.batch_item_failures(json.dumps({"batchItemFailures": [{"itemIdentifier": "b"}]}), ids) == {"b"}
+    # The whole batch failed: invalid JSON, an empty or unknown id.
+    assert emulator.batch_item_failures(b"{not json", ids) is None
+    assert emulator.batch_item_failures(json.dumps({"batchItemFailures": [{"itemIdentifier": ""}]}), ids) is None
+    assert emulator.batch_item_failures(json.dumps({"batchItemFailures": [{"itemIdentifier": "z"}]}), ids) is None
+
+
+def test_the_stream_filter_takes_inserted_events_only():
+    webhooks = TEMPLATE["Resources"]["WebhooksFunction"]["Properties"]["Events"]["NewEvents"]["Properties"]
+    (pattern,) = [json.loads(f["Pattern"]) for f in webhooks["FilterCriteria"]["Filters"]]
+    fixture = json.loads((emulator.ROOT / "events/webhooks/dynamodb-stream.json").read_text())["Records"]
+    assert [emulator.filter_matches(pattern, r) for r in fixture] == [True, True, False, False]
+    with pytest.raises(TemplateError, match="not emulated"):
+        emulator.filter_matches({"eventName": [{"anything-but": "REMOVE"}]}, fixture[0])
+
+
+class ScriptedPool:
+    """A function that answers each batch with `answer(event)`."""
+
+    def __init__(self, answer):
+        self.answer, self.events = answer, []
+
+    def invoke(self, payload):
+        event = json.loads(payload)
+        self.events.append(event)
+        return self.answer(event)
+
+
+def test_only_the_records_a_batch_reports_stay_and_redrive_to_the_dead_letter_queue(region):
+    sqs = region.client("sqs")
+    dlq = sqs.create_queue(QueueName="esm-dlq")["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    url = sqs.create_queue(
+        QueueName="esm-source",
+        Attributes={"VisibilityTimeout": "0", "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 2})},
+    )["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    for body in ("good-1", "poison", "good-2"):
+        sqs.send_message(QueueUrl=url, MessageBody=body)
+
+    def answer(event):
+        failed = [{"itemIdentifier": r["messageId"]} for r in event["Records"] if r["body"] == "poison"]
+        return "response", json.dumps({"batchItemFailures": failed}).encode()
+
+    pool = ScriptedPool(answer)
+    source = emulator.SqsEventSource(
+        region, pool, "F.Events.Q", {"Queue": arn, "BatchSize": 10, "FunctionResponseTypes": ["ReportBatchItemFailures"]}, arn
+    )
+    for _ in range(4):
+        messages = source._gather()
+        if messages:
+            source.handle(messages)
+    record = pool.events[0]["Records"][0]
+    assert set(record) == {"messageId", "receiptHandle", "body", "attributes", "messageAttributes", "md5OfBody",
+                           "eventSource", "eventSourceARN", "awsRegion"}
+    assert (record["eventSource"], record["eventSourceARN"]) == ("aws:sqs", arn)
+    assert record["attributes"]["ApproximateReceiveCount"] == "1"
+    delivered = [r["body"] for e in pool.events for r in e["Records"]]
+    assert sorted(delivered) == ["good-1", "good-2", "poison", "poison"]
+    # Received twice and reported twice: past maxReceiveCount it is the DLQ's.
+    moved = sqs.receive_message(QueueUrl=dlq, MaxNumberOfMessages=10).get("Messages", [])
+    assert [m["Body"] for m in moved] == ["poison"]
+    assert sqs.receive_message(QueueUrl=url).get("Messages", []) == []
+
+
+# ---------------------------------------------------------------------------
+# The MQTT front, with a real MQTT client
+
+
+class Front:
+    """A front whose every client is admitted with `documents`; what the
+    rules saw is in `messages`."""
+
+    def __init__(self, tmp_path, documents):
+        self.messages = []
+        tls = emulator.IotTls(tmp_path, ["emulated-ats.iot.eu-west-1.amazonaws.com"], lambda: [])
+        self.front = emulator.MqttFront(
+            "eu-west-1",
+            tls,
+            lambda request, der, ip, sni: (emulator.IotPolicy(documents), []),
+            lambda *message: self.messages.append(message),
+        )
+        self.front.serve()
+
+    def client(self, client_id, clean=True, will=None):
+        import paho.mqtt.client as mqtt
+
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean)
+        client.received = []
+        client.on_message = lambda c, u, m: client.received.append((m.topic, m.payload, m.qos))
+        if will:
+            client.will_set(*will)
+        client.connect("127.0.0.1", self.front.port, keepalive=30)
+        client.loop_start()
+        return client
+
+
+def allow(action, *resources):
+    return {"Effect": "Allow", "Action": action, "Resource": [f"{ARN}:{r}" for r in resources]}
+
+
+def eventually(check, seconds=5):
+    import time
+
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return check()
+
+
+def test_the_front_admits_by_policy_acknowledges_accepted_publishes_and_delivers(tmp_path):
+    document = {
+        "Statement": [
+            allow("iot:Connect", "client/dev", "client/app"),
+            allow("iot:Publish", "topic/dev/out", "topic/app/in", "topic/dev/will"),
+            allow("iot:Subscribe", "topicfilter/app/in", "topicfilter/dev/out"),
+            allow("iot:Receive", "topic/app/in", "topic/dev/out"),
+        ]
+    }
+    f = Front(tmp_path, [document])
+    try:
+        app = f.client("app")
+        dev = f.client("dev", will=("dev/will", b"gone", 1))
+        assert eventually(lambda: app.is_connected() and dev.is_connected())
+        app.subscribe("dev/out", 1)
+        dev.subscribe("app/in", 1)
+        time.sleep(0.2)
+        info = dev.publish("dev/out", b"hello", qos=1)
+        info.wait_for_publish(5)  # PUBACKed
+        assert eventually(lambda: app.received == [("dev/out", b"hello", 1)])
+        assert f.messages[0][:3] == ("dev/out", b"hello", "dev")
+        # The data plane's way in reaches subscribers too.
+        f.front.publish("app/in", b"cmd", 1)
+        assert eventually(lambda: dev.received == [("app/in", b"cmd", 1)])
+        # Not its client id: refused.
+        stranger = f.client("stranger")
+        assert not eventually(stranger.is_connected, 1)
+        stranger.loop_stop()
+        # A publish outside its policy closes the connection; the will goes out.
+        dev.publish("elsewhere", b"x", qos=1)
+        assert eventually(lambda: ("dev/will", b"gone", "dev") in [m[:3] for m in f.messages])
+    finally:
+        f.front.stop()
+
+
+def test_a_persistent_session_keeps_qos1_messages_until_the_device_is_back(tmp_path):
+    document = {"Statement": [{"Effect": "Allow", "Action": "iot:*", "Resource": "*"}]}
+    f = Front(tmp_path, [document])
+    try:
+        dev = f.client("dev", clean=False)
+        assert eventually(dev.is_connected)
+        dev.subscribe("cmd", 1)
+        time.sleep(0.2)
+        dev.disconnect()
+        dev.loop_stop()
+        assert eventually(lambda: f.front.sessions["dev"].connection is None)
+        f.front.publish("cmd", b"while away", 1)
+        again = f.client("dev", clean=False)
+        assert eventually(lambda: again.received == [("cmd", b"while away", 1)])
+        # DeleteConnection closes it; a clean one forgets the session.
+        assert f.front.disconnect("dev", clean_session=True)
+        assert eventually(lambda: "dev" not in f.front.sessions)
+        assert not f.front.disconnect("dev")
+        again.loop_stop()
+    finally:
+        f.front.stop()
+
+
+AUTHORIZER = emulator.ROOT / "target" / "debug" / "alyt-iot-authorizer"
+
+
+@pytest.mark.skipif(not AUTHORIZER.is_file(), reason="the authorizer is not built (cargo build --workspace --bins)")
+def test_a_login_through_the_templates_authorizer_gets_its_policy_and_its_telemetry_reaches_ingest(
+    region, region_stack, tmp_path
+):
+    import hashlib
+
+    s = region_stack
+    (authorizer,) = [f for f in emulator.functions_of(s) if f.logical == "DeviceAuthorizerFunction"]
+    pool = emulator.FunctionPool(
+        authorizer, AUTHORIZER, {**authorizer.environment(), "AWS_ENDPOINT_URL": region.endpoint}, tmp_path / "log"
+    )
+    pool.start()
+    pool.wait_ready(30)
+    iot = emulator.IotCore(region, s, lambda logical, event: pool.invoke(event), tmp_path, "emulated-ats.iot", 0)
+    iot.serve()
+    tenant, home, device = (f"0190d0f0-0000-7000-8000-00000000000{n}" for n in (1, 2, 3))
+    # The credential as the store writes it (shared/store/src/repo/devices.rs).
+    region.client("dynamodb").put_item(
+        TableName=s.ref("Table"),
+        Item={
+            "pk": {"S": f"DEVCRED#{device}"},
+            "sk": {"S": "DEVCRED"},
+            "username": {"S": device},
+            "deviceId": {"S": device},
+            "tenantId": {"S": tenant},
+            "propertyId": {"S": home},
+            "secretHash": {"S": hashlib.sha256(b"right").hexdigest()},
+            "createdAt": {"S": "2026-06-01T00:00:00Z"},
+        },
+    )
+    import paho.mqtt.client as mqtt
+
+    def login(password):
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=device)
+        client.username_pw_set(f"{device}?x-amz-customauthorizer-name=alyt-emulated-devices", password)
+        client.connect("127.0.0.1", iot.front.port, keepalive=30)
+        client.loop_start()
+        return client
+
+    try:
+        refused = login("wrong")
+        assert not eventually(refused.is_connected, 2)
+        refused.loop_stop()
+        client = login("right")
+        assert eventually(client.is_connected, 10)
+        client.publish(f"alyt/{tenant}/{home}/{device}/telemetry", b'{"metrics":{"watts":1}}', qos=1).wait_for_publish(5)
+        sqs = region.client("sqs")
+        bodies = []
+        assert eventually(
+            lambda: bodies.extend(m["Body"] for m in sqs.receive_message(QueueUrl=s.ref("IngestQueue")).get("Messages", []))
+            or bodies,
+            10,
+        )
+        assert json.loads(bodies[0])["topic"] == f"alyt/{tenant}/{home}/{device}/telemetry"
+        # Another device's topic is outside the policy it answered: closed.
+        client.publish(f"alyt/{tenant}/{home}/someone-else/telemetry", b"{}", qos=1)
+        assert eventually(lambda: not client.is_connected(), 5)
+        client.loop_stop()
+    finally:
+        iot.stop()
+        pool.stop()

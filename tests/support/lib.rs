@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod developers;
+pub mod device;
 pub mod principals;
 pub mod region;
 pub mod webhooks;
@@ -27,6 +28,9 @@ pub trait Target {
     /// The directory every mail the platform sent lands in, as `.eml` files
     /// whose names sort oldest first.
     fn outbox_dir(&self) -> PathBuf;
+
+    /// Where its devices connect over MQTT.
+    fn broker(&self) -> device::Broker;
 
     /// POSTs JSON and returns the status and the JSON body (Null when empty).
     async fn post_json(
@@ -89,6 +93,15 @@ impl Target for TestPlatform {
 
     fn outbox_dir(&self) -> PathBuf {
         self.platform.data_dir.join("outbox")
+    }
+
+    fn broker(&self) -> device::Broker {
+        let addr = self.platform.mqtt_addr;
+        device::Broker {
+            host: addr.ip().to_string(),
+            port: addr.port(),
+            ca: None,
+        }
     }
 }
 

@@ -2,8 +2,9 @@
 //!
 //! - unset or `local`: a fresh local platform per test ([`TestPlatform`]);
 //! - `emulated`: the hosted stack in the emulated AWS region
-//!   (`infra/emulate`: infra/template.yaml's functions and routes, the real
-//!   function binaries, DynamoDB and SES in moto). One region per test
+//!   (`infra/emulate`: infra/template.yaml's functions, routes, topic rule,
+//!   event sources and schedules, the real function binaries, DynamoDB,
+//!   SQS and SES in moto, an MQTT front for IoT Core). One region per test
 //!   process, started by the first story that asks and stopped when the
 //!   process ends (the emulator stops when its stdin closes); its stories
 //!   share it, so each signs up addresses of its own. Its data directory
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::OnceLock;
 
+use crate::device::Broker;
 use crate::{Target, TestPlatform};
 
 /// The setting that picks the target.
@@ -68,6 +70,26 @@ impl Target for Story {
             Story::Emulated(t) => t.outbox_dir(),
         }
     }
+
+    fn broker(&self) -> Broker {
+        match self {
+            Story::Local(t) => t.broker(),
+            Story::Emulated(t) => t.broker(),
+        }
+    }
+}
+
+impl Story {
+    /// The device messages ingest dropped, by reason, where the target can
+    /// tell: the local platform counts them in process. Hosted, the count
+    /// lives in each ingest instance's memory and is logged only at debug
+    /// level, so the emulated region has none to read (`None`).
+    pub fn ingest_rejections(&self) -> Option<std::collections::BTreeMap<&'static str, u64>> {
+        match self {
+            Story::Local(t) => Some(t.platform.ingest_stats().rejected()),
+            Story::Emulated(_) => None,
+        }
+    }
 }
 
 /// The emulated region as one test sees it: the process's region, with an
@@ -106,11 +128,22 @@ impl Target for Emulated {
     fn outbox_dir(&self) -> PathBuf {
         self.region.data.join("outbox")
     }
+
+    fn broker(&self) -> Broker {
+        let (host, port) = self.region.mqtt.rsplit_once(':').expect("MQTT=host:port");
+        Broker {
+            host: host.to_owned(),
+            port: port.parse().expect("a port"),
+            // The emulated IoT Core's TLS certificate is signed by this CA.
+            ca: Some(self.region.data.join("iot/ca.pem")),
+        }
+    }
 }
 
 /// `infra/emulate`, running for as long as this process does.
 struct RunningRegion {
     api: String,
+    mqtt: String,
     data: PathBuf,
     _process: Child,
     /// Held open for the life of the process: when the process ends, the
@@ -142,20 +175,23 @@ impl RunningRegion {
             .expect("infra/emulate runs");
         let stdin = process.stdin.take().expect("piped stdin");
         let mut lines = BufReader::new(process.stdout.take().expect("piped stdout")).lines();
-        let (mut api, mut data) = (None, None);
-        while api.is_none() || data.is_none() {
+        let (mut api, mut mqtt, mut data) = (None, None, None);
+        while api.is_none() || mqtt.is_none() || data.is_none() {
             let Some(Ok(line)) = lines.next() else {
                 let log = std::fs::read_to_string(&log_path).unwrap_or_default();
                 panic!("the emulated region did not start:\n{log}");
             };
             if let Some(url) = line.strip_prefix("API=") {
                 api = Some(url.to_owned());
+            } else if let Some(address) = line.strip_prefix("MQTT=") {
+                mqtt = Some(address.to_owned());
             } else if let Some(path) = line.strip_prefix("DATA=") {
                 data = Some(PathBuf::from(path));
             }
         }
         Self {
             api: api.expect("API="),
+            mqtt: mqtt.expect("MQTT="),
             data: data.expect("DATA="),
             _process: process,
             _stdin: stdin,
