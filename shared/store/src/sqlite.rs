@@ -1,5 +1,6 @@
 //! The embedded adapter: one SQLite database file (WAL, synchronous=FULL, so a
-//! committed write survives a crash). Every write runs in an IMMEDIATE transaction,
+//! committed write survives a power cut; a [`Durability::Written`] one
+//! survives the process dying). Every write runs in an IMMEDIATE transaction,
 //! which serialises writers; conditions are evaluated inside it, so a conditional
 //! write is atomic exactly as on DynamoDB.
 
