@@ -315,8 +315,12 @@ def test_home_security_arms_with_the_reviewed_revision_and_turns_off(page, platf
     client.loop_start()
     try:
         prefix = sensor["topicPrefix"]
-        client.publish(f"{prefix}/availability", "online", qos=1, retain=True).wait_for_publish(5)
+        # Its first report, declaring what it detects, brings it online
+        # (device.online, which the page hears). A status report raises no
+        # event: features declared after the device came online reach the
+        # page only at its next reload (issue 39 item 6).
         client.publish(f"{prefix}/status", '{"features":["motion"]}', qos=1).wait_for_publish(5)
+        client.publish(f"{prefix}/availability", "online", qos=1, retain=True).wait_for_publish(5)
         expect(things.get_by_role("row", name="Hall motion")).to_contain_text("motion", timeout=15000)
         modes = page.get_by_role("group", name="Modes")
         expect(modes.get_by_role("button", name="Arm away")).to_have_attribute("data-ready", "true", timeout=15000)
