@@ -710,6 +710,22 @@ async fn puback_or_failure(events: &mut rumqttc::EventLoop) -> Option<u16> {
     }
 }
 
+/// A broker whose deliveries the test answers itself, and device A's
+/// client (not yet connected: its event loop is polled by the test).
+async fn start_with_a_keeping_device() -> (
+    Broker,
+    mpsc::Receiver<Delivery>,
+    AsyncClient,
+    rumqttc::EventLoop,
+) {
+    let (tx, rx) = mpsc::channel(64);
+    let broker = start_broker(BrokerConfig::new(loopback()), auth(), tx)
+        .await
+        .unwrap();
+    let (client, events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
+    (broker, rx, client, events)
+}
+
 async fn next_delivery(rx: &mut mpsc::Receiver<Delivery>) -> Delivery {
     timeout(WAIT, rx.recv())
         .await
@@ -719,11 +735,7 @@ async fn next_delivery(rx: &mut mpsc::Receiver<Delivery>) -> Delivery {
 
 #[tokio::test]
 async fn a_qos1_publish_is_acknowledged_only_once_ingest_has_handled_it() {
-    let (tx, mut rx) = mpsc::channel(64);
-    let broker = start_broker(BrokerConfig::new(loopback()), auth(), tx)
-        .await
-        .unwrap();
-    let (client, mut events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
+    let (broker, mut rx, client, mut events) = start_with_a_keeping_device().await;
     client
         .publish(
             dev_a().topic(Channel::Telemetry),
@@ -772,11 +784,7 @@ async fn a_qos1_publish_is_acknowledged_only_once_ingest_has_handled_it() {
 
 #[tokio::test]
 async fn a_publish_not_stored_gets_no_puback_and_its_resend_keeps_its_message_id() {
-    let (tx, mut rx) = mpsc::channel(64);
-    let broker = start_broker(BrokerConfig::new(loopback()), auth(), tx)
-        .await
-        .unwrap();
-    let (client, mut events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
+    let (broker, mut rx, client, mut events) = start_with_a_keeping_device().await;
     client
         .publish(
             dev_a().topic(Channel::Events),
@@ -811,11 +819,7 @@ async fn a_publish_not_stored_gets_no_puback_and_its_resend_keeps_its_message_id
 
 #[tokio::test]
 async fn a_stop_lets_a_publish_being_stored_finish_and_refuses_new_ones() {
-    let (tx, mut rx) = mpsc::channel(64);
-    let broker = start_broker(BrokerConfig::new(loopback()), auth(), tx)
-        .await
-        .unwrap();
-    let (client, mut events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
+    let (broker, mut rx, client, mut events) = start_with_a_keeping_device().await;
     client
         .publish(
             dev_a().topic(Channel::Telemetry),
