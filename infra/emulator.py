@@ -1,7 +1,9 @@
 """An emulated AWS region for the hosted stack, driven by infra/template.yaml.
 
-    python infra/emulator.py [--data DIR] [--port PORT] [--bin-dir DIR]
-                             [--parameter KEY=VALUE ...] [--exit-with-stdin]
+    python infra/emulator.py [--data DIR] [--port PORT] [--stream-port PORT]
+                             [--mqtt-port PORT] [--bin-dir DIR]
+                             [--schedule-speedup N] [--parameter KEY=VALUE ...]
+                             [--exit-with-stdin]
 
 Everything the region holds comes from the template itself, read with
 cfn-lint's decoder (as infra/check_template.py reads it): there is no second
@@ -21,8 +23,9 @@ copy of routes, environments or resources here.
   template gives it (Globals, then the function's own, every intrinsic
   resolved) plus what Lambda itself sets (AWS_LAMBDA_*, the region,
   credentials) and the emulator's endpoint overrides: AWS_ENDPOINT_URL
-  (every AWS SDK client to moto) and ALYT_TURNSTILE_VERIFY_URL (the bot
-  check to the stand-in below). One instance per function, one invocation
+  (every AWS SDK client to moto), ALYT_TURNSTILE_VERIFY_URL (the bot
+  check to the stand-in below) and ALYT_WEBHOOKS_PRIVATE_NETWORKS=on
+  (webhooks may reach a receiver on this machine). One instance per function, one invocation
   at a time, started at boot (so a function that refuses to start fails the
   emulator at once), killed at its Timeout and started again.
 - HTTP API: the template's HttpApi events become the routes of one front
@@ -32,6 +35,14 @@ copy of routes, environments or resources here.
   carries the caller's address, which the platform reads), the answer read
   back as API Gateway reads a 2.0 response (headers and cookies; never
   multiValueHeaders).
+- Function URLs: each on a port of its own (what `!GetAtt
+  <Function>Url.FunctionUrl` resolves to), every request sent as the
+  function URL event; with RESPONSE_STREAM the function's streamed
+  response (Lambda's streaming mode: the prelude, 8 NUL bytes, the body)
+  goes to the client chunk by chunk as it arrives.
+- ECS: a service whose condition holds runs its task definition's
+  containers as processes (the simulator image as its host-built binary),
+  their environment resolved from the template, restarted when they exit.
 - Mail: every message the emulated SES accepted (moto's sent-message store
   of the SES backend, read in process) is written to DATA/outbox/ as an
   .eml, as the local platform's outbox does.
@@ -56,14 +67,13 @@ copy of routes, environments or resources here.
   with --schedule-speedup). A function scales out to concurrent
   instances (FunctionPool), as Lambda does.
 
-Printed on stdout once ready: `API=<base URL with /v1>`, `MQTT=<host:port>`
-and `DATA=<dir>` (DATA/iot/ca.pem signs the MQTT front's certificate).
+Printed on stdout once ready: `API=<base URL with /v1>`, `STREAM=<the
+stream function's URL>`, `MQTT=<host:port>` and `DATA=<dir>` (DATA/iot/ca.pem signs the MQTT front's certificate).
 Runs until SIGINT or SIGTERM (or, with --exit-with-stdin, until stdin
 closes: the test support's way to stop it with the test process), then
 stops every function it started. Function logs: DATA/logs/<LogicalId>.log.
 
-Not emulated yet (later slices): the stream function's URL, the simulator
-task, CORS and stage throttling.
+Not emulated yet (later slices): CORS and stage throttling.
 """
 
 import argparse
@@ -102,9 +112,17 @@ TURNSTILE_PASSING_SECRET = "1x0000000000000000000000000000000AA"
 TURNSTILE_TEST_SITE_KEY = "1x00000000000000000000AA"
 
 
+# The simulator task's image is the one infra/simulator.Dockerfile builds:
+# the emulator runs that image's binary, host-built, as the task's process.
+SIMULATOR_IMAGE = "emulated/alyt-simulator-runner"
+SIMULATOR_DOCKERFILE = ROOT / "infra" / "simulator.Dockerfile"
+
+
 def emulator_parameters(region, api_base):
     return {
         "Stage": "emulated",
+        "SimulatorImage": SIMULATOR_IMAGE,
+        "SimulatorSubnets": "subnet-emulated",
         "PublicUrl": api_base,
         "MailFrom": "no-reply@alyt.emulated",
         "TurnstileSiteKey": TURNSTILE_TEST_SITE_KEY,
@@ -654,6 +672,53 @@ def read_body(handler):
     return handler.rfile.read(length) if length else b""
 
 
+def chunks(handler):
+    """A chunked request body, chunk by chunk as it arrives (trailers read
+    and dropped)."""
+    while True:
+        line = handler.rfile.readline()
+        if not line:
+            raise ConnectionError("the body ended before its last chunk")
+        size = int(line.split(b";")[0].strip(), 16)
+        if size == 0:
+            while handler.rfile.readline() not in (b"\r\n", b"\n", b""):
+                pass
+            return
+        data = handler.rfile.read(size)
+        handler.rfile.readline()
+        yield data
+
+
+class ResponseStream:
+    """A streamed response between the Runtime API (which puts the function's
+    chunks) and the front (which takes them for its client)."""
+
+    def __init__(self):
+        self.queue = queue.Queue()
+        self.closed = threading.Event()  # the reader is gone
+        self._buffer = []
+
+    def put(self, data):
+        if self.closed.is_set():
+            return False
+        self.queue.put(data)
+        self._buffer.append(data)
+        return True
+
+    def end(self):
+        self.queue.put(None)
+
+    def take(self, timeout=None):
+        """The next chunk; None at the end; queue.Empty after `timeout`."""
+        return self.queue.get(timeout=timeout)
+
+    def close(self):
+        self.closed.set()
+
+    def buffered(self):
+        return b"".join(self._buffer)
+
+
 def reply(handler, status, body=b"", headers=()):
     handler.send_response(status)
     for name, value in headers:
@@ -665,13 +730,16 @@ def reply(handler, status, body=b"", headers=()):
 
 
 class Invocation:
-    def __init__(self, payload, timeout):
+    def __init__(self, payload, timeout, sink=None):
         self.id = str(uuid.uuid4())
         self.payload = payload
         self.deadline = time.time() + timeout
         self.done = threading.Event()
         self.outcome = None  # "response" | "error" | "timeout" | "crash"
         self.body = b""
+        # Where a streamed response's bytes go as they arrive (a
+        # ResponseStream), for a caller that reads the response as a stream.
+        self.sink = sink
 
     def finish(self, outcome, body=b""):
         if not self.done.is_set():
@@ -723,8 +791,12 @@ class RuntimeApi:
                     reply(self, 404)
 
             def do_POST(self):
-                body = read_body(self)
                 path = self.path
+                streamed = self.headers.get("Lambda-Runtime-Function-Response-Mode", "").lower() == "streaming"
+                if streamed and path.startswith(f"{api.PREFIX}/invocation/") and path.endswith("/response"):
+                    api.stream_response(self, path[len(f"{api.PREFIX}/invocation/"):].split("/", 1)[0])
+                    return
+                body = read_body(self)
                 if path.startswith(f"{api.PREFIX}/invocation/"):
                     request_id, outcome = path[len(f"{api.PREFIX}/invocation/"):].split("/", 1)
                     invocation = api.inflight.pop(request_id, None)
@@ -793,6 +865,36 @@ class RuntimeApi:
                 raise
             return
         reply(handler, 410)
+
+    def stream_response(self, handler, request_id):
+        """A response in Lambda's streaming mode (what lambda_runtime sends
+        for a StreamResponse: `Lambda-Runtime-Function-Response-Mode:
+        streaming`, a chunked body): each chunk goes to the invocation's sink
+        as it arrives. When the caller is gone (the sink refuses), the
+        connection is closed mid-body, as Lambda ends a stream whose client
+        disconnected, and the function's next write fails."""
+        invocation = self.inflight.get(request_id)
+        if invocation is None:
+            reply(handler, 400, b'{"errorMessage":"unknown request id"}')
+            return
+        sink = invocation.sink or ResponseStream()  # a caller that buffers
+        body = chunks(handler)
+        try:
+            for chunk in body:
+                if not sink.put(chunk):
+                    handler.close_connection = True
+                    self.inflight.pop(request_id, None)
+                    invocation.finish("disconnected")
+                    return
+        except (OSError, ValueError):
+            self.inflight.pop(request_id, None)
+            invocation.finish("crash")
+            handler.close_connection = True
+            return
+        self.inflight.pop(request_id, None)
+        sink.end()
+        invocation.finish("response", b"" if invocation.sink else sink.buffered())
+        reply(handler, 202, b'{"status":"OK"}')
 
     def fail_inflight(self, outcome):
         for request_id in list(self.inflight):
@@ -878,13 +980,15 @@ class FunctionInstance:
                 )
         raise RuntimeError(f"{self.function.logical} did not poll for an invocation within {seconds} s (log: {self.log_path})")
 
-    def invoke(self, payload):
-        """The function's answer: (outcome, body)."""
+    def invoke(self, payload, sink=None):
+        """The function's answer: (outcome, body). With a `sink` (a
+        ResponseStream), a streamed response's bytes go there as they come
+        and the body returned is empty."""
         with self.lock:
             if self.process is None or self.process.poll() is not None:
                 self.start()  # a cold start
                 self.wait_ready(self.function.timeout)
-            invocation = Invocation(payload, self.function.timeout)
+            invocation = Invocation(payload, self.function.timeout, sink)
             self.api.pending.put(invocation)
             while not invocation.done.wait(0.05):
                 if self.process.poll() is not None:
@@ -955,7 +1059,7 @@ class FunctionPool:
             self.idle.append(self.instances[0])
             self.changed.notify()
 
-    def invoke(self, payload):
+    def invoke(self, payload, sink=None):
         with self.changed:
             while True:
                 if self.stopped:
@@ -978,7 +1082,7 @@ class FunctionPool:
                     with self.changed:
                         self.instances.remove(instance)
                     return "crash", b""
-            return instance.invoke(payload)
+            return instance.invoke(payload, sink)
         finally:
             with self.changed:
                 if instance in self.instances:
@@ -1151,6 +1255,152 @@ class HttpApiFront:
             return
         headers = [(n, v) for n, v in headers if n.lower() not in ("content-length", "connection", "transfer-encoding")]
         reply(handler, status, content, [*headers, *gateway])
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# ---------------------------------------------------------------------------
+# Function URLs (the template's FunctionUrlConfig), response streaming
+
+
+PRELUDE_END = b"\0" * 8
+
+
+def read_prelude(data):
+    """A streamed HTTP response's metadata prelude (the JSON lambda_http
+    writes before 8 NUL bytes: statusCode, headers, cookies) and the body
+    bytes after it; None while the delimiter has not arrived."""
+    end = data.find(PRELUDE_END)
+    if end < 0:
+        return None
+    prelude = json.loads(data[:end])
+    headers = []
+    for name, value in (prelude.get("headers") or {}).items():
+        for one in value if isinstance(value, list) else [value]:
+            headers.append((name, str(one)))
+    headers += [("set-cookie", cookie) for cookie in prelude.get("cookies") or []]
+    return int(prelude.get("statusCode", 200)), headers, data[end + len(PRELUDE_END):]
+
+
+class FunctionUrlFront:
+    """A function URL on a port of its own: every path goes to the function
+    as the function URL event (payload format 2.0, routeKey `$default`).
+    With `InvokeMode: RESPONSE_STREAM` the function's streamed response
+    (lambda_http's metadata prelude, 8 NUL bytes, then the body) is sent on
+    as it arrives, chunked; a buffered answer is read as a format 2.0
+    answer. `AuthType: NONE` only (AWS_IAM signing is not emulated)."""
+
+    def __init__(self, function, config, port=0):
+        self.function = function
+        auth = config.get("AuthType", "NONE")
+        if auth != "NONE":
+            raise TemplateError(f"{function}.FunctionUrlConfig: AuthType {auth} is not emulated (NONE only)")
+        self.mode = config.get("InvokeMode", "BUFFERED")
+        if self.mode not in ("BUFFERED", "RESPONSE_STREAM"):
+            raise TemplateError(f"{function}.FunctionUrlConfig: InvokeMode {self.mode} is not emulated")
+        self.pool = None
+        front = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def handle_one(self):
+                front.handle(self)
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = handle_one
+
+        self.server = Quiet(("127.0.0.1", port), Handler)
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def serve(self, pool):
+        self.pool = pool
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def handle(self, handler):
+        body = read_body(handler)
+        host = handler.headers.get("Host", f"127.0.0.1:{self.port}")
+        route = Route("ANY", "$default", self.function, f"{self.function}.FunctionUrlConfig")
+        event, request_id = api_gateway_event(
+            route, {}, handler.command, handler.path, handler.headers.items(), body, handler.client_address[0], host
+        )
+        event["requestContext"]["accountId"] = "anonymous"
+        event["requestContext"]["requestId"] = str(uuid.uuid4())
+        sink = ResponseStream() if self.mode == "RESPONSE_STREAM" else None
+        answered = {}
+
+        def invoke():
+            answered["outcome"] = self.pool.invoke(json.dumps(event).encode(), sink)
+            if sink is not None:
+                sink.end()  # a buffered answer, an error or a timeout: no more bytes
+
+        threading.Thread(target=invoke, daemon=True).start()
+        if sink is None:
+            while "outcome" not in answered:
+                time.sleep(0.01)
+            self.buffered(handler, *answered["outcome"])
+            return
+        try:
+            self.stream(handler, sink, answered)
+        finally:
+            sink.close()
+
+    def buffered(self, handler, outcome, answer):
+        if outcome != "response":
+            log_line(f"{self.function} (function URL): {handler.command} {handler.path}: the function's {outcome}")
+            reply(handler, 502, GATEWAY_ERRORS[500], [("content-type", "application/json")])
+            return
+        try:
+            status, headers, content = http_response(json.loads(answer))
+        except (ValueError, KeyError, TypeError) as error:
+            log_line(f"{self.function} (function URL): an answer Lambda cannot read: {error}")
+            reply(handler, 502, GATEWAY_ERRORS[500], [("content-type", "application/json")])
+            return
+        headers = [(n, v) for n, v in headers if n.lower() not in ("content-length", "connection", "transfer-encoding")]
+        reply(handler, status, content, headers)
+
+    def stream(self, handler, sink, answered):
+        data = b""
+        while True:
+            chunk = sink.take()
+            if chunk is None:
+                # The function ended without a prelude: a buffered answer
+                # (read as format 2.0), or no answer at all.
+                outcome, answer = answered.get("outcome") or ("crash", b"")
+                if outcome == "response" and not data:
+                    self.buffered(handler, outcome, answer)
+                else:
+                    self.buffered(handler, "error" if outcome == "response" else outcome, b"")
+                return
+            data += chunk
+            read = read_prelude(data)
+            if read is not None:
+                break
+        status, headers, rest = read
+        handler.send_response(status)
+        for name, value in headers:
+            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                handler.send_header(name, value)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        try:
+            while True:
+                if rest:
+                    handler.wfile.write(b"%x\r\n%s\r\n" % (len(rest), rest))
+                    handler.wfile.flush()
+                rest = sink.take()
+                if rest is None:
+                    handler.wfile.write(b"0\r\n\r\n")
+                    handler.wfile.flush()
+                    return
+        except OSError:
+            # The client hung up: the function's stream is closed behind it.
+            handler.close_connection = True
 
     def stop(self):
         self.server.shutdown()
@@ -2838,6 +3088,93 @@ class Schedule:
 
 
 # ---------------------------------------------------------------------------
+# ECS services: a task's containers as processes
+
+
+def image_binary(image):
+    """The binary an image of the template runs: the simulator image is
+    infra/simulator.Dockerfile's, whose RUNNER is cargo-lambda's
+    `target/lambda/<binary>/bootstrap`."""
+    if image != SIMULATOR_IMAGE:
+        raise TemplateError(f"image {image!r}: the emulator runs only {SIMULATOR_IMAGE} (infra/simulator.Dockerfile)")
+    match = re.search(r"^ARG RUNNER=\S*?lambda/([^/\s]+)/bootstrap$", SIMULATOR_DOCKERFILE.read_text(), re.M)
+    if match is None:
+        raise TemplateError(f"{SIMULATOR_DOCKERFILE}: no ARG RUNNER=target/lambda/<binary>/bootstrap")
+    return match.group(1)
+
+
+class ServiceTask:
+    """One task of an `AWS::ECS::Service` (its condition holding): each
+    container of its task definition runs as the host-built binary of its
+    image with the definition's `Environment` resolved like the functions'
+    (plus the region, credentials and AWS_ENDPOINT_URL of the task role, and
+    `overrides`), logging to DATA/logs/<Service>.log (its awslogs group). A
+    container that exits is started again after a second, as the service
+    replaces a stopped task. Not emulated: Fargate's CPU and memory limits,
+    the network configuration, the execution role and the task role's
+    policies (moto takes any credentials)."""
+
+    RESTART_AFTER = 1.0
+
+    def __init__(self, stack, service, bin_dir, log_path, overrides):
+        properties = stack.resolve(stack.resources[service].get("Properties", {}))
+        definition = next(
+            (logical for logical, r in stack.resources.items()
+             if r.get("Type") == "AWS::ECS::TaskDefinition" and stack.ref(logical) == properties["TaskDefinition"]),
+            None,
+        )
+        if definition is None:
+            raise TemplateError(f"{service}.TaskDefinition names no task definition of the template")
+        self.service = service
+        self.count = int(properties.get("DesiredCount", 1))
+        self.log_path = log_path
+        self.containers = []
+        task = stack.resolve(stack.resources[definition]["Properties"])
+        for container in task.get("ContainerDefinitions", []):
+            binary = Path(bin_dir) / image_binary(container["Image"])
+            if not binary.is_file():
+                raise RuntimeError(f"no binary {binary} for {service}: build it with cargo build --workspace --bins")
+            environment = {e["Name"]: str(e.get("Value", "")) for e in container.get("Environment", [])}
+            self.containers.append((container["Name"], binary, {**environment, **overrides(environment)}))
+        self.processes = []
+        self.stopping = threading.Event()
+
+    def serve(self):
+        for _ in range(self.count):
+            for name, binary, environment in self.containers:
+                threading.Thread(target=self._run, args=(name, binary, environment), daemon=True).start()
+
+    def _run(self, name, binary, environment):
+        while not self.stopping.is_set():
+            with open(self.log_path, "ab") as log:
+                process = subprocess.Popen(
+                    [str(binary)],
+                    env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **environment},
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    preexec_fn=_die_with_parent,
+                )
+            self.processes.append(process)
+            code = process.wait()
+            if self.stopping.wait(self.RESTART_AFTER):
+                return
+            log_line(f"{self.service}: the {name} container exited with {code}; starting a new task (log: {self.log_path})")
+
+    def stop(self, grace=3.0):
+        self.stopping.set()
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(grace)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+# ---------------------------------------------------------------------------
 # The whole region
 
 
@@ -2856,6 +3193,7 @@ class EmulatedRegion:
         template_path=TEMPLATE,
         mqtt_port=0,
         schedule_speedup=1.0,
+        stream_port=0,
     ):
         self.data = Path(data)
         (self.data / "logs").mkdir(parents=True, exist_ok=True)
@@ -2868,16 +3206,24 @@ class EmulatedRegion:
         self.instances = {}
         self.iot = None
         self.sources = []
+        self.url_fronts = {}
+        self.stream = None
+        self.tasks = []
         try:
             given = {**emulator_parameters(region, self.api), **(parameters or {})}
             self.region.put_secret(TURNSTILE_SECRET_NAME, TURNSTILE_PASSING_SECRET)
             self.stack = RegionStack(load_template(template_path), given, self.region)
             self.region.verify_sender(self.stack.parameters.get("MailFrom"))
-            # The stream function's URL: not served until a later slice,
-            # but given to the functions that name it.
+            # Each function URL's front, made first so its address is what
+            # `!GetAtt <Function>Url.FunctionUrl` gives the functions.
             for logical, resource in self.stack.resources.items():
-                if (resource.get("Properties") or {}).get("FunctionUrlConfig"):
-                    self.stack.function_urls[logical] = f"http://127.0.0.1:{free_port()}/"
+                config = (resource.get("Properties") or {}).get("FunctionUrlConfig")
+                if config and resource.get("Type") == "AWS::Serverless::Function":
+                    front = FunctionUrlFront(logical, self.stack.resolve(config), stream_port if logical == "StreamFunction" else 0)
+                    self.url_fronts[logical] = front
+                    self.stack.function_urls[logical] = front.url
+            if "StreamFunction" in self.url_fronts:
+                self.stream = self.url_fronts["StreamFunction"].url
             functions = {f.logical: f for f in functions_of(self.stack)}
             routes = [r for f in functions.values() for r in f.http_routes()]
             self.iot = IotCore(
@@ -2891,16 +3237,22 @@ class EmulatedRegion:
             self.mqtt = f"127.0.0.1:{self.iot.front.port}"
             triggered = (
                 {r.function for r in routes}
+                | set(self.url_fronts)
                 | self.iot.authorizer_functions()
                 | {f.logical for f in functions.values() if any(
                     e.get("Type") in EVENT_SOURCES for e in f.events.values())}
             )
             self.start_functions(bin_dir, triggered)
             self.front.serve(routes, self.instances)
+            for logical, front in self.url_fronts.items():
+                front.serve(self.instances[logical])
             self.iot.serve()
             self.sources = self.event_sources([functions[f] for f in sorted(triggered)], schedule_speedup)
             for source in self.sources:
                 source.serve()
+            self.tasks = self.service_tasks(bin_dir)
+            for task in self.tasks:
+                task.serve()
         except BaseException:
             self.stop()
             raise
@@ -2936,6 +3288,38 @@ class EmulatedRegion:
                     raise TemplateError(f"{source}: events of Type {kind} are not emulated")
         return sources
 
+    def service_tasks(self, bin_dir):
+        """The template's ECS services whose condition holds, as processes."""
+        tasks = []
+        for logical, resource in self.stack.resources.items():
+            if resource.get("Type") != "AWS::ECS::Service":
+                continue
+            if "Condition" in resource and not self.stack.condition(resource["Condition"]):
+                continue
+            tasks.append(ServiceTask(self.stack, logical, bin_dir, self.data / "logs" / f"{logical}.log", self.task_overrides))
+        return tasks
+
+    def task_overrides(self, environment):
+        """What a task gets besides its definition's environment: the task
+        role's credentials and region, every AWS client to moto, and, for
+        a task that connects to IoT Core (ALYT_IOT_DATA_ENDPOINT, no other
+        broker), the MQTT front's address (the endpoint's port 443 cannot be
+        served here) and its CA as the image's trust store."""
+        region = self.stack.region
+        overrides = {
+            "AWS_REGION": region,
+            "AWS_DEFAULT_REGION": region,
+            "AWS_ACCESS_KEY_ID": "emulated",
+            "AWS_SECRET_ACCESS_KEY": "emulated",
+            "AWS_SESSION_TOKEN": "emulated",
+            "AWS_ENDPOINT_URL": self.region.endpoint,
+            "TZ": ":UTC",
+        }
+        if environment.get("ALYT_IOT_DATA_ENDPOINT") and not environment.get("ALYT_SIMULATOR_BROKER"):
+            overrides["ALYT_IOT_MQTT_ADDRESS"] = self.mqtt
+            overrides["SSL_CERT_FILE"] = str(self.data / "iot" / "ca.pem")
+        return overrides
+
     def start_functions(self, bin_dir, logicals):
         functions = [f for f in functions_of(self.stack) if f.logical in logicals]
         missing = [f.binary for f in functions if not (Path(bin_dir) / f.binary).is_file()]
@@ -2944,7 +3328,13 @@ class EmulatedRegion:
                 f"no binary in {bin_dir} for {', '.join(missing)}: build them with cargo build --workspace --bins"
             )
         warn_if_stale([Path(bin_dir) / f.binary for f in functions])
-        overrides = {"AWS_ENDPOINT_URL": self.region.endpoint, "ALYT_TURNSTILE_VERIFY_URL": self.turnstile.url}
+        overrides = {
+            "AWS_ENDPOINT_URL": self.region.endpoint,
+            "ALYT_TURNSTILE_VERIFY_URL": self.turnstile.url,
+            # Webhooks may reach a receiver on this machine (127.0.0.1, http):
+            # the hosted policy allows https to public addresses only.
+            "ALYT_WEBHOOKS_PRIVATE_NETWORKS": "on",
+        }
         for function in functions:
             environment = {**function.environment(), **overrides}
             if "ALYT_IOT_DATA_ENDPOINT" in environment:
@@ -2969,10 +3359,14 @@ class EmulatedRegion:
         if self.stopped:
             return
         self.stopped = True
+        for task in self.tasks:
+            task.stop()
         for source in self.sources:
             source.stop()
         if self.iot is not None:
             self.iot.stop()
+        for front in self.url_fronts.values():
+            front.stop()
         for instance in self.instances.values():
             instance.stop()
         self.front.stop()
@@ -2999,12 +3393,6 @@ def warn_if_stale(binaries):
         )
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", help="the data directory (default: a new one under the system's temp dir)")
@@ -3016,6 +3404,9 @@ def main(argv=None):
         help="where the functions' host-built binaries are (default: target/debug)",
     )
     parser.add_argument("--mqtt-port", type=int, default=0, help="the MQTT front's port (default: a free one)")
+    parser.add_argument(
+        "--stream-port", type=int, default=0, help="the stream function URL's port (default: a free one)"
+    )
     parser.add_argument(
         "--schedule-speedup",
         type=float,
@@ -3040,6 +3431,7 @@ def main(argv=None):
             args.region,
             mqtt_port=args.mqtt_port,
             schedule_speedup=args.schedule_speedup,
+            stream_port=args.stream_port,
         )
     except (TemplateError, RuntimeError) as error:
         log_line(str(error))
@@ -3053,6 +3445,8 @@ def main(argv=None):
 
         threading.Thread(target=watch_stdin, daemon=True).start()
     print(f"API={region.api}", flush=True)
+    if region.stream:
+        print(f"STREAM={region.stream}", flush=True)
     print(f"MQTT={region.mqtt}", flush=True)
     print(f"DATA={Path(data).resolve()}", flush=True)
     log_line(f"{len(region.instances)} functions up ({', '.join(region.instances)}); function logs in {Path(data) / 'logs'}")

@@ -7,6 +7,7 @@ import base64
 import json
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -649,3 +650,147 @@ def test_a_login_through_the_templates_authorizer_gets_its_policy_and_its_teleme
     finally:
         iot.stop()
         pool.stop()
+
+
+# ---------------------------------------------------------------------------
+# The stream function's URL: response streaming
+
+
+# A runtime that answers as lambda_runtime does for a StreamResponse: the
+# streaming mode header, a chunked body of the metadata prelude, 8 NUL bytes
+# and then the body, a piece at a time. `hold` keeps the stream open after
+# the first piece until the file it names exists; `forever` writes a piece
+# every 0.1 s until a write fails (the client is gone), then records that.
+FAKE_STREAMING_RUNTIME = """
+import http.client, json, os, time, urllib.request
+host = os.environ["AWS_LAMBDA_RUNTIME_API"]
+api = "http://" + host + "/2018-06-01/runtime/invocation/"
+while True:
+    with urllib.request.urlopen(api + "next") as answer:
+        request_id = answer.headers["Lambda-Runtime-Aws-Request-Id"]
+        event = json.loads(answer.read())
+    query = event.get("queryStringParameters") or {}
+    if query.get("buffered"):
+        body = json.dumps({"statusCode": 201, "headers": {"x-kind": "buffered"}, "body": event["rawPath"]})
+        urllib.request.urlopen(urllib.request.Request(api + request_id + "/response", data=body.encode(), method="POST"))
+        continue
+    connection = http.client.HTTPConnection(host)
+    connection.putrequest("POST", "/2018-06-01/runtime/invocation/" + request_id + "/response")
+    connection.putheader("Transfer-Encoding", "chunked")
+    connection.putheader("Lambda-Runtime-Function-Response-Mode", "streaming")
+    connection.putheader("Content-Type", "application/vnd.awslambda.http-integration-response")
+    connection.endheaders()
+    def send(data):
+        connection.send(b"%x\\r\\n%s\\r\\n" % (len(data), data))
+    prelude = {"statusCode": 200, "headers": {"content-type": "text/event-stream", "x-path": event["rawPath"]},
+               "cookies": ["seen=1"]}
+    send(json.dumps(prelude).encode())
+    send(b"\\0" * 8)
+    send(b"first\\n")
+    try:
+        if query.get("forever"):
+            while True:
+                time.sleep(0.1)
+                send(b"tick\\n")
+        while query.get("hold") and not os.path.exists(query["hold"]):
+            time.sleep(0.02)
+        send(b"second\\n")
+        connection.send(b"0\\r\\n\\r\\n")
+        connection.getresponse().read()
+    except OSError:
+        open(query["forever"], "w").close()
+    connection.close()
+"""
+
+
+@pytest.fixture
+def stream_url(tmp_path):
+    runtime = tmp_path / "bootstrap"
+    runtime.write_text(f"#!{sys.executable}\n{FAKE_STREAMING_RUNTIME}")
+    runtime.chmod(0o755)
+
+    class StreamingFunction(FakeFunction):
+        logical = "StreamFunction"
+        timeout = 30.0
+
+    pool = emulator.FunctionPool(StreamingFunction, runtime, {}, tmp_path / "log", limit=2)
+    pool.start()
+    pool.wait_ready(10)
+    front = emulator.FunctionUrlFront("StreamFunction", {"AuthType": "NONE", "InvokeMode": "RESPONSE_STREAM"})
+    front.serve(pool)
+    try:
+        yield front.url
+    finally:
+        front.stop()
+        pool.stop()
+
+
+def test_a_streamed_response_reaches_the_client_as_the_function_writes_it(stream_url, tmp_path):
+    import http.client
+    import urllib.parse
+
+    held = tmp_path / "release"
+    address = urllib.parse.urlsplit(stream_url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+    connection.request("GET", f"/v1/developers/events/stream?hold={held}")
+    response = connection.getresponse()
+    # The prelude is the response's status and headers; the body is chunked.
+    assert response.status == 200
+    assert response.getheader("content-type") == "text/event-stream"
+    assert response.getheader("x-path") == "/v1/developers/events/stream"
+    assert response.getheader("set-cookie") == "seen=1"
+    assert response.getheader("transfer-encoding") == "chunked"
+    # The first piece arrives while the function is still running.
+    assert response.readline() == b"first\n"
+    held.touch()
+    assert response.read() == b"second\n"
+
+
+def test_a_buffered_answer_on_a_streaming_url_is_read_as_format_2_0(stream_url):
+    with urllib.request.urlopen(stream_url + "some/path?buffered=1", timeout=10) as answer:
+        assert (answer.status, answer.headers["x-kind"], answer.read()) == (201, "buffered", b"/some/path")
+
+
+def test_a_client_that_hangs_up_ends_the_functions_stream(stream_url, tmp_path):
+    import socket as sockets
+    import urllib.parse
+
+    noticed = tmp_path / "noticed"
+    address = urllib.parse.urlsplit(stream_url)
+    client = sockets.create_connection((address.hostname, address.port), timeout=10)
+    client.sendall(f"GET /x?forever={noticed} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert b"first" in client.recv(4096) or b"first" in client.recv(4096)
+    client.close()
+    # The function's next write fails, as Lambda closes a stream whose client is gone.
+    assert eventually(noticed.exists, seconds=10)
+    # And the instance takes the next request.
+    with urllib.request.urlopen(stream_url + "again?buffered=1", timeout=10) as answer:
+        assert answer.status == 201
+
+
+# ---------------------------------------------------------------------------
+# ECS: the simulator task
+
+
+def test_the_simulator_service_runs_the_dockerfiles_binary_with_its_task_definitions_environment(tmp_path):
+    (tmp_path / "simulator-runner").write_text("")
+    given = stack()
+    assert given.condition("WithSimulator"), "the emulator gives the parameters the service needs"
+    task = emulator.ServiceTask(
+        given, "SimulatorService", tmp_path, tmp_path / "log", lambda env: {"ADDED": env["ALYT_TABLE"]}
+    )
+    assert task.count == 1
+    ((name, binary, environment),) = task.containers
+    assert (name, binary.name) == ("simulator-runner", "simulator-runner")
+    assert environment == {
+        "ALYT_TABLE": given.ref("Table"),
+        "ALYT_SIMULATOR_BROKER": "",
+        "ALYT_IOT_DATA_ENDPOINT": "emulated-ats.iot.eu-west-1.amazonaws.com",
+        "ALYT_IOT_AUTHORIZER": given.ref("DeviceAuthorizer"),
+        "RUST_LOG": given.parameters["LogLevel"],
+        "ADDED": given.ref("Table"),
+    }
+    # Without its image there is no service, as on AWS.
+    assert not stack(SimulatorImage="").condition("WithSimulator")
+    with pytest.raises(TemplateError, match="runs only"):
+        emulator.image_binary("123456789012.dkr.ecr.eu-west-1.amazonaws.com/other:latest")
