@@ -225,11 +225,23 @@ class Stack:
     def set_physical(self, logical, made):
         self._physical[logical] = made
 
+    # The property that names a resource, for the kinds whose Ref is that
+    # name (CloudFormation's answer), when the template gives one.
+    NAME_PROPERTIES = {
+        "AWS::IoT::Authorizer": ("AuthorizerName", "authorizer/"),
+    }
+
     def named(self, logical, kind):
         """A name and an ARN for a resource the emulator does not create."""
         name = f"{STACK}-{logical}"
         service = kind.split("::")[1].lower() if "::" in kind else "emulated"
-        return {"Ref": name, "Arn": f"arn:aws:{service}:{self.region}:{ACCOUNT}:{name}"}
+        prefix = ""
+        if kind in self.NAME_PROPERTIES:
+            property_name, prefix = self.NAME_PROPERTIES[kind]
+            given = (self.resources.get(logical, {}).get("Properties") or {}).get(property_name)
+            if given is not None:
+                name = self.resolve(given)
+        return {"Ref": name, "Arn": f"arn:aws:{service}:{self.region}:{ACCOUNT}:{prefix}{name}"}
 
     def _sam_generated(self, logical):
         # SAM names a function's URL resource <Function>Url.
@@ -2478,7 +2490,7 @@ class IotCore:
             function = functions.get(p["AuthorizerFunctionArn"])
             if function is None:
                 raise TemplateError(f"{logical}: AuthorizerFunctionArn is no function of the template")
-            name = p.get("AuthorizerName") or f"{STACK}-{logical}"
+            name = stack.ref(logical)
             found[name] = (function, p.get("Status", "INACTIVE") == "ACTIVE")
         return found
 

@@ -786,7 +786,8 @@ def test_the_simulator_service_runs_the_dockerfiles_binary_with_its_task_definit
         "ALYT_TABLE": given.ref("Table"),
         "ALYT_SIMULATOR_BROKER": "",
         "ALYT_IOT_DATA_ENDPOINT": "emulated-ats.iot.eu-west-1.amazonaws.com",
-        "ALYT_IOT_AUTHORIZER": given.ref("DeviceAuthorizer"),
+        # An authorizer's Ref is its AuthorizerName: the name devices log in with.
+        "ALYT_IOT_AUTHORIZER": "alyt-emulated-devices",
         "RUST_LOG": given.parameters["LogLevel"],
         "ADDED": given.ref("Table"),
     }

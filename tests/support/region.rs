@@ -80,6 +80,16 @@ impl Target for Story {
 }
 
 impl Story {
+    /// The event stream's own base URL where the API cannot stream: hosted,
+    /// the stream function's URL (`STREAM=`, which the API's 421 names);
+    /// locally `None` (the API serves the stream itself).
+    pub fn stream_url(&self) -> Option<&str> {
+        match self {
+            Story::Local(_) => None,
+            Story::Emulated(t) => t.region.stream.as_deref(),
+        }
+    }
+
     /// The device messages ingest dropped, by reason, where the target can
     /// tell: the local platform counts them in process. Hosted, the count
     /// lives in each ingest instance's memory and is logged only at debug
@@ -143,6 +153,8 @@ impl Target for Emulated {
 /// `infra/emulate`, running for as long as this process does.
 struct RunningRegion {
     api: String,
+    /// The stream function's URL (`STREAM=`).
+    stream: Option<String>,
     mqtt: String,
     data: PathBuf,
     _process: Child,
@@ -175,7 +187,7 @@ impl RunningRegion {
             .expect("infra/emulate runs");
         let stdin = process.stdin.take().expect("piped stdin");
         let mut lines = BufReader::new(process.stdout.take().expect("piped stdout")).lines();
-        let (mut api, mut mqtt, mut data) = (None, None, None);
+        let (mut api, mut stream, mut mqtt, mut data) = (None, None, None, None);
         while api.is_none() || mqtt.is_none() || data.is_none() {
             let Some(Ok(line)) = lines.next() else {
                 let log = std::fs::read_to_string(&log_path).unwrap_or_default();
@@ -183,6 +195,8 @@ impl RunningRegion {
             };
             if let Some(url) = line.strip_prefix("API=") {
                 api = Some(url.to_owned());
+            } else if let Some(url) = line.strip_prefix("STREAM=") {
+                stream = Some(url.to_owned());
             } else if let Some(address) = line.strip_prefix("MQTT=") {
                 mqtt = Some(address.to_owned());
             } else if let Some(path) = line.strip_prefix("DATA=") {
@@ -191,6 +205,7 @@ impl RunningRegion {
         }
         Self {
             api: api.expect("API="),
+            stream,
             mqtt: mqtt.expect("MQTT="),
             data: data.expect("DATA="),
             _process: process,

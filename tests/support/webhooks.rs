@@ -176,6 +176,39 @@ pub enum Sse {
     Retry(u64),
 }
 
+/// Opens an event stream (`path` such as
+/// `/developers/events/stream?events=command.result`) with `token`, as a
+/// client does on whichever target: where the API answers 421 (a hosted
+/// stack's HTTP API buffers responses), again at the `location` its
+/// problem names,
+/// the stream function's URL. Returns the reader and the URL that served it.
+pub async fn open_stream(t: &impl crate::Target, path: &str, token: &str) -> (SseReader, String) {
+    let mut url = t.url(path);
+    for _ in 0..2 {
+        let response = t
+            .http()
+            .get(&url)
+            .bearer_auth(token)
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .expect("the stream request is sent");
+        if response.status() == 421 {
+            let problem: Value = response.json().await.expect("a problem body");
+            url = problem["location"]
+                .as_str()
+                .unwrap_or_else(|| panic!("a 421 names where the stream is: {problem}"))
+                .to_owned();
+            continue;
+        }
+        assert_eq!(response.status(), 200, "the stream at {url}");
+        let kind = response.headers()["content-type"].to_str().unwrap_or_default();
+        assert!(kind.starts_with("text/event-stream"), "{url}: {kind}");
+        return (SseReader::new(response), url);
+    }
+    panic!("{url} sent the stream elsewhere again");
+}
+
 /// Reads a `text/event-stream` response block by block.
 pub struct SseReader {
     response: reqwest::Response,

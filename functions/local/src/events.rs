@@ -34,7 +34,7 @@ pub const DISPATCH_POLL: Duration = Duration::from_secs(2);
 /// `ALYT_WEBHOOKS_PRIVATE_NETWORKS`: `on` (the default) lets webhooks reach
 /// http URLs and private, loopback and link-local addresses (a receiver on
 /// 127.0.0.1); `off` applies the hosted policy (https to public addresses).
-pub const PRIVATE_NETWORKS_ENV: &str = "ALYT_WEBHOOKS_PRIVATE_NETWORKS";
+pub const PRIVATE_NETWORKS_ENV: &str = alyt_events::outbound::PRIVATE_NETWORKS_ENV;
 
 /// How the local platform delivers webhooks.
 #[derive(Clone)]

@@ -15,6 +15,11 @@
 //!   This path cannot be tested here (no IoT Core): the tests cover the
 //!   runner over plain TCP against the embedded broker, and the authorizer
 //!   on its own (functions/iot-authorizer).
+//!
+//!   For tests, `ALYT_IOT_MQTT_ADDRESS` (`host:port`, never set by the
+//!   template) is where the devices connect instead of the endpoint's port
+//!   443, like `ALYT_IOT_DATA_PLANE_URL` for the data plane: the emulated
+//!   AWS region's IoT Core front (its CA trusted through `SSL_CERT_FILE`).
 //! * otherwise `ALYT_SIMULATOR_BROKER` (`host:port`, plain TCP) of any
 //!   broker that authenticates against the store the way the local embedded
 //!   broker does. When set (non-empty) it wins over IoT Core.
@@ -101,7 +106,17 @@ fn broker_config() -> Result<RunnerConfig, String> {
         return Ok(RunnerConfig::new(host, port));
     }
     match (env("ALYT_IOT_DATA_ENDPOINT"), env("ALYT_IOT_AUTHORIZER")) {
-        (Some(endpoint), Some(authorizer)) => RunnerConfig::iot_core(endpoint, &authorizer),
+        (Some(endpoint), Some(authorizer)) => {
+            let mut config = RunnerConfig::iot_core(endpoint, &authorizer)?;
+            if let Some(address) = env("ALYT_IOT_MQTT_ADDRESS") {
+                let (host, port) = address
+                    .rsplit_once(':')
+                    .and_then(|(h, p)| Some((h.to_owned(), p.parse::<u16>().ok()?)))
+                    .ok_or("ALYT_IOT_MQTT_ADDRESS must be host:port")?;
+                (config.broker_host, config.broker_port) = (host, port);
+            }
+            Ok(config)
+        }
         _ => Err(
             "set ALYT_IOT_DATA_ENDPOINT and ALYT_IOT_AUTHORIZER (IoT Core through the \
                   custom authorizer) or ALYT_SIMULATOR_BROKER (host:port)"

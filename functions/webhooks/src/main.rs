@@ -22,8 +22,9 @@ async fn main() -> Result<(), Error> {
         clock: clock.clone(),
         log: EventLog::new(store, clock),
         sender: Arc::new(HttpSender::new()?),
-        // Hosted: https to public addresses only.
-        policy: OutboundPolicy::HOSTED,
+        // Hosted: https to public addresses only (ALYT_WEBHOOKS_PRIVATE_NETWORKS,
+        // which the template never sets, opens it for the emulated region).
+        policy: OutboundPolicy::HOSTED.with_env(),
         notice: Arc::new(MailNotice(alyt_aws::lambda::mailer_from_env().await)),
     };
     let stage = std::env::var("ALYT_STAGE").unwrap_or_else(|_| "local".into());

@@ -49,7 +49,30 @@ impl OutboundPolicy {
         require_https: false,
         allow_private_networks: true,
     };
+
+    /// This policy, or [`OutboundPolicy::LOCAL`] when [`PRIVATE_NETWORKS_ENV`]
+    /// is `on`. The hosted functions read it so the emulated AWS region
+    /// (`infra/emulate`, which sets it) can deliver to a test's receiver on
+    /// 127.0.0.1; the template never sets it, so a deployed stack keeps the
+    /// hosted policy.
+    pub fn with_env(self) -> Self {
+        match std::env::var(PRIVATE_NETWORKS_ENV).as_deref().map(str::trim) {
+            Ok("on" | "true" | "1" | "yes") => {
+                tracing::warn!(
+                    "{PRIVATE_NETWORKS_ENV} is on: webhooks and connector servers may reach http \
+                     URLs and loopback, private and link-local addresses"
+                );
+                OutboundPolicy::LOCAL
+            }
+            _ => self,
+        }
+    }
 }
+
+/// `ALYT_WEBHOOKS_PRIVATE_NETWORKS`: `on` lets webhooks and connector
+/// servers reach http URLs and private networks (the local platform's
+/// default; see [`OutboundPolicy::with_env`] for the hosted functions).
+pub const PRIVATE_NETWORKS_ENV: &str = "ALYT_WEBHOOKS_PRIVATE_NETWORKS";
 
 /// What an address is, for the policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

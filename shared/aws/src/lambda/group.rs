@@ -172,6 +172,7 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
     )
     .await?;
     state.events.stream = state.events.stream.with_env();
+    state.events.outbound = state.events.outbound.with_env();
     let limiter = RateLimiter::new(config.rate_limit.clone(), clock);
     state.limiter = Arc::new(match config.rate_counts {
         // Every instance counts locally and shares its counts through the
