@@ -926,6 +926,37 @@ def _die_with_parent():
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+class _Spawner:
+    """Starts every child process from one thread that lives as long as the
+    emulator: PR_SET_PDEATHSIG fires when the *thread* that forked the child
+    ends, so an instance started (a cold start) on a request's thread would
+    be killed when that connection closed, mid-way through a later
+    invocation."""
+
+    def __init__(self):
+        self.requests = queue.Queue()
+        threading.Thread(target=self._run, daemon=True, name="spawner").start()
+
+    def popen(self, *args, **kwargs):
+        done = queue.Queue(maxsize=1)
+        self.requests.put((args, kwargs, done))
+        ok, value = done.get()
+        if not ok:
+            raise value
+        return value
+
+    def _run(self):
+        while True:
+            args, kwargs, done = self.requests.get()
+            try:
+                done.put((True, subprocess.Popen(*args, preexec_fn=_die_with_parent, **kwargs)))
+            except BaseException as error:  # noqa: BLE001 - handed to the caller
+                done.put((False, error))
+
+
+SPAWNER = _Spawner()
+
+
 class FunctionInstance:
     """One function's process under its Runtime API: started at boot,
     invoked one request at a time, killed at its Timeout and started again
@@ -966,13 +997,12 @@ class FunctionInstance:
         self.api.init_error = None
         env = {**self.lambda_environment(), **self.environment}
         log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(
+        self.process = SPAWNER.popen(
             [str(self.binary)],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent,
         )
         log.close()
 
@@ -3159,13 +3189,12 @@ class ServiceTask:
     def _run(self, name, binary, environment):
         while not self.stopping.is_set():
             with open(self.log_path, "ab") as log:
-                process = subprocess.Popen(
+                process = SPAWNER.popen(
                     [str(binary)],
                     env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **environment},
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=subprocess.STDOUT,
-                    preexec_fn=_die_with_parent,
                 )
             self.processes.append(process)
             code = process.wait()

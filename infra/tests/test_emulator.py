@@ -268,6 +268,25 @@ def test_a_function_answers_through_the_runtime_api_and_a_timed_out_one_starts_a
         instance.stop()
 
 
+def test_an_instance_started_on_a_requests_thread_outlives_that_thread(tmp_path):
+    import threading
+
+    runtime = tmp_path / "bootstrap"
+    runtime.write_text(f"#!{sys.executable}\n{FAKE_RUNTIME}")
+    runtime.chmod(0o755)
+    instance = emulator.FunctionInstance(FakeFunction, runtime, {}, tmp_path / "log")
+    # A cold start on a request's thread, which then ends (its connection closed).
+    request = threading.Thread(target=lambda: instance.invoke(b'{"n": 1}'))
+    request.start()
+    request.join()
+    try:
+        time.sleep(0.3)
+        assert instance.process.poll() is None, "the instance died with the thread that started it"
+        assert instance.invoke(b'{"n": 2}')[0] == "response"
+    finally:
+        instance.stop()
+
+
 # ---------------------------------------------------------------------------
 # The device plane: the topic rule, IoT policies, the MQTT front
 
