@@ -277,7 +277,10 @@ async fn a_delivery_the_receiver_fails_is_retried_and_delivered() {
         })
         .await;
     assert_eq!(seen.len(), 2, "one failure, one delivery: {seen:?}");
-    assert!(seen.iter().all(|s| s.verified && s.envelope["id"] == event.as_str()));
+    assert!(
+        seen.iter()
+            .all(|s| s.verified && s.envelope["id"] == event.as_str())
+    );
     assert_eq!(
         seen[0].delivery_header, seen[1].delivery_header,
         "one delivery id for every attempt of the event"

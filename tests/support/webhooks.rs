@@ -202,7 +202,9 @@ pub async fn open_stream(t: &impl crate::Target, path: &str, token: &str) -> (Ss
             continue;
         }
         assert_eq!(response.status(), 200, "the stream at {url}");
-        let kind = response.headers()["content-type"].to_str().unwrap_or_default();
+        let kind = response.headers()["content-type"]
+            .to_str()
+            .unwrap_or_default();
         assert!(kind.starts_with("text/event-stream"), "{url}: {kind}");
         return (SseReader::new(response), url);
     }

@@ -56,7 +56,10 @@ impl OutboundPolicy {
     /// 127.0.0.1; the template never sets it, so a deployed stack keeps the
     /// hosted policy.
     pub fn with_env(self) -> Self {
-        match std::env::var(PRIVATE_NETWORKS_ENV).as_deref().map(str::trim) {
+        match std::env::var(PRIVATE_NETWORKS_ENV)
+            .as_deref()
+            .map(str::trim)
+        {
             Ok("on" | "true" | "1" | "yes") => {
                 tracing::warn!(
                     "{PRIVATE_NETWORKS_ENV} is on: webhooks and connector servers may reach http \
