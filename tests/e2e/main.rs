@@ -35,6 +35,7 @@ mod security;
 mod simulator;
 mod store_calls;
 mod stories;
+mod stories_household;
 mod stream;
 mod stream_access;
 mod submissions;

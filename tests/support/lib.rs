@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 pub mod developers;
 pub mod device;
+pub mod household;
 pub mod principals;
 pub mod region;
 pub mod webhooks;

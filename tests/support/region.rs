@@ -32,6 +32,13 @@ use crate::{Target, TestPlatform};
 /// The setting that picks the target.
 pub const TARGET_ENV: &str = "ALYT_E2E_TARGET";
 
+/// How much more often the emulated region fires the template's schedules
+/// (`--schedule-speedup`): the once-a-minute sweeps (the stay sweep runs
+/// once per invocation) every 10 s, so a story sees a guest checked out
+/// within seconds rather than a minute. The functions still read the wall
+/// clock.
+pub const SCHEDULE_SPEEDUP: u32 = 6;
+
 /// A story's platform: the local one, or the emulated region.
 pub enum Story {
     Local(Box<TestPlatform>),
@@ -41,8 +48,18 @@ pub enum Story {
 impl Story {
     /// The target `ALYT_E2E_TARGET` names.
     pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// [`Story::start`], with the local platform's test configuration
+    /// changed by `configure` (e.g. a quicker stay sweep). The emulated
+    /// region is the process's, as it runs: its schedules fire
+    /// [`SCHEDULE_SPEEDUP`] times as often as the template says.
+    pub async fn start_with(configure: fn(&mut alyt_local::Config)) -> Self {
         match std::env::var(TARGET_ENV).as_deref() {
-            Err(_) | Ok("") | Ok("local") => Story::Local(Box::new(TestPlatform::start().await)),
+            Err(_) | Ok("") | Ok("local") => {
+                Story::Local(Box::new(TestPlatform::start_with(configure).await))
+            }
             Ok("emulated") => Story::Emulated(Emulated::connect()),
             Ok(other) => panic!("{TARGET_ENV}={other}: expected local or emulated"),
         }
@@ -165,7 +182,9 @@ impl RunningRegion {
         let log_path = dir.join("emulate.log");
         let log = std::fs::File::create(&log_path).expect("the emulator's log");
         let mut process = Command::new(root.join("infra/emulate"))
-            .args(["--no-build", "--exit-with-stdin", "--data"])
+            .args(["--no-build", "--exit-with-stdin", "--schedule-speedup"])
+            .arg(SCHEDULE_SPEEDUP.to_string())
+            .arg("--data")
             .arg(&dir)
             .current_dir(root)
             .stdin(Stdio::piped())
