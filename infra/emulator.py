@@ -68,6 +68,7 @@ task, CORS and stage throttling.
 
 import argparse
 import base64
+import concurrent.futures
 import ctypes
 import json
 import os
@@ -851,6 +852,18 @@ def _die_with_parent():
     libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+# PR_SET_PDEATHSIG fires when the *thread* that started the child ends, not
+# the process: an instance cold-started on an HTTP request's thread got
+# SIGTERM as that request ended, and the next invocation it had taken from
+# the idle list meanwhile ended as a crash. Every function process is
+# started from this one thread, which lives as long as the emulator.
+_SPAWNER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="spawner")
+
+
+def _spawn(*args, **kwargs):
+    return _SPAWNER.submit(subprocess.Popen, *args, **kwargs).result()
+
+
 class FunctionInstance:
     """One function's process under its Runtime API: started at boot,
     invoked one request at a time, killed at its Timeout and started again
@@ -891,7 +904,7 @@ class FunctionInstance:
         self.api.init_error = None
         env = {**self.lambda_environment(), **self.environment}
         log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(
+        self.process = _spawn(
             [str(self.binary)],
             env=env,
             stdin=subprocess.DEVNULL,
