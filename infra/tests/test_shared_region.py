@@ -1,5 +1,6 @@
-"""The emulated region's DynamoDB transactions (infra/emulator.py): one copy
-of the table per transaction, and the same all-or-nothing rollback.
+"""What lets many stories share one emulated region (infra/emulator.py):
+a DynamoDB transaction copies the table once (with the same all-or-nothing
+rollback), and a function instance started on a short-lived thread lives on.
 
     $ALYT_VENV/bin/python -m pytest -q -p no:cacheprovider infra/tests
 """
@@ -66,3 +67,28 @@ def test_a_failed_transaction_writes_nothing(dynamodb):
     with pytest.raises(dynamodb.exceptions.TransactionCanceledException):
         dynamodb.transact_write_items(TransactItems=[put("undone-1"), put("undone-2"), refused])
     assert keys(dynamodb) == before
+
+
+def test_an_instance_cold_started_on_a_passing_thread_outlives_it(tmp_path):
+    """The emulator's HTTP front starts a cold instance on a request's
+    thread; the instance must not die when that request ends."""
+    import json
+    import threading
+    import time
+
+    from test_emulator import FAKE_RUNTIME, FakeFunction
+
+    runtime = tmp_path / "bootstrap"
+    runtime.write_text(f"#!{sys.executable}\n{FAKE_RUNTIME}")
+    runtime.chmod(0o755)
+    instance = emulator.FunctionInstance(FakeFunction, runtime, {"FROM_TEMPLATE": "yes"}, tmp_path / "log")
+    request = threading.Thread(target=lambda: (instance.start(), instance.wait_ready(10)))
+    request.start()
+    request.join()
+    try:
+        time.sleep(0.5)
+        assert instance.process.poll() is None, "the instance died with the thread that started it"
+        outcome, body = instance.invoke(b'{"n": 1}')
+        assert (outcome, json.loads(body)["echo"]) == ("response", {"n": 1})
+    finally:
+        instance.stop()
