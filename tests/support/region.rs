@@ -33,10 +33,12 @@ use crate::{Target, TestPlatform};
 pub const TARGET_ENV: &str = "ALYT_E2E_TARGET";
 
 /// How much more often the emulated region fires the template's schedules
-/// (`--schedule-speedup`): the once-a-minute sweeps (the stay sweep runs
-/// once per invocation) every 10 s, so a story sees a guest checked out
-/// within seconds rather than a minute. The functions still read the wall
-/// clock.
+/// (`--schedule-speedup`): the once-a-minute sweeps every 30 s (the stay
+/// sweep runs once per invocation), so a story sees a guest checked out
+/// within half a minute. No more: each invocation still loops for 55 s, so
+/// this multiplies the scheduled functions' loops at once, and at 6 their
+/// DynamoDB traffic on moto (one request at a time) slowed requests past
+/// their timeouts. The functions still read the wall clock.
 pub const SCHEDULE_SPEEDUP: u32 = 2;
 
 /// A story's platform: the local one, or the emulated region.
