@@ -36,6 +36,7 @@ mod simulator;
 mod store_calls;
 mod stories;
 mod stories_events;
+mod stories_household;
 mod stream;
 mod stream_access;
 mod submissions;

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use alyt_tests::TestPlatform;
 use alyt_tests::principals::{Principals, Who};
+use alyt_tests::{Target, TestPlatform};
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -28,7 +28,7 @@ pub(crate) fn demo_home(t: &TestPlatform) -> Home {
 }
 
 /// Creates a room; panics unless 201.
-pub(crate) async fn create_room(t: &TestPlatform, token: &str, home: &Home, name: &str) -> Value {
+pub(crate) async fn create_room(t: &impl Target, token: &str, home: &Home, name: &str) -> Value {
     let (status, room) = t
         .post_json(
             "/rooms",
@@ -53,7 +53,7 @@ pub(crate) async fn create_room_id(
         .to_owned()
 }
 
-pub(crate) async fn get_room(t: &TestPlatform, token: &str, home: &Home, room: &str) -> Value {
+pub(crate) async fn get_room(t: &impl Target, token: &str, home: &Home, room: &str) -> Value {
     let (status, view) = t
         .get_json(
             &format!("/rooms/{room}?tenantId={}", home.tenant),
@@ -219,7 +219,7 @@ impl Played {
 
 /// Polls the room view until `check` holds (ingest is asynchronous), 10 s.
 pub(crate) async fn room_until(
-    t: &TestPlatform,
+    t: &impl Target,
     token: &str,
     home: &Home,
     room: &str,

@@ -11,13 +11,9 @@ use alyt_tests::developers::{
     PASSWORD, get_me, login, sandbox_home, sign_up, sign_up_and_verify, token_of, wait_for_link,
 };
 use alyt_tests::device::{Credentials, PlayedDevice};
+use alyt_tests::household::fresh_address;
 use alyt_tests::region::Story;
 use serde_json::{Value, json};
-
-/// An address no other story (and no earlier run on a kept region) uses.
-fn fresh_address(name: &str) -> String {
-    format!("{name}-{}@example.com", uuid::Uuid::now_v7().simple())
-}
 
 /// Enters the developers group (sign-up, the mailed link, sign-in), the
 /// auth group (the sandbox household's sign-in) and the homes group (the

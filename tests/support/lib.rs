@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 pub mod developers;
 pub mod device;
+pub mod household;
 pub mod principals;
 pub mod region;
 pub mod webhooks;
@@ -31,6 +32,17 @@ pub trait Target {
 
     /// Where its devices connect over MQTT.
     fn broker(&self) -> device::Broker;
+
+    /// Whether this process's stories verify developers one at a time
+    /// ([`developers::sign_up_and_verify`]): a verification builds the
+    /// developer's sandbox (household, home, rooms, virtual devices and
+    /// their certificates), about 1.5 s on the emulated region, whose moto
+    /// takes DynamoDB requests one at a time, so six at once queue past the
+    /// developers function's 10 s timeout. The local platforms are one per
+    /// test.
+    fn one_verification_at_a_time(&self) -> bool {
+        false
+    }
 
     /// POSTs JSON and returns the status and the JSON body (Null when empty).
     async fn post_json(

@@ -32,6 +32,15 @@ use crate::{Target, TestPlatform};
 /// The setting that picks the target.
 pub const TARGET_ENV: &str = "ALYT_E2E_TARGET";
 
+/// How much more often the emulated region fires the template's schedules
+/// (`--schedule-speedup`): the once-a-minute sweeps every 30 s (the stay
+/// sweep runs once per invocation), so a story sees a guest checked out
+/// within half a minute. No more: each invocation still loops for 55 s, so
+/// this multiplies the scheduled functions' loops at once, and at 6 their
+/// DynamoDB traffic on moto (one request at a time) slowed requests past
+/// their timeouts. The functions still read the wall clock.
+pub const SCHEDULE_SPEEDUP: u32 = 2;
+
 /// A story's platform: the local one, or the emulated region.
 pub enum Story {
     Local(Box<TestPlatform>),
@@ -41,8 +50,18 @@ pub enum Story {
 impl Story {
     /// The target `ALYT_E2E_TARGET` names.
     pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// [`Story::start`], with the local platform's test configuration
+    /// changed by `configure` (e.g. a quicker stay sweep). The emulated
+    /// region is the process's, as it runs: its schedules fire
+    /// [`SCHEDULE_SPEEDUP`] times as often as the template says.
+    pub async fn start_with(configure: fn(&mut alyt_local::Config)) -> Self {
         match std::env::var(TARGET_ENV).as_deref() {
-            Err(_) | Ok("") | Ok("local") => Story::Local(Box::new(TestPlatform::start().await)),
+            Err(_) | Ok("") | Ok("local") => {
+                Story::Local(Box::new(TestPlatform::start_with(configure).await))
+            }
             Ok("emulated") => Story::Emulated(Emulated::connect()),
             Ok(other) => panic!("{TARGET_ENV}={other}: expected local or emulated"),
         }
@@ -76,6 +95,10 @@ impl Target for Story {
             Story::Local(t) => t.broker(),
             Story::Emulated(t) => t.broker(),
         }
+    }
+
+    fn one_verification_at_a_time(&self) -> bool {
+        matches!(self, Story::Emulated(_))
     }
 }
 
@@ -148,6 +171,10 @@ impl Target for Emulated {
             ca: Some(self.region.data.join("iot/ca.pem")),
         }
     }
+
+    fn one_verification_at_a_time(&self) -> bool {
+        true
+    }
 }
 
 /// `infra/emulate`, running for as long as this process does.
@@ -177,7 +204,9 @@ impl RunningRegion {
         let log_path = dir.join("emulate.log");
         let log = std::fs::File::create(&log_path).expect("the emulator's log");
         let mut process = Command::new(root.join("infra/emulate"))
-            .args(["--no-build", "--exit-with-stdin", "--data"])
+            .args(["--no-build", "--exit-with-stdin", "--schedule-speedup"])
+            .arg(SCHEDULE_SPEEDUP.to_string())
+            .arg("--data")
             .arg(&dir)
             .current_dir(root)
             .stdin(Stdio::piped())
