@@ -617,7 +617,7 @@ impl RecentPublishes {
                 self.by_packet.clear();
             }
         }
-        let message_id = uuid::Uuid::new_v4().to_string();
+        let message_id = new_message_id();
         self.by_packet.insert(
             key,
             Recent {
@@ -810,7 +810,7 @@ impl HookState {
                 (identified.message_id, Some(packet))
             }
             // QoS 0 is never retransmitted.
-            None => (uuid::Uuid::new_v4().to_string(), None),
+            None => (new_message_id(), None),
         };
         let message = InboundMessage {
             message_id: message_id.clone(),
@@ -861,7 +861,7 @@ impl HookState {
             return;
         };
         let message = InboundMessage {
-            message_id: uuid::Uuid::new_v4().to_string(),
+            message_id: new_message_id(),
             identity,
             channel,
             topic: publish.topic.to_string(),
@@ -892,6 +892,13 @@ impl HookState {
             }
         }
     }
+}
+
+/// A message id the broker gives a publish: time-ordered (UUID v7), so the
+/// store's dedupe guards, keyed by it, follow one another in its index (a
+/// commit writes one index page for a burst of them, not one page each).
+fn new_message_id() -> String {
+    uuid::Uuid::now_v7().to_string()
 }
 
 async fn identity_of(session: &Session) -> Option<DeviceIdentity> {

@@ -625,6 +625,22 @@ pub async fn index_query_is_sparse_ordered_and_paginated(f: Fixture) {
         .unwrap();
     let p1 = query_all(&*f.store, Query::on_index(Index::Gsi1, "PROP#p1")).await;
     assert_eq!(ids(&p1), ["d2", "d3"]);
+
+    // Put again: with the same index key the index serves the new item;
+    // with another sort key it moves to its new place.
+    let again = |id: &str, room: &str, name: &str| {
+        item("TENANT#t", &format!("DEVICE#{id}"))
+            .with("id", id)
+            .with("name", name)
+            .with("gsi1pk", "PROP#p1")
+            .with("gsi1sk", format!("ROOM#{room}"))
+    };
+    f.store.put(again("d2", "b", "renamed"), None).await.unwrap();
+    f.store.put(again("d3", "a", "moved"), None).await.unwrap();
+    let p1 = query_all(&*f.store, Query::on_index(Index::Gsi1, "PROP#p1")).await;
+    assert_eq!(ids(&p1), ["d3", "d2"]);
+    let names: Vec<_> = p1.iter().map(|i| i.get_str("name").unwrap()).collect();
+    assert_eq!(names, ["moved", "renamed"]);
 }
 
 pub async fn transaction_writes_all_or_nothing(f: Fixture) {

@@ -97,6 +97,11 @@ impl SqliteStore {
             .map_err(backend)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(backend)?;
+        // Each job runs in a savepoint, whose undo copy of every page it
+        // changes goes to a temporary file by default: as many bytes written
+        // as the WAL gets again (measured under M2's load: 72 KB a message).
+        conn.pragma_update(None, "temp_store", "MEMORY")
+            .map_err(backend)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(backend)?;
         // The checkpointer copies the WAL into the database off the writer
@@ -401,25 +406,40 @@ fn write_raw(conn: &Connection, item: &Item) -> Result<(), StoreError> {
             None => [None, None],
         })
         .collect();
-    conn.prepare_cached(
-        "INSERT OR REPLACE INTO items (pk, sk, doc, gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )
-    .map_err(backend)?
-    .execute(params![
-            item.pk(),
-            item.sk(),
-            doc,
-            index_cols[0],
-            index_cols[1],
-            index_cols[2],
-            index_cols[3],
-            index_cols[4],
-            index_cols[5],
-            item.expires_at()
-        ],
-    )
-    .map_err(backend)?;
+    let values = params![
+        item.pk(),
+        item.sk(),
+        doc,
+        index_cols[0],
+        index_cols[1],
+        index_cols[2],
+        index_cols[3],
+        index_cols[4],
+        index_cols[5],
+        item.expires_at()
+    ];
+    // An item rewritten with the same index keys and expiry (a device's
+    // every report) changes its row only: a replace would delete and insert
+    // its entry in every index too, a page written to the WAL per index.
+    let updated = conn
+        .prepare_cached(
+            "UPDATE items SET doc = ?3
+             WHERE pk = ?1 AND sk = ?2
+               AND gsi1pk IS ?4 AND gsi1sk IS ?5 AND gsi2pk IS ?6 AND gsi2sk IS ?7
+               AND gsi3pk IS ?8 AND gsi3sk IS ?9 AND expires_at IS ?10",
+        )
+        .map_err(backend)?
+        .execute(values)
+        .map_err(backend)?;
+    if updated == 0 {
+        conn.prepare_cached(
+            "INSERT OR REPLACE INTO items (pk, sk, doc, gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )
+        .map_err(backend)?
+        .execute(values)
+        .map_err(backend)?;
+    }
     Ok(())
 }
 
