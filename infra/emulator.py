@@ -475,6 +475,85 @@ def route_for(routes, method, path):
 
 
 # ---------------------------------------------------------------------------
+# Mistakes the template can make that no resource creation would notice:
+# checked at start, each naming the template entry (the region refuses to
+# start, so a story run on a broken template fails at once with the reason)
+
+CONTRACT = ROOT / "shared" / "api" / "contract" / "openapi.json"
+
+
+def unrouted_operations(stack, contract=CONTRACT):
+    """Every operation of the API contract (what the SDKs and clients call)
+    must have a route in the template's HTTP API: one without is API
+    Gateway's 404 for every caller, which no deploy check notices."""
+    document = json.loads(Path(contract).read_text())
+    routes = [r for f in functions_of(stack) for r in f.http_routes()]
+    errors = []
+    for path, operations in document.get("paths", {}).items():
+        for method, operation in operations.items():
+            if method.upper() not in ("GET", "PUT", "POST", "DELETE", "PATCH"):
+                continue
+            route, _ = route_for(routes, method.upper(), path)
+            if route is None:
+                name = operation.get("operationId", "")
+                errors.append(
+                    f"{method.upper()} {path} ({name} in {Path(contract).name}): no HttpApi event of the template routes it"
+                )
+    return errors
+
+
+def device_topics(stack):
+    """(policy, topic) for each topic a device policy of the template lets a
+    device publish on, its policy variables filled with sample values."""
+    topics = []
+    for logical, resource in stack.resources.items():
+        if resource.get("Type") != "AWS::IoT::Policy":
+            continue
+        document = stack.resolve(resource.get("Properties", {})).get("PolicyDocument", {})
+        for statement in document.get("Statement", []):
+            actions = statement.get("Action", [])
+            actions = [actions] if isinstance(actions, str) else actions
+            if statement.get("Effect") != "Allow" or "iot:Publish" not in actions:
+                continue
+            resources = statement.get("Resource", [])
+            for arn in [resources] if isinstance(resources, str) else resources:
+                if ":topic/" in arn:
+                    topics.append((logical, re.sub(r"\$\{[^}]*\}", "sample", arn.split(":topic/", 1)[1])))
+    return topics
+
+
+def dropped_device_topics(stack):
+    """Every topic a device may publish on must be taken by a topic rule (its
+    filter and WHERE, as written): what no rule takes never reaches ingest,
+    and the device's messages are lost without an error anywhere."""
+    rules = topic_rules(stack)
+    errors = []
+    for policy, topic in device_topics(stack):
+        context = RuleContext(topic, b'{"sample":1}', "192.0.2.1", "sample")
+        if not any(not r.disabled and r.sql.evaluate(context) is not None for r in rules):
+            names = ", ".join(r.logical for r in rules) or "no topic rule"
+            errors.append(f"{names}: its SQL drops {topic}, which {policy} lets a device publish on")
+    return errors
+
+
+def invalid_batch_settings(stack):
+    errors = []
+    for function in functions_of(stack):
+        for name, event in function.events.items():
+            if event.get("Type") in ("SQS", "DynamoDB"):
+                source = f"{function.logical}.Events.{name}"
+                properties = event.get("Properties", {})
+                batch = {k: stack.resolve(properties[k]) for k in ("BatchSize", "MaximumBatchingWindowInSeconds") if k in properties}
+                errors += batch_settings_errors(source, event["Type"], batch)
+    return errors
+
+
+def template_mistakes(stack, contract=CONTRACT):
+    """Every mistake above, one message each."""
+    return unrouted_operations(stack, contract) + dropped_device_topics(stack) + invalid_batch_settings(stack)
+
+
+# ---------------------------------------------------------------------------
 # The region: moto, and the template's resources created in it
 
 
@@ -1453,6 +1532,7 @@ class HttpApiFront:
     """API Gateway's HTTP API, $default stage: routes to functions."""
 
     def __init__(self, port):
+        self.serving = False
         self.routes = []
         self.instances = {}
         front = self
@@ -1473,6 +1553,7 @@ class HttpApiFront:
 
     def serve(self, routes, instances):
         self.routes, self.instances = routes, instances
+        self.serving = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def handle(self, handler):
@@ -1509,7 +1590,10 @@ class HttpApiFront:
         reply(handler, status, content, [*headers, *gateway])
 
     def stop(self):
-        self.server.shutdown()
+        # shutdown() waits for serve_forever, which a region that failed at
+        # start never ran.
+        if self.serving:
+            self.server.shutdown()
         self.server.server_close()
 
 
@@ -1545,6 +1629,7 @@ class FunctionUrlFront:
     answer. `AuthType: NONE` only (AWS_IAM signing is not emulated)."""
 
     def __init__(self, function, config, port=0):
+        self.serving = False
         self.function = function
         auth = config.get("AuthType", "NONE")
         if auth != "NONE":
@@ -1572,6 +1657,7 @@ class FunctionUrlFront:
 
     def serve(self, pool):
         self.pool = pool
+        self.serving = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def handle(self, handler):
@@ -1655,7 +1741,10 @@ class FunctionUrlFront:
             handler.close_connection = True
 
     def stop(self):
-        self.server.shutdown()
+        # shutdown() waits for serve_forever, which a region that failed at
+        # start never ran.
+        if self.serving:
+            self.server.shutdown()
         self.server.server_close()
 
 
@@ -2952,6 +3041,23 @@ def event_properties(source, properties, known):
     return properties
 
 
+def batch_settings_errors(source, kind, properties):
+    """What Lambda's CreateEventSourceMapping refuses in an SQS or DynamoDB
+    event's batch settings, so the deploy would fail: the window is whole
+    seconds from 0 to 300, a batch 1 to 10,000 records, and an SQS batch
+    over 10 needs a window of at least a second."""
+    errors = []
+    window = properties.get("MaximumBatchingWindowInSeconds", 0)
+    batch = properties.get("BatchSize", 10 if kind == "SQS" else 100)
+    if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= 300:
+        errors.append(f"{source}.MaximumBatchingWindowInSeconds {window}: Lambda takes whole seconds from 0 to 300")
+    if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 10000:
+        errors.append(f"{source}.BatchSize {batch}: Lambda takes 1 to 10000")
+    elif kind == "SQS" and batch > 10 and not (isinstance(window, int) and window >= 1):
+        errors.append(f"{source}.BatchSize {batch}: an SQS batch over 10 needs MaximumBatchingWindowInSeconds of at least 1")
+    return errors
+
+
 def batch_item_failures(answer, identifiers):
     """The records a ReportBatchItemFailures answer leaves on the queue:
     None for all of them (an answer Lambda reads as the whole batch
@@ -3012,6 +3118,9 @@ class SqsEventSource:
             properties,
             ("Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes", "Enabled"),
         )
+        errors = batch_settings_errors(source, "SQS", p)
+        if errors:
+            raise TemplateError("; ".join(errors))
         self.region = region
         self.pool = pool
         self.source = source
@@ -3163,6 +3272,9 @@ class TableStreamEventSource:
             ("Stream", "StartingPosition", "BatchSize", "MaximumBatchingWindowInSeconds", "MaximumRetryAttempts",
              "DestinationConfig", "FilterCriteria", "Enabled"),
         )
+        errors = batch_settings_errors(source, "DynamoDB", p)
+        if errors:
+            raise TemplateError("; ".join(errors))
         if p.get("StartingPosition") not in ("LATEST", "TRIM_HORIZON"):
             raise TemplateError(f"{source}: StartingPosition {p.get('StartingPosition')} is not emulated")
         self.region = region
@@ -3464,6 +3576,9 @@ class EmulatedRegion:
             given = {**emulator_parameters(region, self.api), **(parameters or {})}
             self.region.put_secret(TURNSTILE_SECRET_NAME, TURNSTILE_PASSING_SECRET)
             self.stack = RegionStack(load_template(template_path), given, self.region)
+            mistakes = template_mistakes(self.stack)
+            if mistakes:
+                raise TemplateError(f"{template_path}:\n  " + "\n  ".join(mistakes))
             self.region.verify_sender(self.stack.parameters.get("MailFrom"))
             # Each function URL's front, made first so its address is what
             # `!GetAtt <Function>Url.FunctionUrl` gives the functions.
@@ -3664,6 +3779,7 @@ def main(argv=None):
         default=1.0,
         help="run Schedule events this many times as often (tests; default 1)",
     )
+    parser.add_argument("--template", default=str(TEMPLATE), help="the template to run (default: infra/template.yaml)")
     parser.add_argument("--parameter", action="append", default=[], metavar="KEY=VALUE", help="a template parameter")
     parser.add_argument("--exit-with-stdin", action="store_true", help="also stop when stdin closes")
     args = parser.parse_args(argv)
@@ -3683,6 +3799,7 @@ def main(argv=None):
             mqtt_port=args.mqtt_port,
             schedule_speedup=args.schedule_speedup,
             stream_port=args.stream_port,
+            template_path=args.template,
         )
     except (TemplateError, RuntimeError) as error:
         log_line(str(error))
