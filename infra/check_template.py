@@ -15,6 +15,9 @@ Checks (each failure is printed; the exit status is 1 if any):
   at least two stages, each with a region and parameter overrides.
 - Secrets: no parameter carries a secret (NoEcho), and the Turnstile
   secret comes through a Secrets Manager dynamic reference.
+- Test-only settings: no function or container environment sets what only
+  the tests and the emulated region set (TEST_ONLY_SETTINGS: stand-in
+  endpoints, the webhooks' private-network opening).
 - Least privilege: no function uses the all-table managed policy; every
   table statement of a function is narrowed with dynamodb:LeadingKeys
   (ForAllValues:StringLike); the stream function only reads; the IoT
@@ -243,6 +246,46 @@ def check_secrets(template):
         fail("the Turnstile secret is not a dynamic reference")
 
 
+# Settings that point a function or task at a stand-in (moto, the emulated
+# region's IoT Core, Turnstile and webhook receivers on this machine) or open
+# a hosted policy for tests: the emulated region and the tests set them, a
+# deployed stack must never have them.
+TEST_ONLY_SETTINGS = (
+    "ALYT_WEBHOOKS_PRIVATE_NETWORKS",
+    "ALYT_IOT_MQTT_ADDRESS",
+    "ALYT_IOT_DATA_PLANE_URL",
+    "ALYT_IOT_ENDPOINT",
+    "ALYT_TURNSTILE_VERIFY_URL",
+    "ALYT_DYNAMODB_ENDPOINT",
+    "ALYT_STORE_CALLS_LOG",
+    "AWS_ENDPOINT_URL",
+    "SSL_CERT_FILE",
+)
+
+
+def environments(template):
+    """(where, variable names) of every environment the template sets: the
+    functions' Globals, each function's, each container definition's."""
+    found = []
+    globals_ = ((template.get("Globals") or {}).get("Function") or {}).get("Environment") or {}
+    found.append(("Globals.Function", set((globals_.get("Variables") or {}))))
+    for name, resource in template.get("Resources", {}).items():
+        properties = resource.get("Properties") or {}
+        if resource.get("Type") == "AWS::Serverless::Function":
+            found.append((name, set(((properties.get("Environment") or {}).get("Variables") or {}))))
+        elif resource.get("Type") == "AWS::ECS::TaskDefinition":
+            for container in properties.get("ContainerDefinitions") or []:
+                where = f"{name}.{container.get('Name', 'container')}"
+                found.append((where, {e.get("Name") for e in container.get("Environment") or []}))
+    return found
+
+
+def check_test_only_settings(template):
+    for where, names in environments(template):
+        for name in sorted(names & set(TEST_ONLY_SETTINGS)):
+            fail(f"{where} sets {name}, a setting for tests and the emulated region only")
+
+
 def statements(function):
     """The inline policy statements of a function."""
     found = []
@@ -432,6 +475,7 @@ def main(argv):
         return 1
     check_operations(template)
     check_secrets(template)
+    check_test_only_settings(template)
     check_least_privilege(template)
     check_artifacts(template)
     if log:

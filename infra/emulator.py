@@ -78,6 +78,7 @@ Not emulated yet (later slices): CORS and stage throttling.
 
 import argparse
 import base64
+import copy
 import ctypes
 import json
 import os
@@ -474,7 +475,283 @@ def route_for(routes, method, path):
 
 
 # ---------------------------------------------------------------------------
+# Mistakes the template can make that no resource creation would notice:
+# checked at start, each naming the template entry (the region refuses to
+# start, so a story run on a broken template fails at once with the reason)
+
+CONTRACT = ROOT / "shared" / "api" / "contract" / "openapi.json"
+
+
+def unrouted_operations(stack, contract=CONTRACT):
+    """Every operation of the API contract (what the SDKs and clients call)
+    must have a route in the template's HTTP API: one without is API
+    Gateway's 404 for every caller, which no deploy check notices."""
+    document = json.loads(Path(contract).read_text())
+    routes = [r for f in functions_of(stack) for r in f.http_routes()]
+    errors = []
+    for path, operations in document.get("paths", {}).items():
+        for method, operation in operations.items():
+            if method.upper() not in ("GET", "PUT", "POST", "DELETE", "PATCH"):
+                continue
+            route, _ = route_for(routes, method.upper(), path)
+            if route is None:
+                name = operation.get("operationId", "")
+                errors.append(
+                    f"{method.upper()} {path} ({name} in {Path(contract).name}): no HttpApi event of the template routes it"
+                )
+    return errors
+
+
+def device_topics(stack):
+    """(policy, topic) for each topic a device policy of the template lets a
+    device publish on, its policy variables filled with sample values."""
+    topics = []
+    for logical, resource in stack.resources.items():
+        if resource.get("Type") != "AWS::IoT::Policy":
+            continue
+        document = stack.resolve(resource.get("Properties", {})).get("PolicyDocument", {})
+        for statement in document.get("Statement", []):
+            actions = statement.get("Action", [])
+            actions = [actions] if isinstance(actions, str) else actions
+            if statement.get("Effect") != "Allow" or "iot:Publish" not in actions:
+                continue
+            resources = statement.get("Resource", [])
+            for arn in [resources] if isinstance(resources, str) else resources:
+                if ":topic/" in arn:
+                    topics.append((logical, re.sub(r"\$\{[^}]*\}", "sample", arn.split(":topic/", 1)[1])))
+    return topics
+
+
+def dropped_device_topics(stack):
+    """Every topic a device may publish on must be taken by a topic rule (its
+    filter and WHERE, as written): what no rule takes never reaches ingest,
+    and the device's messages are lost without an error anywhere."""
+    rules = topic_rules(stack)
+    errors = []
+    for policy, topic in device_topics(stack):
+        context = RuleContext(topic, b'{"sample":1}', "192.0.2.1", "sample")
+        if not any(not r.disabled and r.sql.evaluate(context) is not None for r in rules):
+            names = ", ".join(r.logical for r in rules) or "no topic rule"
+            errors.append(f"{names}: its SQL drops {topic}, which {policy} lets a device publish on")
+    return errors
+
+
+def invalid_batch_settings(stack):
+    errors = []
+    for function in functions_of(stack):
+        for name, event in function.events.items():
+            if event.get("Type") in ("SQS", "DynamoDB"):
+                source = f"{function.logical}.Events.{name}"
+                properties = event.get("Properties", {})
+                batch = {k: stack.resolve(properties[k]) for k in ("BatchSize", "MaximumBatchingWindowInSeconds") if k in properties}
+                errors += batch_settings_errors(source, event["Type"], batch)
+    return errors
+
+
+def template_mistakes(stack, contract=CONTRACT):
+    """Every mistake above, one message each."""
+    return unrouted_operations(stack, contract) + dropped_device_topics(stack) + invalid_batch_settings(stack)
+
+
+# ---------------------------------------------------------------------------
 # The region: moto, and the template's resources created in it
+
+
+def transact_write_items(backend, transact_items):
+    """DynamoDB's TransactWriteItems on moto's backend, rolled back item by
+    item: moto's own deep-copies every table the transaction names (the whole
+    table, for each transaction: 0.25 s on average at 1,500 items, and
+    ingest writes one per message), this keeps a copy of the items it touches
+    and the length of their table's stream. Otherwise as moto 5 does it, so
+    DynamoDB's semantics hold as there: every condition is checked against
+    the item as it was (an item appears once per transaction), and when any
+    fails or an action is invalid, every item and the stream are as before
+    and TransactionCanceledException gives one reason per action, in order
+    (ConditionalCheckFailed, with the old item for ReturnValuesOnCondition-
+    CheckFailure ALL_OLD, or None). Callers hold the region's DynamoDB lock,
+    so no other request sees a transaction half applied."""
+    from moto.dynamodb.exceptions import (
+        ConditionalCheckFailed,
+        MockValidationException,
+        MultipleTransactionsException,
+        TooManyTransactionsException,
+        TransactionCanceledException,
+        TransactWriteSingleOpException,
+    )
+    from moto.dynamodb.models import get_filter_expression
+
+    if len(transact_items) > 100:
+        raise TooManyTransactionsException()
+    touched = {}  # (table name, key) -> (table, hash, range, the item before or None)
+    streams = {}  # table name -> (shard, its length before)
+
+    def remember(table_name, key):
+        table = backend.get_table(table_name)
+        hash_value, range_value = backend.get_keys_value(table, key)
+        before = table.get_item(hash_value, range_value)
+        touched[(table_name, str(sorted(key.items())))] = (table, hash_value, range_value, copy.deepcopy(before))
+        if table_name not in streams and table.stream_shard is not None:
+            streams[table_name] = (table.stream_shard, len(table.stream_shard.items))
+
+    def roll_back():
+        for table, hash_value, range_value, before in touched.values():
+            if range_value is not None:
+                partition = table.items[hash_value]
+                if before is None:
+                    partition.pop(range_value, None)
+                else:
+                    partition[range_value] = before
+            elif before is None:
+                table.items.pop(hash_value, None)
+            else:
+                table.items[hash_value] = before
+        for shard, length in streams.values():
+            del shard.items[length:]
+
+    errors = []  # (Code, Message, Item) per action, (None, None, None) when it held
+    for item in transact_items:
+        original_item = None
+        if len(item) > 1:
+            raise TransactWriteSingleOpException
+        try:
+            op_type, op = next(iter(item.items()))
+            if op_type not in {"ConditionCheck", "Put", "Delete", "Update"}:
+                raise ValueError("Unsupported transaction operation")
+            table_name = op["TableName"]
+            condition_expression = op.get("ConditionExpression")
+            names = op.get("ExpressionAttributeNames")
+            values = op.get("ExpressionAttributeValues")
+            if op_type == "Put":
+                table = backend.get_table(table_name)
+                key = {table.hash_key_attr: op["Item"][table.hash_key_attr]}
+                if table.range_key_attr is not None:
+                    key[table.range_key_attr] = op["Item"][table.range_key_attr]
+            else:
+                key = op["Key"]
+            if (table_name, str(sorted(key.items()))) in touched:
+                raise MultipleTransactionsException()
+            remember(table_name, key)
+
+            current = backend.get_item(table_name, key)
+            if condition_expression is not None:
+                condition = get_filter_expression(condition_expression, names, values)
+                if not condition.expr(current):
+                    if op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
+                        original_item = current.to_json()["Attributes"]
+                    raise ConditionalCheckFailed(item=original_item)
+
+            written = {
+                "condition_expression": condition_expression,
+                "expression_attribute_names": names,
+                "expression_attribute_values": values,
+            }
+            if op_type == "Put":
+                backend.put_item(table_name, op["Item"], **written)
+            elif op_type == "Delete":
+                backend.delete_item(table_name, key, **written)
+            elif op_type == "Update":
+                backend.update_item(table_name, key, update_expression=op["UpdateExpression"], **written)
+            errors.append((None, None, None))
+        except (MultipleTransactionsException, MockValidationException):
+            roll_back()
+            raise
+        except ConditionalCheckFailed as e:
+            errors.append(("ConditionalCheckFailed", str(e.message), original_item))
+        except Exception as e:  # noqa: BLE001 - moto reports any other failure as the action's reason
+            errors.append((type(e).__name__, str(e), original_item))
+
+    if any(code is not None for code, _, _ in errors):
+        roll_back()
+        raise TransactionCanceledException(errors)
+
+
+_query_candidates = threading.local()
+
+
+def query_without_sorting_the_table(query, all_items):
+    """moto's Table.query, given only the items that can match: moto reads
+    the whole table sorted by its keys for every query (`all_items`, a
+    Python sort of every item: 60 ms at 1,500 items, two thirds of the
+    region's time with a dozen stories). A table query's candidates are its
+    partition; an index query's are the items whose first index key
+    attribute holds the asked value (compared as stored for strings and
+    binaries; for other types every item stays a candidate). moto then
+    filters and sorts the candidates itself, so its answer, order and
+    paging are unchanged: the keys order every item totally."""
+
+    def candidates(table, hash_key, index_name, hash_key_conditions):
+        if not index_name:
+            partition = table.items.get(hash_key) if hash_key is not None else None
+            if partition is None:
+                return []
+            return list(partition.values()) if table.range_key_attr else [partition]
+        items = [item for partition in table.items.values() for item in (partition.values() if table.range_key_attr else [partition])]
+        if hash_key_conditions:
+            name, value = hash_key_conditions[0]
+            if value.type in ("S", "B"):
+                items = [i for i in items if (a := i.attrs.get(name)) is not None and a.type == value.type and a.value == value.value]
+        return items
+
+    def patched_query(self, hash_key, *args, **kwargs):
+        index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
+        narrowed = candidates(self, hash_key, index_name, kwargs.get("hash_key_conditions"))
+        _query_candidates.table, _query_candidates.items = self, narrowed
+        try:
+            return query(self, hash_key, *args, **kwargs)
+        finally:
+            _query_candidates.table = _query_candidates.items = None
+
+    def patched_all_items(self):
+        if getattr(_query_candidates, "table", None) is self:
+            return _query_candidates.items
+        return all_items(self)
+
+    return patched_query, patched_all_items
+
+
+def speed_up_moto():
+    """What the region needs of moto to carry a dozen stories at once, each
+    change keeping DynamoDB's answers as moto gives them: transactions roll
+    back by item (transact_write_items), a query reads its candidates
+    only (query_without_sorting_the_table), and the request dispatcher
+    lists moto's service modules once rather than from the disk for every
+    request (`list_of_moto_modules`: 4 ms a request)."""
+    import moto.backends
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.table import Table
+
+    if getattr(DynamoDBBackend.transact_write_items, "__module__", "") == __name__:
+        return
+    DynamoDBBackend.transact_write_items = transact_write_items
+    Table.query, Table.all_items = query_without_sorting_the_table(Table.query, Table.all_items)
+    modules = list(moto.backends.list_of_moto_modules())
+    moto.backends.list_of_moto_modules = lambda: iter(modules)
+
+
+class DynamoDbTimes:
+    """Where the region's DynamoDB time goes, per operation: requests,
+    time queued for the table (behind other requests) and time serving.
+    The emulator logs it when it stops: a region too slow for its stories
+    shows here first (a function's timeout is the symptom)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.by_operation = {}
+
+    def add(self, operation, queued, serving):
+        with self.lock:
+            count, total_queued, total_serving, slowest = self.by_operation.get(operation, (0, 0.0, 0.0, 0.0))
+            self.by_operation[operation] = (
+                count + 1, total_queued + queued, total_serving + serving, max(slowest, serving),
+            )
+
+    def report(self):
+        with self.lock:
+            rows = sorted(self.by_operation.items(), key=lambda row: -row[1][2])
+        return [
+            f"DynamoDB {operation}: {count} requests, {queued:.1f} s queued, {serving:.1f} s serving, slowest {slowest * 1000:.0f} ms"
+            for operation, (count, queued, serving, slowest) in rows
+        ]
 
 
 def _serial_dynamodb_server():
@@ -483,25 +760,35 @@ def _serial_dynamodb_server():
     from werkzeug.serving import make_server
 
     class Server(ThreadedMotoServer):
-        """moto's threaded server, DynamoDB one request at a time: moto's
-        TransactWriteItems deep-copies the table to roll back, and a request
-        changing the table meanwhile breaks the copy ("dictionary changed
-        size during iteration"), a 500 DynamoDB never answers. Other
-        services stay concurrent (an SQS long poll must not hold the table)."""
+        """moto's threaded server, DynamoDB one request at a time: each
+        request is one atomic step, as DynamoDB's are (moto changes items in
+        place and iterates the table's dicts, so a concurrent write could
+        show a reader a half-updated item or break its iteration), and no
+        request sees a transaction half applied. It costs little: moto is
+        Python, so its requests never ran in parallel anyway (one
+        interpreter lock), and each is a few milliseconds (speed_up_moto).
+        Other services stay concurrent (an SQS long poll must not hold the
+        table)."""
 
-        def __init__(self, lock):
+        def __init__(self, lock, times):
             super().__init__(ip_address="127.0.0.1", port=0, verbose=False)
             self.lock = lock
+            self.times = times
 
         def _server_entry(self):
             app = DomainDispatcherApplication(create_backend_app)
-            lock = self.lock
+            lock, times = self.lock, self.times
 
             def serial(environ, start_response):
-                if environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB"):
-                    with lock:
-                        return list(app(environ, start_response))
-                return app(environ, start_response)
+                target = environ.get("HTTP_X_AMZ_TARGET", "")
+                if not target.startswith("DynamoDB"):
+                    return app(environ, start_response)
+                asked = time.monotonic()
+                with lock:
+                    started = time.monotonic()
+                    answer = list(app(environ, start_response))
+                times.add(target.rsplit(".", 1)[-1], started - asked, time.monotonic() - started)
+                return answer
 
             self._server = make_server(self._ip_address, self._port, serial, True, request_handler=MotoRequestHandler)
             self._server_ready_event.set()
@@ -510,46 +797,8 @@ def _serial_dynamodb_server():
     return Server
 
 
-def SerialDynamoDbServer(lock):  # noqa: N802 - a class made on first use (moto is imported lazily)
-    return _serial_dynamodb_server()(lock)
-
-
-def _transactions_copy_each_table_once():
-    """moto's TransactWriteItems deep-copies the table (items, indexes and
-    stream records) once per item of the transaction, to roll back; the
-    copies are taken before any write, so all but the last are thrown away.
-    A developer's verification writes its sandbox in transactions of dozens
-    of items, so with a few stories' data in the table one verification
-    passed the developers function's 10 s timeout. Copy each table once
-    per transaction: the same rollback. Safe to swap moto's module-level
-    `copy` for the call: DynamoDB requests run one at a time (above)."""
-    import copy
-    import types
-
-    from moto.dynamodb import models
-
-    if getattr(models.DynamoDBBackend.transact_write_items, "copies_each_table_once", False):
-        return
-    moto_transact = models.DynamoDBBackend.transact_write_items
-
-    def transact_write_items(self, transact_items):
-        copies = {}
-
-        def deepcopy(value, memo=None):
-            if isinstance(value, models.Table):
-                if id(value) not in copies:
-                    copies[id(value)] = copy.deepcopy(value)
-                return copies[id(value)]
-            return copy.deepcopy(value, memo)
-
-        models.copy = types.SimpleNamespace(deepcopy=deepcopy, copy=copy.copy)
-        try:
-            return moto_transact(self, transact_items)
-        finally:
-            models.copy = copy
-
-    transact_write_items.copies_each_table_once = True
-    models.DynamoDBBackend.transact_write_items = transact_write_items
+def SerialDynamoDbServer(lock, times):  # noqa: N802 - a class made on first use (moto is imported lazily)
+    return _serial_dynamodb_server()(lock, times)
 
 
 class Region:
@@ -561,9 +810,10 @@ class Region:
         # moto's server logs every call; the functions' logs say what matters.
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         self.name = name
+        speed_up_moto()
         self.dynamodb_lock = threading.Lock()
-        _transactions_copy_each_table_once()
-        self.server = SerialDynamoDbServer(self.dynamodb_lock)
+        self.dynamodb_times = DynamoDbTimes()
+        self.server = SerialDynamoDbServer(self.dynamodb_lock, self.dynamodb_times)
         self.server.start()
         host, port = self.server.get_host_and_port()
         self.endpoint = f"http://{host}:{port}"
@@ -1282,6 +1532,7 @@ class HttpApiFront:
     """API Gateway's HTTP API, $default stage: routes to functions."""
 
     def __init__(self, port):
+        self.serving = False
         self.routes = []
         self.instances = {}
         front = self
@@ -1302,6 +1553,7 @@ class HttpApiFront:
 
     def serve(self, routes, instances):
         self.routes, self.instances = routes, instances
+        self.serving = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def handle(self, handler):
@@ -1338,7 +1590,10 @@ class HttpApiFront:
         reply(handler, status, content, [*headers, *gateway])
 
     def stop(self):
-        self.server.shutdown()
+        # shutdown() waits for serve_forever, which a region that failed at
+        # start never ran.
+        if self.serving:
+            self.server.shutdown()
         self.server.server_close()
 
 
@@ -1374,6 +1629,7 @@ class FunctionUrlFront:
     answer. `AuthType: NONE` only (AWS_IAM signing is not emulated)."""
 
     def __init__(self, function, config, port=0):
+        self.serving = False
         self.function = function
         auth = config.get("AuthType", "NONE")
         if auth != "NONE":
@@ -1401,6 +1657,7 @@ class FunctionUrlFront:
 
     def serve(self, pool):
         self.pool = pool
+        self.serving = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def handle(self, handler):
@@ -1484,7 +1741,10 @@ class FunctionUrlFront:
             handler.close_connection = True
 
     def stop(self):
-        self.server.shutdown()
+        # shutdown() waits for serve_forever, which a region that failed at
+        # start never ran.
+        if self.serving:
+            self.server.shutdown()
         self.server.server_close()
 
 
@@ -2781,6 +3041,23 @@ def event_properties(source, properties, known):
     return properties
 
 
+def batch_settings_errors(source, kind, properties):
+    """What Lambda's CreateEventSourceMapping refuses in an SQS or DynamoDB
+    event's batch settings, so the deploy would fail: the window is whole
+    seconds from 0 to 300, a batch 1 to 10,000 records, and an SQS batch
+    over 10 needs a window of at least a second."""
+    errors = []
+    window = properties.get("MaximumBatchingWindowInSeconds", 0)
+    batch = properties.get("BatchSize", 10 if kind == "SQS" else 100)
+    if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= 300:
+        errors.append(f"{source}.MaximumBatchingWindowInSeconds {window}: Lambda takes whole seconds from 0 to 300")
+    if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 10000:
+        errors.append(f"{source}.BatchSize {batch}: Lambda takes 1 to 10000")
+    elif kind == "SQS" and batch > 10 and not (isinstance(window, int) and window >= 1):
+        errors.append(f"{source}.BatchSize {batch}: an SQS batch over 10 needs MaximumBatchingWindowInSeconds of at least 1")
+    return errors
+
+
 def batch_item_failures(answer, identifiers):
     """The records a ReportBatchItemFailures answer leaves on the queue:
     None for all of them (an answer Lambda reads as the whole batch
@@ -2841,6 +3118,9 @@ class SqsEventSource:
             properties,
             ("Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes", "Enabled"),
         )
+        errors = batch_settings_errors(source, "SQS", p)
+        if errors:
+            raise TemplateError("; ".join(errors))
         self.region = region
         self.pool = pool
         self.source = source
@@ -2978,8 +3258,8 @@ def send_to_destination(region, destination_arn, record):
 
 class TableStreamEventSource:
     """A DynamoDB event of a function: reads the table's stream (moto's
-    shard, in process, by sequence number: a failed transaction in moto
-    replaces the table object, so a shard iterator could go stale), drops
+    shard, in process, by position, under the table's lock: never in the
+    middle of a transaction, whose records a cancellation takes back), drops
     what FilterCriteria does not take, gathers up to BatchSize records for
     at most MaximumBatchingWindowInSeconds, and invokes the function; a
     batch that fails after MaximumRetryAttempts goes to the OnFailure
@@ -2992,6 +3272,9 @@ class TableStreamEventSource:
             ("Stream", "StartingPosition", "BatchSize", "MaximumBatchingWindowInSeconds", "MaximumRetryAttempts",
              "DestinationConfig", "FilterCriteria", "Enabled"),
         )
+        errors = batch_settings_errors(source, "DynamoDB", p)
+        if errors:
+            raise TemplateError("; ".join(errors))
         if p.get("StartingPosition") not in ("LATEST", "TRIM_HORIZON"):
             raise TemplateError(f"{source}: StartingPosition {p.get('StartingPosition')} is not emulated")
         self.region = region
@@ -3293,6 +3576,9 @@ class EmulatedRegion:
             given = {**emulator_parameters(region, self.api), **(parameters or {})}
             self.region.put_secret(TURNSTILE_SECRET_NAME, TURNSTILE_PASSING_SECRET)
             self.stack = RegionStack(load_template(template_path), given, self.region)
+            mistakes = template_mistakes(self.stack)
+            if mistakes:
+                raise TemplateError(f"{template_path}:\n  " + "\n  ".join(mistakes))
             self.region.verify_sender(self.stack.parameters.get("MailFrom"))
             # Each function URL's front, made first so its address is what
             # `!GetAtt <Function>Url.FunctionUrl` gives the functions.
@@ -3493,6 +3779,7 @@ def main(argv=None):
         default=1.0,
         help="run Schedule events this many times as often (tests; default 1)",
     )
+    parser.add_argument("--template", default=str(TEMPLATE), help="the template to run (default: infra/template.yaml)")
     parser.add_argument("--parameter", action="append", default=[], metavar="KEY=VALUE", help="a template parameter")
     parser.add_argument("--exit-with-stdin", action="store_true", help="also stop when stdin closes")
     args = parser.parse_args(argv)
@@ -3512,6 +3799,7 @@ def main(argv=None):
             mqtt_port=args.mqtt_port,
             schedule_speedup=args.schedule_speedup,
             stream_port=args.stream_port,
+            template_path=args.template,
         )
     except (TemplateError, RuntimeError) as error:
         log_line(str(error))
@@ -3534,6 +3822,8 @@ def main(argv=None):
         pass
     log_line("stopping")
     region.stop()
+    for line in region.region.dynamodb_times.report():
+        log_line(line)
     return 0
 
 

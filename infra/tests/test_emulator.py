@@ -221,6 +221,185 @@ def test_sent_mail_lands_in_the_outbox_as_eml(region, tmp_path):
     assert body == "one\r\ntwo\r\n"
 
 
+@pytest.fixture(scope="module")
+def ledger(region):
+    """A table with a stream, as the template's is, to hold two accounts."""
+    dynamodb = region.client("dynamodb")
+    dynamodb.create_table(
+        TableName="ledger",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        BillingMode="PAY_PER_REQUEST",
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"},
+    )
+    return dynamodb
+
+
+def stream_length(region, table_name):
+    from moto.dynamodb.models import dynamodb_backends
+
+    with region.dynamodb_lock:
+        return len(dynamodb_backends[emulator.ACCOUNT][region.name].tables[table_name].stream_shard.items)
+
+
+def account(name, balance):
+    return {"pk": {"S": "ACCOUNT"}, "sk": {"S": name}, "balance": {"N": str(balance)}}
+
+
+def everything(dynamodb, table_name):
+    return sorted((i["pk"]["S"], i["sk"]["S"], i.get("balance", {}).get("N")) for i in dynamodb.scan(TableName=table_name)["Items"])
+
+
+def test_a_cancelled_transaction_leaves_every_item_and_the_stream_as_they_were(region, ledger):
+    from botocore.exceptions import ClientError
+
+    ledger.put_item(TableName="ledger", Item=account("ada", 10))
+    ledger.put_item(TableName="ledger", Item=account("bob", 5))
+    before, stream_before = everything(ledger, "ledger"), stream_length(region, "ledger")
+    add = {":n": {"N": "1"}}
+    with pytest.raises(ClientError) as cancelled:
+        ledger.transact_write_items(
+            TransactItems=[
+                # Applied before the failing check below, so it must be undone.
+                {"Update": {"TableName": "ledger", "Key": {"pk": {"S": "ACCOUNT"}, "sk": {"S": "ada"}},
+                            "UpdateExpression": "SET balance = balance - :n", "ExpressionAttributeValues": add}},
+                {"Put": {"TableName": "ledger", "Item": account("cyd", 1)}},
+                {"Delete": {"TableName": "ledger", "Key": {"pk": {"S": "ACCOUNT"}, "sk": {"S": "bob"}}}},
+                {"ConditionCheck": {"TableName": "ledger", "Key": {"pk": {"S": "ACCOUNT"}, "sk": {"S": "dan"}},
+                                    "ConditionExpression": "attribute_exists(pk)"}},
+                {"Put": {"TableName": "ledger", "Item": account("eve", 2), "ConditionExpression": "attribute_exists(pk)"}},
+            ]
+        )
+    error = cancelled.value.response
+    assert error["Error"]["Code"] == "TransactionCanceledException"
+    assert [r["Code"] for r in error["CancellationReasons"]] == [
+        "None", "None", "None", "ConditionalCheckFailed", "ConditionalCheckFailed",
+    ]
+    assert everything(ledger, "ledger") == before
+    assert stream_length(region, "ledger") == stream_before
+
+    with pytest.raises(ClientError) as twice:
+        ledger.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": "ledger", "Item": account("cyd", 1)}},
+                {"Put": {"TableName": "ledger", "Item": account("cyd", 2)}},
+            ]
+        )
+    assert twice.value.response["Error"]["Code"] == "ValidationException"
+    assert everything(ledger, "ledger") == before
+
+    # And one whose conditions hold is applied whole, on the stream too.
+    ledger.transact_write_items(
+        TransactItems=[
+            {"Update": {"TableName": "ledger", "Key": {"pk": {"S": "ACCOUNT"}, "sk": {"S": "ada"}},
+                        "UpdateExpression": "SET balance = balance - :n", "ExpressionAttributeValues": add,
+                        "ConditionExpression": "balance >= :n"}},
+            {"Put": {"TableName": "ledger", "Item": account("cyd", 1), "ConditionExpression": "attribute_not_exists(pk)"}},
+        ]
+    )
+    assert everything(ledger, "ledger") == [("ACCOUNT", "ada", "9"), ("ACCOUNT", "bob", "5"), ("ACCOUNT", "cyd", "1")]
+    assert stream_length(region, "ledger") == stream_before + 2
+
+
+def test_concurrent_transactions_are_all_or_nothing_to_every_reader(region, ledger):
+    """Transfers between two accounts, some cancelled by their condition,
+    while readers read both: the total never changes, and every transfer
+    that was not cancelled is applied exactly once."""
+    import threading
+
+    from botocore.exceptions import ClientError
+
+    ledger.put_item(TableName="ledger", Item=account("left", 50))
+    ledger.put_item(TableName="ledger", Item=account("right", 50))
+    keys = [{"pk": {"S": "ACCOUNT"}, "sk": {"S": side}} for side in ("left", "right")]
+    applied, cancelled, totals, failures = [], [], [], []
+
+    def transfer(source, target, amount):
+        for _ in range(15):
+            try:
+                region.client("dynamodb").transact_write_items(
+                    TransactItems=[
+                        {"Update": {"TableName": "ledger", "Key": source, "UpdateExpression": "SET balance = balance - :n",
+                                    "ConditionExpression": "balance >= :n", "ExpressionAttributeValues": {":n": {"N": str(amount)}}}},
+                        {"Update": {"TableName": "ledger", "Key": target, "UpdateExpression": "SET balance = balance + :n",
+                                    "ExpressionAttributeValues": {":n": {"N": str(amount)}}}},
+                    ]
+                )
+                applied.append(amount if source is keys[0] else -amount)
+            except ClientError as error:
+                if error.response["Error"]["Code"] != "TransactionCanceledException":
+                    failures.append(error.response)
+                cancelled.append(amount)
+
+    def read():
+        dynamodb = region.client("dynamodb")
+        for _ in range(30):
+            got = dynamodb.transact_get_items(TransactItems=[{"Get": {"TableName": "ledger", "Key": k}} for k in keys])
+            totals.append(sum(int(r["Item"]["balance"]["N"]) for r in got["Responses"]))
+
+    threads = [
+        threading.Thread(target=transfer, args=(keys[0], keys[1], 7)),
+        threading.Thread(target=transfer, args=(keys[0], keys[1], 11)),
+        threading.Thread(target=transfer, args=(keys[1], keys[0], 13)),
+        threading.Thread(target=read),
+        threading.Thread(target=read),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert set(totals) == {100}
+    assert cancelled, "some transfers must have found too little to move"
+    final = {i["sk"]["S"]: int(i["balance"]["N"]) for i in ledger.batch_get_item(
+        RequestItems={"ledger": {"Keys": keys}})["Responses"]["ledger"]}
+    assert final == {"left": 50 - sum(applied), "right": 50 + sum(applied)}
+
+
+def test_queries_answer_as_moto_does_from_their_candidates_only(region, ledger):
+    """A table query reads its partition, an index query the items holding
+    its key: same items, order and pages as a read of the whole table."""
+    dynamodb = region.client("dynamodb")
+    dynamodb.create_table(
+        TableName="rooms",
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk", "home", "name")],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        GlobalSecondaryIndexes=[{
+            "IndexName": "byHome",
+            "KeySchema": [{"AttributeName": "home", "KeyType": "HASH"}, {"AttributeName": "name", "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "ALL"},
+        }],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    for n in range(30):
+        home = f"HOME#{n % 3}"
+        dynamodb.put_item(TableName="rooms", Item={
+            "pk": {"S": home}, "sk": {"S": f"ROOM#{n:02}"}, "home": {"S": home}, "name": {"S": f"room {29 - n:02}"},
+        })
+    dynamodb.put_item(TableName="rooms", Item={"pk": {"S": "HOME#1"}, "sk": {"S": "NOTE"}})  # in no index
+
+    def pages(**query):
+        keys, start = [], {}
+        while True:
+            page = dynamodb.query(TableName="rooms", Limit=4, **query, **start)
+            keys += [(i["pk"]["S"], i["sk"]["S"]) for i in page["Items"]]
+            if "LastEvaluatedKey" not in page:
+                return keys
+            start = {"ExclusiveStartKey": page["LastEvaluatedKey"]}
+
+    by_table = pages(KeyConditionExpression="pk = :h", ExpressionAttributeValues={":h": {"S": "HOME#1"}}, ScanIndexForward=False)
+    assert by_table == sorted(
+        [("HOME#1", f"ROOM#{n:02}") for n in range(1, 30, 3)] + [("HOME#1", "NOTE")], reverse=True
+    )
+    by_index = pages(
+        IndexName="byHome", KeyConditionExpression="home = :h AND begins_with(#n, :r)",
+        ExpressionAttributeNames={"#n": "name"}, ExpressionAttributeValues={":h": {"S": "HOME#2"}, ":r": {"S": "room"}},
+    )
+    # By the index's sort key: room 00 (ROOM#29) first, room 27 (ROOM#02) last.
+    assert by_index == [("HOME#2", f"ROOM#{n:02}") for n in range(29, 1, -3)]
+    assert pages(KeyConditionExpression="pk = :h", ExpressionAttributeValues={":h": {"S": "HOME#9"}}) == []
+
+
 FAKE_RUNTIME = """
 import json, os, sys, time, urllib.request
 api = "http://" + os.environ["AWS_LAMBDA_RUNTIME_API"] + "/2018-06-01/runtime/invocation/"
