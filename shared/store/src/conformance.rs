@@ -635,7 +635,10 @@ pub async fn index_query_is_sparse_ordered_and_paginated(f: Fixture) {
             .with("gsi1pk", "PROP#p1")
             .with("gsi1sk", format!("ROOM#{room}"))
     };
-    f.store.put(again("d2", "b", "renamed"), None).await.unwrap();
+    f.store
+        .put(again("d2", "b", "renamed"), None)
+        .await
+        .unwrap();
     f.store.put(again("d3", "a", "moved"), None).await.unwrap();
     let p1 = query_all(&*f.store, Query::on_index(Index::Gsi1, "PROP#p1")).await;
     assert_eq!(ids(&p1), ["d3", "d2"]);
