@@ -11,38 +11,10 @@ use std::time::Duration;
 
 use alyt_tests::Target;
 use alyt_tests::developers::{DeveloperSession, create_key, sign_up_and_verify};
+use alyt_tests::household::{fresh_address, until};
 use alyt_tests::region::Story;
 use alyt_tests::webhooks::{Receiver, open_stream};
 use serde_json::{Value, json};
-
-/// An address no other story (and no earlier run on a kept region) uses.
-fn fresh_address(name: &str) -> String {
-    format!("{name}-{}@example.com", uuid::Uuid::now_v7().simple())
-}
-
-/// GETs `path` with `token` until `check` holds, for at most `within`.
-async fn until(
-    t: &Story,
-    path: &str,
-    token: &str,
-    within: Duration,
-    what: &str,
-    check: impl Fn(&Value) -> bool,
-) -> Value {
-    let deadline = tokio::time::Instant::now() + within;
-    loop {
-        let (status, body) = t.get_json(path, Some(token)).await;
-        assert_eq!(status, 200, "{path}: {body}");
-        if check(&body) {
-            return body;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {within:?} waiting for {what}: {body}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
 
 /// Hosted: the developers group (sign-up, a key, the sandbox's virtual
 /// devices, the stream's 421) in `ApiDevelopersFunction`; the simulator
