@@ -12,6 +12,7 @@ use alyt_api::conventions::ratelimit::RateLimitPolicy;
 use alyt_api::ports::TestTokenBotCheck;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings, TrustedProxies};
 use alyt_device::credentials::StoreDeviceAuthenticator;
+use alyt_device::inbox::Inbox;
 use alyt_device::ingest::{Ingest, IngestStats};
 use alyt_device::liveness_sweep::LivenessSweep;
 use alyt_device::{Broker, BrokerConfig, Delivery, DevicePublisher};
@@ -244,6 +245,8 @@ pub struct Platform {
     stop_within: Duration,
     /// Tells ingest to drain its queue and stop (after the broker stopped).
     ingest_stop: watch::Sender<bool>,
+    /// The broker's durable inbox of acknowledged publishes.
+    inbox: Arc<Inbox>,
     /// The data directory's lock, held while this platform runs (the OS
     /// lets go of it when the process ends, crash or not).
     _data_dir_lock: std::fs::File,
@@ -300,6 +303,14 @@ impl Platform {
                 0
             }
         };
+        // What ingest did not handle is read back at the next start.
+        let inbox_kept = self.inbox.close();
+        if inbox_kept > 0 {
+            tracing::warn!(
+                inbox_kept,
+                "acknowledged device messages not stored yet stay in the inbox; the next start stores them"
+            );
+        }
         // Nothing counts any more: what was counted is written.
         let flushed = self.meter.flush().await;
         if !cut_off.is_empty() {
@@ -352,12 +363,18 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // through the broker from its first request: the broker enforces each
     // device's own subtree; what devices publish flows through this queue to
     // ingest.
+    // A QoS 1 publish is acknowledged once it is in the inbox; what the
+    // last run left there is handed to ingest before anything new.
+    let inbox_dir = config.data_dir.join("inbox");
+    let (inbox, recovered) = Inbox::open(&inbox_dir).map_err(|source| StartError::DataDir {
+        path: inbox_dir,
+        source,
+    })?;
     let (inbound_tx, inbound_rx) = tokio::sync::mpsc::channel(4096);
     let broker = alyt_device::start_broker(
-        BrokerConfig {
-            addr: config.mqtt_addr,
-            clock: clock.clone(),
-        },
+        BrokerConfig::new(config.mqtt_addr)
+            .with_clock(clock.clone())
+            .with_inbox(inbox.clone()),
         // Devices log in with the credentials issued at registration.
         Arc::new(StoreDeviceAuthenticator::new(store.clone())),
         inbound_tx,
@@ -480,6 +497,8 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // Ingest stops only once the broker has: what it acknowledged is in
     // the queue by then, and is stored before the store goes.
     let (ingest_stop, on_ingest_stop) = watch::channel(false);
+    // Before ingest takes new publishes: a device's messages keep their order.
+    replay_inbox(&ingest, &inbox, recovered).await;
     let ingest = tokio::spawn(run_ingest(ingest, inbound_rx, on_ingest_stop));
 
     // The command bridge: pending command rows are retried.
@@ -651,6 +670,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         meter,
         stop_within: config.stop_within,
         ingest_stop,
+        inbox,
         _data_dir_lock: data_dir_lock,
     })
 }
@@ -753,11 +773,49 @@ async fn prepare(
     Ok((Prepared { app, simulator_key }, first_start))
 }
 
+/// Hands ingest, one at a time and in order, the publishes the broker
+/// acknowledged before the last stop or crash and that its inbox still
+/// held. Ingest recognises those it had stored (their message id), so
+/// only what it had not is stored now; the segments go once every message
+/// was handled, else they are read back again at the next start.
+async fn replay_inbox(ingest: &Ingest, inbox: &Inbox, recovered: alyt_device::inbox::Recovered) {
+    let read_back = recovered.messages.len();
+    let duplicates_before = ingest
+        .stats()
+        .duplicates
+        .load(std::sync::atomic::Ordering::Relaxed);
+    let mut kept = 0usize;
+    for message in &recovered.messages {
+        if !handled(ingest, message).await {
+            kept += 1;
+        }
+    }
+    if kept == 0 {
+        inbox.recovered_handled();
+    }
+    if read_back > 0 || recovered.torn_segments > 0 {
+        let already_stored = ingest
+            .stats()
+            .duplicates
+            .load(std::sync::atomic::Ordering::Relaxed)
+            - duplicates_before;
+        tracing::info!(
+            read_back,
+            already_stored,
+            kept,
+            torn_segments = recovered.torn_segments,
+            "the inbox's acknowledged device messages were handed to ingest"
+        );
+    }
+}
+
 /// Feeds every device message through the same ingest the hosted SQS function
-/// runs, and answers its receipt once it is handled: only then does the
-/// broker send the device its PUBACK. A store failure is retried a few times
+/// runs, and answers its receipt once it is handled: the broker's inbox then
+/// forgets the message (or, when the inbox could not take it, the broker
+/// sends the PUBACK only now). A store failure is retried a few times
 /// with a pause (locally there is no SQS to redeliver), then the receipt is
-/// dropped unanswered and the device sends the message again; a message
+/// dropped unanswered: the inbox keeps the message for the next start (or
+/// the device, without its PUBACK, sends it again); a message
 /// that can never be stored is not a failure (ingest drops and counts it),
 /// so it is never retried. It stops on its own signal, which the platform
 /// sends once the broker has stopped (a stopped rmqtt broker keeps its
@@ -836,7 +894,8 @@ async fn ingest_shard(ingest: Ingest, mut messages: tokio::sync::mpsc::Receiver<
         if handled(&ingest, &message).await {
             receipt.handled();
         } else {
-            // Unanswered: the device gets no PUBACK and sends it again.
+            // Unanswered: kept in the inbox for the next start, or, when
+            // the broker waits on it, no PUBACK and the device resends.
             drop(receipt);
         }
     }

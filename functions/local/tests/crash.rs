@@ -720,6 +720,8 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
     // Per signal: what it was, and each device's acknowledged messages when
     // the process had ended (to tell which signal lost a message).
     let mut kills: Vec<(String, Vec<BTreeSet<u64>>)> = Vec::new();
+    // Acknowledged messages the restarts after a SIGKILL found in the inbox.
+    let mut inbox_read_back = 0u64;
     for round in 0..=KILLS {
         for burst in 0..BURSTS_PER_ROUND {
             for device in &devices {
@@ -791,13 +793,30 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
             }
             acked_missing += acked.difference(&stored).count();
         }
+        // What the restart read back from the broker's inbox.
+        let inbox_line = alyt
+            .lines()
+            .into_iter()
+            .find(|l| l.contains("inbox's acknowledged device messages"));
+        let field = |name: &str| -> u64 {
+            inbox_line
+                .as_deref()
+                .and_then(|l| l.split_whitespace().find_map(|w| w.strip_prefix(name)))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        let (read_back, already) = (field("read_back="), field("already_stored="));
+        if signal == libc::SIGKILL {
+            inbox_read_back += read_back;
+        }
         paused.store(false, Ordering::SeqCst);
         starts += 1;
         until_connected(&devices, (DEVICES * starts) as u64).await;
         let what = format!(
             "{what}\n  restarted: serving after {} ms, the devices back after {} ms; it held {stored_unacked} \
              messages whose PUBACK never reached the device (each to be recognised when sent again, \
-             {without_dup} of them without DUP) and lacked {acked_missing} it had acknowledged",
+             {without_dup} of them without DUP) and lacked {acked_missing} it had acknowledged; its inbox \
+             held {read_back} acknowledged messages, {already} of them stored already",
             serving.as_millis(),
             restart.elapsed().as_millis()
         );
@@ -1021,6 +1040,12 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
     );
     assert_eq!(undelivered, 0, "webhook events never delivered");
     assert_eq!(never_acked, 0, "messages never acknowledged after settling");
+    // A kill inside a burst leaves the inbox's last segment behind: the
+    // restarts went through reading it back.
+    assert!(
+        inbox_read_back > 0,
+        "no restart after a SIGKILL read acknowledged messages back from the inbox"
+    );
 }
 
 /// Issue 37 item 2: SIGTERM with an event stream open ends the process

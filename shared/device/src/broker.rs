@@ -41,6 +41,7 @@ use rmqtt::types::{
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::inbox::Inbox;
 pub use crate::plane::{Delivery, DeviceAuthenticator, InboundMessage, Receipt};
 use crate::plane::{DevicePublisher, PublishError, PublishPacket, publish_digest};
 use crate::topic::{Channel, DeviceIdentity, may_publish, may_subscribe, may_will, parse_topic};
@@ -51,6 +52,9 @@ pub struct BrokerConfig {
     pub addr: SocketAddr,
     /// Stamps [`InboundMessage::received_at`].
     pub clock: Arc<dyn Clock>,
+    /// Where a QoS 1 publish is made durable before its PUBACK. Without
+    /// one the PUBACK waits until ingest has handled the message.
+    pub inbox: Option<Arc<Inbox>>,
 }
 
 impl std::fmt::Debug for BrokerConfig {
@@ -66,7 +70,13 @@ impl BrokerConfig {
         Self {
             addr,
             clock: Arc::new(SystemClock),
+            inbox: None,
         }
+    }
+
+    pub fn with_inbox(mut self, inbox: Arc<Inbox>) -> Self {
+        self.inbox = Some(inbox);
+        self
     }
 
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
@@ -205,6 +215,7 @@ async fn start_here(
         authenticator,
         inbound,
         clock: config.clock,
+        inbox: config.inbox,
         pending: Mutex::new(HashMap::new()),
         retransmits: Mutex::new(RecentPublishes::default()),
         stopping: AtomicBool::new(false),
@@ -517,6 +528,7 @@ struct HookState {
     authenticator: Arc<dyn DeviceAuthenticator>,
     inbound: mpsc::Sender<Delivery>,
     clock: Arc<dyn Clock>,
+    inbox: Option<Arc<Inbox>>,
     /// Authenticated identities waiting for their session to exist: rmqtt
     /// authenticates before it builds the session, and its AuthInfo has no
     /// room for our data.
@@ -828,11 +840,8 @@ impl HookState {
             self.hand_over(message, Receipt::none()).await;
             return PublishAclResult::allow();
         };
-        let (receipt, answered) = Receipt::pair();
         self.awaiting.fetch_add(1, Ordering::SeqCst);
-        let handed = self.hand_over(message, receipt).await;
-        let stored =
-            handed && matches!(tokio::time::timeout(STORE_WAIT, answered).await, Ok(Ok(())));
+        let stored = self.store(message).await;
         self.awaiting.fetch_sub(1, Ordering::SeqCst);
         self.settled.notify_waiters();
         if !stored {
@@ -841,6 +850,30 @@ impl HookState {
         }
         lock(&self.retransmits).acknowledged(client, packet.id, &message_id);
         PublishAclResult::allow()
+    }
+
+    /// Makes a QoS 1 publish durable: in the inbox (then handed to ingest,
+    /// which settles it), or, without an inbox or when appending fails,
+    /// handed to ingest and waited on until stored. False when it is not.
+    async fn store(&self, message: InboundMessage) -> bool {
+        if let Some(inbox) = &self.inbox {
+            match inbox.append(&message) {
+                // In the inbox: durable whether or not ingest takes it now
+                // (what it does not is read back at the next start). Still
+                // queued before the PUBACK, so a slow ingest holds devices
+                // back rather than growing the inbox without bound.
+                Ok(entry) => {
+                    self.hand_over(message, Receipt::settling(entry)).await;
+                    return true;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "the broker's inbox refused a publish; the PUBACK waits on ingest")
+                }
+            }
+        }
+        let (receipt, answered) = Receipt::pair();
+        self.hand_over(message, receipt).await
+            && matches!(tokio::time::timeout(STORE_WAIT, answered).await, Ok(Ok(())))
     }
 
     /// A last will: the broker publishes it for a connection that ended

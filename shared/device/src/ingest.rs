@@ -26,7 +26,7 @@
 //! place (`Ingest::transaction`) assembles them with the dedupe guard and
 //! the device write.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -115,7 +115,14 @@ pub struct Ingest {
     events: EventLog,
     meter: MessageMeter,
     stats: Arc<IngestStats>,
+    /// Each device's latest stored publishes as last committed (local
+    /// runtime: one ingest applies a device's messages, one at a time).
+    published: Arc<Mutex<HashMap<DeviceId, PublishedRecord>>>,
 }
+
+/// Devices whose latest publishes are kept in memory before the cache
+/// starts again (it is read back from the store on demand).
+const PUBLISHED_CACHED: usize = 100_000;
 
 fn device_key(tenant: TenantId, id: DeviceId) -> Key {
     alyt_store::repo::devices::device_key(tenant, id)
@@ -129,6 +136,7 @@ impl Ingest {
             clock,
             events,
             stats: Arc::default(),
+            published: Arc::default(),
         }
     }
 
@@ -154,6 +162,10 @@ impl Ingest {
     /// writes the store refuses as invalid ([`UNSTORABLE`]).
     pub async fn handle(&self, message: &InboundMessage) -> Result<Outcome, StoreError> {
         if self.stored_already(message).await? {
+            // So that this very delivery, read back from the broker's inbox
+            // after a crash, is not weighed again against a device whose
+            // latest publishes have moved on.
+            self.remember_handled(message).await?;
             self.stats.duplicates.fetch_add(1, Ordering::Relaxed);
             tracing::debug!(topic = %message.topic, "a publish already stored was sent again");
             return Ok(Outcome::Duplicate);
@@ -211,21 +223,57 @@ impl Ingest {
     }
 
     /// A publish the broker cannot place (see `PublishPacket::maybe_resent`)
-    /// on the packet id and with the content of the last one stored for its
-    /// device: stored before a restart or a reconnect, its PUBACK lost, and
-    /// sent again. (A device that reuses one packet id and repeats a
-    /// payload byte for byte across a restart or reconnect has the repeat
-    /// taken for the resend: QoS 1 cannot tell them apart without a DUP
-    /// flag, which rumqttc never sets.)
+    /// on a packet id with the content last stored on it, among its
+    /// device's latest: stored before a restart or a reconnect, its PUBACK
+    /// lost, and sent again. (A device that reuses one packet id and
+    /// repeats a payload byte for byte across a restart or reconnect has
+    /// the repeat taken for the resend: QoS 1 cannot tell them apart
+    /// without a DUP flag, which rumqttc never sets.)
     async fn stored_already(&self, message: &InboundMessage) -> Result<bool, StoreError> {
         let Some(packet) = message.packet.filter(|p| p.maybe_resent) else {
             return Ok(false);
         };
-        let Some(last) = last_published(&*self.store, message.identity.device_id).await? else {
-            return Ok(false);
-        };
-        Ok(last.packet == packet.id
-            && last.digest == publish_digest(&message.topic, &message.payload))
+        let published = self.published_of(message.identity.device_id).await?;
+        Ok(published.digest_on(packet.id)
+            == Some(publish_digest(&message.topic, &message.payload).as_str()))
+    }
+
+    /// Records that `message` was handled without a transaction of its own
+    /// (its dedupe guard alone), so that handling it again changes nothing.
+    async fn remember_handled(&self, message: &InboundMessage) -> Result<(), StoreError> {
+        let guard = dedupe_guard(&message.message_id, self.clock.unix_seconds());
+        match self
+            .store
+            .transact_with(vec![guard], Durability::Written)
+            .await
+        {
+            Ok(()) | Err(StoreError::TransactionCanceled { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A device's latest stored publishes: from memory, else the store.
+    async fn published_of(&self, device: DeviceId) -> Result<PublishedRecord, StoreError> {
+        if let Some(record) = self.cached_published().get(&device) {
+            return Ok(record.clone());
+        }
+        let record = last_published(&*self.store, device)
+            .await?
+            .unwrap_or_default();
+        self.remember_published(device, record.clone());
+        Ok(record)
+    }
+
+    fn remember_published(&self, device: DeviceId, record: PublishedRecord) {
+        let mut cached = self.cached_published();
+        if cached.len() >= PUBLISHED_CACHED && !cached.contains_key(&device) {
+            cached.clear();
+        }
+        cached.insert(device, record);
+    }
+
+    fn cached_published(&self) -> std::sync::MutexGuard<'_, HashMap<DeviceId, PublishedRecord>> {
+        self.published.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// A device event that is a detection (`{ type: motion|contact|
@@ -466,6 +514,9 @@ impl Ingest {
             };
             if device.is_virtual && !metered {
                 if !self.meter.admit(device.tenant_id).await? {
+                    // Dropped for good: read back from the inbox after a
+                    // crash, in a later quota window, it stays dropped.
+                    self.remember_handled(message).await?;
                     return Ok(Outcome::OverQuota);
                 }
                 metered = true;
@@ -482,7 +533,7 @@ impl Ingest {
             // A hub reporting a child it paired: the child is created unless
             // the hub has one with this protocolId already.
             let pairing = self.new_child(decoded, &device).await?;
-            let Some(writes) = self.plan(
+            let Some(mut writes) = self.plan(
                 message,
                 decoded,
                 &device,
@@ -492,11 +543,30 @@ impl Ingest {
             else {
                 return Ok(Outcome::Ignored);
             };
-            // Written, not synced: the broker's PUBACK waits on this commit,
-            // and a message must outlive the process, not a power cut
-            // (ARCHITECTURE.md, "Acknowledged means stored").
+            // A QoS 1 publish through the embedded broker joins its
+            // device's latest, in the same transaction.
+            let published = match message.packet {
+                Some(packet) => {
+                    let record = self
+                        .published_of(device.id)
+                        .await?
+                        .with(packet.id, publish_digest(&message.topic, &message.payload));
+                    let now = self.clock.unix_seconds();
+                    writes.push(published_write(device.id, &record, now)?);
+                    Some(record)
+                }
+                None => None,
+            };
+            // Written, not synced: the broker's inbox (or its PUBACK) waits
+            // on this commit, and a message must outlive the process, not a
+            // power cut (ARCHITECTURE.md, "Acknowledged means stored").
             match self.store.transact_with(writes, Durability::Written).await {
-                Ok(()) => return Ok(Outcome::Applied),
+                Ok(()) => {
+                    if let Some(record) = published {
+                        self.remember_published(device.id, record);
+                    }
+                    return Ok(Outcome::Applied);
+                }
                 Err(StoreError::TransactionCanceled { reasons }) => {
                     // Write 0 is the dedupe guard: this message was applied before.
                     if reasons.first() == Some(&alyt_store::CancelReason::ConditionFailed) {
@@ -574,17 +644,6 @@ impl Ingest {
         let mut planned = planned;
         if let Some(write) = home_address(message, decoded, device)? {
             planned.writes.push(write);
-        }
-        if let Some(packet) = message.packet {
-            let published = PublishedRecord {
-                packet: packet.id,
-                digest: publish_digest(&message.topic, &message.payload),
-                message_id: message.message_id.clone(),
-            };
-            let now = self.clock.unix_seconds();
-            planned
-                .writes
-                .push(published_write(device.id, &published, now)?);
         }
         self.transaction(message_id, device, planned, at).map(Some)
     }

@@ -8,6 +8,7 @@ pub mod bridge;
 pub mod broker;
 pub mod channels;
 pub mod credentials;
+pub mod inbox;
 pub mod ingest;
 pub mod liveness_sweep;
 pub mod meter;

@@ -92,12 +92,21 @@ pub struct Delivery {
 
 /// Answered once a message is handled for good: stored, or dropped by a
 /// rule that retrying would not change (its schema, the quota, an unknown
-/// device). The embedded broker sends a QoS 1 PUBACK only then; a receipt
-/// dropped unanswered (the store kept failing, the platform stopped) closes
-/// the device's connection instead, and the device sends the message again.
+/// device). Either the embedded broker waits on it before a QoS 1 PUBACK
+/// (a receipt dropped unanswered, when the store kept failing or the
+/// platform stopped, closes the device's connection instead, and the device
+/// sends the message again), or the publish was acknowledged once it was
+/// in the broker's durable inbox and the answer lets the inbox forget it
+/// (dropped unanswered, the message stays there for the next start).
 #[derive(Debug)]
-#[must_use = "a receipt dropped unanswered makes the device send its message again"]
-pub struct Receipt(Option<tokio::sync::oneshot::Sender<()>>);
+#[must_use = "a receipt dropped unanswered makes the message come again"]
+pub struct Receipt(Option<Answer>);
+
+#[derive(Debug)]
+enum Answer {
+    Waiting(tokio::sync::oneshot::Sender<()>),
+    Inbox(crate::inbox::Entry),
+}
 
 impl Receipt {
     /// For a message nobody waits on (QoS 0, a last will, SQS).
@@ -108,12 +117,21 @@ impl Receipt {
     /// A receipt and what its answer arrives on.
     pub fn pair() -> (Self, tokio::sync::oneshot::Receiver<()>) {
         let (answer, answered) = tokio::sync::oneshot::channel();
-        (Self(Some(answer)), answered)
+        (Self(Some(Answer::Waiting(answer))), answered)
+    }
+
+    /// For a message the broker's inbox holds until it is handled.
+    pub fn settling(entry: crate::inbox::Entry) -> Self {
+        Self(Some(Answer::Inbox(entry)))
     }
 
     pub fn handled(mut self) {
-        if let Some(answer) = self.0.take() {
-            let _ = answer.send(());
+        match self.0.take() {
+            Some(Answer::Waiting(answer)) => {
+                let _ = answer.send(());
+            }
+            Some(Answer::Inbox(entry)) => entry.settle(),
+            None => {}
         }
     }
 }

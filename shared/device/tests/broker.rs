@@ -11,6 +11,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use alyt_device::inbox::Inbox;
 use alyt_device::{
     Broker, BrokerConfig, BrokerError, Channel, Delivery, DeviceAuthenticator, DeviceIdentity,
     InboundMessage, start_broker,
@@ -780,6 +781,56 @@ async fn a_qos1_publish_is_acknowledged_only_once_ingest_has_handled_it() {
     );
     pump.abort();
     broker.shutdown().await;
+}
+
+/// With the platform's inbox the PUBACK comes once the publish is in it,
+/// before ingest has handled it; what a crash then would leave is the
+/// message, with the id ingest deduplicates on, until ingest handles it.
+#[tokio::test]
+async fn with_an_inbox_a_qos1_publish_is_acknowledged_once_kept_there_until_handled() {
+    let dir = tempfile::tempdir().unwrap();
+    let (inbox, _) = Inbox::open(dir.path()).unwrap();
+    let (tx, mut rx) = mpsc::channel(64);
+    let broker = start_broker(
+        BrokerConfig::new(loopback()).with_inbox(inbox.clone()),
+        auth(),
+        tx,
+    )
+    .await
+    .unwrap();
+    let (client, mut events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
+    client
+        .publish(
+            dev_a().topic(Channel::Telemetry),
+            QoS::AtLeastOnce,
+            false,
+            "one",
+        )
+        .await
+        .unwrap();
+    let ack = puback_or_failure(&mut events).await;
+    let delivery = next_delivery(&mut rx).await;
+    assert_eq!(
+        ack,
+        delivery.message.packet.map(|p| p.id),
+        "acknowledged while ingest still holds it"
+    );
+    let (_, after_a_crash) = Inbox::open(dir.path()).unwrap();
+    assert_eq!(
+        after_a_crash.messages,
+        std::slice::from_ref(&delivery.message)
+    );
+    assert_eq!(inbox.unsettled(), 1);
+
+    delivery.receipt.handled();
+    assert_eq!(inbox.unsettled(), 0);
+    broker.shutdown().await;
+    assert_eq!(inbox.close(), 0);
+    let (_, after_a_stop) = Inbox::open(dir.path()).unwrap();
+    assert!(
+        after_a_stop.messages.is_empty(),
+        "nothing left once handled"
+    );
 }
 
 #[tokio::test]

@@ -14,6 +14,7 @@ use alyt_domain::{Clock, ManualClock};
 use alyt_events::{EventKind, EventLog};
 use alyt_store::conformance::start_time;
 use alyt_store::repo::devices::{DeviceRecord, device_item, device_key, reported_key};
+use alyt_store::repo::messages::PUBLISHED_KEPT;
 use alyt_store::sqlite::SqliteStore;
 use alyt_store::{Query, Store};
 use bytes::Bytes;
@@ -259,10 +260,8 @@ async fn a_publish_stored_before_a_restart_is_not_stored_again_when_resent() {
     );
     // The same publish after the restart: the packet id and content of
     // the last one stored.
-    assert_eq!(
-        w.ingest.handle(&on(7, true, 1)).await.unwrap(),
-        Outcome::Duplicate
-    );
+    let resent = on(7, true, 1);
+    assert_eq!(w.ingest.handle(&resent).await.unwrap(), Outcome::Duplicate);
     // Not the same publish: other content on that packet id, the same
     // content on another, or a packet id the broker knows (its own
     // bookkeeping decided it is new).
@@ -278,9 +277,47 @@ async fn a_publish_stored_before_a_restart_is_not_stored_again_when_resent() {
         w.ingest.handle(&on(8, false, 2)).await.unwrap(),
         Outcome::Applied
     );
-    // Only the last one stored counts: packet 7's content is history.
+    // What counts is the content last stored on a packet id: packet 7's
+    // first content is history.
     assert_eq!(
-        w.ingest.handle(&on(7, true, 2)).await.unwrap(),
+        w.ingest.handle(&on(7, true, 1)).await.unwrap(),
+        Outcome::Applied
+    );
+    // But that resend, handled again (read back from the broker's inbox
+    // after a crash), is still the duplicate it was found to be.
+    assert_eq!(w.ingest.handle(&resent).await.unwrap(), Outcome::Duplicate);
+
+    // A crash can swallow the PUBACKs of several publishes of one device:
+    // each of its latest is recognised when sent again, in a new ingest
+    // (a restart) as in this one.
+    for (packet, watts) in [(20, 20), (21, 21), (22, 22)] {
+        assert_eq!(
+            w.ingest.handle(&on(packet, true, watts)).await.unwrap(),
+            Outcome::Applied
+        );
+    }
+    let restarted = Ingest::new(
+        w.store.clone(),
+        w.clock.clone(),
+        EventLog::new(w.store.clone(), w.clock.clone()),
+    );
+    for (packet, watts) in [(20, 20), (21, 21), (22, 22)] {
+        assert_eq!(
+            restarted.handle(&on(packet, true, watts)).await.unwrap(),
+            Outcome::Duplicate,
+            "packet {packet} sent again after the restart"
+        );
+    }
+    // Only the latest are kept: after as many newer ones, packet 20's
+    // content is no longer taken for a resend.
+    for packet in 100..100 + PUBLISHED_KEPT as u16 {
+        assert_eq!(
+            restarted.handle(&on(packet, true, 100)).await.unwrap(),
+            Outcome::Applied
+        );
+    }
+    assert_eq!(
+        restarted.handle(&on(20, true, 20)).await.unwrap(),
         Outcome::Applied
     );
 
@@ -289,7 +326,11 @@ async fn a_publish_stored_before_a_restart_is_not_stored_again_when_resent() {
         .query(Query::partition(format!("TELEMETRY#{}#watts", w.device.id)))
         .await
         .unwrap();
-    assert_eq!(series.items.len(), 5, "one point per message stored");
+    assert_eq!(
+        series.items.len(),
+        9 + PUBLISHED_KEPT,
+        "one point per message stored"
+    );
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
-//! Device messages already applied: ingest's dedupe guard, and the last
-//! QoS 1 publish each device had stored through the embedded broker.
+//! Device messages already applied: ingest's dedupe guard, and the latest
+//! QoS 1 publishes each device had stored through the embedded broker.
 //!
 //! Keys: `MSG#{messageId}` / `MSG`, with `ttl` [`DEDUPE_SECONDS`] after the
 //! message was applied; `DEVICE#{deviceId}` / `PUBLISHED`, with `ttl`
@@ -28,20 +28,58 @@ pub fn dedupe_guard(message_id: &str, now: i64) -> TxWrite {
     }
 }
 
-/// How long a device's last stored publish is remembered: a device that
-/// never got the PUBACK sends it again once it reconnects to the next run.
+/// How long a device's latest stored publishes are remembered: a device
+/// that never got the PUBACK sends them again once it reconnects to the
+/// next run.
 pub const PUBLISHED_SECONDS: i64 = 600;
 
-/// The last QoS 1 publish stored for a device (embedded broker only): its
-/// packet id, content digest and message id. A publish on the same packet
-/// id with the same content, that the broker does not know, is that
-/// message again (stored, then the platform stopped before the PUBACK).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// How many of a device's latest stored QoS 1 publishes are remembered:
+/// more than the PUBACKs a crash swallows (a few a device: the broker
+/// writes them as it takes each publish), fewer than the packet ids a
+/// client cycles through (rumqttc: 100), so that a new publish after a
+/// restart, on the next packet id, is not mistaken for an old one.
+pub const PUBLISHED_KEPT: usize = 8;
+
+/// The latest QoS 1 publishes stored for a device (embedded broker only):
+/// the packet id and content digest of each. A publish the broker does not
+/// know, on one of these packet ids with the content last stored on it, is
+/// that message again (stored, then the platform stopped before its PUBACK
+/// reached the device).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PublishedRecord {
+    /// Oldest first, one per packet id (its latest use), at most
+    /// [`PUBLISHED_KEPT`]. (A record written before it was kept as a list
+    /// reads as empty.)
+    #[serde(default)]
+    pub recent: Vec<Published>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Published {
     pub packet: u16,
     pub digest: String,
-    pub message_id: String,
+}
+
+impl PublishedRecord {
+    /// The digest of what was last stored on `packet`, when it is kept.
+    pub fn digest_on(&self, packet: u16) -> Option<&str> {
+        self.recent
+            .iter()
+            .rev()
+            .find(|p| p.packet == packet)
+            .map(|p| p.digest.as_str())
+    }
+
+    /// The record once a publish on `packet` with `digest` is stored too.
+    pub fn with(mut self, packet: u16, digest: String) -> Self {
+        self.recent.retain(|p| p.packet != packet);
+        self.recent.push(Published { packet, digest });
+        let over = self.recent.len().saturating_sub(PUBLISHED_KEPT);
+        self.recent.drain(..over);
+        self
+    }
 }
 
 fn published_key(device: DeviceId) -> Key {
