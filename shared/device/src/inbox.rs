@@ -100,6 +100,12 @@ impl Entry {
     }
 }
 
+impl crate::plane::Settles for Entry {
+    fn settle(self: Box<Self>) {
+        Entry::settle(*self);
+    }
+}
+
 impl Inbox {
     /// Opens the inbox in `dir` (made when missing) and reads back what the
     /// last run left. New appends go to a new segment.

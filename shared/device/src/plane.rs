@@ -105,7 +105,12 @@ pub struct Receipt(Option<Answer>);
 #[derive(Debug)]
 enum Answer {
     Waiting(tokio::sync::oneshot::Sender<()>),
-    Inbox(crate::inbox::Entry),
+    Settles(Box<dyn Settles>),
+}
+
+/// What forgets a message once it is handled (the broker's inbox entry).
+pub trait Settles: std::fmt::Debug + Send + Sync {
+    fn settle(self: Box<Self>);
 }
 
 impl Receipt {
@@ -121,8 +126,8 @@ impl Receipt {
     }
 
     /// For a message the broker's inbox holds until it is handled.
-    pub fn settling(entry: crate::inbox::Entry) -> Self {
-        Self(Some(Answer::Inbox(entry)))
+    pub fn settling(entry: impl Settles + 'static) -> Self {
+        Self(Some(Answer::Settles(Box::new(entry))))
     }
 
     pub fn handled(mut self) {
@@ -130,7 +135,7 @@ impl Receipt {
             Some(Answer::Waiting(answer)) => {
                 let _ = answer.send(());
             }
-            Some(Answer::Inbox(entry)) => entry.settle(),
+            Some(Answer::Settles(entry)) => entry.settle(),
             None => {}
         }
     }

@@ -719,10 +719,19 @@ async fn start_with_a_keeping_device() -> (
     AsyncClient,
     rumqttc::EventLoop,
 ) {
+    start_with_a_keeping_device_on(BrokerConfig::new(loopback())).await
+}
+
+async fn start_with_a_keeping_device_on(
+    config: BrokerConfig,
+) -> (
+    Broker,
+    mpsc::Receiver<Delivery>,
+    AsyncClient,
+    rumqttc::EventLoop,
+) {
     let (tx, rx) = mpsc::channel(64);
-    let broker = start_broker(BrokerConfig::new(loopback()), auth(), tx)
-        .await
-        .unwrap();
+    let broker = start_broker(config, auth(), tx).await.unwrap();
     let (client, events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
     (broker, rx, client, events)
 }
@@ -790,15 +799,9 @@ async fn a_qos1_publish_is_acknowledged_only_once_ingest_has_handled_it() {
 async fn with_an_inbox_a_qos1_publish_is_acknowledged_once_kept_there_until_handled() {
     let dir = tempfile::tempdir().unwrap();
     let (inbox, _) = Inbox::open(dir.path()).unwrap();
-    let (tx, mut rx) = mpsc::channel(64);
-    let broker = start_broker(
-        BrokerConfig::new(loopback()).with_inbox(inbox.clone()),
-        auth(),
-        tx,
-    )
-    .await
-    .unwrap();
-    let (client, mut events) = AsyncClient::new(keeping_options(broker.local_addr), 16);
+    let (broker, mut rx, client, mut events) =
+        start_with_a_keeping_device_on(BrokerConfig::new(loopback()).with_inbox(inbox.clone()))
+            .await;
     client
         .publish(
             dev_a().topic(Channel::Telemetry),
