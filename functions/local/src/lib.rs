@@ -359,10 +359,6 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         source,
     })?;
 
-    // The device plane first, so the API publishes accepted commands
-    // through the broker from its first request: the broker enforces each
-    // device's own subtree; what devices publish flows through this queue to
-    // ingest.
     // A QoS 1 publish is acknowledged once it is in the inbox; what the
     // last run left there is handed to ingest before anything new.
     let inbox_dir = config.data_dir.join("inbox");
@@ -370,6 +366,10 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         path: inbox_dir,
         source,
     })?;
+    // The device plane first, so the API publishes accepted commands
+    // through the broker from its first request: the broker enforces each
+    // device's own subtree; what devices publish flows through this queue to
+    // ingest.
     let (inbound_tx, inbound_rx) = tokio::sync::mpsc::channel(4096);
     let broker = alyt_device::start_broker(
         BrokerConfig::new(config.mqtt_addr)
