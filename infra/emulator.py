@@ -1127,7 +1127,7 @@ class RuntimeApi:
                     reply(self, 404)
 
         self.server = Quiet(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_background(self.server)
         self.address = f"127.0.0.1:{self.server.server_address[1]}"
 
     def next(self, handler):
@@ -1205,8 +1205,22 @@ class RuntimeApi:
 
     def stop(self):
         self.stopping.set()
-        self.server.shutdown()
-        self.server.server_close()
+        stop_server(self.server)
+
+
+def serve_in_background(server):
+    """Runs `server.serve_forever` on a daemon thread; `stop_server` knows
+    it was started."""
+    server.started_serving = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+
+def stop_server(server):
+    # shutdown() waits for serve_forever to end: on a server that never
+    # served (a region that failed at start) it would wait forever.
+    if getattr(server, "started_serving", False):
+        server.shutdown()
+    server.server_close()
 
 
 def _die_with_parent():
@@ -1532,7 +1546,6 @@ class HttpApiFront:
     """API Gateway's HTTP API, $default stage: routes to functions."""
 
     def __init__(self, port):
-        self.serving = False
         self.routes = []
         self.instances = {}
         front = self
@@ -1553,8 +1566,7 @@ class HttpApiFront:
 
     def serve(self, routes, instances):
         self.routes, self.instances = routes, instances
-        self.serving = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_background(self.server)
 
     def handle(self, handler):
         body = read_body(handler)
@@ -1590,11 +1602,7 @@ class HttpApiFront:
         reply(handler, status, content, [*headers, *gateway])
 
     def stop(self):
-        # shutdown() waits for serve_forever, which a region that failed at
-        # start never ran.
-        if self.serving:
-            self.server.shutdown()
-        self.server.server_close()
+        stop_server(self.server)
 
 
 # ---------------------------------------------------------------------------
@@ -1629,7 +1637,6 @@ class FunctionUrlFront:
     answer. `AuthType: NONE` only (AWS_IAM signing is not emulated)."""
 
     def __init__(self, function, config, port=0):
-        self.serving = False
         self.function = function
         auth = config.get("AuthType", "NONE")
         if auth != "NONE":
@@ -1657,8 +1664,7 @@ class FunctionUrlFront:
 
     def serve(self, pool):
         self.pool = pool
-        self.serving = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_background(self.server)
 
     def handle(self, handler):
         body = read_body(handler)
@@ -1741,11 +1747,7 @@ class FunctionUrlFront:
             handler.close_connection = True
 
     def stop(self):
-        # shutdown() waits for serve_forever, which a region that failed at
-        # start never ran.
-        if self.serving:
-            self.server.shutdown()
-        self.server.server_close()
+        stop_server(self.server)
 
 
 # ---------------------------------------------------------------------------
@@ -1779,12 +1781,11 @@ class TurnstileStandIn:
                 reply(self, 200, json.dumps(verdict).encode(), [("content-type", "application/json")])
 
         self.server = Quiet(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_background(self.server)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/turnstile/v0/siteverify"
 
     def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        stop_server(self.server)
 
 
 # ---------------------------------------------------------------------------
@@ -2990,11 +2991,10 @@ class DataPlane:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def serve(self):
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_background(self.server)
 
     def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        stop_server(self.server)
 
     @staticmethod
     def error(handler, status, kind, message):

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import emulator  # noqa: E402
-from test_emulator import API, TEMPLATE, NamedStack  # noqa: E402
+from test_emulator import API, FAKE_RUNTIME, TEMPLATE, NamedStack  # noqa: E402
 
 
 def mistakes(template):
@@ -92,3 +92,46 @@ def test_the_emulator_refuses_to_start_on_a_broken_template_and_says_why(tmp_pat
     assert run.returncode == 1, run.stderr
     assert run.stdout == ""
     assert "DeviceTrafficRule: its SQL drops alyt/sample/sample/sample/telemetry, which DevicePolicy" in run.stderr
+
+
+REFUSING_RUNTIME = """
+import os, sys
+if not os.environ.get("ALYT_IOT_DEVICE_POLICY"):
+    print('Error: "ALYT_IOT_DATA_ENDPOINT is set but ALYT_IOT_DEVICE_POLICY is not"', flush=True)
+    sys.exit(1)
+""" + FAKE_RUNTIME
+
+
+def test_a_function_that_refuses_to_start_stops_the_region_at_once_and_says_why(tmp_path):
+    """A template that leaves out a variable a function requires (the home
+    security group's device policy): the function exits at start, and the
+    emulator stops at once, naming the function and the end of its log, and
+    leaves no process behind. (It used to wait forever, deaf to Ctrl-C, on
+    a server it had never started.) The functions here stand in for the
+    real binaries, which this step of CI has not built yet; the real
+    function's refusal is the Rust side's HostedConfig check."""
+    stack = NamedStack(TEMPLATE, emulator.emulator_parameters("eu-west-1", API), "eu-west-1")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for function in emulator.functions_of(stack):
+        script = REFUSING_RUNTIME if function.logical == "ApiSecurityFunction" else FAKE_RUNTIME
+        path = bin_dir / function.binary
+        path.write_text(f"#!{sys.executable}\n{script}")
+        path.chmod(0o755)
+    lines = Path(emulator.TEMPLATE).read_text().splitlines(keepends=True)
+    start = lines.index("  ApiSecurityFunction:\n")
+    dropped = next(i for i in range(start, len(lines)) if "ALYT_IOT_DEVICE_POLICY: !Ref DevicePolicy" in lines[i])
+    del lines[dropped]
+    path = tmp_path / "template.yaml"
+    path.write_text("".join(lines))
+
+    run = subprocess.run(
+        [sys.executable, str(Path(emulator.__file__)), "--template", str(path), "--bin-dir", str(bin_dir),
+         "--data", str(tmp_path / "data")],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "ApiSecurityFunction (alyt-api-security) exited with 1 at start" in run.stderr, run.stderr
+    assert "ALYT_IOT_DEVICE_POLICY is not" in run.stderr, run.stderr
+    left = subprocess.run(["pgrep", "-f", str(bin_dir)], capture_output=True, text=True)
+    assert left.stdout == "", f"processes left behind: {left.stdout}"
