@@ -10,11 +10,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use alyt_tests::Target;
-use alyt_tests::developers::{DeveloperSession, create_key, sign_up_and_verify};
+use alyt_tests::developers::{DeveloperSession, create_key, sandbox_home, sign_up_and_verify};
 use alyt_tests::household::{fresh_address, until};
 use alyt_tests::region::Story;
 use alyt_tests::webhooks::{Receiver, open_stream};
 use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 
 /// Hosted: the developers group (sign-up, a key, the sandbox's virtual
 /// devices, the stream's 421) in `ApiDevelopersFunction`; the simulator
@@ -261,4 +263,63 @@ async fn a_delivery_the_receiver_fails_is_retried_and_delivered() {
     assert_eq!(row["status"], "delivered", "{row}");
     assert_eq!(row["attempts"], 2);
     assert_eq!(row["responseCode"], 200);
+}
+
+/// Hosted: ApiPeopleFunction (the sandbox home's guest stay by reservation
+/// key, opened with the developer's key), SweepsFunction (the stay sweep on
+/// its schedule, which checks the guest in at the stay's start and out at
+/// its end) and StreamFunction (the booking system hearing each of them).
+#[tokio::test]
+async fn a_booked_guest_is_checked_in_and_out_by_the_stay_sweep_and_the_booking_system_hears_it() {
+    let t = Story::start_with(|config| config.stay_sweep_every = Duration::from_millis(200)).await;
+    let dev = sign_up_and_verify(&t, &fresh_address("booking")).await;
+    let home = sandbox_home(&t, &dev).await;
+    let (_, key) = create_key(&t, &dev, &["guests:write", "events:read"]).await;
+    let (mut stream, _) = open_stream(
+        &t,
+        "/developers/events/stream?events=guest.invited,guest.checked_in,guest.checked_out",
+        &key,
+    )
+    .await;
+
+    let now = OffsetDateTime::now_utc().replace_nanosecond(0).unwrap();
+    let at = |seconds| {
+        (now + time::Duration::seconds(seconds))
+            .format(&Rfc3339)
+            .unwrap()
+    };
+    let (status, opened) = t
+        .send_json(
+            "PUT",
+            &format!(
+                "/tenants/{}/clients/{}/guests/BK-STORY-1",
+                dev.sandbox_tenant_id, home.client_id
+            ),
+            Some(&key),
+            Some(json!({
+                "email": fresh_address("guest"),
+                "name": "Vera",
+                "propertyId": home.property_id,
+                "checkIn": at(4),
+                "checkOut": at(10),
+            })),
+        )
+        .await;
+    assert_eq!(status, 201, "{opened}");
+
+    // Hosted, the sweep runs every 30 s (its schedule sped up twice).
+    let heard = stream.events(3, Duration::from_secs(100)).await;
+    let kinds: Vec<&str> = heard.iter().map(|(kind, _, _)| kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["guest.invited", "guest.checked_in", "guest.checked_out"],
+        "{heard:?}"
+    );
+    for (_, _, envelope) in &heard {
+        assert_eq!(
+            envelope["data"]["reservationKey"], "BK-STORY-1",
+            "{envelope}"
+        );
+        assert_eq!(envelope["data"]["propertyId"], home.property_id.as_str());
+    }
 }
