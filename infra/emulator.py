@@ -502,6 +502,31 @@ def unrouted_operations(stack, contract=CONTRACT):
     return errors
 
 
+GROUPS = ROOT / "shared" / "api" / "contract" / "groups.json"
+
+
+def misrouted_operations(stack, groups=GROUPS):
+    """Every operation a hosted group serves (the committed map, kept true by
+    the API's contract test) must reach that group's function: a group's
+    narrower route removed falls through to another's catch-all
+    (`/v1/{proxy+}`), whose function answers 404 for it."""
+    serving = json.loads(Path(groups).read_text())
+    functions = functions_of(stack)
+    owner_of = {f.binary: f.logical for f in functions}
+    routes = [r for f in functions for r in f.http_routes()]
+    errors = []
+    for binary, endpoints in serving.items():
+        owner = owner_of.get(binary, f"no function of the template runs {binary}")
+        for endpoint in endpoints:
+            method, path = endpoint.split(" ", 1)
+            route, _ = route_for(routes, method, path)
+            if route is not None and route.function != owner:
+                errors.append(
+                    f"{endpoint} ({binary}, {owner}): the template routes it to {route.function} ({route.method} {route.path})"
+                )
+    return errors
+
+
 def device_topics(stack):
     """(policy, topic) for each topic a device policy of the template lets a
     device publish on, its policy variables filled with sample values."""
@@ -550,7 +575,12 @@ def invalid_batch_settings(stack):
 
 def template_mistakes(stack, contract=CONTRACT):
     """Every mistake above, one message each."""
-    return unrouted_operations(stack, contract) + dropped_device_topics(stack) + invalid_batch_settings(stack)
+    return (
+        unrouted_operations(stack, contract)
+        + misrouted_operations(stack)
+        + dropped_device_topics(stack)
+        + invalid_batch_settings(stack)
+    )
 
 
 # ---------------------------------------------------------------------------

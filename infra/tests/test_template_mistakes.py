@@ -47,6 +47,21 @@ def test_a_removed_route_is_named_by_the_contract_operations_it_leaves_unrouted(
     assert not any(m.split(" ")[1].startswith(("/v1/tenants/", "/v1/developers/")) for m in found), found
 
 
+def test_a_groups_narrower_route_removed_is_named_by_the_operations_it_sends_elsewhere():
+    """The people group's route removed: its operations fall through to the
+    homes group's catch-all, whose function does not serve them."""
+    def remove_people_route(resources):
+        resources["ApiPeopleFunction"]["Properties"]["Events"] = {}
+
+    found = mistakes(broken(remove_people_route))
+    expected = (
+        "GET /v1/tenants/{tenantId}/clients/{clientId}/members (alyt-api-people, ApiPeopleFunction): "
+        "the template routes it to ApiHomesFunction (ANY /v1/{proxy+})"
+    )
+    assert expected in found, found
+    assert all("(alyt-api-people, ApiPeopleFunction)" in m for m in found), found
+
+
 def test_a_where_clause_that_drops_a_channel_is_named_by_its_rule_and_the_policy():
     def drop_telemetry(resources):
         payload = resources["DeviceTrafficRule"]["Properties"]["TopicRulePayload"]

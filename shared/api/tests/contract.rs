@@ -288,3 +288,36 @@ fn the_contract_version_moves_with_its_changes_since_the_last_release() {
         );
     }
 }
+
+/// Which hosted function serves each operation, committed beside the
+/// contract (`contract/groups.json`: each group's binary and its `METHOD
+/// /path` list). The emulated region holds the template's routes to it:
+/// an operation whose route leads to another group's function is a 404
+/// there (infra/emulator.py `misrouted_operations`).
+#[test]
+fn hosted_groups_match_the_committed_map() {
+    let groups: std::collections::BTreeMap<String, BTreeSet<String>> = alyt_api::Group::ALL
+        .into_iter()
+        .map(|group| {
+            let binary = format!("alyt-api-{}", format!("{group:?}").to_lowercase());
+            let endpoints = group
+                .routes()
+                .endpoints()
+                .into_iter()
+                .map(|(method, path)| format!("{method} {path}"))
+                .collect();
+            (binary, endpoints)
+        })
+        .collect();
+    let generated = serde_json::to_string_pretty(&groups).unwrap() + "\n";
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("contract/groups.json");
+    if std::env::var_os("ALYT_UPDATE_CONTRACTS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "the hosted groups drifted from {}; review and regenerate with ALYT_UPDATE_CONTRACTS=1 cargo test -p alyt-api --test contract",
+        path.display()
+    );
+}
