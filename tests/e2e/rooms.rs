@@ -217,7 +217,8 @@ impl Played {
     }
 }
 
-/// Polls the room view until `check` holds (ingest is asynchronous), 10 s.
+/// Polls the room view until `check` holds (ingest is asynchronous), for
+/// the target's [`Target::device_patience`].
 pub(crate) async fn room_until(
     t: &impl Target,
     token: &str,
@@ -226,7 +227,7 @@ pub(crate) async fn room_until(
     what: &str,
     check: impl Fn(&Value) -> bool,
 ) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let deadline = tokio::time::Instant::now() + t.device_patience();
     loop {
         let view = get_room(t, token, home, room).await;
         if check(&view) {

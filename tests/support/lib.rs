@@ -44,6 +44,14 @@ pub trait Target {
         false
     }
 
+    /// How long a device's report may take to show in what the API reads:
+    /// locally ingest runs in the platform's process; on the emulated region
+    /// the report crosses the MQTT front, the topic rule, SQS and the ingest
+    /// function, beside every other story of the process on two cores.
+    fn device_patience(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(10)
+    }
+
     /// POSTs JSON and returns the status and the JSON body (Null when empty).
     async fn post_json(
         &self,

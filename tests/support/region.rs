@@ -100,6 +100,13 @@ impl Target for Story {
     fn one_verification_at_a_time(&self) -> bool {
         matches!(self, Story::Emulated(_))
     }
+
+    fn device_patience(&self) -> std::time::Duration {
+        match self {
+            Story::Local(t) => t.device_patience(),
+            Story::Emulated(t) => t.device_patience(),
+        }
+    }
 }
 
 impl Story {
@@ -174,6 +181,10 @@ impl Target for Emulated {
 
     fn one_verification_at_a_time(&self) -> bool {
         true
+    }
+
+    fn device_patience(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(30)
     }
 }
 
