@@ -1568,8 +1568,43 @@ def http_response(answer):
 
 GATEWAY_ERRORS = {
     404: b'{"message":"Not Found"}',
+    429: b'{"message":"Too Many Requests"}',
     500: b'{"message":"Internal Server Error"}',
 }
+
+
+class TokenBucket:
+    """API Gateway's throttle: `rate` requests a second on average and
+    `burst` at once; a request past it is answered 429 without reaching a
+    function."""
+
+    def __init__(self, rate, burst, clock=time.monotonic):
+        self.rate, self.burst, self.clock = float(rate), float(burst), clock
+        self.tokens, self.at = float(burst), clock()
+        self.lock = threading.Lock()
+
+    def take(self):
+        with self.lock:
+            now = self.clock()
+            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+            self.at = now
+            if self.tokens >= 1:
+                self.tokens -= 1
+                return True
+            return False
+
+
+def stage_throttle(stack):
+    """The HTTP API's stage throttle (`DefaultRouteSettings`), or None when
+    the template sets none."""
+    for resource in stack.resources.values():
+        if resource.get("Type") != "AWS::Serverless::HttpApi":
+            continue
+        settings = stack.resolve((resource.get("Properties") or {}).get("DefaultRouteSettings") or {})
+        rate, burst = settings.get("ThrottlingRateLimit"), settings.get("ThrottlingBurstLimit")
+        if rate is not None and burst is not None:
+            return TokenBucket(rate, burst)
+    return None
 
 
 class HttpApiFront:
@@ -1577,6 +1612,7 @@ class HttpApiFront:
 
     def __init__(self, port):
         self.routes = []
+        self.throttle = None
         self.instances = {}
         front = self
 
@@ -1594,12 +1630,15 @@ class HttpApiFront:
         self.server = Quiet(("127.0.0.1", port), Handler)
         self.port = self.server.server_address[1]
 
-    def serve(self, routes, instances):
-        self.routes, self.instances = routes, instances
+    def serve(self, routes, instances, throttle=None):
+        self.routes, self.instances, self.throttle = routes, instances, throttle
         serve_in_background(self.server)
 
     def handle(self, handler):
         body = read_body(handler)
+        if self.throttle is not None and not self.throttle.take():
+            reply(handler, 429, GATEWAY_ERRORS[429], [("content-type", "application/json")])
+            return
         path = urllib.parse.urlsplit(handler.path).path
         route, parameters = route_for(self.routes, handler.command, path)
         if route is None:
@@ -3639,7 +3678,7 @@ class EmulatedRegion:
                     e.get("Type") in EVENT_SOURCES for e in f.events.values())}
             )
             self.start_functions(bin_dir, triggered)
-            self.front.serve(routes, self.instances)
+            self.front.serve(routes, self.instances, stage_throttle(self.stack))
             for logical, front in self.url_fronts.items():
                 front.serve(self.instances[logical])
             self.iot.serve()

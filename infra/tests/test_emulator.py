@@ -7,6 +7,7 @@ import base64
 import json
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -156,6 +157,37 @@ def test_the_answer_is_read_as_api_gateway_reads_format_2_0():
     assert (status, body) == (201, b"{}")
     assert headers == [("content-type", "application/json"), ("set-cookie", "s=1; HttpOnly")]
     assert emulator.http_response({"a": 1}) == (200, [("content-type", "application/json")], json.dumps({"a": 1}).encode())
+
+
+def test_the_stage_throttle_is_the_templates_and_lets_a_burst_through_then_the_rate():
+    bucket = emulator.stage_throttle(stack())
+    assert (bucket.rate, bucket.burst) == (100.0, 200.0)
+
+    now = [0.0]
+    bucket = emulator.TokenBucket(2, 3, clock=lambda: now[0])
+    assert [bucket.take() for _ in range(4)] == [True, True, True, False]
+    now[0] += 0.5  # one request's worth at 2 a second
+    assert [bucket.take(), bucket.take()] == [True, False]
+    now[0] += 10  # never more than the burst saved up
+    assert [bucket.take() for _ in range(4)] == [True, True, True, False]
+
+
+def test_a_request_past_the_stage_throttle_is_api_gateways_429():
+    front = emulator.HttpApiFront(0)
+    front.serve([], {}, emulator.TokenBucket(0, 2))
+    try:
+        statuses, bodies = [], []
+        for _ in range(3):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{front.port}/v1/anything") as answer:
+                    statuses.append(answer.status)
+            except urllib.error.HTTPError as error:
+                statuses.append(error.code)
+                bodies.append(json.loads(error.read()))
+        assert statuses == [404, 404, 429]
+        assert bodies[-1] == {"message": "Too Many Requests"}
+    finally:
+        front.stop()
 
 
 def test_turnstile_answers_as_cloudflare_does_for_its_test_secrets():
