@@ -1594,6 +1594,74 @@ class TokenBucket:
             return False
 
 
+class Cors:
+    """A CORS configuration as API Gateway's HTTP API (`CorsConfiguration`)
+    and a function URL (`Cors`) apply it. A preflight (OPTIONS with Origin
+    and Access-Control-Request-Method) is answered by the gateway itself,
+    204, without invoking a function: with the allowed methods and headers
+    when the origin and method are allowed, bare otherwise (the browser
+    then refuses). Any other answer drops the function's own
+    Access-Control-* headers and, for an allowed origin, gets the
+    configured Allow-Origin and Expose-Headers."""
+
+    def __init__(self, config):
+        def names(key):
+            value = config.get(key) or []
+            return [value] if isinstance(value, str) else [str(v) for v in value]
+
+        self.origins = [o.lower() for o in names("AllowOrigins")]
+        self.methods = [m.upper() for m in names("AllowMethods")]
+        self.headers = [h.lower() for h in names("AllowHeaders")]
+        self.expose = [h.lower() for h in names("ExposeHeaders")]
+        self.max_age = config.get("MaxAge")
+
+    def allowed_origin(self, origin):
+        if not origin:
+            return None
+        if "*" in self.origins:
+            return "*"
+        return origin if origin.lower() in self.origins else None
+
+    def preflight(self, request):
+        """The preflight's answer headers, or None when `request` (the
+        request's headers) is not a preflight."""
+        method = request.get("Access-Control-Request-Method")
+        if not request.get("Origin") or not method:
+            return None
+        origin = self.allowed_origin(request.get("Origin"))
+        if origin is None or ("*" not in self.methods and method.upper() not in self.methods):
+            return []
+        answer = [
+            ("access-control-allow-origin", origin),
+            ("access-control-allow-methods", ",".join(self.methods)),
+        ]
+        if self.headers:
+            answer.append(("access-control-allow-headers", ",".join(self.headers)))
+        if self.max_age is not None:
+            answer.append(("access-control-max-age", str(int(self.max_age))))
+        return answer
+
+    def on_answer(self, request, headers):
+        headers = [(n, v) for n, v in headers if not n.lower().startswith("access-control-")]
+        origin = self.allowed_origin(request.get("Origin"))
+        if origin is None:
+            return headers
+        headers.append(("access-control-allow-origin", origin))
+        if self.expose:
+            headers.append(("access-control-expose-headers", ",".join(self.expose)))
+        return headers
+
+
+def http_api_cors(stack):
+    """The HTTP API's CORS configuration, or None when it has none."""
+    for resource in stack.resources.values():
+        if resource.get("Type") == "AWS::Serverless::HttpApi":
+            config = (resource.get("Properties") or {}).get("CorsConfiguration")
+            if config:
+                return Cors(stack.resolve(config))
+    return None
+
+
 def stage_throttle(stack):
     """The HTTP API's stage throttle (`DefaultRouteSettings`), or None when
     the template sets none."""
@@ -1613,6 +1681,7 @@ class HttpApiFront:
     def __init__(self, port):
         self.routes = []
         self.throttle = None
+        self.cors = None
         self.instances = {}
         front = self
 
@@ -1630,14 +1699,18 @@ class HttpApiFront:
         self.server = Quiet(("127.0.0.1", port), Handler)
         self.port = self.server.server_address[1]
 
-    def serve(self, routes, instances, throttle=None):
-        self.routes, self.instances, self.throttle = routes, instances, throttle
+    def serve(self, routes, instances, throttle=None, cors=None):
+        self.routes, self.instances, self.throttle, self.cors = routes, instances, throttle, cors
         serve_in_background(self.server)
 
     def handle(self, handler):
         body = read_body(handler)
         if self.throttle is not None and not self.throttle.take():
             reply(handler, 429, GATEWAY_ERRORS[429], [("content-type", "application/json")])
+            return
+        preflight = self.cors.preflight(handler.headers) if self.cors is not None else None
+        if preflight is not None:
+            reply(handler, 204, b"", preflight)
             return
         path = urllib.parse.urlsplit(handler.path).path
         route, parameters = route_for(self.routes, handler.command, path)
@@ -1668,6 +1741,8 @@ class HttpApiFront:
             reply(handler, 500, GATEWAY_ERRORS[500], [("content-type", "application/json"), *gateway])
             return
         headers = [(n, v) for n, v in headers if n.lower() not in ("content-length", "connection", "transfer-encoding")]
+        if self.cors is not None:
+            headers = self.cors.on_answer(handler.headers, headers)
         reply(handler, status, content, [*headers, *gateway])
 
     def stop(self):
@@ -1710,6 +1785,7 @@ class FunctionUrlFront:
         auth = config.get("AuthType", "NONE")
         if auth != "NONE":
             raise TemplateError(f"{function}.FunctionUrlConfig: AuthType {auth} is not emulated (NONE only)")
+        self.cors = Cors(config["Cors"]) if config.get("Cors") else None
         self.mode = config.get("InvokeMode", "BUFFERED")
         if self.mode not in ("BUFFERED", "RESPONSE_STREAM"):
             raise TemplateError(f"{function}.FunctionUrlConfig: InvokeMode {self.mode} is not emulated")
@@ -1737,6 +1813,10 @@ class FunctionUrlFront:
 
     def handle(self, handler):
         body = read_body(handler)
+        preflight = self.cors.preflight(handler.headers) if self.cors is not None else None
+        if preflight is not None:
+            reply(handler, 204, b"", preflight)
+            return
         host = handler.headers.get("Host", f"127.0.0.1:{self.port}")
         route = Route("ANY", "$default", self.function, f"{self.function}.FunctionUrlConfig")
         event, request_id = api_gateway_event(
@@ -1775,6 +1855,8 @@ class FunctionUrlFront:
             reply(handler, 502, GATEWAY_ERRORS[500], [("content-type", "application/json")])
             return
         headers = [(n, v) for n, v in headers if n.lower() not in ("content-length", "connection", "transfer-encoding")]
+        if self.cors is not None:
+            headers = self.cors.on_answer(handler.headers, headers)
         reply(handler, status, content, headers)
 
     def stream(self, handler, sink, answered):
@@ -1795,6 +1877,8 @@ class FunctionUrlFront:
             if read is not None:
                 break
         status, headers, rest = read
+        if self.cors is not None:
+            headers = self.cors.on_answer(handler.headers, headers)
         handler.send_response(status)
         for name, value in headers:
             if name.lower() not in ("content-length", "connection", "transfer-encoding"):
@@ -3678,7 +3762,7 @@ class EmulatedRegion:
                     e.get("Type") in EVENT_SOURCES for e in f.events.values())}
             )
             self.start_functions(bin_dir, triggered)
-            self.front.serve(routes, self.instances, stage_throttle(self.stack))
+            self.front.serve(routes, self.instances, stage_throttle(self.stack), http_api_cors(self.stack))
             for logical, front in self.url_fronts.items():
                 front.serve(self.instances[logical])
             self.iot.serve()

@@ -190,6 +190,57 @@ def test_a_request_past_the_stage_throttle_is_api_gateways_429():
         front.stop()
 
 
+def test_cors_is_the_templates_and_answers_as_api_gateway_does():
+    cors = emulator.http_api_cors(stack())
+    assert cors.origins == ["*"]
+    assert "ratelimit" in cors.expose and "last-event-id" in cors.headers
+
+    cors = emulator.Cors({
+        "AllowOrigins": ["https://console.example"],
+        "AllowMethods": ["GET", "POST"],
+        "AllowHeaders": ["authorization"],
+        "ExposeHeaders": ["x-request-id"],
+        "MaxAge": 600,
+    })
+    preflight = {"Origin": "https://console.example", "Access-Control-Request-Method": "POST"}
+    assert dict(cors.preflight(preflight)) == {
+        "access-control-allow-origin": "https://console.example",
+        "access-control-allow-methods": "GET,POST",
+        "access-control-allow-headers": "authorization",
+        "access-control-max-age": "600",
+    }
+    # Another origin, or a method not allowed: a bare 204 the browser refuses.
+    assert cors.preflight({**preflight, "Origin": "https://evil.example"}) == []
+    assert cors.preflight({**preflight, "Access-Control-Request-Method": "DELETE"}) == []
+    # Not a preflight: the function answers.
+    assert cors.preflight({"Origin": "https://console.example"}) is None
+    # The gateway's headers replace the function's own.
+    answer = [("content-type", "application/json"), ("Access-Control-Allow-Origin", "*")]
+    assert cors.on_answer({"Origin": "https://console.example"}, answer) == [
+        ("content-type", "application/json"),
+        ("access-control-allow-origin", "https://console.example"),
+        ("access-control-expose-headers", "x-request-id"),
+    ]
+    assert cors.on_answer({"Origin": "https://evil.example"}, answer) == [("content-type", "application/json")]
+
+
+def test_a_preflight_is_answered_by_the_http_api_without_a_function():
+    front = emulator.HttpApiFront(0)
+    front.serve([], {}, None, emulator.Cors({"AllowOrigins": ["*"], "AllowMethods": ["GET"]}))
+    try:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{front.port}/v1/rooms/r1",
+            method="OPTIONS",
+            headers={"Origin": "https://console.example", "Access-Control-Request-Method": "GET"},
+        )
+        with urllib.request.urlopen(request) as answer:
+            assert answer.status == 204
+            assert answer.headers["access-control-allow-origin"] == "*"
+            assert answer.headers["access-control-allow-methods"] == "GET"
+    finally:
+        front.stop()
+
+
 def test_turnstile_answers_as_cloudflare_does_for_its_test_secrets():
     token = "XXXX.DUMMY.TOKEN.XXXX"
     assert emulator.turnstile_verdict(emulator.TURNSTILE_PASSING_SECRET, token)["success"]
