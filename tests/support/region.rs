@@ -120,14 +120,36 @@ impl Story {
         }
     }
 
-    /// The device messages ingest dropped, by reason, where the target can
-    /// tell: the local platform counts them in process. Hosted, the count
-    /// lives in each ingest instance's memory and is logged only at debug
-    /// level, so the emulated region has none to read (`None`).
-    pub fn ingest_rejections(&self) -> Option<std::collections::BTreeMap<&'static str, u64>> {
+    /// The device messages ingest dropped, by reason: locally as the
+    /// platform counts them in process; hosted, the
+    /// `Alyt/IngestDroppedMessages` embedded-metric lines the ingest
+    /// function printed (what CloudWatch would turn into the metric),
+    /// summed from its log.
+    pub fn ingest_rejections(&self) -> std::collections::BTreeMap<String, u64> {
         match self {
-            Story::Local(t) => Some(t.platform.ingest_stats().rejected()),
-            Story::Emulated(_) => None,
+            Story::Local(t) => t
+                .platform
+                .ingest_stats()
+                .rejected()
+                .into_iter()
+                .map(|(reason, n)| (reason.to_owned(), n))
+                .collect(),
+            Story::Emulated(t) => {
+                let log = t.region.data.join("logs/IngestFunction.log");
+                let mut dropped = std::collections::BTreeMap::new();
+                for line in std::fs::read_to_string(log).unwrap_or_default().lines() {
+                    let Ok(metric) = serde_json::from_str::<serde_json::Value>(line) else {
+                        continue;
+                    };
+                    if let (Some(reason), Some(n)) = (
+                        metric["Reason"].as_str(),
+                        metric["IngestDroppedMessages"].as_u64(),
+                    ) {
+                        *dropped.entry(reason.to_owned()).or_default() += n;
+                    }
+                }
+                dropped
+            }
         }
     }
 }

@@ -19,12 +19,18 @@ async fn main() -> Result<(), Error> {
     let events = EventLog::new(store.clone(), clock.clone());
     let ingest = Ingest::new(store, clock, events);
     alyt_aws::lambda::keep_flushing(ingest.meter().usage().clone()).await;
+    // The dropped-messages metric's dimension.
+    let stage = std::env::var("ALYT_STAGE").unwrap_or_else(|_| "local".into());
     lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| {
-        let ingest = ingest.clone();
+        let (ingest, stage) = (ingest.clone(), &stage);
         async move {
-            Ok::<SqsBatchResponse, Error>(
-                alyt_aws::sqs_ingest::handle_batch(&ingest, event.payload).await,
-            )
+            let (response, dropped) =
+                alyt_aws::sqs_ingest::handle_batch_counting(&ingest, event.payload).await;
+            let now_ms = alyt_aws::lambda::now_ms();
+            for line in alyt_aws::sqs_ingest::dropped_metric_lines(stage, &dropped, now_ms) {
+                println!("{line}");
+            }
+            Ok::<SqsBatchResponse, Error>(response)
         }
     }))
     .await

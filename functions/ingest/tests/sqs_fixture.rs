@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use alyt_aws::sqs_ingest::handle_batch;
+use alyt_aws::sqs_ingest::{dropped_metric_lines, handle_batch, handle_batch_counting};
 use alyt_device::ingest::Ingest;
 use alyt_domain::device::{DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel, Lenient};
 use alyt_domain::{Clock, ManualClock, SystemClock};
@@ -178,5 +178,46 @@ async fn messages_that_can_never_be_stored_are_dropped_and_counted_and_the_next_
             .await
             .unwrap();
         assert!(points.is_empty(), "{dropped}: {points:?}");
+    }
+}
+
+#[tokio::test]
+async fn what_a_batch_dropped_is_counted_by_reason_as_the_dropped_messages_metric() {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let store = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
+    store
+        .put(device_item(&device()).unwrap(), None)
+        .await
+        .unwrap();
+    let events = EventLog::new(store.clone(), clock.clone());
+    let ingest = Ingest::new(store.clone(), clock.clone(), events);
+
+    // One unreadable body and one payload its schema refuses.
+    let (_, dropped) = handle_batch_counting(&ingest, batch()).await;
+    let refused: Vec<(&str, i64)> = ingest
+        .stats()
+        .rejected()
+        .into_iter()
+        .map(|(reason, n)| (reason, n as i64))
+        .collect();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    let mut expected: BTreeMap<&str, i64> = refused.into_iter().collect();
+    expected.insert(alyt_aws::sqs_ingest::UNREADABLE, 1);
+    assert_eq!(dropped, expected);
+
+    let lines = dropped_metric_lines("prod", &dropped, 1_700_000_000_000);
+    assert_eq!(lines.len(), 2);
+    for (line, (reason, count)) in lines.iter().zip(&dropped) {
+        let parsed: serde_json::Value = serde_json::from_str(line).unwrap();
+        let directive = &parsed["_aws"]["CloudWatchMetrics"][0];
+        assert_eq!(directive["Namespace"], "Alyt");
+        assert_eq!(
+            directive["Dimensions"],
+            serde_json::json!([["Stage", "Reason"]])
+        );
+        assert_eq!(directive["Metrics"][0]["Name"], "IngestDroppedMessages");
+        assert_eq!(parsed["Stage"], "prod");
+        assert_eq!(parsed["Reason"], *reason);
+        assert_eq!(parsed["IngestDroppedMessages"], *count);
     }
 }

@@ -149,19 +149,13 @@ impl Totals {
 /// the template's alarm watches, with no metrics API call.
 pub fn backlog_metric(stage: &str, age: Option<time::Duration>, now_ms: u64) -> String {
     let seconds = age.map_or(0, |a| a.whole_seconds().max(0));
-    serde_json::json!({
-        "_aws": {
-            "Timestamp": now_ms,
-            "CloudWatchMetrics": [{
-                "Namespace": "Alyt",
-                "Dimensions": [["Stage"]],
-                "Metrics": [{ "Name": "WebhookBacklogAgeSeconds", "Unit": "Seconds" }],
-            }],
-        },
-        "Stage": stage,
-        "WebhookBacklogAgeSeconds": seconds,
-    })
-    .to_string()
+    alyt_aws::lambda::metric_line(
+        "WebhookBacklogAgeSeconds",
+        "Seconds",
+        &[("Stage", stage)],
+        seconds,
+        now_ms,
+    )
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Lambda entry of the webhook worker.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use alyt_aws::DynamoStore;
 use alyt_domain::{Clock, SystemClock};
@@ -31,9 +31,7 @@ async fn main() -> Result<(), Error> {
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
         let (worker, stage) = (&worker, &stage);
         async move {
-            let now_ms = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64);
+            let now_ms = alyt_aws::lambda::now_ms();
             let remaining = Duration::from_millis(event.context.deadline.saturating_sub(now_ms));
             let t = match alyt_webhooks::trigger_of(&event.payload) {
                 alyt_webhooks::Trigger::Schedule => {

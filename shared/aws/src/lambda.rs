@@ -229,6 +229,40 @@ fn log_filter(given: Option<&str>) -> (tracing_subscriber::filter::Targets, Opti
     }
 }
 
+/// One CloudWatch embedded-metric log line: printed on its own line by a
+/// function, it becomes metric `Alyt/{name}` with the given dimensions,
+/// with no metrics API call.
+pub fn metric_line(
+    name: &str,
+    unit: &str,
+    dimensions: &[(&str, &str)],
+    value: i64,
+    now_ms: u64,
+) -> String {
+    let mut line = serde_json::json!({
+        "_aws": {
+            "Timestamp": now_ms,
+            "CloudWatchMetrics": [{
+                "Namespace": "Alyt",
+                "Dimensions": [dimensions.iter().map(|(key, _)| *key).collect::<Vec<_>>()],
+                "Metrics": [{ "Name": name, "Unit": unit }],
+            }],
+        },
+    });
+    for (key, dimension) in dimensions {
+        line[*key] = serde_json::json!(dimension);
+    }
+    line[name] = serde_json::json!(value);
+    line.to_string()
+}
+
+/// Milliseconds since the Unix epoch (an embedded metric's timestamp).
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 /// The DynamoDB table of the stack (`ALYT_TABLE`), for functions that build
 /// their store themselves.
 pub fn table_from_env() -> Result<String, &'static str> {

@@ -8,6 +8,8 @@
 //! whose writes the store refuses as invalid is dropped and counted by ingest
 //! ([`Outcome::Rejected`]).
 
+use std::collections::BTreeMap;
+
 use alyt_device::ingest::{Ingest, Outcome};
 use alyt_device::{InboundMessage, parse_topic};
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
@@ -71,20 +73,37 @@ pub fn to_inbound(body: &str) -> Result<InboundMessage, BadRecord> {
 // The response types are non-exhaustive: fill them through Default.
 #[allow(clippy::field_reassign_with_default)]
 pub async fn handle_batch(ingest: &Ingest, event: SqsEvent) -> SqsBatchResponse {
+    handle_batch_counting(ingest, event).await.0
+}
+
+/// The reason an SQS record whose body cannot be read is counted under.
+pub const UNREADABLE: &str = "unreadable";
+
+/// [`handle_batch`], with the messages it dropped for good, by reason (a
+/// channel's rejection label, [`alyt_device::ingest::UNSTORABLE`], or
+/// [`UNREADABLE`]): the ingest function prints them as the
+/// `Alyt/IngestDroppedMessages` metric ([`dropped_metric_lines`]).
+pub async fn handle_batch_counting(
+    ingest: &Ingest,
+    event: SqsEvent,
+) -> (SqsBatchResponse, BTreeMap<&'static str, i64>) {
     let mut failures = Vec::new();
+    let mut dropped = BTreeMap::new();
     for record in event.records {
         let id = record.message_id.clone().unwrap_or_default();
         let message = match record.body.as_deref().map(to_inbound) {
             Some(Ok(message)) => message,
             Some(Err(bad)) => {
                 tracing::warn!(sqs_message = %id, error = %bad, "dropping an unreadable ingest record");
+                *dropped.entry(UNREADABLE).or_default() += 1;
                 continue;
             }
             None => continue,
         };
         match ingest.handle(&message).await {
             Ok(Outcome::Rejected(reason)) => {
-                tracing::debug!(topic = %message.topic, reason, "device message dropped")
+                tracing::debug!(topic = %message.topic, reason, "device message dropped");
+                *dropped.entry(reason).or_default() += 1;
             }
             Ok(_) => {}
             Err(e) => {
@@ -97,7 +116,28 @@ pub async fn handle_batch(ingest: &Ingest, event: SqsEvent) -> SqsBatchResponse 
     }
     let mut response = SqsBatchResponse::default();
     response.batch_item_failures = failures;
-    response
+    (response, dropped)
+}
+
+/// The embedded-metric lines of a batch's drops: `Alyt/IngestDroppedMessages`
+/// by `Stage` and `Reason`, one line per reason.
+pub fn dropped_metric_lines(
+    stage: &str,
+    dropped: &BTreeMap<&'static str, i64>,
+    now_ms: u64,
+) -> Vec<String> {
+    dropped
+        .iter()
+        .map(|(reason, count)| {
+            crate::lambda::metric_line(
+                "IngestDroppedMessages",
+                "Count",
+                &[("Stage", stage), ("Reason", reason)],
+                *count,
+                now_ms,
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
