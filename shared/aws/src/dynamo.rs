@@ -36,8 +36,9 @@ pub const ENDPOINT_ENV: &str = "ALYT_DYNAMODB_ENDPOINT";
 /// How often a batch get re-asks for keys DynamoDB left unprocessed.
 const BATCH_GET_ATTEMPTS: u32 = 8;
 /// How often a transaction with appends is sent when other writers keep
-/// moving the log's head first.
-const APPEND_ATTEMPTS: u32 = 8;
+/// moving the log's head first (twenty appenders at once on a loaded
+/// machine left the last without attempts at 8 with a linear pause).
+const APPEND_ATTEMPTS: u32 = 12;
 /// Log heads remembered per process before the memory starts over.
 const HEADS_KEPT: usize = 10_000;
 
@@ -406,9 +407,12 @@ impl DynamoStore {
                     }
                     self.learn_heads(learned);
                     if attempt > 0 {
-                        let jitter = u64::from(base % 10);
-                        tokio::time::sleep(Duration::from_millis(5 * u64::from(attempt) + jitter))
-                            .await;
+                        // Exponential from 5 ms, at most 640 ms, with full
+                        // jitter, so racing appenders spread out (the
+                        // repositories' conflict pause, alyt_store::repo).
+                        let ceiling = 5u64 << attempt.min(7);
+                        let pause = u64::from(base) % (ceiling + 1);
+                        tokio::time::sleep(Duration::from_millis(pause)).await;
                     }
                 }
                 Err(e) => return Err(e),
