@@ -4,6 +4,7 @@
 mod authz;
 mod capabilities;
 mod commands;
+mod demo_home;
 mod developer_account;
 mod developer_admin;
 mod developer_keys;

@@ -11,6 +11,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use alyt_api::bootstrap::DemoHome;
 use alyt_api::ports::{NoBotCheck, NoMailer};
 use alyt_aws::DynamoStore;
 use alyt_domain::{Clock, SystemClock};
@@ -50,7 +51,14 @@ async fn main() -> ExitCode {
         }
     };
     let password = std::env::var("ALYT_OWNER_PASSWORD").ok();
-    match alyt_api::bootstrap::ensure_first_owner(&state, email, password).await {
+    let demo = match DemoHome::from_setting(std::env::var("ALYT_DEMO").ok().as_deref()) {
+        Ok(demo) => demo,
+        Err(e) => {
+            eprintln!("alyt-admin: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match alyt_api::bootstrap::ensure_first_owner(&state, email, password, demo).await {
         Ok(Some(first)) => {
             println!(
                 "Created the platform owner {} and a demo household.",

@@ -54,6 +54,9 @@ pub struct Config {
     pub owner_email: String,
     /// `ALYT_OWNER_PASSWORD`; generated and printed once when unset.
     pub owner_password: Option<String>,
+    /// `ALYT_DEMO`: what the first start puts in the demo household
+    /// (`simulated`, the default: things driven by the simulator; `empty`).
+    pub demo: alyt_api::bootstrap::DemoHome,
     /// The in-process simulator (`ALYT_SIMULATOR`, `ALYT_SIMULATOR_SEED`).
     pub simulator: SimulatorConfig,
     /// How often usage counted in memory is written (and at shutdown).
@@ -128,6 +131,8 @@ pub enum StartError {
     BadStopSeconds(String),
     #[error("ALYT_SIMULATOR_SEED must be an unsigned 64-bit number, not {0:?}")]
     BadSeed(String),
+    #[error("{0}")]
+    BadDemo(String),
     #[error("cannot open the store-calls log {path}: {source}")]
     StoreCallsLog {
         path: PathBuf,
@@ -168,6 +173,10 @@ impl Config {
             owner_email: std::env::var("ALYT_OWNER_EMAIL")
                 .unwrap_or_else(|_| "owner@alyt.local".into()),
             owner_password: std::env::var("ALYT_OWNER_PASSWORD").ok(),
+            demo: alyt_api::bootstrap::DemoHome::from_setting(
+                std::env::var("ALYT_DEMO").ok().as_deref(),
+            )
+            .map_err(StartError::BadDemo)?,
             simulator: SimulatorConfig {
                 enabled: simulator_mode != "off",
                 platform_seed: match std::env::var("ALYT_SIMULATOR_SEED") {
@@ -205,6 +214,8 @@ impl Config {
             rate_limit: RateLimitPolicy::default(),
             owner_email: "owner@alyt.local".into(),
             owner_password: None,
+            // The suites' fixture: a plain household with empty rooms.
+            demo: alyt_api::bootstrap::DemoHome::Empty,
             simulator: SimulatorConfig::default(),
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             clock: None,
@@ -764,6 +775,7 @@ async fn prepare(
         &app,
         &config.owner_email,
         config.owner_password.clone(),
+        config.demo,
     )
     .await
     .map_err(|e| StartError::Bootstrap(e.to_string()))?;

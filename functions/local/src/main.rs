@@ -39,6 +39,12 @@ async fn main() -> ExitCode {
         }
     };
     println!("Alyt is running locally.");
+    // The console first: it is where a newcomer starts.
+    let base = platform.base_url();
+    println!(
+        "  Console      {}/   (sign in as the owner below)",
+        base.trim_end_matches("/v1")
+    );
     println!("  HTTP API     {}", platform.base_url());
     println!("  OpenAPI      {}/openapi.json", platform.base_url());
     println!("  MQTT broker  mqtt://{}", platform.mqtt_addr);

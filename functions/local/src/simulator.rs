@@ -64,6 +64,7 @@ impl SimulatorConfig {
                 burst_interval: Duration::from_millis(50),
                 slow_delay: Duration::from_secs(5),
                 flap_period: Duration::from_secs(3),
+                detection: Duration::from_secs(1),
             },
             flap_down: Duration::from_millis(500),
             keep_alive: Duration::from_secs(5),

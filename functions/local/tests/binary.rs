@@ -149,6 +149,54 @@ async fn alyt_serves_stops_on_ctrl_c_and_restarts_on_the_same_data() {
     signal_and_wait(child, &rx, "-TERM");
 }
 
+/// The banner leads with the console's address (where a newcomer starts),
+/// and that address serves the console.
+#[tokio::test]
+async fn the_banner_prints_the_console_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_alyt"))
+        .env("ALYT_HTTP_ADDR", "127.0.0.1:0")
+        .env("ALYT_MQTT_ADDR", "127.0.0.1:0")
+        .env("ALYT_DATA_DIR", dir.path())
+        .env("ALYT_SIMULATOR", "off")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("alyt starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut banner = Vec::new();
+    while !banner.iter().any(|l: &String| l.contains("HTTP API")) {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("alyt prints its banner");
+        banner.push(line);
+    }
+    let addresses: Vec<&str> = banner
+        .iter()
+        .skip_while(|l| !l.contains("running locally"))
+        .skip(1)
+        .map(|l| l.trim())
+        .collect();
+    let console = addresses[0]
+        .strip_prefix("Console")
+        .unwrap_or_else(|| panic!("the console comes first: {banner:?}"))
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    let page = reqwest::get(&console).await.unwrap();
+    assert_eq!(page.status(), 200, "{console}");
+    assert!(page.text().await.unwrap().contains("<html"), "{console}");
+    interrupt_and_wait(child, &rx);
+}
+
 #[test]
 fn a_bad_address_is_refused_with_a_clear_message() {
     let output = Command::new(env!("CARGO_BIN_EXE_alyt"))

@@ -6,7 +6,7 @@
 
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
 use alyt_store::repo::config::Config;
-use alyt_store::repo::first_start::{self, FirstOwner};
+use alyt_store::repo::first_start::{self, Demo, FirstOwner};
 
 use crate::auth::secrets::{hash_password_blocking, random_token};
 use crate::{ApiError, AppState};
@@ -22,11 +22,38 @@ pub struct FirstStart {
     pub property_id: PropertyId,
 }
 
-/// Creates the first owner and the demo household unless that was done before.
+/// What the first start puts in the demo household (`ALYT_DEMO`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DemoHome {
+    /// Things to control in every room, driven by the simulator: the demo
+    /// is the owner's own developer sandbox (what a newcomer meets).
+    #[default]
+    Simulated,
+    /// Four empty rooms in a plain household (the test suite's fixture).
+    Empty,
+}
+
+impl DemoHome {
+    /// `ALYT_DEMO`: `simulated` (the default) or `empty`.
+    pub fn from_setting(value: Option<&str>) -> Result<Self, String> {
+        match value.map(str::trim) {
+            None | Some("") | Some("simulated") => Ok(Self::Simulated),
+            Some("empty") => Ok(Self::Empty),
+            Some(other) => Err(format!(
+                "ALYT_DEMO is {other:?}; it is `simulated` (the default) or `empty`"
+            )),
+        }
+    }
+}
+
+/// Creates the first owner and the demo household unless that was done
+/// before; a simulated demo then gets its virtual devices (never failing
+/// the start: a device whose record is stored comes up with the runner).
 pub async fn ensure_first_owner(
     state: &AppState,
     email: &str,
     password: Option<String>,
+    demo: DemoHome,
 ) -> Result<Option<FirstStart>, ApiError> {
     if Config(&*state.store).bootstrapped().await? {
         return Ok(None);
@@ -37,8 +64,25 @@ pub async fn ensure_first_owner(
         email,
         password_hash: hash_password_blocking(password).await,
         now: state.clock.now(),
+        demo: match demo {
+            DemoHome::Simulated => Demo::Simulated {
+                code: crate::groups::developers::sandbox::sandbox_code(),
+            },
+            DemoHome::Empty => Demo::Empty,
+        },
     };
     let created = first_start::create(&*state.store, owner).await?;
+    if let Some(demo) = &created
+        && let Some(developer) = &demo.developer
+    {
+        crate::groups::developers::simulator::provision_demo(
+            state,
+            developer,
+            demo.property_id,
+            &demo.rooms,
+        )
+        .await;
+    }
     Ok(created.map(|demo| FirstStart {
         email: demo.owner_email,
         generated_password: generated,

@@ -92,10 +92,15 @@ async fn registering_a_device_on_the_hosted_state_issues_an_iot_certificate() {
     let config = HostedConfig::from_env().unwrap();
     config.check_for(&[Group::Homes]).unwrap();
     let state = group_state(&config).await.unwrap();
-    let first = alyt_api::bootstrap::ensure_first_owner(&state, OWNER, Some(PASSWORD.into()))
-        .await
-        .unwrap()
-        .expect("a fresh table");
+    let first = alyt_api::bootstrap::ensure_first_owner(
+        &state,
+        OWNER,
+        Some(PASSWORD.into()),
+        alyt_api::bootstrap::DemoHome::Empty,
+    )
+    .await
+    .unwrap()
+    .expect("a fresh table");
     let app = router(state, &[Group::Auth, Group::Homes, Group::Developers]);
 
     let (status, login) = call(

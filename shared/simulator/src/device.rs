@@ -12,6 +12,8 @@
 //! * BURST: telemetry every `burst_interval` (20 a second);
 //! * FLAPPING: [`Output::DropConnection`] `flap_period` after each connect;
 //! * SLOW: a command is worked `slow_delay` after it arrived;
+//! * BURST on a detector or the lock: a detection (or a keypad move) every
+//!   `detection`, alternating its rise and its end;
 //! * a timed scenario reverts at its `until`: [`VirtualDevice::next_wake`]
 //!   includes that instant, and the tick there reports the change.
 //!
@@ -64,6 +66,9 @@ pub struct Timing {
     pub slow_delay: Duration,
     /// How long a connection lasts in FLAPPING: 30 s (spec H).
     pub flap_period: Duration,
+    /// BURST on a detector or the lock: how often it detects (or is moved
+    /// at its keypad). Default 1 s.
+    pub detection: Duration,
 }
 
 impl Default for Timing {
@@ -74,6 +79,7 @@ impl Default for Timing {
             burst_interval: Duration::from_millis(50),
             slow_delay: Duration::from_secs(5),
             flap_period: Duration::from_secs(30),
+            detection: Duration::from_secs(1),
         }
     }
 }
@@ -202,6 +208,18 @@ pub(crate) enum ProfileState {
         heating: bool,
         mode: String,
     },
+    Motion {
+        motion: bool,
+        battery: f64,
+    },
+    Contact {
+        open: bool,
+        battery: f64,
+    },
+    Lock {
+        locked: bool,
+        battery: f64,
+    },
 }
 
 /// What an accepted command did.
@@ -214,6 +232,8 @@ enum Effect {
     Nothing,
     /// An event to publish (a child paired).
     Event(JsonObject),
+    /// The state changed, and an event says how (a lock opened remotely).
+    StateAndEvent(JsonObject),
 }
 
 impl Profile {
@@ -258,6 +278,18 @@ impl ProfileState {
                 ambient: 19.5,
                 heating: true,
                 mode: "heat".to_owned(),
+            },
+            Profile::Motion => ProfileState::Motion {
+                motion: false,
+                battery: 100.0,
+            },
+            Profile::Contact => ProfileState::Contact {
+                open: false,
+                battery: 100.0,
+            },
+            Profile::Lock => ProfileState::Lock {
+                locked: true,
+                battery: 100.0,
             },
         }
     }
@@ -322,6 +354,29 @@ impl ProfileState {
                     "mode": mode,
                 },
             }),
+            ProfileState::Motion { motion, battery } => {
+                let level = battery_level(*battery, scenario);
+                json!({
+                    "sensor": { "fault": (scenario == Scenario::SensorError).then_some(SENSOR_ERROR_FAULT) },
+                    "sensor.motion": { "motion": motion },
+                    "battery": { "level": number(level), "low": level <= LOW_BATTERY_THRESHOLD },
+                })
+            }
+            ProfileState::Contact { open, battery } => {
+                let level = battery_level(*battery, scenario);
+                json!({
+                    "sensor": { "fault": (scenario == Scenario::SensorError).then_some(SENSOR_ERROR_FAULT) },
+                    "sensor.contact": { "open": open },
+                    "battery": { "level": number(level), "low": level <= LOW_BATTERY_THRESHOLD },
+                })
+            }
+            ProfileState::Lock { locked, battery } => {
+                let level = battery_level(*battery, scenario);
+                json!({
+                    "lock": { "locked": locked, "jammed": false },
+                    "battery": { "level": number(level), "low": level <= LOW_BATTERY_THRESHOLD },
+                })
+            }
         };
         match state {
             Value::Object(state) => state,
@@ -372,6 +427,18 @@ impl ProfileState {
                 ("setpoint", *setpoint),
                 ("ambient", *ambient),
                 ("heating", flag(*heating)),
+            ],
+            ProfileState::Motion { motion, battery } => vec![
+                ("motion", flag(*motion)),
+                ("battery", battery_level(*battery, scenario)),
+            ],
+            ProfileState::Contact { open, battery } => vec![
+                ("open", flag(*open)),
+                ("battery", battery_level(*battery, scenario)),
+            ],
+            ProfileState::Lock { locked, battery } => vec![
+                ("locked", flag(*locked)),
+                ("battery", battery_level(*battery, scenario)),
             ],
         };
         let failed = (scenario == Scenario::SensorError).then(|| profile.failing_metric());
@@ -434,7 +501,48 @@ impl ProfileState {
                 let drift = if *heating { 0.15 } else { -0.05 };
                 *ambient = round_to((*ambient + drift + rng.jitter(0.05)).clamp(10.0, 30.0), 0.1);
             }
+            ProfileState::Motion { battery, .. }
+            | ProfileState::Contact { battery, .. }
+            | ProfileState::Lock { battery, .. } => {
+                if rng.chance(0.02) {
+                    *battery = (*battery - 1.0).max(20.0);
+                }
+            }
         }
+    }
+
+    /// BURST on a detector or the lock: the next detection or keypad move
+    /// (the rise, then its end), as the state change and the event home
+    /// security reads (spec I: `{ type, value?, id?, at? }` from a
+    /// detector, `{ type: 'lock', action }` from a lock). The event's id is
+    /// the instant, so a replay after a restart never repeats one.
+    /// `None` for other profiles.
+    fn detect(&mut self, now: OffsetDateTime) -> Option<JsonObject> {
+        let id = now.unix_timestamp_nanos().to_string();
+        let at = now
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        let event = match self {
+            ProfileState::Motion { motion, .. } => {
+                *motion = !*motion;
+                json!({ "type": "motion", "value": *motion, "id": id, "at": at })
+            }
+            ProfileState::Contact { open, .. } => {
+                *open = !*open;
+                json!({ "type": "contact", "value": *open, "id": id, "at": at })
+            }
+            ProfileState::Lock { locked, .. } => {
+                *locked = !*locked;
+                let action = if *locked {
+                    "keypad-lock"
+                } else {
+                    "keypad-unlock"
+                };
+                json!({ "type": "lock", "action": action, "id": id, "at": at })
+            }
+            _ => return None,
+        };
+        Some(object(event))
     }
 
     /// Applies a command the descriptors accepted (`value` already checked
@@ -527,6 +635,19 @@ impl ProfileState {
                 *mode = value.and_then(Value::as_str).ok_or(())?.to_owned();
                 Ok(Effect::State)
             }
+            // Opened by command: a remote unlock (never a keypad or an
+            // inside one), which home security hears as such.
+            (ProfileState::Lock { locked, .. }, "lock", "locked") => {
+                let locking = as_bool()?;
+                let unlocked_now = *locked && !locking;
+                *locked = locking;
+                if unlocked_now {
+                    let event = json!({ "type": "lock", "action": "remote-unlock" });
+                    Ok(Effect::StateAndEvent(object(event)))
+                } else {
+                    Ok(Effect::State)
+                }
+            }
             _ => Err(()),
         }
     }
@@ -609,6 +730,8 @@ pub struct VirtualDevice {
     next_status: Option<OffsetDateTime>,
     next_telemetry: Option<OffsetDateTime>,
     next_flap: Option<OffsetDateTime>,
+    /// BURST on a detector or the lock: the next detection.
+    next_detection: Option<OffsetDateTime>,
     /// SLOW: commands waiting for their answer, oldest first.
     waiting: VecDeque<(OffsetDateTime, Incoming)>,
 }
@@ -636,6 +759,7 @@ impl VirtualDevice {
             next_status: None,
             next_telemetry: None,
             next_flap: None,
+            next_detection: None,
             waiting: VecDeque::new(),
         }
     }
@@ -692,6 +816,7 @@ impl VirtualDevice {
         self.next_status = Some(now + self.timing.heartbeat);
         self.next_flap =
             (self.current == Scenario::Flapping).then(|| now + self.timing.flap_period);
+        self.next_detection = self.detection_start(now);
         if self.is_silent() {
             return Vec::new();
         }
@@ -705,6 +830,7 @@ impl VirtualDevice {
         self.next_status = None;
         self.next_telemetry = None;
         self.next_flap = None;
+        self.next_detection = None;
     }
 
     pub fn is_connected(&self) -> bool {
@@ -737,6 +863,11 @@ impl VirtualDevice {
         } else if previous != Scenario::Flapping {
             self.next_flap = Some(now + self.timing.flap_period);
         }
+        if next != Scenario::Burst {
+            self.next_detection = None;
+        } else if previous != Scenario::Burst {
+            self.next_detection = self.detection_start(now);
+        }
         match (previous, next) {
             (_, Scenario::Offline) => Vec::new(),
             // Back from silence: say so, as after a connect.
@@ -745,6 +876,16 @@ impl VirtualDevice {
             }
             _ => vec![self.status(now)],
         }
+    }
+
+    /// When the first detection of a BURST that starts at `now` is due
+    /// (at once), for the profiles that detect.
+    fn detection_start(&self, now: OffsetDateTime) -> Option<OffsetDateTime> {
+        let detects = matches!(
+            self.profile,
+            Profile::Motion | Profile::Contact | Profile::Lock
+        );
+        (detects && self.current == Scenario::Burst).then_some(now)
     }
 
     fn telemetry_interval(&self) -> Duration {
@@ -847,6 +988,11 @@ impl VirtualDevice {
                             out.push(Output::Event(fields));
                             STATUS_OK
                         }
+                        Ok(Effect::StateAndEvent(fields)) => {
+                            out.push(self.status(now));
+                            out.push(Output::Event(fields));
+                            STATUS_OK
+                        }
                         Err(()) => STATUS_REJECTED,
                     }
                 }
@@ -940,6 +1086,13 @@ impl VirtualDevice {
             }
             self.next_telemetry = Some(next);
         }
+        if self.next_detection.is_some_and(|at| at <= now) {
+            self.next_detection = Some(now + self.timing.detection.max(Duration::from_millis(1)));
+            if let Some(event) = self.state.detect(now) {
+                out.push(self.status(now));
+                out.push(Output::Event(event));
+            }
+        }
         if self.next_flap.is_some_and(|at| at <= now) {
             self.next_flap = None;
             out.push(Output::DropConnection);
@@ -961,7 +1114,12 @@ impl VirtualDevice {
         }
         // Silent: nothing to report until the scenario changes.
         if self.connected && !self.is_silent() {
-            times.extend([self.next_status, self.next_telemetry, self.next_flap]);
+            times.extend([
+                self.next_status,
+                self.next_telemetry,
+                self.next_flap,
+                self.next_detection,
+            ]);
         }
         times.into_iter().flatten().min()
     }

@@ -9,6 +9,15 @@
 //! | LIGHT | ALSIML | LIGHT | power, brightness, watts | set light.power / brightness / colorTemp |
 //! | SENSOR | ALSIMN | SENSOR, BATTERY | temperature, humidity, battery | none |
 //! | THERMOSTAT | ALSIMT | THERMOSTAT | setpoint, ambient, heating | set thermostat.setpoint / mode |
+//! | MOTION | ALSIMM | SENSOR, BATTERY | motion, battery | none |
+//! | CONTACT | ALSIMC | SENSOR, BATTERY | open, battery | none |
+//! | LOCK | ALSIMK | LOCK, BATTERY (an external keypad) | locked, battery | set lock.locked |
+//!
+//! The last three are home security's detectors and access device (issue
+//! 39, beyond spec H's five): in BURST a detector detects once a second
+//! (someone walking about, a door opened and closed) and the lock is
+//! opened and locked again at its keypad, each also an event home
+//! security reads; a lock opened by command reports a remote unlock.
 //!
 //! State is nested by capability id with the catalogue's control keys
 //! (`light.brightness`, `voice.listening`, `sensor.temperature.temperature`);
@@ -31,6 +40,9 @@ pub enum Profile {
     Light,
     Sensor,
     Thermostat,
+    Motion,
+    Contact,
+    Lock,
 }
 
 /// The devices of a fresh sandbox and the room each goes in (spec H).
@@ -46,12 +58,15 @@ pub const SANDBOX_DEVICES: [(Profile, &str); 5] = [
 pub const FIRMWARE: &str = "1.0.0-sim";
 
 impl Profile {
-    pub const ALL: [Profile; 5] = [
+    pub const ALL: [Profile; 8] = [
         Profile::Hub,
         Profile::Speaker,
         Profile::Light,
         Profile::Sensor,
         Profile::Thermostat,
+        Profile::Motion,
+        Profile::Contact,
+        Profile::Lock,
     ];
 
     /// The wire name (`HUB`, `SPEAKER`, ...).
@@ -62,6 +77,9 @@ impl Profile {
             Profile::Light => "LIGHT",
             Profile::Sensor => "SENSOR",
             Profile::Thermostat => "THERMOSTAT",
+            Profile::Motion => "MOTION",
+            Profile::Contact => "CONTACT",
+            Profile::Lock => "LOCK",
         }
     }
 
@@ -73,6 +91,9 @@ impl Profile {
             Profile::Light => "ALSIML",
             Profile::Sensor => "ALSIMN",
             Profile::Thermostat => "ALSIMT",
+            Profile::Motion => "ALSIMM",
+            Profile::Contact => "ALSIMC",
+            Profile::Lock => "ALSIMK",
         }
     }
 
@@ -82,8 +103,10 @@ impl Profile {
     pub fn kind(self) -> DeviceKind {
         match self {
             Profile::Hub => DeviceKind::Hub,
-            Profile::Sensor => DeviceKind::Sensor,
-            Profile::Speaker | Profile::Light | Profile::Thermostat => DeviceKind::Other,
+            Profile::Sensor | Profile::Motion | Profile::Contact => DeviceKind::Sensor,
+            Profile::Speaker | Profile::Light | Profile::Thermostat | Profile::Lock => {
+                DeviceKind::Other
+            }
         }
     }
 
@@ -93,18 +116,26 @@ impl Profile {
             Profile::Hub => &[DeviceCapability::Voice, DeviceCapability::Hub],
             Profile::Speaker => &[DeviceCapability::MediaPlayer],
             Profile::Light => &[DeviceCapability::Light],
-            Profile::Sensor => &[DeviceCapability::Sensor, DeviceCapability::Battery],
+            Profile::Sensor | Profile::Motion | Profile::Contact => {
+                &[DeviceCapability::Sensor, DeviceCapability::Battery]
+            }
             Profile::Thermostat => &[DeviceCapability::Thermostat],
+            Profile::Lock => &[DeviceCapability::Lock, DeviceCapability::Battery],
         }
     }
 
     /// The features the device declares in its status reports. The light
     /// honours colour temperature (`light.colorTemp` requires it) but not
-    /// colour; the sensor names the two kinds it measures.
+    /// colour; the sensors name the kinds they measure or detect; the lock
+    /// has an external keypad (a registration feature: home security takes
+    /// a keypad only from the registration, never from a status report).
     pub fn features(self) -> &'static [&'static str] {
         match self {
             Profile::Light => &["color_temp"],
             Profile::Sensor => &["temperature", "humidity"],
+            Profile::Motion => &["motion"],
+            Profile::Contact => &["contact"],
+            Profile::Lock => &["keypad"],
             Profile::Hub | Profile::Speaker | Profile::Thermostat => &[],
         }
     }
@@ -137,6 +168,9 @@ impl Profile {
             Profile::Light => &["power", "brightness", "watts"],
             Profile::Sensor => &["temperature", "humidity", "battery"],
             Profile::Thermostat => &["setpoint", "ambient", "heating"],
+            Profile::Motion => &["motion", "battery"],
+            Profile::Contact => &["open", "battery"],
+            Profile::Lock => &["locked", "battery"],
         }
     }
 
@@ -157,6 +191,10 @@ impl Profile {
             (Profile::Thermostat, "setpoint") => ("thermostat", "setpoint"),
             (Profile::Thermostat, "ambient") => ("thermostat", "ambient"),
             (Profile::Thermostat, "heating") => ("thermostat", "heating"),
+            (Profile::Motion, "motion") => ("sensor.motion", "motion"),
+            (Profile::Contact, "open") => ("sensor.contact", "open"),
+            (Profile::Lock, "locked") => ("lock", "locked"),
+            (Profile::Motion | Profile::Contact | Profile::Lock, "battery") => ("battery", "level"),
             _ => return None,
         };
         Some(found)
@@ -172,6 +210,9 @@ impl Profile {
             Profile::Light => "watts",
             Profile::Sensor => "temperature",
             Profile::Thermostat => "ambient",
+            Profile::Motion => "motion",
+            Profile::Contact => "open",
+            Profile::Lock => "battery",
         }
     }
 
@@ -202,6 +243,9 @@ impl Profile {
             Profile::Light => "Virtual light",
             Profile::Sensor => "Virtual sensor",
             Profile::Thermostat => "Virtual thermostat",
+            Profile::Motion => "Virtual motion sensor",
+            Profile::Contact => "Virtual door contact",
+            Profile::Lock => "Virtual keypad lock",
         }
     }
 }
@@ -212,9 +256,11 @@ impl fmt::Display for Profile {
     }
 }
 
-/// A profile name that is not one of the five.
+/// A profile name that is not one of [`Profile::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown profile {0:?}; the profiles are HUB, SPEAKER, LIGHT, SENSOR, THERMOSTAT")]
+#[error(
+    "unknown profile {0:?}; the profiles are HUB, SPEAKER, LIGHT, SENSOR, THERMOSTAT, MOTION, CONTACT, LOCK"
+)]
 pub struct UnknownProfile(pub String);
 
 impl FromStr for Profile {
@@ -232,7 +278,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn profiles_are_exactly_spec_h() {
+    fn profiles_are_spec_h_and_the_security_devices() {
         let table: Vec<(&str, &str, Vec<&str>)> = Profile::ALL
             .into_iter()
             .map(|p| {
@@ -251,6 +297,9 @@ mod tests {
                 ("LIGHT", "ALSIML", vec!["LIGHT"]),
                 ("SENSOR", "ALSIMN", vec!["SENSOR", "BATTERY"]),
                 ("THERMOSTAT", "ALSIMT", vec!["THERMOSTAT"]),
+                ("MOTION", "ALSIMM", vec!["SENSOR", "BATTERY"]),
+                ("CONTACT", "ALSIMC", vec!["SENSOR", "BATTERY"]),
+                ("LOCK", "ALSIMK", vec!["LOCK", "BATTERY"]),
             ]
         );
         for p in Profile::ALL {

@@ -419,6 +419,132 @@ fn burst_sends_twenty_telemetry_messages_a_second() {
     assert_eq!(count, 20);
 }
 
+fn events(out: &[Output]) -> Vec<&JsonObject> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Event(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The events a device publishes from `from` to before `to` (ms).
+fn events_between(device: &mut VirtualDevice, from: u64, to: u64) -> Vec<JsonObject> {
+    let mut seen = Vec::new();
+    while let Some(t) = device.next_wake().filter(|t| *t < at(to)) {
+        if t >= at(from) {
+            seen.extend(events(&device.tick(t)).into_iter().cloned());
+        } else {
+            device.tick(t);
+        }
+    }
+    seen
+}
+
+#[test]
+fn detectors_and_the_lock_are_quiet_in_normal() {
+    for profile in [Profile::Motion, Profile::Contact, Profile::Lock] {
+        let mut device = connected(profile, Scenario::Normal);
+        assert_eq!(
+            events_between(&mut device, 0, 120_000),
+            Vec::<JsonObject>::new(),
+            "{profile}"
+        );
+    }
+}
+
+#[test]
+fn burst_trips_a_motion_sensor_once_a_second_with_its_state() {
+    let mut motion = connected(Profile::Motion, Scenario::Normal);
+    assert_eq!(
+        get(&motion.state(T0), "sensor.motion", "motion"),
+        &json!(false)
+    );
+    let out = motion.set_scenario(ScenarioSetting::permanent(Scenario::Burst), at(1_000));
+    assert_eq!(statuses(&out).len(), 1);
+    let first = motion.tick(at(1_000));
+    assert_eq!(
+        get(statuses(&first)[0], "sensor.motion", "motion"),
+        &json!(true)
+    );
+    let seen = events_between(&mut motion, 1_001, 4_000);
+    let values: Vec<(&Value, &Value)> = events(&first)
+        .into_iter()
+        .chain(seen.iter())
+        .map(|e| (&e["type"], &e["value"]))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            (&json!("motion"), &json!(true)),
+            (&json!("motion"), &json!(false)),
+            (&json!("motion"), &json!(true)),
+        ]
+    );
+    // Each detection has its own id, and when it happened.
+    let ids: std::collections::BTreeSet<String> =
+        seen.iter().map(|e| e["id"].to_string()).collect();
+    assert_eq!(ids.len(), seen.len());
+    assert!(seen.iter().all(|e| {
+        e["at"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("2030-01-01T12:00:0"))
+    }));
+    // Back to NORMAL: the detections stop.
+    motion.set_scenario(ScenarioSetting::permanent(Scenario::Normal), at(4_500));
+    assert!(events_between(&mut motion, 4_500, 10_000).is_empty());
+}
+
+#[test]
+fn burst_opens_and_closes_a_door_contact() {
+    let mut contact = connected(Profile::Contact, Scenario::Burst);
+    let seen = events_between(&mut contact, 0, 2_500);
+    let opened: Vec<&Value> = seen.iter().map(|e| &e["value"]).collect();
+    assert_eq!(opened, [&json!(true), &json!(false), &json!(true)]);
+    assert!(seen.iter().all(|e| e["type"] == "contact"));
+    assert_eq!(
+        get(&contact.state(at(2_500)), "sensor.contact", "open"),
+        &json!(true)
+    );
+}
+
+#[test]
+fn the_lock_is_opened_at_its_keypad_in_burst_and_remotely_by_command() {
+    let mut lock = connected(Profile::Lock, Scenario::Normal);
+    assert_eq!(get(&lock.state(T0), "lock", "locked"), &json!(true));
+    // A command that opens it is a remote unlock; locking says nothing more.
+    let out = lock.command(at(100), set(1, "lock", "locked", json!(false)));
+    assert_eq!(responses(&out), [(1, "ok".to_owned())]);
+    assert_eq!(get(statuses(&out)[0], "lock", "locked"), &json!(false));
+    assert_eq!(
+        events(&out),
+        [&object(
+            json!({ "type": "lock", "action": "remote-unlock" })
+        )]
+    );
+    let out = lock.command(at(200), set(2, "lock", "locked", json!(true)));
+    assert_eq!(responses(&out), [(2, "ok".to_owned())]);
+    assert!(events(&out).is_empty());
+
+    lock.set_scenario(ScenarioSetting::permanent(Scenario::Burst), at(1_000));
+    let actions: Vec<Value> = events_between(&mut lock, 1_000, 3_500)
+        .iter()
+        .map(|e| e["action"].clone())
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            json!("keypad-unlock"),
+            json!("keypad-lock"),
+            json!("keypad-unlock")
+        ]
+    );
+}
+
+fn object(value: Value) -> JsonObject {
+    value.as_object().cloned().unwrap()
+}
+
 #[test]
 fn a_late_tick_skips_missed_periods() {
     let mut light = connected(Profile::Light, Scenario::Burst);

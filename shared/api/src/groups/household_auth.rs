@@ -470,6 +470,7 @@ mod tests {
             &state,
             "owner@alyt.local",
             Some("plum tractor season 42".into()),
+            crate::bootstrap::DemoHome::Empty,
         )
         .await
         .unwrap();

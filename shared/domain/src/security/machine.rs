@@ -238,6 +238,33 @@ pub struct ArmingChecks {
     pub hub: Result<(), String>,
 }
 
+impl ArmingChecks {
+    /// Why arming `mode` with `bypass` would be refused by what the
+    /// inventory says now (`None`: it would arm, state permitting). The
+    /// mode request and the readiness the household reads both ask this,
+    /// so a mode shown ready is never refused for its signals.
+    pub fn refusal(&self, mode: Mode, bypass: &BTreeSet<SignalRef>) -> Option<Refusal> {
+        if let Err(why) = &self.hub {
+            return Some(Refusal::Hub(why.clone()));
+        }
+        let watched: Vec<&Enrolled> = self
+            .enrolled
+            .iter()
+            .filter(|e| e.watched_in(mode) && !bypass.contains(&e.signal))
+            .collect();
+        let blockers: Vec<Blocker> = self
+            .blocking
+            .iter()
+            .filter(|b| watched.iter().any(|e| e.signal == b.signal))
+            .copied()
+            .collect();
+        if !blockers.is_empty() {
+            return Some(Refusal::NotReady { blockers });
+        }
+        watched.is_empty().then_some(Refusal::NothingToWatch)
+    }
+}
+
 /// Why a move was refused; the state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -336,6 +363,19 @@ impl SecurityState {
         }
     }
 
+    /// Why a request to arm `mode` now (with no bypass, at the current
+    /// revision and generation) would be refused; `None`: it would arm.
+    /// What the household reads as a mode's readiness.
+    pub fn arming_refusal(&self, checks: &ArmingChecks, mode: Mode) -> Option<Refusal> {
+        if let Err(refusal) = self.built_in() {
+            return Some(refusal);
+        }
+        if self.restoration_pending {
+            return Some(Refusal::RestorationPending);
+        }
+        checks.refusal(mode, &BTreeSet::new())
+    }
+
     /// Armed or counting down to it.
     pub fn arming_or_armed(&self) -> bool {
         self.period.is_some()
@@ -372,24 +412,14 @@ impl SecurityState {
         if self.restoration_pending {
             return Err(Refusal::RestorationPending);
         }
-        checks.hub.clone().map_err(Refusal::Hub)?;
+        if let Some(refusal) = checks.refusal(request.mode, &request.bypass) {
+            return Err(refusal);
+        }
         let watched: Vec<&Enrolled> = checks
             .enrolled
             .iter()
             .filter(|e| e.watched_in(request.mode) && !request.bypass.contains(&e.signal))
             .collect();
-        let blockers: Vec<Blocker> = checks
-            .blocking
-            .iter()
-            .filter(|b| watched.iter().any(|e| e.signal == b.signal))
-            .copied()
-            .collect();
-        if !blockers.is_empty() {
-            return Err(Refusal::NotReady { blockers });
-        }
-        if watched.is_empty() {
-            return Err(Refusal::NothingToWatch);
-        }
         // Checked: now it changes.
         let mut effects = Vec::new();
         match self.period.take() {

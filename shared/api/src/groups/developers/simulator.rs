@@ -277,7 +277,9 @@ async fn register_and_record(
             model: Some(new.profile.model().to_owned()),
             firmware: Some(alyt_simulator::profile::FIRMWARE.to_owned()),
             mac_address: None,
-            features: None,
+            // Declared at registration: a lock's keypad counts only from
+            // there (home security never takes one from a status report).
+            features: Some(new.profile.feature_list()),
             parent_device_id: None,
             protocol: None,
             protocol_id: None,
@@ -342,6 +344,51 @@ pub async fn provision_sandbox(state: &AppState, developer: &DeveloperRecord, ho
         .await;
         if let Err(e) = made {
             tracing::warn!(%tenant, %profile, error = %e.detail, "a sandbox virtual device was not provisioned");
+        }
+    }
+}
+
+/// The demo household's things (issue 39): spec H's five of a fresh
+/// sandbox in their rooms, and home security's motion sensor, door contact
+/// and keypad lock, named as a household would name them.
+pub const DEMO_DEVICES: [(Profile, &str, &str); 8] = [
+    (Profile::Hub, "Living Room", "Living room hub"),
+    (Profile::Speaker, "Living Room", "Living room speaker"),
+    (Profile::Light, "Kitchen", "Kitchen light"),
+    (Profile::Sensor, "Bedroom", "Bedroom climate"),
+    (Profile::Thermostat, "Office", "Office thermostat"),
+    (Profile::Motion, "Living Room", "Living room motion"),
+    (Profile::Contact, "Living Room", "Front door"),
+    (Profile::Lock, "Living Room", "Front door lock"),
+];
+
+/// The first start's simulated demo: [`DEMO_DEVICES`] in the owner's
+/// sandbox (`developer`'s), logged and never returned like
+/// [`provision_sandbox`].
+pub async fn provision_demo(
+    state: &AppState,
+    developer: &DeveloperRecord,
+    property: PropertyId,
+    rooms: &[(RoomId, String)],
+) {
+    let Some(tenant) = developer.sandbox_tenant_id else {
+        return;
+    };
+    for (profile, room_name, name) in DEMO_DEVICES {
+        let room = rooms
+            .iter()
+            .find(|(_, n)| n == room_name)
+            .map(|(id, _)| *id);
+        let new = NewVirtual {
+            tenant,
+            developer: developer.id,
+            property,
+            room,
+            profile,
+            name: name.to_owned(),
+        };
+        if let Err(e) = create(state, new).await {
+            tracing::warn!(%tenant, %profile, error = %e.detail, "a demo device was not provisioned");
         }
     }
 }

@@ -322,7 +322,14 @@ pub struct Blocking {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ModeReadiness {
+    /// Arming this mode now would be accepted (the same checks a mode
+    /// request runs, with no bypass).
     pub ready: bool,
+    /// Why arming this mode now would be refused, as the refusal says it
+    /// (null: ready): nothing selected is watched in this mode, signals
+    /// not ready, the hub, outputs still to restore, another authority.
+    #[schema(required = true)]
+    pub why: Option<String>,
     /// Disabled, unknown, unavailable or open signals the mode watches
     /// (bypass them or fix them).
     pub blockers: Vec<Blocking>,
@@ -633,9 +640,12 @@ fn degraded(record: &SecurityRecord, inventory: &Inventory) -> bool {
         })
 }
 
-fn readiness_of(inventory: &Inventory, settings: &Settings, mode: Mode) -> ModeReadiness {
+fn readiness_of(record: &SecurityRecord, inventory: &Inventory, mode: Mode) -> ModeReadiness {
+    let refusal = record
+        .state
+        .arming_refusal(&inventory.checks(&record.settings), mode);
     let blockers: Vec<Blocking> = inventory
-        .blockers(settings, mode)
+        .blockers(&record.settings, mode)
         .into_iter()
         .map(|b| Blocking {
             thing_id: b.signal.thing_id,
@@ -648,7 +658,8 @@ fn readiness_of(inventory: &Inventory, settings: &Settings, mode: Mode) -> ModeR
         })
         .collect();
     ModeReadiness {
-        ready: blockers.is_empty() && inventory.hub_check.is_ok(),
+        ready: refusal.is_none(),
+        why: refusal.map(|r| r.to_string()),
         blockers,
     }
 }
@@ -741,9 +752,9 @@ fn status(
             problem: inventory.hub_check.clone().err(),
         }),
         readiness: Readiness {
-            away: readiness_of(inventory, &record.settings, Mode::Away),
-            home: readiness_of(inventory, &record.settings, Mode::Home),
-            sleep: readiness_of(inventory, &record.settings, Mode::Sleep),
+            away: readiness_of(record, inventory, Mode::Away),
+            home: readiness_of(record, inventory, Mode::Home),
+            sleep: readiness_of(record, inventory, Mode::Sleep),
         },
         things,
         restoration_pending: s.restoration_pending,
