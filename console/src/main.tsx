@@ -12,6 +12,7 @@ import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
 import { PeoplePage } from "./people.js";
 import { RoutinesPage } from "./routines.js";
 import { SecurityPage } from "./security.js";
+import { StaffArea } from "./staff.js";
 
 /** The token of the invitation link this page was opened with (taken out
  * of the address before anything else runs). */
@@ -43,6 +44,11 @@ function route(hash: string) {
     }
   }
   if (!current || parts[0] === "signin") return <SignIn kind="household" />;
+  // Platform staff sign in as household people; the area checks the role.
+  if (parts[0] === "staff") {
+    if (current.kind !== "household") return <SignIn kind="household" />;
+    return <StaffArea parts={parts.slice(1)} query={new URLSearchParams(query)} />;
+  }
   // A home's pages serve either kind of session: a developer's sandbox home
   // is a household like any other.
   if (parts[0] === "homes" && parts.length === 3) {

@@ -7,6 +7,7 @@ import { usePins, type Pins } from "./dashboard.js";
 import { HOME_VIEW_KINDS, useLiveEvents } from "./live.js";
 import { HomeNav } from "./nav.js";
 import { RunButton } from "./routines.js";
+import { StaffLink } from "./staff.js";
 import { Icon } from "./icons.js";
 import { ActionTile } from "./tiles.js";
 import { Alert, Failure, Loading, useLoad } from "./ui.js";
@@ -238,6 +239,7 @@ export function Header() {
       <a href={current?.kind === "developer" ? "#/developer/keys" : "#/homes"} class="brand">
         Alyt
       </a>
+      {current?.kind === "household" ? <StaffLink /> : null}
       {current ? (
         <span class="who">
           {current.email}{" "}

@@ -250,6 +250,13 @@ fn operations() -> Vec<Operation> {
             expect: staff_read,
         },
         Operation {
+            id: "getAdminDeveloperQuota",
+            method: "GET",
+            path: "/developers/admin/developers/0190a0a0-0000-7000-8000-000000000000/quota",
+            body: |_| None,
+            expect: not_found,
+        },
+        Operation {
             id: "putAdminDeveloperQuota",
             method: "PUT",
             path: "/developers/admin/developers/0190a0a0-0000-7000-8000-000000000000/quota",

@@ -122,6 +122,18 @@ async fn the_quota_is_the_default_until_staff_override_it() {
         quota["REQUESTS"],
         json!({ "kind": "REQUESTS", "ceiling": 7000, "window": "day", "source": "override" })
     );
+    // Staff read the same view of the developer (the staff console shows it).
+    let admin_path = format!("/developers/admin/developers/{}/quota", dev.developer_id);
+    let (status, _, seen) = get(&t, &admin_path, Some(&staff)).await;
+    assert_eq!(status, 200, "{seen}");
+    assert_eq!(seen, quota);
+    let (status, _, _) = get(
+        &t,
+        "/developers/admin/developers/0190a0a0-0000-7000-8000-000000000000/quota",
+        Some(&staff),
+    )
+    .await;
+    assert_eq!(status, 404);
 
     // Another developer keeps the defaults.
     let other = sign_up_and_verify(&t, "other-quota@example.com").await;

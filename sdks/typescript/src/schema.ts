@@ -278,7 +278,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The developer's effective quota of every kind, as `GET /developers/quota`
+         *     answers the developer: each kind's override when staff set one, else the
+         *     platform default (platform OWNER, STAFF or SUPPORT).
+         */
+        get: operations["getAdminDeveloperQuota"];
         /**
          * Sets the developer's quota of one kind, replacing any earlier override;
          *     answers the new effective value (platform OWNER or STAFF). Keyed requests
@@ -5855,6 +5860,47 @@ export interface operations {
             };
             /** @description The body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAdminDeveloperQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The developer */
+                developerId: components["schemas"]["DeveloperId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The effective quota per kind */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaResponse"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such developer, or not platform staff */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 //! Platform staff operations on developers (under /v1/developers/admin): the
-//! developer list, the quota defaults, a developer's quota override, verifying
+//! developer list, the quota defaults, a developer's effective quotas and its
+//! quota override, verifying
 //! a developer by hand, and issuing a LIVE key (by hand, for now, once the
 //! developer's connector is approved).
 //!
@@ -31,7 +32,7 @@ use utoipa::ToSchema;
 
 use super::account::DeveloperView;
 use super::keys::{KeyFields, KeyWithSecret, check_key_fields, issue_key};
-use super::quota::{EffectiveQuotaView, forget_cached};
+use super::quota::{EffectiveQuotaView, QuotaResponse, forget_cached};
 use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
 use crate::auth::Caller;
@@ -44,6 +45,7 @@ pub fn routes() -> Operations {
     Operations::new()
         .merge(operations!(list_developers))
         .merge(operations!(get_quota_defaults))
+        .merge(operations!(get_developer_quota))
         .merge(operations!(put_developer_quota))
         .merge(operations!(verify_developer))
         .merge(operations!(issue_live_key))
@@ -179,6 +181,40 @@ pub async fn get_quota_defaults(
         virtual_devices: of(QuotaKind::VirtualDevices),
         mqtt_messages: of(QuotaKind::MqttMessages),
     }))
+}
+
+// ---------------------------------------------------------------------------
+// GET /developers/admin/developers/{developerId}/quota
+
+/// The developer's effective quota of every kind, as `GET /developers/quota`
+/// answers the developer: each kind's override when staff set one, else the
+/// platform default (platform OWNER, STAFF or SUPPORT).
+#[utoipa::path(
+    get,
+    path = "/v1/developers/admin/developers/{developerId}/quota",
+    tag = "developers",
+    operation_id = "getAdminDeveloperQuota",
+    security(("bearer" = [])),
+    params(("developerId" = DeveloperId, Path, description = "The developer")),
+    responses(
+        (status = 200, description = "The effective quota per kind", body = QuotaResponse),
+        NoValidToken,
+        (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get_developer_quota(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(developer_id_text): Path<String>,
+) -> Result<Json<QuotaResponse>, ApiError> {
+    staff(&caller, &READERS)?;
+    let id = developer_id(&developer_id_text)?;
+    Developers(&*state.store)
+        .get(id)
+        .await?
+        .ok_or_else(no_such_developer)?;
+    let quotas = Quotas(&*state.store).effective(id).await?;
+    Ok(Json((&quotas).into()))
 }
 
 // ---------------------------------------------------------------------------
