@@ -3866,7 +3866,17 @@ export interface components {
              *     (bypass them or fix them).
              */
             blockers: components["schemas"]["Blocking"][];
+            /**
+             * @description Arming this mode now would be accepted (the same checks a mode
+             *     request runs, with no bypass).
+             */
             ready: boolean;
+            /**
+             * @description Why arming this mode now would be refused, as the refusal says it
+             *     (null: ready): nothing selected is watched in this mode, signals
+             *     not ready, the hub, outputs still to restore, another authority.
+             */
+            why: string | null;
         };
         /** @description A streaming-provider account of the household. */
         MusicAccount: {
@@ -4197,7 +4207,7 @@ export interface components {
          * @description A virtual-device profile (spec H).
          * @enum {string}
          */
-        Profile: "HUB" | "SPEAKER" | "LIGHT" | "SENSOR" | "THERMOSTAT";
+        Profile: "HUB" | "SPEAKER" | "LIGHT" | "SENSOR" | "THERMOSTAT" | "MOTION" | "CONTACT" | "LOCK";
         /** @description A home (spec: Client (household) and property). */
         Property: {
             address: string | null;

@@ -28,11 +28,16 @@ class ModeReadiness:
         Attributes:
             blockers (list[Blocking]): Disabled, unknown, unavailable or open signals the mode watches
                 (bypass them or fix them).
-            ready (bool):
+            ready (bool): Arming this mode now would be accepted (the same checks a mode
+                request runs, with no bypass).
+            why (None | str): Why arming this mode now would be refused, as the refusal says it
+                (null: ready): nothing selected is watched in this mode, signals
+                not ready, the hub, outputs still to restore, another authority.
      """
 
     blockers: list[Blocking]
     ready: bool
+    why: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -50,12 +55,16 @@ class ModeReadiness:
 
         ready = self.ready
 
+        why: None | str
+        why = self.why
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
             "blockers": blockers,
             "ready": ready,
+            "why": why,
         })
 
         return field_dict
@@ -78,9 +87,18 @@ class ModeReadiness:
 
         ready = d.pop("ready")
 
+        def _parse_why(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        why = _parse_why(d.pop("why"))
+
+
         mode_readiness = cls(
             blockers=blockers,
             ready=ready,
+            why=why,
         )
 
 
