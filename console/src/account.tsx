@@ -2,9 +2,22 @@
 import qrcode from "qrcode-generator";
 import { useEffect, useRef, useState } from "preact/hooks";
 
-import { call, createAnonymous, perform, verifyEmail, type Schemas } from "./api.js";
+import { ApiProblem, call, createAnonymous, perform, verifyEmail, type Schemas } from "./api.js";
 import { DeveloperNav } from "./developer.js";
-import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
+import {
+  Alert,
+  Failure,
+  FieldProblem,
+  Loading,
+  ProblemAlert,
+  Time,
+  count,
+  invalid,
+  useAction,
+  useLoad,
+  useProblem,
+  words,
+} from "./ui.js";
 
 type DeveloperType = Schemas["DeveloperType"];
 const TYPES: DeveloperType[] = ["INDIVIDUAL", "BRAND", "INTEGRATOR"];
@@ -77,7 +90,7 @@ export function VerifyEmail(props: { token: string }) {
 }
 
 export function SignUp() {
-  const [error, setError] = useState<string | null>(null);
+  const [problem, show, clear] = useProblem();
   const [sent, setSent] = useState<string | null>(null);
   const siteKey = turnstileSiteKey();
   const [botToken, setBotToken] = useState<string | null>(siteKey ? null : LOCAL_BOT_TOKEN);
@@ -101,7 +114,7 @@ export function SignUp() {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
           const email = String(form.get("email"));
-          setError(null);
+          clear();
           const result = await createAnonymous().POST("/v1/developers/auth/signup", {
             body: {
               email,
@@ -115,30 +128,42 @@ export function SignUp() {
           if (result.response.ok) {
             setSent(email);
           } else {
-            const problem = (result.error ?? {}) as { detail?: string };
-            setError(problem.detail ?? `HTTP ${result.response.status}`);
+            const body = (result.error ?? {}) as { detail?: string; field?: string };
+            show(new ApiProblem(result.response.status, body.detail ?? `HTTP ${result.response.status}`, body.field));
           }
         }}
       >
         <label for="su-email">Email</label>
-        <input id="su-email" name="email" type="email" autocomplete="email" required />
+        <input id="su-email" name="email" type="email" autocomplete="email" required {...invalid(problem, "email", "su-email")} />
+        <FieldProblem problem={problem} field="email" id="su-email" />
         <label for="su-password">Password (12 characters or more)</label>
-        <input id="su-password" name="password" type="password" autocomplete="new-password" minLength={12} required />
+        <input
+          id="su-password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          minLength={12}
+          required
+          {...invalid(problem, "password", "su-password")}
+        />
+        <FieldProblem problem={problem} field="password" id="su-password" />
         <label for="su-name">Display name</label>
-        <input id="su-name" name="displayName" required maxLength={80} />
+        <input id="su-name" name="displayName" required maxLength={80} {...invalid(problem, "displayName", "su-name")} />
+        <FieldProblem problem={problem} field="displayName" id="su-name" />
         <label for="su-type">You are</label>
         <select id="su-type" name="type">
           {TYPES.map((t) => (
-            <option value={t}>{t.toLowerCase()}</option>
+            <option value={t}>{words(t)}</option>
           ))}
         </select>
         <label for="su-org">Organisation (optional)</label>
-        <input id="su-org" name="organisation" maxLength={120} />
+        <input id="su-org" name="organisation" maxLength={120} {...invalid(problem, "organisation", "su-org")} />
+        <FieldProblem problem={problem} field="organisation" id="su-org" />
         {siteKey ? <BotCheck siteKey={siteKey} onToken={setBotToken} /> : null}
         <button type="submit" disabled={!botToken}>
           Sign up
         </button>
-        <Alert message={error} />
+        <ProblemAlert problem={problem} fields={["email", "password", "displayName", "organisation"]} />
       </form>
       <p>
         <a href="#/developer/signin">Already have an account? Sign in</a>
@@ -165,11 +190,13 @@ export function AccountPage() {
       <DeveloperNav current="account" />
       <h1>Account</h1>
       <p>
-        {me.displayName} · {me.email} · {me.status.toLowerCase()}
+        {me.displayName} · {me.email} · {words(me.status)}
       </p>
       <Mfa enabled={me.mfaEnabledAt !== null} onChanged={reload} />
-      <table>
-        <caption>Usage and quota (read {usage.at})</caption>
+      <table class="stack">
+        <caption>
+          Usage and quota (read <Time at={usage.at} />)
+        </caption>
         <thead>
           <tr>
             <th scope="col">Kind</th>
@@ -184,23 +211,30 @@ export function AccountPage() {
             const u = usage.quotas[kind];
             return (
               <tr data-kind={kind}>
-                <td>{kind}</td>
-                <td>{u.count}</td>
-                <td>{u.ceiling}</td>
-                <td>{u.window}</td>
-                <td>{u.resetsAt ?? "–"}</td>
+                <td data-label="Kind">{words(kind)}</td>
+                <td data-label="Used">{count(u.count)}</td>
+                <td data-label="Ceiling">{count(u.ceiling)}</td>
+                <td data-label="Window">{words(u.window)}</td>
+                <td data-label="Resets">
+                  <Time at={u.resetsAt} fallback="–" />
+                </td>
               </tr>
             );
           })}
         </tbody>
       </table>
       <table>
-        <caption>Requests by key on {usage.day}</caption>
+        <caption>Requests by key on {new Date(`${usage.day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: "UTC" })} (UTC)</caption>
         <tbody>
+          {usage.keys.length === 0 ? (
+            <tr>
+              <td>No key yet: create one under Keys.</td>
+            </tr>
+          ) : null}
           {usage.keys.map((k) => (
             <tr>
               <td>{k.name}</td>
-              <td>{k.requests}</td>
+              <td>{count(k.requests)}</td>
             </tr>
           ))}
         </tbody>

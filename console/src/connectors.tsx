@@ -9,9 +9,10 @@
 import { useState } from "preact/hooks";
 
 import { call, type Schemas } from "./api.js";
-import { DeveloperNav, SecretOnce } from "./developer.js";
+import { SecretOnce } from "./developer.js";
 import { useLiveEvents } from "./live.js";
-import { Alert, Failure, Loading, useAction, useLoad, when } from "./ui.js";
+import { DeveloperNav } from "./nav.js";
+import { Alert, Empty, Failure, FieldProblem, Loading, ProblemAlert, Time, invalid, useAction, useLoad, words } from "./ui.js";
 
 type Connector = Schemas["Connector"];
 type Submission = Schemas["Submission"];
@@ -60,16 +61,18 @@ export function ConnectorsPage() {
     [],
   );
   const [token, setToken] = useState<string | null>(null);
-  const { problem, act } = useAction(() => reload());
+  const { fault, act } = useAction(() => reload());
   if (error) return <Failure message={error} />;
   if (!connectors) return <Loading />;
   return (
     <main>
       <DeveloperNav current="connectors" />
       <h1>Connectors</h1>
-      <Alert message={problem} />
+      <ProblemAlert problem={fault} fields={["slug", "name", "serverUrl"]} />
       {token ? <SecretOnce what="connector runtime token" secret={token} onDone={() => setToken(null)} /> : null}
-      {connectors.length === 0 ? <p>No connector yet.</p> : null}
+      {connectors.length === 0 ? (
+        <Empty>No connector yet: create one below, then submit its first version for review.</Empty>
+      ) : null}
       {connectors.map((connector) => (
         <ConnectorCard connector={connector} />
       ))}
@@ -97,11 +100,20 @@ export function ConnectorsPage() {
       >
         <h2>New connector</h2>
         <label for="connector-slug">Slug</label>
-        <input id="connector-slug" name="slug" required pattern="[a-z][a-z0-9\-]{1,39}" />
+        <input
+          id="connector-slug"
+          name="slug"
+          required
+          pattern="[a-z][a-z0-9\-]{1,39}"
+          {...invalid(fault, "slug", "connector-slug")}
+        />
+        <FieldProblem problem={fault} field="slug" id="connector-slug" />
         <label for="connector-name">Name</label>
-        <input id="connector-name" name="name" required maxLength={80} />
+        <input id="connector-name" name="name" required maxLength={80} {...invalid(fault, "name", "connector-name")} />
+        <FieldProblem problem={fault} field="name" id="connector-name" />
         <label for="connector-url">Server URL</label>
-        <input id="connector-url" name="serverUrl" type="url" required />
+        <input id="connector-url" name="serverUrl" type="url" required {...invalid(fault, "serverUrl", "connector-url")} />
+        <FieldProblem problem={fault} field="serverUrl" id="connector-url" />
         <button type="submit">Create connector</button>
       </form>
     </main>
@@ -122,13 +134,14 @@ function ConnectorCard(props: { connector: Connector }) {
     <section class="thing" aria-label={connector.name} data-connector={connector.id}>
       <header>
         <h2>{connector.name}</h2>
-        <span class="badge">{connector.published ? "published" : "sandbox only"}</span>
+        <span class="badge">{connector.published ? "Published" : "Sandbox only"}</span>
       </header>
       <p class="value">
         {connector.slug} · {connector.serverUrl}
       </p>
       <Alert message={error ?? problem} />
-      <table aria-label="Versions">
+      {(versions ?? []).length === 0 ? <Empty>No version yet: submit one below.</Empty> : null}
+      <table aria-label="Versions" class="stack">
         <thead>
           <tr>
             <th scope="col">Version</th>
@@ -154,13 +167,13 @@ function VersionRow(props: { version: Submission; act: (work: () => Promise<unkn
   return (
     <>
       <tr data-version={version.versionId}>
-        <td>{version.semver}</td>
-        <td>
-          <span data-review-state>{version.state}</span>
+        <td data-label="Version">{version.semver}</td>
+        <td data-label="State">
+          <span data-review-state={version.state}>{words(version.state)}</span>
         </td>
-        <td>{version.note ?? ""}</td>
-        <td>
-          {when(version.submittedAt)}
+        <td data-label="Reviewer's note">{version.note ?? ""}</td>
+        <td data-label="Submitted">
+          <Time at={version.submittedAt} fallback="not yet" />
           {EDITABLE.includes(version.state) && !editing ? (
             <button type="button" onClick={() => setEditing(true)}>
               Change {version.semver}

@@ -7,8 +7,9 @@
  */
 import { useState } from "preact/hooks";
 
-import { call, type Control, type Thing } from "./api.js";
+import { ApiProblem, call, type Control, type Thing } from "./api.js";
 import { Icon } from "./icons.js";
+import { count, useProblem, words } from "./ui.js";
 
 const PRIMITIVES = [
   "toggle",
@@ -36,10 +37,14 @@ export interface PinToggle {
 
 export function ThingCard(props: { thing: Thing; tenantId: string; onChanged: () => void; pin?: PinToggle }) {
   const { thing } = props;
-  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
+  // What the last change did; its problem is one of the page's (one at a time).
+  const [message, setMessage] = useState<string | null>(null);
+  const [problem, show, clear] = useProblem();
 
   async function send(capability: string, control: Control, change: Change) {
     if (control.confirm && !window.confirm(`${control.label}: are you sure?`)) return;
+    clear();
+    setMessage(null);
     const body =
       change.kind === "press"
         ? ({ command: "press", payload: { capability, key: control.key } } as const)
@@ -53,7 +58,7 @@ export function ThingCard(props: { thing: Thing; tenantId: string; onChanged: ()
             body,
           }),
         );
-        setMessage({ text: `${control.label}: sent`, error: false });
+        setMessage(`${control.label}: sent`);
       } else {
         await call((c) =>
           c.POST("/v1/endpoints/{endpointId}/commands", {
@@ -61,11 +66,11 @@ export function ThingCard(props: { thing: Thing; tenantId: string; onChanged: ()
             body,
           }),
         );
-        setMessage({ text: `${control.label}: applied`, error: false });
+        setMessage(`${control.label}: applied`);
       }
       props.onChanged();
     } catch (e) {
-      setMessage({ text: `${control.label}: ${(e as Error).message}`, error: true });
+      show(new ApiProblem(e instanceof ApiProblem ? e.status : 0, `${control.label}: ${(e as Error).message}`));
     }
   }
 
@@ -81,6 +86,7 @@ export function ThingCard(props: { thing: Thing; tenantId: string; onChanged: ()
         <ControlRow
           key={`${capability.id}.${control.key}`}
           id={`${thing.id}-${capability.id}-${control.key}`}
+          thingName={thing.name}
           control={control}
           value={value}
           onChange={(change) => send(capability.id, control, change)}
@@ -102,7 +108,7 @@ export function ThingCard(props: { thing: Thing; tenantId: string; onChanged: ()
             aria-pressed={props.pin.pinned ? "true" : "false"}
             aria-label={`${props.pin.pinned ? "Unpin" : "Pin"} ${thing.name}`}
             onClick={() =>
-              props.pin!.toggle().catch((e) => setMessage({ text: `Pin: ${(e as Error).message}`, error: true }))
+              props.pin!.toggle().catch((e) => show(new ApiProblem(0, `Pin: ${(e as Error).message}`)))
             }
           >
             {props.pin.pinned ? "Unpin" : "Pin"}
@@ -118,8 +124,13 @@ export function ThingCard(props: { thing: Thing; tenantId: string; onChanged: ()
         ),
       )}
       {message ? (
-        <p class={message.error ? "notice error" : "notice"} role="status">
-          {message.text}
+        <p class="notice" role="status">
+          {message}
+        </p>
+      ) : null}
+      {problem ? (
+        <p class="notice error" role="alert">
+          {problem.detail}
         </p>
       ) : null}
     </article>
@@ -140,16 +151,9 @@ function LivenessBadge(props: { thing: Thing }) {
       </span>
     ) : null;
   }
-  const labels: Record<string, string> = {
-    online: "online",
-    not_heard_from: "not heard from",
-    offline: "offline",
-    provisioning: "provisioning",
-    disabled: "disabled",
-    awaiting_replacement: "awaiting replacement",
-  };
-  const label = labels[liveness.state];
-  if (!label) return null; // a state this build does not know: dropped
+  const known = ["online", "not_heard_from", "offline", "provisioning", "disabled", "awaiting_replacement"];
+  if (!known.includes(liveness.state)) return null; // a state this build does not know: dropped
+  const label = words(liveness.state);
   return (
     <span class={`badge badge-${liveness.state}`} data-liveness={liveness.state}>
       {label}
@@ -159,11 +163,14 @@ function LivenessBadge(props: { thing: Thing }) {
 
 function ControlRow(props: {
   id: string;
+  thingName: string;
   control: Control;
   value: unknown;
   onChange: (change: Change) => void;
 }) {
   const { control, value, id } = props;
+  // Two lights each have a Power switch: the thing's name tells them apart.
+  const name = `${control.label}, ${props.thingName}`;
   const primitive = control.primitive as string;
   const known = (PRIMITIVES as readonly string[]).includes(primitive);
   const label = (
@@ -194,6 +201,7 @@ function ControlRow(props: {
           role="switch"
           class={`toggle toggle-${on === null ? "unknown" : on ? "on" : "off"}`}
           aria-checked={on === null ? "mixed" : on ? "true" : "false"}
+          aria-label={name}
           disabled={readOnly}
           onClick={() => props.onChange({ kind: "set", value: on === null ? true : !on })}
         >
@@ -214,10 +222,11 @@ function ControlRow(props: {
             max={control.max ?? 100}
             step={control.step ?? 1}
             value={current}
+            aria-label={name}
             disabled={readOnly}
             onChange={(e) => props.onChange({ kind: "set", value: Number(e.currentTarget.value) })}
           />
-          <output>{typeof value === "number" ? value : "–"}</output>
+          <output>{typeof value === "number" ? count(value) : "–"}</output>
           {unit}
         </span>
       );
@@ -231,7 +240,7 @@ function ControlRow(props: {
         Math.min(control.max ?? Number.POSITIVE_INFINITY, Math.max(control.min ?? Number.NEGATIVE_INFINITY, n));
       const start = current ?? control.min ?? 0;
       input = (
-        <span class="stepper" id={id} role="group" aria-label={control.label}>
+        <span class="stepper" id={id} role="group" aria-label={name}>
           <button
             type="button"
             aria-label={`${control.label} down`}
@@ -240,7 +249,7 @@ function ControlRow(props: {
           >
             −
           </button>
-          <output>{current ?? "–"}</output>
+          <output>{current === null ? "–" : count(current)}</output>
           {unit}
           <button
             type="button"
@@ -260,6 +269,7 @@ function ControlRow(props: {
           id={id}
           type="color"
           value={typeof value === "string" && /^#[0-9a-f]{6}$/i.test(value) ? value : "#ffffff"}
+          aria-label={name}
           disabled={readOnly}
           onChange={(e) => props.onChange({ kind: "set", value: e.currentTarget.value })}
         />
@@ -269,6 +279,7 @@ function ControlRow(props: {
       input = (
         <select
           id={id}
+          aria-label={name}
           disabled={readOnly}
           onChange={(e) => {
             const chosen = (control.options ?? [])[Number(e.currentTarget.value)];
@@ -336,6 +347,10 @@ function display(value: unknown, control: Control): string {
   const option = (control.options ?? []).find((o) => o.value === value);
   if (option) return option.label;
   if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "number") return count(value);
+  if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) {
+    return new Date(value).toLocaleString();
+  }
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }

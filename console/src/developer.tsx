@@ -1,10 +1,24 @@
 /** The developer pages: keys and webhooks (with their deliveries). */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 
-import { call, perform, type Schemas } from "./api.js";
+import { call, perform, type ApiProblem, type Schemas } from "./api.js";
 import { EVENT_KINDS, EventsView, useLiveEvents } from "./live.js";
+import { DeveloperNav } from "./nav.js";
 import { OverviewPage } from "./pages.js";
-import { Alert, Failure, Loading, useAction, useLoad } from "./ui.js";
+import {
+  Alert,
+  Empty,
+  Failure,
+  FieldProblem,
+  Loading,
+  ProblemAlert,
+  Time,
+  count,
+  invalid,
+  useAction,
+  useLoad,
+  words,
+} from "./ui.js";
 
 type Scope = Schemas["Scope"];
 type EventKind = Schemas["EventKind"];
@@ -35,27 +49,8 @@ const SCOPES: Scope[] = [
 ];
 
 
-const TABS = [
-  ["keys", "Keys"],
-  ["webhooks", "Webhooks"],
-  ["simulator", "Simulator"],
-  ["events", "Events"],
-  ["connectors", "Connectors"],
-  ["home", "Sandbox home"],
-  ["account", "Account"],
-] as const;
-
-export function DeveloperNav(props: { current: (typeof TABS)[number][0] }) {
-  return (
-    <nav class="tabs" aria-label="Developer">
-      {TABS.map(([tab, label]) => (
-        <a href={`#/developer/${tab}`} aria-current={props.current === tab ? "page" : undefined}>
-          {label}
-        </a>
-      ))}
-    </nav>
-  );
-}
+/** The tabs live with the rest of the console's navigation. */
+export { DeveloperNav } from "./nav.js";
 
 /** The sandbox's home, as its household would see it: the virtual devices
  * as things in their rooms, live from the event stream. */
@@ -71,14 +66,8 @@ export function SandboxHome() {
   }, []);
   if (error) return <Failure message={error} />;
   if (!home) return <Loading />;
-  return (
-    <>
-      <div class="sub">
-        <DeveloperNav current="home" />
-      </div>
-      <OverviewPage tenantId={home.tenantId} propertyId={home.propertyId} />
-    </>
-  );
+  // The home's page draws the developer's tabs itself (on its every page).
+  return <OverviewPage tenantId={home.tenantId} propertyId={home.propertyId} />;
 }
 
 export function EventsPage() {
@@ -118,6 +107,16 @@ export function SimulatorPage() {
   );
   const { problem, act } = useAction(() => reloadDevices());
   useLiveEvents(["device.online", "device.offline"], () => reloadDevices());
+  // A scenario set for some seconds ends with no event: redraw then, once.
+  const ends = (devices ?? [])
+    .map((d) => (d.scenario.until ? Date.parse(d.scenario.until) : NaN))
+    .filter((at) => at > Date.now())
+    .sort((a, b) => a - b)[0];
+  useEffect(() => {
+    if (ends === undefined) return;
+    const timer = setTimeout(reloadDevices, ends - Date.now() + 500);
+    return () => clearTimeout(timer);
+  }, [ends]);
   if (error ?? devicesError) return <Failure message={(error ?? devicesError)!} />;
   if (!sandbox || !tenantId || !devices) return <Loading />;
   const loaded = { ...sandbox, devices };
@@ -127,6 +126,7 @@ export function SimulatorPage() {
       <DeveloperNav current="simulator" />
       <h1>Simulator</h1>
       <Alert message={problem} />
+      {loaded.devices.length === 0 ? <Empty>No virtual device yet: add one below, and it shows in its home.</Empty> : null}
       <div class="things">
         {loaded.devices.map((virtual: VirtualDevice) => (
           <VirtualDeviceCard virtual={virtual} tenantId={tenantId} act={act} />
@@ -154,7 +154,7 @@ export function SimulatorPage() {
         <label for="vd-profile">Profile</label>
         <select id="vd-profile" name="profile">
           {PROFILES.map((p) => (
-            <option value={p}>{p}</option>
+            <option value={p}>{words(p)}</option>
           ))}
         </select>
         <label for="vd-home">Home</label>
@@ -186,12 +186,19 @@ function VirtualDeviceCard(props: {
       <header>
         <h3>{device.name}</h3>
         <span class={`badge badge-${state ?? "unknown"}`} data-liveness={state ?? "unknown"}>
-          {state?.replaceAll("_", " ") ?? "unknown"}
+          {words(state ?? "unknown")}
         </span>
       </header>
       <p class="value">
-        {virtual.profile} · {virtual.model} · scenario <strong data-scenario>{scenario.effective}</strong>
-        {scenario.until ? ` until ${scenario.until}` : ""}
+        {words(virtual.profile)} · {virtual.model} · scenario{" "}
+        <strong data-scenario={scenario.effective}>{words(scenario.effective)}</strong>
+        {/* A timed scenario that has ended is NORMAL: no "until" is left. */}
+        {scenario.until && scenario.effective !== "NORMAL" && Date.parse(scenario.until) > Date.now() ? (
+          <>
+            {" "}
+            until <Time at={scenario.until} />
+          </>
+        ) : null}
       </p>
       <label for={`sec-${device.id}`}>For seconds (empty: until changed)</label>
       <input
@@ -218,7 +225,7 @@ function VirtualDeviceCard(props: {
               )
             }
           >
-            {s}
+            {words(s)}
           </button>
         ))}
       </div>
@@ -269,9 +276,14 @@ export function SecretOnce(props: { what: string; secret: string; onDone: () => 
   );
 }
 
-function Checkboxes<T extends string>(props: { name: string; legend: string; values: T[] }) {
+function Checkboxes<T extends string>(props: {
+  name: string;
+  legend: string;
+  values: T[];
+  invalid?: ReturnType<typeof invalid>;
+}) {
   return (
-    <fieldset class="checks">
+    <fieldset class="checks" {...(props.invalid ?? {})}>
       <legend>{props.legend}</legend>
       {props.values.map((value) => (
         <label>
@@ -285,78 +297,97 @@ function Checkboxes<T extends string>(props: { name: string; legend: string; val
 export function KeysPage() {
   const [keys, error, reload] = useLoad(() => call((c) => c.GET("/v1/developers/keys")), []);
   const [secret, setSecret] = useState<string | null>(null);
-  const { problem, act } = useAction(() => reload());
+  const { fault, act } = useAction(() => reload());
   if (error) return <Failure message={error} />;
   if (!keys) return <Loading />;
+  const fields = ["name", "scopes"];
 
   return (
     <main>
       <DeveloperNav current="keys" />
       <h1>Keys</h1>
       {secret ? <SecretOnce what="key" secret={secret} onDone={() => setSecret(null)} /> : null}
-      <Alert message={problem} />
-      <table>
-        <caption>Your keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Last used</th>
-            <th scope="col">State</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.items.map((key: Key) => (
-            <tr data-key={key.id}>
-              <td>{key.name}</td>
-              <td>{key.kind}</td>
-              <td>
-                <code>{key.prefix}…</code>
-              </td>
-              <td>{key.scopes.join(", ")}</td>
-              <td>{key.lastUsedAt ?? "never"}</td>
-              <td>{key.revokedAt ? "revoked" : key.expiresAt ? `expires ${key.expiresAt}` : "active"}</td>
-              <td class="row">
-                {key.revokedAt ? null : (
-                  <>
-                <button
-                  type="button"
-                  aria-label={`Rotate ${key.name}`}
-                  onClick={() =>
-                    window.confirm(`Rotate ${key.name}? The old secret stops working.`) &&
-                    act(async () => {
-                      const rotated = await call((c) =>
-                        c.POST("/v1/developers/keys/{keyId}/rotate", { params: { path: { keyId: key.id } } }),
-                      );
-                      setSecret(rotated.secret);
-                    })
-                  }
-                >
-                  Rotate
-                </button>
-                <button
-                  type="button"
-                  class="danger"
-                  aria-label={`Revoke ${key.name}`}
-                  onClick={() =>
-                    window.confirm(`Revoke ${key.name}? It stops working at once.`) &&
-                    act(() =>
-                      perform((c) => c.DELETE("/v1/developers/keys/{keyId}", { params: { path: { keyId: key.id } } })),
-                    )
-                  }
-                >
-                  Revoke
-                </button>
-                  </>
-                )}
-              </td>
+      <ProblemAlert problem={fault} fields={fields} />
+      {keys.items.length === 0 ? (
+        <Empty>No key yet: create one below (a webhook endpoint speaks for a DEV key).</Empty>
+      ) : (
+        <table class="stack">
+          <caption>Your keys</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Last used</th>
+              <th scope="col">State</th>
+              <th scope="col">Actions</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {keys.items.map((key: Key) => (
+              <tr data-key={key.id}>
+                <td data-label="Name">{key.name}</td>
+                <td data-label="Kind">{key.kind}</td>
+                <td data-label="Prefix">
+                  <code>{key.prefix}…</code>
+                </td>
+                <td data-label="Scopes">{key.scopes.join(", ")}</td>
+                <td data-label="Last used">
+                  <Time at={key.lastUsedAt} fallback="never" />
+                </td>
+                <td data-label="State">
+                  {key.revokedAt ? (
+                    "revoked"
+                  ) : key.expiresAt ? (
+                    <>
+                      expires <Time at={key.expiresAt} />
+                    </>
+                  ) : (
+                    "active"
+                  )}
+                </td>
+                <td class="row" data-label="Actions">
+                  {key.revokedAt ? null : (
+                    <>
+                      <button
+                        type="button"
+                        aria-label={`Rotate ${key.name}`}
+                        onClick={() =>
+                          window.confirm(`Rotate ${key.name}? The old secret stops working.`) &&
+                          act(async () => {
+                            const rotated = await call((c) =>
+                              c.POST("/v1/developers/keys/{keyId}/rotate", { params: { path: { keyId: key.id } } }),
+                            );
+                            setSecret(rotated.secret);
+                          })
+                        }
+                      >
+                        Rotate
+                      </button>
+                      <button
+                        type="button"
+                        class="danger"
+                        aria-label={`Revoke ${key.name}`}
+                        onClick={() =>
+                          window.confirm(`Revoke ${key.name}? It stops working at once.`) &&
+                          act(() =>
+                            perform((c) =>
+                              c.DELETE("/v1/developers/keys/{keyId}", { params: { path: { keyId: key.id } } }),
+                            ),
+                          )
+                        }
+                      >
+                        Revoke
+                      </button>
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <form
         class="create"
         aria-label="Create a key"
@@ -376,8 +407,10 @@ export function KeysPage() {
       >
         <h2>Create a key</h2>
         <label for="key-name">Name</label>
-        <input id="key-name" name="name" required maxLength={80} />
-        <Checkboxes name="scope" legend="Scopes" values={SCOPES} />
+        <input id="key-name" name="name" required maxLength={80} {...invalid(fault, "name", "key-name")} />
+        <FieldProblem problem={fault} field="name" id="key-name" />
+        <Checkboxes name="scope" legend="Scopes" values={SCOPES} invalid={invalid(fault, "scopes", "key-scopes")} />
+        <FieldProblem problem={fault} field="scopes" id="key-scopes" />
         <button type="submit">Create key</button>
       </form>
     </main>
@@ -394,19 +427,23 @@ export function WebhooksPage() {
     [],
   );
   const [secret, setSecret] = useState<string | null>(null);
-  const { problem, act } = useAction(() => reload());
+  const { fault, act } = useAction(() => reload());
   if (error) return <Failure message={error} />;
   if (!loaded) return <Loading />;
   const [endpoints, keys] = loaded;
   // An endpoint speaks for one key: the active ones it may be bound to.
   const usable = keys.items.filter((k: Key) => k.kind === "DEV" && !k.revokedAt);
+  const fields = ["url", "events", "keyId"];
 
   return (
     <main>
       <DeveloperNav current="webhooks" />
       <h1>Webhooks</h1>
       {secret ? <SecretOnce what="endpoint" secret={secret} onDone={() => setSecret(null)} /> : null}
-      <Alert message={problem} />
+      <ProblemAlert problem={fault} fields={fields} />
+      {endpoints.items.length === 0 ? (
+        <Empty>No endpoint yet: add one below, then send it a test.</Empty>
+      ) : null}
       {endpoints.items.map((endpoint: WebhookEndpoint) => (
         <Endpoint endpoint={endpoint} act={act} />
       ))}
@@ -429,26 +466,39 @@ export function WebhooksPage() {
         }}
       >
         <h2>Add an endpoint</h2>
-        <label for="webhook-url">URL</label>
-        <input id="webhook-url" name="url" type="url" required />
-        <label for="webhook-key">Key it speaks for</label>
-        {usable.length === 0 ? (
-          <p class="notice" id="webhook-key">
-            An endpoint is bound to a DEV key: <a href="#/developer/keys">create one first</a>.
-          </p>
-        ) : (
-          <select id="webhook-key" name="key">
-            {usable.map((k: Key) => (
-              <option value={k.id}>
-                {k.name} ({k.prefix}…)
-              </option>
-            ))}
-          </select>
-        )}
-        <Checkboxes name="event" legend="Events" values={EVENT_KINDS} />
+        <EndpointFields fault={fault} usable={usable} />
         <button type="submit">Add endpoint</button>
       </form>
     </main>
+  );
+}
+
+/** The URL, key and events of an endpoint, each with its problem. */
+function EndpointFields(props: { fault: ApiProblem | null; usable: Key[] }) {
+  const { fault, usable } = props;
+  return (
+    <>
+      <label for="webhook-url">URL</label>
+      <input id="webhook-url" name="url" type="url" required {...invalid(fault, "url", "webhook-url")} />
+      <FieldProblem problem={fault} field="url" id="webhook-url" />
+      <label for="webhook-key">Key it speaks for</label>
+      {usable.length === 0 ? (
+        <p class="notice" id="webhook-key">
+          An endpoint is bound to a DEV key: <a href="#/developer/keys">create one first</a>.
+        </p>
+      ) : (
+        <select id="webhook-key" name="key" {...invalid(fault, "keyId", "webhook-key")}>
+          {usable.map((k: Key) => (
+            <option value={k.id}>
+              {k.name} ({k.prefix}…)
+            </option>
+          ))}
+        </select>
+      )}
+      <FieldProblem problem={fault} field="keyId" id="webhook-key" />
+      <Checkboxes name="event" legend="Events" values={EVENT_KINDS} invalid={invalid(fault, "events", "webhook-events")} />
+      <FieldProblem problem={fault} field="events" id="webhook-events" />
+    </>
   );
 }
 
@@ -462,12 +512,13 @@ function Endpoint(props: { endpoint: WebhookEndpoint; act: (work: () => Promise<
         <h3>
           <code>{endpoint.url}</code>
         </h3>
-        <span class={`badge ${endpoint.disabledAt ? "badge-offline" : "badge-online"}`}>
-          {endpoint.disabledAt ? `disabled (${endpoint.disabledReason ?? "unknown"})` : "active"}
+        <span class={`badge ${endpoint.disabledAt ? "badge-offline" : "badge-online"}`} data-status={endpoint.status}>
+          {endpoint.disabledAt ? `Disabled (${words(endpoint.disabledReason ?? "unknown").toLowerCase()})` : "Active"}
         </span>
       </header>
       <p class="value">
-        {endpoint.events.join(", ")} · {endpoint.consecutiveFailures} failures in a row
+        {endpoint.events.join(", ")} · {count(endpoint.consecutiveFailures)} failures in a row · added{" "}
+        <Time at={endpoint.createdAt} />
       </p>
       <div class="row">
         <button
@@ -491,8 +542,16 @@ function Endpoint(props: { endpoint: WebhookEndpoint; act: (work: () => Promise<
             Enable
           </button>
         ) : null}
-        <button type="button" onClick={() => setShown((n) => n + 1)}>
-          Refresh deliveries
+        <button
+          type="button"
+          class="danger"
+          aria-label={`Delete ${endpoint.url}`}
+          onClick={() =>
+            window.confirm(`Delete the endpoint ${endpoint.url}? Its deliveries stop.`) &&
+            act(() => perform((c) => c.DELETE("/v1/developers/webhooks/{webhookId}", { params: { path } })))
+          }
+        >
+          Delete
         </button>
       </div>
       <Deliveries webhookId={endpoint.id} version={shown} />
@@ -500,10 +559,23 @@ function Endpoint(props: { endpoint: WebhookEndpoint; act: (work: () => Promise<
   );
 }
 
+/** How soon to read the deliveries again while one is on its way: the
+ * delivery worker raises no event when it delivers, so the list is read
+ * again while a delivery is pending (soon) or retrying (at its next
+ * attempt), and not at all once every delivery has settled. */
+function nextRead(deliveries: Schemas["WebhookDelivery"][], reads: number): number | null {
+  const waits = deliveries.flatMap((d) => {
+    if (d.status === "pending") return [Math.min(500 * 2 ** reads, 10_000)];
+    if (d.status === "retrying" && d.nextAttemptAt) return [Math.max(Date.parse(d.nextAttemptAt) - Date.now() + 500, 500)];
+    return [];
+  });
+  return waits.length ? Math.min(...waits) : null;
+}
+
 /** The deliveries the API lists (its last fifty, newest first), each with
- * its signed payload. */
+ * its signed payload; read again while one is on its way. */
 function Deliveries(props: { webhookId: string; version: number }) {
-  const [deliveries, error] = useLoad(
+  const [deliveries, error, reload] = useLoad(
     () =>
       call((c) =>
         c.GET("/v1/developers/webhooks/{webhookId}/deliveries", {
@@ -512,11 +584,24 @@ function Deliveries(props: { webhookId: string; version: number }) {
       ),
     [props.webhookId, props.version],
   );
+  // Reads since a delivery was last seen settling (the pause grows while
+  // one stays pending).
+  const [reads, setReads] = useState(0);
+  useEffect(() => setReads(0), [props.version]);
+  const wait = deliveries ? nextRead(deliveries.items, reads) : null;
+  useEffect(() => {
+    if (wait === null) return;
+    const timer = setTimeout(() => {
+      setReads((n) => n + 1);
+      reload();
+    }, wait);
+    return () => clearTimeout(timer);
+  }, [deliveries, wait]);
   if (error) return <p class="notice error">{error}</p>;
   if (!deliveries) return <p aria-busy="true">Loading deliveries…</p>;
-  if (deliveries.items.length === 0) return <p class="value">No deliveries yet.</p>;
+  if (deliveries.items.length === 0) return <Empty>No deliveries yet: send a test to see one arrive.</Empty>;
   return (
-    <table class="deliveries">
+    <table class="deliveries stack">
       <caption>Deliveries</caption>
       <thead>
         <tr>
@@ -531,12 +616,14 @@ function Deliveries(props: { webhookId: string; version: number }) {
       <tbody>
         {deliveries.items.map((d) => (
           <tr data-delivery={d.id} data-status={d.status}>
-            <td>{d.eventType}</td>
-            <td>{d.status}</td>
-            <td>{d.attempts}</td>
-            <td>{d.responseCode ?? d.lastError ?? "–"}</td>
-            <td>{d.createdAt}</td>
-            <td>
+            <td data-label="Event">{d.eventType}</td>
+            <td data-label="Status">{words(d.status)}</td>
+            <td data-label="Attempts">{count(d.attempts)}</td>
+            <td data-label="Response">{d.responseCode ?? d.lastError ?? "–"}</td>
+            <td data-label="Created">
+              <Time at={d.createdAt} />
+            </td>
+            <td data-label="Payload">
               <details>
                 <summary>Signed payload</summary>
                 <pre>{d.payload}</pre>

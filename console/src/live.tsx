@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 
 import { eventStream, type StreamEvent } from "../../sdks/typescript/src/stream.js";
 import { session, streamToken, type Schemas } from "./api.js";
+import { Empty, Time } from "./ui.js";
 
 /** What changes a home's views (overview, room, security): its things'
  * state, command results and liveness, from the home's own stream. */
@@ -110,10 +111,20 @@ export function EventsView() {
           {running ? "listening" : "paused"} · {shown.length} shown
         </span>
       </div>
+      {shown.length === 0 ? (
+        <Empty>
+          {running
+            ? "Listening: events show here as they happen (the simulator's virtual devices report every few seconds)."
+            : "Paused: resume to see the events since the last one shown."}
+        </Empty>
+      ) : null}
       <ol class="events" aria-label="Events">
         {shown.map((event) => (
           <li data-event={event.envelope.type}>
-            <code>{event.envelope.type}</code> <span class="value">{event.envelope.createdAt}</span>
+            <code>{event.envelope.type}</code>{" "}
+            <span class="value">
+              <Time at={event.envelope.createdAt} />
+            </span>
             <pre>{JSON.stringify(event.envelope.data)}</pre>
           </li>
         ))}

@@ -8,6 +8,7 @@ import { AccountPage, SignUp, VerifyEmail } from "./account.js";
 import { ConnectorsPage } from "./connectors.js";
 import { EventsPage, KeysPage, SandboxHome, SimulatorPage, WebhooksPage } from "./developer.js";
 import { InvitationPage, takeInvitationToken } from "./invitation.js";
+import { ForgotPassword, ResetPassword, takeResetLink } from "./password.js";
 import { Header, Homes, OverviewPage, RoomPage, SignIn } from "./pages.js";
 import { PeoplePage } from "./people.js";
 import { RoutinesPage } from "./routines.js";
@@ -17,6 +18,8 @@ import { StaffArea } from "./staff.js";
 /** The token of the invitation link this page was opened with (taken out
  * of the address before anything else runs). */
 const invitationToken = takeInvitationToken();
+/** Likewise the reset link's token (and whose sign-in it is). */
+const resetLink = takeResetLink();
 
 function route(hash: string) {
   const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?", 2);
@@ -24,6 +27,7 @@ function route(hash: string) {
   const current = session();
   if (parts[0] === "developer") {
     if (parts[1] === "signup") return <SignUp />;
+    if (parts[1] === "forgot") return <ForgotPassword kind="developer" />;
     if (parts[1] === "verify") return <VerifyEmail token={new URLSearchParams(query).get("token") ?? ""} />;
     if (current?.kind !== "developer" || parts[1] === "signin") return <SignIn kind="developer" />;
     switch (parts[1]) {
@@ -43,6 +47,7 @@ function route(hash: string) {
         return <KeysPage />;
     }
   }
+  if (parts[0] === "forgot") return <ForgotPassword kind="household" />;
   if (!current || parts[0] === "signin") return <SignIn kind="household" />;
   // Platform staff sign in as household people; the area checks the role.
   if (parts[0] === "staff") {
@@ -78,7 +83,13 @@ function App() {
     <>
       <Header />
       {/* A link within the page (a hash) leaves the invitation. */}
-      {invitationToken !== null && !hash ? <InvitationPage token={invitationToken} /> : route(hash)}
+      {invitationToken !== null && !hash ? (
+        <InvitationPage token={invitationToken} />
+      ) : resetLink !== null && !hash ? (
+        <ResetPassword {...resetLink} />
+      ) : (
+        route(hash)
+      )}
     </>
   );
 }

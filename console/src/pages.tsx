@@ -5,12 +5,12 @@ import { call, logOut, session, signIn, type Schemas, type SessionKind, type Thi
 import { ThingCard } from "./controls.js";
 import { usePins, type Pins } from "./dashboard.js";
 import { HOME_VIEW_KINDS, useLiveEvents } from "./live.js";
-import { HomeNav } from "./nav.js";
+import { HomeHeader } from "./nav.js";
 import { RunButton } from "./routines.js";
 import { StaffLink } from "./staff.js";
 import { Icon } from "./icons.js";
 import { ActionTile } from "./tiles.js";
-import { Alert, Failure, Loading, useLoad } from "./ui.js";
+import { Empty, Failure, FieldProblem, Loading, ProblemAlert, invalid, useLoad, useProblem } from "./ui.js";
 
 type Overview = Schemas["Overview"];
 type RoomView = Schemas["RoomView"];
@@ -27,18 +27,20 @@ function pinOf(pins: Pins, thing: Thing) {
 }
 
 export function SignIn(props: { kind: SessionKind }) {
-  const [error, setError] = useState<string | null>(null);
+  const [problem, show, clear] = useProblem();
   const [busy, setBusy] = useState(false);
   const developer = props.kind === "developer";
+  const field = (name: string) => invalid(problem, name, name);
   return (
     <main class="narrow">
       <h1>{developer ? "Developer sign in" : "Sign in"}</h1>
       <form
+        aria-label="Sign in"
         onSubmit={async (e) => {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
           setBusy(true);
-          setError(null);
+          clear();
           try {
             await signIn(
               props.kind,
@@ -48,27 +50,55 @@ export function SignIn(props: { kind: SessionKind }) {
             );
             navigate(developer ? "#/developer/keys" : "#/homes");
           } catch (err) {
-            setError((err as Error).message);
+            show(err);
           } finally {
             setBusy(false);
           }
         }}
       >
         <label for="email">Email</label>
-        <input id="email" name="email" type="email" autocomplete="username" required />
+        <input id="email" name="email" type="email" autocomplete="username" required {...field("email")} />
+        <FieldProblem problem={problem} field="email" id="email" />
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          {...field("password")}
+        />
+        <FieldProblem problem={problem} field="password" id="password" />
         {developer ? (
           <>
             <label for="totp">Authentication code (if MFA is on)</label>
-            <input id="totp" name="totp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" />
+            <input
+              id="totp"
+              name="totp"
+              inputmode="numeric"
+              autocomplete="one-time-code"
+              pattern="[0-9]{6}"
+              {...field("totp")}
+            />
+            <FieldProblem problem={problem} field="totp" id="totp" />
           </>
         ) : null}
         <button type="submit" disabled={busy}>
           Sign in
         </button>
-        <Alert message={error} />
+        <ProblemAlert problem={problem} fields={["email", "password", "totp"]} />
+        {developer && problem?.status === 401 && problem.field !== "totp" ? (
+          // The developer sign-in answers a household account as it answers
+          // a wrong password (it tells no one who has an account).
+          <p class="notice" data-hint="household">
+            A household account (one you were invited to a home with) signs in on the{" "}
+            <a href="#/signin">household sign-in</a>.
+          </p>
+        ) : null}
       </form>
+      <p>
+        <a href={developer ? "#/developer/forgot" : "#/forgot"}>Forgot password?</a>
+      </p>
       <p>
         {developer ? (
           <>
@@ -96,7 +126,11 @@ export function Homes() {
   return (
     <main>
       <h1>Homes</h1>
-      {homes.length === 0 ? <p>No home yet.</p> : null}
+      {homes.length === 0 ? (
+        <Empty>
+          No home yet. A household's owner adds you to their home with an invitation: open the link in its mail.
+        </Empty>
+      ) : null}
       <ul class="cards">
         {homes.map((home: Property) => (
           <li>
@@ -150,8 +184,12 @@ export function OverviewPage(props: { tenantId: string; propertyId: string }) {
   });
   return (
     <main>
-      <h1>{overview.property.name}</h1>
-      <HomeNav tenantId={tenantId} propertyId={propertyId} current="overview" />
+      <HomeHeader tenantId={tenantId} propertyId={propertyId} current="overview" title={overview.property.name} />
+      {everything.length === 0 ? (
+        <Empty>
+          Nothing in this home yet. <AddThings />
+        </Empty>
+      ) : null}
       {pinned.length > 0 ? (
         <section aria-label="Pinned">
           <h2>Pinned</h2>
@@ -216,19 +254,41 @@ export function RoomPage(props: { tenantId: string; propertyId: string; roomId: 
   if (!room) return <Loading />;
   return (
     <main>
-      <p>
-        <a href={`#/homes/${tenantId}/${propertyId}`}>← Overview</a>
-      </p>
-      <h1>
-        <Icon token={room.icon} /> {room.name}
-      </h1>
-      {room.things.length === 0 ? <p>Nothing in this room yet.</p> : null}
+      <HomeHeader
+        tenantId={tenantId}
+        propertyId={propertyId}
+        title={
+          <>
+            <Icon token={room.icon} /> {room.name}
+          </>
+        }
+      />
+      {room.things.length === 0 ? (
+        <Empty>
+          Nothing in this room yet. <AddThings />
+        </Empty>
+      ) : null}
       <div class="things">
         {room.things.map((thing) => (
           <ThingCard thing={thing} tenantId={tenantId} onChanged={reload} pin={pinOf(pins, thing)} />
         ))}
       </div>
     </main>
+  );
+}
+
+/** How things come to a home: a developer's sandbox gets virtual devices
+ * from the simulator; a household connects its devices' connector. */
+function AddThings() {
+  return session()?.kind === "developer" ? (
+    <>
+      Add a virtual device in the <a href="#/developer/simulator">simulator</a>: it shows here in its room.
+    </>
+  ) : (
+    <>
+      Connect a connector (an integration such as your lights' bridge) to bring its devices here: the console
+      does not connect one yet, so connect it through the API's integrations (<code>POST /v1/integrations</code>).
+    </>
   );
 }
 

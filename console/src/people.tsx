@@ -7,9 +7,21 @@
  */
 import { useState } from "preact/hooks";
 
-import { call, perform, type Schemas } from "./api.js";
-import { HomeNav } from "./nav.js";
-import { Alert, Failure, Loading, useAction, useLoad, when } from "./ui.js";
+import { call, perform, session, type Schemas } from "./api.js";
+import { HomeHeader } from "./nav.js";
+import {
+  Empty,
+  Failure,
+  FieldProblem,
+  Loading,
+  ProblemAlert,
+  Time,
+  count,
+  invalid,
+  useAction,
+  useLoad,
+  words,
+} from "./ui.js";
 
 type Member = Schemas["Member"];
 type Invitation = Schemas["Invitation"];
@@ -24,7 +36,7 @@ function instant(local: string): string {
 }
 
 /** The home (with its household) from the caller's list of homes. */
-async function homeOf(tenantId: string, propertyId: string): Promise<Schemas["Property"]> {
+export async function homeOf(tenantId: string, propertyId: string): Promise<Schemas["Property"]> {
   let cursor: string | undefined;
   do {
     const page = await call((c) =>
@@ -49,18 +61,19 @@ export function PeoplePage(props: { tenantId: string; propertyId: string }) {
     ]);
     return { name: property.name, clientId, members: members.items, invitations: invitations.items };
   }, [tenantId, propertyId]);
-  const { problem, act } = useAction(() => reload());
+  const { fault, act } = useAction(() => reload());
   if (error) return <Failure message={error} />;
   if (!loaded) return <Loading />;
   const path = { tenantId, clientId: loaded.clientId };
+  // Nobody removes themselves here (stepping down is another's to do).
+  const me = session()?.email.toLowerCase();
   return (
     <main>
-      <h1>{loaded.name}</h1>
-      <HomeNav tenantId={tenantId} propertyId={propertyId} current="people" />
-      <Alert message={problem} />
+      <HomeHeader tenantId={tenantId} propertyId={propertyId} current="people" title={loaded.name} />
+      <ProblemAlert problem={fault} />
       <section aria-label="Members">
         <h2>Members</h2>
-        <table>
+        <table class="stack">
           <thead>
             <tr>
               <th scope="col">Person</th>
@@ -73,8 +86,8 @@ export function PeoplePage(props: { tenantId: string; propertyId: string }) {
           <tbody>
             {loaded.members.map((member: Member) => (
               <tr data-user={member.userId}>
-                <td>{member.email ?? "(deleted account)"}</td>
-                <td>
+                <td data-label="Person">{member.email ?? "(deleted account)"}</td>
+                <td data-label="Role">
                   <select
                     aria-label={`Role of ${member.email ?? member.userId}`}
                     value={member.role}
@@ -91,13 +104,26 @@ export function PeoplePage(props: { tenantId: string; propertyId: string }) {
                     }}
                   >
                     {ROLES.map((r) => (
-                      <option value={r}>{r}</option>
+                      <option value={r}>{words(r)}</option>
                     ))}
                   </select>
                 </td>
-                <td>{member.role === "GUEST" ? `${when(member.startsAt)} – ${when(member.expiresAt)}` : ""}</td>
-                <td>{when(member.lastSeen)}</td>
-                <td>
+                <td data-label="Stay">
+                  {member.role === "GUEST" ? (
+                    <>
+                      <Time at={member.startsAt} /> – <Time at={member.expiresAt} />
+                    </>
+                  ) : (
+                    ""
+                  )}
+                </td>
+                <td data-label="Last seen at home">
+                  <Time at={member.lastSeen} fallback="–" />
+                </td>
+                <td data-label="">
+                  {member.email?.toLowerCase() === me ? (
+                    <span class="value">You</span>
+                  ) : (
                   <button
                     type="button"
                     class="danger"
@@ -114,6 +140,7 @@ export function PeoplePage(props: { tenantId: string; propertyId: string }) {
                   >
                     Remove
                   </button>
+                  )}
                 </td>
               </tr>
             ))}
@@ -123,14 +150,15 @@ export function PeoplePage(props: { tenantId: string; propertyId: string }) {
 
       <section aria-label="Invitations">
         <h2>Invitations</h2>
-        {loaded.invitations.length === 0 ? <p>No pending invitation.</p> : null}
+        {loaded.invitations.length === 0 ? <Empty>No pending invitation: invite someone below.</Empty> : null}
         <ul class="cards">
           {loaded.invitations.map((invitation: Invitation) => (
             <li class="thing" aria-label={invitation.email} data-invitation={invitation.id}>
-              <strong>{invitation.email}</strong> · {invitation.role}
+              <strong>{invitation.email}</strong> · {words(invitation.role)}
               {invitation.reservationKey ? ` · stay ${invitation.reservationKey}` : ""}
               <p class="value">
-                sent {invitation.sends}× · link works until {when(invitation.linkExpiresAt)}
+                sent {count(invitation.sends)}× · the link works until{" "}
+                <Time at={invitation.linkExpiresAt} />
               </p>
               <div class="row">
                 <button
@@ -166,7 +194,7 @@ export function PeoplePage(props: { tenantId: string; propertyId: string }) {
             </li>
           ))}
         </ul>
-        <Invite path={path} propertyId={propertyId} act={act} />
+        <Invite path={path} propertyId={propertyId} onChanged={reload} />
       </section>
 
       <Stays path={path} propertyId={propertyId} onChanged={reload} />
@@ -174,11 +202,16 @@ export function PeoplePage(props: { tenantId: string; propertyId: string }) {
   );
 }
 
+/** The invitation's fields a problem is shown at. */
+const INVITE_FIELDS = ["email", "name", "role", "expiresAt"];
+
 function Invite(props: {
   path: { tenantId: string; clientId: string };
   propertyId: string;
-  act: (work: () => Promise<unknown>) => Promise<void>;
+  onChanged: () => void;
 }) {
+  // The form's own problems, each at its field (the rest above the button).
+  const { fault, act } = useAction(props.onChanged);
   const [role, setRole] = useState<HouseholdRole>("MEMBER");
   return (
     <form
@@ -191,7 +224,7 @@ function Invite(props: {
         const until = String(form.get("until") ?? "");
         const guest = role === "GUEST";
         const element = e.currentTarget;
-        props.act(async () => {
+        act(async () => {
           await call((c) =>
             c.POST("/v1/tenants/{tenantId}/clients/{clientId}/invitations", {
               params: { path: props.path },
@@ -211,35 +244,55 @@ function Invite(props: {
     >
       <h3>Invite someone</h3>
       <label for="invite-email">Email</label>
-      <input id="invite-email" name="email" type="email" required />
+      <input id="invite-email" name="email" type="email" required {...invalid(fault, "email", "invite-email")} />
+      <FieldProblem problem={fault} field="email" id="invite-email" />
       <label for="invite-name">Name (optional)</label>
-      <input id="invite-name" name="name" maxLength={120} />
+      <input id="invite-name" name="name" maxLength={120} {...invalid(fault, "name", "invite-name")} />
+      <FieldProblem problem={fault} field="name" id="invite-name" />
       <label for="invite-role">Role</label>
-      <select id="invite-role" value={role} onChange={(e) => setRole(e.currentTarget.value as HouseholdRole)}>
+      <select
+        id="invite-role"
+        value={role}
+        onChange={(e) => setRole(e.currentTarget.value as HouseholdRole)}
+        {...invalid(fault, "role", "invite-role")}
+      >
         {ROLES.map((r) => (
-          <option value={r}>{r}</option>
+          <option value={r}>{words(r)}</option>
         ))}
       </select>
+      <FieldProblem problem={fault} field="role" id="invite-role" />
       {role === "GUEST" ? (
         <>
           <label for="invite-until">Stays until</label>
-          <input id="invite-until" name="until" type="datetime-local" required />
+          <input
+            id="invite-until"
+            name="until"
+            type="datetime-local"
+            required
+            {...invalid(fault, "expiresAt", "invite-until")}
+          />
+          <FieldProblem problem={fault} field="expiresAt" id="invite-until" />
         </>
       ) : null}
       <button type="submit">Send invitation</button>
+      <ProblemAlert problem={fault} fields={INVITE_FIELDS} />
     </form>
   );
 }
 
-/** Guests' stays by reservation key: make or move one, look it up, check out. */
+/** The stay's fields a problem is shown at. */
+const STAY_FIELDS = ["reservationKey", "email", "name", "checkIn", "checkOut"];
+
+/** Guests' stays by reservation key: make or move one, look it up, check
+ * out (or, before it begins, cancel). */
 function Stays(props: { path: { tenantId: string; clientId: string }; propertyId: string; onChanged: () => void }) {
   const [stay, setStay] = useState<GuestStay | null>(null);
-  const { problem, act } = useAction(props.onChanged);
+  const { fault, act } = useAction(props.onChanged);
   const keyed = (reservationKey: string) => ({ path: { ...props.path, reservationKey } });
   return (
     <section aria-label="Guest stays">
       <h2>Guest stays</h2>
-      <Alert message={problem} />
+      <ProblemAlert problem={fault} fields={STAY_FIELDS} />
       <form
         class="create"
         aria-label="A stay by reservation key"
@@ -266,15 +319,33 @@ function Stays(props: { path: { tenantId: string; clientId: string }; propertyId
         }}
       >
         <label for="stay-key">Reservation key</label>
-        <input id="stay-key" name="key" required maxLength={100} pattern="[A-Za-z0-9._:\-]+" />
+        <input
+          id="stay-key"
+          name="key"
+          required
+          maxLength={100}
+          pattern="[A-Za-z0-9._:\-]+"
+          {...invalid(fault, "reservationKey", "stay-key")}
+        />
+        <FieldProblem problem={fault} field="reservationKey" id="stay-key" />
         <label for="stay-email">Guest's email</label>
-        <input id="stay-email" name="email" type="email" required />
+        <input id="stay-email" name="email" type="email" required {...invalid(fault, "email", "stay-email")} />
+        <FieldProblem problem={fault} field="email" id="stay-email" />
         <label for="stay-name">Guest's name (optional)</label>
-        <input id="stay-name" name="name" maxLength={120} />
+        <input id="stay-name" name="name" maxLength={120} {...invalid(fault, "name", "stay-name")} />
+        <FieldProblem problem={fault} field="name" id="stay-name" />
         <label for="stay-in">Check-in</label>
-        <input id="stay-in" name="checkIn" type="datetime-local" required />
+        <input id="stay-in" name="checkIn" type="datetime-local" required {...invalid(fault, "checkIn", "stay-in")} />
+        <FieldProblem problem={fault} field="checkIn" id="stay-in" />
         <label for="stay-out">Check-out</label>
-        <input id="stay-out" name="checkOut" type="datetime-local" required />
+        <input
+          id="stay-out"
+          name="checkOut"
+          type="datetime-local"
+          required
+          {...invalid(fault, "checkOut", "stay-out")}
+        />
+        <FieldProblem problem={fault} field="checkOut" id="stay-out" />
         <button type="submit">Save stay</button>
       </form>
       <form
@@ -299,10 +370,11 @@ function Stays(props: { path: { tenantId: string; clientId: string }; propertyId
       {stay ? (
         <article class="thing" aria-label={`Stay ${stay.reservationKey}`}>
           <p>
-            <strong>{stay.reservationKey}</strong> · {stay.email} · <span data-stay-state>{stay.state}</span>
+            <strong>{stay.reservationKey}</strong> · {stay.email} ·{" "}
+            <span data-stay-state={stay.state}>{words(stay.state)}</span>
           </p>
           <p class="value">
-            {when(stay.checkIn)} – {when(stay.checkOut)}
+            <Time at={stay.checkIn} /> – <Time at={stay.checkOut} />
           </p>
           {stay.state !== "checked-out" ? (
             <button
@@ -320,7 +392,8 @@ function Stays(props: { path: { tenantId: string; clientId: string }; propertyId
                 )
               }
             >
-              Check out
+              {/* A stay that has not begun is called off, not checked out of. */}
+              {Date.parse(stay.checkIn) > Date.now() ? "Cancel the stay" : "Check out"}
             </button>
           ) : null}
         </article>

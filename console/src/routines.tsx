@@ -7,8 +7,19 @@ import { useState } from "preact/hooks";
 
 import { call, perform, type Schemas } from "./api.js";
 import { usePins } from "./dashboard.js";
-import { HomeNav } from "./nav.js";
-import { Alert, Failure, Loading, useAction, useLoad, when } from "./ui.js";
+import { HomeHeader } from "./nav.js";
+import {
+  Alert,
+  Empty,
+  Failure,
+  FieldProblem,
+  Loading,
+  ProblemAlert,
+  Time,
+  invalid,
+  useAction,
+  useLoad,
+} from "./ui.js";
 
 type Routine = Schemas["Routine"];
 type RoutineRun = Schemas["RoutineRun"];
@@ -31,16 +42,17 @@ export function RoutinesPage(props: { tenantId: string; propertyId: string }) {
     return { routines: routines.items, overview };
   }, [tenantId, propertyId]);
   const pins = usePins(tenantId, propertyId);
-  const { problem, act } = useAction(() => reload());
+  const { fault, act } = useAction(() => reload());
   if (error) return <Failure message={error} />;
   if (!loaded) return <Loading />;
   return (
     <main>
-      <h1>{loaded.overview.property.name}</h1>
-      <HomeNav tenantId={tenantId} propertyId={propertyId} current="routines" />
+      <HomeHeader tenantId={tenantId} propertyId={propertyId} current="routines" title={loaded.overview.property.name} />
       <h2>Routines</h2>
-      <Alert message={problem} />
-      {loaded.routines.length === 0 ? <p>No routine yet.</p> : null}
+      <ProblemAlert problem={fault} />
+      {loaded.routines.length === 0 ? (
+        <Empty>No routine yet: make one below (a name, what it does, and when).</Empty>
+      ) : null}
       <div class="things">
         {loaded.routines.map((routine) => (
           <RoutineCard
@@ -52,7 +64,7 @@ export function RoutinesPage(props: { tenantId: string; propertyId: string }) {
           />
         ))}
       </div>
-      <NewRoutine tenantId={tenantId} propertyId={propertyId} rooms={loaded.overview.rooms} act={act} />
+      <NewRoutine tenantId={tenantId} propertyId={propertyId} rooms={loaded.overview.rooms} onCreated={reload} />
     </main>
   );
 }
@@ -125,7 +137,12 @@ function RoutineCard(props: {
       </header>
       <p class="value">
         {(routine.triggers.length ? routine.triggers : [{ kind: "manual" } as Trigger]).map(describe).join("; ")}
-        {routine.nextDue ? ` · next ${when(routine.nextDue)}` : ""}
+        {routine.nextDue ? (
+          <>
+            {" "}
+            · next <Time at={routine.nextDue} />
+          </>
+        ) : null}
       </p>
       <label class="row">
         <input
@@ -161,10 +178,10 @@ function RoutineCard(props: {
       </div>
       {runs ? (
         <ul aria-label="Recent runs">
-          {runs.length === 0 ? <li>No run yet.</li> : null}
+          {runs.length === 0 ? <li>No run yet: run it now, or wait for its time.</li> : null}
           {runs.slice(0, 5).map((run) => (
             <li>
-              {when(run.startedAt)} · {run.cause.kind} · {run.state}
+              <Time at={run.startedAt} /> · {run.cause.kind} · {run.state}
               <RunOutcome run={run} />
             </li>
           ))}
@@ -174,13 +191,18 @@ function RoutineCard(props: {
   );
 }
 
+/** The new routine's fields a problem is shown at. */
+const ROUTINE_FIELDS = ["name", "do", "triggers"];
+
 /** A new routine of one room action (the toggles a room offers: on or off). */
 function NewRoutine(props: {
   tenantId: string;
   propertyId: string;
   rooms: Schemas["RoomView"][];
-  act: (work: () => Promise<unknown>) => Promise<void>;
+  onCreated: () => void;
 }) {
+  // The form's own problems, each at its field (the rest above the button).
+  const { fault, act } = useAction(props.onCreated);
   const choices = props.rooms.flatMap((room) =>
     room.availableActions
       .filter((a) => a.primitive === "toggle")
@@ -205,7 +227,7 @@ function NewRoutine(props: {
         const days = DAYS.filter((d) => form.get(`day-${d}`));
         const triggers: Trigger[] = at ? [{ kind: "time", at, days }] : [];
         const element = e.currentTarget;
-        props.act(async () => {
+        act(async () => {
           await call((c) =>
             c.POST("/v1/properties/{propertyId}/routines", {
               params: { path: { propertyId: props.propertyId }, query: { tenantId: props.tenantId } },
@@ -218,15 +240,25 @@ function NewRoutine(props: {
     >
       <h2>New routine</h2>
       <label for="routine-name">Name</label>
-      <input id="routine-name" name="name" required maxLength={80} />
+      <input id="routine-name" name="name" required maxLength={80} {...invalid(fault, "name", "routine-name")} />
+      <FieldProblem problem={fault} field="name" id="routine-name" />
       <label for="routine-step">Does</label>
-      <select id="routine-step" name="step" required>
-        {choices.map((c) => (
-          <option value={c.key}>{c.label}</option>
-        ))}
-      </select>
+      {choices.length === 0 ? (
+        <p class="notice" id="routine-step">
+          Nothing to add under Does yet: a step switches a room's lights or plugs, and no room of this home has one.
+          Add a light to a room first.
+        </p>
+      ) : (
+        <select id="routine-step" name="step" required {...invalid(fault, "do", "routine-step")}>
+          {choices.map((c) => (
+            <option value={c.key}>{c.label}</option>
+          ))}
+        </select>
+      )}
+      <FieldProblem problem={fault} field="do" id="routine-step" />
       <label for="routine-at">At (empty: by hand only)</label>
-      <input id="routine-at" name="at" type="time" />
+      <input id="routine-at" name="at" type="time" {...invalid(fault, "triggers", "routine-at")} />
+      <FieldProblem problem={fault} field="triggers" id="routine-at" />
       <fieldset class="checks">
         <legend>Days</legend>
         {DAYS.map((d) => (
@@ -235,9 +267,19 @@ function NewRoutine(props: {
           </label>
         ))}
       </fieldset>
-      <button type="submit" disabled={choices.length === 0}>
+      {choices.length === 0 ? (
+        <p class="notice" id="routine-save-why">
+          Save waits for a step: add a step under Does.
+        </p>
+      ) : null}
+      <button
+        type="submit"
+        disabled={choices.length === 0}
+        aria-describedby={choices.length === 0 ? "routine-save-why" : undefined}
+      >
         Save routine
       </button>
+      <ProblemAlert problem={fault} fields={ROUTINE_FIELDS} />
     </form>
   );
 }

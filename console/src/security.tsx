@@ -8,10 +8,11 @@
  */
 import { useEffect, useState } from "preact/hooks";
 
-import { call, type Schemas } from "./api.js";
+import { call, session, type Schemas } from "./api.js";
 import { HOME_VIEW_KINDS, useLiveEvents } from "./live.js";
-import { HomeNav } from "./nav.js";
-import { Alert, Failure, Loading, useAction, useLoad, when } from "./ui.js";
+import { HomeHeader } from "./nav.js";
+import { homeOf } from "./people.js";
+import { Alert, Empty, Failure, Loading, Time, useAction, useLoad, words } from "./ui.js";
 
 type Mode = Schemas["Mode"];
 type SecurityStatus = Schemas["SecurityStatus"];
@@ -19,11 +20,15 @@ type Selection = Schemas["Selection"];
 type PinnedThing = Schemas["PinnedThing"];
 
 const ARMED: Exclude<Mode, "off">[] = ["away", "home", "sleep"];
+/** How often an armed home's page reads its status again. */
+const WATCH_EVERY_MS = 2000;
 const SELECTIONS: Selection[] = ["auto", "include", "exclude"];
 
 export function SecurityPage(props: { tenantId: string; propertyId: string }) {
   const { tenantId, propertyId } = props;
   const params = { path: { propertyId }, query: { tenantId } };
+  // The home's name, read once (security's events do not change it).
+  const [home, homeError] = useLoad(() => homeOf(tenantId, propertyId), [tenantId, propertyId]);
   const [loaded, error, reload] = useLoad(async () => {
     const [status, incidents] = await Promise.all([
       call((c) => c.GET("/v1/home-security/{propertyId}", { params })),
@@ -49,9 +54,22 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
     const timer = setTimeout(reload, deadline - Date.now() + 500);
     return () => clearTimeout(timer);
   }, [deadline]);
-  if (error) return <Failure message={error} />;
-  if (!loaded) return <Loading />;
+  // A detection opens an incident with no event on the home's stream (its
+  // notification is the household's, not the home's): while the home is
+  // armed, or an incident is open, read it again every few seconds.
+  const watching =
+    !!loaded && (loaded.status.confirmedMode !== "off" || loaded.status.requestedMode !== "off" || !!loaded.status.incident);
+  useEffect(() => {
+    if (!watching) return;
+    const timer = setInterval(reload, WATCH_EVERY_MS);
+    return () => clearInterval(timer);
+  }, [watching]);
+  if (error ?? homeError) return <Failure message={(error ?? homeError)!} />;
+  if (!loaded || !home) return <Loading />;
   const status: SecurityStatus = loaded.status;
+  // Arming needs something that detects: a motion or contact sensor (or
+  // another detector) enrolled. Without one the API refuses every arming.
+  const watching = status.things.some((t) => t.enrolled.length > 0);
 
   function request(mode: Mode) {
     return act(async () => {
@@ -76,15 +94,25 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
 
   return (
     <main>
-      <h1>Security</h1>
-      <HomeNav tenantId={tenantId} propertyId={propertyId} current="security" />
+      <HomeHeader tenantId={tenantId} propertyId={propertyId} current="security" title={home.name} />
+      <h2>Security</h2>
       <Alert message={problem} />
       <section aria-label="Mode">
         <p>
           In force: <strong data-confirmed-mode>{status.confirmedMode}</strong>
           {status.requestedMode !== status.confirmedMode ? ` (asked: ${status.requestedMode})` : ""}
-          {status.armedSince ? ` · armed since ${when(status.armedSince)}` : ""}
-          {status.exitUntil ? ` · exit countdown until ${when(status.exitUntil)}` : ""}
+          {status.armedSince ? (
+            <>
+              {" "}
+              · armed since <Time at={status.armedSince} />
+            </>
+          ) : null}
+          {status.exitUntil ? (
+            <>
+              {" "}
+              · exit countdown until <Time at={status.exitUntil} />
+            </>
+          ) : null}
         </p>
         {status.degraded ? <p class="notice error">Part of the protection cannot be reached.</p> : null}
         {status.runtimeUnavailable ? <p class="notice error">The hub that protects this home is away.</p> : null}
@@ -92,6 +120,19 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
         <p class="notice">Alyt calls no one: there is no emergency dispatch.</p>
         {status.access === "see" ? (
           <p class="notice">You can see this home's security but not change it.</p>
+        ) : !watching && status.confirmedMode === "off" && status.requestedMode === "off" ? (
+          <Empty>
+            Nothing in this home can watch for an intruder yet, so it cannot be armed: security arms with a motion or
+            contact sensor.{" "}
+            {session()?.kind === "developer" ? (
+              <>
+                Add a virtual sensor in the <a href="#/developer/simulator">simulator</a>
+              </>
+            ) : (
+              <>Add a motion or contact sensor to a room</>
+            )}
+            ; once it reports what it detects, it shows below and arming is offered here.
+          </Empty>
         ) : (
           <div class="row" role="group" aria-label="Modes">
             <button type="button" onClick={() => request("off")} aria-pressed={status.requestedMode === "off" ? "true" : "false"}>
@@ -139,8 +180,9 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
         <section aria-label="Incident" class="thing">
           <h2>Incident {status.incident.number}</h2>
           <p>
-            {status.incident.signal} · <span data-incident-state>{status.incident.state}</span> · opened{" "}
-            {when(status.incident.openedAt)}
+            {status.incident.signal} ·{" "}
+            <span data-incident-state={status.incident.state}>{words(status.incident.state)}</span> · opened{" "}
+            <Time at={status.incident.openedAt} />
             {status.incident.acknowledgedBy ? ` · acknowledged` : ""}
           </p>
           {status.incident.acknowledgedBy ? null : (
@@ -165,7 +207,10 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
 
       <section aria-label="Things">
         <h2>What security uses</h2>
-        <table>
+        {status.things.length === 0 ? (
+          <Empty>Nothing yet: sensors, locks, lights and speakers in the home's rooms show here.</Empty>
+        ) : null}
+        <table class="stack">
           <thead>
             <tr>
               <th scope="col">Thing</th>
@@ -178,15 +223,15 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
           <tbody>
             {status.things.map((t) => (
               <tr data-thing={t.thing.id}>
-                <td>
+                <td data-label="Thing">
                   {t.name}
                   {t.lock ? " (lock)" : ""}
                   {t.camera ? " (camera)" : ""}
                 </td>
-                <td>{t.enrolled.join(", ")}</td>
-                <td>{t.outputs.join(", ")}</td>
-                <td>{t.notReady.map((n) => `${n.signal}: ${n.why}`).join(", ")}</td>
-                <td>
+                <td data-label="Detects">{t.enrolled.join(", ")}</td>
+                <td data-label="Outputs">{t.outputs.join(", ")}</td>
+                <td data-label="Not ready">{t.notReady.map((n) => `${n.signal}: ${n.why}`).join(", ")}</td>
+                <td data-label="Selection">
                   <select
                     aria-label={`Selection of ${t.name}`}
                     value={t.selection}
@@ -204,7 +249,7 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
                     }}
                   >
                     {SELECTIONS.map((s) => (
-                      <option value={s}>{s}</option>
+                      <option value={s}>{words(s)}</option>
                     ))}
                   </select>
                 </td>
@@ -221,7 +266,7 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
           {loaded.incidents.map((i) => (
             <li>
               {i.number} · {i.signal ?? `keypad disarm (${i.source?.kind === "device" ? "the lock" : "a connector's lock"})`} ·{" "}
-              {i.state} · {when(i.openedAt)}
+              {words(i.state).toLowerCase()} · <Time at={i.openedAt} />
               {i.alarmed ? " · alarm sounded" : ""}
             </li>
           ))}

@@ -7,7 +7,7 @@ import { useState } from "preact/hooks";
 
 import { call, type Control, type Schemas, type Thing } from "./api.js";
 import { Icon } from "./icons.js";
-import { Alert } from "./ui.js";
+import { Alert, count, useProblem } from "./ui.js";
 
 type ActionRef = Schemas["ActionRef"];
 type ActionValue = Schemas["ActionValue"];
@@ -32,10 +32,10 @@ export function ActionTile(props: {
   onRan: () => void;
 }) {
   const [result, setResult] = useState<ActionResult | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [problem, show, clear] = useProblem();
 
   async function run(ref: ActionRef, value: unknown) {
-    setError(null);
+    clear();
     const body = { capability: ref.capability, action: ref.action, value };
     const query = { tenantId: props.tenantId };
     try {
@@ -56,7 +56,7 @@ export function ActionTile(props: {
       setResult(ran);
       props.onRan();
     } catch (e) {
-      setError((e as Error).message);
+      show(e);
     }
   }
 
@@ -78,10 +78,18 @@ export function ActionTile(props: {
           if (!offered || !TILE_PRIMITIVES.includes(offered.primitive)) return null;
           const value = props.values.find((v) => v.capability === ref.capability && v.action === ref.action)?.value;
           const control = controlOf(props.things, offered.capability, offered.controlKey);
-          return <TileAction offered={offered} control={control} value={value} onRun={(v) => run(ref, v)} />;
+          return (
+            <TileAction
+              offered={offered}
+              where={props.title}
+              control={control}
+              value={value}
+              onRun={(v) => run(ref, v)}
+            />
+          );
         })}
       </div>
-      <Alert message={error} />
+      <Alert message={problem?.detail ?? null} />
       {result ? <Outcome result={result} /> : null}
     </article>
   );
@@ -98,11 +106,14 @@ function controlOf(things: Thing[], capability: string, key: string): Control | 
 
 function TileAction(props: {
   offered: AvailableAction;
+  /** The tile's title: the house's and each room's Lights are told apart. */
+  where: string;
   control: Control | undefined;
   value: unknown;
   onRun: (value: unknown) => void;
 }) {
   const { offered, value, control } = props;
+  const name = `${offered.label}, ${props.where}`;
   const confirmThen = (v: unknown) => {
     if (offered.confirm && !window.confirm(`${offered.label}: are you sure?`)) return;
     props.onRun(v);
@@ -118,6 +129,7 @@ function TileAction(props: {
           role="switch"
           class={`tile-action toggle-${on === null ? "unknown" : on ? "on" : "off"}`}
           aria-checked={on === null ? "mixed" : on ? "true" : "false"}
+          aria-label={name}
           onClick={() => confirmThen(on === null ? true : !on)}
         >
           <Icon token={offered.icon} />
@@ -133,13 +145,13 @@ function TileAction(props: {
         Math.min(control?.max ?? Number.POSITIVE_INFINITY, Math.max(control?.min ?? Number.NEGATIVE_INFINITY, n));
       const start = current ?? control?.min ?? 0;
       return (
-        <span class="tile-action" role="group" aria-label={offered.label}>
+        <span class="tile-action" role="group" aria-label={name}>
           <Icon token={offered.icon} />
           <span>{offered.label}</span>
           <button type="button" aria-label={`${offered.label} down`} onClick={() => confirmThen(clamp(start - step))}>
             −
           </button>
-          <span class="value">{current ?? "–"}</span>
+          <span class="value">{current === null ? "–" : count(current)}</span>
           <button type="button" aria-label={`${offered.label} up`} onClick={() => confirmThen(clamp(start + step))}>
             +
           </button>

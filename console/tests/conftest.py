@@ -186,3 +186,60 @@ def sign_in(page, platform, email=OWNER, password=OWNER_PASSWORD, refused=False)
     page.get_by_role("button", name="Sign in").click()
     if not refused:
         page.get_by_role("heading", name="Homes").wait_for()
+
+
+PHONE = {"width": 390, "height": 844}
+
+# An instant as the API writes it (RFC 3339): never shown to a person as is.
+ISO_INSTANT = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}"
+
+
+@pytest.fixture
+def phone(browser):
+    """A page at a phone's width (390 px), failing on any page error."""
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert errors == [], f"the page threw: {errors}"
+
+
+def assert_fits(page, what):
+    """The page scrolls no way but down: the document is no wider than the
+    viewport."""
+    width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= inner, f"{what}: the document is {width} px wide in a {inner} px viewport"
+
+
+def raw_instants(page):
+    """The text nodes showing an RFC 3339 instant as is (a signed payload,
+    shown byte for byte in a <pre> or <code>, is data, not a value to read)."""
+    return page.evaluate(
+        """(pattern) => {
+          const found = [];
+          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            if (node.parentElement.closest("pre, code, [hidden]")) continue;
+            if (new RegExp(pattern).test(node.textContent)) found.push(node.textContent);
+          }
+          return found;
+        }""",
+        ISO_INSTANT,
+    )
+
+
+def check_page(page, what):
+    """A page at a phone's width: fits it, and reads its values (no raw
+    instants)."""
+    assert_fits(page, what)
+    assert raw_instants(page) == [], what
+
+
+def switch_names(page):
+    """The accessible names of the page's switches, as the browser computes
+    them (from its accessibility tree)."""
+    import re
+
+    return re.findall(r'- switch "([^"]*)"', page.locator("main").aria_snapshot())

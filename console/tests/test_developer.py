@@ -12,7 +12,16 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 from playwright.sync_api import expect
 
-from conftest import screenshot, sign_in, stand_in_for_turnstile, verification_link
+from conftest import (
+    OWNER,
+    OWNER_PASSWORD,
+    check_page,
+    mailed_link,
+    screenshot,
+    sign_in,
+    stand_in_for_turnstile,
+    verification_link,
+)
 
 EMAIL = "console.dev@example.com"
 PASSWORD = "a console developer password"
@@ -122,13 +131,10 @@ def test_a_webhook_test_is_delivered_and_listed(page, platform, developer, recei
 
     endpoint = page.get_by_role("article", name=receiver)
     endpoint.get_by_role("button", name="Send a test").click()
+    # The delivery shows pending, then delivered with no reload and no
+    # button pressed: the list is read again while one is on its way.
     delivered = endpoint.locator('tr[data-status="delivered"]')
-    for _ in range(50):
-        if delivered.count() > 0:
-            break
-        time.sleep(0.2)
-        endpoint.get_by_role("button", name="Refresh deliveries").click()
-    expect(delivered).to_have_count(1)
+    expect(delivered).to_have_count(1, timeout=15000)
     expect(delivered).to_contain_text("webhook.ping")
     expect(delivered).to_contain_text("200")
     # The payload shown is the body the receiver got, byte for byte.
@@ -153,9 +159,14 @@ def test_a_scenario_takes_a_virtual_device_offline_and_back(page, platform, deve
     # (Long enough that the offline state lasts seconds on a loaded machine.)
     light.get_by_label("For seconds").fill("8")
     light.get_by_role("button", name="OFFLINE").click()
-    expect(light.locator("[data-scenario]")).to_have_text("OFFLINE")
+    expect(light.locator("[data-scenario]")).to_have_attribute("data-scenario", "OFFLINE")
+    expect(light.locator("[data-scenario]")).to_have_text("Offline")
+    expect(light.locator("p.value")).to_contain_text("until")
     expect(badge).to_have_attribute("data-liveness", "offline", timeout=15000)
     expect(badge).to_have_attribute("data-liveness", "online", timeout=25000)
+    # The scenario has ended: NORMAL, with no "until" left.
+    expect(light.locator("[data-scenario]")).to_have_attribute("data-scenario", "NORMAL")
+    expect(light.locator("p.value")).not_to_contain_text("until")
 
 
 def test_the_event_stream_view_filters_and_resumes(page, platform, developer):
@@ -193,7 +204,7 @@ def test_a_virtual_device_is_added_and_removed(page, platform, developer):
     form.get_by_label("Name (optional)").fill("Porch sensor")
     form.get_by_role("button", name="Add device").click()
     porch = page.get_by_role("article", name="Porch sensor")
-    expect(porch).to_contain_text("SENSOR")
+    expect(porch).to_contain_text("Sensor")
     page.once("dialog", lambda dialog: dialog.accept())
     porch.get_by_role("button", name="Remove").click()
     expect(porch).to_have_count(0)
@@ -257,7 +268,7 @@ def test_a_developer_signs_up_verifies_and_turns_on_mfa(page, platform):
     mfa.get_by_label("Code from your authenticator app").fill(totp(secret))
     mfa.get_by_role("button", name="Turn on").click()
     expect(mfa).to_contain_text("on")
-    expect(page.get_by_role("table").filter(has_text="Usage and quota")).to_contain_text("VIRTUAL_DEVICES")
+    expect(page.get_by_role("table").filter(has_text="Usage and quota")).to_contain_text("Virtual devices")
     screenshot(page, "developer-account")
 
     # From now on a password alone is refused; with the code it signs in.
@@ -352,7 +363,7 @@ def test_a_connector_version_goes_through_review(page, platform, developer):
     submit.get_by_label("What households read").fill("Lights on your network.")
     submit.get_by_role("button", name="Submit version").click()
     row = card.get_by_role("table", name="Versions").get_by_role("row").filter(has_text="1.0.0")
-    expect(row.locator("[data-review-state]")).to_have_text("submitted")
+    expect(row.locator("[data-review-state]")).to_have_text("Submitted")
 
     # A reviewer (platform staff) sends it back with a note.
     status, dev = platform.call("POST", "/v1/developers/auth/login", {"email": EMAIL, "password": PASSWORD})
@@ -369,7 +380,7 @@ def test_a_connector_version_goes_through_review(page, platform, developer):
         token=platform.owner_token(),
     )
     assert status == 200, body
-    expect(row.locator("[data-review-state]")).to_have_text("changes-requested", timeout=10000)
+    expect(row.locator("[data-review-state]")).to_have_text("Changes requested", timeout=10000)
     expect(row).to_contain_text("Say which bridges work.")
     screenshot(page, "developer-connectors")
 
@@ -377,6 +388,222 @@ def test_a_connector_version_goes_through_review(page, platform, developer):
     change = card.get_by_role("form", name="Change 1.0.0")
     change.get_by_label("What households read").fill("Lights on your network (Hue and LIFX bridges).")
     change.get_by_role("button", name="Submit for review").click()
-    expect(row.locator("[data-review-state]")).to_have_text("submitted")
+    expect(row.locator("[data-review-state]")).to_have_text("Submitted")
     status, body = platform.call("GET", f"/v1/developers/submissions/{version}", token=dev["accessToken"])
     assert body["prose"] == "Lights on your network (Hue and LIFX bridges).", body
+
+
+def new_developer(platform, email, password):
+    """A developer signed up and verified through the API (its sandbox made)."""
+    status, body = platform.call(
+        "POST",
+        "/v1/developers/auth/signup",
+        {
+            "email": email,
+            "password": password,
+            "displayName": "Another Dev",
+            "type": "INDIVIDUAL",
+            "botToken": "XXXX.DUMMY.TOKEN.XXXX",
+        },
+    )
+    assert status == 202, body
+    with urllib.request.urlopen(verification_link(platform, email)) as response:
+        assert response.status == 200
+    status, session = platform.call("POST", "/v1/developers/auth/login", {"email": email, "password": password})
+    assert status == 200, session
+    return session["accessToken"]
+
+
+def test_webhook_refusals_show_at_their_field_and_an_endpoint_is_deleted(page, platform, developer, receiver):
+    developer_sign_in(page, platform)
+    page.get_by_role("navigation", name="Developer").get_by_role("link", name="Webhooks").click()
+    form = page.get_by_role("form", name="Add an endpoint")
+    expect(form.get_by_label("Key it speaks for")).to_be_visible()
+    # No event kind: refused, at the events.
+    form.get_by_label("URL").fill(receiver + "/second")
+    form.get_by_role("button", name="Add endpoint").click()
+    expect(page.locator("#webhook-events-problem")).to_contain_text("at least one")
+    expect(form.get_by_role("group", name="Events")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_role("alert")).to_have_count(1)
+    # A URL the platform does not send to: at the URL, and the events'
+    # problem is gone (one at a time).
+    form.get_by_label("URL").fill("ftp://example.com/hooks")
+    form.get_by_label("webhook.ping").check()
+    form.get_by_role("button", name="Add endpoint").click()
+    expect(form.get_by_label("URL")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#webhook-url-problem")).to_be_visible()
+    expect(page.locator("#webhook-events-problem")).to_have_count(0)
+    expect(page.get_by_role("alert")).to_have_count(1)
+    # Fixed: added, and no problem is left.
+    form.get_by_label("URL").fill(receiver + "/second")
+    form.get_by_role("button", name="Add endpoint").click()
+    page.get_by_role("button", name="I have stored it").click()
+    expect(page.get_by_role("alert")).to_have_count(0)
+
+    second = page.get_by_role("article", name=receiver + "/second")
+    expect(second.locator("[data-status]")).to_have_text("Active")
+    page.once("dialog", lambda dialog: dialog.accept())
+    second.get_by_role("button", name=f"Delete {receiver}/second").click()
+    expect(second).to_have_count(0)
+    status, body = platform.call("POST", "/v1/developers/auth/login", {"email": EMAIL, "password": PASSWORD})
+    status, endpoints = platform.call("GET", "/v1/developers/webhooks", token=body["accessToken"])
+    assert [e["url"] for e in endpoints["items"] if e["url"].endswith("/second")] == [], endpoints
+
+
+def test_a_household_account_is_sent_to_the_household_sign_in(page, platform):
+    page.goto(platform.url + "/#/developer/signin")
+    page.get_by_label("Email").fill(OWNER)
+    page.get_by_label("Password").fill(OWNER_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_be_visible()
+    page.get_by_role("link", name="household sign-in").click()
+    expect(page.get_by_role("heading", name="Sign in", exact=True)).to_be_visible()
+    page.get_by_label("Email").fill(OWNER)
+    page.get_by_label("Password").fill(OWNER_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("heading", name="Homes").wait_for()
+
+
+def test_a_forgotten_developer_password_is_reset_from_the_mailed_link(page, platform):
+    email = "forgetful.dev@example.com"
+    new_developer(platform, email, "the first developer password")
+    page.goto(platform.url + "/#/developer/signin")
+    page.get_by_role("link", name="Forgot password?").click()
+    form = page.get_by_role("form", name="Forgot password")
+    form.get_by_label("Email").fill(email)
+    form.get_by_role("button", name="Mail me a reset link").click()
+    expect(page.get_by_role("status")).to_contain_text(email)
+
+    # The mailed link opens the console's page, which takes the token out
+    # of the address and the new password in.
+    link = mailed_link(platform, email, "/reset-password?token=")
+    assert link.startswith(platform.url + "/reset-password?token=") and "side=developer" in link, link
+    assert page.goto(link).status == 200
+    assert "token" not in page.url, page.url
+    form = page.get_by_role("form", name="Choose a new password")
+    form.get_by_label("New password").fill("short")
+    form.get_by_role("button", name="Set the new password").click()
+    expect(form.get_by_label("New password")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#reset-password-problem")).to_be_visible()
+    form.get_by_label("New password").fill("a second developer password")
+    form.get_by_role("button", name="Set the new password").click()
+    expect(page.get_by_role("status")).to_contain_text("new password works")
+    page.get_by_role("link", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Developer sign in")).to_be_visible()
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill("a second developer password")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("heading", name="Keys").wait_for()
+
+
+def test_an_empty_sandbox_says_what_to_do_next(page, platform):
+    """A sandbox whose virtual devices are all removed: its home, a room,
+    its routines and its security each say what to do next, and the
+    developer's tabs stay on every page of the home."""
+    email = "empty.dev@example.com"
+    password = "an empty sandbox password"
+    token = new_developer(platform, email, password)
+    status, me = platform.call("GET", "/v1/developers/me", token=token)
+    tenant = me["sandboxTenantId"]
+    status, devices = platform.call("GET", f"/v1/developers/simulator/devices?tenantId={tenant}", token=token)
+    for virtual in devices["items"]:
+        status, body = platform.call(
+            "DELETE", f"/v1/developers/simulator/devices/{virtual['device']['id']}?tenantId={tenant}", token=token
+        )
+        assert status == 204, body
+
+    page.goto(platform.url + "/#/developer/signin")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("heading", name="Keys").wait_for()
+    expect(page.locator(".empty")).to_contain_text("No key yet")
+    developer_tabs = page.get_by_role("navigation", name="Developer")
+    developer_tabs.get_by_role("link", name="Sandbox home").click()
+    expect(page.locator(".empty").first).to_contain_text("Nothing in this home yet")
+    expect(page.locator(".empty").first.get_by_role("link", name="simulator")).to_be_visible()
+
+    home_tabs = page.get_by_role("navigation", name="Home")
+    page.get_by_role("region", name="Rooms").get_by_role("link", name="Kitchen").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Kitchen")
+    expect(page.locator(".empty")).to_contain_text("Add a virtual device")
+    expect(developer_tabs.get_by_role("link", name="Sandbox home")).to_have_attribute("aria-current", "page")
+    expect(home_tabs).to_be_visible()
+
+    home_tabs.get_by_role("link", name="Routines").click()
+    form = page.get_by_role("form", name="New routine")
+    save = form.get_by_role("button", name="Save routine")
+    expect(save).to_be_disabled()
+    expect(form).to_contain_text("add a step under Does")
+    expect(developer_tabs).to_be_visible()
+
+    home_tabs.get_by_role("link", name="Security").click()
+    expect(page.get_by_role("heading", level=1)).not_to_have_text("Security")
+    expect(page.locator(".empty").first).to_contain_text("motion or contact sensor")
+    expect(page.get_by_role("group", name="Modes")).to_have_count(0)
+    expect(developer_tabs).to_be_visible()
+
+    developer_tabs.get_by_role("link", name="Simulator").click()
+    expect(page.locator(".empty")).to_contain_text("No virtual device yet")
+    developer_tabs.get_by_role("link", name="Webhooks").click()
+    expect(page.locator(".empty")).to_contain_text("No endpoint yet")
+    developer_tabs.get_by_role("link", name="Connectors").click()
+    expect(page.locator(".empty")).to_contain_text("No connector yet")
+
+
+def test_pressed_is_drawn_unlike_focus(page, platform, developer):
+    developer_sign_in(page, platform)
+    page.get_by_role("link", name="Simulator").click()
+    card = page.get_by_role("article").filter(has=page.get_by_text("Light ·"))
+    scenarios = card.first.get_by_role("group", name="Scenarios")
+    pressed = scenarios.locator('button[aria-pressed="true"]')
+    expect(pressed).to_have_count(1)
+    # Focus as a keyboard moves it (what :focus-visible draws): from the
+    # pressed button to the next one.
+    pressed.focus()
+    page.keyboard.press("Tab")
+    other = scenarios.locator('button[aria-pressed="false"]:focus')
+    expect(other).to_have_count(1)
+    style = "e => { const s = getComputedStyle(e); return [s.outlineStyle, s.outlineColor, s.boxShadow, s.backgroundColor]; }"
+    focused = other.evaluate(style)
+    drawn = pressed.evaluate(style)
+    focus_colour = "rgb(255, 159, 28)"
+    assert focused[0] != "none" and focused[1] == focus_colour, focused
+    assert drawn[0] == "none" and focus_colour not in drawn[2], drawn
+    assert drawn[3] != focused[3], (drawn, focused)
+
+
+def test_every_developer_page_fits_a_phone_and_reads_its_values(phone, platform, developer):
+    page = phone
+    for path, ready, what in [
+        ("/#/developer/signin", lambda: page.get_by_role("heading", name="Developer sign in"), "sign-in"),
+        ("/#/developer/forgot", lambda: page.get_by_role("form", name="Forgot password"), "forgot password"),
+        ("/#/developer/signup", lambda: page.get_by_role("form", name="Sign up"), "sign-up"),
+        ("/reset-password?token=a-reset-token-of-the-right-form", lambda: page.get_by_role("form", name="Choose a new password"), "reset"),
+    ]:
+        page.goto(platform.url + path)
+        expect(ready()).to_be_visible()
+        check_page(page, what)
+
+    developer_sign_in(page, platform)
+    tabs = page.get_by_role("navigation", name="Developer")
+    for tab, ready in [
+        ("Keys", lambda: page.get_by_role("form", name="Create a key")),
+        ("Webhooks", lambda: page.get_by_role("form", name="Add an endpoint")),
+        ("Simulator", lambda: page.get_by_role("form", name="Add a virtual device")),
+        ("Events", lambda: page.get_by_role("group", name="Kinds")),
+        ("Connectors", lambda: page.get_by_role("form", name="New connector")),
+        ("Sandbox home", lambda: page.get_by_role("region", name="Rooms")),
+        ("Account", lambda: page.get_by_role("region", name="Two-factor authentication")),
+    ]:
+        tabs.get_by_role("link", name=tab).click()
+        expect(ready()).to_be_visible()
+        if tab == "Events":
+            expect(page.get_by_role("list", name="Events").locator("li").first).to_be_visible(timeout=15000)
+        if tab == "Webhooks":
+            expect(page.locator("tr[data-delivery]").first).to_be_visible()
+        check_page(page, tab)
+        # The tabs wrap: the last one is on the screen.
+        box = tabs.get_by_role("link", name="Account").bounding_box()
+        assert box["x"] + box["width"] <= 390, box
+    screenshot(page, "developer-phone")

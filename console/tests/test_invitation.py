@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from playwright.sync_api import expect
 
-from conftest import mailed_link, screenshot
+from conftest import check_page, mailed_link, screenshot
 
 NEW_PASSWORD = "orange kettle harbour"
 
@@ -131,3 +131,41 @@ def test_a_guest_sees_the_home_and_the_stay_and_lands_in_that_home(page, platfor
     form.get_by_role("button", name="Accept and sign in").click()
     expect(page.get_by_role("heading", name=household["home"]["name"])).to_be_visible()
     expect(page).to_have_url(re.compile(rf"/#/homes/{household['tenant']}/{household['home']['id']}$"))
+
+
+def test_the_invitation_page_fits_a_phone(phone, platform, household):
+    link = invite(platform, household, "phone.invited@example.com", name="Pip")
+    phone.goto(link)
+    expect(phone.get_by_role("form", name="Accept the invitation")).to_be_visible()
+    check_page(phone, "invitation")
+
+
+def test_a_forgotten_household_password_is_reset_from_the_mailed_link(page, platform, household):
+    email = "rae.forgetful@example.com"
+    link = invite(platform, household, email, name="Rae")
+    token = link.split("token=", 1)[1]
+    status, body = platform.call(
+        "POST", f"/v1/auth/invitations/{token}/accept", {"name": "Rae", "password": "the first household password"}
+    )
+    assert status == 200, body
+
+    page.goto(platform.url + "/")
+    page.get_by_role("link", name="Forgot password?").click()
+    form = page.get_by_role("form", name="Forgot password")
+    form.get_by_label("Email").fill(email)
+    form.get_by_role("button", name="Mail me a reset link").click()
+    expect(page.get_by_role("status")).to_contain_text(email)
+
+    reset = mailed_link(platform, email, "/reset-password?token=")
+    assert reset.startswith(platform.url + "/reset-password?token=") and "developer" not in reset, reset
+    assert page.goto(reset).status == 200
+    assert "token" not in page.url, page.url
+    form = page.get_by_role("form", name="Choose a new password")
+    form.get_by_label("New password").fill("a second household password")
+    form.get_by_role("button", name="Set the new password").click()
+    expect(page.get_by_role("status")).to_contain_text("new password works")
+    page.get_by_role("link", name="Sign in").click()
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill("a second household password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name=household["home"]["name"]).or_(page.get_by_role("heading", name="Homes"))).to_be_visible()

@@ -633,8 +633,10 @@ async fn forgot_and_reset_password_through_the_mailed_link_once() {
         .expect("a reset mail");
     // The unknown address's request sent nothing: one mail in all.
     assert_eq!(developers::outbox(&t).len(), mails_before + 1);
+    // The console's reset page, beside the API, for a developer.
     assert!(
-        link.starts_with(&t.url("/developers/auth/reset-password?token=")),
+        link.starts_with(&format!("{}/reset-password?token=", t.url("").trim_end_matches("/v1")))
+            && link.ends_with("&side=developer"),
         "{link}"
     );
     let token = token_of(&link);

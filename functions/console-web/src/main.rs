@@ -1,5 +1,5 @@
 //! Lambda entry of the console's files: the same routes the local platform
-//! serves at `/` and `/invitation` ([`alyt_console::routes`]), on the
+//! serves at `/`, `/invitation` and `/reset-password` ([`alyt_console::routes`]), on the
 //! stack's HTTP API, so the app's calls to `/v1` are same-origin; its live
 //! views stream from the stream function's URL (`ALYT_STREAM_URL`), which
 //! the page's policy allows, and its sign-up shows Turnstile with

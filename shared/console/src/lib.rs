@@ -1,8 +1,9 @@
 //! The console (issue 22): the web app built from `console/` into
 //! `console/dist/` (committed; tests/run rebuilds it and fails on drift),
 //! compiled into the binary and served at `/` (the page), `/invitation`
-//! (the same page, where a mailed invitation link lands with its token in
-//! the query) and `/console/{file}` (its script, styles and icon sprite).
+//! and `/reset-password` (the same page, where a mailed invitation or
+//! password-reset link lands with its token in the query) and
+//! `/console/{file}` (its script, styles and icon sprite).
 //! The app talks to the API like any client: nothing here reads the store.
 
 use std::sync::OnceLock;
@@ -151,7 +152,8 @@ pub fn routes_with<S: Clone + Send + Sync + 'static>(settings: &ConsoleSettings)
         .route("/", get(serve.clone()))
         // The page reads the link's token from the query, which no request
         // log writes (they name the path), and takes it out of the address.
-        .route("/invitation", get(serve))
+        .route("/invitation", get(serve.clone()))
+        .route("/reset-password", get(serve))
         .route("/console/{file}", get(asset))
 }
 
@@ -292,6 +294,10 @@ mod tests {
         let invitation = get("/invitation?token=abc", None).await;
         assert_eq!(invitation.status(), StatusCode::OK);
         assert_eq!(invitation.headers()[header::ETAG].to_str().unwrap(), tag);
+        // So does a password-reset link.
+        let reset = get("/reset-password?token=abc&side=developer", None).await;
+        assert_eq!(reset.status(), StatusCode::OK);
+        assert_eq!(reset.headers()[header::ETAG].to_str().unwrap(), tag);
         let script = get("/console/app.js", None).await;
         assert_eq!(script.status(), StatusCode::OK);
         assert_ne!(script.headers()[header::ETAG].to_str().unwrap(), tag);

@@ -8,9 +8,10 @@
 //! Either side's token resets the same account through either reset
 //! operation; the mail names the one of the side that asked. A household
 //! mail goes to any account of the address (household sign-in takes every
-//! account's password), a developer mail only to a developer account. The
-//! console has no reset page yet, so both mails carry the token in a link to
-//! the API's reset path and name the exact call that takes it.
+//! account's password), a developer mail only to a developer account. Both
+//! mails carry the token in a link to the console's reset page
+//! (`/reset-password?token=…`, with `&side=developer` for a developer's),
+//! which takes the new password, and name the exact API call that takes it.
 
 use std::sync::Arc;
 
@@ -88,8 +89,9 @@ impl ResetMails {
     }
 }
 
-/// The mail of one side's reset: the link carries the token to the reset
-/// path of the side that asked, and the text names the call that takes it.
+/// The mail of one side's reset: the link carries the token to the
+/// console's reset page (beside the API, as an invitation's link), and the
+/// text names the reset call of the side that asked, for API clients.
 fn reset_mail(side: ResetSide, public_url: &str, to: &str, token: &str) -> Email {
     let (path, subject, account) = match side {
         ResetSide::Household => (
@@ -103,12 +105,16 @@ fn reset_mail(side: ResetSide, public_url: &str, to: &str, token: &str) -> Email
             "your Alyt developer account",
         ),
     };
-    let link = format!("{public_url}{path}?token={token}");
+    let site = public_url.strip_suffix("/v1").unwrap_or(public_url);
+    let link = match side {
+        ResetSide::Household => format!("{site}/reset-password?token={token}"),
+        ResetSide::Developer => format!("{site}/reset-password?token={token}&side=developer"),
+    };
     Email {
         to: to.to_owned(),
         subject: subject.into(),
         text: format!(
-            "Someone (probably you) asked to reset the password of {account}.\n\nReset link (valid one hour, once):\n\n{link}\n\nSend its token with your new password as POST {public_url}{path} {{ \"token\", \"password\" }}. Every session of the account is signed out.\n\nIf it was not you, ignore this message: nothing changed.\n"
+            "Someone (probably you) asked to reset the password of {account}.\n\nOpen this link to choose a new password (valid one hour, once):\n\n{link}\n\nOr send its token with your new password as POST {public_url}{path} {{ \"token\", \"password\" }}. Every session of the account is signed out.\n\nIf it was not you, ignore this message: nothing changed.\n"
         ),
         link: Some(link),
     }
@@ -125,7 +131,7 @@ mod tests {
         assert_eq!(household.subject, "Reset your Alyt password");
         assert_eq!(
             household.link.as_deref(),
-            Some("https://api.example.com/v1/auth/reset-password?token=tok123")
+            Some("https://api.example.com/reset-password?token=tok123")
         );
         assert!(household.text.contains("of your Alyt account."));
         assert!(
@@ -139,7 +145,12 @@ mod tests {
         assert_eq!(developer.subject, "Reset your Alyt developer password");
         assert_eq!(
             developer.link.as_deref(),
-            Some("https://api.example.com/v1/developers/auth/reset-password?token=tok123")
+            Some("https://api.example.com/reset-password?token=tok123&side=developer")
+        );
+        assert!(
+            developer
+                .text
+                .contains("POST https://api.example.com/v1/developers/auth/reset-password {")
         );
         assert!(developer.text.contains("your Alyt developer account."));
     }
