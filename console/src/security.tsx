@@ -57,13 +57,13 @@ export function SecurityPage(props: { tenantId: string; propertyId: string }) {
   // A detection opens an incident with no event on the home's stream (its
   // notification is the household's, not the home's): while the home is
   // armed, or an incident is open, read it again every few seconds.
-  const watching =
+  const armedOrIncident =
     !!loaded && (loaded.status.confirmedMode !== "off" || loaded.status.requestedMode !== "off" || !!loaded.status.incident);
   useEffect(() => {
-    if (!watching) return;
+    if (!armedOrIncident) return;
     const timer = setInterval(reload, WATCH_EVERY_MS);
     return () => clearInterval(timer);
-  }, [watching]);
+  }, [armedOrIncident]);
   if (error ?? homeError) return <Failure message={(error ?? homeError)!} />;
   if (!loaded || !home) return <Loading />;
   const status: SecurityStatus = loaded.status;
