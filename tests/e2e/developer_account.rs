@@ -635,8 +635,10 @@ async fn forgot_and_reset_password_through_the_mailed_link_once() {
     assert_eq!(developers::outbox(&t).len(), mails_before + 1);
     // The console's reset page, beside the API, for a developer.
     assert!(
-        link.starts_with(&format!("{}/reset-password?token=", t.url("").trim_end_matches("/v1")))
-            && link.ends_with("&side=developer"),
+        link.starts_with(&format!(
+            "{}/reset-password?token=",
+            t.url("").trim_end_matches("/v1")
+        )) && link.ends_with("&side=developer"),
         "{link}"
     );
     let token = token_of(&link);

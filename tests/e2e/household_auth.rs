@@ -518,7 +518,10 @@ async fn a_household_person_resets_the_password_with_the_mailed_token() {
         .expect("a reset mail");
     // The console's reset page, beside the API.
     assert!(
-        link.starts_with(&format!("{}/reset-password?token=", t.url("").trim_end_matches("/v1"))),
+        link.starts_with(&format!(
+            "{}/reset-password?token=",
+            t.url("").trim_end_matches("/v1")
+        )),
         "{link}"
     );
     // Only the household request of a known address sent anything.
