@@ -13,4 +13,4 @@ export type { AlytClient } from "./client.js";
 export type { EventEnvelope, StreamEvent, StreamOptions } from "./stream.js";
 
 /** The contract version this SDK was generated from. */
-export const CONTRACT_VERSION = "0.3.0";
+export const CONTRACT_VERSION = "0.4.0";

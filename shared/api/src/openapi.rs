@@ -26,14 +26,16 @@ use crate::routing::{Operations, operations};
 /// invitation mail budgets' 429 (issue 35) and the reason an alarm output
 /// part was not restored (issue 36); 0.3.0 an endpoint's `enabled` state
 /// (shown on the endpoint, set by `PATCH /endpoints/{id}`, a disabled
-/// endpoint's commands refused with 409).
-pub const API_VERSION: &str = "0.3.0";
+/// endpoint's commands refused with 409); 0.4.0 a webhook endpoint edited
+/// (`PATCH /developers/webhooks/{id}`) and disabled by hand
+/// (`POST …/disable`, reason `manual`).
+pub const API_VERSION: &str = "0.4.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.3.0",
+        version = "0.4.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(
