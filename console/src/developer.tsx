@@ -280,6 +280,8 @@ function Checkboxes<T extends string>(props: {
   name: string;
   legend: string;
   values: T[];
+  /** The values checked at first. */
+  checked?: string[];
   invalid?: ReturnType<typeof invalid>;
 }) {
   return (
@@ -287,7 +289,8 @@ function Checkboxes<T extends string>(props: {
       <legend>{props.legend}</legend>
       {props.values.map((value) => (
         <label>
-          <input type="checkbox" name={props.name} value={value} /> {value}
+          <input type="checkbox" name={props.name} value={value} defaultChecked={props.checked?.includes(value)} />{" "}
+          {value}
         </label>
       ))}
     </fieldset>
@@ -445,7 +448,7 @@ export function WebhooksPage() {
         <Empty>No endpoint yet: add one below, then send it a test.</Empty>
       ) : null}
       {endpoints.items.map((endpoint: WebhookEndpoint) => (
-        <Endpoint endpoint={endpoint} act={act} />
+        <Endpoint key={endpoint.id} endpoint={endpoint} act={act} reload={reload} />
       ))}
       <form
         class="create"
@@ -502,10 +505,20 @@ function EndpointFields(props: { fault: ApiProblem | null; usable: Key[] }) {
   );
 }
 
-function Endpoint(props: { endpoint: WebhookEndpoint; act: (work: () => Promise<unknown>) => Promise<void> }) {
+/** Why an endpoint is disabled, in words. */
+function disabledWhy(endpoint: WebhookEndpoint): string {
+  return endpoint.disabledReason === "manual" ? "by you" : words(endpoint.disabledReason ?? "unknown").toLowerCase();
+}
+
+function Endpoint(props: {
+  endpoint: WebhookEndpoint;
+  act: (work: () => Promise<unknown>) => Promise<void>;
+  reload: () => void;
+}) {
   const { endpoint, act } = props;
   const path = { webhookId: endpoint.id };
   const [shown, setShown] = useState(0);
+  const [editing, setEditing] = useState(false);
   return (
     <article class="endpoint" aria-label={endpoint.url} data-endpoint={endpoint.id}>
       <header>
@@ -513,13 +526,17 @@ function Endpoint(props: { endpoint: WebhookEndpoint; act: (work: () => Promise<
           <code>{endpoint.url}</code>
         </h3>
         <span class={`badge ${endpoint.disabledAt ? "badge-offline" : "badge-online"}`} data-status={endpoint.status}>
-          {endpoint.disabledAt ? `Disabled (${words(endpoint.disabledReason ?? "unknown").toLowerCase()})` : "Active"}
+          {endpoint.disabledAt ? `Disabled (${disabledWhy(endpoint)})` : "Active"}
         </span>
       </header>
       <p class="value">
         {endpoint.events.join(", ")} · {count(endpoint.consecutiveFailures)} failures in a row · added{" "}
         <Time at={endpoint.createdAt} />
       </p>
+      {endpoint.description ? <p class="value">{endpoint.description}</p> : null}
+      {editing ? (
+        <EditEndpoint endpoint={endpoint} done={() => setEditing(false)} reload={props.reload} />
+      ) : null}
       <div class="row">
         <button
           type="button"
@@ -532,16 +549,35 @@ function Endpoint(props: { endpoint: WebhookEndpoint; act: (work: () => Promise<
         >
           Send a test
         </button>
+        <button
+          type="button"
+          aria-label={`Edit ${endpoint.url}`}
+          aria-expanded={editing}
+          onClick={() => setEditing((open) => !open)}
+        >
+          Edit
+        </button>
         {endpoint.disabledAt ? (
           <button
             type="button"
+            aria-label={`Enable ${endpoint.url}`}
             onClick={() =>
               act(() => call((c) => c.POST("/v1/developers/webhooks/{webhookId}/enable", { params: { path } })))
             }
           >
             Enable
           </button>
-        ) : null}
+        ) : (
+          <button
+            type="button"
+            aria-label={`Disable ${endpoint.url}`}
+            onClick={() =>
+              act(() => call((c) => c.POST("/v1/developers/webhooks/{webhookId}/disable", { params: { path } })))
+            }
+          >
+            Disable
+          </button>
+        )}
         <button
           type="button"
           class="danger"
@@ -556,6 +592,60 @@ function Endpoint(props: { endpoint: WebhookEndpoint; act: (work: () => Promise<
       </div>
       <Deliveries webhookId={endpoint.id} version={shown} />
     </article>
+  );
+}
+
+/** An endpoint's URL and events, edited in place (the secret and key
+ * stay); each refusal is shown at its field. */
+function EditEndpoint(props: { endpoint: WebhookEndpoint; done: () => void; reload: () => void }) {
+  const { endpoint } = props;
+  const { fault, act } = useAction(props.reload);
+  const id = `edit-${endpoint.id}`;
+  return (
+    <form
+      class="edit"
+      aria-label={`Edit ${endpoint.url}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const form = new FormData(e.currentTarget);
+        const events = form.getAll("event").map(String) as EventKind[];
+        act(async () => {
+          await call((c) =>
+            c.PATCH("/v1/developers/webhooks/{webhookId}", {
+              params: { path: { webhookId: endpoint.id } },
+              body: { url: String(form.get("url")), events },
+            }),
+          );
+          props.done();
+        });
+      }}
+    >
+      <label for={`${id}-url`}>URL</label>
+      <input
+        id={`${id}-url`}
+        name="url"
+        type="url"
+        required
+        defaultValue={endpoint.url}
+        {...invalid(fault, "url", `${id}-url`)}
+      />
+      <FieldProblem problem={fault} field="url" id={`${id}-url`} />
+      <Checkboxes
+        name="event"
+        legend="Events"
+        values={EVENT_KINDS}
+        checked={endpoint.events}
+        invalid={invalid(fault, "events", `${id}-events`)}
+      />
+      <FieldProblem problem={fault} field="events" id={`${id}-events`} />
+      <ProblemAlert problem={fault} fields={["url", "events"]} />
+      <div class="row">
+        <button type="submit">Save</button>
+        <button type="button" onClick={props.done}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 

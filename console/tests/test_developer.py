@@ -414,7 +414,7 @@ def new_developer(platform, email, password):
     return session["accessToken"]
 
 
-def test_webhook_refusals_show_at_their_field_and_an_endpoint_is_deleted(page, platform, developer, receiver):
+def test_webhook_refusals_show_at_their_field_and_an_endpoint_is_edited_disabled_and_deleted(page, platform, developer, receiver):
     developer_sign_in(page, platform)
     page.get_by_role("navigation", name="Developer").get_by_role("link", name="Webhooks").click()
     form = page.get_by_role("form", name="Add an endpoint")
@@ -442,12 +442,61 @@ def test_webhook_refusals_show_at_their_field_and_an_endpoint_is_deleted(page, p
 
     second = page.get_by_role("article", name=receiver + "/second")
     expect(second.locator("[data-status]")).to_have_text("Active")
-    page.once("dialog", lambda dialog: dialog.accept())
-    second.get_by_role("button", name=f"Delete {receiver}/second").click()
-    expect(second).to_have_count(0)
+    webhook_id = second.get_attribute("data-endpoint")
     status, body = platform.call("POST", "/v1/developers/auth/login", {"email": EMAIL, "password": PASSWORD})
-    status, endpoints = platform.call("GET", "/v1/developers/webhooks", token=body["accessToken"])
-    assert [e["url"] for e in endpoints["items"] if e["url"].endswith("/second")] == [], endpoints
+    token = body["accessToken"]
+
+    def stored():
+        status, endpoint = platform.call("GET", "/v1/developers/webhooks", token=token)
+        assert status == 200, endpoint
+        return next(e for e in endpoint["items"] if e["id"] == webhook_id)
+
+    # Edited in place: each refusal at its field, one at a time.
+    second.get_by_role("button", name=f"Edit {receiver}/second").click()
+    edit = second.get_by_role("form", name=f"Edit {receiver}/second")
+    expect(edit.get_by_label("URL")).to_have_value(receiver + "/second")
+    expect(edit.get_by_label("webhook.ping")).to_be_checked()
+    edit.get_by_label("URL").fill("ftp://example.com/hooks")
+    edit.get_by_role("button", name="Save").click()
+    expect(edit.get_by_label("URL")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator(f"#edit-{webhook_id}-url-problem")).to_be_visible()
+    expect(page.get_by_role("alert")).to_have_count(1)
+    edit.get_by_label("URL").fill(receiver + "/edited")
+    edit.get_by_label("webhook.ping").uncheck()
+    edit.get_by_role("button", name="Save").click()
+    expect(page.locator(f"#edit-{webhook_id}-events-problem")).to_contain_text("at least one")
+    expect(edit.get_by_role("group", name="Events")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator(f"#edit-{webhook_id}-url-problem")).to_have_count(0)
+    expect(page.get_by_role("alert")).to_have_count(1)
+    assert stored()["url"] == receiver + "/second", "a refused edit changes nothing"
+    edit.get_by_label("device.online").check()
+    edit.get_by_label("device.offline").check()
+    edit.get_by_role("button", name="Save").click()
+    edited = page.get_by_role("article", name=receiver + "/edited")
+    expect(edited).to_be_visible()
+    expect(edited.get_by_role("form")).to_have_count(0)
+    expect(page.get_by_role("alert")).to_have_count(0)
+    expect(edited.get_by_text("device.online, device.offline")).to_be_visible()
+    endpoint = stored()
+    assert endpoint["url"] == receiver + "/edited", endpoint
+    assert endpoint["events"] == ["device.online", "device.offline"], endpoint
+
+    # Disabled by hand, then enabled again.
+    edited.get_by_role("button", name=f"Disable {receiver}/edited").click()
+    expect(edited.locator("[data-status]")).to_have_text("Disabled (by you)")
+    endpoint = stored()
+    assert (endpoint["status"], endpoint["disabledReason"]) == ("disabled", "manual"), endpoint
+    edited.get_by_role("button", name=f"Enable {receiver}/edited").click()
+    expect(edited.locator("[data-status]")).to_have_text("Active")
+    expect(edited.get_by_role("button", name=f"Disable {receiver}/edited")).to_be_visible()
+    endpoint = stored()
+    assert (endpoint["status"], endpoint["disabledReason"]) == ("active", None), endpoint
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    edited.get_by_role("button", name=f"Delete {receiver}/edited").click()
+    expect(edited).to_have_count(0)
+    status, endpoints = platform.call("GET", "/v1/developers/webhooks", token=token)
+    assert [e["id"] for e in endpoints["items"] if e["id"] == webhook_id] == [], endpoints
 
 
 def test_a_household_account_is_sent_to_the_household_sign_in(page, platform):

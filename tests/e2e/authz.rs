@@ -478,6 +478,20 @@ fn operations() -> Vec<Operation> {
             expect: developer_or_key_with::<404>,
         },
         Operation {
+            id: "disableWebhook",
+            method: "POST",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/disable",
+            body: |_| None,
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
+            id: "updateWebhook",
+            method: "PATCH",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001",
+            body: |_| Some(json!({ "description": "renamed" })),
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
             id: "createConnector",
             method: "POST",
             path: "/developers/connectors",

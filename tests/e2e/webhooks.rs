@@ -3,11 +3,14 @@
 //! counts deliveries by envelope id), a test ping and a device's event reach
 //! it, a receiver that is down loses nothing and is retried on the spec's
 //! schedule (an injected delivery clock), fifty failures disable the endpoint
-//! (mail + notification) and a re-enable sends what was held.
+//! (mail + notification) and a re-enable sends what was held; an endpoint
+//! is edited (URL, filter) and disabled by hand like the fifty failures do.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use alyt_domain::ids::TenantId;
+use alyt_events::{EventKind, EventLog};
 use alyt_tests::TestPlatform;
 use alyt_tests::developers::{self, DeveloperSession, create_key, sign_up_and_verify};
 use alyt_tests::webhooks::{OffsetClock, Receiver};
@@ -83,6 +86,25 @@ fn stripe_verifies(body: &str, header: &str, secret: &str) -> bool {
         eprintln!("stripe: {}", String::from_utf8_lossy(&output.stderr));
     }
     output.status.success() && stdout.trim() == "verified"
+}
+
+/// Records an event of `kind` in the tenant's log, as the platform does
+/// (the dispatcher fans it out to the endpoints); answers its id.
+async fn record(t: &TestPlatform, tenant: &str, kind: EventKind) -> String {
+    let log = EventLog::new(t.platform.store(), Arc::new(alyt_domain::SystemClock));
+    let tenant: TenantId = tenant.parse().unwrap();
+    let recorded = log.record(tenant, kind, json!({})).await.unwrap();
+    recorded.id.to_string()
+}
+
+async fn patch(t: &TestPlatform, token: &str, endpoint: &str, body: Value) -> (u16, Value) {
+    t.send_json(
+        "PATCH",
+        &format!("/developers/webhooks/{endpoint}"),
+        Some(token),
+        Some(body),
+    )
+    .await
 }
 
 async fn developer(t: &TestPlatform, email: &str) -> (DeveloperSession, String) {
@@ -388,6 +410,144 @@ async fn fifty_failures_disable_the_endpoint_and_a_re_enable_sends_what_was_held
 }
 
 #[tokio::test]
+async fn an_edited_endpoint_delivers_to_its_new_url_and_filter_and_disabling_holds_until_enabled() {
+    let t = TestPlatform::start().await;
+    let (dev, key) = developer(&t, "hooks-edit@example.com").await;
+    let sandbox = dev.sandbox_tenant_id.clone();
+    let old = Receiver::start(Arc::new(alyt_domain::SystemClock)).await;
+    let new = Receiver::start(Arc::new(alyt_domain::SystemClock)).await;
+    // Kinds the sandbox's virtual devices never raise, so the test owns them.
+    let (endpoint, secret) = create_endpoint(&t, &key, &old, &["submission.state"]).await;
+    let first = record(&t, &sandbox, EventKind::SubmissionState).await;
+    old.until(Duration::from_secs(10), |s| {
+        s.iter().any(|x| x.envelope["id"] == first.as_str())
+    })
+    .await;
+
+    // The session edits the URL and the filter, and drops the description;
+    // the secret stays (the new receiver verifies with the one issued).
+    new.set_secret(&secret);
+    let (status, edited) = patch(
+        &t,
+        &dev.access_token,
+        &endpoint,
+        json!({ "url": new.url(), "events": ["guest.invited"], "description": null }),
+    )
+    .await;
+    assert_eq!(status, 200, "{edited}");
+    assert_eq!(edited["id"], endpoint.as_str());
+    assert_eq!(edited["url"], new.url().as_str());
+    assert_eq!(edited["events"], json!(["guest.invited"]));
+    assert_eq!(edited["description"], Value::Null);
+    assert_eq!(edited["status"], "active");
+    assert!(edited.get("secret").is_none(), "{edited}");
+    // A key edits too; a field left out keeps its value.
+    let (status, described) =
+        patch(&t, &key, &endpoint, json!({ "description": "the new one" })).await;
+    assert_eq!(status, 200, "{described}");
+    assert_eq!(described["description"], "the new one");
+    assert_eq!(described["url"], new.url().as_str());
+    assert_eq!(described["events"], json!(["guest.invited"]));
+    let (_, list) = t.get_json("/developers/webhooks", Some(&key)).await;
+    assert_eq!(list["items"][0], described, "{list}");
+
+    // Only the kind of the new filter reaches the new URL; the old one hears nothing more.
+    let ignored = record(&t, &sandbox, EventKind::SubmissionState).await;
+    let invited = record(&t, &sandbox, EventKind::GuestInvited).await;
+    let seen = new
+        .until(Duration::from_secs(10), |s| {
+            s.iter().any(|x| x.envelope["id"] == invited.as_str())
+        })
+        .await;
+    assert!(
+        seen.iter().all(|x| x.verified),
+        "signed with the same secret"
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        new.seen().iter().all(|x| x.event_header == "guest.invited"),
+        "{:?}",
+        new.seen()
+    );
+    assert_eq!(old.seen().len(), 1, "nothing more goes to the old URL");
+    let log = deliveries(&t, &key, &endpoint).await;
+    assert!(
+        log.iter().all(|r| r["eventId"] != ignored.as_str()),
+        "{log:?}"
+    );
+
+    // Disabled by hand: the state the fifty failures leave, reason manual.
+    let (status, disabled) = t
+        .post_json(
+            &format!("/developers/webhooks/{endpoint}/disable"),
+            Some(&dev.access_token),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{disabled}");
+    assert_eq!(disabled["status"], "disabled");
+    assert_eq!(disabled["disabledReason"], "manual");
+    assert!(disabled["disabledAt"].is_string(), "{disabled}");
+    // Disabling again changes nothing.
+    let (status, again) = t
+        .post_json(
+            &format!("/developers/webhooks/{endpoint}/disable"),
+            Some(&key),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again, disabled);
+    let (_, list) = t.get_json("/developers/webhooks", Some(&key)).await;
+    assert_eq!(list["items"][0]["disabledReason"], "manual", "{list}");
+
+    // A new event is held: in the log, not sent.
+    let while_disabled = record(&t, &sandbox, EventKind::GuestInvited).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let log = deliveries(&t, &key, &endpoint).await;
+        if let Some(row) = log.iter().find(|r| r["eventId"] == while_disabled.as_str()) {
+            assert_eq!(row["status"], "held", "{row}");
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no held row: {log:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        new.seen()
+            .iter()
+            .all(|x| x.envelope["id"] != while_disabled.as_str()),
+        "nothing is sent while disabled"
+    );
+
+    // Enabled again: the held event is sent, and so is the next one.
+    let (status, enabled) = t
+        .post_json(
+            &format!("/developers/webhooks/{endpoint}/enable"),
+            Some(&key),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{enabled}");
+    assert_eq!(enabled["endpoint"]["status"], "active");
+    assert_eq!(enabled["endpoint"]["disabledReason"], Value::Null);
+    assert_eq!(enabled["requeued"], 1, "{enabled}");
+    let after = record(&t, &sandbox, EventKind::GuestInvited).await;
+    new.until(Duration::from_secs(15), |s| {
+        [&while_disabled, &after].iter().all(|id| {
+            s.iter()
+                .any(|x| x.answered == 200 && x.envelope["id"] == id.as_str())
+        })
+    })
+    .await;
+    assert!(new.seen().iter().all(|s| s.verified));
+}
+
+#[tokio::test]
 async fn endpoints_are_checked_and_private_to_their_developer() {
     let t = TestPlatform::start().await;
     let (dev, key) = developer(&t, "hooks-owner@example.com").await;
@@ -428,9 +588,35 @@ async fn endpoints_are_checked_and_private_to_their_developer() {
         assert_eq!(problem["field"], field, "{problem}");
     }
 
+    // An edit is checked like a new endpoint, and a refused one changes nothing.
+    let (_, before) = t.get_json("/developers/webhooks", Some(&key)).await;
+    for (body, field) in [
+        (json!({ "url": "ftp://example.com/x" }), "url"),
+        (json!({ "url": "not a url" }), "url"),
+        (json!({ "events": [] }), "events"),
+        (json!({ "events": ["device.exploded"] }), "events[0]"),
+        (json!({ "description": "x".repeat(201) }), "description"),
+        (
+            json!({ "keyId": "0190b5a0-0000-7000-8000-000000000000" }),
+            "keyId",
+        ),
+        (
+            json!({ "url": receiver.url(), "secret": "whsec_mine" }),
+            "secret",
+        ),
+    ] {
+        let (status, problem) = patch(&t, &key, &endpoint, body).await;
+        assert_eq!(status, 400, "{problem}");
+        assert_eq!(problem["field"], field, "{problem}");
+    }
+    let (_, after) = t.get_json("/developers/webhooks", Some(&key)).await;
+    assert_eq!(after, before);
+
     // A key without webhooks:write is refused.
     let (_, reader) = create_key(&t, &dev, &["devices:read"]).await;
     let (status, _) = t.get_json("/developers/webhooks", Some(&reader)).await;
+    assert_eq!(status, 403);
+    let (status, _) = patch(&t, &reader, &endpoint, json!({ "description": "x" })).await;
     assert_eq!(status, 403);
 
     // Another developer sees nothing of it: 404 like a missing endpoint.
@@ -442,6 +628,7 @@ async fn endpoints_are_checked_and_private_to_their_developer() {
             ("POST", format!("/developers/webhooks/{id}/test")),
             ("GET", format!("/developers/webhooks/{id}/deliveries")),
             ("POST", format!("/developers/webhooks/{id}/enable")),
+            ("POST", format!("/developers/webhooks/{id}/disable")),
             ("DELETE", format!("/developers/webhooks/{id}")),
         ] {
             let response = t
@@ -455,7 +642,17 @@ async fn endpoints_are_checked_and_private_to_their_developer() {
             let body: Value = response.json().await.unwrap();
             assert_eq!(body["detail"], "no such webhook endpoint");
         }
+        // An edit of it, by the other developer's session or key, is the same 404.
+        for token in [other.access_token.as_str(), other_key.as_str()] {
+            let (status, problem) =
+                patch(&t, token, id, json!({ "url": "http://127.0.0.1:9/taken" })).await;
+            assert_eq!(status, 404, "{problem}");
+            assert_eq!(problem["detail"], "no such webhook endpoint");
+        }
     }
+    // ... and it is unchanged.
+    let (_, list) = t.get_json("/developers/webhooks", Some(&key)).await;
+    assert_eq!(list["items"][0]["url"], receiver.url().as_str(), "{list}");
 
     // Lists are paginated; the owner removes the endpoint.
     let (second, _) = create_endpoint(&t, &key, &receiver, &["device.offline"]).await;

@@ -1022,7 +1022,13 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edits an endpoint's URL, event filter or description (any of them). The
+         *     secret, the key and the status stay. Deliveries not yet sent go to the new
+         *     URL; events are matched against the new filter from now on (what was
+         *     queued before stays queued).
+         */
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/v1/developers/webhooks/{webhookId}/deliveries": {
@@ -1039,6 +1045,29 @@ export interface paths {
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developers/webhooks/{webhookId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disables an endpoint by hand: the same state as the disable after fifty
+         *     failures (reason `manual`). Nothing is sent to it while disabled: new
+         *     events are held, visible in its delivery log, and a re-enable sends them
+         *     (`POST …/enable`). Disabling an endpoint already disabled changes nothing
+         *     (its reason stays).
+         */
+        post: operations["disableWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2980,12 +3009,12 @@ export interface components {
             };
         };
         /**
-         * @description Why an endpoint is disabled. Only `failures` can be lifted by a re-enable
-         *     alone; the others need the key (or the developer account) to be sound
-         *     again, which a revoked or expired key never is.
+         * @description Why an endpoint is disabled. `failures` and `manual` are lifted by a
+         *     re-enable alone; the others need the key (or the developer account) to be
+         *     sound again, which a revoked or expired key never is.
          * @enum {string}
          */
-        DisabledReason: "failures" | "key_revoked" | "key_expired" | "developer_suspended";
+        DisabledReason: "failures" | "key_revoked" | "key_expired" | "developer_suspended" | "manual";
         DiscoverRequest: {
             /** @description The integration's home (an integration belongs to one home). */
             propertyId: components["schemas"]["PropertyId"];
@@ -5089,6 +5118,21 @@ export interface components {
             removedAt: string | null;
             removedReason: string | null;
             serial: string;
+        };
+        /**
+         * @description The body of `PATCH /v1/developers/webhooks/{webhookId}`: every field
+         *     optional; a field left out keeps its value.
+         */
+        UpdateWebhookRequest: {
+            /** @description Null or empty removes it. */
+            description?: string | null;
+            /** @description The event kinds to receive from now on (at least one). */
+            events?: components["schemas"]["EventKind"][];
+            /**
+             * @description Where deliveries are POSTed from now on (checked like a new
+             *     endpoint's: https on the hosted platform).
+             */
+            url?: string;
         };
         /** @description Usage per kind. */
         UsageByKind: {
@@ -8410,6 +8454,69 @@ export interface operations {
             };
         };
     };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint */
+                webhookId: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as edited */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description A field is wrong: url (refused by the outbound policy), events, description */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid developer session or key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without webhooks:write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: never;
@@ -8429,6 +8536,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListResponse_WebhookDelivery"];
+                };
+            };
+            /** @description No valid developer session or key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without webhooks:write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint */
+                webhookId: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, disabled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description No valid developer session or key */

@@ -26,9 +26,12 @@ use crate::routing::{Operations, operations};
 /// invitation mail budgets' 429 (issue 35) and the reason an alarm output
 /// part was not restored (issue 36); 0.3.0 an endpoint's `enabled` state
 /// (shown on the endpoint, set by `PATCH /endpoints/{id}`, a disabled
-/// endpoint's commands refused with 409); 0.4.0 a developer's effective
-/// quotas as staff read them (`GET /developers/admin/developers/{id}/quota`,
-/// for the staff console).
+/// endpoint's commands refused with 409); 0.4.0 the console's first
+/// minutes (issue 39): a developer's effective quotas as staff read them
+/// (`GET /developers/admin/developers/{id}/quota`), a webhook endpoint
+/// edited (`PATCH /developers/webhooks/{id}`) and disabled by hand
+/// (`POST …/disable`, reason `manual`), the MOTION, CONTACT and LOCK
+/// simulator profiles, and why a security mode is not ready.
 pub const API_VERSION: &str = "0.4.0";
 
 #[derive(OpenApi)]

@@ -322,6 +322,7 @@ from .trigger_type_1 import TriggerType1
 from .trigger_type_1_kind import TriggerType1Kind
 from .undeliverable_reason import UndeliverableReason
 from .unit import Unit
+from .update_webhook_request import UpdateWebhookRequest
 from .usage_by_kind import UsageByKind
 from .usage_response import UsageResponse
 from .verify_email_request import VerifyEmailRequest
@@ -658,6 +659,7 @@ __all__ = (
     "TriggerType1Kind",
     "UndeliverableReason",
     "Unit",
+    "UpdateWebhookRequest",
     "UsageByKind",
     "UsageResponse",
     "VerifyEmailRequest",

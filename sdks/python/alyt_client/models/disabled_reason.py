@@ -5,6 +5,7 @@ class DisabledReason(StrEnum):
     FAILURES = "failures"
     KEY_EXPIRED = "key_expired"
     KEY_REVOKED = "key_revoked"
+    MANUAL = "manual"
 
     def __str__(self) -> str:
         return str(self.value)

@@ -57,9 +57,9 @@ pub enum EndpointStatus {
     Disabled,
 }
 
-/// Why an endpoint is disabled. Only `failures` can be lifted by a re-enable
-/// alone; the others need the key (or the developer account) to be sound
-/// again, which a revoked or expired key never is.
+/// Why an endpoint is disabled. `failures` and `manual` are lifted by a
+/// re-enable alone; the others need the key (or the developer account) to be
+/// sound again, which a revoked or expired key never is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
@@ -72,6 +72,8 @@ pub enum DisabledReason {
     KeyExpired,
     /// Its developer's account is suspended.
     DeveloperSuspended,
+    /// Its developer (or its key) disabled it.
+    Manual,
 }
 
 /// Which tenants' events an endpoint receives (spec: Webhook delivery, 4): the
@@ -343,6 +345,14 @@ pub enum Queued {
 
 pub struct Webhooks<'a>(pub &'a dyn Store);
 
+/// What [`Webhooks::edit`] changes: each `Some` is set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EndpointEdit {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    pub description: Option<Option<String>>,
+}
+
 impl Webhooks<'_> {
     /// Records a re-enable of `endpoint` at `at` for the worker to follow up
     /// (one put; a later re-enable replaces it).
@@ -527,6 +537,32 @@ impl Webhooks<'_> {
             Condition::eq("status", json!(EndpointStatus::Active)),
         )
         .await
+    }
+
+    /// Changes what a developer may edit on an endpoint: each `Some` is set
+    /// (`description: Some(None)` clears it); the secret, key, route and
+    /// status stay. `None` when it is missing (removed meanwhile).
+    pub async fn edit(
+        &self,
+        developer: DeveloperId,
+        id: WebhookId,
+        edit: EndpointEdit,
+    ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
+        let mut actions = Vec::new();
+        if let Some(url) = edit.url {
+            actions.push(UpdateAction::Set("url".into(), json!(url)));
+        }
+        if let Some(events) = edit.events {
+            actions.push(UpdateAction::Set("events".into(), json!(events)));
+        }
+        if let Some(description) = edit.description {
+            actions.push(UpdateAction::Set("description".into(), json!(description)));
+        }
+        if actions.is_empty() {
+            return self.endpoint(developer, id).await;
+        }
+        self.conditional_update(developer, id, actions, Condition::item_present())
+            .await
     }
 
     /// Re-enables a disabled endpoint with a fresh failure count; `None` when

@@ -1,6 +1,7 @@
-//! Webhook endpoints (spec part E): register, list, remove, test, read the
-//! delivery log, re-enable. The delivery itself (signing, retries, disable)
-//! is `alyt-events`; the dispatcher and the worker run outside requests.
+//! Webhook endpoints (spec part E): register, list, edit, remove, test, read
+//! the delivery log, disable and re-enable. The delivery itself (signing,
+//! retries, disable) is `alyt-events`; the dispatcher and the worker run
+//! outside requests.
 //!
 //! Who: a signed-in developer manages all of its endpoints and binds them to
 //! any of its live keys; a key with `webhooks:write` sees and manages only
@@ -14,7 +15,12 @@
 //! events about that connector's integrations. When the key is revoked or
 //! expires, or the developer is suspended, the endpoint is disabled with the
 //! reason and nothing more is sent ([`alyt_events::binding`]); such an
-//! endpoint cannot be re-enabled while the reason stands.
+//! endpoint cannot be re-enabled while the reason stands. A developer may
+//! disable an endpoint itself (reason `manual`): the same state as the
+//! worker's disable after fifty failures, so events are held, not sent, until
+//! a re-enable sends them.
+//! An edit changes the URL, the event filter and the description; the
+//! secret, the key and the route stay.
 //! The URL is checked against the outbound policy when registered (https and
 //! public addresses hosted; the local platform allows http to private
 //! networks) and again at every delivery. The signing secret is shown in the
@@ -32,7 +38,7 @@ use alyt_events::{dispatch, signature};
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers, KeyRecord};
 use alyt_store::repo::webhooks::developer_endpoints;
 use alyt_store::repo::webhooks::{
-    DeliveryRecord, DeliveryStatus, DisabledReason, EndpointStatus, HISTORY, Queued,
+    DeliveryRecord, DeliveryStatus, DisabledReason, EndpointEdit, EndpointStatus, HISTORY, Queued,
     WebhookEndpointRecord, WebhookRoute, Webhooks,
 };
 use axum::Json;
@@ -51,10 +57,11 @@ use crate::{ApiError, AppState};
 pub fn routes() -> Operations {
     Operations::new()
         .merge(operations!(list_webhooks, create_webhook))
-        .merge(operations!(delete_webhook))
+        .merge(operations!(update_webhook, delete_webhook))
         .merge(operations!(test_webhook))
         .merge(operations!(list_webhook_deliveries))
         .merge(operations!(enable_webhook))
+        .merge(operations!(disable_webhook))
 }
 
 /// Endpoints one developer may hold.
@@ -93,7 +100,8 @@ pub struct EndpointView {
     pub key_id: KeyId,
     pub status: EndpointStatus,
     /// Why it is disabled: `failures` (fifty in a row; re-enable it),
-    /// `key_revoked` or `key_expired` (its key can no longer speak for it),
+    /// `manual` (disabled by its developer; re-enable it), `key_revoked` or
+    /// `key_expired` (its key can no longer speak for it),
     /// `developer_suspended`. Null while active.
     #[schema(required = true)]
     pub disabled_reason: Option<DisabledReason>,
@@ -221,31 +229,50 @@ pub async fn check_endpoint_fields(
     policy: OutboundPolicy,
     request: &CreateWebhookRequest,
 ) -> Result<(String, Vec<String>, Option<String>), ApiError> {
-    let url = request.url.trim();
+    let url = checked_url(policy, &request.url).await?;
+    let events = checked_events(&request.events)?;
+    let description = checked_description(request.description.as_deref())?;
+    Ok((url, events, description))
+}
+
+/// An endpoint's URL as stored: trimmed and allowed by the outbound policy
+/// (400 on `url` otherwise).
+async fn checked_url(policy: OutboundPolicy, url: &str) -> Result<String, ApiError> {
+    let url = url.trim();
     outbound::check_url(policy, url)
         .await
         .map_err(|refusal| ApiError::validation("url", refusal.to_string()))?;
-    if request.events.is_empty() {
+    Ok(url.to_owned())
+}
+
+/// An event filter as stored: at least one kind, each once, in order (400
+/// on `events` otherwise).
+fn checked_events(events: &[EventKind]) -> Result<Vec<String>, ApiError> {
+    if events.is_empty() {
         return Err(ApiError::validation(
             "events",
             "events must name at least one event kind",
         ));
     }
-    let kinds: BTreeSet<EventKind> = request.events.iter().copied().collect();
-    let events = kinds.into_iter().map(|k| k.as_str().to_owned()).collect();
-    let description = match request.description.as_deref().map(str::trim) {
-        None | Some("") => None,
+    let kinds: BTreeSet<EventKind> = events.iter().copied().collect();
+    Ok(kinds.into_iter().map(|k| k.as_str().to_owned()).collect())
+}
+
+/// A description as stored: trimmed, none when empty, at most
+/// [`DESCRIPTION_MAX_CHARS`] printable characters (400 on `description`).
+fn checked_description(description: Option<&str>) -> Result<Option<String>, ApiError> {
+    match description.map(str::trim) {
+        None | Some("") => Ok(None),
         Some(d) if d.chars().count() > DESCRIPTION_MAX_CHARS || d.chars().any(char::is_control) => {
-            return Err(ApiError::validation(
+            Err(ApiError::validation(
                 "description",
                 format!(
                     "description must have at most {DESCRIPTION_MAX_CHARS} printable characters"
                 ),
-            ));
+            ))
         }
-        Some(d) => Some(d.to_owned()),
-    };
-    Ok((url.to_owned(), events, description))
+        Some(d) => Ok(Some(d.to_owned())),
+    }
 }
 
 /// Registers an endpoint and answers its signing secret, shown this once.
@@ -446,6 +473,77 @@ async fn checked_endpoints(
         all.push(endpoint);
     }
     Ok(all)
+}
+
+/// The body of `PATCH /v1/developers/webhooks/{webhookId}`: every field
+/// optional; a field left out keeps its value.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateWebhookRequest {
+    /// Where deliveries are POSTed from now on (checked like a new
+    /// endpoint's: https on the hosted platform).
+    #[serde(default)]
+    #[schema(nullable = false, max_length = 2048)]
+    pub url: Option<String>,
+    /// The event kinds to receive from now on (at least one).
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub events: Option<Vec<EventKind>>,
+    /// Null or empty removes it.
+    #[serde(default, deserialize_with = "crate::conventions::extract::present")]
+    #[schema(value_type = Option<String>, max_length = 200)]
+    pub description: Option<Option<String>>,
+}
+
+/// Edits an endpoint's URL, event filter or description (any of them). The
+/// secret, the key and the status stay. Deliveries not yet sent go to the new
+/// URL; events are matched against the new filter from now on (what was
+/// queued before stays queued).
+#[utoipa::path(
+    patch,
+    path = "/v1/developers/webhooks/{webhookId}",
+    tag = "developers",
+    operation_id = "updateWebhook",
+    security(("bearer" = ["webhooks:write"])),
+    params(("webhookId" = WebhookId, Path, description = "The endpoint")),
+    request_body = UpdateWebhookRequest,
+    responses(
+        (status = 200, description = "The endpoint as edited", body = EndpointView),
+        (status = 400, description = "A field is wrong: url (refused by the outbound policy), events, description", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
+        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn update_webhook(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(id): Path<String>,
+    Body(request): Body<UpdateWebhookRequest>,
+) -> Result<Json<EndpointView>, ApiError> {
+    let manager = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &manager, &id).await?;
+    let url = match &request.url {
+        Some(url) => Some(checked_url(state.events.outbound, url).await?),
+        None => None,
+    };
+    let events = request.events.as_deref().map(checked_events).transpose()?;
+    let description = request
+        .description
+        .as_ref()
+        .map(|d| checked_description(d.as_deref()))
+        .transpose()?;
+    let edit = EndpointEdit {
+        url,
+        events,
+        description,
+    };
+    let edited = Webhooks(&*state.store)
+        .edit(manager.developer.id, endpoint.id, edit)
+        .await?
+        .ok_or_else(no_such_webhook)?;
+    tracing::info!(endpoint = %edited.id, developer = %edited.developer_id, "webhook endpoint edited");
+    Ok(Json(edited.into()))
 }
 
 /// Removes an endpoint. What is still queued for it fails at its next
@@ -680,6 +778,55 @@ pub async fn enable_webhook(
     }))
 }
 
+/// Disables an endpoint by hand: the same state as the disable after fifty
+/// failures (reason `manual`). Nothing is sent to it while disabled: new
+/// events are held, visible in its delivery log, and a re-enable sends them
+/// (`POST …/enable`). Disabling an endpoint already disabled changes nothing
+/// (its reason stays).
+#[utoipa::path(
+    post,
+    path = "/v1/developers/webhooks/{webhookId}/disable",
+    tag = "developers",
+    operation_id = "disableWebhook",
+    security(("bearer" = ["webhooks:write"])),
+    params(("webhookId" = WebhookId, Path, description = "The endpoint")),
+    responses(
+        (status = 200, description = "The endpoint, disabled", body = EndpointView),
+        NoDeveloperSessionOrKey,
+        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn disable_webhook(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<EndpointView>, ApiError> {
+    let manager = webhook_developer(&state, &caller).await?;
+    let endpoint = own_endpoint(&state, &manager, &id).await?;
+    if endpoint.status == EndpointStatus::Disabled {
+        return Ok(Json(endpoint.into()));
+    }
+    let now = state.clock.now();
+    let disabled = Webhooks(&*state.store)
+        .disable_for(
+            manager.developer.id,
+            endpoint.id,
+            DisabledReason::Manual,
+            now,
+        )
+        .await?;
+    let endpoint = match disabled {
+        Some(disabled) => {
+            tracing::info!(endpoint = %disabled.id, developer = %disabled.developer_id, "webhook endpoint disabled by its developer");
+            disabled
+        }
+        // Disabled (or removed) meanwhile: answer what is there now.
+        None => own_endpoint(&state, &manager, &id).await?,
+    };
+    Ok(Json(endpoint.into()))
+}
+
 /// Re-enables a disabled endpoint whose key still speaks for it (409
 /// otherwise) and requeues its held deliveries; answers the endpoint and how
 /// many were requeued (none for an endpoint already active).
@@ -704,7 +851,10 @@ async fn reenable_endpoint(
                 "the endpoint's key expired; create an endpoint bound to a live key",
             ));
         }
-        Some(DisabledReason::DeveloperSuspended | DisabledReason::Failures) | None => {}
+        Some(
+            DisabledReason::DeveloperSuspended | DisabledReason::Failures | DisabledReason::Manual,
+        )
+        | None => {}
     }
     let enabled =
         alyt_events::reenable(&*state.store, manager.developer.id, endpoint.id, now).await?;
