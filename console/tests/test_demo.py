@@ -42,6 +42,12 @@ def test_a_new_owner_switches_the_demo_light(page, demo_platform):
     power.click()
     expect(power).to_have_attribute("aria-checked", "true", timeout=15000)
     screenshot(page, "household-demo-room")
+    page.goto(f"{demo_platform.url}/#/homes/{home['tenant']}/{home['property']}")
+    expect(page.get_by_role("article", name="Kitchen")).to_be_visible()
+    screenshot(page, "household-demo-overview")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    screenshot(page, "household-demo-overview-phone")
 
 
 def test_the_demo_home_arms_the_simulated_sensor_trips_it_and_the_owner_turns_it_off(page, demo_platform):
@@ -82,3 +88,35 @@ def test_the_demo_home_arms_the_simulated_sensor_trips_it_and_the_owner_turns_it
         "GET", f"/v1/home-security/{home['property']}?tenantId={home['tenant']}", token=home["token"]
     )
     assert status == 200 and body["confirmedMode"] == "off", body
+
+
+def test_a_new_owner_builds_a_routine_in_the_demo_home_and_runs_it(page, demo_platform):
+    home = demo_home(demo_platform)
+    light = home["devices"]["Kitchen light"]
+    # Off first (another test may have switched it on), seen in the room.
+    status, body = demo_platform.call(
+        "POST",
+        f"/v1/devices/{light}/commands?tenantId={home['tenant']}",
+        {"command": "set", "payload": {"capability": "light", "key": "power", "value": False}},
+        token=home["token"],
+    )
+    assert status == 202, body
+    sign_in(page, demo_platform)
+    room = f"{demo_platform.url}/#/homes/{home['tenant']}/{home['property']}/rooms/{home['rooms']['Kitchen']}"
+    page.goto(room)
+    power = page.get_by_role("article", name="Kitchen light").locator('[data-primitive="toggle"]').get_by_role("switch").first
+    expect(power).to_have_attribute("aria-checked", "false", timeout=15000)
+    page.goto(f"{demo_platform.url}/#/homes/{home['tenant']}/{home['property']}/routines")
+    form = page.get_by_role("form", name="New routine")
+    form.get_by_label("Name").fill("Kitchen on")
+    # The demo's things give the editor its steps at once.
+    options = form.get_by_label("Does").locator("option").all_text_contents()
+    turn_on = next(o for o in options if o.startswith("Kitchen: ") and o.endswith(" on"))
+    form.get_by_label("Does").select_option(label=turn_on)
+    form.get_by_role("button", name="Save routine").click()
+    card = page.get_by_role("article", name="Kitchen on")
+    card.get_by_role("button", name="Run Kitchen on").click()
+    expect(card.get_by_role("list", name="Run outcome")).to_contain_text("Kitchen light: applied")
+    # The virtual light did it: it reports power on.
+    page.goto(room)
+    expect(power).to_have_attribute("aria-checked", "true", timeout=15000)
