@@ -331,16 +331,12 @@ impl ProfileState {
                 temperature,
                 humidity,
                 battery,
-            } => {
-                let level = battery_level(*battery, scenario);
-                let fault = (scenario == Scenario::SensorError).then_some(SENSOR_ERROR_FAULT);
-                json!({
-                    "sensor": { "fault": fault },
-                    "sensor.temperature": { "temperature": number(*temperature) },
-                    "sensor.humidity": { "humidity": number(*humidity) },
-                    "battery": { "level": number(level), "low": level <= LOW_BATTERY_THRESHOLD },
-                })
-            }
+            } => json!({
+                "sensor": sensor_state(scenario),
+                "sensor.temperature": { "temperature": number(*temperature) },
+                "sensor.humidity": { "humidity": number(*humidity) },
+                "battery": battery_state(*battery, scenario),
+            }),
             ProfileState::Thermostat {
                 setpoint,
                 ambient,
@@ -354,29 +350,20 @@ impl ProfileState {
                     "mode": mode,
                 },
             }),
-            ProfileState::Motion { motion, battery } => {
-                let level = battery_level(*battery, scenario);
-                json!({
-                    "sensor": { "fault": (scenario == Scenario::SensorError).then_some(SENSOR_ERROR_FAULT) },
-                    "sensor.motion": { "motion": motion },
-                    "battery": { "level": number(level), "low": level <= LOW_BATTERY_THRESHOLD },
-                })
-            }
-            ProfileState::Contact { open, battery } => {
-                let level = battery_level(*battery, scenario);
-                json!({
-                    "sensor": { "fault": (scenario == Scenario::SensorError).then_some(SENSOR_ERROR_FAULT) },
-                    "sensor.contact": { "open": open },
-                    "battery": { "level": number(level), "low": level <= LOW_BATTERY_THRESHOLD },
-                })
-            }
-            ProfileState::Lock { locked, battery } => {
-                let level = battery_level(*battery, scenario);
-                json!({
-                    "lock": { "locked": locked, "jammed": false },
-                    "battery": { "level": number(level), "low": level <= LOW_BATTERY_THRESHOLD },
-                })
-            }
+            ProfileState::Motion { motion, battery } => json!({
+                "sensor": sensor_state(scenario),
+                "sensor.motion": { "motion": motion },
+                "battery": battery_state(*battery, scenario),
+            }),
+            ProfileState::Contact { open, battery } => json!({
+                "sensor": sensor_state(scenario),
+                "sensor.contact": { "open": open },
+                "battery": battery_state(*battery, scenario),
+            }),
+            ProfileState::Lock { locked, battery } => json!({
+                "lock": { "locked": locked, "jammed": false },
+                "battery": battery_state(*battery, scenario),
+            }),
         };
         match state {
             Value::Object(state) => state,
@@ -651,6 +638,17 @@ impl ProfileState {
             _ => Err(()),
         }
     }
+}
+
+/// A battery-powered device's `battery` state under `scenario`.
+fn battery_state(battery: f64, scenario: Scenario) -> Value {
+    let level = battery_level(battery, scenario);
+    json!({ "level": number(level), "low": level <= LOW_BATTERY_THRESHOLD })
+}
+
+/// A sensor's `sensor` state: the fault SENSOR_ERROR reports.
+fn sensor_state(scenario: Scenario) -> Value {
+    json!({ "fault": (scenario == Scenario::SensorError).then_some(SENSOR_ERROR_FAULT) })
 }
 
 fn battery_level(battery: f64, scenario: Scenario) -> f64 {

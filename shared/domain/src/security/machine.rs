@@ -247,21 +247,31 @@ impl ArmingChecks {
         if let Err(why) = &self.hub {
             return Some(Refusal::Hub(why.clone()));
         }
-        let watched: Vec<&Enrolled> = self
-            .enrolled
-            .iter()
-            .filter(|e| e.watched_in(mode) && !bypass.contains(&e.signal))
-            .collect();
-        let blockers: Vec<Blocker> = self
-            .blocking
-            .iter()
-            .filter(|b| watched.iter().any(|e| e.signal == b.signal))
-            .copied()
-            .collect();
+        let blockers = self.blockers(mode, bypass);
         if !blockers.is_empty() {
             return Some(Refusal::NotReady { blockers });
         }
-        watched.is_empty().then_some(Refusal::NothingToWatch)
+        let nothing_watched = !self
+            .enrolled
+            .iter()
+            .any(|e| e.watched_in(mode) && !bypass.contains(&e.signal));
+        nothing_watched.then_some(Refusal::NothingToWatch)
+    }
+
+    /// The signals not ready now that arming `mode` with `bypass` would
+    /// watch (none: nothing blocks it).
+    pub fn blockers(&self, mode: Mode, bypass: &BTreeSet<SignalRef>) -> Vec<Blocker> {
+        self.blocking
+            .iter()
+            .filter(|b| {
+                !bypass.contains(&b.signal)
+                    && self
+                        .enrolled
+                        .iter()
+                        .any(|e| e.signal == b.signal && e.watched_in(mode))
+            })
+            .copied()
+            .collect()
     }
 }
 

@@ -223,21 +223,6 @@ impl Inventory {
         }
     }
 
-    /// The blockers of arming `mode` now (none: ready).
-    pub fn blockers(&self, settings: &Settings, mode: Mode) -> Vec<Blocker> {
-        let checks = self.checks(settings);
-        checks
-            .blocking
-            .into_iter()
-            .filter(|b| {
-                checks
-                    .enrolled
-                    .iter()
-                    .any(|e| e.signal == b.signal && e.watched_in(mode))
-            })
-            .collect()
-    }
-
     /// The signals of `things` (a bypass names things).
     pub fn signals_of(&self, things: &BTreeSet<Uuid>) -> BTreeSet<SignalRef> {
         self.things

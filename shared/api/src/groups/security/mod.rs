@@ -42,7 +42,9 @@ use alyt_domain::room::{PinnedThing, PinnedThingKind};
 use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::{Output, Selection};
 use alyt_domain::security::hub::CONFIG_REFUSED;
-use alyt_domain::security::machine::{BlockReason, IncidentState, ModeRequest, Refusal};
+use alyt_domain::security::machine::{
+    ArmingChecks, BlockReason, IncidentState, ModeRequest, Refusal,
+};
 use alyt_domain::security::outputs::{DrivenOutput, Stage};
 use alyt_domain::security::{
     Deterrent, Location, LockSource, MAX_DELAY_SECONDS, Mode, Settings, Signal,
@@ -640,12 +642,15 @@ fn degraded(record: &SecurityRecord, inventory: &Inventory) -> bool {
         })
 }
 
-fn readiness_of(record: &SecurityRecord, inventory: &Inventory, mode: Mode) -> ModeReadiness {
-    let refusal = record
-        .state
-        .arming_refusal(&inventory.checks(&record.settings), mode);
-    let blockers: Vec<Blocking> = inventory
-        .blockers(&record.settings, mode)
+fn readiness_of(
+    record: &SecurityRecord,
+    inventory: &Inventory,
+    checks: &ArmingChecks,
+    mode: Mode,
+) -> ModeReadiness {
+    let refusal = record.state.arming_refusal(checks, mode);
+    let blockers: Vec<Blocking> = checks
+        .blockers(mode, &BTreeSet::new())
         .into_iter()
         .map(|b| Blocking {
             thing_id: b.signal.thing_id,
@@ -670,6 +675,7 @@ fn status(
     access: SecurityAccess,
 ) -> SecurityStatus {
     let s = &record.state;
+    let checks = inventory.checks(&record.settings);
     let things = inventory
         .things
         .iter()
@@ -752,9 +758,9 @@ fn status(
             problem: inventory.hub_check.clone().err(),
         }),
         readiness: Readiness {
-            away: readiness_of(record, inventory, Mode::Away),
-            home: readiness_of(record, inventory, Mode::Home),
-            sleep: readiness_of(record, inventory, Mode::Sleep),
+            away: readiness_of(record, inventory, &checks, Mode::Away),
+            home: readiness_of(record, inventory, &checks, Mode::Home),
+            sleep: readiness_of(record, inventory, &checks, Mode::Sleep),
         },
         things,
         restoration_pending: s.restoration_pending,
