@@ -12,7 +12,7 @@ pub mod bootstrap;
 pub mod conventions;
 pub mod groups;
 pub mod openapi;
-pub mod ports;
+pub use alyt_app::ports;
 pub mod routing;
 pub mod state;
 

@@ -4,55 +4,39 @@
 
 use std::sync::Arc;
 
+use alyt_app::App;
+pub use alyt_app::EventsSettings;
 use alyt_device::DevicePublisher;
 use alyt_domain::Clock;
-use alyt_events::outbound::OutboundPolicy;
-use alyt_events::stream::{EventSignal, StreamLimits};
 use alyt_store::Store;
 
-use crate::ApiError;
 use crate::auth::TokenSigner;
 use crate::conventions::ratelimit::RateLimiter;
 use crate::ports::{BotCheck, Mailer};
 
-/// What every handler may use. Built from local adapters by the `alyt` binary and
-/// from hosted adapters by each Lambda; handlers cannot tell which.
+/// What every handler may use: the application's ports and settings
+/// ([`App`], which the handlers reach through this state as if they were
+/// its own fields) plus what only HTTP needs. Built from local adapters by
+/// the `alyt` binary and from hosted adapters by each Lambda; handlers
+/// cannot tell which.
 #[derive(Clone)]
 pub struct AppState {
-    pub store: Arc<dyn Store>,
-    pub clock: Arc<dyn Clock>,
+    pub app: App,
     pub limiter: Arc<RateLimiter>,
     pub tokens: Arc<TokenSigner>,
-    pub mailer: Arc<dyn Mailer>,
-    pub bot_check: Arc<dyn BotCheck>,
-    /// Where accepted device commands are published at once
-    /// ([`alyt_device::NoPublisher`] where the runtime cannot: the rows stay
-    /// pending for the bridge sweep).
-    pub publisher: Arc<dyn DevicePublisher>,
-    /// Issues and revokes device broker credentials (passwords for the
-    /// embedded broker, IoT certificates hosted).
-    pub credentials: Arc<dyn crate::ports::DeviceCredentialIssuer>,
-    /// Controls the virtual devices' runner (spec H). [`AppState::build`]
-    /// sets [`crate::ports::StoreWatchedSimulator`] (the hosted runner finds
-    /// changes in the store); the local platform sets its in-process runner
-    /// with [`AppState::with_simulator`].
-    pub simulator: Arc<dyn crate::ports::SimulatorControl>,
-    /// Where people reach the API (`…/v1`), for links in mail.
-    pub public_url: String,
-    /// Events out: the event log's lag, the stream's limits and wake-up, the
-    /// webhook URL policy. Hosted defaults; the local binary sets its own.
-    pub events: EventsSettings,
-    /// Calls connector servers (discovery, reads, commands) under the
-    /// outbound policy of `events.outbound`.
-    pub connectors: Arc<dyn alyt_connectors::ConnectorClient>,
-    /// Whether work recorded for after the response (reset mails) is done by
-    /// a task of this process at once (the local platform), or left to a
-    /// worker (hosted: the sweeps function; a Lambda is frozen once it has
-    /// answered). False unless the runtime sets it.
-    pub deliver_after_response: bool,
-    /// Counts keyed requests against quotas in memory; the runtime flushes it
-    /// every [`alyt_store::meter::FLUSH_EVERY`] and on a clean stop.
-    pub meter: alyt_store::meter::UsageMeter,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = App;
+    fn deref(&self) -> &App {
+        &self.app
+    }
+}
+
+impl std::ops::DerefMut for AppState {
+    fn deref_mut(&mut self) -> &mut App {
+        &mut self.app
+    }
 }
 
 /// The adapters a runtime hands to [`AppState::build`].
@@ -87,17 +71,6 @@ pub enum TokenKey {
 }
 
 impl AppState {
-    /// The event-log writes of `events` of one change, for that change's
-    /// own transaction (events exist exactly when what they report does).
-    pub fn event_writes(
-        &self,
-        tenant: alyt_domain::ids::TenantId,
-        events: Vec<alyt_events::PlatformEvent>,
-    ) -> Result<Vec<alyt_store::TxWrite>, ApiError> {
-        let log = alyt_events::EventLog::new(self.store.clone(), self.clock.clone());
-        Ok(log.writes(tenant, events)?)
-    }
-
     /// The state over the given adapters: loads (or creates) the token signing
     /// key from the store.
     pub async fn build(
@@ -121,19 +94,21 @@ impl AppState {
         })?;
         Ok(Self {
             limiter: Arc::new(RateLimiter::new(settings.rate_limit, clock.clone())),
-            meter: alyt_store::meter::UsageMeter::new(store.clone()),
-            store,
-            clock,
             tokens,
-            mailer,
-            bot_check,
-            publisher,
-            credentials,
-            simulator: Arc::new(crate::ports::StoreWatchedSimulator::default()),
-            public_url: settings.public_url,
-            events: EventsSettings::HOSTED,
-            connectors: Arc::new(connectors),
-            deliver_after_response: false,
+            app: App {
+                meter: alyt_store::meter::UsageMeter::new(store.clone()),
+                store,
+                clock,
+                mailer,
+                bot_check,
+                publisher,
+                credentials,
+                simulator: Arc::new(crate::ports::StoreWatchedSimulator::default()),
+                public_url: settings.public_url,
+                events: EventsSettings::HOSTED,
+                connectors: Arc::new(connectors),
+                deliver_after_response: false,
+            },
         })
     }
 
@@ -143,29 +118,4 @@ impl AppState {
         self.simulator = simulator;
         self
     }
-}
-
-/// How events leave this runtime: the stream's limits and what wakes it,
-/// and the policy webhook URLs are checked against at registration.
-#[derive(Debug, Clone)]
-pub struct EventsSettings {
-    pub stream: StreamLimits,
-    /// Set where the runtime can tell when an event is written (locally).
-    pub signal: Option<EventSignal>,
-    pub outbound: OutboundPolicy,
-    /// The stream's own base URL where this runtime cannot stream (the
-    /// hosted group functions behind API Gateway, which buffers responses):
-    /// the stream operation then answers 421 naming it.
-    pub stream_elsewhere: Option<String>,
-}
-
-impl EventsSettings {
-    /// The hosted platform: 15-minute streams that poll, https to public
-    /// addresses only.
-    pub const HOSTED: EventsSettings = EventsSettings {
-        stream: StreamLimits::HOSTED,
-        signal: None,
-        outbound: OutboundPolicy::HOSTED,
-        stream_elsewhere: None,
-    };
 }

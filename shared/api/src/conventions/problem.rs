@@ -470,3 +470,41 @@ pub struct NoDeveloperSessionOrKey(#[allow(dead_code)] Problem);
     content_type = "application/problem+json"
 )]
 pub struct NoDeveloperSession(#[allow(dead_code)] Problem);
+
+impl From<alyt_app::Error> for ApiError {
+    /// A use case's answer as the problem clients know for its kind.
+    fn from(e: alyt_app::Error) -> Self {
+        use alyt_app::ErrorKind as Kind;
+        let retry_after = u64::from(e.retry_after.unwrap_or(1));
+        let mut answer = match e.kind {
+            Kind::BadRequest => ApiError::bad_request(e.detail),
+            Kind::Invalid => ApiError::validation(e.field.clone().unwrap_or_default(), e.detail),
+            Kind::Unauthorized => ApiError::unauthorized(e.detail),
+            Kind::StayEnded => ApiError::stay_ended(),
+            Kind::Forbidden => ApiError::forbidden(e.detail),
+            Kind::NotFound => ApiError::not_found(e.detail),
+            Kind::Conflict("conflict") => ApiError::conflict(e.detail),
+            Kind::Conflict(name) => ApiError::conflict_typed(name, e.detail),
+            Kind::Refused => ApiError::unprocessable(e.detail),
+            Kind::Gone => ApiError::gone(e.detail),
+            Kind::TooManyAttempts => ApiError::too_many_attempts(retry_after, e.detail),
+            Kind::TooManyMails => ApiError::too_many_mails(retry_after, e.detail),
+            Kind::QuotaExceeded(quota) => ApiError::quota_exceeded(quota, retry_after, e.detail),
+            Kind::Unavailable => ApiError::unavailable(e.detail),
+            Kind::ProviderRevoked => ApiError::provider_revoked(e.detail),
+            Kind::ProviderRateLimited => ApiError::provider_rate_limited(retry_after, e.detail),
+            Kind::ConnectorUnavailable => ApiError::bad_gateway(e.detail),
+            Kind::Internal => ApiError {
+                detail: e.detail,
+                ..ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "Internal error",
+                    String::new(),
+                )
+            },
+        };
+        answer.field = e.field;
+        answer
+    }
+}

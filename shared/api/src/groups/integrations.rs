@@ -123,8 +123,8 @@ const MAX_THING_BYTES: usize = 64 * 1024;
 /// Characters of a connector's reason or prompt passed on to a person.
 const MAX_MESSAGE_CHARS: usize = 500;
 
-fn no_such_integration() -> ApiError {
-    ApiError::not_found("no such integration")
+fn no_such_integration() -> alyt_app::Error {
+    alyt_app::Error::not_found("no such integration")
 }
 
 fn no_such_connector() -> ApiError {
@@ -164,7 +164,7 @@ impl Need {
     /// What this need asks of a home (the rooms' rule with the integrations
     /// scopes and refusals), `missing` answering a home that is missing or
     /// not the caller's.
-    fn in_home(self, missing: fn() -> ApiError) -> HomeNeed {
+    fn in_home(self, missing: fn() -> alyt_app::Error) -> HomeNeed {
         HomeNeed {
             access: self.access(),
             scope: self.scope(),

@@ -156,12 +156,12 @@ async fn views(
 // ---------------------------------------------------------------------------
 // Who may
 
-fn no_such_tenant() -> ApiError {
-    ApiError::not_found("no such tenant")
+fn no_such_tenant() -> alyt_app::Error {
+    alyt_app::Error::not_found("no such tenant")
 }
 
-fn no_such_device() -> ApiError {
-    ApiError::not_found("no such virtual device")
+fn no_such_device() -> alyt_app::Error {
+    alyt_app::Error::not_found("no such virtual device")
 }
 
 /// The scope, and no LIVE key: virtual devices are devices, which a LIVE
@@ -186,7 +186,7 @@ async fn may_read(state: &AppState, caller: &Principal, tenant: TenantId) -> Res
     if caller.platform_role().is_some() && Tenancy(&*state.store).tenant(tenant).await?.is_some() {
         return Ok(());
     }
-    Err(no_such_tenant())
+    Err(no_such_tenant().into())
 }
 
 /// Changing: the sandbox's ADMIN only. Returns the sandbox's developer.
@@ -198,7 +198,7 @@ async fn may_write(
     scope(caller, tenant)?;
     let reaches = caller.reaches_tenant(tenant) || caller.platform_role().is_some();
     if !reaches {
-        return Err(no_such_tenant());
+        return Err(no_such_tenant().into());
     }
     let record: TenantRecord = Tenancy(&*state.store)
         .tenant(tenant)
@@ -599,7 +599,7 @@ async fn set_scenario_of(
     views(state, vec![record])
         .await?
         .pop()
-        .ok_or_else(no_such_device)
+        .ok_or_else(|| no_such_device().into())
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -319,6 +319,7 @@ async fn still_allowed(
             home_for(state, &caller, tenant, property, HomeAccess::See)
                 .await
                 .map(|_| ())
+                .map_err(ApiError::from)
         }
     };
     if let Err(e) = allowed {

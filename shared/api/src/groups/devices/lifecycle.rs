@@ -79,7 +79,7 @@ async fn writable_device(
 ) -> Result<DeviceRecord, ApiError> {
     may_register(state, caller, tenant).await.map_err(|e| {
         if e.status == StatusCode::NOT_FOUND {
-            no_such_device()
+            no_such_device().into()
         } else {
             e
         }
@@ -88,7 +88,7 @@ async fn writable_device(
         .get(tenant, device_id)
         .await?
         .filter(|d| d.deleted_at.is_none())
-        .ok_or_else(no_such_device)
+        .ok_or_else(|| no_such_device().into())
 }
 
 fn identity_of(device: &DeviceRecord) -> Option<DeviceIdentity> {

@@ -368,8 +368,8 @@ fn reported_view(r: ReportedRecord) -> Reported {
 // ---------------------------------------------------------------------------
 // Who may do what
 
-pub(crate) fn no_such_tenant() -> ApiError {
-    ApiError::not_found("no such tenant")
+pub(crate) fn no_such_tenant() -> alyt_app::Error {
+    alyt_app::Error::not_found("no such tenant")
 }
 
 /// Whether the caller may register devices in `tenant`: 403 for a caller who
@@ -390,7 +390,7 @@ pub(crate) async fn may_register(
                 Some(_) => Err(ApiError::forbidden(
                     "platform SUPPORT cannot register devices",
                 )),
-                None => Err(no_such_tenant()),
+                None => Err(no_such_tenant().into()),
             };
         }
         None => {}
@@ -407,7 +407,7 @@ pub(crate) async fn may_register(
             "registering a device needs the tenant's ADMIN or INSTALLER role",
         ));
     }
-    Err(no_such_tenant())
+    Err(no_such_tenant().into())
 }
 
 /// The homes a household reader sees in `tenant`: its pinned homes plus the
@@ -896,7 +896,7 @@ async fn visible_devices(
             let listing = list_page(&devices, tenant, property, limit, page);
             let (exists, listed) = tokio::try_join!(tenant_check, listing)?;
             if !exists {
-                return Err(no_such_tenant());
+                return Err(no_such_tenant().into());
             }
             listed
         }
@@ -1042,7 +1042,7 @@ async fn settings_target(
     // Staff, the tenant's roles and a DEV key in its sandbox configure every
     // device of the tenant, in a home or not.
     if caller.home_reach(tenant) == HomeReach::Everything {
-        return found.ok_or_else(no_such_device);
+        return Ok(found.ok_or_else(no_such_device)?);
     }
     let device = found.ok_or_else(no_such_device)?;
     let home = match device.property_id {
@@ -1050,14 +1050,14 @@ async fn settings_target(
         None => None,
     };
     let Some(home) = home else {
-        return Err(no_such_device());
+        return Err(no_such_device().into());
     };
     match access_to(caller, &home) {
         Some(HomeAccess::Configure) => Ok(device),
         Some(_) => Err(ApiError::forbidden(
             "changing device settings needs the household's OWNER role",
         )),
-        None => Err(no_such_device()),
+        None => Err(no_such_device().into()),
     }
 }
 

@@ -73,8 +73,8 @@ pub fn routes() -> Operations {
         .merge(operations!(send_endpoint_command))
 }
 
-pub(crate) fn no_such_endpoint() -> ApiError {
-    ApiError::not_found("no such endpoint")
+pub(crate) fn no_such_endpoint() -> alyt_app::Error {
+    alyt_app::Error::not_found("no such endpoint")
 }
 
 // ---------------------------------------------------------------------------
@@ -216,7 +216,7 @@ pub(crate) async fn endpoint_for(
         let integration = repo.get(tenant, endpoint.integration_id).await?;
         return match integration {
             Some(i) if i.connector_id == connector => Ok(endpoint),
-            _ => Err(no_such_endpoint()),
+            _ => Err(no_such_endpoint().into()),
         };
     }
     tenant_gate(caller, tenant, no_such_endpoint)?;
@@ -226,8 +226,8 @@ pub(crate) async fn endpoint_for(
         .ok_or_else(no_such_endpoint)?;
     match home_for(state, caller, tenant, endpoint.property_id, needed).await {
         Ok(_) => Ok(endpoint),
-        Err(e) if e.status == axum::http::StatusCode::NOT_FOUND => Err(no_such_endpoint()),
-        Err(e) => Err(e),
+        Err(e) if e.kind == alyt_app::ErrorKind::NotFound => Err(no_such_endpoint().into()),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -401,7 +401,7 @@ async fn check_stored(
         thing_state_event(state, next, now)
     })
     .await?
-    .ok_or_else(no_such_endpoint)
+    .ok_or_else(|| no_such_endpoint().into())
 }
 
 /// The `thing.state` event of an endpoint's new state (spec: Events), to
@@ -412,7 +412,7 @@ fn thing_state_event(
     at: OffsetDateTime,
 ) -> Result<Vec<TxWrite>, ApiError> {
     let event = PlatformEvent::ThingState(endpoint.thing_state(at));
-    state.event_writes(endpoint.tenant_id, vec![event])
+    Ok(state.event_writes(endpoint.tenant_id, vec![event])?)
 }
 
 /// Why a command to an endpoint did not apply.
@@ -782,7 +782,7 @@ async fn change_endpoint(
         Ok(Vec::new())
     })
     .await?
-    .ok_or_else(no_such_endpoint)
+    .ok_or_else(|| no_such_endpoint().into())
 }
 
 /// Applies `change(stored, next)` to the endpoint and writes it with the

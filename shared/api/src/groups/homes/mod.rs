@@ -112,8 +112,8 @@ pub struct TenantPage {
     pub cursor: Option<String>,
 }
 
-fn not_found() -> ApiError {
-    ApiError::not_found("no such tenant")
+fn not_found() -> alyt_app::Error {
+    alyt_app::Error::not_found("no such tenant")
 }
 
 /// The homes of a tenant the caller may see, oldest first.
@@ -162,7 +162,7 @@ async fn visible_properties(
     let reach = tenant_reach(caller, tenant, not_found)?;
     let tenancy = Tenancy(&*state.store);
     if tenancy.tenant(tenant).await?.is_none() {
-        return Err(not_found());
+        return Err(not_found().into());
     }
     let (items, next) = match &reach {
         // A guest of exactly one home reads just that home.

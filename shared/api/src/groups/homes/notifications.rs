@@ -93,8 +93,8 @@ pub struct NotificationQuery {
     pub cursor: Option<String>,
 }
 
-fn not_found() -> ApiError {
-    ApiError::not_found("no such tenant or home")
+fn not_found() -> alyt_app::Error {
+    alyt_app::Error::not_found("no such tenant or home")
 }
 
 /// The notifications of a tenant's homes the caller reads, newest first.
@@ -179,7 +179,7 @@ async fn readable_notifications(
         };
     let tenancy = Tenancy(&*state.store);
     if tenancy.tenant(tenant).await?.is_none() {
-        return Err(not_found());
+        return Err(not_found().into());
     }
     let notifications = Notifications(&*state.store);
     let (records, next): (Vec<NotificationRecord>, Option<PageKey>) = match property {
@@ -189,7 +189,7 @@ async fn readable_notifications(
                 None => tenancy.property(tenant, property).await?.is_some(),
             };
             if !reachable {
-                return Err(not_found());
+                return Err(not_found().into());
             }
             let after = page.after_within(&home_notifications(property))?;
             let (records, next) = notifications.of_property(property, limit, after).await?;

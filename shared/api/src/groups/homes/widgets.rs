@@ -121,7 +121,7 @@ async fn own_home(
     } = caller
     else {
         if !caller.reaches_tenant(tenant) {
-            return Err(no_such_property());
+            return Err(no_such_property().into());
         }
         return Err(ApiError::forbidden(
             "widget tokens are minted by signed-in household people (sign in with /v1/auth/login)",
@@ -135,7 +135,7 @@ async fn own_home(
         g.tenant_id == tenant && (g.role != HouseholdRole::Guest || g.property_id == Some(home.id))
     });
     if !holds {
-        return Err(no_such_property());
+        return Err(no_such_property().into());
     }
     Ok((home, claims.sub))
 }

@@ -137,8 +137,8 @@ pub struct RoutineRequest {
     pub steps: Value,
 }
 
-fn no_such_routine() -> ApiError {
-    ApiError::not_found("no such routine")
+fn no_such_routine() -> alyt_app::Error {
+    alyt_app::Error::not_found("no such routine")
 }
 
 /// A routine write the store refused: it changed (or, for a new one, its
@@ -176,7 +176,7 @@ pub(crate) async fn routine_for(
         .await?
         .ok_or_else(no_such_routine)?;
     match access_to(caller, &home) {
-        None => Err(no_such_routine()),
+        None => Err(no_such_routine().into()),
         Some(access) if access < needed => Err(ApiError::forbidden(
             "routines are changed by those who configure the home",
         )),

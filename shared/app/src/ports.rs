@@ -1,4 +1,4 @@
-//! Edge ports the handlers use without knowing the runtime: mail, the bot
+//! Edge ports the use cases call without knowing the runtime: mail, the bot
 //! check, device credentials and the simulator runner. Local adapters live
 //! here or in the crate that owns the port (mail: `alyt-mail`; device
 //! credentials: `alyt_device::credentials`); hosted ones in `alyt-aws`.

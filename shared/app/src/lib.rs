@@ -1,0 +1,13 @@
+//! Alyt's application: every use case as a plain async function over the
+//! ports and the repositories, with its own [`Error`]. The HTTP groups parse
+//! a request, call one function here and map its answer; the workers (the
+//! routine runner, the household timers) call the same functions. Nothing
+//! here knows HTTP.
+
+pub mod access;
+pub mod context;
+pub mod error;
+pub mod ports;
+
+pub use context::{App, EventsSettings};
+pub use error::{Error, ErrorKind, Result};
