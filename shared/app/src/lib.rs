@@ -5,7 +5,9 @@
 //! here knows HTTP.
 
 pub mod access;
+pub mod commands;
 pub mod context;
+pub mod endpoints;
 pub mod error;
 pub mod ports;
 

@@ -26,13 +26,11 @@
 //! one property read more.)
 
 use crate::routing::{Operations, operations};
-use alyt_device::bridge::send_new;
-use alyt_domain::access::{PlatformRole, Scope};
+use alyt_domain::access::Scope;
 use alyt_domain::device::{CommandRequest, CommandRow};
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_store::repo::commands::Commands;
 use alyt_store::repo::commands::command_list;
-use alyt_store::repo::devices::DeviceRecord;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -76,60 +74,13 @@ pub async fn send_command(
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<Value>,
 ) -> Result<(StatusCode, Json<CommandRow>), ApiError> {
-    let tenant = query.tenant_id;
-    let device = device_for(&state, &caller, tenant, device_id, Scope::DevicesCommands).await?;
-    if caller.platform_role() == Some(PlatformRole::Support) {
-        return Err(ApiError::forbidden(
-            "platform SUPPORT cannot command devices",
-        ));
-    }
-    let request = CommandRequest::parse(&body).map_err(invalid)?;
-    if let Some(property) = device.property_id
-        && alyt_domain::security::enrolment::is_siren(
-            &device.known_capabilities(),
-            &device.features,
-        )
-    {
-        crate::access::siren_command(&state, &caller, tenant, property).await?;
-    }
-    let row = accept_and_publish(&state, tenant, &device, request).await?;
+    let request = CommandRequest::parse(&body).map_err(alyt_app::commands::invalid)?;
+    let row =
+        alyt_app::commands::send(&state, &caller, query.tenant_id, device_id, request).await?;
     Ok((StatusCode::ACCEPTED, Json(row)))
 }
 
-fn invalid(e: alyt_domain::device::CommandError) -> ApiError {
-    ApiError::validation(e.field.clone(), e.to_string())
-}
-
-/// The path of every device command (this operation, room and property
-/// actions): validates `request` against the device's own descriptors and
-/// features (400 naming the field), writes the row and publishes it at once
-/// and answers the row (`sent`, or `pending` when the publish failed and the
-/// bridge sweep will retry). The caller has authorized the device.
-pub(crate) async fn accept_and_publish(
-    state: &AppState,
-    tenant: TenantId,
-    device: &DeviceRecord,
-    request: CommandRequest,
-) -> Result<CommandRow, ApiError> {
-    let accepted = request
-        .validate_for_device(device.known_capabilities(), Some(&device.features))
-        .map_err(invalid)?;
-
-    let delivery = send_new(
-        &*state.store,
-        &*state.publisher,
-        &*state.clock,
-        tenant,
-        device.id,
-        device.property_id,
-        accepted,
-    )
-    .await?;
-    if let Err(e) = &delivery.published {
-        tracing::debug!(device = %device.id, command = %delivery.row.command_id, error = %e, "command stays pending");
-    }
-    Ok(delivery.row)
-}
+pub(crate) use alyt_app::commands::accept_and_publish;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -262,7 +262,9 @@ pub(super) async fn complete_handover(state: &AppState, home: &PropertyRecord, t
         return;
     };
     let connector = match connector_id.parse::<uuid::Uuid>() {
-        Ok(id) => installed(state, home.tenant_id, IntegrationId(id)).await,
+        Ok(id) => installed(state, home.tenant_id, IntegrationId(id))
+            .await
+            .map_err(ApiError::from),
         Err(_) => Err(ApiError::not_found("no such integration")),
     };
     let told = match connector {

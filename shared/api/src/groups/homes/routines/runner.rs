@@ -449,7 +449,7 @@ async fn device_step(
             )
             .await
         }
-        Err(e) => Err(crate::ApiError::validation(e.field.clone(), e.to_string())),
+        Err(e) => Err(alyt_app::commands::invalid(e)),
     };
     match sent {
         Ok(row) => {
