@@ -239,7 +239,7 @@ async fn check_stored(
         thing_state_event(app, next, now)
     })
     .await?
-    .ok_or_else(|| no_such_endpoint())
+    .ok_or_else(no_such_endpoint)
 }
 
 /// The `thing.state` event of an endpoint's new state (spec: Events), to
@@ -250,7 +250,7 @@ fn thing_state_event(
     at: OffsetDateTime,
 ) -> Result<Vec<TxWrite>, Error> {
     let event = PlatformEvent::ThingState(endpoint.thing_state(at));
-    Ok(app.event_writes(endpoint.tenant_id, vec![event])?)
+    app.event_writes(endpoint.tenant_id, vec![event])
 }
 
 /// Why a command to an endpoint did not apply.
@@ -459,7 +459,7 @@ async fn change_endpoint(
         Ok(Vec::new())
     })
     .await?
-    .ok_or_else(|| no_such_endpoint())
+    .ok_or_else(no_such_endpoint)
 }
 
 /// Applies `change(stored, next)` to the endpoint and writes it with the
