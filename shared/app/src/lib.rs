@@ -9,7 +9,10 @@ pub mod commands;
 pub mod context;
 pub mod endpoints;
 pub mod error;
+pub mod music;
 pub mod ports;
+pub mod rooms;
+pub mod things;
 
 pub use context::{App, EventsSettings};
 pub use error::{Error, ErrorKind, Result};

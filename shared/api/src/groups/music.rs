@@ -28,25 +28,20 @@
 
 use std::collections::BTreeMap;
 
-use alyt_connectors::{ConnectorError, FavouritesCall, IntegrationCall, PlayAnswer, PlayCall};
+use alyt_connectors::IntegrationCall;
 use alyt_connectors::{RefreshAnswer, SearchAnswer, SearchCall};
-use alyt_domain::device::CommandRequest;
 use alyt_domain::ids::{EndpointId, IntegrationId, PropertyId, RoomId};
 use alyt_domain::integration::EndpointKind;
 use alyt_domain::integration::music::{
-    MAX_SEARCH_OFFSET, MusicChoice, MusicItem, MusicNeed, SEARCH_PAGE, SearchType, SourceMode,
-    SpeakerMusic, SpeakerSystem,
+    MAX_SEARCH_OFFSET, MusicChoice, MusicItem, SEARCH_PAGE, SearchType, SourceMode, SpeakerMusic,
+    SpeakerSystem,
 };
-use alyt_domain::routine::{MusicStep, MusicUri};
 use alyt_store::repo::integrations::{EndpointRecord, IntegrationRecord, Integrations};
-use alyt_store::repo::routines::{StepOutcome, StepResult};
-use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use axum::Json;
 use axum::extract::State;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use time::Duration;
 use utoipa::ToSchema;
 
@@ -55,9 +50,7 @@ use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantParam;
-use crate::groups::homes::endpoints::{
-    Installed, ReadOutcome, command_endpoint, connector_problem, installed, read_and_store,
-};
+use crate::groups::homes::endpoints::{Installed, connector_problem, installed};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
@@ -68,322 +61,9 @@ pub fn routes() -> Operations {
 /// A provider session this close to its end is renewed before a search.
 const RENEW_BEFORE: Duration = Duration::seconds(30);
 
-/// Why a speaker or a uri cannot be used.
-pub(crate) enum Refusal {
-    /// The person's choice is wrong (400 on save, a failed step at run).
-    Refused(String),
-    /// The speaker system could not be asked (502 on save).
-    Unavailable(String),
-}
-
-impl Refusal {
-    pub fn reason(&self) -> &str {
-        match self {
-            Refusal::Refused(why) | Refusal::Unavailable(why) => why,
-        }
-    }
-
-    /// The API error of a refusal of the field at `field`.
-    pub fn at(self, field: String) -> ApiError {
-        match self {
-            Refusal::Refused(why) => ApiError::validation(field, why),
-            Refusal::Unavailable(why) => ApiError::bad_gateway(why),
-        }
-    }
-}
-
-impl From<alyt_store::StoreError> for Refusal {
-    fn from(e: alyt_store::StoreError) -> Self {
-        Refusal::Unavailable(format!("the platform could not read the speaker: {e}"))
-    }
-}
-
-/// A speaker a music step may use, as checked now.
-pub(crate) struct Speaker {
-    pub endpoint: EndpointRecord,
-    pub installed: Installed,
-    pub music: SpeakerMusic,
-}
-
-/// Speaker `id` of `home`, checked (see the module docs).
-pub(crate) async fn speaker_in_home(
-    state: &AppState,
-    home: &PropertyRecord,
-    id: uuid::Uuid,
-) -> Result<Speaker, Refusal> {
-    let endpoint = Integrations(&*state.store)
-        .endpoint(home.tenant_id, EndpointId(id))
-        .await?
-        .filter(|e| e.property_id == home.id && e.kind == EndpointKind::Speaker)
-        .ok_or_else(|| Refusal::Refused("no such speaker in this home".into()))?;
-    if !endpoint.enabled {
-        return Err(Refusal::Refused(
-            "the speaker is disabled; enable it to play music on it".into(),
-        ));
-    }
-    if endpoint.room_id.is_none() {
-        return Err(Refusal::Refused(
-            "the speaker is in no room of this home; place it in a room first".into(),
-        ));
-    }
-    let installed = installed(state, home.tenant_id, endpoint.integration_id)
-        .await
-        .map_err(|e| Refusal::Refused(e.detail))?;
-    if installed.integration.property_id != home.id {
-        return Err(Refusal::Refused(
-            "the speaker's system is connected in another home".into(),
-        ));
-    }
-    let music = SpeakerMusic::of(endpoint.capabilities.as_ref()).ok_or_else(|| {
-        Refusal::Refused("the speaker does not say what it can play, so it plays nothing".into())
-    })?;
-    Ok(Speaker {
-        endpoint,
-        installed,
-        music,
-    })
-}
-
-/// Whether `speaker` may play `uri` for `home`: its form, the speaker's
-/// system and modes, and then either a connected account of the provider in
-/// the household or a choice saved on the speaker's system (read live).
-pub(crate) async fn check_uri(
-    state: &AppState,
-    home: &PropertyRecord,
-    speaker: &Speaker,
-    uri: &str,
-) -> Result<(), Refusal> {
-    let parsed = MusicUri::parse(uri).map_err(|why| Refusal::Refused(why.into()))?;
-    match speaker
-        .music
-        .needs(&parsed)
-        .map_err(|why| Refusal::Refused(why.into()))?
-    {
-        MusicNeed::Account { provider } => {
-            let accounts = household_accounts(state, home)
-                .await
-                .map_err(|e| Refusal::Unavailable(e.detail))?;
-            if accounts
-                .iter()
-                .any(|a| a.account.as_ref().is_some_and(|a| a.provider == provider))
-            {
-                Ok(())
-            } else {
-                Err(Refusal::Refused(format!(
-                    "the household has no connected {provider} account"
-                )))
-            }
-        }
-        MusicNeed::Choice => {
-            let mut saved = saved_choices(state, &speaker.installed, [&speaker.endpoint]).await;
-            match saved.remove(&speaker.endpoint.external_id) {
-                Some(Ok(choices)) if choices.iter().any(|c| c.uri == uri) => Ok(()),
-                Some(Ok(_)) => Err(Refusal::Refused(
-                    "not a favourite or playlist saved on this speaker's system".into(),
-                )),
-                Some(Err(why)) => Err(Refusal::Unavailable(why)),
-                None => Err(Refusal::Unavailable(
-                    "the speaker system did not say what is saved on it".into(),
-                )),
-            }
-        }
-    }
-}
-
-/// The household's streaming-provider accounts: the tenant's integrations
-/// with an account, installed in a home of `home`'s household.
-async fn household_accounts(
-    state: &AppState,
-    home: &PropertyRecord,
-) -> Result<Vec<IntegrationRecord>, ApiError> {
-    let repo = Integrations(&*state.store);
-    let mut clients: BTreeMap<PropertyId, bool> = BTreeMap::new();
-    let mut accounts = Vec::new();
-    let mut after = None;
-    loop {
-        let (page, next) = repo.page(home.tenant_id, 100, after).await?;
-        for integration in page {
-            if integration.account.is_none() {
-                continue;
-            }
-            let same_household = match clients.get(&integration.property_id) {
-                Some(same) => *same,
-                None => {
-                    let same = Tenancy(&*state.store)
-                        .property(home.tenant_id, integration.property_id)
-                        .await?
-                        .is_some_and(|p| p.client_id == home.client_id);
-                    clients.insert(integration.property_id, same);
-                    same
-                }
-            };
-            if same_household {
-                accounts.push(integration);
-            }
-        }
-        match next {
-            Some(next) => after = Some(next),
-            None => return Ok(accounts),
-        }
-    }
-}
-
-/// The choices saved on the speaker system of `speakers` (all of
-/// `installed`), by external id: one call.
-async fn saved_choices<'a>(
-    state: &AppState,
-    installed: &Installed,
-    speakers: impl IntoIterator<Item = &'a EndpointRecord>,
-) -> BTreeMap<String, Result<Vec<MusicChoice>, String>> {
-    let external_ids: Vec<String> = speakers
-        .into_iter()
-        .map(|e| e.external_id.clone())
-        .collect();
-    let call = FavouritesCall {
-        integration_id: installed.integration.id.to_string(),
-        tenant_id: installed.integration.tenant_id.to_string(),
-        config: installed.integration.config.clone(),
-        external_ids: external_ids.clone(),
-    };
-    match state
-        .connectors
-        .music_favourites(&installed.server(state), &call)
-        .await
-    {
-        Ok(answer) => answer
-            .speakers
-            .into_iter()
-            .map(|s| {
-                let read = match s.error {
-                    Some(error) => Err(format!("the speaker system could not say: {error}")),
-                    None => Ok(s.choices),
-                };
-                (s.external_id, read)
-            })
-            .collect(),
-        Err(e) => {
-            let why = connector_problem(&installed.connector, &e);
-            external_ids
-                .into_iter()
-                .map(|id| (id, Err(why.clone())))
-                .collect()
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------
-// The music step at run time
-
-/// Whether a speaker's state reads as playing `uri`.
-fn plays(state: &Map<String, Value>, uri: &str) -> bool {
-    let player = state.get("media_player");
-    let playing = player
-        .and_then(|p| p.get("playing"))
-        .and_then(Value::as_bool);
-    let source = player.and_then(|p| p.get("source")).and_then(Value::as_str);
-    playing == Some(true) && source.is_none_or(|s| s == uri)
-}
-
-/// Plays a music step: the speaker and the uri checked again, the volume
-/// set first (when given), then the source, then a read-back that must say
-/// playing. Never retried, never skipped because the speaker seems to play
-/// it already; every failure is the step's reason.
-pub(crate) async fn play_step(
-    state: &AppState,
-    home: &PropertyRecord,
-    index: u32,
-    step: &MusicStep,
-) -> StepResult {
-    let mut result = StepResult::new(index, "music", StepOutcome::Failed, state.clock.now());
-    result.music = Some(step.name.clone());
-    let speaker = match speaker_in_home(state, home, step.speaker_id).await {
-        Ok(speaker) => speaker,
-        Err(refusal) => {
-            result.reason = Some(refusal.reason().to_owned());
-            return result;
-        }
-    };
-    result.speaker = Some(speaker.endpoint.name.clone());
-    result.reason = Some(match play(state, home, &speaker, step).await {
-        Ok(()) => {
-            result.outcome = StepOutcome::Applied;
-            result.at = state.clock.now();
-            return StepResult {
-                reason: None,
-                ..result
-            };
-        }
-        Err(why) => why,
-    });
-    result.at = state.clock.now();
-    result
-}
-
-async fn play(
-    state: &AppState,
-    home: &PropertyRecord,
-    speaker: &Speaker,
-    step: &MusicStep,
-) -> Result<(), String> {
-    check_uri(state, home, speaker, &step.uri)
-        .await
-        .map_err(|r| r.reason().to_owned())?;
-    if let Some(volume) = step.volume {
-        let request = CommandRequest::Set {
-            capability: "media_player".into(),
-            key: "volume".into(),
-            value: volume.into(),
-        };
-        command_endpoint(state, &speaker.installed, speaker.endpoint.clone(), request)
-            .await
-            .map_err(|f| {
-                format!(
-                    "the volume could not be set, so nothing was played: {}",
-                    f.reason()
-                )
-            })?;
-    }
-    let call = PlayCall {
-        integration_id: speaker.installed.integration.id.to_string(),
-        tenant_id: home.tenant_id.to_string(),
-        config: speaker.installed.integration.config.clone(),
-        external_id: speaker.endpoint.external_id.clone(),
-        uri: step.uri.clone(),
-    };
-    let answer = state
-        .connectors
-        .music_play(&speaker.installed.server(state), &call)
-        .await;
-    match answer {
-        Ok(PlayAnswer::Playing { .. }) => {}
-        Ok(PlayAnswer::Rejected { reason }) => {
-            return Err(format!("the speaker refused it: {reason}"));
-        }
-        Ok(PlayAnswer::Failed { reason }) => {
-            return Err(format!("the speaker could not play it: {reason}"));
-        }
-        Err(ConnectorError::Unreachable(why)) => {
-            return Err(format!(
-                "the speaker system did not answer ({why}); not retried, as it may have started"
-            ));
-        }
-        Err(e) => return Err(connector_problem(&speaker.installed.connector, &e)),
-    }
-    let read = read_and_store(state, &speaker.installed, vec![speaker.endpoint.clone()])
-        .await
-        .map_err(|e| e.detail)?;
-    match read.into_iter().next() {
-        Some(ReadOutcome::Read(endpoint)) if plays(&endpoint.state, &step.uri) => Ok(()),
-        Some(ReadOutcome::Read(_)) => Err(
-            "the speaker said it would play, but reading it back shows it is not playing this"
-                .into(),
-        ),
-        Some(ReadOutcome::Failed(_, why)) => {
-            Err(format!("the speaker could not be read back: {why}"))
-        }
-        None => Err("the speaker could not be read back".into()),
-    }
-}
+pub(crate) use alyt_app::music::{
+    check_uri, household_accounts, play_step, saved_choices, speaker_in_home,
+};
 
 // ---------------------------------------------------------------------------
 // What a home's routines can play

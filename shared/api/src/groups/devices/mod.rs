@@ -30,22 +30,21 @@ pub mod commands;
 pub mod history;
 pub mod lifecycle;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::routing::{Operations, operations};
-use alyt_device::{DeviceIdentity, StatusReport};
+use alyt_device::DeviceIdentity;
 use alyt_domain::access::{Denied, HomeReach, PlatformRole, Principal, Scope};
-use alyt_domain::capability::{CapabilityDescriptor, ThingCategory, ThingDescriptor, find};
 use alyt_domain::device::{
     DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
-    Lenient, Liveness, Protocol, descriptor_ids_for, has_length, liveness_of_stored,
+    Lenient, Protocol, has_length,
 };
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, RoomId, TenantId};
 use alyt_store::repo::devices::home_devices;
 use alyt_store::repo::devices::tenant_devices;
 use alyt_store::repo::devices::{
     DeviceCredentialRecord, DeviceRecord, DeviceSettingsRecord, DeviceView, Devices, RegisterError,
-    Registration, ReportedRecord, UnitRecord,
+    Registration, UnitRecord,
 };
 use alyt_store::repo::tenancy::Tenancy;
 use alyt_store::{PageKey, Store};
@@ -77,293 +76,10 @@ pub fn routes() -> Operations {
         .merge(commands::routes())
 }
 
-// ---------------------------------------------------------------------------
-// The device row and its Thing view
-
-/// A device row (spec: Resources > Device). Every field is always present.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Device {
-    pub id: DeviceId,
-    pub tenant_id: TenantId,
-    #[schema(required = true)]
-    pub property_id: Option<PropertyId>,
-    #[schema(required = true)]
-    pub room_id: Option<RoomId>,
-    pub name: String,
-    #[schema(value_type = DeviceKind)]
-    pub kind: Lenient<DeviceKind>,
-    /// A set: no value twice.
-    #[schema(value_type = Vec<DeviceCapability>)]
-    pub capabilities: Vec<Lenient<DeviceCapability>>,
-    /// Features the device honours.
-    pub features: Vec<String>,
-    #[schema(required = true)]
-    pub current_unit_id: Option<Uuid>,
-    #[schema(required = true)]
-    pub parent_device_id: Option<DeviceId>,
-    #[schema(value_type = Option<Protocol>, required = true)]
-    pub protocol: Option<Lenient<Protocol>>,
-    #[schema(required = true)]
-    pub protocol_id: Option<String>,
-    #[schema(value_type = FirmwareChannel)]
-    pub firmware_channel: Lenient<FirmwareChannel>,
-    #[schema(value_type = DeviceStatus)]
-    pub status: Lenient<DeviceStatus>,
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime, required = true)]
-    pub last_seen: Option<OffsetDateTime>,
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime, required = true)]
-    pub deleted_at: Option<OffsetDateTime>,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub created_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub updated_at: OffsetDateTime,
-    #[schema(required = true)]
-    pub settings: Option<DeviceSettings>,
-    #[schema(required = true)]
-    pub current_unit: Option<Unit>,
-    #[schema(required = true)]
-    pub reported: Option<Reported>,
-    pub liveness: Liveness,
-    pub thing: Thing,
-}
-
-/// A device's settings.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct DeviceSettings {
-    pub device_id: DeviceId,
-    /// Keyed by lower-cased capability; a capability the device lacks has no key.
-    #[schema(value_type = Object)]
-    pub by_capability: Map<String, Value>,
-    pub enabled: bool,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub updated_at: OffsetDateTime,
-}
-
-/// A physical board of a device; the burned-in serial lives here.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Unit {
-    pub id: Uuid,
-    pub device_id: DeviceId,
-    pub serial: String,
-    #[schema(required = true)]
-    pub model: Option<String>,
-    #[schema(required = true)]
-    pub firmware: Option<String>,
-    #[schema(required = true)]
-    pub mac_address: Option<String>,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub installed_at: OffsetDateTime,
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime, required = true)]
-    pub removed_at: Option<OffsetDateTime>,
-    #[schema(required = true)]
-    pub removed_reason: Option<String>,
-}
-
-/// The last status the device reported.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Reported {
-    pub device_id: DeviceId,
-    /// Whatever the device reported (any JSON).
-    pub payload: Value,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub reported_at: OffsetDateTime,
-}
-
-/// Whether a thing is a device or an endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ThingKind {
-    Device,
-    Endpoint,
-}
-
-pub use alyt_domain::integration::PresentedAs;
-
-/// The rendered view of a device or endpoint (spec: Resources > Thing).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Thing {
-    pub id: Uuid,
-    pub kind: ThingKind,
-    pub name: String,
-    #[schema(required = true)]
-    pub room_id: Option<RoomId>,
-    pub category: ThingCategory,
-    /// A kebab-case icon token.
-    pub icon: String,
-    /// The descriptors the client draws the thing with.
-    #[schema(value_type = Vec<CapabilityDescriptor>)]
-    pub capabilities: Vec<ThingDescriptor>,
-    /// Keyed `capabilityId.controlKey`.
-    #[schema(value_type = Object)]
-    pub state: BTreeMap<String, Value>,
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime, required = true)]
-    pub state_updated_at: Option<OffsetDateTime>,
-    /// Null on an endpoint means not yet checked (never draw it as offline).
-    #[schema(required = true)]
-    pub liveness: Option<Liveness>,
-    /// Settings keyed by capability (`{}` when none were set).
-    #[schema(value_type = Object)]
-    pub settings: Map<String, Value>,
-    /// Always null on a device: only endpoints are presented as something else.
-    #[schema(required = true)]
-    pub presented_as: Option<PresentedAs>,
-    /// Whether `presentedAs` may be set; false on devices.
-    pub presentable: bool,
-}
-
-/// The category a device is shown as: its most characteristic capability,
-/// else its kind. (A hub that also listens is a hub; a speaker with a voice
-/// assistant is a speaker; a plug that meters energy is a switch.)
-pub fn device_category(
-    capabilities: &BTreeSet<DeviceCapability>,
-    kind: Option<DeviceKind>,
-) -> ThingCategory {
-    use DeviceCapability as C;
-    const BY_CAPABILITY: [(DeviceCapability, ThingCategory); 17] = [
-        (C::Light, ThingCategory::Light),
-        (C::Switch, ThingCategory::Switch),
-        (C::Thermostat, ThingCategory::Thermostat),
-        (C::Lock, ThingCategory::Lock),
-        (C::Cover, ThingCategory::Cover),
-        (C::Fan, ThingCategory::Fan),
-        (C::Camera, ThingCategory::Camera),
-        (C::Vacuum, ThingCategory::Vacuum),
-        (C::Irrigation, ThingCategory::Irrigation),
-        (C::CoffeeMachine, ThingCategory::Appliance),
-        (C::MediaPlayer, ThingCategory::Speaker),
-        (C::Hub, ThingCategory::Hub),
-        (C::Voice, ThingCategory::Voice),
-        (C::AudioOut, ThingCategory::Speaker),
-        (C::Energy, ThingCategory::Energy),
-        (C::Button, ThingCategory::Button),
-        (C::Sensor, ThingCategory::Sensor),
-    ];
-    BY_CAPABILITY
-        .iter()
-        .find(|(capability, _)| capabilities.contains(capability))
-        .map(|(_, category)| *category)
-        .unwrap_or(match kind {
-            Some(DeviceKind::Hub) => ThingCategory::Hub,
-            Some(DeviceKind::VoiceSatellite) => ThingCategory::Voice,
-            Some(DeviceKind::Sensor) => ThingCategory::Sensor,
-            _ => ThingCategory::Other,
-        })
-}
-
-/// The device row of a stored device, judged at `now`.
-pub fn device_row(view: DeviceView, now: OffsetDateTime) -> Device {
-    let DeviceView {
-        device: d,
-        unit,
-        reported,
-    } = view;
-    let liveness = liveness_of_stored(&d.status, d.last_seen, now, d.heartbeat_window_seconds);
-    let known = d.known_capabilities();
-    let payload = reported.as_ref().map(|r| &r.payload);
-    let descriptors = descriptor_ids_for(known.iter().copied(), &d.features, payload)
-        .into_iter()
-        .filter_map(find)
-        .map(ThingDescriptor::Catalogue)
-        .collect();
-    let state = match payload {
-        Some(Value::Object(payload)) => StatusReport {
-            payload: payload.clone(),
-            features: None,
-        }
-        .state(),
-        _ => BTreeMap::new(),
-    };
-    let category = device_category(&known, d.kind.known());
-    let thing = Thing {
-        id: *d.id.as_uuid(),
-        kind: ThingKind::Device,
-        name: d.name.clone(),
-        room_id: d.room_id,
-        category,
-        icon: category.icon().to_owned(),
-        capabilities: descriptors,
-        state,
-        state_updated_at: reported.as_ref().map(|r| r.reported_at),
-        liveness: Some(liveness.clone()),
-        settings: d
-            .settings
-            .as_ref()
-            .map(|s| s.by_capability.clone())
-            .unwrap_or_default(),
-        presented_as: None,
-        presentable: false,
-    };
-    Device {
-        id: d.id,
-        tenant_id: d.tenant_id,
-        property_id: d.property_id,
-        room_id: d.room_id,
-        name: d.name,
-        kind: d.kind,
-        capabilities: d.capabilities.into_iter().collect(),
-        features: d.features,
-        current_unit_id: d.current_unit_id,
-        parent_device_id: d.parent_device_id,
-        protocol: d.protocol,
-        protocol_id: d.protocol_id,
-        firmware_channel: d.firmware_channel,
-        status: d.status,
-        last_seen: d.last_seen,
-        deleted_at: d.deleted_at,
-        created_at: d.created_at,
-        updated_at: d.updated_at,
-        settings: d.settings.map(settings_view),
-        current_unit: unit.map(unit_view),
-        reported: reported.map(reported_view),
-        liveness,
-        thing,
-    }
-}
-
-fn settings_view(s: DeviceSettingsRecord) -> DeviceSettings {
-    DeviceSettings {
-        device_id: s.device_id,
-        by_capability: s.by_capability,
-        enabled: s.enabled,
-        updated_at: s.updated_at,
-    }
-}
-
-fn unit_view(u: UnitRecord) -> Unit {
-    Unit {
-        id: u.id,
-        device_id: u.device_id,
-        serial: u.serial,
-        model: u.model,
-        firmware: u.firmware,
-        mac_address: u.mac_address,
-        installed_at: u.installed_at,
-        removed_at: u.removed_at,
-        removed_reason: u.removed_reason,
-    }
-}
-
-fn reported_view(r: ReportedRecord) -> Reported {
-    Reported {
-        device_id: r.device_id,
-        payload: r.payload,
-        reported_at: r.reported_at,
-    }
-}
+pub use alyt_app::things::{
+    Device, DeviceSettings, PresentedAs, Reported, Thing, ThingKind, Unit, device_category,
+    device_row,
+};
 
 // ---------------------------------------------------------------------------
 // Who may do what
@@ -1185,41 +901,6 @@ async fn change_settings(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn categories_follow_the_most_characteristic_capability() {
-        use DeviceCapability as C;
-        let cat = |caps: &[DeviceCapability], kind| {
-            device_category(&caps.iter().copied().collect(), Some(kind))
-        };
-        assert_eq!(cat(&[C::Light], DeviceKind::Other), ThingCategory::Light);
-        assert_eq!(
-            cat(&[C::Voice, C::Hub], DeviceKind::Hub),
-            ThingCategory::Hub
-        );
-        assert_eq!(
-            cat(&[C::Voice, C::AudioOut], DeviceKind::VoiceSatellite),
-            ThingCategory::Voice
-        );
-        assert_eq!(
-            cat(&[C::MediaPlayer], DeviceKind::Other),
-            ThingCategory::Speaker
-        );
-        assert_eq!(
-            cat(&[C::Sensor, C::Battery], DeviceKind::Sensor),
-            ThingCategory::Sensor
-        );
-        assert_eq!(
-            cat(&[C::Thermostat], DeviceKind::Other),
-            ThingCategory::Thermostat
-        );
-        assert_eq!(
-            cat(&[C::Switch, C::Energy], DeviceKind::Other),
-            ThingCategory::Switch
-        );
-        assert_eq!(cat(&[C::Battery], DeviceKind::Other), ThingCategory::Other);
-        assert_eq!(cat(&[C::Network], DeviceKind::Hub), ThingCategory::Hub);
-    }
 
     #[test]
     fn mac_addresses_are_normalised_or_refused() {

@@ -38,10 +38,7 @@
 use crate::routing::{Operations, operations};
 use alyt_domain::device::{CommandRequest, DeviceCapability};
 use alyt_domain::ids::{EndpointId, IntegrationId, RoomId, TenantId};
-use alyt_domain::integration::{
-    EndpointKind, Presentation, PresentedAs, endpoint_descriptors, endpoint_liveness,
-    endpoint_state, presentable,
-};
+use alyt_domain::integration::{EndpointKind, PresentedAs};
 use alyt_store::repo::integrations::EndpointRecord;
 use axum::Json;
 use axum::extract::State;
@@ -54,7 +51,7 @@ use crate::access::HomeAccess;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::problem::{NoValidToken, Problem};
-use crate::groups::devices::{TenantParam, Thing, ThingKind, device_category};
+use crate::groups::devices::{TenantParam, Thing};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -69,6 +66,7 @@ pub(crate) use alyt_app::endpoints::{
     Installed, ReadOutcome, accept_for_endpoint, command_endpoint, connector_problem, endpoint_for,
     installed, move_endpoint, read_and_store, store_check,
 };
+pub use alyt_app::things::endpoint_thing;
 
 // ---------------------------------------------------------------------------
 // Views
@@ -138,45 +136,6 @@ pub fn endpoint_object(e: &EndpointRecord) -> Endpoint {
         state: e.state.clone(),
         state_updated_at: e.state_updated_at,
         last_seen: e.last_seen,
-    }
-}
-
-/// The Thing view of an endpoint judged at `now`.
-pub fn endpoint_thing(e: &EndpointRecord, now: OffsetDateTime) -> Thing {
-    let capabilities = e.known_capabilities();
-    let presented_as = e.presented_as();
-    let presentation = Presentation::of(&capabilities, presented_as);
-    let category = match presented_as {
-        Some(PresentedAs::Light) => alyt_domain::capability::ThingCategory::Light,
-        Some(PresentedAs::Switch) => alyt_domain::capability::ThingCategory::Switch,
-        None => {
-            let by_capability = device_category(&capabilities, None);
-            if by_capability == alyt_domain::capability::ThingCategory::Other {
-                match e.kind.known() {
-                    Some(EndpointKind::Light) => alyt_domain::capability::ThingCategory::Light,
-                    Some(EndpointKind::Speaker) => alyt_domain::capability::ThingCategory::Speaker,
-                    Some(EndpointKind::Sensor) => alyt_domain::capability::ThingCategory::Sensor,
-                    _ => by_capability,
-                }
-            } else {
-                by_capability
-            }
-        }
-    };
-    Thing {
-        id: *e.id.as_uuid(),
-        kind: ThingKind::Endpoint,
-        name: e.name.clone(),
-        room_id: e.room_id,
-        category,
-        icon: category.icon().to_owned(),
-        capabilities: endpoint_descriptors(&capabilities, &e.features, &e.state, presentation),
-        state: endpoint_state(&e.state, presentation),
-        state_updated_at: e.state_updated_at,
-        liveness: endpoint_liveness(e.checked_at, e.reachable, e.last_seen, now),
-        settings: Map::from_iter([("enabled".to_owned(), e.enabled.into())]),
-        presented_as,
-        presentable: presentable(&capabilities),
     }
 }
 

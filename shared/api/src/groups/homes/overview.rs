@@ -129,7 +129,7 @@ pub(crate) async fn read_home(
 ) -> Result<HomeRead, ApiError> {
     let rooms_repo = Rooms(&*state.store);
     let (rooms, things) = tokio::try_join!(
-        async { Ok::<_, ApiError>(rooms_repo.all(property.id).await?) },
+        async { Ok::<_, alyt_app::Error>(rooms_repo.all(property.id).await?) },
         home_things(&*state.store, property.tenant_id, property.id)
     )?;
     let known: BTreeSet<RoomId> = rooms.iter().map(|r| r.id).collect();

@@ -63,25 +63,22 @@
 use std::collections::BTreeMap;
 
 use crate::routing::{Operations, operations};
-use alyt_domain::capability::RoomActionPrimitive;
-use alyt_domain::device::{CommandId, CommandRequest};
-use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
+use alyt_domain::ids::{PropertyId, RoomId, TenantId};
 use alyt_domain::room::{
-    self, ActionRef, ActionValue, AvailableAction, Member, MemberPlan, ROOM_ICONS, ROOM_SUGGESTIONS,
+    self, ActionRef, ActionValue, AvailableAction, ROOM_ICONS, ROOM_SUGGESTIONS,
 };
 use alyt_store::repo::devices::{DeviceRecord, Devices};
-use alyt_store::repo::integrations::{EndpointRecord, HomeThings, Integrations};
+use alyt_store::repo::integrations::HomeThings;
 use alyt_store::repo::rooms::home_rooms;
 use alyt_store::repo::rooms::{RoomRecord, Rooms};
 use alyt_store::repo::tenancy::PropertyRecord;
-use alyt_store::{PageKey, Store};
+use alyt_store::PageKey;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
 
 use crate::access::{HomeAccess, home_for, no_such_room, room_for};
 use crate::auth::Caller;
@@ -89,9 +86,16 @@ use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::conventions::tenant::TenantQuery;
-use crate::groups::devices::{Device, TenantParam, Thing, device_row};
-use crate::groups::homes::endpoints::{Endpoint, Installed, endpoint_object, endpoint_thing};
+use crate::groups::devices::{Device, TenantParam, Thing};
+use crate::groups::homes::endpoints::{Endpoint, endpoint_object};
 use crate::{ApiError, AppState};
+
+pub use alyt_app::rooms::{ActionResult, AppliedThing, ThingOutcome};
+pub(crate) use alyt_app::rooms::{
+    MemberThing, Source, apply_room_action, as_members, home_things, in_room, member_things,
+    members_from_views, rewrite_room, run_on_members, send_listening, set_listening,
+    skip_unchanged, unchanged_reason, value_for,
+};
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -104,79 +108,6 @@ pub fn routes() -> Operations {
 
 // ---------------------------------------------------------------------------
 // Members and the resolved view
-
-/// Where a member comes from: a device (its record, for commands, and its
-/// row) or an endpoint (its record, for connector calls).
-pub(crate) enum Source {
-    Device {
-        record: Box<DeviceRecord>,
-        row: Box<Device>,
-    },
-    Endpoint(Box<EndpointRecord>),
-}
-
-/// A member of a room or home: its Thing view and where it comes from.
-pub(crate) struct MemberThing {
-    pub thing: Thing,
-    pub source: Source,
-}
-
-impl MemberThing {
-    pub fn as_member(&self) -> Member<'_> {
-        Member {
-            capabilities: &self.thing.capabilities,
-            state: &self.thing.state,
-        }
-    }
-}
-
-/// The live things of a home (of this tenant; deleted devices are out of
-/// the index): one gsi1 query per 1,000 devices and endpoints.
-pub(crate) async fn home_things(
-    store: &dyn Store,
-    tenant: TenantId,
-    property: PropertyId,
-) -> Result<HomeThings, ApiError> {
-    Ok(Integrations(store).home_things(tenant, property).await?)
-}
-
-/// Members for these things, devices first, each in id order: one batch
-/// get per 50 devices (endpoints need no read).
-pub(crate) async fn member_things(
-    state: &AppState,
-    things: HomeThings,
-) -> Result<Vec<MemberThing>, ApiError> {
-    let views = Devices(&*state.store).views(things.devices.clone()).await?;
-    Ok(members_from_views(state, things, views))
-}
-
-/// Members for these things from their devices' views (in the devices' order).
-fn members_from_views(
-    state: &AppState,
-    things: HomeThings,
-    views: Vec<alyt_store::repo::devices::DeviceView>,
-) -> Vec<MemberThing> {
-    let now = state.clock.now();
-    let devices = things.devices.into_iter().zip(views).map(|(record, view)| {
-        let row = device_row(view, now);
-        MemberThing {
-            thing: row.thing.clone(),
-            source: Source::Device {
-                record: Box::new(record),
-                row: Box::new(row),
-            },
-        }
-    });
-    let endpoints = things.endpoints.into_iter().map(|record| MemberThing {
-        thing: endpoint_thing(&record, now),
-        source: Source::Endpoint(Box::new(record)),
-    });
-    devices.chain(endpoints).collect()
-}
-
-fn as_members(members: &[MemberThing]) -> Vec<Member<'_>> {
-    members.iter().map(MemberThing::as_member).collect()
-}
 
 /// The resolved room view (spec: Room and overview).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -246,24 +177,6 @@ pub(crate) fn room_view(room: &RoomRecord, members: &[MemberThing]) -> RoomView 
                 Source::Endpoint(record) => Some(endpoint_object(record)),
                 Source::Device { .. } => None,
             })
-            .collect(),
-    }
-}
-
-/// The things of `room` among a home's things.
-pub(crate) fn in_room(things: &HomeThings, room: RoomId) -> HomeThings {
-    HomeThings {
-        devices: things
-            .devices
-            .iter()
-            .filter(|d| d.room_id == Some(room))
-            .cloned()
-            .collect(),
-        endpoints: things
-            .endpoints
-            .iter()
-            .filter(|e| e.room_id == Some(room))
-            .cloned()
             .collect(),
     }
 }
@@ -613,10 +526,11 @@ impl PatchRoomRequest {
     }
 
     /// `room` with the patch applied (quiet hours checked as they result).
-    fn apply(&self, room: &RoomRecord) -> Result<RoomRecord, ApiError> {
+    fn apply(&self, room: &RoomRecord) -> Result<RoomRecord, alyt_app::Error> {
         let mut next = room.clone();
         if let Some(name) = &self.name {
-            next.name = check_name(name)?;
+            next.name =
+                room::check_name(name).map_err(|e| alyt_app::Error::validation("name", e))?;
         }
         if let Some(icon) = &self.icon {
             next.icon = icon.clone();
@@ -639,36 +553,10 @@ impl PatchRoomRequest {
             } else {
                 "quietHoursEnd"
             };
-            ApiError::validation(field, e)
+            alyt_app::Error::validation(field, e)
         })?;
         Ok(next)
     }
-}
-
-/// Writes `change(room)` conditioned on the room's rev, reading it again
-/// when it changed in between (at most four tries). Answers the stored room
-/// and the one it replaced.
-async fn rewrite_room(
-    state: &AppState,
-    mut room: RoomRecord,
-    change: impl Fn(&RoomRecord) -> Result<RoomRecord, ApiError>,
-) -> Result<(RoomRecord, RoomRecord), ApiError> {
-    let rooms = Rooms(&*state.store);
-    for _ in 0..4 {
-        let mut next = change(&room)?;
-        if next == room {
-            return Ok((room.clone(), room));
-        }
-        if rooms.replace(&next, room.rev).await? {
-            next.rev = room.rev + 1;
-            return Ok((next, room));
-        }
-        room = rooms
-            .get(room.property_id, room.id)
-            .await?
-            .ok_or_else(no_such_room)?;
-    }
-    Err(ApiError::conflict("the room kept changing; try again"))
 }
 
 /// Changes a room; answers its view.
@@ -993,331 +881,6 @@ impl RunActionRequest {
     }
 }
 
-/// A thing the action reached.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AppliedThing {
-    pub thing_id: Uuid,
-    pub name: String,
-    /// The command sent to a device (see its command history); absent for
-    /// an endpoint, whose connector applied it at once.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
-    pub command_id: Option<CommandId>,
-}
-
-/// A thing the action skipped or failed on.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ThingOutcome {
-    pub thing_id: Uuid,
-    pub name: String,
-    pub reason: String,
-}
-
-/// Per-thing outcome of a room or property action.
-#[derive(Debug, Clone, Default, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ActionResult {
-    pub capability: String,
-    pub action: String,
-    /// The value sent (null when no member offers the action).
-    pub value: Value,
-    /// Devices: commands accepted and published (the state changes when
-    /// the device reports back). Endpoints: applied by the connector (the
-    /// state it read back is stored).
-    pub applied: Vec<AppliedThing>,
-    /// Things that do not offer the action, or for listening whose room
-    /// already had that choice.
-    pub skipped: Vec<ThingOutcome>,
-    /// Things the command could not be sent to, with the reason.
-    pub failed: Vec<ThingOutcome>,
-}
-
-impl ActionResult {
-    pub(crate) fn new(action: &ActionRef, value: &Value) -> Self {
-        Self {
-            capability: action.capability.clone(),
-            action: action.action.clone(),
-            value: value.clone(),
-            ..Self::default()
-        }
-    }
-
-    fn outcome(member: &MemberThing, reason: impl Into<String>) -> ThingOutcome {
-        ThingOutcome {
-            thing_id: member.thing.id,
-            name: member.thing.name.clone(),
-            reason: reason.into(),
-        }
-    }
-}
-
-pub(crate) const RADIO_ONLY: &str =
-    "reachable only through a hub radio; the platform cannot command it directly";
-
-/// The installed connectors met during one action, read once each.
-#[derive(Default)]
-pub(crate) struct ConnectorCache(BTreeMap<IntegrationId, Result<Installed, String>>);
-
-impl ConnectorCache {
-    async fn get(
-        &mut self,
-        state: &AppState,
-        tenant: TenantId,
-        integration: IntegrationId,
-    ) -> Result<Installed, String> {
-        if let Some(found) = self.0.get(&integration) {
-            return found.clone();
-        }
-        let found = crate::groups::homes::endpoints::installed(state, tenant, integration)
-            .await
-            .map_err(|e| e.detail);
-        self.0.insert(integration, found.clone());
-        found
-    }
-}
-
-/// One member of an action: skipped when it does not offer it, is a siren
-/// or is a disabled endpoint; for a device, failed when it is a hub child
-/// or the command path refuses the command (its reason), applied when the
-/// command is accepted and published; for an endpoint, applied when its
-/// connector applied it (the read-back stored), failed with the refusal or
-/// why it was unreachable.
-async fn run_one(
-    state: &AppState,
-    tenant: TenantId,
-    member: &MemberThing,
-    action: &ActionRef,
-    value: &Value,
-    connectors: &mut ConnectorCache,
-    result: &mut ActionResult,
-) {
-    let siren = match &member.source {
-        Source::Device { record, .. } => alyt_domain::security::enrolment::is_siren(
-            &record.known_capabilities(),
-            &record.features,
-        ),
-        Source::Endpoint(record) => alyt_domain::security::enrolment::is_siren(
-            &record.known_capabilities(),
-            &record.features,
-        ),
-    };
-    if siren {
-        result.skipped.push(ActionResult::outcome(
-            member,
-            "a siren is home security's output, not part of room actions",
-        ));
-        return;
-    }
-    if matches!(&member.source, Source::Endpoint(record) if !record.enabled) {
-        result
-            .skipped
-            .push(ActionResult::outcome(member, "the thing is disabled"));
-        return;
-    }
-    let (capability, key, value) = match room::plan_member(action, value, &member.as_member()) {
-        MemberPlan::Skip(reason) => {
-            result.skipped.push(ActionResult::outcome(member, reason));
-            return;
-        }
-        MemberPlan::Set {
-            capability,
-            key,
-            value,
-        } => (capability, key, value),
-    };
-    let request = CommandRequest::Set {
-        capability,
-        key,
-        value,
-    };
-    match &member.source {
-        Source::Device { record, .. } => {
-            if record.parent_device_id.is_some() {
-                result
-                    .failed
-                    .push(ActionResult::outcome(member, RADIO_ONLY));
-                return;
-            }
-            match crate::groups::devices::commands::accept_and_publish(
-                state, tenant, record, request,
-            )
-            .await
-            {
-                Ok(row) => result.applied.push(AppliedThing {
-                    thing_id: member.thing.id,
-                    name: member.thing.name.clone(),
-                    command_id: Some(row.command_id),
-                }),
-                Err(e) => result.failed.push(ActionResult::outcome(member, e.detail)),
-            }
-        }
-        Source::Endpoint(record) => {
-            let installed = match connectors.get(state, tenant, record.integration_id).await {
-                Ok(installed) => installed,
-                Err(why) => {
-                    result.failed.push(ActionResult::outcome(member, why));
-                    return;
-                }
-            };
-            match crate::groups::homes::endpoints::command_endpoint(
-                state,
-                &installed,
-                (**record).clone(),
-                request,
-            )
-            .await
-            {
-                Ok(_) => result.applied.push(AppliedThing {
-                    thing_id: member.thing.id,
-                    name: member.thing.name.clone(),
-                    command_id: None,
-                }),
-                Err(failure) => result
-                    .failed
-                    .push(ActionResult::outcome(member, failure.reason())),
-            }
-        }
-    }
-}
-
-/// Fans `action = value` out over `members` (resolved at run time), one
-/// command per member through its command path (devices: the broker;
-/// endpoints: their connector).
-pub(crate) async fn run_on_members(
-    state: &AppState,
-    tenant: TenantId,
-    members: &[MemberThing],
-    action: &ActionRef,
-    value: &Value,
-    result: &mut ActionResult,
-) {
-    let mut connectors = ConnectorCache::default();
-    for member in members {
-        run_one(
-            state,
-            tenant,
-            member,
-            action,
-            value,
-            &mut connectors,
-            result,
-        )
-        .await;
-    }
-}
-
-/// Tells the voice members the room's listening choice (`set
-/// voice.listening`); the others are skipped.
-pub(crate) async fn send_listening(
-    state: &AppState,
-    tenant: TenantId,
-    members: &[MemberThing],
-    listening: bool,
-) -> ActionResult {
-    let action = ActionRef::new(room::VOICE_CAPABILITY, room::LISTENING_ACTION);
-    let value = Value::Bool(listening);
-    let mut result = ActionResult::new(&action, &value);
-    run_on_members(state, tenant, members, &action, &value, &mut result).await;
-    result
-}
-
-/// The members that offer `action` are skipped with `reason` (a listening
-/// choice that did not change); the others as not offering it.
-pub(crate) fn skip_unchanged(
-    members: &[MemberThing],
-    action: &ActionRef,
-    reason: &str,
-    result: &mut ActionResult,
-) {
-    for member in members {
-        let offers = member
-            .as_member()
-            .offers(&action.capability, &action.action)
-            .is_some();
-        let why = if offers {
-            reason
-        } else {
-            "the thing does not offer this action"
-        };
-        result.skipped.push(ActionResult::outcome(member, why));
-    }
-}
-
-/// The value a request sends: its own, or the flip of the current value of
-/// a toggle/lock action; 400 `value` when a slider/stepper action has none,
-/// or listening is not a boolean.
-pub(crate) fn value_for(
-    action: &ActionRef,
-    requested: Option<&Value>,
-    available: &[AvailableAction],
-    values: &[ActionValue],
-    listening: bool,
-) -> Result<Value, ApiError> {
-    if action.is_listening() {
-        // The room flag, whether or not a voice member is there yet.
-        let value = match requested {
-            Some(v) if !v.is_null() => v.clone(),
-            _ => Value::Bool(!listening),
-        };
-        if !value.is_boolean() {
-            return Err(ApiError::validation(
-                "value",
-                room::ValueError::NotABoolean.to_string(),
-            ));
-        }
-        return Ok(value);
-    }
-    let Some(offered) = available
-        .iter()
-        .find(|a| a.capability == action.capability && a.action == action.action)
-    else {
-        // Nobody offers it: every member is skipped.
-        return Ok(requested.cloned().unwrap_or(Value::Null));
-    };
-    let current = values
-        .iter()
-        .find(|v| v.capability == action.capability && v.action == action.action)
-        .map_or(Value::Null, |v| v.value.clone());
-    let value = room::requested_value(offered.primitive, requested, &current)
-        .map_err(|e| ApiError::validation("value", e.to_string()))?;
-    let needs_bool = matches!(
-        offered.primitive,
-        RoomActionPrimitive::Toggle | RoomActionPrimitive::Lock
-    );
-    if needs_bool && !value.is_boolean() {
-        return Err(ApiError::validation(
-            "value",
-            format!("a {} action takes true or false", offered.primitive),
-        ));
-    }
-    Ok(value)
-}
-
-/// Why a listening member is skipped when the room's choice stands.
-pub(crate) fn unchanged_reason(listening: bool) -> String {
-    format!(
-        "the room's listening is already {listening}; the platform commands only when the room's choice changes"
-    )
-}
-
-/// Sets a room's listening flag; true when it changed.
-pub(crate) async fn set_listening(
-    state: &AppState,
-    room: RoomRecord,
-    listening: bool,
-) -> Result<(RoomRecord, bool), ApiError> {
-    let (after, before) = rewrite_room(state, room, |r| {
-        let mut next = r.clone();
-        next.listening = listening;
-        Ok(next)
-    })
-    .await?;
-    let changed = after.listening != before.listening;
-    Ok((after, changed))
-}
-
 /// Runs a room action on the room's members as they are now.
 #[utoipa::path(
     post,
@@ -1347,37 +910,4 @@ pub async fn run_room_action(
     let (room, _) = room_for(&state, &caller, tenant, room_id, HomeAccess::Control).await?;
     let result = apply_room_action(&state, room, &action, body.value.as_ref()).await?;
     Ok(Json(result))
-}
-
-/// Runs `action` (with `requested`, or the flip of a toggle) on `room`'s
-/// members as they are now: this operation and a routine's room step. The
-/// caller has authorized the room.
-pub(crate) async fn apply_room_action(
-    state: &AppState,
-    room: RoomRecord,
-    action: &ActionRef,
-    requested: Option<&Value>,
-) -> Result<ActionResult, ApiError> {
-    let tenant = room.tenant_id;
-    let (view, members) = read_room_view(state, &room).await?;
-    let value = value_for(
-        action,
-        requested,
-        &view.available_actions,
-        &view.action_values,
-        room.listening,
-    )?;
-    let mut result = ActionResult::new(action, &value);
-    if action.is_listening() {
-        let listening = value.as_bool().unwrap_or(true);
-        let (_, changed) = set_listening(state, room, listening).await?;
-        if changed {
-            run_on_members(state, tenant, &members, action, &value, &mut result).await;
-        } else {
-            skip_unchanged(&members, action, &unchanged_reason(listening), &mut result);
-        }
-    } else {
-        run_on_members(state, tenant, &members, action, &value, &mut result).await;
-    }
-    Ok(result)
 }

@@ -43,7 +43,7 @@ use time::{Duration, OffsetDateTime};
 
 use crate::AppState;
 use crate::groups::homes::endpoints::{command_endpoint, installed};
-use crate::groups::homes::rooms::{ActionResult, RADIO_ONLY, apply_room_action};
+use alyt_app::rooms::{ActionResult, RADIO_ONLY, apply_room_action};
 
 /// How often the runner passes (the local beat; the hosted function repeats
 /// passes this often within an invocation).
