@@ -12,6 +12,7 @@ pub mod error;
 pub mod music;
 pub mod ports;
 pub mod rooms;
+pub mod security;
 pub mod things;
 
 pub use context::{App, EventsSettings};

@@ -67,12 +67,12 @@ use alyt_domain::ids::{PropertyId, RoomId, TenantId};
 use alyt_domain::room::{
     self, ActionRef, ActionValue, AvailableAction, ROOM_ICONS, ROOM_SUGGESTIONS,
 };
+use alyt_store::PageKey;
 use alyt_store::repo::devices::{DeviceRecord, Devices};
 use alyt_store::repo::integrations::HomeThings;
 use alyt_store::repo::rooms::home_rooms;
 use alyt_store::repo::rooms::{RoomRecord, Rooms};
 use alyt_store::repo::tenancy::PropertyRecord;
-use alyt_store::PageKey;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;

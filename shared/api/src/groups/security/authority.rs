@@ -15,7 +15,6 @@
 //!   nothing changes when it cannot be told.
 
 use alyt_domain::ids::{IntegrationId, PropertyId, TenantId};
-use alyt_domain::integration::music::{AuthorityAnswer, AuthorityCall};
 use alyt_domain::security::machine::{Authority, Refusal};
 use alyt_security::Decision;
 use alyt_store::repo::security::SecurityRecord;
@@ -31,9 +30,10 @@ use super::{SecurityAccess, SecurityStatus, keeper, refusal_problem, security_fo
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath};
 use crate::conventions::problem::{NoValidToken, Problem};
-use crate::groups::homes::endpoints::{connector_problem, installed};
+use crate::groups::homes::endpoints::installed;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
+use alyt_app::security::{take_back, tell};
 
 pub fn routes() -> Operations {
     operations!(change_security_authority)
@@ -170,7 +170,7 @@ async fn to_connector(
         Ok(()) => Ok((StatusCode::OK, done.record)),
         Err(problem) => {
             take_back(state, home).await?;
-            Err(problem)
+            Err(problem.into())
         }
     }
 }
@@ -197,84 +197,5 @@ async fn to_builtin(
     {
         tell(state, home, &connector, false).await?;
     }
-    take_back(state, home).await
-}
-
-/// The built-in engine runs the home again (Off).
-async fn take_back(state: &AppState, home: &PropertyRecord) -> Result<SecurityRecord, ApiError> {
-    let done = keeper(state)
-        .rewrite(home, async |mut draft| {
-            draft.next.state.switching_to = None;
-            let switched = draft
-                .next
-                .state
-                .switch_authority(Authority::BuiltIn, true)
-                .unwrap_or_default();
-            draft.effects.extend(switched);
-            Ok::<_, ApiError>((draft, Decision::write(())))
-        })
-        .await?;
-    Ok(done.record)
-}
-
-/// Tells a security system it runs the home now (`active`) or no longer.
-pub(super) async fn tell(
-    state: &AppState,
-    home: &PropertyRecord,
-    connector: &crate::groups::homes::endpoints::Installed,
-    active: bool,
-) -> Result<(), ApiError> {
-    let call = AuthorityCall {
-        integration_id: connector.integration.id.to_string(),
-        tenant_id: home.tenant_id.to_string(),
-        config: connector.integration.config.clone(),
-        property_id: home.id.to_string(),
-        active,
-    };
-    let answer = state
-        .connectors
-        .security_authority(&connector.server(state), &call)
-        .await;
-    match answer {
-        Ok(AuthorityAnswer::Active) if active => Ok(()),
-        Ok(AuthorityAnswer::Inactive) if !active => Ok(()),
-        Ok(AuthorityAnswer::Rejected { reason }) => Err(ApiError::conflict_typed(
-            "security-refused",
-            format!(
-                "the connector is not a security system ({reason}); the home stays with the built-in engine"
-            ),
-        )),
-        Ok(_) => Err(ApiError::bad_gateway(
-            "the connector answered something else than asked",
-        )),
-        Err(e) => Err(ApiError::bad_gateway(connector_problem(
-            &connector.connector,
-            &e,
-        ))),
-    }
-}
-
-/// The output driver restored the outputs of a home being handed to a
-/// connector (`to`): the connector is told now; when it cannot take over,
-/// the built-in engine keeps the home (Off).
-pub(super) async fn complete_handover(state: &AppState, home: &PropertyRecord, to: &Authority) {
-    let Authority::Connector { connector_id } = to else {
-        return;
-    };
-    let connector = match connector_id.parse::<uuid::Uuid>() {
-        Ok(id) => installed(state, home.tenant_id, IntegrationId(id))
-            .await
-            .map_err(ApiError::from),
-        Err(_) => Err(ApiError::not_found("no such integration")),
-    };
-    let told = match connector {
-        Ok(connector) => tell(state, home, &connector, true).await,
-        Err(e) => Err(e),
-    };
-    if let Err(e) = told {
-        tracing::warn!(home = %home.id, error = %e.detail, "a security system could not take over; the built-in engine keeps the home");
-        if let Err(e) = take_back(state, home).await {
-            tracing::warn!(home = %home.id, error = %e.detail, "the home could not be given back to the built-in engine");
-        }
-    }
+    Ok(take_back(state, home).await?)
 }

@@ -30,9 +30,6 @@
 
 mod authority;
 mod delegations;
-pub mod hub;
-mod inventory;
-pub mod outputs;
 
 use std::collections::BTreeSet;
 
@@ -49,7 +46,7 @@ use alyt_domain::security::outputs::{DrivenOutput, Stage};
 use alyt_domain::security::{
     Deterrent, Location, LockSource, MAX_DELAY_SECONDS, Mode, Settings, Signal,
 };
-use alyt_security::{Decision, Draft, HomeSecurity, KeepError};
+use alyt_security::{Decision, Draft, KeepError};
 use alyt_store::repo::security::{
     IncidentRecord, ModeRequestRecord, Security, SecurityRecord, home_incidents, request_write,
 };
@@ -74,6 +71,15 @@ use crate::groups::devices::TenantPageQuery;
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
+
+pub use alyt_app::security::{hub, outputs, timers};
+use alyt_app::security::{inventory, keeper, update};
+
+impl From<KeepError> for ApiError {
+    fn from(e: KeepError) -> Self {
+        alyt_app::Error::from(e).into()
+    }
+}
 
 pub fn routes() -> Operations {
     operations!(
@@ -215,65 +221,6 @@ pub(crate) async fn routine_mode(
     done.value.map_err(|e| e.detail)?;
     hub::send_mode(state, home, &done.record).await;
     Ok(())
-}
-
-/// Home security's timers (both runtimes, every second): countdowns that
-/// ended, then the alarm outputs to sound or restore.
-pub async fn timers(state: &AppState) -> Result<(), alyt_store::StoreError> {
-    // One query of the due homes serves all three.
-    let keeper = keeper(state);
-    let due = keeper.due().await?;
-    let countdowns = keeper.sweep_these(due.clone()).await?;
-    if countdowns.due > 0 {
-        tracing::debug!(?countdowns, "security countdowns");
-    }
-    let outputs = outputs::drive_due(state, &due).await?;
-    if outputs.homes > 0 {
-        tracing::debug!(?outputs, "security outputs");
-    }
-    let pushed = hub::sync_due(state, &due).await?;
-    if pushed > 0 {
-        tracing::debug!(pushed, "hub configurations pushed");
-    }
-    Ok(())
-}
-
-/// Changes the record with `change` (none: nothing to write) on its
-/// revision; the change's answer and the record as it stands.
-pub(super) async fn update<T: Send>(
-    state: &AppState,
-    home: &PropertyRecord,
-    mut change: impl FnMut(
-        &mut SecurityRecord,
-        &mut Vec<alyt_domain::security::machine::Effect>,
-        OffsetDateTime,
-    ) -> Option<T>
-    + Send,
-) -> Result<(Option<T>, SecurityRecord), ApiError> {
-    let done = keeper(state)
-        .rewrite(home, |mut draft| {
-            let answer = change(&mut draft.next, &mut draft.effects, draft.now);
-            let write = answer.is_some();
-            std::future::ready(Ok::<_, ApiError>((
-                draft,
-                Decision::write_if(write, answer),
-            )))
-        })
-        .await?;
-    Ok((done.value, done.record))
-}
-
-fn keeper(state: &AppState) -> HomeSecurity {
-    HomeSecurity::new(state.store.clone(), state.clock.clone())
-}
-
-impl From<KeepError> for ApiError {
-    fn from(e: KeepError) -> Self {
-        match e {
-            KeepError::Busy => ApiError::conflict("the home's security kept changing; try again"),
-            KeepError::Store(e) => e.into(),
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------

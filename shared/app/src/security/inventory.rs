@@ -24,7 +24,7 @@ use alyt_store::repo::security::SecurityRecord;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::{ApiError, AppState};
+use crate::{App, Error};
 
 /// One thing security has a use for.
 #[derive(Debug, Clone)]
@@ -82,11 +82,11 @@ fn readiness(
 
 /// The home's security inventory.
 pub async fn inventory(
-    state: &AppState,
+    app: &App,
     record: &SecurityRecord,
     property: PropertyId,
-) -> Result<Inventory, ApiError> {
-    let things = Integrations(&*state.store)
+) -> Result<Inventory, Error> {
+    let things = Integrations(&*app.store)
         .home_things(record.tenant_id, property)
         .await?;
     let hub_connected = record.settings.hub_device_id.map(|hub| {

@@ -51,10 +51,10 @@ use uuid::Uuid;
 
 use super::inventory::inventory;
 use super::update;
-use crate::groups::homes::endpoints::{
+use crate::endpoints::{
     Installed, ReadOutcome, connector_problem, installed, read_and_store, store_check,
 };
-use crate::{ApiError, AppState};
+use crate::{App, Error};
 use alyt_connectors::{CommandAnswer, CommandCall};
 
 /// What a pass did.
@@ -69,21 +69,18 @@ pub struct OutputsReport {
 
 /// Drives the outputs of every home that is due (an alarm to sound or
 /// beat, a restoration to try).
-pub async fn drive_due(
-    state: &AppState,
-    due: &[SecurityRecord],
-) -> Result<OutputsReport, StoreError> {
+pub async fn drive_due(app: &App, due: &[SecurityRecord]) -> Result<OutputsReport, StoreError> {
     let mut report = OutputsReport::default();
     let driven = |r: &&SecurityRecord| r.outputs.as_ref().is_some_and(|job| job.next_at.is_some());
     for record in due.iter().filter(driven) {
-        let Some(home) = Tenancy(&*state.store)
+        let Some(home) = Tenancy(&*app.store)
             .property(record.tenant_id, record.property_id)
             .await?
         else {
             continue;
         };
         report.homes += 1;
-        match drive(state, &home).await {
+        match drive(app, &home).await {
             Ok(true) => {}
             Ok(false) => report.held += 1,
             Err(e) => {
@@ -106,8 +103,8 @@ fn sounding(record: &SecurityRecord, incident: u64) -> bool {
 
 /// One turn for a home: claim its outputs, sound or restore them, let go.
 /// False when another driver holds them.
-async fn drive(state: &AppState, home: &PropertyRecord) -> Result<bool, ApiError> {
-    let (claimed, record) = update(state, home, |record, _, now| {
+async fn drive(app: &App, home: &PropertyRecord) -> Result<bool, Error> {
+    let (claimed, record) = update(app, home, |record, _, now| {
         let job = record.outputs.as_mut()?;
         if job.lease_until.is_some_and(|until| until > now) {
             return None;
@@ -120,12 +117,12 @@ async fn drive(state: &AppState, home: &PropertyRecord) -> Result<bool, ApiError
         return Ok(record.outputs.is_none_or(|job| job.next_at.is_none()));
     };
     let outcome = if sounding(&record, incident) {
-        sound(state, home, incident).await
+        sound(app, home, incident).await
     } else {
-        restore(state, home).await
+        restore(app, home).await
     };
     // Let go (the next turn may be another driver's).
-    update(state, home, |record, _, _| {
+    update(app, home, |record, _, _| {
         let job = record.outputs.as_mut()?;
         job.lease_until.take().map(|_| ())
     })
@@ -144,19 +141,15 @@ struct Reached {
 
 /// The thing, if it is still in `home` through the integration it was
 /// planned with (every write checks this first).
-async fn reach(
-    state: &AppState,
-    home: &PropertyRecord,
-    output: &DrivenOutput,
-) -> Result<Reached, String> {
+async fn reach(app: &App, home: &PropertyRecord, output: &DrivenOutput) -> Result<Reached, String> {
     let gone = || "it is no longer in this home".to_owned();
-    let endpoint = Integrations(&*state.store)
+    let endpoint = Integrations(&*app.store)
         .endpoint(home.tenant_id, EndpointId(output.endpoint_id))
         .await
         .map_err(|e| e.to_string())?
         .filter(|e| e.property_id == home.id && e.integration_id.0 == output.integration_id)
         .ok_or_else(gone)?;
-    let installed = installed(state, home.tenant_id, endpoint.integration_id)
+    let installed = installed(app, home.tenant_id, endpoint.integration_id)
         .await
         .map_err(|e| e.detail)?;
     Ok(Reached {
@@ -167,12 +160,8 @@ async fn reach(
 
 /// The device, if it is still in `home` and takes commands itself (a hub's
 /// radio child does not).
-async fn reach_device(
-    state: &AppState,
-    home: &PropertyRecord,
-    id: Uuid,
-) -> Result<DeviceRecord, String> {
-    Devices(&*state.store)
+async fn reach_device(app: &App, home: &PropertyRecord, id: Uuid) -> Result<DeviceRecord, String> {
+    Devices(&*app.store)
         .get(home.tenant_id, DeviceId(id))
         .await
         .map_err(|e| e.to_string())?
@@ -197,11 +186,11 @@ fn device_state(payload: Map<String, Value>) -> Map<String, Value> {
 /// output that cannot be read is left alone: what is not saved is not
 /// changed).
 async fn plan(
-    state: &AppState,
+    app: &App,
     home: &PropertyRecord,
     record: &SecurityRecord,
     now: OffsetDateTime,
-) -> Result<(bool, Vec<DrivenOutput>), ApiError> {
+) -> Result<(bool, Vec<DrivenOutput>), Error> {
     let own = home.latitude.zip(home.longitude);
     let place = record
         .settings
@@ -209,7 +198,7 @@ async fn plan(
         .map(|l| (l.latitude, l.longitude))
         .or(own);
     let night = place.is_some_and(|(lat, lon)| is_night(lat, lon, &home.timezone, now));
-    let things = inventory(state, record, home.id).await?;
+    let things = inventory(app, record, home.id).await?;
     let settings = &record.settings;
     let mut wanted: Vec<(Uuid, Output)> = Vec::new();
     let mut devices: BTreeMap<Uuid, Result<Map<String, Value>, String>> = BTreeMap::new();
@@ -229,8 +218,8 @@ async fn plan(
     // A device's native state is what it last reported.
     let device_ids: Vec<Uuid> = devices.keys().copied().collect();
     for id in device_ids {
-        if let Ok(reached) = reach_device(state, home, id).await {
-            let view = Devices(&*state.store).views(vec![reached]).await?;
+        if let Ok(reached) = reach_device(app, home, id).await {
+            let view = Devices(&*app.store).views(vec![reached]).await?;
             let reported = view.into_iter().next().and_then(|v| v.reported);
             devices.insert(
                 id,
@@ -242,7 +231,7 @@ async fn plan(
         }
     }
     // Read each integration's outputs in one call.
-    let repo = Integrations(&*state.store);
+    let repo = Integrations(&*app.store);
     let mut by_integration: BTreeMap<IntegrationId, Vec<EndpointRecord>> = BTreeMap::new();
     for (id, _) in wanted.iter().filter(|(id, _)| !devices.contains_key(id)) {
         if let Some(endpoint) = repo.endpoint(home.tenant_id, EndpointId(*id)).await?
@@ -256,7 +245,7 @@ async fn plan(
     }
     let mut read: BTreeMap<Uuid, Result<EndpointRecord, String>> = BTreeMap::new();
     for (integration, endpoints) in by_integration {
-        let connector = match installed(state, home.tenant_id, integration).await {
+        let connector = match installed(app, home.tenant_id, integration).await {
             Ok(connector) => connector,
             Err(e) => {
                 for endpoint in endpoints {
@@ -265,7 +254,7 @@ async fn plan(
                 continue;
             }
         };
-        for outcome in read_and_store(state, &connector, endpoints).await? {
+        for outcome in read_and_store(app, &connector, endpoints).await? {
             match outcome {
                 ReadOutcome::Read(endpoint) => {
                     read.insert(endpoint.id.0, Ok(endpoint));
@@ -349,15 +338,15 @@ async fn plan(
     Ok((night, outputs))
 }
 
-async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result<(), ApiError> {
-    let record = Security(&*state.store)
+async fn sound(app: &App, home: &PropertyRecord, incident: u64) -> Result<(), Error> {
+    let record = Security(&*app.store)
         .get(home.tenant_id, home.id)
         .await?
-        .ok_or_else(|| ApiError::not_found("no security"))?;
+        .ok_or_else(|| Error::not_found("no security"))?;
     if record.outputs.as_ref().is_some_and(|job| !job.planned) {
-        let now = state.clock.now();
-        let (night, outputs) = plan(state, home, &record, now).await?;
-        update(state, home, |record, _, now| {
+        let now = app.clock.now();
+        let (night, outputs) = plan(app, home, &record, now).await?;
+        update(app, home, |record, _, now| {
             if !sounding(record, incident) {
                 return None;
             }
@@ -372,7 +361,7 @@ async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result
     }
     // First writes: each saved output is marked touched first (only while
     // this alarm sounds), then written.
-    let saved: Vec<DrivenOutput> = current_job(state, home)
+    let saved: Vec<DrivenOutput> = current_job(app, home)
         .await?
         .map(|job| {
             job.outputs
@@ -382,7 +371,7 @@ async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result
         })
         .unwrap_or_default();
     for output in saved {
-        let (touched, record) = update(state, home, |record, _, _| {
+        let (touched, record) = update(app, home, |record, _, _| {
             if !sounding(record, incident) {
                 return None;
             }
@@ -399,11 +388,11 @@ async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result
             continue;
         }
         let beat = record.outputs.as_ref().map_or(0, |job| job.beat);
-        let result = alarm_write(state, home, &output, beat, true, record.settings.deterrent).await;
-        note_written(state, home, &output, result).await?;
+        let result = alarm_write(app, home, &output, beat, true, record.settings.deterrent).await;
+        note_written(app, home, &output, result).await?;
     }
     // The beat: lights flash, speakers alternate.
-    let (beat, record) = update(state, home, |record, _, now| {
+    let (beat, record) = update(app, home, |record, _, now| {
         if !sounding(record, incident) {
             return None;
         }
@@ -422,33 +411,26 @@ async fn sound(state: &AppState, home: &PropertyRecord, incident: u64) -> Result
                 continue;
             }
             // An old beat is never sent after Off.
-            if !still_sounding(state, home, incident).await? {
+            if !still_sounding(app, home, incident).await? {
                 break;
             }
             let deterrent = record.settings.deterrent;
-            let result = alarm_write(state, home, output, beat, false, deterrent).await;
-            note_written(state, home, output, result).await?;
+            let result = alarm_write(app, home, output, beat, false, deterrent).await;
+            note_written(app, home, output, result).await?;
         }
     }
     Ok(())
 }
 
-async fn current_job(
-    state: &AppState,
-    home: &PropertyRecord,
-) -> Result<Option<OutputsJob>, ApiError> {
-    Ok(Security(&*state.store)
+async fn current_job(app: &App, home: &PropertyRecord) -> Result<Option<OutputsJob>, Error> {
+    Ok(Security(&*app.store)
         .get(home.tenant_id, home.id)
         .await?
         .and_then(|r| r.outputs))
 }
 
-async fn still_sounding(
-    state: &AppState,
-    home: &PropertyRecord,
-    incident: u64,
-) -> Result<bool, ApiError> {
-    Ok(Security(&*state.store)
+async fn still_sounding(app: &App, home: &PropertyRecord, incident: u64) -> Result<bool, Error> {
+    Ok(Security(&*app.store)
         .get(home.tenant_id, home.id)
         .await?
         .is_some_and(|r| sounding(&r, incident)))
@@ -458,16 +440,16 @@ async fn still_sounding(
 /// Records how an alarm write went: its failure (or none), and a device's
 /// alarm command ids (to supersede at restoration).
 async fn note_written(
-    state: &AppState,
+    app: &App,
     home: &PropertyRecord,
     output: &DrivenOutput,
     written: Result<Vec<u64>, String>,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let (error, sent) = match written {
         Ok(sent) => (None, sent),
         Err(why) => (Some(why), Vec::new()),
     };
-    update(state, home, |record, _, _| {
+    update(app, home, |record, _, _| {
         let driven = record
             .outputs
             .as_mut()?
@@ -490,8 +472,8 @@ async fn note_written(
 
 /// A device's alarm commands not yet answered are superseded: the bridge
 /// sweep never delivers them after Off.
-async fn supersede(state: &AppState, home: &PropertyRecord, device: &DeviceRecord, ids: &[u64]) {
-    let commands = Commands(&*state.store);
+async fn supersede(app: &App, home: &PropertyRecord, device: &DeviceRecord, ids: &[u64]) {
+    let commands = Commands(&*app.store);
     for id in ids {
         let Some(command) = alyt_domain::device::CommandId::new(*id) else {
             continue;
@@ -500,7 +482,7 @@ async fn supersede(state: &AppState, home: &PropertyRecord, device: &DeviceRecor
             continue;
         };
         let event = CommandEvent::Undeliverable(UndeliverableReason::Superseded);
-        if let Some(next) = stored.row.apply(&event, state.clock.now())
+        if let Some(next) = stored.row.apply(&event, app.clock.now())
             && let Err(e) = commands
                 .transition(home.tenant_id, &stored.row, &next)
                 .await
@@ -512,7 +494,7 @@ async fn supersede(state: &AppState, home: &PropertyRecord, device: &DeviceRecor
 
 /// An alarm write to one output at `beat` (`first`: its first).
 async fn alarm_write(
-    state: &AppState,
+    app: &App,
     home: &PropertyRecord,
     output: &DrivenOutput,
     beat: u64,
@@ -520,7 +502,7 @@ async fn alarm_write(
     deterrent: Deterrent,
 ) -> Result<Vec<u64>, String> {
     if output.device {
-        let device = reach_device(state, home, output.endpoint_id).await?;
+        let device = reach_device(app, home, output.endpoint_id).await?;
         let mut writes = Vec::new();
         match output.output {
             Output::Siren => writes.push(("switch", "power", json!(true))),
@@ -534,17 +516,17 @@ async fn alarm_write(
         }
         let mut sent = Vec::new();
         for (capability, key, value) in writes {
-            sent.push(command_device(state, home, &device, capability, key, value).await?);
+            sent.push(command_device(app, home, &device, capability, key, value).await?);
         }
         return Ok(sent);
     }
-    let reached = reach(state, home, output).await?;
+    let reached = reach(app, home, output).await?;
     match output.output {
-        Output::Siren => set(state, &reached, "switch", "power", json!(true)).await?,
+        Output::Siren => set(app, &reached, "switch", "power", json!(true)).await?,
         Output::Light => {
             if first && output.native.contains_key("light.brightness") {
                 set(
-                    state,
+                    app,
                     &reached,
                     "light",
                     "brightness",
@@ -552,7 +534,7 @@ async fn alarm_write(
                 )
                 .await?;
             }
-            set(state, &reached, "light", "power", json!(flash_on(beat))).await?
+            set(app, &reached, "light", "power", json!(flash_on(beat))).await?
         }
         Output::Speaker => {
             // It sounds on its own, in its room.
@@ -562,9 +544,9 @@ async fn alarm_write(
                     .get("media_player.group")
                     .is_some_and(Value::is_string)
             {
-                set(state, &reached, "media_player", "group", Value::Null).await?;
+                set(app, &reached, "media_player", "group", Value::Null).await?;
             }
-            sound_speaker(state, &reached, Sound::of_beat(beat), deterrent).await?
+            sound_speaker(app, &reached, Sound::of_beat(beat), deterrent).await?
         }
     }
     Ok(Vec::new())
@@ -573,7 +555,7 @@ async fn alarm_write(
 /// A `set` sent to the connector with the native capability (the
 /// platform's own write, not a household command), its read-back stored.
 async fn set(
-    state: &AppState,
+    app: &App,
     reached: &Reached,
     capability: &str,
     key: &str,
@@ -592,13 +574,13 @@ async fn set(
                 .unwrap_or_default(),
         ),
     };
-    let answer = state
+    let answer = app
         .connectors
-        .command(&reached.installed.server(state), &call)
+        .command(&reached.installed.server(app), &call)
         .await;
     match answer {
         Ok(CommandAnswer::Applied { state: read_back }) => {
-            keep(state, reached, read_back).await;
+            keep(app, reached, read_back).await;
             Ok(())
         }
         Ok(CommandAnswer::Rejected { reason }) => Err(WriteError::Refused(format!(
@@ -633,7 +615,7 @@ impl From<WriteError> for String {
 /// A `set` to a device through the command path (a row in its history,
 /// published now or by the bridge sweep); its command id.
 async fn command_device(
-    state: &AppState,
+    app: &App,
     home: &PropertyRecord,
     device: &DeviceRecord,
     capability: &str,
@@ -645,21 +627,21 @@ async fn command_device(
         key: key.into(),
         value,
     };
-    crate::groups::devices::commands::accept_and_publish(state, home.tenant_id, device, request)
+    crate::commands::accept_and_publish(app, home.tenant_id, device, request)
         .await
         .map(|row| row.command_id.get())
         .map_err(|e| format!("{capability}.{key}: {}", e.detail))
 }
 
 /// Stores what a write read back (best effort: the write stands).
-async fn keep(state: &AppState, reached: &Reached, read_back: Map<String, Value>) {
-    if let Err(e) = store_check(state, reached.endpoint.clone(), Some(read_back)).await {
+async fn keep(app: &App, reached: &Reached, read_back: Map<String, Value>) {
+    if let Err(e) = store_check(app, reached.endpoint.clone(), Some(read_back)).await {
         tracing::warn!(endpoint = %reached.endpoint.id, error = %e.detail, "an output's state could not be stored");
     }
 }
 
 async fn sound_speaker(
-    state: &AppState,
+    app: &App,
     reached: &Reached,
     sound: Sound,
     recording: Deterrent,
@@ -673,13 +655,13 @@ async fn sound_speaker(
         recording,
         volume: SPEAKER_ALARM_VOLUME,
     };
-    let answer = state
+    let answer = app
         .connectors
-        .security_sound(&reached.installed.server(state), &call)
+        .security_sound(&reached.installed.server(app), &call)
         .await;
     match answer {
         Ok(SoundAnswer::Sounding { state: read_back }) => {
-            keep(state, reached, read_back).await;
+            keep(app, reached, read_back).await;
             Ok(())
         }
         Ok(SoundAnswer::Rejected { reason }) => {
@@ -708,8 +690,8 @@ enum Put {
     Waiting,
 }
 
-async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError> {
-    let Some(job) = current_job(state, home)
+async fn restore(app: &App, home: &PropertyRecord) -> Result<(), Error> {
+    let Some(job) = current_job(app, home)
         .await?
         .filter(|job| job.next_at.is_some())
     else {
@@ -717,10 +699,10 @@ async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError
     };
     let mut results: Vec<(DrivenOutput, Put)> = Vec::new();
     for output in job.outputs.iter().filter(|o| o.stage == Stage::Touched) {
-        let put = put_back(state, home, output).await;
+        let put = put_back(app, home, output).await;
         results.push((output.clone(), put));
     }
-    let handed = update(state, home, |record, effects, now| {
+    let handed = update(app, home, |record, effects, now| {
         let job = record.outputs.as_mut()?;
         for (output, put) in &results {
             let Some(driven) = job
@@ -776,7 +758,7 @@ async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError
     // A hand-over waited for the restoration: the security system takes
     // over now.
     if let (Some(Some(to)), _) = &handed {
-        super::authority::complete_handover(state, home, to).await;
+        super::complete_handover(app, home, to).await;
     }
     Ok(())
 }
@@ -784,13 +766,13 @@ async fn restore(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError
 /// Puts a device back: sends the commands that restore it, then (on later
 /// turns) waits for its answers and compares what it reports. A device that
 /// does not answer within `DEVICE_ANSWER` is sent them again.
-async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &DrivenOutput) -> Put {
-    let device = match reach_device(state, home, output.endpoint_id).await {
+async fn put_back_device(app: &App, home: &PropertyRecord, output: &DrivenOutput) -> Put {
+    let device = match reach_device(app, home, output.endpoint_id).await {
         Ok(device) => device,
         Err(why) => return Put::Left(why),
     };
     let reported = |device: DeviceRecord| async move {
-        let view = Devices(&*state.store).views(vec![device]).await.ok()?;
+        let view = Devices(&*app.store).views(vec![device]).await.ok()?;
         match view.into_iter().next()?.reported?.payload {
             Value::Object(payload) => Some(device_state(payload)),
             _ => None,
@@ -802,7 +784,7 @@ async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &Drive
             let Some(command) = alyt_domain::device::CommandId::new(*id) else {
                 continue;
             };
-            let row = Commands(&*state.store).get(device.id, command).await;
+            let row = Commands(&*app.store).get(device.id, command).await;
             let done = matches!(&row, Ok(Some(stored)) if stored.row.result_status.is_some()
                 || stored.row.state() == Some(alyt_domain::device::CommandState::Undeliverable));
             answered &= done;
@@ -810,7 +792,7 @@ async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &Drive
         if !answered {
             let late = output
                 .waiting_since
-                .is_none_or(|since| since + DEVICE_ANSWER <= state.clock.now());
+                .is_none_or(|since| since + DEVICE_ANSWER <= app.clock.now());
             return if late {
                 Put::Failed("the device did not answer; its restoration is sent again".into())
             } else {
@@ -824,7 +806,7 @@ async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &Drive
         };
     }
     // No old alarm command reaches the device after this.
-    supersede(state, home, &device, &output.alarm_commands).await;
+    supersede(app, home, &device, &output.alarm_commands).await;
     let Some(now) = reported(device.clone()).await else {
         return Put::Failed("the device has not reported its state".into());
     };
@@ -840,7 +822,7 @@ async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &Drive
             // A device plays no music uri: its report tells what is left.
             RestoreWrite::Play { .. } => continue,
         };
-        match command_device(state, home, &device, capability, key, value).await {
+        match command_device(app, home, &device, capability, key, value).await {
             Ok(id) => sent.push(id),
             Err(why) => return Put::Failed(why),
         }
@@ -853,16 +835,16 @@ async fn put_back_device(state: &AppState, home: &PropertyRecord, output: &Drive
 }
 
 /// Puts one output back to its native state and reads it again.
-async fn put_back(state: &AppState, home: &PropertyRecord, output: &DrivenOutput) -> Put {
+async fn put_back(app: &App, home: &PropertyRecord, output: &DrivenOutput) -> Put {
     if output.device {
-        return put_back_device(state, home, output).await;
+        return put_back_device(app, home, output).await;
     }
-    let reached = match reach(state, home, output).await {
+    let reached = match reach(app, home, output).await {
         Ok(reached) => reached,
         Err(why) if why.contains("no longer in this home") => return Put::Left(why),
         Err(why) => return Put::Failed(why),
     };
-    let now = match read_one(state, &reached).await {
+    let now = match read_one(app, &reached).await {
         Ok(now) => now,
         Err(why) => return Put::Failed(why),
     };
@@ -873,12 +855,12 @@ async fn put_back(state: &AppState, home: &PropertyRecord, output: &DrivenOutput
                 capability,
                 key,
                 value,
-            } => set(state, &reached, capability, key, value).await,
-            RestoreWrite::Play { uri } => play(state, &reached, &uri).await,
+            } => set(app, &reached, capability, key, value).await,
+            RestoreWrite::Play { uri } => play(app, &reached, &uri).await,
             // It played nothing: the alarm's source goes (its `playing`
             // comes back after this).
             RestoreWrite::ClearSource => {
-                set(state, &reached, "media_player", "source", Value::Null).await
+                set(app, &reached, "media_player", "source", Value::Null).await
             }
         };
         match written {
@@ -890,15 +872,15 @@ async fn put_back(state: &AppState, home: &PropertyRecord, output: &DrivenOutput
         }
     }
     let why = (!refusals.is_empty()).then(|| refusals.join("; "));
-    match read_one(state, &reached).await {
+    match read_one(app, &reached).await {
         Ok(after) => Put::Back(unrestored(&output.native, &after), why),
         Err(why) => Put::Failed(why),
     }
 }
 
 /// The thing's state now, read from its connector (and stored).
-async fn read_one(state: &AppState, reached: &Reached) -> Result<Map<String, Value>, String> {
-    let read = read_and_store(state, &reached.installed, vec![reached.endpoint.clone()])
+async fn read_one(app: &App, reached: &Reached) -> Result<Map<String, Value>, String> {
+    let read = read_and_store(app, &reached.installed, vec![reached.endpoint.clone()])
         .await
         .map_err(|e| e.detail)?;
     match read.into_iter().next() {
@@ -909,7 +891,7 @@ async fn read_one(state: &AppState, reached: &Reached) -> Result<Map<String, Val
 }
 
 /// Plays a speaker's former source again.
-async fn play(state: &AppState, reached: &Reached, uri: &str) -> Result<(), WriteError> {
+async fn play(app: &App, reached: &Reached, uri: &str) -> Result<(), WriteError> {
     let call = PlayCall {
         integration_id: reached.installed.integration.id.to_string(),
         tenant_id: reached.installed.integration.tenant_id.to_string(),
@@ -917,13 +899,13 @@ async fn play(state: &AppState, reached: &Reached, uri: &str) -> Result<(), Writ
         external_id: reached.endpoint.external_id.clone(),
         uri: uri.to_owned(),
     };
-    let answer = state
+    let answer = app
         .connectors
-        .music_play(&reached.installed.server(state), &call)
+        .music_play(&reached.installed.server(app), &call)
         .await;
     match answer {
         Ok(PlayAnswer::Playing { state: read_back }) => {
-            keep(state, reached, read_back).await;
+            keep(app, reached, read_back).await;
             Ok(())
         }
         Ok(PlayAnswer::Rejected { reason }) => Err(WriteError::Refused(format!(

@@ -46,11 +46,11 @@ use time::OffsetDateTime;
 
 use super::inventory::{Inventory, inventory};
 use super::{keeper, update};
-use crate::{ApiError, AppState};
+use crate::{App, Error};
 
 /// Publishes one command to the hub (not a household command: no row).
 async fn publish(
-    state: &AppState,
+    app: &App,
     home: &PropertyRecord,
     hub: uuid::Uuid,
     command: &str,
@@ -65,8 +65,7 @@ async fn publish(
     };
     let bytes = encode_command(&message).map_err(|e| e.to_string())?;
     let identity = DeviceIdentity::new(home.tenant_id, home.id, DeviceId(hub));
-    state
-        .publisher
+    app.publisher
         .publish(&identity, bytes)
         .await
         .map_err(|e| e.to_string())
@@ -100,19 +99,19 @@ pub fn note(record: &mut SecurityRecord, things: &Inventory, now: OffsetDateTime
 /// `things` were read for (a record that moved meanwhile is compared again
 /// by its next reader or the timers).
 pub async fn note_read(
-    state: &AppState,
+    app: &App,
     home: &PropertyRecord,
     record: &SecurityRecord,
     things: &Inventory,
-) -> Result<(), ApiError> {
-    if !note(&mut record.clone(), things, state.clock.now()) {
+) -> Result<(), Error> {
+    if !note(&mut record.clone(), things, app.clock.now()) {
         return Ok(());
     }
-    keeper(state)
+    keeper(app)
         .rewrite(home, |mut draft| {
             let same = draft.read.as_ref().is_some_and(|r| r.rev == record.rev);
             let noted = same && note(&mut draft.next, things, draft.now);
-            std::future::ready(Ok::<_, ApiError>((draft, Decision::write_if(noted, ()))))
+            std::future::ready(Ok::<_, Error>((draft, Decision::write_if(noted, ()))))
         })
         .await?;
     Ok(())
@@ -124,22 +123,22 @@ pub async fn note_read(
 /// Nothing while a mode is active or outputs wait to be restored (the armed
 /// period's configuration stays frozen; the write that turns the home Off
 /// makes it due again).
-pub async fn sync(state: &AppState, home: &PropertyRecord) -> Result<bool, ApiError> {
-    let Some(record) = Security(&*state.store).get(home.tenant_id, home.id).await? else {
+pub async fn sync(app: &App, home: &PropertyRecord) -> Result<bool, Error> {
+    let Some(record) = Security(&*app.store).get(home.tenant_id, home.id).await? else {
         return Ok(false);
     };
     let Some(hub) = record.settings.hub_device_id else {
         if record.hub.is_some() {
-            forget(state, home).await?;
+            forget(app, home).await?;
         }
         return Ok(false);
     };
     if !record.state.reconfigurable() {
         return Ok(false);
     }
-    let things = inventory(state, &record, home.id).await?;
+    let things = inventory(app, &record, home.id).await?;
     let config = things.hub_config(&record.settings, record.state.revision);
-    let now = state.clock.now();
+    let now = app.clock.now();
     let mut sync = record
         .hub
         .clone()
@@ -152,14 +151,14 @@ pub async fn sync(state: &AppState, home: &PropertyRecord) -> Result<bool, ApiEr
         // Within the limits: push_due is none over one.
         for chunk in config.chunks(record.state.generation).unwrap_or_default() {
             let payload = serde_json::to_value(&chunk).unwrap_or_default();
-            if let Err(why) = publish(state, home, hub, CONFIG_COMMAND, payload).await {
+            if let Err(why) = publish(app, home, hub, CONFIG_COMMAND, payload).await {
                 // Pushed again after PUSH_AGAIN.
                 tracing::debug!(home = %home.id, %why, "a hub configuration chunk was not sent");
                 break;
             }
         }
     }
-    keeper(state)
+    keeper(app)
         .rewrite(home, |mut draft| {
             // Only over the record this was built from (a change since
             // compares again).
@@ -167,25 +166,25 @@ pub async fn sync(state: &AppState, home: &PropertyRecord) -> Result<bool, ApiEr
             if same {
                 draft.next.hub = Some(sync.clone());
             }
-            std::future::ready(Ok::<_, ApiError>((draft, Decision::write_if(same, ()))))
+            std::future::ready(Ok::<_, Error>((draft, Decision::write_if(same, ()))))
         })
         .await?;
     Ok(send)
 }
 
-async fn forget(state: &AppState, home: &PropertyRecord) -> Result<(), ApiError> {
-    update(state, home, |record, _, _| record.hub.take().map(|_| ())).await?;
+async fn forget(app: &App, home: &PropertyRecord) -> Result<(), Error> {
+    update(app, home, |record, _, _| record.hub.take().map(|_| ())).await?;
     Ok(())
 }
 
 /// Tells a hub-run home's hub its mode and generation (best effort: the
 /// hub reports its protection state, which the next arming checks).
-pub async fn send_mode(state: &AppState, home: &PropertyRecord, record: &SecurityRecord) {
+pub async fn send_mode(app: &App, home: &PropertyRecord, record: &SecurityRecord) {
     let Some(hub) = record.settings.hub_device_id else {
         return;
     };
     let payload = json!({ "mode": record.state.requested, "generation": record.state.generation });
-    if let Err(why) = publish(state, home, hub, MODE_COMMAND, payload).await {
+    if let Err(why) = publish(app, home, hub, MODE_COMMAND, payload).await {
         tracing::debug!(home = %home.id, %why, "the hub was not told its mode");
     }
 }
@@ -193,8 +192,8 @@ pub async fn send_mode(state: &AppState, home: &PropertyRecord, record: &Securit
 /// Sends or compares every hub configuration that is due (not sent yet,
 /// not acknowledged in time, or the home's things to compare again): how
 /// many were sent.
-pub async fn sync_due(state: &AppState, due: &[SecurityRecord]) -> Result<u32, StoreError> {
-    let now = state.clock.now();
+pub async fn sync_due(app: &App, due: &[SecurityRecord]) -> Result<u32, StoreError> {
+    let now = app.clock.now();
     let mut pushed = 0;
     for record in due {
         let pending = record
@@ -205,13 +204,13 @@ pub async fn sync_due(state: &AppState, due: &[SecurityRecord]) -> Result<u32, S
         if !pending {
             continue;
         }
-        let Some(home) = Tenancy(&*state.store)
+        let Some(home) = Tenancy(&*app.store)
             .property(record.tenant_id, record.property_id)
             .await?
         else {
             continue;
         };
-        match sync(state, &home).await {
+        match sync(app, &home).await {
             Ok(sent) => pushed += u32::from(sent),
             Err(e) => {
                 tracing::warn!(home = %home.id, error = %e.detail, "a hub configuration could not be sent");
@@ -230,7 +229,7 @@ mod tests {
     use alyt_domain::security::{Mode, Settings};
 
     use super::*;
-    use crate::groups::security::inventory::SecurityThing;
+    use crate::security::inventory::SecurityThing;
 
     fn lock(keypad: bool, selection: Selection) -> SecurityThing {
         SecurityThing {
