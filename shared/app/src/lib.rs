@@ -11,6 +11,7 @@ pub mod endpoints;
 pub mod error;
 pub mod music;
 pub mod ports;
+pub mod presence;
 pub mod rooms;
 pub mod security;
 pub mod things;

@@ -18,14 +18,11 @@
 //! * `GET /v1/properties/{propertyId}/presence?tenantId&endpointId`:
 //!   internal (platform OWNER and STAFF only): one live check of a phone.
 
-use std::net::IpAddr;
-
-use alyt_domain::access::{HouseholdRole, PlatformRole, Principal};
-use alyt_domain::device::{DeviceCapability, Lenient};
+use alyt_domain::access::{PlatformRole, Principal};
 use alyt_domain::ids::{ClientId, EndpointId, PropertyId, TenantId};
-use alyt_domain::presence::{PHONE_FEATURE, PhoneRead, PresenceSignal, decide, judge_phone};
-use alyt_store::repo::integrations::{EndpointRecord, Integrations};
-use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, GrantRecord, Tenancy};
+use alyt_domain::presence::{PhoneRead, PresenceSignal, decide};
+use alyt_store::repo::integrations::Integrations;
+use alyt_store::repo::tenancy::Tenancy;
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
@@ -37,7 +34,6 @@ use super::{NoHousehold, NotPeopleManager};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::problem::{NoValidToken, Problem};
-use crate::groups::homes::endpoints::{ReadOutcome, installed, read_and_store};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
@@ -50,199 +46,10 @@ pub fn internal_routes() -> Operations {
     Operations::new().merge(operations!(get_presence))
 }
 
-/// Whether an endpoint is a phone the home network watches.
-pub fn is_phone(endpoint: &EndpointRecord) -> bool {
-    endpoint
-        .capability_set
-        .contains(&Lenient::Known(DeviceCapability::Network))
-        && endpoint.features.iter().any(|f| f == PHONE_FEATURE)
-}
-
-/// Every phone the networks of `household`'s homes watch.
-async fn household_phones(
-    state: &AppState,
-    household: &ClientRecord,
-) -> Result<Vec<EndpointRecord>, ApiError> {
-    let mut phones = Vec::new();
-    let integrations = Integrations(&*state.store);
-    for home in Tenancy(&*state.store).household_homes(household.id).await? {
-        let things = integrations
-            .home_things(household.tenant_id, home.id)
-            .await?;
-        phones.extend(things.endpoints.into_iter().filter(is_phone));
-    }
-    Ok(phones)
-}
-
-/// The condition a grant asks for, checked: never for an owner; a phone of
-/// the household's network must be named (without one there is no signal
-/// to prove presence by). `None` when the grant has no condition.
-pub(super) async fn checked_network(
-    state: &AppState,
-    household: &ClientRecord,
-    role: HouseholdRole,
-    require_network: Option<bool>,
-    phone_thing_id: Option<EndpointId>,
-) -> Result<Option<GrantNetwork>, ApiError> {
-    if require_network != Some(true) {
-        if phone_thing_id.is_some() {
-            return Err(ApiError::validation(
-                "phoneThingId",
-                "a phone is chosen only together with requireNetwork",
-            ));
-        }
-        return Ok(None);
-    }
-    if role == HouseholdRole::Owner {
-        return Err(ApiError::validation(
-            "requireNetwork",
-            "an owner cannot be given the network condition",
-        ));
-    }
-    let phones = household_phones(state, household).await?;
-    let hub_link = household_has_address(state, household).await?;
-    if phones.is_empty() && !hub_link {
-        return Err(ApiError::validation(
-            "requireNetwork",
-            "the home has no presence signal yet: connect the network controller or wait for the hub link, then set the condition",
-        ));
-    }
-    match phone_thing_id {
-        Some(phone) if !phones.iter().any(|p| p.id == phone) => Err(ApiError::validation(
-            "phoneThingId",
-            "phoneThingId is not a phone the home network watches",
-        )),
-        None if !hub_link => Err(ApiError::validation(
-            "phoneThingId",
-            "choose the person's phone (GET …/members/phones lists the phones the home network watches)",
-        )),
-        phone => Ok(Some(GrantNetwork {
-            phone_thing_id: phone,
-            checked_at: None,
-            met: None,
-            last_seen: None,
-        })),
-    }
-}
-
-/// Whether a hub of one of the household's homes has shown the home's
-/// internet address.
-async fn household_has_address(
-    state: &AppState,
-    household: &ClientRecord,
-) -> Result<bool, ApiError> {
-    let tenancy = Tenancy(&*state.store);
-    for home in tenancy.household_homes(household.id).await? {
-        if tenancy.home_address(home.id).await?.is_some() {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
-/// Whether `address` is the internet address of the home the grant's
-/// condition is about: a guest's home, the phone's home, or else any home of
-/// the household. `None` when either address is unknown.
-async fn same_address(
-    state: &AppState,
-    grant: &GrantRecord,
-    phone_home: Option<PropertyId>,
-    address: Option<IpAddr>,
-) -> Result<Option<bool>, ApiError> {
-    let Some(address) = address else {
-        return Ok(None);
-    };
-    let tenancy = Tenancy(&*state.store);
-    let homes = match grant.property_id.or(phone_home) {
-        Some(home) => vec![home],
-        None => tenancy
-            .household_homes(grant.client_id)
-            .await?
-            .into_iter()
-            .map(|h| h.id)
-            .collect(),
-    };
-    let mut known = false;
-    for home in homes {
-        if let Some(record) = tenancy.home_address(home).await? {
-            if record.matches(address) {
-                return Ok(Some(true));
-            }
-            known = true;
-        }
-    }
-    Ok(known.then_some(false))
-}
-
-/// One live read of phone `endpoint` of `tenant` through its connector, and
-/// the phone's home.
-async fn read_phone(
-    state: &AppState,
-    tenant: TenantId,
-    endpoint: Option<EndpointId>,
-) -> Result<(PhoneRead, Option<PropertyId>), ApiError> {
-    let Some(id) = endpoint else {
-        return Ok((PhoneRead::NoSignal("no phone"), None));
-    };
-    let Some(phone) = Integrations(&*state.store).endpoint(tenant, id).await? else {
-        return Ok((PhoneRead::NoSignal("missing"), None));
-    };
-    let home = Some(phone.property_id);
-    if !is_phone(&phone) {
-        return Ok((PhoneRead::NoSignal("unidentified"), home));
-    }
-    let Ok(connector) = installed(state, tenant, phone.integration_id).await else {
-        return Ok((PhoneRead::NoSignal("missing"), home));
-    };
-    let outcome = read_and_store(state, &connector, vec![phone]).await?;
-    let read = match outcome.into_iter().next() {
-        Some(ReadOutcome::Read(read)) => judge_phone(&read.state, state.clock.now()),
-        _ => PhoneRead::NoSignal("not responding"),
-    };
-    Ok((read, home))
-}
-
-/// Checks the condition of `grant` now, for a caller at `address` (as the
-/// edge saw it), and stores the outcome on it (the grant as read; a
-/// concurrent change wins and this outcome is dropped). Whether the person
-/// is in claims.
-pub(crate) async fn check_condition(
-    state: &AppState,
-    grant: &GrantRecord,
-    address: Option<IpAddr>,
-) -> Result<bool, ApiError> {
-    let Some(network) = &grant.network else {
-        return Ok(true);
-    };
-    let (read, phone_home) = read_phone(state, grant.tenant_id, network.phone_thing_id).await?;
-    let same = match read {
-        PhoneRead::NoSignal(_) => same_address(state, grant, phone_home, address).await?,
-        _ => None,
-    };
-    let presence = decide(&read, same);
-    let now = state.clock.now();
-    let next = GrantRecord {
-        network: Some(GrantNetwork {
-            checked_at: Some(now),
-            met: Some(presence.met),
-            last_seen: if presence.met {
-                Some(now)
-            } else {
-                network.last_seen
-            },
-            ..network.clone()
-        }),
-        ..grant.clone()
-    };
-    if let Err(e) = alyt_store::repo::members::Members(&*state.store)
-        .change(grant, &next, vec![])
-        .await
-    {
-        tracing::debug!(error = %e, "the network check's outcome was not stored");
-    }
-    tracing::info!(client = %grant.client_id, user = %grant.user_id, met = presence.met, signal = ?presence.signal, "network condition checked");
-    Ok(presence.met)
-}
+pub use alyt_app::presence::is_phone;
+pub(crate) use alyt_app::presence::{
+    check_condition, checked_network, household_phones, read_phone,
+};
 
 /// A phone the home network watches.
 #[derive(Debug, Serialize, ToSchema)]
