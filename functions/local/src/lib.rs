@@ -419,6 +419,10 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         store.clone(),
         clock.clone(),
         EventLog::new(store.clone(), clock.clone()),
+        Arc::new(alyt_security::HomeSecurity::new(
+            store.clone(),
+            clock.clone(),
+        )),
     )
     .counting_in(meter.clone());
     let flushing = meter.clone();
