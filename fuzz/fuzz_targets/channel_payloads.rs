@@ -1,10 +1,11 @@
 //! Device traffic: the topic a message came on and its payload, as the
 //! ingest sees them from the broker. The first byte picks the channel, the
-//! rest is the payload. Never panics; what decodes re-encodes to something
-//! that decodes to the same message.
+//! rest is the payload. Never panics (nor does reading what an event tells
+//! home security); what decodes re-encodes to something that decodes to the
+//! same message.
 #![no_main]
 
-use alyt_device::channels::{decode_any, encode};
+use alyt_device::channels::{ChannelMessage, SecurityEvent, decode_any, encode};
 use alyt_device::topic::{Channel, parse_topic};
 use libfuzzer_sys::fuzz_target;
 
@@ -13,6 +14,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let channel = Channel::ALL[usize::from(pick) % Channel::ALL.len()];
+    if let Ok(ChannelMessage::Event(fields)) = decode_any(channel, payload) {
+        let _ = SecurityEvent::of(&fields);
+    }
     if let Ok(message) = decode_any(channel, payload)
         && let Ok(bytes) = encode(&message)
     {

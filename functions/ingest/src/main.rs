@@ -7,6 +7,7 @@ use alyt_aws::DynamoStore;
 use alyt_device::ingest::Ingest;
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::EventLog;
+use alyt_security::HomeSecurity;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
@@ -17,7 +18,8 @@ async fn main() -> Result<(), Error> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
     let events = EventLog::new(store.clone(), clock.clone());
-    let ingest = Ingest::new(store, clock, events);
+    let security = Arc::new(HomeSecurity::new(store.clone(), clock.clone()));
+    let ingest = Ingest::new(store, clock, events, security);
     alyt_aws::lambda::keep_flushing(ingest.meter().usage().clone()).await;
     // The dropped-messages metric's dimension.
     let stage = std::env::var("ALYT_STAGE").unwrap_or_else(|_| "local".into());

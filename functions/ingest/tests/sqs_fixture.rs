@@ -14,6 +14,7 @@ use alyt_device::ingest::Ingest;
 use alyt_domain::device::{DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel, Lenient};
 use alyt_domain::{Clock, ManualClock, SystemClock};
 use alyt_events::{EventKind, EventLog};
+use alyt_security::HomeSecurity;
 use alyt_store::Store;
 use alyt_store::repo::devices::{DeviceRecord, device_item, device_key};
 use alyt_store::repo::history::{History, Range};
@@ -71,7 +72,12 @@ async fn the_batch_applies_once_and_drops_what_cannot_be_read() {
         .await
         .unwrap();
     let events = EventLog::new(store.clone(), clock.clone());
-    let ingest = Ingest::new(store.clone(), clock.clone(), events.clone());
+    let ingest = Ingest::new(
+        store.clone(),
+        clock.clone(),
+        events.clone(),
+        Arc::new(HomeSecurity::new(store.clone(), clock.clone())),
+    );
 
     let response = handle_batch(&ingest, batch()).await;
     assert!(
@@ -121,7 +127,12 @@ async fn store_failures_are_returned_for_retry() {
         .await
         .unwrap();
     let events = EventLog::new(store.clone(), clock.clone());
-    let ingest = Ingest::new(store.clone(), clock, events);
+    let ingest = Ingest::new(
+        store.clone(),
+        clock.clone(),
+        events,
+        Arc::new(HomeSecurity::new(store.clone(), clock)),
+    );
     let response = handle_batch(&ingest, batch()).await;
     let failed: Vec<&str> = response
         .batch_item_failures
@@ -145,7 +156,12 @@ async fn messages_that_can_never_be_stored_are_dropped_and_counted_and_the_next_
         .await
         .unwrap();
     let events = EventLog::new(store.clone(), clock.clone());
-    let ingest = Ingest::new(store.clone(), clock.clone(), events);
+    let ingest = Ingest::new(
+        store.clone(),
+        clock.clone(),
+        events,
+        Arc::new(HomeSecurity::new(store.clone(), clock.clone())),
+    );
 
     // sqs-p1: 100 readings; sqs-p2: a value past DynamoDB's number range;
     // sqs-p3: one good reading.
@@ -190,7 +206,12 @@ async fn what_a_batch_dropped_is_counted_by_reason_as_the_dropped_messages_metri
         .await
         .unwrap();
     let events = EventLog::new(store.clone(), clock.clone());
-    let ingest = Ingest::new(store.clone(), clock.clone(), events);
+    let ingest = Ingest::new(
+        store.clone(),
+        clock.clone(),
+        events,
+        Arc::new(HomeSecurity::new(store.clone(), clock.clone())),
+    );
 
     // One unreadable body and one payload its schema refuses.
     let (_, dropped) = handle_batch_counting(&ingest, batch()).await;

@@ -72,7 +72,7 @@ pub struct Config {
     /// appended to, one JSON line `{ method, path, status, calls }`
     /// (`bench/store-calls` runs the test suite with it and writes the table
     /// of every operation, docs/STORE_CALLS.md). Unset by default; read by
-    /// [`Config::for_tests`] too.
+    /// `Config::for_tests` too.
     pub store_calls_log: Option<PathBuf>,
     /// How often the heartbeat sweep runs
     /// ([`alyt_device::liveness_sweep::SWEEP_INTERVAL`]; tests shorten it).
@@ -206,6 +206,7 @@ impl Config {
     }
 
     /// Free ports on loopback and the given data directory; for tests.
+    #[cfg(feature = "test-support")]
     pub fn for_tests(data_dir: PathBuf) -> Self {
         Self {
             http_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -418,6 +419,10 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         store.clone(),
         clock.clone(),
         EventLog::new(store.clone(), clock.clone()),
+        Arc::new(alyt_security::HomeSecurity::new(
+            store.clone(),
+            clock.clone(),
+        )),
     )
     .counting_in(meter.clone());
     let flushing = meter.clone();

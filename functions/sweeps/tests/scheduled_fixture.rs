@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use alyt_device::ingest::Ingest;
+use alyt_device::ingest::{Ingest, NoSecurity};
 use alyt_device::liveness_sweep::LivenessSweep;
 use alyt_device::{
     Channel, DeviceIdentity, DevicePublisher, InboundMessage, NoPublisher, PublishError,
@@ -95,7 +95,12 @@ async fn the_scheduled_sweep_marks_a_silent_device_offline_once() {
         .await
         .unwrap();
     // A status report brings it online through the real ingest.
-    let ingest = Ingest::new(store.clone(), clock.clone(), events.clone());
+    let ingest = Ingest::new(
+        store.clone(),
+        clock.clone(),
+        events.clone(),
+        Arc::new(NoSecurity),
+    );
     ingest
         .handle(&InboundMessage {
             message_id: "m-1".into(),

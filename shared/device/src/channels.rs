@@ -14,7 +14,7 @@
 //! |---|---|
 //! | `status` | free-form object; an optional `features` must be an array of at most 64 strings of 1-64 characters ([`StatusReport`]) |
 //! | `telemetry` | `{ metric (1-64), value: number\|null, payload: object\|null }`, all three present, or `{ metrics: { name (1-64): number } }` with at most [`MAX_METRICS`] names ([`Telemetry`]) |
-//! | `events`, `alerts` | free-form object |
+//! | `events`, `alerts` | free-form object (what an event tells home security: [`SecurityEvent`]) |
 //! | `commands` | `{ commandId: decimal string, command (1-64), payload: object\|null }`, all three present ([`CommandMessage`]) |
 //! | `response` | `{ commandId: decimal string, command (1-64), status (1-32) }` ([`CommandResponse`]) |
 //! | `availability` | `online`/`offline` as bare bytes (surrounding ASCII whitespace ignored) or a JSON string, or `{ status: "online"\|"offline" }` ([`Availability`]) |
@@ -45,6 +45,9 @@ use alyt_domain::device::{
 use serde_json::{Map, Value, json};
 
 use crate::topic::Channel;
+
+pub mod security;
+pub use security::SecurityEvent;
 
 /// The largest payload accepted on any channel: 128 KiB.
 pub const MAX_PAYLOAD_BYTES: usize = 128 * 1024;

@@ -11,7 +11,10 @@
 //! Channels: status (reported payload, features, lastSeen, back online),
 //! availability (online; offline and the last will: OFFLINE 'last-will'),
 //! telemetry (time series points, device.telemetry), events (the device
-//! log), alerts (the device log, a tenant notification and
+//! log, and what the event tells the home's security, handed to the
+//! [`SecurityFeed`] port with the device as read for the message: a
+//! detection before the transaction, a lock's move or a hub's report after
+//! it), alerts (the device log, a tenant notification and
 //! notification.raised) and command responses (the command row answered,
 //! command.result; a duplicate or an unknown commandId changes nothing).
 //! Every report but an offline one counts as hearing from the device.
@@ -38,6 +41,9 @@ use alyt_domain::device::{
 };
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_domain::notification::alert_text;
+use alyt_domain::security::Signal;
+use alyt_domain::security::hub::HubReport;
+use alyt_domain::security::machine::LockEvent;
 use alyt_events::{EventLog, PlatformEvent};
 use alyt_store::repo::commands::{Commands, StoredCommand, transition_write};
 use alyt_store::repo::devices::{
@@ -48,17 +54,19 @@ use alyt_store::repo::messages::{PublishedRecord, dedupe_guard, last_published, 
 use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
 use alyt_store::repo::tenancy::{HomeAddressRecord, home_address_write};
 use alyt_store::{Condition, Durability, Item, Key, Store, StoreError, TxWrite};
+use async_trait::async_trait;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::channels::{
-    Availability, ChannelMessage, CommandResponse, JsonObject, StatusReport, Telemetry,
-    decode_inbound,
+    Availability, ChannelMessage, CommandResponse, JsonObject, SecurityEvent, StatusReport,
+    Telemetry, decode_inbound,
 };
 use crate::meter::MessageMeter;
 use crate::pairing::{ChildPairing, child_pairing};
 use crate::plane::{InboundMessage, publish_digest};
+use crate::topic::DeviceIdentity;
 
 pub use alyt_store::repo::history::TELEMETRY_RETENTION_DAYS;
 /// Attempts when a concurrent change to the same device wins the race.
@@ -108,11 +116,78 @@ impl IngestStats {
     }
 }
 
+/// Where ingest hands what devices' `events` tell their home's security
+/// ([`SecurityEvent`], read from the event's fields), with the device as
+/// the message's own path read it. alyt-security's `HomeSecurity` is the
+/// platform's; [`NoSecurity`] hears nothing. What is a detector, a lock or
+/// a home's hub, and what follows, is security's to decide.
+#[async_trait]
+pub trait SecurityFeed: Send + Sync {
+    /// A detection by `device`, before the message's own transaction, once
+    /// per handling. An error fails the message, which comes again: the
+    /// event id makes a repeat count once.
+    async fn detected(&self, device: &DeviceRecord, detection: Detection)
+    -> Result<(), StoreError>;
+
+    /// A lock's move, once the message's transaction made it (once).
+    async fn lock_moved(&self, device: &DeviceRecord, action: LockEvent) -> Result<(), StoreError>;
+
+    /// A hub's report, once the message's transaction made it; `hub` is
+    /// who sent it (its home as its credential names it).
+    async fn hub_reported(&self, hub: DeviceIdentity, report: HubReport) -> Result<(), StoreError>;
+}
+
+/// A detection as home security takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detection {
+    pub signal: Signal,
+    /// Stable across repeats: the device's own event id (scoped to the
+    /// device), else the message's id.
+    pub event_id: String,
+    /// When it happened: as the device said, else when the message arrived.
+    pub occurred_at: OffsetDateTime,
+}
+
+/// A [`SecurityFeed`] that hears nothing (ingest where no home security
+/// runs, e.g. tests of the device plane alone).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoSecurity;
+
+#[async_trait]
+impl SecurityFeed for NoSecurity {
+    async fn detected(&self, _: &DeviceRecord, _: Detection) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn lock_moved(&self, _: &DeviceRecord, _: LockEvent) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn hub_reported(&self, _: DeviceIdentity, _: HubReport) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// Why a message was not applied: its own reads and writes failed (an
+/// invalid one drops it as [`UNSTORABLE`]), or home security could not take
+/// its detection (always worth a retry, never dropped).
+enum NotApplied {
+    Store(StoreError),
+    Security(StoreError),
+}
+
+impl From<StoreError> for NotApplied {
+    fn from(e: StoreError) -> Self {
+        Self::Store(e)
+    }
+}
+
 #[derive(Clone)]
 pub struct Ingest {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     events: EventLog,
+    security: Arc<dyn SecurityFeed>,
     meter: MessageMeter,
     stats: Arc<IngestStats>,
     /// Each device's latest stored publishes as last committed (local
@@ -129,12 +204,20 @@ fn device_key(tenant: TenantId, id: DeviceId) -> Key {
 }
 
 impl Ingest {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, events: EventLog) -> Self {
+    /// Ingest over `store`, handing what device events tell home security to
+    /// `security` ([`NoSecurity`] where none runs).
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        events: EventLog,
+        security: Arc<dyn SecurityFeed>,
+    ) -> Self {
         Self {
             meter: MessageMeter::new(store.clone(), clock.clone()),
             store,
             clock,
             events,
+            security,
             stats: Arc::default(),
             published: Arc::default(),
         }
@@ -185,15 +268,13 @@ impl Ingest {
         if stripped > 0 {
             tracing::debug!(topic = %message.topic, stripped, "values never stored left out");
         }
-        if let ChannelMessage::Event(fields) = &decoded {
-            // Before the message's own transaction: a detection is
-            // deduplicated by its event id, so a redelivery after a fault
-            // is recorded once, and none is lost.
-            self.security_detection(message, fields).await?;
-        }
-        let outcome = match self.apply(message, &decoded).await {
+        let security = match &decoded {
+            ChannelMessage::Event(fields) => SecurityEvent::of(fields),
+            _ => None,
+        };
+        let outcome = match self.apply(message, &decoded, security.as_ref()).await {
             Ok(outcome) => outcome,
-            Err(StoreError::Invalid(detail)) => {
+            Err(NotApplied::Store(StoreError::Invalid(detail))) => {
                 self.count_rejected(UNSTORABLE);
                 tracing::warn!(
                     topic = %message.topic,
@@ -203,15 +284,8 @@ impl Ingest {
                 );
                 return Ok(Outcome::Rejected(UNSTORABLE));
             }
-            Err(e) => return Err(e),
+            Err(NotApplied::Store(e) | NotApplied::Security(e)) => return Err(e),
         };
-        if let (Outcome::Applied, ChannelMessage::Event(fields)) = (&outcome, &decoded) {
-            // After the message's own transaction, which made it once: a
-            // lock's move must never act twice (a redelivered keypad unlock
-            // must not disarm a home armed again since).
-            self.security_lock_move(message, fields).await;
-            self.security_hub_report(message, fields).await;
-        }
         match outcome {
             Outcome::Applied => self.stats.applied.fetch_add(1, Ordering::Relaxed),
             Outcome::Duplicate => self.stats.duplicates.fetch_add(1, Ordering::Relaxed),
@@ -276,210 +350,54 @@ impl Ingest {
         self.published.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A device event that is a detection (`{ type: motion|contact|
-    /// vibration, value?, id?, at? }`: `value` false is the end of one,
-    /// `id` the device's own event id, else the message's; `at` when it
-    /// happened, else when it arrived) goes to its home's security, when the
-    /// device is a detector of that kind in a home.
-    async fn security_detection(
+    /// Hands a detection to the home's security before the message's own
+    /// transaction (once per handling): a detection is deduplicated by its
+    /// event id (the device's own, else the message's), so a redelivery
+    /// after a fault is recorded once, and a failure fails the message, so
+    /// none is lost.
+    async fn detected(
         &self,
         message: &InboundMessage,
-        fields: &serde_json::Map<String, serde_json::Value>,
+        device: &DeviceRecord,
+        event: &SecurityEvent,
     ) -> Result<(), StoreError> {
-        use alyt_domain::security::{Signal, SignalRef};
-        let signal = match fields.get("type").and_then(|t| t.as_str()) {
-            Some("motion") => Signal::Motion,
-            Some("contact" | "door" | "open") => Signal::Contact,
-            Some("vibration") => Signal::Vibration,
-            _ => return Ok(()),
-        };
-        if fields.get("value").and_then(|v| v.as_bool()) == Some(false) {
-            return Ok(());
-        }
-        let tenant = message.identity.tenant_id;
-        let Some(device) = self
-            .store
-            .get(&device_key(tenant, message.identity.device_id))
-            .await?
-            .map(|i| i.to_record::<DeviceRecord>())
-            .transpose()?
-            .filter(|d| d.deleted_at.is_none())
-        else {
+        let SecurityEvent::Detection { signal, id, at } = event else {
             return Ok(());
         };
-        let families = alyt_domain::security::enrolment::families(
-            &device.known_capabilities(),
-            &device.features,
-        );
-        let (Some(property), true) = (device.property_id, families.signals.contains(&signal))
-        else {
-            return Ok(());
-        };
-        let Some(home) = alyt_store::repo::tenancy::Tenancy(&*self.store)
-            .property(tenant, property)
-            .await?
-        else {
-            return Ok(());
-        };
-        let event_id = match fields.get("id").and_then(|v| v.as_str()) {
-            Some(id) if !id.is_empty() && id.len() <= 128 => format!("{}:{id}", device.id),
-            _ => message.message_id.clone(),
-        };
-        let occurred_at = fields
-            .get("at")
-            .and_then(|v| v.as_str())
-            .and_then(|t| {
-                OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339).ok()
-            })
-            .unwrap_or(message.received_at);
-        let signal_ref = SignalRef {
-            thing_id: device.id.0,
-            signal,
-        };
-        let security = alyt_security::HomeSecurity::new(self.store.clone(), self.clock.clone());
-        match security
-            .detect(
-                &home,
-                signal_ref,
-                signal == Signal::Contact,
-                &event_id,
-                occurred_at,
-            )
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(alyt_security::KeepError::Store(e)) => Err(e),
-            Err(alyt_security::KeepError::Busy) => Err(StoreError::Unavailable(
-                "the home's security kept changing".into(),
-            )),
-        }
-    }
-
-    /// A lock device's move (`{ type: lock, action: keypad-unlock|
-    /// inside-unlock|ambiguous-unlock|outside-key|remote-unlock|failed-code|
-    /// keypad-lock }`) goes to its home's security; keypad moves count only
-    /// from a lock registered (or paired) with a keypad, and a keypad
-    /// disarm is kept with the device as its source. Best effort: logged
-    /// when it fails.
-    async fn security_lock_move(
-        &self,
-        message: &InboundMessage,
-        fields: &serde_json::Map<String, serde_json::Value>,
-    ) {
-        use alyt_domain::security::machine::LockEvent;
-        if fields.get("type").and_then(|t| t.as_str()) != Some("lock") {
-            return;
-        }
-        let Some(action) = fields
-            .get("action")
-            .and_then(|a| serde_json::from_value::<LockEvent>(a.clone()).ok())
-        else {
-            return;
-        };
-        let tenant = message.identity.tenant_id;
-        let found = async {
-            let device = self
-                .store
-                .get(&device_key(tenant, message.identity.device_id))
-                .await?
-                .map(|i| i.to_record::<DeviceRecord>())
-                .transpose()?;
-            let Some(device) = device.filter(|d| d.deleted_at.is_none()) else {
-                return Ok(None);
-            };
-            let Some(property) = device.property_id else {
-                return Ok(None);
-            };
-            let home = alyt_store::repo::tenancy::Tenancy(&*self.store)
-                .property(tenant, property)
-                .await?;
-            Ok::<_, StoreError>(home.map(|h| (device, h)))
-        };
-        let (device, home) = match found.await {
-            Ok(Some(found)) => found,
-            Ok(None) => return,
-            Err(e) => {
-                tracing::warn!(error = %e, "a lock's move could not be read");
-                return;
-            }
-        };
-        let families = alyt_domain::security::enrolment::families(
-            &device.known_capabilities(),
-            &device.features,
-        );
-        let keypad_move = matches!(action, LockEvent::KeypadUnlock | LockEvent::KeypadLock);
-        if !families.lock || (keypad_move && !families.keypad) {
-            return;
-        }
-        let security = alyt_security::HomeSecurity::new(self.store.clone(), self.clock.clone());
-        let source = alyt_domain::security::LockSource::Device {
-            device_id: device.id.0,
-        };
-        if let Err(e) = security
-            .lock_event(&home, device.id.0, &source, action)
-            .await
-        {
-            tracing::warn!(device = %device.id, error = %e, "a lock's move could not be recorded");
-        }
-    }
-
-    /// A hub's `security.config` (`{ revision, digest }`: the configuration
-    /// it applied) or `security.state` (`{ generation, mode, ready }`)
-    /// event goes to its home's security. Best effort: logged.
-    async fn security_hub_report(
-        &self,
-        message: &InboundMessage,
-        fields: &serde_json::Map<String, serde_json::Value>,
-    ) {
-        use alyt_domain::security::hub::{CONFIG_EVENT, STATE_EVENT};
-        use alyt_security::HubReport;
-        let kind = fields.get("type").and_then(|t| t.as_str());
-        let number = |key: &str| fields.get(key).and_then(serde_json::Value::as_u64);
-        let report = match kind {
-            Some(CONFIG_EVENT) => match (
-                number("revision"),
-                fields.get("digest").and_then(|d| d.as_str()),
-            ) {
-                (Some(revision), Some(digest)) => HubReport::Config {
-                    revision,
-                    digest: digest.to_owned(),
-                },
-                _ => return,
+        let detection = Detection {
+            signal: *signal,
+            event_id: match id {
+                Some(id) => format!("{}:{id}", device.id),
+                None => message.message_id.clone(),
             },
-            Some(STATE_EVENT) => {
-                let mode = fields
-                    .get("mode")
-                    .and_then(|m| serde_json::from_value(m.clone()).ok());
-                let ready = fields.get("ready").and_then(serde_json::Value::as_bool);
-                match (number("generation"), mode, ready) {
-                    (Some(generation), Some(mode), Some(ready)) => HubReport::State {
-                        generation,
-                        mode,
-                        ready,
-                    },
-                    _ => return,
+            occurred_at: at.unwrap_or(message.received_at),
+        };
+        self.security.detected(device, detection).await
+    }
+
+    /// Hands a lock's move or a hub's report to the home's security once
+    /// the message's own transaction made it once: a move must never act
+    /// twice (a redelivered keypad unlock must not disarm a home armed
+    /// again since). Best effort: a failure is logged.
+    async fn after_applied(
+        &self,
+        message: &InboundMessage,
+        device: &DeviceRecord,
+        event: &SecurityEvent,
+    ) {
+        match event {
+            SecurityEvent::Detection { .. } => {}
+            SecurityEvent::LockMove(action) => {
+                if let Err(e) = self.security.lock_moved(device, *action).await {
+                    tracing::warn!(device = %device.id, error = %e, "a lock's move could not be recorded");
                 }
             }
-            _ => return,
-        };
-        let identity = &message.identity;
-        let home = match alyt_store::repo::tenancy::Tenancy(&*self.store)
-            .property(identity.tenant_id, identity.property_id)
-            .await
-        {
-            Ok(Some(home)) => home,
-            Ok(None) => return,
-            Err(e) => {
-                tracing::warn!(error = %e, "a hub's report could not be read");
-                return;
+            SecurityEvent::Hub(report) => {
+                let hub = message.identity;
+                if let Err(e) = self.security.hub_reported(hub, report.clone()).await {
+                    tracing::warn!(device = %hub.device_id, error = %e, "a hub's report could not be recorded");
+                }
             }
-        };
-        let security = alyt_security::HomeSecurity::new(self.store.clone(), self.clock.clone());
-        if let Err(e) = security
-            .hub_report(&home, identity.device_id.0, report)
-            .await
-        {
-            tracing::warn!(device = %identity.device_id, error = %e, "a hub's report could not be recorded");
         }
     }
 
@@ -493,14 +411,19 @@ impl Ingest {
             .or_default() += 1;
     }
 
+    /// Applies the message (again from the read when its device moved
+    /// first), handing what it tells home security to [`SecurityFeed`]
+    /// with the device as read here.
     async fn apply(
         &self,
         message: &InboundMessage,
         decoded: &ChannelMessage,
-    ) -> Result<Outcome, StoreError> {
+        security: Option<&SecurityEvent>,
+    ) -> Result<Outcome, NotApplied> {
         let tenant = message.identity.tenant_id;
         let device_id = message.identity.device_id;
         let mut metered = false;
+        let mut detected = false;
         for _ in 0..ATTEMPTS {
             let Some(device) = self
                 .store
@@ -512,6 +435,12 @@ impl Ingest {
             else {
                 return Ok(Outcome::UnknownDevice);
             };
+            if let (Some(event), false) = (security, detected) {
+                self.detected(message, &device, event)
+                    .await
+                    .map_err(NotApplied::Security)?;
+                detected = true;
+            }
             if device.is_virtual && !metered {
                 if !self.meter.admit(device.tenant_id).await? {
                     // Dropped for good: read back from the inbox after a
@@ -565,6 +494,9 @@ impl Ingest {
                     if let Some(record) = published {
                         self.remember_published(device.id, record);
                     }
+                    if let Some(event) = security {
+                        self.after_applied(message, &device, event).await;
+                    }
                     return Ok(Outcome::Applied);
                 }
                 Err(StoreError::TransactionCanceled { reasons }) => {
@@ -575,12 +507,13 @@ impl Ingest {
                     // The device changed under us (another message): read again.
                     continue;
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         }
         Err(StoreError::Unavailable(
             "the device kept changing while this message was applied".into(),
-        ))
+        )
+        .into())
     }
 
     /// The child a hub's event pairs, when the event is a usable pairing

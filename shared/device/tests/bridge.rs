@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use alyt_device::bridge::{SweepReport, send_new, sweep};
-use alyt_device::ingest::{Ingest, Outcome};
+use alyt_device::ingest::{Ingest, NoSecurity, Outcome};
 use alyt_device::{Channel, DeviceIdentity, DevicePublisher, InboundMessage, PublishError};
 use alyt_domain::device::{
     AcceptedCommand, CommandEvent, CommandId, CommandRow, CommandState,
@@ -267,7 +267,12 @@ async fn a_response_answers_the_row_once_with_command_result() {
     let d = device(Some(PropertyId::new()));
     let row = w.add(&d).await;
     w.sweep().await;
-    let ingest = Ingest::new(w.store.clone(), w.clock.clone(), w.events.clone());
+    let ingest = Ingest::new(
+        w.store.clone(),
+        w.clock.clone(),
+        w.events.clone(),
+        Arc::new(NoSecurity),
+    );
     let message = |id: &str, body: &str| InboundMessage {
         message_id: id.into(),
         identity: DeviceIdentity::new(d.tenant_id, d.property_id.unwrap(), d.id),

@@ -1,22 +1,26 @@
 //! The ingest pipeline on the embedded store with a clock the test moves.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use alyt_device::ingest::{Ingest, Outcome};
+use alyt_device::ingest::{Detection, Ingest, NoSecurity, Outcome, SecurityFeed};
 use alyt_device::{Channel, DeviceIdentity, InboundMessage, PublishPacket};
 use alyt_domain::device::{
     DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
     Lenient,
 };
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
+use alyt_domain::security::hub::HubReport;
+use alyt_domain::security::machine::LockEvent;
 use alyt_domain::{Clock, ManualClock};
 use alyt_events::{EventKind, EventLog};
 use alyt_store::conformance::start_time;
+use alyt_store::counting::CountingStore;
 use alyt_store::repo::devices::{DeviceRecord, device_item, device_key, reported_key};
 use alyt_store::repo::messages::PUBLISHED_KEPT;
 use alyt_store::sqlite::SqliteStore;
-use alyt_store::{Query, Store};
+use alyt_store::{Query, Store, StoreError};
+use async_trait::async_trait;
 use bytes::Bytes;
 use time::Duration;
 
@@ -32,7 +36,12 @@ async fn world() -> World {
     let clock = Arc::new(ManualClock::new(start_time()));
     let store = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
     let events = EventLog::new(store.clone(), clock.clone());
-    let ingest = Ingest::new(store.clone(), clock.clone(), events.clone());
+    let ingest = Ingest::new(
+        store.clone(),
+        clock.clone(),
+        events.clone(),
+        Arc::new(NoSecurity),
+    );
     let device = DeviceRecord {
         id: DeviceId::new(),
         tenant_id: TenantId::new(),
@@ -300,6 +309,7 @@ async fn a_publish_stored_before_a_restart_is_not_stored_again_when_resent() {
         w.store.clone(),
         w.clock.clone(),
         EventLog::new(w.store.clone(), w.clock.clone()),
+        Arc::new(NoSecurity),
     );
     for (packet, watts) in [(20, 20), (21, 21), (22, 22)] {
         assert_eq!(
@@ -674,4 +684,170 @@ async fn a_hub_coming_online_records_its_homes_address() {
             .unwrap()
             .contains("203.0.113.7")
     );
+}
+
+/// What ingest hands home security, in order; detections fail while
+/// `refuse` says how (an invalid request, or the store unavailable).
+#[derive(Default)]
+struct Feed {
+    heard: Mutex<Vec<String>>,
+    refuse: Mutex<Option<bool>>,
+}
+
+impl Feed {
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.heard.lock().unwrap())
+    }
+}
+
+#[async_trait]
+impl SecurityFeed for Feed {
+    async fn detected(&self, device: &DeviceRecord, d: Detection) -> Result<(), StoreError> {
+        if let Some(invalid) = *self.refuse.lock().unwrap() {
+            return Err(if invalid {
+                StoreError::Invalid("too big".into())
+            } else {
+                StoreError::Unavailable("security is down".into())
+            });
+        }
+        let heard = format!(
+            "{} {:?} {} {}",
+            device.id, d.signal, d.event_id, d.occurred_at
+        );
+        self.heard.lock().unwrap().push(heard);
+        Ok(())
+    }
+
+    async fn lock_moved(&self, device: &DeviceRecord, action: LockEvent) -> Result<(), StoreError> {
+        let heard = format!("{} {action:?}", device.id);
+        self.heard.lock().unwrap().push(heard);
+        Ok(())
+    }
+
+    async fn hub_reported(&self, hub: DeviceIdentity, report: HubReport) -> Result<(), StoreError> {
+        let heard = format!("{} {} {report:?}", hub.property_id, hub.device_id);
+        self.heard.lock().unwrap().push(heard);
+        Ok(())
+    }
+}
+
+fn feeding(w: &World) -> (Ingest, Arc<Feed>, Arc<CountingStore<Arc<SqliteStore>>>) {
+    let feed = Arc::new(Feed::default());
+    let counted = Arc::new(CountingStore::new(w.store.clone()));
+    let ingest = Ingest::new(
+        counted.clone(),
+        w.clock.clone(),
+        w.events.clone(),
+        feed.clone(),
+    );
+    (ingest, feed, counted)
+}
+
+#[tokio::test]
+async fn what_an_event_tells_home_security_is_handed_over_with_the_device_read_once() {
+    let w = world().await;
+    let (ingest, feed, counted) = feeding(&w);
+    let id = w.device.id;
+
+    // A detection: before the transaction, with the device's own event id
+    // and time; the device is read once for the whole message.
+    let motion = w.message(
+        Channel::Events,
+        r#"{"type":"motion","id":"e-1","at":"2026-06-01T11:59:00Z"}"#,
+    );
+    counted.take();
+    assert_eq!(ingest.handle(&motion).await.unwrap(), Outcome::Applied);
+    assert_eq!(
+        counted.take().get("get"),
+        Some(&1),
+        "one read of the device"
+    );
+    assert_eq!(
+        feed.take(),
+        [format!(
+            "{id} Motion {id}:e-1 {}",
+            time::macros::datetime!(2026-06-01 11:59 UTC)
+        )]
+    );
+    // Handed again when it comes again (security keeps it once by its id).
+    assert_eq!(ingest.handle(&motion).await.unwrap(), Outcome::Duplicate);
+    assert_eq!(feed.take().len(), 1);
+    // Without an id of its own: the message's id and arrival.
+    let plain = w.message(Channel::Events, r#"{"type":"door","id":""}"#);
+    ingest.handle(&plain).await.unwrap();
+    assert_eq!(
+        feed.take(),
+        [format!(
+            "{id} Contact {} {}",
+            plain.message_id, plain.received_at
+        )]
+    );
+    // The end of a detection, and other events, tell nothing.
+    for payload in [
+        r#"{"type":"motion","value":false}"#,
+        r#"{"type":"lock","action":"picked"}"#,
+        r#"{"type":"button","pressed":true}"#,
+    ] {
+        ingest
+            .handle(&w.message(Channel::Events, payload))
+            .await
+            .unwrap();
+    }
+    assert_eq!(feed.take(), Vec::<String>::new());
+
+    // A lock's move: after the transaction, once however often it comes.
+    let unlock = w.message(
+        Channel::Events,
+        r#"{"type":"lock","action":"keypad-unlock"}"#,
+    );
+    counted.take();
+    assert_eq!(ingest.handle(&unlock).await.unwrap(), Outcome::Applied);
+    assert_eq!(
+        counted.take().get("get"),
+        Some(&1),
+        "one read of the device"
+    );
+    assert_eq!(ingest.handle(&unlock).await.unwrap(), Outcome::Duplicate);
+    assert_eq!(feed.take(), [format!("{id} KeypadUnlock")]);
+
+    // A hub's report, from the home its credential names.
+    let state = w.message(
+        Channel::Events,
+        r#"{"type":"security.state","generation":3,"mode":"away","ready":true}"#,
+    );
+    assert_eq!(ingest.handle(&state).await.unwrap(), Outcome::Applied);
+    assert_eq!(ingest.handle(&state).await.unwrap(), Outcome::Duplicate);
+    assert_eq!(
+        feed.take(),
+        [format!(
+            "{} {id} State {{ generation: 3, mode: Away, ready: true }}",
+            w.device.property_id.unwrap()
+        )]
+    );
+}
+
+#[tokio::test]
+async fn a_detection_security_cannot_take_fails_its_message_until_it_can() {
+    let w = world().await;
+    let (ingest, feed, _) = feeding(&w);
+    let motion = w.message(Channel::Events, r#"{"type":"vibration"}"#);
+    // Even a refusal retrying cannot help is the message's failure, not a
+    // message dropped as unstorable: the detection must not be lost.
+    for invalid in [false, true] {
+        *feed.refuse.lock().unwrap() = Some(invalid);
+        let failed = ingest.handle(&motion).await;
+        assert!(
+            matches!(
+                (invalid, &failed),
+                (true, Err(StoreError::Invalid(_))) | (false, Err(StoreError::Unavailable(_)))
+            ),
+            "{failed:?}"
+        );
+        assert_eq!(w.device().await.last_seen, None, "nothing applied");
+    }
+    assert!(ingest.stats().rejected().is_empty());
+    *feed.refuse.lock().unwrap() = None;
+    assert_eq!(ingest.handle(&motion).await.unwrap(), Outcome::Applied);
+    assert_eq!(feed.take().len(), 1);
+    assert_eq!(w.device().await.last_seen, Some(start_time()));
 }

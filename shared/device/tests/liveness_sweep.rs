@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use alyt_device::ingest::{Ingest, Outcome};
+use alyt_device::ingest::{Ingest, NoSecurity, Outcome};
 use alyt_device::liveness_sweep::{LivenessSweep, SweepReport};
 use alyt_device::{Channel, DeviceIdentity, InboundMessage};
 use alyt_domain::device::{DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel, Lenient};
@@ -88,7 +88,7 @@ async fn world() -> World {
         before_transact: Mutex::new(None),
     });
     let events = EventLog::new(inner.clone(), clock.clone());
-    let ingest = Ingest::new(inner, clock.clone(), events.clone());
+    let ingest = Ingest::new(inner, clock.clone(), events.clone(), Arc::new(NoSecurity));
     let sweep = LivenessSweep::new(store.clone(), clock.clone(), events.clone());
     World {
         store,

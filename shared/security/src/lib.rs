@@ -12,6 +12,9 @@
 //! * [`HomeSecurity::current`]: a home's security as of now (countdowns
 //!   that ended applied and stored).
 //! * [`HomeSecurity::detect`]: a detection event of one signal.
+//! * `impl SecurityFeed for HomeSecurity`: what ingest reads from device
+//!   events (detections, lock moves, hub reports), with the device as
+//!   ingest read it; only enrolled detectors and locks count.
 //! * [`HomeSecurity::sweep`]: every home whose countdown is due.
 //!
 //! An alarm opens an outputs job on the record ([`settle`]); the API's
@@ -21,6 +24,8 @@
 
 use std::sync::Arc;
 
+use alyt_device::DeviceIdentity;
+use alyt_device::ingest::{Detection, SecurityFeed};
 use alyt_domain::Clock;
 use alyt_domain::security::Mode;
 use alyt_domain::security::hub::{HubAck, HubProtection};
@@ -28,6 +33,7 @@ use alyt_domain::security::machine::{Effect, Incident, LockEvent, OffCause};
 use alyt_domain::security::outputs::OutputsJob;
 use alyt_domain::security::{KeypadDisarm, LockSource, Signal, SignalRef};
 use alyt_events::{EventLog, PlatformEvent};
+use alyt_store::repo::devices::DeviceRecord;
 use alyt_store::repo::integrations::EndpointRecord;
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::security::{
@@ -35,8 +41,13 @@ use alyt_store::repo::security::{
 };
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use alyt_store::{Store, StoreError, TxWrite};
+use async_trait::async_trait;
 use time::OffsetDateTime;
 use uuid::Uuid;
+
+/// What a hub reports (its `security.config` and `security.state` events):
+/// a domain type, which ingest reads from the hub's events.
+pub use alyt_domain::security::hub::HubReport;
 
 /// Attempts of a change against a record that keeps moving.
 const WRITE_ATTEMPTS: usize = 5;
@@ -58,20 +69,6 @@ pub struct SweepReport {
     pub due: u32,
     pub moved: u32,
     pub raced: u32,
-}
-
-/// What a hub reports (its `security.config` and `security.state` events).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HubReport {
-    Config {
-        revision: u64,
-        digest: String,
-    },
-    State {
-        generation: u64,
-        mode: Mode,
-        ready: bool,
-    },
 }
 
 /// A change in the making: the record as read (none: never stored), the
@@ -542,6 +539,101 @@ impl HomeSecurity {
             writes.extend(log.writes(home.tenant_id, events)?);
         }
         Ok(writes)
+    }
+}
+
+/// What device events tell a home's security, as ingest hands them over.
+#[async_trait]
+impl SecurityFeed for HomeSecurity {
+    /// Counts only from a detector of that signal in a home.
+    async fn detected(
+        &self,
+        device: &DeviceRecord,
+        detection: Detection,
+    ) -> Result<(), StoreError> {
+        let families = alyt_domain::security::enrolment::families(
+            &device.known_capabilities(),
+            &device.features,
+        );
+        let (Some(property), true) = (
+            device.property_id,
+            families.signals.contains(&detection.signal),
+        ) else {
+            return Ok(());
+        };
+        let Some(home) = Tenancy(&*self.store)
+            .property(device.tenant_id, property)
+            .await?
+        else {
+            return Ok(());
+        };
+        let signal = SignalRef {
+            thing_id: device.id.0,
+            signal: detection.signal,
+        };
+        let entry = detection.signal == Signal::Contact;
+        self.detect(
+            &home,
+            signal,
+            entry,
+            &detection.event_id,
+            detection.occurred_at,
+        )
+        .await
+        .map_err(retry_later)?;
+        Ok(())
+    }
+
+    /// Counts only from a lock in a home, and a keypad move only from a
+    /// lock registered (or paired) with a keypad; a keypad disarm is kept
+    /// with the device as its source.
+    async fn lock_moved(&self, device: &DeviceRecord, action: LockEvent) -> Result<(), StoreError> {
+        let Some(property) = device.property_id else {
+            return Ok(());
+        };
+        let Some(home) = Tenancy(&*self.store)
+            .property(device.tenant_id, property)
+            .await?
+        else {
+            return Ok(());
+        };
+        let families = alyt_domain::security::enrolment::families(
+            &device.known_capabilities(),
+            &device.features,
+        );
+        let keypad_move = matches!(action, LockEvent::KeypadUnlock | LockEvent::KeypadLock);
+        if !families.lock || (keypad_move && !families.keypad) {
+            return Ok(());
+        }
+        let source = LockSource::Device {
+            device_id: device.id.0,
+        };
+        self.lock_event(&home, device.id.0, &source, action)
+            .await
+            .map_err(retry_later)?;
+        Ok(())
+    }
+
+    /// Heard only from the home's assigned hub ([`HomeSecurity::hub_report`]).
+    async fn hub_reported(&self, hub: DeviceIdentity, report: HubReport) -> Result<(), StoreError> {
+        let Some(home) = Tenancy(&*self.store)
+            .property(hub.tenant_id, hub.property_id)
+            .await?
+        else {
+            return Ok(());
+        };
+        self.hub_report(&home, hub.device_id.0, report)
+            .await
+            .map_err(retry_later)
+    }
+}
+
+/// A store error for what could not be kept (a record that kept moving is
+/// worth another try).
+fn retry_later(e: KeepError) -> StoreError {
+    match e {
+        KeepError::Store(e) => e,
+        KeepError::Busy => StoreError::Unavailable("the home's security kept changing".into()),
     }
 }
 

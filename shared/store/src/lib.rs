@@ -5,10 +5,13 @@
 //! partition with sort-key conditions and pagination, queries on sparse secondary
 //! indexes, atomic multi-item transactions and TTL expiry. Two adapters implement it
 //! with the same semantics: `sqlite::SqliteStore` (embedded, local platform; feature
-//! `sqlite`) and the DynamoDB adapter in `alyt-aws`. [`conformance`] holds the one suite both must pass.
+//! `sqlite`) and the DynamoDB adapter in `alyt-aws`. `conformance` (feature
+//! `test-support`, for tests only) holds the one suite both must pass.
 
+#[cfg(feature = "test-support")]
 pub mod conformance;
 pub mod counting;
+#[cfg(feature = "test-support")]
 pub mod fixtures;
 pub mod meter;
 mod model;

@@ -370,6 +370,21 @@ pub struct Wanted {
     pub digest: Result<String, ConfigError>,
 }
 
+/// What a hub reports on its `events` channel: the configuration it applied
+/// (a [`CONFIG_EVENT`]) or its protection state (a [`STATE_EVENT`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HubReport {
+    Config {
+        revision: u64,
+        digest: String,
+    },
+    State {
+        generation: u64,
+        mode: Mode,
+        ready: bool,
+    },
+}
+
 /// What the hub acknowledged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
