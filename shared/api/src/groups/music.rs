@@ -50,7 +50,7 @@ use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantParam;
-use crate::groups::homes::endpoints::{Installed, connector_problem, installed};
+use alyt_app::endpoints::{Installed, connector_problem, installed};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
