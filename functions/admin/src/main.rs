@@ -35,7 +35,7 @@ async fn main() -> ExitCode {
     };
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = DynamoStore::from_env(table, clock.clone()).await;
-    let state = match alyt_aws::lambda::state_with(
+    let state = match alyt_lambda_http::state_with(
         Arc::new(store),
         clock,
         Arc::new(NoMailer),

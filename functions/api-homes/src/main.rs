@@ -2,5 +2,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    alyt_aws::lambda::run::<alyt_api::groups::hosted::Homes>().await
+    alyt_lambda_http::run::<alyt_api::groups::hosted::Homes>().await
 }

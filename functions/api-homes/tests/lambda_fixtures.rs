@@ -32,7 +32,7 @@ struct Answer {
 async fn through_lambda(group: Group, event: &str) -> Answer {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = alyt_aws::testing::fresh_table(clock.clone()).await;
-    let state = alyt_aws::lambda::state_with(
+    let state = alyt_lambda_http::state_with(
         Arc::new(store),
         clock,
         Arc::new(NoMailer),
@@ -41,7 +41,7 @@ async fn through_lambda(group: Group, event: &str) -> Answer {
     )
     .await
     .unwrap();
-    let router = alyt_aws::lambda::router(state, &[group]);
+    let router = alyt_lambda_http::router(state, &[group]);
     let mut handler = Adapter::from(router);
     let response = handler
         .call(LambdaEvent::new(fixture(event), Context::default()))

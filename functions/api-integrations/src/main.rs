@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    alyt_aws::lambda::run::<alyt_api::groups::hosted::Integrations>().await
+    alyt_lambda_http::run::<alyt_api::groups::hosted::Integrations>().await
 }

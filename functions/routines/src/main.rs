@@ -12,7 +12,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use alyt_api::groups::homes::routines::runner::{PASS_EVERY, RunnerReport, pass};
-use alyt_aws::lambda::{HostedConfig, hosted_state};
+use alyt_lambda_http::{DevicePlane, HostedConfig, hosted_state};
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 /// Kept free at the end of an invocation for the steps under way (a music
@@ -30,7 +30,9 @@ async fn main() -> Result<(), Error> {
             "the routine runner sends device commands: set the ALYT_IOT_* variables".into(),
         );
     }
-    let state = hosted_state(&config).await?;
+    let aws = alyt_aws::sdk_config().await;
+    let devices = DevicePlane::from_config(&config, &aws);
+    let state = hosted_state(&config, &aws, devices).await?;
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
         let state = &state;
         async move {

@@ -69,7 +69,7 @@ async fn two_instances_start_an_occurrence_once_and_finish_its_run() {
     Routines(&*store).create(&routine).await.unwrap();
 
     let instance = || async {
-        alyt_aws::lambda::state_with(
+        alyt_lambda_http::state_with(
             store.clone(),
             dyn_clock.clone(),
             Arc::new(NoMailer),

@@ -6,7 +6,7 @@
 //! [`alyt_api::groups::homes::live`], [`alyt_events::stream`]); here connections end a little before Lambda's
 //! 15-minute limit and clients resume with `Last-Event-ID`.
 
-use alyt_aws::lambda::{HostedConfig, RateCounts, hosted_state};
+use alyt_lambda_http::{DevicePlane, HostedConfig, RateCounts, hosted_state};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
@@ -20,6 +20,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     // Hosted events settings (the default): polling four times a second,
     // 14 min 45 s. This is the stream's own host ([`hosted_state`] leaves
     // the stream where it is; only the group functions point elsewhere).
-    let state = hosted_state(&config).await?;
+    let aws = alyt_aws::sdk_config().await;
+    let state = hosted_state(&config, &aws, DevicePlane::none()).await?;
     lambda_http::run_with_streaming_response(alyt_stream::app(state)).await
 }

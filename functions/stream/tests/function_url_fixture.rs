@@ -59,7 +59,7 @@ struct Hosted {
 async fn hosted() -> Hosted {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store: Arc<dyn Store> = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
-    let state = alyt_aws::lambda::state_with(
+    let state = alyt_lambda_http::state_with(
         store.clone(),
         clock.clone(),
         Arc::new(NoMailer),

@@ -395,35 +395,6 @@ impl DeviceCredentialIssuer for IotCredentials {
     }
 }
 
-/// A refusing issuer for hosted functions without the IoT configuration:
-/// a password would be useless there (IoT Core cannot check it), so a
-/// registration fails visibly instead.
-pub struct NoDeviceCredentials;
-
-#[async_trait]
-impl DeviceCredentialIssuer for NoDeviceCredentials {
-    async fn issue(
-        &self,
-        _tenant: TenantId,
-        _property: PropertyId,
-        _device: DeviceId,
-    ) -> Result<IssuedCredential, CredentialError> {
-        Err(CredentialError(
-            "this function has no IoT configuration and issues no device credentials".into(),
-        ))
-    }
-
-    async fn revoke(
-        &self,
-        _device: DeviceId,
-        _certificate_id: Option<&str>,
-    ) -> Result<(), CredentialError> {
-        Err(CredentialError(
-            "this function has no IoT configuration and cannot revoke device credentials".into(),
-        ))
-    }
-}
-
 fn code<E: ProvideErrorMetadata, R>(e: &SdkError<E, R>) -> Option<&str> {
     e.as_service_error().and_then(|s| s.code())
 }

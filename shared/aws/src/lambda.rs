@@ -2,15 +2,10 @@
 //! (the table, the IoT endpoints, the mail sender). Each part needs only the
 //! features of the clients it builds, so a worker links only the AWS SDK
 //! crates it calls. The group Lambdas' wiring (hosted state, router,
-//! `lambda_http::run`) is `group`, feature `http`.
+//! `lambda_http::run`) is alyt-lambda-http.
 
 #[cfg(any(feature = "iot-certs", feature = "iot-publish"))]
 use aws_config::SdkConfig;
-
-#[cfg(feature = "http")]
-mod group;
-#[cfg(feature = "http")]
-pub use group::*;
 
 /// The IoT policy attached to every device certificate (the stack's
 /// `DevicePolicy`).

@@ -1,7 +1,9 @@
 //! Hosted adapters: the DynamoDB store, IoT Core device certificates and
-//! command publishing, the SES mailer, the Turnstile bot check, and the glue
-//! every group Lambda shares. Each adapter is behind the feature of the AWS
-//! client it calls (see Cargo.toml), so a function links only those it uses.
+//! command publishing, SQS decoding into ingest, the SES mailer, and what
+//! every Lambda shares (`lambda`). Each adapter is behind the feature of the
+//! AWS client it calls (see Cargo.toml), so a function links only those it
+//! uses. The ports it implements are the store's, the device plane's and
+//! mail's; the HTTP layer's wiring is alyt-lambda-http, above this crate.
 
 #[cfg(feature = "dynamo")]
 mod codec;
@@ -20,16 +22,16 @@ pub mod mail;
 mod sdk;
 #[cfg(feature = "sqs")]
 pub mod sqs_ingest;
-#[cfg(feature = "http")]
-pub mod turnstile;
 
 #[cfg(feature = "test-support")]
 pub mod testing;
 
+#[cfg(feature = "sdk")]
+pub use aws_config::SdkConfig;
 #[cfg(feature = "dynamo")]
 pub use dynamo::{DynamoStore, ENDPOINT_ENV, create_table};
 #[cfg(feature = "iot-certs")]
-pub use iot::{IotCredentials, NoDeviceCredentials};
+pub use iot::IotCredentials;
 #[cfg(feature = "iot-publish")]
 pub use iot_publisher::IotDataPublisher;
 #[cfg(feature = "sdk")]

@@ -13,6 +13,11 @@ impl SesMailer {
     pub fn new(client: aws_sdk_sesv2::Client, from: String) -> Self {
         Self { client, from }
     }
+
+    /// SES on `aws` (the function's [`crate::sdk_config`]), sending as `from`.
+    pub fn from_config(aws: &aws_config::SdkConfig, from: String) -> Self {
+        Self::new(aws_sdk_sesv2::Client::new(aws), from)
+    }
 }
 
 fn content(text: &str) -> Result<Content, MailError> {

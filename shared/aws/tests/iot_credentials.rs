@@ -9,9 +9,9 @@
 //! (moto overwrites a thing of the same name where IoT Core refuses other
 //! attributes), so the undo that keeps a pre-existing thing is untested here.
 
-use alyt_api::ports::{DeviceCredentialIssuer, DeviceCredentials};
 use alyt_aws::iot::{PROPERTY_ATTRIBUTE, TENANT_ATTRIBUTE};
 use alyt_aws::{IotCredentials, IotDataPublisher};
+use alyt_device::credentials::{DeviceCredentialIssuer, DeviceCredentials};
 use alyt_device::{DeviceIdentity, DevicePublisher};
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
 use aws_sdk_iot::config::{BehaviorVersion, Credentials, Region};

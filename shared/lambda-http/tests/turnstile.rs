@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use alyt_api::ports::BotCheck;
-use alyt_aws::turnstile::Turnstile;
+use alyt_lambda_http::turnstile::Turnstile;
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};

@@ -1,16 +1,16 @@
 //! POST /v1/devices/register through the hosted state as a Lambda builds it
-//! from its environment (`HostedConfig::from_env` + `group_state`), with
-//! DynamoDB and IoT Core both on moto: the device gets an IoT certificate,
-//! never a password, and a command to it is published at once through the
-//! IoT data plane. The same state answers the event stream's path with 421
-//! naming `ALYT_STREAM_URL` (API Gateway cannot stream). Alone in its binary
-//! because it sets environment variables.
+//! from its environment (`HostedConfig::from_env`, `DevicePlane::from_config`,
+//! `group_state`), with DynamoDB and IoT Core both on moto: the device gets an
+//! IoT certificate, never a password, and a command to it is published at
+//! once through the IoT data plane. The same state answers the event stream's
+//! path with 421 naming `ALYT_STREAM_URL` (API Gateway cannot stream). Alone
+//! in its binary because it sets environment variables.
 
 use alyt_api::Group;
 use alyt_aws::lambda::{
-    HostedConfig, IOT_DATA_ENDPOINT_ENV, IOT_DATA_PLANE_URL_ENV, IOT_DEVICE_POLICY_ENV,
-    IOT_ENDPOINT_ENV, group_state, router,
+    IOT_DATA_ENDPOINT_ENV, IOT_DATA_PLANE_URL_ENV, IOT_DEVICE_POLICY_ENV, IOT_ENDPOINT_ENV,
 };
+use alyt_lambda_http::{DevicePlane, HostedConfig, group_state, router};
 use aws_sdk_iot::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_iot::types::CertificateStatus;
 use axum::body::Body;
@@ -91,7 +91,9 @@ async fn registering_a_device_on_the_hosted_state_issues_an_iot_certificate() {
     }
     let config = HostedConfig::from_env().unwrap();
     config.check_for(&[Group::Homes]).unwrap();
-    let state = group_state(&config).await.unwrap();
+    let aws = alyt_aws::sdk_config().await;
+    let devices = DevicePlane::from_config(&config, &aws);
+    let state = group_state(&config, &aws, devices).await.unwrap();
     let first = alyt_api::bootstrap::ensure_first_owner(
         &state,
         OWNER,

@@ -1,7 +1,12 @@
-//! The group Lambdas' wiring (feature `http`): the hosted state (DynamoDB,
-//! SES, Turnstile, IoT Core), the caller's address from API Gateway's request
-//! context, and `lambda_http::run`. A function's main.rs names its groups and
-//! calls [`run`].
+//! The group Lambdas' wiring: the hosted state from alyt-aws's adapters
+//! (DynamoDB, SES, Turnstile, and IoT Core where the group reaches devices),
+//! the caller's address from API Gateway's request context, and
+//! `lambda_http::run`. A function's main.rs names its group and calls
+//! [`run`]; its Cargo.toml turns on `devices` when its handlers reach
+//! devices ([`reaches_devices`]).
+//!
+//! This crate, not alyt-aws, knows alyt-api: the adapters stay below the
+//! HTTP layer, and a worker that serves no HTTP links neither.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -9,16 +14,31 @@ use std::sync::Arc;
 use alyt_api::conventions::ratelimit::{RateLimitPolicy, RateLimiter, SYNC_INTERVAL};
 use alyt_api::ports::{BotCheck, DeviceCredentialIssuer, Mailer, NoBotCheck, NoMailer};
 use alyt_api::{Adapters, AppState, ClientAddr, Group, OneGroup, Settings, TokenKey};
+use alyt_aws::lambda::{IOT_DATA_ENDPOINT_ENV, IOT_DEVICE_POLICY_ENV, IotConfig, init_logs};
+use alyt_aws::{DynamoStore, SdkConfig};
+use alyt_device::credentials::{CredentialError, IssuedCredential};
 use alyt_device::{DevicePublisher, NoPublisher};
+use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
 use alyt_domain::{Clock, SystemClock};
-use aws_config::SdkConfig;
+use async_trait::async_trait;
 use lambda_http::request::RequestContext;
 
-use super::{IOT_DATA_ENDPOINT_ENV, IOT_DEVICE_POLICY_ENV, IotConfig, env_var, init_logs};
-use crate::DynamoStore;
-use crate::iot::NoDeviceCredentials;
-use crate::mail::SesMailer;
-use crate::turnstile::Turnstile;
+pub mod turnstile;
+
+use turnstile::Turnstile;
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Whether `group`'s handlers reach devices: the homes group registers
+/// devices and publishes commands, and the security group publishes a hub's
+/// mode and an alarm's output commands. Their functions link the device
+/// plane (feature `devices`) and need the IoT configuration; the others
+/// (developers' virtual devices use the simulator's own passwords) do not.
+pub const fn reaches_devices(group: Group) -> bool {
+    matches!(group, Group::Homes | Group::Security)
+}
 
 /// What reaches devices: where commands are published and where device
 /// credentials come from.
@@ -41,11 +61,51 @@ impl DevicePlane {
     }
 
     /// Certificates issued by IoT Core and commands through its data plane.
+    #[cfg(feature = "devices")]
     pub fn iot(config: &IotConfig, aws: &SdkConfig) -> Self {
         Self {
             publisher: Arc::new(config.data.publisher(aws)),
             credentials: Arc::new(config.credentials(aws)),
         }
+    }
+
+    /// [`iot`](Self::iot) when the function has the IoT configuration,
+    /// [`none`](Self::none) otherwise.
+    #[cfg(feature = "devices")]
+    pub fn from_config(config: &HostedConfig, aws: &SdkConfig) -> Self {
+        match &config.iot {
+            Some(iot) => Self::iot(iot, aws),
+            None => Self::none(),
+        }
+    }
+}
+
+/// A refusing issuer for hosted functions without the IoT configuration:
+/// a password would be useless there (IoT Core cannot check it), so a
+/// registration fails visibly instead.
+pub struct NoDeviceCredentials;
+
+#[async_trait]
+impl DeviceCredentialIssuer for NoDeviceCredentials {
+    async fn issue(
+        &self,
+        _tenant: TenantId,
+        _property: PropertyId,
+        _device: DeviceId,
+    ) -> Result<IssuedCredential, CredentialError> {
+        Err(CredentialError(
+            "this function has no IoT configuration and issues no device credentials".into(),
+        ))
+    }
+
+    async fn revoke(
+        &self,
+        _device: DeviceId,
+        _certificate_id: Option<&str>,
+    ) -> Result<(), CredentialError> {
+        Err(CredentialError(
+            "this function has no IoT configuration and cannot revoke device credentials".into(),
+        ))
     }
 }
 
@@ -112,18 +172,13 @@ impl HostedConfig {
     }
 
     /// Refuses to start a function serving `groups` without what they need:
-    /// the homes group registers devices and publishes commands, and the
-    /// security group publishes a hub's mode and an alarm's output commands,
-    /// so without the IoT configuration either fails at cold start, where a
-    /// deployment mistake shows at once, rather than on the first
-    /// registration or arming.
+    /// a group that reaches devices ([`reaches_devices`]) without the IoT
+    /// configuration fails at cold start, where a deployment mistake shows
+    /// at once, rather than on the first registration or arming.
     pub fn check_for(&self, groups: &[Group]) -> Result<(), lambda_http::Error> {
-        let reaching = groups.iter().find_map(|g| match g {
-            Group::Homes => Some("homes"),
-            Group::Security => Some("security"),
-            _ => None,
-        });
+        let reaching = groups.iter().copied().find(|g| reaches_devices(*g));
         if let (Some(group), None) = (reaching, &self.iot) {
+            let group = format!("{group:?}").to_lowercase();
             return Err(format!(
                 "the {group} group reaches devices: set {IOT_DEVICE_POLICY_ENV} and {IOT_DATA_ENDPOINT_ENV}"
             )
@@ -133,16 +188,18 @@ impl HostedConfig {
     }
 }
 
-/// The hosted adapters behind the same [`AppState`] the local platform builds.
-pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http::Error> {
+/// The hosted adapters behind the same [`AppState`] the local platform
+/// builds, with `devices` as the device plane (the caller picks it, so a
+/// function that reaches no devices never refers to IoT Core's clients).
+pub async fn hosted_state(
+    config: &HostedConfig,
+    aws: &SdkConfig,
+    devices: DevicePlane,
+) -> Result<AppState, lambda_http::Error> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let aws = crate::sdk_config().await;
-    let store = DynamoStore::from_config(&aws, config.table.clone(), clock.clone());
+    let store = DynamoStore::from_config(aws, config.table.clone(), clock.clone());
     let mailer: Arc<dyn Mailer> = match &config.mail_from {
-        Some(from) => Arc::new(SesMailer::new(
-            aws_sdk_sesv2::Client::new(&aws),
-            from.clone(),
-        )),
+        Some(from) => Arc::new(alyt_aws::mail::SesMailer::from_config(aws, from.clone())),
         None => Arc::new(NoMailer),
     };
     let bot_check: Arc<dyn BotCheck> =
@@ -153,10 +210,6 @@ pub async fn hosted_state(config: &HostedConfig) -> Result<AppState, lambda_http
             }
             (None, _) => Arc::new(NoBotCheck),
         };
-    let devices = match &config.iot {
-        Some(iot) => DevicePlane::iot(iot, &aws),
-        None => DevicePlane::none(),
-    };
     let store: Arc<dyn alyt_store::Store> = Arc::new(store);
     let mut state = state_with_device_plane(
         store.clone(),
@@ -267,27 +320,60 @@ fn source_ip(request: &axum::extract::Request) -> Option<IpAddr> {
 /// The state of a function behind API Gateway: [`hosted_state`], with its
 /// stream operation pointing to the stream's own host (API Gateway buffers
 /// responses, so it cannot stream).
-pub async fn group_state(config: &HostedConfig) -> Result<AppState, lambda_http::Error> {
-    let mut state = hosted_state(config).await?;
+pub async fn group_state(
+    config: &HostedConfig,
+    aws: &SdkConfig,
+    devices: DevicePlane,
+) -> Result<AppState, lambda_http::Error> {
+    let mut state = hosted_state(config, aws, devices).await?;
     state.events.stream_elsewhere = config.stream_url.clone();
     Ok(state)
 }
 
+/// The device plane of group `G`'s function. Decided at compile time: a
+/// group that reaches no devices never refers to IoT Core's clients, so its
+/// bootstrap links neither even when a build unifies `devices` in.
+fn plane_for<G: OneGroup>(config: &HostedConfig, aws: &SdkConfig) -> DevicePlane {
+    #[cfg(not(feature = "devices"))]
+    const {
+        assert!(
+            !reaches_devices(G::GROUP),
+            "this group reaches devices: its function needs alyt-lambda-http's `devices` feature"
+        );
+    }
+    #[cfg(feature = "devices")]
+    if const { reaches_devices(G::GROUP) } {
+        return DevicePlane::from_config(config, aws);
+    }
+    #[cfg(not(feature = "devices"))]
+    let _ = aws;
+    if config.iot.is_some() {
+        tracing::warn!(
+            group = ?G::GROUP,
+            "ALYT_IOT_* is set, but this group reaches no devices: ignored"
+        );
+    }
+    DevicePlane::none()
+}
+
 /// Serves group `G` (chosen at compile time: the function links only its
-/// handlers) until Lambda stops the instance.
+/// handlers, and IoT Core's clients only if `G` reaches devices) until
+/// Lambda stops the instance.
 pub async fn run<G: OneGroup>() -> Result<(), lambda_http::Error> {
     init_logs();
     let config = HostedConfig::from_env()?;
     config.check_for(&[G::GROUP])?;
-    let state = group_state(&config).await?;
-    super::keep_flushing(state.meter.clone()).await;
+    let aws = alyt_aws::sdk_config().await;
+    let devices = plane_for::<G>(&config, &aws);
+    let state = group_state(&config, &aws, devices).await?;
+    alyt_aws::lambda::keep_flushing(state.meter.clone()).await;
     lambda_http::run(with_client_addr(alyt_api::app_with(state, G::routes()))).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lambda::IotDataConfig;
+    use alyt_aws::lambda::IotDataConfig;
 
     fn config(iot: Option<IotConfig>) -> HostedConfig {
         HostedConfig {
@@ -326,5 +412,38 @@ mod tests {
             .check_for(&[Group::Homes])
             .unwrap();
         config(Some(iot)).check_for(&[Group::Security]).unwrap();
+    }
+
+    /// Only the groups whose handlers call the device ports get the device
+    /// plane; the functions' features follow this list (tests/check-links).
+    #[test]
+    fn only_homes_and_security_reach_devices() {
+        let reaching: Vec<_> = Group::ALL
+            .into_iter()
+            .filter(|g| reaches_devices(*g))
+            .collect();
+        assert_eq!(reaching, [Group::Homes, Group::Security]);
+    }
+
+    /// A group that reaches no devices refuses device credentials even when
+    /// its function is given the IoT configuration.
+    #[tokio::test]
+    async fn a_group_without_devices_gets_no_device_plane() {
+        let iot = IotConfig {
+            device_policy: "p".into(),
+            api_endpoint: None,
+            data: IotDataConfig {
+                data_endpoint: "x-ats.iot.eu-west-1.amazonaws.com".into(),
+                data_plane_url: None,
+            },
+        };
+        let aws = SdkConfig::builder().build();
+        let plane = plane_for::<alyt_api::groups::hosted::Auth>(&config(Some(iot)), &aws);
+        let refused = plane
+            .credentials
+            .issue(TenantId::new(), PropertyId::new(), DeviceId::new())
+            .await
+            .unwrap_err();
+        assert!(refused.0.contains("no IoT configuration"), "{refused}");
     }
 }
