@@ -50,9 +50,9 @@ use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantParam;
-use alyt_app::endpoints::{Installed, connector_problem, installed};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
+use alyt_app::endpoints::{Installed, connector_problem, installed};
 
 pub fn routes() -> Operations {
     operations!(routine_music)

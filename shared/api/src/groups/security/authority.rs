@@ -30,9 +30,9 @@ use super::{SecurityAccess, SecurityStatus, keeper, refusal_problem, security_fo
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath};
 use crate::conventions::problem::{NoValidToken, Problem};
-use alyt_app::endpoints::installed;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
+use alyt_app::endpoints::installed;
 use alyt_app::security::{take_back, tell};
 
 pub fn routes() -> Operations {
