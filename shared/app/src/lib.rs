@@ -9,6 +9,7 @@ pub mod commands;
 pub mod context;
 pub mod endpoints;
 pub mod error;
+pub mod grants;
 pub mod music;
 pub mod ports;
 pub mod presence;

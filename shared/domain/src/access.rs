@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{
-    ClientId, ConnectorId, DeveloperId, KeyId, PropertyId, SessionId, TenantId, UserId,
+    ClientId, ConnectorId, DeveloperId, KeyId, PropertyId, RoutineId, SessionId, TenantId, UserId,
     WidgetTokenId,
 };
 
@@ -287,6 +287,13 @@ pub enum Principal {
         property: PropertyId,
         surface: Surface,
     },
+    /// A routine's step, acting for one person: that person's grants as
+    /// they stand when the step runs (read from the store, never from a
+    /// token). It has no session (session-only operations refuse it), no
+    /// platform role and no tenant role (staff and installer authority is
+    /// not lent to a routine), and no scopes to narrow it: it controls what
+    /// the person's household grants let them control.
+    Routine { claims: Claims, routine: RoutineId },
 }
 
 /// Where a widget token lives.
@@ -354,7 +361,9 @@ impl Principal {
     /// done by a person).
     pub fn user_id(&self) -> Option<UserId> {
         match self {
-            Principal::Person { claims, .. } => Some(claims.sub),
+            Principal::Person { claims, .. } | Principal::Routine { claims, .. } => {
+                Some(claims.sub)
+            }
             Principal::Key { .. } | Principal::Widget { .. } => None,
         }
     }
@@ -363,14 +372,14 @@ impl Principal {
         match self {
             Principal::Person { developer, .. } => *developer,
             Principal::Key { developer, .. } => Some(*developer),
-            Principal::Widget { .. } => None,
+            Principal::Widget { .. } | Principal::Routine { .. } => None,
         }
     }
 
     pub fn platform_role(&self) -> Option<PlatformRole> {
         match self {
             Principal::Person { claims, .. } => claims.platform_role,
-            Principal::Key { .. } | Principal::Widget { .. } => None,
+            Principal::Key { .. } | Principal::Widget { .. } | Principal::Routine { .. } => None,
         }
     }
 
@@ -391,7 +400,9 @@ impl Principal {
     pub fn require_session(&self) -> Result<&Claims, Denied> {
         match self {
             Principal::Person { claims, .. } => Ok(claims),
-            Principal::Key { .. } | Principal::Widget { .. } => Err(Denied::SessionOnly),
+            Principal::Key { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
+                Err(Denied::SessionOnly)
+            }
         }
     }
 
@@ -420,7 +431,7 @@ impl Principal {
                 kind: KeyKind::Live,
                 ..
             } => None,
-            Principal::Widget { .. } => None,
+            Principal::Widget { .. } | Principal::Routine { .. } => None,
         }
     }
 
@@ -441,7 +452,9 @@ impl Principal {
     /// The caller's household grant in `client`, if any.
     pub fn household_grant(&self, client: ClientId) -> Option<&ClientGrant> {
         match self {
-            Principal::Person { claims, .. } => claims.clients.get(&client),
+            Principal::Person { claims, .. } | Principal::Routine { claims, .. } => {
+                claims.clients.get(&client)
+            }
             Principal::Key { .. } | Principal::Widget { .. } => None,
         }
     }
@@ -453,6 +466,9 @@ impl Principal {
             Principal::Person { claims, .. } => {
                 claims.tenants.contains_key(&tenant)
                     || claims.clients.values().any(|g| g.tenant_id == tenant)
+            }
+            Principal::Routine { claims, .. } => {
+                claims.clients.values().any(|g| g.tenant_id == tenant)
             }
             Principal::Key { tenants, .. } => tenants.contains(&tenant),
             Principal::Widget { tenant: own, .. } => *own == tenant,
@@ -530,7 +546,7 @@ impl Principal {
                 HomeReach::Nothing
             };
         }
-        let Principal::Person { claims, .. } = self else {
+        let (Principal::Person { claims, .. } | Principal::Routine { claims, .. }) = self else {
             return HomeReach::Nothing;
         };
         let mut households = BTreeSet::new();
@@ -566,7 +582,7 @@ impl Principal {
         tenant: TenantId,
         client: ClientId,
     ) -> Result<SecurityAccess, Denied> {
-        if !matches!(self, Principal::Person { .. }) {
+        if !matches!(self, Principal::Person { .. } | Principal::Routine { .. }) {
             return Err(Denied::NoSecurity);
         }
         let grant = self
@@ -912,6 +928,48 @@ mod tests {
             connector: None,
         };
         assert_eq!(key.security_access(tenant, owned), Err(Denied::NoSecurity));
+    }
+
+    #[test]
+    fn a_routine_acts_with_its_persons_household_grants_and_nothing_more() {
+        let tenant = TenantId::new();
+        let (owned, other) = (ClientId::new(), ClientId::new());
+        let home = PropertyId::new();
+        let mut c = claims();
+        c.platform_role = Some(PlatformRole::Staff);
+        c.tenants.insert(tenant, TenantRole::Admin);
+        c.clients.insert(
+            owned,
+            ClientGrant {
+                role: HouseholdRole::Member,
+                tenant_id: tenant,
+                property_id: None,
+            },
+        );
+        let person = c.sub;
+        let routine = Principal::Routine {
+            claims: c,
+            routine: RoutineId::new(),
+        };
+        assert_eq!(routine.user_id(), Some(person), "it acts for its person");
+        assert_eq!(
+            routine.security_access(tenant, owned),
+            Ok(SecurityAccess::Control),
+            "a member's routine controls the home's security"
+        );
+        assert_eq!(
+            routine.home_access(tenant, owned, home),
+            Some(HomeAccess::Control)
+        );
+        assert_eq!(
+            routine.home_access(tenant, other, PropertyId::new()),
+            None,
+            "the tenant ADMIN role is not lent to a routine"
+        );
+        assert_eq!(routine.platform_role(), None, "nor the platform role");
+        assert_eq!(routine.require_session().err(), Some(Denied::SessionOnly));
+        assert!(routine.reaches_tenant(tenant));
+        assert!(!routine.reaches_tenant(TenantId::new()));
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub fn may_manage_guests(
             Err(Denied::ConnectorOnly)
         }
         Principal::Key { .. } => caller.require_scope(Scope::GuestsWrite),
-        Principal::Person { .. } | Principal::Widget { .. } => {
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
             may_manage_people(caller, tenant, client)
         }
     }

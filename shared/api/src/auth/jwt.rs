@@ -41,8 +41,7 @@ const TYP: &str = "at+jwt";
 /// The audience of app tokens, and only of them.
 const APP_AUDIENCE: &str = "alyt:app";
 
-/// Household session tokens live 15 minutes, app tokens five (spec: Limits).
-pub const SESSION_TOKEN_SECONDS: i64 = 15 * 60;
+pub use alyt_app::grants::SESSION_TOKEN_SECONDS;
 pub const APP_TOKEN_SECONDS: i64 = 5 * 60;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -131,7 +130,7 @@ impl TokenSigner {
     }
 
     /// A session's access token: `claims` and nothing else, their `jti`
-    /// the session's id (see [`crate::auth::sessions::build_claims`]).
+    /// the session's id (see [`alyt_app::grants::build_claims`]).
     pub fn issue_session(&self, claims: &Claims) -> String {
         jsonwebtoken::encode(&self.header(), claims, &self.encoding).expect("HS256 encoding")
     }

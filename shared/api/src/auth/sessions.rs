@@ -3,15 +3,13 @@
 
 use std::net::IpAddr;
 
-use alyt_domain::access::{Claims, ClientGrant, SessionKind};
+use alyt_domain::access::SessionKind;
 use alyt_domain::ids::SessionId;
 use alyt_store::repo::developers::{DeveloperStatus, Developers};
 use alyt_store::repo::identity::{Refreshed, SessionRecord, Sessions, UserRecord, Users};
-use alyt_store::repo::tenancy::Tenancy;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::jwt::SESSION_TOKEN_SECONDS;
 use super::secrets::{random_token, sha256_hex};
 use crate::{ApiError, AppState};
 
@@ -28,63 +26,6 @@ pub struct TokenPair {
     pub refresh_token: String,
     /// Seconds the access token lives.
     pub expires_in: i64,
-}
-
-/// Claims from the person's current roles and the grants in force now (a guest
-/// outside the stay window gets no claim mentioning the home).
-/// `address` is the caller's as the edge saw it (the network condition's
-/// second signal). The `jti` is `session`'s id: the record every request
-/// reads to find the session live, and of which kind.
-pub async fn build_claims(
-    state: &AppState,
-    user: &UserRecord,
-    session: SessionId,
-    address: Option<IpAddr>,
-) -> Result<Claims, ApiError> {
-    let now = state.clock.now();
-    let grants = Tenancy(&*state.store).grants_of(user.id).await?;
-    // A guest's claims mention the home only inside the stay, to the
-    // second: the token ends no later than the next start or end of a stay,
-    // so the claims made after it say what holds then.
-    let iat = now.unix_timestamp();
-    let next_change = grants
-        .iter()
-        .flat_map(|g| [g.starts_at, g.ends_at])
-        .flatten()
-        .map(|at| at.unix_timestamp())
-        .filter(|at| *at > iat)
-        .min();
-    let exp = next_change.map_or(iat + SESSION_TOKEN_SECONDS, |at| {
-        at.min(iat + SESSION_TOKEN_SECONDS)
-    });
-    // A grant under the network condition counts only while the home sees
-    // the person's phone (checked now: at every sign-in and refresh).
-    let mut clients = std::collections::BTreeMap::new();
-    for g in grants.into_iter().filter(|g| g.in_force(now)) {
-        if g.network.is_some()
-            && !crate::groups::people::presence::check_condition(state, &g, address).await?
-        {
-            continue;
-        }
-        clients.insert(
-            g.client_id,
-            ClientGrant {
-                role: g.role,
-                tenant_id: g.tenant_id,
-                property_id: g.property_id,
-            },
-        );
-    }
-    Ok(Claims {
-        sub: user.id,
-        email: user.email.clone(),
-        platform_role: user.platform_role,
-        tenants: user.tenants.clone(),
-        clients,
-        iat,
-        exp,
-        jti: session.to_string(),
-    })
 }
 
 /// An access token for `session` and the seconds it lives. A developer
@@ -110,7 +51,7 @@ async fn access_token(
             return Err(refresh_refused());
         }
     }
-    let claims = build_claims(state, user, session, address).await?;
+    let claims = alyt_app::grants::build_claims(state, user, session.to_string(), address).await?;
     let token = state.tokens.issue_session(&claims);
     Ok((token, claims.exp - claims.iat))
 }

@@ -146,7 +146,9 @@ impl Bucket {
     pub fn of(principal: &Principal) -> Self {
         match principal {
             Principal::Key { key_id, .. } => Bucket::Key(*key_id),
-            Principal::Person { claims, .. } => Bucket::User(claims.sub),
+            Principal::Person { claims, .. } | Principal::Routine { claims, .. } => {
+                Bucket::User(claims.sub)
+            }
             // A widget spends its person's requests.
             Principal::Widget { user, .. } => Bucket::User(*user),
         }

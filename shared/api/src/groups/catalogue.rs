@@ -195,7 +195,7 @@ fn reader(caller: &Principal, tenant: Option<TenantId>) -> Result<Option<TenantI
                 "a widget token reads its home's things only",
             ));
         }
-        Principal::Person { .. } => {}
+        Principal::Person { .. } | Principal::Routine { .. } => {}
     }
     if let Some(tenant) = tenant
         && caller.home_reach(tenant) == HomeReach::Nothing

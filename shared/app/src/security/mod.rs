@@ -5,7 +5,9 @@
 
 pub mod hub;
 pub mod inventory;
+pub mod mode;
 pub mod outputs;
+pub mod status;
 
 use alyt_domain::ids::IntegrationId;
 use alyt_domain::integration::music::{AuthorityAnswer, AuthorityCall};

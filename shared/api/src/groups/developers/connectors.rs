@@ -146,7 +146,7 @@ pub(super) async fn connector_developer(
                 .filter(|d| d.status == DeveloperStatus::Active)
                 .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))
         }
-        Principal::Person { .. } | Principal::Widget { .. } => {
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
             let me = developer_session(caller)?;
             active_developer(state, &me).await
         }

@@ -635,9 +635,11 @@ async fn who_is(state: &AppState, caller: Principal) -> Result<WhoAmI, ApiError>
             definition_id: None,
             tenants: claims.tenants.keys().copied().collect(),
         }),
-        Principal::Person { .. } | Principal::Widget { .. } => Err(ApiError::unauthorized(
-            "this operation needs a developer session, a key or an app token",
-        )),
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
+            Err(ApiError::unauthorized(
+                "this operation needs a developer session, a key or an app token",
+            ))
+        }
     }
 }
 

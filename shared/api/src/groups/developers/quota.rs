@@ -222,9 +222,9 @@ pub async fn calling_developer(
             active_developer(state, &signed_in).await?;
             Ok(*developer)
         }
-        Principal::Person { .. } | Principal::Widget { .. } => Err(ApiError::unauthorized(
-            "this operation needs a developer session or a developer key",
-        )),
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => Err(
+            ApiError::unauthorized("this operation needs a developer session or a developer key"),
+        ),
     }
 }
 

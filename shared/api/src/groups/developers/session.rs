@@ -74,9 +74,11 @@ pub fn developer_session(caller: &Principal) -> Result<SignedIn, ApiError> {
             developer: *developer,
             session: *session,
         }),
-        Principal::Person { .. } | Principal::Widget { .. } => Err(ApiError::unauthorized(
-            "this operation needs a developer session (sign in with /v1/developers/auth/login)",
-        )),
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
+            Err(ApiError::unauthorized(
+                "this operation needs a developer session (sign in with /v1/developers/auth/login)",
+            ))
+        }
         Principal::Key { .. } => Err(ApiError::forbidden(
             "this operation is for signed-in developers, not keys",
         )),

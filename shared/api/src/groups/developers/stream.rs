@@ -70,7 +70,7 @@ pub async fn stream_tenants(
             };
             Ok((tenants.iter().copied().collect(), audience))
         }
-        Principal::Person { .. } | Principal::Widget { .. } => {
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
             let me = developer_session(caller)?;
             let developer = active_developer(state, &me).await?;
             Ok((
@@ -208,6 +208,7 @@ fn lease_holder(caller: &Principal) -> String {
         Principal::Key { key_id, .. } => format!("key#{key_id}"),
         Principal::Person { claims, .. } => format!("user#{}", claims.sub),
         Principal::Widget { token_id, .. } => format!("widget#{token_id}"),
+        Principal::Routine { routine, .. } => format!("routine#{routine}"),
     }
 }
 

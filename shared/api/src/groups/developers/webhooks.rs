@@ -195,7 +195,7 @@ async fn webhook_developer(state: &AppState, caller: &Principal) -> Result<Manag
                 key: Some(*key_id),
             })
         }
-        Principal::Person { .. } | Principal::Widget { .. } => {
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
             let me = developer_session(caller)?;
             Ok(Manager {
                 developer: active_developer(state, &me).await?,

@@ -491,7 +491,9 @@ pub(super) async fn check_out_now(
 ) -> Result<StayRecord, ApiError> {
     let end = match caller {
         Principal::Key { .. } => StayEnd::BookingSystem,
-        Principal::Person { .. } | Principal::Widget { .. } => StayEnd::Household,
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
+            StayEnd::Household
+        }
     };
     let keeper = GuestStays::new(state.store.clone(), state.clock.clone());
     // Another writer may move the stay between the read and the write (the

@@ -26,13 +26,14 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::inventory::inventory;
-use super::{SecurityAccess, SecurityStatus, keeper, refusal_problem, security_for, status};
+use super::{SecurityAccess, SecurityStatus, keeper, security_for, status};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 use alyt_app::endpoints::installed;
+use alyt_app::security::mode::refusal_problem;
 use alyt_app::security::{take_back, tell};
 
 pub fn routes() -> Operations {
@@ -188,7 +189,7 @@ async fn to_builtin(
     };
     if !reviewed {
         let things = inventory(state, record, home.id).await?;
-        return Err(refusal_problem(&Refusal::NotReviewed, &things, record));
+        return Err(refusal_problem(&Refusal::NotReviewed, &things, record).into());
     }
     // The connector stops before the built-in engine may start.
     // (An integration that is gone has no engine left to stop.)

@@ -386,7 +386,15 @@ async fn execute(
             let mut result = StepResult::new(index, kind, StepOutcome::Failed, now);
             result.detail = Some(format!("mode {}", security_mode(*mode)));
             let people = (run.actor, run.saved_by);
-            match crate::groups::security::routine_mode(state, &home, people, *mode).await {
+            match alyt_app::security::mode::routine_mode(
+                state,
+                run.routine_id,
+                &home,
+                people,
+                *mode,
+            )
+            .await
+            {
                 Ok(()) => result.outcome = StepOutcome::Applied,
                 Err(why) => result.reason = Some(why),
             }
