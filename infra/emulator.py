@@ -73,7 +73,8 @@ Runs until SIGINT or SIGTERM (or, with --exit-with-stdin, until stdin
 closes: the test support's way to stop it with the test process), then
 stops every function it started. Function logs: DATA/logs/<LogicalId>.log.
 
-Not emulated yet (later slices): CORS and stage throttling.
+The HTTP API's stage throttle (`TokenBucket`) and the CORS of the HTTP API
+and of the function URLs (`Cors`) are applied as AWS applies them.
 """
 
 import argparse

@@ -1,10 +1,9 @@
 /**
- * A connector's descriptor (spec: connector descriptor) drawn as households
- * will see it in the catalogue: its card (name, promise, author,
- * connectivity, what it brings, the prose), the connect form they fill in,
- * and a thing of each category it brings drawn with the same capability
- * descriptors and controls as a home's things (read only: no thing is
- * behind them). Staff review a version with it.
+ * A connector's descriptor drawn as households will see it in the catalogue:
+ * its card (name, promise, author, connectivity, what it brings, the prose),
+ * the connect form they fill in, and a thing of each category it brings drawn
+ * with the same capability descriptors and controls as a home's things (read
+ * only: no thing is behind them). Staff review a version with it.
  */
 import { call, type Schemas, type Thing } from "./api.js";
 import { ThingCard } from "./controls.js";

@@ -21,7 +21,7 @@ type AiDeclaration = Schemas["AiDeclaration"];
 const AI: AiDeclaration[] = ["none", "svc", "own_cloud", "own_local"];
 const EDITABLE = ["draft", "changes-requested"];
 
-/** A starting descriptor (spec: connector descriptor) for a new version. */
+/** A starting connector descriptor for a new version. */
 function template(connector: Connector, semver: string): string {
   return JSON.stringify(
     {

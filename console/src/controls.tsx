@@ -1,6 +1,6 @@
 /**
  * A thing drawn from its capability descriptors with the closed set of
- * primitives (spec: Capability list item, Control; Versioning 6): a
+ * primitives, read as clients must read what a newer platform sends: a
  * primitive this build does not know is a read-only labelled row, an
  * undefined toggle is unknown (its first press sends true), unknown enum
  * values are dropped, and a null liveness on an endpoint is not offline.

@@ -2,7 +2,7 @@
  * Icons: one SVG sprite (dist/icons.svg, built from Material Design Icons
  * for every token the platform sends; icons.json lists them), put in the
  * page once. A token the sprite lacks falls back to the thing's category
- * icon (spec Versioning 6), then to a generic one.
+ * icon, then to a generic one.
  */
 declare const __CATEGORY_ICONS__: Record<string, string>;
 

@@ -1,5 +1,5 @@
-"""A newcomer's first minutes (issue 39 items 2 and 3): the first start's
-demo home has things driven by the simulator. The new owner switches the
+"""A newcomer's first minutes: the first start's demo home has things to
+control and to arm with, driven by the simulator. The new owner switches the
 kitchen light, arms the home, the simulated motion sensor trips the alarm
 (its BURST scenario, set through the simulator API as a developer would),
 and the owner turns it off in the console."""

@@ -1,8 +1,8 @@
 """A developer in the console: sign in, a key whose secret is shown once,
 a webhook endpoint whose test delivery arrives and is listed with its
-response code and signed payload. (Sign-up and verification are made
-through the API here: the console's sign-up page comes with the bot-check
-widget in a later slice.)"""
+response code and signed payload. (The shared developer is signed up and
+verified through the API; the console's own sign-up page, with its bot-check
+widget, and MFA have a test of their own.)"""
 
 import threading
 import time

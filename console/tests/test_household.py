@@ -1,6 +1,8 @@
 """A household in the console: sign in, the overview's room tiles, a room
 action with what each thing did, a room's things drawn from their
-descriptors, and the client rules of spec Versioning 6."""
+descriptors, and the rules a client follows for what a newer platform sends
+(unknown primitives read-only, unknown icons fall back, unknown enum values
+dropped, an undefined toggle's first press sends true)."""
 
 import json
 import re
@@ -114,8 +116,8 @@ def test_a_room_draws_its_things_from_their_descriptors(page, platform, home):
 def test_unknown_primitives_icons_and_values_follow_the_client_rules(page, platform, home):
     """The platform sends only the closed set today; a newer one may send
     more. This test stands in for that newer server by rewriting the room
-    view on its way to the page (the only test double here), so the rules of
-    spec Versioning 6 are seen in the real browser."""
+    view on its way to the page (the only test double here), so the client
+    rules for unknown values are seen in the real browser."""
 
     def newer_server(route):
         response = route.fetch()
@@ -337,7 +339,7 @@ def test_home_security_arms_with_the_reviewed_revision_and_turns_off(page, platf
         # Its first report, declaring what it detects, brings it online
         # (device.online, which the page hears). A status report raises no
         # event: features declared after the device came online reach the
-        # page only at its next reload (issue 39 item 6).
+        # page only at its next reload.
         client.publish(f"{prefix}/status", '{"features":["motion"]}', qos=1).wait_for_publish(5)
         client.publish(f"{prefix}/availability", "online", qos=1, retain=True).wait_for_publish(5)
         expect(things.get_by_role("row", name="Hall motion")).to_contain_text("motion", timeout=15000)

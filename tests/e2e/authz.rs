@@ -810,10 +810,10 @@ fn widget_expects(op: &Operation) -> u16 {
     }
 }
 
-/// The tenant operations a widget token is let into (spec Authentication
-/// 8: it reads its home and controls its things), with the answer in its
-/// own home (the harness names things that do not exist: 404); in any other
-/// home nothing exists for it (404).
+/// The tenant operations a widget token is let into (it reads its home and
+/// controls its things), with the answer in its own home (the harness names
+/// things that do not exist: 404); in any other home nothing exists for it
+/// (404).
 const WIDGET_TENANT_REACH: &[(&str, u16)] = &[
     ("listRooms", 200),
     ("listRoutines", 200),

@@ -1,10 +1,10 @@
-//! The first start's simulated demo (issue 39 items 2 and 3): a new owner's
-//! demo home has things to control in its rooms, driven by the simulator
-//! (the home is the owner's own developer sandbox, since only a sandbox
-//! holds virtual devices); the light switches in the first minute; the
-//! home arms with the virtual motion sensor and door contact, the sensor's
-//! BURST trips the alarm, and the owner turns it off. And a home with
-//! nothing to watch is not ready, for the same reason arming is refused.
+//! The first start's simulated demo: a new owner's demo home has things to
+//! control in its rooms, driven by the simulator (the home is the owner's own
+//! developer sandbox, since only a sandbox holds virtual devices); the light
+//! switches in the first minute; the home arms with the virtual motion sensor
+//! and door contact, the sensor's BURST trips the alarm, and the owner turns it
+//! off. And a home with nothing to watch is not ready, for the same reason
+//! arming is refused.
 
 use std::time::Duration;
 

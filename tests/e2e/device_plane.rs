@@ -399,12 +399,11 @@ pub(crate) async fn connect_demo_hub(t: &TestPlatform, owner: &str) -> crate::ro
     panic!("the hub's connection never showed the home's address");
 }
 
-/// Issue 37 item 2: a graceful stop stores every device message the broker
-/// acknowledged. A device publishes a burst at QoS 1; as soon as the last
-/// PUBACK arrives the platform is stopped and started again on its data:
-/// every acknowledged message is a `device.telemetry` event, none twice.
-/// (Before, ingest left at the stop signal with acknowledged messages still
-/// queued.)
+/// A graceful stop stores every device message the broker acknowledged. A
+/// device publishes a burst at QoS 1; as soon as the last PUBACK arrives the
+/// platform is stopped and started again on its data: every acknowledged
+/// message is a `device.telemetry` event, none twice. (Before, ingest left at
+/// the stop signal with acknowledged messages still queued.)
 #[tokio::test]
 async fn a_graceful_stop_stores_every_acknowledged_message() {
     const BURST: usize = 800;

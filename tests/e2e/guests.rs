@@ -343,11 +343,11 @@ async fn the_household_checks_a_guest_out_now_and_a_removed_guest_ends_their_sta
     );
 }
 
-/// Issue 35 item 3: adding an existing account cannot be turned against
-/// that person. A real household grants a verified account at once (and
-/// signs it out, so its claims name the home); a sandbox never does: every
-/// address gets a link and the same answer, so a developer can neither sign
-/// a person out nor learn which addresses have accounts.
+/// Adding an existing account cannot be turned against that person. A real
+/// household grants a verified account at once (and signs it out, so its claims
+/// name the home); a sandbox never does: every address gets a link and the same
+/// answer, so a developer can neither sign a person out nor learn which
+/// addresses have accounts.
 #[tokio::test]
 async fn a_real_household_grants_a_verified_guest_at_once_and_a_sandbox_invites_every_address() {
     let (t, clock) = platform().await;

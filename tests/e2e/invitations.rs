@@ -763,12 +763,11 @@ async fn invitations_refuse_bad_input_with_the_field_and_one_pending_invitation_
     assert_eq!(page["nextCursor"], Value::Null);
 }
 
-/// Issue 35 item 4: invitation mails have daily budgets, so nobody can use
-/// them to flood an inbox with text they chose: 5 a day to one address
-/// (from every household together: a sandbox cannot add a sixth) and 50 a
-/// day from one household, sends and resends alike. A refusal is 429
-/// `too-many-mails` with Retry-After, sends nothing and counts nothing; the
-/// next day (UTC) the budget is back.
+/// Invitation mails have daily budgets, so nobody can use them to flood an
+/// inbox with text they chose: 5 a day to one address (from every household
+/// together: a sandbox cannot add a sixth) and 50 a day from one household,
+/// sends and resends alike. A refusal is 429 `too-many-mails` with Retry-After,
+/// sends nothing and counts nothing; the next day (UTC) the budget is back.
 #[tokio::test]
 async fn invitation_mails_have_a_daily_budget_per_address_and_per_household() {
     let clock = Arc::new(OffsetClock::default());

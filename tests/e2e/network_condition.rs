@@ -1,13 +1,13 @@
-//! The network condition over HTTP (Authentication 8): the household's
-//! network controller (the virtual bridge, watching phones) is connected to
-//! the sandbox home; a member given `requireNetwork` with their phone is in
-//! claims only while the controller sees that phone on the network, judged
-//! at every sign-in and refresh (off, stale, unreachable and back on); with
-//! no phone signal the caller's address (as the socket showed it) against
-//! the home's (a hub's broker connection showed it) decides; the outcome is
-//! stored ("last seen home"), shown in the people list and in `/auth/me`;
-//! an owner is never given the condition; a home without any signal refuses
-//! it; a conditional member mints no widget token.
+//! The network condition over HTTP: the household's network controller (the
+//! virtual bridge, watching phones) is connected to the sandbox home; a member
+//! given `requireNetwork` with their phone is in claims only while the
+//! controller sees that phone on the network, judged at every sign-in and
+//! refresh (off, stale, unreachable and back on); with no phone signal the
+//! caller's address (as the socket showed it) against the home's (a hub's
+//! broker connection showed it) decides; the outcome is stored ("last seen
+//! home"), shown in the people list and in `/auth/me`; an owner is never given
+//! the condition; a home without any signal refuses it; a conditional member
+//! mints no widget token.
 
 use alyt_tests::TestPlatform;
 use alyt_tests::developers::{accept_mailed_invitation, sandbox_home, sign_up_and_verify};

@@ -28,9 +28,9 @@ async fn the_platform_restarts_on_its_own_data() {
     assert_eq!(response.status(), 200);
 }
 
-/// One process per data directory (issue 37 item 3): a second start on a
-/// directory in use is refused with a message naming the holder's pid; once
-/// the first stops, the directory opens again.
+/// One process per data directory: a second start on a directory in use is
+/// refused with a message naming the holder's pid; once the first stops, the
+/// directory opens again.
 #[tokio::test]
 async fn a_data_directory_in_use_refuses_a_second_platform() {
     let t = TestPlatform::start().await;

@@ -1,10 +1,10 @@
-//! Home security over HTTP (issue 20, first slice): the status with every
-//! thing security uses (by capabilities and features), readiness with what
-//! blocks each mode, arming with the reviewed revision and generation, the
-//! exit countdown, a change between armed modes at once, Off that a stale
-//! generation cannot send, a repeated request answered the same and a
-//! reused request id refused, settings and selections only while Off (an
-//! exclusion surviving rediscovery), and who may do what.
+//! Home security over HTTP: the status with every thing security uses (by
+//! capabilities and features), readiness with what blocks each mode, arming
+//! with the reviewed revision and generation, the exit countdown, a change
+//! between armed modes at once, Off that a stale generation cannot send, a
+//! repeated request answered the same and a reused request id refused, settings
+//! and selections only while Off (an exclusion surviving rediscovery), and who
+//! may do what.
 
 use std::time::Duration;
 
@@ -1180,15 +1180,14 @@ fn place(night: bool) -> Value {
     json!({ "latitude": 0.0, "longitude": longitude })
 }
 
-/// The alarm's outputs (spec I Outputs, Speaker alarm, Night lights): the
-/// siren on, the night-light room's light flashing at full intensity and
-/// its speaker at 50% alternating the siren with the deterrent recording,
-/// each one's native state saved first; Off puts every one back (colour,
-/// intensity and on/off; group, volume, mute, source, position and
-/// whether it plays). A source the speaker cannot play again is reported
-/// as not restored. An output that does not answer keeps the restoration
-/// pending: arming and settings are refused with what to do (409) until it
-/// is back. In daytime the night lights are left alone.
+/// The alarm's outputs: the siren on, the night-light room's light flashing at
+/// full intensity and its speaker at 50% alternating the siren with the
+/// deterrent recording, each one's native state saved first; Off puts every one
+/// back (colour, intensity and on/off; group, volume, mute, source, position
+/// and whether it plays). A source the speaker cannot play again is reported as
+/// not restored. An output that does not answer keeps the restoration pending:
+/// arming and settings are refused with what to do (409) until it is back. In
+/// daytime the night lights are left alone.
 #[tokio::test]
 async fn an_alarm_drives_its_outputs_and_off_puts_every_one_back() {
     let t = TestPlatform::start().await;
@@ -1411,11 +1410,10 @@ async fn an_alarm_drives_its_outputs_and_off_puts_every_one_back() {
     restored(&t, &i).await;
 }
 
-/// Issue 36 item 3: a speaker that played nothing before the alarm is put
-/// back to nothing: the alarm's source is dropped and it stops (a local
-/// system can). A speaker whose system cannot drop a source is never called
-/// restored: it is reported with `media_player.source` unrestored and the
-/// system's reason.
+/// A speaker that played nothing before the alarm is put back to nothing: the
+/// alarm's source is dropped and it stops (a local system can). A speaker whose
+/// system cannot drop a source is never called restored: it is reported with
+/// `media_player.source` unrestored and the system's reason.
 #[tokio::test]
 async fn a_speaker_that_played_nothing_loses_the_alarms_source_or_says_it_could_not() {
     let t = TestPlatform::start().await;
@@ -1674,13 +1672,12 @@ async fn status_until(
     panic!("never {what}: {}", status(t, i).await);
 }
 
-/// A hub-run home (spec I): assigning the home's hub sends it the
-/// configuration over its commands channel in chunks; the (virtual) hub
-/// acknowledges it and reports its protection state. Arming needs the hub
-/// connected, the configuration acknowledged and its generation current;
-/// a hub that drops off makes the runtime unavailable and arming is refused
-/// with no fallback; back online, it arms again, and its generation follows
-/// every arming.
+/// A hub-run home: assigning the home's hub sends it the configuration over its
+/// commands channel in chunks; the (virtual) hub acknowledges it and reports
+/// its protection state. Arming needs the hub connected, the configuration
+/// acknowledged and its generation current; a hub that drops off makes the
+/// runtime unavailable and arming is refused with no fallback; back online, it
+/// arms again, and its generation follows every arming.
 #[tokio::test]
 async fn a_hub_run_home_arms_only_with_its_hub_connected_and_acknowledged() {
     let t = TestPlatform::start_with(crate::simulator::fast).await;
@@ -1786,14 +1783,14 @@ async fn hub_acknowledged(t: &TestPlatform, i: &Installed) -> Value {
     .await
 }
 
-/// A hub-run home whose things change after its hub acknowledged (spec I:
-/// newly discovered devices count for the next arming decision while the
-/// active generation stays frozen; Limits: 200 detectors). A detector
+/// A hub-run home whose things change after its hub acknowledged: newly
+/// discovered devices count for the next arming decision while the active
+/// generation stays frozen, and a home has at most 200 detectors. A detector
 /// found while armed leaves the armed period and the hub alone, and a mode
 /// change waits for Off; after Off, or found while Off, the hub is not
 /// acknowledged and arming is refused until it takes the new configuration
-/// (sent again in chunks); a home pushed over 200 detectors is refused at
-/// its next arming, and arms again once back within the limit.
+/// (sent again in chunks); a home pushed over 200 detectors is refused at its
+/// next arming, and arms again once back within the limit.
 #[tokio::test]
 async fn a_detector_found_after_the_hub_acknowledged_counts_for_the_next_arming() {
     let t = TestPlatform::start_with(crate::simulator::fast).await;
@@ -1909,11 +1906,10 @@ async fn a_detector_found_after_the_hub_acknowledged_counts_for_the_next_arming(
     off(&t, &i).await;
 }
 
-/// A TV (Authentication 9): a widget token minted for a TV has no
-/// home-security access until its person delegates control to it, for a
-/// while; then it controls the mode but never the configuration; a phone
-/// widget is never delegated; the delegation ends when revoked or when its
-/// time is up.
+/// A TV: a widget token minted for a TV has no home-security access until its
+/// person delegates control to it, for a while; then it controls the mode but
+/// never the configuration; a phone widget is never delegated; the delegation
+/// ends when revoked or when its time is up.
 #[tokio::test]
 async fn a_tv_controls_security_only_with_a_current_delegation() {
     let t = TestPlatform::start().await;

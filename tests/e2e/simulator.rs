@@ -1,7 +1,7 @@
-//! The simulator (spec H) on the local platform: a verified developer's
-//! sandbox holds five virtual devices that are real MQTT clients of the
-//! embedded broker; commands reach them, scenarios show through platform
-//! events, quotas bound them, and a restart resumes every scenario.
+//! The simulator on the local platform: a verified developer's sandbox holds
+//! five virtual devices that are real MQTT clients of the embedded broker;
+//! commands reach them, scenarios show through platform events, quotas bound
+//! them, and a restart resumes every scenario.
 //!
 //! Time-driven rules use the test platform's fast simulator timings
 //! (`SimulatorConfig::fast`: heartbeat and telemetry every second, a 3 s
@@ -193,7 +193,7 @@ async fn a_verified_developer_gets_five_virtual_devices_that_come_online() {
         );
     }
 
-    // The rooms of spec H.
+    // The rooms a fresh sandbox puts them in.
     let store = t.platform.store();
     let property = s.devices["HUB"]["device"]["propertyId"]
         .as_str()

@@ -1,13 +1,13 @@
-//! Store calls per operation (issue 16, M8), read from the local platform's
-//! `x-alyt-store-calls` header (`Config::report_store_calls`: every store
-//! call made while a request is served, by operation). The costs the hosted
-//! cost rests on are pinned here so they cannot grow unnoticed: a room view,
-//! a command accept, and a keyed read that writes nothing. A household
-//! session's authentication is one get (its session) of each count.
+//! Store calls per operation (measure M8), read from the local platform's
+//! `x-alyt-store-calls` header (`Config::report_store_calls`: every store call
+//! made while a request is served, by operation). The costs the hosted cost
+//! rests on are pinned here so they cannot grow unnoticed: a room view, a
+//! command accept, and a keyed read that writes nothing. A household session's
+//! authentication is one get (its session) of each count.
 //!
-//! Issue 16 asks for a room view in 3 calls and a command accept in 2 plus
-//! the publish (beyond authentication): the room view takes 3, the accept 2
-//! (the device, which names its household, and the row written once,
+//! The goals are a room view in at most 3 calls and a command accept in at most
+//! 2 plus the publish (beyond authentication): the room view takes 3, the
+//! accept 2 (the device, which names its household, and the row written once,
 //! already `sent`, before the publish).
 
 use std::collections::BTreeMap;

@@ -364,10 +364,10 @@ async fn a_home_stream_carries_that_homes_things_only_to_those_who_see_it() {
     );
 }
 
-/// Issue 37 item 2: a stop does not wait for open streams. Stopping the
-/// platform tells each open stream it is going (a comment, then the end),
-/// so the stop finishes at once and the client resumes with Last-Event-ID;
-/// before, the process stayed up until the last stream client left.
+/// A stop does not wait for open streams. Stopping the platform tells each open
+/// stream it is going (a comment, then the end), so the stop finishes at once
+/// and the client resumes with Last-Event-ID; before, the process stayed up
+/// until the last stream client left.
 #[tokio::test]
 async fn a_stop_ends_open_streams_and_does_not_wait_for_them() {
     let t = TestPlatform::start().await;

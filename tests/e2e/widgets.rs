@@ -260,11 +260,11 @@ async fn only_household_people_mint_widgets_and_names_are_checked() {
     assert_eq!(status, 403, "a key is refused in its own tenant");
 }
 
-/// Authentication 8: "A conditional member cannot mint a widget token", and
-/// owner changes apply at once. A widget minted before the owner set the
-/// network condition dies with it (seen live before: it still read the
-/// overview and switched lights from anywhere); a token whose grant became
-/// conditional by any path is refused on use; every token shows its expiry.
+/// A conditional member cannot mint a widget token, and owner changes apply at
+/// once. A widget minted before the owner set the network condition dies with
+/// it (seen live before: it still read the overview and switched lights from
+/// anywhere); a token whose grant became conditional by any path is refused on
+/// use; every token shows its expiry.
 #[tokio::test]
 async fn a_widget_stops_working_when_its_person_is_given_the_network_condition_or_it_expires() {
     let clock = std::sync::Arc::new(alyt_tests::webhooks::OffsetClock::default());

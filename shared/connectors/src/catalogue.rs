@@ -1,7 +1,7 @@
-//! The built-in catalogue definitions: the reference providers that ship
-//! with the platform (spec: Catalogue definition; descriptor `source:
-//! 'built-in'`). They are data, listed beside the published third-party
-//! definitions; each descriptor passes the same checks as a submission's.
+//! The built-in catalogue definitions: the reference providers that ship with
+//! the platform (descriptor `source: 'built-in'`). They are data, listed beside
+//! the published third-party definitions; each descriptor passes the same
+//! checks as a submission's.
 
 use serde_json::{Value, json};
 

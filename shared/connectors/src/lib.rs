@@ -1,5 +1,5 @@
-//! The platform's client for connector servers (spec: Authentication 4,
-//! Integrations and catalogue, Endpoint), and a reference connector server.
+//! The platform's client for connector servers (every call carries the
+//! connector's runtime token), and a reference connector server.
 //!
 //! * [`ConnectorClient`]: the port, one method per protocol call;
 //!   [`HttpConnectorClient`] is the real one.

@@ -1,4 +1,4 @@
-//! The console (issue 22): the web app built from `console/` into
+//! The console: the web app built from `console/` into
 //! `console/dist/` (committed; tests/run rebuilds it and fails on drift),
 //! compiled into the binary and served at `/` (the page), `/invitation`
 //! and `/reset-password` (the same page, where a mailed invitation or

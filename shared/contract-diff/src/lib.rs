@@ -1,5 +1,5 @@
-//! Classifies the change between two OpenAPI 3.1 documents of the API (spec:
-//! Versioning 2) and holds the newer one's `info.version` to it.
+//! Classifies the change between two OpenAPI 3.1 documents of the API and
+//! holds the newer one's `info.version` to it (the SDKs carry that version).
 //!
 //! - **major**: an operation removed; its scopes (or whether it is secured)
 //!   changed; a request field or parameter newly required, removed, or no
@@ -8,7 +8,7 @@
 //!   retyped; a success status removed.
 //! - **minor**: an operation added, and every other change of shape (new
 //!   optional request fields, new answered fields or enum values: clients
-//!   drop unknown enum values, spec Versioning 6).
+//!   drop unknown enum values).
 //! - **patch**: prose only (descriptions, summaries, titles, examples).
 //!
 //! Why not an existing tool: oasdiff (the best-kept OpenAPI diff) is a Go
@@ -601,8 +601,8 @@ impl Diff<'_> {
                     self.found(narrowed, format!("{at}: enum value {removed} removed"));
                 }
                 for added in n.difference(&o) {
-                    // Clients drop enum values they do not know (spec:
-                    // Versioning 6), so a new answered value is additive.
+                    // Clients drop enum values they do not know, so a new
+                    // answered value is additive.
                     let change = if widened == Change::Major {
                         Change::Minor
                     } else {

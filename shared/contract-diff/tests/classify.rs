@@ -1,6 +1,6 @@
 //! The classifier on the API's own committed contract, changed on purpose in
-//! each way the spec names (Versioning 2), and the version check that CI
-//! applies to it.
+//! each way that makes a major, minor or patch change, and the version check
+//! that CI applies to it.
 
 use alyt_contract_diff::{Change, check_version, classify};
 use serde_json::{Value, json};

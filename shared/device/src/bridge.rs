@@ -1,5 +1,5 @@
 //! The command bridge: hands accepted command rows to devices through a
-//! [`DevicePublisher`] (spec: States and transitions > Command delivery).
+//! [`DevicePublisher`].
 //!
 //! [`send_new`] is the API's path for a command it accepted: it names the
 //! command from the clock, writes the row `sent` (one conditional put) and
@@ -34,7 +34,7 @@ use crate::channels::{CommandMessage, encode_command};
 use crate::plane::{DevicePublisher, PublishError};
 use crate::topic::DeviceIdentity;
 
-/// How often the bridge sweep runs (spec: every 2 seconds).
+/// How often the bridge sweep runs.
 pub const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
 /// Pending rows read per sweep page.
 const SWEEP_PAGE: u32 = 100;

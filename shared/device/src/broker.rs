@@ -10,12 +10,12 @@
 //!   (rmqtt never ACL-checks the will, it publishes it as the broker).
 //! - ClientSubscribeCheckAcl: [`may_subscribe`] against the identity bound
 //!   to the session.
-//! - MessagePublishCheckAcl: [`may_publish`], then hands the publish to
-//!   ingest. rmqtt sends a QoS 1 PUBACK only after this hook returns, so for
-//!   QoS 1 the hook waits for the message's [`Receipt`]: the PUBACK means
-//!   the message is stored (issue 37). When it is not (the store kept
-//!   failing, the platform is stopping) the connection is closed without a
-//!   PUBACK and the device sends the message again.
+//! - MessagePublishCheckAcl: [`may_publish`], then hands the publish to ingest.
+//!   rmqtt sends a QoS 1 PUBACK only after this hook returns, so for QoS 1 the
+//!   hook waits for the message's [`Receipt`]: the PUBACK means the message is
+//!   stored, so an acknowledged message is never lost. When it is not stored
+//!   (the store kept failing, the platform is stopping) the connection is
+//!   closed without a PUBACK and the device sends the message again.
 //! - MessagePublish: forwards last wills (rmqtt runs no ACL check on them).
 
 use std::collections::HashMap;
@@ -142,8 +142,8 @@ const PENDING_TTL: Duration = Duration::from_secs(60);
 
 /// Starts the broker and returns once it listens. It runs on a runtime of
 /// its own (one thread), so acknowledging a device's publish never waits
-/// behind the platform's HTTP, ingest and stream tasks (issue 16, M2); the
-/// handle works from any runtime.
+/// behind the platform's HTTP, ingest and stream tasks; the handle works
+/// from any runtime.
 pub async fn start_broker(
     config: BrokerConfig,
     authenticator: Arc<dyn DeviceAuthenticator>,

@@ -1,6 +1,6 @@
-//! The payloads of the seven broker channels (spec: Events > Broker
-//! channels): a decoder per channel from raw bytes, the encoders, and the
-//! JSON Schemas the decoders implement (for the AsyncAPI document).
+//! The payloads of the seven broker channels: a decoder per channel from raw
+//! bytes, the encoders, and the JSON Schemas the decoders implement (for the
+//! AsyncAPI document).
 //!
 //! Every decoder answers `Result<_, Rejected>` and never panics, whatever
 //! the bytes. A [`Rejected`] carries a [`RejectReason`] whose

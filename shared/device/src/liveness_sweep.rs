@@ -1,6 +1,5 @@
-//! The heartbeat sweep (spec: Device and liveness, "heartbeat window
-//! elapses"): an ONLINE device silent past its heartbeat window, its socket
-//! possibly still open, is stored OFFLINE with a `device.offline` event,
+//! The heartbeat sweep: an ONLINE device silent past its heartbeat window, its
+//! socket possibly still open, is stored OFFLINE with a `device.offline` event,
 //! reason `heartbeat`.
 //!
 //! Finding candidates costs no scan: ONLINE devices are in the sparse gsi3

@@ -1,9 +1,9 @@
 //! The `MQTT_MESSAGES` quota: messages published by a developer's virtual
-//! devices count against the developer's window (spec: quotas, BURST). Ingest
-//! asks [`MessageMeter::admit`] before it applies a virtual device's message;
-//! a refused message is dropped (no state change, no event). The simulator
-//! asks [`MessageMeter::spent`] so a device over its budget goes silent
-//! instead of publishing into the void.
+//! devices count against the developer's window, which bounds the BURST
+//! scenario too. Ingest asks [`MessageMeter::admit`] before it applies a
+//! virtual device's message; a refused message is dropped (no state change, no
+//! event). The simulator asks [`MessageMeter::spent`] so a device over its
+//! budget goes silent instead of publishing into the void.
 //!
 //! Cost: no store write per message. Messages are counted in the process's
 //! usage meter ([`alyt_store::meter`]: exact within the process, written at

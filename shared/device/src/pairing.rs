@@ -8,16 +8,16 @@
 //!   "features": [] }
 //! ```
 //!
-//! `protocol` and `protocolId` (1-128 printable characters, unique per hub)
-//! are required; `name` (1-120 characters) defaults to "`<protocol>` device",
+//! `protocol` and `protocolId` (1-128 printable characters, unique per hub) are
+//! required; `name` (1-120 characters) defaults to "`<protocol>` device",
 //! `kind` to OTHER; `capabilities` lists at least one known capability;
 //! `features` (optional: at most 64 of 1-64 printable characters) is the
 //! child's capability descriptor at pairing, e.g. `keypad` for a lock with a
 //! keypad: like a registration's, it is taken once, here, and never from a
-//! later status report of the device itself (issue 35 item 5). The
-//! event is logged like any other; a pairing that names a `protocolId` the
-//! hub already has changes nothing (pairing is idempotent), and one that is
-//! malformed is logged only.
+//! later status report of the device itself, so a device cannot make itself a
+//! trusted keypad. The event is logged like any other; a pairing that names a
+//! `protocolId` the hub already has changes nothing (pairing is idempotent),
+//! and one that is malformed is logged only.
 
 use std::collections::BTreeSet;
 

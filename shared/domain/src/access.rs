@@ -277,7 +277,7 @@ pub enum Principal {
     /// role anywhere). Authentication checks the person still holds a grant
     /// in force for that home. It never has home-security access by
     /// itself; a TV gains control of its home's security only through an
-    /// explicit, current delegation from its person (Authentication 9).
+    /// explicit, current delegation from its person.
     Widget {
         token_id: WidgetTokenId,
         /// Who minted it.
@@ -343,8 +343,8 @@ pub enum Denied {
     NoSecurity,
 }
 
-/// What a caller may do with a home's security (spec Authentication 9),
-/// weakest first.
+/// What a caller may do with a home's security, weakest first. Keys,
+/// widgets and connector credentials have none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SecurityAccess {
     /// Read the status and the incidents (platform staff, the tenant's

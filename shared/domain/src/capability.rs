@@ -19,12 +19,12 @@
 //! * [`ThingCategory`]: the closed set of thing categories with their default
 //!   icon and typical capabilities.
 //!
-//! Compatibility (spec, Versioning 6): a descriptor read from stored or
-//! foreign data may carry a primitive this build does not know. It reads as
-//! [`Primitive::Unknown`] (keeping the raw token) instead of failing the whole
-//! read; such a control is shown as a read-only labelled row
-//! ([`Control::is_client_writable`] is false) and [`validate`] rejects it, so
-//! the served catalogue only ever holds the closed set.
+//! Compatibility: a descriptor read from stored or foreign data may carry a
+//! primitive this build does not know. It reads as [`Primitive::Unknown`]
+//! (keeping the raw token) instead of failing the whole read; such a control is
+//! shown as a read-only labelled row ([`Control::is_client_writable`] is false)
+//! and [`validate`] rejects it, so the served catalogue only ever holds the
+//! closed set.
 
 mod catalogue;
 mod category;

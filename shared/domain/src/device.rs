@@ -1,19 +1,17 @@
 //! The device plane's pure rules: device enums, liveness, command rows and
-//! command requests (spec: Resources > Device, States and transitions >
-//! Device and liveness / Command delivery, Endpoints F). No I/O, no async.
+//! command requests. No I/O, no async.
 //!
 //! * [`DeviceKind`], [`DeviceCapability`], [`Protocol`], [`FirmwareChannel`],
 //!   [`DeviceStatus`], [`LivenessState`], [`OfflineReason`]: closed enums with
 //!   the spec's exact wire names. Deserializing one of them is strict (an
 //!   unknown value is an error), which is what API input needs.
-//! * [`Lenient`]: the reading fallback for stored or foreign data (spec,
-//!   Versioning 6: clients drop unknown enum values). A field read from the
-//!   store is `Lenient<DeviceStatus>` (keeps the raw token, so a row written
-//!   by a newer build reads and rewrites unchanged), and a set read from the
-//!   store can use [`drop_unknown`] to drop the values this build does not
-//!   know. The strict enums stay `Copy` and exhaustive, so rules match on
-//!   them without an "unknown" arm; only the edges that read stored data pay
-//!   for leniency.
+//! * [`Lenient`]: the reading fallback for stored or foreign data (clients drop
+//!   enum values they do not know). A field read from the store is
+//!   `Lenient<DeviceStatus>` (keeps the raw token, so a row written by a newer
+//!   build reads and rewrites unchanged), and a set read from the store can use
+//!   [`drop_unknown`] to drop the values this build does not know. The strict
+//!   enums stay `Copy` and exhaustive, so rules match on them without an
+//!   "unknown" arm; only the edges that read stored data pay for leniency.
 //! * [`liveness`] and the liveness transitions [`on_report`],
 //!   [`on_last_will`], [`on_heartbeat_expired`].
 //! * [`CommandRow`] and its state machine ([`CommandState`],

@@ -1,5 +1,4 @@
-//! Integrations, connectors and endpoints: the pure rules (spec: Resources >
-//! Endpoint, Integrations and catalogue; Endpoints F and G). No I/O.
+//! Integrations, connectors and endpoints: the pure rules. No I/O.
 //!
 //! * [`connector`]: the wire types of the connector protocol (what the
 //!   platform sends a connector server and accepts back).
@@ -30,7 +29,7 @@ use crate::device::{DeviceCapability, Liveness, LivenessState, descriptor_ids_fo
 use crate::ids::{EndpointId, IntegrationId};
 
 wire_enum! {
-    /// What an endpoint is (spec: Endpoint `kind`).
+    /// What an endpoint is (its `kind`).
     EndpointKind ("endpoint kind") {
         Speaker = "SPEAKER",
         Light = "LIGHT",

@@ -1,5 +1,5 @@
-//! Invitations (spec: the Invitation state table; Authentication 10; Limits:
-//! one use, 7 days): the life of an invitation's link, as a plain model.
+//! Invitations: the life of an invitation's link (one use, 7 days), as a
+//! plain model.
 //!
 //! An invitation is pending until it is accepted or withdrawn. Its link is
 //! the newest token issued for it: a resend issues a new token (the old one
@@ -16,7 +16,7 @@
 
 use time::{Duration, OffsetDateTime};
 
-/// How long a link works after it was sent (Limits: 7 days).
+/// How long a link works after it was sent.
 pub const LINK_LIFETIME: Duration = Duration::days(7);
 
 /// Where an invitation stands.

@@ -1,8 +1,7 @@
-//! Household membership (spec: B People; Authentication 7): who manages a
-//! household's people, what a new grant must say, where a grant stands, and
-//! the words of the notifications that announce grants and ends of
-//! membership. No I/O; the owner guard ("a home always keeps at least one
-//! Owner") is a conditional counter in the store.
+//! Household membership: who manages a household's people, what a new grant
+//! must say, where a grant stands, and the words of the notifications that
+//! announce grants and ends of membership. No I/O; the owner guard ("a home
+//! always keeps at least one Owner") is a conditional counter in the store.
 
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -78,11 +77,10 @@ pub fn may_manage_people(
     }
 }
 
-/// Who manages a household's guest stays by reservation key (spec: B
-/// `/guests/{reservationKey}`: "owner, staff, or key with guests:write"):
-/// everyone [`may_manage_people`] lets in, and a DEV key with `guests:write`
-/// in its sandbox (a booking system under development). A LIVE key acts only
-/// for its connector's integrations, which hold no stays.
+/// Who manages a household's guest stays by reservation key (owner, staff, or a
+/// key with `guests:write`): everyone [`may_manage_people`] lets in, and a DEV
+/// key with `guests:write` in its sandbox (a booking system under development).
+/// A LIVE key acts only for its connector's integrations, which hold no stays.
 pub fn may_manage_guests(
     caller: &Principal,
     tenant: TenantId,
@@ -121,9 +119,9 @@ fn problem(field: &'static str, detail: &'static str) -> TermsProblem {
     TermsProblem { field, detail }
 }
 
-/// A GUEST is pinned to one home for a stay that ends (spec: roles); an
-/// OWNER or MEMBER holds the whole household with no stay. Whether the home
-/// belongs to the household is the caller's check (it needs the store).
+/// A GUEST is pinned to one home for a stay that ends; an OWNER or MEMBER holds
+/// the whole household with no stay. Whether the home belongs to the household
+/// is the caller's check (it needs the store).
 pub fn check_terms(terms: &GrantTerms, now: OffsetDateTime) -> Result<(), TermsProblem> {
     match terms.role {
         HouseholdRole::Guest => {

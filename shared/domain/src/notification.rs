@@ -1,5 +1,5 @@
-//! Tenant notifications (spec: Events, `notification.raised`): what a
-//! household should hear about, in words a person reads.
+//! Tenant notifications (`notification.raised`): what a household should hear
+//! about, in words a person reads.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

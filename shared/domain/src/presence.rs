@@ -1,7 +1,7 @@
-//! The network condition (spec: Authentication 8): a person with
-//! `requireNetwork` is in claims only while the home proves their phone is
-//! on its network, judged at sign-in and at every refresh. Plain rules, no
-//! I/O: what a read of the phone says, and what the signals together decide.
+//! The network condition: a person with `requireNetwork` is in claims only
+//! while the home proves their phone is on its network, judged at sign-in and
+//! at every refresh. Plain rules, no I/O: what a read of the phone says, and
+//! what the signals together decide.
 //!
 //! Signals in order: the network controller's presence of the person's
 //! phone (a missing, stale or unidentified read counts as no signal), then

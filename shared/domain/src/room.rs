@@ -1,8 +1,8 @@
-//! Rooms (spec: Resources > Room and overview; part F): names, the room-icon
-//! set and the default icon derived from a name, the add-a-room suggestions
-//! (the same list discovery uses), the tile actions a room offers, which two
-//! are primary, the aggregate values a tile draws, the plan of a run-action
-//! request per member, quiet hours and dashboard pins. Pure rules, no I/O.
+//! Rooms: names, the room-icon set and the default icon derived from a name,
+//! the add-a-room suggestions (the same list discovery uses), the tile
+//! actions a room offers, which two are primary, the aggregate values a tile
+//! draws, the plan of a run-action request per member, quiet hours and
+//! dashboard pins. Pure rules, no I/O.
 //!
 //! Rules as implemented:
 //! * **Icon.** A room's icon is a kebab-case token of [`ROOM_ICONS`]. A room
@@ -31,8 +31,8 @@
 //! * **Run action** ([`plan_member`], [`requested_value`]): a member that does
 //!   not offer the action is skipped; the others get `set` of the action's
 //!   control with the request's value. A toggle or lock action without a
-//!   value flips the current aggregate (an unknown one sends true, spec
-//!   Versioning 6); a slider or stepper action needs a value.
+//!   value flips the current aggregate (an unknown one sends true); a slider
+//!   or stepper action needs a value.
 
 use std::collections::BTreeMap;
 
@@ -46,13 +46,13 @@ use crate::device::has_length;
 
 /// Longest room name, in characters.
 pub const ROOM_NAME_MAX_CHARS: usize = 80;
-/// Primary tile actions per room (spec: Limits).
+/// Primary tile actions per room, at most.
 pub const PRIMARY_ACTIONS_MAX: usize = 2;
 /// Most actions a stored choice may name.
 pub const CHOSEN_ACTIONS_MAX: usize = 8;
-/// Longest run-action `action`, in characters (spec: Limits).
+/// Longest run-action `action`, in characters.
 pub const ACTION_MAX_CHARS: usize = 80;
-/// Dashboard pins per property (spec: Limits).
+/// Dashboard pins per property, at most.
 pub const DASHBOARD_PINS_MAX: usize = 40;
 /// The defaults of a room without a stored choice, in this order.
 pub const DEFAULT_PRIMARY_ORDER: [&str; 4] = ["lights", "volume", "thermostat", LISTENING_ACTION];
@@ -888,7 +888,7 @@ mod tests {
                     for c in served { if !expected.contains(c) && expected.len() < 2 { expected.push(c.clone()); } }
                     prop_assert_eq!(&primary, &expected);
                 }
-                // Defaults, in the spec's order.
+                // Defaults, in their fixed order.
                 None => {
                     let ranks: Vec<usize> = primary.iter().map(|p| default_rank(&p.action)).collect();
                     prop_assert!(ranks.windows(2).all(|w| w[0] < w[1]));

@@ -1,5 +1,5 @@
-//! Routines (spec G): a household's scenes and schedules, as plain data and
-//! rules, no I/O.
+//! Routines: a household's scenes and schedules, as plain data and rules, no
+//! I/O.
 //!
 //! A routine is `{ name, enabled, triggers[], do[] }` in one home. Its steps
 //! run in order: a thing command, a room action, a delay, a music step
@@ -138,7 +138,7 @@ pub enum Trigger {
     },
 }
 
-/// A home-security mode a routine step asks for (spec I).
+/// A home-security mode a routine step asks for.
 pub use crate::security::Mode as SecurityMode;
 
 /// The music step (spec G, exactly).
@@ -472,7 +472,7 @@ fn check_music(music: &MusicStep, at: &str) -> Result<(), RoutineProblem> {
     Ok(())
 }
 
-/// What a music step plays (spec G: the allowed uri forms).
+/// What a music step plays: one of the allowed uri forms.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum MusicUri {
     /// `<provider>:<type>:<id>`: from a streaming-provider account (a local

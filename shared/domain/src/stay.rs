@@ -1,16 +1,15 @@
-//! Guest stays (spec: the Guest stay state table; B `/guests/{reservationKey}`;
-//! Authentication 8; Limits: the stay sweep every minute): a guest's stay in
-//! one home, from check-in to check-out, as a plain model.
+//! Guest stays, managed by reservation key (`/guests/{reservationKey}`): a
+//! guest's stay in one home, from check-in to check-out, as a plain model.
 //!
 //! A stay is `invited` while the guest has not accepted the invitation,
-//! `member` once they hold the grant, and `checked-out` for good (a
-//! returning guest needs a new stay). The stay sweep marks the check-in
-//! once when its time has passed and checks the guest out once the
-//! check-out time has passed; the household (or a booking system with
-//! `guests:write`) can check a guest out at any time. New dates for an
-//! open stay move it; the same dates change nothing. The store keeps this
-//! state in conditional writes on the stay's revision (`alyt-stays`), so two
-//! sweeps at once never check in or out twice.
+//! `member` once they hold the grant, and `checked-out` for good (a returning
+//! guest needs a new stay). The stay sweep (every minute) marks the check-in
+//! once when its time has passed and checks the guest out once the check-out
+//! time has passed; the household (or a booking system with `guests:write`) can
+//! check a guest out at any time. New dates for an open stay move it; the same
+//! dates change nothing. The store keeps this state in conditional writes on
+//! the stay's revision (`alyt-stays`), so two sweeps at once never check in or
+//! out twice.
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;

@@ -1,6 +1,6 @@
-//! Connector versions under review (spec: D Submissions and catalogue;
-//! Authentication 6; the `submission.state` event), as a plain state
-//! machine. The spec leaves the states and moves to us; these are they:
+//! Connector versions under review (a change of state is announced by a
+//! `submission.state` event), as a plain state machine. The spec leaves the
+//! states and moves to us; these are they:
 //!
 //! ```text
 //!   draft ──submit──▶ submitted ──approve──▶ approved ──publish──▶ published ──deprecate──▶ deprecated

@@ -1,6 +1,6 @@
 //! The capability catalogue against the spec: a hand-written JSON Schema of
 //! the wire shape, the validation rules, the category mapping, and the names
-//! the spec uses elsewhere (simulator profiles, room tiles, security part).
+//! the spec uses elsewhere (simulator profiles, room tiles, home security).
 
 use std::collections::HashSet;
 
@@ -473,8 +473,8 @@ fn room_actions_use_the_spec_names() {
     assert_eq!(find("lock").unwrap().room_actions[0].confirm, Some(true));
 }
 
-/// Simulator profiles (spec part H): telemetry is readable, commands are
-/// writable, under `capabilityId.controlKey`.
+/// Simulator profiles: telemetry is readable, commands are writable, under
+/// `capabilityId.controlKey`.
 #[test]
 fn simulator_profiles_are_covered() {
     let readable = [
@@ -543,7 +543,7 @@ fn simulator_profiles_are_covered() {
     );
 }
 
-/// Spec part I: vibration stays distinct and is not folded into motion.
+/// Home security: vibration stays distinct and is not folded into motion.
 #[test]
 fn security_signals_are_distinct_capabilities() {
     let ids = ["sensor.motion", "sensor.contact", "sensor.vibration"];
@@ -939,7 +939,7 @@ fn rule_ids_unique_across_catalogue() {
     .unwrap();
 }
 
-// ---- client compatibility (Versioning 6) -------------------------------------
+// ---- client compatibility ----------------------------------------------------
 
 fn foreign_descriptor() -> Value {
     json!({

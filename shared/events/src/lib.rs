@@ -1,6 +1,6 @@
-//! Platform events (spec: Events): `{ id, type, tenantId, createdAt, data }`,
-//! recorded after the change they report is stored, read in id order by the
-//! event stream and the webhook worker.
+//! Platform events: `{ id, type, tenantId, createdAt, data }`, recorded after
+//! the change they report is stored, read in id order by the event stream and
+//! the webhook worker.
 //!
 //! # Ids and ordering
 //! An id is `{microseconds since the epoch, 16 digits}-{8 hex}`, stored in a

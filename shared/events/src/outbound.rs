@@ -1,5 +1,4 @@
-//! Outbound safety for webhook requests (spec: Webhook delivery, 5; issue #7
-//! outbound safety), and the HTTP sender.
+//! Outbound safety for webhook requests, and the HTTP sender.
 //!
 //! A webhook URL is chosen by a developer, so the platform must not become a
 //! proxy into its own network (SSRF). The hosted policy accepts only https and
@@ -21,7 +20,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use url::{Host, Url};
 
-/// A webhook request has this long in all (spec: 2xx within 10 seconds).
+/// A webhook request has this long in all: a 2xx within it is delivered.
 pub const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// Longer URLs are refused at registration and at delivery.
 pub const MAX_URL_BYTES: usize = 2048;

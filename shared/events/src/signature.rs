@@ -1,4 +1,4 @@
-//! Webhook signatures (spec: Events > Webhook delivery, 1).
+//! Webhook signatures.
 //!
 //! `X-SVC-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`,
 //! the scheme Stripe uses, so receivers can verify with Stripe's own library
@@ -14,9 +14,9 @@ use rand::Rng;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
-/// The scheme tag of the current signature (spec: Versioning, 4).
+/// The scheme tag of the current signature.
 pub const SCHEME: &str = "v1";
-/// Receivers refuse a `t` older than this (spec: Limits), and as far ahead.
+/// Receivers refuse a `t` older than this, and as far ahead.
 pub const TOLERANCE_SECONDS: i64 = 5 * 60;
 /// Longer headers are refused before parsing.
 pub const MAX_HEADER_BYTES: usize = 4096;

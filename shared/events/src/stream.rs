@@ -1,7 +1,7 @@
-//! The developer event stream (spec: Events > Stream), one implementation for
-//! both runtimes: parsing the filter and the resume point, the server-sent
-//! event framing, keepalive comments, the connection's time limit, and the
-//! feed loop that reads the event log after the client's position.
+//! The developer event stream, one implementation for both runtimes: parsing
+//! the filter and the resume point, the server-sent event framing, keepalive
+//! comments, the connection's time limit, and the feed loop that reads the
+//! event log after the client's position.
 //!
 //! The local platform serves it as an axum SSE route (up to one hour) and
 //! wakes it through an [`EventSignal`] when an event is committed; the
@@ -28,9 +28,9 @@ use crate::audience::{Audience, EventSubjects};
 use crate::envelope::{EventEnvelope, EventId, EventKind};
 use crate::log::{Cursor, EventLog};
 
-/// A comment line every this often (spec: Limits).
+/// A comment line every this often.
 pub const KEEPALIVE: Duration = Duration::from_secs(15);
-/// The longest connection the local platform keeps (spec: up to one hour).
+/// The longest connection the local platform keeps.
 pub const LOCAL_MAX_DURATION: Duration = Duration::from_secs(60 * 60);
 /// The hosted stream runs in a Lambda, which ends at 15 minutes; it closes
 /// the connection a little before, cleanly, and clients resume.

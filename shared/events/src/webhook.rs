@@ -1,6 +1,6 @@
-//! The webhook delivery rules, pure (spec: Events > Webhook delivery, 2-3):
-//! the retry schedule, the moves of a delivery row and endpoint health. The
-//! worker (`delivery.rs`) applies them to stored rows.
+//! The webhook delivery rules, pure: the retry schedule, the moves of a
+//! delivery row and endpoint health. The worker (`delivery.rs`) applies them to
+//! stored rows.
 //!
 //! Row states: `pending` (never attempted) -> an attempt -> `delivered`, or
 //! `retrying` with the next attempt per [`retry_delay`], and after the 20th
@@ -11,9 +11,9 @@ use alyt_store::repo::webhooks::{DeliveryRecord, DeliveryStatus};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-/// Attempts of one series, the first included (spec: 20 attempts).
+/// Attempts of one series, the first included.
 pub const MAX_ATTEMPTS: u32 = 20;
-/// The consecutive failure that disables an endpoint (spec: 50).
+/// The consecutive failure that disables an endpoint.
 pub const DISABLE_AFTER: u32 = 50;
 /// The first retry comes this long after the first attempt ...
 pub const FIRST_RETRY: Duration = Duration::seconds(30);

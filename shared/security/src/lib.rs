@@ -1,10 +1,9 @@
-//! Home security over time (spec I): the one place that stores a home's
-//! security with what it announces, takes detections from the home's
-//! things, and ends countdowns on time. The rules are
-//! `alyt_domain::security`, the records `repo::security`; this crate knows
-//! the store and the event log, not HTTP. Used by the API's security
-//! operations, by the endpoints whose state shows a detection, and by both
-//! runtimes' timers (every second).
+//! Home security over time: the one place that stores a home's security with
+//! what it announces, takes detections from the home's things, and ends
+//! countdowns on time. The rules are `alyt_domain::security`, the records
+//! `repo::security`; this crate knows the store and the event log, not HTTP.
+//! Used by the API's security operations, by the endpoints whose state shows a
+//! detection, and by both runtimes' timers (every second).
 //!
 //! * [`HomeSecurity::commit`]: a change and its announcements in one
 //!   transaction: a notification to the household (with its

@@ -41,7 +41,7 @@ use crate::profile::{FIRMWARE, Profile};
 use crate::rng::SimRng;
 use crate::scenario::{Scenario, ScenarioSetting};
 
-/// The battery level reported in the LOW_BATTERY scenario (spec H).
+/// The battery level reported in the LOW_BATTERY scenario.
 pub const LOW_BATTERY_LEVEL: f64 = 8.0;
 /// At or below this level `battery.low` is true.
 pub const LOW_BATTERY_THRESHOLD: f64 = 15.0;
@@ -60,11 +60,11 @@ pub struct Timing {
     pub heartbeat: Duration,
     /// Telemetry period (NORMAL). Default 20 s.
     pub telemetry: Duration,
-    /// Telemetry period in BURST: 50 ms, twenty a second (spec H).
+    /// Telemetry period in BURST: 50 ms, twenty a second.
     pub burst_interval: Duration,
-    /// How long a command waits in SLOW: 5 s (spec H).
+    /// How long a command waits in SLOW: 5 s.
     pub slow_delay: Duration,
-    /// How long a connection lasts in FLAPPING: 30 s (spec H).
+    /// How long a connection lasts in FLAPPING: 30 s.
     pub flap_period: Duration,
     /// BURST on a detector or the lock: how often it detects (or is moved
     /// at its keypad). Default 1 s.
@@ -84,10 +84,10 @@ impl Default for Timing {
     }
 }
 
-/// A virtual hub's side of a hub-run home (spec I): it puts the
-/// configuration's chunks together (any order, repeats ignored, checked
-/// against the digest), acknowledges it, and reports its protection state
-/// at the generation the platform sent; it is always ready.
+/// A virtual hub's side of a hub-run home: it puts the configuration's chunks
+/// together (any order, repeats ignored, checked against the digest),
+/// acknowledges it, and reports its protection state at the generation the
+/// platform sent; it is always ready.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct HubProtection {
     reassembly: alyt_domain::security::hub::Reassembly,
@@ -498,12 +498,11 @@ impl ProfileState {
         }
     }
 
-    /// BURST on a detector or the lock: the next detection or keypad move
-    /// (the rise, then its end), as the state change and the event home
-    /// security reads (spec I: `{ type, value?, id?, at? }` from a
-    /// detector, `{ type: 'lock', action }` from a lock). The event's id is
-    /// the instant, so a replay after a restart never repeats one.
-    /// `None` for other profiles.
+    /// BURST on a detector or the lock: the next detection or keypad move (the
+    /// rise, then its end), as the state change and the event home security
+    /// reads (`{ type, value?, id?, at? }` from a detector, `{ type: 'lock',
+    /// action }` from a lock). The event's id is the instant, so a replay after
+    /// a restart never repeats one. `None` for other profiles.
     fn detect(&mut self, now: OffsetDateTime) -> Option<JsonObject> {
         let id = now.unix_timestamp_nanos().to_string();
         let at = now

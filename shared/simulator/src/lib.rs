@@ -1,6 +1,6 @@
-//! Virtual devices (spec part H): the five profiles, the seven scenarios,
-//! and the runner that keeps each device connected to the broker as a real
-//! MQTT client with its own credential.
+//! Virtual devices: the profiles, the seven scenarios, and the runner that
+//! keeps each device connected to the broker as a real MQTT client with its
+//! own credential.
 //!
 //! * [`Profile`]: what a device is (kind, capabilities, model code,
 //!   descriptors, initial state) and [`SANDBOX_DEVICES`];

@@ -1,6 +1,6 @@
-//! The five virtual-device profiles of spec part H: what each device is
-//! (kind, capabilities, model code), which capability descriptors it shows,
-//! what it reports and which commands it honours.
+//! The virtual-device profiles: what each device is (kind, capabilities, model
+//! code), which capability descriptors it shows, what it reports and which
+//! commands it honours.
 //!
 //! | profile | model | capabilities | telemetry | commands |
 //! |---|---|---|---|---|
@@ -13,11 +13,11 @@
 //! | CONTACT | ALSIMC | SENSOR, BATTERY | open, battery | none |
 //! | LOCK | ALSIMK | LOCK, BATTERY (an external keypad) | locked, battery | set lock.locked |
 //!
-//! The last three are home security's detectors and access device (issue
-//! 39, beyond spec H's five): in BURST a detector detects once a second
-//! (someone walking about, a door opened and closed) and the lock is
-//! opened and locked again at its keypad, each also an event home
-//! security reads; a lock opened by command reports a remote unlock.
+//! The last three are home security's detectors and access device, beyond the
+//! five of a fresh sandbox, so a demo home can be armed and tripped: in BURST a
+//! detector detects once a second (someone walking about, a door opened and
+//! closed) and the lock is opened and locked again at its keypad, each also an
+//! event home security reads; a lock opened by command reports a remote unlock.
 //!
 //! State is nested by capability id with the catalogue's control keys
 //! (`light.brightness`, `voice.listening`, `sensor.temperature.temperature`);
@@ -45,7 +45,7 @@ pub enum Profile {
     Lock,
 }
 
-/// The devices of a fresh sandbox and the room each goes in (spec H).
+/// The devices of a fresh sandbox and the room each goes in.
 pub const SANDBOX_DEVICES: [(Profile, &str); 5] = [
     (Profile::Hub, "Living Room"),
     (Profile::Speaker, "Living Room"),
@@ -110,7 +110,7 @@ impl Profile {
         }
     }
 
-    /// The device capabilities, as spec H lists them.
+    /// The device capabilities.
     pub fn capabilities(self) -> &'static [DeviceCapability] {
         match self {
             Profile::Hub => &[DeviceCapability::Voice, DeviceCapability::Hub],
@@ -160,7 +160,7 @@ impl Profile {
         .collect()
     }
 
-    /// The telemetry metric names, in the order of spec H.
+    /// The telemetry metric names, in their fixed order.
     pub fn metrics(self) -> &'static [&'static str] {
         match self {
             Profile::Hub => &["uptime", "wakeWords", "rssi"],

@@ -69,7 +69,7 @@ impl MessageBudget for Unlimited {
 pub struct RunnerConfig {
     pub broker_host: String,
     pub broker_port: u16,
-    /// Report periods and scenario timings (defaults per spec H).
+    /// Report periods and scenario timings.
     pub timing: Timing,
     /// MQTT keepalive. Pings go on in every scenario.
     pub keep_alive: Duration,

@@ -1,7 +1,6 @@
-//! Scenarios (spec H, States and transitions > Simulated-device scenario):
-//! how a virtual device misbehaves on purpose. A scenario set with `seconds`
-//! carries an `until` and is NORMAL from then on; the platform stores the
-//! setting as given, so a device restarted after `until` resumes in NORMAL
+//! Scenarios: how a virtual device misbehaves on purpose. A scenario set with
+//! `seconds` carries an `until` and is NORMAL from then on; the platform stores
+//! the setting as given, so a device restarted after `until` resumes in NORMAL
 //! without anyone rewriting it.
 
 use std::fmt;

@@ -4,8 +4,8 @@
 //! gets, last wills marked). Commands go in as the platform sends them,
 //! through the broker's publisher.
 //!
-//! Timings are shortened through `RunnerConfig` (the defaults are spec H's
-//! and covered by the unit tests), so every wait here is a second or two.
+//! Timings are shortened through `RunnerConfig` (the defaults are covered by
+//! the unit tests), so every wait here is a second or two.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::SocketAddr;

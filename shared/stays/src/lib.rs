@@ -1,7 +1,6 @@
-//! Guest stays over time (spec: the Guest stay state table; Limits: the stay
-//! sweep every minute): what opening a stay records, the check-in the sweep
-//! marks once, and the check-out (by the sweep at check-out time, or now by
-//! the household or a booking system).
+//! Guest stays over time: what opening a stay records, the check-in the sweep
+//! (every minute) marks once, and the check-out (by the sweep at check-out
+//! time, or now by the household or a booking system).
 //!
 //! A check-out signs the guest out first (their sessions and their widget
 //! tokens), then, in one transaction conditioned on the stay
@@ -39,8 +38,8 @@ use alyt_store::{Store, StoreError, TxWrite};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-/// How often the stay sweep runs (Limits: every minute). Hosted, the sweeps
-/// Lambda runs it on each of its once-a-minute invocations.
+/// How often the stay sweep runs. Hosted, the sweeps Lambda runs it on each
+/// of its once-a-minute invocations.
 pub const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// How many due stays one sweep page reads.

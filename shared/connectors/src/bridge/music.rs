@@ -1,4 +1,4 @@
-//! The bridge's music (spec G), so routines' music is tested for real over
+//! The bridge's music, so routines' music steps are tested for real over
 //! the protocol:
 //!
 //! * **Speakers.** A SPEAKER thing whose provider detail says

@@ -1,6 +1,6 @@
-//! Things for home security on the bridge (spec I's families), so arming,
-//! readiness and selections are tested for real: a motion sensor, a door
-//! contact, a window's vibration sensor, a camera with detection and one
+//! Things for home security on the bridge (one of each eligible family), so
+//! arming, readiness and selections are tested for real: a motion sensor, a
+//! door contact, a window's vibration sensor, a camera with detection and one
 //! without, a lock with an external keypad and a siren.
 //! [`VirtualBridge::add_security_things`] adds them; their state changes
 //! with [`VirtualBridge::set_state`] (a door opened:

@@ -1,4 +1,4 @@
-//! Thing categories (spec: Resources > Thing, `category`).
+//! Thing categories: the closed set of a thing's `category`.
 
 use std::fmt;
 

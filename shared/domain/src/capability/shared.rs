@@ -15,10 +15,10 @@ use super::types::CapabilityDescriptor;
 /// made for this thing (an endpoint presented as something else keeps only
 /// the controls its native capability has).
 ///
-/// A device list writes the same few catalogue descriptors over and over
-/// (they were most of the time spent writing `GET /v1/devices`, issue 16
-/// M1), so a catalogue descriptor is written as its JSON made once per
-/// process; the output is the same bytes `serde_json` would write.
+/// A device list writes the same few catalogue descriptors over and over (they
+/// were most of the time spent writing `GET /v1/devices` in the M1 benchmark),
+/// so a catalogue descriptor is written as its JSON made once per process; the
+/// output is the same bytes `serde_json` would write.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ThingDescriptor {
     Catalogue(&'static CapabilityDescriptor),

@@ -1,4 +1,4 @@
-//! Wire types of the capability catalogue (spec: Resources > Capabilities).
+//! Wire types of the capability catalogue.
 //!
 //! Field names follow the spec exactly (camelCase). Optional fields are left
 //! out of the JSON when absent, so a serialized descriptor is a closed object
@@ -351,7 +351,7 @@ impl Control {
 
     /// Whether a client may offer to change this control: it must be
     /// writable and use a primitive the client knows (unknown primitives are
-    /// shown read-only, spec Versioning 6).
+    /// shown read-only).
     pub fn is_client_writable(&self) -> bool {
         self.writable && self.primitive.is_known()
     }

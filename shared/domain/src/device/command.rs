@@ -1,5 +1,4 @@
-//! Command history rows and their state machine (spec: States and
-//! transitions > Command delivery).
+//! Command history rows and their state machine.
 //!
 //! | state | event | next | attempts |
 //! |---|---|---|---|
@@ -18,14 +17,14 @@
 //! response to a row still `pending` is accepted: the device can answer
 //! before the row's move to `sent` is stored.
 //!
-//! Why a sent row is published again: a new command is written `sent`
-//! before it is published (one write on the request path instead of three,
-//! issue 16 M8), so a crash between the write and the publish, or a QoS 1
-//! delivery the broker lost, would otherwise leave a row that claims to be
-//! sent and never reaches its device. The bridge sweep publishes a `sent`
-//! row no response answered within [`REDELIVER_AFTER`] again, at most
-//! [`MAX_PUBLISHES`] publishes in all; a device can see one command twice,
-//! which MQTT QoS 1 allows anyway, and recognises it by its commandId.
+//! Why a sent row is published again: a new command is written `sent` before it
+//! is published (one write on the request path instead of three), so a crash
+//! between the write and the publish, or a QoS 1 delivery the broker lost,
+//! would otherwise leave a row that claims to be sent and never reaches its
+//! device. The bridge sweep publishes a `sent` row no response answered within
+//! [`REDELIVER_AFTER`] again, at most [`MAX_PUBLISHES`] publishes in all; a
+//! device can see one command twice, which MQTT QoS 1 allows anyway, and
+//! recognises it by its commandId.
 //!
 //! `answered` is this module's name for the spec's "(result recorded)": the
 //! spec names only pending, sent and undeliverable, and a row that carries a

@@ -1,5 +1,5 @@
-//! The device enums with the spec's exact wire names (Resources > Device,
-//! Firmware; States and transitions > Device and liveness; Events).
+//! The device enums (a device row's, a firmware release's, liveness and
+//! offline reasons) with their exact wire names.
 
 use std::collections::BTreeSet;
 

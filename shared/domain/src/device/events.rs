@@ -1,6 +1,5 @@
-//! The `data` of the device-plane platform event kinds (spec: Events >
-//! Platform event envelope). The envelope `{ id, type, tenantId, createdAt,
-//! data }` belongs to the event recorder.
+//! The `data` of the device-plane platform event kinds. The envelope
+//! `{ id, type, tenantId, createdAt, data }` belongs to the event recorder.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,6 @@
 //! Reading enums from stored or foreign data without failing on values this
-//! build does not know (spec, Versioning 6).
+//! build does not know, as clients must: an unknown value is dropped or
+//! kept as its raw token, never an error.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -108,9 +109,8 @@ impl<T: utoipa::ToSchema> utoipa::ToSchema for Lenient<T> {
 
 /// `#[serde(deserialize_with = "drop_unknown")]` for a stored collection of
 /// enum values (e.g. a device's capability set): reads the wire names and
-/// keeps only the values this build knows, as clients must (spec,
-/// Versioning 6). Use `Vec<Lenient<T>>` instead where the unknown values
-/// must survive a rewrite.
+/// keeps only the values this build knows, as clients must. Use
+/// `Vec<Lenient<T>>` instead where the unknown values must survive a rewrite.
 pub fn drop_unknown<'de, D, T, C>(deserializer: D) -> Result<C, D::Error>
 where
     D: Deserializer<'de>,

@@ -1,6 +1,5 @@
 //! Device liveness: the judgement shown on every device row and the status
-//! transitions driven by reports, last wills and the heartbeat sweep
-//! (spec: States and transitions > Device and liveness).
+//! transitions driven by reports, last wills and the heartbeat sweep.
 //!
 //! | stored status | judged state |
 //! |---|---|

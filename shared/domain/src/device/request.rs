@@ -1,6 +1,6 @@
 //! The body of `POST /devices/:id/commands` (and `/endpoints/:id/commands`):
 //! parsing into a [`CommandRequest`] and validation against the thing's own
-//! capability descriptors (spec: Endpoints F, Limits).
+//! capability descriptors.
 //!
 //! Three forms are accepted:
 //!
@@ -13,7 +13,7 @@
 //!   `identify` or `reboot`, passed to the device as it is. `payload` may be
 //!   left out (null). The platform cannot know every device verb, so a flat
 //!   command is checked for shape only; the device answers a verb it does
-//!   not know with status `rejected` (spec, Command delivery).
+//!   not know with status `rejected`.
 //!
 //! Objects are closed: a field not listed above is refused, naming it.
 //! `capability` and `key` are 1-80 characters.

@@ -1,9 +1,8 @@
 //! The connector protocol: what the platform sends a connector server and
-//! what it accepts back (spec: Authentication 4, Integrations and catalogue,
-//! Endpoint). The spec names the results (connect result, endpoint fields)
-//! but not the calls, so the calls are ours; they are versioned by path
-//! (`/v1/...` under the connector's server URL) and documented in
-//! `shared/connectors/PROTOCOL.md`.
+//! what it accepts back. The spec names the results (connect result,
+//! endpoint fields) but not the calls, so the calls are ours; they are
+//! versioned by path (`/v1/...` under the connector's server URL) and
+//! documented in `shared/connectors/PROTOCOL.md`.
 //!
 //! Every call is an HTTP POST of JSON with `Authorization: Bearer <runtime
 //! token>` (the connector's runtime token, separate from any app secret).
@@ -201,9 +200,8 @@ pub struct CommandCall {
 }
 
 /// The connector's answer to `v1/command`. `applied` carries the state the
-/// connector read back after the change: that is what the platform stores
-/// (spec: the stored state is what the connector read back, never what was
-/// requested).
+/// connector read back after the change: that is what the platform stores,
+/// never what was requested.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum CommandAnswer {

@@ -1,7 +1,6 @@
-//! The connector descriptor a developer submits (spec: Resources >
-//! Integrations and catalogue: Descriptor, Connect field, Pairing, Pairing
-//! vendor), read from untrusted JSON and checked against every rule of the
-//! spec. A problem names the field by its path
+//! The connector descriptor a developer submits (with its connect fields,
+//! pairing and pairing vendors), read from untrusted JSON and checked against
+//! every rule a descriptor has. A problem names the field by its path
 //! (`descriptor.connect.fields[2].kind`). No I/O.
 //!
 //! Objects are closed (an unknown field is refused). `brings` names device

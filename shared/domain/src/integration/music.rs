@@ -1,4 +1,4 @@
-//! Music (spec G): the connector protocol's music calls and the rules of
+//! Music in routines: the connector protocol's music calls and the rules of
 //! what a speaker may play. No I/O.
 //!
 //! Three kinds of integration take part, all in the connector protocol:
@@ -29,9 +29,9 @@ pub const PLAY_PATH: &str = "v1/music/play";
 pub const SEARCH_PATH: &str = "v1/music/search";
 pub const REFRESH_PATH: &str = "v1/refresh";
 
-/// Results of one search page (spec Limits).
+/// Results of one search page, at most.
 pub const SEARCH_PAGE: u32 = 10;
-/// The furthest a search pages (spec Limits).
+/// The furthest a search pages.
 pub const MAX_SEARCH_OFFSET: u32 = 1000;
 /// Characters of a search query.
 pub const MAX_QUERY_CHARS: usize = 200;

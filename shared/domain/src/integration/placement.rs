@@ -1,4 +1,4 @@
-//! Where discovery puts a thing (spec: Endpoints F, Rules).
+//! Where discovery puts a thing.
 //!
 //! * A thing that already has a room keeps it: discovery never moves a
 //!   thing a person placed, and rediscovery never undoes a move.

@@ -1,6 +1,5 @@
-//! Which things take part in home security, and as what (spec I Rules):
-//! by capabilities and supported feature aliases only, never by names or
-//! addresses.
+//! Which things take part in home security, and as what: by capabilities and
+//! supported feature aliases only, never by names or addresses.
 //!
 //! * Detectors: motion, contact and vibration sensors (`sensor.vibration`
 //!   stays distinct; a generic detected or presence flag is not motion), and

@@ -1,8 +1,8 @@
-//! A hub-run home (spec I: "Arming on a hosted home requires the assigned
-//! hub's current connection, acknowledged configuration, matching
-//! generation and protection state; there is no automatic local or cloud
-//! fallback"; Limits: 24 KiB, 1024-byte chunks, at most 24 chunks, 200
-//! detectors, 64 outputs, 64 disarmers). Plain data and rules, no I/O.
+//! A hub-run home: arming it requires the assigned hub's current
+//! connection, acknowledged configuration, matching generation and
+//! protection state, with no automatic local or cloud fallback; its
+//! configuration is at most 24 KiB in 1024-byte chunks (24 at most), 200
+//! detectors, 64 outputs and 64 disarmers. Plain data and rules, no I/O.
 //!
 //! * [`HubConfig`]: what the hub needs to protect the home (its detectors
 //!   with what each mode watches, its outputs, its disarming keypad locks,
@@ -18,17 +18,15 @@
 //!   is to hold and when it was sent, what the hub acknowledged, the
 //!   protection state it reported (`security.state` events: generation,
 //!   mode, ready).
-//! * [`Wanted`]: the configuration the home needs now, built from its
-//!   inventory as it is at that moment, so a thing discovered after the
-//!   hub acknowledged counts for the next arming decision (spec I: "Newly
-//!   discovered devices count for the next arming decision while the
-//!   active generation stays frozen"). [`arming_check`] holds every
-//!   arming to it: the limits, then the hub's acknowledgement of that very
-//!   configuration, then its generation. [`HubSync::rebuilt`] records it
-//!   as the one to send; [`HubSync::due`] says when the timers next send
-//!   or compare, never while a mode is active or outputs wait to be
-//!   restored (the armed period's configuration stays frozen; Off sends
-//!   the new one).
+//! * [`Wanted`]: the configuration the home needs now, built from its inventory
+//!   as it is at that moment, so a thing discovered after the hub acknowledged
+//!   counts for the next arming decision, while the active generation stays
+//!   frozen. [`arming_check`] holds every arming to it: the limits, then the
+//!   hub's acknowledgement of that very configuration, then its generation.
+//!   [`HubSync::rebuilt`] records it as the one to send; [`HubSync::due`] says
+//!   when the timers next send or compare, never while a mode is active or
+//!   outputs wait to be restored (the armed period's configuration stays
+//!   frozen; Off sends the new one).
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,6 @@
-//! A home's security state and its moves (spec: Home security mode; spec
-//! I Rules). Every move checks first and changes after: a refused request
-//! leaves the state exactly as it was ("previous mode and configuration
-//! kept").
+//! A home's security state and its moves. Every move checks first and changes
+//! after: a refused request leaves the state exactly as it was ("previous mode
+//! and configuration kept").
 //!
 //! | From | Move | Condition | To |
 //! |---|---|---|---|
@@ -679,11 +678,11 @@ impl SecurityState {
 
 #[cfg(test)]
 mod tests {
-    //! The state machine against a plain model of the spec's table
+    //! The state machine against a plain model of the table above
     //! (proptest-state-machine): any sequence of requests (fresh or stale,
-    //! ready or not), time, detections (duplicated, late, early), lock
-    //! events, acknowledgements, restorations and hand-overs leaves the
-    //! state where the model says; a refusal changes nothing.
+    //! ready or not), time, detections (duplicated, late, early), lock events,
+    //! acknowledgements, restorations and hand-overs leaves the state where the
+    //! model says; a refusal changes nothing.
 
     use std::collections::{BTreeMap, BTreeSet};
 

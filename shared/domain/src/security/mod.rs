@@ -1,6 +1,5 @@
-//! Home security (spec I, the Home security mode state table,
-//! Authentication 9): one authority per home arms, detects, alarms and
-//! restores. Plain data and rules, no I/O.
+//! Home security: one authority per home arms, detects, alarms and restores.
+//! Plain data and rules, no I/O.
 //!
 //! * [`Mode`]: Away (every selected detection signal), Home (the selected
 //!   contact and vibration perimeter), Sleep (the selected signals outside
@@ -197,10 +196,9 @@ pub struct KeypadDisarm {
     pub at: time::OffsetDateTime,
 }
 
-/// A TV's delegated control of a home's security (Authentication 9: a TV
-/// needs an explicit, current delegation): given by the TV token's own
-/// person, until a time; it holds only while that person still controls
-/// the home's security.
+/// A TV's delegated control of a home's security (a TV has none without an
+/// explicit, current delegation): given by the TV token's own person, until a
+/// time; it holds only while that person still controls the home's security.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Delegation {

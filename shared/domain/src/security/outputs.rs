@@ -1,6 +1,6 @@
-//! What an alarm does to a home's outputs, and how they are put back (spec
-//! I Outputs, Speaker alarm, Night lights). Plain data and rules, no I/O:
-//! the platform's output driver reads, writes and records through these.
+//! What an alarm does to a home's outputs, and how they are put back. Plain
+//! data and rules, no I/O: the platform's output driver reads, writes and
+//! records through these.
 //!
 //! * An alarm opens an [`OutputsJob`]: the outputs it drives are planned
 //!   (sirens; lights of the night-light rooms, only between sunset and
@@ -27,7 +27,7 @@ use time::{Duration, OffsetDateTime};
 
 use super::enrolment::Output;
 
-/// The speaker alarm's volume (spec Limits: 50%).
+/// The speaker alarm's volume, in percent.
 pub const SPEAKER_ALARM_VOLUME: u8 = 50;
 /// A light's intensity while it flashes.
 pub const FLASH_BRIGHTNESS: u8 = 100;
@@ -478,10 +478,10 @@ mod tests {
         );
     }
 
-    /// Issue 36 item 3: a speaker that played nothing before the alarm is
-    /// not restored while it still holds the alarm's source; the restoration
-    /// drops that source, and a speaker that reports no source at all (now
-    /// or before) is not held to one.
+    /// A speaker that played nothing before the alarm is not restored while it
+    /// still holds the alarm's source; the restoration drops that source, and a
+    /// speaker that reports no source at all (now or before) is not held to
+    /// one.
     #[test]
     fn a_speaker_that_played_nothing_gets_its_alarm_source_dropped() {
         let before = json!({ "media_player": { "volume": 20, "muted": false, "playing": false } });

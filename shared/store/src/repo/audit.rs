@@ -1,5 +1,5 @@
-//! A household's audit trail (spec: B, the Guest stay table's "audit
-//! entry"): what happened to its people and when, for its owners to read.
+//! A household's audit trail: what happened to its people (a guest's
+//! check-out among them) and when, for its owners to read.
 //! Entries are written in the transaction of the change they record.
 //!
 //! Keys (see `DATA_MODEL.md`): `AUDIT#{c}` / `{µs:020}#{id}`, newest last.

@@ -1,4 +1,4 @@
-//! Device command history (spec: States and transitions > Command delivery).
+//! Device command history (the rules are [`alyt_domain::device::CommandRow`]).
 //!
 //! Keys (see `DATA_MODEL.md`):
 //! * command row `DEVICE#{d}/COMMAND#{commandId:020}`: the zero-padded id

@@ -44,7 +44,7 @@ fn default_window() -> u32 {
     DEFAULT_HEARTBEAT_WINDOW_SECONDS
 }
 
-/// The logical device (spec: Resources > Device), as stored.
+/// The logical device, as stored.
 ///
 /// Enums read from the store are [`Lenient`]: a value written by a newer build
 /// reads (and rewrites) unchanged instead of failing the whole row.
@@ -89,7 +89,7 @@ pub struct DeviceRecord {
     /// API shows; it appears as `liveness.windowSeconds`).
     #[serde(default = "default_window")]
     pub heartbeat_window_seconds: u32,
-    /// A simulator device (spec H): lives only in a sandbox, never in a house.
+    /// A simulator device: lives only in a sandbox, never in a house.
     #[serde(rename = "virtual", default)]
     pub is_virtual: bool,
 }
@@ -105,7 +105,7 @@ impl DeviceRecord {
     }
 }
 
-/// A device's settings (spec: Device `settings`).
+/// A device's settings (its row's `settings`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeviceSettingsRecord {
@@ -117,7 +117,7 @@ pub struct DeviceSettingsRecord {
     pub updated_at: OffsetDateTime,
 }
 
-/// A physical board of a device (spec: Device `currentUnit`). The burned-in
+/// A physical board of a device (its row's `currentUnit`). The burned-in
 /// serial lives here, not on the device.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -136,7 +136,7 @@ pub struct UnitRecord {
     pub removed_reason: Option<String>,
 }
 
-/// The last status a device reported (spec: Device `reported`).
+/// The last status a device reported (its row's `reported`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReportedRecord {

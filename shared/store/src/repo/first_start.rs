@@ -1,14 +1,14 @@
 //! The first start's records: the first platform OWNER and a demo household
 //! (tenant, client, property with four rooms) the owner holds, so a newcomer
-//! can sign in at once. A simulated demo ([`Demo::Simulated`], what a
-//! newcomer gets) is the owner's own developer sandbox (code in the X band,
-//! an ACTIVE developer account of the owner's user): spec H lets only a
-//! sandbox hold virtual devices, and the caller fills it with them. An empty
-//! demo is a plain household with no things (what the test suite uses). Idempotent and safe to re-run after a crash: the user
-//! is created first (the email guard makes that once-only), then the
-//! household and the bootstrap marker (`repo::config`) in one transaction.
-//! The password policy (a generated password, its argon2id hash) stays with
-//! the caller, which hands over only the hash.
+//! can sign in at once. A simulated demo ([`Demo::Simulated`], what a newcomer
+//! gets) is the owner's own developer sandbox (code in the X band, an ACTIVE
+//! developer account of the owner's user): only a sandbox may hold virtual
+//! devices, and the caller fills it with them. An empty demo is a plain
+//! household with no things (what the test suite uses). Idempotent and safe to
+//! re-run after a crash: the user is created first (the email guard makes that
+//! once-only), then the household and the bootstrap marker (`repo::config`) in
+//! one transaction. The password policy (a generated password, its argon2id
+//! hash) stays with the caller, which hands over only the hash.
 
 use std::collections::BTreeMap;
 

@@ -282,9 +282,8 @@ pub enum PlacedBy {
     Discovery,
 }
 
-/// An endpoint as stored (spec: Resources > Endpoint, plus what the platform
-/// needs to judge and place it). Enums are lenient so a row written by a
-/// newer build reads.
+/// An endpoint as stored (its fields, plus what the platform needs to judge and
+/// place it). Enums are lenient so a row written by a newer build reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EndpointRecord {

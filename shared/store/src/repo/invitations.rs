@@ -1,6 +1,5 @@
-//! Invitations to a household (spec: B, `POST /invitations`; the Invitation
-//! state table): the pending invitations of a household and their one-time
-//! links. The life of a link is the domain's
+//! Invitations to a household (`POST /invitations`): the pending invitations
+//! of a household and their one-time links. The life of a link is the domain's
 //! [`InvitationLink`](alyt_domain::invitation::InvitationLink); this is how
 //! the store keeps it under concurrency.
 //!

@@ -1,7 +1,6 @@
-//! Tenant notifications (spec: Events, `notification.raised`): device
-//! alerts, grants and ends of membership, disabled webhooks. Each
-//! notification is written in the same transaction as its
-//! `notification.raised` event.
+//! Tenant notifications (`notification.raised`): device alerts, grants and ends
+//! of membership, disabled webhooks. Each notification is written in the same
+//! transaction as its `notification.raised` event.
 //!
 //! Keys (see `DATA_MODEL.md`): `NOTIFY#{t}/{micros:020}#{id}` (a tenant's,
 //! newest last); gsi1 `NOTIFY#PROPERTY#{p}` / `{micros:020}#{id}` for the

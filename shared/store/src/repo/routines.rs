@@ -1,4 +1,4 @@
-//! Routines and their runs (spec G; the rules are [`alyt_domain::routine`]).
+//! Routines and their runs (the rules are [`alyt_domain::routine`]).
 //!
 //! Keys (see `DATA_MODEL.md`, "Routines"):
 //! * routine `TENANT#{t}` / `ROUTINE#{id}` (one get by tenant and id), in

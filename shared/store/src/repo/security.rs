@@ -1,5 +1,4 @@
-//! Home security records (spec I; the rules are
-//! [`alyt_domain::security`]).
+//! Home security records (the rules are [`alyt_domain::security`]).
 //!
 //! Keys (see `DATA_MODEL.md`, "Home security"):
 //! * the home's security `TENANT#{t}` / `SECURITY#{p}`: its state (mode,

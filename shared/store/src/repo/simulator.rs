@@ -1,8 +1,8 @@
-//! Virtual devices (spec H): which devices the simulator runs, with their
-//! profile, the scenario as set and the seed of their telemetry, so the
-//! runner can list them at start and every device resumes in its last
-//! scenario. The device itself (row, unit, credential) is an ordinary device
-//! written by registration; this record sits beside it.
+//! Virtual devices: which devices the simulator runs, with their profile, the
+//! scenario as set and the seed of their telemetry, so the runner can list them
+//! at start and every device resumes in its last scenario. The device itself
+//! (row, unit, credential) is an ordinary device written by registration; this
+//! record sits beside it.
 //!
 //! Keys (see DATA_MODEL.md, "Simulator"):
 //!

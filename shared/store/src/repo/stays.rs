@@ -1,7 +1,6 @@
-//! Guest stays (spec: the Guest stay state table; B `/guests/{reservationKey}`):
-//! one record per stay, keyed by its reservation key in the household. The
-//! rules are the domain's [`Stay`]; the lifecycle (opening, moving, the
-//! sweep, checking out) is `alyt-stays`.
+//! Guest stays (`/guests/{reservationKey}`): one record per stay, keyed by its
+//! reservation key in the household. The rules are the domain's [`Stay`]; the
+//! lifecycle (opening, moving, the sweep, checking out) is `alyt-stays`.
 //!
 //! Keys (see `DATA_MODEL.md`, "People"): `CLIENT#{c}/STAY#{reservationKey}`,
 //! in gsi2 `STAYDUE` / `{due µs:020}#{c}#{reservationKey}` while the stay is

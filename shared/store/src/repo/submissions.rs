@@ -1,7 +1,7 @@
-//! Connector versions under review (spec: D; the rules are
-//! [`alyt_domain::submission`]): one record per submitted version of a
-//! developer's connector, moved through review by writes conditioned on the
-//! revision read, so of concurrent moves on one version exactly one wins.
+//! Connector versions under review (the rules are [`alyt_domain::submission`]):
+//! one record per submitted version of a developer's connector, moved through
+//! review by writes conditioned on the revision read, so of concurrent moves on
+//! one version exactly one wins.
 //!
 //! Keys (see `DATA_MODEL.md`):
 //! * version `VERSION#{versionId}` / `VERSION` (one get by id), in gsi1

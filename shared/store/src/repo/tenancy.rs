@@ -86,8 +86,8 @@ pub struct GrantRecord {
     /// invitation that named one).
     #[serde(default)]
     pub reservation_key: Option<String>,
-    /// The network condition (Authentication 8): present when the person is
-    /// in claims only while the home sees their phone on its network.
+    /// The network condition: present when the person is in claims only
+    /// while the home sees their phone on its network.
     #[serde(default)]
     pub network: Option<GrantNetwork>,
     #[serde(with = "ts::rfc3339")]

@@ -1,7 +1,7 @@
-//! Webhook endpoints and their deliveries (spec: Events > Webhook delivery;
-//! key design in `DATA_MODEL.md`, section "Webhooks"). The rules (retry
-//! schedule, state moves, health) live in `alyt-events`; this module stores
-//! them with the conditions that keep them correct under concurrent workers.
+//! Webhook endpoints and their deliveries (key design in `DATA_MODEL.md`,
+//! section "Webhooks"). The rules (retry schedule, state moves, health) live in
+//! `alyt-events`; this module stores them with the conditions that keep them
+//! correct under concurrent workers.
 //!
 //! Keys:
 //! * endpoint `DEVELOPER#{dev}/WEBHOOK#{w}`: a developer's endpoints are one
@@ -42,7 +42,7 @@ use crate::{
 /// platform-wide before the count must grow (a change re-shards: rewrite the
 /// due rows).
 pub const DUE_SHARDS: u32 = 8;
-/// Deliveries shown per endpoint (spec: Limits, delivery history).
+/// Deliveries shown per endpoint: the last fifty.
 pub const HISTORY: u32 = 50;
 /// How long a delivery row stays after its last change. Rows carry the whole
 /// signed payload, so a disabled endpoint's backlog outlives the 7-day event
@@ -76,10 +76,10 @@ pub enum DisabledReason {
     Manual,
 }
 
-/// Which tenants' events an endpoint receives (spec: Webhook delivery, 4): the
-/// key it is bound to decides. A DEV key hears its sandbox tenant; a LIVE key
-/// every tenant that installed its connector, so the route is the connector
-/// and the fan-out looks up a tenant's installed connectors.
+/// Which tenants' events an endpoint receives: the key it is bound to decides.
+/// A DEV key hears its sandbox tenant; a LIVE key every tenant that installed
+/// its connector, so the route is the connector and the fan-out looks up a
+/// tenant's installed connectors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum WebhookRoute {

@@ -1,6 +1,7 @@
-//! Widget tokens (spec: Authentication 8, the Guest stay table, B `DELETE
-//! /members`): what a phone's home-screen widget signs in with. One person,
-//! one home; stored only as the SHA-256 of the token.
+//! Widget tokens: what a phone's home-screen widget signs in with. One
+//! person, one home; stored only as the SHA-256 of the token. A member under
+//! the network condition cannot mint one, and removing a person or checking a
+//! guest out revokes theirs before the grant goes.
 //!
 //! Keys (see `DATA_MODEL.md`): `CLIENT#{c}` / `WIDGET#{userId}#{id}` (a
 //! person's tokens in a household: what removal and check-out revoke), and
