@@ -81,7 +81,7 @@ pub struct Config {
     /// minute; tests shorten it).
     pub stay_sweep_every: Duration,
     /// How often the routine runner looks for due occurrences and runs
-    /// ([`alyt_api::groups::homes::routines::runner::PASS_EVERY`]).
+    /// ([`alyt_app::routines::runner::PASS_EVERY`]).
     pub routine_runner_every: Duration,
     /// Webhook delivery (`ALYT_WEBHOOKS_PRIVATE_NETWORKS`).
     pub webhooks: events::WebhookConfig,
@@ -192,7 +192,7 @@ impl Config {
             },
             clock: None,
             stay_sweep_every: alyt_stays::SWEEP_INTERVAL,
-            routine_runner_every: alyt_api::groups::homes::routines::runner::PASS_EVERY,
+            routine_runner_every: alyt_app::routines::runner::PASS_EVERY,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             stop_within: stop_within_from_env()?,
             report_store_calls: false,
@@ -221,7 +221,7 @@ impl Config {
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             clock: None,
             stay_sweep_every: alyt_stays::SWEEP_INTERVAL,
-            routine_runner_every: alyt_api::groups::homes::routines::runner::PASS_EVERY,
+            routine_runner_every: alyt_app::routines::runner::PASS_EVERY,
             usage_flush_every: alyt_store::meter::FLUSH_EVERY,
             stop_within: STOP_WITHIN,
             report_store_calls: false,
@@ -471,7 +471,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
                     if let Err(e) = alyt_api::groups::security::timers(&state).await {
                         tracing::warn!(error = %e, "the security timers failed");
                     }
-                    use alyt_api::groups::homes::routines::runner::{PASS_BUDGET, pass};
+                    use alyt_app::routines::runner::{PASS_BUDGET, pass};
                     let until = tokio::time::Instant::now() + PASS_BUDGET;
                     match pass(&state, until).await {
                         Ok(report) if report != Default::default() => {

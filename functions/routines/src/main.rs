@@ -1,7 +1,8 @@
-//! Lambda entry of the routine runner (and home security's countdowns). A routine's steps are the household's
-//! own operations (thing commands, room actions, music through connectors),
-//! so the runner links the API crate and runs them through the same code as
-//! a request does; it serves no HTTP.
+//! Lambda entry of the routine runner (and home security's countdowns). A
+//! routine's steps are the household's own use cases (thing commands, room
+//! actions, music through connectors, the security mode), so the runner
+//! links the application crate and runs them as a request does; it serves
+//! no HTTP and links no HTTP crate.
 //!
 //! EventBridge fires once a minute; each invocation repeats the runner's
 //! pass every second until shortly before its deadline, starting no step
@@ -11,8 +12,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use alyt_api::groups::homes::routines::runner::{PASS_EVERY, RunnerReport, pass};
-use alyt_lambda_http::{DevicePlane, HostedConfig, hosted_state};
+use alyt_app::routines::runner::{PASS_EVERY, RunnerReport, pass};
+use alyt_hosted::{DevicePlane, HostedConfig, hosted_app};
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 /// Kept free at the end of an invocation for the steps under way (a music
@@ -22,9 +23,8 @@ const LAST_STEP_ROOM: Duration = Duration::from_secs(45);
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     alyt_aws::lambda::init_logs();
-    let mut config = HostedConfig::from_env()?;
-    // The runner signs and verifies no token: its role cannot read the key.
-    config.token_key = alyt_api::TokenKey::ThisProcessOnly;
+    // The runner signs and verifies no token: it never reads the key.
+    let config = HostedConfig::from_env()?;
     if config.iot.is_none() {
         return Err(
             "the routine runner sends device commands: set the ALYT_IOT_* variables".into(),
@@ -32,9 +32,9 @@ async fn main() -> Result<(), Error> {
     }
     let aws = alyt_aws::sdk_config().await;
     let devices = DevicePlane::from_config(&config, &aws);
-    let state = hosted_state(&config, &aws, devices).await?;
+    let app = hosted_app(&config, &aws, devices)?;
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
-        let state = &state;
+        let app = &app;
         async move {
             let now_ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -50,10 +50,10 @@ async fn main() -> Result<(), Error> {
                     async move {
                         // Home security's countdowns and alarm outputs move
                         // on the same beat.
-                        if let Err(e) = alyt_api::groups::security::timers(state).await {
+                        if let Err(e) = alyt_app::security::timers(app).await {
                             tracing::warn!(error = %e, "the security timers failed");
                         }
-                        pass(state, until).await
+                        pass(app, until).await
                     }
                 },
                 |report| match report {

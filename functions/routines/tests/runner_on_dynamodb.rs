@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use alyt_api::groups::homes::routines::runner::pass;
-use alyt_api::ports::{NoBotCheck, NoMailer};
+use alyt_app::ports::{NoBotCheck, NoMailer};
+use alyt_app::routines::runner::pass;
 use alyt_domain::ids::{ClientId, PropertyId, RoutineId, TenantId};
 use alyt_domain::routine::{Trigger, home_timezone, next_occurrence, parse_routine};
 use alyt_domain::{Clock, ManualClock};
@@ -68,18 +68,18 @@ async fn two_instances_start_an_occurrence_once_and_finish_its_run() {
     };
     Routines(&*store).create(&routine).await.unwrap();
 
-    let instance = || async {
-        alyt_lambda_http::state_with(
+    let instance = || {
+        alyt_hosted::app_with(
             store.clone(),
             dyn_clock.clone(),
             Arc::new(NoMailer),
             Arc::new(NoBotCheck),
+            alyt_hosted::DevicePlane::none(),
             "",
         )
-        .await
         .unwrap()
     };
-    let (a, b) = (instance().await, instance().await);
+    let (a, b) = (instance(), instance());
     let until = || tokio::time::Instant::now() + std::time::Duration::from_secs(30);
 
     // Not yet due: nothing starts.

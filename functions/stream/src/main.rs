@@ -6,12 +6,12 @@
 //! [`alyt_api::groups::homes::live`], [`alyt_events::stream`]); here connections end a little before Lambda's
 //! 15-minute limit and clients resume with `Last-Event-ID`.
 
-use alyt_lambda_http::{DevicePlane, HostedConfig, RateCounts, hosted_state};
+use alyt_lambda_http::{DevicePlane, HttpConfig, RateCounts, hosted_state};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
     alyt_aws::lambda::init_logs();
-    let mut config = HostedConfig::from_env()?;
+    let mut config = HttpConfig::from_env()?;
     // The stream function writes nothing but its connections' slot leases
     // (its role allows nothing else): its rate limit counts in this instance
     // alone, and the usage it meters is never flushed (keyed stream

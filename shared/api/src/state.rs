@@ -6,13 +6,9 @@ use std::sync::Arc;
 
 use alyt_app::App;
 pub use alyt_app::EventsSettings;
-use alyt_device::DevicePublisher;
-use alyt_domain::Clock;
-use alyt_store::Store;
 
 use crate::auth::TokenSigner;
 use crate::conventions::ratelimit::RateLimiter;
-use crate::ports::{BotCheck, Mailer};
 
 /// What every handler may use: the application's ports and settings
 /// ([`App`], which the handlers reach through this state as if they were
@@ -39,15 +35,7 @@ impl std::ops::DerefMut for AppState {
     }
 }
 
-/// The adapters a runtime hands to [`AppState::build`].
-pub struct Adapters {
-    pub store: Arc<dyn Store>,
-    pub clock: Arc<dyn Clock>,
-    pub mailer: Arc<dyn Mailer>,
-    pub bot_check: Arc<dyn BotCheck>,
-    pub publisher: Arc<dyn DevicePublisher>,
-    pub credentials: Arc<dyn crate::ports::DeviceCredentialIssuer>,
-}
+pub use alyt_app::Adapters;
 
 /// Settings a runtime chooses.
 #[derive(Debug, Clone, Default)]
@@ -77,38 +65,21 @@ impl AppState {
         adapters: Adapters,
         settings: Settings,
     ) -> Result<Self, alyt_store::StoreError> {
-        let Adapters {
-            store,
-            clock,
-            mailer,
-            bot_check,
-            publisher,
-            credentials,
-        } = adapters;
+        let app = App::new(adapters, settings.public_url.clone())?;
+        Self::over(app, settings).await
+    }
+
+    /// The HTTP state over an application a runtime built: the token key
+    /// and the rate limiter added.
+    pub async fn over(app: App, settings: Settings) -> Result<Self, alyt_store::StoreError> {
         let tokens = Arc::new(match settings.token_key {
-            TokenKey::Stored => TokenSigner::load(&*store).await?,
+            TokenKey::Stored => TokenSigner::load(&*app.store).await?,
             TokenKey::ThisProcessOnly => TokenSigner::this_process_only(),
         });
-        let connectors = alyt_connectors::HttpConnectorClient::new().map_err(|e| {
-            alyt_store::StoreError::Unavailable(format!("the connector client: {e}"))
-        })?;
         Ok(Self {
-            limiter: Arc::new(RateLimiter::new(settings.rate_limit, clock.clone())),
+            limiter: Arc::new(RateLimiter::new(settings.rate_limit, app.clock.clone())),
             tokens,
-            app: App {
-                meter: alyt_store::meter::UsageMeter::new(store.clone()),
-                store,
-                clock,
-                mailer,
-                bot_check,
-                publisher,
-                credentials,
-                simulator: Arc::new(crate::ports::StoreWatchedSimulator::default()),
-                public_url: settings.public_url,
-                events: EventsSettings::HOSTED,
-                connectors: Arc::new(connectors),
-                deliver_after_response: false,
-            },
+            app,
         })
     }
 

@@ -51,7 +51,49 @@ pub struct App {
     pub meter: alyt_store::meter::UsageMeter,
 }
 
+/// The adapters a runtime hands to [`App::new`].
+pub struct Adapters {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub mailer: Arc<dyn Mailer>,
+    pub bot_check: Arc<dyn BotCheck>,
+    pub publisher: Arc<dyn DevicePublisher>,
+    pub credentials: Arc<dyn DeviceCredentialIssuer>,
+}
+
 impl App {
+    /// The application over `adapters`, with the hosted defaults: events
+    /// as [`EventsSettings::HOSTED`], the simulator found through the
+    /// store, work after an answer left to a worker. A runtime changes the
+    /// fields it runs otherwise.
+    pub fn new(adapters: Adapters, public_url: String) -> Result<Self, alyt_store::StoreError> {
+        let Adapters {
+            store,
+            clock,
+            mailer,
+            bot_check,
+            publisher,
+            credentials,
+        } = adapters;
+        let connectors = alyt_connectors::HttpConnectorClient::new().map_err(|e| {
+            alyt_store::StoreError::Unavailable(format!("the connector client: {e}"))
+        })?;
+        Ok(Self {
+            meter: alyt_store::meter::UsageMeter::new(store.clone()),
+            store,
+            clock,
+            mailer,
+            bot_check,
+            publisher,
+            credentials,
+            simulator: Arc::new(crate::ports::StoreWatchedSimulator::default()),
+            public_url,
+            events: EventsSettings::HOSTED,
+            connectors: Arc::new(connectors),
+            deliver_after_response: false,
+        })
+    }
+
     /// The event-log writes of `events` of one change, for that change's
     /// own transaction (events exist exactly when what they report does).
     pub fn event_writes(

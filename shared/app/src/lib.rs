@@ -14,8 +14,9 @@ pub mod music;
 pub mod ports;
 pub mod presence;
 pub mod rooms;
+pub mod routines;
 pub mod security;
 pub mod things;
 
-pub use context::{App, EventsSettings};
+pub use context::{Adapters, App, EventsSettings};
 pub use error::{Error, ErrorKind, Result};

@@ -1,5 +1,5 @@
 //! POST /v1/devices/register through the hosted state as a Lambda builds it
-//! from its environment (`HostedConfig::from_env`, `DevicePlane::from_config`,
+//! from its environment (`HttpConfig::from_env`, `DevicePlane::from_config`,
 //! `group_state`), with DynamoDB and IoT Core both on moto: the device gets an
 //! IoT certificate, never a password, and a command to it is published at
 //! once through the IoT data plane. The same state answers the event stream's
@@ -10,7 +10,7 @@ use alyt_api::Group;
 use alyt_aws::lambda::{
     IOT_DATA_ENDPOINT_ENV, IOT_DATA_PLANE_URL_ENV, IOT_DEVICE_POLICY_ENV, IOT_ENDPOINT_ENV,
 };
-use alyt_lambda_http::{DevicePlane, HostedConfig, group_state, router};
+use alyt_lambda_http::{DevicePlane, HttpConfig, group_state, router};
 use aws_sdk_iot::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_iot::types::CertificateStatus;
 use axum::body::Body;
@@ -89,10 +89,10 @@ async fn registering_a_device_on_the_hosted_state_issues_an_iot_certificate() {
         std::env::set_var("AWS_EC2_METADATA_DISABLED", "true");
         std::env::set_var("ALYT_STREAM_URL", "https://stream.example.test/");
     }
-    let config = HostedConfig::from_env().unwrap();
+    let config = HttpConfig::from_env().unwrap();
     config.check_for(&[Group::Homes]).unwrap();
     let aws = alyt_aws::sdk_config().await;
-    let devices = DevicePlane::from_config(&config, &aws);
+    let devices = DevicePlane::from_config(&config.hosted, &aws);
     let state = group_state(&config, &aws, devices).await.unwrap();
     let first = alyt_api::bootstrap::ensure_first_owner(
         &state,

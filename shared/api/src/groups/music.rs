@@ -61,9 +61,7 @@ pub fn routes() -> Operations {
 /// A provider session this close to its end is renewed before a search.
 const RENEW_BEFORE: Duration = Duration::seconds(30);
 
-pub(crate) use alyt_app::music::{
-    check_uri, household_accounts, play_step, saved_choices, speaker_in_home,
-};
+pub(crate) use alyt_app::music::{check_uri, household_accounts, saved_choices, speaker_in_home};
 
 // ---------------------------------------------------------------------------
 // What a home's routines can play

@@ -80,8 +80,6 @@ pub async fn send_command(
     Ok((StatusCode::ACCEPTED, Json(row)))
 }
 
-pub(crate) use alyt_app::commands::accept_and_publish;
-
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[into_params(parameter_in = Query)]

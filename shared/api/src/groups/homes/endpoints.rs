@@ -63,8 +63,8 @@ pub fn routes() -> Operations {
 
 use alyt_app::endpoints::EndpointChanges;
 pub(crate) use alyt_app::endpoints::{
-    Installed, ReadOutcome, accept_for_endpoint, command_endpoint, connector_problem, endpoint_for,
-    installed, move_endpoint, read_and_store,
+    Installed, ReadOutcome, accept_for_endpoint, connector_problem, endpoint_for, installed,
+    move_endpoint, read_and_store,
 };
 pub use alyt_app::things::endpoint_thing;
 

@@ -63,7 +63,7 @@ use crate::groups::devices::{TenantPageQuery, TenantParam};
 use crate::groups::music::{check_uri, speaker_in_home};
 use crate::{ApiError, AppState};
 
-pub mod runner;
+pub use alyt_app::routines::runner;
 pub mod runs;
 
 pub fn routes() -> Operations {

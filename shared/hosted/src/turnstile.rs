@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use alyt_api::ports::BotCheck;
+use alyt_app::ports::BotCheck;
 use async_trait::async_trait;
 use serde::Deserialize;
 

@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use alyt_api::ports::BotCheck;
-use alyt_lambda_http::turnstile::Turnstile;
+use alyt_app::ports::BotCheck;
+use alyt_hosted::turnstile::Turnstile;
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};

@@ -41,9 +41,9 @@ use alyt_store::repo::routines::{
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use time::{Duration, OffsetDateTime};
 
-use crate::AppState;
-use crate::groups::homes::endpoints::{command_endpoint, installed};
-use alyt_app::rooms::{ActionResult, RADIO_ONLY, apply_room_action};
+use crate::App;
+use crate::endpoints::{command_endpoint, installed};
+use crate::rooms::{ActionResult, RADIO_ONLY, apply_room_action};
 
 /// How often the runner passes (the local beat; the hosted function repeats
 /// passes this often within an invocation).
@@ -87,15 +87,12 @@ pub struct RunnerReport {
 /// run that is due, starting no step after `until` (what is left is due
 /// for the next pass). A failed run or routine is logged and left for the
 /// next pass.
-pub async fn pass(
-    state: &AppState,
-    until: tokio::time::Instant,
-) -> Result<RunnerReport, StoreError> {
+pub async fn pass(app: &App, until: tokio::time::Instant) -> Result<RunnerReport, StoreError> {
     let mut report = RunnerReport::default();
-    let now = state.clock.now();
-    let repo = Routines(&*state.store);
+    let now = app.clock.now();
+    let repo = Routines(&*app.store);
     for routine in repo.due(now, PASS_BATCH).await? {
-        match start_occurrence(state, &routine, now).await {
+        match start_occurrence(app, &routine, now).await {
             // Its first steps run below, with the other runs due.
             Ok(Some(_)) => report.started += 1,
             Ok(None) => report.missed += 1,
@@ -105,9 +102,9 @@ pub async fn pass(
             }
         }
     }
-    for run in repo.runs_due(state.clock.now(), PASS_BATCH).await? {
+    for run in repo.runs_due(app.clock.now(), PASS_BATCH).await? {
         let id = run.id;
-        match progress(state, run, until).await {
+        match progress(app, run, until).await {
             Ok(run) => {
                 report.progressed += 1;
                 if run.state == RunState::Finished {
@@ -157,12 +154,12 @@ fn occurrence_of(
 /// [`LATE_LIMIT`] or no longer names an occurrence: the routine just moves
 /// on to its next time.
 async fn start_occurrence(
-    state: &AppState,
+    app: &App,
     routine: &RoutineRecord,
     now: OffsetDateTime,
 ) -> Result<Option<RunRecord>, RoutineError> {
-    let repo = Routines(&*state.store);
-    let home = Tenancy(&*state.store)
+    let repo = Routines(&*app.store);
+    let home = Tenancy(&*app.store)
         .property(routine.tenant_id, routine.property_id)
         .await?;
     let occurrence = home
@@ -216,14 +213,14 @@ async fn start_occurrence(
 /// Moves `run` on while it is due: step after step until it finishes, waits
 /// (a delay, a music step's barrier) or `until` passes (checked before a
 /// step starts). Answers the run as last written.
-pub(crate) async fn progress(
-    state: &AppState,
+pub async fn progress(
+    app: &App,
     mut run: RunRecord,
     until: tokio::time::Instant,
 ) -> Result<RunRecord, RoutineError> {
-    let repo = Routines(&*state.store);
+    let repo = Routines(&*app.store);
     loop {
-        let now = state.clock.now();
+        let now = app.clock.now();
         if run.state == RunState::Finished || run.resume_at.is_some_and(|at| at > now) {
             return Ok(run);
         }
@@ -260,7 +257,7 @@ pub(crate) async fn progress(
                 let waited = run
                     .waiting_since
                     .map_or(Duration::ZERO, |since| now - since);
-                if waited < BARRIER_WAIT && !earlier_commands_done(state, &run).await? {
+                if waited < BARRIER_WAIT && !earlier_commands_done(app, &run).await? {
                     let next = RunRecord {
                         waiting_since: Some(run.waiting_since.unwrap_or(now)),
                         resume_at: Some(now + WAIT_POLL),
@@ -278,8 +275,8 @@ pub(crate) async fn progress(
             ..run.clone()
         };
         run = repo.update_run(&run, &claimed).await?;
-        let (result, issued) = execute(state, &run, index, &step).await;
-        let done = state.clock.now();
+        let (result, issued) = execute(app, &run, index, &step).await;
+        let done = app.clock.now();
         run = record(&repo, &run, result, issued, done).await?;
     }
 }
@@ -315,8 +312,8 @@ fn step_kind(step: Option<&Step>) -> &'static str {
 
 /// Whether every device command of the earlier steps is answered or given
 /// up (one get each).
-async fn earlier_commands_done(state: &AppState, run: &RunRecord) -> Result<bool, StoreError> {
-    let commands = Commands(&*state.store);
+async fn earlier_commands_done(app: &App, run: &RunRecord) -> Result<bool, StoreError> {
+    let commands = Commands(&*app.store);
     for issued in &run.commands {
         let Some(stored) = commands.get(issued.device_id, issued.command_id).await? else {
             continue;
@@ -332,19 +329,19 @@ async fn earlier_commands_done(state: &AppState, run: &RunRecord) -> Result<bool
 /// Runs one step against the home as it is now; never fails: what went
 /// wrong is the step's recorded reason.
 async fn execute(
-    state: &AppState,
+    app: &App,
     run: &RunRecord,
     index: u32,
     step: &Step,
 ) -> (StepResult, Vec<IssuedCommand>) {
-    let now = state.clock.now();
+    let now = app.clock.now();
     let kind = step_kind(Some(step));
     let failed = |reason: String| {
         let mut result = StepResult::new(index, kind, StepOutcome::Failed, now);
         result.reason = Some(reason);
         (result, Vec::new())
     };
-    let home = match Tenancy(&*state.store)
+    let home = match Tenancy(&*app.store)
         .property(run.tenant_id, run.property_id)
         .await
     {
@@ -355,10 +352,10 @@ async fn execute(
     match step {
         Step::Thing { thing, command } => match thing.kind {
             PinnedThingKind::Device => {
-                device_step(state, &home, index, DeviceId(thing.id), command).await
+                device_step(app, &home, index, DeviceId(thing.id), command).await
             }
             PinnedThingKind::Endpoint => (
-                endpoint_step(state, &home, index, EndpointId(thing.id), command).await,
+                endpoint_step(app, &home, index, EndpointId(thing.id), command).await,
                 Vec::new(),
             ),
         },
@@ -369,7 +366,7 @@ async fn execute(
             value,
         } => {
             room_step(
-                state,
+                app,
                 &home,
                 index,
                 RoomId(*room_id),
@@ -379,21 +376,15 @@ async fn execute(
             .await
         }
         Step::Music(music) => (
-            crate::groups::music::play_step(state, &home, index, music).await,
+            crate::music::play_step(app, &home, index, music).await,
             Vec::new(),
         ),
         Step::Security { mode } => {
             let mut result = StepResult::new(index, kind, StepOutcome::Failed, now);
             result.detail = Some(format!("mode {}", security_mode(*mode)));
             let people = (run.actor, run.saved_by);
-            match alyt_app::security::mode::routine_mode(
-                state,
-                run.routine_id,
-                &home,
-                people,
-                *mode,
-            )
-            .await
+            match crate::security::mode::routine_mode(app, run.routine_id, &home, people, *mode)
+                .await
             {
                 Ok(()) => result.outcome = StepOutcome::Applied,
                 Err(why) => result.reason = Some(why),
@@ -420,19 +411,19 @@ fn one_thing(index: u32, now: OffsetDateTime, thing: ThingResult) -> StepResult 
 }
 
 async fn device_step(
-    state: &AppState,
+    app: &App,
     home: &PropertyRecord,
     index: u32,
     id: DeviceId,
     command: &serde_json::Value,
 ) -> (StepResult, Vec<IssuedCommand>) {
-    let now = state.clock.now();
+    let now = app.clock.now();
     let gone = || {
         let mut result = StepResult::new(index, "thing", StepOutcome::Failed, now);
         result.reason = Some("the thing is no longer in this home".to_owned());
         (result, Vec::new())
     };
-    let device = match Devices(&*state.store).get(home.tenant_id, id).await {
+    let device = match Devices(&*app.store).get(home.tenant_id, id).await {
         Ok(Some(d)) if d.property_id == Some(home.id) && d.deleted_at.is_none() => d,
         _ => return gone(),
     };
@@ -449,15 +440,9 @@ async fn device_step(
     }
     let sent = match CommandRequest::parse(command) {
         Ok(request) => {
-            crate::groups::devices::commands::accept_and_publish(
-                state,
-                home.tenant_id,
-                &device,
-                request,
-            )
-            .await
+            crate::commands::accept_and_publish(app, home.tenant_id, &device, request).await
         }
-        Err(e) => Err(alyt_app::commands::invalid(e)),
+        Err(e) => Err(crate::commands::invalid(e)),
     };
     match sent {
         Ok(row) => {
@@ -478,17 +463,14 @@ async fn device_step(
 }
 
 async fn endpoint_step(
-    state: &AppState,
+    app: &App,
     home: &PropertyRecord,
     index: u32,
     id: EndpointId,
     command: &serde_json::Value,
 ) -> StepResult {
-    let now = state.clock.now();
-    let endpoint = match Integrations(&*state.store)
-        .endpoint(home.tenant_id, id)
-        .await
-    {
+    let now = app.clock.now();
+    let endpoint = match Integrations(&*app.store).endpoint(home.tenant_id, id).await {
         Ok(Some(e)) if e.property_id == home.id => e,
         _ => {
             let mut result = StepResult::new(index, "thing", StepOutcome::Failed, now);
@@ -510,14 +492,14 @@ async fn endpoint_step(
             return one_thing(index, now, thing);
         }
     };
-    let connector = match installed(state, home.tenant_id, endpoint.integration_id).await {
+    let connector = match installed(app, home.tenant_id, endpoint.integration_id).await {
         Ok(connector) => connector,
         Err(e) => {
             thing.reason = Some(e.detail);
             return one_thing(index, now, thing);
         }
     };
-    match command_endpoint(state, &connector, endpoint, request).await {
+    match command_endpoint(app, &connector, endpoint, request).await {
         Ok(_) => thing.outcome = StepOutcome::Applied,
         Err(failure) => thing.reason = Some(failure.reason()),
     }
@@ -525,16 +507,16 @@ async fn endpoint_step(
 }
 
 async fn room_step(
-    state: &AppState,
+    app: &App,
     home: &PropertyRecord,
     index: u32,
     room_id: RoomId,
     action: ActionRef,
     value: Option<&serde_json::Value>,
 ) -> (StepResult, Vec<IssuedCommand>) {
-    let now = state.clock.now();
+    let now = app.clock.now();
     let mut result = StepResult::new(index, "room", StepOutcome::Failed, now);
-    let room = match Rooms(&*state.store).get(home.id, room_id).await {
+    let room = match Rooms(&*app.store).get(home.id, room_id).await {
         Ok(Some(room)) => room,
         _ => {
             result.reason = Some("the room is no longer in this home".to_owned());
@@ -542,7 +524,7 @@ async fn room_step(
         }
     };
     result.detail = Some(room.name.clone());
-    let applied = match apply_room_action(state, room, &action, value).await {
+    let applied = match apply_room_action(app, room, &action, value).await {
         Ok(applied) => applied,
         Err(e) => {
             result.reason = Some(e.detail);
@@ -635,7 +617,7 @@ mod tests {
 
     /// A security step of a run nobody in particular started.
     const NO_PERSON: &str = "a routine run by a key or a widget cannot change home security";
-    use crate::{Adapters, Settings};
+    use crate::Adapters;
 
     #[derive(Debug, Clone)]
     enum Op {
@@ -668,9 +650,9 @@ mod tests {
         )
     }
 
-    async fn state(clock: Arc<ManualClock>) -> (AppState, PropertyRecord) {
+    async fn app(clock: Arc<ManualClock>) -> (App, PropertyRecord) {
         let store: Arc<dyn Store> = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
-        let state = AppState::build(
+        let app = App::new(
             Adapters {
                 store: store.clone(),
                 clock: clock.clone(),
@@ -679,13 +661,8 @@ mod tests {
                 publisher: Arc::new(alyt_device::NoPublisher),
                 credentials: Arc::new(crate::ports::PasswordCredentials),
             },
-            Settings {
-                rate_limit: Default::default(),
-                public_url: "http://127.0.0.1/v1".into(),
-                ..Default::default()
-            },
+            "http://127.0.0.1/v1".into(),
         )
-        .await
         .unwrap();
         let now = clock.now();
         let home = PropertyRecord {
@@ -704,14 +681,11 @@ mod tests {
             .transact(vec![property_write(&home).unwrap()])
             .await
             .unwrap();
-        (state, home)
+        (app, home)
     }
 
-    async fn current(state: &AppState, routine: RoutineId) -> RunRecord {
-        let (runs, _) = Routines(&*state.store)
-            .runs(routine, 1, None)
-            .await
-            .unwrap();
+    async fn current(app: &App, routine: RoutineId) -> RunRecord {
+        let (runs, _) = Routines(&*app.store).runs(routine, 1, None).await.unwrap();
         runs.into_iter().next().unwrap()
     }
 
@@ -730,7 +704,7 @@ mod tests {
             runtime.block_on(async {
                 let start = OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap();
                 let clock = Arc::new(ManualClock::new(start));
-                let (state, home) = state(clock.clone()).await;
+                let (app, home) = app(clock.clone()).await;
                 let routine = RoutineRecord {
                     id: RoutineId::new(),
                     tenant_id: home.tenant_id,
@@ -749,7 +723,7 @@ mod tests {
                     updated_at: start,
                     rev: 0,
                 };
-                let repo = Routines(&*state.store);
+                let repo = Routines(&*app.store);
                 let run = RunRecord::start(&routine, RunCause::Manual { by: None }, start);
                 repo.start_run(&run).await.unwrap();
                 let until = || tokio::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -758,11 +732,11 @@ mod tests {
                 for op in ops.iter().chain(std::iter::repeat_n(&Op::Advance(400), 1)) {
                     match op {
                         Op::Pass => {
-                            pass(&state, until()).await.unwrap();
+                            pass(&app, until()).await.unwrap();
                         }
                         Op::Advance(seconds) => clock.advance(Duration::seconds(*seconds)),
                         Op::Crash => {
-                            let read = current(&state, routine.id).await;
+                            let read = current(&app, routine.id).await;
                             let next = read.next_step as usize;
                             let due = read.resume_at.is_some_and(|at| at <= clock.now());
                             if read.state == RunState::Running
@@ -780,7 +754,7 @@ mod tests {
                             }
                         }
                     }
-                    let now = current(&state, routine.id).await;
+                    let now = current(&app, routine.id).await;
                     // Outcomes are the steps 0.. in order, each once.
                     let indices: Vec<u32> = now.steps.iter().map(|s| s.step).collect();
                     prop_assert_eq!(indices, (0..now.steps.len() as u32).collect::<Vec<_>>());
@@ -792,9 +766,9 @@ mod tests {
                 // Enough time and passes finish it.
                 for _ in 0..(plan.len() * 2 + 2) {
                     clock.advance(LEASE + Duration::seconds(10));
-                    pass(&state, until()).await.unwrap();
+                    pass(&app, until()).await.unwrap();
                 }
-                let done = current(&state, routine.id).await;
+                let done = current(&app, routine.id).await;
                 prop_assert_eq!(done.state, RunState::Finished);
                 prop_assert_eq!(done.steps.len(), plan.len());
                 for (result, step) in done.steps.iter().zip(&plan) {
