@@ -22,10 +22,6 @@ use alyt_store::{
     Condition, Durability, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction,
 };
 use async_trait::async_trait;
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
-
-use crate::periodic::{self, Beat};
 
 /// How often the dispatcher looks for events when no write of this process
 /// woke it.
@@ -255,15 +251,15 @@ pub fn configure(mut state: AppState, config: &WebhookConfig, store: &Signalling
     state
 }
 
-/// Starts the dispatcher (woken by new events) and the delivery worker
-/// (woken by new rows, and every `config.every` for retries).
-pub fn spawn_webhooks(
+/// The webhook worker of the local platform (its dispatch and delivery
+/// passes are in the registry, woken by the store's writes); none when its
+/// HTTP client cannot be built.
+pub fn webhook_worker(
     config: &WebhookConfig,
     store: Arc<SignallingStore>,
     clock: Arc<dyn Clock>,
     outbox: std::path::PathBuf,
-    stop: watch::Receiver<bool>,
-) -> Vec<(&'static str, JoinHandle<()>)> {
+) -> Option<Worker> {
     if config.allow_private_networks {
         tracing::info!(
             "webhooks and connector servers may reach private networks: http URLs and loopback, \
@@ -280,52 +276,16 @@ pub fn spawn_webhooks(
         Ok(sender) => Arc::new(sender),
         Err(e) => {
             tracing::error!(error = %e, "the webhook HTTP client could not be built; webhooks are not delivered");
-            return Vec::new();
+            return None;
         }
     };
-    let events = store.event_signal();
-    let deliveries = store.delivery_signal();
     let dyn_store: Arc<dyn Store> = store;
-    let worker = Worker {
+    Some(Worker {
         store: dyn_store.clone(),
         clock: config.clock.clone().unwrap_or(clock.clone()),
         log: EventLog::new(dyn_store, clock),
         sender,
         policy: config.policy(),
         notice: Arc::new(MailNotice(Arc::new(OutboxMailer::new(outbox)))),
-    };
-    // A committed event is readable at once.
-    let dispatcher = {
-        let worker = worker.clone();
-        periodic::spawn(
-            "webhooks",
-            Beat::woken(events.subscribe(), Duration::ZERO, DISPATCH_POLL),
-            stop.clone(),
-            move || {
-                let worker = worker.clone();
-                async move {
-                    if let Err(e) = worker.dispatch().await {
-                        tracing::warn!(error = %e, "webhook dispatch failed");
-                    }
-                }
-            },
-        )
-    };
-    let deliverer = periodic::spawn(
-        "webhooks",
-        Beat::woken(deliveries.subscribe(), Duration::ZERO, config.every),
-        stop,
-        move || {
-            let worker = worker.clone();
-            async move {
-                if let Err(e) = worker.deliver().await {
-                    tracing::warn!(error = %e, "webhook delivery pass failed");
-                }
-            }
-        },
-    );
-    vec![
-        ("webhook dispatch", dispatcher),
-        ("webhook delivery", deliverer),
-    ]
+    })
 }

@@ -11,6 +11,8 @@ use alyt_api::bootstrap::FirstStart;
 use alyt_api::conventions::ratelimit::RateLimitPolicy;
 use alyt_api::ports::TestTokenBotCheck;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings, TrustedProxies};
+use alyt_app::passes::{Beats, CommandBridge, Parts, SweepParts, Wake, registry};
+use alyt_app::routines::runner::PASS_BUDGET;
 use alyt_device::credentials::StoreDeviceAuthenticator;
 use alyt_device::inbox::Inbox;
 use alyt_device::ingest::{Ingest, IngestStats};
@@ -455,35 +457,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     state.deliver_after_response = true;
     let reset_mails = alyt_api::groups::household_auth::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
-    // The household's timers: the routine runner (scheduled occurrences
-    // start once, runs go on after their delays and waits) and home
-    // security's countdowns and alarm outputs.
-    let runner_state = state.clone();
-    tasks.push((
-        "routines and security timers",
-        periodic::spawn(
-            "routines",
-            Beat::every(config.routine_runner_every),
-            on_shutdown.clone(),
-            move || {
-                let state = runner_state.clone();
-                async move {
-                    if let Err(e) = alyt_api::groups::security::timers(&state).await {
-                        tracing::warn!(error = %e, "the security timers failed");
-                    }
-                    use alyt_app::routines::runner::{PASS_BUDGET, pass};
-                    let until = tokio::time::Instant::now() + PASS_BUDGET;
-                    match pass(&state, until).await {
-                        Ok(report) if report != Default::default() => {
-                            tracing::debug!(?report, "routine runner");
-                        }
-                        Ok(_) => {}
-                        Err(e) => tracing::warn!(error = %e, "the routine runner failed"),
-                    }
-                }
-            },
-        ),
-    ));
+    let application = state.app.clone();
     // The console's page and files at / (no API route lives there), then
     // the API with its conventions and fallback.
     let mut app = alyt_console::routes_with(&alyt_console::ConsoleSettings::from_env())
@@ -517,98 +491,75 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     replay_inbox(&ingest, &inbox, recovered).await;
     let ingest = tokio::spawn(run_ingest(ingest, inbound_rx, on_ingest_stop));
 
-    // The command bridge: pending command rows are retried.
-    let bridge_store = store.clone();
-    let bridge_clock = clock.clone();
-    tasks.push((
-        "bridge sweep",
-        periodic::spawn(
-            "sweeps",
-            Beat::every(alyt_device::bridge::SWEEP_INTERVAL),
-            on_shutdown.clone(),
-            move || {
-                let sweep = alyt_device::bridge::sweep(
-                    bridge_store.clone(),
-                    publisher.clone(),
-                    bridge_clock.clone(),
-                );
-                async move {
-                    match sweep.await {
-                        Ok(report) if report != Default::default() => {
-                            tracing::debug!(?report, "bridge sweep");
-                        }
-                        Ok(_) => {}
-                        Err(e) => tracing::warn!(error = %e, "the bridge sweep failed"),
-                    }
-                }
-            },
+    // Every background pass of the platform (alyt_app::passes), each on
+    // its local beat: the command bridge, the heartbeat and stay sweeps,
+    // deprecation notices, reset mails a stopped process left, home
+    // security's timers, the routine runner, webhook dispatch and delivery.
+    let parts = Parts {
+        sweeps: SweepParts {
+            bridge: Some(CommandBridge {
+                store: store.clone(),
+                publisher,
+                clock: clock.clone(),
+            }),
+            reset_mails: Some(reset_mails),
+            liveness: Some(
+                LivenessSweep::new(
+                    store.clone(),
+                    clock.clone(),
+                    EventLog::new(store.clone(), clock.clone()),
+                )
+                .with_min_window(
+                    config
+                        .simulator
+                        .heartbeat_window_seconds
+                        .unwrap_or(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS)
+                        .min(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS),
+                ),
+            ),
+            stays: Some(alyt_stays::GuestStays::new(store.clone(), clock.clone())),
+            notices: Some(alyt_events::deprecations::DeprecationNotices::new(
+                store.clone(),
+                clock.clone(),
+            )),
+        },
+        app: Some(application),
+        webhooks: events::webhook_worker(
+            &config.webhooks,
+            store.clone(),
+            clock.clone(),
+            config.data_dir.join("outbox"),
         ),
-    ));
-
-    // The heartbeat sweep: ONLINE devices silent past their window go OFFLINE
-    // (device.offline, reason 'heartbeat').
-    let sweep = LivenessSweep::new(
-        store.clone(),
-        clock.clone(),
-        EventLog::new(store.clone(), clock.clone()),
-    )
-    .with_min_window(
-        config
-            .simulator
-            .heartbeat_window_seconds
-            .unwrap_or(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS)
-            .min(alyt_device::liveness_sweep::MIN_HEARTBEAT_WINDOW_SECONDS),
-    );
-    tasks.push((
-        "heartbeat sweep",
-        periodic::spawn(
-            "sweeps",
-            Beat::every(config.heartbeat_sweep_every),
-            on_shutdown.clone(),
-            move || {
-                let sweep = sweep.clone();
-                async move {
-                    match sweep.run().await {
-                        Ok(report) if report.marked_offline > 0 => {
-                            tracing::info!(?report, "heartbeat sweep marked devices offline");
-                        }
-                        Ok(_) => {}
-                        Err(e) => tracing::warn!(error = %e, "heartbeat sweep failed"),
-                    }
-                }
-            },
-        ),
-    ));
-
-    // The stay sweep: guests checked in once and out on time; on the same
-    // beat, the deprecation notices a stopped request left to finish.
-    let stays = alyt_stays::GuestStays::new(store.clone(), clock.clone());
-    let notices = alyt_events::deprecations::DeprecationNotices::new(store.clone(), clock.clone());
-    tasks.push((
-        "stay sweep",
-        periodic::spawn(
-            "sweeps",
-            Beat::every(config.stay_sweep_every),
-            on_shutdown.clone(),
-            move || {
-                let (stays, notices) = (stays.clone(), notices.clone());
-                async move {
-                    match stays.sweep().await {
-                        Ok(report) if report != Default::default() => {
-                            tracing::info!(?report, "stay sweep");
-                        }
-                        Ok(_) => {}
-                        Err(e) => tracing::warn!(error = %e, "stay sweep failed"),
-                    }
-                    match notices.deliver().await {
-                        Ok(0) => {}
-                        Ok(written) => tracing::info!(written, "deprecation notices"),
-                        Err(e) => tracing::warn!(error = %e, "deprecation notices failed"),
-                    }
-                }
-            },
-        ),
-    ));
+    };
+    let beats = Beats {
+        heartbeat: config.heartbeat_sweep_every,
+        stays: config.stay_sweep_every,
+        routines: config.routine_runner_every,
+        webhook_delivery: config.webhooks.every,
+        ..Beats::LOCAL
+    };
+    for pass in registry(&parts, &beats) {
+        let beat = match pass.wake {
+            Wake::Beat => Beat::every(pass.every),
+            // A committed write is readable at once.
+            Wake::NewEvents => {
+                Beat::woken(store.event_signal().subscribe(), Duration::ZERO, pass.every)
+            }
+            Wake::NewDeliveries => Beat::woken(
+                store.delivery_signal().subscribe(),
+                Duration::ZERO,
+                pass.every,
+            ),
+        };
+        let (name, worker) = (pass.name, pass.worker.name());
+        let task = periodic::spawn(worker, beat, on_shutdown.clone(), move || {
+            let pass = pass.clone();
+            async move {
+                let _ = pass.run(tokio::time::Instant::now() + PASS_BUDGET).await;
+            }
+        });
+        tasks.push((name, task));
+    }
 
     let mut http_stop = on_shutdown.clone();
     tasks.push((
@@ -626,18 +577,8 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         }),
     ));
 
-    // Webhooks: the dispatcher and the delivery worker.
-    tasks.extend(events::spawn_webhooks(
-        &config.webhooks,
-        store.clone(),
-        clock.clone(),
-        config.data_dir.join("outbox"),
-        on_shutdown.clone(),
-    ));
-
-    // The embedded store keeps expired items until purged (reads already hide them),
-    // as DynamoDB's TTL does. Reset mails a stopped process left waiting
-    // leave on the same beat.
+    // The embedded store keeps expired items until purged (reads already
+    // hide them), as DynamoDB's TTL does.
     let purger = store.clone();
     tasks.push((
         "housekeeping",
@@ -646,13 +587,10 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             Beat::every(PURGE_INTERVAL),
             on_shutdown,
             move || {
-                let (purger, reset_mails) = (purger.clone(), reset_mails.clone());
+                let purger = purger.clone();
                 async move {
                     if let Err(e) = purger.purge_expired().await {
                         tracing::warn!(error = %e, "purging expired items failed");
-                    }
-                    if let Err(e) = reset_mails.deliver().await {
-                        tracing::warn!(error = %e, "delivering reset mails failed");
                     }
                 }
             },

@@ -12,7 +12,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use alyt_app::routines::runner::{PASS_EVERY, RunnerReport, pass};
+use alyt_app::passes::{self, Beats, Report, Worker};
+use alyt_app::routines::runner::RunnerReport;
 use alyt_hosted::{DevicePlane, HostedConfig, hosted_app};
 use lambda_runtime::{Error, LambdaEvent, service_fn};
 
@@ -33,8 +34,10 @@ async fn main() -> Result<(), Error> {
     let aws = alyt_aws::sdk_config().await;
     let devices = DevicePlane::from_config(&config, &aws);
     let app = hosted_app(&config, &aws, devices)?;
+    // Home security's timers, then the routine runner, every second.
+    let passes = passes::routines(&app, &Beats::HOSTED);
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
-        let app = &app;
+        let routine_passes = &passes;
         async move {
             let now_ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -43,34 +46,20 @@ async fn main() -> Result<(), Error> {
             let until = tokio::time::Instant::now() + remaining.saturating_sub(LAST_STEP_ROOM);
             let mut total = RunnerReport::default();
             let mut failed_passes = 0u32;
-            alyt_aws::lambda::passes_until(
-                until,
-                PASS_EVERY,
-                || {
-                    async move {
-                        // Home security's countdowns and alarm outputs move
-                        // on the same beat.
-                        if let Err(e) = alyt_app::security::timers(app).await {
-                            tracing::warn!(error = %e, "the security timers failed");
-                        }
-                        pass(app, until).await
-                    }
-                },
-                |report| match report {
-                    Ok(r) => {
+            for (_, outcome) in passes::drive(routine_passes, Worker::Routines, until).await {
+                match outcome {
+                    Ok(Report::Routines(r)) => {
                         total.started += r.started;
                         total.missed += r.missed;
                         total.progressed += r.progressed;
                         total.finished += r.finished;
                         total.raced += r.raced;
                     }
-                    Err(e) => {
-                        failed_passes += 1;
-                        tracing::warn!(error = %e, "a routine runner pass failed");
-                    }
-                },
-            )
-            .await;
+                    Ok(_) => {}
+                    // Logged by the pass.
+                    Err(_) => failed_passes += 1,
+                }
+            }
             Ok::<_, Error>(serde_json::json!({
                 "started": total.started,
                 "missed": total.missed,

@@ -4,7 +4,7 @@
 //! * the heartbeat sweep once (ONLINE devices silent past their window go
 //!   OFFLINE 'heartbeat'), and the stay sweep once (guests checked in once
 //!   and out on time, `alyt-stays`), and, at the same time,
-//! * the command bridge sweep every [`SWEEP_INTERVAL`] until
+//! * the command bridge sweep every 2 s until
 //!   [`BRIDGE_WINDOW`] has passed, so pending commands are retried every 2 s
 //!   as the spec asks although the schedule itself fires once a minute;
 //!   each pass also mails the waiting password-reset links (the API records
@@ -18,8 +18,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use alyt_app::passes::{self, Beats, CommandBridge, Report, SweepParts, Worker};
 use alyt_device::DevicePublisher;
-use alyt_device::bridge::SWEEP_INTERVAL;
 use alyt_device::liveness_sweep::{LivenessSweep, SweepReport};
 use alyt_domain::Clock;
 use alyt_store::{Store, StoreError};
@@ -74,26 +74,39 @@ pub fn bridge_window(remaining: Duration) -> Duration {
     BRIDGE_WINDOW.min(remaining.saturating_sub(DEADLINE_MARGIN))
 }
 
-/// One scheduled invocation: the heartbeat and stay sweeps alongside bridge
-/// passes for `window` (one pass when it is zero). A failed heartbeat or
-/// stay sweep is the invocation's error, reported after the bridge passes
-/// ran.
+/// One scheduled invocation: the sweeps function's passes of the registry
+/// ([`alyt_app::passes::sweeps`]) on their hosted beats for `window` (each
+/// once when it is zero): bridge passes with the waiting reset mails every
+/// 2 s, the heartbeat and stay sweeps and the deprecation notices once. A
+/// failed heartbeat or stay sweep is the invocation's error, reported after
+/// the bridge passes ran.
 pub async fn on_schedule(
     sweeps: &Sweeps,
     _event: serde_json::Value,
     window: Duration,
 ) -> Result<ScheduleReport, StoreError> {
-    let until = Instant::now() + window;
-    let (heartbeat, stays, notices, bridge) = tokio::join!(
-        sweeps.liveness.run(),
-        sweeps.stays.sweep(),
-        sweeps.deprecation_notices.deliver(),
-        run_bridge(sweeps, until)
-    );
-    let deprecation_notices = notices.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "deprecation notices wait for the next invocation");
-        0
-    });
+    let passes = passes::sweeps(&sweeps.parts(), &Beats::HOSTED);
+    let outcomes = passes::drive(&passes, Worker::Sweeps, Instant::now() + window).await;
+    let mut bridge = BridgeTotals::default();
+    let (mut heartbeat, mut stays) = (None, None);
+    let mut deprecation_notices = 0;
+    for (name, outcome) in outcomes {
+        match (name, outcome) {
+            (_, Ok(Report::Bridge(report))) => bridge.add(Ok(report)),
+            (passes::BRIDGE_SWEEP, Err(e)) => bridge.add(Err(e)),
+            (_, Ok(Report::Heartbeat(report))) => heartbeat = Some(Ok(report)),
+            (passes::HEARTBEAT_SWEEP, Err(e)) => heartbeat = Some(Err(e)),
+            (_, Ok(Report::Stays(report))) => stays = Some(Ok(report)),
+            (passes::STAY_SWEEP, Err(e)) => stays = Some(Err(e)),
+            (_, Ok(Report::DeprecationNotices(written))) => deprecation_notices += written,
+            // Reset mails and notices that failed wait for the next pass
+            // (logged by the pass).
+            _ => {}
+        }
+    }
+    let never = || StoreError::Unavailable("the sweep did not run".into());
+    let heartbeat = heartbeat.unwrap_or_else(|| Err(never()));
+    let stays = stays.unwrap_or_else(|| Err(never()));
     let heartbeat =
         heartbeat.inspect_err(|e| tracing::error!(error = %e, "heartbeat sweep failed"))?;
     let stays = stays.inspect_err(|e| tracing::error!(error = %e, "stay sweep failed"))?;
@@ -128,38 +141,21 @@ pub async fn on_schedule(
     })
 }
 
-/// Bridge passes every [`SWEEP_INTERVAL`], the first at once, none starting
-/// at or after `until`; each also mails the waiting reset links.
-pub async fn run_bridge(sweeps: &Sweeps, until: Instant) -> BridgeTotals {
-    let mut totals = BridgeTotals::default();
-    alyt_aws::lambda::passes_until(
-        until,
-        SWEEP_INTERVAL,
-        || bridge_pass(sweeps),
-        |pass| totals.add(pass),
-    )
-    .await;
-    totals
-}
-
-/// One bridge sweep (its report, or the store error that stopped it), then
-/// the waiting reset mails.
-async fn bridge_pass(sweeps: &Sweeps) -> Result<alyt_device::bridge::SweepReport, StoreError> {
-    let pass = alyt_device::bridge::sweep(
-        sweeps.store.clone(),
-        sweeps.publisher.clone(),
-        sweeps.clock.clone(),
-    )
-    .await;
-    if let Err(e) = &pass {
-        tracing::warn!(error = %e, "bridge sweep failed");
+impl Sweeps {
+    /// The registry's parts of the sweeps function.
+    fn parts(&self) -> SweepParts {
+        SweepParts {
+            bridge: Some(CommandBridge {
+                store: self.store.clone(),
+                publisher: self.publisher.clone(),
+                clock: self.clock.clone(),
+            }),
+            reset_mails: self.reset_mails.clone(),
+            liveness: Some(self.liveness.clone()),
+            stays: Some(self.stays.clone()),
+            notices: Some(self.deprecation_notices.clone()),
+        }
     }
-    if let Some(mails) = &sweeps.reset_mails
-        && let Err(e) = mails.deliver().await
-    {
-        tracing::warn!(error = %e, "reset mails wait for the next pass");
-    }
-    pass
 }
 
 impl BridgeTotals {

@@ -1,7 +1,7 @@
 //! The webhook worker as a Lambda. EventBridge invokes it once a minute (its
 //! finest schedule); each invocation runs a dispatch pass (recorded events ->
 //! delivery rows) and a delivery pass (due rows, retries, disables) every
-//! [`PASS_INTERVAL`] until [`WINDOW`] has passed, so a new event is delivered
+//! [`alyt_events::worker::PASS_INTERVAL`] until [`WINDOW`] has passed, so a new event is delivered
 //! within about a second although the schedule fires once a minute. The outbound policy is the hosted one: https to public
 //! addresses only, no redirects.
 //!
@@ -18,10 +18,8 @@
 
 use std::time::Duration;
 
-use alyt_events::DeliveryReport;
-use alyt_events::dispatch::DispatchReport;
-use alyt_events::worker::{PASS_INTERVAL, Worker};
-use alyt_store::StoreError;
+use alyt_app::passes::{self, Beats, Report};
+use alyt_events::worker::Worker;
 use alyt_store::repo::events::is_event_partition;
 use tokio::time::Instant;
 
@@ -95,39 +93,32 @@ pub async fn on_new_events(worker: &Worker) -> Totals {
     on_schedule(worker, Duration::ZERO).await
 }
 
-/// Runs dispatch + delivery passes every [`PASS_INTERVAL`], the first at
-/// once, none starting at or after `window` from now.
+/// The webhooks function's passes of the registry
+/// ([`alyt_app::passes::webhooks`]): dispatch then delivery every
+/// [`alyt_events::worker::PASS_INTERVAL`], the first at once, none starting
+/// at or after `window` from now.
 pub async fn on_schedule(worker: &Worker, window: Duration) -> Totals {
+    let passes = passes::webhooks(worker, &Beats::HOSTED);
     let mut totals = Totals::default();
-    alyt_aws::lambda::passes_until(
-        Instant::now() + window,
-        PASS_INTERVAL,
-        || async { (worker.dispatch().await, worker.deliver().await) },
-        |(dispatched, delivered)| totals.add(dispatched, delivered),
-    )
-    .await;
+    let until = Instant::now() + window;
+    for (name, outcome) in passes::drive(&passes, passes::Worker::Webhooks, until).await {
+        if name == passes::WEBHOOK_DISPATCH {
+            totals.passes += 1;
+        }
+        totals.add(outcome);
+    }
     totals
 }
 
 impl Totals {
-    fn add(
-        &mut self,
-        dispatched: Result<DispatchReport, StoreError>,
-        delivered: Result<DeliveryReport, StoreError>,
-    ) {
-        self.passes += 1;
-        match dispatched {
-            Ok(report) => {
+    /// One pass's outcome (failures are logged by the pass).
+    fn add(&mut self, outcome: passes::Outcome) {
+        match outcome {
+            Ok(Report::Dispatch(report)) => {
                 self.dispatched_events += report.events;
                 self.queued += report.queued + report.held;
             }
-            Err(e) => {
-                self.failed_passes += 1;
-                tracing::warn!(error = %e, "webhook dispatch failed");
-            }
-        }
-        match delivered {
-            Ok(report) => {
+            Ok(Report::Delivery(report)) => {
                 self.attempted += report.attempted;
                 self.delivered += report.delivered;
                 self.retrying += report.retrying;
@@ -135,10 +126,8 @@ impl Totals {
                 self.held += report.held;
                 self.disabled += report.disabled.len() as u32;
             }
-            Err(e) => {
-                self.failed_passes += 1;
-                tracing::warn!(error = %e, "webhook delivery pass failed");
-            }
+            Ok(_) => {}
+            Err(_) => self.failed_passes += 1,
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod endpoints;
 pub mod error;
 pub mod grants;
 pub mod music;
+pub mod passes;
 pub mod ports;
 pub mod presence;
 pub mod rooms;
