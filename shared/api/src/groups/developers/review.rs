@@ -53,7 +53,10 @@ use crate::auth::Caller;
 use crate::conventions::extract::ApiPath;
 use crate::conventions::extract::parse_json;
 use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    MalformedId, NoSuchVersionForStaff, NoValidToken, NotPlatformStaff,
+};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -154,7 +157,7 @@ fn review_request(body: &Bytes) -> Result<ReviewRequest, ApiError> {
         (status = 200, description = "One page: the queue oldest submission first, or a developer's or connector's versions oldest first", body = ListResponse<ReviewedSubmission>),
         (status = 400, description = "Bad developerId, connectorId (not both), limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 404, description = "Not platform staff", body = Problem, content_type = "application/problem+json"),
+        NotPlatformStaff,
     )
 )]
 pub async fn list_reviews(
@@ -198,9 +201,9 @@ fn no_such_version() -> ApiError {
     params(("versionId" = ConnectorVersionId, Path, description = "The version")),
     responses(
         (status = 200, description = "The version", body = ReviewedSubmission),
-        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        MalformedId,
         NoValidToken,
-        (status = 404, description = "No such version, or not platform staff", body = Problem, content_type = "application/problem+json"),
+        NoSuchVersionForStaff,
     )
 )]
 pub async fn get_review(
@@ -261,7 +264,7 @@ macro_rules! review_operation {
                 (status = 400, description = "A malformed id or body, or no note where one is required", body = Problem, content_type = "application/problem+json"),
                 NoValidToken,
                 (status = 403, description = "SUPPORT may not review, and nobody reviews their own submission", body = Problem, content_type = "application/problem+json"),
-                (status = 404, description = "No such version, or not platform staff", body = Problem, content_type = "application/problem+json"),
+                NoSuchVersionForStaff,
                 (status = 409, description = $from, body = Problem, content_type = "application/problem+json"),
             )
         )]

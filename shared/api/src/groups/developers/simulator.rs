@@ -53,7 +53,11 @@ use crate::auth::Caller;
 use crate::auth::secrets::random_bytes;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadTenantOrDevice, BadTenantPage, MayNotSimulate, NoSuchTenant, NoSuchTenantOrProperty,
+    NoSuchVirtualDevice, NoValidToken,
+};
 use crate::groups::devices::lifecycle::{delete_one, remove_virtual_device};
 use crate::groups::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row};
 use crate::{ApiError, AppState};
@@ -417,10 +421,10 @@ pub struct VirtualDeviceListQuery {
     security(("bearer" = ["simulator:write"])),
     responses(
         (status = 200, description = "One page of virtual devices", body = ListResponse<VirtualDevice>),
-        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadTenantPage,
         NoValidToken,
         (status = 403, description = "A key without simulator:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchTenant,
     )
 )]
 pub async fn list_virtual_devices(
@@ -472,8 +476,8 @@ pub struct CreateVirtualDeviceRequest {
         (status = 201, description = "The virtual device (its device row is PROVISIONING until the runner connects it)", body = VirtualDevice),
         (status = 400, description = "A field is wrong (named in `field`): profile, name, roomId", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant or property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotSimulate,
+        NoSuchTenantOrProperty,
         (status = 409, description = "quota-exceeded: the sandbox holds its VIRTUAL_DEVICES ceiling (default 20)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -537,8 +541,8 @@ pub struct SetScenarioRequest {
         (status = 200, description = "The virtual device with its new scenario", body = VirtualDevice),
         (status = 400, description = "A field is wrong (named in `field`): scenario, seconds, deviceId", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such virtual device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotSimulate,
+        NoSuchVirtualDevice,
     )
 )]
 pub async fn set_scenario(
@@ -621,10 +625,10 @@ pub struct VirtualDeviceTenant {
     security(("bearer" = ["simulator:write"])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrDevice,
         NoValidToken,
-        (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such virtual device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotSimulate,
+        NoSuchVirtualDevice,
     )
 )]
 pub async fn delete_virtual_device(

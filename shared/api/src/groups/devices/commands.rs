@@ -42,7 +42,8 @@ use crate::access::device_for;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{KeyWithoutDevicesRead, NoSuchDevice, NoValidToken};
 use crate::groups::devices::TenantParam;
 use crate::{ApiError, AppState};
 
@@ -64,7 +65,7 @@ pub fn routes() -> Operations {
         (status = 400, description = "A malformed body, or a command the device's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without devices:commands, or platform SUPPORT; a siren (home security's output) from anyone who does not control the home's security", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchDevice,
     )
 )]
 pub async fn send_command(
@@ -105,8 +106,8 @@ pub struct CommandListQuery {
         (status = 200, description = "One page of command rows, newest first", body = ListResponse<CommandRow>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutDevicesRead,
+        NoSuchDevice,
     )
 )]
 pub async fn list_commands(

@@ -26,7 +26,8 @@ use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiQuery;
 use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{BadTenantPage, NoSuchTenantOfCaller, NoValidToken};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -126,10 +127,10 @@ fn not_found() -> alyt_app::Error {
     security(("bearer" = ["tenant:read"])),
     responses(
         (status = 200, description = "One page of homes", body = ListResponse<Property>),
-        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadTenantPage,
         NoValidToken,
         (status = 403, description = "A key without tenant:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant (or not one of the caller's)", body = Problem, content_type = "application/problem+json"),
+        NoSuchTenantOfCaller,
     )
 )]
 pub async fn list_properties(

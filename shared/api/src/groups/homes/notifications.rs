@@ -32,7 +32,8 @@ use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiQuery;
 use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{BadPropertyPage, NoValidToken};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -107,7 +108,7 @@ fn not_found() -> alyt_app::Error {
     security(("bearer" = ["notifications:read"])),
     responses(
         (status = 200, description = "One page of notifications, newest first", body = ListResponse<Notification>),
-        (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadPropertyPage,
         NoValidToken,
         (status = 403, description = "A key without notifications:read, or a guest", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tenant or home (or not one of the caller's)", body = Problem, content_type = "application/problem+json"),
