@@ -90,7 +90,7 @@ use crate::access::{HomeAccess, HomeNeed, access_to, home_for, no_such_property,
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, TenantPage, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadTenantOrIntegration, BadTenantPage, ConnectorUnreachable, FieldWrongNamedInField,
@@ -99,7 +99,6 @@ use crate::conventions::responses::{
 };
 use crate::conventions::tenant::TenantQuery;
 use crate::groups::devices::TenantParam;
-use crate::groups::homes::TenantPage;
 use crate::groups::homes::endpoints::{Endpoint, Installed, connector_problem, endpoint_object};
 use crate::{ApiError, AppState};
 
@@ -1061,15 +1060,11 @@ pub async fn list_integrations(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Integration>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
+    let page = query.page();
     let limit = page.limit()?;
     caller.require_scope(Need::See.scope())?;
-    let (records, next) =
-        visible_integrations(&state, &caller, query.tenant_id, limit, &page).await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(Integration::from).collect(),
-        next.as_ref(),
-    )))
+    let found = visible_integrations(&state, &caller, query.tenant_id, limit, &page).await?;
+    Ok(listed(found, |r| Integration::from(&r)))
 }
 
 /// One page of the integrations of `tenant` the caller sees: a LIVE key
@@ -1262,20 +1257,17 @@ pub async fn list_integration_endpoints(
     ApiPath(integration_id): ApiPath<IntegrationId>,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Endpoint>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
+    let page = query.page();
     let limit = page.limit()?;
     let (integration, _) =
         integration_for(&state, &caller, query.tenant_id, integration_id, Need::See).await?;
     // The list reads the integration's index partition: a cursor of any
     // other list is refused before it reaches the store.
     let after = page.after_within(&integration_endpoints(integration.id))?;
-    let (records, next) = Integrations(&*state.store)
+    let found = Integrations(&*state.store)
         .endpoints_page(integration.id, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(endpoint_object).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |r| endpoint_object(&r)))
 }
 
 #[cfg(test)]

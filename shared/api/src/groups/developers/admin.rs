@@ -37,7 +37,7 @@ use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadPage, BodyNotJson, NoSuchDeveloperForStaff, NoValidToken, NotPlatformStaff,
@@ -118,8 +118,8 @@ pub async fn list_developers(
 ) -> Result<Json<ListResponse<DeveloperView>>, ApiError> {
     staff(&caller, &READERS)?;
     let Params(page) = page?;
-    let (limit, after) = (page.limit()?, page.after_within(&all_developers())?);
-    let (developers, next) = Developers(&*state.store)
+    let (limit, after) = page.within(&all_developers())?;
+    let found = Developers(&*state.store)
         .admin_page(limit, after)
         .await
         .map_err(|e| match e {
@@ -128,10 +128,7 @@ pub async fn list_developers(
             }
             other => other.into(),
         })?;
-    Ok(Json(ListResponse::page(
-        developers.into_iter().map(DeveloperView::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, DeveloperView::from))
 }
 
 // ---------------------------------------------------------------------------

@@ -43,7 +43,7 @@ use utoipa::ToSchema;
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
 use crate::auth::secrets::random_token;
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadPage, MayNotReadConnectors, MayNotWriteConnectors, NoDeveloperSessionOrKey,
@@ -301,13 +301,10 @@ pub async fn list_connectors(
     let developer = connector_developer(&state, &caller, Scope::IntegrationsRead).await?;
     let limit = page.limit()?;
     let after = page.after_within(&developer_connectors(developer.id))?;
-    let (records, next) = Integrations(&*state.store)
+    let found = Integrations(&*state.store)
         .connectors_of(developer.id, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(Connector::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |r| Connector::from(&r)))
 }
 
 #[cfg(test)]

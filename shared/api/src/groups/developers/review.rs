@@ -52,7 +52,7 @@ use super::session::{Params, name_the_field};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiPath;
 use crate::conventions::extract::parse_json;
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     MalformedId, NoSuchVersionForStaff, NoValidToken, NotPlatformStaff,
@@ -178,13 +178,10 @@ pub async fn list_reviews(
         (None, None) => review_queue(),
     };
     let page = PageParams::new(params.limit, params.cursor);
-    let (records, next) = Versions(&*state.store)
+    let found = Versions(&*state.store)
         .page(&scope, page.limit()?, page.after_within(&scope)?)
         .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(ReviewedSubmission::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |r| ReviewedSubmission::from(&r)))
 }
 
 fn no_such_version() -> ApiError {

@@ -52,7 +52,7 @@ use super::virtual_quota::{give_back, take_place};
 use crate::auth::Caller;
 use crate::auth::secrets::random_bytes;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, TenantPage};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadTenantOrDevice, BadTenantPage, MayNotSimulate, NoSuchTenant, NoSuchTenantOrProperty,
@@ -400,24 +400,13 @@ pub async fn provision_demo(
 // ---------------------------------------------------------------------------
 // Operations
 
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct VirtualDeviceListQuery {
-    pub tenant_id: TenantId,
-    /// Items per page, 1 to 200 (default 50).
-    pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    pub cursor: Option<String>,
-}
-
 /// The sandbox's virtual devices, oldest first.
 #[utoipa::path(
     get,
     path = "/v1/developers/simulator/devices",
     tag = "simulator",
     operation_id = "listVirtualDevices",
-    params(VirtualDeviceListQuery),
+    params(TenantPage),
     security(("bearer" = ["simulator:write"])),
     responses(
         (status = 200, description = "One page of virtual devices", body = ListResponse<VirtualDevice>),
@@ -430,12 +419,10 @@ pub struct VirtualDeviceListQuery {
 pub async fn list_virtual_devices(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    ApiQuery(query): ApiQuery<VirtualDeviceListQuery>,
+    ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<VirtualDevice>>, ApiError> {
     let tenant = query.tenant_id;
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    let after = page.after_within(&tenant_virtual_devices(tenant))?;
+    let (limit, after) = query.page().within(&tenant_virtual_devices(tenant))?;
     may_read(&state, &caller, tenant).await?;
     let (records, next) = Simulators(&*state.store)
         .list_by_tenant(tenant, limit, after)

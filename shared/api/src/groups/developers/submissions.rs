@@ -57,7 +57,7 @@ use super::moves::{Mover, Submission, mail_developer, move_version, state_event}
 use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiPath;
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     MalformedId, MayNotReadConnectors, MayNotWriteConnectors, NoDeveloperSessionOrKey,
@@ -307,13 +307,10 @@ pub async fn list_submissions(
         None => developer_versions(developer.id),
     };
     let page = PageParams::new(params.limit, params.cursor);
-    let (records, next) = Versions(&*state.store)
+    let found = Versions(&*state.store)
         .page(&scope, page.limit()?, page.after_within(&scope)?)
         .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(Submission::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |r| Submission::from(&r)))
 }
 
 /// One of the developer's versions.

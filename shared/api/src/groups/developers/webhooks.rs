@@ -50,7 +50,7 @@ use utoipa::ToSchema;
 
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadPage, KeyWithoutWebhooksWrite, NoDeveloperSessionOrKey, NoSuchWebhookEndpoint,
@@ -447,11 +447,8 @@ pub async fn list_webhooks(
     let limit = page.limit()? as usize;
     let after = page.after_within(&developer_endpoints(manager.developer.id))?;
     let endpoints = checked_endpoints(&state, &manager).await?;
-    let (items, next) = Webhooks::page_of(endpoints, limit, after.as_ref());
-    Ok(Json(ListResponse::page(
-        items.into_iter().map(EndpointView::from).collect(),
-        next.as_ref(),
-    )))
+    let found = Webhooks::page_of(endpoints, limit, after.as_ref());
+    Ok(listed(found, EndpointView::from))
 }
 
 /// The endpoints the caller manages, oldest first. An active endpoint whose

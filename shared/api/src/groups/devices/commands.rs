@@ -28,20 +28,18 @@
 use crate::routing::{Operations, operations};
 use alyt_domain::access::Scope;
 use alyt_domain::device::{CommandRequest, CommandRow};
-use alyt_domain::ids::{DeviceId, TenantId};
+use alyt_domain::ids::DeviceId;
 use alyt_store::repo::commands::Commands;
 use alyt_store::repo::commands::command_list;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Deserialize;
 use serde_json::Value;
-use utoipa::IntoParams;
 
 use crate::access::device_for;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, TenantPage, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{KeyWithoutDevicesRead, NoSuchDevice, NoValidToken};
 use crate::groups::devices::TenantParam;
@@ -83,24 +81,13 @@ pub async fn send_command(
 
 pub(crate) use alyt_app::commands::accept_and_publish;
 
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct CommandListQuery {
-    pub tenant_id: TenantId,
-    /// Items per page, 1 to 200 (default 50).
-    pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    pub cursor: Option<String>,
-}
-
 /// A device's command history, newest first.
 #[utoipa::path(
     get,
     path = "/v1/devices/{deviceId}/commands",
     tag = "homes",
     operation_id = "listDeviceCommands",
-    params(("deviceId" = DeviceId, Path, description = "The device"), CommandListQuery),
+    params(("deviceId" = DeviceId, Path, description = "The device"), TenantPage),
     security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "One page of command rows, newest first", body = ListResponse<CommandRow>),
@@ -114,9 +101,9 @@ pub async fn list_commands(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiPath(device_id): ApiPath<DeviceId>,
-    ApiQuery(query): ApiQuery<CommandListQuery>,
+    ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<CommandRow>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
+    let page = query.page();
     let limit = page.limit()?;
     let device = device_for(
         &state,
@@ -127,11 +114,8 @@ pub async fn list_commands(
     )
     .await?;
     let after = page.after_within(&command_list(device.id))?;
-    let (rows, next) = Commands(&*state.store)
+    let found = Commands(&*state.store)
         .history(device.id, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        rows.into_iter().map(|s| s.row).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |s| s.row))
 }

@@ -25,7 +25,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::access::device_for;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadDeviceLogPage, KeyWithoutDevicesRead, NoSuchDevice, NoValidToken,
@@ -221,13 +221,10 @@ async fn device_log(
     )
     .await?;
     let after = page.after_within(&device_log_list(device.id))?;
-    let (entries, next) = History(&*state.store)
+    let found = History(&*state.store)
         .device_log(device.id, channel, range, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        entries.into_iter().map(Into::into).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, Into::into))
 }
 
 /// What the device published on its `events` channel, newest first.

@@ -31,7 +31,7 @@ use uuid::Uuid;
 use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiQuery;
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{BadPropertyPage, NoValidToken};
 use crate::{ApiError, AppState};
@@ -122,7 +122,7 @@ pub async fn list_notifications(
     let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     caller.require_scope(Scope::NotificationsRead)?;
-    let (records, next) = readable_notifications(
+    let found = readable_notifications(
         &state,
         &caller,
         query.tenant_id,
@@ -131,10 +131,7 @@ pub async fn list_notifications(
         &page,
     )
     .await?;
-    Ok(Json(ListResponse::page(
-        records.into_iter().map(Notification::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, Notification::from))
 }
 
 /// One page of the notifications of `tenant` (or of one of its homes) the

@@ -51,7 +51,7 @@ use super::{NO_HOUSEHOLD, grant_membership, household_home, managed_household, s
 use super::{NoHousehold, NotGuestManager, NotPeopleManager, household_if};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     MalformedIdOrKey, MalformedIdOrPage, NoValidToken, TooManyInvitationMails,
@@ -588,11 +588,8 @@ pub async fn list_audit(
     let limit = page.limit()?;
     let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
     let after = page.after_within(&household_audit(household.id))?;
-    let (entries, next) = Audit(&*state.store)
+    let found = Audit(&*state.store)
         .of_household(household.id, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        entries.into_iter().map(AuditEntry::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, AuditEntry::from))
 }

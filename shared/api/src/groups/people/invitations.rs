@@ -68,7 +68,7 @@ use crate::auth::secrets::{hash_password_blocking, random_token, sha256_hex};
 use crate::auth::sessions::{self, TokenPair};
 use crate::auth::{Caller, credentials, totp};
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     InvitationLinkSpent, MalformedId, MalformedIdOrPage, NoValidToken, TooManyFailedAttempts,
@@ -445,17 +445,11 @@ pub async fn list_invitations(
     let limit = page.limit()?;
     let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
     let after = page.after_within(&household_invitations(household.id))?;
-    let (invitations, next) = Invitations(&*state.store)
+    let found = Invitations(&*state.store)
         .list(household.id, limit, after)
         .await?;
     let now = state.clock.now();
-    Ok(Json(ListResponse::page(
-        invitations
-            .into_iter()
-            .map(|i| Invitation::new(i, now))
-            .collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |i| Invitation::new(i, now)))
 }
 
 /// The pending invitation `id` of a household the caller manages.
