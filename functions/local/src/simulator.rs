@@ -11,8 +11,7 @@ use alyt_api::ports::{SimulatorControl, SimulatorUnavailable};
 use alyt_device::meter::MessageMeter;
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_simulator::{
-    MessageBudget, RunnerConfig, Simulator, SimulatorError, Timing, VirtualDeviceSpec,
-    device_password, device_seed, runner_setting,
+    MessageBudget, RunnerConfig, Simulator, SimulatorError, Timing, VirtualDeviceSpec, device_seed,
 };
 use alyt_store::Store;
 use alyt_store::repo::simulator::{Simulators, VirtualDeviceRecord};
@@ -125,19 +124,11 @@ impl LocalSimulator {
     }
 
     fn spec(&self, record: &VirtualDeviceRecord) -> Option<VirtualDeviceSpec> {
-        let Some((profile, scenario)) = runner_setting(record) else {
+        let spec = VirtualDeviceSpec::of_record(record, &self.key);
+        if spec.is_none() {
             tracing::warn!(device = %record.device_id, profile = %record.profile, "unknown virtual-device profile; not run");
-            return None;
-        };
-        Some(VirtualDeviceSpec {
-            device_id: record.device_id,
-            tenant_id: record.tenant_id,
-            property_id: record.property_id,
-            profile,
-            password: device_password(&self.key, record.device_id),
-            scenario,
-            seed: Some(record.seed()),
-        })
+        }
+        spec
     }
 
     fn runner(&self) -> Result<&Simulator, SimulatorUnavailable> {

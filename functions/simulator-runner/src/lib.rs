@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use alyt_domain::ids::DeviceId;
-use alyt_simulator::{Simulator, VirtualDeviceSpec, device_password, runner_setting};
+use alyt_simulator::{Simulator, VirtualDeviceSpec};
 use alyt_store::repo::simulator::{Simulators, VirtualDeviceRecord};
 use alyt_store::{Store, StoreError};
 
@@ -47,16 +47,7 @@ impl Fleet {
     }
 
     fn spec(&self, record: &VirtualDeviceRecord) -> Option<VirtualDeviceSpec> {
-        let (profile, scenario) = runner_setting(record)?;
-        Some(VirtualDeviceSpec {
-            device_id: record.device_id,
-            tenant_id: record.tenant_id,
-            property_id: record.property_id,
-            profile,
-            password: device_password(&self.key, record.device_id),
-            scenario,
-            seed: Some(record.seed()),
-        })
+        VirtualDeviceSpec::of_record(record, &self.key)
     }
 
     /// Brings the running devices in line with the store.

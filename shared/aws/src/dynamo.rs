@@ -20,6 +20,7 @@ use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::error::ConditionalCheckFailedException;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex,
     KeySchemaElement, KeyType, KeysAndAttributes, Projection, ProjectionType, Put, ReturnValue,
@@ -204,6 +205,65 @@ fn condition_failed(item: Option<&Attrs>) -> StoreError {
     }
 }
 
+/// Sets a write's rendered condition and its placeholders. (The builders of
+/// PutItem, UpdateItem, DeleteItem and of the transaction items have these
+/// setters alike but share no trait.)
+macro_rules! with_condition {
+    ($builder:expr, $rendered:expr) => {{
+        let r = $rendered;
+        $builder
+            .set_condition_expression(r.condition)
+            .set_expression_attribute_names(r.names)
+            .set_expression_attribute_values(r.values)
+    }};
+}
+
+/// Sends a single-item write with its rendered condition, asking for the
+/// item as it was should the condition fail.
+macro_rules! send_conditional {
+    ($builder:expr, $rendered:expr) => {
+        with_condition!($builder, $rendered)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await
+    };
+}
+
+/// The errors of the single-item writes, which name a failed condition
+/// each in its own variant.
+trait FailedCheck {
+    fn failed_check(&self) -> Option<&ConditionalCheckFailedException>;
+}
+
+macro_rules! failed_check {
+    ($($error:ty),*) => {$(
+        impl FailedCheck for $error {
+            fn failed_check(&self) -> Option<&ConditionalCheckFailedException> {
+                match self {
+                    Self::ConditionalCheckFailedException(failed) => Some(failed),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+failed_check!(PutItemError, UpdateItemError, DeleteItemError);
+
+/// A single-item write's answer: a failed condition as the store's
+/// `ConditionFailed` (with the item as it was), any other error the SDK's.
+fn written<T, E, R>(operation: &str, result: Result<T, SdkError<E, R>>) -> Result<T, StoreError>
+where
+    E: FailedCheck + ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug,
+{
+    result.map_err(
+        |e| match e.as_service_error().and_then(FailedCheck::failed_check) {
+            Some(failed) => condition_failed(failed.item()),
+            None => sdk_error(operation, e),
+        },
+    )
+}
+
 /// The expressions of one write and their shared placeholders.
 struct Rendered {
     update: Option<String>,
@@ -251,61 +311,37 @@ impl DynamoStore {
                 item: put,
                 condition,
             } => {
-                let r = render(None, condition.as_ref());
-                item.put(
-                    Put::builder()
-                        .table_name(&self.table)
-                        .set_item(Some(item_to_attrs(&put)))
-                        .set_condition_expression(r.condition)
-                        .set_expression_attribute_names(r.names)
-                        .set_expression_attribute_values(r.values)
-                        .build()
-                        .map_err(invalid)?,
-                )
+                let put = Put::builder()
+                    .table_name(&self.table)
+                    .set_item(Some(item_to_attrs(&put)));
+                let put = with_condition!(put, render(None, condition.as_ref()));
+                item.put(put.build().map_err(invalid)?)
             }
             TxWrite::Update {
                 key,
                 actions,
                 condition,
             } => {
-                let r = render(Some(&actions), condition.as_ref());
-                item.update(
-                    Update::builder()
-                        .table_name(&self.table)
-                        .set_key(Some(key_attrs(&key)))
-                        .set_update_expression(r.update)
-                        .set_condition_expression(r.condition)
-                        .set_expression_attribute_names(r.names)
-                        .set_expression_attribute_values(r.values)
-                        .build()
-                        .map_err(invalid)?,
-                )
+                let mut r = render(Some(&actions), condition.as_ref());
+                let update = Update::builder()
+                    .table_name(&self.table)
+                    .set_key(Some(key_attrs(&key)))
+                    .set_update_expression(r.update.take());
+                item.update(with_condition!(update, r).build().map_err(invalid)?)
             }
             TxWrite::Delete { key, condition } => {
-                let r = render(None, condition.as_ref());
-                item.delete(
-                    Delete::builder()
-                        .table_name(&self.table)
-                        .set_key(Some(key_attrs(&key)))
-                        .set_condition_expression(r.condition)
-                        .set_expression_attribute_names(r.names)
-                        .set_expression_attribute_values(r.values)
-                        .build()
-                        .map_err(invalid)?,
-                )
+                let delete = Delete::builder()
+                    .table_name(&self.table)
+                    .set_key(Some(key_attrs(&key)));
+                let delete = with_condition!(delete, render(None, condition.as_ref()));
+                item.delete(delete.build().map_err(invalid)?)
             }
             TxWrite::Check { key, condition } => {
-                let r = render(None, Some(&condition));
-                item.condition_check(
-                    ConditionCheck::builder()
-                        .table_name(&self.table)
-                        .set_key(Some(key_attrs(&key)))
-                        .set_condition_expression(r.condition)
-                        .set_expression_attribute_names(r.names)
-                        .set_expression_attribute_values(r.values)
-                        .build()
-                        .map_err(invalid)?,
-                )
+                let check = ConditionCheck::builder()
+                    .table_name(&self.table)
+                    .set_key(Some(key_attrs(&key)));
+                let check = with_condition!(check, render(None, Some(&condition)));
+                item.condition_check(check.build().map_err(invalid)?)
             }
             TxWrite::Append { .. } => {
                 return Err(StoreError::Invalid(
@@ -526,27 +562,16 @@ impl Store for DynamoStore {
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
         validate_item(&item)?;
-        let r = render(None, condition.as_ref());
-        let result = self
+        let put = self
             .client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(item_to_attrs(&item)))
-            .set_condition_expression(r.condition)
-            .set_expression_attribute_names(r.names)
-            .set_expression_attribute_values(r.values)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) => match e.as_service_error() {
-                Some(PutItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(condition_failed(failed.item()))
-                }
-                _ => Err(sdk_error("PutItem", e)),
-            },
-        }
+            .set_item(Some(item_to_attrs(&item)));
+        written(
+            "PutItem",
+            send_conditional!(put, render(None, condition.as_ref())),
+        )?;
+        Ok(())
     }
 
     async fn update(
@@ -557,33 +582,19 @@ impl Store for DynamoStore {
     ) -> Result<Item, StoreError> {
         validate_key(key)?;
         validate_update(&actions)?;
-        let r = render(Some(&actions), condition.as_ref());
-        let result = self
+        let mut r = render(Some(&actions), condition.as_ref());
+        let update = self
             .client
             .update_item()
             .table_name(&self.table)
             .set_key(Some(key_attrs(key)))
-            .set_update_expression(r.update)
-            .set_condition_expression(r.condition)
-            .set_expression_attribute_names(r.names)
-            .set_expression_attribute_values(r.values)
-            .return_values(ReturnValue::AllNew)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match result {
-            Ok(out) => match out.attributes {
-                Some(attrs) => item_from_attrs(&attrs),
-                None => Err(StoreError::Unavailable(
-                    "UpdateItem returned no attributes".into(),
-                )),
-            },
-            Err(e) => match e.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(condition_failed(failed.item()))
-                }
-                _ => Err(sdk_error("UpdateItem", e)),
-            },
+            .set_update_expression(r.update.take())
+            .return_values(ReturnValue::AllNew);
+        match written("UpdateItem", send_conditional!(update, r))?.attributes {
+            Some(attrs) => item_from_attrs(&attrs),
+            None => Err(StoreError::Unavailable(
+                "UpdateItem returned no attributes".into(),
+            )),
         }
     }
 
@@ -593,30 +604,16 @@ impl Store for DynamoStore {
         condition: Option<Condition>,
     ) -> Result<Option<Item>, StoreError> {
         validate_key(key)?;
-        let r = render(None, condition.as_ref());
-        let result = self
+        let delete = self
             .client
             .delete_item()
             .table_name(&self.table)
             .set_key(Some(key_attrs(key)))
-            .set_condition_expression(r.condition)
-            .set_expression_attribute_names(r.names)
-            .set_expression_attribute_values(r.values)
-            .return_values(ReturnValue::AllOld)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match result {
-            Ok(out) => match out.attributes {
-                Some(attrs) if !attrs.is_empty() => item_from_attrs(&attrs).map(Some),
-                _ => Ok(None),
-            },
-            Err(e) => match e.as_service_error() {
-                Some(DeleteItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(condition_failed(failed.item()))
-                }
-                _ => Err(sdk_error("DeleteItem", e)),
-            },
+            .return_values(ReturnValue::AllOld);
+        let r = render(None, condition.as_ref());
+        match written("DeleteItem", send_conditional!(delete, r))?.attributes {
+            Some(attrs) if !attrs.is_empty() => item_from_attrs(&attrs).map(Some),
+            _ => Ok(None),
         }
     }
 

@@ -189,6 +189,26 @@ pub struct VirtualDeviceSpec {
     pub seed: Option<u64>,
 }
 
+impl VirtualDeviceSpec {
+    /// The spec of a stored virtual device, its broker password derived from
+    /// `simulator_key`; `None` for a profile this build does not know.
+    pub fn of_record(
+        record: &alyt_store::repo::simulator::VirtualDeviceRecord,
+        simulator_key: &[u8],
+    ) -> Option<Self> {
+        let (profile, scenario) = crate::runner_setting(record)?;
+        Some(Self {
+            device_id: record.device_id,
+            tenant_id: record.tenant_id,
+            property_id: record.property_id,
+            profile,
+            password: crate::device_password(simulator_key, record.device_id),
+            scenario,
+            seed: Some(record.seed()),
+        })
+    }
+}
+
 impl fmt::Debug for VirtualDeviceSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("VirtualDeviceSpec")

@@ -386,6 +386,22 @@ fn decode(doc: &str) -> Result<Item, StoreError> {
     Item::from_attrs(attrs)
 }
 
+/// The item at `key` when `condition` holds of it; the item as it is in a
+/// `ConditionFailed` otherwise (how every conditional write starts).
+fn read_if(
+    conn: &Connection,
+    key: &Key,
+    condition: &Option<Condition>,
+) -> Result<Option<Item>, StoreError> {
+    let current = read_raw(conn, key)?;
+    if !check(condition, current.as_ref()) {
+        return Err(StoreError::ConditionFailed {
+            current: current.map(Box::new),
+        });
+    }
+    Ok(current)
+}
+
 /// Reads one item inside a transaction, expired or not (conditions see it).
 fn read_raw(conn: &Connection, key: &Key) -> Result<Option<Item>, StoreError> {
     conn.prepare_cached("SELECT doc FROM items WHERE pk = ?1 AND sk = ?2")
@@ -501,12 +517,7 @@ impl Store for SqliteStore {
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
         validate_item(&item)?;
         self.run(move |conn| {
-            let current = read_raw(conn, &item.key())?;
-            if !check(&condition, current.as_ref()) {
-                return Err(StoreError::ConditionFailed {
-                    current: current.map(Box::new),
-                });
-            }
+            read_if(conn, &item.key(), &condition)?;
             write_raw(conn, &item)
         })
         .await
@@ -522,12 +533,7 @@ impl Store for SqliteStore {
         validate_update(&actions)?;
         let key = key.clone();
         self.run(move |conn| {
-            let current = read_raw(conn, &key)?;
-            if !check(&condition, current.as_ref()) {
-                return Err(StoreError::ConditionFailed {
-                    current: current.map(Box::new),
-                });
-            }
+            let current = read_if(conn, &key, &condition)?;
             let updated = apply_update(current, &key, &actions)?;
             write_raw(conn, &updated)?;
             Ok(updated)
@@ -543,12 +549,7 @@ impl Store for SqliteStore {
         validate_key(key)?;
         let key = key.clone();
         self.run(move |conn| {
-            let current = read_raw(conn, &key)?;
-            if !check(&condition, current.as_ref()) {
-                return Err(StoreError::ConditionFailed {
-                    current: current.map(Box::new),
-                });
-            }
+            let current = read_if(conn, &key, &condition)?;
             delete_raw(conn, &key)?;
             Ok(current)
         })

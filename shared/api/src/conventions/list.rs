@@ -5,7 +5,9 @@
 //! a position outside the partition the operation queries (which the caller's
 //! rights decided), so a forged cursor is a 400, never another tenant's data.
 
+use alyt_domain::ids::TenantId;
 use alyt_store::{ListScope, PageKey};
+use axum::Json;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
@@ -35,6 +37,36 @@ impl<T> ListResponse<T> {
             items,
             next_cursor: next.map(encode_cursor),
         }
+    }
+}
+
+/// The envelope of one page a repository read (its records and the position
+/// it stopped at), each record turned into its view: how a list handler answers.
+pub fn listed<R, T>(
+    (records, next): (Vec<R>, Option<PageKey>),
+    view: impl FnMut(R) -> T,
+) -> Json<ListResponse<T>> {
+    Json(ListResponse::page(
+        records.into_iter().map(view).collect(),
+        next.as_ref(),
+    ))
+}
+
+/// `?tenantId&limit&cursor`: the query of a list within one tenant.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct TenantPage {
+    pub tenant_id: TenantId,
+    /// Items per page, 1 to 200 (default 50).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+impl TenantPage {
+    pub fn page(&self) -> PageParams {
+        PageParams::new(self.limit, self.cursor.clone())
     }
 }
 
@@ -77,6 +109,12 @@ impl PageParams {
             )),
             after => Ok(after),
         }
+    }
+
+    /// The limit, then the cursor within `scope`, both checked (in that
+    /// order, so a bad limit is named first).
+    pub fn within(&self, scope: &ListScope) -> Result<(u32, Option<PageKey>), ApiError> {
+        Ok((self.limit()?, self.after_within(scope)?))
     }
 
     pub fn after(&self) -> Result<Option<PageKey>, ApiError> {

@@ -10,5 +10,6 @@ pub mod list;
 pub mod problem;
 pub mod ratelimit;
 pub mod request_id;
+pub mod responses;
 pub mod tenant;
 pub mod text;

@@ -441,35 +441,9 @@ impl From<alyt_domain::access::Denied> for ApiError {
     }
 }
 
-// Responses shared by the contract's operations, where their meaning is the
-// same everywhere (the operation-specific 400, 403 and 404 stay with each).
-
-/// The 401 of an operation a household session or a key authenticates.
-#[derive(utoipa::IntoResponses)]
-#[response(
-    status = 401,
-    description = "No valid token",
-    content_type = "application/problem+json"
-)]
-pub struct NoValidToken(#[allow(dead_code)] Problem);
-
-/// The 401 of a developer operation a session or a key authenticates.
-#[derive(utoipa::IntoResponses)]
-#[response(
-    status = 401,
-    description = "No valid developer session or key",
-    content_type = "application/problem+json"
-)]
-pub struct NoDeveloperSessionOrKey(#[allow(dead_code)] Problem);
-
-/// The 401 of a developer operation only a session may call.
-#[derive(utoipa::IntoResponses)]
-#[response(
-    status = 401,
-    description = "No valid developer session",
-    content_type = "application/problem+json"
-)]
-pub struct NoDeveloperSession(#[allow(dead_code)] Problem);
+// The 401s every group names, kept at this path for the handlers that
+// import them from here; the other shared answers are in `responses`.
+pub use super::responses::{NoDeveloperSession, NoDeveloperSessionOrKey, NoValidToken};
 
 impl From<alyt_app::Error> for ApiError {
     /// A use case's answer as the problem clients know for its kind.

@@ -45,7 +45,8 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery, PathText};
 use crate::conventions::list::{ListResponse, PageParams, decode_cursor, encode_cursor};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{MayNotReadCatalogue, NoValidToken};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -261,7 +262,7 @@ fn part_of(cursor: Option<&str>, tenant: Option<TenantId>) -> Result<Part, ApiEr
         (status = 200, description = "One page of definitions: built-ins, then public, then the tenant's own, each by slug", body = ListResponse<CatalogueDefinition>),
         (status = 400, description = "Bad tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without integrations:read, or a widget token", body = Problem, content_type = "application/problem+json"),
+        MayNotReadCatalogue,
         (status = 404, description = "No such tenant (or not the caller's)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -345,7 +346,7 @@ pub struct DefinitionParams {
         (status = 200, description = "The definition (its published version)", body = CatalogueDefinition),
         (status = 400, description = "Bad tenantId", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without integrations:read, or a widget token", body = Problem, content_type = "application/problem+json"),
+        MayNotReadCatalogue,
         (status = 404, description = "No published definition with this slug that the caller sees", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -29,6 +29,7 @@ use crate::auth::sessions::{self, TokenPair};
 use crate::auth::{Caller, attempts, credentials};
 use crate::conventions::extract::ApiJson;
 use crate::conventions::problem::Problem;
+use crate::conventions::responses::{NoEmail, NoHouseholdSession, TooManyFailedAttempts};
 use crate::{ApiError, AppState, Client};
 
 pub fn routes() -> Operations {
@@ -63,7 +64,7 @@ pub struct LoginRequest {
     responses(
         (status = 200, description = "Signed in", body = TokenPair),
         (status = 401, description = "Wrong email or password, or a TOTP code is needed", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed attempts", body = Problem, content_type = "application/problem+json"),
+        TooManyFailedAttempts,
     )
 )]
 pub async fn login(
@@ -168,7 +169,7 @@ pub struct MeResponse {
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Signed out"),
-        (status = 401, description = "No valid household session", body = Problem, content_type = "application/problem+json"),
+        NoHouseholdSession,
         (status = 403, description = "Not a household session (a developer's signs out at /v1/developers/auth/logout; a key or a widget has no session)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -199,7 +200,7 @@ pub async fn logout(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The signed-in person", body = MeResponse),
-        (status = 401, description = "No valid household session", body = Problem, content_type = "application/problem+json"),
+        NoHouseholdSession,
     )
 )]
 pub async fn me(
@@ -274,7 +275,7 @@ pub struct ForgotPasswordRequest {
     request_body = ForgotPasswordRequest,
     responses(
         (status = 202, description = "If the address has an account, a reset link is on its way"),
-        (status = 400, description = "No email", body = Problem, content_type = "application/problem+json"),
+        NoEmail,
     )
 )]
 pub async fn forgot_password(

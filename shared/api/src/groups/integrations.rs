@@ -90,11 +90,15 @@ use crate::access::{HomeAccess, HomeNeed, access_to, home_for, no_such_property,
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, PageParams, TenantPage, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadTenantOrIntegration, BadTenantPage, ConnectorUnreachable, FieldWrongNamedInField,
+    KeyWithoutIntegrationsRead, MayNotConfigureIntegrations, NoSuchIntegration,
+    NoSuchTenantOfCaller, NoValidToken,
+};
 use crate::conventions::tenant::TenantQuery;
 use crate::groups::devices::TenantParam;
-use crate::groups::homes::TenantPage;
 use crate::groups::homes::endpoints::{Endpoint, Installed, connector_problem, endpoint_object};
 use crate::{ApiError, AppState};
 
@@ -550,12 +554,12 @@ async fn connect(
     security(("bearer" = ["integrations:write"])),
     responses(
         (status = 200, description = "The Connect result: connected (with the things discovered), challenge, or rejected", body = ConnectResult),
-        (status = 400, description = "A field is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),
+        FieldWrongNamedInField,
         NoValidToken,
-        (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
+        MayNotConfigureIntegrations,
         (status = 404, description = "No such property or connector (or not one the caller or tenant may use)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The connector is deprecated (it cannot be newly installed), or a built-in this platform does not serve", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "The connector's server could not be reached or broke the protocol", body = Problem, content_type = "application/problem+json"),
+        ConnectorUnreachable,
     )
 )]
 pub async fn connect_integration(
@@ -593,12 +597,12 @@ pub async fn connect_integration(
     security(("bearer" = ["integrations:write"])),
     responses(
         (status = 200, description = "The Connect result: connected, another challenge, or rejected", body = ConnectResult),
-        (status = 400, description = "A field is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),
+        FieldWrongNamedInField,
         NoValidToken,
-        (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
+        MayNotConfigureIntegrations,
         (status = 404, description = "The home or connector is gone, or not one the caller may use", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "The challenge is unknown, already answered or expired (one message for all)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "The connector's server could not be reached or broke the protocol", body = Problem, content_type = "application/problem+json"),
+        ConnectorUnreachable,
     )
 )]
 pub async fn answer_challenge(
@@ -999,10 +1003,10 @@ pub struct DiscoverRequest {
         (status = 200, description = "What discovery found, created and updated", body = DiscoveryResult),
         (status = 400, description = "A field is wrong (named in `field`): tenantId (missing, or the query's and the body's differ), or propertyId, which must be the integration's home", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotConfigureIntegrations,
+        NoSuchIntegration,
         (status = 409, description = "The integration's connector no longer exists, or things kept changing", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "The connector's server could not be reached or broke the protocol", body = Problem, content_type = "application/problem+json"),
+        ConnectorUnreachable,
     )
 )]
 pub async fn discover_integration(
@@ -1045,10 +1049,10 @@ pub async fn discover_integration(
     security(("bearer" = ["integrations:read"])),
     responses(
         (status = 200, description = "One page of integrations (never their config)", body = ListResponse<Integration>),
-        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadTenantPage,
         NoValidToken,
-        (status = 403, description = "A key without integrations:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant (or not one of the caller's)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutIntegrationsRead,
+        NoSuchTenantOfCaller,
     )
 )]
 pub async fn list_integrations(
@@ -1056,15 +1060,11 @@ pub async fn list_integrations(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Integration>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
+    let page = query.page();
     let limit = page.limit()?;
     caller.require_scope(Need::See.scope())?;
-    let (records, next) =
-        visible_integrations(&state, &caller, query.tenant_id, limit, &page).await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(Integration::from).collect(),
-        next.as_ref(),
-    )))
+    let found = visible_integrations(&state, &caller, query.tenant_id, limit, &page).await?;
+    Ok(listed(found, |r| Integration::from(&r)))
 }
 
 /// One page of the integrations of `tenant` the caller sees: a LIVE key
@@ -1150,10 +1150,10 @@ async fn visible_integrations(
     security(("bearer" = ["integrations:read"])),
     responses(
         (status = 200, description = "The integration (never its config)", body = Integration),
-        (status = 400, description = "Missing or malformed tenantId or integrationId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrIntegration,
         NoValidToken,
-        (status = 403, description = "A key without integrations:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutIntegrationsRead,
+        NoSuchIntegration,
     )
 )]
 pub async fn get_integration(
@@ -1179,10 +1179,10 @@ pub async fn get_integration(
     security(("bearer" = ["integrations:write"])),
     responses(
         (status = 204, description = "Removed, with its endpoints"),
-        (status = 400, description = "Missing or malformed tenantId or integrationId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrIntegration,
         NoValidToken,
-        (status = 403, description = "A key without integrations:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotConfigureIntegrations,
+        NoSuchIntegration,
     )
 )]
 pub async fn delete_integration(
@@ -1247,8 +1247,8 @@ async fn remove_integration(
         (status = 200, description = "One page of endpoints (spec: Endpoint list response)", body = ListResponse<Endpoint>),
         (status = 400, description = "Missing or malformed tenantId, integrationId, limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without integrations:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutIntegrationsRead,
+        NoSuchIntegration,
     )
 )]
 pub async fn list_integration_endpoints(
@@ -1257,20 +1257,17 @@ pub async fn list_integration_endpoints(
     ApiPath(integration_id): ApiPath<IntegrationId>,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Endpoint>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
+    let page = query.page();
     let limit = page.limit()?;
     let (integration, _) =
         integration_for(&state, &caller, query.tenant_id, integration_id, Need::See).await?;
     // The list reads the integration's index partition: a cursor of any
     // other list is refused before it reaches the store.
     let after = page.after_within(&integration_endpoints(integration.id))?;
-    let (records, next) = Integrations(&*state.store)
+    let found = Integrations(&*state.store)
         .endpoints_page(integration.id, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(endpoint_object).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |r| endpoint_object(&r)))
 }
 
 #[cfg(test)]
@@ -1421,8 +1418,8 @@ pub struct SearchQuery {
         (status = 200, description = "Up to 10 results and the next page's cursor (null after the last page or at offset 1000)", body = crate::groups::music::MusicList),
         (status = 400, description = "Missing or malformed tenantId, q, type, limit, or a cursor of another query or type", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without integrations:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such integration (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutIntegrationsRead,
+        NoSuchIntegration,
         (status = 409, description = "Not a streaming-provider account, or the provider revoked the platform's access (type provider-access-revoked: connect the account again)", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "The provider's connector could not be reached or answered garbage", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The provider limits searches now (type provider-rate-limited, with Retry-After)", body = Problem, content_type = "application/problem+json"),

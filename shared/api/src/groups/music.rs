@@ -48,7 +48,9 @@ use utoipa::ToSchema;
 use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::responses::{
+    BadTenantOrProperty, KeyWithoutThingsRead, NoSuchHome, NoValidToken,
+};
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
@@ -117,10 +119,10 @@ pub struct RoutineMusic {
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "Speakers and accounts (never a credential)", body = RoutineMusic),
-        (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrProperty,
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchHome,
     )
 )]
 pub async fn routine_music(

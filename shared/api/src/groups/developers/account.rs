@@ -30,7 +30,11 @@ use crate::auth::secrets::{
     hash_password_blocking, random_token, sha256_hex, verify_password_blocking,
 };
 use crate::auth::{Caller, attempts, credentials, sessions, totp};
-use crate::conventions::problem::{NoDeveloperSession, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    AccountSuspended, CalledWithKey, LinkSpent, NoDeveloperSession, NoEmail, NoToken,
+    TooManyFailedAttempts,
+};
 use crate::conventions::text::{checked_email, optional_text, required_text};
 use crate::groups::household_auth::{
     ForgotPasswordRequest, LoginRequest, RefreshRequest, ResetPasswordRequest, ask_for_reset,
@@ -375,9 +379,9 @@ pub struct VerifyEmailRequest {
     request_body = VerifyEmailRequest,
     responses(
         (status = 200, description = "Verified and signed in", body = DeveloperSession),
-        (status = 400, description = "No token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "The account is suspended", body = Problem, content_type = "application/problem+json"),
-        (status = 410, description = "Unknown, spent or expired link", body = Problem, content_type = "application/problem+json"),
+        NoToken,
+        AccountSuspended,
+        LinkSpent,
     )
 )]
 pub async fn verify_email(
@@ -400,9 +404,9 @@ pub async fn verify_email(
     responses(
         (status = 200, description = "Verified and signed in", body = DeveloperSession),
         (status = 303, description = "A browser: `location` is the console's page for this link (`/#/developer/verify?token=...`), which verifies with the POST"),
-        (status = 400, description = "No token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "The account is suspended", body = Problem, content_type = "application/problem+json"),
-        (status = 410, description = "Unknown, spent or expired link", body = Problem, content_type = "application/problem+json"),
+        NoToken,
+        AccountSuspended,
+        LinkSpent,
     )
 )]
 pub async fn verify_email_link(
@@ -510,7 +514,7 @@ fn suspended() -> ApiError {
         (status = 400, description = "A field is missing or malformed (a TOTP code is 6 digits)", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Wrong email or password; or a TOTP code is required (`field: totp`), wrong or already used", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The address is not verified yet, or the account is suspended", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed attempts", body = Problem, content_type = "application/problem+json"),
+        TooManyFailedAttempts,
     )
 )]
 pub async fn login(
@@ -590,7 +594,7 @@ pub async fn refresh(
     responses(
         (status = 204, description = "Signed out"),
         NoDeveloperSession,
-        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+        CalledWithKey,
     )
 )]
 pub async fn logout(
@@ -624,7 +628,7 @@ pub struct ChangePasswordRequest {
         (status = 200, description = "Changed; a new session (all others are signed out)", body = DeveloperSession),
         (status = 400, description = "The current password is wrong (`currentPassword`) or the new one is refused by the policy (`newPassword`)", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSession,
-        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+        CalledWithKey,
         (status = 429, description = "Too many wrong current passwords", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -670,7 +674,7 @@ pub async fn change_password(
     request_body = ForgotPasswordRequest,
     responses(
         (status = 202, description = "If the address has an account, a reset link is on its way"),
-        (status = 400, description = "No email", body = Problem, content_type = "application/problem+json"),
+        NoEmail,
     )
 )]
 pub async fn forgot_password(
@@ -692,7 +696,7 @@ pub async fn forgot_password(
     responses(
         (status = 204, description = "Password changed; every session signed out"),
         (status = 400, description = "Token shorter than 16 characters, or the password is refused by the policy", body = Problem, content_type = "application/problem+json"),
-        (status = 410, description = "Unknown, spent or expired link", body = Problem, content_type = "application/problem+json"),
+        LinkSpent,
     )
 )]
 pub async fn reset_password(
@@ -766,7 +770,7 @@ impl From<DeveloperRecord> for DeveloperView {
     responses(
         (status = 200, description = "The developer account", body = DeveloperView),
         NoDeveloperSession,
-        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+        CalledWithKey,
     )
 )]
 pub async fn get_me(

@@ -37,8 +37,11 @@ use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::auth::secrets::{random_token, sha256_hex};
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, PageParams, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadPage, BodyNotJson, NoSuchDeveloperForStaff, NoValidToken, NotPlatformStaff,
+};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -103,9 +106,9 @@ fn developer_id(text: &str) -> Result<DeveloperId, ApiError> {
     params(PageParams),
     responses(
         (status = 200, description = "A page of developers, newest first", body = ListResponse<DeveloperView>),
-        (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadPage,
         NoValidToken,
-        (status = 404, description = "Not platform staff", body = Problem, content_type = "application/problem+json"),
+        NotPlatformStaff,
     )
 )]
 pub async fn list_developers(
@@ -115,8 +118,8 @@ pub async fn list_developers(
 ) -> Result<Json<ListResponse<DeveloperView>>, ApiError> {
     staff(&caller, &READERS)?;
     let Params(page) = page?;
-    let (limit, after) = (page.limit()?, page.after_within(&all_developers())?);
-    let (developers, next) = Developers(&*state.store)
+    let (limit, after) = page.within(&all_developers())?;
+    let found = Developers(&*state.store)
         .admin_page(limit, after)
         .await
         .map_err(|e| match e {
@@ -125,10 +128,7 @@ pub async fn list_developers(
             }
             other => other.into(),
         })?;
-    Ok(Json(ListResponse::page(
-        developers.into_iter().map(DeveloperView::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, DeveloperView::from))
 }
 
 // ---------------------------------------------------------------------------
@@ -161,7 +161,7 @@ pub struct QuotaDefaults {
     responses(
         (status = 200, description = "The default per kind", body = QuotaDefaults),
         NoValidToken,
-        (status = 404, description = "Not platform staff", body = Problem, content_type = "application/problem+json"),
+        NotPlatformStaff,
     )
 )]
 pub async fn get_quota_defaults(
@@ -199,7 +199,7 @@ pub async fn get_quota_defaults(
     responses(
         (status = 200, description = "The effective quota per kind", body = QuotaResponse),
         NoValidToken,
-        (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
+        NoSuchDeveloperForStaff,
     )
 )]
 pub async fn get_developer_quota(
@@ -253,8 +253,8 @@ pub struct PutQuotaRequest {
         (status = 400, description = "Unknown kind or window, negative ceiling, burstPerMinute below 1", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "SUPPORT may not change quotas", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not JSON", body = Problem, content_type = "application/problem+json"),
+        NoSuchDeveloperForStaff,
+        BodyNotJson,
     )
 )]
 pub async fn put_developer_quota(
@@ -310,7 +310,7 @@ pub async fn put_developer_quota(
         (status = 200, description = "The developer, now ACTIVE with its sandbox", body = DeveloperView),
         NoValidToken,
         (status = 403, description = "SUPPORT may not verify developers", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
+        NoSuchDeveloperForStaff,
         (status = 409, description = "The developer is suspended", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -440,9 +440,9 @@ pub struct IssueLiveKeyRequest {
         (status = 400, description = "A field is wrong: name, scopes (an unknown scope is named), definitionId, expiresAt", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "SUPPORT may not issue keys", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such developer, or not platform staff", body = Problem, content_type = "application/problem+json"),
+        NoSuchDeveloperForStaff,
         (status = 409, description = "The developer is not ACTIVE, the connector has no approved version, or the developer holds too many keys that are not revoked", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not JSON", body = Problem, content_type = "application/problem+json"),
+        BodyNotJson,
     )
 )]
 pub async fn issue_live_key(

@@ -43,8 +43,11 @@ use utoipa::ToSchema;
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
 use crate::auth::secrets::random_token;
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
+use crate::conventions::list::{ListResponse, PageParams, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadPage, MayNotReadConnectors, MayNotWriteConnectors, NoDeveloperSessionOrKey,
+};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -197,7 +200,7 @@ fn check_name(name: &str) -> Result<String, ApiError> {
         (status = 201, description = "The connector and its runtime token (shown once)", body = ConnectorWithToken),
         (status = 400, description = "A field is wrong: slug, name, serverUrl (refused by the outbound policy)", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without integrations:write, or a LIVE key", body = Problem, content_type = "application/problem+json"),
+        MayNotWriteConnectors,
         (status = 409, description = "The slug is taken, or the developer has no sandbox tenant yet", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -285,9 +288,9 @@ async fn create_in_sandbox(
     params(PageParams),
     responses(
         (status = 200, description = "One page of connectors", body = ListResponse<Connector>),
-        (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadPage,
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without integrations:read, or a LIVE key", body = Problem, content_type = "application/problem+json"),
+        MayNotReadConnectors,
     )
 )]
 pub async fn list_connectors(
@@ -298,13 +301,10 @@ pub async fn list_connectors(
     let developer = connector_developer(&state, &caller, Scope::IntegrationsRead).await?;
     let limit = page.limit()?;
     let after = page.after_within(&developer_connectors(developer.id))?;
-    let (records, next) = Integrations(&*state.store)
+    let found = Integrations(&*state.store)
         .connectors_of(developer.id, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(Connector::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |r| Connector::from(&r)))
 }
 
 #[cfg(test)]

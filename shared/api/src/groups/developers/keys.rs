@@ -33,7 +33,8 @@ use crate::auth::caller::KEY_PREFIX;
 use crate::auth::jwt::APP_TOKEN_SECONDS;
 use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
 use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoDeveloperSession, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{BadPage, CalledWithKey, NoDeveloperSession, NoSuchKey};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -233,9 +234,9 @@ pub struct KeyWithSecret {
     params(PageParams),
     responses(
         (status = 200, description = "The keys; never their secrets", body = ListResponse<KeyView>),
-        (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadPage,
         NoDeveloperSession,
-        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+        CalledWithKey,
     )
 )]
 pub async fn list_keys(
@@ -366,8 +367,8 @@ async fn own_key(
     responses(
         (status = 200, description = "The key with its new secret (shown once)", body = KeyWithSecret),
         NoDeveloperSession,
-        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such key", body = Problem, content_type = "application/problem+json"),
+        CalledWithKey,
+        NoSuchKey,
         (status = 409, description = "The key is revoked or expired", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -417,8 +418,8 @@ pub async fn rotate_key(
     responses(
         (status = 204, description = "Revoked"),
         NoDeveloperSession,
-        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such key", body = Problem, content_type = "application/problem+json"),
+        CalledWithKey,
+        NoSuchKey,
     )
 )]
 pub async fn revoke_key(

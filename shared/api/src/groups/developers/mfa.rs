@@ -14,7 +14,10 @@ use utoipa::ToSchema;
 
 use super::session::{Body, SignedIn, active_developer, developer_session};
 use crate::auth::{Caller, totp};
-use crate::conventions::problem::{NoDeveloperSession, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadCode, CalledWithKey, NoDeveloperSession, TooManyWrongCodes,
+};
 use crate::{ApiError, AppState, Client};
 
 pub fn routes() -> Operations {
@@ -99,7 +102,7 @@ fn enabled(user: &UserRecord) -> Option<&MfaRecord> {
     responses(
         (status = 200, description = "The new secret (pending until enabled)", body = MfaSetup),
         NoDeveloperSession,
-        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+        CalledWithKey,
         (status = 409, description = "MFA is already on (disable it first)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -140,11 +143,11 @@ pub async fn mfa_setup(
     request_body = MfaCodeRequest,
     responses(
         (status = 204, description = "MFA is on"),
-        (status = 400, description = "The code is not 6 digits, wrong, or already used", body = Problem, content_type = "application/problem+json"),
+        BadCode,
         NoDeveloperSession,
-        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+        CalledWithKey,
         (status = 409, description = "No pending secret (run setup), or MFA is already on", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many wrong codes", body = Problem, content_type = "application/problem+json"),
+        TooManyWrongCodes,
     )
 )]
 pub async fn mfa_enable(
@@ -187,11 +190,11 @@ pub async fn mfa_enable(
     request_body = MfaCodeRequest,
     responses(
         (status = 204, description = "MFA is off"),
-        (status = 400, description = "The code is not 6 digits, wrong, or already used", body = Problem, content_type = "application/problem+json"),
+        BadCode,
         NoDeveloperSession,
-        (status = 403, description = "Called with a key", body = Problem, content_type = "application/problem+json"),
+        CalledWithKey,
         (status = 409, description = "MFA is not on", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many wrong codes", body = Problem, content_type = "application/problem+json"),
+        TooManyWrongCodes,
     )
 )]
 pub async fn mfa_disable(

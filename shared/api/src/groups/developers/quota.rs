@@ -48,7 +48,9 @@ use utoipa::ToSchema;
 
 use super::session::{SignedIn, active_developer};
 use crate::auth::Caller;
-use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
+use crate::conventions::responses::{
+    DeveloperNotActive, NoDeveloperSessionOrKey, RequestsQuotaSpent,
+};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -295,8 +297,8 @@ impl From<&EffectiveQuotas> for QuotaResponse {
     responses(
         (status = 200, description = "The effective quota per kind", body = QuotaResponse),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "The developer account is not active", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Called with a key whose developer's REQUESTS quota is spent", body = Problem, content_type = "application/problem+json"),
+        DeveloperNotActive,
+        RequestsQuotaSpent,
     )
 )]
 pub async fn get_quota(
@@ -390,8 +392,8 @@ pub struct UsageResponse {
     responses(
         (status = 200, description = "Counts per kind and per key", body = UsageResponse),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "The developer account is not active", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Called with a key whose developer's REQUESTS quota is spent", body = Problem, content_type = "application/problem+json"),
+        DeveloperNotActive,
+        RequestsQuotaSpent,
     )
 )]
 pub async fn get_usage(

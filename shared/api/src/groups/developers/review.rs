@@ -52,8 +52,11 @@ use super::session::{Params, name_the_field};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiPath;
 use crate::conventions::extract::parse_json;
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, PageParams, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    MalformedId, NoSuchVersionForStaff, NoValidToken, NotPlatformStaff,
+};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -154,7 +157,7 @@ fn review_request(body: &Bytes) -> Result<ReviewRequest, ApiError> {
         (status = 200, description = "One page: the queue oldest submission first, or a developer's or connector's versions oldest first", body = ListResponse<ReviewedSubmission>),
         (status = 400, description = "Bad developerId, connectorId (not both), limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 404, description = "Not platform staff", body = Problem, content_type = "application/problem+json"),
+        NotPlatformStaff,
     )
 )]
 pub async fn list_reviews(
@@ -175,13 +178,10 @@ pub async fn list_reviews(
         (None, None) => review_queue(),
     };
     let page = PageParams::new(params.limit, params.cursor);
-    let (records, next) = Versions(&*state.store)
+    let found = Versions(&*state.store)
         .page(&scope, page.limit()?, page.after_within(&scope)?)
         .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(ReviewedSubmission::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |r| ReviewedSubmission::from(&r)))
 }
 
 fn no_such_version() -> ApiError {
@@ -198,9 +198,9 @@ fn no_such_version() -> ApiError {
     params(("versionId" = ConnectorVersionId, Path, description = "The version")),
     responses(
         (status = 200, description = "The version", body = ReviewedSubmission),
-        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        MalformedId,
         NoValidToken,
-        (status = 404, description = "No such version, or not platform staff", body = Problem, content_type = "application/problem+json"),
+        NoSuchVersionForStaff,
     )
 )]
 pub async fn get_review(
@@ -261,7 +261,7 @@ macro_rules! review_operation {
                 (status = 400, description = "A malformed id or body, or no note where one is required", body = Problem, content_type = "application/problem+json"),
                 NoValidToken,
                 (status = 403, description = "SUPPORT may not review, and nobody reviews their own submission", body = Problem, content_type = "application/problem+json"),
-                (status = 404, description = "No such version, or not platform staff", body = Problem, content_type = "application/problem+json"),
+                NoSuchVersionForStaff,
                 (status = 409, description = $from, body = Problem, content_type = "application/problem+json"),
             )
         )]

@@ -52,8 +52,12 @@ use super::virtual_quota::{give_back, take_place};
 use crate::auth::Caller;
 use crate::auth::secrets::random_bytes;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, TenantPage};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadTenantOrDevice, BadTenantPage, MayNotSimulate, NoSuchTenant, NoSuchTenantOrProperty,
+    NoSuchVirtualDevice, NoValidToken,
+};
 use crate::groups::devices::lifecycle::{delete_one, remove_virtual_device};
 use crate::groups::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row};
 use crate::{ApiError, AppState};
@@ -396,42 +400,29 @@ pub async fn provision_demo(
 // ---------------------------------------------------------------------------
 // Operations
 
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct VirtualDeviceListQuery {
-    pub tenant_id: TenantId,
-    /// Items per page, 1 to 200 (default 50).
-    pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    pub cursor: Option<String>,
-}
-
 /// The sandbox's virtual devices, oldest first.
 #[utoipa::path(
     get,
     path = "/v1/developers/simulator/devices",
     tag = "simulator",
     operation_id = "listVirtualDevices",
-    params(VirtualDeviceListQuery),
+    params(TenantPage),
     security(("bearer" = ["simulator:write"])),
     responses(
         (status = 200, description = "One page of virtual devices", body = ListResponse<VirtualDevice>),
-        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadTenantPage,
         NoValidToken,
         (status = 403, description = "A key without simulator:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchTenant,
     )
 )]
 pub async fn list_virtual_devices(
     State(state): State<AppState>,
     Caller(caller): Caller,
-    ApiQuery(query): ApiQuery<VirtualDeviceListQuery>,
+    ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<VirtualDevice>>, ApiError> {
     let tenant = query.tenant_id;
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    let after = page.after_within(&tenant_virtual_devices(tenant))?;
+    let (limit, after) = query.page().within(&tenant_virtual_devices(tenant))?;
     may_read(&state, &caller, tenant).await?;
     let (records, next) = Simulators(&*state.store)
         .list_by_tenant(tenant, limit, after)
@@ -472,8 +463,8 @@ pub struct CreateVirtualDeviceRequest {
         (status = 201, description = "The virtual device (its device row is PROVISIONING until the runner connects it)", body = VirtualDevice),
         (status = 400, description = "A field is wrong (named in `field`): profile, name, roomId", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant or property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotSimulate,
+        NoSuchTenantOrProperty,
         (status = 409, description = "quota-exceeded: the sandbox holds its VIRTUAL_DEVICES ceiling (default 20)", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -537,8 +528,8 @@ pub struct SetScenarioRequest {
         (status = 200, description = "The virtual device with its new scenario", body = VirtualDevice),
         (status = 400, description = "A field is wrong (named in `field`): scenario, seconds, deviceId", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such virtual device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotSimulate,
+        NoSuchVirtualDevice,
     )
 )]
 pub async fn set_scenario(
@@ -621,10 +612,10 @@ pub struct VirtualDeviceTenant {
     security(("bearer" = ["simulator:write"])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrDevice,
         NoValidToken,
-        (status = 403, description = "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such virtual device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotSimulate,
+        NoSuchVirtualDevice,
     )
 )]
 pub async fn delete_virtual_device(

@@ -26,7 +26,8 @@ use super::session::{Params, active_developer, developer_session};
 use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::auth::caller::{bearer_token, recheck};
-use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{NoDeveloperSessionOrKey, StreamElsewhere, TooManyStreams};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -118,8 +119,8 @@ pub fn sse_response(feed: Feed) -> Response {
         (status = 400, description = "A parameter is wrong: events (unknown kind), after, Last-Event-ID", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
         (status = 403, description = "A key without events:read", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "The caller already holds its cap of open streams (5 unless configured): the RateLimit fields name the `streams` policy and Retry-After when a slot frees at the latest", body = Problem, content_type = "application/problem+json"),
-        (status = 421, description = "This host cannot stream (a hosted stack's HTTP API): `location` is the same request on the stream's own host (the stack's EventStreamUrl)", body = Problem, content_type = "application/problem+json"),
+        TooManyStreams,
+        StreamElsewhere,
     )
 )]
 pub async fn stream_events(

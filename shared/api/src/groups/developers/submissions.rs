@@ -57,8 +57,12 @@ use super::moves::{Mover, Submission, mail_developer, move_version, state_event}
 use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiPath;
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
+use crate::conventions::list::{ListResponse, PageParams, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    MalformedId, MayNotReadConnectors, MayNotWriteConnectors, NoDeveloperSessionOrKey,
+    NoSuchConnector, NoSuchVersion,
+};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -204,8 +208,8 @@ async fn own_version(
         (status = 201, description = "The version: submitted, or a draft", body = Submission),
         (status = 400, description = "A field is wrong, named by its path: connectorId, semver (not a semantic version, or not greater than the connector's latest), descriptor.… (every rule of the spec's descriptor), prose, aiDeclaration", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without integrations:write, or a LIVE key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such connector of the developer", body = Problem, content_type = "application/problem+json"),
+        MayNotWriteConnectors,
+        NoSuchConnector,
         (status = 409, description = "Another request took this version number meanwhile, or the developer has no sandbox tenant yet", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -288,8 +292,8 @@ pub async fn create_submission(
         (status = 200, description = "One page of the developer's versions", body = ListResponse<Submission>),
         (status = 400, description = "Bad connectorId, limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without integrations:read, or a LIVE key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such connector of the developer", body = Problem, content_type = "application/problem+json"),
+        MayNotReadConnectors,
+        NoSuchConnector,
     )
 )]
 pub async fn list_submissions(
@@ -303,13 +307,10 @@ pub async fn list_submissions(
         None => developer_versions(developer.id),
     };
     let page = PageParams::new(params.limit, params.cursor);
-    let (records, next) = Versions(&*state.store)
+    let found = Versions(&*state.store)
         .page(&scope, page.limit()?, page.after_within(&scope)?)
         .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(Submission::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |r| Submission::from(&r)))
 }
 
 /// One of the developer's versions.
@@ -322,10 +323,10 @@ pub async fn list_submissions(
     params(("versionId" = ConnectorVersionId, Path, description = "The version")),
     responses(
         (status = 200, description = "The version", body = Submission),
-        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        MalformedId,
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without integrations:read, or a LIVE key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such version of the developer", body = Problem, content_type = "application/problem+json"),
+        MayNotReadConnectors,
+        NoSuchVersion,
     )
 )]
 pub async fn get_submission(
@@ -352,8 +353,8 @@ pub async fn get_submission(
         (status = 200, description = "The version as changed (submitted with `submit: true`)", body = Submission),
         (status = 400, description = "A malformed id or a field is wrong, named by its path (descriptor.…, prose, aiDeclaration)", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without integrations:write, or a LIVE key", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such version of the developer", body = Problem, content_type = "application/problem+json"),
+        MayNotWriteConnectors,
+        NoSuchVersion,
         (status = 409, description = "The version is neither a draft nor sent back for changes, or it changed meanwhile", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -50,8 +50,11 @@ use utoipa::ToSchema;
 
 use super::session::{Body, Params, active_developer, developer_session};
 use crate::auth::Caller;
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoDeveloperSessionOrKey, Problem};
+use crate::conventions::list::{ListResponse, PageParams, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadPage, KeyWithoutWebhooksWrite, NoDeveloperSessionOrKey, NoSuchWebhookEndpoint,
+};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -287,7 +290,7 @@ fn checked_description(description: Option<&str>) -> Result<Option<String>, ApiE
         (status = 201, description = "The endpoint and its signing secret (shown once)", body = EndpointWithSecret),
         (status = 400, description = "A field is wrong: url (refused by the outbound policy), events, description, keyId", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutWebhooksWrite,
         (status = 409, description = "Too many endpoints, or no sandbox tenant yet", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -430,9 +433,9 @@ async fn register_endpoint(
     params(PageParams),
     responses(
         (status = 200, description = "One page of endpoints", body = ListResponse<EndpointView>),
-        (status = 400, description = "Bad limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadPage,
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutWebhooksWrite,
     )
 )]
 pub async fn list_webhooks(
@@ -444,11 +447,8 @@ pub async fn list_webhooks(
     let limit = page.limit()? as usize;
     let after = page.after_within(&developer_endpoints(manager.developer.id))?;
     let endpoints = checked_endpoints(&state, &manager).await?;
-    let (items, next) = Webhooks::page_of(endpoints, limit, after.as_ref());
-    Ok(Json(ListResponse::page(
-        items.into_iter().map(EndpointView::from).collect(),
-        next.as_ref(),
-    )))
+    let found = Webhooks::page_of(endpoints, limit, after.as_ref());
+    Ok(listed(found, EndpointView::from))
 }
 
 /// The endpoints the caller manages, oldest first. An active endpoint whose
@@ -511,8 +511,8 @@ pub struct UpdateWebhookRequest {
         (status = 200, description = "The endpoint as edited", body = EndpointView),
         (status = 400, description = "A field is wrong: url (refused by the outbound policy), events, description", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutWebhooksWrite,
+        NoSuchWebhookEndpoint,
     )
 )]
 pub async fn update_webhook(
@@ -558,8 +558,8 @@ pub async fn update_webhook(
     responses(
         (status = 204, description = "Removed"),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutWebhooksWrite,
+        NoSuchWebhookEndpoint,
     )
 )]
 pub async fn delete_webhook(
@@ -600,8 +600,8 @@ pub struct TestQueued {
     responses(
         (status = 202, description = "The ping is queued", body = TestQueued),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutWebhooksWrite,
+        NoSuchWebhookEndpoint,
     )
 )]
 pub async fn test_webhook(
@@ -715,8 +715,8 @@ impl From<DeliveryRecord> for DeliveryView {
     responses(
         (status = 200, description = "The last fifty deliveries (nextCursor is always null)", body = ListResponse<DeliveryView>),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutWebhooksWrite,
+        NoSuchWebhookEndpoint,
     )
 )]
 pub async fn list_webhook_deliveries(
@@ -760,8 +760,8 @@ pub struct Enabled {
     responses(
         (status = 200, description = "The endpoint, active", body = Enabled),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutWebhooksWrite,
+        NoSuchWebhookEndpoint,
     )
 )]
 pub async fn enable_webhook(
@@ -793,8 +793,8 @@ pub async fn enable_webhook(
     responses(
         (status = 200, description = "The endpoint, disabled", body = EndpointView),
         NoDeveloperSessionOrKey,
-        (status = 403, description = "A key without webhooks:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutWebhooksWrite,
+        NoSuchWebhookEndpoint,
     )
 )]
 pub async fn disable_webhook(

@@ -28,21 +28,20 @@
 use crate::routing::{Operations, operations};
 use alyt_domain::access::Scope;
 use alyt_domain::device::{CommandRequest, CommandRow};
-use alyt_domain::ids::{DeviceId, TenantId};
+use alyt_domain::ids::DeviceId;
 use alyt_store::repo::commands::Commands;
 use alyt_store::repo::commands::command_list;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Deserialize;
 use serde_json::Value;
-use utoipa::IntoParams;
 
 use crate::access::device_for;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, TenantPage, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{KeyWithoutDevicesRead, NoSuchDevice, NoValidToken};
 use crate::groups::devices::TenantParam;
 use crate::{ApiError, AppState};
 
@@ -64,7 +63,7 @@ pub fn routes() -> Operations {
         (status = 400, description = "A malformed body, or a command the device's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without devices:commands, or platform SUPPORT; a siren (home security's output) from anyone who does not control the home's security", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchDevice,
     )
 )]
 pub async fn send_command(
@@ -80,40 +79,29 @@ pub async fn send_command(
     Ok((StatusCode::ACCEPTED, Json(row)))
 }
 
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct CommandListQuery {
-    pub tenant_id: TenantId,
-    /// Items per page, 1 to 200 (default 50).
-    pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    pub cursor: Option<String>,
-}
-
 /// A device's command history, newest first.
 #[utoipa::path(
     get,
     path = "/v1/devices/{deviceId}/commands",
     tag = "homes",
     operation_id = "listDeviceCommands",
-    params(("deviceId" = DeviceId, Path, description = "The device"), CommandListQuery),
+    params(("deviceId" = DeviceId, Path, description = "The device"), TenantPage),
     security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "One page of command rows, newest first", body = ListResponse<CommandRow>),
         (status = 400, description = "Missing or malformed tenantId, deviceId, limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutDevicesRead,
+        NoSuchDevice,
     )
 )]
 pub async fn list_commands(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiPath(device_id): ApiPath<DeviceId>,
-    ApiQuery(query): ApiQuery<CommandListQuery>,
+    ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<CommandRow>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
+    let page = query.page();
     let limit = page.limit()?;
     let device = device_for(
         &state,
@@ -124,11 +112,8 @@ pub async fn list_commands(
     )
     .await?;
     let after = page.after_within(&command_list(device.id))?;
-    let (rows, next) = Commands(&*state.store)
+    let found = Commands(&*state.store)
         .history(device.id, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        rows.into_iter().map(|s| s.row).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |s| s.row))
 }

@@ -25,8 +25,11 @@ use utoipa::{IntoParams, ToSchema};
 use crate::access::device_for;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, PageParams, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadDeviceLogPage, KeyWithoutDevicesRead, NoSuchDevice, NoValidToken,
+};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -106,7 +109,7 @@ fn range(from: Option<OffsetDateTime>, to: Option<OffsetDateTime>) -> Result<Ran
         (status = 400, description = "Missing or malformed tenantId, deviceId, metric, from, to, order, limit or cursor", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without telemetry:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchDevice,
     )
 )]
 pub async fn device_telemetry(
@@ -218,13 +221,10 @@ async fn device_log(
     )
     .await?;
     let after = page.after_within(&device_log_list(device.id))?;
-    let (entries, next) = History(&*state.store)
+    let found = History(&*state.store)
         .device_log(device.id, channel, range, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        entries.into_iter().map(Into::into).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, Into::into))
 }
 
 /// What the device published on its `events` channel, newest first.
@@ -237,10 +237,10 @@ async fn device_log(
     security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "One page of events", body = ListResponse<DeviceLogEntryView>),
-        (status = 400, description = "Missing or malformed tenantId, deviceId, from, to, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadDeviceLogPage,
         NoValidToken,
-        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutDevicesRead,
+        NoSuchDevice,
     )
 )]
 pub async fn device_events(
@@ -263,10 +263,10 @@ pub async fn device_events(
     security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "One page of alerts", body = ListResponse<DeviceLogEntryView>),
-        (status = 400, description = "Missing or malformed tenantId, deviceId, from, to, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadDeviceLogPage,
         NoValidToken,
-        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutDevicesRead,
+        NoSuchDevice,
     )
 )]
 pub async fn device_alerts(

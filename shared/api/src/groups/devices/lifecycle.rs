@@ -40,7 +40,10 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadTenantOrDevice, MayNotManageDevices, NoSuchDevice, NoValidToken,
+};
 use crate::groups::developers::virtual_quota;
 use crate::groups::devices::{
     Device, DeviceCredentials, RegisteredDevice, TenantParam, device_row, mac_address,
@@ -187,10 +190,10 @@ fn topic_prefix(device: &DeviceRecord) -> String {
     security(("bearer" = ["devices:write"])),
     responses(
         (status = 204, description = "Deleted (with the hub's children); its credential no longer works"),
-        (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrDevice,
         NoValidToken,
-        (status = 403, description = "A key without devices:write, or a caller without a role that manages devices", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotManageDevices,
+        NoSuchDevice,
         (status = 409, description = "The device kept changing; try again", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -311,8 +314,8 @@ pub struct ReplaceUnitRequest {
         (status = 201, description = "The device row with its new current unit, the new board's credentials (shown once) and its topic prefix", body = RegisteredDevice),
         (status = 400, description = "A field is wrong (named in `field`): serial, model, firmware, macAddress, reason", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without devices:write, or a caller without a role that manages devices", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotManageDevices,
+        NoSuchDevice,
         (status = 409, description = "The serial is registered already, the device is virtual (the simulator owns its board), or the device kept changing", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -469,10 +472,10 @@ pub struct RotatedCredentials {
     security(("bearer" = ["devices:write"])),
     responses(
         (status = 201, description = "The new credentials (shown once); the old ones no longer work and an open session was closed", body = RotatedCredentials),
-        (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrDevice,
         NoValidToken,
-        (status = 403, description = "A key without devices:write, or a caller without a role that manages devices", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotManageDevices,
+        NoSuchDevice,
         (status = 409, description = "The device is virtual (the simulator derives its password), or the device kept changing", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -62,7 +62,11 @@ use crate::access::{HomeAccess, Reach, access_to, device_for, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadPropertyPage, BadTenantOrDevice, KeyWithoutDevicesRead, NoSuchDevice, NoSuchTenant,
+    NoSuchTenantOrProperty, NoValidToken,
+};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -499,7 +503,7 @@ pub async fn register(
         (status = 400, description = "A field is wrong (named in `field`): name, kind, capabilities, serial, model, firmware, macAddress, roomId (not a room of the property), parentDeviceId/protocol/protocolId", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without devices:write, or a caller who sees the tenant without a role that registers devices", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant or property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchTenantOrProperty,
         (status = 409, description = "The serial is registered already", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -556,10 +560,10 @@ pub struct TenantPageQuery {
     security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "One page of device rows", body = ListResponse<Device>),
-        (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadPropertyPage,
         NoValidToken,
-        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutDevicesRead,
+        NoSuchTenant,
     )
 )]
 pub async fn list_devices(
@@ -682,10 +686,10 @@ async fn list_page(
     security(("bearer" = ["devices:read"])),
     responses(
         (status = 200, description = "The device row", body = Device),
-        (status = 400, description = "Missing or malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrDevice,
         NoValidToken,
-        (status = 403, description = "A key without devices:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutDevicesRead,
+        NoSuchDevice,
     )
 )]
 pub async fn get_device(
@@ -848,7 +852,7 @@ fn patched_settings(
         (status = 400, description = "A capability the device does not report, or settings that are not an object (named in `field` as `byCapability.<name>`); a malformed tenantId or deviceId", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without devices:write, or a caller who sees the device without a role that configures it", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such device (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchDevice,
     )
 )]
 pub async fn patch_device_settings(

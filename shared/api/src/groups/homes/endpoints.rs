@@ -50,7 +50,11 @@ use utoipa::ToSchema;
 use crate::access::HomeAccess;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    FieldWrongNamedInField, KeyWithoutThingsRead, MalformedId, MayNotControlThings, NoSuchEndpoint,
+    NoValidToken,
+};
 use crate::groups::devices::{TenantParam, Thing};
 use crate::{ApiError, AppState};
 
@@ -155,10 +159,10 @@ pub fn endpoint_object(e: &EndpointRecord) -> Endpoint {
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "The endpoint as a thing", body = Thing),
-        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        MalformedId,
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchEndpoint,
     )
 )]
 pub async fn get_endpoint(
@@ -189,8 +193,8 @@ pub async fn get_endpoint(
     responses(
         (status = 200, description = "The endpoint as read now", body = Thing),
         NoValidToken,
-        (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotControlThings,
+        NoSuchEndpoint,
         (status = 409, description = "The endpoint's integration was removed meanwhile", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "The connector could not read the thing (it is now judged offline)", body = Problem, content_type = "application/problem+json"),
     )
@@ -230,7 +234,7 @@ pub struct EndpointCommandResult {
         (status = 400, description = "A malformed body, or a command the thing's descriptors refuse (the field is named)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without things:control, or platform SUPPORT; a siren (home security's output) from anyone who does not control the home's security", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchEndpoint,
         (status = 409, description = "The endpoint is disabled (nothing was sent)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The thing refused the command (the connector's reason)", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "The thing or its connector could not be reached", body = Problem, content_type = "application/problem+json"),
@@ -292,10 +296,10 @@ pub struct PatchEndpointRequest {
     security(("bearer" = ["rooms:write"])),
     responses(
         (status = 200, description = "The endpoint as a thing", body = Thing),
-        (status = 400, description = "A field is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),
+        FieldWrongNamedInField,
         NoValidToken,
         (status = 403, description = "A key without rooms:write, or a person who is not the household's OWNER", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such endpoint (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchEndpoint,
     )
 )]
 pub async fn patch_endpoint(

@@ -23,7 +23,10 @@ use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::auth::caller::bearer_token;
 use crate::conventions::extract::{ApiPath, ApiQuery};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    KeyWithoutThingsRead, NoSuchProperty, NoValidToken, StreamElsewhere, TooManyStreams,
+};
 use crate::groups::developers::stream::{
     Listening, open_feed, sse_response, stream_request, streams_here,
 };
@@ -71,10 +74,10 @@ pub struct HomeStreamParams {
         (status = 200, description = "A server-sent event stream of event envelopes", content_type = "text/event-stream", body = String),
         (status = 400, description = "A parameter is wrong: tenantId, propertyId, events (unknown kind, or not a home's), after, Last-Event-ID", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "The caller already holds its cap of open streams (5 unless configured): the RateLimit fields name the `streams` policy and Retry-After when a slot frees at the latest", body = Problem, content_type = "application/problem+json"),
-        (status = 421, description = "This host cannot stream (a hosted stack's HTTP API): `location` is the same request on the stream's own host (the stack's EventStreamUrl)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchProperty,
+        TooManyStreams,
+        StreamElsewhere,
     )
 )]
 pub async fn stream_home_events(

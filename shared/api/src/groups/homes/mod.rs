@@ -18,15 +18,16 @@ use alyt_store::repo::tenancy::tenant_properties;
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use axum::Json;
 use axum::extract::State;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use time::OffsetDateTime;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
 use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiQuery;
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, TenantPage, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{BadTenantPage, NoSuchTenantOfCaller, NoValidToken};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -101,17 +102,6 @@ impl From<PropertyRecord> for Property {
     }
 }
 
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct TenantPage {
-    pub tenant_id: TenantId,
-    /// Items per page, 1 to 200 (default 50).
-    pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    pub cursor: Option<String>,
-}
-
 fn not_found() -> alyt_app::Error {
     alyt_app::Error::not_found("no such tenant")
 }
@@ -126,10 +116,10 @@ fn not_found() -> alyt_app::Error {
     security(("bearer" = ["tenant:read"])),
     responses(
         (status = 200, description = "One page of homes", body = ListResponse<Property>),
-        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadTenantPage,
         NoValidToken,
         (status = 403, description = "A key without tenant:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant (or not one of the caller's)", body = Problem, content_type = "application/problem+json"),
+        NoSuchTenantOfCaller,
     )
 )]
 pub async fn list_properties(
@@ -137,18 +127,13 @@ pub async fn list_properties(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Property>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    let after = page.after_within(&tenant_properties(query.tenant_id))?;
+    let (limit, after) = query.page().within(&tenant_properties(query.tenant_id))?;
     // Staff read every tenant; tenant roles and keys see all of theirs;
     // household people see their own homes (a guest only the pinned one).
     // Anything else is the same 404 as a tenant that does not exist.
     caller.require_scope(Scope::TenantRead)?;
-    let (items, next) = visible_properties(&state, &caller, query.tenant_id, limit, after).await?;
-    Ok(Json(ListResponse::page(
-        items.into_iter().map(Property::from).collect(),
-        next.as_ref(),
-    )))
+    let found = visible_properties(&state, &caller, query.tenant_id, limit, after).await?;
+    Ok(listed(found, Property::from))
 }
 
 /// One page of the homes of `tenant` the caller sees.

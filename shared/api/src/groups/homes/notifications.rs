@@ -31,8 +31,9 @@ use uuid::Uuid;
 use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiQuery;
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, PageParams, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{BadPropertyPage, NoValidToken};
 use crate::{ApiError, AppState};
 
 pub fn routes() -> Operations {
@@ -107,7 +108,7 @@ fn not_found() -> alyt_app::Error {
     security(("bearer" = ["notifications:read"])),
     responses(
         (status = 200, description = "One page of notifications, newest first", body = ListResponse<Notification>),
-        (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadPropertyPage,
         NoValidToken,
         (status = 403, description = "A key without notifications:read, or a guest", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such tenant or home (or not one of the caller's)", body = Problem, content_type = "application/problem+json"),
@@ -121,7 +122,7 @@ pub async fn list_notifications(
     let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
     caller.require_scope(Scope::NotificationsRead)?;
-    let (records, next) = readable_notifications(
+    let found = readable_notifications(
         &state,
         &caller,
         query.tenant_id,
@@ -130,10 +131,7 @@ pub async fn list_notifications(
         &page,
     )
     .await?;
-    Ok(Json(ListResponse::page(
-        records.into_iter().map(Notification::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, Notification::from))
 }
 
 /// One page of the notifications of `tenant` (or of one of its homes) the

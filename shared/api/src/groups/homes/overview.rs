@@ -61,7 +61,10 @@ use utoipa::ToSchema;
 use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadTenantOrProperty, KeyWithoutThingsRead, MayNotControlThings, NoSuchProperty, NoValidToken,
+};
 use crate::conventions::tenant::TenantQuery;
 use crate::groups::devices::{TenantParam, Thing};
 use crate::groups::homes::endpoints::{ReadOutcome, installed, read_and_store};
@@ -219,10 +222,10 @@ fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "The overview", body = Overview),
-        (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrProperty,
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchProperty,
     )
 )]
 pub async fn get_overview(
@@ -271,10 +274,10 @@ pub struct PutDashboardRequest {
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "The pins (none until some are saved)", body = Dashboard),
-        (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrProperty,
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchProperty,
     )
 )]
 pub async fn get_dashboard(
@@ -312,7 +315,7 @@ pub async fn get_dashboard(
         (status = 400, description = "A field is wrong (named in `field`): pins (more than 40), a pin's fields, or a routine pin naming no routine of this home", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without rooms:write, or a caller who may not configure the home", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchProperty,
     )
 )]
 pub async fn put_dashboard(
@@ -387,8 +390,8 @@ pub async fn put_dashboard(
         (status = 200, description = "Per thing: applied, skipped or failed (with the reason)", body = ActionResult),
         (status = 400, description = "A field is wrong (named in `field`): capability, action, value", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotControlThings,
+        NoSuchProperty,
     )
 )]
 pub async fn run_property_action(
@@ -481,10 +484,10 @@ pub struct RefreshResult {
     security(("bearer" = ["things:control"])),
     responses(
         (status = 200, description = "The overview after the reads, plus a failed entry per thing that could not be read", body = RefreshResult),
-        (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrProperty,
         NoValidToken,
-        (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotControlThings,
+        NoSuchProperty,
     )
 )]
 pub async fn refresh_property(

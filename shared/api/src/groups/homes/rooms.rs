@@ -84,7 +84,11 @@ use crate::access::{HomeAccess, home_for, no_such_room, room_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    BadPropertyPage, BadTenantOrRoom, KeyWithoutThingsRead, MayNotConfigureHome,
+    MayNotConfigureRoom, MayNotControlThings, NoSuchProperty, NoSuchRoom, NoValidToken,
+};
 use crate::conventions::tenant::TenantQuery;
 use crate::groups::devices::{Device, TenantParam, Thing};
 use crate::groups::homes::endpoints::{Endpoint, endpoint_object};
@@ -217,10 +221,10 @@ pub struct RoomListQuery {
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "One page of room views", body = ListResponse<RoomView>),
-        (status = 400, description = "Missing or malformed tenantId, propertyId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadPropertyPage,
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchProperty,
     )
 )]
 pub async fn list_rooms(
@@ -365,8 +369,8 @@ fn check_name(name: &str) -> Result<String, ApiError> {
         (status = 201, description = "The new room's view", body = RoomView),
         (status = 400, description = "A field is wrong (named in `field`): tenantId (missing, or the query's and the body's differ), name, icon", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such property (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotConfigureHome,
+        NoSuchProperty,
     )
 )]
 pub async fn create_room(
@@ -405,10 +409,10 @@ pub async fn create_room(
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "The resolved room view", body = RoomView),
-        (status = 400, description = "Missing or malformed tenantId or roomId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrRoom,
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchRoom,
     )
 )]
 pub async fn get_room(
@@ -573,7 +577,7 @@ impl PatchRoomRequest {
         (status = 400, description = "A field is wrong (named in `field`): name, icon, chosenActions[i], quietHoursStart/quietHoursEnd", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "A key without rooms:write (things:control for listening alone), or a caller who may not configure (or control) the room", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        NoSuchRoom,
         (status = 409, description = "The room kept changing", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -663,10 +667,10 @@ async fn move_members(
     security(("bearer" = ["rooms:write"])),
     responses(
         (status = 204, description = "Deleted; the members have no room"),
-        (status = 400, description = "Missing or malformed tenantId or roomId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrRoom,
         NoValidToken,
-        (status = 403, description = "A key without rooms:write, or a caller who may not configure the room", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotConfigureRoom,
+        NoSuchRoom,
         (status = 409, description = "A member kept changing; the room is still there", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -744,8 +748,8 @@ const MERGE_MAX: usize = 20;
         (status = 200, description = "What was merged; a failed step stops the merge (later rooms are not processed)", body = MergeResult),
         (status = 400, description = "A field is wrong (named in `field`): from (empty, too long, repeated or naming the kept room), from[i] (not a room of the same home)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without rooms:write, or a caller who may not configure the room", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotConfigureRoom,
+        NoSuchRoom,
     )
 )]
 pub async fn merge_rooms(
@@ -894,8 +898,8 @@ impl RunActionRequest {
         (status = 200, description = "Per thing: applied, skipped or failed (with the reason)", body = ActionResult),
         (status = 400, description = "A field is wrong (named in `field`): capability, action, value, tenantId (missing, or the query's and the body's differ)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without things:control, or platform SUPPORT", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such room (or not one the caller sees)", body = Problem, content_type = "application/problem+json"),
+        MayNotControlThings,
+        NoSuchRoom,
     )
 )]
 pub async fn run_room_action(

@@ -33,7 +33,10 @@ use crate::auth::Caller;
 use crate::auth::caller::WIDGET_TOKEN_PREFIX;
 use crate::auth::secrets::{random_token, sha256_hex};
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    MalformedIdOrTenant, NoSuchHomeOfCaller, NoValidToken, NotHouseholdSession,
+};
 use crate::conventions::text::required_text;
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
@@ -154,7 +157,7 @@ async fn own_home(
         (status = 400, description = "A malformed id, tenantId or name", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         (status = 403, description = "Not a household session (a key, a widget, a developer), or a member under the network condition", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home among the caller's", body = Problem, content_type = "application/problem+json"),
+        NoSuchHomeOfCaller,
         (status = 409, description = "The person already holds 20 tokens in this household", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -214,10 +217,10 @@ pub async fn create_widget_token(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The caller's tokens for the home (without the tokens themselves)", body = WidgetTokenList),
-        (status = 400, description = "A malformed id or tenantId", body = Problem, content_type = "application/problem+json"),
+        MalformedIdOrTenant,
         NoValidToken,
-        (status = 403, description = "Not a household session (a key, a widget, a developer)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home among the caller's", body = Problem, content_type = "application/problem+json"),
+        NotHouseholdSession,
+        NoSuchHomeOfCaller,
     )
 )]
 pub async fn list_widget_tokens(
@@ -254,9 +257,9 @@ pub async fn list_widget_tokens(
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Revoked: the widget is signed out"),
-        (status = 400, description = "A malformed id or tenantId", body = Problem, content_type = "application/problem+json"),
+        MalformedIdOrTenant,
         NoValidToken,
-        (status = 403, description = "Not a household session (a key, a widget, a developer)", body = Problem, content_type = "application/problem+json"),
+        NotHouseholdSession,
         (status = 404, description = "No such home or token among the caller's", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -40,7 +40,8 @@ use super::presence::checked_network;
 use super::{Member, NO_MEMBER, guests, household_home, managed_household, member_error, refusal};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{NoSuchHouseholdOrMember, NoValidToken};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
@@ -93,7 +94,7 @@ const KIND_MEMBER_CHANGED: &str = "member.changed";
         (status = 400, description = "A malformed id or body: a guest without a home of this household or a stay that ends, a stay for an owner or member, or the network condition", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         NotPeopleManager,
-        (status = 404, description = "No such household or member", body = Problem, content_type = "application/problem+json"),
+        NoSuchHouseholdOrMember,
         (status = 409, description = "Demoting the household's last owner, or the member changed meanwhile", body = Problem, content_type = "application/problem+json"),
     )
 )]

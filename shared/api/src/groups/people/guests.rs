@@ -51,8 +51,11 @@ use super::{NO_HOUSEHOLD, grant_membership, household_home, managed_household, s
 use super::{NoHousehold, NotGuestManager, NotPeopleManager, household_if};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, PageParams, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    MalformedIdOrKey, MalformedIdOrPage, NoValidToken, TooManyInvitationMails,
+};
 use crate::conventions::text::{checked_email, optional_text};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
@@ -278,7 +281,7 @@ async fn guest_household(
         NotGuestManager,
         NoHousehold,
         (status = 409, description = "The key holds another guest's or another home's stay that is not over, the person is already a member of the household otherwise, or the stay changed meanwhile", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "The daily budget of invitation mails is spent: 5 a day to one address (from every household), 50 a day from one household; `too-many-mails`, with Retry-After", body = Problem, content_type = "application/problem+json"),
+        TooManyInvitationMails,
     )
 )]
 pub async fn put_guest(
@@ -411,7 +414,7 @@ async fn move_stay(
     security(("bearer" = ["guests:write"])),
     responses(
         (status = 200, description = "The stay: invited, member or checked-out", body = GuestStay),
-        (status = 400, description = "A malformed id or key", body = Problem, content_type = "application/problem+json"),
+        MalformedIdOrKey,
         NoValidToken,
         NotGuestManager,
         (status = 404, description = "No such household or stay (the record of a stay that is over is kept 90 days)", body = Problem, content_type = "application/problem+json"),
@@ -445,7 +448,7 @@ pub async fn get_guest(
     security(("bearer" = ["guests:write"])),
     responses(
         (status = 200, description = "Checked out (the guest's sessions were signed out first; the household is told, an audit entry written, guest.checked_out raised); a stay already over is answered as it is", body = GuestStay),
-        (status = 400, description = "A malformed id or key", body = Problem, content_type = "application/problem+json"),
+        MalformedIdOrKey,
         NoValidToken,
         NotGuestManager,
         (status = 404, description = "No such household or stay", body = Problem, content_type = "application/problem+json"),
@@ -572,7 +575,7 @@ impl From<AuditRecord> for AuditEntry {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "One page of the household's audit entries, newest first", body = ListResponse<AuditEntry>),
-        (status = 400, description = "A malformed id, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        MalformedIdOrPage,
         NoValidToken,
         NotPeopleManager,
         NoHousehold,
@@ -587,11 +590,8 @@ pub async fn list_audit(
     let limit = page.limit()?;
     let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
     let after = page.after_within(&household_audit(household.id))?;
-    let (entries, next) = Audit(&*state.store)
+    let found = Audit(&*state.store)
         .of_household(household.id, limit, after)
         .await?;
-    Ok(Json(ListResponse::page(
-        entries.into_iter().map(AuditEntry::from).collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, AuditEntry::from))
 }

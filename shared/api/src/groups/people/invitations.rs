@@ -68,8 +68,12 @@ use crate::auth::secrets::{hash_password_blocking, random_token, sha256_hex};
 use crate::auth::sessions::{self, TokenPair};
 use crate::auth::{Caller, credentials, totp};
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
-use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::list::{ListResponse, PageParams, listed};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    InvitationLinkSpent, MalformedId, MalformedIdOrPage, NoValidToken, TooManyFailedAttempts,
+    TooManyInvitationMails,
+};
 use crate::conventions::text::{checked_email, optional_text, required_text};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState, Client};
@@ -274,7 +278,7 @@ fn checked_terms(
         NotPeopleManager,
         NoHousehold,
         (status = 409, description = "The person is already a member, or the address already has a pending invitation (resend or withdraw it)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "The daily budget of invitation mails is spent: 5 a day to one address (from every household), 50 a day from one household; `too-many-mails`, with Retry-After", body = Problem, content_type = "application/problem+json"),
+        TooManyInvitationMails,
     )
 )]
 pub async fn create_invitation(
@@ -426,7 +430,7 @@ fn already_member() -> ApiError {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "One page of the household's pending invitations", body = ListResponse<Invitation>),
-        (status = 400, description = "A malformed id, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        MalformedIdOrPage,
         NoValidToken,
         NotPeopleManager,
         NoHousehold,
@@ -441,17 +445,11 @@ pub async fn list_invitations(
     let limit = page.limit()?;
     let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
     let after = page.after_within(&household_invitations(household.id))?;
-    let (invitations, next) = Invitations(&*state.store)
+    let found = Invitations(&*state.store)
         .list(household.id, limit, after)
         .await?;
     let now = state.clock.now();
-    Ok(Json(ListResponse::page(
-        invitations
-            .into_iter()
-            .map(|i| Invitation::new(i, now))
-            .collect(),
-        next.as_ref(),
-    )))
+    Ok(listed(found, |i| Invitation::new(i, now)))
 }
 
 /// The pending invitation `id` of a household the caller manages.
@@ -484,11 +482,11 @@ async fn managed_invitation(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "A new link was mailed; the old one is dead", body = Invitation),
-        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        MalformedId,
         NoValidToken,
         NotPeopleManager,
         (status = 404, description = "No such household or pending invitation (accepted and withdrawn ones are gone)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "The daily budget of invitation mails is spent: 5 a day to one address (from every household), 50 a day from one household; `too-many-mails`, with Retry-After", body = Problem, content_type = "application/problem+json"),
+        TooManyInvitationMails,
     )
 )]
 pub async fn resend_invitation(
@@ -526,7 +524,7 @@ pub async fn resend_invitation(
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Withdrawn: the link answers 410 from now on"),
-        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        MalformedId,
         NoValidToken,
         NotPeopleManager,
         (status = 404, description = "No such household or pending invitation", body = Problem, content_type = "application/problem+json"),
@@ -664,7 +662,7 @@ async fn live_invitation(
     params(("token" = String, Path, description = "The token of the invitation link")),
     responses(
         (status = 200, description = "The invitation behind a live link", body = InvitationPreview),
-        (status = 410, description = "The link is unknown, spent, withdrawn or expired (one answer for all)", body = Problem, content_type = "application/problem+json"),
+        InvitationLinkSpent,
     )
 )]
 pub async fn read_invitation(
@@ -734,8 +732,8 @@ pub struct AcceptInvitationRequest {
         (status = 400, description = "A malformed body: a new person without a name or with a password the policy refuses; a name sent for an existing account", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "The existing account's password is wrong, or a TOTP code is needed", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The person is already a member, or the address got an account meanwhile (accept with its password)", body = Problem, content_type = "application/problem+json"),
-        (status = 410, description = "The link is unknown, spent, withdrawn or expired (one answer for all)", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many failed attempts", body = Problem, content_type = "application/problem+json"),
+        InvitationLinkSpent,
+        TooManyFailedAttempts,
     )
 )]
 pub async fn accept_invitation(

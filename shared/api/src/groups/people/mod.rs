@@ -61,7 +61,10 @@ use uuid::Uuid;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{
+    MalformedId, MalformedIdOrPage, NoSuchHouseholdOrMember, NoValidToken, problem_responses,
+};
 use crate::ports::Email;
 use crate::{ApiError, AppState};
 
@@ -246,32 +249,15 @@ fn stay_key_in_use() -> ApiError {
     )
 }
 
-/// The 403 of the operations on a household's people.
-#[derive(utoipa::IntoResponses)]
-#[response(
-    status = 403,
-    description = "Not the household's owner, the tenant's admin or platform staff",
-    content_type = "application/problem+json"
-)]
-pub struct NotPeopleManager(#[allow(dead_code)] Problem);
+problem_responses! {
+    /// The 403 of the operations on a household's people.
+    NotPeopleManager = 403, "Not the household's owner, the tenant's admin or platform staff";
+    /// The 404 of the operations on a household's people.
+    NoHousehold = 404, "No such household (or not in the caller's tenant)";
+    /// The 403 of the operations on a household's guests.
+    NotGuestManager = 403, "Not the household's owner, the tenant's admin, platform staff or a DEV key with guests:write";
+}
 
-/// The 404 of the operations on a household's people.
-#[derive(utoipa::IntoResponses)]
-#[response(
-    status = 404,
-    description = "No such household (or not in the caller's tenant)",
-    content_type = "application/problem+json"
-)]
-pub struct NoHousehold(#[allow(dead_code)] Problem);
-
-/// The 403 of the operations on a household's guests.
-#[derive(utoipa::IntoResponses)]
-#[response(
-    status = 403,
-    description = "Not the household's owner, the tenant's admin, platform staff or a DEV key with guests:write",
-    content_type = "application/problem+json"
-)]
-pub struct NotGuestManager(#[allow(dead_code)] Problem);
 /// One answer for a missing household and a missing member, so that a
 /// removal never tells which of the two exists.
 const NO_MEMBER: &str = "no such household or member";
@@ -332,7 +318,7 @@ async fn household_if(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "One page of the household's people", body = ListResponse<Member>),
-        (status = 400, description = "A malformed id, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        MalformedIdOrPage,
         NoValidToken,
         NotPeopleManager,
         NoHousehold,
@@ -605,10 +591,10 @@ async fn grant_membership(
     security(("bearer" = [])),
     responses(
         (status = 204, description = "The membership ended; the person's sessions were revoked"),
-        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        MalformedId,
         NoValidToken,
         NotPeopleManager,
-        (status = 404, description = "No such household or member", body = Problem, content_type = "application/problem+json"),
+        NoSuchHouseholdOrMember,
         (status = 409, description = "Removing yourself, or the household's last owner", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -33,7 +33,8 @@ use super::{NO_HOUSEHOLD, managed_household};
 use super::{NoHousehold, NotPeopleManager};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
-use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::problem::Problem;
+use crate::conventions::responses::{MalformedId, NoValidToken};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
@@ -87,7 +88,7 @@ pub struct PhoneList {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The phones, for choosing a person's condition phone", body = PhoneList),
-        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        MalformedId,
         NoValidToken,
         NotPeopleManager,
         NoHousehold,
