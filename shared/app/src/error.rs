@@ -32,8 +32,11 @@ pub enum ErrorKind {
     TooManyAttempts,
     /// An invitation mail budget is spent.
     TooManyMails,
-    /// A developer quota is spent (its wire name).
+    /// A developer quota is spent (its wire name); it renews with time.
     QuotaExceeded(&'static str),
+    /// A standing developer quota is full (its wire name): it frees only
+    /// when something counted is removed.
+    QuotaFull(&'static str),
     /// Something we depend on is briefly unavailable; retry.
     Unavailable,
     /// A streaming provider says the account holder withdrew our access.
@@ -143,6 +146,12 @@ impl Error {
         detail: impl Into<String>,
     ) -> Self {
         Self::retrying(ErrorKind::QuotaExceeded(quota), retry_after, detail)
+    }
+
+    /// A standing quota is full; `quota` is the kind's wire name
+    /// (`VIRTUAL_DEVICES`).
+    pub fn quota_full(quota: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(ErrorKind::QuotaFull(quota), detail)
     }
 
     pub fn unavailable(detail: impl Into<String>) -> Self {

@@ -7,6 +7,7 @@
 pub mod access;
 pub mod commands;
 pub mod context;
+pub mod dashboard;
 pub mod endpoints;
 pub mod error;
 pub mod grants;
@@ -14,10 +15,12 @@ pub mod music;
 pub mod passes;
 pub mod ports;
 pub mod presence;
+pub mod quota;
 pub mod rooms;
 pub mod routines;
 pub mod security;
 pub mod things;
+pub mod virtual_quota;
 
 pub use context::{Adapters, App, EventsSettings};
 pub use error::{Error, ErrorKind, Result};

@@ -6,16 +6,21 @@
 use std::collections::BTreeMap;
 
 use alyt_connectors::{ConnectorError, FavouritesCall, PlayAnswer, PlayCall};
+use alyt_domain::access::{HomeAccess, Principal};
 use alyt_domain::device::CommandRequest;
-use alyt_domain::ids::{EndpointId, PropertyId};
+use alyt_domain::ids::{EndpointId, IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::integration::EndpointKind;
-use alyt_domain::integration::music::{MusicChoice, MusicNeed, SpeakerMusic};
+use alyt_domain::integration::music::{
+    MusicChoice, MusicNeed, SourceMode, SpeakerMusic, SpeakerSystem,
+};
 use alyt_domain::routine::{MusicStep, MusicUri};
 use alyt_store::repo::integrations::{EndpointRecord, IntegrationRecord, Integrations};
 use alyt_store::repo::routines::{StepOutcome, StepResult};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::access::home_for;
 use crate::endpoints::{
     Installed, ReadOutcome, command_endpoint, connector_problem, installed, read_and_store,
 };
@@ -336,4 +341,121 @@ async fn play(
         }
         None => Err("the speaker could not be read back".into()),
     }
+}
+
+/// A speaker a music step can use.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MusicSpeaker {
+    /// The endpoint id: a music step's `speakerId`.
+    pub id: EndpointId,
+    pub name: String,
+    pub room_id: RoomId,
+    pub integration_id: IntegrationId,
+    pub system: SpeakerSystem,
+    pub source_modes: Vec<SourceMode>,
+    /// Favourites, playlists and radio saved on its speaker system: their
+    /// `uri` is what a music step plays (empty without the favourites
+    /// mode).
+    pub favourites: Vec<MusicChoice>,
+    /// Why the favourites could not be read now (null: they were).
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub favourites_error: Option<String>,
+}
+
+/// A streaming-provider account of the household.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MusicAccount {
+    /// Search it with `GET /integrations/{integrationId}/search`.
+    pub integration_id: IntegrationId,
+    /// The `<provider>` of the uris it finds.
+    pub provider: String,
+    pub name: String,
+}
+
+/// What a home's routines can play.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RoutineMusic {
+    pub speakers: Vec<MusicSpeaker>,
+    pub accounts: Vec<MusicAccount>,
+}
+
+/// What a home's routines can play: its enabled speakers placed in a
+/// room, with their source modes and the favourites saved on their
+/// speaker systems (read live), and the household's streaming-provider
+/// accounts. Never a config or a token.
+pub async fn routine_music(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+) -> Result<RoutineMusic, Error> {
+    let home = home_for(app, caller, tenant, property, HomeAccess::See).await?;
+    let things = Integrations(&*app.store)
+        .home_things(home.tenant_id, home.id)
+        .await?;
+    let mut by_integration: BTreeMap<IntegrationId, Vec<EndpointRecord>> = BTreeMap::new();
+    for endpoint in things.endpoints {
+        if endpoint.kind == EndpointKind::Speaker && endpoint.room_id.is_some() && endpoint.enabled
+        {
+            by_integration
+                .entry(endpoint.integration_id)
+                .or_default()
+                .push(endpoint);
+        }
+    }
+    let mut speakers = Vec::new();
+    for (integration, endpoints) in by_integration {
+        let Ok(installed) = installed(app, home.tenant_id, integration).await else {
+            continue;
+        };
+        if installed.integration.property_id != home.id {
+            // Its stored transport is another home's: omitted.
+            continue;
+        }
+        let usable: Vec<(EndpointRecord, SpeakerMusic)> = endpoints
+            .into_iter()
+            .filter_map(|e| SpeakerMusic::of(e.capabilities.as_ref()).map(|m| (e, m)))
+            .collect();
+        let with_favourites = usable
+            .iter()
+            .filter(|(_, m)| m.source_modes.contains(&SourceMode::Favorites))
+            .map(|(e, _)| e);
+        let mut saved = saved_choices(app, &installed, with_favourites).await;
+        for (endpoint, music) in usable {
+            let (favourites, favourites_error) = match saved.remove(&endpoint.external_id) {
+                Some(Ok(choices)) => (choices, None),
+                Some(Err(why)) => (Vec::new(), Some(why)),
+                None => (Vec::new(), None),
+            };
+            speakers.push(MusicSpeaker {
+                id: endpoint.id,
+                name: endpoint.name.clone(),
+                room_id: endpoint.room_id.unwrap_or(RoomId(uuid::Uuid::nil())),
+                integration_id: integration,
+                system: music.system,
+                source_modes: music.source_modes.iter().copied().collect(),
+                favourites,
+                favourites_error,
+            });
+        }
+    }
+    let accounts = household_accounts(app, &home)
+        .await?
+        .into_iter()
+        .filter_map(|i| {
+            let account = i.account?;
+            Some(MusicAccount {
+                integration_id: i.id,
+                provider: account.provider,
+                name: account.name,
+            })
+        })
+        .collect();
+    Ok(RoutineMusic { speakers, accounts })
 }

@@ -227,7 +227,7 @@ async fn widget_principal(state: &AppState, token: &str) -> Result<Principal, Ap
 }
 
 /// A live key of an active developer, reaching its tenants; the request is
-/// counted against the developer's quota (see [`crate::groups::developers::quota`]).
+/// counted against the developer's quota (see [`alyt_app::quota`]).
 async fn key_principal(
     state: &AppState,
     key: KeyRecord,
@@ -265,7 +265,7 @@ async fn key_principal(
     if counted == Counted::AsRequest {
         // Every keyed request counts against the developer's REQUESTS quota; a
         // spent quota refuses the request here (429), before any handler runs.
-        crate::groups::developers::quota::count_key_request(state, &key).await?;
+        alyt_app::quota::count_key_request(state, &key).await?;
         // lastUsedAt to the minute, written by the usage meter's flush.
         if key
             .last_used_at

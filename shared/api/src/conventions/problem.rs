@@ -464,6 +464,12 @@ impl From<alyt_app::Error> for ApiError {
             Kind::TooManyAttempts => ApiError::too_many_attempts(retry_after, e.detail),
             Kind::TooManyMails => ApiError::too_many_mails(retry_after, e.detail),
             Kind::QuotaExceeded(quota) => ApiError::quota_exceeded(quota, retry_after, e.detail),
+            Kind::QuotaFull(quota) => ApiError {
+                quota: Some(quota),
+                slug: "quota-exceeded",
+                title: "Quota exceeded",
+                ..ApiError::conflict(e.detail)
+            },
             Kind::Unavailable => ApiError::unavailable(e.detail),
             Kind::ProviderRevoked => ApiError::provider_revoked(e.detail),
             Kind::ProviderRateLimited => ApiError::provider_rate_limited(retry_after, e.detail),

@@ -26,17 +26,11 @@
 //! `settings.enabled`), since the device channels cannot play a chosen
 //! uri.
 
-use std::collections::BTreeMap;
-
 use alyt_connectors::IntegrationCall;
 use alyt_connectors::{RefreshAnswer, SearchAnswer, SearchCall};
-use alyt_domain::ids::{EndpointId, IntegrationId, PropertyId, RoomId};
-use alyt_domain::integration::EndpointKind;
-use alyt_domain::integration::music::{
-    MAX_SEARCH_OFFSET, MusicChoice, MusicItem, SEARCH_PAGE, SearchType, SourceMode, SpeakerMusic,
-    SpeakerSystem,
-};
-use alyt_store::repo::integrations::{EndpointRecord, IntegrationRecord, Integrations};
+use alyt_domain::ids::PropertyId;
+use alyt_domain::integration::music::{MAX_SEARCH_OFFSET, MusicItem, SEARCH_PAGE, SearchType};
+use alyt_store::repo::integrations::{IntegrationRecord, Integrations};
 use axum::Json;
 use axum::extract::State;
 use base64::Engine;
@@ -45,7 +39,6 @@ use serde::{Deserialize, Serialize};
 use time::Duration;
 use utoipa::ToSchema;
 
-use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::responses::{
@@ -63,49 +56,11 @@ pub fn routes() -> Operations {
 /// A provider session this close to its end is renewed before a search.
 const RENEW_BEFORE: Duration = Duration::seconds(30);
 
-pub(crate) use alyt_app::music::{check_uri, household_accounts, saved_choices, speaker_in_home};
+use alyt_app::music::{self, RoutineMusic};
+pub use alyt_app::music::{MusicAccount, MusicSpeaker};
 
 // ---------------------------------------------------------------------------
 // What a home's routines can play
-
-/// A speaker a music step can use.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct MusicSpeaker {
-    /// The endpoint id: a music step's `speakerId`.
-    pub id: EndpointId,
-    pub name: String,
-    pub room_id: RoomId,
-    pub integration_id: IntegrationId,
-    pub system: SpeakerSystem,
-    pub source_modes: Vec<SourceMode>,
-    /// Favourites, playlists and radio saved on its speaker system: their
-    /// `uri` is what a music step plays (empty without the favourites
-    /// mode).
-    pub favourites: Vec<MusicChoice>,
-    /// Why the favourites could not be read now (null: they were).
-    #[schema(required = true)]
-    pub favourites_error: Option<String>,
-}
-
-/// A streaming-provider account of the household.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct MusicAccount {
-    /// Search it with `GET /integrations/{integrationId}/search`.
-    pub integration_id: IntegrationId,
-    /// The `<provider>` of the uris it finds.
-    pub provider: String,
-    pub name: String,
-}
-
-/// What a home's routines can play.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RoutineMusic {
-    pub speakers: Vec<MusicSpeaker>,
-    pub accounts: Vec<MusicAccount>,
-}
 
 /// The enabled speakers of a home a music step can use, with their source
 /// modes and saved favourites, and the household's streaming-provider
@@ -131,76 +86,8 @@ pub async fn routine_music(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<RoutineMusic>, ApiError> {
-    let home = home_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        HomeAccess::See,
-    )
-    .await?;
-    let things = Integrations(&*state.store)
-        .home_things(home.tenant_id, home.id)
-        .await?;
-    let mut by_integration: BTreeMap<IntegrationId, Vec<EndpointRecord>> = BTreeMap::new();
-    for endpoint in things.endpoints {
-        if endpoint.kind == EndpointKind::Speaker && endpoint.room_id.is_some() && endpoint.enabled
-        {
-            by_integration
-                .entry(endpoint.integration_id)
-                .or_default()
-                .push(endpoint);
-        }
-    }
-    let mut speakers = Vec::new();
-    for (integration, endpoints) in by_integration {
-        let Ok(installed) = installed(&state, home.tenant_id, integration).await else {
-            continue;
-        };
-        if installed.integration.property_id != home.id {
-            // Its stored transport is another home's: omitted.
-            continue;
-        }
-        let usable: Vec<(EndpointRecord, SpeakerMusic)> = endpoints
-            .into_iter()
-            .filter_map(|e| SpeakerMusic::of(e.capabilities.as_ref()).map(|m| (e, m)))
-            .collect();
-        let with_favourites = usable
-            .iter()
-            .filter(|(_, m)| m.source_modes.contains(&SourceMode::Favorites))
-            .map(|(e, _)| e);
-        let mut saved = saved_choices(&state, &installed, with_favourites).await;
-        for (endpoint, music) in usable {
-            let (favourites, favourites_error) = match saved.remove(&endpoint.external_id) {
-                Some(Ok(choices)) => (choices, None),
-                Some(Err(why)) => (Vec::new(), Some(why)),
-                None => (Vec::new(), None),
-            };
-            speakers.push(MusicSpeaker {
-                id: endpoint.id,
-                name: endpoint.name.clone(),
-                room_id: endpoint.room_id.unwrap_or(RoomId(uuid::Uuid::nil())),
-                integration_id: integration,
-                system: music.system,
-                source_modes: music.source_modes.iter().copied().collect(),
-                favourites,
-                favourites_error,
-            });
-        }
-    }
-    let accounts = household_accounts(&state, &home)
-        .await?
-        .into_iter()
-        .filter_map(|i| {
-            let account = i.account?;
-            Some(MusicAccount {
-                integration_id: i.id,
-                provider: account.provider,
-                name: account.name,
-            })
-        })
-        .collect();
-    Ok(Json(RoutineMusic { speakers, accounts }))
+    let music = music::routine_music(&state, &caller, query.tenant_id, property_id).await?;
+    Ok(Json(music))
 }
 
 // ---------------------------------------------------------------------------

@@ -2,3 +2,4 @@
 //! moves every run step by step.
 
 pub mod runner;
+pub mod saved;

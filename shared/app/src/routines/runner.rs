@@ -120,6 +120,57 @@ pub async fn pass(app: &App, until: tokio::time::Instant) -> Result<RunnerReport
     Ok(report)
 }
 
+/// Runs routine `id` now for `caller` (who controls its home): the run is
+/// written, then its steps run here for up to `budget` until the first
+/// wait; the passes finish it. Answers the run as last written.
+pub async fn run_now(
+    app: &App,
+    caller: &alyt_domain::access::Principal,
+    tenant: alyt_domain::ids::TenantId,
+    id: alyt_domain::ids::RoutineId,
+    budget: std::time::Duration,
+) -> Result<RunRecord, crate::Error> {
+    let (routine, _) = crate::routines::saved::routine_for(
+        app,
+        caller,
+        tenant,
+        id,
+        alyt_domain::access::HomeAccess::Control,
+    )
+    .await?;
+    if !routine.body.enabled {
+        return Err(crate::Error::conflict(
+            "the routine is disabled; enable it to run it",
+        ));
+    }
+    let now = app.clock.now();
+    let mut run = RunRecord::start(
+        &routine,
+        RunCause::Manual {
+            by: caller.user_id(),
+        },
+        now,
+    );
+    // Stored due only after a lease: the runner's passes leave it to this
+    // request (which runs it at once) unless the request stops before its
+    // first step is claimed; nothing has run by then, so a pass starts it.
+    run.resume_at = Some(now + LEASE);
+    Routines(&*app.store).start_run(&run).await?;
+    let mine = RunRecord {
+        resume_at: Some(now),
+        ..run.clone()
+    };
+    let until = tokio::time::Instant::now() + budget;
+    Ok(match progress(app, mine, until).await {
+        Ok(moved) => moved,
+        // The runner's passes go on from what was written.
+        Err(e) => {
+            tracing::warn!(run = %run.id, error = %e, "a manual run stopped early; the runner goes on");
+            run
+        }
+    })
+}
+
 /// The occurrence `routine.next_due` names: its trigger and local date, and
 /// when the routine is due after it.
 fn occurrence_of(

@@ -3,10 +3,14 @@
 //! outputs to sound or restore, hub configurations to push), and handing a
 //! home to a security-system connector.
 
+pub mod authority;
+pub mod delegations;
 pub mod hub;
+pub mod incidents;
 pub mod inventory;
 pub mod mode;
 pub mod outputs;
+pub mod settings;
 pub mod status;
 
 use alyt_domain::ids::IntegrationId;

@@ -17,7 +17,6 @@ pub mod session;
 pub mod simulator;
 pub mod stream;
 pub mod submissions;
-pub(crate) mod virtual_quota;
 pub mod webhooks;
 
 pub fn routes() -> Operations {

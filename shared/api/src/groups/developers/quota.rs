@@ -1,44 +1,17 @@
-//! Developer quotas and usage: `GET /v1/developers/quota`, `GET
-//! /v1/developers/usage`, and the counting of every request a key makes.
+//! Developer quotas and usage: `GET /v1/developers/quota` and `GET
+//! /v1/developers/usage`.
 //!
-//! Counting (called by the caller extractor for every request authenticated by
-//! a key, bearer secret or app token; sessions are not counted): the
-//! developer's `REQUESTS` counter of the current window, the key's counter of
-//! the day and, when the quota has a `burstPerMinute`, the developer's counter
-//! of the current minute each count one use in the process's usage meter
-//! ([`alyt_store::meter`]), all or none: a request that would pass the
-//! ceiling or the burst counts nothing and is refused with 429
-//! `quota-exceeded`, `Retry-After` and the quota named, so the counts are of
-//! served requests.
-//!
-//! Store calls per keyed request, besides authentication: none on the request
-//! path. The meter reads a counter the first time this process meets it and
-//! writes each counter at most once per flush (every
-//! [`alyt_store::meter::FLUSH_EVERY`], and on a clean stop). Within one
-//! process the ceiling and the burst are exact; across Lambda instances they
-//! can be passed by about one flush interval of the other instances'
-//! requests, and a crash loses at most one flush interval of uncounted
-//! requests (never an over-count). `GET /usage` adds this process's unwritten
-//! counts to the stored ones. The developer's effective quota comes from an
-//! in-process cache (at most [`CACHE_TTL`] old; a miss is one batch get); a
-//! staff change is seen at once by the process that made it and within a
-//! minute by every other (each Lambda instance).
+//! The counting of every keyed request is `alyt_app::quota` (called by the
+//! caller extractor); `GET /usage` adds this process's unwritten counts to
+//! the stored ones.
 //!
 //! This is separate from the per-process rate limiter and its RateLimit fields.
-
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
-use std::time::{Duration, Instant};
 
 use crate::routing::{Operations, operations};
 use alyt_domain::access::{Principal, SessionKind};
 use alyt_domain::ids::{DeveloperId, KeyId};
-use alyt_domain::quota::{
-    Decision, QuotaKind, QuotaSource, QuotaValue, QuotaWindow, decide, unix_minute,
-};
-use alyt_store::StoreError;
-use alyt_store::meter::Use;
-use alyt_store::repo::developers::{Developers, KeyRecord};
+use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow, unix_minute};
+use alyt_store::repo::developers::Developers;
 use alyt_store::repo::usage::{Counter, EffectiveQuota, EffectiveQuotas, Quotas, Usage};
 use axum::Json;
 use axum::extract::State;
@@ -59,144 +32,7 @@ pub fn routes() -> Operations {
         .merge(operations!(get_usage))
 }
 
-/// How old a cached effective quota may be.
-pub const CACHE_TTL: Duration = Duration::from_secs(60);
-/// Counters outlive their window by a day (for support), then expire.
-const RETAIN_SECONDS: i64 = 86_400;
-/// Burst counters outlive their minute by two.
-const MINUTE_RETAIN_SECONDS: i64 = 120;
-/// Cached entries kept before stale ones are swept out.
-const CACHE_SWEEP_AT: usize = 10_000;
-
-// ---------------------------------------------------------------------------
-// The in-process quota cache
-
-type CacheKey = (usize, DeveloperId);
-
-static CACHE: LazyLock<Mutex<HashMap<CacheKey, (Instant, EffectiveQuotas)>>> =
-    LazyLock::new(Default::default);
-
-/// Entries are per store, so two platforms in one process (tests) never share one.
-fn cache_key(state: &AppState, developer: DeveloperId) -> CacheKey {
-    (Arc::as_ptr(&state.store) as *const () as usize, developer)
-}
-
-/// The developer's effective quotas, from the cache when fresh.
-pub async fn effective_cached(
-    state: &AppState,
-    developer: DeveloperId,
-) -> Result<EffectiveQuotas, StoreError> {
-    let key = cache_key(state, developer);
-    {
-        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((at, quotas)) = cache.get(&key)
-            && at.elapsed() < CACHE_TTL
-        {
-            return Ok(*quotas);
-        }
-    }
-    let quotas = Quotas(&*state.store).effective(developer).await?;
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if cache.len() >= CACHE_SWEEP_AT {
-        cache.retain(|_, (at, _)| at.elapsed() < CACHE_TTL);
-    }
-    cache.insert(key, (Instant::now(), quotas));
-    Ok(quotas)
-}
-
-/// Drops the developer's cached quotas (after staff changed one).
-pub fn forget_cached(state: &AppState, developer: DeveloperId) {
-    CACHE
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&cache_key(state, developer));
-}
-
-// ---------------------------------------------------------------------------
-// Counting
-
-fn expiry(window: QuotaWindow, at: OffsetDateTime) -> i64 {
-    window.end(at).unix_timestamp() + RETAIN_SECONDS
-}
-
-/// Counts one request of `key` and refuses it (429 `quota-exceeded`) when the
-/// developer's `REQUESTS` ceiling or burst is spent. See the module docs.
-pub async fn count_key_request(state: &AppState, key: &KeyRecord) -> Result<(), ApiError> {
-    let now = state.clock.now();
-    let developer = key.developer_id;
-    let value = effective_cached(state, developer)
-        .await?
-        .get(QuotaKind::Requests)
-        .value;
-    let mut uses = vec![
-        Use {
-            counter: Counter::Window {
-                developer,
-                kind: QuotaKind::Requests,
-                window_key: value.window.key(now),
-            },
-            limit: Some(value.ceiling),
-            expires_at: expiry(value.window, now),
-        },
-        Use {
-            counter: Counter::KeyDay {
-                key: key.id,
-                day: QuotaWindow::Day.key(now),
-            },
-            limit: None,
-            expires_at: expiry(QuotaWindow::Day, now),
-        },
-    ];
-    if let Some(limit) = value.burst_per_minute {
-        uses.push(Use {
-            counter: Counter::Burst {
-                developer,
-                minute: unix_minute(now),
-            },
-            limit: Some(u64::from(limit)),
-            expires_at: now.unix_timestamp() + MINUTE_RETAIN_SECONDS,
-        });
-    }
-    let decision = state
-        .meter
-        .count_if(&uses, |after| {
-            let burst_used = after.get(2).copied().unwrap_or(0);
-            match decide(after[0], &value, burst_used, now) {
-                Decision::Allowed => Ok(None),
-                refused => Err(Some(refused)),
-            }
-        })
-        .await?;
-    match decision {
-        Ok(_) | Err(None | Some(Decision::Allowed)) => Ok(()),
-        Err(Some(Decision::OverCeiling { reset_in })) => Err(ApiError::quota_exceeded(
-            QuotaKind::Requests.as_str(),
-            reset_in,
-            format!(
-                "the {} quota of this developer ({} per {}) is spent; it resets in {reset_in} s",
-                QuotaKind::Requests,
-                value.ceiling,
-                window_word(value.window),
-            ),
-        )),
-        Err(Some(Decision::OverBurst { reset_in })) => Err(ApiError::quota_exceeded(
-            QuotaKind::Requests.as_str(),
-            reset_in,
-            format!(
-                "the {} burst limit of this developer ({} per minute) is spent; retry in {reset_in} s",
-                QuotaKind::Requests,
-                value.burst_per_minute.unwrap_or_default(),
-            ),
-        )),
-    }
-}
-
-fn window_word(window: QuotaWindow) -> &'static str {
-    match window {
-        QuotaWindow::Day => "day",
-        QuotaWindow::Month => "month",
-    }
-}
+pub use alyt_app::quota::{CACHE_TTL, effective_cached, forget_cached};
 
 // ---------------------------------------------------------------------------
 // Who may read
@@ -495,11 +331,14 @@ async fn usage_of(state: &AppState, developer: DeveloperId) -> Result<UsageRespo
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
+    use std::sync::Arc;
 
     use alyt_domain::access::{KeyKind, Scope};
     use alyt_domain::ids::{TenantId, UserId};
     use alyt_domain::{Clock, ManualClock};
-    use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, DeveloperType};
+    use alyt_store::repo::developers::{
+        DeveloperRecord, DeveloperStatus, DeveloperType, KeyRecord,
+    };
     use alyt_store::repo::identity::UserRecord;
     use alyt_store::sqlite::SqliteStore;
     use time::macros::datetime;

@@ -48,7 +48,6 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
-use super::virtual_quota::{give_back, take_place};
 use crate::auth::Caller;
 use crate::auth::secrets::random_bytes;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
@@ -61,6 +60,7 @@ use crate::conventions::responses::{
 use crate::groups::devices::lifecycle::{delete_one, remove_virtual_device};
 use crate::groups::devices::{Device, RegisterDeviceRequest, RegisterOptions, device_row};
 use crate::{ApiError, AppState};
+use alyt_app::virtual_quota::{give_back, take_place};
 
 pub fn routes() -> Operations {
     Operations::new()

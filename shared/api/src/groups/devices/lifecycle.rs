@@ -44,13 +44,13 @@ use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadTenantOrDevice, MayNotManageDevices, NoSuchDevice, NoValidToken,
 };
-use crate::groups::developers::virtual_quota;
 use crate::groups::devices::{
     Device, DeviceCredentials, RegisteredDevice, TenantParam, device_row, mac_address,
     may_register, no_such_device, optional_text,
 };
 use crate::ports::IssuedCredential;
 use crate::{ApiError, AppState};
+use alyt_app::virtual_quota;
 
 /// Attempts when the device changes under a lifecycle write.
 const ATTEMPTS: usize = 4;

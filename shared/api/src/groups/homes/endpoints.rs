@@ -67,8 +67,8 @@ pub fn routes() -> Operations {
 
 use alyt_app::endpoints::EndpointChanges;
 pub(crate) use alyt_app::endpoints::{
-    Installed, ReadOutcome, accept_for_endpoint, connector_problem, endpoint_for, installed,
-    move_endpoint, read_and_store,
+    Installed, ReadOutcome, connector_problem, endpoint_for, installed, move_endpoint,
+    read_and_store,
 };
 pub use alyt_app::things::endpoint_thing;
 

@@ -46,11 +46,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::routing::{Operations, operations};
-use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, RoutineId, TenantId};
-use alyt_domain::room::{self, ActionRef, ActionValue, DASHBOARD_PINS_MAX, Member, Pin};
+use alyt_app::dashboard;
+use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
+use alyt_domain::room::{self, ActionRef, ActionValue, Member, Pin};
 use alyt_store::repo::integrations::EndpointRecord;
-use alyt_store::repo::rooms::{DashboardRecord, RoomRecord, Rooms};
-use alyt_store::repo::routines::Routines;
+use alyt_store::repo::rooms::{RoomRecord, Rooms};
 use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
 use axum::extract::State;
@@ -325,54 +325,10 @@ pub async fn put_dashboard(
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<PutDashboardRequest>,
 ) -> Result<Json<Dashboard>, ApiError> {
-    if body.pins.len() > DASHBOARD_PINS_MAX {
-        return Err(ApiError::validation(
-            "pins",
-            format!(
-                "a dashboard holds at most {DASHBOARD_PINS_MAX} pins, not {}",
-                body.pins.len()
-            ),
-        ));
-    }
-    let property = home_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        HomeAccess::Configure,
-    )
-    .await?;
-    // A routine pin names a routine of this home.
-    for (i, pin) in body.pins.iter().enumerate() {
-        if let Pin::Routine { routine_id } = pin {
-            let found = Routines(&*state.store)
-                .get(property.tenant_id, RoutineId(*routine_id))
-                .await?
-                .is_some_and(|r| r.property_id == property.id);
-            if !found {
-                return Err(ApiError::validation(
-                    format!("pins[{i}].routineId"),
-                    "no such routine in this home",
-                ));
-            }
-        }
-    }
-    let pins = body
-        .pins
-        .iter()
-        .map(serde_json::to_value)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| ApiError::validation("pins", e.to_string()))?;
-    Rooms(&*state.store)
-        .put_dashboard(&DashboardRecord {
-            property_id: property.id,
-            tenant_id: property.tenant_id,
-            pins,
-            updated_at: state.clock.now(),
-        })
-        .await?;
+    let property =
+        dashboard::put(&state, &caller, query.tenant_id, property_id, &body.pins).await?;
     Ok(Json(Dashboard {
-        property_id: property.id,
+        property_id: property,
         pins: body.pins,
     }))
 }

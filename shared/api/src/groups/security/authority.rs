@@ -15,26 +15,19 @@
 //!   nothing changes when it cannot be told.
 
 use alyt_domain::ids::{IntegrationId, PropertyId, TenantId};
-use alyt_domain::security::machine::{Authority, Refusal};
-use alyt_security::Decision;
-use alyt_store::repo::security::SecurityRecord;
-use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::inventory::inventory;
-use super::{SecurityAccess, SecurityStatus, keeper, security_for, status};
+use super::SecurityStatus;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
-use alyt_app::endpoints::installed;
-use alyt_app::security::mode::refusal_problem;
-use alyt_app::security::{take_back, tell};
+use alyt_app::security::authority::{self, Choice};
 
 pub fn routes() -> Operations {
     operations!(change_security_authority)
@@ -90,113 +83,29 @@ pub async fn change_security_authority(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiJson(body): ApiJson<AuthorityBody>,
 ) -> Result<(StatusCode, Json<SecurityStatus>), ApiError> {
-    let (home, record, access) = security_for(
-        &state,
-        &caller,
-        body.tenant_id,
-        property_id,
-        SecurityAccess::Configure,
-    )
-    .await?;
-    let answer = |record: &SecurityRecord| {
-        let code = if record.state.switching_to.is_some() {
-            StatusCode::ACCEPTED
-        } else {
-            StatusCode::OK
-        };
-        (code, record.clone())
-    };
-    let (code, written) = match body.authority {
+    let choice = match body.authority {
         AuthorityChoice::Connector => {
             let integration = body.integration_id.ok_or_else(|| {
                 ApiError::validation("integrationId", "the security system's integration")
             })?;
-            to_connector(&state, &home, &record, integration).await?
+            Choice::Connector(integration)
         }
-        AuthorityChoice::Builtin => {
-            if body.integration_id.is_some() {
-                return Err(ApiError::validation(
-                    "integrationId",
-                    "only for a connector",
-                ));
-            }
-            answer(&to_builtin(&state, &home, &record, body.reviewed).await?)
+        AuthorityChoice::Builtin if body.integration_id.is_some() => {
+            return Err(ApiError::validation(
+                "integrationId",
+                "only for a connector",
+            ));
         }
+        AuthorityChoice::Builtin => Choice::BuiltIn {
+            reviewed: body.reviewed,
+        },
     };
-    let things = inventory(&state, &written, home.id).await?;
-    Ok((code, Json(status(&written, &things, access))))
-}
-
-async fn to_connector(
-    state: &AppState,
-    home: &PropertyRecord,
-    record: &SecurityRecord,
-    integration: IntegrationId,
-) -> Result<(StatusCode, SecurityRecord), ApiError> {
-    let to = Authority::Connector {
-        connector_id: integration.to_string(),
+    let (shown, switching) =
+        authority::change(&state, &caller, body.tenant_id, property_id, choice).await?;
+    let code = if switching {
+        StatusCode::ACCEPTED
+    } else {
+        StatusCode::OK
     };
-    if record.state.authority == to {
-        return Ok((StatusCode::OK, record.clone()));
-    }
-    if matches!(record.state.authority, Authority::Connector { .. }) {
-        return Err(ApiError::conflict_typed(
-            "security-refused",
-            "another security system runs this home; hand it back to the built-in engine first",
-        ));
-    }
-    let connector = installed(state, home.tenant_id, integration)
-        .await
-        .ok()
-        .filter(|c| c.integration.property_id == home.id)
-        .ok_or_else(|| ApiError::not_found("no such integration in this home"))?;
-    // The built-in engine stops first (Off, its alarm stopped).
-    let done = keeper(state)
-        .rewrite(home, async |mut draft| {
-            let things = inventory(state, &draft.next, home.id).await?;
-            let switched = draft
-                .next
-                .state
-                .switch_authority(to.clone(), false)
-                .map_err(|refusal| refusal_problem(&refusal, &things, &draft.next))?;
-            draft.effects.extend(switched);
-            Ok::<_, ApiError>((draft, Decision::write(())))
-        })
-        .await?;
-    if done.record.state.switching_to.is_some() {
-        // The output driver hands over once the outputs are restored.
-        return Ok((StatusCode::ACCEPTED, done.record));
-    }
-    match tell(state, home, &connector, true).await {
-        Ok(()) => Ok((StatusCode::OK, done.record)),
-        Err(problem) => {
-            take_back(state, home).await?;
-            Err(problem.into())
-        }
-    }
-}
-
-async fn to_builtin(
-    state: &AppState,
-    home: &PropertyRecord,
-    record: &SecurityRecord,
-    reviewed: bool,
-) -> Result<SecurityRecord, ApiError> {
-    let current = match &record.state.authority {
-        Authority::BuiltIn if record.state.switching_to.is_none() => return Ok(record.clone()),
-        Authority::BuiltIn => None,
-        Authority::Connector { connector_id } => Some(connector_id.clone()),
-    };
-    if !reviewed {
-        let things = inventory(state, record, home.id).await?;
-        return Err(refusal_problem(&Refusal::NotReviewed, &things, record).into());
-    }
-    // The connector stops before the built-in engine may start.
-    // (An integration that is gone has no engine left to stop.)
-    if let Some(integration) = current.and_then(|id| id.parse::<uuid::Uuid>().ok())
-        && let Ok(connector) = installed(state, home.tenant_id, IntegrationId(integration)).await
-    {
-        tell(state, home, &connector, false).await?;
-    }
-    Ok(take_back(state, home).await?)
+    Ok((code, Json(shown)))
 }

@@ -11,11 +11,7 @@
 //! * `DELETE /v1/home-security/{propertyId}/delegations/{tokenId}?tenantId`:
 //!   the token's person, or an owner.
 
-use alyt_domain::access::{Principal, SecurityAccess, Surface};
 use alyt_domain::ids::{PropertyId, TenantId, WidgetTokenId};
-use alyt_domain::security::{Delegation, MAX_DELEGATION};
-use alyt_store::repo::security::Security;
-use alyt_store::repo::widgets::Widgets;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -24,13 +20,13 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{access_for, update};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
+use alyt_app::security::delegations;
 
 pub fn routes() -> Operations {
     operations!(delegate_security, revoke_security_delegation)
@@ -95,41 +91,14 @@ pub async fn delegate_security(
     ApiJson(body): ApiJson<DelegationBody>,
 ) -> Result<Json<DelegationView>, ApiError> {
     let token = token_id(&token)?;
-    let (home, _) = access_for(
+    let delegation = delegations::delegate(
         &state,
         &caller,
         body.tenant_id,
         property_id,
-        SecurityAccess::Control,
+        token,
+        body.until,
     )
-    .await?;
-    let Principal::Person { claims, .. } = &caller else {
-        return Err(ApiError::forbidden("a person delegates, not a token"));
-    };
-    let now = state.clock.now();
-    if body.until <= now || body.until > now + MAX_DELEGATION {
-        return Err(ApiError::validation("until", "a time in the next 30 days"));
-    }
-    let tv = Widgets(&*state.store)
-        .of_person(home.client_id, claims.sub)
-        .await?
-        .into_iter()
-        .find(|t| t.id == token && t.property_id == home.id)
-        .ok_or_else(|| ApiError::not_found("no such TV of yours for this home"))?;
-    if tv.surface != Surface::Tv {
-        return Err(ApiError::validation(
-            "tokenId",
-            "a phone widget is never given home-security control; mint a TV token",
-        ));
-    }
-    let delegation = Delegation {
-        user_id: claims.sub.0,
-        until: body.until,
-    };
-    update(&state, &home, |record, _, _| {
-        record.delegations.insert(token.0, delegation.clone());
-        Some(())
-    })
     .await?;
     Ok(Json(DelegationView {
         token_id: token.0,
@@ -165,27 +134,6 @@ pub async fn revoke_security_delegation(
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<StatusCode, ApiError> {
     let token = token_id(&token)?;
-    let (home, access) = access_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        SecurityAccess::Control,
-    )
-    .await?;
-    let person = caller.user_id().map(|u| u.0);
-    let record = Security(&*state.store).get(home.tenant_id, home.id).await?;
-    let Some(delegation) = record.and_then(|r| r.delegations.get(&token.0).cloned()) else {
-        return Ok(StatusCode::NO_CONTENT);
-    };
-    if access < SecurityAccess::Configure && person != Some(delegation.user_id) {
-        return Err(ApiError::forbidden(
-            "only the TV's person or an owner ends its delegation",
-        ));
-    }
-    update(&state, &home, |record, _, _| {
-        record.delegations.remove(&token.0).map(|_| ())
-    })
-    .await?;
+    delegations::revoke(&state, &caller, query.tenant_id, property_id, token).await?;
     Ok(StatusCode::NO_CONTENT)
 }

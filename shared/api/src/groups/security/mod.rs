@@ -38,11 +38,9 @@ use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::room::{PinnedThing, PinnedThingKind};
 use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::Selection;
-use alyt_domain::security::machine::Refusal;
-use alyt_domain::security::{Deterrent, Location, MAX_DELAY_SECONDS, Mode};
-use alyt_security::{Decision, KeepError};
-use alyt_store::repo::security::{Security, SecurityRecord, home_incidents};
-use alyt_store::repo::tenancy::PropertyRecord;
+use alyt_domain::security::{Deterrent, Location, Mode};
+use alyt_security::KeepError;
+use alyt_store::repo::security::{Security, home_incidents};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -62,10 +60,12 @@ use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
-use alyt_app::security::mode::{self, ModeOrder, Repeatable, access_for, security_for};
+use alyt_app::security::incidents;
+use alyt_app::security::inventory;
+use alyt_app::security::mode::{self, ModeOrder, Repeatable, security_for};
+use alyt_app::security::settings::{self, SettingsChange};
 pub use alyt_app::security::status::*;
 pub use alyt_app::security::{hub, outputs, timers};
-use alyt_app::security::{inventory, keeper, update};
 
 impl From<KeepError> for ApiError {
     fn from(e: KeepError) -> Self {
@@ -173,21 +173,14 @@ pub async fn request_mode(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiJson(body): ApiJson<ModeBody>,
 ) -> Result<Response, ApiError> {
-    let mut bypass: Vec<PinnedThing> = body.bypass.clone();
-    bypass.sort_by_key(|t| t.id);
-    bypass.dedup();
-    let canonical = serde_json::json!({
-        "tenantId": body.tenant_id, "mode": body.mode, "revision": body.revision,
-        "generation": body.generation, "bypass": bypass,
-    });
     let order = ModeOrder {
         mode: body.mode,
         seen: Some((body.revision, body.generation)),
-        bypass,
+        bypass: body.bypass.clone(),
     };
     let request = Repeatable {
         request_id: body.request_id,
-        fingerprint: sha256_hex(canonical.to_string()),
+        fingerprint: body.fingerprint(),
         render: kept_answer,
     };
     let answer = mode::request_mode(
@@ -217,6 +210,21 @@ fn kept_answer(outcome: &Result<SecurityStatus, alyt_app::Error>) -> (u16, Value
             let problem = ApiError::from(e.clone());
             (problem.status.as_u16(), problem.body_json())
         }
+    }
+}
+
+impl ModeBody {
+    /// What tells a repeat from another request under the same id: the
+    /// body in a canonical form (the bypass sorted, once each).
+    fn fingerprint(&self) -> String {
+        let mut bypass: Vec<PinnedThing> = self.bypass.clone();
+        bypass.sort_by_key(|t| t.id);
+        bypass.dedup();
+        let canonical = serde_json::json!({
+            "tenantId": self.tenant_id, "mode": self.mode, "revision": self.revision,
+            "generation": self.generation, "bypass": bypass,
+        });
+        sha256_hex(canonical.to_string())
     }
 }
 
@@ -265,52 +273,6 @@ pub struct SettingsPatch {
     pub location: Option<Option<Location>>,
 }
 
-/// Configuration changes only while Off with restoration complete.
-fn configurable(record: &SecurityRecord) -> Result<(), ApiError> {
-    if record.state.requested.is_armed() || record.state.period.is_some() {
-        return Err(ApiError::conflict_typed(
-            "security-refused",
-            "the home is armed or arming; turn it off, then change its configuration",
-        ));
-    }
-    if record.state.restoration_pending {
-        return Err(ApiError::conflict_typed(
-            "security-refused",
-            "outputs changed by the last alarm are not restored yet; wait, then change the configuration",
-        ));
-    }
-    Ok(())
-}
-
-/// Rewrites the home's security with `change` (after the checks), a new
-/// revision to review.
-async fn reconfigure(
-    state: &AppState,
-    home: &PropertyRecord,
-    change: impl Fn(&mut SecurityRecord) -> Result<(), ApiError>,
-) -> Result<SecurityRecord, ApiError> {
-    let done = keeper(state)
-        .rewrite(home, async |mut draft| {
-            configurable(&draft.next)?;
-            change(&mut draft.next)?;
-            draft.next.state.reconfigured();
-            Ok::<_, ApiError>((draft, Decision::write(())))
-        })
-        .await?;
-    if done.record.settings.hub_device_id.is_none() && done.record.hub.is_none() {
-        return Ok(done.record);
-    }
-    // A hub-run home's hub gets the new configuration now (or the timers
-    // push it again).
-    if let Err(e) = hub::sync(state, home).await {
-        tracing::warn!(home = %home.id, error = %e.detail, "a hub configuration could not be sent");
-    }
-    Ok(Security(&*state.store)
-        .get(home.tenant_id, home.id)
-        .await?
-        .unwrap_or(done.record))
-}
-
 /// Changes a home's security settings (owners; Off with restoration
 /// complete).
 #[utoipa::path(
@@ -336,101 +298,18 @@ pub async fn change_security_settings(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiJson(patch): ApiJson<SettingsPatch>,
 ) -> Result<Json<SecurityStatus>, ApiError> {
-    let (home, _, access) = security_for(
-        &state,
-        &caller,
-        patch.tenant_id,
-        property_id,
-        SecurityAccess::Configure,
-    )
-    .await?;
-    for (field, value) in [
-        ("exitDelaySeconds", patch.exit_delay_seconds),
-        ("entryDelaySeconds", patch.entry_delay_seconds),
-    ] {
-        if value.is_some_and(|v| v > MAX_DELAY_SECONDS) {
-            return Err(ApiError::validation(
-                field,
-                format!("0 to {MAX_DELAY_SECONDS} seconds"),
-            ));
-        }
-    }
-    if let Some(Some(hub)) = patch.hub_device_id {
-        let device = alyt_store::repo::devices::Devices(&*state.store)
-            .get(home.tenant_id, alyt_domain::ids::DeviceId(hub))
-            .await?
-            .filter(|d| d.property_id == Some(home.id) && d.deleted_at.is_none());
-        let is_hub = device.is_some_and(|d| {
-            d.parent_device_id.is_none()
-                && d.known_capabilities()
-                    .contains(&alyt_domain::device::DeviceCapability::Hub)
-        });
-        if !is_hub {
-            return Err(ApiError::validation(
-                "hubDeviceId",
-                "a hub (a device with the HUB capability) of this home",
-            ));
-        }
-    }
-    if let Some(Some(place)) = patch.location
-        && !place.is_valid()
-    {
-        return Err(ApiError::validation(
-            "location",
-            "latitude -90 to 90, longitude -180 to 180",
-        ));
-    }
-    let rooms: BTreeSet<Uuid> = alyt_store::repo::tenancy::Tenancy(&*state.store)
-        .rooms(home.id)
-        .await?
-        .iter()
-        .map(|r| r.id.0)
-        .collect();
-    for (field, chosen) in [
-        ("sleepingRooms", &patch.sleeping_rooms),
-        ("nightLightRooms", &patch.night_light_rooms),
-        ("speakerAlarmRooms", &patch.speaker_alarm_rooms),
-    ] {
-        if let Some(chosen) = chosen
-            && let Some(stranger) = chosen.iter().find(|r| !rooms.contains(r))
-        {
-            return Err(ApiError::validation(
-                field,
-                format!("{stranger} is not a room of this home"),
-            ));
-        }
-    }
-    let written = reconfigure(&state, &home, |record| {
-        let s = &mut record.settings;
-        if let Some(v) = patch.exit_delay_seconds {
-            s.exit_delay_seconds = v;
-        }
-        if let Some(v) = patch.entry_delay_seconds {
-            s.entry_delay_seconds = v;
-        }
-        if let Some(v) = &patch.sleeping_rooms {
-            s.sleeping_rooms = v.clone();
-        }
-        if let Some(v) = &patch.night_light_rooms {
-            s.night_light_rooms = v.clone();
-        }
-        if let Some(v) = &patch.speaker_alarm_rooms {
-            s.speaker_alarm_rooms = v.clone();
-        }
-        if let Some(v) = patch.location {
-            s.location = v;
-        }
-        if let Some(v) = patch.hub_device_id {
-            s.hub_device_id = v;
-        }
-        if let Some(v) = patch.deterrent {
-            s.deterrent = v;
-        }
-        Ok(())
-    })
-    .await?;
-    let things = inventory(&state, &written, home.id).await?;
-    Ok(Json(status(&written, &things, access)))
+    let change = SettingsChange {
+        exit_delay_seconds: patch.exit_delay_seconds,
+        entry_delay_seconds: patch.entry_delay_seconds,
+        sleeping_rooms: patch.sleeping_rooms,
+        night_light_rooms: patch.night_light_rooms,
+        speaker_alarm_rooms: patch.speaker_alarm_rooms,
+        hub_device_id: patch.hub_device_id,
+        deterrent: patch.deterrent,
+        location: patch.location,
+    };
+    let shown = settings::change(&state, &caller, patch.tenant_id, property_id, change).await?;
+    Ok(Json(shown))
 }
 
 /// A thing's selection.
@@ -485,30 +364,17 @@ pub async fn select_security_thing(
         "endpoint" => PinnedThingKind::Endpoint,
         _ => return Err(ApiError::validation("kind", "device or endpoint")),
     };
-    let (home, record, access) = security_for(
+    let thing = PinnedThing { kind, id: thing_id };
+    let shown = settings::select(
         &state,
         &caller,
         body.tenant_id,
         property_id,
-        SecurityAccess::Configure,
+        thing,
+        body.selection,
     )
     .await?;
-    let things = inventory(&state, &record, home.id).await?;
-    if !things.thing(thing_id).is_some_and(|t| t.kind == kind) {
-        return Err(ApiError::not_found(
-            "no such thing of use to home security in this home",
-        ));
-    }
-    let written = reconfigure(&state, &home, |record| {
-        match body.selection {
-            Selection::Auto => record.selections.remove(&thing_id),
-            other => record.selections.insert(thing_id, other),
-        };
-        Ok(())
-    })
-    .await?;
-    let things = inventory(&state, &written, home.id).await?;
-    Ok(Json(status(&written, &things, access)))
+    Ok(Json(shown))
 }
 
 // ---------------------------------------------------------------------------
@@ -546,9 +412,8 @@ pub async fn list_incidents(
         SecurityAccess::See,
     )
     .await?;
-    let scope = home_incidents(home.id);
     let (records, next) = Security(&*state.store)
-        .incidents(home.id, limit, page.after_within(&scope)?)
+        .incidents(home.id, limit, page.after_within(&home_incidents(home.id))?)
         .await?;
     Ok(Json(ListResponse::page(
         records.iter().filter_map(IncidentView::of_record).collect(),
@@ -595,42 +460,7 @@ pub async fn acknowledge_incident(
     let number: u64 = number
         .parse()
         .map_err(|_| ApiError::validation("number", "an incident number"))?;
-    let (home, _, _) = security_for(
-        &state,
-        &caller,
-        body.tenant_id,
-        property_id,
-        SecurityAccess::Control,
-    )
-    .await?;
-    let person = caller
-        .user_id()
-        .ok_or_else(|| ApiError::forbidden("a resident acknowledges, not a key"))?;
-
-    let done = keeper(&state)
-        .rewrite(&home, async |mut draft| {
-            match draft.next.state.acknowledge(number, person.0) {
-                Ok(()) => {}
-                Err(Refusal::NoIncident) => {
-                    return Err(ApiError::not_found(
-                        "no such incident (only the latest is acknowledged)",
-                    ));
-                }
-                Err(Refusal::AlreadyAcknowledged { .. }) => {
-                    return Err(ApiError::conflict(
-                        "another resident acknowledged this incident",
-                    ));
-                }
-                Err(other) => return Err(ApiError::conflict(other.to_string())),
-            }
-            let incident = draft
-                .next
-                .state
-                .incident
-                .clone()
-                .ok_or_else(|| ApiError::not_found("no such incident"))?;
-            Ok((draft, Decision::write(incident)))
-        })
-        .await?;
-    Ok(Json(IncidentView::from(&done.value)))
+    let incident =
+        incidents::acknowledge(&state, &caller, body.tenant_id, property_id, number).await?;
+    Ok(Json(IncidentView::from(&incident)))
 }

@@ -31,20 +31,9 @@
 //! list 1 get + 1 index query; get 2 gets; change 2 gets + the step targets
 //! + 1 conditional put; delete 2 gets + 1 conditional delete.
 
-use std::collections::BTreeSet;
-
 use crate::routing::{Operations, operations};
-use alyt_domain::device::CommandRequest;
-use alyt_domain::ids::{DeviceId, EndpointId, PropertyId, RoomId, RoutineId, TenantId};
-use alyt_domain::room::PinnedThingKind;
-use alyt_domain::routine::{
-    RoutineBody, Step, Trigger, home_timezone, next_occurrence, parse_routine,
-};
-use alyt_store::repo::devices::Devices;
-use alyt_store::repo::integrations::Integrations;
-use alyt_store::repo::rooms::Rooms;
-use alyt_store::repo::routines::{RoutineError, RoutineRecord, Routines, home_routines};
-use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+use alyt_domain::ids::{PropertyId, RoutineId};
+use alyt_store::repo::routines::{RoutineRecord, Routines, home_routines};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -53,17 +42,17 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::endpoints::accept_for_endpoint;
-use crate::access::{HomeAccess, access_to, home_for, tenant_gate};
+use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::{TenantPageQuery, TenantParam};
-use crate::groups::music::{check_uri, speaker_in_home};
 use crate::{ApiError, AppState};
 
 pub use alyt_app::routines::runner;
+use alyt_app::routines::saved;
+pub(crate) use alyt_app::routines::saved::routine_for;
 pub mod runs;
 
 pub fn routes() -> Operations {
@@ -137,164 +126,6 @@ pub struct RoutineRequest {
     pub steps: Value,
 }
 
-fn no_such_routine() -> alyt_app::Error {
-    alyt_app::Error::not_found("no such routine")
-}
-
-/// A routine write the store refused: it changed (or, for a new one, its
-/// id was taken) since it was read.
-fn write_refused(e: RoutineError) -> ApiError {
-    match e {
-        RoutineError::Store(e) => ApiError::from(e),
-        RoutineError::Changed | RoutineError::AlreadyRun => {
-            ApiError::conflict("the routine changed meanwhile; read it again")
-        }
-    }
-}
-
-fn invalid(p: alyt_domain::routine::RoutineProblem) -> ApiError {
-    ApiError::validation(p.field.clone(), p.detail)
-}
-
-/// The routine `id` of `tenant` with its home, when the caller has `needed`
-/// there (403 for a key without the scope or less access; 404 otherwise).
-pub(crate) async fn routine_for(
-    state: &AppState,
-    caller: &alyt_domain::access::Principal,
-    tenant: TenantId,
-    id: RoutineId,
-    needed: HomeAccess,
-) -> Result<(RoutineRecord, PropertyRecord), ApiError> {
-    caller.require_scope(needed.scope())?;
-    tenant_gate(caller, tenant, no_such_routine)?;
-    let routine = Routines(&*state.store)
-        .get(tenant, id)
-        .await?
-        .ok_or_else(no_such_routine)?;
-    let home = Tenancy(&*state.store)
-        .property(tenant, routine.property_id)
-        .await?
-        .ok_or_else(no_such_routine)?;
-    match access_to(caller, &home) {
-        None => Err(no_such_routine().into()),
-        Some(access) if access < needed => Err(ApiError::forbidden(
-            "routines are changed by those who configure the home",
-        )),
-        Some(_) => Ok((routine, home)),
-    }
-}
-
-/// A security step changes the home's mode, so only someone who may change
-/// it saves one (Authentication 9: a key, a widget or a nested routine
-/// gains no security authority): 403 otherwise. Each run checks again.
-async fn check_security_steps(
-    state: &AppState,
-    caller: &alyt_domain::access::Principal,
-    home: &PropertyRecord,
-    body: &RoutineBody,
-) -> Result<(), ApiError> {
-    if !body
-        .steps
-        .iter()
-        .any(|s| matches!(s, Step::Security { .. }))
-    {
-        return Ok(());
-    }
-    let access = crate::access::security_access(state, caller, home).await?;
-    if access < alyt_domain::access::SecurityAccess::Control {
-        return Err(ApiError::forbidden(
-            "a routine with a security step is saved only by someone who controls the home's security",
-        ));
-    }
-    Ok(())
-}
-
-/// Every step's target is in `home`, and a thing's command passes its own
-/// descriptors.
-async fn check_targets(
-    state: &AppState,
-    home: &PropertyRecord,
-    body: &RoutineBody,
-) -> Result<(), ApiError> {
-    let store = &*state.store;
-    for (i, step) in body.steps.iter().enumerate() {
-        let at = format!("do[{i}]");
-        match step {
-            Step::Thing { thing, command } => {
-                let request = CommandRequest::parse(command).map_err(|e| {
-                    ApiError::validation(format!("{at}.command.{}", e.field), e.to_string())
-                })?;
-                let missing =
-                    || ApiError::validation(format!("{at}.thing"), "no such thing in this home");
-                let checked = match thing.kind {
-                    PinnedThingKind::Device => {
-                        let device = Devices(store)
-                            .get(home.tenant_id, DeviceId(thing.id))
-                            .await?
-                            .filter(|d| d.property_id == Some(home.id) && d.deleted_at.is_none())
-                            .ok_or_else(missing)?;
-                        request
-                            .validate_for_device(
-                                device.known_capabilities(),
-                                Some(&device.features),
-                            )
-                            .map(|_| ())
-                    }
-                    PinnedThingKind::Endpoint => {
-                        let endpoint = Integrations(store)
-                            .endpoint(home.tenant_id, EndpointId(thing.id))
-                            .await?
-                            .filter(|e| e.property_id == home.id)
-                            .ok_or_else(missing)?;
-                        accept_for_endpoint(&endpoint, request).map(|_| ())
-                    }
-                };
-                checked.map_err(|e| {
-                    ApiError::validation(format!("{at}.command.{}", e.field), e.to_string())
-                })?;
-            }
-            Step::Room { room_id, .. } => {
-                if Rooms(store).get(home.id, RoomId(*room_id)).await?.is_none() {
-                    return Err(ApiError::validation(
-                        format!("{at}.roomId"),
-                        "no such room in this home",
-                    ));
-                }
-            }
-            Step::Music(music) => {
-                let speaker = speaker_in_home(state, home, music.speaker_id)
-                    .await
-                    .map_err(|r| r.at(format!("{at}.speakerId")))?;
-                check_uri(state, home, &speaker, &music.uri)
-                    .await
-                    .map_err(|r| r.at(format!("{at}.uri")))?;
-            }
-            Step::Delay { .. } | Step::Security { .. } => {}
-        }
-    }
-    Ok(())
-}
-
-/// When the routine is next due: its earliest time trigger's next
-/// occurrence in the home's timezone, while enabled.
-fn next_due(
-    body: &RoutineBody,
-    home: &PropertyRecord,
-    now: OffsetDateTime,
-) -> Option<OffsetDateTime> {
-    if !body.enabled {
-        return None;
-    }
-    let tz = home_timezone(&home.timezone);
-    body.triggers
-        .iter()
-        .filter_map(|t| match t {
-            Trigger::Time { at, days } => next_occurrence(*at, days, &tz, now).map(|o| o.at),
-            Trigger::Manual => None,
-        })
-        .min()
-}
-
 /// Creates a routine in a home.
 #[utoipa::path(
     post,
@@ -319,35 +150,7 @@ pub async fn create_routine(
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<Value>,
 ) -> Result<(StatusCode, Json<Routine>), ApiError> {
-    let home = home_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        HomeAccess::Configure,
-    )
-    .await?;
-    let body = parse_routine(&body).map_err(invalid)?;
-    check_security_steps(&state, &caller, &home, &body).await?;
-    check_targets(&state, &home, &body).await?;
-    let now = state.clock.now();
-    let record = RoutineRecord {
-        id: RoutineId::new(),
-        tenant_id: home.tenant_id,
-        client_id: home.client_id,
-        property_id: home.id,
-        next_due: next_due(&body, &home, now),
-        body,
-        created_by: caller.user_id(),
-        saved_by: caller.user_id(),
-        created_at: now,
-        updated_at: now,
-        rev: 0,
-    };
-    Routines(&*state.store)
-        .create(&record)
-        .await
-        .map_err(write_refused)?;
+    let record = saved::create(&state, &caller, query.tenant_id, property_id, &body).await?;
     Ok((StatusCode::CREATED, Json(Routine::from(&record))))
 }
 
@@ -445,40 +248,7 @@ pub async fn change_routine(
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(patch): ApiJson<Value>,
 ) -> Result<Json<Routine>, ApiError> {
-    let (read, home) =
-        routine_for(&state, &caller, query.tenant_id, id, HomeAccess::Configure).await?;
-    let Value::Object(patch) = patch else {
-        return Err(ApiError::validation(
-            "body",
-            "an object of the fields to change",
-        ));
-    };
-    let fields: BTreeSet<&str> = ["name", "enabled", "triggers", "do"].into();
-    let mut merged = serde_json::to_value(&read.body).map_err(ApiError::internal)?;
-    for (key, value) in patch {
-        if !fields.contains(key.as_str()) {
-            return Err(ApiError::validation(
-                key.clone(),
-                "not a field of a routine (name, enabled, triggers, do)",
-            ));
-        }
-        merged[key.as_str()] = value;
-    }
-    let body = parse_routine(&merged).map_err(invalid)?;
-    check_security_steps(&state, &caller, &home, &body).await?;
-    check_targets(&state, &home, &body).await?;
-    let now = state.clock.now();
-    let next = RoutineRecord {
-        next_due: next_due(&body, &home, now),
-        body,
-        saved_by: caller.user_id(),
-        updated_at: now,
-        ..read.clone()
-    };
-    let changed = Routines(&*state.store)
-        .change(&read, &next)
-        .await
-        .map_err(write_refused)?;
+    let changed = saved::change(&state, &caller, query.tenant_id, id, patch).await?;
     Ok(Json(Routine::from(&changed)))
 }
 
@@ -505,11 +275,6 @@ pub async fn delete_routine(
     ApiPath(id): ApiPath<RoutineId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<StatusCode, ApiError> {
-    let (read, _) =
-        routine_for(&state, &caller, query.tenant_id, id, HomeAccess::Configure).await?;
-    Routines(&*state.store)
-        .delete(&read)
-        .await
-        .map_err(write_refused)?;
+    saved::delete(&state, &caller, query.tenant_id, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

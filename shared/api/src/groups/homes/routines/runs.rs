@@ -25,7 +25,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::routine_for;
-use super::runner::{LEASE, progress};
+use super::runner;
 use crate::access::HomeAccess;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
@@ -199,39 +199,7 @@ pub async fn run_routine(
     ApiPath(id): ApiPath<RoutineId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<(StatusCode, Json<RoutineRun>), ApiError> {
-    let (routine, _) =
-        routine_for(&state, &caller, query.tenant_id, id, HomeAccess::Control).await?;
-    if !routine.body.enabled {
-        return Err(ApiError::conflict(
-            "the routine is disabled; enable it to run it",
-        ));
-    }
-    let now = state.clock.now();
-    let mut run = RunRecord::start(
-        &routine,
-        RunCause::Manual {
-            by: caller.user_id(),
-        },
-        now,
-    );
-    // Stored due only after a lease: the runner's passes leave it to this
-    // request (which runs it at once) unless the request stops before its
-    // first step is claimed; nothing has run by then, so a pass starts it.
-    run.resume_at = Some(now + LEASE);
-    Routines(&*state.store).start_run(&run).await?;
-    let mine = RunRecord {
-        resume_at: Some(now),
-        ..run.clone()
-    };
-    let until = tokio::time::Instant::now() + INLINE_BUDGET;
-    let run = match progress(&state, mine, until).await {
-        Ok(moved) => moved,
-        // The runner's passes go on from what was written.
-        Err(e) => {
-            tracing::warn!(run = %run.id, error = %e, "a manual run stopped early; the runner goes on");
-            run
-        }
-    };
+    let run = runner::run_now(&state, &caller, query.tenant_id, id, INLINE_BUDGET).await?;
     Ok((StatusCode::ACCEPTED, Json(RoutineRun::from(&run))))
 }
 

@@ -2,8 +2,8 @@
 //! with a conditional update before a virtual device is registered (never
 //! past the ceiling under concurrency), and given back when the registration
 //! fails or the device is deleted (through the simulator's DELETE or the
-//! device DELETE, [`crate::groups::devices::lifecycle`]); past it the answer is 409
-//! `quota-exceeded` naming the quota.
+//! device DELETE); past it the answer is a full quota naming
+//! `VIRTUAL_DEVICES`.
 
 use alyt_domain::ids::{DeveloperId, TenantId};
 use alyt_domain::quota::QuotaKind;
@@ -11,7 +11,7 @@ use alyt_store::repo::devices::Devices;
 use alyt_store::repo::simulator::Simulators;
 use alyt_store::repo::usage::{Counted, Counter, Quotas, Usage};
 
-use crate::{ApiError, AppState};
+use crate::{App, Error};
 
 fn standing(developer: DeveloperId) -> Counter {
     Counter::Standing {
@@ -24,18 +24,14 @@ fn standing(developer: DeveloperId) -> Counter {
 /// When refused, orphans (records of devices deleted through the device
 /// DELETE) are dropped and the count set to what exists, then it is tried
 /// once more.
-pub(crate) async fn take_place(
-    state: &AppState,
-    developer: DeveloperId,
-    tenant: TenantId,
-) -> Result<(), ApiError> {
-    let ceiling = Quotas(&*state.store)
+pub async fn take_place(app: &App, developer: DeveloperId, tenant: TenantId) -> Result<(), Error> {
+    let ceiling = Quotas(&*app.store)
         .effective(developer)
         .await?
         .get(QuotaKind::VirtualDevices)
         .value
         .ceiling;
-    let usage = Usage(&*state.store);
+    let usage = Usage(&*app.store);
     for attempt in 0..2 {
         match usage
             .add_within(&standing(developer), 1, ceiling, None)
@@ -43,7 +39,7 @@ pub(crate) async fn take_place(
         {
             Counted::Counted(_) => return Ok(()),
             Counted::Refused(_) if attempt == 0 => {
-                let live = recount(state, developer, tenant).await?;
+                let live = recount(app, developer, tenant).await?;
                 if live >= ceiling {
                     break;
                 }
@@ -51,34 +47,25 @@ pub(crate) async fn take_place(
             Counted::Refused(_) => {}
         }
     }
-    Err(ApiError {
-        quota: Some("VIRTUAL_DEVICES"),
-        slug: "quota-exceeded",
-        title: "Quota exceeded",
-        ..ApiError::conflict(format!(
+    Err(Error::quota_full(
+        "VIRTUAL_DEVICES",
+        format!(
             "the sandbox holds its ceiling of {ceiling} virtual devices (VIRTUAL_DEVICES); delete one first"
-        ))
-    })
+        ),
+    ))
 }
 
-pub(crate) async fn give_back(state: &AppState, developer: DeveloperId) {
-    if let Err(e) = Usage(&*state.store)
-        .add(&standing(developer), -1, None)
-        .await
-    {
+pub async fn give_back(app: &App, developer: DeveloperId) {
+    if let Err(e) = Usage(&*app.store).add(&standing(developer), -1, None).await {
         tracing::warn!(%developer, error = %e, "a VIRTUAL_DEVICES place could not be given back");
     }
 }
 
 /// Drops records whose device is gone and sets the standing count to the
 /// virtual devices that exist.
-async fn recount(
-    state: &AppState,
-    developer: DeveloperId,
-    tenant: TenantId,
-) -> Result<u64, ApiError> {
-    let sims = Simulators(&*state.store);
-    let devices = Devices(&*state.store);
+async fn recount(app: &App, developer: DeveloperId, tenant: TenantId) -> Result<u64, Error> {
+    let sims = Simulators(&*app.store);
+    let devices = Devices(&*app.store);
     let mut live = 0u64;
     let mut after = None;
     loop {
@@ -96,7 +83,7 @@ async fn recount(
             None => break,
         }
     }
-    Usage(&*state.store)
+    Usage(&*app.store)
         .set_count(developer, QuotaKind::VirtualDevices, live)
         .await?;
     Ok(live)
