@@ -254,3 +254,19 @@ pub(super) async fn spend_mail_budget(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reservation_keys_are_short_plain_words() {
+        for good in ["ABC-123", "b.k:9_x", &"k".repeat(RESERVATION_KEY_MAX)] {
+            assert_eq!(checked_reservation_key(good).as_deref(), Ok(good));
+        }
+        for bad in ["", "a b", "key/1", &"k".repeat(RESERVATION_KEY_MAX + 1)] {
+            let refused = checked_reservation_key(bad).unwrap_err();
+            assert_eq!(refused.field.as_deref(), Some("reservationKey"), "{bad:?}");
+        }
+    }
+}
