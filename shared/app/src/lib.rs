@@ -13,6 +13,7 @@ pub mod error;
 pub mod grants;
 pub mod music;
 pub mod passes;
+pub mod people;
 pub mod ports;
 pub mod presence;
 pub mod quota;

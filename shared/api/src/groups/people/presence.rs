@@ -48,7 +48,7 @@ pub fn internal_routes() -> Operations {
 }
 
 pub use alyt_app::presence::is_phone;
-pub(crate) use alyt_app::presence::{checked_network, household_phones, read_phone};
+pub(crate) use alyt_app::presence::{household_phones, read_phone};
 
 /// A phone the home network watches.
 #[derive(Debug, Serialize, ToSchema)]

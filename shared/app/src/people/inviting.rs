@@ -1,8 +1,8 @@
 //! Sending an invitation (what `POST …/invitations`, a guest's stay and a
 //! resend share): the invitation record with its first link, the mail with
-//! the link, and the reservation keys of guest stays. The handlers are
-//! `invitations` (the household's and the invitee's operations) and
-//! `guests` (stays by reservation key).
+//! the link, and the reservation keys of guest stays. The use cases are
+//! `invitations` (the household's and the invitee's side) and `guests`
+//! (stays by reservation key).
 //!
 //! Two guards live here because every path that mails a link goes through
 //! them:
@@ -18,13 +18,14 @@
 //!   (from every household together) and [`MAILS_PER_HOUSEHOLD_PER_DAY`]
 //!   from one household (sends and resends alike), so nobody can use
 //!   invitations to flood an inbox with text they chose. Counted before the
-//!   record is written; a refusal takes its count back and is 429
-//!   `too-many-mails` with `Retry-After` (the end of the day, UTC).
+//!   record is written; a refusal takes its count back and is
+//!   `TooManyMails`, retried after the end of the day (UTC).
 
 use alyt_domain::access::Principal;
 use alyt_domain::ids::{InvitationId, UserId};
 use alyt_domain::invitation::LINK_LIFETIME;
 use alyt_domain::membership::{GrantTerms, role_words};
+use alyt_domain::secret::{random_token, sha256_hex};
 use alyt_store::TxWrite;
 use alyt_store::repo::identity::{Sessions, email_key};
 use alyt_store::repo::invitations::{InvitationError, InvitationRecord, Invitations};
@@ -33,9 +34,8 @@ use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, PropertyRecord, Tena
 use time::OffsetDateTime;
 
 use super::stay_key_in_use;
-use crate::auth::secrets::{random_token, sha256_hex};
 use crate::ports::Email;
-use crate::{ApiError, AppState};
+use crate::{App, Error};
 
 const RESERVATION_KEY_MAX: usize = 100;
 pub(super) const NO_INVITATION: &str = "no such household or pending invitation";
@@ -51,14 +51,14 @@ pub(super) struct Terms {
 }
 
 /// A booking's reservation key: 1-100 letters, digits, `.`, `_`, `:`, `-`.
-pub(super) fn checked_reservation_key(key: &str) -> Result<String, ApiError> {
+pub fn checked_reservation_key(key: &str) -> Result<String, Error> {
     let ok = !key.is_empty()
         && key.len() <= RESERVATION_KEY_MAX
         && key
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
     if !ok {
-        return Err(ApiError::validation(
+        return Err(Error::validation(
             "reservationKey",
             format!(
                 "a reservation key has 1 to {RESERVATION_KEY_MAX} letters, digits, '.', '_', ':' or '-'"
@@ -71,16 +71,16 @@ pub(super) fn checked_reservation_key(key: &str) -> Result<String, ApiError> {
 /// Records invitation `id` (with `also`, a guest's stay, in the same
 /// transaction) and mails its first link.
 pub(super) async fn invite(
-    state: &AppState,
+    app: &App,
     caller: &Principal,
     household: &ClientRecord,
     home: Option<&PropertyRecord>,
     terms: Terms,
     id: InvitationId,
     also: Vec<TxWrite>,
-) -> Result<InvitationRecord, ApiError> {
-    spend_mail_budget(state, household, &terms.email).await?;
-    let now = state.clock.now();
+) -> Result<InvitationRecord, Error> {
+    spend_mail_budget(app, household, &terms.email).await?;
+    let now = app.clock.now();
     let token = random_token();
     let invitation = InvitationRecord {
         id,
@@ -106,21 +106,21 @@ pub(super) async fn invite(
         sends: 1,
         token_hash: sha256_hex(&token),
     };
-    Invitations(&*state.store)
+    Invitations(&*app.store)
         .create(&invitation, also)
         .await
         .map_err(invitation_error)?;
-    mail_link(state, household, home, &invitation, &token).await;
+    mail_link(app, household, home, &invitation, &token).await;
     tracing::info!(tenant = %household.tenant_id, client = %household.id, invitation = %invitation.id, role = ?invitation.role, "invitation sent");
     Ok(invitation)
 }
 
-pub(super) fn invitation_error(e: InvitationError) -> ApiError {
+pub(super) fn invitation_error(e: InvitationError) -> Error {
     match e {
-        InvitationError::AlreadyInvited(id) => ApiError::conflict(format!(
+        InvitationError::AlreadyInvited(id) => Error::conflict(format!(
             "this address already has a pending invitation ({id}); resend or withdraw it"
         )),
-        InvitationError::Gone => ApiError::not_found(NO_INVITATION),
+        InvitationError::Gone => Error::not_found(NO_INVITATION),
         // The only conditioned writes callers add: a guest's stay.
         InvitationError::Refused { .. } => stay_key_in_use(),
         InvitationError::Store(e) => e.into(),
@@ -128,24 +128,24 @@ pub(super) fn invitation_error(e: InvitationError) -> ApiError {
 }
 
 /// The page of the console that opens an invitation link.
-fn invitation_link(state: &AppState, token: &str) -> String {
-    let site = state
+fn invitation_link(app: &App, token: &str) -> String {
+    let site = app
         .public_url
         .strip_suffix("/v1")
-        .unwrap_or(&state.public_url);
+        .unwrap_or(&app.public_url);
     format!("{site}/invitation?token={token}")
 }
 
 /// Mails the link of `invitation` (the notification channel). A failed
 /// mail is logged and the invitation stands: resending sends a new link.
 pub(super) async fn mail_link(
-    state: &AppState,
+    app: &App,
     household: &ClientRecord,
     home: Option<&PropertyRecord>,
     invitation: &InvitationRecord,
     token: &str,
 ) {
-    let link = invitation_link(state, token);
+    let link = invitation_link(app, token);
     let greeting = match &invitation.name {
         Some(name) => format!("Hello {name},"),
         None => "Hello,".to_owned(),
@@ -170,7 +170,7 @@ pub(super) async fn mail_link(
         ),
         link: Some(link),
     };
-    if let Err(e) = state.mailer.send(email).await {
+    if let Err(e) = app.mailer.send(email).await {
         tracing::warn!(invitation = %invitation.id, error = %e, "the invitation mail was not sent; resending sends a new link");
     }
 }
@@ -190,19 +190,19 @@ pub const GRANT_SIGN_OUTS_PER_DAY: i64 = 5;
 /// refresh (within one access token's life), so nobody can keep signing a
 /// person out by granting them homes. Whether they were signed out. One
 /// counter update (and the sign-out's writes).
-pub(crate) async fn sign_out_for_grant(state: &AppState, user: UserId) -> Result<bool, ApiError> {
+pub(super) async fn sign_out_for_grant(app: &App, user: UserId) -> Result<bool, Error> {
     const DAY: i64 = 86_400;
-    let now = state.clock.unix_seconds();
+    let now = app.clock.unix_seconds();
     let day = now - now.rem_euclid(DAY);
     let subject = sha256_hex(format!("grant-sign-out#{user}"));
-    let count = Limits(&*state.store)
+    let count = Limits(&*app.store)
         .add_in_window(&subject, day, 1, day + 2 * DAY)
         .await?;
     if count > GRANT_SIGN_OUTS_PER_DAY {
         tracing::info!(%user, "grant sign-out budget spent: the grant waits for the next sign-in");
         return Ok(false);
     }
-    Sessions(&*state.store).revoke_all_of(user).await?;
+    Sessions(&*app.store).revoke_all_of(user).await?;
     Ok(true)
 }
 
@@ -210,10 +210,10 @@ pub(crate) async fn sign_out_for_grant(state: &AppState, user: UserId) -> Result
 /// `household` (the spec's rule), or gets an invitation like any address:
 /// always the latter in a sandbox tenant. One get.
 pub(super) async fn grants_accounts_at_once(
-    state: &AppState,
+    app: &App,
     household: &ClientRecord,
-) -> Result<bool, ApiError> {
-    let tenant = Tenancy(&*state.store).tenant(household.tenant_id).await?;
+) -> Result<bool, Error> {
+    let tenant = Tenancy(&*app.store).tenant(household.tenant_id).await?;
     Ok(tenant.is_some_and(|t| !t.sandbox))
 }
 
@@ -223,22 +223,22 @@ pub const MAILS_PER_ADDRESS_PER_DAY: i64 = 5;
 pub const MAILS_PER_HOUSEHOLD_PER_DAY: i64 = 50;
 
 /// Counts one invitation mail to `email` from `household` against both
-/// daily budgets, or refuses it (429 `too-many-mails`) with nothing
+/// daily budgets, or refuses it (`TooManyMails`) with nothing
 /// counted. Two counter updates (two more on a refusal).
 pub(super) async fn spend_mail_budget(
-    state: &AppState,
+    app: &App,
     household: &ClientRecord,
     email: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     const DAY: i64 = 86_400;
-    let now = state.clock.unix_seconds();
+    let now = app.clock.unix_seconds();
     let day = now - now.rem_euclid(DAY);
     let ends = day + DAY;
-    let limits = Limits(&*state.store);
+    let limits = Limits(&*app.store);
     // Hashed: a limit's key never carries the address itself.
     let address = sha256_hex(format!("invitation-mails#{}", email_key(email)));
     let home = sha256_hex(format!("invitation-mails#{}", household.id));
-    let refused = |detail: String| ApiError::too_many_mails((ends - now) as u64, detail);
+    let refused = |detail: String| Error::too_many_mails((ends - now) as u64, detail);
     if limits.add_in_window(&address, day, 1, ends + DAY).await? > MAILS_PER_ADDRESS_PER_DAY {
         limits.add_in_window(&address, day, -1, ends + DAY).await?;
         return Err(refused(format!(
@@ -253,4 +253,20 @@ pub(super) async fn spend_mail_budget(
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reservation_keys_are_short_plain_words() {
+        for good in ["ABC-123", "b.k:9_x", &"k".repeat(RESERVATION_KEY_MAX)] {
+            assert_eq!(checked_reservation_key(good).as_deref(), Ok(good));
+        }
+        for bad in ["", "a b", "key/1", &"k".repeat(RESERVATION_KEY_MAX + 1)] {
+            let refused = checked_reservation_key(bad).unwrap_err();
+            assert_eq!(refused.field.as_deref(), Some("reservationKey"), "{bad:?}");
+        }
+    }
 }
