@@ -20,6 +20,7 @@ pub mod quota;
 pub mod rooms;
 pub mod routines;
 pub mod security;
+pub mod text;
 pub mod things;
 pub mod virtual_quota;
 

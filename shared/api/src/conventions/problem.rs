@@ -205,7 +205,7 @@ impl ApiError {
         }
     }
 
-    /// An invitation mail over its daily budget (`groups::people::inviting`);
+    /// An invitation mail over its daily budget (`alyt_app::people`);
     /// `detail` says which.
     pub fn too_many_mails(retry_after: u64, detail: impl Into<String>) -> Self {
         Self {

@@ -1,67 +1,23 @@
-//! Checked text fields of request bodies: trimmed, bounded, no control
-//! characters, and email addresses by their shape. Each refusal is a 400
+//! Checked text fields of request bodies (the rules are `alyt_app::text`),
+//! for the handlers that check a field themselves: each refusal is a 400
 //! naming the field.
 
 use crate::ApiError;
 
-const EMAIL_MAX: usize = 254;
+pub use alyt_app::text::valid_email;
 
 pub fn too_long(field: &str, max: usize) -> ApiError {
-    ApiError::validation(
-        field,
-        format!("{field} has at most {max} characters and no control characters"),
-    )
+    alyt_app::text::too_long(field, max).into()
 }
 
-/// A syntactic check of an email address (the link we send proves the rest):
-/// one `@`, a non-empty local part of at most 64 characters, a domain of
-/// dot-separated labels of letters, digits and hyphens with at least one dot,
-/// no spaces or control characters; at most 254 characters.
-pub fn valid_email(email: &str) -> bool {
-    if email.len() > EMAIL_MAX || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return false;
-    }
-    let Some((local, domain)) = email.split_once('@') else {
-        return false;
-    };
-    let label_ok = |l: &str| {
-        !l.is_empty()
-            && l.len() <= 63
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-            && l.chars().all(|c| c.is_alphanumeric() || c == '-')
-    };
-    !local.is_empty()
-        && local.len() <= 64
-        && !local.contains(['@', '"', '<', '>', '(', ')', ',', ';', ':', '\\', '[', ']'])
-        && domain.contains('.')
-        && domain.split('.').all(label_ok)
-}
-
+/// The trimmed address, when it has an address's shape.
 pub fn checked_email(email: &str) -> Result<String, ApiError> {
-    let email = email.trim();
-    if !valid_email(email) {
-        return Err(ApiError::validation(
-            "email",
-            "email must be an address like name@example.com",
-        ));
-    }
-    Ok(email.to_owned())
+    Ok(alyt_app::text::checked_email(email)?)
 }
 
 /// Trimmed text of 1 to `max` characters.
 pub fn required_text(field: &str, value: &str, max: usize) -> Result<String, ApiError> {
-    let value = value.trim();
-    if value.is_empty() {
-        return Err(ApiError::validation(
-            field,
-            format!("{field} must not be empty"),
-        ));
-    }
-    if value.chars().count() > max || value.chars().any(char::is_control) {
-        return Err(too_long(field, max));
-    }
-    Ok(value.to_owned())
+    Ok(alyt_app::text::required_text(field, value, max)?)
 }
 
 /// Trimmed optional text; empty means absent.
@@ -70,44 +26,5 @@ pub fn optional_text(
     value: Option<&str>,
     max: usize,
 ) -> Result<Option<String>, ApiError> {
-    match value.map(str::trim).filter(|v| !v.is_empty()) {
-        None => Ok(None),
-        Some(v) if v.chars().count() > max || v.chars().any(char::is_control) => {
-            Err(too_long(field, max))
-        }
-        Some(v) => Ok(Some(v.to_owned())),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn email_syntax() {
-        for good in [
-            "dev@example.com",
-            "first.last+tag@sub.example.co.uk",
-            "ünïcode@exämple.de",
-        ] {
-            assert!(valid_email(good), "{good}");
-        }
-        for bad in [
-            "",
-            "plain",
-            "@example.com",
-            "dev@",
-            "dev@localhost",
-            "dev@example..com",
-            "dev@-example.com",
-            "two@@example.com",
-            "dev @example.com",
-            "dev@exa mple.com",
-            "a\r\nbcc@example.com",
-            "<dev>@example.com",
-        ] {
-            assert!(!valid_email(bad), "{bad:?}");
-        }
-        assert!(!valid_email(&format!("{}@example.com", "a".repeat(65))));
-    }
+    Ok(alyt_app::text::optional_text(field, value, max)?)
 }

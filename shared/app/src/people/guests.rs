@@ -29,9 +29,9 @@ use uuid::Uuid;
 
 use super::inviting::{self, Terms, checked_reservation_key, invite};
 use super::stay_key_in_use;
-use super::text::{checked_email, optional_text};
 use super::{NO_HOUSEHOLD, NewGrant, grant_membership, household_home, household_if};
 use crate::presence::checked_network;
+use crate::text::{checked_email, optional_text};
 use crate::{App, Error};
 
 const NAME_MAX: usize = 100;

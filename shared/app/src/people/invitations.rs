@@ -38,12 +38,12 @@ use super::inviting::{
     self, NO_INVITATION, Terms, checked_reservation_key, invitation_error, invite, mail_link,
 };
 use super::members::Member;
-use super::text::{checked_email, optional_text, required_text};
 use super::{
     NO_HOUSEHOLD, NewGrant, grant_membership, granted_writes, household_home, managed_household,
     member_error, new_grant, stay_key_in_use,
 };
 use crate::presence::checked_network;
+use crate::text::{checked_email, optional_text, required_text};
 use crate::{App, Error};
 
 const NAME_MAX: usize = 100;

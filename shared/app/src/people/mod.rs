@@ -36,7 +36,6 @@ pub mod guests;
 pub mod invitations;
 mod inviting;
 pub mod members;
-pub mod text;
 
 pub use inviting::{
     GRANT_SIGN_OUTS_PER_DAY, MAILS_PER_ADDRESS_PER_DAY, MAILS_PER_HOUSEHOLD_PER_DAY,

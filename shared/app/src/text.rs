@@ -1,13 +1,13 @@
-//! The text fields people operations check once the caller may act (so a
-//! refusal of the caller comes first): addresses by their shape, names
-//! trimmed and bounded with no control characters. Each refusal names the
-//! field.
+//! Checked text fields: addresses by their shape, names trimmed and bounded
+//! with no control characters. Each refusal names the field. Use cases
+//! check them once the caller may act, so a refusal of the caller comes
+//! first.
 
 use crate::Error;
 
 const EMAIL_MAX: usize = 254;
 
-fn too_long(field: &str, max: usize) -> Error {
+pub fn too_long(field: &str, max: usize) -> Error {
     Error::validation(
         field,
         format!("{field} has at most {max} characters and no control characters"),
@@ -84,6 +84,34 @@ pub fn optional_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn email_syntax() {
+        for good in [
+            "dev@example.com",
+            "first.last+tag@sub.example.co.uk",
+            "ünïcode@exämple.de",
+        ] {
+            assert!(valid_email(good), "{good}");
+        }
+        for bad in [
+            "",
+            "plain",
+            "@example.com",
+            "dev@",
+            "dev@localhost",
+            "dev@example..com",
+            "dev@-example.com",
+            "two@@example.com",
+            "dev @example.com",
+            "dev@exa mple.com",
+            "a\r\nbcc@example.com",
+            "<dev>@example.com",
+        ] {
+            assert!(!valid_email(bad), "{bad:?}");
+        }
+        assert!(!valid_email(&format!("{}@example.com", "a".repeat(65))));
+    }
 
     #[test]
     fn refusals_name_the_field() {
