@@ -23,6 +23,7 @@ pub mod security;
 pub mod text;
 pub mod things;
 pub mod virtual_quota;
+pub mod widgets;
 
 pub use context::{Adapters, App, EventsSettings};
 pub use error::{Error, ErrorKind, Result};

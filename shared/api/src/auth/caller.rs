@@ -32,8 +32,7 @@ pub const KEY_PREFIX: &str = "svc_dev_";
 /// issued one is still looked up (its record still says LIVE) until it is
 /// rotated or revoked; none is issued any more.
 pub const LEGACY_LIVE_KEY_PREFIX: &str = "svc_live_";
-/// Widget tokens carry this prefix (recognisable in a leak scan).
-pub const WIDGET_TOKEN_PREFIX: &str = "wt_";
+pub use alyt_app::widgets::WIDGET_TOKEN_PREFIX;
 
 /// The authenticated caller of a request.
 #[derive(Debug, Clone)]

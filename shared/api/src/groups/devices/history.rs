@@ -118,13 +118,7 @@ pub async fn device_telemetry(
     ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TelemetryQuery>,
 ) -> Result<Json<ListResponse<TelemetryPointView>>, ApiError> {
-    let metric = query.metric;
-    if metric.is_empty() || metric.chars().count() > 64 {
-        return Err(ApiError::validation(
-            "metric",
-            "metric must be 1 to 64 characters",
-        ));
-    }
+    let metric = checked_metric(query.metric)?;
     let range = range(query.from, query.to)?;
     let page = PageParams::new(query.limit, query.cursor);
     let limit = page.limit()?;
@@ -147,17 +141,22 @@ pub async fn device_telemetry(
             after,
         )
         .await?;
-    Ok(Json(ListResponse::page(
-        points
-            .into_iter()
-            .map(|p| TelemetryPointView {
-                metric: metric.clone(),
-                value: p.value,
-                at: p.at,
-            })
-            .collect(),
-        next.as_ref(),
-    )))
+    Ok(listed((points, next), |p| TelemetryPointView {
+        metric: metric.clone(),
+        value: p.value,
+        at: p.at,
+    }))
+}
+
+/// A metric's name: 1 to 64 characters.
+fn checked_metric(metric: String) -> Result<String, ApiError> {
+    if metric.is_empty() || metric.chars().count() > 64 {
+        return Err(ApiError::validation(
+            "metric",
+            "metric must be 1 to 64 characters",
+        ));
+    }
+    Ok(metric)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -9,6 +9,9 @@
 use alyt_domain::access::Principal;
 use alyt_domain::ids::{EventId, PropertyId, TenantId};
 use alyt_events::Audience;
+use std::collections::BTreeSet;
+
+use alyt_events::EventKind;
 use alyt_events::audience::HOME_KINDS;
 use alyt_store::repo::members::Members;
 use alyt_store::repo::tenancy::PropertyRecord;
@@ -90,20 +93,7 @@ pub async fn stream_home_events(
 ) -> Result<Response, ApiError> {
     streams_here(&state, &uri)?;
     let mut request = stream_request(params.events.as_deref(), params.after.as_deref(), &headers)?;
-    match &request.kinds {
-        Some(kinds) => {
-            if let Some(other) = kinds.iter().find(|k| !HOME_KINDS.contains(k)) {
-                return Err(ApiError::validation(
-                    "events",
-                    format!(
-                        "{other} is not an event of a home; a home's are {}",
-                        HOME_KINDS.map(|k| k.as_str()).join(", ")
-                    ),
-                ));
-            }
-        }
-        None => request.kinds = Some(HOME_KINDS.into_iter().collect()),
-    }
+    request.kinds = Some(home_kinds(request.kinds.take())?);
     let home = home_for(
         &state,
         &caller,
@@ -113,12 +103,8 @@ pub async fn stream_home_events(
     )
     .await?;
     // Never anything from before the caller's access to the home began.
-    if let Some(began) = access_began(&state, &caller, &home).await? {
-        let floor = EventId::floor(began);
-        if request.after.as_ref().is_none_or(|after| *after < floor) {
-            request.after = Some(floor);
-        }
-    }
+    let began = access_began(&state, &caller, &home).await?;
+    request.after = no_earlier_than(request.after.take(), began);
     let token = bearer_token(&headers).unwrap_or_default();
     let listening = Listening::Home {
         tenant: home.tenant_id,
@@ -135,6 +121,32 @@ pub async fn stream_home_events(
     )
     .await?;
     Ok(sse_response(feed))
+}
+
+/// The stream's position, moved up to the first event at `began` when it
+/// is earlier (or unset).
+fn no_earlier_than(after: Option<EventId>, began: Option<OffsetDateTime>) -> Option<EventId> {
+    let Some(began) = began else { return after };
+    let floor = EventId::floor(began);
+    Some(after.filter(|after| *after >= floor).unwrap_or(floor))
+}
+
+/// The kinds a home's stream sends: those asked for, each one of a home's
+/// (400 naming the first that is not), or all of a home's.
+fn home_kinds(asked: Option<BTreeSet<EventKind>>) -> Result<BTreeSet<EventKind>, ApiError> {
+    let Some(kinds) = asked else {
+        return Ok(HOME_KINDS.into_iter().collect());
+    };
+    if let Some(other) = kinds.iter().find(|k| !HOME_KINDS.contains(k)) {
+        return Err(ApiError::validation(
+            "events",
+            format!(
+                "{other} is not an event of a home; a home's are {}",
+                HOME_KINDS.map(|k| k.as_str()).join(", ")
+            ),
+        ));
+    }
+    Ok(kinds)
 }
 
 /// When a household person's (or their widget's) access to `home` began:

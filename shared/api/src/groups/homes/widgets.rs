@@ -16,11 +16,9 @@
 //!   own tokens for the home (never the token itself).
 //! * `DELETE /v1/properties/{propertyId}/widget-tokens/{tokenId}?tenantId`.
 
-use alyt_domain::access::{HouseholdRole, Principal, SessionKind, Surface};
+use alyt_domain::access::Surface;
 use alyt_domain::ids::{PropertyId, WidgetTokenId};
-use alyt_store::repo::members::Members;
-use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
-use alyt_store::repo::widgets::{LIFETIME, MAX_PER_PERSON, WidgetTokenRecord, Widgets};
+use alyt_store::repo::widgets::{WidgetTokenRecord, Widgets};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -28,27 +26,22 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::access::no_such_property;
 use crate::auth::Caller;
-use crate::auth::caller::WIDGET_TOKEN_PREFIX;
-use crate::auth::secrets::{random_token, sha256_hex};
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     MalformedIdOrTenant, NoSuchHomeOfCaller, NoValidToken, NotHouseholdSession,
 };
-use crate::conventions::text::required_text;
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
+use alyt_app::widgets;
 
 pub fn routes() -> Operations {
     Operations::new()
         .merge(operations!(create_widget_token, list_widget_tokens))
         .merge(operations!(revoke_widget_token))
 }
-
-const NAME_MAX: usize = 80;
 
 /// A widget token as its person sees it (the token itself only once).
 #[derive(Debug, Serialize, ToSchema)]
@@ -108,41 +101,6 @@ pub struct WidgetTokenList {
     pub next_cursor: Option<String>,
 }
 
-/// The home when the caller is a household person who holds it now: a key,
-/// a widget or a developer session in the tenant is refused (403), a home
-/// that is not the caller's (or a tenant it does not reach) is missing (404).
-async fn own_home(
-    state: &AppState,
-    caller: &Principal,
-    tenant: alyt_domain::ids::TenantId,
-    property: PropertyId,
-) -> Result<(PropertyRecord, alyt_domain::ids::UserId), ApiError> {
-    let Principal::Person {
-        claims,
-        kind: SessionKind::Household,
-        ..
-    } = caller
-    else {
-        if !caller.reaches_tenant(tenant) {
-            return Err(no_such_property().into());
-        }
-        return Err(ApiError::forbidden(
-            "widget tokens are minted by signed-in household people (sign in with /v1/auth/login)",
-        ));
-    };
-    let home = Tenancy(&*state.store)
-        .property(tenant, property)
-        .await?
-        .ok_or_else(no_such_property)?;
-    let holds = claims.clients.get(&home.client_id).is_some_and(|g| {
-        g.tenant_id == tenant && (g.role != HouseholdRole::Guest || g.property_id == Some(home.id))
-    });
-    if !holds {
-        return Err(no_such_property().into());
-    }
-    Ok((home, claims.sub))
-}
-
 /// Mints a widget token for one home.
 #[utoipa::path(
     post,
@@ -168,40 +126,15 @@ pub async fn create_widget_token(
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(request): ApiJson<CreateWidgetTokenRequest>,
 ) -> Result<(StatusCode, Json<WidgetToken>), ApiError> {
-    let (home, user) = own_home(&state, &caller, query.tenant_id, property).await?;
-    let name = required_text("name", &request.name, NAME_MAX)?;
-    // The grant as stored (the claims may be a few minutes old).
-    let grant = Members(&*state.store)
-        .get(home.client_id, user)
-        .await?
-        .filter(|g| g.in_force(state.clock.now()))
-        .ok_or_else(no_such_property)?;
-    if grant.require_network() {
-        return Err(ApiError::forbidden(
-            "a member whose access depends on the home network cannot mint a widget token",
-        ));
-    }
-    let widgets = Widgets(&*state.store);
-    if widgets.of_person(home.client_id, user).await?.len() >= MAX_PER_PERSON {
-        return Err(ApiError::conflict(format!(
-            "a person holds at most {MAX_PER_PERSON} widget tokens per household; revoke one first"
-        )));
-    }
-    let token = format!("{WIDGET_TOKEN_PREFIX}{}", random_token());
-    let now = state.clock.now();
-    let record = WidgetTokenRecord {
-        id: WidgetTokenId::new(),
-        token_hash: sha256_hex(&token),
-        user_id: user,
-        tenant_id: home.tenant_id,
-        client_id: home.client_id,
-        property_id: home.id,
-        name,
-        surface: request.surface,
-        created_at: now,
-        expires_at: Some(now + LIFETIME),
-    };
-    widgets.create(&record).await?;
+    let (record, token) = widgets::mint(
+        &state,
+        &caller,
+        query.tenant_id,
+        property,
+        &request.name,
+        request.surface,
+    )
+    .await?;
     let mut shown = WidgetToken::from(&record);
     shown.token = Some(token);
     Ok((StatusCode::CREATED, Json(shown)))
@@ -229,7 +162,7 @@ pub async fn list_widget_tokens(
     ApiPath(property): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<WidgetTokenList>, ApiError> {
-    let (home, user) = own_home(&state, &caller, query.tenant_id, property).await?;
+    let (home, user) = widgets::own_home(&state, &caller, query.tenant_id, property).await?;
     let tokens = Widgets(&*state.store)
         .of_person(home.client_id, user)
         .await?;
@@ -269,7 +202,7 @@ pub async fn revoke_widget_token(
     ApiPath((property, token_id)): ApiPath<(PropertyId, WidgetTokenId)>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<StatusCode, ApiError> {
-    let (home, user) = own_home(&state, &caller, query.tenant_id, property).await?;
+    let (home, user) = widgets::own_home(&state, &caller, query.tenant_id, property).await?;
     let widgets = Widgets(&*state.store);
     let token = widgets
         .of_person(home.client_id, user)
