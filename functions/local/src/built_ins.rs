@@ -4,7 +4,7 @@
 //! start (the port and the runtime token change); what it pairs lives in
 //! its memory, so installations from an earlier run no longer reach it.
 
-use alyt_api::groups::catalogue::built_in_connector;
+use alyt_app::catalogue::built_in_connector;
 use alyt_connectors::bridge::{RunningBridge, VirtualBridge};
 use alyt_connectors::catalogue::{VIRTUAL_BRIDGE, VIRTUAL_BRIDGE_CODE, built_in_definitions};
 use alyt_store::Store;
