@@ -8,6 +8,7 @@ pub mod access;
 pub mod commands;
 pub mod context;
 pub mod dashboard;
+pub mod developers;
 pub mod endpoints;
 pub mod error;
 pub mod grants;

@@ -27,10 +27,10 @@
 //! query.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{KeyKind, Principal, Scope};
+use alyt_domain::access::{Principal, Scope};
 use alyt_domain::ids::{ConnectorId, TenantId};
 use alyt_events::outbound;
-use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
+use alyt_store::repo::developers::DeveloperRecord;
 use alyt_store::repo::integrations::developer_connectors;
 use alyt_store::repo::integrations::{ConnectorRecord, Integrations};
 use axum::Json;
@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::session::{Body, Params, active_developer, developer_session};
+use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::auth::secrets::random_token;
 use crate::conventions::list::{ListResponse, PageParams, listed};
@@ -132,28 +132,7 @@ pub(super) async fn connector_developer(
     caller: &Principal,
     scope: Scope,
 ) -> Result<DeveloperRecord, ApiError> {
-    match caller {
-        Principal::Key {
-            developer, kind, ..
-        } => {
-            caller.require_scope(scope)?;
-            if *kind == KeyKind::Live {
-                return Err(ApiError::forbidden(
-                    "a LIVE key acts for its own connector; manage connectors with a developer \
-                     session or a DEV key",
-                ));
-            }
-            Developers(&*state.store)
-                .get(*developer)
-                .await?
-                .filter(|d| d.status == DeveloperStatus::Active)
-                .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))
-        }
-        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
-            let me = developer_session(caller)?;
-            active_developer(state, &me).await
-        }
-    }
+    Ok(alyt_app::developers::connector_developer(state, caller, scope).await?)
 }
 
 /// A slug: 2-40 of a-z, 0-9 and '-', starting with a letter.
