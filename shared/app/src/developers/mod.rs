@@ -10,9 +10,11 @@ use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers}
 use crate::{App, Error};
 
 pub mod account;
+pub mod admin;
 pub mod keys;
 pub mod moves;
 pub mod submissions;
+pub mod webhooks;
 
 /// A signed-in developer.
 #[derive(Debug, Clone, Copy)]

@@ -13,15 +13,15 @@
 //! the operation either.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{Denied, KeyKind, PlatformRole, Principal, Scope};
+use alyt_domain::access::{KeyKind, PlatformRole, Principal, Scope};
 use alyt_domain::ids::DeveloperId;
-use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow};
+use alyt_domain::quota::{QuotaKind, QuotaValue, QuotaWindow};
 use alyt_domain::submission::ReviewState;
 use alyt_store::repo::developers::all_developers;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
 use alyt_store::repo::identity::Users;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
-use alyt_store::repo::usage::{EffectiveQuota, Quotas};
+use alyt_store::repo::usage::Quotas;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -32,7 +32,7 @@ use utoipa::ToSchema;
 
 use super::account::DeveloperView;
 use super::keys::{KeyFields, KeyWithSecret, check_key_fields, issue_key};
-use super::quota::{EffectiveQuotaView, QuotaResponse, forget_cached};
+use super::quota::{EffectiveQuotaView, QuotaResponse};
 use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
 use crate::auth::Caller;
@@ -43,6 +43,7 @@ use crate::conventions::responses::{
     BadPage, BodyNotJson, NoSuchDeveloperForStaff, NoValidToken, NotPlatformStaff,
 };
 use crate::{ApiError, AppState};
+use alyt_app::developers::admin;
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -61,7 +62,7 @@ pub const READERS: [PlatformRole; 3] = [
     PlatformRole::Support,
 ];
 /// Platform roles that may change quotas and verify developers.
-pub const WRITERS: [PlatformRole; 2] = [PlatformRole::Owner, PlatformRole::Staff];
+pub use alyt_app::developers::admin::WRITERS;
 
 /// Seconds the internal verification token of a staff verification lives (it
 /// is spent in the same request).
@@ -69,20 +70,7 @@ const STAFF_VERIFY_TOKEN_SECONDS: i64 = 300;
 
 /// The caller must be platform staff with one of `roles`.
 pub(super) fn staff(caller: &Principal, roles: &[PlatformRole]) -> Result<PlatformRole, ApiError> {
-    caller
-        .require_platform(roles)
-        .map_err(|denied| match denied {
-            Denied::Role => ApiError::forbidden(format!(
-                "your platform role does not allow this; it needs {}",
-                roles
-                    .iter()
-                    .map(|r| format!("{r:?}").to_uppercase())
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            )),
-            // Exactly the answer of a path with no operation.
-            _ => ApiError::not_found("no operation at this path"),
-        })
+    Ok(alyt_app::developers::admin::staff(caller, roles)?)
 }
 
 fn no_such_developer() -> ApiError {
@@ -270,23 +258,8 @@ pub async fn put_developer_quota(
         window: request.window,
         burst_per_minute: request.burst_per_minute,
     };
-    value
-        .validate(request.kind)
-        .map_err(|e| ApiError::validation(e.field, e.message))?;
-    let id = developer_id(&developer_id_text)?;
-    Developers(&*state.store)
-        .get(id)
-        .await?
-        .ok_or_else(no_such_developer)?;
-    Quotas(&*state.store)
-        .set_override(id, request.kind, value, caller.user_id(), state.clock.now())
-        .await?;
-    forget_cached(&state, id);
-    let effective = EffectiveQuota {
-        kind: request.kind,
-        value,
-        source: QuotaSource::Override,
-    };
+    let id = &developer_id_text;
+    let effective = admin::put_developer_quota(&state, &caller, id, request.kind, value).await?;
     Ok(Json((&effective).into()))
 }
 
