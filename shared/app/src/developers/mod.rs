@@ -11,6 +11,7 @@ use crate::{App, Error};
 
 pub mod account;
 pub mod admin;
+pub mod connectors;
 pub mod keys;
 pub mod moves;
 pub mod submissions;
