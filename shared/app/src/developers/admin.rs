@@ -10,7 +10,13 @@ use alyt_store::repo::usage::{EffectiveQuota, Quotas};
 use crate::quota::forget_cached;
 use crate::{App, Error};
 
-/// The platform roles that change developers.
+/// Platform roles that may read the admin views.
+pub const READERS: [PlatformRole; 3] = [
+    PlatformRole::Owner,
+    PlatformRole::Staff,
+    PlatformRole::Support,
+];
+/// Platform roles that may change quotas, verify developers and review.
 pub const WRITERS: [PlatformRole; 2] = [PlatformRole::Owner, PlatformRole::Staff];
 
 /// The caller must be platform staff with one of `roles`; anyone else gets

@@ -56,11 +56,7 @@ pub fn routes() -> Operations {
 }
 
 /// Platform roles that may read the admin views.
-pub const READERS: [PlatformRole; 3] = [
-    PlatformRole::Owner,
-    PlatformRole::Staff,
-    PlatformRole::Support,
-];
+pub use alyt_app::developers::admin::READERS;
 /// Platform roles that may change quotas and verify developers.
 pub use alyt_app::developers::admin::WRITERS;
 
