@@ -78,7 +78,7 @@ pub fn check_key_fields(
 }
 
 /// Creates a key of `kind` for the developer (whose status the caller
-/// checked) with `secret`, unless the developer already holds
+/// checked) with `secret` (answered with it), unless the developer already holds
 /// [`MAX_LIVE_KEYS`] keys that are not revoked (a conflict).
 pub async fn issue_key(
     app: &App,
@@ -87,7 +87,7 @@ pub async fn issue_key(
     fields: KeyFields,
     definition_id: Option<String>,
     secret: impl FnOnce() -> NewSecret,
-) -> Result<KeyRecord, Error> {
+) -> Result<(KeyRecord, String), Error> {
     let developers = Developers(&*app.store);
     let held = developers
         .keys(developer)
@@ -117,7 +117,7 @@ pub async fn issue_key(
         secret_hash: sha256_hex(&secret),
     };
     developers.create_key(&key).await?;
-    Ok(key)
+    Ok((key, secret))
 }
 
 /// A DEV key as a developer asks for one.
@@ -136,7 +136,7 @@ pub async fn create_key(
     caller: &Principal,
     new: NewKey,
     secret: impl FnOnce() -> NewSecret,
-) -> Result<KeyRecord, Error> {
+) -> Result<(KeyRecord, String), Error> {
     let me = developer_session(caller)?;
     if new.live {
         return Err(Error::forbidden(

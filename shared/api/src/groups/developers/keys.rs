@@ -59,7 +59,7 @@ pub fn new_secret() -> (String, String) {
 }
 
 /// [`new_secret`] as the application takes it.
-fn app_secret() -> NewSecret {
+pub(super) fn app_secret() -> NewSecret {
     let (secret, prefix) = new_secret();
     NewSecret { secret, prefix }
 }
@@ -86,16 +86,11 @@ pub async fn issue_key(
     fields: KeyFields,
     definition_id: Option<String>,
 ) -> Result<KeyWithSecret, ApiError> {
-    let mut shown = None;
-    let secret = || {
-        let made = app_secret();
-        shown = Some(made.secret.clone());
-        made
-    };
-    let key = keys::issue_key(state, developer, kind, fields, definition_id, secret).await?;
+    let (key, secret) =
+        keys::issue_key(state, developer, kind, fields, definition_id, app_secret).await?;
     Ok(KeyWithSecret {
         key: key.into(),
-        secret: shown.unwrap_or_default(),
+        secret,
     })
 }
 
@@ -264,16 +259,10 @@ pub async fn create_key(
         expires_at: request.expires_at,
         live: request.kind == CreatableKind::Live,
     };
-    let mut shown = None;
-    let secret = || {
-        let made = app_secret();
-        shown = Some(made.secret.clone());
-        made
-    };
-    let key = keys::create_key(&state, &caller, new, secret).await?;
+    let (key, secret) = keys::create_key(&state, &caller, new, app_secret).await?;
     let created = KeyWithSecret {
         key: key.into(),
-        secret: shown.unwrap_or_default(),
+        secret,
     };
     Ok((StatusCode::CREATED, Json(created)))
 }
