@@ -1,12 +1,15 @@
 //! A developer's webhook endpoints: who manages them (a developer session,
 //! or a key with `webhooks:write`, which manages only its own), and the
-//! test delivery of one.
+//! test delivery of one, and re-enabling one.
 
 use alyt_domain::access::{Principal, Scope};
 use alyt_domain::ids::{KeyId, TenantId, WebhookId};
+use alyt_events::binding::BindingCheck;
 use alyt_events::envelope::{EventId, PlatformEvent, WebhookPingData};
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
-use alyt_store::repo::webhooks::{Queued, WebhookEndpointRecord, WebhookRoute, Webhooks};
+use alyt_store::repo::webhooks::{
+    DisabledReason, EndpointStatus, Queued, WebhookEndpointRecord, WebhookRoute, Webhooks,
+};
 
 use super::{active_developer, developer_session};
 use crate::{App, Error};
@@ -106,4 +109,50 @@ pub async fn test_webhook(app: &App, caller: &Principal, id: &str) -> Result<Tes
 
 fn rand_suffix() -> u32 {
     uuid::Uuid::new_v4().as_u128() as u32
+}
+
+/// Re-enables one of the caller's endpoints whose key still speaks for it
+/// (a conflict otherwise) and requeues its held deliveries: the endpoint
+/// and how many were requeued (none for an endpoint already active).
+pub async fn enable_webhook(
+    app: &App,
+    caller: &Principal,
+    id: &str,
+) -> Result<(WebhookEndpointRecord, u32), Error> {
+    let manager = webhook_developer(app, caller).await?;
+    let endpoint = own_endpoint(app, &manager, id).await?;
+    let now = app.clock.now();
+    if endpoint.status == EndpointStatus::Active {
+        return Ok((endpoint, 0));
+    }
+    let mut bindings = BindingCheck::default();
+    match bindings.broken(&*app.store, &endpoint, now).await? {
+        Some(DisabledReason::KeyRevoked) => {
+            return Err(Error::conflict(
+                "the endpoint's key was revoked; create an endpoint bound to a live key",
+            ));
+        }
+        Some(DisabledReason::KeyExpired) => {
+            return Err(Error::conflict(
+                "the endpoint's key expired; create an endpoint bound to a live key",
+            ));
+        }
+        Some(
+            DisabledReason::DeveloperSuspended | DisabledReason::Failures | DisabledReason::Manual,
+        )
+        | None => {}
+    }
+    let enabled =
+        alyt_events::reenable(&*app.store, manager.developer.id, endpoint.id, now).await?;
+    // A row held just before the re-enable may reach the held index late
+    // (DynamoDB): the worker requeues again for a few seconds.
+    alyt_events::dispatch::follow_up_requeue(&*app.store, endpoint.id, now).await?;
+    match enabled {
+        Some(done) => Ok((done.endpoint, done.requeued)),
+        // Re-enabled meanwhile by another request: answer its state.
+        None => {
+            let current = own_endpoint(app, &manager, &endpoint.id.to_string()).await?;
+            Ok((current, 0))
+        }
+    }
 }

@@ -712,9 +712,8 @@ pub async fn enable_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Enabled>, ApiError> {
-    let manager = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &manager, &id).await?;
-    let (endpoint, requeued) = reenable_endpoint(&state, &manager, endpoint).await?;
+    let (endpoint, requeued) =
+        alyt_app::developers::webhooks::enable_webhook(&state, &caller, &id).await?;
     Ok(Json(Enabled {
         endpoint: endpoint.into(),
         requeued,
@@ -768,48 +767,4 @@ pub async fn disable_webhook(
         None => own_endpoint(&state, &manager, &id).await?,
     };
     Ok(Json(endpoint.into()))
-}
-
-/// Re-enables a disabled endpoint whose key still speaks for it (409
-/// otherwise) and requeues its held deliveries; answers the endpoint and how
-/// many were requeued (none for an endpoint already active).
-async fn reenable_endpoint(
-    state: &AppState,
-    manager: &Manager,
-    endpoint: WebhookEndpointRecord,
-) -> Result<(WebhookEndpointRecord, u32), ApiError> {
-    let now = state.clock.now();
-    if endpoint.status == EndpointStatus::Active {
-        return Ok((endpoint, 0));
-    }
-    let mut bindings = BindingCheck::default();
-    match bindings.broken(&*state.store, &endpoint, now).await? {
-        Some(DisabledReason::KeyRevoked) => {
-            return Err(ApiError::conflict(
-                "the endpoint's key was revoked; create an endpoint bound to a live key",
-            ));
-        }
-        Some(DisabledReason::KeyExpired) => {
-            return Err(ApiError::conflict(
-                "the endpoint's key expired; create an endpoint bound to a live key",
-            ));
-        }
-        Some(
-            DisabledReason::DeveloperSuspended | DisabledReason::Failures | DisabledReason::Manual,
-        )
-        | None => {}
-    }
-    let enabled =
-        alyt_events::reenable(&*state.store, manager.developer.id, endpoint.id, now).await?;
-    // A row held just before the re-enable may reach the held index late
-    // (DynamoDB): the worker requeues again for a few seconds.
-    dispatch::follow_up_requeue(&*state.store, endpoint.id, now).await?;
-    match enabled {
-        Some(done) => Ok((done.endpoint, done.requeued)),
-        // Re-enabled meanwhile by another request: answer its state.
-        None => {
-            let current = own_endpoint(state, manager, &endpoint.id.to_string()).await?;
-            Ok((current, 0))
-        }
-    }
 }
