@@ -9,6 +9,7 @@ pub mod catalogue;
 pub mod commands;
 pub mod context;
 pub mod dashboard;
+pub mod developers;
 pub mod endpoints;
 pub mod error;
 pub mod grants;

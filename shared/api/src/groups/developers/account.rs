@@ -491,7 +491,7 @@ async fn verify(state: &AppState, token: &str) -> Result<DeveloperSession, ApiEr
 }
 
 fn suspended() -> ApiError {
-    ApiError::forbidden("this developer account is suspended; contact support")
+    alyt_app::developers::account::suspended().into()
 }
 
 // ---------------------------------------------------------------------------
@@ -522,38 +522,45 @@ pub async fn login(
     Client(client): Client,
     Body(request): Body<LoginRequest>,
 ) -> Result<Json<DeveloperSession>, ApiError> {
-    let (user, attempt) = credentials::check(
-        &state,
-        "dev-login",
-        &request.email,
-        request.password,
+    let checking = DeveloperLogin {
+        state: &state,
+        request,
         client,
-    )
-    .await?;
-    let developer = match user.developer_id {
-        Some(id) => Developers(&*state.store)
-            .get(id)
-            .await?
-            .filter(|d| d.user_id == user.id),
-        None => None,
     };
-    // A right password on an account that is not a developer: the same
-    // answer, and the attempt stays counted as a failure.
-    let Some(developer) = developer else {
-        return Err(credentials::wrong_credentials());
-    };
-    attempt.succeeded(&state).await?;
-    match developer.status {
-        DeveloperStatus::Active => {}
-        DeveloperStatus::PendingEmail => {
-            return Err(ApiError::forbidden(
-                "verify your email address first with the link we mailed you (sign up again with the same address for a new link)",
-            ));
-        }
-        DeveloperStatus::Suspended => return Err(suspended()),
-    }
-    totp::require_code(&state, &user, request.totp.as_deref(), client).await?;
+    let user = alyt_app::developers::account::sign_in(&state, &checking).await?;
     Ok(Json(session::start(&state, &user).await?))
+}
+
+/// The credential work of a developer's sign-in, the HTTP layer's: the
+/// password check and its failed-attempt limiter, and the TOTP code.
+struct DeveloperLogin<'a> {
+    state: &'a AppState,
+    request: LoginRequest,
+    client: Option<std::net::IpAddr>,
+}
+
+#[async_trait::async_trait]
+impl alyt_app::developers::account::Credentials for DeveloperLogin<'_> {
+    type Error = ApiError;
+    type Attempt = attempts::Attempt;
+
+    async fn check(&self) -> Result<(UserRecord, attempts::Attempt), ApiError> {
+        let (email, password) = (&self.request.email, self.request.password.clone());
+        credentials::check(self.state, "dev-login", email, password, self.client).await
+    }
+
+    fn wrong_credentials(&self) -> ApiError {
+        credentials::wrong_credentials()
+    }
+
+    async fn succeeded(&self, attempt: attempts::Attempt) -> Result<(), ApiError> {
+        attempt.succeeded(self.state).await
+    }
+
+    async fn second_factor(&self, user: &UserRecord) -> Result<(), ApiError> {
+        let code = self.request.totp.as_deref();
+        totp::require_code(self.state, user, code, self.client).await
+    }
 }
 
 /// Rotates the refresh token of a developer session. Presenting a token that

@@ -13,15 +13,14 @@
 //! the operation either.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{Denied, KeyKind, PlatformRole, Principal, Scope};
+use alyt_domain::access::{PlatformRole, Principal, Scope};
 use alyt_domain::ids::DeveloperId;
-use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow};
-use alyt_domain::submission::ReviewState;
+use alyt_domain::quota::{QuotaKind, QuotaValue, QuotaWindow};
 use alyt_store::repo::developers::all_developers;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
 use alyt_store::repo::identity::Users;
 use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
-use alyt_store::repo::usage::{EffectiveQuota, Quotas};
+use alyt_store::repo::usage::Quotas;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -31,8 +30,8 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::account::DeveloperView;
-use super::keys::{KeyFields, KeyWithSecret, check_key_fields, issue_key};
-use super::quota::{EffectiveQuotaView, QuotaResponse, forget_cached};
+use super::keys::{KeyWithSecret, app_secret};
+use super::quota::{EffectiveQuotaView, QuotaResponse};
 use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
 use crate::auth::Caller;
@@ -43,6 +42,7 @@ use crate::conventions::responses::{
     BadPage, BodyNotJson, NoSuchDeveloperForStaff, NoValidToken, NotPlatformStaff,
 };
 use crate::{ApiError, AppState};
+use alyt_app::developers::admin::{self, NewLiveKey};
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -55,13 +55,9 @@ pub fn routes() -> Operations {
 }
 
 /// Platform roles that may read the admin views.
-pub const READERS: [PlatformRole; 3] = [
-    PlatformRole::Owner,
-    PlatformRole::Staff,
-    PlatformRole::Support,
-];
+pub use alyt_app::developers::admin::READERS;
 /// Platform roles that may change quotas and verify developers.
-pub const WRITERS: [PlatformRole; 2] = [PlatformRole::Owner, PlatformRole::Staff];
+pub use alyt_app::developers::admin::WRITERS;
 
 /// Seconds the internal verification token of a staff verification lives (it
 /// is spent in the same request).
@@ -69,20 +65,7 @@ const STAFF_VERIFY_TOKEN_SECONDS: i64 = 300;
 
 /// The caller must be platform staff with one of `roles`.
 pub(super) fn staff(caller: &Principal, roles: &[PlatformRole]) -> Result<PlatformRole, ApiError> {
-    caller
-        .require_platform(roles)
-        .map_err(|denied| match denied {
-            Denied::Role => ApiError::forbidden(format!(
-                "your platform role does not allow this; it needs {}",
-                roles
-                    .iter()
-                    .map(|r| format!("{r:?}").to_uppercase())
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            )),
-            // Exactly the answer of a path with no operation.
-            _ => ApiError::not_found("no operation at this path"),
-        })
+    Ok(alyt_app::developers::admin::staff(caller, roles)?)
 }
 
 fn no_such_developer() -> ApiError {
@@ -270,23 +253,8 @@ pub async fn put_developer_quota(
         window: request.window,
         burst_per_minute: request.burst_per_minute,
     };
-    value
-        .validate(request.kind)
-        .map_err(|e| ApiError::validation(e.field, e.message))?;
-    let id = developer_id(&developer_id_text)?;
-    Developers(&*state.store)
-        .get(id)
-        .await?
-        .ok_or_else(no_such_developer)?;
-    Quotas(&*state.store)
-        .set_override(id, request.kind, value, caller.user_id(), state.clock.now())
-        .await?;
-    forget_cached(&state, id);
-    let effective = EffectiveQuota {
-        kind: request.kind,
-        value,
-        source: QuotaSource::Override,
-    };
+    let id = &developer_id_text;
+    let effective = admin::put_developer_quota(&state, &caller, id, request.kind, value).await?;
     Ok(Json((&effective).into()))
 }
 
@@ -395,7 +363,7 @@ async fn verify_on_behalf(state: &AppState, id: DeveloperId) -> Result<Developer
 // POST /developers/admin/developers/{developerId}/live-keys
 
 /// Characters a LIVE key's `definitionId` may have.
-pub const DEFINITION_ID_MAX_CHARS: usize = 120;
+pub use alyt_app::developers::admin::DEFINITION_ID_MAX_CHARS;
 
 /// A LIVE key to issue: the fields of a new DEV key (same rules) and the
 /// approved connector definition it is for.
@@ -453,78 +421,17 @@ pub async fn issue_live_key(
 ) -> Result<(StatusCode, Json<KeyWithSecret>), ApiError> {
     staff(&caller, &WRITERS)?;
     let Body(request) = body?;
-    let fields = check_key_fields(
-        &request.name,
-        &request.scopes,
-        request.expires_at,
-        state.clock.now(),
-    )?;
-    let definition_id = request.definition_id.trim();
-    if definition_id.is_empty()
-        || definition_id.chars().count() > DEFINITION_ID_MAX_CHARS
-        || definition_id.chars().any(char::is_control)
-    {
-        return Err(ApiError::validation(
-            "definitionId",
-            format!("definitionId must have 1 to {DEFINITION_ID_MAX_CHARS} characters"),
-        ));
-    }
-    let id = developer_id(&developer_id_text)?;
-    let created = issue_live_key_to(&state, id, fields, definition_id).await?;
-    Ok((StatusCode::CREATED, Json(created)))
-}
-
-/// Issues a LIVE key for `definition_id` to an ACTIVE developer (409
-/// otherwise): the id of one of its connectors (400 otherwise) with an
-/// approved or published version (409 otherwise).
-async fn issue_live_key_to(
-    state: &AppState,
-    id: DeveloperId,
-    fields: KeyFields,
-    definition_id: &str,
-) -> Result<KeyWithSecret, ApiError> {
-    let developer = Developers(&*state.store)
-        .get(id)
-        .await?
-        .ok_or_else(no_such_developer)?;
-    if developer.status != DeveloperStatus::Active {
-        return Err(ApiError::conflict(
-            "the developer is not ACTIVE; LIVE keys are issued only to active developers",
-        ));
-    }
-    // A LIVE key reaches the tenants that installed its connector: only an
-    // approved connector of this developer (Authentication 6).
-    let not_theirs = || {
-        ApiError::validation(
-            "definitionId",
-            "definitionId must be the id of one of the developer's connectors",
-        )
+    let new = NewLiveKey {
+        name: request.name,
+        scopes: request.scopes,
+        expires_at: request.expires_at,
+        definition_id: request.definition_id,
     };
-    let connector = definition_id
-        .parse::<alyt_domain::ids::ConnectorId>()
-        .map_err(|_| not_theirs())?;
-    let connector = alyt_store::repo::integrations::Integrations(&*state.store)
-        .connector(connector)
-        .await?
-        .filter(|c| c.developer_id == developer.id)
-        .ok_or_else(not_theirs)?;
-    let approved = alyt_store::repo::submissions::Versions(&*state.store)
-        .of_connector(connector.id)
-        .await?
-        .iter()
-        .any(|v| matches!(v.state, ReviewState::Approved | ReviewState::Published));
-    if !approved {
-        return Err(ApiError::conflict(
-            "the connector has no approved version; a LIVE key is issued once staff approve one",
-        )
-        .with_field("definitionId"));
-    }
-    issue_key(
-        state,
-        developer.id,
-        KeyKind::Live,
-        fields,
-        Some(definition_id.to_owned()),
-    )
-    .await
+    let (key, secret) =
+        admin::issue_live_key(&state, &caller, &developer_id_text, new, app_secret).await?;
+    let created = KeyWithSecret {
+        key: key.into(),
+        secret,
+    };
+    Ok((StatusCode::CREATED, Json(created)))
 }

@@ -27,10 +27,9 @@
 //! query.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{KeyKind, Principal, Scope};
+use alyt_domain::access::{Principal, Scope};
 use alyt_domain::ids::{ConnectorId, TenantId};
-use alyt_events::outbound;
-use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
+use alyt_store::repo::developers::DeveloperRecord;
 use alyt_store::repo::integrations::developer_connectors;
 use alyt_store::repo::integrations::{ConnectorRecord, Integrations};
 use axum::Json;
@@ -40,25 +39,23 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::session::{Body, Params, active_developer, developer_session};
+use super::session::{Body, Params};
 use crate::auth::Caller;
-use crate::auth::secrets::random_token;
 use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadPage, MayNotReadConnectors, MayNotWriteConnectors, NoDeveloperSessionOrKey,
 };
 use crate::{ApiError, AppState};
+use alyt_app::developers::connectors::{self, NewConnector};
 
 pub fn routes() -> Operations {
     Operations::new().merge(operations!(list_connectors, create_connector))
 }
 
-/// The prefix of every runtime token.
-pub const RUNTIME_TOKEN_PREFIX: &str = "svc_rt_";
-pub const SLUG_MIN_CHARS: usize = 2;
-pub const SLUG_MAX_CHARS: usize = 40;
-pub const NAME_MAX_CHARS: usize = 80;
+pub use alyt_app::developers::connectors::{
+    NAME_MAX_CHARS, RUNTIME_TOKEN_PREFIX, SLUG_MAX_CHARS, SLUG_MIN_CHARS,
+};
 
 /// A connector as its developer sees it; never its runtime token.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -132,60 +129,12 @@ pub(super) async fn connector_developer(
     caller: &Principal,
     scope: Scope,
 ) -> Result<DeveloperRecord, ApiError> {
-    match caller {
-        Principal::Key {
-            developer, kind, ..
-        } => {
-            caller.require_scope(scope)?;
-            if *kind == KeyKind::Live {
-                return Err(ApiError::forbidden(
-                    "a LIVE key acts for its own connector; manage connectors with a developer \
-                     session or a DEV key",
-                ));
-            }
-            Developers(&*state.store)
-                .get(*developer)
-                .await?
-                .filter(|d| d.status == DeveloperStatus::Active)
-                .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))
-        }
-        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
-            let me = developer_session(caller)?;
-            active_developer(state, &me).await
-        }
-    }
+    Ok(alyt_app::developers::connector_developer(state, caller, scope).await?)
 }
 
 /// A slug: 2-40 of a-z, 0-9 and '-', starting with a letter.
 pub fn check_slug(slug: &str) -> Result<(), ApiError> {
-    let ok = (SLUG_MIN_CHARS..=SLUG_MAX_CHARS).contains(&slug.len())
-        && slug.starts_with(|c: char| c.is_ascii_lowercase())
-        && slug
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    if ok {
-        Ok(())
-    } else {
-        Err(ApiError::validation(
-            "slug",
-            format!(
-                "slug must be {SLUG_MIN_CHARS} to {SLUG_MAX_CHARS} characters of lowercase \
-                 letters, digits and hyphens, starting with a letter"
-            ),
-        ))
-    }
-}
-
-fn check_name(name: &str) -> Result<String, ApiError> {
-    let name = name.trim();
-    let chars = name.chars().count();
-    if chars == 0 || chars > NAME_MAX_CHARS || name.chars().any(char::is_control) {
-        return Err(ApiError::validation(
-            "name",
-            format!("name must be 1 to {NAME_MAX_CHARS} printable characters"),
-        ));
-    }
-    Ok(name.to_owned())
+    Ok(connectors::check_slug(slug)?)
 }
 
 /// Creates a connector and answers its runtime token, shown this once.
@@ -209,24 +158,12 @@ pub async fn create_connector(
     Caller(caller): Caller,
     Body(request): Body<CreateConnectorRequest>,
 ) -> Result<(StatusCode, Json<ConnectorWithToken>), ApiError> {
-    let developer = connector_developer(&state, &caller, Scope::IntegrationsWrite).await?;
-    let slug = request.slug.trim();
-    check_slug(slug)?;
-    if alyt_connectors::catalogue::built_in_definitions()
-        .iter()
-        .any(|d| d.slug == slug)
-    {
-        return Err(ApiError::conflict(format!(
-            "the slug {slug:?} is taken by a built-in connector"
-        ))
-        .with_field("slug"));
-    }
-    let name = check_name(&request.name)?;
-    let server_url = request.server_url.trim();
-    outbound::validate_url(state.events.outbound, server_url)
-        .map_err(|refusal| ApiError::validation("serverUrl", refusal.to_string()))?;
-    let (record, runtime_token) =
-        create_in_sandbox(&state, &developer, slug, name, server_url).await?;
+    let new = NewConnector {
+        slug: request.slug,
+        name: request.name,
+        server_url: request.server_url,
+    };
+    let (record, runtime_token) = connectors::create_connector(&state, &caller, new).await?;
     Ok((
         StatusCode::CREATED,
         Json(ConnectorWithToken {
@@ -234,48 +171,6 @@ pub async fn create_connector(
             runtime_token,
         }),
     ))
-}
-
-/// Creates a connector of the developer, installable in its sandbox, with a
-/// new runtime token (answered once); a taken slug is a 409 on `slug`.
-async fn create_in_sandbox(
-    state: &AppState,
-    developer: &DeveloperRecord,
-    slug: &str,
-    name: String,
-    server_url: &str,
-) -> Result<(ConnectorRecord, String), ApiError> {
-    let sandbox = developer.sandbox_tenant_id.ok_or_else(|| {
-        ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
-    })?;
-    let now = state.clock.now();
-    let runtime_token = format!("{RUNTIME_TOKEN_PREFIX}{}", random_token());
-    let record = ConnectorRecord {
-        id: ConnectorId::new(),
-        developer_id: developer.id,
-        slug: slug.to_owned(),
-        name,
-        server_url: server_url.to_owned(),
-        runtime_token: runtime_token.clone(),
-        sandbox_tenant_id: Some(sandbox),
-        published: false,
-        listing: None,
-        deprecated: false,
-        rev: 0,
-        created_at: now,
-        updated_at: now,
-    };
-    match Integrations(&*state.store).create_connector(&record).await {
-        Ok(()) => {}
-        Err(e) if e.is_condition_failure() => {
-            return Err(
-                ApiError::conflict(format!("the slug {slug:?} is taken")).with_field("slug")
-            );
-        }
-        Err(e) => return Err(e.into()),
-    }
-    tracing::info!(connector = %record.id, developer = %developer.id, slug = %record.slug, "connector created");
-    Ok((record, runtime_token))
 }
 
 /// The developer's connectors, oldest first; never their runtime tokens.

@@ -13,13 +13,11 @@
 //! expiry and the same limit ([`check_key_fields`], [`issue_key`]); the
 //! developer then lists, rotates and revokes them here like DEV keys.
 
-use std::collections::BTreeSet;
-
 use crate::routing::{Operations, operations};
 use alyt_domain::access::{KeyKind, Principal, Scope, SessionKind};
 use alyt_domain::ids::{DeveloperId, KeyId, TenantId, UserId};
 use alyt_store::repo::developers::developer_keys;
-use alyt_store::repo::developers::{DeveloperStatus, Developers, KeyRecord};
+use alyt_store::repo::developers::{Developers, KeyRecord};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -27,15 +25,16 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::session::{Body, Params, active_developer, developer_session};
+use super::session::{Body, Params, developer_session};
 use crate::auth::Caller;
 use crate::auth::caller::KEY_PREFIX;
 use crate::auth::jwt::APP_TOKEN_SECONDS;
-use crate::auth::secrets::{constant_time_eq, random_token, sha256_hex};
+use crate::auth::secrets::random_token;
 use crate::conventions::list::{ListResponse, PageParams};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{BadPage, CalledWithKey, NoDeveloperSession, NoSuchKey};
 use crate::{ApiError, AppState};
+use alyt_app::developers::keys::{self, NewKey, NewSecret};
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -49,9 +48,7 @@ pub fn routes() -> Operations {
 /// Random characters of the secret shown in the key's prefix, after
 /// `svc_dev_`: 12 characters in all.
 pub const PREFIX_RANDOM_CHARS: usize = 4;
-pub const NAME_MAX_CHARS: usize = 80;
-/// Keys (DEV and LIVE together) a developer may hold that are not revoked.
-pub const MAX_LIVE_KEYS: usize = 50;
+pub use alyt_app::developers::keys::{KeyFields, MAX_LIVE_KEYS, NAME_MAX_CHARS};
 
 /// A new secret, of the one form every kind shares, and the prefix shown for
 /// recognition.
@@ -61,15 +58,10 @@ pub fn new_secret() -> (String, String) {
     (secret, prefix)
 }
 
-/// The fields of a new key, checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyFields {
-    /// Trimmed, 1 to [`NAME_MAX_CHARS`] characters, no control characters.
-    pub name: String,
-    /// At least one, each once, in the closed set's order.
-    pub scopes: Vec<Scope>,
-    /// In the future, or never.
-    pub expires_at: Option<OffsetDateTime>,
+/// [`new_secret`] as the application takes it.
+pub(super) fn app_secret() -> NewSecret {
+    let (secret, prefix) = new_secret();
+    NewSecret { secret, prefix }
 }
 
 /// Checks the name, scopes and expiry of a new key, DEV or LIVE (an unknown
@@ -81,34 +73,7 @@ pub fn check_key_fields(
     expires_at: Option<OffsetDateTime>,
     now: OffsetDateTime,
 ) -> Result<KeyFields, ApiError> {
-    let name = name.trim();
-    if name.is_empty()
-        || name.chars().count() > NAME_MAX_CHARS
-        || name.chars().any(char::is_control)
-    {
-        return Err(ApiError::validation(
-            "name",
-            format!("name must have 1 to {NAME_MAX_CHARS} characters"),
-        ));
-    }
-    let scopes: BTreeSet<Scope> = scopes.iter().copied().collect();
-    if scopes.is_empty() {
-        return Err(ApiError::validation(
-            "scopes",
-            "scopes must name at least one scope",
-        ));
-    }
-    if expires_at.is_some_and(|e| e <= now) {
-        return Err(ApiError::validation(
-            "expiresAt",
-            "expiresAt must be in the future",
-        ));
-    }
-    Ok(KeyFields {
-        name: name.to_owned(),
-        scopes: scopes.into_iter().collect(),
-        expires_at,
-    })
+    Ok(keys::check_key_fields(name, scopes, expires_at, now)?)
 }
 
 /// Creates a key of `kind` for the developer (whose status the caller
@@ -121,35 +86,8 @@ pub async fn issue_key(
     fields: KeyFields,
     definition_id: Option<String>,
 ) -> Result<KeyWithSecret, ApiError> {
-    let developers = Developers(&*state.store);
-    let held = developers
-        .keys(developer)
-        .await?
-        .iter()
-        .filter(|k| k.revoked_at.is_none())
-        .count();
-    if held >= MAX_LIVE_KEYS {
-        return Err(ApiError::conflict(format!(
-            "a developer holds at most {MAX_LIVE_KEYS} keys that are not revoked; revoke one first"
-        )));
-    }
-    let (secret, prefix) = new_secret();
-    let key = KeyRecord {
-        id: KeyId::new(),
-        developer_id: developer,
-        kind,
-        name: fields.name,
-        prefix,
-        scopes: fields.scopes,
-        definition_id,
-        created_at: state.clock.now(),
-        expires_at: fields.expires_at,
-        last_used_at: None,
-        revoked_at: None,
-        rotated_from_id: None,
-        secret_hash: sha256_hex(&secret),
-    };
-    developers.create_key(&key).await?;
+    let (key, secret) =
+        keys::issue_key(state, developer, kind, fields, definition_id, app_secret).await?;
     Ok(KeyWithSecret {
         key: key.into(),
         secret,
@@ -315,40 +253,18 @@ pub async fn create_key(
     Caller(caller): Caller,
     Body(request): Body<CreateKeyRequest>,
 ) -> Result<(StatusCode, Json<KeyWithSecret>), ApiError> {
-    let me = developer_session(&caller)?;
-    if request.kind == CreatableKind::Live {
-        return Err(ApiError::forbidden(
-            "LIVE keys are issued by platform staff once a connector is approved",
-        )
-        .with_field("kind"));
-    }
-    let fields = check_key_fields(
-        &request.name,
-        &request.scopes,
-        request.expires_at,
-        state.clock.now(),
-    )?;
-    active_developer(&state, &me).await?;
-    let created = issue_key(&state, me.developer, KeyKind::Dev, fields, None).await?;
+    let new = NewKey {
+        name: request.name,
+        scopes: request.scopes,
+        expires_at: request.expires_at,
+        live: request.kind == CreatableKind::Live,
+    };
+    let (key, secret) = keys::create_key(&state, &caller, new, app_secret).await?;
+    let created = KeyWithSecret {
+        key: key.into(),
+        secret,
+    };
     Ok((StatusCode::CREATED, Json(created)))
-}
-
-fn no_such_key() -> ApiError {
-    ApiError::not_found("no such key")
-}
-
-/// The caller's own key by the id in the path; another developer's key and a
-/// malformed id answer as a missing one.
-async fn own_key(
-    state: &AppState,
-    developer: DeveloperId,
-    key_id: &str,
-) -> Result<KeyRecord, ApiError> {
-    let id: KeyId = key_id.parse().map_err(|_| no_such_key())?;
-    Developers(&*state.store)
-        .key(developer, id)
-        .await?
-        .ok_or_else(no_such_key)
 }
 
 /// Gives the key a new secret, shown this once; the old secret stops working at
@@ -377,26 +293,7 @@ pub async fn rotate_key(
     Caller(caller): Caller,
     Path(key_id): Path<String>,
 ) -> Result<Json<KeyWithSecret>, ApiError> {
-    let me = developer_session(&caller)?;
-    active_developer(&state, &me).await?;
-    let key = own_key(&state, me.developer, &key_id).await?;
-    if key.revoked_at.is_some() {
-        return Err(ApiError::conflict("the key is revoked"));
-    }
-    if key.expires_at.is_some_and(|e| e <= state.clock.now()) {
-        return Err(ApiError::conflict("the key has expired; create a new one"));
-    }
-    let (secret, prefix) = new_secret();
-    let rotated = Developers(&*state.store)
-        .rotate_secret(&key, &sha256_hex(&secret), &prefix)
-        .await
-        .map_err(|e| {
-            if e.is_condition_failure() {
-                ApiError::conflict("the key was rotated or revoked meanwhile; retry")
-            } else {
-                e.into()
-            }
-        })?;
+    let (rotated, secret) = keys::rotate_key(&state, &caller, &key_id, app_secret).await?;
     Ok(Json(KeyWithSecret {
         key: rotated.into(),
         secret,
@@ -427,21 +324,7 @@ pub async fn revoke_key(
     Caller(caller): Caller,
     Path(key_id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    let me = developer_session(&caller)?;
-    let key = own_key(&state, me.developer, &key_id).await?;
-    let now = state.clock.now();
-    if key.revoked_at.is_none() {
-        Developers(&*state.store).revoke_key(&key, now).await?;
-    }
-    // Its webhook endpoints stop with it (also when a first attempt failed
-    // after the revoke: the worker would catch them anyway).
-    alyt_events::binding::disable_bound_to(
-        &*state.store,
-        &key,
-        alyt_store::repo::webhooks::DisabledReason::KeyRevoked,
-        now,
-    )
-    .await?;
+    keys::revoke_key(&state, &caller, &key_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -467,10 +350,6 @@ pub struct AppToken {
     pub token_type: TokenType,
     /// Always 300.
     pub expires_in: i64,
-}
-
-fn wrong_app_credentials() -> ApiError {
-    ApiError::unauthorized("the App ID or the App secret is wrong")
 }
 
 /// Exchanges an App ID and App secret for an access token valid five minutes
@@ -504,28 +383,8 @@ async fn exchange_app_secret(
     app_id: KeyId,
     app_secret: &str,
 ) -> Result<AppToken, ApiError> {
-    let presented = sha256_hex(app_secret);
-    let developers = Developers(&*state.store);
-    let key = developers
-        .key_by_secret_hash(&presented)
-        .await?
-        .ok_or_else(wrong_app_credentials)?;
-    // The lookup found the key by the secret's hash; it must be the App ID's key
-    // and its current hash (compared in constant time).
-    if key.id != app_id || !constant_time_eq(key.secret_hash.as_bytes(), presented.as_bytes()) {
-        return Err(wrong_app_credentials());
-    }
+    let key = keys::app_key(state, app_id, app_secret).await?;
     let now = state.clock.now();
-    if key.revoked_at.is_some() || key.expires_at.is_some_and(|e| e <= now) {
-        return Err(wrong_app_credentials());
-    }
-    let active = developers
-        .get(key.developer_id)
-        .await?
-        .is_some_and(|d| d.status == DeveloperStatus::Active);
-    if !active {
-        return Err(wrong_app_credentials());
-    }
     Ok(AppToken {
         access_token: state
             .tokens
@@ -647,6 +506,7 @@ async fn who_is(state: &AppState, caller: Principal) -> Result<WhoAmI, ApiError>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::secrets::sha256_hex;
     use proptest::prelude::*;
 
     proptest! {

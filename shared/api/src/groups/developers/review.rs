@@ -37,17 +37,14 @@ use crate::routing::{Operations, operations};
 use alyt_domain::access::Principal;
 use alyt_domain::ids::{ConnectorId, ConnectorVersionId, DeveloperId, UserId};
 use alyt_domain::submission::ReviewMove;
-use alyt_store::repo::submissions::{
-    VersionRecord, Versions, connector_versions, developer_versions, review_queue,
-};
+use alyt_store::repo::submissions::{VersionRecord, Versions};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::admin::{READERS, WRITERS, staff};
-use super::moves::{Mover, Submission, move_version};
+use super::moves::Submission;
 use super::session::{Params, name_the_field};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiPath;
@@ -58,6 +55,7 @@ use crate::conventions::responses::{
     MalformedId, NoSuchVersionForStaff, NoValidToken, NotPlatformStaff,
 };
 use crate::{ApiError, AppState};
+use alyt_app::developers::review as reviews;
 
 pub fn routes() -> Operations {
     Operations::new().merge(operations!(
@@ -72,7 +70,7 @@ pub fn routes() -> Operations {
 }
 
 /// Characters of a reviewer's note.
-pub const NOTE_MAX_CHARS: usize = 4000;
+pub use alyt_app::developers::review::NOTE_MAX_CHARS;
 
 // ---------------------------------------------------------------------------
 // Operations
@@ -127,22 +125,8 @@ fn review_request(body: &Bytes) -> Result<ReviewRequest, ApiError> {
         return Ok(ReviewRequest::default());
     }
     let request: ReviewRequest = parse_json(body).map_err(name_the_field)?;
-    match request.note.as_deref().map(str::trim) {
-        None => Ok(request),
-        Some(note)
-            if !note.is_empty()
-                && note.chars().count() <= NOTE_MAX_CHARS
-                && !note.chars().any(|c| c.is_control() && c != '\n') =>
-        {
-            Ok(ReviewRequest {
-                note: Some(note.to_owned()),
-            })
-        }
-        Some(_) => Err(ApiError::validation(
-            "note",
-            format!("note must be 1 to {NOTE_MAX_CHARS} characters without control characters"),
-        )),
-    }
+    let note = reviews::checked_note(request.note.as_deref())?;
+    Ok(ReviewRequest { note })
 }
 
 /// The review queue, or every version of a developer or a connector.
@@ -165,27 +149,12 @@ pub async fn list_reviews(
     Caller(caller): Caller,
     Params(params): Params<ReviewListParams>,
 ) -> Result<Json<ListResponse<ReviewedSubmission>>, ApiError> {
-    staff(&caller, &READERS)?;
-    let scope = match (params.developer_id, params.connector_id) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::validation(
-                "connectorId",
-                "give developerId or connectorId, not both",
-            ));
-        }
-        (Some(developer), None) => developer_versions(developer),
-        (None, Some(connector)) => connector_versions(connector),
-        (None, None) => review_queue(),
-    };
+    let scope = reviews::reviews_scope(&caller, params.developer_id, params.connector_id)?;
     let page = PageParams::new(params.limit, params.cursor);
     let found = Versions(&*state.store)
         .page(&scope, page.limit()?, page.after_within(&scope)?)
         .await?;
     Ok(listed(found, |r| ReviewedSubmission::from(&r)))
-}
-
-fn no_such_version() -> ApiError {
-    ApiError::not_found("no such submission")
 }
 
 /// One version with its developer.
@@ -208,11 +177,7 @@ pub async fn get_review(
     Caller(caller): Caller,
     ApiPath(id): ApiPath<ConnectorVersionId>,
 ) -> Result<Json<ReviewedSubmission>, ApiError> {
-    staff(&caller, &READERS)?;
-    let version = Versions(&*state.store)
-        .get(id)
-        .await?
-        .ok_or_else(no_such_version)?;
+    let version = reviews::reviewed_version(&state, &caller, id).await?;
     Ok(Json(ReviewedSubmission::from(&version)))
 }
 
@@ -224,24 +189,8 @@ async fn review(
     body: &Bytes,
     review_move: ReviewMove,
 ) -> Result<Json<ReviewedSubmission>, ApiError> {
-    staff(caller, &WRITERS)?;
-    let user = caller
-        .user_id()
-        .ok_or_else(|| ApiError::forbidden("review moves are made by a signed-in person"))?;
-    let request = review_request(body)?;
-    let read = Versions(&*state.store)
-        .get(id)
-        .await?
-        .ok_or_else(no_such_version)?;
-    let version = move_version(
-        state,
-        read,
-        review_move,
-        Mover::Staff(user),
-        request.note,
-        |v| v,
-    )
-    .await?;
+    let note = || review_request(body).map(|r| r.note);
+    let version = reviews::review(state, caller, id, review_move, note).await?;
     Ok(Json(ReviewedSubmission::from(&version)))
 }
 

@@ -3,8 +3,7 @@
 //! session).
 
 use alyt_domain::access::{Principal, SessionKind};
-use alyt_domain::ids::{DeveloperId, SessionId, UserId};
-use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
+use alyt_store::repo::developers::DeveloperRecord;
 use alyt_store::repo::identity::UserRecord;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -51,38 +50,12 @@ pub async fn start(state: &AppState, user: &UserRecord) -> Result<DeveloperSessi
         .into())
 }
 
-/// A signed-in developer.
-#[derive(Debug, Clone, Copy)]
-pub struct SignedIn {
-    pub user: UserId,
-    pub developer: DeveloperId,
-    pub session: SessionId,
-}
+pub use alyt_app::developers::SignedIn;
 
-/// The caller as a developer session. A key is refused with 403 (keys do not
-/// manage the account or keys); a household session is the wrong kind of
-/// token, so 401, as any other token this operation does not accept.
+/// The caller as a developer session (`alyt_app::developers`): a key is
+/// 403, any other token 401.
 pub fn developer_session(caller: &Principal) -> Result<SignedIn, ApiError> {
-    match caller {
-        Principal::Person {
-            claims,
-            kind: SessionKind::Developer,
-            session,
-            developer: Some(developer),
-        } => Ok(SignedIn {
-            user: claims.sub,
-            developer: *developer,
-            session: *session,
-        }),
-        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
-            Err(ApiError::unauthorized(
-                "this operation needs a developer session (sign in with /v1/developers/auth/login)",
-            ))
-        }
-        Principal::Key { .. } => Err(ApiError::forbidden(
-            "this operation is for signed-in developers, not keys",
-        )),
-    }
+    Ok(alyt_app::developers::developer_session(caller)?)
 }
 
 /// The developer record of a signed-in developer, which must be active.
@@ -90,15 +63,7 @@ pub async fn active_developer(
     state: &AppState,
     signed_in: &SignedIn,
 ) -> Result<DeveloperRecord, ApiError> {
-    let developer = Developers(&*state.store)
-        .get(signed_in.developer)
-        .await?
-        .filter(|d| d.user_id == signed_in.user)
-        .ok_or_else(|| ApiError::unauthorized("the developer account no longer exists"))?;
-    if developer.status != DeveloperStatus::Active {
-        return Err(ApiError::forbidden("the developer account is not active"));
-    }
-    Ok(developer)
+    Ok(alyt_app::developers::active_developer(state, signed_in).await?)
 }
 
 /// A JSON body like [`ApiJson`](crate::conventions::extract::ApiJson), whose rejection for

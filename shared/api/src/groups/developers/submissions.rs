@@ -33,18 +33,9 @@
 //! index query (+ 1 get with `connectorId`).
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::Scope;
+use alyt_app::developers::submissions::{self, NewSubmission, SubmissionChange};
 use alyt_domain::ids::{ConnectorId, ConnectorVersionId};
-use alyt_domain::integration::descriptor::{
-    ConnectorDescriptor, DescriptorSource, parse_descriptor,
-};
-use alyt_domain::submission::{ReviewMove, ReviewState, check_semver};
-use alyt_store::ListScope;
-use alyt_store::repo::developers::DeveloperRecord;
-use alyt_store::repo::integrations::{ConnectorRecord, Integrations};
-use alyt_store::repo::submissions::{
-    AiDeclaration, VersionError, VersionRecord, Versions, connector_versions, developer_versions,
-};
+use alyt_store::repo::submissions::{AiDeclaration, Versions};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -52,8 +43,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::connectors::connector_developer;
-use super::moves::{Mover, Submission, mail_developer, move_version, state_event};
+use super::moves::Submission;
 use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiPath;
@@ -75,7 +65,7 @@ pub fn routes() -> Operations {
 }
 
 /// Characters of the prose households read beside the descriptor.
-pub const PROSE_MAX_CHARS: usize = 20_000;
+pub use alyt_app::developers::submissions::PROSE_MAX_CHARS;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -121,80 +111,6 @@ pub struct SubmissionListParams {
     pub cursor: Option<String>,
 }
 
-fn no_such_version() -> ApiError {
-    ApiError::not_found("no such submission")
-}
-
-fn no_such_connector() -> ApiError {
-    ApiError::not_found("no such connector").with_field("connectorId")
-}
-
-/// The descriptor of a version numbered `semver`, checked.
-fn checked_descriptor(value: &Value, semver: &str) -> Result<ConnectorDescriptor, ApiError> {
-    let descriptor = parse_descriptor(value, "descriptor")
-        .map_err(|p| ApiError::validation(p.field.clone(), p.to_string()))?;
-    if descriptor.version != semver {
-        return Err(ApiError::validation(
-            "descriptor.version",
-            format!("descriptor.version must be the submission's semver, {semver}"),
-        ));
-    }
-    if descriptor.source != DescriptorSource::Installed || descriptor.built_in.is_some() {
-        return Err(ApiError::validation(
-            if descriptor.built_in.is_some() {
-                "descriptor.builtIn"
-            } else {
-                "descriptor.source"
-            },
-            "a submitted connector is installed: source 'installed' and no builtIn (built-in connectors are the platform's own)",
-        ));
-    }
-    Ok(descriptor)
-}
-
-fn checked_prose(prose: &str) -> Result<String, ApiError> {
-    let chars = prose.trim().chars().count();
-    if chars == 0
-        || chars > PROSE_MAX_CHARS
-        || prose
-            .chars()
-            .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
-        return Err(ApiError::validation(
-            "prose",
-            format!("prose must be 1 to {PROSE_MAX_CHARS} characters without control characters"),
-        ));
-    }
-    Ok(prose.trim().to_owned())
-}
-
-/// The connector a developer submits a version of (404 for another
-/// developer's, like a missing one).
-async fn own_connector(
-    state: &AppState,
-    developer: &DeveloperRecord,
-    id: ConnectorId,
-) -> Result<ConnectorRecord, ApiError> {
-    Integrations(&*state.store)
-        .connector(id)
-        .await?
-        .filter(|c| c.developer_id == developer.id)
-        .ok_or_else(no_such_connector)
-}
-
-/// The developer's own version (404 for another's).
-async fn own_version(
-    state: &AppState,
-    developer: &DeveloperRecord,
-    id: ConnectorVersionId,
-) -> Result<VersionRecord, ApiError> {
-    Versions(&*state.store)
-        .get(id)
-        .await?
-        .filter(|v| v.developer_id == developer.id)
-        .ok_or_else(no_such_version)
-}
-
 /// Submits a version of one of the developer's connectors (or keeps it a
 /// draft).
 #[utoipa::path(
@@ -218,65 +134,15 @@ pub async fn create_submission(
     Caller(caller): Caller,
     Body(request): Body<CreateSubmissionRequest>,
 ) -> Result<(StatusCode, Json<Submission>), ApiError> {
-    let developer = connector_developer(&state, &caller, Scope::IntegrationsWrite).await?;
-    let semver = request.semver.trim().to_owned();
-    check_semver(&semver, [])
-        .map_err(|problem| ApiError::validation("semver", problem.to_string()))?;
-    let descriptor_value = request.descriptor;
-    checked_descriptor(&descriptor_value, &semver)?;
-    let prose = checked_prose(&request.prose)?;
-    let connector = own_connector(&state, &developer, request.connector_id).await?;
-    let earlier = Versions(&*state.store).of_connector(connector.id).await?;
-    check_semver(&semver, earlier.iter().map(|v| v.semver.as_str()))
-        .map_err(|problem| ApiError::validation("semver", problem.to_string()))?;
-    let sandbox = developer.sandbox_tenant_id.ok_or_else(|| {
-        ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
-    })?;
-    let now = state.clock.now();
-    let draft = VersionRecord {
-        id: ConnectorVersionId::new(),
-        connector_id: connector.id,
-        developer_id: developer.id,
-        slug: connector.slug.clone(),
-        semver,
-        descriptor: descriptor_value,
-        prose,
+    let new = NewSubmission {
+        connector_id: request.connector_id,
+        semver: request.semver,
+        descriptor: request.descriptor,
+        prose: request.prose,
         ai_declaration: request.ai_declaration,
-        state: ReviewState::Draft,
-        note: None,
-        reviewed_by: None,
-        created_at: now,
-        updated_at: now,
-        submitted_at: None,
-        published_at: None,
-        notices_pending: false,
-        rev: 0,
+        draft: request.draft,
     };
-    let version = if request.draft {
-        draft
-    } else {
-        VersionRecord {
-            state: ReviewState::Submitted,
-            submitted_at: Some(now),
-            ..draft
-        }
-    };
-    let event = state_event(&version, now);
-    let also = state.event_writes(sandbox, vec![event])?;
-    match Versions(&*state.store).create(&version, also).await {
-        Ok(()) => {}
-        Err(VersionError::SemverTaken) => {
-            return Err(ApiError::conflict(format!(
-                "version {} of {} was submitted meanwhile",
-                version.semver, version.slug
-            ))
-            .with_field("semver"));
-        }
-        Err(VersionError::Changed) => return Err(ApiError::conflict("try again")),
-        Err(VersionError::Store(e)) => return Err(e.into()),
-    }
-    tracing::info!(version = %version.id, connector = %connector.id, state = version.state.as_str(), "connector version created");
-    mail_developer(&state, &developer, &version).await;
+    let version = submissions::create_submission(&state, &caller, new).await?;
     Ok((StatusCode::CREATED, Json(Submission::from(&version))))
 }
 
@@ -301,11 +167,7 @@ pub async fn list_submissions(
     Caller(caller): Caller,
     Params(params): Params<SubmissionListParams>,
 ) -> Result<Json<ListResponse<Submission>>, ApiError> {
-    let developer = connector_developer(&state, &caller, Scope::IntegrationsRead).await?;
-    let scope: ListScope = match params.connector_id {
-        Some(id) => connector_versions(own_connector(&state, &developer, id).await?.id),
-        None => developer_versions(developer.id),
-    };
+    let scope = submissions::submissions_scope(&state, &caller, params.connector_id).await?;
     let page = PageParams::new(params.limit, params.cursor);
     let found = Versions(&*state.store)
         .page(&scope, page.limit()?, page.after_within(&scope)?)
@@ -334,8 +196,7 @@ pub async fn get_submission(
     Caller(caller): Caller,
     ApiPath(id): ApiPath<ConnectorVersionId>,
 ) -> Result<Json<Submission>, ApiError> {
-    let developer = connector_developer(&state, &caller, Scope::IntegrationsRead).await?;
-    let version = own_version(&state, &developer, id).await?;
+    let version = submissions::submission(&state, &caller, id).await?;
     Ok(Json(Submission::from(&version)))
 }
 
@@ -364,30 +225,12 @@ pub async fn change_submission(
     ApiPath(id): ApiPath<ConnectorVersionId>,
     Body(request): Body<ChangeSubmissionRequest>,
 ) -> Result<Json<Submission>, ApiError> {
-    let developer = connector_developer(&state, &caller, Scope::IntegrationsWrite).await?;
-    let read = own_version(&state, &developer, id).await?;
-    if let Some(descriptor) = &request.descriptor {
-        checked_descriptor(descriptor, &read.semver)?;
-    }
-    let prose = request.prose.as_deref().map(checked_prose).transpose()?;
-    let edit = move |mut v: VersionRecord| {
-        if let Some(descriptor) = request.descriptor {
-            v.descriptor = descriptor;
-        }
-        if let Some(prose) = prose {
-            v.prose = prose;
-        }
-        if let Some(ai) = request.ai_declaration {
-            v.ai_declaration = ai;
-        }
-        v
+    let change = SubmissionChange {
+        descriptor: request.descriptor,
+        prose: request.prose,
+        ai_declaration: request.ai_declaration,
+        submit: request.submit,
     };
-    let review_move = if request.submit {
-        ReviewMove::Submit
-    } else {
-        ReviewMove::Edit
-    };
-    let mover = Mover::Developer(&developer);
-    let version = move_version(&state, read, review_move, mover, None, edit).await?;
+    let version = submissions::change_submission(&state, &caller, id, change).await?;
     Ok(Json(Submission::from(&version)))
 }

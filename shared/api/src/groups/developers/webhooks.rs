@@ -29,13 +29,13 @@
 use std::collections::BTreeSet;
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{KeyKind, Principal, Scope};
-use alyt_domain::ids::{KeyId, TenantId, WebhookId};
+use alyt_domain::access::{KeyKind, Principal};
+use alyt_domain::ids::{KeyId, WebhookId};
 use alyt_events::binding::BindingCheck;
-use alyt_events::envelope::{EventId, EventKind, PlatformEvent, WebhookPingData};
+use alyt_events::envelope::EventKind;
 use alyt_events::outbound::{self, OutboundPolicy};
 use alyt_events::{dispatch, signature};
-use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers, KeyRecord};
+use alyt_store::repo::developers::{Developers, KeyRecord};
 use alyt_store::repo::webhooks::developer_endpoints;
 use alyt_store::repo::webhooks::{
     DeliveryRecord, DeliveryStatus, DisabledReason, EndpointEdit, EndpointStatus, HISTORY, Queued,
@@ -48,7 +48,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::session::{Body, Params, active_developer, developer_session};
+use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
@@ -168,63 +168,26 @@ pub struct CreateWebhookRequest {
 
 /// Who manages webhooks in a request: the (active) developer, and the key
 /// when a key calls, which sees only the endpoints bound to itself.
-struct Manager {
-    developer: DeveloperRecord,
-    key: Option<KeyId>,
-}
-
-impl Manager {
-    /// Whether this caller manages `endpoint` (a key: only its own).
-    fn manages(&self, endpoint: &WebhookEndpointRecord) -> bool {
-        endpoint.developer_id == self.developer.id && self.key.is_none_or(|k| endpoint.key_id == k)
-    }
-}
-
-/// The developer behind the caller: a developer session, or a key with
-/// `webhooks:write`. The developer must be active.
-async fn webhook_developer(state: &AppState, caller: &Principal) -> Result<Manager, ApiError> {
-    match caller {
-        Principal::Key {
-            developer, key_id, ..
-        } => {
-            caller.require_scope(Scope::WebhooksWrite)?;
-            let developer = Developers(&*state.store)
-                .get(*developer)
-                .await?
-                .filter(|d| d.status == DeveloperStatus::Active)
-                .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))?;
-            Ok(Manager {
-                developer,
-                key: Some(*key_id),
-            })
-        }
-        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
-            let me = developer_session(caller)?;
-            Ok(Manager {
-                developer: active_developer(state, &me).await?,
-                key: None,
-            })
-        }
-    }
-}
+use alyt_app::developers::webhooks::Manager;
 
 fn no_such_webhook() -> ApiError {
     ApiError::not_found("no such webhook endpoint")
 }
 
+/// The developer behind the caller: a developer session, or a key with
+/// `webhooks:write`. The developer must be active.
+async fn webhook_developer(state: &AppState, caller: &Principal) -> Result<Manager, ApiError> {
+    Ok(alyt_app::developers::webhooks::webhook_developer(state, caller).await?)
+}
+
 /// One of the endpoints the caller manages; anything else (another
-/// developer's, another key's, a malformed id) is the same 404.
+/// developer's, another key's, a malformed id) is 404.
 async fn own_endpoint(
     state: &AppState,
     manager: &Manager,
     id: &str,
 ) -> Result<WebhookEndpointRecord, ApiError> {
-    let id: WebhookId = id.parse().map_err(|_| no_such_webhook())?;
-    Webhooks(&*state.store)
-        .endpoint(manager.developer.id, id)
-        .await?
-        .filter(|e| manager.manages(e))
-        .ok_or_else(no_such_webhook)
+    Ok(alyt_app::developers::webhooks::own_endpoint(state, manager, id).await?)
 }
 
 /// Checks the fields of a new endpoint; a wrong one is a 400 naming it.
@@ -609,38 +572,18 @@ pub async fn test_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<TestQueued>), ApiError> {
-    let manager = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &manager, &id).await?;
-    let now = state.clock.now();
-    let tenant: TenantId = match &endpoint.route {
-        WebhookRoute::Tenant { tenant_id } => *tenant_id,
-        WebhookRoute::Connector { .. } => manager.developer.sandbox_tenant_id.ok_or_else(|| {
-            ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
-        })?,
-    };
-    let ping = WebhookPingData {
-        endpoint_id: endpoint.id,
-        at: now,
-    };
-    let event = PlatformEvent::WebhookPing(ping)
-        .envelope(EventId::new(now, rand_suffix()), tenant, now)
-        .map_err(ApiError::internal)?;
-    let queued = alyt_events::delivery::enqueue_to(&*state.store, &endpoint, &event, now).await?;
-    let status = match queued {
+    let test = alyt_app::developers::webhooks::test_webhook(&state, &caller, &id).await?;
+    let status = match test.queued {
         Queued::Held => DeliveryStatus::Held,
         _ => DeliveryStatus::Pending,
     };
     Ok((
         StatusCode::ACCEPTED,
         Json(TestQueued {
-            event_id: event.id.to_string(),
+            event_id: test.event_id.to_string(),
             status,
         }),
     ))
-}
-
-fn rand_suffix() -> u32 {
-    uuid::Uuid::new_v4().as_u128() as u32
 }
 
 /// One delivery of the log: its state and the exact signed payload.
@@ -769,9 +712,8 @@ pub async fn enable_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Enabled>, ApiError> {
-    let manager = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &manager, &id).await?;
-    let (endpoint, requeued) = reenable_endpoint(&state, &manager, endpoint).await?;
+    let (endpoint, requeued) =
+        alyt_app::developers::webhooks::enable_webhook(&state, &caller, &id).await?;
     Ok(Json(Enabled {
         endpoint: endpoint.into(),
         requeued,
@@ -825,48 +767,4 @@ pub async fn disable_webhook(
         None => own_endpoint(&state, &manager, &id).await?,
     };
     Ok(Json(endpoint.into()))
-}
-
-/// Re-enables a disabled endpoint whose key still speaks for it (409
-/// otherwise) and requeues its held deliveries; answers the endpoint and how
-/// many were requeued (none for an endpoint already active).
-async fn reenable_endpoint(
-    state: &AppState,
-    manager: &Manager,
-    endpoint: WebhookEndpointRecord,
-) -> Result<(WebhookEndpointRecord, u32), ApiError> {
-    let now = state.clock.now();
-    if endpoint.status == EndpointStatus::Active {
-        return Ok((endpoint, 0));
-    }
-    let mut bindings = BindingCheck::default();
-    match bindings.broken(&*state.store, &endpoint, now).await? {
-        Some(DisabledReason::KeyRevoked) => {
-            return Err(ApiError::conflict(
-                "the endpoint's key was revoked; create an endpoint bound to a live key",
-            ));
-        }
-        Some(DisabledReason::KeyExpired) => {
-            return Err(ApiError::conflict(
-                "the endpoint's key expired; create an endpoint bound to a live key",
-            ));
-        }
-        Some(
-            DisabledReason::DeveloperSuspended | DisabledReason::Failures | DisabledReason::Manual,
-        )
-        | None => {}
-    }
-    let enabled =
-        alyt_events::reenable(&*state.store, manager.developer.id, endpoint.id, now).await?;
-    // A row held just before the re-enable may reach the held index late
-    // (DynamoDB): the worker requeues again for a few seconds.
-    dispatch::follow_up_requeue(&*state.store, endpoint.id, now).await?;
-    match enabled {
-        Some(done) => Ok((done.endpoint, done.requeued)),
-        // Re-enabled meanwhile by another request: answer its state.
-        None => {
-            let current = own_endpoint(state, manager, &endpoint.id.to_string()).await?;
-            Ok((current, 0))
-        }
-    }
 }
