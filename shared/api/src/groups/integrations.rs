@@ -612,40 +612,45 @@ pub async fn answer_challenge(
 ) -> Result<Json<ConnectResult>, ApiError> {
     check_input(&body.input)?;
     caller.require_scope(Need::Configure.scope())?;
-    if body.token.is_empty() {
+    let (connecting, connector_token) = take_challenge(&state, &caller, &body.token).await?;
+    Ok(Json(
+        connect(&state, connecting, body.input, Some(connector_token)).await?,
+    ))
+}
+
+/// The connection a challenge's `token` continues, taken once, whoever
+/// presents it (before anything else), in a home the caller configures;
+/// with the connector's token of that challenge.
+async fn take_challenge(
+    state: &AppState,
+    caller: &Principal,
+    token: &str,
+) -> Result<(Connecting, String), ApiError> {
+    if token.is_empty() {
         return Err(ApiError::validation(
             "token",
             "token must be the challenge's token",
         ));
     }
-    // Taken before anything else: a token answers once, whoever presents it.
     let challenge = Integrations(&*state.store)
-        .take_challenge(&sha256_hex(&body.token), state.clock.now())
+        .take_challenge(&sha256_hex(token), state.clock.now())
         .await?
         .ok_or_else(challenge_gone)?;
     let home = home_for(
-        &state,
-        &caller,
+        state,
+        caller,
         challenge.tenant_id,
         challenge.property_id,
         Need::Configure.in_home(no_such_property),
     )
     .await?;
-    let connector = installable(&state, challenge.tenant_id, challenge.connector_id).await?;
+    let connector = installable(state, challenge.tenant_id, challenge.connector_id).await?;
     let connecting = Connecting {
         home,
         connector,
         integration_id: challenge.integration_id,
     };
-    Ok(Json(
-        connect(
-            &state,
-            connecting,
-            body.input,
-            Some(challenge.connector_token.clone()),
-        )
-        .await?,
-    ))
+    Ok((connecting, challenge.connector_token))
 }
 
 // ---------------------------------------------------------------------------
