@@ -401,7 +401,7 @@ pub const COMMITTED_OPENAPI: &[u8] = include_bytes!("../contract/openapi.json");
 pub const COMMITTED_ASYNCAPI: &[u8] = include_bytes!("../contract/asyncapi.json");
 
 /// A committed document as compact JSON, rewritten on the first request
-/// (issue 16, M6: nothing at start).
+/// (nothing at start: start-up time, M6).
 fn served(cache: &'static OnceLock<Bytes>, committed: &'static [u8]) -> impl IntoResponse + use<> {
     let body = cache.get_or_init(|| {
         let document: serde_json::Value =

@@ -5,7 +5,7 @@
 //!
 //! Why not utoipa-axum's `OpenApiRouter` at run time: building the contract
 //! (every schema of every operation, merged) took 9-14 ms of a 20 ms start
-//! (issue 16, M6; docs/PROFILING.md), on every start of the local platform
+//! (docs/PROFILING.md), on every start of the local platform
 //! and every cold start of a Lambda. The contract is now built only when it
 //! is asked for ([`crate::openapi::document`], and once per process for
 //! `GET /v1/openapi.json`), from the same list, by utoipa-axum itself, so the

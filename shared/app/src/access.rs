@@ -246,7 +246,7 @@ pub async fn device_for(
 }
 
 // ---------------------------------------------------------------------------
-// Home security (Authentication 9)
+// Home security
 
 /// The caller's home-security access to `home`: by its roles
 /// ([`Principal::security_access`]), or for a TV of this home through its

@@ -52,7 +52,7 @@ impl BotCheck for NoBotCheck {
 #[error("the simulator runner: {0}")]
 pub struct SimulatorUnavailable(pub String);
 
-/// Controls the runner of the virtual devices (spec H) without knowing
+/// Controls the runner of the virtual devices without knowing
 /// where it runs: in process locally, a long-running task hosted. Every
 /// call comes after the store write it reports, so a runner that misses a
 /// call catches up from the store.

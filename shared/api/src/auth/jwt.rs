@@ -83,7 +83,7 @@ pub struct TokenSigner {
     encoding: EncodingKey,
     decoding: DecodingKey,
     /// Tokens this signer verified, with their expiry: verifying is an HMAC
-    /// and two JSON decodes (7% of a device list's time, issue 16 M1), and a
+    /// and two JSON decodes (7% of a device list's time, measured under M1), and a
     /// client presents the same token for minutes. Only a token whose
     /// signature verified is kept, and its expiry is checked on every use.
     /// At most [`VERIFIED_CACHE`] entries; emptied when full.

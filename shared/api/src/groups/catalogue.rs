@@ -1,4 +1,4 @@
-//! The catalogue (spec D; Catalogue definition): what households can
+//! The catalogue: what households can
 //! install.
 //!
 //! * `GET /v1/catalogue/definitions[?tenantId]`: the built-in definitions

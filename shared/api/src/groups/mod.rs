@@ -56,8 +56,8 @@ impl Group {
 
 /// One group chosen at compile time: a function that hosts it names its
 /// routes without [`Group::routes`]'s match, so the binary links only that
-/// group's handlers (the others are dead code the linker drops; issue 21,
-/// bootstrap size).
+/// group's handlers (the others are dead code the linker drops, which
+/// keeps every bootstrap small).
 pub trait OneGroup {
     const GROUP: Group;
     fn routes() -> Operations;

@@ -1,4 +1,4 @@
-//! Music (spec G): what a home's routines can play, provider search, and
+//! Music: what a home's routines can play, provider search, and
 //! the music step itself. The rules are `alyt_domain::integration::music`
 //! and `alyt_domain::routine::MusicUri`; the calls are the connector
 //! protocol's music calls (`shared/connectors/PROTOCOL.md`).

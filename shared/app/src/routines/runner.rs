@@ -1,6 +1,6 @@
 //! The routine runner: a run is a small state machine that the runner moves
 //! one step at a time, recording each step's outcome before the next one
-//! starts (spec G: steps in order; a failure is recorded and later steps
+//! starts (steps in order; a failure is recorded and later steps
 //! continue).
 //!
 //! A step with effects (a thing, a room, music) is first **claimed**: the

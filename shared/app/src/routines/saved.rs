@@ -76,7 +76,7 @@ pub async fn routine_for(
 }
 
 /// A security step changes the home's mode, so only someone who may change
-/// it saves one (Authentication 9: a key, a widget or a nested routine
+/// it saves one (a key, a widget or a nested routine
 /// gains no security authority): 403 otherwise. Each run checks again.
 async fn check_security_steps(
     app: &App,

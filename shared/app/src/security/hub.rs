@@ -1,5 +1,5 @@
 //! A hub-run home's configuration and mode, sent over the hub's broker
-//! channels (spec I, Limits; rules in `alyt_domain::security::hub`).
+//! channels (the rules and limits are `alyt_domain::security::hub`).
 //!
 //! * [`Inventory::hub_config`]: the home's [`HubConfig`] from what security uses now
 //!   (detectors with the modes that watch them, outputs, keypad locks that

@@ -1,4 +1,4 @@
-//! The alarm's outputs, driven (spec I Outputs, Speaker alarm, Night
+//! The alarm's outputs, driven (sirens, the speaker alarm, night
 //! lights): the rules are `alyt_domain::security::outputs`, the job is on
 //! the home's security record; this is the part that talks to the
 //! connectors. Both runtimes' timers call [`drive_due`] every second.

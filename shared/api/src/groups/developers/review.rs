@@ -1,4 +1,4 @@
-//! Platform staff review connector versions (spec D, under
+//! Platform staff review connector versions (under
 //! /v1/developers/admin/submissions); every move goes through
 //! `moves::move_version`, as the developer's own do.
 //!

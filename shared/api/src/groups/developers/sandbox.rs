@@ -4,7 +4,7 @@
 //! and the developer as the tenant's ADMIN and the household's OWNER. The
 //! developer write is conditioned on there being no sandbox yet, so however
 //! often (or concurrently) verification runs, there is one sandbox. Then the
-//! five virtual devices of spec H are registered in its rooms
+//! five virtual devices of a fresh sandbox are registered in its rooms
 //! ([`super::simulator::provision_sandbox`]); that never fails the
 //! verification, and the runner starts whatever is stored when it starts.
 

@@ -320,7 +320,7 @@ async fn register_and_record(
     Ok((registered.device, record))
 }
 
-/// The five devices of a fresh sandbox (spec H), in the rooms of the home
+/// The five devices of a fresh sandbox, in the rooms of the home
 /// the verification just created. Failures are logged, never returned:
 /// verification succeeds whatever happens here, and a device whose record is
 /// stored comes up whenever the runner (re)starts.
@@ -352,7 +352,7 @@ pub async fn provision_sandbox(state: &AppState, developer: &DeveloperRecord, ho
     }
 }
 
-/// The demo household's things (issue 39): spec H's five of a fresh
+/// The demo household's things: the five of a fresh
 /// sandbox in their rooms, and home security's motion sensor, door contact
 /// and keypad lock, named as a household would name them.
 pub const DEMO_DEVICES: [(Profile, &str, &str); 8] = [

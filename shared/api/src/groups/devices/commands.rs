@@ -1,4 +1,4 @@
-//! Device commands (part of the homes group; spec: Command delivery, part F).
+//! Device commands (part of the homes group).
 //!
 //! * `POST /v1/devices/{deviceId}/commands?tenantId`: the thing envelope
 //!   `{ command: 'set', payload: { capability, key, value } }`, `press`, or

@@ -1,4 +1,4 @@
-//! A home at a glance (part of the homes group; spec: Room and overview).
+//! A home at a glance (part of the homes group).
 //!
 //! * `GET /v1/properties/{propertyId}/overview?tenantId`: `{ property { id,
 //!   name, timezone }, rooms[] (room views), house { primaryActions,

@@ -1,4 +1,4 @@
-//! Rooms (part of the homes group; spec: Room and overview, part F).
+//! Rooms (part of the homes group).
 //!
 //! * `GET /v1/rooms?tenantId&propertyId`: a home's rooms as resolved views,
 //!   oldest first, paginated.

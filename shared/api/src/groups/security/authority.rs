@@ -1,4 +1,4 @@
-//! Who runs a home's security (spec I: one authority per home): the
+//! Who runs a home's security (one authority per home): the
 //! platform's built-in engine, or a dedicated security-system connector.
 //!
 //! `PUT /v1/home-security/{propertyId}/authority` `{ tenantId, authority:

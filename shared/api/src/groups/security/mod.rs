@@ -1,4 +1,4 @@
-//! Home security over HTTP (spec I): one home's status, its mode, its
+//! Home security over HTTP: one home's status, its mode, its
 //! settings and selections, its incidents. The rules are
 //! `alyt_domain::security`; the records `repo::security`.
 //!
@@ -18,7 +18,7 @@
 //! * `GET …/incidents` (newest first), `POST …/incidents/{number}/acknowledge`
 //!   (one resident; separate from Off).
 //!
-//! Who (Authentication 9, `Principal::security_access`): household members
+//! Who (`Principal::security_access`): household members
 //! control the mode and acknowledge; the household's owners also
 //! configure; the tenant's roles, guests and platform staff only read;
 //! keys, widgets and connector credentials have no access at all (403).
@@ -26,7 +26,8 @@
 //! The platform offers no emergency dispatch and shares no evidence.
 //!
 //! Time: the exit and entry countdowns end when the home is next read or
-//! changed (issue 20's sweep slice moves them on their own).
+//! changed, and on their own on the household timers' beat (the
+//! `security-timers` pass of `alyt_app::passes`).
 
 mod authority;
 mod delegations;

@@ -1,4 +1,4 @@
-//! A home's routines (spec G; the body's rules are `alyt_domain::routine`,
+//! A home's routines (the body's rules are `alyt_domain::routine`,
 //! the records `repo::routines`).
 //!
 //! * `POST /v1/properties/{propertyId}/routines?tenantId` `{ name, enabled?,
@@ -14,8 +14,9 @@
 //!   create), `DELETE` (204).
 //!
 //! A routine with a time trigger is due at its next occurrence in the
-//! home's timezone while enabled (`nextDue`); running routines (manual and
-//! scheduled) and their history come with the next slice of issue 19.
+//! home's timezone while enabled (`nextDue`); the runner starts it then
+//! (`alyt_app::routines::runner`), and `runs.rs` runs one by hand and reads
+//! the history.
 //!
 //! Who: the rule of rooms. Creating, changing and deleting configure the
 //! home (the household's OWNER, tenant ADMIN/INSTALLER, platform OWNER/STAFF,
