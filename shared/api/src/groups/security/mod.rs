@@ -61,12 +61,12 @@ use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
+use alyt_app::security::hub;
 use alyt_app::security::incidents;
 use alyt_app::security::inventory;
 use alyt_app::security::mode::{self, ModeOrder, Repeatable, security_for};
 use alyt_app::security::settings::{self, SettingsChange};
 pub use alyt_app::security::status::*;
-pub use alyt_app::security::{hub, outputs, timers};
 
 impl From<KeepError> for ApiError {
     fn from(e: KeepError) -> Self {
