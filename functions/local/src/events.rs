@@ -23,10 +23,6 @@ use alyt_store::{
 };
 use async_trait::async_trait;
 
-/// How often the dispatcher looks for events when no write of this process
-/// woke it.
-pub const DISPATCH_POLL: Duration = Duration::from_secs(2);
-
 /// `ALYT_WEBHOOKS_PRIVATE_NETWORKS`: `on` (the default) lets webhooks reach
 /// http URLs and private, loopback and link-local addresses (a receiver on
 /// 127.0.0.1); `off` applies the hosted policy (https to public addresses).

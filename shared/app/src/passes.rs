@@ -438,6 +438,29 @@ mod tests {
         assert_eq!(*seen.lock().unwrap(), names);
     }
 
+    /// A slow pass delays its next one rather than bunching them up.
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_pass_delays_the_next_instead_of_bunching_them() {
+        let start = Instant::now();
+        let starts = Arc::new(Mutex::new(Vec::new()));
+        let seen = starts.clone();
+        let slow = Pass::new("slow", Worker::Sweeps, Duration::from_secs(2), move |_| {
+            let seen = seen.clone();
+            async move {
+                let at = Instant::now() - start;
+                seen.lock().unwrap().push(at);
+                // The first pass takes 5 s: the next starts when it ends.
+                if at.is_zero() {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                }
+                Ok(Report::ResetMails(0))
+            }
+        });
+        drive(&[slow], Worker::Sweeps, start + Duration::from_secs(10)).await;
+        let secs = [0, 5, 7, 9].map(Duration::from_secs);
+        assert_eq!(*starts.lock().unwrap(), secs);
+    }
+
     /// A window of zero still runs every pass once.
     #[tokio::test(start_paused = true)]
     async fn an_invocation_without_time_runs_each_pass_once() {

@@ -137,30 +137,6 @@ pub async fn mailer_from_env() -> std::sync::Arc<dyn alyt_mail::Mailer> {
     }
 }
 
-/// Runs `pass` every `every` within one invocation: the first at once, none
-/// starting at or after `until`, and a slow pass delays the next one rather
-/// than bunching them up; each pass's answer goes to `record`. The scheduled
-/// functions (sweeps, webhooks) loop this way because EventBridge fires at
-/// most once a minute; the local platform runs the same passes on a beat.
-pub async fn passes_until<R, Fut>(
-    until: tokio::time::Instant,
-    every: std::time::Duration,
-    mut pass: impl FnMut() -> Fut,
-    mut record: impl FnMut(R),
-) where
-    Fut: std::future::Future<Output = R>,
-{
-    let mut next = tokio::time::Instant::now();
-    loop {
-        record(pass().await);
-        next = (next + every).max(tokio::time::Instant::now());
-        if next >= until {
-            return;
-        }
-        tokio::time::sleep_until(next).await;
-    }
-}
-
 /// Keeps `meter`'s counts flowing to the table: a flush every
 /// [`alyt_store::meter::FLUSH_EVERY`] while the instance runs (a frozen
 /// instance flushes when it next thaws) and a last one when Lambda stops the
@@ -266,11 +242,7 @@ pub fn table_from_env() -> Result<String, &'static str> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
-    use tokio::time::Instant;
-
-    use super::{log_filter, passes_until};
+    use super::log_filter;
 
     /// The template's documented `LogLevel` forms filter by target and
     /// level; anything else logs at info and is reported.
@@ -291,55 +263,5 @@ mod tests {
         let (filter, unreadable) = log_filter(Some("alyt_api=loud"));
         assert_eq!(unreadable.as_deref(), Some("alyt_api=loud"));
         assert!(filter.would_enable("alyt_api", &Level::INFO));
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn passes_run_on_the_beat_and_none_starts_at_the_deadline() {
-        let start = Instant::now();
-        let mut starts = Vec::new();
-        passes_until(
-            start + Duration::from_secs(5),
-            Duration::from_secs(2),
-            || async { Instant::now() - start },
-            |at| starts.push(at),
-        )
-        .await;
-        let secs = [0, 2, 4].map(Duration::from_secs);
-        assert_eq!(starts, secs);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_slow_pass_delays_the_next_instead_of_bunching_them() {
-        let start = Instant::now();
-        let mut starts = Vec::new();
-        passes_until(
-            start + Duration::from_secs(10),
-            Duration::from_secs(2),
-            || async {
-                let at = Instant::now() - start;
-                // The first pass takes 5 s: the next starts when it ends.
-                if at.is_zero() {
-                    tokio::time::sleep(Duration::from_secs(5)).await;
-                }
-                at
-            },
-            |at| starts.push(at),
-        )
-        .await;
-        let secs = [0, 5, 7, 9].map(Duration::from_secs);
-        assert_eq!(starts, secs);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_window_of_nothing_is_one_pass() {
-        let mut passes = 0;
-        passes_until(
-            Instant::now(),
-            Duration::from_secs(1),
-            || async {},
-            |()| passes += 1,
-        )
-        .await;
-        assert_eq!(passes, 1);
     }
 }
