@@ -593,10 +593,13 @@ def test_an_empty_sandbox_says_what_to_do_next(page, platform):
     expect(developer_tabs).to_be_visible()
 
     developer_tabs.get_by_role("link", name="Simulator").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Simulator")
     expect(page.locator(".empty")).to_contain_text("No virtual device yet")
     developer_tabs.get_by_role("link", name="Webhooks").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Webhooks")
     expect(page.locator(".empty")).to_contain_text("No endpoint yet")
     developer_tabs.get_by_role("link", name="Connectors").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Connectors")
     expect(page.locator(".empty")).to_contain_text("No connector yet")
 
 
