@@ -4,13 +4,13 @@
 //!
 //! Keys (see `DATA_MODEL.md`): `AUDIT#{c}` / `{µs:020}#{id}`, newest last.
 
+use super::{page, ts};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::history::micros;
-use super::ts;
 use crate::{Item, Key, ListScope, PageKey, Store, StoreError, TxWrite};
 
 /// What an audit entry records.
@@ -63,15 +63,14 @@ impl Audit<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<AuditRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(
-                household_audit(client)
-                    .query()
-                    .backward()
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?
-            .records()
+        page(
+            self.0,
+            household_audit(client)
+                .query()
+                .backward()
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 }

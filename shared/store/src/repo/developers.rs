@@ -5,6 +5,7 @@
 //! `KEYHASH#{sha256}/KEYHASH` written in the same transaction as the key, so a
 //! key authenticates with one strongly consistent read the moment it exists.
 
+use super::{CreateError, page, record, ts};
 use alyt_domain::access::{KeyKind, Scope};
 use alyt_domain::ids::{DeveloperId, KeyId, TenantId, UserId};
 use serde::{Deserialize, Serialize};
@@ -12,7 +13,6 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use super::identity::{MfaRecord, UserRecord, email_guard, user_key};
-use super::{CreateError, ts};
 use crate::{
     Condition, Index, Item, Key, ListScope, PageKey, SortKey, Store, StoreError, TxWrite,
     UpdateAction,
@@ -187,11 +187,7 @@ pub struct Developers<'a>(pub &'a dyn Store);
 
 impl Developers<'_> {
     pub async fn get(&self, id: DeveloperId) -> Result<Option<DeveloperRecord>, StoreError> {
-        self.0
-            .get(&developer_key(id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &developer_key(id)).await
     }
 
     /// Creates the user, its address guard and the developer in one transaction.
@@ -284,11 +280,7 @@ impl Developers<'_> {
         developer: DeveloperId,
         id: KeyId,
     ) -> Result<Option<KeyRecord>, StoreError> {
-        self.0
-            .get(&key_key(developer, id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &key_key(developer, id)).await
     }
 
     pub async fn keys(&self, developer: DeveloperId) -> Result<Vec<KeyRecord>, StoreError> {
@@ -310,22 +302,15 @@ impl Developers<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<KeyRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                developer_keys(developer)
-                    .query()
-                    .sort(SortKey::BeginsWith("KEY#".into()))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        let keys = page
-            .items
-            .iter()
-            .map(Item::to_record)
-            .collect::<Result<_, _>>()?;
-        Ok((keys, page.next))
+        page(
+            self.0,
+            developer_keys(developer)
+                .query()
+                .sort(SortKey::BeginsWith("KEY#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// Stores a new key and its secret lookup in one transaction.
@@ -453,22 +438,15 @@ impl Developers<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<DeveloperRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                all_developers()
-                    .query()
-                    .backward()
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        let developers = page
-            .items
-            .iter()
-            .map(Item::to_record)
-            .collect::<Result<_, _>>()?;
-        Ok((developers, page.next))
+        page(
+            self.0,
+            all_developers()
+                .query()
+                .backward()
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 }
 

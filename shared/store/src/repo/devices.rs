@@ -22,6 +22,7 @@
 //! still exists) in one transaction: either the device exists with a unit and a
 //! working credential, or nothing was written.
 
+use super::{page, record, ts};
 use std::collections::{BTreeSet, HashMap};
 
 use alyt_domain::device::{
@@ -34,9 +35,8 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::ts;
 use crate::{
-    CancelReason, Condition, Index, Item, Key, ListScope, Page, PageKey, Query, SortKey, Store,
+    CancelReason, Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store,
     StoreError, TxWrite,
 };
 
@@ -393,11 +393,7 @@ impl Devices<'_> {
         tenant: TenantId,
         id: DeviceId,
     ) -> Result<Option<DeviceRecord>, StoreError> {
-        self.0
-            .get(&device_key(tenant, id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &device_key(tenant, id)).await
     }
 
     /// One page of a tenant's devices, in id order (UUIDv7: oldest first).
@@ -408,17 +404,15 @@ impl Devices<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<DeviceRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                tenant_devices(tenant)
-                    .query()
-                    .sort(SortKey::BeginsWith("DEVICE#".into()))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        records(page)
+        page(
+            self.0,
+            tenant_devices(tenant)
+                .query()
+                .sort(SortKey::BeginsWith("DEVICE#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// One page of a property's devices (gsi1), in id order. One query. The
@@ -430,17 +424,15 @@ impl Devices<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<DeviceRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                home_devices(property)
-                    .query()
-                    .sort(SortKey::BeginsWith("DEVICE#".into()))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        records(page)
+        page(
+            self.0,
+            home_devices(property)
+                .query()
+                .sort(SortKey::BeginsWith("DEVICE#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// A device's units, oldest first. One query.
@@ -462,19 +454,11 @@ impl Devices<'_> {
         let Some(unit) = device.current_unit_id else {
             return Ok(None);
         };
-        self.0
-            .get(&unit_key(device.id, unit))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &unit_key(device.id, unit)).await
     }
 
     pub async fn reported(&self, device: DeviceId) -> Result<Option<ReportedRecord>, StoreError> {
-        self.0
-            .get(&reported_key(device))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &reported_key(device)).await
     }
 
     /// The current unit and the reported state of every device, in the
@@ -539,11 +523,7 @@ impl Devices<'_> {
         if username.is_empty() {
             return Ok(None);
         }
-        self.0
-            .get(&credential_key(username))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &credential_key(username)).await
     }
 
     /// Writes `device` if its stored `updatedAt` is still `read_updated_at`
@@ -576,17 +556,15 @@ impl Devices<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<DeviceRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                Query::on_index(Index::Gsi3, online_partition(shard))
-                    // `{t}#{id}` < `{before}#` exactly when t < before.
-                    .sort(SortKey::Lt(format!("{}#", online_time(Some(before)))))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        records(page)
+        page(
+            self.0,
+            Query::on_index(Index::Gsi3, online_partition(shard))
+                // `{t}#{id}` < `{before}#` exactly when t < before.
+                .sort(SortKey::Lt(format!("{}#", online_time(Some(before)))))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// The live children a hub acquired (gsi2 `PARENT#{hub}`), every page.
@@ -598,7 +576,7 @@ impl Devices<'_> {
                 .0
                 .query(Query::on_index(Index::Gsi2, format!("PARENT#{hub}")).after(after))
                 .await?;
-            let (mut records, next) = records(page)?;
+            let (mut records, next) = page.records::<DeviceRecord>()?;
             children.append(&mut records);
             match next {
                 Some(next) => after = Some(next),
@@ -741,15 +719,6 @@ impl Devices<'_> {
     ) -> Result<bool, StoreError> {
         Ok(self.0.get(&room_key(property, room)).await?.is_some())
     }
-}
-
-fn records(page: Page) -> Result<(Vec<DeviceRecord>, Option<PageKey>), StoreError> {
-    let records = page
-        .items
-        .iter()
-        .map(Item::to_record)
-        .collect::<Result<_, _>>()?;
-    Ok((records, page.next))
 }
 
 /// The list of a tenant's devices.

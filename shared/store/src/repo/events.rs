@@ -12,6 +12,7 @@
 //! Events are stored as their callers serialise them (the envelope is
 //! alyt-events'), each with its `ttl`.
 
+use super::page;
 use alyt_domain::ids::{EventId, TenantId};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -119,7 +120,7 @@ impl Events<'_> {
         if let Some(after) = after {
             query = query.sort(SortKey::Gt(after.to_string()));
         }
-        let (events, next) = self.0.query(query).await?.records()?;
+        let (events, next) = page(self.0, query).await?;
         Ok((events, next.is_some()))
     }
 

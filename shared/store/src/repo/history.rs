@@ -13,12 +13,12 @@
 //! The message id in the sort key keeps two messages of the same microsecond
 //! apart and makes a redelivered message overwrite itself.
 
+use super::{page, ts};
 use alyt_domain::ids::DeviceId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::ts;
 use crate::{Item, Key, ListScope, PageKey, SortKey, Store, StoreError};
 
 /// How long telemetry points are kept.
@@ -167,8 +167,7 @@ impl History<'_> {
         if !oldest_first {
             query = query.backward();
         }
-        let page = self.0.query(query).await?;
-        page.records()
+        page(self.0, query).await
     }
 
     /// One page of a device's events or alerts in `range`, newest first.
@@ -181,18 +180,16 @@ impl History<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<DeviceLogEntry>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                device_log_list(device)
-                    .query()
-                    .sort(range.sort_key(channel.prefix()))
-                    .backward()
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        page.records()
+        page(
+            self.0,
+            device_log_list(device)
+                .query()
+                .sort(range.sort_key(channel.prefix()))
+                .backward()
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 }
 

@@ -4,6 +4,7 @@
 //! `SESSION#{id}/SESSION` (gsi1 `USER#{id}` / `SESSION#{id}`), refresh tokens
 //! `REFRESH#{sha256}/REFRESH`.
 
+use super::{CONFLICT_ATTEMPTS, CreateError, conflict_pause, record, ts};
 use std::collections::BTreeMap;
 
 use alyt_domain::access::{PlatformRole, SessionKind, TenantRole};
@@ -13,8 +14,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
 
-use super::ts;
-use super::{CONFLICT_ATTEMPTS, CreateError, conflict_pause};
 use crate::{
     CancelReason, Condition, Index, Item, Key, Query, SortKey, Store, StoreError, TxWrite,
     UpdateAction,
@@ -150,11 +149,7 @@ impl Users<'_> {
     }
 
     pub async fn get(&self, id: UserId) -> Result<Option<UserRecord>, StoreError> {
-        self.0
-            .get(&user_key(id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &user_key(id)).await
     }
 
     /// The accounts of `ids` that exist, in no particular order (one batch
@@ -304,19 +299,11 @@ impl Sessions<'_> {
     }
 
     pub async fn get(&self, id: SessionId) -> Result<Option<SessionRecord>, StoreError> {
-        self.0
-            .get(&session_key(id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &session_key(id)).await
     }
 
     pub async fn find_refresh(&self, hash: &str) -> Result<Option<RefreshRecord>, StoreError> {
-        self.0
-            .get(&refresh_key(hash))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &refresh_key(hash)).await
     }
 
     /// Presents a refresh token (by its hash) for a session of `kind` at

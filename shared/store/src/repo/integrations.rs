@@ -13,6 +13,7 @@
 //!   (integration, externalId): rediscovery finds the same endpoint without a
 //!   guard item, and creation is `attribute_not_exists`.
 
+use super::{page, record, ts};
 use std::collections::BTreeMap;
 
 use alyt_domain::device::{DeviceCapability, Lenient};
@@ -29,7 +30,6 @@ use uuid::Uuid;
 
 use super::devices::DeviceRecord;
 use super::submissions::AiDeclaration;
-use super::ts;
 use crate::{
     Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError, TxWrite,
 };
@@ -457,11 +457,7 @@ impl Integrations<'_> {
 
     /// One get.
     pub async fn connector(&self, id: ConnectorId) -> Result<Option<ConnectorRecord>, StoreError> {
-        self.0
-            .get(&connector_key(id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &connector_key(id)).await
     }
 
     /// The write that replaces `read` by `next` (its revision one past
@@ -512,10 +508,7 @@ impl Integrations<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<ConnectorRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(scope.query().limit(limit).after(after))
-            .await?
-            .records()
+        page(self.0, scope.query().limit(limit).after(after)).await
     }
 
     /// A page of a developer's connectors, oldest first. One index query.
@@ -525,15 +518,14 @@ impl Integrations<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<ConnectorRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(
-                developer_connectors(developer)
-                    .query()
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?
-            .records()
+        page(
+            self.0,
+            developer_connectors(developer)
+                .query()
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// Several connectors by id (one batch get per 100).
@@ -582,11 +574,7 @@ impl Integrations<'_> {
         tenant: TenantId,
         id: IntegrationId,
     ) -> Result<Option<IntegrationRecord>, StoreError> {
-        self.0
-            .get(&integration_key(tenant, id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &integration_key(tenant, id)).await
     }
 
     /// Several integrations of a tenant by id. One batch get per 100.
@@ -615,16 +603,15 @@ impl Integrations<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<IntegrationRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(
-                tenant_integrations(tenant)
-                    .query()
-                    .sort(SortKey::BeginsWith("INTEGRATION#".into()))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?
-            .records()
+        page(
+            self.0,
+            tenant_integrations(tenant)
+                .query()
+                .sort(SortKey::BeginsWith("INTEGRATION#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// Where `integration` stands in its tenant's list ([`Self::page`]): the
@@ -648,16 +635,15 @@ impl Integrations<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<IntegrationRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(
-                connector_installs(connector)
-                    .query()
-                    .sort(SortKey::BeginsWith(format!("{tenant}#")))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?
-            .records()
+        page(
+            self.0,
+            connector_installs(connector)
+                .query()
+                .sort(SortKey::BeginsWith(format!("{tenant}#")))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// The tenants that installed connector `connector` (a LIVE key's
@@ -770,11 +756,7 @@ impl Integrations<'_> {
         tenant: TenantId,
         id: EndpointId,
     ) -> Result<Option<EndpointRecord>, StoreError> {
-        self.0
-            .get(&endpoint_key(tenant, id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &endpoint_key(tenant, id)).await
     }
 
     /// A page of an integration's endpoints in id order. One index query.
@@ -784,16 +766,15 @@ impl Integrations<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<EndpointRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(
-                integration_endpoints(integration)
-                    .query()
-                    .sort(SortKey::BeginsWith("ENDPOINT#".into()))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?
-            .records()
+        page(
+            self.0,
+            integration_endpoints(integration)
+                .query()
+                .sort(SortKey::BeginsWith("ENDPOINT#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// Every endpoint of an integration: one index query per 1,000.

@@ -18,6 +18,7 @@
 //!   new one in one transaction conditioned on the invitation's current
 //!   token hash.
 
+use super::{page, record, ts};
 use alyt_domain::access::HouseholdRole;
 use alyt_domain::ids::{ClientId, InvitationId, PropertyId, TenantId, UserId};
 use serde::{Deserialize, Serialize};
@@ -26,7 +27,6 @@ use uuid::Uuid;
 
 use super::identity::email_key;
 use super::tokens::{self, Purpose};
-use super::ts;
 use crate::{
     CancelReason, Condition, Item, Key, ListScope, PageKey, SortKey, Store, StoreError, TxWrite,
     UpdateAction,
@@ -261,11 +261,7 @@ impl Invitations<'_> {
         client: ClientId,
         id: InvitationId,
     ) -> Result<Option<InvitationRecord>, StoreError> {
-        self.0
-            .get(&invitation_key(client, id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &invitation_key(client, id)).await
     }
 
     /// One page of a household's pending invitations, oldest first. One
@@ -276,16 +272,15 @@ impl Invitations<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<InvitationRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(
-                household_invitations(client)
-                    .query()
-                    .sort(SortKey::BeginsWith("INVITATION#".into()))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?
-            .records()
+        page(
+            self.0,
+            household_invitations(client)
+                .query()
+                .sort(SortKey::BeginsWith("INVITATION#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// The pending invitation whose live link has the token hash `hash` at

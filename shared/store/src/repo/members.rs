@@ -7,13 +7,13 @@
 //! the count in the same transaction, and a removal only when `count > 1`:
 //! two owners removing each other at once cannot both succeed.
 
+use super::{CONFLICT_ATTEMPTS, conflict_pause, page, record};
 use alyt_domain::access::HouseholdRole;
 use alyt_domain::ids::{ClientId, UserId};
 use time::OffsetDateTime;
 
 pub use super::tenancy::first_owner_write;
 use super::tenancy::{GrantRecord, grant_item, grant_key, grant_write, owners_key};
-use super::{CONFLICT_ATTEMPTS, conflict_pause};
 use crate::{
     CancelReason, Condition, Item, ListScope, PageKey, SortKey, Store, StoreError, TxWrite,
     UpdateAction,
@@ -46,16 +46,15 @@ impl Members<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<GrantRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(
-                household_members(client)
-                    .query()
-                    .sort(SortKey::BeginsWith("MEMBER#".into()))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?
-            .records()
+        page(
+            self.0,
+            household_members(client)
+                .query()
+                .sort(SortKey::BeginsWith("MEMBER#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     pub async fn get(
@@ -63,11 +62,7 @@ impl Members<'_> {
         client: ClientId,
         user: UserId,
     ) -> Result<Option<GrantRecord>, StoreError> {
-        self.0
-            .get(&grant_key(client, user))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &grant_key(client, user)).await
     }
 
     /// How many owners the household has (counted from its grants the

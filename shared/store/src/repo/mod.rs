@@ -31,7 +31,23 @@ pub mod usage;
 pub mod webhooks;
 pub mod widgets;
 
-use crate::{Item, Key, Query, Store, StoreError};
+use crate::{Item, Key, PageKey, Query, Store, StoreError};
+
+/// The record stored at `key`, if there is one.
+pub(crate) async fn record<T: serde::de::DeserializeOwned>(
+    store: &dyn Store,
+    key: &Key,
+) -> Result<Option<T>, StoreError> {
+    store.get(key).await?.map(|i| i.to_record()).transpose()
+}
+
+/// One page of the records `query` finds, with the position of the next.
+pub(crate) async fn page<T: serde::de::DeserializeOwned>(
+    store: &dyn Store,
+    query: Query,
+) -> Result<(Vec<T>, Option<PageKey>), StoreError> {
+    store.query(query).await?.records()
+}
 
 /// Every record `query` finds, page after page.
 pub(crate) async fn every_page<T: serde::de::DeserializeOwned>(

@@ -6,6 +6,7 @@
 //! newest last); gsi1 `NOTIFY#PROPERTY#{p}` / `{micros:020}#{id}` for the
 //! notifications of one home (what a household lists).
 
+use super::{page, ts};
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
 use alyt_domain::notification::NotificationRaisedData;
 use serde::{Deserialize, Serialize};
@@ -13,7 +14,6 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::history::micros;
-use super::ts;
 use crate::{Index, Item, Key, ListScope, PageKey, Store, StoreError};
 
 /// What raised a notification.
@@ -75,17 +75,15 @@ impl Notifications<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<NotificationRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                tenant_notifications(tenant)
-                    .query()
-                    .backward()
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        page.records()
+        page(
+            self.0,
+            tenant_notifications(tenant)
+                .query()
+                .backward()
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// One page of one home's notifications, newest first. One index query;
@@ -96,17 +94,15 @@ impl Notifications<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<NotificationRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                home_notifications(property)
-                    .query()
-                    .backward()
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        page.records()
+        page(
+            self.0,
+            home_notifications(property)
+                .query()
+                .backward()
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 }
 

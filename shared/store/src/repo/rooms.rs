@@ -14,13 +14,13 @@
 //! (`roomId`), and a home's devices are one gsi1 query
 //! (`Devices::list_by_property`), so a room view never reads per member.
 
+use super::{page, record, ts};
 use alyt_domain::ids::{PropertyId, RoomId, TenantId};
 use alyt_domain::room::ActionRef;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::ts;
 use crate::{Condition, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError, TxWrite};
 
 fn yes() -> bool {
@@ -144,11 +144,7 @@ pub struct Rooms<'a>(pub &'a dyn Store);
 impl Rooms<'_> {
     /// Where room `id` lives. One get.
     pub async fn locate(&self, id: RoomId) -> Result<Option<RoomRef>, StoreError> {
-        self.0
-            .get(&room_ref_key(id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &room_ref_key(id)).await
     }
 
     /// One room of a home. One get.
@@ -157,11 +153,7 @@ impl Rooms<'_> {
         property: PropertyId,
         id: RoomId,
     ) -> Result<Option<RoomRecord>, StoreError> {
-        self.0
-            .get(&room_key(property, id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &room_key(property, id)).await
     }
 
     /// Room `id` of `tenant`, wherever it lives: two gets (ref, room).
@@ -187,22 +179,15 @@ impl Rooms<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<RoomRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                home_rooms(property)
-                    .query()
-                    .sort(SortKey::BeginsWith("ROOM#".into()))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        let rooms = page
-            .items
-            .iter()
-            .map(Item::to_record)
-            .collect::<Result<_, _>>()?;
-        Ok((rooms, page.next))
+        page(
+            self.0,
+            home_rooms(property)
+                .query()
+                .sort(SortKey::BeginsWith("ROOM#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// Every room of a home: one query per 1,000 rooms.
@@ -258,11 +243,7 @@ impl Rooms<'_> {
         &self,
         property: PropertyId,
     ) -> Result<Option<DashboardRecord>, StoreError> {
-        self.0
-            .get(&dashboard_key(property))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &dashboard_key(property)).await
     }
 
     /// Replaces a home's dashboard. One put.

@@ -16,6 +16,7 @@
 //!   routine conditioned on `rev`, the guard on being absent), so of any
 //!   number of sweeps that see it exactly one runs it. Kept 8 days (`ttl`).
 
+use super::{page, record, ts};
 use alyt_domain::device::CommandId;
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, RoutineId, TenantId, UserId};
 use alyt_domain::routine::{RoutineBody, Step};
@@ -24,7 +25,6 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::history::{due_by, micros};
-use super::ts;
 use crate::{Condition, Index, Item, Key, ListScope, PageKey, Store, StoreError, TxWrite};
 
 /// The sweep's index partition.
@@ -338,11 +338,7 @@ impl Routines<'_> {
         tenant: TenantId,
         id: RoutineId,
     ) -> Result<Option<RoutineRecord>, StoreError> {
-        self.0
-            .get(&routine_key(tenant, id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &routine_key(tenant, id)).await
     }
 
     /// Replaces `read` by `next` (its revision one past `read`'s);
@@ -386,10 +382,11 @@ impl Routines<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<RoutineRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(home_routines(property).query().limit(limit).after(after))
-            .await?
-            .records()
+        page(
+            self.0,
+            home_routines(property).query().limit(limit).after(after),
+        )
+        .await
     }
 
     /// Up to `limit` routines due by `now`, the longest due first. One index
@@ -400,10 +397,8 @@ impl Routines<'_> {
         now: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<RoutineRecord>, StoreError> {
-        self.0
-            .query(due_by(DUE, now, limit))
-            .await?
-            .records()
+        page(self.0, due_by(DUE, now, limit))
+            .await
             .map(|(due, _)| due)
     }
 
@@ -479,10 +474,8 @@ impl Routines<'_> {
         now: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<RunRecord>, StoreError> {
-        self.0
-            .query(due_by(RUN_DUE, now, limit))
-            .await?
-            .records()
+        page(self.0, due_by(RUN_DUE, now, limit))
+            .await
             .map(|(due, _)| due)
     }
 
@@ -513,16 +506,15 @@ impl Routines<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<RunRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(
-                routine_runs(routine)
-                    .query()
-                    .backward()
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?
-            .records()
+        page(
+            self.0,
+            routine_runs(routine)
+                .query()
+                .backward()
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 }
 

@@ -16,6 +16,7 @@
 //! * an incident `INCIDENTS#{p}` / `{number:020}`: the home's incident
 //!   history, newest first.
 
+use super::{page, record, ts};
 use std::collections::BTreeMap;
 
 use alyt_domain::ids::{PropertyId, TenantId};
@@ -29,7 +30,6 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::history::{due_by, micros};
-use super::ts;
 use crate::{Condition, Index, Item, Key, ListScope, PageKey, Store, StoreError, TxWrite};
 
 /// The sweep's index partition.
@@ -232,11 +232,7 @@ impl Security<'_> {
         tenant: TenantId,
         property: PropertyId,
     ) -> Result<Option<SecurityRecord>, StoreError> {
-        self.0
-            .get(&security_key(tenant, property))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &security_key(tenant, property)).await
     }
 
     /// Up to `limit` homes whose countdown is due by `now`, the longest due
@@ -246,10 +242,8 @@ impl Security<'_> {
         now: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<SecurityRecord>, StoreError> {
-        self.0
-            .query(due_by(DUE, now, limit))
-            .await?
-            .records()
+        page(self.0, due_by(DUE, now, limit))
+            .await
             .map(|(due, _)| due)
     }
 
@@ -259,11 +253,7 @@ impl Security<'_> {
         property: PropertyId,
         request: Uuid,
     ) -> Result<Option<ModeRequestRecord>, StoreError> {
-        self.0
-            .get(&request_key(property, request))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &request_key(property, request)).await
     }
 
     /// Writes a change in one transaction; [`SecurityError::Changed`] when
@@ -285,16 +275,15 @@ impl Security<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<IncidentRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(
-                home_incidents(property)
-                    .query()
-                    .backward()
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?
-            .records()
+        page(
+            self.0,
+            home_incidents(property)
+                .query()
+                .backward()
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// One incident. One get.
@@ -303,10 +292,6 @@ impl Security<'_> {
         property: PropertyId,
         number: u64,
     ) -> Result<Option<IncidentRecord>, StoreError> {
-        self.0
-            .get(&incident_key(property, number))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &incident_key(property, number)).await
     }
 }

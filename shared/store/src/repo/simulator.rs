@@ -15,6 +15,7 @@
 //! the store does not know the simulator's types, and a name written by a
 //! newer build reads unchanged.
 
+use super::{record, ts};
 use std::collections::HashSet;
 
 use alyt_domain::ids::{DeveloperId, DeviceId, PropertyId, TenantId};
@@ -24,7 +25,6 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::devices::{DeviceRecord, device_key};
-use super::ts;
 use crate::{
     Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store, StoreError,
     UpdateAction,
@@ -102,11 +102,7 @@ impl Simulators<'_> {
         tenant: TenantId,
         device: DeviceId,
     ) -> Result<Option<VirtualDeviceRecord>, StoreError> {
-        self.0
-            .get(&virtual_device_key(tenant, device))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &virtual_device_key(tenant, device)).await
     }
 
     /// One page of a tenant's virtual devices, oldest first (device ids are

@@ -11,6 +11,7 @@
 //! is over keeps its record (`GET` answers `checked-out`) for 90 days
 //! (`ttl`), out of the index; a new stay with the same key replaces it.
 
+use super::{record, ts};
 use alyt_domain::ids::{ClientId, InvitationId, PropertyId, TenantId, UserId};
 use alyt_domain::stay::{Stay, StayState, StayWindow};
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,6 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::history::{due_by, micros};
-use super::ts;
 use crate::{Condition, Index, Item, Key, Store, StoreError, TxWrite};
 
 /// How long the record of a stay that is over is kept.
@@ -154,11 +154,7 @@ impl Stays<'_> {
         client: ClientId,
         reservation_key: &str,
     ) -> Result<Option<StayRecord>, StoreError> {
-        self.0
-            .get(&stay_key(client, reservation_key))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &stay_key(client, reservation_key)).await
     }
 
     /// Up to `limit` open stays the sweep is due to look at by `now`, oldest

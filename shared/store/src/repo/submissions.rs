@@ -15,6 +15,7 @@
 //! * semver guard `CONNECTOR#{c}` / `SEMVER#{semver}`: a version number is
 //!   used once per connector (written with the version).
 
+use super::{page, record, ts};
 use alyt_domain::ids::{ConnectorId, ConnectorVersionId, DeveloperId, UserId};
 use alyt_domain::submission::ReviewState;
 use serde::{Deserialize, Serialize};
@@ -22,7 +23,6 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::history::micros;
-use super::ts;
 use crate::{Condition, Index, Item, Key, ListScope, PageKey, Store, StoreError, TxWrite};
 
 /// How the connector uses AI (spec: catalogue definition `aiDeclaration`).
@@ -178,11 +178,7 @@ impl Versions<'_> {
     }
 
     pub async fn get(&self, id: ConnectorVersionId) -> Result<Option<VersionRecord>, StoreError> {
-        self.0
-            .get(&version_key(id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &version_key(id)).await
     }
 
     /// Replaces `read` by `next` (a move or an edit; its revision is set to
@@ -217,10 +213,7 @@ impl Versions<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<VersionRecord>, Option<PageKey>), StoreError> {
-        self.0
-            .query(scope.query().limit(limit).after(after))
-            .await?
-            .records()
+        page(self.0, scope.query().limit(limit).after(after)).await
     }
 
     /// Every version of a connector (for the semver rule): one index query

@@ -5,13 +5,12 @@
 //! `PROPERTY#{p}/ROOM#{r}` (with its ref, see `rooms`), grants `CLIENT#{c}/MEMBER#{user}` (gsi1 `USER#{user}` / `GRANT#{c}`;
 //! what changes them is `members`).
 
+use super::{CreateError, record, ts};
 use alyt_domain::access::HouseholdRole;
 use alyt_domain::ids::{ClientId, DeveloperId, EndpointId, PropertyId, RoomId, TenantId, UserId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::CreateError;
-use super::ts;
 use crate::{
     Condition, Index, Item, Key, ListScope, Page, PageKey, Query, SortKey, Store, StoreError,
     TxWrite,
@@ -218,11 +217,7 @@ impl Tenancy<'_> {
     }
 
     pub async fn tenant(&self, id: TenantId) -> Result<Option<TenantRecord>, StoreError> {
-        self.0
-            .get(&tenant_key(id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &tenant_key(id)).await
     }
 
     pub async fn client(
@@ -230,11 +225,7 @@ impl Tenancy<'_> {
         tenant: TenantId,
         id: ClientId,
     ) -> Result<Option<ClientRecord>, StoreError> {
-        self.0
-            .get(&client_key(tenant, id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &client_key(tenant, id)).await
     }
 
     /// A room and the home it is in (for the access check), in one batch get.
@@ -265,11 +256,7 @@ impl Tenancy<'_> {
         tenant: TenantId,
         id: PropertyId,
     ) -> Result<Option<PropertyRecord>, StoreError> {
-        self.0
-            .get(&property_key(tenant, id))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &property_key(tenant, id)).await
     }
 
     /// One page of a tenant's properties, oldest first.
@@ -518,10 +505,6 @@ impl Tenancy<'_> {
         &self,
         property: PropertyId,
     ) -> Result<Option<HomeAddressRecord>, StoreError> {
-        self.0
-            .get(&home_address_key(property))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &home_address_key(property)).await
     }
 }

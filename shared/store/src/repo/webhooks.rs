@@ -30,7 +30,7 @@ use serde_json::json;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::ts;
+use super::{page, ts};
 use crate::{
     CancelReason, Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store,
     StoreError, TxWrite, UpdateAction,
@@ -709,20 +709,13 @@ impl Webhooks<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<DeliveryRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                Query::on_index(Index::Gsi2, format!("WHHELD#{endpoint}"))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        let rows = page
-            .items
-            .iter()
-            .map(Item::to_record)
-            .collect::<Result<_, _>>()?;
-        Ok((rows, page.next))
+        page(
+            self.0,
+            Query::on_index(Index::Gsi2, format!("WHHELD#{endpoint}"))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// Stores `next` if the row is still `current` (same `rev`); `next.rev`

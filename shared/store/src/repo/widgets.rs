@@ -9,11 +9,11 @@
 //! (a bearer token is authenticated with one get). Both are written and
 //! deleted together.
 
+use super::{record, ts};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId, WidgetTokenId};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::ts;
 use crate::{Condition, Item, Key, SortKey, Store, StoreError, TxWrite};
 
 /// The most tokens one person holds for one household.
@@ -99,11 +99,7 @@ impl Widgets<'_> {
 
     /// The token whose SHA-256 is `hash`. One get.
     pub async fn by_hash(&self, hash: &str) -> Result<Option<WidgetTokenRecord>, StoreError> {
-        self.0
-            .get(&lookup_key(hash))
-            .await?
-            .map(|i| i.to_record())
-            .transpose()
+        record(self.0, &lookup_key(hash)).await
     }
 
     /// Every token `user` holds in household `client`, oldest first (at most
