@@ -1,24 +1,16 @@
-//! The list envelope `{ items, nextCursor }` and opaque cursors.
-//!
-//! A cursor is the store's page position, base64url-encoded. It is opaque to
-//! clients, and it cannot reach outside the list it came from: the store rejects
-//! a position outside the partition the operation queries (which the caller's
-//! rights decided), so a forged cursor is a 400, never another tenant's data.
+//! The list envelope `{ items, nextCursor }` and the paging parameters every
+//! list takes. The cursors themselves (opaque, bound to the list they came
+//! from) are [`alyt_app::paging`]'s.
 
 use alyt_domain::ids::TenantId;
 use alyt_store::{ListScope, PageKey};
 use axum::Json;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::ApiError;
 
-/// Items per page when the caller does not say.
-pub const DEFAULT_LIMIT: u32 = 50;
-/// Most items per page.
-pub const MAX_LIMIT: u32 = 200;
+pub use alyt_app::paging::{DEFAULT_LIMIT, MAX_LIMIT, Paging, decode_cursor, encode_cursor};
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -87,14 +79,13 @@ impl PageParams {
     }
 
     pub fn limit(&self) -> Result<u32, ApiError> {
-        match self.limit {
-            None => Ok(DEFAULT_LIMIT),
-            Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
-            Some(n) => Err(ApiError::validation(
-                "limit",
-                format!("limit must be between 1 and {MAX_LIMIT}, not {n}"),
-            )),
-        }
+        Ok(alyt_app::paging::checked_limit(self.limit)?)
+    }
+
+    /// The limit checked, and the cursor for the use case to read within
+    /// the list the caller may read.
+    pub fn paging(&self) -> Result<Paging, ApiError> {
+        Ok(Paging::new(self.limit, self.cursor.clone())?)
     }
 
     /// The cursor of the list `scope` (handed out by its repository): a
@@ -102,13 +93,11 @@ impl PageParams {
     /// where an index list is read) is refused with 400 rather than reaching
     /// the store.
     pub fn after_within(&self, scope: &ListScope) -> Result<Option<PageKey>, ApiError> {
-        match self.after()? {
-            Some(at) if !scope.holds(&at) => Err(ApiError::validation(
-                "cursor",
-                "the cursor belongs to another list",
-            )),
-            after => Ok(after),
-        }
+        let paging = Paging {
+            limit: DEFAULT_LIMIT,
+            cursor: self.cursor.clone(),
+        };
+        Ok(paging.after_within(scope)?)
     }
 
     /// The limit, then the cursor within `scope`, both checked (in that
@@ -118,38 +107,8 @@ impl PageParams {
     }
 
     pub fn after(&self) -> Result<Option<PageKey>, ApiError> {
-        self.cursor.as_deref().map(decode_cursor).transpose()
+        Ok(self.cursor.as_deref().map(decode_cursor).transpose()?)
     }
-}
-
-/// Versioned so the format can change without breaking old cursors silently.
-#[derive(Serialize, Deserialize)]
-struct CursorV1 {
-    v: u8,
-    #[serde(flatten)]
-    at: PageKey,
-}
-
-pub fn encode_cursor(at: &PageKey) -> String {
-    let body = serde_json::to_vec(&CursorV1 {
-        v: 1,
-        at: at.clone(),
-    })
-    .unwrap_or_default();
-    URL_SAFE_NO_PAD.encode(body)
-}
-
-pub fn decode_cursor(cursor: &str) -> Result<PageKey, ApiError> {
-    let invalid = || ApiError::validation("cursor", "the cursor is not one this list handed out");
-    if cursor.len() > 2048 {
-        return Err(invalid());
-    }
-    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| invalid())?;
-    let parsed: CursorV1 = serde_json::from_slice(&bytes).map_err(|_| invalid())?;
-    if parsed.v != 1 {
-        return Err(invalid());
-    }
-    Ok(parsed.at)
 }
 
 #[cfg(test)]
@@ -249,6 +208,7 @@ mod tests {
         #[test]
         fn garbage_cursors_are_rejected_cleanly(text in ".{0,300}") {
             if let Err(e) = decode_cursor(&text) {
+                let e = ApiError::from(e);
                 prop_assert_eq!(e.status.as_u16(), 400);
                 prop_assert_eq!(e.field.as_deref(), Some("cursor"));
             }

@@ -67,8 +67,7 @@ pub fn routes() -> Operations {
 
 use alyt_app::endpoints::EndpointChanges;
 pub(crate) use alyt_app::endpoints::{
-    Installed, ReadOutcome, connector_problem, endpoint_for, installed, move_endpoint,
-    read_and_store,
+    ReadOutcome, endpoint_for, installed, move_endpoint, read_and_store,
 };
 pub use alyt_app::things::endpoint_thing;
 
