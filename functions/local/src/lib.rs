@@ -455,7 +455,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     // One process that never freezes: reset mails leave at once, after the
     // response, from a task of this process.
     state.deliver_after_response = true;
-    let reset_mails = alyt_api::groups::household_auth::reset_mails(&state);
+    let reset_mails = alyt_app::auth::account::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
     let application = state.app.clone();
     // The console's page and files at / (no API route lives there), then

@@ -5,6 +5,7 @@
 //! here knows HTTP.
 
 pub mod access;
+pub mod auth;
 pub mod catalogue;
 pub mod commands;
 pub mod context;

@@ -36,6 +36,12 @@ use serde::{Deserialize, Serialize};
 
 use super::secrets;
 
+impl alyt_app::auth::sessions::SessionSigner for TokenSigner {
+    fn issue_session(&self, claims: &Claims) -> String {
+        TokenSigner::issue_session(self, claims)
+    }
+}
+
 const ISSUER: &str = "alyt";
 const TYP: &str = "at+jwt";
 /// The audience of app tokens, and only of them.

@@ -157,13 +157,7 @@ impl Bucket {
     /// The bucket of a client address: an IPv6 address counts as its /64 (one
     /// subscriber's allocation), an IPv4-mapped one as the IPv4 address.
     pub fn address(addr: Option<IpAddr>) -> Self {
-        Bucket::Address(addr.map(|ip| match ip.to_canonical() {
-            IpAddr::V6(v6) => {
-                let bits = u128::from(v6) & !((1u128 << 64) - 1);
-                IpAddr::V6(bits.into())
-            }
-            v4 => v4,
-        }))
+        Bucket::Address(addr.map(alyt_app::auth::subscriber))
     }
 
     /// The bucket's name, e.g. `ip:2001:db8::` or `key:{id}`.

@@ -1,36 +1,33 @@
-//! The household authentication group (spec part A, under /v1/auth): sign-in,
+//! The household authentication group (under /v1/auth): sign-in,
 //! refresh-token rotation, the Me response and password reset by mail (the
 //! asking and the reset itself, shared with the developers' twins); and the
 //! invitee's side of invitations (`GET /auth/invitations/{token}`,
 //! `POST …/accept`), whose code is the people group's
-//! ([`super::people::invitations`]).
+//! ([`super::people::invitations`]). The use cases are
+//! [`alyt_app::auth::account`]'s.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{Claims, HouseholdRole, Persona, Principal, SessionKind};
-use alyt_domain::ids::{ClientId, PropertyId, TenantId};
-use alyt_domain::membership::GrantStatus;
-use alyt_domain::password::check_password;
-use alyt_domain::presence::NEEDS_NETWORK;
-use alyt_mail::reset::ResetMails;
-use alyt_store::repo::identity::{Sessions, Users, email_key};
-use alyt_store::repo::limits::Limits;
-use alyt_store::repo::resets::{ResetRequests, ResetSide};
-use alyt_store::repo::tenancy::Tenancy;
-use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
+use alyt_app::auth::account;
+use alyt_domain::access::SessionKind;
+use alyt_store::repo::resets::ResetSide;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
+use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::auth::secrets::{hash_password_blocking, sha256_hex};
+use crate::auth::Caller;
 use crate::auth::sessions::{self, TokenPair};
-use crate::auth::{Caller, attempts, credentials};
 use crate::conventions::extract::ApiJson;
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{NoEmail, NoHouseholdSession, TooManyFailedAttempts};
 use crate::{ApiError, AppState, Client};
+
+pub use alyt_app::auth::account::{
+    MeHome, MeResponse, Preferences, RESET_MAIL_WINDOW_SECONDS, RESET_MAILS, ask_for_reset,
+    dead_link, reset_mails, reset_with_token,
+};
+pub use alyt_mail::reset::ResetPayload;
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -72,15 +69,16 @@ pub async fn login(
     Client(client): Client,
     ApiJson(request): ApiJson<LoginRequest>,
 ) -> Result<Json<TokenPair>, ApiError> {
-    let (user, attempt) =
-        credentials::check(&state, "login", &request.email, request.password, client).await?;
-    attempt.succeeded(&state).await?;
-    if user.mfa.as_ref().is_some_and(|m| m.enabled_at.is_some()) {
-        crate::auth::totp::require_code(&state, &user, request.totp.as_deref(), client).await?;
-    }
-    Ok(Json(
-        sessions::start(&state, &user, SessionKind::Household, client).await?,
-    ))
+    let pair = account::sign_in(
+        &state,
+        &*state.tokens,
+        &request.email,
+        request.password,
+        request.totp.as_deref(),
+        client,
+    )
+    .await?;
+    Ok(Json(pair))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -118,46 +116,6 @@ pub async fn refresh(
     ))
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Preferences {
-    /// 'metric' or 'imperial'; null when the person has not chosen.
-    #[schema(required = true)]
-    pub units: Option<String>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct MeHome {
-    pub client_id: ClientId,
-    pub tenant_id: TenantId,
-    #[schema(required = true)]
-    pub property_id: Option<PropertyId>,
-    pub role: HouseholdRole,
-    /// End of a guest's stay.
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime)]
-    #[schema(required = true)]
-    pub until: Option<OffsetDateTime>,
-    /// `active`, `upcoming`, `ended`, or `needs-network` when the network
-    /// condition was not met at the last check.
-    pub status: GrantStatus,
-    /// Why the home is not in the claims, for `needs-network`; null
-    /// otherwise.
-    #[schema(required = true)]
-    pub message: Option<String>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct MeResponse {
-    pub claims: Claims,
-    pub persona: Persona,
-    pub preferences: Preferences,
-    /// One entry per grant the person holds, open or not.
-    pub homes: Vec<MeHome>,
-}
-
 /// Signs this household session out: its refresh token family is revoked,
 /// so neither the refresh token nor an access token of the session works
 /// any more (other sessions of the person stay signed in).
@@ -177,17 +135,7 @@ pub async fn logout(
     State(state): State<AppState>,
     Caller(caller): Caller,
 ) -> Result<StatusCode, ApiError> {
-    let Principal::Person {
-        kind: SessionKind::Household,
-        session,
-        ..
-    } = caller
-    else {
-        return Err(ApiError::forbidden(
-            "only a household session signs out here (developers: /v1/developers/auth/logout)",
-        ));
-    };
-    Sessions(&*state.store).revoke(session).await?;
+    account::sign_out(&state, &caller).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -207,56 +155,7 @@ pub async fn me(
     State(state): State<AppState>,
     Caller(caller): Caller,
 ) -> Result<Json<MeResponse>, ApiError> {
-    let Principal::Person {
-        claims,
-        kind: SessionKind::Household,
-        ..
-    } = caller
-    else {
-        return Err(ApiError::unauthorized(
-            "this operation needs a household session (sign in with /v1/auth/login)",
-        ));
-    };
-    Ok(Json(me_of(&state, claims).await?))
-}
-
-/// The signed-in person: their claims, persona, preferences and the homes
-/// they hold (each grant with its status now).
-async fn me_of(state: &AppState, claims: Claims) -> Result<MeResponse, ApiError> {
-    let user = Users(&*state.store)
-        .get(claims.sub)
-        .await?
-        .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))?;
-    let now = state.clock.now();
-    let homes = Tenancy(&*state.store)
-        .grants_of(user.id)
-        .await?
-        .into_iter()
-        .map(|g| {
-            let status = GrantStatus::at(g.starts_at, g.ends_at, now);
-            let unmet = g.network.as_ref().is_some_and(|n| n.met == Some(false));
-            let (status, message) = if status == GrantStatus::Active && unmet {
-                (GrantStatus::NeedsNetwork, Some(NEEDS_NETWORK.to_owned()))
-            } else {
-                (status, None)
-            };
-            MeHome {
-                client_id: g.client_id,
-                tenant_id: g.tenant_id,
-                property_id: g.property_id,
-                role: g.role,
-                until: g.ends_at,
-                status,
-                message,
-            }
-        })
-        .collect();
-    Ok(MeResponse {
-        persona: claims.persona(),
-        claims,
-        preferences: Preferences { units: user.units },
-        homes,
-    })
+    Ok(Json(account::me(&state, &caller).await?))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -286,73 +185,6 @@ pub async fn forgot_password(
     Ok(StatusCode::ACCEPTED)
 }
 
-/// Shared by the household and developer forgot-password operations: records
-/// that `side` asked for a reset of `email`'s account, within the address's
-/// mail budget.
-pub async fn ask_for_reset(state: &AppState, email: &str, side: ResetSide) -> Result<(), ApiError> {
-    // The request never tells a known address from an unknown one, by its
-    // answer or by its work: for any address it reads the email guard, counts
-    // the address's reset mails (10 per 15 minutes, whichever side asked) and
-    // records a reset request naming the account or none: three store calls
-    // (get, update, put), no mail. The link is issued and mailed after the
-    // response by ResetMails::deliver: locally by a task of this process,
-    // started here for every request alike; hosted by the sweeps function
-    // every 2 s (a Lambda is frozen once it has answered, so work left
-    // running after the response would not be done).
-    let email = email_key(email);
-    if email.is_empty() {
-        return Err(ApiError::validation("email", "email must not be empty"));
-    }
-    let account = Users(&*state.store).id_by_email(&email).await?;
-    // Bound the mails one address receives (silently: the answer never changes).
-    if within_mail_budget(state, &format!("reset-mail:{email}")).await? {
-        ResetRequests(&*state.store)
-            .enqueue(side, account, state.clock.unix_seconds())
-            .await?;
-        if state.deliver_after_response {
-            let mails = reset_mails(state);
-            tokio::spawn(async move {
-                if let Err(e) = mails.deliver().await {
-                    tracing::warn!(error = %e, "reset mails wait for the next pass");
-                }
-            });
-        }
-    }
-    Ok(())
-}
-
-/// The reset mails of the API's own process (the local platform delivers
-/// them after the response; hosted, the sweeps function builds its own).
-pub fn reset_mails(state: &AppState) -> ResetMails {
-    ResetMails {
-        store: state.store.clone(),
-        clock: state.clock.clone(),
-        mailer: state.mailer.clone(),
-        public_url: state.public_url.clone(),
-    }
-}
-
-/// Reset mails one address may get in [`RESET_MAIL_WINDOW_SECONDS`].
-pub const RESET_MAILS: i64 = 10;
-pub const RESET_MAIL_WINDOW_SECONDS: i64 = 15 * 60;
-
-/// Counts one reset mail for `subject` and says whether it is within the
-/// budget (one update that answers the new count, so parallel requests
-/// cannot all pass).
-async fn within_mail_budget(state: &AppState, subject: &str) -> Result<bool, ApiError> {
-    let now = state.clock.unix_seconds();
-    let window = now - now.rem_euclid(RESET_MAIL_WINDOW_SECONDS);
-    let sent = Limits(&*state.store)
-        .add_in_window(
-            &sha256_hex(subject),
-            window,
-            1,
-            window + 2 * RESET_MAIL_WINDOW_SECONDS,
-        )
-        .await?;
-    Ok(sent <= RESET_MAILS)
-}
-
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResetPasswordRequest {
@@ -360,14 +192,6 @@ pub struct ResetPasswordRequest {
     #[schema(min_length = 16)]
     pub token: String,
     pub password: String,
-}
-
-/// The one-time reset payload.
-pub use alyt_mail::reset::ResetPayload;
-
-/// The answer for every dead link: unknown, spent or expired look the same.
-pub fn dead_link() -> ApiError {
-    ApiError::gone("this link is no longer valid; ask for a new one")
 }
 
 /// Sets a new password with a reset token (valid once); signs the person out
@@ -392,51 +216,12 @@ pub async fn reset_password(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Shared by the household and developer reset operations. A completed reset
-/// starts the account's failed-attempt counters over ([`attempts::restart`]);
-/// the link itself is never counted by them.
-pub async fn reset_with_token(
-    state: &AppState,
-    token: &str,
-    password: String,
-) -> Result<(), ApiError> {
-    if token.chars().count() < 16 {
-        return Err(ApiError::validation(
-            "token",
-            "the token has at least 16 characters",
-        ));
-    }
-    // Check the password before spending the token, so a refused password can
-    // be corrected with the same link.
-    let tokens = OneTimeTokens(&*state.store);
-    let hash = sha256_hex(token);
-    let users = Users(&*state.store);
-    let now = state.clock.unix_seconds();
-    let payload: ResetPayload = tokens
-        .peek(Purpose::ResetPassword, &hash, now)
-        .await?
-        .ok_or_else(dead_link)?;
-    let user = users.get(payload.user_id).await?.ok_or_else(dead_link)?;
-    check_password(&password, &user.email)
-        .map_err(|rejected| ApiError::validation("password", rejected.to_string()))?;
-    let spent: Option<ResetPayload> = tokens.consume(Purpose::ResetPassword, &hash, now).await?;
-    if spent.is_none() {
-        return Err(dead_link());
-    }
-    // The mailbox is proven: guesses against the old password, from however
-    // many addresses, stop keeping the owner out.
-    attempts::restart(state, &user.email).await?;
-    let phc = hash_password_blocking(password).await;
-    users.set_password(user.id, &phc).await?;
-    Sessions(&*state.store).revoke_all_of(user.id).await?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use alyt_domain::ManualClock;
     use alyt_store::counting::CountingStore;
+    use alyt_store::repo::resets::ResetRequests;
     use alyt_store::sqlite::SqliteStore;
     use std::sync::Arc;
 

@@ -463,7 +463,7 @@ async fn verify(state: &AppState, token: &str) -> Result<DeveloperSession, ApiEr
         .ok_or_else(dead_link)?;
     if sha256_hex(&user.password_hash) != payload.password_fingerprint {
         // A newer sign-up of this pending address replaced the password.
-        return Err(dead_link());
+        return Err(dead_link().into());
     }
     if developer.status == DeveloperStatus::Suspended {
         return Err(suspended());
@@ -471,13 +471,13 @@ async fn verify(state: &AppState, token: &str) -> Result<DeveloperSession, ApiEr
     let (developer, user) =
         match sandbox::verify_and_provision(state, &hash, &developer, &user).await? {
             Verification::Verified { user, developer } => (*developer, *user),
-            Verification::TokenDead => return Err(dead_link()),
+            Verification::TokenDead => return Err(dead_link().into()),
             // Verified before (another link, or staff): spend this link all the same.
             Verification::AlreadyVerified => {
                 let spent: Option<VerifyPayload> =
                     tokens.consume(Purpose::VerifyEmail, &hash, now).await?;
                 if spent.is_none() {
-                    return Err(dead_link());
+                    return Err(dead_link().into());
                 }
                 sandbox::reload(state, &developer)
                     .await?
@@ -546,20 +546,20 @@ impl alyt_app::developers::account::Credentials for DeveloperLogin<'_> {
 
     async fn check(&self) -> Result<(UserRecord, attempts::Attempt), ApiError> {
         let (email, password) = (&self.request.email, self.request.password.clone());
-        credentials::check(self.state, "dev-login", email, password, self.client).await
+        Ok(credentials::check(self.state, "dev-login", email, password, self.client).await?)
     }
 
     fn wrong_credentials(&self) -> ApiError {
-        credentials::wrong_credentials()
+        credentials::wrong_credentials().into()
     }
 
     async fn succeeded(&self, attempt: attempts::Attempt) -> Result<(), ApiError> {
-        attempt.succeeded(self.state).await
+        Ok(attempt.succeeded(self.state).await?)
     }
 
     async fn second_factor(&self, user: &UserRecord) -> Result<(), ApiError> {
         let code = self.request.totp.as_deref();
-        totp::require_code(self.state, user, code, self.client).await
+        Ok(totp::require_code(self.state, user, code, self.client).await?)
     }
 }
 

@@ -4,6 +4,7 @@
 //! accepted once: the last accepted step is stored with a conditional write.
 
 use crate::routing::{Operations, operations};
+use alyt_app::ErrorKind;
 use alyt_store::repo::developers::Developers;
 use alyt_store::repo::identity::{MfaRecord, UserRecord, Users};
 use axum::Json;
@@ -78,12 +79,14 @@ async fn prove(
     six_digits(code)?;
     totp::verify(state, user, secret, code, client)
         .await
-        .map_err(|e| match e.status {
-            StatusCode::UNAUTHORIZED | StatusCode::BAD_REQUEST => ApiError::validation(
-                "code",
-                "the code is wrong or was already used; wait for the next one",
-            ),
-            _ => e,
+        .map_err(|e| match e.kind {
+            ErrorKind::Unauthorized | ErrorKind::Invalid | ErrorKind::BadRequest => {
+                ApiError::validation(
+                    "code",
+                    "the code is wrong or was already used; wait for the next one",
+                )
+            }
+            _ => e.into(),
         })
 }
 

@@ -9,12 +9,12 @@ use alyt_store::repo::identity::{UserRecord, Users};
 use totp_rs::{Algorithm, Secret, TOTP};
 
 use super::attempts;
-use super::secrets::constant_time_eq;
-use crate::{ApiError, AppState};
+use crate::{App, Error};
+use alyt_domain::secret::constant_time_eq;
 
 /// A new random secret (160 bits), base32.
 pub fn new_secret() -> String {
-    Secret::Raw(super::secrets::random_bytes::<20>().to_vec())
+    Secret::Raw(alyt_domain::secret::random_bytes::<20>().to_vec())
         .to_encoded()
         .to_string()
 }
@@ -68,47 +68,47 @@ fn is_six_digits(code: &str) -> bool {
 /// over every address, before the code is checked (see [`attempts`]); past
 /// a limit the answer is 429.
 pub async fn verify(
-    state: &AppState,
+    app: &App,
     user: &UserRecord,
     secret_base32: &str,
     code: &str,
     client: Option<IpAddr>,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     if !is_six_digits(code) {
-        return Err(ApiError::validation("totp", "a TOTP code is 6 digits"));
+        return Err(Error::validation("totp", "a TOTP code is 6 digits"));
     }
-    let attempt = attempts::begin(state, "totp", &user.email, client).await?;
-    let steps = matching_steps(secret_base32, code, state.clock.unix_seconds());
+    let attempt = attempts::begin(app, "totp", &user.email, client).await?;
+    let steps = matching_steps(secret_base32, code, app.clock.unix_seconds());
     // The stored last step decides; the conditional write makes it race-free.
     let accepted = match accept_totp_step(&steps, None) {
-        Some(step) => Users(&*state.store).accept_totp_step(user.id, step).await?,
+        Some(step) => Users(&*app.store).accept_totp_step(user.id, step).await?,
         None => false,
     };
     if !accepted {
         return Err(
-            ApiError::unauthorized("the TOTP code is wrong or was already used").with_field("totp"),
+            Error::unauthorized("the TOTP code is wrong or was already used").with_field("totp"),
         );
     }
-    attempt.succeeded(state).await
+    attempt.succeeded(app).await
 }
 
 /// For sign-in of an account with MFA on: a code must come with the password.
 pub async fn require_code(
-    state: &AppState,
+    app: &App,
     user: &UserRecord,
     code: Option<&str>,
     client: Option<IpAddr>,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let Some(mfa) = user.mfa.as_ref().filter(|m| m.enabled_at.is_some()) else {
         return Ok(());
     };
     let Some(code) = code else {
         return Err(
-            ApiError::unauthorized("this account needs a TOTP code: send it as totp")
+            Error::unauthorized("this account needs a TOTP code: send it as totp")
                 .with_field("totp"),
         );
     };
-    verify(state, user, &mfa.secret_base32, code, client).await
+    verify(app, user, &mfa.secret_base32, code, client).await
 }
 
 #[cfg(test)]

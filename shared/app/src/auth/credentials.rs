@@ -11,11 +11,11 @@ use std::net::IpAddr;
 use alyt_store::repo::identity::{UserRecord, Users, email_key};
 
 use super::attempts::{self, Attempt};
-use super::secrets::{decoy_hash, verify_password_blocking};
-use crate::{ApiError, AppState};
+use super::passwords::{decoy_hash, verify_password_blocking};
+use crate::{App, Error};
 
-pub fn wrong_credentials() -> ApiError {
-    ApiError::unauthorized("the email or the password is wrong")
+pub fn wrong_credentials() -> Error {
+    Error::unauthorized("the email or the password is wrong")
 }
 
 /// The account whose password this is, and the counted attempt: the caller
@@ -23,15 +23,15 @@ pub fn wrong_credentials() -> ApiError {
 /// alone counts as a failure). `purpose` names the attempt counter ("login",
 /// "dev-login").
 pub async fn check(
-    state: &AppState,
+    app: &App,
     purpose: &str,
     email: &str,
     password: String,
     client: Option<IpAddr>,
-) -> Result<(UserRecord, Attempt), ApiError> {
+) -> Result<(UserRecord, Attempt), Error> {
     let email = email_key(email);
-    let attempt = attempts::begin(state, purpose, &email, client).await?;
-    let user = Users(&*state.store).find_by_email(&email).await?;
+    let attempt = attempts::begin(app, purpose, &email, client).await?;
+    let user = Users(&*app.store).find_by_email(&email).await?;
     let hash = user
         .as_ref()
         .map(|u| u.password_hash.clone())

@@ -52,9 +52,10 @@ use std::net::IpAddr;
 use alyt_store::repo::identity::email_key;
 use alyt_store::repo::limits::Limits;
 
-use super::secrets::sha256_hex;
-use crate::conventions::ratelimit::Bucket;
-use crate::{ApiError, AppState};
+use alyt_domain::secret::sha256_hex;
+
+use super::subscriber;
+use crate::{App, Error};
 
 /// Attempts a pair may have checked before the backoff starts.
 pub const FREE_ATTEMPTS: i64 = 10;
@@ -114,7 +115,10 @@ pub struct Attempt {
 }
 
 fn address_of(client: Option<IpAddr>) -> String {
-    Bucket::address(client).name()
+    match client {
+        Some(ip) => format!("ip:{}", subscriber(ip)),
+        None => "ip:unknown".to_owned(),
+    }
 }
 
 /// The account counter's key: hashed, so no key holds an email.
@@ -126,13 +130,13 @@ fn account_key(email: &str) -> String {
 /// from `client`, before its secret is checked; 429 when the account or the
 /// pair must wait or the address has spent its failures.
 pub async fn begin(
-    state: &AppState,
+    app: &App,
     purpose: &str,
     email: &str,
     client: Option<IpAddr>,
-) -> Result<Attempt, ApiError> {
-    let limits = Limits(&*state.store);
-    let now = state.clock.unix_seconds();
+) -> Result<Attempt, Error> {
+    let limits = Limits(&*app.store);
+    let now = app.clock.unix_seconds();
     let account = account_key(email);
     let on_account = limits
         .count_attempt(&account, now, now + MEMORY_SECONDS)
@@ -140,7 +144,7 @@ pub async fn begin(
     if on_account.count > allowance(ACCOUNT_FREE_ATTEMPTS, now - on_account.first) {
         limits.uncount_attempt(&account).await?;
         let wait = wait(on_account.first, now);
-        return Err(ApiError::too_many_attempts(
+        return Err(Error::too_many_attempts(
             wait,
             format!(
                 "too many failed sign-ins for this account from many addresses (at most {ACCOUNT_FREE_ATTEMPTS} at once, then fewer); the next one opens in {wait} s, or reset the password by mail to sign in now"
@@ -161,7 +165,7 @@ pub async fn begin(
         limits.uncount_attempt(&pair).await?;
         limits.uncount_attempt(&account).await?;
         let wait = wait(on_pair.first, now);
-        return Err(ApiError::too_many_attempts(
+        return Err(Error::too_many_attempts(
             wait,
             format!(
                 "too many attempts for this sign-in from this address (at most {FREE_ATTEMPTS} at once, then fewer); the next one opens in {wait} s"
@@ -185,7 +189,7 @@ pub async fn begin(
         limits.uncount_attempt(&pair).await?;
         limits.uncount_attempt(&account).await?;
         let wait = (window + ADDRESS_WINDOW_SECONDS - now).max(1) as u64;
-        return Err(ApiError::too_many_attempts(
+        return Err(Error::too_many_attempts(
             wait,
             format!(
                 "too many failed sign-ins from this address ({ADDRESS_FAILURES} in {} min); retry in {wait} s",
@@ -205,9 +209,9 @@ pub async fn begin(
 /// The account `email` proved its mailbox with a reset link and has a new
 /// password: its counter and every pair of it start over, so the owner signs
 /// in at once however many guesses came before.
-pub async fn restart(state: &AppState, email: &str) -> Result<(), ApiError> {
-    let now = state.clock.unix_seconds();
-    Limits(&*state.store)
+pub async fn restart(app: &App, email: &str) -> Result<(), Error> {
+    let now = app.clock.unix_seconds();
+    Limits(&*app.store)
         .restart_attempts(&account_key(email), now, now + MEMORY_SECONDS)
         .await?;
     Ok(())
@@ -217,8 +221,8 @@ impl Attempt {
     /// The secret was right: the pair starts over, the account gets this
     /// attempt back (or starts over when it had few), and the address's
     /// count of failures gets this attempt back.
-    pub async fn succeeded(self, state: &AppState) -> Result<(), ApiError> {
-        let limits = Limits(&*state.store);
+    pub async fn succeeded(self, app: &App) -> Result<(), Error> {
+        let limits = Limits(&*app.store);
         if self.account_count <= FORGOTTEN_ON_SUCCESS {
             limits.forget_attempts(&self.account).await?;
         } else {
@@ -243,11 +247,11 @@ mod tests {
 
     use alyt_domain::ManualClock;
     use alyt_store::sqlite::SqliteStore;
-    use axum::http::StatusCode;
 
     use super::*;
+    use crate::ErrorKind;
     use crate::ports::{NoBotCheck, NoMailer};
-    use crate::{Adapters, Settings};
+    use crate::{Adapters, App};
 
     #[test]
     fn the_waits_double_after_the_free_attempts() {
@@ -288,11 +292,11 @@ mod tests {
         }
     }
 
-    async fn state() -> (AppState, Arc<ManualClock>) {
+    async fn state() -> (App, Arc<ManualClock>) {
         let clock = Arc::new(ManualClock::new(
             time::macros::datetime!(2026-01-01 0:00 UTC),
         ));
-        let state = AppState::build(
+        let state = App::new(
             Adapters {
                 store: Arc::new(SqliteStore::in_memory(clock.clone()).unwrap()),
                 clock: clock.clone(),
@@ -301,13 +305,8 @@ mod tests {
                 publisher: Arc::new(alyt_device::NoPublisher),
                 credentials: Arc::new(crate::ports::PasswordCredentials),
             },
-            Settings {
-                rate_limit: Default::default(),
-                public_url: "http://127.0.0.1/v1".into(),
-                ..Default::default()
-            },
+            "http://127.0.0.1/v1".into(),
         )
-        .await
         .unwrap();
         (state, clock)
     }
@@ -327,7 +326,7 @@ mod tests {
             .await
             .err()
             .unwrap();
-        assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.kind, ErrorKind::TooManyAttempts);
         assert_eq!(refused.retry_after, Some(15 * 60));
         // Refusals are taken back: waiting is what opens the next attempt.
         for _ in 0..5 {
@@ -378,7 +377,7 @@ mod tests {
             .await
             .err()
             .unwrap();
-        assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.kind, ErrorKind::TooManyAttempts);
         assert_eq!(refused.retry_after, Some(15 * 60));
         assert!(
             begin(&state, "login", "next@example.com", ip("2001:db8:5:7::1"))
@@ -389,7 +388,7 @@ mod tests {
 
     /// Fails `n` guesses of `email`'s password, each from an address of its
     /// own (a botnet's), numbered from `from`.
-    async fn botnet(state: &AppState, email: &str, from: u32, n: u32) {
+    async fn botnet(state: &App, email: &str, from: u32, n: u32) {
         for k in from..from + n {
             let address = std::net::Ipv4Addr::from(0x0A00_0000 + k);
             let _failed = begin(state, "login", email, Some(address.into()))
@@ -422,8 +421,7 @@ mod tests {
             .await
             .err()
             .unwrap();
-        assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
-        assert_eq!(refused.slug, "too-many-attempts");
+        assert_eq!(refused.kind, ErrorKind::TooManyAttempts);
         assert_eq!(refused.retry_after, Some(15 * 60));
         assert!(
             refused.detail.contains("reset the password by mail"),
@@ -458,8 +456,8 @@ mod tests {
             .err()
             .unwrap();
         assert_eq!(
-            (unknown.status, unknown.retry_after, &unknown.detail),
-            (refused.status, refused.retry_after, &refused.detail)
+            (unknown.kind, unknown.retry_after, &unknown.detail),
+            (refused.kind, refused.retry_after, &refused.detail)
         );
 
         // The backoff opens one more a quarter of an hour later, which the

@@ -1,12 +1,12 @@
-//! Password hashing (argon2id), beside the high-entropy secrets of
-//! [`alyt_domain::secret`] (re-exported here): keys, refresh and one-time
-//! tokens are stored as their SHA-256 and looked up by it; passwords people
-//! choose are hashed with argon2id. Secrets are never logged.
+//! Password hashing (argon2id). High-entropy secrets (keys, refresh and
+//! one-time tokens) are stored as their SHA-256 ([`alyt_domain::secret`]);
+//! passwords people choose are hashed with argon2id. Secrets are never
+//! logged.
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 
-pub use alyt_domain::secret::{constant_time_eq, random_bytes, random_token, sha256_hex};
+use alyt_domain::secret::random_bytes;
 
 /// argon2id with OWASP's minimum parameters: 19 MiB, 2 passes, 1 lane.
 fn argon2() -> Argon2<'static> {
