@@ -13,6 +13,7 @@ pub mod account;
 pub mod admin;
 pub mod connectors;
 pub mod keys;
+pub mod mfa;
 pub mod moves;
 pub mod review;
 pub mod submissions;

@@ -1,20 +1,16 @@
-//! TOTP for developer accounts (RFC 6238: HMAC-SHA1, 6 digits, 30 s steps, one
-//! step of skew). Setup stores a pending secret; enable proves a code from it;
-//! from then on sign-in needs a code, and disable needs a fresh one. A code is
-//! accepted once: the last accepted step is stored with a conditional write.
+//! TOTP for developer accounts: setup, enable and disable
+//! ([`alyt_app::developers::mfa`] holds the rules).
 
 use crate::routing::{Operations, operations};
-use alyt_app::ErrorKind;
-use alyt_store::repo::developers::Developers;
-use alyt_store::repo::identity::{MfaRecord, UserRecord, Users};
+use alyt_app::developers::mfa::{self, MfaSetup};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::session::{Body, SignedIn, active_developer, developer_session};
-use crate::auth::{Caller, totp};
+use super::session::Body;
+use crate::auth::Caller;
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadCode, CalledWithKey, NoDeveloperSession, TooManyWrongCodes,
@@ -28,70 +24,12 @@ pub fn routes() -> Operations {
         .merge(operations!(mfa_disable))
 }
 
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct MfaSetup {
-    /// The shared secret, base32 (for typing into an authenticator app).
-    pub secret: String,
-    /// The same secret as an `otpauth://totp/...` URI (for a QR code).
-    pub otpauth_uri: String,
-}
-
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MfaCodeRequest {
     /// The current 6-digit code of the authenticator app.
     #[schema(pattern = "^[0-9]{6}$")]
     pub code: String,
-}
-
-fn six_digits(code: &str) -> Result<(), ApiError> {
-    if code.len() == 6 && code.bytes().all(|b| b.is_ascii_digit()) {
-        Ok(())
-    } else {
-        Err(ApiError::validation("code", "code must be 6 digits"))
-    }
-}
-
-async fn signed_in_user(
-    state: &AppState,
-    caller: &Caller,
-) -> Result<(SignedIn, UserRecord), ApiError> {
-    let me = developer_session(caller)?;
-    active_developer(state, &me).await?;
-    let user = Users(&*state.store)
-        .get(me.user)
-        .await?
-        .ok_or_else(|| ApiError::unauthorized("the account no longer exists"))?;
-    Ok((me, user))
-}
-
-/// Checks `code` against `secret` and spends its step. A wrong or reused code
-/// is a 400 on `code` here (the caller is signed in; the session is fine);
-/// attempts count towards the TOTP limit of the account and address (then 429).
-async fn prove(
-    state: &AppState,
-    user: &UserRecord,
-    secret: &str,
-    code: &str,
-    client: Option<std::net::IpAddr>,
-) -> Result<(), ApiError> {
-    six_digits(code)?;
-    totp::verify(state, user, secret, code, client)
-        .await
-        .map_err(|e| match e.kind {
-            ErrorKind::Unauthorized | ErrorKind::Invalid | ErrorKind::BadRequest => {
-                ApiError::validation(
-                    "code",
-                    "the code is wrong or was already used; wait for the next one",
-                )
-            }
-            _ => e.into(),
-        })
-}
-
-fn enabled(user: &UserRecord) -> Option<&MfaRecord> {
-    user.mfa.as_ref().filter(|m| m.enabled_at.is_some())
 }
 
 /// Starts enrolling TOTP: a new secret, pending until a code from it is proved
@@ -113,26 +51,7 @@ pub async fn mfa_setup(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<MfaSetup>, ApiError> {
-    let (me, user) = signed_in_user(&state, &caller).await?;
-    if enabled(&user).is_some() {
-        return Err(ApiError::conflict(
-            "MFA is already on; disable it before setting up a new secret",
-        ));
-    }
-    let secret = totp::new_secret();
-    let otpauth_uri = totp::otpauth_uri(&secret, &user.email)
-        .ok_or_else(|| ApiError::internal("a fresh TOTP secret did not encode"))?;
-    let pending = MfaRecord {
-        secret_base32: secret.clone(),
-        enabled_at: None,
-    };
-    Developers(&*state.store)
-        .set_mfa(me.user, me.developer, Some(&pending))
-        .await?;
-    Ok(Json(MfaSetup {
-        secret,
-        otpauth_uri,
-    }))
+    Ok(Json(mfa::setup(&state, &caller).await?))
 }
 
 /// Turns MFA on by proving a code from the pending secret. From then on
@@ -159,27 +78,7 @@ pub async fn mfa_enable(
     Client(client): Client,
     Body(request): Body<MfaCodeRequest>,
 ) -> Result<StatusCode, ApiError> {
-    six_digits(&request.code)?;
-    let (me, user) = signed_in_user(&state, &caller).await?;
-    let pending = match &user.mfa {
-        Some(m) if m.enabled_at.is_some() => {
-            return Err(ApiError::conflict("MFA is already on"));
-        }
-        Some(m) => m.clone(),
-        None => {
-            return Err(ApiError::conflict(
-                "there is no pending secret; run mfa/setup first",
-            ));
-        }
-    };
-    prove(&state, &user, &pending.secret_base32, &request.code, client).await?;
-    let on = MfaRecord {
-        enabled_at: Some(state.clock.now()),
-        ..pending
-    };
-    Developers(&*state.store)
-        .set_mfa(me.user, me.developer, Some(&on))
-        .await?;
+    mfa::enable(&state, &caller, &request.code, client).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -206,14 +105,6 @@ pub async fn mfa_disable(
     Client(client): Client,
     Body(request): Body<MfaCodeRequest>,
 ) -> Result<StatusCode, ApiError> {
-    six_digits(&request.code)?;
-    let (me, user) = signed_in_user(&state, &caller).await?;
-    let Some(mfa) = enabled(&user).cloned() else {
-        return Err(ApiError::conflict("MFA is not on"));
-    };
-    prove(&state, &user, &mfa.secret_base32, &request.code, client).await?;
-    Developers(&*state.store)
-        .set_mfa(me.user, me.developer, None)
-        .await?;
+    mfa::disable(&state, &caller, &request.code, client).await?;
     Ok(StatusCode::NO_CONTENT)
 }
