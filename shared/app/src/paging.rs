@@ -17,23 +17,24 @@ pub const DEFAULT_LIMIT: u32 = 50;
 /// Most items per page.
 pub const MAX_LIMIT: u32 = 200;
 
-/// What a list request asks for: a checked page size and the cursor of the
-/// page before, still undecoded (it is read against the list the caller may
-/// read, once the use case has decided which one that is).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a list request asks for: a page size and the cursor of the page
+/// before, both as the caller sent them. The use case checks them in the
+/// order its answers promise (the size, typically, before access, and the
+/// cursor against the list the caller may read once that is decided).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Paging {
-    pub limit: u32,
+    pub limit: Option<u32>,
     pub cursor: Option<String>,
 }
 
 impl Paging {
-    /// The page size (default [`DEFAULT_LIMIT`], 1 to [`MAX_LIMIT`]) and the
-    /// cursor as the caller sent them.
-    pub fn new(limit: Option<u32>, cursor: Option<String>) -> Result<Self, Error> {
-        Ok(Self {
-            limit: checked_limit(limit)?,
-            cursor,
-        })
+    pub fn new(limit: Option<u32>, cursor: Option<String>) -> Self {
+        Self { limit, cursor }
+    }
+
+    /// The page size: default [`DEFAULT_LIMIT`], 1 to [`MAX_LIMIT`].
+    pub fn limit(&self) -> Result<u32, Error> {
+        checked_limit(self.limit)
     }
 
     /// The position the cursor names within `scope`: a cursor of another

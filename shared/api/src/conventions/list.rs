@@ -82,10 +82,9 @@ impl PageParams {
         Ok(alyt_app::paging::checked_limit(self.limit)?)
     }
 
-    /// The limit checked, and the cursor for the use case to read within
-    /// the list the caller may read.
-    pub fn paging(&self) -> Result<Paging, ApiError> {
-        Ok(Paging::new(self.limit, self.cursor.clone())?)
+    /// The page size and cursor for a use case to check in its own order.
+    pub fn paging(&self) -> Paging {
+        Paging::new(self.limit, self.cursor.clone())
     }
 
     /// The cursor of the list `scope` (handed out by its repository): a
@@ -93,11 +92,7 @@ impl PageParams {
     /// where an index list is read) is refused with 400 rather than reaching
     /// the store.
     pub fn after_within(&self, scope: &ListScope) -> Result<Option<PageKey>, ApiError> {
-        let paging = Paging {
-            limit: DEFAULT_LIMIT,
-            cursor: self.cursor.clone(),
-        };
-        Ok(paging.after_within(scope)?)
+        Ok(self.paging().after_within(scope)?)
     }
 
     /// The limit, then the cursor within `scope`, both checked (in that

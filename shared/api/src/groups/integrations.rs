@@ -290,7 +290,7 @@ pub async fn list_integrations(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Integration>>, ApiError> {
-    let paging = query.page().paging()?;
+    let paging = query.page().paging();
     let found = use_case::integrations_page(&state, &caller, query.tenant_id, &paging).await?;
     Ok(listed(found, |r| Integration::from(&r)))
 }
@@ -372,7 +372,7 @@ pub async fn list_integration_endpoints(
     ApiPath(integration_id): ApiPath<IntegrationId>,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Endpoint>>, ApiError> {
-    let paging = query.page().paging()?;
+    let paging = query.page().paging();
     let found =
         use_case::endpoints_page(&state, &caller, query.tenant_id, integration_id, &paging).await?;
     Ok(listed(found, |r| endpoint_object(&r)))

@@ -205,8 +205,8 @@ pub async fn integrations_page(
     tenant: TenantId,
     paging: &Paging,
 ) -> Result<(Vec<IntegrationRecord>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
     caller.require_scope(Need::See.scope())?;
-    let limit = paging.limit;
     let reach = caller.home_reach(tenant);
     let no_such_tenant = || Error::not_found("no such tenant");
     let repo = Integrations(&*app.store);
@@ -328,11 +328,12 @@ pub async fn endpoints_page(
     id: IntegrationId,
     paging: &Paging,
 ) -> Result<(Vec<EndpointRecord>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
     let (integration, _) = integration_for(app, caller, tenant, id, Need::See).await?;
     // The list reads the integration's index partition: a cursor of any
     // other list is refused before it reaches the store.
     let after = paging.after_within(&integration_endpoints(integration.id))?;
     Ok(Integrations(&*app.store)
-        .endpoints_page(integration.id, paging.limit, after)
+        .endpoints_page(integration.id, limit, after)
         .await?)
 }
