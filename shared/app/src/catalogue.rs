@@ -8,16 +8,17 @@
 use alyt_connectors::catalogue::{BuiltInDefinition, built_in_definitions};
 use alyt_domain::access::{HomeReach, Principal, Scope};
 use alyt_domain::ids::TenantId;
-use alyt_store::PageKey;
 use alyt_store::repo::developers::DeveloperType;
 use alyt_store::repo::integrations::{
     ConnectorRecord, Integrations, Listing, ListingAuthor, public_catalogue, tenant_catalogue,
 };
 use alyt_store::repo::submissions::AiDeclaration;
+use alyt_store::{ListScope, PageKey};
 use serde::Serialize;
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use crate::paging::{Paging, decode_cursor};
 use crate::{App, Error};
 
 /// The catalogue definition's author.
@@ -240,4 +241,66 @@ pub async fn page(
         }
     };
     Ok((items, next))
+}
+
+/// One catalogue definition by slug: a built-in one, or a connector's the
+/// reader may see (not found otherwise).
+pub async fn definition(
+    app: &App,
+    caller: &Principal,
+    tenant: Option<TenantId>,
+    slug: &str,
+) -> Result<CatalogueDefinition, Error> {
+    let tenant = reader(caller, tenant)?;
+    let missing = || Error::not_found("no such definition in the catalogue");
+    if let Some(built_in) = built_in_definitions().iter().find(|d| d.slug == slug) {
+        return Ok(CatalogueDefinition::built_in(built_in));
+    }
+    if slug.len() > 40 {
+        return Err(missing());
+    }
+    let connector = Integrations(&*app.store)
+        .connector_by_slug(slug)
+        .await?
+        .filter(|c| c.visible_to(tenant))
+        .ok_or_else(missing)?;
+    CatalogueDefinition::of_connector(&connector).ok_or_else(missing)
+}
+
+/// One page of the catalogue the caller reads: built-ins, then public
+/// definitions, then the tenant's own, each by slug.
+pub async fn definitions_page(
+    app: &App,
+    caller: &Principal,
+    tenant: Option<TenantId>,
+    paging: &Paging,
+) -> Result<(Vec<CatalogueDefinition>, Option<PageKey>), Error> {
+    let tenant = reader(caller, tenant)?;
+    let limit = paging.limit()? as usize;
+    let part = part_of(paging.cursor.as_deref(), tenant)?;
+    page(app, tenant, limit, part).await
+}
+
+/// Where a page of the catalogue starts: the part and the position in it
+/// the cursor names, which must be a position of this catalogue.
+fn part_of(cursor: Option<&str>, tenant: Option<TenantId>) -> Result<Part, Error> {
+    let Some(cursor) = cursor else {
+        return Ok(Part::BuiltIns(None));
+    };
+    let at = decode_cursor(cursor)?;
+    let tenant_scope: Option<ListScope> = tenant.map(tenant_catalogue);
+    let part = match (at.pk.as_str(), at.sk.as_str()) {
+        (BUILT_INS, slug) if at.index_pk.is_none() => Part::BuiltIns(Some(slug.to_owned())),
+        (PART_START, "public") if at.index_pk.is_none() => Part::Public(None),
+        (PART_START, "tenant") if at.index_pk.is_none() => Part::Tenant(None),
+        _ if public_catalogue().holds(&at) => Part::Public(Some(at)),
+        _ if tenant_scope.as_ref().is_some_and(|s| s.holds(&at)) => Part::Tenant(Some(at)),
+        _ => {
+            return Err(Error::validation(
+                "cursor",
+                "the cursor belongs to another list",
+            ));
+        }
+    };
+    Ok(part)
 }

@@ -26,10 +26,7 @@
 //! get 2 gets (slug guard, connector).
 
 use crate::routing::{Operations, operations};
-use alyt_connectors::catalogue::built_in_definitions;
 use alyt_domain::ids::TenantId;
-use alyt_store::ListScope;
-use alyt_store::repo::integrations::{Integrations, public_catalogue, tenant_catalogue};
 use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
@@ -37,11 +34,11 @@ use utoipa::IntoParams;
 
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery, PathText};
-use crate::conventions::list::{ListResponse, PageParams, decode_cursor, encode_cursor};
+use crate::conventions::list::{ListResponse, Paging, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{MayNotReadCatalogue, NoValidToken};
 use crate::{ApiError, AppState};
-use alyt_app::catalogue::{self, BUILT_INS, PART_START, Part};
+use alyt_app::catalogue;
 pub use alyt_app::catalogue::{CatalogueDefinition, DefinitionAuthor, built_in_connector};
 
 pub fn routes() -> Operations {
@@ -56,28 +53,6 @@ pub struct CatalogueParams {
     pub tenant_id: Option<TenantId>,
     pub limit: Option<u32>,
     pub cursor: Option<String>,
-}
-
-fn part_of(cursor: Option<&str>, tenant: Option<TenantId>) -> Result<Part, ApiError> {
-    let Some(cursor) = cursor else {
-        return Ok(Part::BuiltIns(None));
-    };
-    let at = decode_cursor(cursor)?;
-    let tenant_scope: Option<ListScope> = tenant.map(tenant_catalogue);
-    let part = match (at.pk.as_str(), at.sk.as_str()) {
-        (BUILT_INS, slug) if at.index_pk.is_none() => Part::BuiltIns(Some(slug.to_owned())),
-        (PART_START, "public") if at.index_pk.is_none() => Part::Public(None),
-        (PART_START, "tenant") if at.index_pk.is_none() => Part::Tenant(None),
-        _ if public_catalogue().holds(&at) => Part::Public(Some(at)),
-        _ if tenant_scope.as_ref().is_some_and(|s| s.holds(&at)) => Part::Tenant(Some(at)),
-        _ => {
-            return Err(ApiError::validation(
-                "cursor",
-                "the cursor belongs to another list",
-            ));
-        }
-    };
-    Ok(part)
 }
 
 /// The catalogue: built-ins, public definitions, the tenant's own.
@@ -101,14 +76,9 @@ pub async fn list_definitions(
     Caller(caller): Caller,
     ApiQuery(params): ApiQuery<CatalogueParams>,
 ) -> Result<Json<ListResponse<CatalogueDefinition>>, ApiError> {
-    let tenant = catalogue::reader(&caller, params.tenant_id)?;
-    let limit = PageParams::new(params.limit, None).limit()? as usize;
-    let part = part_of(params.cursor.as_deref(), tenant)?;
-    let (items, next) = catalogue::page(&state, tenant, limit, part).await?;
-    Ok(Json(ListResponse {
-        items,
-        next_cursor: next.as_ref().map(encode_cursor),
-    }))
+    let paging = Paging::new(params.limit, params.cursor);
+    let found = catalogue::definitions_page(&state, &caller, params.tenant_id, &paging).await?;
+    Ok(listed(found, |d| d))
 }
 
 #[derive(Debug, Clone, Default, Deserialize, IntoParams)]
@@ -144,20 +114,6 @@ pub async fn get_definition(
     ApiPath(PathText(slug)): ApiPath<PathText>,
     ApiQuery(params): ApiQuery<DefinitionParams>,
 ) -> Result<Json<CatalogueDefinition>, ApiError> {
-    let tenant = catalogue::reader(&caller, params.tenant_id)?;
-    let missing = || ApiError::not_found("no such definition in the catalogue");
-    if let Some(built_in) = built_in_definitions().iter().find(|d| d.slug == slug) {
-        return Ok(Json(CatalogueDefinition::built_in(built_in)));
-    }
-    if slug.len() > 40 {
-        return Err(missing());
-    }
-    let connector = Integrations(&*state.store)
-        .connector_by_slug(&slug)
-        .await?
-        .filter(|c| c.visible_to(tenant))
-        .ok_or_else(missing)?;
-    CatalogueDefinition::of_connector(&connector)
-        .map(Json)
-        .ok_or_else(missing)
+    let found = catalogue::definition(&state, &caller, params.tenant_id, &slug).await?;
+    Ok(Json(found))
 }

@@ -8,10 +8,12 @@ use alyt_domain::access::{Principal, Scope};
 use alyt_domain::ids::ConnectorId;
 use alyt_domain::secret::random_token;
 use alyt_events::outbound;
+use alyt_store::PageKey;
 use alyt_store::repo::developers::DeveloperRecord;
-use alyt_store::repo::integrations::{ConnectorRecord, Integrations};
+use alyt_store::repo::integrations::{ConnectorRecord, Integrations, developer_connectors};
 
 use super::connector_developer;
+use crate::paging::Paging;
 use crate::{App, Error};
 
 /// The prefix of every runtime token.
@@ -126,4 +128,19 @@ async fn create_in_sandbox(
     }
     tracing::info!(connector = %record.id, developer = %developer.id, slug = %record.slug, "connector created");
     Ok((record, runtime_token))
+}
+
+/// One page of the caller's connectors (a developer session, or a key with
+/// `integrations:read`), oldest first.
+pub async fn connectors_page(
+    app: &App,
+    caller: &Principal,
+    paging: &Paging,
+) -> Result<(Vec<ConnectorRecord>, Option<PageKey>), Error> {
+    let developer = connector_developer(app, caller, Scope::IntegrationsRead).await?;
+    let limit = paging.limit()?;
+    let after = paging.after_within(&developer_connectors(developer.id))?;
+    Ok(Integrations(&*app.store)
+        .connectors_of(developer.id, limit, after)
+        .await?)
 }

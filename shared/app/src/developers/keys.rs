@@ -7,13 +7,16 @@
 
 use std::collections::BTreeSet;
 
-use alyt_domain::access::{KeyKind, Principal, Scope};
-use alyt_domain::ids::{DeveloperId, KeyId};
+use alyt_domain::access::{KeyKind, Principal, Scope, SessionKind};
+use alyt_domain::ids::{DeveloperId, KeyId, TenantId, UserId};
 use alyt_domain::secret::{constant_time_eq, sha256_hex};
-use alyt_store::repo::developers::{DeveloperStatus, Developers, KeyRecord};
+use alyt_store::PageKey;
+use alyt_store::repo::developers::{DeveloperStatus, Developers, KeyRecord, developer_keys};
+use serde::Serialize;
 use time::OffsetDateTime;
 
 use super::{active_developer, developer_session};
+use crate::paging::Paging;
 use crate::{App, Error};
 
 pub const NAME_MAX_CHARS: usize = 80;
@@ -245,4 +248,122 @@ pub async fn app_key(app: &App, app_id: KeyId, app_secret: &str) -> Result<KeyRe
         return Err(wrong_app_credentials());
     }
     Ok(key)
+}
+
+/// One page of the signed-in developer's keys, oldest first; a use this
+/// process counted and has not written yet shows at once.
+pub async fn keys_page(
+    app: &App,
+    caller: &Principal,
+    paging: &Paging,
+) -> Result<(Vec<KeyRecord>, Option<PageKey>), Error> {
+    let me = developer_session(caller)?;
+    let limit = paging.limit()?;
+    let after = paging.after_within(&developer_keys(me.developer))?;
+    let (keys, next) = Developers(&*app.store)
+        .keys_page(me.developer, limit, after)
+        .await
+        .map_err(|e| match e {
+            alyt_store::StoreError::Invalid(_) => {
+                Error::validation("cursor", "the cursor is not one this list handed out")
+            }
+            other => other.into(),
+        })?;
+    let keys = keys
+        .into_iter()
+        .map(|mut key| {
+            let unwritten = app.meter.unwritten_key_use(key.developer_id, key.id);
+            key.last_used_at = key.last_used_at.max(unwritten);
+            key
+        })
+        .collect();
+    Ok((keys, next))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum CallerKind {
+    /// A signed-in developer.
+    Session,
+    /// A developer key, presented directly or through an app token.
+    Key,
+}
+
+/// Who the caller is, as the platform sees it.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WhoAmI {
+    pub kind: CallerKind,
+    pub developer_id: DeveloperId,
+    /// Sessions only.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub user_id: Option<UserId>,
+    /// Keys only: the key (App ID).
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub key_id: Option<KeyId>,
+    /// Keys only.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub key_kind: Option<KeyKind>,
+    /// Keys only: the key's scopes (a session acts by its roles, not scopes).
+    pub scopes: Vec<Scope>,
+    /// LIVE keys only: the connector definition the key was issued for.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub definition_id: Option<String>,
+    /// The tenants the caller reaches: a DEV key its sandbox; a LIVE key the
+    /// tenants that installed its connector (none yet: approval alone grants
+    /// no household access); a session the tenants of its claims.
+    pub tenants: Vec<TenantId>,
+}
+
+/// The caller as `whoami` describes it (a LIVE key's definition id read
+/// from its key record); a household session is not a developer caller.
+pub async fn who_is(app: &App, caller: Principal) -> Result<WhoAmI, Error> {
+    match caller {
+        Principal::Key {
+            key_id,
+            developer,
+            kind,
+            scopes,
+            tenants,
+            ..
+        } => {
+            let definition_id = match kind {
+                KeyKind::Dev => None,
+                KeyKind::Live => Developers(&*app.store)
+                    .key(developer, key_id)
+                    .await?
+                    .and_then(|k| k.definition_id),
+            };
+            Ok(WhoAmI {
+                kind: CallerKind::Key,
+                developer_id: developer,
+                user_id: None,
+                key_id: Some(key_id),
+                key_kind: Some(kind),
+                scopes: scopes.into_iter().collect(),
+                definition_id,
+                tenants: tenants.into_iter().collect(),
+            })
+        }
+        Principal::Person {
+            claims,
+            kind: SessionKind::Developer,
+            developer: Some(developer),
+            ..
+        } => Ok(WhoAmI {
+            kind: CallerKind::Session,
+            developer_id: developer,
+            user_id: Some(claims.sub),
+            key_id: None,
+            key_kind: None,
+            scopes: Vec::new(),
+            definition_id: None,
+            tenants: claims.tenants.keys().copied().collect(),
+        }),
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => Err(
+            Error::unauthorized("this operation needs a developer session, a key or an app token"),
+        ),
+    }
 }

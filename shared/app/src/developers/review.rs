@@ -7,13 +7,14 @@
 use alyt_domain::access::Principal;
 use alyt_domain::ids::{ConnectorId, ConnectorVersionId, DeveloperId};
 use alyt_domain::submission::ReviewMove;
-use alyt_store::ListScope;
 use alyt_store::repo::submissions::{
     VersionRecord, Versions, connector_versions, developer_versions, review_queue,
 };
+use alyt_store::{ListScope, PageKey};
 
 use super::admin::{READERS, WRITERS, staff};
 use super::moves::{Mover, move_version};
+use crate::paging::Paging;
 use crate::{App, Error};
 
 /// Characters of a reviewer's note.
@@ -42,9 +43,23 @@ pub fn checked_note(note: Option<&str>) -> Result<Option<String>, Error> {
     }
 }
 
-/// Which versions staff list (the access check before the page is read):
-/// one developer's, one connector's (not both), or the review queue.
-pub fn reviews_scope(
+/// One page of the versions staff list: one developer's, one connector's
+/// (not both), or the review queue (oldest submission first).
+pub async fn reviews_page(
+    app: &App,
+    caller: &Principal,
+    developer: Option<DeveloperId>,
+    connector: Option<ConnectorId>,
+    paging: &Paging,
+) -> Result<(Vec<VersionRecord>, Option<PageKey>), Error> {
+    let scope = reviews_scope(caller, developer, connector)?;
+    let limit = paging.limit()?;
+    let after = paging.after_within(&scope)?;
+    Ok(Versions(&*app.store).page(&scope, limit, after).await?)
+}
+
+/// Which versions staff list (the access check before the page is read).
+fn reviews_scope(
     caller: &Principal,
     developer: Option<DeveloperId>,
     connector: Option<ConnectorId>,

@@ -19,16 +19,17 @@ use alyt_domain::integration::descriptor::{
     ConnectorDescriptor, DescriptorSource, parse_descriptor,
 };
 use alyt_domain::submission::{ReviewMove, ReviewState, check_semver};
-use alyt_store::ListScope;
 use alyt_store::repo::developers::DeveloperRecord;
 use alyt_store::repo::integrations::{ConnectorRecord, Integrations};
 use alyt_store::repo::submissions::{
     AiDeclaration, VersionError, VersionRecord, Versions, connector_versions, developer_versions,
 };
+use alyt_store::{ListScope, PageKey};
 use serde_json::Value;
 
 use super::connector_developer;
 use super::moves::{Mover, mail_developer, move_version, state_event};
+use crate::paging::Paging;
 use crate::{App, Error};
 
 /// Characters of the prose households read beside the descriptor.
@@ -202,9 +203,23 @@ pub async fn create_submission(
     Ok(version)
 }
 
-/// Which of the caller's versions a list reads: one connector's, or all of
-/// the developer's (the access check before the page is read).
-pub async fn submissions_scope(
+/// One page of the caller's versions: one connector's, or all of the
+/// developer's, oldest first.
+pub async fn submissions_page(
+    app: &App,
+    caller: &Principal,
+    connector_id: Option<ConnectorId>,
+    paging: &Paging,
+) -> Result<(Vec<VersionRecord>, Option<PageKey>), Error> {
+    let scope = submissions_scope(app, caller, connector_id).await?;
+    let limit = paging.limit()?;
+    let after = paging.after_within(&scope)?;
+    Ok(Versions(&*app.store).page(&scope, limit, after).await?)
+}
+
+/// Which of the caller's versions a list reads (the access check before the
+/// page is read).
+async fn submissions_scope(
     app: &App,
     caller: &Principal,
     connector_id: Option<ConnectorId>,

@@ -27,11 +27,8 @@
 //! query.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{Principal, Scope};
 use alyt_domain::ids::{ConnectorId, TenantId};
-use alyt_store::repo::developers::DeveloperRecord;
-use alyt_store::repo::integrations::developer_connectors;
-use alyt_store::repo::integrations::{ConnectorRecord, Integrations};
+use alyt_store::repo::integrations::ConnectorRecord;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -122,16 +119,6 @@ pub struct CreateConnectorRequest {
     pub server_url: String,
 }
 
-/// The developer behind the caller: a developer session, or a DEV key with
-/// `scope`. The developer must be active.
-pub(super) async fn connector_developer(
-    state: &AppState,
-    caller: &Principal,
-    scope: Scope,
-) -> Result<DeveloperRecord, ApiError> {
-    Ok(alyt_app::developers::connector_developer(state, caller, scope).await?)
-}
-
 /// A slug: 2-40 of a-z, 0-9 and '-', starting with a letter.
 pub fn check_slug(slug: &str) -> Result<(), ApiError> {
     Ok(connectors::check_slug(slug)?)
@@ -193,12 +180,7 @@ pub async fn list_connectors(
     Caller(caller): Caller,
     Params(page): Params<PageParams>,
 ) -> Result<Json<ListResponse<Connector>>, ApiError> {
-    let developer = connector_developer(&state, &caller, Scope::IntegrationsRead).await?;
-    let limit = page.limit()?;
-    let after = page.after_within(&developer_connectors(developer.id))?;
-    let found = Integrations(&*state.store)
-        .connectors_of(developer.id, limit, after)
-        .await?;
+    let found = connectors::connectors_page(&state, &caller, &page.paging()).await?;
     Ok(listed(found, |r| Connector::from(&r)))
 }
 

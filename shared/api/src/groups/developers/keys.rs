@@ -14,10 +14,9 @@
 //! developer then lists, rotates and revokes them here like DEV keys.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{KeyKind, Principal, Scope, SessionKind};
-use alyt_domain::ids::{DeveloperId, KeyId, TenantId, UserId};
-use alyt_store::repo::developers::developer_keys;
-use alyt_store::repo::developers::{Developers, KeyRecord};
+use alyt_domain::access::{KeyKind, Scope};
+use alyt_domain::ids::{DeveloperId, KeyId};
+use alyt_store::repo::developers::KeyRecord;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -25,16 +24,16 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::session::{Body, Params, developer_session};
+use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::auth::caller::KEY_PREFIX;
 use crate::auth::jwt::APP_TOKEN_SECONDS;
 use crate::auth::secrets::random_token;
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{BadPage, CalledWithKey, NoDeveloperSession, NoSuchKey};
 use crate::{ApiError, AppState};
-use alyt_app::developers::keys::{self, NewKey, NewSecret};
+use alyt_app::developers::keys::{self, NewKey, NewSecret, WhoAmI};
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -182,28 +181,8 @@ pub async fn list_keys(
     Caller(caller): Caller,
     Params(page): Params<PageParams>,
 ) -> Result<Json<ListResponse<KeyView>>, ApiError> {
-    let me = developer_session(&caller)?;
-    let limit = page.limit()?;
-    let after = page.after_within(&developer_keys(me.developer))?;
-    let (keys, next) = Developers(&*state.store)
-        .keys_page(me.developer, limit, after)
-        .await
-        .map_err(|e| match e {
-            alyt_store::StoreError::Invalid(_) => {
-                ApiError::validation("cursor", "the cursor is not one this list handed out")
-            }
-            other => other.into(),
-        })?;
-    // A use this process counted and has not written yet shows at once.
-    let keys = keys
-        .into_iter()
-        .map(|mut key| {
-            let unwritten = state.meter.unwritten_key_use(key.developer_id, key.id);
-            key.last_used_at = key.last_used_at.max(unwritten);
-            KeyView::from(key)
-        })
-        .collect();
-    Ok(Json(ListResponse::page(keys, next.as_ref())))
+    let found = keys::keys_page(&state, &caller, &page.paging()).await?;
+    Ok(listed(found, KeyView::from))
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
@@ -394,41 +373,6 @@ async fn exchange_app_secret(
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum CallerKind {
-    /// A signed-in developer.
-    Session,
-    /// A developer key, presented directly or through an app token.
-    Key,
-}
-
-/// Who the caller is, as the platform sees it.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WhoAmI {
-    pub kind: CallerKind,
-    pub developer_id: DeveloperId,
-    /// Sessions only.
-    #[schema(required = true)]
-    pub user_id: Option<UserId>,
-    /// Keys only: the key (App ID).
-    #[schema(required = true)]
-    pub key_id: Option<KeyId>,
-    /// Keys only.
-    #[schema(required = true)]
-    pub key_kind: Option<KeyKind>,
-    /// Keys only: the key's scopes (a session acts by its roles, not scopes).
-    pub scopes: Vec<Scope>,
-    /// LIVE keys only: the connector definition the key was issued for.
-    #[schema(required = true)]
-    pub definition_id: Option<String>,
-    /// The tenants the caller reaches: a DEV key its sandbox; a LIVE key the
-    /// tenants that installed its connector (none yet: approval alone grants
-    /// no household access); a session the tenants of its claims.
-    pub tenants: Vec<TenantId>,
-}
-
 /// Diagnostics: who the caller is (a developer session, or a key presented
 /// directly or as an app token), with a key's scopes, tenants and (LIVE)
 /// connector definition. Needs no scope; answers 401 to household sessions.
@@ -447,60 +391,7 @@ pub async fn whoami(
     State(state): State<AppState>,
     Caller(caller): Caller,
 ) -> Result<Json<WhoAmI>, ApiError> {
-    Ok(Json(who_is(&state, caller).await?))
-}
-
-/// The caller as `whoami` describes it (a LIVE key's definition id read
-/// from its key record); a household session is not a developer caller.
-async fn who_is(state: &AppState, caller: Principal) -> Result<WhoAmI, ApiError> {
-    match caller {
-        Principal::Key {
-            key_id,
-            developer,
-            kind,
-            scopes,
-            tenants,
-            ..
-        } => {
-            let definition_id = match kind {
-                KeyKind::Dev => None,
-                KeyKind::Live => Developers(&*state.store)
-                    .key(developer, key_id)
-                    .await?
-                    .and_then(|k| k.definition_id),
-            };
-            Ok(WhoAmI {
-                kind: CallerKind::Key,
-                developer_id: developer,
-                user_id: None,
-                key_id: Some(key_id),
-                key_kind: Some(kind),
-                scopes: scopes.into_iter().collect(),
-                definition_id,
-                tenants: tenants.into_iter().collect(),
-            })
-        }
-        Principal::Person {
-            claims,
-            kind: SessionKind::Developer,
-            developer: Some(developer),
-            ..
-        } => Ok(WhoAmI {
-            kind: CallerKind::Session,
-            developer_id: developer,
-            user_id: Some(claims.sub),
-            key_id: None,
-            key_kind: None,
-            scopes: Vec::new(),
-            definition_id: None,
-            tenants: claims.tenants.keys().copied().collect(),
-        }),
-        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
-            Err(ApiError::unauthorized(
-                "this operation needs a developer session, a key or an app token",
-            ))
-        }
-    }
+    Ok(Json(keys::who_is(&state, caller).await?))
 }
 
 #[cfg(test)]

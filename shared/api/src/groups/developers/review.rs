@@ -37,7 +37,7 @@ use crate::routing::{Operations, operations};
 use alyt_domain::access::Principal;
 use alyt_domain::ids::{ConnectorId, ConnectorVersionId, DeveloperId, UserId};
 use alyt_domain::submission::ReviewMove;
-use alyt_store::repo::submissions::{VersionRecord, Versions};
+use alyt_store::repo::submissions::VersionRecord;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -149,11 +149,15 @@ pub async fn list_reviews(
     Caller(caller): Caller,
     Params(params): Params<ReviewListParams>,
 ) -> Result<Json<ListResponse<ReviewedSubmission>>, ApiError> {
-    let scope = reviews::reviews_scope(&caller, params.developer_id, params.connector_id)?;
-    let page = PageParams::new(params.limit, params.cursor);
-    let found = Versions(&*state.store)
-        .page(&scope, page.limit()?, page.after_within(&scope)?)
-        .await?;
+    let paging = PageParams::new(params.limit, params.cursor).paging();
+    let found = reviews::reviews_page(
+        &state,
+        &caller,
+        params.developer_id,
+        params.connector_id,
+        &paging,
+    )
+    .await?;
     Ok(listed(found, |r| ReviewedSubmission::from(&r)))
 }
 

@@ -35,7 +35,7 @@
 use crate::routing::{Operations, operations};
 use alyt_app::developers::submissions::{self, NewSubmission, SubmissionChange};
 use alyt_domain::ids::{ConnectorId, ConnectorVersionId};
-use alyt_store::repo::submissions::{AiDeclaration, Versions};
+use alyt_store::repo::submissions::AiDeclaration;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -167,11 +167,9 @@ pub async fn list_submissions(
     Caller(caller): Caller,
     Params(params): Params<SubmissionListParams>,
 ) -> Result<Json<ListResponse<Submission>>, ApiError> {
-    let scope = submissions::submissions_scope(&state, &caller, params.connector_id).await?;
-    let page = PageParams::new(params.limit, params.cursor);
-    let found = Versions(&*state.store)
-        .page(&scope, page.limit()?, page.after_within(&scope)?)
-        .await?;
+    let paging = PageParams::new(params.limit, params.cursor).paging();
+    let found =
+        submissions::submissions_page(&state, &caller, params.connector_id, &paging).await?;
     Ok(listed(found, |r| Submission::from(&r)))
 }
 
