@@ -1,14 +1,15 @@
 //! Devices: registering one with its broker credentials, reading the device
-//! rows, changing a device's settings and its lifecycle (a new board, new
-//! credentials, deletion). Who: registering and the lifecycle need the
-//! tenant's ADMIN or INSTALLER role, platform OWNER or STAFF, or a key with
-//! `devices:write` reaching the tenant; reading needs sight of the device
-//! (staff, tenant roles and keys with `devices:read` see every device of
-//! the tenant, household people those of their homes, a guest only its
-//! pinned home's); settings are changed by the registering roles and the
-//! OWNER of the household whose home holds the device. A foreign device
-//! answers exactly like a missing one.
+//! rows, changing a device's settings, its lifecycle (a new board, new
+//! credentials, deletion) and what it reported over time. Who: registering
+//! and the lifecycle need the tenant's ADMIN or INSTALLER role, platform
+//! OWNER or STAFF, or a key with `devices:write` reaching the tenant;
+//! reading needs sight of the device (staff, tenant roles and keys with
+//! `devices:read` see every device of the tenant, household people those of
+//! their homes, a guest only its pinned home's); settings are changed by the
+//! registering roles and the OWNER of the household whose home holds the
+//! device. A foreign device answers exactly like a missing one.
 
+pub mod history;
 pub mod lifecycle;
 pub mod register;
 pub mod settings;
