@@ -3,15 +3,19 @@
 //! when the publish fails (the device is not connected, or the runtime
 //! cannot publish) the row goes back to `pending` and the bridge sweep
 //! retries it. The stored device state never changes here: it changes when
-//! the device reports back.
+//! the device reports back. A device's command history is read by whoever
+//! may read the device (a key needs `devices:read`).
 
 use alyt_device::bridge::send_new;
 use alyt_domain::access::{PlatformRole, Principal, Scope};
 use alyt_domain::device::{CommandError, CommandRequest, CommandRow};
 use alyt_domain::ids::{DeviceId, TenantId};
+use alyt_store::PageKey;
+use alyt_store::repo::commands::{Commands, StoredCommand, command_list};
 use alyt_store::repo::devices::DeviceRecord;
 
 use crate::access::{device_for, siren_command};
+use crate::paging::Paging;
 use crate::{App, Error};
 
 /// A command from `caller` to a device it reaches with `devices:commands`
@@ -72,4 +76,20 @@ pub async fn accept_and_publish(
         tracing::debug!(device = %device.id, command = %delivery.row.command_id, error = %e, "command stays pending");
     }
     Ok(delivery.row)
+}
+
+/// One page of the command history of device `device_id` of `tenant`,
+/// newest first, when the caller may read the device.
+pub async fn history_page(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    device_id: DeviceId,
+    paging: &Paging,
+) -> Result<(Vec<StoredCommand>, Option<PageKey>), Error> {
+    let device = device_for(app, caller, tenant, device_id, Scope::DevicesRead).await?;
+    let after = paging.after_within(&command_list(device.id))?;
+    Ok(Commands(&*app.store)
+        .history(device.id, paging.limit, after)
+        .await?)
 }

@@ -11,6 +11,7 @@ pub mod commands;
 pub mod context;
 pub mod dashboard;
 pub mod developers;
+pub mod devices;
 pub mod endpoints;
 pub mod error;
 pub mod grants;

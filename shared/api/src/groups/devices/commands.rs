@@ -26,17 +26,13 @@
 //! one property read more.)
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::Scope;
 use alyt_domain::device::{CommandRequest, CommandRow};
 use alyt_domain::ids::DeviceId;
-use alyt_store::repo::commands::Commands;
-use alyt_store::repo::commands::command_list;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::Value;
 
-use crate::access::device_for;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, TenantPage, listed};
@@ -101,19 +97,9 @@ pub async fn list_commands(
     ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<CommandRow>>, ApiError> {
-    let page = query.page();
-    let limit = page.limit()?;
-    let device = device_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        device_id,
-        Scope::DevicesRead,
-    )
-    .await?;
-    let after = page.after_within(&command_list(device.id))?;
-    let found = Commands(&*state.store)
-        .history(device.id, limit, after)
-        .await?;
+    let paging = query.page().paging()?;
+    let found =
+        alyt_app::commands::history_page(&state, &caller, query.tenant_id, device_id, &paging)
+            .await?;
     Ok(listed(found, |s| s.row))
 }

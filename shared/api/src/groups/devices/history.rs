@@ -11,18 +11,15 @@
 //! `GET /devices/{id}`). Each list is one store query after the device read.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::Scope;
+use alyt_app::devices::history::{self as use_case, Series};
 use alyt_domain::ids::{DeviceId, TenantId};
-use alyt_store::repo::history::device_log_list;
-use alyt_store::repo::history::telemetry_list;
-use alyt_store::repo::history::{DeviceLogEntry, History, LogChannel, Range};
+use alyt_store::repo::history::{DeviceLogEntry, LogChannel};
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::access::device_for;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams, listed};
@@ -87,15 +84,6 @@ pub struct TelemetryPointView {
     pub at: OffsetDateTime,
 }
 
-fn range(from: Option<OffsetDateTime>, to: Option<OffsetDateTime>) -> Result<Range, ApiError> {
-    if let (Some(from), Some(to)) = (from, to)
-        && from >= to
-    {
-        return Err(ApiError::validation("to", "to must be later than from"));
-    }
-    Ok(Range { from, to })
-}
-
 /// One metric's readings, newest first unless `order=asc`.
 #[utoipa::path(
     get,
@@ -118,45 +106,27 @@ pub async fn device_telemetry(
     ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TelemetryQuery>,
 ) -> Result<Json<ListResponse<TelemetryPointView>>, ApiError> {
-    let metric = checked_metric(query.metric)?;
-    let range = range(query.from, query.to)?;
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    let device = device_for(
+    let series = Series::checked(
+        query.metric,
+        query.from,
+        query.to,
+        query.order == Order::Asc,
+    )?;
+    let paging = PageParams::new(query.limit, query.cursor).paging()?;
+    let found = use_case::telemetry_page(
         &state,
         &caller,
         query.tenant_id,
         device_id,
-        Scope::TelemetryRead,
+        &series,
+        &paging,
     )
     .await?;
-    let after = page.after_within(&telemetry_list(device.id, &metric))?;
-    let (points, next) = History(&*state.store)
-        .telemetry(
-            device.id,
-            &metric,
-            range,
-            query.order == Order::Asc,
-            limit,
-            after,
-        )
-        .await?;
-    Ok(listed((points, next), |p| TelemetryPointView {
-        metric: metric.clone(),
+    Ok(listed(found, |p| TelemetryPointView {
+        metric: series.metric.clone(),
         value: p.value,
         at: p.at,
     }))
-}
-
-/// A metric's name: 1 to 64 characters.
-fn checked_metric(metric: String) -> Result<String, ApiError> {
-    if metric.is_empty() || metric.chars().count() > 64 {
-        return Err(ApiError::validation(
-            "metric",
-            "metric must be 1 to 64 characters",
-        ));
-    }
-    Ok(metric)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -201,6 +171,7 @@ impl From<DeviceLogEntry> for DeviceLogEntryView {
     }
 }
 
+/// One page of what the device published on `channel`.
 async fn device_log(
     state: &AppState,
     caller: &alyt_domain::access::Principal,
@@ -208,21 +179,18 @@ async fn device_log(
     query: DeviceLogQuery,
     channel: LogChannel,
 ) -> Result<Json<ListResponse<DeviceLogEntryView>>, ApiError> {
-    let range = range(query.from, query.to)?;
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    let device = device_for(
+    let range = use_case::range(query.from, query.to)?;
+    let paging = PageParams::new(query.limit, query.cursor).paging()?;
+    let found = use_case::log_page(
         state,
         caller,
         query.tenant_id,
         device_id,
-        Scope::DevicesRead,
+        channel,
+        range,
+        &paging,
     )
     .await?;
-    let after = page.after_within(&device_log_list(device.id))?;
-    let found = History(&*state.store)
-        .device_log(device.id, channel, range, limit, after)
-        .await?;
     Ok(listed(found, Into::into))
 }
 
