@@ -87,9 +87,10 @@ pub async fn history_page(
     device_id: DeviceId,
     paging: &Paging,
 ) -> Result<(Vec<StoredCommand>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
     let device = device_for(app, caller, tenant, device_id, Scope::DevicesRead).await?;
     let after = paging.after_within(&command_list(device.id))?;
     Ok(Commands(&*app.store)
-        .history(device.id, paging.limit, after)
+        .history(device.id, limit, after)
         .await?)
 }

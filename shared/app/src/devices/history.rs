@@ -76,6 +76,7 @@ pub async fn telemetry_page(
     series: &Series,
     paging: &Paging,
 ) -> Result<(Vec<TelemetryPoint>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
     let device = device_for(app, caller, tenant, device_id, Scope::TelemetryRead).await?;
     let after = paging.after_within(&telemetry_list(device.id, &series.metric))?;
     Ok(History(&*app.store)
@@ -84,7 +85,7 @@ pub async fn telemetry_page(
             &series.metric,
             series.range,
             series.oldest_first,
-            paging.limit,
+            limit,
             after,
         )
         .await?)
@@ -101,9 +102,10 @@ pub async fn log_page(
     range: Range,
     paging: &Paging,
 ) -> Result<(Vec<DeviceLogEntry>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
     let device = device_for(app, caller, tenant, device_id, Scope::DevicesRead).await?;
     let after = paging.after_within(&device_log_list(device.id))?;
     Ok(History(&*app.store)
-        .device_log(device.id, channel, range, paging.limit, after)
+        .device_log(device.id, channel, range, limit, after)
         .await?)
 }

@@ -103,6 +103,7 @@ pub async fn devices_page(
     property: Option<PropertyId>,
     paging: &Paging,
 ) -> Result<(Vec<Device>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
     caller.require_scope(Scope::DevicesRead)?;
     let reach = tenant_reach(caller, tenant, no_such_tenant)?;
     let store = &*app.store;
@@ -119,7 +120,7 @@ pub async fn devices_page(
                     Ok(true)
                 }
             };
-            let listing = list_page(&devices, tenant, property, paging);
+            let listing = list_page(&devices, tenant, property, limit, paging);
             let (exists, listed) = tokio::try_join!(tenant_check, listing)?;
             if !exists {
                 return Err(no_such_tenant());
@@ -130,14 +131,14 @@ pub async fn devices_page(
             let homes = household_homes(store, tenant, &households, &pinned).await?;
             match property {
                 Some(p) if !homes.contains(&p) => (Vec::new(), None),
-                Some(p) => list_page(&devices, tenant, Some(p), paging).await?,
+                Some(p) => list_page(&devices, tenant, Some(p), limit, paging).await?,
                 None if homes.len() == 1 => {
                     let only = homes.iter().next().copied();
-                    list_page(&devices, tenant, only, paging).await?
+                    list_page(&devices, tenant, only, limit, paging).await?
                 }
                 None if homes.is_empty() => (Vec::new(), None),
                 None => {
-                    let (all, next) = list_page(&devices, tenant, None, paging).await?;
+                    let (all, next) = list_page(&devices, tenant, None, limit, paging).await?;
                     let mine = all
                         .into_iter()
                         .filter(|d| d.property_id.is_some_and(|p| homes.contains(&p)))
@@ -167,18 +168,17 @@ async fn list_page(
     devices: &Devices<'_>,
     tenant: TenantId,
     property: Option<PropertyId>,
+    limit: u32,
     paging: &Paging,
 ) -> Result<(Vec<DeviceRecord>, Option<PageKey>), Error> {
     Ok(match property {
         Some(property) => {
             let after = paging.after_within(&home_devices(property))?;
-            devices
-                .list_by_property(property, paging.limit, after)
-                .await?
+            devices.list_by_property(property, limit, after).await?
         }
         None => {
             let after = paging.after_within(&tenant_devices(tenant))?;
-            devices.list_by_tenant(tenant, paging.limit, after).await?
+            devices.list_by_tenant(tenant, limit, after).await?
         }
     })
 }

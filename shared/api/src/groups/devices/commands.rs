@@ -97,7 +97,7 @@ pub async fn list_commands(
     ApiPath(device_id): ApiPath<DeviceId>,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<CommandRow>>, ApiError> {
-    let paging = query.page().paging()?;
+    let paging = query.page().paging();
     let found =
         alyt_app::commands::history_page(&state, &caller, query.tenant_id, device_id, &paging)
             .await?;

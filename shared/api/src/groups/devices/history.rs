@@ -112,7 +112,7 @@ pub async fn device_telemetry(
         query.to,
         query.order == Order::Asc,
     )?;
-    let paging = PageParams::new(query.limit, query.cursor).paging()?;
+    let paging = PageParams::new(query.limit, query.cursor).paging();
     let found = use_case::telemetry_page(
         &state,
         &caller,
@@ -180,7 +180,7 @@ async fn device_log(
     channel: LogChannel,
 ) -> Result<Json<ListResponse<DeviceLogEntryView>>, ApiError> {
     let range = use_case::range(query.from, query.to)?;
-    let paging = PageParams::new(query.limit, query.cursor).paging()?;
+    let paging = PageParams::new(query.limit, query.cursor).paging();
     let found = use_case::log_page(
         state,
         caller,

@@ -238,7 +238,7 @@ pub async fn list_devices(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<DeviceListQuery>,
 ) -> Result<Json<ListResponse<Device>>, ApiError> {
-    let paging = PageParams::new(query.limit, query.cursor).paging()?;
+    let paging = PageParams::new(query.limit, query.cursor).paging();
     let found =
         use_case::devices_page(&state, &caller, query.tenant_id, query.property_id, &paging)
             .await?;
