@@ -8,6 +8,7 @@ pub mod account;
 pub mod attempts;
 pub mod credentials;
 pub mod passwords;
+pub mod principal;
 pub mod sessions;
 pub mod totp;
 
