@@ -17,6 +17,7 @@ pub mod homes;
 pub mod integrations;
 pub mod music;
 pub mod notifications;
+pub mod overview;
 pub mod paging;
 pub mod passes;
 pub mod people;
