@@ -20,6 +20,7 @@
 
 use alyt_app::presence;
 use alyt_domain::ids::{ClientId, EndpointId, PropertyId, TenantId};
+use alyt_store::repo::integrations::EndpointRecord;
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
@@ -60,6 +61,25 @@ pub struct Phone {
     pub last_seen: Option<String>,
 }
 
+impl From<EndpointRecord> for Phone {
+    /// The phone as the network controller last reported it.
+    fn from(p: EndpointRecord) -> Self {
+        let network = p.state.get("network");
+        Phone {
+            thing_id: p.id,
+            name: p.name,
+            property_id: p.property_id,
+            connected: network
+                .and_then(|n| n.get("connected"))
+                .and_then(|v| v.as_bool()),
+            last_seen: network
+                .and_then(|n| n.get("lastSeen"))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned),
+        }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PhoneList {
@@ -93,27 +113,9 @@ pub async fn list_phones(
     Caller(caller): Caller,
     ApiPath((tenant, client)): ApiPath<(TenantId, ClientId)>,
 ) -> Result<Json<PhoneList>, ApiError> {
-    let items = presence::phones(&state, &caller, tenant, client)
-        .await?
-        .into_iter()
-        .map(|p| {
-            let network = p.state.get("network");
-            Phone {
-                thing_id: p.id,
-                name: p.name,
-                property_id: p.property_id,
-                connected: network
-                    .and_then(|n| n.get("connected"))
-                    .and_then(|v| v.as_bool()),
-                last_seen: network
-                    .and_then(|n| n.get("lastSeen"))
-                    .and_then(|v| v.as_str())
-                    .map(str::to_owned),
-            }
-        })
-        .collect();
+    let phones = presence::phones(&state, &caller, tenant, client).await?;
     Ok(Json(PhoneList {
-        items,
+        items: phones.into_iter().map(Phone::from).collect(),
         next_cursor: None,
     }))
 }
