@@ -1,15 +1,29 @@
 //! A home's dashboard: the pins its household sees first (things, rooms,
 //! routines), at most [`DASHBOARD_PINS_MAX`], set by those who configure
-//! the home.
+//! the home; any member reads them.
 
 use alyt_domain::access::{HomeAccess, Principal};
 use alyt_domain::ids::{PropertyId, RoutineId, TenantId};
-use alyt_domain::room::{DASHBOARD_PINS_MAX, Pin};
+use alyt_domain::room::{self, DASHBOARD_PINS_MAX, Pin};
 use alyt_store::repo::rooms::{DashboardRecord, Rooms};
 use alyt_store::repo::routines::Routines;
 
 use crate::access::home_for;
 use crate::{App, Error};
+
+/// The home's pins (none until some are saved), when the caller sees it;
+/// the home's id.
+pub async fn get(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+) -> Result<(PropertyId, Vec<Pin>), Error> {
+    let home = home_for(app, caller, tenant, property, HomeAccess::See).await?;
+    let stored = Rooms(&*app.store).dashboard(home.id).await?;
+    let pins = stored.map(|d| room::read_pins(&d.pins)).unwrap_or_default();
+    Ok((home.id, pins))
+}
 
 /// Replaces the home's pins (a routine pin names a routine of this home);
 /// the home's id.

@@ -1,24 +1,34 @@
 //! Music in routines: the speaker a step names and the uri it plays,
 //! checked on save and again before playback (its system and modes, a
 //! connected account of the provider in the household or a choice saved on
-//! the speaker's system), and the step itself (volume, source, read-back).
+//! the speaker's system), the step itself (volume, source, read-back), what
+//! a home's routines can play (for anyone who sees the home), and a search
+//! of a streaming-provider account's catalogue (for whoever reads the
+//! account's integration).
 
 use std::collections::BTreeMap;
 
-use alyt_connectors::{ConnectorError, FavouritesCall, PlayAnswer, PlayCall};
+use alyt_connectors::{
+    ConnectorError, FavouritesCall, IntegrationCall, PlayAnswer, PlayCall, RefreshAnswer,
+    SearchAnswer, SearchCall,
+};
 use alyt_domain::access::{HomeAccess, Principal};
 use alyt_domain::device::CommandRequest;
 use alyt_domain::ids::{EndpointId, IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::integration::EndpointKind;
 use alyt_domain::integration::music::{
-    MusicChoice, MusicNeed, SourceMode, SpeakerMusic, SpeakerSystem,
+    MAX_SEARCH_OFFSET, MusicChoice, MusicItem, MusicNeed, SEARCH_PAGE, SearchType, SourceMode,
+    SpeakerMusic, SpeakerSystem,
 };
 use alyt_domain::routine::{MusicStep, MusicUri};
 use alyt_store::repo::integrations::{EndpointRecord, IntegrationRecord, Integrations};
 use alyt_store::repo::routines::{StepOutcome, StepResult};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
-use serde::Serialize;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use time::Duration;
 
 use crate::access::home_for;
 use crate::endpoints::{
@@ -458,4 +468,190 @@ pub async fn routine_music(
         })
         .collect();
     Ok(RoutineMusic { speakers, accounts })
+}
+
+// ---------------------------------------------------------------------------
+// Provider search
+
+/// A provider session this close to its end is renewed before a search.
+const RENEW_BEFORE: Duration = Duration::seconds(30);
+
+/// A search page's position, bound to its query and type.
+#[derive(Serialize, Deserialize)]
+struct SearchCursor {
+    v: u8,
+    q: String,
+    #[serde(rename = "type")]
+    kind: SearchType,
+    offset: u32,
+}
+
+fn cursor_refused() -> Error {
+    Error::validation("cursor", "the cursor is not one this search handed out")
+}
+
+/// The offset a cursor continues at: a bad `cursor` when it is not this
+/// search's (of another query or type, malformed, or beyond the last
+/// offset).
+pub fn cursor_offset(cursor: &str, q: &str, kind: SearchType) -> Result<u32, Error> {
+    if cursor.len() > 2048 {
+        return Err(cursor_refused());
+    }
+    let bytes = URL_SAFE_NO_PAD
+        .decode(cursor)
+        .map_err(|_| cursor_refused())?;
+    let parsed: SearchCursor = serde_json::from_slice(&bytes).map_err(|_| cursor_refused())?;
+    if parsed.v != 1 || parsed.offset > MAX_SEARCH_OFFSET {
+        return Err(cursor_refused());
+    }
+    if parsed.q != q || parsed.kind != kind {
+        return Err(Error::validation(
+            "cursor",
+            "the cursor belongs to another query or type; search again without it",
+        ));
+    }
+    Ok(parsed.offset)
+}
+
+fn cursor_at(q: &str, kind: SearchType, offset: u32) -> String {
+    let cursor = SearchCursor {
+        v: 1,
+        q: q.to_owned(),
+        kind,
+        offset,
+    };
+    URL_SAFE_NO_PAD.encode(serde_json::to_vec(&cursor).unwrap_or_default())
+}
+
+/// The page size a search asks for (1-10, default 10).
+pub fn search_limit(limit: Option<u32>) -> Result<u32, Error> {
+    match limit {
+        None => Ok(SEARCH_PAGE),
+        Some(n) if (1..=SEARCH_PAGE).contains(&n) => Ok(n),
+        Some(_) => Err(Error::validation(
+            "limit",
+            format!("1 to {SEARCH_PAGE} results per page"),
+        )),
+    }
+}
+
+/// A page of music found, and the cursor of the next (null: the last, or
+/// the furthest a search pages).
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MusicList {
+    pub items: Vec<MusicItem>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub next_cursor: Option<String>,
+}
+
+/// Renews a provider account's session and stores it; a conflict when the
+/// provider revoked the access, the connector's problem when it cannot be
+/// asked.
+async fn renew(app: &App, connector: &Installed) -> Result<Installed, Error> {
+    let call = IntegrationCall {
+        integration_id: connector.integration.id.to_string(),
+        tenant_id: connector.integration.tenant_id.to_string(),
+        config: connector.integration.config.clone(),
+    };
+    let answer = app
+        .connectors
+        .refresh(&connector.server(app), &call)
+        .await
+        .map_err(|e| Error::bad_gateway(connector_problem(&connector.connector, &e)))?;
+    match answer {
+        RefreshAnswer::Refreshed {
+            config,
+            session_expires_at,
+        } => {
+            let mut integration = connector.integration.clone();
+            integration.config = config;
+            if let Some(account) = integration.account.as_mut() {
+                account.session_expires_at = session_expires_at;
+            }
+            Integrations(&*app.store).replace(&integration).await?;
+            Ok(Installed {
+                integration,
+                connector: connector.connector.clone(),
+            })
+        }
+        RefreshAnswer::Revoked { reason } => Err(revoked(&reason)),
+    }
+}
+
+fn revoked(reason: &str) -> Error {
+    Error::provider_revoked(format!(
+        "the provider withdrew the platform's access to this account ({reason}); connect it again"
+    ))
+}
+
+/// One page of `q` in a provider account's catalogue from `offset`: the
+/// session renewed first when it ended (and once more when the provider
+/// says so anyway). The caller has read `integration`.
+pub async fn search(
+    app: &App,
+    integration: IntegrationRecord,
+    q: &str,
+    kind: SearchType,
+    offset: u32,
+    limit: u32,
+) -> Result<MusicList, Error> {
+    let Some(account) = integration.account.clone() else {
+        return Err(Error::conflict(
+            "this integration is not a streaming-provider account, so it has nothing to search",
+        ));
+    };
+    let mut connector = installed(app, integration.tenant_id, integration.id).await?;
+    let ending = account
+        .session_expires_at
+        .is_some_and(|at| at <= app.clock.now() + RENEW_BEFORE);
+    if ending {
+        connector = renew(app, &connector).await?;
+    }
+    let mut renewed = ending;
+    loop {
+        let call = SearchCall {
+            integration_id: connector.integration.id.to_string(),
+            tenant_id: connector.integration.tenant_id.to_string(),
+            config: connector.integration.config.clone(),
+            q: q.to_owned(),
+            kind,
+            offset,
+            limit,
+        };
+        let answer = app
+            .connectors
+            .music_search(&connector.server(app), &call)
+            .await
+            .map_err(|e| Error::bad_gateway(connector_problem(&connector.connector, &e)))?;
+        match answer {
+            SearchAnswer::Ok { mut items, total } => {
+                items.truncate(limit as usize);
+                let next = offset + limit;
+                let next_cursor = (next < total && next <= MAX_SEARCH_OFFSET && !items.is_empty())
+                    .then(|| cursor_at(q, kind, next));
+                return Ok(MusicList { items, next_cursor });
+            }
+            SearchAnswer::Expired if !renewed => {
+                connector = renew(app, &connector).await?;
+                renewed = true;
+            }
+            SearchAnswer::Expired => {
+                return Err(Error::bad_gateway(
+                    "the provider ended the account's session again right after it was renewed",
+                ));
+            }
+            SearchAnswer::Revoked { reason } => return Err(revoked(&reason)),
+            SearchAnswer::RateLimited {
+                retry_after_seconds,
+            } => {
+                let after = u64::from(retry_after_seconds.unwrap_or(30).clamp(1, 3600));
+                return Err(Error::provider_rate_limited(
+                    after,
+                    format!("the provider limits searches now; try again in {after} s"),
+                ));
+            }
+        }
+    }
 }

@@ -1,17 +1,22 @@
 //! Presence: a household's phones and the network condition a grant may
 //! carry (it counts only while the home sees the person's phone, or the
 //! person comes from the home's address), checked at sign-in and refresh.
+//! The phones are listed for those who manage the household's people; a
+//! phone is checked on demand by platform OWNER and STAFF only.
 
 use std::net::IpAddr;
 
-use alyt_domain::access::HouseholdRole;
+use alyt_domain::access::{HouseholdRole, PlatformRole, Principal};
 use alyt_domain::device::{DeviceCapability, Lenient};
-use alyt_domain::ids::{EndpointId, PropertyId, TenantId};
-use alyt_domain::presence::{PHONE_FEATURE, PhoneRead, decide, judge_phone};
+use alyt_domain::ids::{ClientId, EndpointId, PropertyId, TenantId};
+use alyt_domain::presence::{PHONE_FEATURE, PhoneRead, PresenceSignal, decide, judge_phone};
 use alyt_store::repo::integrations::{EndpointRecord, Integrations};
 use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, GrantRecord, Tenancy};
+use serde::Serialize;
+use time::OffsetDateTime;
 
 use crate::endpoints::{ReadOutcome, installed, read_and_store};
+use crate::people::{NO_HOUSEHOLD, managed_household};
 use crate::{App, Error};
 
 /// Whether an endpoint is a phone the home network watches.
@@ -36,6 +41,18 @@ pub async fn household_phones(
         phones.extend(things.endpoints.into_iter().filter(is_phone));
     }
     Ok(phones)
+}
+
+/// The phones the networks of the household's homes watch, for those who
+/// manage its people.
+pub async fn phones(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    client: ClientId,
+) -> Result<Vec<EndpointRecord>, Error> {
+    let household = managed_household(app, caller, tenant, client, NO_HOUSEHOLD).await?;
+    household_phones(app, &household).await
 }
 
 /// The condition a grant asks for, checked: never for an owner; a phone of
@@ -161,6 +178,75 @@ pub async fn read_phone(
         _ => PhoneRead::NoSignal("not responding"),
     };
     Ok((read, home))
+}
+
+/// One live check of a phone's presence.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PresenceCheck {
+    pub endpoint_id: EndpointId,
+    pub property_id: PropertyId,
+    pub present: bool,
+    pub signal: PresenceSignal,
+    /// Why there was no signal (`missing`, `stale`, `unidentified`, `not
+    /// responding`); null when the phone answered.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub reason: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub checked_at: OffsetDateTime,
+}
+
+/// Internal operations answer only platform OWNER and STAFF; SUPPORT learns
+/// it may not (forbidden); to everyone else the operation does not exist
+/// (not found).
+fn internal_caller(caller: &Principal) -> Result<(), Error> {
+    caller
+        .require_platform(&[PlatformRole::Owner, PlatformRole::Staff])
+        .map(|_| ())
+        .map_err(|denied| match denied {
+            alyt_domain::access::Denied::Role => {
+                Error::forbidden("this internal operation is for platform OWNER and STAFF")
+            }
+            _ => Error::not_found("no operation at this path"),
+        })
+}
+
+/// One live check of phone `endpoint` of home `property` (platform OWNER
+/// and STAFF only): the phone read through its connector, judged without
+/// an address.
+pub async fn check_phone(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+    endpoint: EndpointId,
+) -> Result<PresenceCheck, Error> {
+    internal_caller(caller)?;
+    let missing = || Error::not_found("no such home or phone");
+    let home = Tenancy(&*app.store)
+        .property(tenant, property)
+        .await?
+        .ok_or_else(missing)?;
+    let phone = Integrations(&*app.store)
+        .endpoint(tenant, endpoint)
+        .await?
+        .filter(|e| e.property_id == home.id)
+        .ok_or_else(missing)?;
+    let (read, _) = read_phone(app, tenant, Some(phone.id)).await?;
+    let presence = decide(&read, None);
+    Ok(PresenceCheck {
+        endpoint_id: phone.id,
+        property_id: home.id,
+        present: presence.met,
+        signal: presence.signal,
+        reason: match read {
+            PhoneRead::NoSignal(why) => Some(why.to_owned()),
+            _ => None,
+        },
+        checked_at: app.clock.now(),
+    })
 }
 
 /// Checks the condition of `grant` now, for a caller at `address` (as the

@@ -100,3 +100,40 @@ pub async fn mint(
     widgets.create(&record).await?;
     Ok((record, token))
 }
+
+/// The caller's own widget tokens for one home they hold (never the
+/// tokens themselves: only their hashes are kept).
+pub async fn tokens(
+    app: &App,
+    caller: &Principal,
+    tenant: alyt_domain::ids::TenantId,
+    property: PropertyId,
+) -> Result<Vec<WidgetTokenRecord>, Error> {
+    let (home, user) = own_home(app, caller, tenant, property).await?;
+    let tokens = Widgets(&*app.store).of_person(home.client_id, user).await?;
+    Ok(tokens
+        .into_iter()
+        .filter(|t| t.property_id == home.id)
+        .collect())
+}
+
+/// Revokes one of the caller's widget tokens for a home they hold: the
+/// widget is signed out.
+pub async fn revoke(
+    app: &App,
+    caller: &Principal,
+    tenant: alyt_domain::ids::TenantId,
+    property: PropertyId,
+    token_id: WidgetTokenId,
+) -> Result<(), Error> {
+    let (home, user) = own_home(app, caller, tenant, property).await?;
+    let widgets = Widgets(&*app.store);
+    let token = widgets
+        .of_person(home.client_id, user)
+        .await?
+        .into_iter()
+        .find(|t| t.id == token_id && t.property_id == home.id)
+        .ok_or_else(|| Error::not_found("no such widget token"))?;
+    widgets.revoke(&token).await?;
+    Ok(())
+}

@@ -23,12 +23,14 @@ use alyt_domain::membership::{ChangedBy, GrantTerms, check_terms, mask_email};
 use alyt_domain::password::check_password;
 use alyt_domain::secret::{random_token, sha256_hex};
 use alyt_domain::stay::{StayState, StayWindow};
-use alyt_store::TxWrite;
 use alyt_store::repo::identity::{UserRecord, Users, create_writes, verify_email_write};
-use alyt_store::repo::invitations::{InvitationRecord, Invitations, accept_writes};
+use alyt_store::repo::invitations::{
+    InvitationRecord, Invitations, accept_writes, household_invitations,
+};
 use alyt_store::repo::members::{MemberError, Members};
 use alyt_store::repo::stays::{StayRecord, Stays, change_write};
 use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, GrantRecord, PropertyRecord, Tenancy};
+use alyt_store::{PageKey, TxWrite};
 use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -42,6 +44,7 @@ use super::{
     NO_HOUSEHOLD, NewGrant, grant_membership, granted_writes, household_home, managed_household,
     member_error, new_grant, stay_key_in_use,
 };
+use crate::paging::Paging;
 use crate::presence::checked_network;
 use crate::text::{checked_email, optional_text, required_text};
 use crate::{App, Error};
@@ -344,6 +347,26 @@ async fn managed_invitation(
         .await?
         .ok_or_else(|| Error::not_found(NO_INVITATION))?;
     Ok((household, invitation))
+}
+
+/// One page of the household's pending invitations (oldest first), as
+/// they stand now.
+pub async fn invitations_page(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    client: ClientId,
+    paging: &Paging,
+) -> Result<(Vec<Invitation>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
+    let household = managed_household(app, caller, tenant, client, NO_HOUSEHOLD).await?;
+    let after = paging.after_within(&household_invitations(household.id))?;
+    let (found, next) = Invitations(&*app.store)
+        .list(household.id, limit, after)
+        .await?;
+    let now = app.clock.now();
+    let pending = found.into_iter().map(|i| Invitation::new(i, now)).collect();
+    Ok((pending, next))
 }
 
 /// Mails a new link (valid 7 days); the old link stops working.

@@ -18,6 +18,8 @@
 //!   household), then the grant is removed; a guest's stay is checked out
 //!   instead. Nobody removes themselves, and the last owner stays.
 
+use std::collections::HashMap;
+
 use alyt_domain::access::{HouseholdRole, Principal};
 use alyt_domain::ids::{ClientId, EndpointId, PropertyId, TenantId, UserId};
 use alyt_domain::membership::{
@@ -25,14 +27,14 @@ use alyt_domain::membership::{
 };
 use alyt_domain::stay::{StayState, StayWindow};
 use alyt_stays::GuestStays;
-use alyt_store::TxWrite;
 use alyt_store::repo::audit::{AuditRecord, audit_write};
 use alyt_store::repo::identity::{Sessions, Users};
 use alyt_store::repo::integrations::Integrations;
-use alyt_store::repo::members::{MemberError, Members};
+use alyt_store::repo::members::{MemberError, Members, household_members};
 use alyt_store::repo::stays::{StayRecord, change_write};
 use alyt_store::repo::tenancy::GrantRecord;
 use alyt_store::repo::widgets::Widgets;
+use alyt_store::{PageKey, TxWrite};
 use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -42,6 +44,7 @@ use super::{
     NO_HOUSEHOLD, NO_MEMBER, NewGrant, end_membership, grant_membership, household_home, inviting,
     managed_household, member_error, refusal,
 };
+use crate::paging::Paging;
 use crate::presence::checked_network;
 use crate::{App, Error};
 
@@ -183,6 +186,37 @@ impl Member {
             created_at: grant.created_at,
         }
     }
+}
+
+/// One page of the household's people (by user id), each with their
+/// sign-in address.
+pub async fn members_page(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    client: ClientId,
+    paging: &Paging,
+) -> Result<(Vec<Member>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
+    let household = managed_household(app, caller, tenant, client, NO_HOUSEHOLD).await?;
+    let after = paging.after_within(&household_members(household.id))?;
+    let (grants, next) = Members(&*app.store)
+        .list(household.id, limit, after)
+        .await?;
+    let ids: Vec<UserId> = grants.iter().map(|g| g.user_id).collect();
+    let mut emails: HashMap<UserId, String> = Users(&*app.store)
+        .get_many(&ids)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.email))
+        .collect();
+    let now = app.clock.now();
+    let mut members = Vec::with_capacity(grants.len());
+    for g in grants {
+        let email = emails.remove(&g.user_id);
+        members.push(Member::of(app, g, email, now).await?);
+    }
+    Ok((members, next))
 }
 
 /// A grant by user id, as asked (the terms are checked here).

@@ -1,7 +1,8 @@
 //! A household's people: grants by user id, member changes and ends of
 //! membership (`members`), invitations by address and their links
 //! (`invitations`; sending one is `inviting`, shared with guest stays),
-//! guests' stays by reservation key (`guests`).
+//! guests' stays by reservation key (`guests`), and the household's audit
+//! trail ([`audit_page`]).
 //!
 //! Who ([`may_manage_people`]): the household's OWNER, the tenant's ADMIN,
 //! platform OWNER/STAFF; guests also a DEV key with `guests:write` in its
@@ -20,15 +21,17 @@ use alyt_domain::membership::{
     RemovalRefused, mask_email, may_manage_people, role_words,
 };
 use alyt_events::PlatformEvent;
-use alyt_store::TxWrite;
+use alyt_store::repo::audit::{Audit, AuditRecord, household_audit};
 use alyt_store::repo::identity::{Sessions, UserRecord, Users};
 use alyt_store::repo::members::{MemberError, Members};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, GrantRecord, PropertyRecord, Tenancy};
 use alyt_store::repo::widgets::Widgets;
+use alyt_store::{PageKey, TxWrite};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::paging::Paging;
 use crate::ports::Email;
 use crate::{App, Error};
 
@@ -96,6 +99,22 @@ async fn household_if(
         .ok_or_else(|| Error::not_found(missing))?;
     verdict.map_err(refused)?;
     Ok(household)
+}
+
+/// One page of the household's audit trail, newest first.
+pub async fn audit_page(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    client: ClientId,
+    paging: &Paging,
+) -> Result<(Vec<AuditRecord>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
+    let household = managed_household(app, caller, tenant, client, NO_HOUSEHOLD).await?;
+    let after = paging.after_within(&household_audit(household.id))?;
+    Ok(Audit(&*app.store)
+        .of_household(household.id, limit, after)
+        .await?)
 }
 
 /// The home a grant pins, which must be one of the household's (400

@@ -1,5 +1,7 @@
-//! A home's routines at work: the runner that starts scheduled runs and
-//! moves every run step by step.
+//! A home's routines: the saved ones (`saved`), the runner that starts
+//! scheduled runs and moves every run step by step (`runner`), and the runs
+//! as the household reads them (`runs`).
 
 pub mod runner;
+pub mod runs;
 pub mod saved;

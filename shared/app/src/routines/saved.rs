@@ -1,4 +1,5 @@
-//! A home's saved routines: creating, changing and deleting them. Every
+//! A home's saved routines: reading, creating, changing and deleting them
+//! (reading needs sight of the home, the others configure it). Every
 //! step's target is checked against the home (a thing step's thing is in it
 //! and its command passes the thing's own descriptors; a room step's room
 //! is one of its rooms; a music step's speaker is a SPEAKER endpoint placed
@@ -15,10 +16,11 @@ use alyt_domain::room::PinnedThingKind;
 use alyt_domain::routine::{
     RoutineBody, Step, Trigger, home_timezone, next_occurrence, parse_routine,
 };
+use alyt_store::PageKey;
 use alyt_store::repo::devices::Devices;
 use alyt_store::repo::integrations::Integrations;
 use alyt_store::repo::rooms::Rooms;
-use alyt_store::repo::routines::{RoutineError, RoutineRecord, Routines};
+use alyt_store::repo::routines::{RoutineError, RoutineRecord, Routines, home_routines};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -26,6 +28,7 @@ use time::OffsetDateTime;
 use crate::access::{access_to, home_for, tenant_gate};
 use crate::endpoints::accept_for_endpoint;
 use crate::music::{check_uri, speaker_in_home};
+use crate::paging::Paging;
 use crate::{App, Error};
 
 fn no_such_routine() -> Error {
@@ -180,6 +183,33 @@ fn next_due(
             Trigger::Manual => None,
         })
         .min()
+}
+
+/// One page of the routines of home `property` (oldest first), when the
+/// caller sees it.
+pub async fn page(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+    paging: &Paging,
+) -> Result<(Vec<RoutineRecord>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
+    let home = home_for(app, caller, tenant, property, HomeAccess::See).await?;
+    let after = paging.after_within(&home_routines(home.id))?;
+    Ok(Routines(&*app.store).of_home(home.id, limit, after).await?)
+}
+
+/// Routine `id`, when the caller sees its home.
+pub async fn get(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    id: RoutineId,
+) -> Result<RoutineRecord, Error> {
+    Ok(routine_for(app, caller, tenant, id, HomeAccess::See)
+        .await?
+        .0)
 }
 
 /// Creates a routine in a home (those who configure it): `body` checked

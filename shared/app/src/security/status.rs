@@ -1,22 +1,30 @@
 //! Home security as a household reads it: the status of a home (modes,
 //! countdowns, readiness per mode with what blocks it, every thing security
-//! uses, the open incident) and the history of its incidents.
+//! uses, the open incident) and the history of its incidents. Anyone with
+//! sight of the home's security reads both (household members, the
+//! tenant's roles, guests, platform staff); keys, widgets and connector
+//! credentials have no home-security access.
 
 use std::collections::BTreeSet;
 
-use alyt_domain::access::SecurityAccess;
-use alyt_domain::ids::PropertyId;
+use alyt_domain::access::{Principal, SecurityAccess};
+use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::room::PinnedThing;
 use alyt_domain::security::enrolment::{Output, Selection};
 use alyt_domain::security::machine::{ArmingChecks, BlockReason, IncidentState};
 use alyt_domain::security::outputs::{DrivenOutput, Stage};
 use alyt_domain::security::{Deterrent, Location, LockSource, Mode, Settings, Signal};
-use alyt_store::repo::security::{IncidentRecord, SecurityRecord};
+use alyt_store::PageKey;
+use alyt_store::repo::security::{IncidentRecord, Security, SecurityRecord, home_incidents};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::inventory::Inventory;
+use super::hub;
+use super::inventory::{Inventory, inventory};
+use super::mode::security_for;
+use crate::paging::Paging;
+use crate::{App, Error};
 
 /// A thing as home security sees it.
 #[derive(Debug, Serialize)]
@@ -528,4 +536,44 @@ pub fn status(
         }
         .into(),
     }
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+/// Home `property`'s security status, for anyone who sees it. A hub-run
+/// home whose things changed: its hub is sent the new configuration on the
+/// timers' next beat.
+pub async fn read_status(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+) -> Result<SecurityStatus, Error> {
+    let (home, record, access) =
+        security_for(app, caller, tenant, property, SecurityAccess::See).await?;
+    let things = inventory(app, &record, home.id).await?;
+    if let Err(e) = hub::note_read(app, &home, &record, &things).await {
+        tracing::warn!(home = %home.id, error = %e.detail, "a hub's new configuration could not be noted");
+    }
+    Ok(status(&record, &things, access))
+}
+
+/// One page of home `property`'s incidents (newest first), for anyone who
+/// sees its security.
+pub async fn incidents_page(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    property: PropertyId,
+    paging: &Paging,
+) -> Result<(Vec<IncidentView>, Option<PageKey>), Error> {
+    let limit = paging.limit()?;
+    let (home, _, _) = security_for(app, caller, tenant, property, SecurityAccess::See).await?;
+    let after = paging.after_within(&home_incidents(home.id))?;
+    let (records, next) = Security(&*app.store)
+        .incidents(home.id, limit, after)
+        .await?;
+    let views = records.iter().filter_map(IncidentView::of_record).collect();
+    Ok((views, next))
 }

@@ -66,9 +66,7 @@ pub fn routes() -> Operations {
 }
 
 use alyt_app::endpoints::EndpointChanges;
-pub(crate) use alyt_app::endpoints::{
-    ReadOutcome, endpoint_for, installed, move_endpoint, read_and_store,
-};
+pub(crate) use alyt_app::endpoints::endpoint_for;
 pub use alyt_app::things::endpoint_thing;
 
 // ---------------------------------------------------------------------------

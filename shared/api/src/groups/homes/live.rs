@@ -6,23 +6,19 @@
 //! hear: anyone who sees the home, and only the events about its things
 //! ([`Audience::Home`], the [`HOME_KINDS`]).
 
-use alyt_domain::access::Principal;
-use alyt_domain::ids::{EventId, PropertyId, TenantId};
+use alyt_app::homes;
+use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_events::Audience;
 use std::collections::BTreeSet;
 
 use alyt_events::EventKind;
 use alyt_events::audience::HOME_KINDS;
-use alyt_store::repo::members::Members;
-use alyt_store::repo::tenancy::PropertyRecord;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
-use time::OffsetDateTime;
 use utoipa::IntoParams;
 
-use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::auth::caller::bearer_token;
 use crate::conventions::extract::{ApiPath, ApiQuery};
@@ -94,17 +90,15 @@ pub async fn stream_home_events(
     streams_here(&state, &uri)?;
     let mut request = stream_request(params.events.as_deref(), params.after.as_deref(), &headers)?;
     request.kinds = Some(home_kinds(request.kinds.take())?);
-    let home = home_for(
+    let (home, after) = homes::stream_start(
         &state,
         &caller,
         params.tenant_id,
         property_id,
-        HomeAccess::See,
+        request.after.take(),
     )
     .await?;
-    // Never anything from before the caller's access to the home began.
-    let began = access_began(&state, &caller, &home).await?;
-    request.after = no_earlier_than(request.after.take(), began);
+    request.after = after;
     let token = bearer_token(&headers).unwrap_or_default();
     let listening = Listening::Home {
         tenant: home.tenant_id,
@@ -123,14 +117,6 @@ pub async fn stream_home_events(
     Ok(sse_response(feed))
 }
 
-/// The stream's position, moved up to the first event at `began` when it
-/// is earlier (or unset).
-fn no_earlier_than(after: Option<EventId>, began: Option<OffsetDateTime>) -> Option<EventId> {
-    let Some(began) = began else { return after };
-    let floor = EventId::floor(began);
-    Some(after.filter(|after| *after >= floor).unwrap_or(floor))
-}
-
 /// The kinds a home's stream sends: those asked for, each one of a home's
 /// (400 naming the first that is not), or all of a home's.
 fn home_kinds(asked: Option<BTreeSet<EventKind>>) -> Result<BTreeSet<EventKind>, ApiError> {
@@ -147,24 +133,4 @@ fn home_kinds(asked: Option<BTreeSet<EventKind>>) -> Result<BTreeSet<EventKind>,
         ));
     }
     Ok(kinds)
-}
-
-/// When a household person's (or their widget's) access to `home` began:
-/// the grant's making, or a guest's check-in when later. `None` for those
-/// whose reach is the tenant or the platform (their access is not the
-/// home's). One get.
-async fn access_began(
-    state: &AppState,
-    caller: &Principal,
-    home: &PropertyRecord,
-) -> Result<Option<OffsetDateTime>, ApiError> {
-    let (client, user) = match caller {
-        Principal::Person { claims, .. } if claims.clients.contains_key(&home.client_id) => {
-            (home.client_id, claims.sub)
-        }
-        Principal::Widget { client, user, .. } => (*client, *user),
-        _ => return Ok(None),
-    };
-    let grant = Members(&*state.store).get(client, user).await?;
-    Ok(grant.map(|g| g.starts_at.map_or(g.created_at, |s| s.max(g.created_at))))
 }

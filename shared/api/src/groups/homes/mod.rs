@@ -10,19 +10,16 @@ pub mod routines;
 pub mod widgets;
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{Principal, Scope};
+use alyt_app::homes;
 use alyt_domain::capability::{CapabilityCatalogue, catalogue};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId};
-use alyt_store::PageKey;
-use alyt_store::repo::tenancy::tenant_properties;
-use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
+use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
 use axum::extract::State;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiQuery;
 use crate::conventions::list::{ListResponse, TenantPage, listed};
@@ -102,10 +99,6 @@ impl From<PropertyRecord> for Property {
     }
 }
 
-fn not_found() -> alyt_app::Error {
-    alyt_app::Error::not_found("no such tenant")
-}
-
 /// The homes of a tenant the caller may see, oldest first.
 #[utoipa::path(
     get,
@@ -127,47 +120,7 @@ pub async fn list_properties(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<TenantPage>,
 ) -> Result<Json<ListResponse<Property>>, ApiError> {
-    let (limit, after) = query.page().within(&tenant_properties(query.tenant_id))?;
-    // Staff read every tenant; tenant roles and keys see all of theirs;
-    // household people see their own homes (a guest only the pinned one).
-    // Anything else is the same 404 as a tenant that does not exist.
-    caller.require_scope(Scope::TenantRead)?;
-    let found = visible_properties(&state, &caller, query.tenant_id, limit, after).await?;
+    let paging = query.page().paging();
+    let found = homes::properties_page(&state, &caller, query.tenant_id, &paging).await?;
     Ok(listed(found, Property::from))
-}
-
-/// One page of the homes of `tenant` the caller sees.
-async fn visible_properties(
-    state: &AppState,
-    caller: &Principal,
-    tenant: TenantId,
-    limit: u32,
-    after: Option<PageKey>,
-) -> Result<(Vec<PropertyRecord>, Option<PageKey>), ApiError> {
-    let reach = tenant_reach(caller, tenant, not_found)?;
-    let tenancy = Tenancy(&*state.store);
-    if tenancy.tenant(tenant).await?.is_none() {
-        return Err(not_found().into());
-    }
-    let (items, next) = match &reach {
-        // A guest of exactly one home reads just that home.
-        Reach::Homes { households, pinned } if households.is_empty() && pinned.len() == 1 => {
-            let only = pinned.iter().copied().next();
-            let one = match only {
-                Some(id) => tenancy.property(tenant, id).await?,
-                None => None,
-            };
-            (one.into_iter().collect(), None)
-        }
-        Reach::Everything => tenancy.properties(tenant, limit, after).await?,
-        Reach::Homes { .. } => {
-            let (all, next) = tenancy.properties(tenant, limit, after).await?;
-            let mine = all
-                .into_iter()
-                .filter(|p| reach.covers(p.client_id, p.id))
-                .collect();
-            (mine, next)
-        }
-    };
-    Ok((items, next))
 }

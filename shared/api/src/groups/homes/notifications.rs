@@ -11,16 +11,10 @@
 //! pinned home but does not read its notifications (spec: roles). Another
 //! tenant, or a home the caller does not reach, is the same 404 as a missing one.
 
-use std::collections::BTreeSet;
-
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{Principal, Scope};
+use alyt_app::notifications;
 use alyt_domain::ids::{ClientId, DeviceId, PropertyId, TenantId};
-use alyt_store::PageKey;
-use alyt_store::repo::notifications::home_notifications;
-use alyt_store::repo::notifications::tenant_notifications;
-use alyt_store::repo::notifications::{NotificationRecord, Notifications};
-use alyt_store::repo::tenancy::Tenancy;
+use alyt_store::repo::notifications::NotificationRecord;
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
@@ -28,7 +22,6 @@ use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use crate::access::{Reach, tenant_reach};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiQuery;
 use crate::conventions::list::{ListResponse, PageParams, listed};
@@ -94,10 +87,6 @@ pub struct NotificationQuery {
     pub cursor: Option<String>,
 }
 
-fn not_found() -> alyt_app::Error {
-    alyt_app::Error::not_found("no such tenant or home")
-}
-
 /// The notifications of a tenant's homes the caller reads, newest first.
 #[utoipa::path(
     get,
@@ -119,102 +108,14 @@ pub async fn list_notifications(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<NotificationQuery>,
 ) -> Result<Json<ListResponse<Notification>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    caller.require_scope(Scope::NotificationsRead)?;
-    let found = readable_notifications(
+    let paging = PageParams::new(query.limit, query.cursor).paging();
+    let found = notifications::notifications_page(
         &state,
         &caller,
         query.tenant_id,
         query.property_id,
-        limit,
-        &page,
+        &paging,
     )
     .await?;
     Ok(listed(found, Notification::from))
-}
-
-/// One page of the notifications of `tenant` (or of one of its homes) the
-/// caller reads: all of them for staff, tenant roles and keys; for household
-/// members those of their households and of those households' homes. Guests
-/// read none.
-async fn readable_notifications(
-    state: &AppState,
-    caller: &Principal,
-    tenant: TenantId,
-    property: Option<PropertyId>,
-    limit: u32,
-    page: &PageParams,
-) -> Result<(Vec<NotificationRecord>, Option<PageKey>), ApiError> {
-    // Which homes' (and households') notifications: None = the whole tenant.
-    let homes: Option<(BTreeSet<PropertyId>, BTreeSet<ClientId>)> =
-        match tenant_reach(caller, tenant, not_found)? {
-            Reach::Everything => None,
-            Reach::Homes { households, .. } if households.is_empty() => {
-                return Err(ApiError::forbidden(
-                    "guests do not read a home's notifications",
-                ));
-            }
-            Reach::Homes { households, .. } => {
-                let tenancy = Tenancy(&*state.store);
-                let mut mine = BTreeSet::new();
-                let mut at = None;
-                loop {
-                    let (properties, next) = tenancy.properties(tenant, 200, at).await?;
-                    mine.extend(
-                        properties
-                            .into_iter()
-                            .filter(|p| households.contains(&p.client_id))
-                            .map(|p| p.id),
-                    );
-                    match next {
-                        Some(next) => at = Some(next),
-                        None => break,
-                    }
-                }
-                Some((mine, households))
-            }
-        };
-    let tenancy = Tenancy(&*state.store);
-    if tenancy.tenant(tenant).await?.is_none() {
-        return Err(not_found().into());
-    }
-    let notifications = Notifications(&*state.store);
-    let (records, next): (Vec<NotificationRecord>, Option<PageKey>) = match property {
-        Some(property) => {
-            let reachable = match &homes {
-                Some((mine, _)) => mine.contains(&property),
-                None => tenancy.property(tenant, property).await?.is_some(),
-            };
-            if !reachable {
-                return Err(not_found().into());
-            }
-            let after = page.after_within(&home_notifications(property))?;
-            let (records, next) = notifications.of_property(property, limit, after).await?;
-            // The index is per home; the tenant was authorized.
-            (
-                records
-                    .into_iter()
-                    .filter(|n| n.tenant_id == tenant)
-                    .collect(),
-                next,
-            )
-        }
-        None => {
-            let after = page.after_within(&tenant_notifications(tenant))?;
-            let (records, next) = notifications.of_tenant(tenant, limit, after).await?;
-            let records = match &homes {
-                None => records,
-                Some((mine, households)) => records
-                    .into_iter()
-                    .filter(|n| {
-                        n.property_id.is_some_and(|p| mine.contains(&p))
-                            || n.client_id.is_some_and(|c| households.contains(&c))
-                    })
-                    .collect(),
-            };
-            (records, next)
-        }
-    };
-    Ok((records, next))
 }

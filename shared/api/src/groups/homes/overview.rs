@@ -43,22 +43,17 @@
 //! path per commanded thing (and 1 conditional put per room whose listening
 //! flag changes).
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use crate::routing::{Operations, operations};
 use alyt_app::dashboard;
-use alyt_domain::ids::{IntegrationId, PropertyId, RoomId, TenantId};
-use alyt_domain::room::{self, ActionRef, ActionValue, Member, Pin};
-use alyt_store::repo::integrations::EndpointRecord;
-use alyt_store::repo::rooms::{RoomRecord, Rooms};
+use alyt_app::overview::{self, HomeRead, house};
+use alyt_domain::ids::PropertyId;
+use alyt_domain::room::Pin;
 use alyt_store::repo::tenancy::PropertyRecord;
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::problem::Problem;
@@ -67,13 +62,12 @@ use crate::conventions::responses::{
 };
 use crate::conventions::tenant::TenantQuery;
 use crate::groups::devices::{TenantParam, Thing};
-use crate::groups::homes::endpoints::{ReadOutcome, installed, read_and_store};
 use crate::groups::homes::rooms::{
-    ActionResult, MemberThing, RoomView, RunActionRequest, ThingOutcome, home_things,
-    member_things, room_view, run_on_members, send_listening, set_listening, skip_unchanged,
-    unchanged_reason, value_for,
+    ActionResult, RoomView, RunActionRequest, ThingOutcome, room_view,
 };
 use crate::{ApiError, AppState};
+
+pub use alyt_app::overview::House;
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -92,14 +86,6 @@ pub struct OverviewProperty {
     pub timezone: String,
 }
 
-/// The all-the-house tile.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct House {
-    pub primary_actions: Vec<ActionRef>,
-    pub action_values: Vec<ActionValue>,
-}
-
 /// A home at a glance.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -111,94 +97,11 @@ pub struct Overview {
     pub unassigned: Vec<Thing>,
 }
 
-/// Everything of a home, read in four calls for up to 50 devices.
-pub(crate) struct HomeRead {
-    pub rooms: Vec<RoomRecord>,
-    pub by_room: BTreeMap<RoomId, Vec<MemberThing>>,
-    pub unassigned: Vec<MemberThing>,
-}
-
-impl HomeRead {
-    fn members(&self) -> impl Iterator<Item = &MemberThing> {
-        self.by_room.values().flatten().chain(&self.unassigned)
-    }
-}
-
-/// The home's rooms and devices (rooms and devices read together, then one
-/// batch get per 50 devices).
-pub(crate) async fn read_home(
-    state: &AppState,
-    property: &PropertyRecord,
-) -> Result<HomeRead, ApiError> {
-    let rooms_repo = Rooms(&*state.store);
-    let (rooms, things) = tokio::try_join!(
-        async { Ok::<_, alyt_app::Error>(rooms_repo.all(property.id).await?) },
-        home_things(&*state.store, property.tenant_id, property.id)
-    )?;
-    let known: BTreeSet<RoomId> = rooms.iter().map(|r| r.id).collect();
-    let mut by_room: BTreeMap<RoomId, Vec<MemberThing>> = BTreeMap::new();
-    let mut unassigned = Vec::new();
-    for member in member_things(state, things).await? {
-        match member.thing.room_id.filter(|r| known.contains(r)) {
-            Some(room) => by_room.entry(room).or_default().push(member),
-            None => unassigned.push(member),
-        }
-    }
-    Ok(HomeRead {
-        rooms,
-        by_room,
-        unassigned,
-    })
-}
-
-/// The house tile and the house's listening value.
-/// The house tile, what the home's things offer and the house's listening
-/// value, computed once.
-struct HouseRead {
-    tile: House,
-    available: Vec<room::AvailableAction>,
-    listening: bool,
-}
-
-fn house(home: &HomeRead) -> HouseRead {
-    let members: Vec<Member<'_>> = home.members().map(MemberThing::as_member).collect();
-    let offers_voice = |m: &MemberThing| {
-        m.as_member()
-            .offers(room::VOICE_CAPABILITY, room::LISTENING_ACTION)
-            .is_some()
-    };
-    let listening = home.rooms.iter().any(|r| {
-        r.listening
-            && home
-                .by_room
-                .get(&r.id)
-                .is_some_and(|ms| ms.iter().any(offers_voice))
-    }) || home.unassigned.iter().any(|m| {
-        offers_voice(m)
-            && m.thing
-                .state
-                .get("voice.listening")
-                .and_then(Value::as_bool)
-                .unwrap_or(true)
-    });
-    let available = room::available_actions(&members);
-    let primary_actions = room::resolve_primary(None, &available);
-    let action_values = room::action_values(&available, &members, listening);
-    HouseRead {
-        tile: House {
-            primary_actions,
-            action_values,
-        },
-        available,
-        listening,
-    }
-}
-
 fn overview_of(property: &PropertyRecord, home: &HomeRead) -> Overview {
     let rooms = home
         .rooms
         .iter()
-        .map(|r| room_view(r, home.by_room.get(&r.id).map_or(&[][..], Vec::as_slice)))
+        .map(|r| room_view(r, home.in_room(r.id)))
         .collect();
     Overview {
         property: OverviewProperty {
@@ -234,15 +137,8 @@ pub async fn get_overview(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Overview>, ApiError> {
-    let property = home_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        HomeAccess::See,
-    )
-    .await?;
-    let home = read_home(&state, &property).await?;
+    let (property, home) =
+        overview::overview(&state, &caller, query.tenant_id, property_id).await?;
     Ok(Json(overview_of(&property, &home)))
 }
 
@@ -286,19 +182,8 @@ pub async fn get_dashboard(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Dashboard>, ApiError> {
-    let property = home_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        HomeAccess::See,
-    )
-    .await?;
-    let stored = Rooms(&*state.store).dashboard(property.id).await?;
-    Ok(Json(Dashboard {
-        property_id: property.id,
-        pins: stored.map(|d| room::read_pins(&d.pins)).unwrap_or_default(),
-    }))
+    let (property_id, pins) = dashboard::get(&state, &caller, query.tenant_id, property_id).await?;
+    Ok(Json(Dashboard { property_id, pins }))
 }
 
 /// Replaces a home's dashboard pins (configuration).
@@ -359,62 +244,16 @@ pub async fn run_property_action(
 ) -> Result<Json<ActionResult>, ApiError> {
     let tenant = body.tenant(&query)?;
     let action = body.reference()?;
-    let property = home_for(&state, &caller, tenant, property_id, HomeAccess::Control).await?;
-    let home = read_home(&state, &property).await?;
-    let HouseRead {
-        tile,
-        available,
-        listening,
-    } = house(&home);
-    let value = value_for(
+    let result = overview::run_property_action(
+        &state,
+        &caller,
+        tenant,
+        property_id,
         &action,
         body.value.as_ref(),
-        &available,
-        &tile.action_values,
-        listening,
-    )?;
-    Ok(Json(
-        run_on_home(&state, &property, &home, &action, &value).await?,
-    ))
-}
-
-/// Runs a checked action with its value on every thing of `home`, room by
-/// room, then the things without a room; the result lists each thing as
-/// applied, skipped or failed. "Listening" also sets each room's flag, and a
-/// room whose flag did not change is skipped.
-async fn run_on_home(
-    state: &AppState,
-    property: &PropertyRecord,
-    home: &HomeRead,
-    action: &ActionRef,
-    value: &Value,
-) -> Result<ActionResult, ApiError> {
-    let tenant: TenantId = property.tenant_id;
-    let mut result = ActionResult::new(action, value);
-    if action.is_listening() {
-        let flag = value.as_bool().unwrap_or(true);
-        for room in home.rooms.iter().cloned() {
-            let id = room.id;
-            let members = home.by_room.get(&id).map_or(&[][..], Vec::as_slice);
-            let (_, changed) = set_listening(state, room, flag).await?;
-            if changed {
-                let told = send_listening(state, tenant, members, flag).await;
-                result.applied.extend(told.applied);
-                result.skipped.extend(told.skipped);
-                result.failed.extend(told.failed);
-            } else {
-                skip_unchanged(members, action, &unchanged_reason(flag), &mut result);
-            }
-        }
-        // Things without a room have no flag to compare: told every time.
-        run_on_members(state, tenant, &home.unassigned, action, value, &mut result).await;
-    } else {
-        for members in home.by_room.values() {
-            run_on_members(state, tenant, members, action, value, &mut result).await;
-        }
-        run_on_members(state, tenant, &home.unassigned, action, value, &mut result).await;
-    }
-    Ok(result)
+    )
+    .await?;
+    Ok(Json(result))
 }
 
 /// The answer of a property refresh: the overview after the reads, and a
@@ -452,61 +291,11 @@ pub async fn refresh_property(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<RefreshResult>, ApiError> {
-    let property = home_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        HomeAccess::Control,
-    )
-    .await?;
-    Ok(Json(refresh_home(&state, &property).await?))
-}
-
-/// Reads every connector-backed thing of the home from its connector (one
-/// call per integration, all at once, so a slow connector does not hold up
-/// the others) and answers the overview after the reads with a failed entry
-/// per thing that could not be read.
-async fn refresh_home(
-    state: &AppState,
-    property: &PropertyRecord,
-) -> Result<RefreshResult, ApiError> {
-    let things = home_things(&*state.store, property.tenant_id, property.id).await?;
-    let mut by_integration: BTreeMap<IntegrationId, Vec<EndpointRecord>> = BTreeMap::new();
-    for endpoint in things.endpoints {
-        by_integration
-            .entry(endpoint.integration_id)
-            .or_default()
-            .push(endpoint);
-    }
-    let reads = by_integration
-        .into_iter()
-        .map(|(integration, endpoints)| async move {
-            match installed(state, property.tenant_id, integration).await {
-                Ok(installed) => read_and_store(state, &installed, endpoints).await,
-                Err(e) => Ok(endpoints
-                    .into_iter()
-                    .map(|endpoint| ReadOutcome::Failed(endpoint, e.detail.clone()))
-                    .collect()),
-            }
-        });
-    let mut failed = Vec::new();
-    for outcomes in futures_util::future::join_all(reads).await {
-        for outcome in outcomes? {
-            if let ReadOutcome::Failed(endpoint, reason) = outcome {
-                failed.push(ThingOutcome {
-                    thing_id: *endpoint.id.as_uuid(),
-                    name: endpoint.name,
-                    reason,
-                });
-            }
-        }
-    }
-    let home = read_home(state, property).await?;
-    Ok(RefreshResult {
-        overview: overview_of(property, &home),
-        failed,
-    })
+    let done = overview::refresh(&state, &caller, query.tenant_id, property_id).await?;
+    Ok(Json(RefreshResult {
+        overview: overview_of(&done.property, &done.home),
+        failed: done.failed,
+    }))
 }
 
 #[cfg(test)]
@@ -528,9 +317,11 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
-    use crate::access::room_for;
-    use crate::groups::homes::rooms::seen_room_view;
+    use crate::access::{HomeAccess, home_for, room_for};
     use crate::{Adapters, Settings};
+    use alyt_app::overview::read_home;
+    use alyt_app::rooms::seen_room;
+    use alyt_domain::ids::{RoomId, TenantId};
     use alyt_store::counting::CountingStore;
 
     fn light(home: &PropertyRecord, room: Option<RoomId>, now: OffsetDateTime) -> DeviceRecord {
@@ -686,7 +477,8 @@ mod tests {
         let expected_room: BTreeMap<&str, usize> =
             [("get", 1), ("query", 1), ("batch_get", 1)].into();
         for (room, members) in [(living, 1), (kitchen, 40)] {
-            let view = seen_room_view(&state, &caller, tenant, room).await.unwrap();
+            let (record, in_room) = seen_room(&state, &caller, tenant, room).await.unwrap();
+            let view = room_view(&record, &in_room);
             assert_eq!(view.things.len(), members);
             assert_eq!(store.take(), expected_room, "room of {members}");
         }

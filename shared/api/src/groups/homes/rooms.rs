@@ -60,19 +60,11 @@
 //! conditional put per member + 1 transaction; an action the command path
 //! per commanded member (1 update, 1 put, 1 conditional put).
 
-use std::collections::BTreeMap;
-
 use crate::routing::{Operations, operations};
+use alyt_app::rooms::{self, RoomChange};
 use alyt_domain::ids::{PropertyId, RoomId, TenantId};
-use alyt_domain::room::{
-    self, ActionRef, ActionValue, AvailableAction, ROOM_ICONS, ROOM_SUGGESTIONS,
-};
-use alyt_store::PageKey;
-use alyt_store::repo::devices::{DeviceRecord, Devices};
-use alyt_store::repo::integrations::HomeThings;
-use alyt_store::repo::rooms::home_rooms;
-use alyt_store::repo::rooms::{RoomRecord, Rooms};
-use alyt_store::repo::tenancy::PropertyRecord;
+use alyt_domain::room::{self, ActionRef, ActionValue, AvailableAction, ROOM_SUGGESTIONS};
+use alyt_store::repo::rooms::RoomRecord;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -80,10 +72,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::access::{HomeAccess, home_for, no_such_room, room_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadPropertyPage, BadTenantOrRoom, KeyWithoutThingsRead, MayNotConfigureHome,
@@ -94,12 +85,8 @@ use crate::groups::devices::{Device, TenantParam, Thing};
 use crate::groups::homes::endpoints::{Endpoint, endpoint_object};
 use crate::{ApiError, AppState};
 
-pub use alyt_app::rooms::{ActionResult, AppliedThing, ThingOutcome};
-pub(crate) use alyt_app::rooms::{
-    MemberThing, Source, apply_room_action, as_members, home_things, in_room, member_things,
-    members_from_views, rewrite_room, run_on_members, send_listening, set_listening,
-    skip_unchanged, unchanged_reason, value_for,
-};
+pub use alyt_app::rooms::{ActionResult, AppliedThing, MergeFailure, ThingOutcome};
+use alyt_app::rooms::{MemberThing, Source, as_members};
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -185,17 +172,6 @@ pub(crate) fn room_view(room: &RoomRecord, members: &[MemberThing]) -> RoomView 
     }
 }
 
-/// The view of one room read fresh: 1 gsi1 query per 1,000 things of the
-/// home + 1 batch get per 50 member devices.
-pub(crate) async fn read_room_view(
-    state: &AppState,
-    room: &RoomRecord,
-) -> Result<(RoomView, Vec<MemberThing>), ApiError> {
-    let things = home_things(&*state.store, room.tenant_id, room.property_id).await?;
-    let members = member_things(state, in_room(&things, room.id)).await?;
-    Ok((room_view(room, &members), members))
-}
-
 // ---------------------------------------------------------------------------
 // List, suggestions, create
 
@@ -232,59 +208,10 @@ pub async fn list_rooms(
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<RoomListQuery>,
 ) -> Result<Json<ListResponse<RoomView>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    let after = page.after_within(&home_rooms(query.property_id))?;
-    let property = home_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        query.property_id,
-        HomeAccess::See,
-    )
-    .await?;
-    let (items, next) = room_views_page(&state, &property, limit, after).await?;
-    Ok(Json(ListResponse::page(items, next.as_ref())))
-}
-
-/// One page of a home's rooms, each with the rows of its things (one batch
-/// of thing rows for every listed room).
-async fn room_views_page(
-    state: &AppState,
-    property: &PropertyRecord,
-    limit: u32,
-    after: Option<PageKey>,
-) -> Result<(Vec<RoomView>, Option<PageKey>), ApiError> {
-    let (rooms, next) = Rooms(&*state.store).page(property.id, limit, after).await?;
-    let things = if rooms.is_empty() {
-        HomeThings::default()
-    } else {
-        home_things(&*state.store, property.tenant_id, property.id).await?
-    };
-    let listed = |r: Option<RoomId>| r.is_some_and(|r| rooms.iter().any(|room| room.id == r));
-    let listed = HomeThings {
-        devices: things
-            .devices
-            .into_iter()
-            .filter(|d| listed(d.room_id))
-            .collect(),
-        endpoints: things
-            .endpoints
-            .into_iter()
-            .filter(|e| listed(e.room_id))
-            .collect(),
-    };
-    let mut by_room: BTreeMap<RoomId, Vec<MemberThing>> = BTreeMap::new();
-    for member in member_things(state, listed).await? {
-        if let Some(room) = member.thing.room_id {
-            by_room.entry(room).or_default().push(member);
-        }
-    }
-    let views = rooms
-        .iter()
-        .map(|room| room_view(room, by_room.get(&room.id).map_or(&[][..], Vec::as_slice)))
-        .collect();
-    Ok((views, next))
+    let paging = PageParams::new(query.limit, query.cursor).paging();
+    let found =
+        rooms::rooms_page(&state, &caller, query.tenant_id, query.property_id, &paging).await?;
+    Ok(listed(found, |(room, members)| room_view(&room, &members)))
 }
 
 /// A name the add-a-room flow offers.
@@ -339,23 +266,6 @@ pub struct CreateRoomRequest {
     pub icon: Option<String>,
 }
 
-fn check_icon(icon: Option<String>) -> Result<Option<String>, ApiError> {
-    match icon {
-        Some(token) if !room::is_room_icon(&token) => Err(ApiError::validation(
-            "icon",
-            format!(
-                "icon must be one of the room icons: {}",
-                ROOM_ICONS.join(", ")
-            ),
-        )),
-        other => Ok(other),
-    }
-}
-
-fn check_name(name: &str) -> Result<String, ApiError> {
-    room::check_name(name).map_err(|e| ApiError::validation("name", e))
-}
-
 /// Creates a room in a home (configuration).
 #[utoipa::path(
     post,
@@ -380,19 +290,15 @@ pub async fn create_room(
     ApiJson(body): ApiJson<CreateRoomRequest>,
 ) -> Result<(StatusCode, Json<RoomView>), ApiError> {
     let tenant = query.or_body(body.tenant_id)?;
-    let name = check_name(&body.name)?;
-    let icon = check_icon(body.icon)?;
-    let property = home_for(
+    let record = rooms::create_room(
         &state,
         &caller,
         tenant,
         body.property_id,
-        HomeAccess::Configure,
+        &body.name,
+        body.icon,
     )
     .await?;
-    let mut record = RoomRecord::new(property.tenant_id, property.id, &name, state.clock.now());
-    record.icon = icon;
-    Rooms(&*state.store).create(&record).await?;
     Ok((StatusCode::CREATED, Json(room_view(&record, &[]))))
 }
 
@@ -421,47 +327,8 @@ pub async fn get_room(
     ApiPath(room_id): ApiPath<RoomId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<RoomView>, ApiError> {
-    Ok(Json(
-        seen_room_view(&state, &caller, query.tenant_id, room_id).await?,
-    ))
-}
-
-/// The view of room `room_id` when the caller may see it, in three store
-/// calls: where the room is, the home's things, and one batch of the room,
-/// the home and the things' states. The caller's reach is decided on what
-/// was read, before anything is answered.
-pub(crate) async fn seen_room_view(
-    state: &AppState,
-    caller: &alyt_domain::access::Principal,
-    tenant: TenantId,
-    room_id: RoomId,
-) -> Result<RoomView, ApiError> {
-    // Refused before any read: a key without the scope, another tenant.
-    caller.require_scope(HomeAccess::See.scope())?;
-    crate::access::tenant_gate(caller, tenant, no_such_room)?;
-    let at = Rooms(&*state.store)
-        .locate(room_id)
-        .await?
-        .filter(|at| at.tenant_id == tenant)
-        .ok_or_else(no_such_room)?;
-    let things = home_things(&*state.store, tenant, at.property_id).await?;
-    let in_room = in_room(&things, room_id);
-    let (room_key, home_key) = (
-        alyt_store::repo::rooms::room_key(at.property_id, room_id),
-        alyt_store::repo::tenancy::property_key(tenant, at.property_id),
-    );
-    let (views, mut extra) = Devices(&*state.store)
-        .views_and(
-            in_room.devices.clone(),
-            vec![room_key.clone(), home_key.clone()],
-        )
-        .await?;
-    let room: Option<RoomRecord> = extra.remove(&room_key).map(|i| i.to_record()).transpose()?;
-    let home: Option<PropertyRecord> =
-        extra.remove(&home_key).map(|i| i.to_record()).transpose()?;
-    let (room, _) = crate::access::room_reached(caller, tenant, room, home, HomeAccess::See)?;
-    let members = members_from_views(state, in_room, views);
-    Ok(room_view(&room, &members))
+    let (room, members) = rooms::seen_room(&state, &caller, query.tenant_id, room_id).await?;
+    Ok(Json(room_view(&room, &members)))
 }
 
 /// The body of `PATCH /v1/rooms/{roomId}`: every field optional; a field
@@ -495,71 +362,16 @@ pub struct PatchRoomRequest {
     pub quiet_hours_end: Option<Option<i64>>,
 }
 
-impl PatchRoomRequest {
-    /// Whether the patch changes configuration (anything but `listening`).
-    fn configures(&self) -> bool {
-        self.name.is_some()
-            || self.icon.is_some()
-            || self.chosen_actions.is_some()
-            || self.quiet_hours_start.is_some()
-            || self.quiet_hours_end.is_some()
-    }
-
-    /// Checks the fields that need no stored room.
-    fn check(&self) -> Result<(), ApiError> {
-        if let Some(name) = &self.name {
-            check_name(name)?;
+impl From<PatchRoomRequest> for RoomChange {
+    fn from(body: PatchRoomRequest) -> Self {
+        RoomChange {
+            name: body.name,
+            icon: body.icon,
+            listening: body.listening,
+            chosen_actions: body.chosen_actions,
+            quiet_hours_start: body.quiet_hours_start,
+            quiet_hours_end: body.quiet_hours_end,
         }
-        if let Some(Some(icon)) = &self.icon {
-            check_icon(Some(icon.clone()))?;
-        }
-        if let Some(Some(chosen)) = &self.chosen_actions {
-            if chosen.len() > room::CHOSEN_ACTIONS_MAX {
-                return Err(ApiError::validation(
-                    "chosenActions",
-                    format!("at most {} chosen actions", room::CHOSEN_ACTIONS_MAX),
-                ));
-            }
-            for (i, action) in chosen.iter().enumerate() {
-                action
-                    .check()
-                    .map_err(|e| ApiError::validation(format!("chosenActions[{i}]"), e))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// `room` with the patch applied (quiet hours checked as they result).
-    fn apply(&self, room: &RoomRecord) -> Result<RoomRecord, alyt_app::Error> {
-        let mut next = room.clone();
-        if let Some(name) = &self.name {
-            next.name =
-                room::check_name(name).map_err(|e| alyt_app::Error::validation("name", e))?;
-        }
-        if let Some(icon) = &self.icon {
-            next.icon = icon.clone();
-        }
-        if let Some(listening) = self.listening {
-            next.listening = listening;
-        }
-        if let Some(chosen) = &self.chosen_actions {
-            next.chosen_actions = chosen.clone();
-        }
-        if let Some(start) = self.quiet_hours_start {
-            next.quiet_hours_start = start;
-        }
-        if let Some(end) = self.quiet_hours_end {
-            next.quiet_hours_end = end;
-        }
-        room::check_quiet_hours(next.quiet_hours_start, next.quiet_hours_end).map_err(|e| {
-            let field = if self.quiet_hours_start.is_some() {
-                "quietHoursStart"
-            } else {
-                "quietHoursEnd"
-            };
-            alyt_app::Error::validation(field, e)
-        })?;
-        Ok(next)
     }
 }
 
@@ -588,73 +400,10 @@ pub async fn patch_room(
     ApiQuery(query): ApiQuery<TenantParam>,
     ApiJson(body): ApiJson<PatchRoomRequest>,
 ) -> Result<Json<RoomView>, ApiError> {
-    body.check()?;
-    let needed = if body.configures() {
-        HomeAccess::Configure
-    } else {
-        HomeAccess::Control
-    };
-    let (room, _) = room_for(&state, &caller, query.tenant_id, room_id, needed).await?;
-    let (room, before) = rewrite_room(&state, room, |r| body.apply(r)).await?;
-    let (view, members) = read_room_view(&state, &room).await?;
-    if room.listening != before.listening {
-        let outcome = send_listening(&state, room.tenant_id, &members, room.listening).await;
-        if !outcome.failed.is_empty() {
-            tracing::info!(room = %room.id, failed = outcome.failed.len(), "some voice members were not told the room's listening");
-        }
-    }
-    Ok(Json(view))
-}
-
-/// Moves `device` to `room` (None: no room), conditioned on its
-/// `updatedAt` (re-read on a race, at most four tries). A device that
-/// vanished meanwhile is left alone.
-pub(crate) async fn move_device(
-    state: &AppState,
-    mut device: DeviceRecord,
-    room: Option<RoomId>,
-) -> Result<(), ApiError> {
-    let devices = Devices(&*state.store);
-    for _ in 0..4 {
-        if device.room_id == room {
-            return Ok(());
-        }
-        let now = state.clock.now();
-        let mut updated = device.clone();
-        updated.room_id = room;
-        updated.updated_at = now.max(device.updated_at + time::Duration::microseconds(1));
-        if devices.replace(&updated, device.updated_at).await? {
-            return Ok(());
-        }
-        match devices
-            .get(device.tenant_id, device.id)
-            .await?
-            .filter(|d| d.deleted_at.is_none())
-        {
-            Some(again) => device = again,
-            None => return Ok(()),
-        }
-    }
-    Err(ApiError::conflict(format!(
-        "the device {} kept changing; try again",
-        device.id
-    )))
-}
-
-/// Moves every member (devices and endpoints) to `room`. Endpoints are
-/// marked placed by a person: discovery never moves them again.
-async fn move_members(
-    state: &AppState,
-    members: HomeThings,
-    room: Option<RoomId>,
-) -> Result<(), ApiError> {
-    for device in members.devices {
-        move_device(state, device, room).await?;
-    }
-    for endpoint in members.endpoints {
-        crate::groups::homes::endpoints::move_endpoint(state, endpoint, room).await?;
-    }
-    Ok(())
+    let change = RoomChange::from(body);
+    let (room, members) =
+        rooms::change_room(&state, &caller, query.tenant_id, room_id, &change).await?;
+    Ok(Json(room_view(&room, &members)))
 }
 
 /// Deletes a room; its members stay in the house with no room.
@@ -680,17 +429,7 @@ pub async fn delete_room(
     ApiPath(room_id): ApiPath<RoomId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<StatusCode, ApiError> {
-    let (room, _) = room_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        room_id,
-        HomeAccess::Configure,
-    )
-    .await?;
-    let things = home_things(&*state.store, room.tenant_id, room.property_id).await?;
-    move_members(&state, in_room(&things, room.id), None).await?;
-    Rooms(&*state.store).delete(&room).await?;
+    rooms::delete_room(&state, &caller, query.tenant_id, room_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -708,14 +447,6 @@ pub struct MergeRoomsRequest {
     pub from: Vec<RoomId>,
 }
 
-/// A room that could not be merged.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct MergeFailure {
-    pub room_id: RoomId,
-    pub reason: String,
-}
-
 /// The answer of a merge.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -731,9 +462,6 @@ pub struct MergeResult {
     /// Rooms after the failed one, left as they were.
     pub not_processed: Vec<RoomId>,
 }
-
-/// Most rooms one merge takes.
-const MERGE_MAX: usize = 20;
 
 /// Merges rooms into this one: members moved, the others removed.
 #[utoipa::path(
@@ -760,87 +488,13 @@ pub async fn merge_rooms(
     ApiJson(body): ApiJson<MergeRoomsRequest>,
 ) -> Result<Json<MergeResult>, ApiError> {
     let tenant = query.or_body(body.tenant_id)?;
-    check_merge_sources(room_id, &body.from)?;
-    let (kept, _) = room_for(&state, &caller, tenant, room_id, HomeAccess::Configure).await?;
-    Ok(Json(merge_into(&state, &kept, &body.from).await?))
-}
-
-/// 1 to MERGE_MAX rooms, each once, none of them the kept one.
-fn check_merge_sources(kept: RoomId, from: &[RoomId]) -> Result<(), ApiError> {
-    if from.is_empty() || from.len() > MERGE_MAX {
-        return Err(ApiError::validation(
-            "from",
-            format!("from names 1 to {MERGE_MAX} rooms"),
-        ));
-    }
-    for (i, id) in from.iter().enumerate() {
-        if *id == kept || from[..i].contains(id) {
-            return Err(ApiError::validation(
-                format!("from[{i}]"),
-                "from names other rooms than the kept one, each once",
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Moves the things of each room of `from` (rooms of the kept room's home,
-/// 400 naming the first that is not) into `kept` and deletes that room, in
-/// order; the first failure stops the merge and the rest are reported as
-/// not processed.
-async fn merge_into(
-    state: &AppState,
-    kept: &RoomRecord,
-    from: &[RoomId],
-) -> Result<MergeResult, ApiError> {
-    let rooms = Rooms(&*state.store);
-    let mut merging = Vec::with_capacity(from.len());
-    for (i, id) in from.iter().enumerate() {
-        let found = rooms
-            .find(kept.tenant_id, *id)
-            .await?
-            .filter(|r| r.property_id == kept.property_id);
-        match found {
-            Some(room) => merging.push(room),
-            None => {
-                return Err(ApiError::validation(
-                    format!("from[{i}]"),
-                    "no such room in the kept room's home",
-                ));
-            }
-        }
-    }
-    let things = home_things(&*state.store, kept.tenant_id, kept.property_id).await?;
-    let mut merged = Vec::new();
-    let mut failed = None;
-    let mut not_processed = Vec::new();
-    for room in merging {
-        if failed.is_some() {
-            not_processed.push(room.id);
-            continue;
-        }
-        let step = async {
-            move_members(state, in_room(&things, room.id), Some(kept.id)).await?;
-            rooms.delete(&room).await?;
-            Ok::<_, ApiError>(())
-        };
-        match step.await {
-            Ok(()) => merged.push(room.id),
-            Err(e) => {
-                failed = Some(MergeFailure {
-                    room_id: room.id,
-                    reason: e.detail,
-                })
-            }
-        }
-    }
-    let (view, _) = read_room_view(state, kept).await?;
-    Ok(MergeResult {
-        room: view,
-        merged,
-        failed,
-        not_processed,
-    })
+    let done = rooms::merge_rooms(&state, &caller, tenant, room_id, &body.from).await?;
+    Ok(Json(MergeResult {
+        room: room_view(&done.room, &done.members),
+        merged: done.merged,
+        failed: done.failed,
+        not_processed: done.not_processed,
+    }))
 }
 
 // ---------------------------------------------------------------------------
@@ -911,7 +565,14 @@ pub async fn run_room_action(
 ) -> Result<Json<ActionResult>, ApiError> {
     let tenant = body.tenant(&query)?;
     let action = body.reference()?;
-    let (room, _) = room_for(&state, &caller, tenant, room_id, HomeAccess::Control).await?;
-    let result = apply_room_action(&state, room, &action, body.value.as_ref()).await?;
+    let result = rooms::run_room_action(
+        &state,
+        &caller,
+        tenant,
+        room_id,
+        &action,
+        body.value.as_ref(),
+    )
+    .await?;
     Ok(Json(result))
 }

@@ -18,7 +18,7 @@
 
 use alyt_domain::access::Surface;
 use alyt_domain::ids::{PropertyId, WidgetTokenId};
-use alyt_store::repo::widgets::{WidgetTokenRecord, Widgets};
+use alyt_store::repo::widgets::WidgetTokenRecord;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -162,16 +162,9 @@ pub async fn list_widget_tokens(
     ApiPath(property): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<WidgetTokenList>, ApiError> {
-    let (home, user) = widgets::own_home(&state, &caller, query.tenant_id, property).await?;
-    let tokens = Widgets(&*state.store)
-        .of_person(home.client_id, user)
-        .await?;
+    let tokens = widgets::tokens(&state, &caller, query.tenant_id, property).await?;
     Ok(Json(WidgetTokenList {
-        items: tokens
-            .iter()
-            .filter(|t| t.property_id == home.id)
-            .map(WidgetToken::from)
-            .collect(),
+        items: tokens.iter().map(WidgetToken::from).collect(),
         next_cursor: None,
     }))
 }
@@ -202,14 +195,6 @@ pub async fn revoke_widget_token(
     ApiPath((property, token_id)): ApiPath<(PropertyId, WidgetTokenId)>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<StatusCode, ApiError> {
-    let (home, user) = widgets::own_home(&state, &caller, query.tenant_id, property).await?;
-    let widgets = Widgets(&*state.store);
-    let token = widgets
-        .of_person(home.client_id, user)
-        .await?
-        .into_iter()
-        .find(|t| t.id == token_id && t.property_id == home.id)
-        .ok_or_else(|| ApiError::not_found("no such widget token"))?;
-    widgets.revoke(&token).await?;
+    widgets::revoke(&state, &caller, query.tenant_id, property, token_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -26,10 +26,10 @@
 //! DEV key with `guests:write` in its sandbox (`may_manage_guests`). The use
 //! cases are `alyt_app::people::guests`.
 
+use alyt_app::people;
 use alyt_app::people::guests::{self, StayOrder, StayPut};
-use alyt_app::people::{NO_HOUSEHOLD, managed_household};
 use alyt_domain::ids::{ClientId, EndpointId, PropertyId, TenantId};
-use alyt_store::repo::audit::{Audit, AuditRecord, household_audit};
+use alyt_store::repo::audit::AuditRecord;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -250,11 +250,7 @@ pub async fn list_audit(
     ApiPath((tenant, client)): ApiPath<(TenantId, ClientId)>,
     ApiQuery(page): ApiQuery<PageParams>,
 ) -> Result<Json<ListResponse<AuditEntry>>, ApiError> {
-    let limit = page.limit()?;
-    let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
-    let after = page.after_within(&household_audit(household.id))?;
-    let found = Audit(&*state.store)
-        .of_household(household.id, limit, after)
-        .await?;
+    let paging = page.paging();
+    let found = people::audit_page(&state, &caller, tenant, client, &paging).await?;
     Ok(listed(found, AuditEntry::from))
 }

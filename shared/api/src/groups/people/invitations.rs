@@ -36,11 +36,9 @@
 use std::net::IpAddr;
 
 use alyt_app::people::invitations::{self, Acceptance, NewInvitation, Passwords};
-use alyt_app::people::{NO_HOUSEHOLD, managed_household};
 use alyt_domain::access::{HouseholdRole, SessionKind};
 use alyt_domain::ids::{ClientId, EndpointId, InvitationId, PropertyId, TenantId};
 use alyt_store::repo::identity::UserRecord;
-use alyt_store::repo::invitations::{Invitations, household_invitations};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -183,14 +181,9 @@ pub async fn list_invitations(
     ApiPath((tenant, client)): ApiPath<(TenantId, ClientId)>,
     ApiQuery(page): ApiQuery<PageParams>,
 ) -> Result<Json<ListResponse<Invitation>>, ApiError> {
-    let limit = page.limit()?;
-    let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
-    let after = page.after_within(&household_invitations(household.id))?;
-    let found = Invitations(&*state.store)
-        .list(household.id, limit, after)
-        .await?;
-    let now = state.clock.now();
-    Ok(listed(found, |i| Invitation::new(i, now)))
+    let paging = page.paging();
+    let found = invitations::invitations_page(&state, &caller, tenant, client, &paging).await?;
+    Ok(listed(found, |i| i))
 }
 
 /// Sends a new link (valid 7 days); the old link stops working.

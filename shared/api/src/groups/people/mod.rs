@@ -34,14 +34,10 @@
 //! The use cases are `alyt_app::people` (members, invitations, guests);
 //! the handlers here parse, call one and map its answer.
 
-use std::collections::HashMap;
-
 use crate::routing::{Operations, operations};
 use alyt_app::people::members::{self, NewMember};
 use alyt_domain::access::HouseholdRole;
 use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
-use alyt_store::repo::identity::Users;
-use alyt_store::repo::members::{Members, household_members};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -51,7 +47,7 @@ use utoipa::ToSchema;
 
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     MalformedId, MalformedIdOrPage, NoSuchHouseholdOrMember, NoValidToken, problem_responses,
@@ -64,7 +60,6 @@ pub mod invitations;
 pub mod presence;
 
 pub use alyt_app::people::members::Member;
-use alyt_app::people::{NO_HOUSEHOLD, managed_household};
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -129,26 +124,9 @@ pub async fn list_members(
     ApiPath((tenant, client)): ApiPath<(TenantId, ClientId)>,
     ApiQuery(page): ApiQuery<PageParams>,
 ) -> Result<Json<ListResponse<Member>>, ApiError> {
-    let limit = page.limit()?;
-    let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
-    let after = page.after_within(&household_members(household.id))?;
-    let (grants, next) = Members(&*state.store)
-        .list(household.id, limit, after)
-        .await?;
-    let ids: Vec<UserId> = grants.iter().map(|g| g.user_id).collect();
-    let mut emails: HashMap<UserId, String> = Users(&*state.store)
-        .get_many(&ids)
-        .await?
-        .into_iter()
-        .map(|u| (u.id, u.email))
-        .collect();
-    let now = state.clock.now();
-    let mut members = Vec::with_capacity(grants.len());
-    for g in grants {
-        let email = emails.remove(&g.user_id);
-        members.push(Member::of(&state, g, email, now).await?);
-    }
-    Ok(Json(ListResponse::page(members, next.as_ref())))
+    let paging = page.paging();
+    let found = members::members_page(&state, &caller, tenant, client, &paging).await?;
+    Ok(listed(found, |m| m))
 }
 
 /// Grants a person (by user id) a place in the household.

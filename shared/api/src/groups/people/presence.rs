@@ -18,18 +18,14 @@
 //! * `GET /v1/properties/{propertyId}/presence?tenantId&endpointId`:
 //!   internal (platform OWNER and STAFF only): one live check of a phone.
 
-use alyt_domain::access::{PlatformRole, Principal};
+use alyt_app::presence;
 use alyt_domain::ids::{ClientId, EndpointId, PropertyId, TenantId};
-use alyt_domain::presence::{PhoneRead, PresenceSignal, decide};
-use alyt_store::repo::integrations::Integrations;
-use alyt_store::repo::tenancy::Tenancy;
+use alyt_store::repo::integrations::EndpointRecord;
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{NO_HOUSEHOLD, managed_household};
 use super::{NoHousehold, NotPeopleManager};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
@@ -47,8 +43,7 @@ pub fn internal_routes() -> Operations {
     Operations::new().merge(operations!(get_presence))
 }
 
-pub use alyt_app::presence::is_phone;
-pub(crate) use alyt_app::presence::{household_phones, read_phone};
+pub use alyt_app::presence::{PresenceCheck, is_phone};
 
 /// A phone the home network watches.
 #[derive(Debug, Serialize, ToSchema)]
@@ -64,6 +59,25 @@ pub struct Phone {
     /// When the controller last saw it; null when not known.
     #[schema(required = true)]
     pub last_seen: Option<String>,
+}
+
+impl From<EndpointRecord> for Phone {
+    /// The phone as the network controller last reported it.
+    fn from(p: EndpointRecord) -> Self {
+        let network = p.state.get("network");
+        Phone {
+            thing_id: p.id,
+            name: p.name,
+            property_id: p.property_id,
+            connected: network
+                .and_then(|n| n.get("connected"))
+                .and_then(|v| v.as_bool()),
+            last_seen: network
+                .and_then(|n| n.get("lastSeen"))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned),
+        }
+    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -99,28 +113,9 @@ pub async fn list_phones(
     Caller(caller): Caller,
     ApiPath((tenant, client)): ApiPath<(TenantId, ClientId)>,
 ) -> Result<Json<PhoneList>, ApiError> {
-    let household = managed_household(&state, &caller, tenant, client, NO_HOUSEHOLD).await?;
-    let items = household_phones(&state, &household)
-        .await?
-        .into_iter()
-        .map(|p| {
-            let network = p.state.get("network");
-            Phone {
-                thing_id: p.id,
-                name: p.name,
-                property_id: p.property_id,
-                connected: network
-                    .and_then(|n| n.get("connected"))
-                    .and_then(|v| v.as_bool()),
-                last_seen: network
-                    .and_then(|n| n.get("lastSeen"))
-                    .and_then(|v| v.as_str())
-                    .map(str::to_owned),
-            }
-        })
-        .collect();
+    let phones = presence::phones(&state, &caller, tenant, client).await?;
     Ok(Json(PhoneList {
-        items,
+        items: phones.into_iter().map(Phone::from).collect(),
         next_cursor: None,
     }))
 }
@@ -132,23 +127,6 @@ pub struct PresenceQuery {
     pub tenant_id: TenantId,
     /// The phone thing to check.
     pub endpoint_id: EndpointId,
-}
-
-/// One live check of a phone's presence.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PresenceCheck {
-    pub endpoint_id: EndpointId,
-    pub property_id: PropertyId,
-    pub present: bool,
-    pub signal: PresenceSignal,
-    /// Why there was no signal (`missing`, `stale`, `unidentified`, `not
-    /// responding`); null when the phone answered.
-    #[schema(required = true)]
-    pub reason: Option<String>,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub checked_at: OffsetDateTime,
 }
 
 /// Internal: the network presence of one phone thing (platform staff and the
@@ -174,42 +152,13 @@ pub async fn get_presence(
     ApiPath(property): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<PresenceQuery>,
 ) -> Result<Json<PresenceCheck>, ApiError> {
-    internal_caller(&caller)?;
-    let missing = || ApiError::not_found("no such home or phone");
-    let home = Tenancy(&*state.store)
-        .property(query.tenant_id, property)
-        .await?
-        .ok_or_else(missing)?;
-    let phone = Integrations(&*state.store)
-        .endpoint(query.tenant_id, query.endpoint_id)
-        .await?
-        .filter(|e| e.property_id == home.id)
-        .ok_or_else(missing)?;
-    let (read, _) = read_phone(&state, query.tenant_id, Some(phone.id)).await?;
-    let presence = decide(&read, None);
-    Ok(Json(PresenceCheck {
-        endpoint_id: phone.id,
-        property_id: home.id,
-        present: presence.met,
-        signal: presence.signal,
-        reason: match read {
-            PhoneRead::NoSignal(why) => Some(why.to_owned()),
-            _ => None,
-        },
-        checked_at: state.clock.now(),
-    }))
-}
-
-/// Internal operations answer only platform OWNER and STAFF; SUPPORT learns
-/// it may not (403); to everyone else the path does not exist (404).
-fn internal_caller(caller: &Principal) -> Result<(), ApiError> {
-    caller
-        .require_platform(&[PlatformRole::Owner, PlatformRole::Staff])
-        .map(|_| ())
-        .map_err(|denied| match denied {
-            alyt_domain::access::Denied::Role => {
-                ApiError::forbidden("this internal operation is for platform OWNER and STAFF")
-            }
-            _ => ApiError::not_found("no operation at this path"),
-        })
+    let check = presence::check_phone(
+        &state,
+        &caller,
+        query.tenant_id,
+        property,
+        query.endpoint_id,
+    )
+    .await?;
+    Ok(Json(check))
 }

@@ -34,14 +34,12 @@ mod delegations;
 
 use std::collections::BTreeSet;
 
-use alyt_domain::access::SecurityAccess;
 use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::room::{PinnedThing, PinnedThingKind};
 use alyt_domain::secret::sha256_hex;
 use alyt_domain::security::enrolment::Selection;
 use alyt_domain::security::{Deterrent, Location, Mode};
 use alyt_security::KeepError;
-use alyt_store::repo::security::{Security, home_incidents};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -51,20 +49,17 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use self::inventory::inventory;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantPageQuery;
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 
-use alyt_app::security::hub;
 use alyt_app::security::incidents;
-use alyt_app::security::inventory;
-use alyt_app::security::mode::{self, ModeOrder, Repeatable, security_for};
+use alyt_app::security::mode::{self, ModeOrder, Repeatable};
 use alyt_app::security::settings::{self, SettingsChange};
 pub use alyt_app::security::status::*;
 
@@ -110,21 +105,8 @@ pub async fn get_security(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<SecurityStatus>, ApiError> {
-    let (home, record, access) = security_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        SecurityAccess::See,
-    )
-    .await?;
-    let things = inventory(&state, &record, home.id).await?;
-    // A hub-run home whose things changed: its hub is sent the new
-    // configuration on the timers' next beat.
-    if let Err(e) = hub::note_read(&state, &home, &record, &things).await {
-        tracing::warn!(home = %home.id, error = %e.detail, "a hub's new configuration could not be noted");
-    }
-    Ok(Json(status(&record, &things, access)))
+    let shown = read_status(&state, &caller, query.tenant_id, property_id).await?;
+    Ok(Json(shown))
 }
 
 // ---------------------------------------------------------------------------
@@ -403,23 +385,9 @@ pub async fn list_incidents(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantPageQuery>,
 ) -> Result<Json<ListResponse<IncidentView>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    let (home, _, _) = security_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        SecurityAccess::See,
-    )
-    .await?;
-    let (records, next) = Security(&*state.store)
-        .incidents(home.id, limit, page.after_within(&home_incidents(home.id))?)
-        .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().filter_map(IncidentView::of_record).collect(),
-        next.as_ref(),
-    )))
+    let paging = PageParams::new(query.limit, query.cursor).paging();
+    let found = incidents_page(&state, &caller, query.tenant_id, property_id, &paging).await?;
+    Ok(listed(found, |incident| incident))
 }
 
 /// The body of an acknowledgement.

@@ -34,7 +34,7 @@
 
 use crate::routing::{Operations, operations};
 use alyt_domain::ids::{PropertyId, RoutineId};
-use alyt_store::repo::routines::{RoutineRecord, Routines, home_routines};
+use alyt_store::repo::routines::RoutineRecord;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -43,17 +43,15 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::{TenantPageQuery, TenantParam};
 use crate::{ApiError, AppState};
 
 pub use alyt_app::routines::runner;
 use alyt_app::routines::saved;
-pub(crate) use alyt_app::routines::saved::routine_for;
 pub mod runs;
 
 pub fn routes() -> Operations {
@@ -177,24 +175,9 @@ pub async fn list_routines(
     ApiPath(property_id): ApiPath<PropertyId>,
     ApiQuery(query): ApiQuery<TenantPageQuery>,
 ) -> Result<Json<ListResponse<Routine>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    let home = home_for(
-        &state,
-        &caller,
-        query.tenant_id,
-        property_id,
-        HomeAccess::See,
-    )
-    .await?;
-    let scope = home_routines(home.id);
-    let (records, next) = Routines(&*state.store)
-        .of_home(home.id, limit, page.after_within(&scope)?)
-        .await?;
-    Ok(Json(ListResponse::page(
-        records.iter().map(Routine::from).collect(),
-        next.as_ref(),
-    )))
+    let paging = PageParams::new(query.limit, query.cursor).paging();
+    let found = saved::page(&state, &caller, query.tenant_id, property_id, &paging).await?;
+    Ok(listed(found, |r| Routine::from(&r)))
 }
 
 /// One routine.
@@ -219,7 +202,7 @@ pub async fn get_routine(
     ApiPath(id): ApiPath<RoutineId>,
     ApiQuery(query): ApiQuery<TenantParam>,
 ) -> Result<Json<Routine>, ApiError> {
-    let (routine, _) = routine_for(&state, &caller, query.tenant_id, id, HomeAccess::See).await?;
+    let routine = saved::get(&state, &caller, query.tenant_id, id).await?;
     Ok(Json(Routine::from(&routine)))
 }
 

@@ -14,7 +14,7 @@
 use alyt_domain::device::CommandId;
 use alyt_domain::ids::{PropertyId, RoutineId, UserId};
 use alyt_store::repo::routines::{
-    Routines, RunCause, RunRecord, RunState, StepOutcome, StepResult, ThingResult, routine_runs,
+    RunCause, RunRecord, RunState, StepOutcome, StepResult, ThingResult,
 };
 use axum::Json;
 use axum::extract::State;
@@ -24,17 +24,16 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::routine_for;
 use super::runner;
-use crate::access::HomeAccess;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
-use crate::conventions::list::{ListResponse, PageParams};
+use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::{NoValidToken, Problem};
 use crate::groups::devices::TenantPageQuery;
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
+use alyt_app::routines::runs;
 
 pub fn routes() -> Operations {
     operations!(run_routine, list_routine_runs)
@@ -225,15 +224,7 @@ pub async fn list_routine_runs(
     ApiPath(id): ApiPath<RoutineId>,
     ApiQuery(query): ApiQuery<TenantPageQuery>,
 ) -> Result<Json<ListResponse<RoutineRun>>, ApiError> {
-    let page = PageParams::new(query.limit, query.cursor);
-    let limit = page.limit()?;
-    let (routine, _) = routine_for(&state, &caller, query.tenant_id, id, HomeAccess::See).await?;
-    let scope = routine_runs(routine.id);
-    let (runs, next) = Routines(&*state.store)
-        .runs(routine.id, limit, page.after_within(&scope)?)
-        .await?;
-    Ok(Json(ListResponse::page(
-        runs.iter().map(RoutineRun::from).collect(),
-        next.as_ref(),
-    )))
+    let paging = PageParams::new(query.limit, query.cursor).paging();
+    let found = runs::runs_page(&state, &caller, query.tenant_id, id, &paging).await?;
+    Ok(listed(found, |r| RoutineRun::from(&r)))
 }
