@@ -11,7 +11,7 @@ use alyt_domain::password::check_password;
 use alyt_domain::presence::NEEDS_NETWORK;
 use alyt_domain::secret::sha256_hex;
 use alyt_mail::reset::{ResetMails, ResetPayload};
-use alyt_store::repo::identity::{Sessions, Users, email_key};
+use alyt_store::repo::identity::{Sessions, UserRecord, Users, email_key};
 use alyt_store::repo::limits::Limits;
 use alyt_store::repo::resets::{ResetRequests, ResetSide};
 use alyt_store::repo::tenancy::Tenancy;
@@ -35,12 +35,25 @@ pub async fn sign_in(
     code: Option<&str>,
     client: Option<IpAddr>,
 ) -> Result<TokenPair, Error> {
+    let user = checked_person(app, email, password, code, client).await?;
+    super::sessions::start(app, signer, &user, SessionKind::Household, client).await
+}
+
+/// The person whose password (and, with MFA on, TOTP code) this is, the
+/// attempt counted like any household sign-in's.
+pub async fn checked_person(
+    app: &App,
+    email: &str,
+    password: String,
+    code: Option<&str>,
+    client: Option<IpAddr>,
+) -> Result<UserRecord, Error> {
     let (user, attempt) = credentials::check(app, "login", email, password, client).await?;
     attempt.succeeded(app).await?;
     if user.mfa.as_ref().is_some_and(|m| m.enabled_at.is_some()) {
         totp::require_code(app, &user, code, client).await?;
     }
-    super::sessions::start(app, signer, &user, SessionKind::Household, client).await
+    Ok(user)
 }
 
 /// Signs this household session out: its refresh token family is revoked,

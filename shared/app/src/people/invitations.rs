@@ -9,12 +9,14 @@
 //!   the old one dies; a withdrawal kills the link.
 //! * Accepting: a new person sends a name and a password (the household
 //!   password policy), an existing account its password and TOTP code,
-//!   checked by the sign-in's [`Passwords`]; the acceptance proves the
+//!   checked like a household sign-in's; the acceptance proves the
 //!   address. The link is spent in the transaction that makes the grant, so
 //!   of concurrent accepts exactly one succeeds.
 //!
 //! Every dead link (unknown, spent, withdrawn, expired, or a stay that is
 //! over) answers [`dead_invitation`].
+
+use std::net::IpAddr;
 
 use alyt_domain::access::{HouseholdRole, Principal};
 use alyt_domain::ids::{ClientId, EndpointId, InvitationId, PropertyId, TenantId, UserId};
@@ -44,6 +46,8 @@ use super::{
     NO_HOUSEHOLD, NewGrant, grant_membership, granted_writes, household_home, managed_household,
     member_error, new_grant, stay_key_in_use,
 };
+use crate::auth::account::checked_person;
+use crate::auth::passwords::hash_password_blocking;
 use crate::paging::Paging;
 use crate::presence::checked_network;
 use crate::text::{checked_email, optional_text, required_text};
@@ -571,64 +575,40 @@ pub struct Acceptance {
     pub totp: Option<String>,
 }
 
-/// The sign-in's password work, which the HTTP layer owns: the check of an
-/// existing account's password (counted by the failed-attempt limiter like
-/// any sign-in, with its TOTP code when MFA is on) and the hashing of a new
-/// one. Its refusals are answered as they are.
-#[async_trait::async_trait]
-pub trait Passwords: Send + Sync {
-    type Error: From<Error> + Send;
-
-    /// The account of `email`, when `password` (and `totp`) are its own.
-    async fn sign_in(
-        &self,
-        email: &str,
-        password: String,
-        totp: Option<String>,
-    ) -> Result<UserRecord, Self::Error>;
-
-    /// `password`'s hash for a new account.
-    async fn hash(&self, password: String) -> String;
-}
-
 /// Accepts the invitation of `token`: the person (a new account, or the
 /// address's own proven by its password) is a member now, and the link is
 /// spent. The person, for the caller to sign in.
-pub async fn accept_invitation<P: Passwords>(
+pub async fn accept_invitation(
     app: &App,
     token: &str,
     answer: Acceptance,
-    passwords: &P,
-) -> Result<UserRecord, P::Error> {
+    client: Option<IpAddr>,
+) -> Result<UserRecord, Error> {
     let (invitation, household, home) = live_invitation(app, token).await?;
     let now = app.clock.now();
     // Read first so a dead stay answers before any password is checked.
     waiting_stay(app, &invitation).await?;
-    let account = Users(&*app.store)
-        .find_by_email(&invitation.email)
-        .await
-        .map_err(Error::from)?;
+    let account = Users(&*app.store).find_by_email(&invitation.email).await?;
     let (person, account_writes, new_account) = match account {
         Some(_) => {
             if answer.name.is_some() {
                 return Err(Error::validation(
                     "name",
                     "this address already has an account: send its password (and TOTP code) only",
-                )
-                .into());
+                ));
             }
-            let person = passwords
-                .sign_in(&invitation.email, answer.password, answer.totp)
-                .await?;
+            let code = answer.totp.as_deref();
+            let person =
+                checked_person(app, &invitation.email, answer.password, code, client).await?;
             let mut writes = Vec::new();
             if person.email_verified_at.is_none() {
-                writes.push(verify_email_write(person.id, now).map_err(Error::from)?);
+                writes.push(verify_email_write(person.id, now)?);
             }
             (person, writes, false)
         }
         None => {
-            let person = new_account(&invitation, answer, now, passwords).await?;
-            let writes = create_writes(&person).map_err(Error::from)?;
+            let person = new_account(&invitation, answer, now).await?;
+            let writes = create_writes(&person)?;
             (person, writes, true)
         }
     };
@@ -775,11 +755,10 @@ fn spend_writes(
 
 /// A new account for the invited address: named, with a password under the
 /// household policy, its address proven by the link.
-async fn new_account<P: Passwords>(
+async fn new_account(
     invitation: &InvitationRecord,
     answer: Acceptance,
     now: OffsetDateTime,
-    passwords: &P,
 ) -> Result<UserRecord, Error> {
     let name = required_text("name", answer.name.as_deref().unwrap_or(""), NAME_MAX)?;
     if answer.totp.is_some() {
@@ -794,7 +773,7 @@ async fn new_account<P: Passwords>(
         id: UserId::new(),
         email: invitation.email.clone(),
         name: Some(name),
-        password_hash: passwords.hash(answer.password).await,
+        password_hash: hash_password_blocking(answer.password).await,
         email_verified_at: Some(now),
         platform_role: None,
         tenants: Default::default(),

@@ -33,12 +33,9 @@
 //! home has a presence signal yet (the network controller arrives with the
 //! rest of the condition); an owner can never be given it.
 
-use std::net::IpAddr;
-
-use alyt_app::people::invitations::{self, Acceptance, NewInvitation, Passwords};
+use alyt_app::people::invitations::{self, Acceptance, NewInvitation};
 use alyt_domain::access::{HouseholdRole, SessionKind};
 use alyt_domain::ids::{ClientId, EndpointId, InvitationId, PropertyId, TenantId};
-use alyt_store::repo::identity::UserRecord;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -48,9 +45,8 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::{NoHousehold, NotPeopleManager};
-use crate::auth::secrets::hash_password_blocking;
+use crate::auth::Caller;
 use crate::auth::sessions::{self, TokenPair};
-use crate::auth::{Caller, credentials, totp};
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
 use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
@@ -311,46 +307,8 @@ pub async fn accept_invitation(
         password: request.password,
         totp: request.totp,
     };
-    let sign_in = SignIn {
-        state: &state,
-        address,
-    };
-    let person = invitations::accept_invitation(&state, &token, answer, &sign_in).await?;
+    let person = invitations::accept_invitation(&state, &token, answer, address).await?;
     Ok(Json(
         sessions::start(&state, &person, SessionKind::Household, address).await?,
     ))
-}
-
-/// The sign-in's password work for an acceptance, from the caller's
-/// address: an existing account's password checked (counted by the
-/// failed-attempt limiter like any sign-in) with its TOTP code when MFA is
-/// on, and a new account's password hashed.
-struct SignIn<'a> {
-    state: &'a AppState,
-    address: Option<IpAddr>,
-}
-
-#[async_trait::async_trait]
-impl Passwords for SignIn<'_> {
-    type Error = ApiError;
-
-    async fn sign_in(
-        &self,
-        email: &str,
-        password: String,
-        code: Option<String>,
-    ) -> Result<UserRecord, ApiError> {
-        let (state, address) = (self.state, self.address);
-        let (person, attempt) =
-            credentials::check(state, "login", email, password, address).await?;
-        attempt.succeeded(state).await?;
-        if person.mfa.as_ref().is_some_and(|m| m.enabled_at.is_some()) {
-            totp::require_code(state, &person, code.as_deref(), address).await?;
-        }
-        Ok(person)
-    }
-
-    async fn hash(&self, password: String) -> String {
-        hash_password_blocking(password).await
-    }
 }
