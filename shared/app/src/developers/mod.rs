@@ -15,6 +15,8 @@ pub mod connectors;
 pub mod keys;
 pub mod moves;
 pub mod review;
+pub mod sandbox;
+pub mod simulator;
 pub mod submissions;
 pub mod webhooks;
 
