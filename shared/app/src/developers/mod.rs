@@ -14,6 +14,7 @@ pub mod admin;
 pub mod connectors;
 pub mod keys;
 pub mod moves;
+pub mod quota;
 pub mod review;
 pub mod sandbox;
 pub mod simulator;
