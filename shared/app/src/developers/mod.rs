@@ -15,7 +15,10 @@ pub mod connectors;
 pub mod keys;
 pub mod mfa;
 pub mod moves;
+pub mod quota;
 pub mod review;
+pub mod sandbox;
+pub mod simulator;
 pub mod submissions;
 pub mod webhooks;
 

@@ -1,18 +1,34 @@
-//! A developer's webhook endpoints: who manages them (a developer session,
-//! or a key with `webhooks:write`, which manages only its own), and the
-//! test delivery of one, and re-enabling one.
+//! A developer's webhook endpoints: who manages them (a developer session
+//! manages all of the developer's and binds them to any of its live keys; a
+//! key with `webhooks:write` manages only those bound to itself and binds
+//! new ones only to itself; anyone else's answers as a missing one), their
+//! registration, list, edit and removal, their delivery log, the test
+//! delivery of one, and disabling and re-enabling one.
 
-use alyt_domain::access::{Principal, Scope};
-use alyt_domain::ids::{KeyId, TenantId, WebhookId};
+use std::collections::BTreeSet;
+
+use alyt_domain::access::{KeyKind, Principal, Scope};
+use alyt_domain::ids::{ConnectorId, KeyId, TenantId, WebhookId};
 use alyt_events::binding::BindingCheck;
-use alyt_events::envelope::{EventId, PlatformEvent, WebhookPingData};
-use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
+use alyt_events::envelope::{EventId, EventKind, PlatformEvent, WebhookPingData};
+use alyt_events::outbound::{self, OutboundPolicy};
+use alyt_events::{dispatch, signature};
+use alyt_store::PageKey;
+use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers, KeyRecord};
+use alyt_store::repo::integrations::Integrations;
 use alyt_store::repo::webhooks::{
-    DisabledReason, EndpointStatus, Queued, WebhookEndpointRecord, WebhookRoute, Webhooks,
+    DeliveryRecord, DisabledReason, EndpointEdit, EndpointStatus, HISTORY, Queued,
+    WebhookEndpointRecord, WebhookRoute, Webhooks, developer_endpoints,
 };
+use time::OffsetDateTime;
 
 use super::{active_developer, developer_session};
+use crate::paging::Paging;
 use crate::{App, Error};
+
+/// Endpoints one developer may hold.
+pub const MAX_ENDPOINTS: usize = 20;
+pub const DESCRIPTION_MAX_CHARS: usize = 200;
 
 /// Who manages webhook endpoints: the developer, and the key when a key
 /// calls.
@@ -154,5 +170,333 @@ pub async fn enable_webhook(
             let current = own_endpoint(app, &manager, &endpoint.id.to_string()).await?;
             Ok((current, 0))
         }
+    }
+}
+
+/// The tenants a LIVE key of connector `definition_id` reaches: those that
+/// installed the connector (none for a definition that names no connector).
+/// One index query per 1,000 installations.
+pub async fn live_key_tenants(app: &App, definition_id: &str) -> Result<Vec<TenantId>, Error> {
+    let Ok(connector) = definition_id.parse::<ConnectorId>() else {
+        return Ok(Vec::new());
+    };
+    Ok(Integrations(&*app.store)
+        .installing_tenants(connector)
+        .await?)
+}
+
+/// An endpoint's URL as stored: trimmed and allowed by the outbound policy
+/// (a bad `url` otherwise).
+async fn checked_url(policy: OutboundPolicy, url: &str) -> Result<String, Error> {
+    let url = url.trim();
+    outbound::check_url(policy, url)
+        .await
+        .map_err(|refusal| Error::validation("url", refusal.to_string()))?;
+    Ok(url.to_owned())
+}
+
+/// An event filter as stored: at least one kind, each once, in order (a bad
+/// `events` otherwise).
+fn checked_events(events: &[EventKind]) -> Result<Vec<String>, Error> {
+    if events.is_empty() {
+        return Err(Error::validation(
+            "events",
+            "events must name at least one event kind",
+        ));
+    }
+    let kinds: BTreeSet<EventKind> = events.iter().copied().collect();
+    Ok(kinds.into_iter().map(|k| k.as_str().to_owned()).collect())
+}
+
+/// A description as stored: trimmed, none when empty, at most
+/// [`DESCRIPTION_MAX_CHARS`] printable characters (a bad `description`
+/// otherwise).
+fn checked_description(description: Option<&str>) -> Result<Option<String>, Error> {
+    match description.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(d) if d.chars().count() > DESCRIPTION_MAX_CHARS || d.chars().any(char::is_control) => {
+            Err(Error::validation(
+                "description",
+                format!(
+                    "description must have at most {DESCRIPTION_MAX_CHARS} printable characters"
+                ),
+            ))
+        }
+        Some(d) => Ok(Some(d.to_owned())),
+    }
+}
+
+/// A new endpoint as its developer asks for one.
+#[derive(Debug, Clone)]
+pub struct NewWebhook {
+    pub url: String,
+    pub events: Vec<EventKind>,
+    pub description: Option<String>,
+    /// The key to bind it to; default: the calling key, or for a developer
+    /// session the newest active DEV key.
+    pub key_id: Option<KeyId>,
+}
+
+/// A new endpoint's checked fields.
+struct EndpointFields {
+    url: String,
+    events: Vec<String>,
+    description: Option<String>,
+}
+
+/// Registers an endpoint and answers it with its signing secret: a key
+/// binds one only to itself (naming another key is refused), then the URL
+/// (against the outbound policy), the events and the description are
+/// checked, each refusal naming its field.
+pub async fn create_webhook(
+    app: &App,
+    caller: &Principal,
+    new: NewWebhook,
+) -> Result<(WebhookEndpointRecord, String), Error> {
+    let manager = webhook_developer(app, caller).await?;
+    if let (Some(own), Some(named)) = (manager.key, new.key_id)
+        && own != named
+    {
+        return Err(Error::forbidden(
+            "a key binds webhook endpoints only to itself; bind one to another key with a \
+             signed-in developer session",
+        ));
+    }
+    let fields = EndpointFields {
+        url: checked_url(app.events.outbound, &new.url).await?,
+        events: checked_events(&new.events)?,
+        description: checked_description(new.description.as_deref())?,
+    };
+    register_endpoint(app, &manager, new.key_id, fields).await
+}
+
+/// The key a new endpoint is bound to: the one named (or the calling key),
+/// else the developer's newest active DEV key.
+fn binding_key(
+    keys: &[KeyRecord],
+    named: Option<KeyId>,
+    now: OffsetDateTime,
+) -> Result<&KeyRecord, Error> {
+    let usable = |k: &&KeyRecord| k.revoked_at.is_none() && k.expires_at.is_none_or(|e| e > now);
+    match named {
+        Some(id) => keys
+            .iter()
+            .filter(usable)
+            .find(|k| k.id == id)
+            .ok_or_else(|| Error::validation("keyId", "no such active key of this developer")),
+        None => keys
+            .iter()
+            .filter(usable)
+            .filter(|k| k.kind == KeyKind::Dev)
+            .max_by_key(|k| k.created_at)
+            .ok_or_else(|| {
+                Error::validation(
+                    "keyId",
+                    "the developer has no active DEV key: create one, or name a key",
+                )
+            }),
+    }
+}
+
+/// Registers an endpoint bound to a key of the manager's developer (routed
+/// to the sandbox tenant for a DEV key, to the connector's tenants for a LIVE
+/// one), within the per-developer limit; answers it with its secret.
+async fn register_endpoint(
+    app: &App,
+    manager: &Manager,
+    named_key: Option<KeyId>,
+    fields: EndpointFields,
+) -> Result<(WebhookEndpointRecord, String), Error> {
+    let developer = &manager.developer;
+    let now = app.clock.now();
+    let keys = Developers(&*app.store).keys(developer.id).await?;
+    let key = binding_key(&keys, named_key.or(manager.key), now)?;
+    let route = match key.kind {
+        KeyKind::Dev => WebhookRoute::Tenant {
+            tenant_id: developer.sandbox_tenant_id.ok_or_else(|| {
+                Error::conflict("the developer has no sandbox tenant yet; verify the account")
+            })?,
+        },
+        KeyKind::Live => WebhookRoute::Connector {
+            definition_id: key.definition_id.clone().ok_or_else(|| {
+                Error::validation("keyId", "this LIVE key belongs to no connector")
+            })?,
+        },
+    };
+    let repo = Webhooks(&*app.store);
+    if repo.list_endpoints(developer.id).await?.len() >= MAX_ENDPOINTS {
+        return Err(Error::conflict(format!(
+            "a developer holds at most {MAX_ENDPOINTS} webhook endpoints; remove one first"
+        )));
+    }
+    let secret = signature::generate_secret();
+    let record = WebhookEndpointRecord {
+        id: WebhookId::new(),
+        developer_id: developer.id,
+        key_id: key.id,
+        route: route.clone(),
+        url: fields.url,
+        events: fields.events,
+        description: fields.description,
+        secret: secret.clone(),
+        status: EndpointStatus::Active,
+        consecutive_failures: 0,
+        disabled_at: None,
+        disabled_reason: None,
+        created_at: now,
+    };
+    // The dispatcher follows the tenant before the endpoint exists, so no
+    // event after the endpoint's creation can be missed.
+    match &route {
+        WebhookRoute::Tenant { tenant_id } => {
+            dispatch::follow_tenant(&*app.store, *tenant_id, now).await?;
+        }
+        WebhookRoute::Connector { definition_id } => {
+            for tenant in live_key_tenants(app, definition_id).await? {
+                dispatch::follow_tenant(&*app.store, tenant, now).await?;
+            }
+        }
+    }
+    repo.create_endpoint(&record).await?;
+    tracing::info!(endpoint = %record.id, developer = %developer.id, "webhook endpoint registered");
+    Ok((record, secret))
+}
+
+/// One page of the endpoints the caller manages, oldest first. The caller
+/// is checked before the page size and the cursor.
+pub async fn webhooks_page(
+    app: &App,
+    caller: &Principal,
+    paging: &Paging,
+) -> Result<(Vec<WebhookEndpointRecord>, Option<PageKey>), Error> {
+    let manager = webhook_developer(app, caller).await?;
+    let limit = paging.limit()? as usize;
+    let after = paging.after_within(&developer_endpoints(manager.developer.id))?;
+    let endpoints = checked_endpoints(app, &manager).await?;
+    Ok(Webhooks::page_of(endpoints, limit, after.as_ref()))
+}
+
+/// The endpoints the caller manages, oldest first. An active endpoint whose
+/// key or developer is no longer sound is disabled here too, so the list
+/// always says why.
+async fn checked_endpoints(
+    app: &App,
+    manager: &Manager,
+) -> Result<Vec<WebhookEndpointRecord>, Error> {
+    let now = app.clock.now();
+    let mut bindings = BindingCheck::default();
+    let mut all = Vec::new();
+    for mut endpoint in Webhooks(&*app.store)
+        .list_endpoints(manager.developer.id)
+        .await?
+        .into_iter()
+        .filter(|e| manager.manages(e))
+    {
+        if endpoint.status == EndpointStatus::Active {
+            bindings.enforce(&*app.store, &mut endpoint, now).await?;
+        }
+        all.push(endpoint);
+    }
+    Ok(all)
+}
+
+/// An edit of an endpoint: a field left out keeps its value.
+#[derive(Debug, Clone, Default)]
+pub struct WebhookEdit {
+    pub url: Option<String>,
+    pub events: Option<Vec<EventKind>>,
+    /// `Some(None)` (or an empty one) removes it.
+    pub description: Option<Option<String>>,
+}
+
+/// Edits one of the caller's endpoints: its URL (checked as a new
+/// endpoint's), event filter or description. The secret, the key and the
+/// status stay.
+pub async fn update_webhook(
+    app: &App,
+    caller: &Principal,
+    id: &str,
+    edit: WebhookEdit,
+) -> Result<WebhookEndpointRecord, Error> {
+    let manager = webhook_developer(app, caller).await?;
+    let endpoint = own_endpoint(app, &manager, id).await?;
+    let url = match &edit.url {
+        Some(url) => Some(checked_url(app.events.outbound, url).await?),
+        None => None,
+    };
+    let events = edit.events.as_deref().map(checked_events).transpose()?;
+    let description = edit
+        .description
+        .as_ref()
+        .map(|d| checked_description(d.as_deref()))
+        .transpose()?;
+    let edit = EndpointEdit {
+        url,
+        events,
+        description,
+    };
+    let edited = Webhooks(&*app.store)
+        .edit(manager.developer.id, endpoint.id, edit)
+        .await?
+        .ok_or_else(no_such_webhook)?;
+    tracing::info!(endpoint = %edited.id, developer = %edited.developer_id, "webhook endpoint edited");
+    Ok(edited)
+}
+
+/// Removes one of the caller's endpoints.
+pub async fn delete_webhook(app: &App, caller: &Principal, id: &str) -> Result<(), Error> {
+    let manager = webhook_developer(app, caller).await?;
+    let endpoint = own_endpoint(app, &manager, id).await?;
+    if !Webhooks(&*app.store)
+        .delete_endpoint(manager.developer.id, endpoint.id)
+        .await?
+    {
+        return Err(no_such_webhook());
+    }
+    Ok(())
+}
+
+/// The last [`HISTORY`] deliveries of one of the caller's endpoints, newest
+/// event first.
+pub async fn webhook_deliveries(
+    app: &App,
+    caller: &Principal,
+    id: &str,
+) -> Result<Vec<DeliveryRecord>, Error> {
+    let manager = webhook_developer(app, caller).await?;
+    let endpoint = own_endpoint(app, &manager, id).await?;
+    Ok(Webhooks(&*app.store)
+        .recent_deliveries(endpoint.id, HISTORY)
+        .await?)
+}
+
+/// Disables one of the caller's endpoints by hand (reason `manual`); one
+/// already disabled keeps its reason. The endpoint as it is now.
+pub async fn disable_webhook(
+    app: &App,
+    caller: &Principal,
+    id: &str,
+) -> Result<WebhookEndpointRecord, Error> {
+    let manager = webhook_developer(app, caller).await?;
+    let endpoint = own_endpoint(app, &manager, id).await?;
+    if endpoint.status == EndpointStatus::Disabled {
+        return Ok(endpoint);
+    }
+    let now = app.clock.now();
+    let disabled = Webhooks(&*app.store)
+        .disable_for(
+            manager.developer.id,
+            endpoint.id,
+            DisabledReason::Manual,
+            now,
+        )
+        .await?;
+    match disabled {
+        Some(disabled) => {
+            tracing::info!(endpoint = %disabled.id, developer = %disabled.developer_id, "webhook endpoint disabled by its developer");
+            Ok(disabled)
+        }
+        // Disabled (or removed) meanwhile: answer what is there now.
+        None => own_endpoint(app, &manager, id).await,
     }
 }

@@ -16,26 +16,18 @@ use crate::routing::{Operations, operations};
 use alyt_domain::access::{PlatformRole, Principal, Scope};
 use alyt_domain::ids::DeveloperId;
 use alyt_domain::quota::{QuotaKind, QuotaValue, QuotaWindow};
-use alyt_store::repo::developers::all_developers;
-use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
-use alyt_store::repo::identity::Users;
-use alyt_store::repo::tokens::{OneTimeTokens, Purpose};
-use alyt_store::repo::usage::Quotas;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde::Deserialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::account::DeveloperView;
 use super::keys::{KeyWithSecret, app_secret};
 use super::quota::{EffectiveQuotaView, QuotaResponse};
-use super::sandbox::{self, Verification};
 use super::session::{Body, Params};
 use crate::auth::Caller;
-use crate::auth::secrets::{random_token, sha256_hex};
 use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
@@ -59,21 +51,9 @@ pub use alyt_app::developers::admin::READERS;
 /// Platform roles that may change quotas and verify developers.
 pub use alyt_app::developers::admin::WRITERS;
 
-/// Seconds the internal verification token of a staff verification lives (it
-/// is spent in the same request).
-const STAFF_VERIFY_TOKEN_SECONDS: i64 = 300;
-
 /// The caller must be platform staff with one of `roles`.
 pub(super) fn staff(caller: &Principal, roles: &[PlatformRole]) -> Result<PlatformRole, ApiError> {
     Ok(alyt_app::developers::admin::staff(caller, roles)?)
-}
-
-fn no_such_developer() -> ApiError {
-    ApiError::not_found("no such developer")
-}
-
-fn developer_id(text: &str) -> Result<DeveloperId, ApiError> {
-    text.parse().map_err(|_| no_such_developer())
 }
 
 // ---------------------------------------------------------------------------
@@ -101,35 +81,14 @@ pub async fn list_developers(
 ) -> Result<Json<ListResponse<DeveloperView>>, ApiError> {
     staff(&caller, &READERS)?;
     let Params(page) = page?;
-    let (limit, after) = page.within(&all_developers())?;
-    let found = Developers(&*state.store)
-        .admin_page(limit, after)
-        .await
-        .map_err(|e| match e {
-            alyt_store::StoreError::Invalid(_) => {
-                ApiError::validation("cursor", "the cursor is not one this list handed out")
-            }
-            other => other.into(),
-        })?;
+    let found = admin::developers_page(&state, &caller, &page.paging()).await?;
     Ok(listed(found, DeveloperView::from))
 }
 
 // ---------------------------------------------------------------------------
 // GET /developers/admin/quota-defaults
 
-/// The platform default of every kind, each exactly a Quota default value.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct QuotaDefaults {
-    #[serde(rename = "REQUESTS")]
-    #[schema(rename = "REQUESTS")]
-    pub requests: QuotaValue,
-    #[serde(rename = "VIRTUAL_DEVICES")]
-    #[schema(rename = "VIRTUAL_DEVICES")]
-    pub virtual_devices: QuotaValue,
-    #[serde(rename = "MQTT_MESSAGES")]
-    #[schema(rename = "MQTT_MESSAGES")]
-    pub mqtt_messages: QuotaValue,
-}
+pub use alyt_app::developers::admin::QuotaDefaults;
 
 /// The quota defaults that apply to every developer without an override
 /// (platform OWNER, STAFF or SUPPORT). Unless the platform configured others:
@@ -151,19 +110,7 @@ pub async fn get_quota_defaults(
     State(state): State<AppState>,
     Caller(caller): Caller,
 ) -> Result<Json<QuotaDefaults>, ApiError> {
-    staff(&caller, &READERS)?;
-    let defaults = Quotas(&*state.store).defaults().await?;
-    let of = |kind: QuotaKind| {
-        defaults
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map_or(kind.documented_default(), |(_, v)| *v)
-    };
-    Ok(Json(QuotaDefaults {
-        requests: of(QuotaKind::Requests),
-        virtual_devices: of(QuotaKind::VirtualDevices),
-        mqtt_messages: of(QuotaKind::MqttMessages),
-    }))
+    Ok(Json(admin::quota_defaults(&state, &caller).await?))
 }
 
 // ---------------------------------------------------------------------------
@@ -190,13 +137,7 @@ pub async fn get_developer_quota(
     Caller(caller): Caller,
     Path(developer_id_text): Path<String>,
 ) -> Result<Json<QuotaResponse>, ApiError> {
-    staff(&caller, &READERS)?;
-    let id = developer_id(&developer_id_text)?;
-    Developers(&*state.store)
-        .get(id)
-        .await?
-        .ok_or_else(no_such_developer)?;
-    let quotas = Quotas(&*state.store).effective(id).await?;
+    let quotas = admin::developer_quotas(&state, &caller, &developer_id_text).await?;
     Ok(Json((&quotas).into()))
 }
 
@@ -287,76 +228,8 @@ pub async fn verify_developer(
     Caller(caller): Caller,
     Path(developer_id_text): Path<String>,
 ) -> Result<Json<DeveloperView>, ApiError> {
-    staff(&caller, &WRITERS)?;
-    let id = developer_id(&developer_id_text)?;
-    Ok(Json(verify_on_behalf(&state, id).await?.into()))
-}
-
-/// Verifies a developer as the mailed link would (sandbox included), for
-/// staff; an active developer with a sandbox is answered as it is, a
-/// suspended one is refused (409).
-async fn verify_on_behalf(state: &AppState, id: DeveloperId) -> Result<DeveloperRecord, ApiError> {
-    let developer = Developers(&*state.store)
-        .get(id)
-        .await?
-        .ok_or_else(no_such_developer)?;
-    match developer.status {
-        DeveloperStatus::Suspended => {
-            return Err(ApiError::conflict(
-                "the developer is suspended; verifying does not lift a suspension",
-            ));
-        }
-        DeveloperStatus::Active if developer.sandbox_tenant_id.is_some() => {
-            return Ok(developer);
-        }
-        _ => {}
-    }
-    let user = Users(&*state.store)
-        .get(developer.user_id)
-        .await?
-        .ok_or_else(|| ApiError::internal(format!("developer {id} has no user")))?;
-
-    // The verification transaction spends a one-time token; make one that is
-    // never sent anywhere, shaped like the mailed link's, and spend it now.
-    let token = random_token();
-    let hash = sha256_hex(&token);
-    let tokens = OneTimeTokens(&*state.store);
-    let now = state.clock.unix_seconds();
-    tokens
-        .issue(
-            Purpose::VerifyEmail,
-            &hash,
-            &json!({
-                "developerId": developer.id,
-                "userId": user.id,
-                "passwordFingerprint": sha256_hex(&user.password_hash),
-            }),
-            now + STAFF_VERIFY_TOKEN_SECONDS,
-        )
-        .await?;
-    let verified = match sandbox::verify_and_provision(state, &hash, &developer, &user).await {
-        Ok(Verification::Verified { developer, .. }) => *developer,
-        Ok(Verification::AlreadyVerified) => {
-            // Verified concurrently (the link, or other staff): answer as it is now.
-            let _: Option<serde_json::Value> =
-                tokens.consume(Purpose::VerifyEmail, &hash, now).await?;
-            Developers(&*state.store)
-                .get(id)
-                .await?
-                .ok_or_else(no_such_developer)?
-        }
-        Ok(Verification::TokenDead) => {
-            return Err(ApiError::internal(
-                "the staff verification token died before it was spent",
-            ));
-        }
-        Err(e) => {
-            let _: Result<Option<serde_json::Value>, _> =
-                tokens.consume(Purpose::VerifyEmail, &hash, now).await;
-            return Err(e);
-        }
-    };
-    Ok(verified)
+    let verified = admin::verify_developer(&state, &caller, &developer_id_text).await?;
+    Ok(Json(verified.into()))
 }
 
 // ---------------------------------------------------------------------------

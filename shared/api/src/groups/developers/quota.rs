@@ -1,30 +1,26 @@
 //! Developer quotas and usage: `GET /v1/developers/quota` and `GET
 //! /v1/developers/usage`.
 //!
-//! The counting of every keyed request is `alyt_app::quota` (called by the
-//! caller extractor); `GET /usage` adds this process's unwritten counts to
-//! the stored ones.
+//! The reads are [`alyt_app::developers::quota`]'s. The counting of every
+//! keyed request is `alyt_app::quota` (called by the caller extractor);
+//! `GET /usage` adds this process's unwritten counts to the stored ones.
 //!
 //! This is separate from the per-process rate limiter and its RateLimit fields.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{Principal, SessionKind};
-use alyt_domain::ids::{DeveloperId, KeyId};
-use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaValue, QuotaWindow, unix_minute};
-use alyt_store::repo::developers::Developers;
-use alyt_store::repo::usage::{Counter, EffectiveQuota, EffectiveQuotas, Quotas, Usage};
+use alyt_domain::quota::{QuotaKind, QuotaSource, QuotaWindow};
+use alyt_store::repo::usage::{EffectiveQuota, EffectiveQuotas};
 use axum::Json;
 use axum::extract::State;
 use serde::Serialize;
-use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::session::{SignedIn, active_developer};
 use crate::auth::Caller;
 use crate::conventions::responses::{
     DeveloperNotActive, NoDeveloperSessionOrKey, RequestsQuotaSpent,
 };
 use crate::{ApiError, AppState};
+use alyt_app::developers::quota;
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -34,37 +30,7 @@ pub fn routes() -> Operations {
 
 pub use alyt_app::quota::{CACHE_TTL, effective_cached, forget_cached};
 
-// ---------------------------------------------------------------------------
-// Who may read
-
-/// The developer a caller speaks for: a developer session (of an active
-/// developer) or any key of the developer, whatever its scopes. Household
-/// sessions are the wrong kind of token (401), as on every developer operation.
-pub async fn calling_developer(
-    state: &AppState,
-    caller: &Principal,
-) -> Result<DeveloperId, ApiError> {
-    match caller {
-        Principal::Key { developer, .. } => Ok(*developer),
-        Principal::Person {
-            claims,
-            kind: SessionKind::Developer,
-            session,
-            developer: Some(developer),
-        } => {
-            let signed_in = SignedIn {
-                user: claims.sub,
-                developer: *developer,
-                session: *session,
-            };
-            active_developer(state, &signed_in).await?;
-            Ok(*developer)
-        }
-        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => Err(
-            ApiError::unauthorized("this operation needs a developer session or a developer key"),
-        ),
-    }
-}
+pub use alyt_app::developers::quota::{KeyUsage, KindUsage, UsageByKind, UsageResponse};
 
 // ---------------------------------------------------------------------------
 // GET /quota
@@ -141,80 +107,12 @@ pub async fn get_quota(
     State(state): State<AppState>,
     Caller(caller): Caller,
 ) -> Result<Json<QuotaResponse>, ApiError> {
-    let developer = calling_developer(&state, &caller).await?;
-    let quotas = Quotas(&*state.store).effective(developer).await?;
+    let quotas = quota::developer_quotas(&state, &caller).await?;
     Ok(Json((&quotas).into()))
 }
 
 // ---------------------------------------------------------------------------
 // GET /usage
-
-/// Usage of one kind in its current window.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct KindUsage {
-    /// Uses in the current window; for VIRTUAL_DEVICES the devices held now.
-    pub count: u64,
-    pub ceiling: u64,
-    pub window: QuotaWindow,
-    /// The current window (`2026-11-21`, `2026-11`); null for a standing count.
-    #[schema(required = true)]
-    pub window_key: Option<String>,
-    /// When the count starts again from zero; null for a standing count
-    /// (VIRTUAL_DEVICES counts the devices that exist, which no window resets).
-    #[serde(with = "time::serde::rfc3339::option")]
-    #[schema(value_type = Option<String>, format = DateTime)]
-    #[schema(required = true)]
-    pub resets_at: Option<OffsetDateTime>,
-    /// The burst limit, when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(required = false, nullable = false, minimum = 1)]
-    pub burst_per_minute: Option<u32>,
-    /// Uses in the current minute, when there is a burst limit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(required = false, nullable = false)]
-    pub burst_count: Option<u64>,
-    pub source: QuotaSource,
-}
-
-/// Usage per kind.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct UsageByKind {
-    #[serde(rename = "REQUESTS")]
-    #[schema(rename = "REQUESTS")]
-    pub requests: KindUsage,
-    #[serde(rename = "VIRTUAL_DEVICES")]
-    #[schema(rename = "VIRTUAL_DEVICES")]
-    pub virtual_devices: KindUsage,
-    #[serde(rename = "MQTT_MESSAGES")]
-    #[schema(rename = "MQTT_MESSAGES")]
-    pub mqtt_messages: KindUsage,
-}
-
-/// Requests one key made in the day of [`UsageResponse::day`].
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct KeyUsage {
-    pub key_id: KeyId,
-    pub name: String,
-    pub requests: u64,
-}
-
-/// The developer's usage now.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct UsageResponse {
-    /// When the counts were read.
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    pub at: OffsetDateTime,
-    pub quotas: UsageByKind,
-    /// The UTC day of the per-key counts (`2026-11-21`).
-    pub day: String,
-    /// Every key that is not revoked, and revoked keys that made requests
-    /// today, oldest first.
-    pub keys: Vec<KeyUsage>,
-}
 
 /// The developer's usage: for each kind the count of the current window, its
 /// ceiling, window and reset, and the requests of each key today (UTC). Only
@@ -236,96 +134,7 @@ pub async fn get_usage(
     State(state): State<AppState>,
     Caller(caller): Caller,
 ) -> Result<Json<UsageResponse>, ApiError> {
-    let developer = calling_developer(&state, &caller).await?;
-    Ok(Json(usage_of(&state, developer).await?))
-}
-
-/// A developer's usage now: each quota kind's count against its ceiling and
-/// window (with the burst minute for requests), and each key's requests today.
-/// One read of the quotas and keys, then one batch read of every counter.
-async fn usage_of(state: &AppState, developer: DeveloperId) -> Result<UsageResponse, ApiError> {
-    let now = state.clock.now();
-    let (quota_repo, developers) = (Quotas(&*state.store), Developers(&*state.store));
-    let (quotas, keys) = tokio::join!(quota_repo.effective(developer), developers.keys(developer),);
-    let (quotas, keys) = (quotas?, keys?);
-    let day = QuotaWindow::Day.key(now);
-
-    // One read of every counter: the three kinds, the minute, each key.
-    let mut counters: Vec<Counter> = quotas
-        .iter()
-        .map(|q| {
-            if q.kind.is_standing() {
-                Counter::Standing {
-                    developer,
-                    kind: q.kind,
-                }
-            } else {
-                Counter::Window {
-                    developer,
-                    kind: q.kind,
-                    window_key: q.value.window.key(now),
-                }
-            }
-        })
-        .collect();
-    counters.push(Counter::Burst {
-        developer,
-        minute: unix_minute(now),
-    });
-    counters.extend(keys.iter().map(|k| Counter::KeyDay {
-        key: k.id,
-        day: day.clone(),
-    }));
-    // The store's counts plus what this process counted and has not written
-    // yet, so a process's own requests show at once.
-    let stored = Usage(&*state.store).counts(&counters).await?;
-    let counts: Vec<u64> = counters
-        .iter()
-        .zip(stored)
-        .map(|(counter, n)| n + state.meter.unwritten(counter))
-        .collect();
-    let burst_count = counts[QuotaKind::ALL.len()];
-
-    let kind_usage = |kind: QuotaKind| {
-        let index = QuotaKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
-        let quota = quotas.get(kind);
-        let value: QuotaValue = quota.value;
-        let standing = kind.is_standing();
-        KindUsage {
-            count: counts[index],
-            ceiling: value.ceiling,
-            window: value.window,
-            window_key: (!standing).then(|| value.window.key(now)),
-            resets_at: (!standing).then(|| value.window.end(now)),
-            burst_per_minute: value.burst_per_minute,
-            burst_count: value
-                .burst_per_minute
-                .filter(|_| kind == QuotaKind::Requests)
-                .map(|_| burst_count),
-            source: quota.source,
-        }
-    };
-    let key_counts = &counts[QuotaKind::ALL.len() + 1..];
-    let keys = keys
-        .into_iter()
-        .zip(key_counts)
-        .filter(|(key, requests)| key.revoked_at.is_none() || **requests > 0)
-        .map(|(key, requests)| KeyUsage {
-            key_id: key.id,
-            name: key.name,
-            requests: *requests,
-        })
-        .collect();
-    Ok(UsageResponse {
-        at: now,
-        quotas: UsageByKind {
-            requests: kind_usage(QuotaKind::Requests),
-            virtual_devices: kind_usage(QuotaKind::VirtualDevices),
-            mqtt_messages: kind_usage(QuotaKind::MqttMessages),
-        },
-        day,
-        keys,
-    })
+    Ok(Json(quota::developer_usage(&state, &caller).await?))
 }
 
 #[cfg(test)]
@@ -334,13 +143,16 @@ mod tests {
     use std::sync::Arc;
 
     use alyt_domain::access::{KeyKind, Scope};
-    use alyt_domain::ids::{TenantId, UserId};
+    use alyt_domain::ids::{DeveloperId, KeyId, TenantId, UserId};
+    use alyt_domain::quota::{QuotaValue, unix_minute};
     use alyt_domain::{Clock, ManualClock};
     use alyt_store::repo::developers::{
-        DeveloperRecord, DeveloperStatus, DeveloperType, KeyRecord,
+        DeveloperRecord, DeveloperStatus, DeveloperType, Developers, KeyRecord,
     };
     use alyt_store::repo::identity::UserRecord;
+    use alyt_store::repo::usage::{Counter, Quotas, Usage};
     use alyt_store::sqlite::SqliteStore;
+    use time::OffsetDateTime;
     use time::macros::datetime;
 
     use super::*;

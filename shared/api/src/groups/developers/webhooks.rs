@@ -24,22 +24,14 @@
 //! The URL is checked against the outbound policy when registered (https and
 //! public addresses hosted; the local platform allows http to private
 //! networks) and again at every delivery. The signing secret is shown in the
-//! create answer only; it is never logged.
-
-use std::collections::BTreeSet;
+//! create answer only; it is never logged. The use cases are
+//! [`alyt_app::developers::webhooks`]'s.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{KeyKind, Principal};
 use alyt_domain::ids::{KeyId, WebhookId};
-use alyt_events::binding::BindingCheck;
 use alyt_events::envelope::EventKind;
-use alyt_events::outbound::{self, OutboundPolicy};
-use alyt_events::{dispatch, signature};
-use alyt_store::repo::developers::{Developers, KeyRecord};
-use alyt_store::repo::webhooks::developer_endpoints;
 use alyt_store::repo::webhooks::{
-    DeliveryRecord, DeliveryStatus, DisabledReason, EndpointEdit, EndpointStatus, HISTORY, Queued,
-    WebhookEndpointRecord, WebhookRoute, Webhooks,
+    DeliveryRecord, DeliveryStatus, DisabledReason, EndpointStatus, Queued, WebhookEndpointRecord,
 };
 use axum::Json;
 use axum::extract::{Path, State};
@@ -56,6 +48,7 @@ use crate::conventions::responses::{
     BadPage, KeyWithoutWebhooksWrite, NoDeveloperSessionOrKey, NoSuchWebhookEndpoint,
 };
 use crate::{ApiError, AppState};
+use alyt_app::developers::webhooks::{self, NewWebhook, WebhookEdit};
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -67,26 +60,9 @@ pub fn routes() -> Operations {
         .merge(operations!(disable_webhook))
 }
 
-/// Endpoints one developer may hold.
-pub const MAX_ENDPOINTS: usize = 20;
-pub const DESCRIPTION_MAX_CHARS: usize = 200;
+pub use alyt_app::developers::webhooks::{DESCRIPTION_MAX_CHARS, MAX_ENDPOINTS};
 
 pub use crate::state::EventsSettings;
-
-/// The tenants a LIVE key of connector `definition_id` reaches: those that
-/// installed the connector (none for a definition that names no connector).
-/// One index query per 1,000 installations.
-pub async fn live_key_tenants(
-    state: &AppState,
-    definition_id: &str,
-) -> Result<Vec<alyt_domain::ids::TenantId>, ApiError> {
-    let Ok(connector) = definition_id.parse::<alyt_domain::ids::ConnectorId>() else {
-        return Ok(Vec::new());
-    };
-    Ok(alyt_store::repo::integrations::Integrations(&*state.store)
-        .installing_tenants(connector)
-        .await?)
-}
 
 /// A registered endpoint; never its secret.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -166,81 +142,6 @@ pub struct CreateWebhookRequest {
     pub key_id: Option<KeyId>,
 }
 
-/// Who manages webhooks in a request: the (active) developer, and the key
-/// when a key calls, which sees only the endpoints bound to itself.
-use alyt_app::developers::webhooks::Manager;
-
-fn no_such_webhook() -> ApiError {
-    ApiError::not_found("no such webhook endpoint")
-}
-
-/// The developer behind the caller: a developer session, or a key with
-/// `webhooks:write`. The developer must be active.
-async fn webhook_developer(state: &AppState, caller: &Principal) -> Result<Manager, ApiError> {
-    Ok(alyt_app::developers::webhooks::webhook_developer(state, caller).await?)
-}
-
-/// One of the endpoints the caller manages; anything else (another
-/// developer's, another key's, a malformed id) is 404.
-async fn own_endpoint(
-    state: &AppState,
-    manager: &Manager,
-    id: &str,
-) -> Result<WebhookEndpointRecord, ApiError> {
-    Ok(alyt_app::developers::webhooks::own_endpoint(state, manager, id).await?)
-}
-
-/// Checks the fields of a new endpoint; a wrong one is a 400 naming it.
-pub async fn check_endpoint_fields(
-    policy: OutboundPolicy,
-    request: &CreateWebhookRequest,
-) -> Result<(String, Vec<String>, Option<String>), ApiError> {
-    let url = checked_url(policy, &request.url).await?;
-    let events = checked_events(&request.events)?;
-    let description = checked_description(request.description.as_deref())?;
-    Ok((url, events, description))
-}
-
-/// An endpoint's URL as stored: trimmed and allowed by the outbound policy
-/// (400 on `url` otherwise).
-async fn checked_url(policy: OutboundPolicy, url: &str) -> Result<String, ApiError> {
-    let url = url.trim();
-    outbound::check_url(policy, url)
-        .await
-        .map_err(|refusal| ApiError::validation("url", refusal.to_string()))?;
-    Ok(url.to_owned())
-}
-
-/// An event filter as stored: at least one kind, each once, in order (400
-/// on `events` otherwise).
-fn checked_events(events: &[EventKind]) -> Result<Vec<String>, ApiError> {
-    if events.is_empty() {
-        return Err(ApiError::validation(
-            "events",
-            "events must name at least one event kind",
-        ));
-    }
-    let kinds: BTreeSet<EventKind> = events.iter().copied().collect();
-    Ok(kinds.into_iter().map(|k| k.as_str().to_owned()).collect())
-}
-
-/// A description as stored: trimmed, none when empty, at most
-/// [`DESCRIPTION_MAX_CHARS`] printable characters (400 on `description`).
-fn checked_description(description: Option<&str>) -> Result<Option<String>, ApiError> {
-    match description.map(str::trim) {
-        None | Some("") => Ok(None),
-        Some(d) if d.chars().count() > DESCRIPTION_MAX_CHARS || d.chars().any(char::is_control) => {
-            Err(ApiError::validation(
-                "description",
-                format!(
-                    "description must have at most {DESCRIPTION_MAX_CHARS} printable characters"
-                ),
-            ))
-        }
-        Some(d) => Ok(Some(d.to_owned())),
-    }
-}
-
 /// Registers an endpoint and answers its signing secret, shown this once.
 #[utoipa::path(
     post,
@@ -262,22 +163,13 @@ pub async fn create_webhook(
     Caller(caller): Caller,
     Body(request): Body<CreateWebhookRequest>,
 ) -> Result<(StatusCode, Json<EndpointWithSecret>), ApiError> {
-    let manager = webhook_developer(&state, &caller).await?;
-    if let (Some(own), Some(named)) = (manager.key, request.key_id)
-        && own != named
-    {
-        return Err(ApiError::forbidden(
-            "a key binds webhook endpoints only to itself; bind one to another key with a \
-             signed-in developer session",
-        ));
-    }
-    let (url, events, description) = check_endpoint_fields(state.events.outbound, &request).await?;
-    let fields = EndpointFields {
-        url,
-        events,
-        description,
+    let new = NewWebhook {
+        url: request.url,
+        events: request.events,
+        description: request.description,
+        key_id: request.key_id,
     };
-    let (record, secret) = register_endpoint(&state, &manager, request.key_id, fields).await?;
+    let (record, secret) = webhooks::create_webhook(&state, &caller, new).await?;
     Ok((
         StatusCode::CREATED,
         Json(EndpointWithSecret {
@@ -285,105 +177,6 @@ pub async fn create_webhook(
             secret,
         }),
     ))
-}
-
-/// A new endpoint's checked fields.
-struct EndpointFields {
-    url: String,
-    events: Vec<String>,
-    description: Option<String>,
-}
-
-/// The key a new endpoint is bound to: the one named (or the calling key),
-/// else the developer's newest active DEV key.
-fn binding_key(
-    keys: &[KeyRecord],
-    named: Option<KeyId>,
-    now: OffsetDateTime,
-) -> Result<&KeyRecord, ApiError> {
-    let usable = |k: &&KeyRecord| k.revoked_at.is_none() && k.expires_at.is_none_or(|e| e > now);
-    match named {
-        Some(id) => keys
-            .iter()
-            .filter(usable)
-            .find(|k| k.id == id)
-            .ok_or_else(|| ApiError::validation("keyId", "no such active key of this developer")),
-        None => keys
-            .iter()
-            .filter(usable)
-            .filter(|k| k.kind == KeyKind::Dev)
-            .max_by_key(|k| k.created_at)
-            .ok_or_else(|| {
-                ApiError::validation(
-                    "keyId",
-                    "the developer has no active DEV key: create one, or name a key",
-                )
-            }),
-    }
-}
-
-/// Registers an endpoint bound to a key of the manager's developer (routed
-/// to the sandbox tenant for a DEV key, to the connector's tenants for a LIVE
-/// one), within the per-developer limit; answers it with its secret.
-async fn register_endpoint(
-    state: &AppState,
-    manager: &Manager,
-    named_key: Option<KeyId>,
-    fields: EndpointFields,
-) -> Result<(WebhookEndpointRecord, String), ApiError> {
-    let developer = &manager.developer;
-    let now = state.clock.now();
-    let keys = Developers(&*state.store).keys(developer.id).await?;
-    let key = binding_key(&keys, named_key.or(manager.key), now)?;
-    let route = match key.kind {
-        KeyKind::Dev => WebhookRoute::Tenant {
-            tenant_id: developer.sandbox_tenant_id.ok_or_else(|| {
-                ApiError::conflict("the developer has no sandbox tenant yet; verify the account")
-            })?,
-        },
-        KeyKind::Live => WebhookRoute::Connector {
-            definition_id: key.definition_id.clone().ok_or_else(|| {
-                ApiError::validation("keyId", "this LIVE key belongs to no connector")
-            })?,
-        },
-    };
-    let repo = Webhooks(&*state.store);
-    if repo.list_endpoints(developer.id).await?.len() >= MAX_ENDPOINTS {
-        return Err(ApiError::conflict(format!(
-            "a developer holds at most {MAX_ENDPOINTS} webhook endpoints; remove one first"
-        )));
-    }
-    let secret = signature::generate_secret();
-    let record = WebhookEndpointRecord {
-        id: WebhookId::new(),
-        developer_id: developer.id,
-        key_id: key.id,
-        route: route.clone(),
-        url: fields.url,
-        events: fields.events,
-        description: fields.description,
-        secret: secret.clone(),
-        status: EndpointStatus::Active,
-        consecutive_failures: 0,
-        disabled_at: None,
-        disabled_reason: None,
-        created_at: now,
-    };
-    // The dispatcher follows the tenant before the endpoint exists, so no
-    // event after the endpoint's creation can be missed.
-    match &route {
-        WebhookRoute::Tenant { tenant_id } => {
-            dispatch::follow_tenant(&*state.store, *tenant_id, now).await?;
-        }
-        WebhookRoute::Connector { definition_id } => {
-            for tenant in live_key_tenants(state, definition_id).await? {
-                dispatch::follow_tenant(&*state.store, tenant, now).await?;
-            }
-        }
-    }
-    repo.create_endpoint(&record).await?;
-    tracing::info!(endpoint = %record.id, developer = %developer.id, "webhook endpoint registered");
-    Ok((record, secret))
 }
 
 /// The developer's endpoints, oldest first; never their secrets.
@@ -406,36 +199,8 @@ pub async fn list_webhooks(
     Caller(caller): Caller,
     Params(page): Params<PageParams>,
 ) -> Result<Json<ListResponse<EndpointView>>, ApiError> {
-    let manager = webhook_developer(&state, &caller).await?;
-    let limit = page.limit()? as usize;
-    let after = page.after_within(&developer_endpoints(manager.developer.id))?;
-    let endpoints = checked_endpoints(&state, &manager).await?;
-    let found = Webhooks::page_of(endpoints, limit, after.as_ref());
+    let found = webhooks::webhooks_page(&state, &caller, &page.paging()).await?;
     Ok(listed(found, EndpointView::from))
-}
-
-/// The endpoints the caller manages, oldest first. An active endpoint whose
-/// key or developer is no longer sound is disabled here too, so the list
-/// always says why.
-async fn checked_endpoints(
-    state: &AppState,
-    manager: &Manager,
-) -> Result<Vec<WebhookEndpointRecord>, ApiError> {
-    let now = state.clock.now();
-    let mut bindings = BindingCheck::default();
-    let mut all = Vec::new();
-    for mut endpoint in Webhooks(&*state.store)
-        .list_endpoints(manager.developer.id)
-        .await?
-        .into_iter()
-        .filter(|e| manager.manages(e))
-    {
-        if endpoint.status == EndpointStatus::Active {
-            bindings.enforce(&*state.store, &mut endpoint, now).await?;
-        }
-        all.push(endpoint);
-    }
-    Ok(all)
 }
 
 /// The body of `PATCH /v1/developers/webhooks/{webhookId}`: every field
@@ -484,28 +249,12 @@ pub async fn update_webhook(
     Path(id): Path<String>,
     Body(request): Body<UpdateWebhookRequest>,
 ) -> Result<Json<EndpointView>, ApiError> {
-    let manager = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &manager, &id).await?;
-    let url = match &request.url {
-        Some(url) => Some(checked_url(state.events.outbound, url).await?),
-        None => None,
+    let edit = WebhookEdit {
+        url: request.url,
+        events: request.events,
+        description: request.description,
     };
-    let events = request.events.as_deref().map(checked_events).transpose()?;
-    let description = request
-        .description
-        .as_ref()
-        .map(|d| checked_description(d.as_deref()))
-        .transpose()?;
-    let edit = EndpointEdit {
-        url,
-        events,
-        description,
-    };
-    let edited = Webhooks(&*state.store)
-        .edit(manager.developer.id, endpoint.id, edit)
-        .await?
-        .ok_or_else(no_such_webhook)?;
-    tracing::info!(endpoint = %edited.id, developer = %edited.developer_id, "webhook endpoint edited");
+    let edited = webhooks::update_webhook(&state, &caller, &id, edit).await?;
     Ok(Json(edited.into()))
 }
 
@@ -530,14 +279,7 @@ pub async fn delete_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    let manager = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &manager, &id).await?;
-    if !Webhooks(&*state.store)
-        .delete_endpoint(manager.developer.id, endpoint.id)
-        .await?
-    {
-        return Err(no_such_webhook());
-    }
+    webhooks::delete_webhook(&state, &caller, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -572,7 +314,7 @@ pub async fn test_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<(StatusCode, Json<TestQueued>), ApiError> {
-    let test = alyt_app::developers::webhooks::test_webhook(&state, &caller, &id).await?;
+    let test = webhooks::test_webhook(&state, &caller, &id).await?;
     let status = match test.queued {
         Queued::Held => DeliveryStatus::Held,
         _ => DeliveryStatus::Pending,
@@ -667,11 +409,7 @@ pub async fn list_webhook_deliveries(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<ListResponse<DeliveryView>>, ApiError> {
-    let manager = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &manager, &id).await?;
-    let rows = Webhooks(&*state.store)
-        .recent_deliveries(endpoint.id, HISTORY)
-        .await?;
+    let rows = webhooks::webhook_deliveries(&state, &caller, &id).await?;
     Ok(Json(ListResponse {
         items: rows.into_iter().map(DeliveryView::from).collect(),
         next_cursor: None,
@@ -712,8 +450,7 @@ pub async fn enable_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Enabled>, ApiError> {
-    let (endpoint, requeued) =
-        alyt_app::developers::webhooks::enable_webhook(&state, &caller, &id).await?;
+    let (endpoint, requeued) = webhooks::enable_webhook(&state, &caller, &id).await?;
     Ok(Json(Enabled {
         endpoint: endpoint.into(),
         requeued,
@@ -744,27 +481,6 @@ pub async fn disable_webhook(
     Caller(caller): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<EndpointView>, ApiError> {
-    let manager = webhook_developer(&state, &caller).await?;
-    let endpoint = own_endpoint(&state, &manager, &id).await?;
-    if endpoint.status == EndpointStatus::Disabled {
-        return Ok(Json(endpoint.into()));
-    }
-    let now = state.clock.now();
-    let disabled = Webhooks(&*state.store)
-        .disable_for(
-            manager.developer.id,
-            endpoint.id,
-            DisabledReason::Manual,
-            now,
-        )
-        .await?;
-    let endpoint = match disabled {
-        Some(disabled) => {
-            tracing::info!(endpoint = %disabled.id, developer = %disabled.developer_id, "webhook endpoint disabled by its developer");
-            disabled
-        }
-        // Disabled (or removed) meanwhile: answer what is there now.
-        None => own_endpoint(&state, &manager, &id).await?,
-    };
+    let endpoint = webhooks::disable_webhook(&state, &caller, &id).await?;
     Ok(Json(endpoint.into()))
 }

@@ -43,8 +43,6 @@ use crate::groups::devices::{RegisteredDevice, TenantParam};
 use crate::{ApiError, AppState};
 
 pub use alyt_app::devices::lifecycle::RotatedCredentials;
-/// The simulator deletes its virtual devices through these.
-pub(crate) use alyt_app::devices::lifecycle::{delete_one, remove_virtual_device};
 
 pub fn routes() -> Operations {
     Operations::new()
