@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use alyt_api::bootstrap::FirstStart;
 use alyt_api::conventions::ratelimit::RateLimitPolicy;
 use alyt_api::ports::TestTokenBotCheck;
 use alyt_api::{Adapters, AppState, ClientAddr, Group, Settings, TrustedProxies};
+use alyt_app::first_start::FirstStart;
 use alyt_app::passes::{Beats, CommandBridge, Parts, SweepParts, Wake, registry};
 use alyt_app::routines::runner::PASS_BUDGET;
 use alyt_device::credentials::StoreDeviceAuthenticator;
@@ -58,7 +58,7 @@ pub struct Config {
     pub owner_password: Option<String>,
     /// `ALYT_DEMO`: what the first start puts in the demo household
     /// (`simulated`, the default: things driven by the simulator; `empty`).
-    pub demo: alyt_api::bootstrap::DemoHome,
+    pub demo: alyt_app::first_start::DemoHome,
     /// The in-process simulator (`ALYT_SIMULATOR`, `ALYT_SIMULATOR_SEED`).
     pub simulator: SimulatorConfig,
     /// How often usage counted in memory is written (and at shutdown).
@@ -175,7 +175,7 @@ impl Config {
             owner_email: std::env::var("ALYT_OWNER_EMAIL")
                 .unwrap_or_else(|_| "owner@alyt.local".into()),
             owner_password: std::env::var("ALYT_OWNER_PASSWORD").ok(),
-            demo: alyt_api::bootstrap::DemoHome::from_setting(
+            demo: alyt_app::first_start::DemoHome::from_setting(
                 std::env::var("ALYT_DEMO").ok().as_deref(),
             )
             .map_err(StartError::BadDemo)?,
@@ -218,7 +218,7 @@ impl Config {
             owner_email: "owner@alyt.local".into(),
             owner_password: None,
             // The suites' fixture: a plain household with empty rooms.
-            demo: alyt_api::bootstrap::DemoHome::Empty,
+            demo: alyt_app::first_start::DemoHome::Empty,
             simulator: SimulatorConfig::default(),
             heartbeat_sweep_every: alyt_device::liveness_sweep::SWEEP_INTERVAL,
             clock: None,
@@ -714,7 +714,7 @@ async fn prepare(
         },
     )
     .await?;
-    let first_start = alyt_api::bootstrap::ensure_first_owner(
+    let first_start = alyt_app::first_start::ensure_first_owner(
         &app,
         &config.owner_email,
         config.owner_password.clone(),

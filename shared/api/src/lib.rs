@@ -8,7 +8,7 @@
 pub mod access;
 pub mod app;
 pub mod auth;
-pub mod bootstrap;
+pub use alyt_app::first_start as bootstrap;
 pub mod conventions;
 pub mod groups;
 pub mod openapi;

@@ -14,6 +14,7 @@ pub mod developers;
 pub mod devices;
 pub mod endpoints;
 pub mod error;
+pub mod first_start;
 pub mod grants;
 pub mod homes;
 pub mod integrations;

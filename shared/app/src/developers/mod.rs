@@ -4,7 +4,8 @@
 //! and the versions a developer submits (`submissions`).
 
 use alyt_domain::access::{KeyKind, Principal, Scope, SessionKind};
-use alyt_domain::ids::{DeveloperId, SessionId, UserId};
+use alyt_domain::ids::{DeveloperId, SessionId, TenantId, UserId};
+use alyt_events::Audience;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers};
 
 use crate::{App, Error};
@@ -97,6 +98,48 @@ pub async fn connector_developer(
         Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
             let me = developer_session(caller)?;
             active_developer(app, &me).await
+        }
+    }
+}
+
+/// The tenants whose events the caller hears on the developers' stream,
+/// and which of their events: a key with `events:read` its tenants (a DEV
+/// key its developer's sandbox; a LIVE key, in the tenants that installed
+/// its connector, only the events about the integrations made from it); a
+/// developer session its sandbox only.
+pub async fn stream_tenants(
+    app: &App,
+    caller: &Principal,
+) -> Result<(Vec<TenantId>, Audience), Error> {
+    match caller {
+        Principal::Key {
+            developer,
+            tenants,
+            kind,
+            connector,
+            ..
+        } => {
+            caller.require_scope(Scope::EventsRead)?;
+            Developers(&*app.store)
+                .get(*developer)
+                .await?
+                .filter(|d| d.status == DeveloperStatus::Active)
+                .ok_or_else(|| Error::unauthorized("the developer account is not active"))?;
+            let audience = match (kind, connector) {
+                (KeyKind::Dev, _) => Audience::Tenants,
+                (KeyKind::Live, Some(connector)) => Audience::Connector(*connector),
+                // A LIVE key of no connector reaches no tenant.
+                (KeyKind::Live, None) => return Ok((Vec::new(), Audience::Tenants)),
+            };
+            Ok((tenants.iter().copied().collect(), audience))
+        }
+        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
+            let me = developer_session(caller)?;
+            let developer = active_developer(app, &me).await?;
+            Ok((
+                developer.sandbox_tenant_id.into_iter().collect(),
+                Audience::Tenants,
+            ))
         }
     }
 }

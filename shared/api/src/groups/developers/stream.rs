@@ -9,11 +9,10 @@
 //! developer session hears its sandbox only.
 
 use crate::routing::{Operations, operations};
-use alyt_domain::access::{KeyKind, Principal, Scope};
+use alyt_domain::access::Principal;
 use alyt_domain::ids::TenantId;
 use alyt_events::stream::{self, Feed, Recheck, StreamRequest};
 use alyt_events::{Audience, EventLog};
-use alyt_store::repo::developers::{DeveloperStatus, Developers};
 use alyt_store::repo::streams::{LeaseError, StreamLease, StreamLeases};
 use axum::body::Body;
 use axum::extract::State;
@@ -22,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use super::session::{Params, active_developer, developer_session};
+use super::session::Params;
 use crate::access::{HomeAccess, home_for};
 use crate::auth::Caller;
 use crate::auth::caller::{bearer_token, recheck};
@@ -42,44 +41,6 @@ pub struct StreamParams {
     pub events: Option<String>,
     /// Resume after this event id (a `Last-Event-ID` header wins over it).
     pub after: Option<String>,
-}
-
-/// The tenants the caller hears, and which of their events.
-pub async fn stream_tenants(
-    state: &AppState,
-    caller: &Principal,
-) -> Result<(Vec<TenantId>, Audience), ApiError> {
-    match caller {
-        Principal::Key {
-            developer,
-            tenants,
-            kind,
-            connector,
-            ..
-        } => {
-            caller.require_scope(Scope::EventsRead)?;
-            Developers(&*state.store)
-                .get(*developer)
-                .await?
-                .filter(|d| d.status == DeveloperStatus::Active)
-                .ok_or_else(|| ApiError::unauthorized("the developer account is not active"))?;
-            let audience = match (kind, connector) {
-                (KeyKind::Dev, _) => Audience::Tenants,
-                (KeyKind::Live, Some(connector)) => Audience::Connector(*connector),
-                // A LIVE key of no connector reaches no tenant.
-                (KeyKind::Live, None) => return Ok((Vec::new(), Audience::Tenants)),
-            };
-            Ok((tenants.iter().copied().collect(), audience))
-        }
-        Principal::Person { .. } | Principal::Widget { .. } | Principal::Routine { .. } => {
-            let me = developer_session(caller)?;
-            let developer = active_developer(state, &me).await?;
-            Ok((
-                developer.sandbox_tenant_id.into_iter().collect(),
-                Audience::Tenants,
-            ))
-        }
-    }
 }
 
 /// The response of a stream over `feed` (also used by the hosted function).
@@ -132,7 +93,7 @@ pub async fn stream_events(
 ) -> Result<Response, ApiError> {
     streams_here(&state, &uri)?;
     let request = stream_request(params.events.as_deref(), params.after.as_deref(), &headers)?;
-    let (tenants, audience) = stream_tenants(&state, &caller).await?;
+    let (tenants, audience) = alyt_app::developers::stream_tenants(&state, &caller).await?;
     let token = bearer_token(&headers).unwrap_or_default();
     let feed = open_feed(
         &state,
@@ -316,14 +277,16 @@ async fn still_allowed(
         Err(e) => return e.status.is_server_error(),
     };
     let allowed = match listening {
-        Listening::Developer => stream_tenants(state, &caller).await.map(|_| ()),
+        Listening::Developer => alyt_app::developers::stream_tenants(state, &caller)
+            .await
+            .map(|_| ()),
         Listening::Home { tenant, property } => {
             home_for(state, &caller, tenant, property, HomeAccess::See)
                 .await
                 .map(|_| ())
-                .map_err(ApiError::from)
         }
-    };
+    }
+    .map_err(ApiError::from);
     if let Err(e) = allowed {
         return e.status.is_server_error();
     }

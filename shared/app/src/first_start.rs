@@ -8,8 +8,10 @@ use alyt_domain::ids::{ClientId, PropertyId, TenantId};
 use alyt_store::repo::config::Config;
 use alyt_store::repo::first_start::{self, Demo, FirstOwner};
 
-use crate::auth::secrets::{hash_password_blocking, random_token};
-use crate::{ApiError, AppState};
+use alyt_domain::secret::random_token;
+
+use crate::auth::passwords::hash_password_blocking;
+use crate::{App, Error};
 
 /// What a first start created; the password is shown once, then only its hash exists.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,12 +52,12 @@ impl DemoHome {
 /// before; a simulated demo then gets its virtual devices (never failing
 /// the start: a device whose record is stored comes up with the runner).
 pub async fn ensure_first_owner(
-    state: &AppState,
+    app: &App,
     email: &str,
     password: Option<String>,
     demo: DemoHome,
-) -> Result<Option<FirstStart>, ApiError> {
-    if Config(&*state.store).bootstrapped().await? {
+) -> Result<Option<FirstStart>, Error> {
+    if Config(&*app.store).bootstrapped().await? {
         return Ok(None);
     }
     let generated = password.is_none().then(random_token);
@@ -63,25 +65,20 @@ pub async fn ensure_first_owner(
     let owner = FirstOwner {
         email,
         password_hash: hash_password_blocking(password).await,
-        now: state.clock.now(),
+        now: app.clock.now(),
         demo: match demo {
             DemoHome::Simulated => Demo::Simulated {
-                code: crate::groups::developers::sandbox::sandbox_code(),
+                code: crate::developers::sandbox::sandbox_code(),
             },
             DemoHome::Empty => Demo::Empty,
         },
     };
-    let created = first_start::create(&*state.store, owner).await?;
+    let created = first_start::create(&*app.store, owner).await?;
     if let Some(demo) = &created
         && let Some(developer) = &demo.developer
     {
-        crate::groups::developers::simulator::provision_demo(
-            state,
-            developer,
-            demo.property_id,
-            &demo.rooms,
-        )
-        .await;
+        crate::developers::simulator::provision_demo(app, developer, demo.property_id, &demo.rooms)
+            .await;
     }
     Ok(created.map(|demo| FirstStart {
         email: demo.owner_email,
