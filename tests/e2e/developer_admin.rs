@@ -690,10 +690,7 @@ async fn staff_issue_a_live_key_shown_once_that_reaches_no_household() {
         .await
         .unwrap()
         .expect("stored");
-    assert_eq!(
-        stored.secret_hash,
-        alyt_api::auth::secrets::sha256_hex(&secret)
-    );
+    assert_eq!(stored.secret_hash, alyt_domain::secret::sha256_hex(&secret));
     let stored_json = serde_json::to_string(&stored).unwrap();
     assert!(!stored_json.contains(&secret[12..]), "{stored_json}");
 
@@ -847,7 +844,7 @@ async fn a_live_key_from_before_the_one_form_keeps_its_svc_live_secret_until_rot
     developers
         .rotate_secret(
             &record,
-            &alyt_api::auth::secrets::sha256_hex(&legacy),
+            &alyt_domain::secret::sha256_hex(&legacy),
             &legacy[..13],
         )
         .await

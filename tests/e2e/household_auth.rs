@@ -399,11 +399,11 @@ async fn reset_password_is_single_use_and_signs_out_everywhere() {
     let user = Users(&*store).find_by_email(&email).await.unwrap().unwrap();
     // The token a reset mail carries, issued directly (the mail's own way is
     // a_household_person_resets_the_password_with_the_mailed_token).
-    let token = alyt_api::auth::secrets::random_token();
+    let token = alyt_domain::secret::random_token();
     OneTimeTokens(&*store)
         .issue(
             Purpose::ResetPassword,
-            &alyt_api::auth::secrets::sha256_hex(&token),
+            &alyt_domain::secret::sha256_hex(&token),
             &json!({ "userId": user.id }),
             time::OffsetDateTime::now_utc().unix_timestamp() + 3600,
         )

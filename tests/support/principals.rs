@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use alyt_api::auth::secrets::hash_password;
+use alyt_app::auth::passwords::hash_password;
 use alyt_domain::access::{Claims, HouseholdRole, PlatformRole, Scope, TenantRole};
 use alyt_domain::ids::{ConnectorId, IntegrationId, UserId};
 use alyt_store::repo::config::{Config, SigningKey};

@@ -5,7 +5,7 @@
 //!
 //! The logins leave from `--addresses` loopback addresses in turn (127.0.0.1,
 //! 127.0.0.2, ...): the failed-attempt limiter lets one account be checked
-//! at most ten times at once from one address (`alyt_api::auth::attempts`),
+//! at most ten times at once from one address (`alyt_app::auth::attempts`),
 //! so from one address ninety of a hundred would be refused before their
 //! password is hashed, and the storm would not be one. Ten addresses let
 //! every login be hashed. Over every address one account may be checked a

@@ -55,7 +55,7 @@ async fn bootstrap_creates_the_owner_once() {
         user.platform_role,
         Some(alyt_domain::access::PlatformRole::Owner)
     );
-    assert!(alyt_api::auth::secrets::verify_password(
+    assert!(alyt_app::auth::passwords::verify_password(
         "plum tractor season",
         &user.password_hash
     ));

@@ -17,7 +17,7 @@ pub async fn serve_virtual_bridge(store: &dyn Store, now: OffsetDateTime) -> Opt
     let definition = built_in_definitions()
         .into_iter()
         .find(|d| d.slug == VIRTUAL_BRIDGE)?;
-    let runtime_token = format!("svc_rt_{}", alyt_api::auth::secrets::random_token());
+    let runtime_token = format!("svc_rt_{}", alyt_domain::secret::random_token());
     let bridge = VirtualBridge::new(runtime_token.clone(), VIRTUAL_BRIDGE_CODE);
     let running = match bridge.serve("127.0.0.1:0").await {
         Ok(running) => running,

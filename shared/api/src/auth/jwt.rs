@@ -34,7 +34,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
-use super::secrets;
+use alyt_domain::secret as secrets;
 
 impl alyt_app::auth::sessions::SessionSigner for TokenSigner {
     fn issue_session(&self, claims: &Claims) -> String {

@@ -7,13 +7,5 @@ pub mod caller;
 pub mod jwt;
 pub mod sessions;
 
-pub use alyt_app::auth::{attempts, credentials, totp};
 pub use caller::Caller;
 pub use jwt::TokenSigner;
-
-/// Password hashes and the high-entropy secrets' helpers, where the groups
-/// import them from.
-pub mod secrets {
-    pub use alyt_app::auth::passwords::*;
-    pub use alyt_domain::secret::{constant_time_eq, random_bytes, random_token, sha256_hex};
-}

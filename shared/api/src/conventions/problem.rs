@@ -192,7 +192,7 @@ impl ApiError {
     }
 
     /// The failed-attempt limiter of passwords and codes refused to check
-    /// one more (`auth::attempts`); `detail` says which limit.
+    /// one more (`alyt_app::auth::attempts`); `detail` says which limit.
     pub fn too_many_attempts(retry_after: u64, detail: impl Into<String>) -> Self {
         Self {
             retry_after: Some(seconds(retry_after)),

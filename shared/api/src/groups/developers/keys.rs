@@ -28,12 +28,12 @@ use super::session::{Body, Params};
 use crate::auth::Caller;
 use crate::auth::caller::KEY_PREFIX;
 use crate::auth::jwt::APP_TOKEN_SECONDS;
-use crate::auth::secrets::random_token;
 use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{BadPage, CalledWithKey, NoDeveloperSession, NoSuchKey};
 use crate::{ApiError, AppState};
 use alyt_app::developers::keys::{self, NewKey, NewSecret, WhoAmI};
+use alyt_domain::secret::random_token;
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -397,7 +397,7 @@ pub async fn whoami(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::secrets::sha256_hex;
+    use alyt_domain::secret::sha256_hex;
     use proptest::prelude::*;
 
     proptest! {

@@ -157,9 +157,9 @@ mod tests {
 
     use super::*;
     use crate::auth::caller::authenticate;
-    use crate::auth::secrets::sha256_hex;
     use crate::ports::{NoBotCheck, NoMailer};
     use crate::{Adapters, Settings};
+    use alyt_domain::secret::sha256_hex;
     use alyt_store::counting::CountingStore;
 
     struct Fixture {
