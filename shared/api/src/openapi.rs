@@ -17,17 +17,17 @@ use alyt_events::EventKind;
 use crate::groups::Group;
 use crate::routing::{Operations, operations};
 
-/// The contract version (spec: Versioning 1: "The API description carries
-/// version 0.1.0"), SemVer as the spec's Versioning 2 defines it; the path
-/// prefix (`/v1`) carries the major. 0.1.0 is the first kept release
-/// (`contract/releases/`): the development snapshots before it were never
-/// released to anyone. From there a test holds this version to the change
-/// since the last kept release (`alyt-contract-diff`): 0.2.0 added the
-/// invitation mail budgets' 429 (issue 35) and the reason an alarm output
-/// part was not restored (issue 36); 0.3.0 an endpoint's `enabled` state
+/// The contract version: the API description started at 0.1.0 and follows
+/// SemVer (a breaking change moves the major, which the path prefix `/v1`
+/// carries). 0.1.0 is the first kept release (`contract/releases/`): the
+/// development snapshots before it were never released to anyone. From
+/// there a test holds this version to the change since the last kept
+/// release (`alyt-contract-diff`): 0.2.0 added the invitation mail budgets'
+/// 429 and the reason an alarm output part was not restored; 0.3.0 an
+/// endpoint's `enabled` state
 /// (shown on the endpoint, set by `PATCH /endpoints/{id}`, a disabled
 /// endpoint's commands refused with 409); 0.4.0 the console's first
-/// minutes (issue 39): a developer's effective quotas as staff read them
+/// minutes: a developer's effective quotas as staff read them
 /// (`GET /developers/admin/developers/{id}/quota`), a webhook endpoint
 /// edited (`PATCH /developers/webhooks/{id}`) and disabled by hand
 /// (`POST …/disable`, reason `manual`), the MOTION, CONTACT and LOCK
@@ -142,8 +142,8 @@ pub fn document() -> serde_json::Value {
     document
 }
 
-/// The schema of the data each event kind carries (spec: Events > Platform
-/// event envelope): a match, so a new kind cannot be left out.
+/// The schema of the `data` each event kind carries in the platform event
+/// envelope: a match, so a new kind cannot be left out.
 fn event_data(kind: EventKind) -> &'static str {
     match kind {
         EventKind::DeviceOnline => "DeviceOnlineData",

@@ -242,7 +242,7 @@ async fn check_stored(
     .ok_or_else(no_such_endpoint)
 }
 
-/// The `thing.state` event of an endpoint's new state (spec: Events), to
+/// The `thing.state` event of an endpoint's new state, to
 /// write in the same transaction.
 fn thing_state_event(
     app: &App,

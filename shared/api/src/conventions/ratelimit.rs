@@ -46,8 +46,8 @@
 //!
 //! **Policy** from the environment: [`QUOTA_ENV`] (requests per window,
 //! default 600) and [`WINDOW_ENV`] (seconds, default 60), read alike by the
-//! local binary and the hosted functions. Per-key quotas (the developer quota
-//! of the spec) are counted in the store, not here.
+//! local binary and the hosted functions. A developer's quota of keyed requests
+//! is counted in the store (`alyt_app::quota`), not here.
 
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};

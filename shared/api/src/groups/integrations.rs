@@ -1,5 +1,4 @@
-//! The integrations operation group (spec: Integrations and catalogue;
-//! Endpoints F, Rules; G): connecting a connector to a home, answering its
+//! The integrations operation group: connecting a connector to a home, answering its
 //! challenge, discovery, and the endpoints an integration brings.
 //!
 //! * `POST /v1/integrations?tenantId` `{ propertyId, connectorId, input }`:
@@ -23,7 +22,7 @@
 //!   endpoints of the integration's home (an integration belongs to one
 //!   home: another `propertyId` is 400). See `discover_into`.
 //! * `GET /v1/integrations/{integrationId}/endpoints?tenantId`: the raw
-//!   endpoints of the integration (spec: Endpoint list response).
+//!   endpoints of the integration, as the endpoint list.
 //!
 //! The tenant is the `tenantId` query parameter, as for every household
 //! operation; connect and discover also take it in the body, as they first

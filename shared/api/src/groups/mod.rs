@@ -21,11 +21,11 @@ pub enum Group {
     Developers,
     Homes,
     /// Connecting connectors to homes, discovery, an integration's
-    /// endpoints (spec G) and the catalogue households choose from (spec D).
+    /// endpoints and the catalogue households choose from.
     Integrations,
-    /// A household's people: members, grants, ends of membership (spec B).
+    /// A household's people: members, grants, ends of membership.
     People,
-    /// Home security (spec I): status, modes, settings and selections,
+    /// Home security: status, modes, settings and selections,
     /// incidents, the hand-over to a security-system connector and
     /// delegations, all under `/v1/home-security/`. A group of its own so
     /// the homes function need not link it (bootstrap size).

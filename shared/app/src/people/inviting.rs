@@ -7,8 +7,8 @@
 //! Two guards live here because every path that mails a link goes through
 //! them:
 //!
-//! * **Who is granted at once.** The spec grants an address's verified
-//!   account at once (and signs its other sessions out). A sandbox tenant
+//! * **Who is granted at once.** An address's verified account is granted
+//!   at once (and its other sessions signed out). A sandbox tenant
 //!   never does ([`grants_accounts_at_once`]): a developer, or any DEV key
 //!   with `guests:write`, could otherwise sign any person out and learn which
 //!   addresses have accounts. There every address gets an invitation and the
@@ -207,7 +207,7 @@ pub(super) async fn sign_out_for_grant(app: &App, user: UserId) -> Result<bool, 
 }
 
 /// Whether a verified account named by its address is granted at once in
-/// `household` (the spec's rule), or gets an invitation like any address:
+/// `household`, or gets an invitation like any address:
 /// always the latter in a sandbox tenant. One get.
 pub(super) async fn grants_accounts_at_once(
     app: &App,

@@ -1,5 +1,5 @@
-//! A developer's connectors (spec: Integrations and catalogue; Authentication
-//! 4 and 6): the server the platform calls for a connector's integrations
+//! A developer's connectors: the server the platform calls for a connector's
+//! integrations
 //! (connect, discover, read, command, disconnect; `shared/connectors`).
 //!
 //! * `POST /v1/developers/connectors` `{ slug, name, serverUrl }`: 201 with

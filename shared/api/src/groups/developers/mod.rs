@@ -1,4 +1,4 @@
-//! The developers operation group (spec part C, under /v1/developers): the
+//! The developers operation group (under /v1/developers): the
 //! developer account, MFA, keys and app tokens, quotas and usage, and the
 //! platform-staff admin operations.
 

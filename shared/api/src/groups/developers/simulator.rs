@@ -1,4 +1,4 @@
-//! The simulator operations (spec part H, under /v1/developers/simulator):
+//! The simulator operations (under /v1/developers/simulator):
 //! virtual devices in a developer's sandbox, and their scenarios.
 //!
 //! * `GET devices?tenantId`: a key with `simulator:write` bound to the

@@ -1,4 +1,4 @@
-//! `GET /v1/developers/events/stream` (spec: Events > Stream): the caller's
+//! `GET /v1/developers/events/stream`: the caller's
 //! tenants' events as server-sent events. The framing, filter, resume,
 //! keepalive and time limit are [`alyt_events::stream`], shared with the
 //! hosted streaming function; this is the route and who may call it.

@@ -1,5 +1,5 @@
-//! A developer's connector versions on their way to the catalogue (spec D;
-//! the review rules are `alyt_domain::submission`, the records
+//! A developer's connector versions on their way to the catalogue (the
+//! review rules are `alyt_domain::submission`, the records
 //! `repo::submissions`).
 //!
 //! * `POST /v1/developers/submissions` `{ connectorId, semver, descriptor,

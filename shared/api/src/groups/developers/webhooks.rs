@@ -1,4 +1,4 @@
-//! Webhook endpoints (spec part E): register, list, edit, remove, test, read
+//! Webhook endpoints: register, list, edit, remove, test, read
 //! the delivery log, disable and re-enable. The delivery itself (signing,
 //! retries, disable) is `alyt-events`; the dispatcher and the worker run
 //! outside requests.

@@ -1,4 +1,4 @@
-//! What happens to a device after registration (spec: Device rules; part F):
+//! What happens to a device after registration:
 //!
 //! * `DELETE /v1/devices/{deviceId}?tenantId`: the device (and first every
 //!   child a hub acquired) is deleted: the row keeps `deletedAt` for history

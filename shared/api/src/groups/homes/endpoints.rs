@@ -1,5 +1,5 @@
-//! Endpoints: things reached through a connector (part of the homes group;
-//! spec: Resources > Endpoint, Thing; Endpoints F).
+//! Endpoints: things reached through a connector (part of the homes group),
+//! read as the raw endpoint or as a thing.
 //!
 //! * `GET /v1/endpoints/{endpointId}?tenantId`: the endpoint as a thing.
 //! * `POST /v1/endpoints/{endpointId}/refresh?tenantId`: asks the connector

@@ -1,4 +1,4 @@
-//! A household's notifications (spec: Events, `notification.raised`):
+//! A household's notifications (each raised as a `notification.raised` event):
 //! `GET /v1/notifications?tenantId&propertyId?`, newest first, paginated.
 //!
 //! Who sees what: a key needs `notifications:read` and sees its tenants';
@@ -8,8 +8,8 @@
 //! `propertyId`, only a guest's membership of that home is about it);
 //! notifications about no home and no household, such as a disabled
 //! webhook, are the tenant's, not a household's; a GUEST controls the
-//! pinned home but does not read its notifications (spec: roles). Another
-//! tenant, or a home the caller does not reach, is the same 404 as a missing one.
+//! pinned home but does not read its notifications. Another tenant, or a
+//! home the caller does not reach, is the same 404 as a missing one.
 
 use crate::routing::{Operations, operations};
 use alyt_app::notifications;

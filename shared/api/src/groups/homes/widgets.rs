@@ -1,4 +1,4 @@
-//! Widget tokens (spec: Authentication 8, the Guest stay table): what a
+//! Widget tokens: what a
 //! phone's home-screen widget uses. A household person (owner, member, or a
 //! guest inside the stay) mints one for one home; it is shown once and kept
 //! only as its SHA-256; it reads and controls that home's things and nothing

@@ -1,5 +1,4 @@
-//! Changing a member (spec: B `PATCH /members/{m}`: "change level, home,
-//! stay, condition").
+//! Changing a member: their level, home, stay and network condition.
 //!
 //! `PATCH …/members/{userId}` `{ role?, propertyId?, startsAt?, expiresAt?,
 //! requireNetwork?, phoneThingId? }`; absent fields stay as they are.

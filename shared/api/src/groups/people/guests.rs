@@ -1,5 +1,5 @@
-//! Guest stays by reservation key (spec: B `/guests/{reservationKey}`, the
-//! Guest stay state table), and the household's audit trail.
+//! Guest stays by reservation key (`/guests/{reservationKey}`), and the
+//! household's audit trail.
 //!
 //! * `PUT …/guests/{reservationKey}` `{ email, name?, propertyId, checkIn,
 //!   checkOut, requireNetwork?, phoneThingId? }`: a new key opens a stay

@@ -1,5 +1,5 @@
-//! Invitations (spec: B `POST /invitations`, A `/auth/invitations/{token}`;
-//! the Invitation state table; Authentication 10; Limits: one use, 7 days).
+//! Invitations (`POST /invitations`, and the invitee's
+//! `/auth/invitations/{token}`): a link works once, for 7 days.
 //!
 //! Managing (under `/v1/tenants/{t}/clients/{c}`, owner or staff, like the
 //! rest of a household's people):

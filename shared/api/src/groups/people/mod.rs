@@ -1,5 +1,5 @@
-//! The people operation group (spec: B People, invitations, guests; paths
-//! under `/v1/tenants/{tenantId}/clients/{clientId}`): a household's
+//! The people operation group (paths under
+//! `/v1/tenants/{tenantId}/clients/{clientId}`): a household's
 //! members, granting by user id and ending a membership.
 //!
 //! * `GET …/members`: everyone holding a grant, by user id, paginated.

@@ -1,5 +1,5 @@
-//! The network condition at work (spec: Authentication 8; B `GET
-//! /members/phones`, `GET /properties/{id}/presence`): which phones a
+//! The network condition at work (`GET /members/phones`,
+//! `GET /properties/{id}/presence`): which phones a
 //! household's network watches, what giving a person the condition needs,
 //! and the check made at every sign-in and refresh.
 //!
