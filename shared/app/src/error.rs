@@ -32,6 +32,8 @@ pub enum ErrorKind {
     TooManyAttempts,
     /// An invitation mail budget is spent.
     TooManyMails,
+    /// The caller holds all the event streams it may hold at once (how many).
+    TooManyStreams(u32),
     /// A developer quota is spent (its wire name); it renews with time.
     QuotaExceeded(&'static str),
     /// A standing developer quota is full (its wire name): it frees only
@@ -140,6 +142,16 @@ impl Error {
     }
 
     /// A developer quota is spent; `quota` is the kind's wire name (`REQUESTS`).
+    pub fn too_many_streams(per_caller: u32, retry_after: u64) -> Self {
+        Self::retrying(
+            ErrorKind::TooManyStreams(per_caller),
+            retry_after,
+            format!(
+                "this caller already holds {per_caller} open event streams; close one (or wait for one to end) and reconnect"
+            ),
+        )
+    }
+
     pub fn quota_exceeded(
         quota: &'static str,
         retry_after: u64,

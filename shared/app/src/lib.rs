@@ -30,6 +30,7 @@ pub mod quota;
 pub mod rooms;
 pub mod routines;
 pub mod security;
+pub mod streams;
 pub mod text;
 pub mod things;
 pub mod virtual_quota;

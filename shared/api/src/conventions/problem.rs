@@ -463,6 +463,7 @@ impl From<alyt_app::Error> for ApiError {
             Kind::Gone => ApiError::gone(e.detail),
             Kind::TooManyAttempts => ApiError::too_many_attempts(retry_after, e.detail),
             Kind::TooManyMails => ApiError::too_many_mails(retry_after, e.detail),
+            Kind::TooManyStreams(per_caller) => ApiError::too_many_streams(per_caller, retry_after),
             Kind::QuotaExceeded(quota) => ApiError::quota_exceeded(quota, retry_after, e.detail),
             Kind::QuotaFull(quota) => ApiError {
                 quota: Some(quota),

@@ -9,11 +9,11 @@
 //! developer session hears its sandbox only.
 
 use crate::routing::{Operations, operations};
+use alyt_app::streams::{self, StreamSlot};
 use alyt_domain::access::Principal;
 use alyt_domain::ids::TenantId;
 use alyt_events::stream::{self, Feed, Recheck, StreamRequest};
 use alyt_events::{Audience, EventLog};
-use alyt_store::repo::streams::{LeaseError, StreamLease, StreamLeases};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -157,44 +157,6 @@ pub(crate) enum Listening {
     },
 }
 
-/// How long a connection's lease on one of its caller's stream slots lasts
-/// unrenewed (a crashed instance's slot frees itself after this), and when
-/// an open stream renews it: once a minute, at one of its rechecks.
-const LEASE_SECONDS: i64 = 120;
-const RENEW_BELOW_SECONDS: i64 = 60;
-
-/// The name a caller's stream slots are kept under: its key, its person,
-/// its widget (an app token counts as its key).
-fn lease_holder(caller: &Principal) -> String {
-    match caller {
-        Principal::Key { key_id, .. } => format!("key#{key_id}"),
-        Principal::Person { claims, .. } => format!("user#{}", claims.sub),
-        Principal::Widget { token_id, .. } => format!("widget#{token_id}"),
-        Principal::Routine { routine, .. } => format!("routine#{routine}"),
-    }
-}
-
-/// A connection's stream slot, given back when the stream ends (its feed is
-/// dropped: the client left, the time is up, or the caller lost the right).
-struct HeldSlot {
-    store: std::sync::Arc<dyn alyt_store::Store>,
-    lease: StreamLease,
-}
-
-impl Drop for HeldSlot {
-    fn drop(&mut self) {
-        let (store, lease) = (self.store.clone(), self.lease.clone());
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                if let Err(e) = StreamLeases(&*store).release(&lease).await {
-                    // The lease runs out by itself within LEASE_SECONDS.
-                    tracing::warn!(error = %e, "could not give a stream slot back");
-                }
-            });
-        }
-    }
-}
-
 /// Opens a stream of what `audience` hears of `tenants`' events for
 /// `caller`, who sent `token`:
 /// - it takes one of the caller's stream slots (429 with the RateLimit
@@ -222,26 +184,8 @@ pub(crate) async fn open_feed(
             .max_duration
             .min(std::time::Duration::from_secs(left as u64));
     }
-    let now = state.clock.unix_seconds();
-    let lease = StreamLeases(&*state.store)
-        .acquire(
-            &lease_holder(caller),
-            limits.per_caller,
-            uuid::Uuid::new_v4(),
-            now,
-            LEASE_SECONDS,
-        )
-        .await
-        .map_err(|e| match e {
-            LeaseError::Full { retry_at } => {
-                ApiError::too_many_streams(limits.per_caller, (retry_at - now).max(1) as u64)
-            }
-            LeaseError::Store(e) => e.into(),
-        })?;
-    let slot = std::sync::Arc::new(tokio::sync::Mutex::new(HeldSlot {
-        store: state.store.clone(),
-        lease,
-    }));
+    let slot = streams::take_slot(state, caller, limits.per_caller).await?;
+    let slot = std::sync::Arc::new(tokio::sync::Mutex::new(slot));
     let (state_now, token) = (state.clone(), token.to_owned());
     let still_allowed = move || -> futures_util::future::BoxFuture<'static, bool> {
         let (state, token, slot) = (state_now.clone(), token.clone(), slot.clone());
@@ -270,7 +214,7 @@ async fn still_allowed(
     state: &AppState,
     token: &str,
     listening: Listening,
-    slot: &tokio::sync::Mutex<HeldSlot>,
+    slot: &tokio::sync::Mutex<StreamSlot>,
 ) -> bool {
     let caller = match recheck(state, token).await {
         Ok(caller) => caller,
@@ -290,20 +234,6 @@ async fn still_allowed(
     if let Err(e) = allowed {
         return e.status.is_server_error();
     }
-    let mut held = slot.lock().await;
     let now = state.clock.unix_seconds();
-    if held.lease.expires_at - now >= RENEW_BELOW_SECONDS {
-        return true;
-    }
-    let HeldSlot { store, lease } = &mut *held;
-    match StreamLeases(&**store)
-        .renew(lease, now, LEASE_SECONDS)
-        .await
-    {
-        Ok(kept) => kept,
-        Err(e) => {
-            tracing::warn!(error = %e, "could not renew a stream slot");
-            true
-        }
-    }
+    slot.lock().await.keep(now).await
 }
