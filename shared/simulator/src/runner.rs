@@ -762,6 +762,12 @@ impl Link {
                 true,
             ));
         let (client, mut eventloop) = AsyncClient::new(options, CLIENT_QUEUE);
+        // Without TCP_NODELAY a command's PUBACK and its result, two small
+        // writes in a row, meet Nagle and the broker's delayed ACK: the
+        // result waited ~40 ms on every command.
+        let mut network = eventloop.network_options();
+        network.set_tcp_nodelay(true);
+        eventloop.set_network_options(network);
         let (tx, events) = mpsc::channel(CLIENT_QUEUE);
         let poller = tokio::spawn(
             async move {
