@@ -147,16 +147,6 @@ impl From<RegisterDeviceRequest> for NewDevice {
 
 pub use crate::ports::DeviceCredentials;
 
-/// Registers a device for a caller already authorized for `body.tenant_id`
-/// ([`alyt_app::devices::register`]). The simulator registers through here.
-pub async fn register(
-    state: &AppState,
-    body: RegisterDeviceRequest,
-    options: RegisterOptions<'_>,
-) -> Result<RegisteredDevice, ApiError> {
-    Ok(use_case::register(state, body.into(), options).await?)
-}
-
 /// Registers a device with a burned-in serial and issues its broker
 /// credentials (shown once).
 #[utoipa::path(
