@@ -17,8 +17,8 @@ use alyt_domain::device::CommandRequest;
 use alyt_domain::ids::{EndpointId, IntegrationId, PropertyId, RoomId, TenantId};
 use alyt_domain::integration::EndpointKind;
 use alyt_domain::integration::music::{
-    MAX_SEARCH_OFFSET, MusicChoice, MusicItem, MusicNeed, SEARCH_PAGE, SearchType, SourceMode,
-    SpeakerMusic, SpeakerSystem,
+    MAX_QUERY_CHARS, MAX_SEARCH_OFFSET, MusicChoice, MusicItem, MusicNeed, SEARCH_PAGE, SearchType,
+    SourceMode, SpeakerMusic, SpeakerSystem,
 };
 use alyt_domain::routine::{MusicStep, MusicUri};
 use alyt_store::repo::integrations::{EndpointRecord, IntegrationRecord, Integrations};
@@ -584,6 +584,41 @@ fn revoked(reason: &str) -> Error {
     Error::provider_revoked(format!(
         "the provider withdrew the platform's access to this account ({reason}); connect it again"
     ))
+}
+
+/// What a search asks: the text, the kind of result, the cursor of the page
+/// before and the page size, as the caller sent them.
+pub struct SearchRequest<'a> {
+    pub q: &'a str,
+    pub kind: SearchType,
+    pub cursor: Option<&'a str>,
+    pub limit: Option<u32>,
+}
+
+/// One page of a search of streaming-provider account `integration_id` of
+/// `tenant`, when the caller sees its home: the text checked, then the page
+/// size, the cursor (bound to the query and kind), and access.
+pub async fn search_account(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    integration_id: IntegrationId,
+    request: SearchRequest<'_>,
+) -> Result<MusicList, Error> {
+    let q = request.q.trim();
+    if q.is_empty() || q.chars().count() > MAX_QUERY_CHARS || q.chars().any(char::is_control) {
+        return Err(Error::validation(
+            "q",
+            format!("1 to {MAX_QUERY_CHARS} characters, no control characters"),
+        ));
+    }
+    let limit = search_limit(request.limit)?;
+    let offset = match request.cursor {
+        Some(cursor) => cursor_offset(cursor, q, request.kind)?,
+        None => 0,
+    };
+    let integration = crate::integrations::integration(app, caller, tenant, integration_id).await?;
+    search(app, integration, q, request.kind, offset, limit).await
 }
 
 /// One page of `q` in a provider account's catalogue from `offset`: the

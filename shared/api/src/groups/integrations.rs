@@ -422,22 +422,14 @@ pub async fn search_music(
     ApiPath(integration_id): ApiPath<IntegrationId>,
     ApiQuery(query): ApiQuery<SearchQuery>,
 ) -> Result<Json<crate::groups::music::MusicList>, ApiError> {
-    use crate::groups::music::{cursor_offset, search, search_limit};
-    use alyt_domain::integration::music::MAX_QUERY_CHARS;
-    let q = query.q.trim();
-    if q.is_empty() || q.chars().count() > MAX_QUERY_CHARS || q.chars().any(char::is_control) {
-        return Err(ApiError::validation(
-            "q",
-            format!("1 to {MAX_QUERY_CHARS} characters, no control characters"),
-        ));
-    }
-    let limit = search_limit(query.limit)?;
-    let offset = match &query.cursor {
-        Some(cursor) => cursor_offset(cursor, q, query.kind)?,
-        None => 0,
+    let request = alyt_app::music::SearchRequest {
+        q: &query.q,
+        kind: query.kind,
+        cursor: query.cursor.as_deref(),
+        limit: query.limit,
     };
-    let integration =
-        use_case::integration(&state, &caller, query.tenant_id, integration_id).await?;
-    let found = search(&state, integration, q, query.kind, offset, limit).await?;
+    let found =
+        alyt_app::music::search_account(&state, &caller, query.tenant_id, integration_id, request)
+            .await?;
     Ok(Json(found))
 }

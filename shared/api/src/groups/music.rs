@@ -9,7 +9,7 @@
 //!   speaker system (read live), and the household's streaming-provider
 //!   accounts. Never a config or a token.
 //! * `GET /v1/integrations/{id}/search` (integrations group; the handler is
-//!   in `integrations.rs`, the work in `alyt_app::music::search`).
+//!   in `integrations.rs`, the work in `alyt_app::music::search_account`).
 //! * A music step is checked on save ([`speaker_in_home`], [`check_uri`])
 //!   and again right before playback ([`play_step`]).
 //!
@@ -27,8 +27,6 @@
 //! uri.
 
 use alyt_domain::ids::PropertyId;
-use alyt_domain::integration::music::SearchType;
-use alyt_store::repo::integrations::IntegrationRecord;
 use axum::Json;
 use axum::extract::State;
 
@@ -77,32 +75,4 @@ pub async fn routine_music(
 ) -> Result<Json<RoutineMusic>, ApiError> {
     let music = music::routine_music(&state, &caller, query.tenant_id, property_id).await?;
     Ok(Json(music))
-}
-
-// ---------------------------------------------------------------------------
-// Provider search
-
-/// The offset a cursor continues at: 400 when it is not this search's (of
-/// another query or type, malformed, or beyond the last offset).
-pub(crate) fn cursor_offset(cursor: &str, q: &str, kind: SearchType) -> Result<u32, ApiError> {
-    Ok(music::cursor_offset(cursor, q, kind)?)
-}
-
-/// One page of `q` in a provider account's catalogue from `offset`: the
-/// session renewed first when it ended (and once more when the provider
-/// says so anyway).
-pub(crate) async fn search(
-    state: &AppState,
-    integration: IntegrationRecord,
-    q: &str,
-    kind: SearchType,
-    offset: u32,
-    limit: u32,
-) -> Result<MusicList, ApiError> {
-    Ok(music::search(state, integration, q, kind, offset, limit).await?)
-}
-
-/// The page size a search asks for (1-10, default 10).
-pub(crate) fn search_limit(limit: Option<u32>) -> Result<u32, ApiError> {
-    Ok(music::search_limit(limit)?)
 }
