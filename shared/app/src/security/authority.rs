@@ -19,8 +19,9 @@ use alyt_security::Decision;
 use alyt_store::repo::security::SecurityRecord;
 use alyt_store::repo::tenancy::PropertyRecord;
 
+use super::access::security_for;
 use super::inventory::inventory;
-use super::mode::{refusal_problem, security_for};
+use super::mode::refusal_problem;
 use super::status::{SecurityStatus, status};
 use super::{keeper, take_back, tell};
 use crate::endpoints::installed;

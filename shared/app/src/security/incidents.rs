@@ -6,8 +6,8 @@ use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::security::machine::{Incident, Refusal};
 use alyt_security::Decision;
 
+use super::access::security_for;
 use super::keeper;
-use super::mode::security_for;
 use crate::{App, Error};
 
 /// A resident (a person, never a key) acknowledges incident `number`,

@@ -3,6 +3,7 @@
 //! outputs to sound or restore, hub configurations to push), and handing a
 //! home to a security-system connector.
 
+pub mod access;
 pub mod authority;
 pub mod delegations;
 pub mod hub;

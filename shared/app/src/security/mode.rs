@@ -2,7 +2,7 @@
 //! person's request and for a routine's step, so a routine is refused
 //! exactly as its person would be.
 
-use alyt_domain::access::{HomeAccess, Principal, SecurityAccess};
+use alyt_domain::access::{Principal, SecurityAccess};
 use alyt_domain::ids::{PropertyId, RoutineId, TenantId, UserId};
 use alyt_domain::room::PinnedThing;
 use alyt_domain::security::Mode;
@@ -15,49 +15,12 @@ use alyt_store::repo::tenancy::PropertyRecord;
 use serde_json::Value;
 use uuid::Uuid;
 
+pub use super::access::{access_for, security_for};
 use super::inventory::{Inventory, inventory};
 use super::status::{SecurityStatus, status};
 use super::{hub, keeper};
-use crate::access::home_for;
 use crate::grants::{NoPerson, routine_principal};
 use crate::{App, Error, ErrorKind};
-
-/// The home and the caller's access to its security, when the caller has
-/// `needed` (403 naming who may; a home that is not the caller's is
-/// missing).
-pub async fn access_for(
-    app: &App,
-    caller: &Principal,
-    tenant: TenantId,
-    property: PropertyId,
-    needed: SecurityAccess,
-) -> Result<(PropertyRecord, SecurityAccess), Error> {
-    let home = home_for(app, caller, tenant, property, HomeAccess::See).await?;
-    let access = crate::access::security_access(app, caller, &home).await?;
-    if access < needed {
-        return Err(Error::forbidden(match needed {
-            SecurityAccess::Configure => {
-                "home-security settings are changed by the household's owners"
-            }
-            _ => "home security is controlled by the household's members and owners",
-        }));
-    }
-    Ok((home, access))
-}
-
-/// [`access_for`] with the home's security (ticked to now and stored when
-/// time moved it).
-pub async fn security_for(
-    app: &App,
-    caller: &Principal,
-    tenant: TenantId,
-    property: PropertyId,
-    needed: SecurityAccess,
-) -> Result<(PropertyRecord, SecurityRecord, SecurityAccess), Error> {
-    let (home, access) = access_for(app, caller, tenant, property, needed).await?;
-    let record = keeper(app).current(&home).await?;
-    Ok((home, record, access))
-}
 
 /// What a mode request asks.
 #[derive(Debug, Clone)]

@@ -17,8 +17,8 @@ use alyt_store::repo::security::{Security, SecurityRecord};
 use alyt_store::repo::tenancy::{PropertyRecord, Tenancy};
 use uuid::Uuid;
 
+use super::access::security_for;
 use super::inventory::inventory;
-use super::mode::security_for;
 use super::status::{SecurityStatus, status};
 use super::{hub, keeper};
 use crate::{App, Error};

@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::access::security_for;
 use super::hub;
 use super::inventory::{Inventory, inventory};
-use super::mode::security_for;
 use crate::paging::Paging;
 use crate::{App, Error};
 
