@@ -94,15 +94,17 @@ impl App {
         })
     }
 
-    /// The event-log writes of `events` of one change, for that change's
-    /// own transaction (events exist exactly when what they report does).
+    /// The event-log writes of `events` of one change about `home` (`None`:
+    /// about no home), for that change's own transaction (events exist
+    /// exactly when what they report does).
     pub fn event_writes(
         &self,
         tenant: alyt_domain::ids::TenantId,
+        home: Option<alyt_domain::ids::PropertyId>,
         events: Vec<alyt_events::PlatformEvent>,
     ) -> Result<Vec<alyt_store::TxWrite>, Error> {
         let log = alyt_events::EventLog::new(self.store.clone(), self.clock.clone());
-        Ok(log.writes(tenant, events)?)
+        Ok(log.writes(tenant, home, events)?)
     }
 }
 

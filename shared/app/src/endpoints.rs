@@ -250,7 +250,7 @@ fn thing_state_event(
     at: OffsetDateTime,
 ) -> Result<Vec<TxWrite>, Error> {
     let event = PlatformEvent::ThingState(endpoint.thing_state(at));
-    app.event_writes(endpoint.tenant_id, vec![event])
+    app.event_writes(endpoint.tenant_id, Some(endpoint.property_id), vec![event])
 }
 
 /// Why a command to an endpoint did not apply.

@@ -9,9 +9,9 @@ use std::time::Duration;
 use alyt_domain::Clock;
 use alyt_domain::ids::EventId;
 use alyt_store::{
-    CancelReason, Condition, Index, Item, Key, LOG_HEAD_LAST, MAX_BATCH_GET_KEYS, Page, PageKey,
-    Query, Store, StoreError, TxWrite, UpdateAction, appended_logs, attr, log_head_key,
-    resolve_appends, validate_item, validate_key, validate_transaction, validate_update,
+    CancelReason, Condition, Index, Item, Key, MAX_BATCH_GET_KEYS, Page, PageKey, Query, Store,
+    StoreError, TxWrite, UpdateAction, appended_logs, attr, head_last, log_head_key,
+    resolve_appends, shards_of, validate_item, validate_key, validate_transaction, validate_update,
 };
 use async_trait::async_trait;
 use aws_sdk_dynamodb::Client;
@@ -42,6 +42,9 @@ const BATCH_GET_ATTEMPTS: u32 = 8;
 const APPEND_ATTEMPTS: u32 = 12;
 /// Log heads remembered per process before the memory starts over.
 const HEADS_KEPT: usize = 10_000;
+/// How long a log's shard count is taken as known before its first head is
+/// read again (an operator's change reaches every writer within this).
+const SHARDS_KNOWN_FOR: Duration = Duration::from_secs(60);
 
 #[derive(Clone)]
 pub struct DynamoStore {
@@ -51,6 +54,8 @@ pub struct DynamoStore {
     /// The last position this process saw per log (a guess: a stale one
     /// costs a cancelled transaction and a read).
     heads: Arc<Mutex<HashMap<String, EventId>>>,
+    /// Each log's shard count as last read, and when.
+    shards: Arc<Mutex<HashMap<String, (u32, std::time::Instant)>>>,
 }
 
 impl DynamoStore {
@@ -60,6 +65,7 @@ impl DynamoStore {
             table: table.into(),
             clock,
             heads: Arc::default(),
+            shards: Arc::default(),
         }
     }
 
@@ -413,13 +419,19 @@ impl DynamoStore {
     /// again, a few times, with a growing pause. The caller sees the
     /// cancellation reasons of its own writes only.
     async fn transact_appending(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        let shards = self.shard_counts(&writes).await?;
+        let shards_of_log = |log: &str| shards.get(log).copied().unwrap_or(1);
         for attempt in 0..APPEND_ATTEMPTS {
             let base = uuid::Uuid::new_v4().as_u128() as u32;
             let resolved = {
                 let heads = self.heads.lock().unwrap_or_else(|e| e.into_inner());
-                resolve_appends(writes.clone(), self.clock.now(), base, |log| {
-                    heads.get(log).cloned()
-                })
+                resolve_appends(
+                    writes.clone(),
+                    self.clock.now(),
+                    base,
+                    shards_of_log,
+                    |log| heads.get(log).cloned(),
+                )
             };
             match self.transact_once(resolved.writes.clone()).await {
                 Ok(()) => {
@@ -433,10 +445,7 @@ impl DynamoStore {
                     }
                     let mut learned = Vec::with_capacity(resolved.heads.len());
                     for (log, _) in &resolved.heads {
-                        let last = self
-                            .get(&log_head_key(log))
-                            .await?
-                            .and_then(|h| h.get_str(LOG_HEAD_LAST).and_then(|l| l.parse().ok()));
+                        let last = head_last(self.get(&log_head_key(log)).await?.as_ref());
                         if let Some(last) = last {
                             learned.push((log.clone(), last));
                         }
@@ -457,6 +466,40 @@ impl DynamoStore {
         Err(StoreError::Unavailable(
             "the event log kept moving under this write; try again".into(),
         ))
+    }
+
+    /// The shard count of each log `writes` appends to: as read within
+    /// [`SHARDS_KNOWN_FOR`], else from its first head (one get per log, whose
+    /// last position is learnt too).
+    async fn shard_counts(&self, writes: &[TxWrite]) -> Result<HashMap<String, u32>, StoreError> {
+        let mut counts = HashMap::new();
+        for log in appended_logs(writes) {
+            let known = self
+                .shards
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(log)
+                .filter(|(_, at)| at.elapsed() < SHARDS_KNOWN_FOR)
+                .map(|(n, _)| *n);
+            let count = match known {
+                Some(n) => n,
+                None => {
+                    let first = self.get(&log_head_key(log)).await?;
+                    let n = shards_of(first.as_ref());
+                    if let Some(last) = head_last(first.as_ref()) {
+                        self.learn_heads(vec![(log.to_owned(), last)]);
+                    }
+                    let mut shards = self.shards.lock().unwrap_or_else(|e| e.into_inner());
+                    if shards.len() >= HEADS_KEPT {
+                        shards.clear();
+                    }
+                    shards.insert(log.to_owned(), (n, std::time::Instant::now()));
+                    n
+                }
+            };
+            counts.insert(log.to_owned(), count);
+        }
+        Ok(counts)
     }
 
     fn learn_heads(&self, learned: Vec<(String, EventId)>) {

@@ -613,7 +613,10 @@ impl Ingest {
             condition: Some(unchanged),
         });
         let events = moved.into_iter().chain(planned.events).collect();
-        writes.extend(self.events.writes(device.tenant_id, events)?);
+        writes.extend(
+            self.events
+                .writes(device.tenant_id, device.property_id, events)?,
+        );
         Ok(writes)
     }
 }

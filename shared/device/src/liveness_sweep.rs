@@ -131,7 +131,10 @@ impl LivenessSweep {
             item: device_item(&updated)?,
             condition: Some(unchanged),
         }];
-        writes.extend(self.events.writes(device.tenant_id, vec![event])?);
+        writes.extend(
+            self.events
+                .writes(device.tenant_id, device.property_id, vec![event])?,
+        );
         match self.store.transact(writes).await {
             Ok(()) => Ok(true),
             Err(StoreError::TransactionCanceled { .. }) => {

@@ -113,6 +113,7 @@ impl DeprecationNotices {
             }];
             writes.extend(self.log.writes(
                 installation.tenant_id,
+                Some(installation.property_id),
                 vec![PlatformEvent::NotificationRaised(notification.raised())],
             )?);
             match self.store.transact(writes).await {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use alyt_domain::Clock;
-use alyt_domain::ids::TenantId;
+use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_store::repo::events::{Events, event_write};
 use alyt_store::{Store, StoreError};
 use time::Duration;
@@ -95,9 +95,14 @@ impl EventLog {
     /// guard, records nothing). The store gives them their ids when the
     /// transaction commits, in the given order, after every event the
     /// tenant's log already has.
+    ///
+    /// `home` is the home the events are about (`None`: about no home): a
+    /// home's events keep their commit order however many shards the
+    /// tenant's log has.
     pub fn writes(
         &self,
         tenant: TenantId,
+        home: Option<PropertyId>,
         events: Vec<PlatformEvent>,
     ) -> Result<Vec<alyt_store::TxWrite>, StoreError> {
         let now = self.clock.now();
@@ -111,7 +116,7 @@ impl EventLog {
                     .map_err(|e| {
                         StoreError::Invalid(format!("event data is not serialisable: {e}"))
                     })?;
-                event_write(tenant, &envelope, (now + RETENTION).unix_timestamp())
+                event_write(tenant, home, &envelope, (now + RETENTION).unix_timestamp())
             })
             .collect()
     }
@@ -135,7 +140,7 @@ impl EventLog {
             created_at: now,
             data,
         };
-        let write = event_write(tenant, &envelope, (now + RETENTION).unix_timestamp())?;
+        let write = event_write(tenant, None, &envelope, (now + RETENTION).unix_timestamp())?;
         self.store.transact(vec![write]).await?;
         let events = Events(self.store.as_ref());
         let id = events
@@ -165,13 +170,13 @@ impl EventLog {
     ) -> Result<EventPage, StoreError> {
         let limit = limit.clamp(1, 1000) as usize;
         let events_repo = Events(self.store.as_ref());
+        let now = self.clock.now();
         let reads = cursor.tenants().map(|tenant| {
             let events_repo = &events_repo;
             async move {
                 events_repo
-                    .after::<EventEnvelope>(tenant, cursor.of(tenant), limit as u32)
+                    .after::<EventEnvelope>(tenant, cursor.of(tenant), limit as u32, now)
                     .await
-                    .map(|(events, _)| events)
             }
         });
         let mut merged: Vec<EventEnvelope> = Vec::new();

@@ -141,7 +141,7 @@ impl Worker {
             item: notification_item(&notification)?,
             condition: None,
         }];
-        writes.extend(self.log.writes(tenant, vec![event])?);
+        writes.extend(self.log.writes(tenant, None, vec![event])?);
         self.store.transact(writes).await
     }
 }

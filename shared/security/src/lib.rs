@@ -535,7 +535,7 @@ impl HomeSecurity {
         }
         if !events.is_empty() {
             let log = EventLog::new(self.store.clone(), self.clock.clone());
-            writes.extend(log.writes(home.tenant_id, events)?);
+            writes.extend(log.writes(home.tenant_id, Some(home.id), events)?);
         }
         Ok(writes)
     }

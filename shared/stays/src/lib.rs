@@ -105,6 +105,7 @@ impl GuestStays {
         let mut writes = vec![open_write(stay)?];
         writes.extend(self.log().writes(
             stay.tenant_id,
+            Some(stay.property_id),
             vec![PlatformEvent::GuestInvited(event_data(
                 stay,
                 self.clock.now(),
@@ -125,6 +126,7 @@ impl GuestStays {
         let mut writes = vec![change_write(read, &next)?];
         writes.extend(self.log().writes(
             read.tenant_id,
+            Some(read.property_id),
             vec![PlatformEvent::GuestCheckedIn(event_data(&next, now))],
         )?);
         match self.store.transact(writes).await {
@@ -255,6 +257,7 @@ impl GuestStays {
         ];
         writes.extend(self.log().writes(
             read.tenant_id,
+            Some(read.property_id),
             vec![
                 PlatformEvent::NotificationRaised(notification.raised()),
                 PlatformEvent::GuestCheckedOut(event_data(next, now)),

@@ -57,8 +57,15 @@ macro_rules! store_conformance_suite {
             a_restarted_attempt_counter_remembers_when,
             appends_take_positions_after_the_head_in_commit_order,
             a_writer_with_a_clock_behind_appends_after_what_readers_saw,
-            a_commit_held_open_lands_after_the_one_that_finished_first
+            a_commit_held_open_lands_after_the_one_that_finished_first,
+            an_idle_shard_is_moved_up_and_a_late_append_lands_after_what_was_read,
+            a_log_grown_to_more_shards_resumes_every_cursor
         );
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn a_sharded_log_keeps_each_home_in_commit_order_and_misses_nothing() {
+            let fixture = $factory().await;
+            $crate::conformance::a_sharded_log_keeps_each_home_in_commit_order_and_misses_nothing(fixture).await;
+        }
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn stream_leases_cap_a_holder_across_instances_and_free_when_they_run_out() {
             let fixture = $factory().await;
@@ -2164,6 +2171,7 @@ const LOG: &str = "EVENTS#conformance";
 fn append(n: u32) -> TxWrite {
     TxWrite::Append {
         log: LOG.into(),
+        shard_key: 0,
         item: item(LOG, "ignored").with("n", n),
         position_attr: "id".into(),
     }
@@ -2244,6 +2252,7 @@ pub async fn appends_take_positions_after_the_head_in_commit_order(f: Fixture) {
             append(5),
             TxWrite::Append {
                 log: "EVENTS#other".into(),
+                shard_key: 0,
                 item: item("EVENTS#other", "x").with("n", 6),
                 position_attr: "id".into(),
             },
@@ -2527,4 +2536,220 @@ pub async fn stream_leases_cap_a_holder_across_instances_and_free_when_they_run_
     // Releasing a lease another connection took over leaves it be.
     leases_of.release(&late).await.unwrap();
     assert_eq!(leases_of.held("key#a").await.unwrap(), 3);
+}
+
+// ---------------------------------------------------------------------------
+// Sharded logs (a tenant's event log beyond one head's write rate)
+
+const SHARDED: &str = "EVENTS#sharded";
+
+fn append_home(home: u64, n: u32) -> TxWrite {
+    TxWrite::Append {
+        log: SHARDED.into(),
+        shard_key: home,
+        item: item(SHARDED, "ignored").with("home", home).with("n", n),
+        position_attr: "id".into(),
+    }
+}
+
+/// What a reader at `after` is given now, as (position, home, n).
+async fn read_sharded(
+    store: &dyn Store,
+    after: Option<&str>,
+    now: time::OffsetDateTime,
+) -> Vec<(String, i64, i64)> {
+    crate::logs::read_after(store, SHARDED, after, 1000, now)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|i| {
+            assert_eq!(
+                i.get_str("id"),
+                Some(i.sk()),
+                "the position is copied into the item"
+            );
+            (
+                i.sk().to_owned(),
+                i.get_i64("home").unwrap(),
+                i.get_i64("n").unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Eight homes append five events each, one after another per home and all
+/// homes at once, over two instances, into a log of four shards, while a
+/// reader follows it: the reader gets every event once, each home's in the
+/// order they were committed, every read in position order.
+pub async fn a_sharded_log_keeps_each_home_in_commit_order_and_misses_nothing(f: Fixture) {
+    crate::logs::grow(f.store.as_ref(), SHARDED, 4)
+        .await
+        .unwrap();
+    let second = (f.another)(Arc::clone(&f.clock));
+    let mut writers = Vec::new();
+    for home in 0..8u64 {
+        let store = if home % 2 == 0 {
+            Arc::clone(&f.store)
+        } else {
+            Arc::clone(&second)
+        };
+        writers.push(tokio::spawn(async move {
+            for n in 0..5u32 {
+                store.transact(vec![append_home(home, n)]).await.unwrap();
+            }
+        }));
+    }
+    let reader = {
+        let store = Arc::clone(&f.store);
+        let clock = Arc::clone(&f.clock);
+        tokio::spawn(async move {
+            let mut position: Option<String> = None;
+            let mut read = Vec::new();
+            let give_up = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+            while read.len() < 40 && tokio::time::Instant::now() < give_up {
+                let page = read_sharded(store.as_ref(), position.as_deref(), clock.now()).await;
+                assert!(page.windows(2).all(|w| w[0].0 < w[1].0), "{page:?}");
+                if let Some((last, ..)) = page.last() {
+                    assert!(position.as_deref().is_none_or(|p| p < last.as_str()));
+                    position = Some(last.clone());
+                }
+                read.extend(page);
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                // Time goes on, so shards that are done become idle.
+                clock.advance(time::Duration::milliseconds(50));
+            }
+            read
+        })
+    };
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    let read = reader.await.unwrap();
+    assert_eq!(read.len(), 40, "{read:?}");
+    for home in 0..8 {
+        let ns: Vec<i64> = read
+            .iter()
+            .filter(|(_, h, _)| *h == home)
+            .map(|(.., n)| *n)
+            .collect();
+        assert_eq!(
+            ns,
+            [0, 1, 2, 3, 4],
+            "home {home} in commit order, once each"
+        );
+    }
+    for k in 0..4u32 {
+        let shard = query_all(
+            f.store.as_ref(),
+            Query::partition(crate::shard_partition(SHARDED, k)),
+        )
+        .await;
+        assert_eq!(shard.len(), 10, "shard {k} holds its two homes' events");
+    }
+}
+
+/// A reader is not held back by a shard nobody writes to: it moves that
+/// shard's head up to what it reads. A writer who last saw that shard
+/// before (another instance, its clock behind) then appends after what the
+/// reader was given, so the reader finds it when it resumes.
+pub async fn an_idle_shard_is_moved_up_and_a_late_append_lands_after_what_was_read(f: Fixture) {
+    crate::logs::grow(f.store.as_ref(), SHARDED, 2)
+        .await
+        .unwrap();
+    let behind = Arc::new(ManualClock::new(start_time() - time::Duration::seconds(5)));
+    let late = (f.another)(behind.clone());
+    // The late writer appends to shard 1 first (and remembers its head).
+    late.transact(vec![append_home(1, 0)]).await.unwrap();
+    // Shard 0 moves on a second later.
+    f.clock.advance(time::Duration::seconds(1));
+    f.store.transact(vec![append_home(0, 1)]).await.unwrap();
+    f.store.transact(vec![append_home(0, 2)]).await.unwrap();
+
+    let now = f.clock.now() + time::Duration::seconds(1);
+    let read = read_sharded(f.store.as_ref(), None, now).await;
+    assert_eq!(
+        read.iter().map(|(_, h, n)| (*h, *n)).collect::<Vec<_>>(),
+        [(1, 0), (0, 1), (0, 2)],
+        "shard 1, idle, did not hold back shard 0's events"
+    );
+    let position = read.last().unwrap().0.clone();
+
+    // The late writer's clock and memory are both behind what was read.
+    late.transact(vec![append_home(1, 3)]).await.unwrap();
+    let resumed = read_sharded(f.store.as_ref(), Some(&position), now).await;
+    assert_eq!(
+        resumed.iter().map(|(_, h, n)| (*h, *n)).collect::<Vec<_>>(),
+        [(1, 3)]
+    );
+    assert!(resumed[0].0 > position);
+    assert_eq!(
+        crate::logs::newest(f.store.as_ref(), SHARDED)
+            .await
+            .unwrap()
+            .unwrap()
+            .as_str(),
+        resumed[0].0
+    );
+}
+
+/// A log of one shard (as every log written before shards existed) grown to
+/// four: a reader's old position resumes without a gap or a repeat, events
+/// old and new are found by id, and a log never shrinks.
+pub async fn a_log_grown_to_more_shards_resumes_every_cursor(f: Fixture) {
+    for n in 0..4 {
+        f.store
+            .transact(vec![append_home(u64::from(n) + 10, n)])
+            .await
+            .unwrap();
+    }
+    let now = || f.clock.now() + time::Duration::seconds(1);
+    let before = read_sharded(f.store.as_ref(), None, now()).await;
+    assert_eq!(before.len(), 4);
+    let position = before[1].0.clone();
+
+    crate::logs::grow(f.store.as_ref(), SHARDED, 4)
+        .await
+        .unwrap();
+    assert_eq!(
+        crate::logs::shard_count(f.store.as_ref(), SHARDED)
+            .await
+            .unwrap(),
+        4
+    );
+    // A writer that reads the count afresh (a new instance) spreads homes.
+    let fresh = (f.another)(Arc::clone(&f.clock));
+    for home in 0..8u64 {
+        f.clock.advance(time::Duration::milliseconds(1));
+        fresh
+            .transact(vec![append_home(home, 100 + home as u32)])
+            .await
+            .unwrap();
+    }
+    let resumed = read_sharded(f.store.as_ref(), Some(&position), now()).await;
+    assert_eq!(
+        resumed.iter().map(|(.., n)| *n).collect::<Vec<_>>(),
+        [2, 3, 100, 101, 102, 103, 104, 105, 106, 107],
+        "the old log's rest, then the new events, each once"
+    );
+    for k in 1..4u32 {
+        let shard = query_all(
+            f.store.as_ref(),
+            Query::partition(crate::shard_partition(SHARDED, k)),
+        )
+        .await;
+        assert_eq!(shard.len(), 2, "shard {k} holds its homes' events");
+    }
+    for (id, _, n) in [&before[0], &resumed[9]] {
+        let found = crate::logs::get(f.store.as_ref(), SHARDED, id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.get_i64("n"), Some(*n));
+    }
+    for shards in [2, 0, 65] {
+        let err = crate::logs::grow(f.store.as_ref(), SHARDED, shards)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Invalid(_)), "{shards}: {err:?}");
+    }
 }

@@ -13,6 +13,7 @@ pub mod conformance;
 pub mod counting;
 #[cfg(feature = "test-support")]
 pub mod fixtures;
+pub mod logs;
 pub mod meter;
 mod model;
 pub mod repo;

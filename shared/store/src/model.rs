@@ -727,13 +727,16 @@ pub enum TxWrite {
     },
     /// Writes nothing; the transaction fails unless the condition holds.
     Check { key: Key, condition: Condition },
-    /// Appends `item` to the ordered log in partition `log`: the store gives
-    /// it its sort key when the transaction commits (see [`resolve_appends`]),
-    /// greater than every sort key the log was ever given, and copies that
-    /// position into the attribute `position_attr`. The item's own key is
-    /// ignored. Appends of one transaction get positions in their order.
+    /// Appends `item` to the ordered log `log`, in the shard `shard_key`
+    /// falls in (`shard_key % shards`, see [`shard_partition`]): the store
+    /// gives it its sort key when the transaction commits (see
+    /// [`resolve_appends`]), greater than every sort key that shard was ever
+    /// given, and copies that position into the attribute `position_attr`.
+    /// The item's own key is ignored. Appends of one transaction get
+    /// positions in their order.
     Append {
         log: String,
+        shard_key: u64,
         item: Item,
         position_attr: String,
     },
@@ -741,7 +744,7 @@ pub enum TxWrite {
 
 impl TxWrite {
     /// The item written; for an append, the log's partition with an empty
-    /// sort key (its position is known only at commit).
+    /// sort key (its shard and position are known only at commit).
     pub fn key(&self) -> Key {
         match self {
             TxWrite::Put { item, .. } => item.key(),
@@ -756,18 +759,51 @@ impl TxWrite {
 // ---------------------------------------------------------------------------
 // Ordered logs (the platform event log)
 //
-// A log's positions are `{microseconds:016}-{suffix:08x}` ([`EventId`]). Each
-// log has a head item holding the last position given; a transaction that
-// appends moves the head on the condition that it is still below the first
-// new position. So positions are given in commit order: a reader that has
-// read a log up to position p never later finds a new item below p, and
-// needs no lag. On SQLite (one writer) the head is read inside the
-// transaction and the condition always holds; on DynamoDB the adapter starts
-// from the head it last saw and, when another writer moved it first, reads
-// it again and retries the transaction (see `alyt-aws`).
+// A log's positions are `{microseconds:016}-{suffix:08x}` ([`EventId`]). A
+// log is one or more shards (one partition each, see [`shard_partition`]);
+// each shard has a head item holding the last position given there, and a
+// transaction that appends moves the head on the condition that it is still
+// below the first new position. So a shard's positions are given in commit
+// order. On SQLite (one writer) the head is read inside the transaction and
+// the condition always holds; on DynamoDB the adapter starts from the head
+// it last saw and, when another writer moved it first, reads it again and
+// retries the transaction (see `alyt-aws`).
+//
+// Readers of a sharded log (see `crate::logs`) read every shard up to the
+// lowest head, after moving the heads of idle shards up to the highest: an
+// appender to a shard whose head moved under it fails its condition and
+// takes a later position, so nothing can appear below what was read, and a
+// reader needs no lag.
 
 /// The attribute of a log head holding its last position.
 pub const LOG_HEAD_LAST: &str = "last";
+/// The attribute of a log's first head (shard 0's) holding its number of
+/// shards (absent: one).
+pub const LOG_HEAD_SHARDS: &str = "shards";
+/// The most shards a log may have.
+pub const MAX_LOG_SHARDS: u32 = 64;
+
+/// The partition of shard `shard` of `log`: shard 0 is the log's own
+/// partition (so a log written before it had shards is its shard 0).
+pub fn shard_partition(log: &str, shard: u32) -> String {
+    match shard {
+        0 => log.to_owned(),
+        n => format!("{log}#{n}"),
+    }
+}
+
+/// The shard count a log's first head holds (one when it has none).
+pub fn shards_of(first_head: Option<&Item>) -> u32 {
+    first_head
+        .and_then(|h| h.get_i64(LOG_HEAD_SHARDS))
+        .map_or(1, |n| n.clamp(1, i64::from(MAX_LOG_SHARDS)) as u32)
+}
+
+/// The last position a head holds.
+pub fn head_last(head: Option<&Item>) -> Option<alyt_domain::ids::EventId> {
+    head.and_then(|h| h.get_str(LOG_HEAD_LAST))
+        .and_then(|l| l.parse().ok())
+}
 
 /// The key of the head item of log `log` (outside the log's partition, so
 /// reads of the log never meet it).
@@ -798,16 +834,19 @@ impl ResolvedAppends {
     }
 }
 
-/// Gives each append of `writes` its position: in each log, from
-/// `max(now, head + 1 µs)` (the head as the caller last knew it, `None` for
-/// a new log), one microsecond for the whole transaction with the suffixes
-/// `base + 0, 1, …` (`base` a random multiple of 256, so that two logs'
-/// positions of one microsecond still differ). Writes without appends come
-/// back unchanged and with no head writes.
+/// Gives each append of `writes` its shard (from `shards`, the shard count
+/// of each log as the caller knows it) and its position: in each shard,
+/// from `max(now, head + 1 µs)` (`head` of the shard's partition as the
+/// caller last knew it, `None` for a new shard), one microsecond for the
+/// whole transaction, with the suffixes `base + 0, 1, …` counted across the
+/// transaction (`base` a random multiple of 256, so that positions of one
+/// microsecond still differ between transactions, and between the shards of
+/// one). Writes without appends come back unchanged and with no head writes.
 pub fn resolve_appends(
     writes: Vec<TxWrite>,
     now: time::OffsetDateTime,
     base: u32,
+    shards: impl Fn(&str) -> u32,
     head: impl Fn(&str) -> Option<alyt_domain::ids::EventId>,
 ) -> ResolvedAppends {
     use alyt_domain::ids::EventId;
@@ -815,15 +854,16 @@ pub fn resolve_appends(
     struct Positions {
         log: String,
         micros: i64,
-        next: u32,
         first: Option<EventId>,
         last: Option<EventId>,
     }
     let mut logs: Vec<Positions> = Vec::new();
+    let mut next = base & !0xFF;
     let mut out = Vec::with_capacity(writes.len() + 1);
     for write in writes {
         let TxWrite::Append {
             log,
+            shard_key,
             mut item,
             position_attr,
         } = write
@@ -831,6 +871,8 @@ pub fn resolve_appends(
             out.push(write);
             continue;
         };
+        let count = u64::from(shards(&log).clamp(1, MAX_LOG_SHARDS));
+        let log = shard_partition(&log, (shard_key % count) as u32);
         let index = match logs.iter().position(|p| p.log == log) {
             Some(i) => i,
             None => {
@@ -838,7 +880,6 @@ pub fn resolve_appends(
                 logs.push(Positions {
                     log: log.clone(),
                     micros: now_micros.max(floor),
-                    next: base & !0xFF,
                     first: None,
                     last: None,
                 });
@@ -846,8 +887,8 @@ pub fn resolve_appends(
             }
         };
         let at = &mut logs[index];
-        let position = EventId::from_micros(at.micros, at.next);
-        at.next += 1;
+        let position = EventId::from_micros(at.micros, next);
+        next = next.wrapping_add(1);
         at.first.get_or_insert_with(|| position.clone());
         at.last = Some(position.clone());
         item.set(attr::PK, Value::String(log));
@@ -880,6 +921,22 @@ pub fn resolve_appends(
         heads.push((log, last));
     }
     ResolvedAppends { writes: out, heads }
+}
+
+/// The shard partitions `writes` appends to, each once, given each log's
+/// shard count.
+pub fn appended_shards(writes: &[TxWrite], shards: impl Fn(&str) -> u32) -> Vec<String> {
+    let mut partitions: Vec<String> = Vec::new();
+    for write in writes {
+        if let TxWrite::Append { log, shard_key, .. } = write {
+            let count = u64::from(shards(log).clamp(1, MAX_LOG_SHARDS));
+            let partition = shard_partition(log, (shard_key % count) as u32);
+            if !partitions.contains(&partition) {
+                partitions.push(partition);
+            }
+        }
+    }
+    partitions
 }
 
 /// The logs `writes` appends to, each once.

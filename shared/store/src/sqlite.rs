@@ -13,9 +13,10 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::{Map, Value};
 
 use crate::{
-    CancelReason, Condition, Durability, Index, Item, Key, LOG_HEAD_LAST, MAX_BATCH_GET_KEYS, Page,
-    PageKey, Query, SortKey, Store, StoreError, TxWrite, UpdateAction, appended_logs, log_head_key,
-    resolve_appends, validate_item, validate_key, validate_transaction, validate_update,
+    CancelReason, Condition, Durability, Index, Item, Key, MAX_BATCH_GET_KEYS, Page, PageKey,
+    Query, SortKey, Store, StoreError, TxWrite, UpdateAction, appended_logs, appended_shards,
+    head_last, log_head_key, resolve_appends, shards_of, validate_item, validate_key,
+    validate_transaction, validate_update,
 };
 
 /// How often the local platform purges expired items (reads hide them at
@@ -578,7 +579,7 @@ impl Store for SqliteStore {
         let has_appends = !appended_logs(&writes).is_empty();
         if has_appends {
             validate_transaction(
-                &resolve_appends(writes.clone(), self.clock.now(), base, |_| None).writes,
+                &resolve_appends(writes.clone(), self.clock.now(), base, |_| 1, |_| None).writes,
             )?;
         } else {
             validate_transaction(&writes)?;
@@ -587,14 +588,20 @@ impl Store for SqliteStore {
         self.run_with(durability, move |conn| {
             let tx = conn;
             let (writes, heads) = if has_appends {
-                let mut known = std::collections::HashMap::new();
+                let mut shards = std::collections::HashMap::new();
                 for log in appended_logs(&writes) {
-                    let last = read_raw(tx, &log_head_key(log))?
-                        .and_then(|head| head.get_str(LOG_HEAD_LAST).and_then(|l| l.parse().ok()));
-                    known.insert(log.to_owned(), last);
+                    let first = read_raw(tx, &log_head_key(log))?;
+                    shards.insert(log.to_owned(), shards_of(first.as_ref()));
                 }
-                let resolved =
-                    resolve_appends(writes, now, base, |log| known.get(log).cloned().flatten());
+                let shards_of_log = |log: &str| shards.get(log).copied().unwrap_or(1);
+                let mut known = std::collections::HashMap::new();
+                for partition in appended_shards(&writes, shards_of_log) {
+                    let last = head_last(read_raw(tx, &log_head_key(&partition))?.as_ref());
+                    known.insert(partition, last);
+                }
+                let resolved = resolve_appends(writes, now, base, shards_of_log, |log| {
+                    known.get(log).cloned().flatten()
+                });
                 let heads = resolved.heads.len();
                 (resolved.writes, heads)
             } else {

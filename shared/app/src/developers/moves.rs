@@ -105,7 +105,7 @@ pub async fn move_version(
     if to != read.state
         && let Some(sandbox) = developer.sandbox_tenant_id
     {
-        also.extend(app.event_writes(sandbox, vec![state_event(&next, now)])?);
+        also.extend(app.event_writes(sandbox, None, vec![state_event(&next, now)])?);
     }
     if matches!(review_move, ReviewMove::Publish | ReviewMove::Deprecate) {
         also.push(listing_change(app, &next, &developer, now).await?);

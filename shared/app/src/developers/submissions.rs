@@ -185,7 +185,7 @@ pub async fn create_submission(
         }
     };
     let event = state_event(&version, now);
-    let also = app.event_writes(sandbox, vec![event])?;
+    let also = app.event_writes(sandbox, None, vec![event])?;
     match Versions(&*app.store).create(&version, also).await {
         Ok(()) => {}
         Err(VersionError::SemverTaken) => {

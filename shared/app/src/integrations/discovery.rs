@@ -154,17 +154,12 @@ fn discovery_writes(
     endpoints: &[(EndpointRecord, Option<u64>, bool)],
 ) -> Result<Vec<TxWrite>, Error> {
     let mut writes = Vec::with_capacity(endpoints.len() * 2);
-    let mut events = Vec::new();
     for (endpoint, read_rev, changed) in endpoints {
         writes.push(endpoint_write(endpoint, *read_rev)?);
         if *changed {
-            events.push(PlatformEvent::ThingState(
-                endpoint.thing_state(endpoint.updated_at),
-            ));
+            let event = PlatformEvent::ThingState(endpoint.thing_state(endpoint.updated_at));
+            writes.extend(app.event_writes(tenant, Some(endpoint.property_id), vec![event])?);
         }
-    }
-    if !events.is_empty() {
-        writes.extend(app.event_writes(tenant, events)?);
     }
     Ok(writes)
 }

@@ -359,7 +359,7 @@ fn notification_writes(
         item: notification_item(&notification)?,
         condition: None,
     }];
-    writes.extend(app.event_writes(grant.tenant_id, vec![event])?);
+    writes.extend(app.event_writes(grant.tenant_id, grant.property_id, vec![event])?);
     Ok(writes)
 }
 

@@ -6,14 +6,16 @@
 //!
 //! | item | pk | sk |
 //! |---|---|---|
-//! | platform event | `EVENTS#{tenantId}` | `{eventId}` |
+//! | platform event | `EVENTS#{tenantId}` (shard 0), `EVENTS#{tenantId}#{shard}` | `{eventId}` |
 //! | dispatch cursor | `WHDISPATCH` | `TENANT#{tenantId}` |
 //!
 //! Events are stored as their callers serialise them (the envelope is
-//! alyt-events'), each with its `ttl`.
+//! alyt-events'), each with its `ttl`. A tenant's log has one shard unless
+//! an operator grew it ([`Events::grow`], for a tenant beyond one head's
+//! write rate); an event goes to the shard of its home, so a home's events
+//! keep their commit order in any number of shards ([`crate::logs`]).
 
-use super::page;
-use alyt_domain::ids::{EventId, TenantId};
+use alyt_domain::ids::{EventId, PropertyId, TenantId};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -30,6 +32,12 @@ fn partition(tenant: TenantId) -> String {
 
 fn event_key(tenant: TenantId, id: &EventId) -> Key {
     Key::new(partition(tenant), id.as_str())
+}
+
+/// The shard key of a home's events (any shard count divides it evenly:
+/// the low bits of a random UUID); events about no home share key 0.
+fn shard_key(home: Option<PropertyId>) -> u64 {
+    home.map_or(0, |h| h.as_uuid().as_u128() as u64)
 }
 
 fn cursor_key(tenant: TenantId) -> Key {
@@ -51,12 +59,14 @@ pub fn is_event_partition(pk: &str) -> bool {
 /// The attribute of a stored event holding its id (the envelope's `id`).
 pub const EVENT_ID: &str = "id";
 
-/// The write appending `event` to `tenant`'s log, readable until `expires`
-/// (Unix seconds), for the transaction of the change it reports. The store
-/// gives it its id when the transaction commits (in commit order, see
+/// The write appending `event` about `home` (`None`: about no home) to
+/// `tenant`'s log, readable until `expires` (Unix seconds), for the
+/// transaction of the change it reports. The store gives it its id when the
+/// transaction commits (in commit order within its shard, see
 /// `alyt_store::resolve_appends`) and writes it into the event's `id`.
 pub fn event_write<T: Serialize>(
     tenant: TenantId,
+    home: Option<PropertyId>,
     event: &T,
     expires: i64,
 ) -> Result<TxWrite, StoreError> {
@@ -64,6 +74,7 @@ pub fn event_write<T: Serialize>(
         .with(crate::attr::TTL, expires);
     Ok(TxWrite::Append {
         log: partition(tenant),
+        shard_key: shard_key(home),
         item,
         position_attr: EVENT_ID.into(),
     })
@@ -83,45 +94,53 @@ pub struct DispatchCursor {
 pub struct Events<'a>(pub &'a dyn Store);
 
 impl Events<'_> {
-    /// The id of the newest event `tenant`'s log ever had (one get).
+    /// The id of the newest event `tenant`'s log ever had (its heads).
     pub async fn newest(&self, tenant: TenantId) -> Result<Option<EventId>, StoreError> {
-        Ok(self
-            .0
-            .get(&crate::log_head_key(&partition(tenant)))
-            .await?
-            .and_then(|head| {
-                head.get_str(crate::LOG_HEAD_LAST)
-                    .and_then(|l| l.parse().ok())
-            }))
+        crate::logs::newest(self.0, &partition(tenant)).await
     }
 
-    /// The event `id` of `tenant` (one get).
+    /// The event `id` of `tenant` (one get per shard).
     pub async fn get<T: DeserializeOwned>(
         &self,
         tenant: TenantId,
         id: &EventId,
     ) -> Result<Option<T>, StoreError> {
-        self.0
-            .get(&event_key(tenant, id))
+        crate::logs::get(self.0, &partition(tenant), id.as_str())
             .await?
             .map(|item| item.to_record())
             .transpose()
     }
 
     /// Up to `limit` events of `tenant` after `after` (all when `None`), in
-    /// id order, and whether the partition holds more. One query.
+    /// id order (see [`crate::logs::read_after`]; `now` tells idle shards).
     pub async fn after<T: DeserializeOwned>(
         &self,
         tenant: TenantId,
         after: Option<&EventId>,
         limit: u32,
-    ) -> Result<(Vec<T>, bool), StoreError> {
-        let mut query = Query::partition(partition(tenant)).limit(limit);
-        if let Some(after) = after {
-            query = query.sort(SortKey::Gt(after.to_string()));
-        }
-        let (events, next) = page(self.0, query).await?;
-        Ok((events, next.is_some()))
+        now: time::OffsetDateTime,
+    ) -> Result<Vec<T>, StoreError> {
+        crate::logs::read_after(
+            self.0,
+            &partition(tenant),
+            after.map(EventId::as_str),
+            limit,
+            now,
+        )
+        .await?
+        .iter()
+        .map(Item::to_record)
+        .collect()
+    }
+
+    /// How many shards `tenant`'s log has.
+    pub async fn shards(&self, tenant: TenantId) -> Result<u32, StoreError> {
+        crate::logs::shard_count(self.0, &partition(tenant)).await
+    }
+
+    /// Grows `tenant`'s log to `shards` shards (see [`crate::logs::grow`]).
+    pub async fn grow(&self, tenant: TenantId, shards: u32) -> Result<(), StoreError> {
+        crate::logs::grow(self.0, &partition(tenant), shards).await
     }
 
     /// Starts a cursor for `tenant` at `position` unless it has one (an
