@@ -13,6 +13,7 @@
 //! bench-drive webhook    --api URL --key K --tenant T --mqtt HOST:PORT [--samples 50]
 //! bench-drive broker     --api URL --key K --tenant T --mqtt HOST:PORT --baseline HOST:PORT [--devices 20] [--rate 20] [--seconds 10]
 //! bench-drive storm      --api URL --email E --password P --pid PID [--logins 100] [--idle-s 60] [--addresses 10]
+//! bench-drive store-subscriber --mqtt HOST:PORT --db PATH [--idle-s 3]
 //! ```
 //!
 //! `--api` is the API base URL with `/v1`; `--key` a DEV key of the
@@ -28,6 +29,7 @@ mod interactive;
 mod mqtt;
 mod sse;
 mod stats;
+mod store_subscriber;
 mod storm;
 
 use std::collections::HashMap;
@@ -107,7 +109,7 @@ pub fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-const USAGE: &str = "usage: bench-drive <latency|throughput|command|webhook|broker|storm> --name value ... (see bench/drive/src/main.rs)";
+const USAGE: &str = "usage: bench-drive <latency|throughput|command|webhook|broker|storm|store-subscriber> --name value ... (see bench/drive/src/main.rs)";
 
 #[tokio::main]
 async fn main() {
@@ -139,6 +141,7 @@ async fn run(command: &str, args: &Args) -> Result<String> {
             "webhook" => interactive::webhook(args).await,
             "broker" => broker::run(args).await,
             "storm" => storm::run(args).await,
+            "store-subscriber" => store_subscriber::run(args).await,
             other => Err(format!("unknown subcommand {other:?}; {USAGE}")),
         }
     };

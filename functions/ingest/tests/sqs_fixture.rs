@@ -19,6 +19,7 @@ use alyt_store::Store;
 use alyt_store::repo::devices::{DeviceRecord, device_item, device_key};
 use alyt_store::repo::history::{History, Range};
 use aws_lambda_events::event::sqs::SqsEvent;
+use base64::Engine;
 
 const TENANT: &str = "0190b5a0-1111-7000-8000-000000000001";
 const PROPERTY: &str = "0190b5a0-2222-7000-8000-000000000002";
@@ -240,5 +241,228 @@ async fn what_a_batch_dropped_is_counted_by_reason_as_the_dropped_messages_metri
         assert_eq!(parsed["Stage"], "prod");
         assert_eq!(parsed["Reason"], *reason);
         assert_eq!(parsed["IngestDroppedMessages"], *count);
+    }
+}
+
+/// When this run's messages were received (Unix ms): the same in a
+/// redelivery, as SQS keeps a body, and recent, since a point is kept for 30
+/// days from then.
+fn received_at() -> u64 {
+    static AT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *AT.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    })
+}
+
+/// An SQS record as the IoT topic rule fills it: a telemetry message of
+/// `device` (in the fixtures' home).
+fn telemetry_record(sqs_id: &str, message_id: &str, device: &str) -> serde_json::Value {
+    let payload = r#"{"metrics":{"temperature":21.5}}"#;
+    let body = serde_json::json!({
+        "messageId": message_id,
+        "topic": format!("alyt/{TENANT}/{PROPERTY}/{device}/telemetry"),
+        "payload": base64::engine::general_purpose::STANDARD.encode(payload),
+        "receivedAt": received_at(),
+    });
+    serde_json::json!({
+        "messageId": sqs_id,
+        "receiptHandle": "handle",
+        "body": body.to_string(),
+        "attributes": { "ApproximateReceiveCount": "1" },
+        "messageAttributes": {},
+        "eventSource": "aws:sqs",
+        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:alyt-ingest",
+        "awsRegion": "us-east-1"
+    })
+}
+
+/// Eight ingest invocations at once, each with a batch of five telemetry
+/// messages of one home's devices, on DynamoDB (moto). moto serves one
+/// request at a time and never reports TransactionConflict, so the
+/// conformance suite's `Contended` stands in for DynamoDB's conflicts: a
+/// transaction touching an item another one holds is cancelled. Ingest
+/// retries a conflict after a jittered pause; a message still refused comes
+/// back as a batch item failure, and SQS's redelivery applies it, once:
+/// every message raised exactly one event.
+#[tokio::test]
+async fn concurrent_invocations_conflicting_on_one_home_apply_every_message_once() {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let table = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
+    let devices: Vec<String> = (0..8)
+        .map(|n| format!("0190b5a0-3333-7000-8000-00000000010{n}"))
+        .collect();
+    for id in &devices {
+        let mut record = device();
+        record.id = id.parse().unwrap();
+        record.status = Lenient::Known(DeviceStatus::Online);
+        table
+            .put(device_item(&record).unwrap(), None)
+            .await
+            .unwrap();
+    }
+    let contended = Arc::new(alyt_store::conformance::Contended::new(
+        table.clone() as Arc<dyn Store>
+    ));
+    let store: Arc<dyn Store> = contended.clone();
+    let events = EventLog::new(store.clone(), clock.clone());
+    let ingest = Arc::new(Ingest::new(
+        store.clone(),
+        clock.clone(),
+        events.clone(),
+        Arc::new(HomeSecurity::new(store.clone(), clock.clone())),
+    ));
+    // Invocation i carries message j of device (i + j) % 8: every device's
+    // messages are spread over invocations running at once.
+    let batch = |i: usize, only: Option<&BTreeSet<String>>| -> SqsEvent {
+        let records: Vec<serde_json::Value> = (0..5)
+            .map(|j| {
+                let sqs_id = format!("sqs-{i}-{j}");
+                telemetry_record(&sqs_id, &format!("msg-{i}-{j}"), &devices[(i + j) % 8])
+            })
+            .filter(|r| only.is_none_or(|o| o.contains(r["messageId"].as_str().unwrap())))
+            .collect();
+        serde_json::from_value(serde_json::json!({ "Records": records })).unwrap()
+    };
+    let mut pending: Vec<Option<BTreeSet<String>>> = vec![None; 8];
+    let mut redeliveries = 0;
+    for round in 0..10 {
+        let runs: Vec<_> = pending
+            .iter()
+            .enumerate()
+            .filter(|(_, only)| only.as_ref().is_none_or(|o| !o.is_empty()))
+            .map(|(i, only)| {
+                let (ingest, event) = (ingest.clone(), batch(i, only.as_ref()));
+                tokio::spawn(async move { (i, handle_batch(&ingest, event).await) })
+            })
+            .collect();
+        if runs.is_empty() {
+            break;
+        }
+        for run in runs {
+            let (i, response) = run.await.unwrap();
+            let failed: BTreeSet<String> = response
+                .batch_item_failures
+                .into_iter()
+                .map(|f| f.item_identifier)
+                .collect();
+            redeliveries += failed.len();
+            pending[i] = Some(failed);
+        }
+        assert!(round < 9, "messages still failing after nine redeliveries");
+    }
+    assert!(contended.conflicts() > 0, "the invocations did conflict");
+    eprintln!(
+        "{} conflicts, {redeliveries} messages redelivered",
+        contended.conflicts()
+    );
+
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let page = events
+        .read_after(TENANT.parse().unwrap(), None, None, 1000)
+        .await
+        .unwrap();
+    let telemetry = page
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::DeviceTelemetry)
+        .count();
+    assert_eq!(
+        telemetry,
+        40,
+        "one event per message ({} conflicts, {redeliveries} redelivered)",
+        contended.conflicts()
+    );
+}
+
+/// Exactly once under regrouped redelivery, on both stores: twelve
+/// telemetry messages of four devices applied in batches of four, then every
+/// one delivered again, shuffled into batches of five, five and two (SQS
+/// regroups what it redelivers): nothing is applied twice, no event is
+/// raised twice, and each device keeps one point per message.
+#[tokio::test]
+async fn a_redelivery_in_other_batches_raises_no_second_event_on_either_store() {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let sqlite: Arc<dyn Store> =
+        Arc::new(alyt_store::sqlite::SqliteStore::in_memory(clock.clone()).unwrap());
+    let dynamo: Arc<dyn Store> = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
+    for (name, store) in [("SQLite", sqlite), ("DynamoDB (moto)", dynamo)] {
+        let devices: Vec<String> = (0..4)
+            .map(|n| format!("0190b5a0-3333-7000-8000-00000000020{n}"))
+            .collect();
+        for id in &devices {
+            let mut record = device();
+            record.id = id.parse().unwrap();
+            record.status = Lenient::Known(DeviceStatus::Online);
+            store
+                .put(device_item(&record).unwrap(), None)
+                .await
+                .unwrap();
+        }
+        let events = EventLog::new(store.clone(), clock.clone());
+        let ingest = Ingest::new(
+            store.clone(),
+            clock.clone(),
+            events.clone(),
+            Arc::new(HomeSecurity::new(store.clone(), clock.clone())),
+        );
+        let record =
+            |n: usize| telemetry_record(&format!("sqs-{n}"), &format!("m-{n}"), &devices[n % 4]);
+        let batch = |ns: &[usize]| -> SqsEvent {
+            let records: Vec<serde_json::Value> = ns.iter().map(|n| record(*n)).collect();
+            serde_json::from_value(serde_json::json!({ "Records": records })).unwrap()
+        };
+        for ns in [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]] {
+            let response = handle_batch(&ingest, batch(&ns)).await;
+            assert!(response.batch_item_failures.is_empty(), "{name}");
+        }
+        for ns in [&[7, 2, 11, 0, 5][..], &[9, 1, 10, 4, 6], &[3, 8]] {
+            let response = handle_batch(&ingest, batch(ns)).await;
+            assert!(response.batch_item_failures.is_empty(), "{name}");
+        }
+        let stats = ingest.stats();
+        assert_eq!(
+            stats.applied.load(std::sync::atomic::Ordering::Relaxed),
+            12,
+            "{name}"
+        );
+        assert_eq!(
+            stats.duplicates.load(std::sync::atomic::Ordering::Relaxed),
+            12,
+            "{name}"
+        );
+
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        let page = events
+            .read_after(TENANT.parse().unwrap(), None, None, 1000)
+            .await
+            .unwrap();
+        let telemetry: Vec<&serde_json::Value> = page
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::DeviceTelemetry)
+            .map(|e| &e.data)
+            .collect();
+        assert_eq!(telemetry.len(), 12, "{name}: one event per message");
+        for id in &devices {
+            let points = History(store.as_ref())
+                .telemetry(
+                    id.parse().unwrap(),
+                    "temperature",
+                    Range::default(),
+                    true,
+                    100,
+                    None,
+                )
+                .await
+                .unwrap();
+            assert_eq!(
+                points.0.len(),
+                3,
+                "{name}: device {id} keeps one point per message"
+            );
+        }
     }
 }

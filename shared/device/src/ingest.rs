@@ -424,7 +424,7 @@ impl Ingest {
         let device_id = message.identity.device_id;
         let mut metered = false;
         let mut detected = false;
-        for _ in 0..ATTEMPTS {
+        for attempt in 0..ATTEMPTS {
             let Some(device) = self
                 .store
                 .get(&device_key(tenant, device_id))
@@ -503,6 +503,13 @@ impl Ingest {
                     // Write 0 is the dedupe guard: this message was applied before.
                     if reasons.first() == Some(&alyt_store::CancelReason::ConditionFailed) {
                         return Ok(Outcome::Duplicate);
+                    }
+                    // Another transaction held one of its items (DynamoDB's
+                    // TransactionConflict: another message of this device):
+                    // spread out before trying again. Past the last attempt
+                    // the message fails, and SQS delivers it again.
+                    if reasons.contains(&alyt_store::CancelReason::Conflict) {
+                        alyt_store::repo::conflict_pause(attempt as u32).await;
                     }
                     // The device changed under us (another message): read again.
                     continue;

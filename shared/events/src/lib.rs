@@ -4,23 +4,27 @@
 //!
 //! # Ids and ordering
 //! An id is `{microseconds since the epoch, 16 digits}-{8 hex}`, stored in a
-//! partition per tenant, sorted by id (the keys are
-//! [`alyt_store::repo::events`]'). The store gives an event its id when the
-//! transaction recording it commits (`alyt_store::resolve_appends`): later
-//! than the clock and than every id the tenant's log already has, on the
-//! condition that the log's head item still says so. So a tenant's ids are
-//! in commit order: a reader that has read a log up to an id never later
-//! finds a new event below it, and reads at once (no visibility lag).
+//! tenant's log, sorted by id (the keys are [`alyt_store::repo::events`]').
+//! The store gives an event its id when the transaction recording it commits
+//! (`alyt_store::resolve_appends`): later than the clock and than every id
+//! its shard already has, on the condition that the shard's head item still
+//! says so. A tenant's log is one shard unless an operator grew it (see
+//! docs/SCALE.md); an event goes to the shard of its home, so a home's
+//! events are in commit order, and events of different homes in id order
+//! (their time, to within the writers' clocks). A reader reads every shard
+//! up to the lowest head, after moving idle shards' heads up to the highest
+//! (`alyt_store::logs`): it never later finds a new event below an id it
+//! read, and reads at once (no visibility lag). So one id is a whole
+//! tenant's position, however many shards: `after=`, `Last-Event-ID` and
+//! the dispatcher's cursor are unchanged by sharding.
 //!
-//! Ceiling and how to raise it: every event-recording transaction of a
-//! tenant moves that tenant's head item, so on DynamoDB a tenant's changes
-//! that raise events are serialised on one item: about one transaction per
-//! round trip of contention (roughly 50 to 100 such transactions a second per
-//! tenant, each with up to 64 events; conflicting writers retry with a
-//! pause). SQLite has one writer anyway. Tenants are independent and add up
-//! without bound. A tenant that needs more gets sharded logs (`EVENTS#{t}#{n}`,
-//! one head each, devices hashed to a shard) and a composite cursor (one
-//! position per shard, which [`log::Cursor`] already is per tenant).
+//! Ceiling and how to raise it: every event-recording transaction moves its
+//! shard's head item, so on DynamoDB a shard's changes that raise events
+//! are serialised on one item (keep it under about 300 transactions a
+//! second: conflicting writers retry with a pause). SQLite has one writer
+//! anyway. Tenants are independent and add up without bound; a tenant
+//! beyond one head grows its log to up to 128 shards
+//! (`alyt_store::repo::events::Events::grow`, docs/SCALE.md's table).
 //!
 //! A reader of several tenants (a LIVE key in several households) keeps one
 //! position per tenant while connected; a single resume id (`after=`,

@@ -132,6 +132,18 @@ impl EventLog {
         kind: EventKind,
         data: serde_json::Value,
     ) -> Result<EventEnvelope, StoreError> {
+        self.record_about(tenant, None, kind, data).await
+    }
+
+    /// [`Self::record`], an event about `home` (in that home's shard).
+    #[cfg(feature = "test-support")]
+    pub async fn record_about(
+        &self,
+        tenant: TenantId,
+        home: Option<PropertyId>,
+        kind: EventKind,
+        data: serde_json::Value,
+    ) -> Result<EventEnvelope, StoreError> {
         let now = self.clock.now();
         let envelope = EventEnvelope {
             id: EventId::from_micros(0, 0),
@@ -140,7 +152,7 @@ impl EventLog {
             created_at: now,
             data,
         };
-        let write = event_write(tenant, None, &envelope, (now + RETENTION).unix_timestamp())?;
+        let write = event_write(tenant, home, &envelope, (now + RETENTION).unix_timestamp())?;
         self.store.transact(vec![write]).await?;
         let events = Events(self.store.as_ref());
         let id = events

@@ -37,10 +37,16 @@ impl std::fmt::Display for Reach {
 }
 
 /// The pattern of a partition key an IAM policy names: its kind (the text
-/// up to the first `#`) and any id, or the whole key for `CONFIG#` ones.
+/// up to the first `#`) and any id, the whole key for `CONFIG#` ones, and a
+/// log head with its log's kind (`LOGHEAD#EVENTS#*`: the stream function may
+/// move the event log's heads, nothing else's).
 pub fn partition_pattern(pk: &str) -> String {
     match pk.split_once('#') {
         Some(("CONFIG", _)) | None => pk.to_owned(),
+        Some(("LOGHEAD", log)) => match log.split_once('#') {
+            Some((kind, _)) => format!("LOGHEAD#{kind}#*"),
+            None => "LOGHEAD#*".to_owned(),
+        },
         Some((kind, _)) => format!("{kind}#*"),
     }
 }
@@ -101,6 +107,9 @@ pub fn note(op: &'static str) {
 pub struct CountingStore<S> {
     inner: S,
     calls: Mutex<BTreeMap<&'static str, usize>>,
+    /// Committed writes per item (an append: its shard's head, which every
+    /// append moves), for the hot-item counts of `docs/SCALE.md`.
+    item_writes: Mutex<std::collections::HashMap<Key, u64>>,
 }
 
 impl<S> CountingStore<S> {
@@ -108,6 +117,19 @@ impl<S> CountingStore<S> {
         Self {
             inner,
             calls: Mutex::default(),
+            item_writes: Mutex::default(),
+        }
+    }
+
+    /// The committed writes per item since the last call, and starts over.
+    pub fn take_item_writes(&self) -> std::collections::HashMap<Key, u64> {
+        std::mem::take(&mut *self.item_writes.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn wrote(&self, keys: impl IntoIterator<Item = Key>) {
+        let mut tally = self.item_writes.lock().unwrap_or_else(|e| e.into_inner());
+        for key in keys {
+            *tally.entry(key).or_default() += 1;
         }
     }
 
@@ -133,6 +155,31 @@ impl<S> CountingStore<S> {
     }
 }
 
+impl<S: Store> CountingStore<S> {
+    /// The items `writes` moves: each written item, and for appends each
+    /// shard head once (the shard count read through the inner store,
+    /// uncounted).
+    async fn written_by(&self, writes: &[TxWrite]) -> Result<Vec<Key>, StoreError> {
+        let mut keys = Vec::new();
+        for write in writes {
+            match write {
+                TxWrite::Check { .. } => {}
+                TxWrite::Append { log, shard_key, .. } => {
+                    let shards = crate::logs::shard_count(&self.inner, log).await?;
+                    let partition =
+                        crate::shard_partition(log, (shard_key % u64::from(shards)) as u32);
+                    let head = crate::log_head_key(&partition);
+                    if !keys.contains(&head) {
+                        keys.push(head);
+                    }
+                }
+                other => keys.push(other.key()),
+            }
+        }
+        Ok(keys)
+    }
+}
+
 #[async_trait]
 impl<S: Store> Store for CountingStore<S> {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
@@ -145,7 +192,10 @@ impl<S: Store> Store for CountingStore<S> {
     }
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
         self.count("put");
-        self.inner.put(item, condition).await
+        let key = item.key();
+        self.inner.put(item, condition).await?;
+        self.wrote([key]);
+        Ok(())
     }
     async fn update(
         &self,
@@ -154,7 +204,9 @@ impl<S: Store> Store for CountingStore<S> {
         condition: Option<Condition>,
     ) -> Result<Item, StoreError> {
         self.count("update");
-        self.inner.update(key, actions, condition).await
+        let updated = self.inner.update(key, actions, condition).await?;
+        self.wrote([key.clone()]);
+        Ok(updated)
     }
     async fn delete(
         &self,
@@ -162,15 +214,16 @@ impl<S: Store> Store for CountingStore<S> {
         condition: Option<Condition>,
     ) -> Result<Option<Item>, StoreError> {
         self.count("delete");
-        self.inner.delete(key, condition).await
+        let deleted = self.inner.delete(key, condition).await?;
+        self.wrote([key.clone()]);
+        Ok(deleted)
     }
     async fn query(&self, query: Query) -> Result<Page, StoreError> {
         self.count("query");
         self.inner.query(query).await
     }
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
-        self.count("transact");
-        self.inner.transact(writes).await
+        self.transact_with(writes, crate::Durability::Synced).await
     }
     async fn transact_with(
         &self,
@@ -178,6 +231,9 @@ impl<S: Store> Store for CountingStore<S> {
         durability: crate::Durability,
     ) -> Result<(), StoreError> {
         self.count("transact");
-        self.inner.transact_with(writes, durability).await
+        let keys = self.written_by(&writes).await?;
+        self.inner.transact_with(writes, durability).await?;
+        self.wrote(keys);
+        Ok(())
     }
 }

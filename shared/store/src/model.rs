@@ -781,7 +781,7 @@ pub const LOG_HEAD_LAST: &str = "last";
 /// shards (absent: one).
 pub const LOG_HEAD_SHARDS: &str = "shards";
 /// The most shards a log may have.
-pub const MAX_LOG_SHARDS: u32 = 64;
+pub const MAX_LOG_SHARDS: u32 = 128;
 
 /// The partition of shard `shard` of `log`: shard 0 is the log's own
 /// partition (so a log written before it had shards is its shard 0).

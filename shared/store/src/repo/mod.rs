@@ -94,7 +94,7 @@ pub(crate) const CONFLICT_ATTEMPTS: u32 = 12;
 /// 160 ms ceiling, twenty accepts of one invitation on a loaded CI machine
 /// left one writer out of attempts while the others still held the items:
 /// it answered a store error instead of the spent link.)
-pub(crate) async fn conflict_pause(attempt: u32) {
+pub async fn conflict_pause(attempt: u32) {
     let ceiling = 5u64 << attempt.min(7);
     let jitter = uuid::Uuid::new_v4().as_u128() as u64 % (ceiling + 1);
     tokio::time::sleep(std::time::Duration::from_millis(jitter)).await;
