@@ -52,6 +52,9 @@ CREATE INDEX IF NOT EXISTS expiry ON items (expires_at) WHERE expires_at IS NOT 
 #[derive(Clone)]
 pub struct SqliteStore {
     writer: std::sync::mpsc::Sender<Queued>,
+    /// Decoded items the point reads saw, until a writer changes them
+    /// (shared by every store on the same database file in this process).
+    items: Arc<ItemCache>,
     /// Empty for an in-memory database (other connections would not see
     /// it): reads then use the writer connection.
     readers: Arc<Vec<Mutex<Connection>>>,
@@ -66,7 +69,7 @@ impl SqliteStore {
     /// Opens (creating if needed) the database at `path`.
     pub fn open(path: &Path, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
         let conn = Connection::open(path).map_err(backend)?;
-        let mut store = Self::init(conn, clock)?;
+        let mut store = Self::init(conn, clock, ItemCache::of_file(path))?;
         let count = std::thread::available_parallelism().map_or(2, |n| n.get()) + 1;
         let readers = (0..count)
             .map(|_| {
@@ -90,10 +93,18 @@ impl SqliteStore {
 
     /// A private database in memory; for unit tests only (not durable).
     pub fn in_memory(clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
-        Self::init(Connection::open_in_memory().map_err(backend)?, clock)
+        Self::init(
+            Connection::open_in_memory().map_err(backend)?,
+            clock,
+            Arc::default(),
+        )
     }
 
-    fn init(conn: Connection, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+    fn init(
+        conn: Connection,
+        clock: Arc<dyn Clock>,
+        items: Arc<ItemCache>,
+    ) -> Result<Self, StoreError> {
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(backend)?;
         conn.pragma_update(None, "synchronous", "FULL")
@@ -113,7 +124,8 @@ impl SqliteStore {
         conn.execute_batch(SCHEMA).map_err(backend)?;
         keep_plans(&conn)?;
         Ok(Self {
-            writer: spawn_writer(conn)?,
+            writer: spawn_writer(conn, items.clone())?,
+            items,
             readers: Arc::new(Vec::new()),
             next_reader: Arc::default(),
             clock,
@@ -228,7 +240,10 @@ const GROUP: usize = 64;
 /// synchronous=NORMAL (no fsync: WAL mode keeps it consistent, and the
 /// next synced commit or checkpoint puts it on disk); any synced job makes
 /// the whole group synced.
-fn spawn_writer(conn: Connection) -> Result<std::sync::mpsc::Sender<Queued>, StoreError> {
+fn spawn_writer(
+    conn: Connection,
+    items: Arc<ItemCache>,
+) -> Result<std::sync::mpsc::Sender<Queued>, StoreError> {
     let (jobs, queue) = std::sync::mpsc::channel::<Queued>();
     std::thread::Builder::new()
         .name("alyt-sqlite-writer".into())
@@ -261,7 +276,7 @@ fn spawn_writer(conn: Connection) -> Result<std::sync::mpsc::Sender<Queued>, Sto
                         }
                     }
                 }
-                commit_group(&conn, group);
+                commit_group(&conn, group, &items);
             }
         })
         .map_err(|e| StoreError::Unavailable(format!("the store's writer: {e}")))?;
@@ -302,7 +317,9 @@ fn spawn_checkpointer(path: &Path) -> Result<std::sync::mpsc::Sender<()>, StoreE
     Ok(keep)
 }
 
-fn commit_group(conn: &Connection, group: Vec<Job>) {
+/// Every way out forgets the items the group wrote from `items` before the
+/// first reply: a writer that heard its write committed reads it back.
+fn commit_group(conn: &Connection, group: Vec<Job>, items: &ItemCache) {
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         let e = backend(e);
         for job in group {
@@ -334,6 +351,7 @@ fn commit_group(conn: &Connection, group: Vec<Job>) {
             // The transaction's state is unknown: give it all up.
             let e = backend(e);
             let _ = conn.execute_batch("ROLLBACK");
+            items.forget_written();
             replies.push(reply);
             for reply in replies {
                 reply(Some(StoreError::Unavailable(e.to_string())));
@@ -346,6 +364,7 @@ fn commit_group(conn: &Connection, group: Vec<Job>) {
     if committed.is_err() {
         let _ = conn.execute_batch("ROLLBACK");
     }
+    items.forget_written();
     for reply in replies {
         reply(
             committed
@@ -415,6 +434,7 @@ fn read_raw(conn: &Connection, key: &Key) -> Result<Option<Item>, StoreError> {
 }
 
 fn write_raw(conn: &Connection, item: &Item) -> Result<(), StoreError> {
+    ItemCache::note_written(item.key());
     let doc = item.to_json_checked()?;
     let index_cols: Vec<Option<&str>> = Index::ALL
         .iter()
@@ -461,6 +481,7 @@ fn write_raw(conn: &Connection, item: &Item) -> Result<(), StoreError> {
 }
 
 fn delete_raw(conn: &Connection, key: &Key) -> Result<(), StoreError> {
+    ItemCache::note_written(key.clone());
     conn.prepare_cached("DELETE FROM items WHERE pk = ?1 AND sk = ?2")
         .map_err(backend)?
         .execute(params![key.pk, key.sk])
@@ -488,10 +509,19 @@ fn apply_update(
 impl Store for SqliteStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
         validate_key(key)?;
-        let key = key.clone();
         let now = self.clock.unix_seconds();
-        self.read(move |conn| Ok(read_raw(conn, &key)?.filter(|i| !i.is_expired(now))))
-            .await
+        if let Some(known) = self.items.get(key) {
+            return Ok(known.filter(|i| !i.is_expired(now)));
+        }
+        let key = key.clone();
+        let items = self.items.clone();
+        let generation = items.generation();
+        self.read(move |conn| {
+            let item = read_raw(conn, &key)?;
+            items.keep(generation, key, item.clone());
+            Ok(item.filter(|i| !i.is_expired(now)))
+        })
+        .await
     }
 
     async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
@@ -501,18 +531,33 @@ impl Store for SqliteStore {
             )));
         }
         keys.iter().try_for_each(validate_key)?;
-        let keys = keys.to_vec();
         let now = self.clock.unix_seconds();
-        self.read(move |conn| {
-            let mut found = Vec::with_capacity(keys.len());
-            for key in &keys {
-                if let Some(item) = read_raw(conn, key)?.filter(|i| !i.is_expired(now)) {
-                    found.push(item);
-                }
+        let mut found = Vec::with_capacity(keys.len());
+        let mut unknown = Vec::new();
+        for key in keys {
+            match self.items.get(key) {
+                Some(known) => found.extend(known.filter(|i| !i.is_expired(now))),
+                None => unknown.push(key.clone()),
             }
-            Ok(found)
-        })
-        .await
+        }
+        if unknown.is_empty() {
+            return Ok(found);
+        }
+        let items = self.items.clone();
+        let generation = items.generation();
+        let read = self
+            .read(move |conn| {
+                let mut read = Vec::with_capacity(unknown.len());
+                for key in unknown {
+                    let item = read_raw(conn, &key)?;
+                    items.keep(generation, key, item.clone());
+                    read.extend(item.filter(|i| !i.is_expired(now)));
+                }
+                Ok(read)
+            })
+            .await?;
+        found.extend(read);
+        Ok(found)
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
@@ -734,4 +779,97 @@ fn run_query(conn: &Connection, query: &Query, now: i64) -> Result<Page, StoreEr
         None
     };
     Ok(Page { items, next })
+}
+
+/// Decoded items point reads found (or found absent), kept until a writer
+/// changes them, so a read of an unchanged item is a map lookup instead of
+/// a read transaction and a JSON decode (the profile of M1, PROFILING.md).
+///
+/// Coherence: every store on one database file in this process shares one
+/// cache (another process never opens it: the data directory is locked),
+/// and each writer forgets what its group wrote before it answers anyone.
+/// A read that missed notes the generation first and keeps what it read
+/// only if no writer forgot anything since, so a value read before a commit
+/// is never kept after it. Expiry is checked at every hit.
+#[derive(Default)]
+pub(crate) struct ItemCache {
+    state: Mutex<CacheState>,
+}
+
+#[derive(Default)]
+struct CacheState {
+    /// Shared, so a hit copies the item outside the lock.
+    items: std::collections::HashMap<Key, Arc<Option<Item>>>,
+    generation: u64,
+}
+
+/// Items kept at most (about 2 KB each): past it the cache starts over.
+const ITEMS_KEPT: usize = 2_048;
+
+thread_local! {
+    /// The keys the writer thread's current group wrote.
+    static WRITTEN: std::cell::RefCell<Vec<Key>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl ItemCache {
+    /// The cache of the database file at `path`, shared in this process.
+    fn of_file(path: &Path) -> Arc<Self> {
+        static BY_FILE: std::sync::OnceLock<
+            Mutex<std::collections::HashMap<std::path::PathBuf, std::sync::Weak<ItemCache>>>,
+        > = std::sync::OnceLock::new();
+        let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+        let mut files = BY_FILE
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        files.retain(|_, cache| cache.strong_count() > 0);
+        if let Some(cache) = files.get(&path).and_then(std::sync::Weak::upgrade) {
+            return cache;
+        }
+        let cache = Arc::new(Self::default());
+        files.insert(path, Arc::downgrade(&cache));
+        cache
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, CacheState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What is known of `key`: `Some(None)` when it is known absent.
+    fn get(&self, key: &Key) -> Option<Option<Item>> {
+        let known = self.state().items.get(key).cloned()?;
+        Some(Option::clone(&known))
+    }
+
+    fn generation(&self) -> u64 {
+        self.state().generation
+    }
+
+    /// Keeps what a read found, unless a writer forgot anything since
+    /// `generation`.
+    fn keep(&self, generation: u64, key: Key, item: Option<Item>) {
+        let mut state = self.state();
+        if state.generation != generation {
+            return;
+        }
+        if state.items.len() >= ITEMS_KEPT {
+            state.items.clear();
+        }
+        state.items.insert(key, Arc::new(item));
+    }
+
+    /// Notes a key the writer thread writes (`write_raw`, `delete_raw`).
+    fn note_written(key: Key) {
+        WRITTEN.with(|written| written.borrow_mut().push(key));
+    }
+
+    /// Forgets what the writer thread's group wrote (committed or not).
+    fn forget_written(&self) {
+        let written = WRITTEN.with(|written| std::mem::take(&mut *written.borrow_mut()));
+        let mut state = self.state();
+        state.generation += 1;
+        for key in written {
+            state.items.remove(&key);
+        }
+    }
 }
