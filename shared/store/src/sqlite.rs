@@ -605,7 +605,23 @@ impl Store for SqliteStore {
     async fn query(&self, query: Query) -> Result<Page, StoreError> {
         query.validate()?;
         let now = self.clock.unix_seconds();
-        self.read(move |conn| run_query(conn, &query, now)).await
+        // Pages of the table itself are kept (an index's would need the
+        // index keys an item had before each write to be forgotten).
+        if query.index.is_some() {
+            return self.read(move |conn| run_query(conn, &query, now)).await;
+        }
+        let shape = format!("{query:?}");
+        if let Some(page) = self.items.page(&query.partition, &shape, now) {
+            return Ok(page);
+        }
+        let items = self.items.clone();
+        let generation = items.generation();
+        self.read(move |conn| {
+            let page = run_query(conn, &query, now)?;
+            items.keep_page(generation, query.partition, shape, page.clone());
+            Ok(page)
+        })
+        .await
     }
 
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
@@ -781,9 +797,11 @@ fn run_query(conn: &Connection, query: &Query, now: i64) -> Result<Page, StoreEr
     Ok(Page { items, next })
 }
 
-/// Decoded items point reads found (or found absent), kept until a writer
-/// changes them, so a read of an unchanged item is a map lookup instead of
-/// a read transaction and a JSON decode (the profile of M1, PROFILING.md).
+/// Decoded items point reads found (or found absent), and pages queries of
+/// the table found, kept until a writer changes them (an item, or any item
+/// of the page's partition), so a read of what did not change is a map
+/// lookup instead of a read transaction and a JSON decode (the profile of
+/// M1, PROFILING.md).
 ///
 /// Coherence: every store on one database file in this process shares one
 /// cache (another process never opens it: the data directory is locked),
@@ -800,11 +818,17 @@ pub(crate) struct ItemCache {
 struct CacheState {
     /// Shared, so a hit copies the item outside the lock.
     items: std::collections::HashMap<Key, Arc<Option<Item>>>,
+    /// Per partition, per query (its `Debug` form), the page it found.
+    pages: std::collections::HashMap<String, std::collections::HashMap<String, Arc<Page>>>,
+    pages_kept: usize,
     generation: u64,
 }
 
-/// Items kept at most (about 2 KB each): past it the cache starts over.
+/// Items kept at most (about 2 KB each): past it the items start over.
 const ITEMS_KEPT: usize = 2_048;
+/// Pages kept at most (up to a query's limit of items each): past it the
+/// pages start over.
+const PAGES_KEPT: usize = 256;
 
 thread_local! {
     /// The keys the writer thread's current group wrote.
@@ -858,6 +882,33 @@ impl ItemCache {
         state.items.insert(key, Arc::new(item));
     }
 
+    /// The page `shape` found in `partition`, unless an item of it expired
+    /// since (a page is kept whole or not at all).
+    fn page(&self, partition: &str, shape: &str, now: i64) -> Option<Page> {
+        let page = self.state().pages.get(partition)?.get(shape).cloned()?;
+        if page.items.iter().any(|i| i.is_expired(now)) {
+            return None;
+        }
+        Some(Page::clone(&page))
+    }
+
+    /// Keeps the page a query found, unless a writer forgot anything since
+    /// `generation`.
+    fn keep_page(&self, generation: u64, partition: String, shape: String, page: Page) {
+        let mut state = self.state();
+        if state.generation != generation {
+            return;
+        }
+        if state.pages_kept >= PAGES_KEPT {
+            state.pages.clear();
+            state.pages_kept = 0;
+        }
+        let kept = state.pages.entry(partition).or_default();
+        if kept.insert(shape, Arc::new(page)).is_none() {
+            state.pages_kept += 1;
+        }
+    }
+
     /// Notes a key the writer thread writes (`write_raw`, `delete_raw`).
     fn note_written(key: Key) {
         WRITTEN.with(|written| written.borrow_mut().push(key));
@@ -869,6 +920,9 @@ impl ItemCache {
         let mut state = self.state();
         state.generation += 1;
         for key in written {
+            if let Some(pages) = state.pages.remove(&key.pk) {
+                state.pages_kept -= pages.len();
+            }
             state.items.remove(&key);
         }
     }

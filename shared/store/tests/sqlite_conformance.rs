@@ -109,7 +109,30 @@ async fn items_kept_for_reads_follow_every_commit_and_expiry() {
         .await
         .unwrap();
     assert!(store.get(&expiring).await.unwrap().is_some());
+    let partition = || alyt_store::Query::partition("CACHE#1");
+    assert_eq!(store.query(partition()).await.unwrap().items.len(), 1);
     fixture.clock.advance(time::Duration::seconds(61));
     assert!(store.get(&expiring).await.unwrap().is_none());
     assert!(store.batch_get(&[expiring]).await.unwrap().is_empty());
+    assert!(
+        store.query(partition()).await.unwrap().items.is_empty(),
+        "a kept page expires too"
+    );
+
+    // A page of the table follows every write to its partition, from
+    // either handle.
+    for n in 0..20 {
+        let key = Key::new("CACHE#1", format!("p{n:02}"));
+        let writer = if n % 2 == 0 { &store } else { &other };
+        writer.put(Item::new(key).with("n", n), None).await.unwrap();
+        let page = store.query(partition()).await.unwrap();
+        assert_eq!(page.items.len(), n as usize + 1, "after write {n}");
+    }
+    other
+        .delete(&Key::new("CACHE#1", "p07"), None)
+        .await
+        .unwrap();
+    let page = store.query(partition()).await.unwrap();
+    assert_eq!(page.items.len(), 19);
+    assert!(page.items.iter().all(|i| i.sk() != "p07"));
 }
