@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use alyt_aws::sqs_ingest::{dropped_metric_lines, handle_batch, handle_batch_counting};
 use alyt_device::ingest::Ingest;
-use alyt_domain::device::{DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel, Lenient};
+use alyt_domain::device::{DeviceStatus, Lenient};
 use alyt_domain::{Clock, ManualClock, SystemClock};
 use alyt_events::{EventKind, EventLog};
 use alyt_security::HomeSecurity;
@@ -38,29 +38,11 @@ fn batch() -> SqsEvent {
 
 fn device() -> DeviceRecord {
     let now = time::OffsetDateTime::now_utc();
+    let home = Some(PROPERTY.parse().unwrap());
     DeviceRecord {
         id: DEVICE.parse().unwrap(),
-        tenant_id: TENANT.parse().unwrap(),
-        property_id: Some(PROPERTY.parse().unwrap()),
-        client_id: None,
-        room_id: None,
-        name: "Kitchen light".into(),
-        kind: Lenient::Known(DeviceKind::Other),
-        capabilities: BTreeSet::from([Lenient::Known(DeviceCapability::Light)]),
-        features: vec![],
-        current_unit_id: None,
-        parent_device_id: None,
-        protocol: None,
-        protocol_id: None,
-        firmware_channel: Lenient::Known(FirmwareChannel::Stable),
-        status: Lenient::Known(DeviceStatus::Provisioning),
-        last_seen: None,
-        deleted_at: None,
-        created_at: now,
-        updated_at: now,
-        settings: None,
         heartbeat_window_seconds: 90,
-        is_virtual: false,
+        ..alyt_store::fixtures::device(TENANT.parse().unwrap(), home, now)
     }
 }
 
@@ -244,6 +226,31 @@ async fn what_a_batch_dropped_is_counted_by_reason_as_the_dropped_messages_metri
     }
 }
 
+/// Ingest on `store` with home security, and the event log it records in.
+fn ingest_on(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> (Ingest, EventLog) {
+    let events = EventLog::new(store.clone(), clock.clone());
+    let security = Arc::new(HomeSecurity::new(store.clone(), clock.clone()));
+    (Ingest::new(store, clock, events.clone(), security), events)
+}
+
+/// `count` online devices in the fixtures' home (ids `…{series}{n:02x}`),
+/// stored; their ids.
+async fn online_devices(store: &dyn Store, series: u64, count: u64) -> Vec<String> {
+    let mut devices = Vec::new();
+    for n in 0..count {
+        let id = format!("0190b5a0-3333-7000-8000-{:012x}", 0x100 * series + n);
+        let mut record = device();
+        record.id = id.parse().unwrap();
+        record.status = Lenient::Known(DeviceStatus::Online);
+        store
+            .put(device_item(&record).unwrap(), None)
+            .await
+            .unwrap();
+        devices.push(id);
+    }
+    devices
+}
+
 /// When this run's messages were received (Unix ms): the same in a
 /// redelivery, as SQS keeps a body, and recent, since a point is kept for 30
 /// days from then.
@@ -291,29 +298,12 @@ fn telemetry_record(sqs_id: &str, message_id: &str, device: &str) -> serde_json:
 async fn concurrent_invocations_conflicting_on_one_home_apply_every_message_once() {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let table = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
-    let devices: Vec<String> = (0..8)
-        .map(|n| format!("0190b5a0-3333-7000-8000-00000000010{n}"))
-        .collect();
-    for id in &devices {
-        let mut record = device();
-        record.id = id.parse().unwrap();
-        record.status = Lenient::Known(DeviceStatus::Online);
-        table
-            .put(device_item(&record).unwrap(), None)
-            .await
-            .unwrap();
-    }
+    let devices = online_devices(table.as_ref(), 1, 8).await;
     let contended = Arc::new(alyt_store::conformance::Contended::new(
         table.clone() as Arc<dyn Store>
     ));
-    let store: Arc<dyn Store> = contended.clone();
-    let events = EventLog::new(store.clone(), clock.clone());
-    let ingest = Arc::new(Ingest::new(
-        store.clone(),
-        clock.clone(),
-        events.clone(),
-        Arc::new(HomeSecurity::new(store.clone(), clock.clone())),
-    ));
+    let (ingest, events) = ingest_on(contended.clone(), clock.clone());
+    let ingest = Arc::new(ingest);
     // Invocation i carries message j of device (i + j) % 8: every device's
     // messages are spread over invocations running at once.
     let batch = |i: usize, only: Option<&BTreeSet<String>>| -> SqsEvent {
@@ -389,25 +379,8 @@ async fn a_redelivery_in_other_batches_raises_no_second_event_on_either_store() 
         Arc::new(alyt_store::sqlite::SqliteStore::in_memory(clock.clone()).unwrap());
     let dynamo: Arc<dyn Store> = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
     for (name, store) in [("SQLite", sqlite), ("DynamoDB (moto)", dynamo)] {
-        let devices: Vec<String> = (0..4)
-            .map(|n| format!("0190b5a0-3333-7000-8000-00000000020{n}"))
-            .collect();
-        for id in &devices {
-            let mut record = device();
-            record.id = id.parse().unwrap();
-            record.status = Lenient::Known(DeviceStatus::Online);
-            store
-                .put(device_item(&record).unwrap(), None)
-                .await
-                .unwrap();
-        }
-        let events = EventLog::new(store.clone(), clock.clone());
-        let ingest = Ingest::new(
-            store.clone(),
-            clock.clone(),
-            events.clone(),
-            Arc::new(HomeSecurity::new(store.clone(), clock.clone())),
-        );
+        let devices = online_devices(store.as_ref(), 2, 4).await;
+        let (ingest, events) = ingest_on(store.clone(), clock.clone());
         let record =
             |n: usize| telemetry_record(&format!("sqs-{n}"), &format!("m-{n}"), &devices[n % 4]);
         let batch = |ns: &[usize]| -> SqsEvent {

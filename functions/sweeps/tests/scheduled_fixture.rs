@@ -16,7 +16,7 @@ use alyt_device::{
 };
 use alyt_domain::device::{
     AcceptedCommand, CommandId, CommandRow, CommandState, DeviceCapability, DeviceKind,
-    DeviceStatus, FirmwareChannel, Lenient,
+    DeviceStatus, Lenient,
 };
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
 use alyt_domain::{Clock, ManualClock};
@@ -59,27 +59,11 @@ fn sensor(
 ) -> DeviceRecord {
     DeviceRecord {
         id,
-        tenant_id: tenant,
-        property_id: Some(property),
-        client_id: None,
-        room_id: None,
         name: "Hall sensor".into(),
         kind: Lenient::Known(DeviceKind::Sensor),
         capabilities: BTreeSet::from([Lenient::Known(DeviceCapability::Sensor)]),
-        features: vec![],
-        current_unit_id: None,
-        parent_device_id: None,
-        protocol: None,
-        protocol_id: None,
-        firmware_channel: Lenient::Known(FirmwareChannel::Stable),
-        status: Lenient::Known(DeviceStatus::Provisioning),
-        last_seen: None,
-        deleted_at: None,
-        created_at: clock.now(),
-        updated_at: clock.now(),
-        settings: None,
         heartbeat_window_seconds: 90,
-        is_virtual: false,
+        ..alyt_store::fixtures::device(tenant, Some(property), clock.now())
     }
 }
 

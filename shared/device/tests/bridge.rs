@@ -1,18 +1,16 @@
 //! The command bridge and command responses on the embedded store with a
 //! clock the test moves and a publisher the test controls.
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use alyt_device::bridge::{SweepReport, send_new, sweep};
 use alyt_device::ingest::{Ingest, NoSecurity, Outcome};
 use alyt_device::{Channel, DeviceIdentity, DevicePublisher, InboundMessage, PublishError};
 use alyt_domain::device::{
-    AcceptedCommand, CommandEvent, CommandId, CommandRow, CommandState,
-    DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
-    Lenient, MAX_PUBLISHES, REDELIVER_AFTER, UndeliverableReason,
+    AcceptedCommand, CommandEvent, CommandId, CommandRow, CommandState, DeviceStatus, Lenient,
+    MAX_PUBLISHES, REDELIVER_AFTER, UndeliverableReason,
 };
-use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
+use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_domain::{Clock, ManualClock};
 use alyt_events::{EventKind, EventLog};
 use alyt_store::Store;
@@ -57,28 +55,8 @@ struct World {
 
 fn device(property: Option<PropertyId>) -> DeviceRecord {
     DeviceRecord {
-        id: DeviceId::new(),
-        tenant_id: TenantId::new(),
-        property_id: property,
-        client_id: None,
-        room_id: None,
-        name: "Kitchen light".into(),
-        kind: Lenient::Known(DeviceKind::Other),
-        capabilities: BTreeSet::from([Lenient::Known(DeviceCapability::Light)]),
-        features: vec![],
-        current_unit_id: None,
-        parent_device_id: None,
-        protocol: None,
-        protocol_id: None,
-        firmware_channel: Lenient::Known(FirmwareChannel::Stable),
         status: Lenient::Known(DeviceStatus::Online),
-        last_seen: None,
-        deleted_at: None,
-        created_at: start_time(),
-        updated_at: start_time(),
-        settings: None,
-        heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
-        is_virtual: false,
+        ..alyt_store::fixtures::device(TenantId::new(), property, start_time())
     }
 }
 

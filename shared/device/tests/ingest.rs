@@ -5,10 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use alyt_device::ingest::{Detection, Ingest, NoSecurity, Outcome, SecurityFeed};
 use alyt_device::{Channel, DeviceIdentity, InboundMessage, PublishPacket};
-use alyt_domain::device::{
-    DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
-    Lenient,
-};
+use alyt_domain::device::{DeviceCapability, DeviceStatus, Lenient};
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
 use alyt_domain::security::hub::HubReport;
 use alyt_domain::security::machine::LockEvent;
@@ -42,30 +39,8 @@ async fn world() -> World {
         events.clone(),
         Arc::new(NoSecurity),
     );
-    let device = DeviceRecord {
-        id: DeviceId::new(),
-        tenant_id: TenantId::new(),
-        property_id: Some(PropertyId::new()),
-        client_id: None,
-        room_id: None,
-        name: "Kitchen light".into(),
-        kind: Lenient::Known(DeviceKind::Other),
-        capabilities: BTreeSet::from([Lenient::Known(DeviceCapability::Light)]),
-        features: vec![],
-        current_unit_id: None,
-        parent_device_id: None,
-        protocol: None,
-        protocol_id: None,
-        firmware_channel: Lenient::Known(FirmwareChannel::Stable),
-        status: Lenient::Known(DeviceStatus::Provisioning),
-        last_seen: None,
-        deleted_at: None,
-        created_at: start_time(),
-        updated_at: start_time(),
-        settings: None,
-        heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
-        is_virtual: false,
-    };
+    let device =
+        alyt_store::fixtures::device(TenantId::new(), Some(PropertyId::new()), start_time());
     store
         .put(device_item(&device).unwrap(), None)
         .await
@@ -883,28 +858,11 @@ async fn a_large_tenant_at_five_thousand_messages_a_second_has_no_hot_item() {
         let mut writes = Vec::new();
         for n in 0..DEVICES_PER_HOME {
             let device = DeviceRecord {
-                id: DeviceId::new(),
-                tenant_id: tenant,
-                property_id: Some(home),
-                client_id: None,
-                room_id: None,
                 name: format!("Sensor {n}"),
-                kind: Lenient::Known(DeviceKind::Other),
                 capabilities: BTreeSet::from([Lenient::Known(DeviceCapability::Sensor)]),
-                features: vec![],
-                current_unit_id: None,
-                parent_device_id: None,
-                protocol: None,
-                protocol_id: None,
-                firmware_channel: Lenient::Known(FirmwareChannel::Stable),
                 status: Lenient::Known(DeviceStatus::Online),
                 last_seen: Some(start_time()),
-                deleted_at: None,
-                created_at: start_time(),
-                updated_at: start_time(),
-                settings: None,
-                heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
-                is_virtual: false,
+                ..alyt_store::fixtures::device(tenant, Some(home), start_time())
             };
             writes.push(alyt_store::TxWrite::Put {
                 item: device_item(&device).unwrap(),
@@ -939,7 +897,7 @@ async fn a_large_tenant_at_five_thousand_messages_a_second_has_no_hot_item() {
     let seconds = messages as f64 / RATE as f64;
     let writes = counted.take_item_writes();
     let mut hottest: Vec<(&alyt_store::Key, u64)> = writes.iter().map(|(k, n)| (k, *n)).collect();
-    hottest.sort_by(|a, b| b.1.cmp(&a.1));
+    hottest.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     for (key, n) in hottest.iter().take(5) {
         eprintln!(
             "{:>8.1} writes/s  {} / {}",

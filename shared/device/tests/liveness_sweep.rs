@@ -1,12 +1,11 @@
 //! The heartbeat sweep on the embedded store with a clock the test moves.
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use alyt_device::ingest::{Ingest, NoSecurity, Outcome};
 use alyt_device::liveness_sweep::{LivenessSweep, SweepReport};
 use alyt_device::{Channel, DeviceIdentity, InboundMessage};
-use alyt_domain::device::{DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel, Lenient};
+use alyt_domain::device::DeviceStatus;
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
 use alyt_domain::{Clock, ManualClock};
 use alyt_events::{EventEnvelope, EventKind, EventLog};
@@ -105,28 +104,9 @@ impl World {
     /// A registered device (PROVISIONING, never heard from).
     async fn device(&self, name: &str) -> DeviceId {
         let device = DeviceRecord {
-            id: DeviceId::new(),
-            tenant_id: self.tenant,
-            property_id: Some(self.property),
-            client_id: None,
-            room_id: None,
             name: name.into(),
-            kind: Lenient::Known(DeviceKind::Other),
-            capabilities: BTreeSet::from([Lenient::Known(DeviceCapability::Light)]),
-            features: vec![],
-            current_unit_id: None,
-            parent_device_id: None,
-            protocol: None,
-            protocol_id: None,
-            firmware_channel: Lenient::Known(FirmwareChannel::Stable),
-            status: Lenient::Known(DeviceStatus::Provisioning),
-            last_seen: None,
-            deleted_at: None,
-            created_at: self.clock.now(),
-            updated_at: self.clock.now(),
-            settings: None,
             heartbeat_window_seconds: WINDOW,
-            is_virtual: false,
+            ..alyt_store::fixtures::device(self.tenant, Some(self.property), self.clock.now())
         };
         self.store
             .put(device_item(&device).unwrap(), None)

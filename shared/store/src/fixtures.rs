@@ -1,6 +1,7 @@
 //! Records other crates' tests need in a store, written through the
 //! repositories: an active developer with a live key (what a webhook
-//! endpoint must be bound to before anything is sent for it).
+//! endpoint must be bound to before anything is sent for it); and a device
+//! record to start from.
 
 use alyt_domain::access::KeyKind;
 use alyt_domain::ids::{DeveloperId, KeyId, UserId};
@@ -69,4 +70,43 @@ pub async fn active_developer_key(
     };
     developers.create_key(&key).await?;
     Ok(key)
+}
+
+/// A registered device of `tenant` in `home`, as registration leaves it
+/// (PROVISIONING, never heard from): a light named "Kitchen light" with the
+/// default heartbeat window. Not stored; a test changes what it needs with
+/// `DeviceRecord { status: …, ..device(…) }`.
+pub fn device(
+    tenant: alyt_domain::ids::TenantId,
+    home: Option<alyt_domain::ids::PropertyId>,
+    now: OffsetDateTime,
+) -> crate::repo::devices::DeviceRecord {
+    use alyt_domain::device::{
+        DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus,
+        FirmwareChannel, Lenient,
+    };
+    crate::repo::devices::DeviceRecord {
+        id: alyt_domain::ids::DeviceId::new(),
+        tenant_id: tenant,
+        property_id: home,
+        client_id: None,
+        room_id: None,
+        name: "Kitchen light".into(),
+        kind: Lenient::Known(DeviceKind::Other),
+        capabilities: std::collections::BTreeSet::from([Lenient::Known(DeviceCapability::Light)]),
+        features: vec![],
+        current_unit_id: None,
+        parent_device_id: None,
+        protocol: None,
+        protocol_id: None,
+        firmware_channel: Lenient::Known(FirmwareChannel::Stable),
+        status: Lenient::Known(DeviceStatus::Provisioning),
+        last_seen: None,
+        deleted_at: None,
+        created_at: now,
+        updated_at: now,
+        settings: None,
+        heartbeat_window_seconds: DEFAULT_HEARTBEAT_WINDOW_SECONDS,
+        is_virtual: false,
+    }
 }
