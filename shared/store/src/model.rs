@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 // DynamoDB's limits. Both adapters check them before writing (the embedded
 // one has none of its own), so a request one store refuses the other refuses
@@ -93,15 +94,17 @@ impl Key {
 /// One stored item: a map of attributes that always holds string `pk` and `sk`.
 /// Values are JSON values; numbers, strings, booleans, null, lists and maps all
 /// round-trip through both adapters.
+/// The attributes sit behind an `Arc`: a copy of an item (a kept read, a
+/// page handed out again) shares them until one of the copies changes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Item(Map<String, Value>);
+pub struct Item(Arc<Map<String, Value>>);
 
 impl Item {
     pub fn new(key: Key) -> Self {
         let mut attrs = Map::new();
         attrs.insert(attr::PK.into(), Value::String(key.pk));
         attrs.insert(attr::SK.into(), Value::String(key.sk));
-        Self(attrs)
+        Self(Arc::new(attrs))
     }
 
     /// Builds an item from raw attributes; fails unless `pk` and `sk` are strings.
@@ -113,7 +116,7 @@ impl Item {
                 )));
             }
         }
-        Ok(Self(attrs))
+        Ok(Self(Arc::new(attrs)))
     }
 
     pub fn with(mut self, name: &str, value: impl Into<Value>) -> Self {
@@ -122,11 +125,11 @@ impl Item {
     }
 
     pub fn set(&mut self, name: &str, value: impl Into<Value>) {
-        self.0.insert(name.to_owned(), value.into());
+        Arc::make_mut(&mut self.0).insert(name.to_owned(), value.into());
     }
 
     pub fn remove(&mut self, name: &str) -> Option<Value> {
-        self.0.remove(name)
+        Arc::make_mut(&mut self.0).remove(name)
     }
 
     pub fn get(&self, name: &str) -> Option<&Value> {
@@ -175,7 +178,7 @@ impl Item {
     }
 
     pub fn into_attrs(self) -> Map<String, Value> {
-        self.0
+        Arc::try_unwrap(self.0).unwrap_or_else(|shared| Map::clone(&shared))
     }
 
     /// An item holding a record's fields (serialised with serde) under `key`.
@@ -197,7 +200,7 @@ impl Item {
     /// The record stored in this item (key and index attributes are ignored).
     pub fn to_record<T: serde::de::DeserializeOwned>(&self) -> Result<T, StoreError> {
         // Straight from the borrowed attributes: no copy of the map first.
-        T::deserialize(&self.0).map_err(|e| {
+        T::deserialize(&*self.0).map_err(|e| {
             StoreError::Unavailable(format!(
                 "stored item {}/{} does not read as a record: {e}",
                 self.pk(),
@@ -208,7 +211,7 @@ impl Item {
 
     /// Serialises the item; fails when it is larger than [`MAX_ITEM_BYTES`].
     pub fn to_json_checked(&self) -> Result<String, StoreError> {
-        let text = serde_json::to_string(&self.0)
+        let text = serde_json::to_string(&*self.0)
             .map_err(|e| StoreError::Invalid(format!("item is not serialisable: {e}")))?;
         if text.len() > MAX_ITEM_BYTES {
             return Err(StoreError::Invalid(format!(
@@ -524,7 +527,7 @@ pub fn validate_update(actions: &[UpdateAction]) -> Result<(), StoreError> {
 }
 
 /// A condition on the sort key of a query (or the index sort key).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SortKey {
     Eq(String),
     BeginsWith(String),
@@ -552,7 +555,7 @@ impl SortKey {
 
 /// Where a page ended: the position of its last item. Opaque to callers; the API
 /// layer encodes it into a cursor string.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PageKey {
     pub pk: String,
     pub sk: String,
@@ -607,7 +610,7 @@ impl ListScope {
 }
 
 /// An ordered read of one partition of the table or of an index.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Query {
     pub index: Option<Index>,
     pub partition: String,

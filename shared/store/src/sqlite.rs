@@ -610,15 +610,14 @@ impl Store for SqliteStore {
         if query.index.is_some() {
             return self.read(move |conn| run_query(conn, &query, now)).await;
         }
-        let shape = format!("{query:?}");
-        if let Some(page) = self.items.page(&query.partition, &shape, now) {
+        if let Some(page) = self.items.page(&query, now) {
             return Ok(page);
         }
         let items = self.items.clone();
         let generation = items.generation();
         self.read(move |conn| {
             let page = run_query(conn, &query, now)?;
-            items.keep_page(generation, query.partition, shape, page.clone());
+            items.keep_page(generation, query, page.clone());
             Ok(page)
         })
         .await
@@ -818,8 +817,8 @@ pub(crate) struct ItemCache {
 struct CacheState {
     /// Shared, so a hit copies the item outside the lock.
     items: std::collections::HashMap<Key, Arc<Option<Item>>>,
-    /// Per partition, per query (its `Debug` form), the page it found.
-    pages: std::collections::HashMap<String, std::collections::HashMap<String, Arc<Page>>>,
+    /// Per partition, per query, the page it found.
+    pages: std::collections::HashMap<String, std::collections::HashMap<Query, Arc<Page>>>,
     pages_kept: usize,
     generation: u64,
 }
@@ -882,10 +881,15 @@ impl ItemCache {
         state.items.insert(key, Arc::new(item));
     }
 
-    /// The page `shape` found in `partition`, unless an item of it expired
-    /// since (a page is kept whole or not at all).
-    fn page(&self, partition: &str, shape: &str, now: i64) -> Option<Page> {
-        let page = self.state().pages.get(partition)?.get(shape).cloned()?;
+    /// The page `query` found, unless an item of it expired since (a page
+    /// is kept whole or not at all).
+    fn page(&self, query: &Query, now: i64) -> Option<Page> {
+        let page = self
+            .state()
+            .pages
+            .get(&query.partition)?
+            .get(query)
+            .cloned()?;
         if page.items.iter().any(|i| i.is_expired(now)) {
             return None;
         }
@@ -894,7 +898,7 @@ impl ItemCache {
 
     /// Keeps the page a query found, unless a writer forgot anything since
     /// `generation`.
-    fn keep_page(&self, generation: u64, partition: String, shape: String, page: Page) {
+    fn keep_page(&self, generation: u64, query: Query, page: Page) {
         let mut state = self.state();
         if state.generation != generation {
             return;
@@ -903,8 +907,8 @@ impl ItemCache {
             state.pages.clear();
             state.pages_kept = 0;
         }
-        let kept = state.pages.entry(partition).or_default();
-        if kept.insert(shape, Arc::new(page)).is_none() {
+        let kept = state.pages.entry(query.partition.clone()).or_default();
+        if kept.insert(query, Arc::new(page)).is_none() {
             state.pages_kept += 1;
         }
     }
