@@ -2361,17 +2361,18 @@ pub async fn a_commit_held_open_lands_after_the_one_that_finished_first(f: Fixtu
     assert_eq!(resumed.iter().map(|(_, n)| *n).collect::<Vec<_>>(), [0]);
 }
 
+/// Writer `n` of two instances taking turns: the first for even `n`.
+fn one_of(first: &Arc<dyn Store>, second: &Arc<dyn Store>, n: u64) -> Arc<dyn Store> {
+    Arc::clone(if n.is_multiple_of(2) { first } else { second })
+}
+
 /// Twenty writers append at once (over two instances) while a reader follows
 /// the log from its own position: it ends with every event once, in order.
 pub async fn a_reader_following_concurrent_appends_misses_none(f: Fixture) {
     let second = (f.another)(Arc::clone(&f.clock));
     let mut writers = Vec::new();
     for n in 0..20u32 {
-        let store = if n % 2 == 0 {
-            Arc::clone(&f.store)
-        } else {
-            Arc::clone(&second)
-        };
+        let store = one_of(&f.store, &second, n.into());
         writers.push(tokio::spawn(async move {
             store.transact(vec![append(n)]).await.unwrap();
         }));
@@ -2588,11 +2589,7 @@ pub async fn a_sharded_log_keeps_each_home_in_commit_order_and_misses_nothing(f:
     let second = (f.another)(Arc::clone(&f.clock));
     let mut writers = Vec::new();
     for home in 0..8u64 {
-        let store = if home % 2 == 0 {
-            Arc::clone(&f.store)
-        } else {
-            Arc::clone(&second)
-        };
+        let store = one_of(&f.store, &second, home);
         writers.push(tokio::spawn(async move {
             for n in 0..5u32 {
                 store.transact(vec![append_home(home, n)]).await.unwrap();

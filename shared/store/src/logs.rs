@@ -42,10 +42,9 @@ async fn heads(
         .collect();
     for chunk in keys.chunks(MAX_BATCH_GET_KEYS) {
         for item in store.batch_get(chunk).await? {
-            if let Some(k) =
-                (1..shards).find(|k| item.pk() == log_head_key(&shard_partition(log, *k)).pk)
-            {
-                heads[k as usize] = head_last(Some(&item));
+            // Shard k's head is keys[k - 1].
+            if let Some(at) = keys.iter().position(|key| key.pk == item.pk()) {
+                heads[at + 1] = head_last(Some(&item));
             }
         }
     }
