@@ -457,7 +457,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
     state.deliver_after_response = true;
     let reset_mails = alyt_app::auth::account::reset_mails(&state);
     let state = events::configure(state, &config.webhooks, &store);
-    let application = state.app.clone();
+    let application = alyt_app::App::clone(&state.app);
     // The console's page and files at / (no API route lives there), then
     // the API with its conventions and fallback.
     let mut app = alyt_console::routes_with(&alyt_console::ConsoleSettings::from_env())

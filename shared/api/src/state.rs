@@ -15,9 +15,13 @@ use crate::conventions::ratelimit::RateLimiter;
 /// its own fields) plus what only HTTP needs. Built from local adapters by
 /// the `alyt` binary and from hosted adapters by each Lambda; handlers
 /// cannot tell which.
+///
+/// The application sits behind an `Arc`: every request clones the state
+/// (axum's `State`), and a clone of the `App` itself copies a dozen `Arc`s
+/// and its strings.
 #[derive(Clone)]
 pub struct AppState {
-    pub app: App,
+    pub app: Arc<App>,
     pub limiter: Arc<RateLimiter>,
     pub tokens: Arc<TokenSigner>,
 }
@@ -30,8 +34,10 @@ impl std::ops::Deref for AppState {
 }
 
 impl std::ops::DerefMut for AppState {
+    /// For a runtime setting its fields before it serves (the state is
+    /// not shared yet, so nothing is copied).
     fn deref_mut(&mut self) -> &mut App {
-        &mut self.app
+        Arc::make_mut(&mut self.app)
     }
 }
 
@@ -79,7 +85,7 @@ impl AppState {
         Ok(Self {
             limiter: Arc::new(RateLimiter::new(settings.rate_limit, app.clock.clone())),
             tokens,
-            app,
+            app: Arc::new(app),
         })
     }
 

@@ -49,6 +49,8 @@ pub struct App {
     /// Counts keyed requests against quotas in memory; the runtime flushes it
     /// every [`alyt_store::meter::FLUSH_EVERY`] and on a clean stop.
     pub meter: alyt_store::meter::UsageMeter,
+    /// Device rows kept as JSON until what they are made of changes.
+    pub device_rows: Arc<crate::devices::rows::DeviceRows>,
 }
 
 /// The adapters a runtime hands to [`App::new`].
@@ -91,6 +93,7 @@ impl App {
             events: EventsSettings::HOSTED,
             connectors: Arc::new(connectors),
             deliver_after_response: false,
+            device_rows: Arc::default(),
         })
     }
 

@@ -31,7 +31,7 @@ pub const RESET_PASSWORD_SECONDS: i64 = 3600;
 
 /// What a reset token stands for (stored under its hash; read back when the
 /// link is used).
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResetPayload {
     pub user_id: UserId,

@@ -3,7 +3,8 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::sync::Arc;
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
 
 // DynamoDB's limits. Both adapters check them before writing (the embedded
 // one has none of its own), so a request one store refuses the other refuses
@@ -96,15 +97,59 @@ impl Key {
 /// round-trip through both adapters.
 /// The attributes sit behind an `Arc`: a copy of an item (a kept read, a
 /// page handed out again) shares them until one of the copies changes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Item(Arc<Map<String, Value>>);
+#[derive(Clone, PartialEq)]
+pub struct Item(Arc<Attributes>);
+
+/// What an item can be read as: a record type that can also be kept
+/// beside a shared item (see [`Item::to_record`]).
+pub trait Record: serde::de::DeserializeOwned + Clone + Send + Sync + 'static {}
+
+impl<T: serde::de::DeserializeOwned + Clone + Send + Sync + 'static> Record for T {}
+
+/// An item's attributes and, once a shared item was read as a record, that
+/// record: a kept item (the SQLite adapter's cache hands out the same
+/// attributes to every read until a write replaces them) is decoded once,
+/// not on every read (docs/PROFILING.md: decoding records was a sixth of a
+/// warm device list).
+struct Attributes {
+    map: Map<String, Value>,
+    decoded: OnceLock<Box<dyn Any + Send + Sync>>,
+}
+
+impl Attributes {
+    fn new(map: Map<String, Value>) -> Self {
+        Self {
+            map,
+            decoded: OnceLock::new(),
+        }
+    }
+}
+
+/// A copy is about to change (`Arc::make_mut`), so it forgets the record.
+impl Clone for Attributes {
+    fn clone(&self) -> Self {
+        Self::new(self.map.clone())
+    }
+}
+
+impl PartialEq for Attributes {
+    fn eq(&self, other: &Self) -> bool {
+        self.map == other.map
+    }
+}
+
+impl std::fmt::Debug for Item {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Item").field(&self.0.map).finish()
+    }
+}
 
 impl Item {
     pub fn new(key: Key) -> Self {
         let mut attrs = Map::new();
         attrs.insert(attr::PK.into(), Value::String(key.pk));
         attrs.insert(attr::SK.into(), Value::String(key.sk));
-        Self(Arc::new(attrs))
+        Self(Arc::new(Attributes::new(attrs)))
     }
 
     /// Builds an item from raw attributes; fails unless `pk` and `sk` are strings.
@@ -116,7 +161,7 @@ impl Item {
                 )));
             }
         }
-        Ok(Self(Arc::new(attrs)))
+        Ok(Self(Arc::new(Attributes::new(attrs))))
     }
 
     pub fn with(mut self, name: &str, value: impl Into<Value>) -> Self {
@@ -125,23 +170,31 @@ impl Item {
     }
 
     pub fn set(&mut self, name: &str, value: impl Into<Value>) {
-        Arc::make_mut(&mut self.0).insert(name.to_owned(), value.into());
+        self.changing().insert(name.to_owned(), value.into());
     }
 
     pub fn remove(&mut self, name: &str) -> Option<Value> {
-        Arc::make_mut(&mut self.0).remove(name)
+        self.changing().remove(name)
+    }
+
+    /// The attributes to change: this item's own copy, without the record
+    /// read from them before.
+    fn changing(&mut self) -> &mut Map<String, Value> {
+        let attributes = Arc::make_mut(&mut self.0);
+        attributes.decoded.take();
+        &mut attributes.map
     }
 
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.0.get(name)
+        self.0.map.get(name)
     }
 
     pub fn get_str(&self, name: &str) -> Option<&str> {
-        self.0.get(name).and_then(Value::as_str)
+        self.0.map.get(name).and_then(Value::as_str)
     }
 
     pub fn get_i64(&self, name: &str) -> Option<i64> {
-        self.0.get(name).and_then(Value::as_i64)
+        self.0.map.get(name).and_then(Value::as_i64)
     }
 
     pub fn pk(&self) -> &str {
@@ -174,11 +227,14 @@ impl Item {
     }
 
     pub fn attrs(&self) -> &Map<String, Value> {
-        &self.0
+        &self.0.map
     }
 
     pub fn into_attrs(self) -> Map<String, Value> {
-        Arc::try_unwrap(self.0).unwrap_or_else(|shared| Map::clone(&shared))
+        match Arc::try_unwrap(self.0) {
+            Ok(attributes) => attributes.map,
+            Err(shared) => shared.map.clone(),
+        }
     }
 
     /// An item holding a record's fields (serialised with serde) under `key`.
@@ -198,20 +254,31 @@ impl Item {
     }
 
     /// The record stored in this item (key and index attributes are ignored).
-    pub fn to_record<T: serde::de::DeserializeOwned>(&self) -> Result<T, StoreError> {
+    /// An item whose attributes are shared (a kept read) keeps the first
+    /// record read from it, and later reads of that type copy it instead
+    /// of decoding again; an item held once (a DynamoDB read) is decoded
+    /// and dropped, so keeping would be wasted.
+    pub fn to_record<T: Record>(&self) -> Result<T, StoreError> {
+        if let Some(kept) = self.0.decoded.get().and_then(|d| d.downcast_ref::<T>()) {
+            return Ok(kept.clone());
+        }
         // Straight from the borrowed attributes: no copy of the map first.
-        T::deserialize(&*self.0).map_err(|e| {
+        let record = T::deserialize(&self.0.map).map_err(|e| {
             StoreError::Unavailable(format!(
                 "stored item {}/{} does not read as a record: {e}",
                 self.pk(),
                 self.sk()
             ))
-        })
+        })?;
+        if Arc::strong_count(&self.0) > 1 && self.0.decoded.get().is_none() {
+            let _ = self.0.decoded.set(Box::new(record.clone()));
+        }
+        Ok(record)
     }
 
     /// Serialises the item; fails when it is larger than [`MAX_ITEM_BYTES`].
     pub fn to_json_checked(&self) -> Result<String, StoreError> {
-        let text = serde_json::to_string(&*self.0)
+        let text = serde_json::to_string(&self.0.map)
             .map_err(|e| StoreError::Invalid(format!("item is not serialisable: {e}")))?;
         if text.len() > MAX_ITEM_BYTES {
             return Err(StoreError::Invalid(format!(
@@ -700,9 +767,7 @@ pub struct Page {
 impl Page {
     /// The items read as records of one type, with the position of the next
     /// page.
-    pub fn records<T: serde::de::DeserializeOwned>(
-        self,
-    ) -> Result<(Vec<T>, Option<PageKey>), StoreError> {
+    pub fn records<T: Record>(self) -> Result<(Vec<T>, Option<PageKey>), StoreError> {
         let records = self
             .items
             .iter()
@@ -1149,5 +1214,65 @@ impl<T: Store + ?Sized> Store for std::sync::Arc<T> {
         durability: Durability,
     ) -> Result<(), StoreError> {
         (**self).transact_with(writes, durability).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Named {
+        name: String,
+    }
+
+    fn named(name: &str) -> Item {
+        Item::from_record(Key::new("P", "S"), &Named { name: name.into() }).unwrap()
+    }
+
+    fn name_of(item: &Item) -> String {
+        item.to_record::<Named>().unwrap().name
+    }
+
+    #[test]
+    fn a_shared_item_read_again_reads_the_same_record() {
+        let kept = named("first");
+        let handed_out = kept.clone();
+        assert_eq!(name_of(&handed_out), "first");
+        assert_eq!(name_of(&kept), "first");
+        assert!(
+            kept.0.decoded.get().is_some(),
+            "the record is kept beside it"
+        );
+    }
+
+    #[test]
+    fn a_changed_copy_reads_its_change_and_the_kept_item_does_not() {
+        let kept = named("first");
+        let mut copy = kept.clone();
+        assert_eq!(name_of(&copy), "first");
+        copy.set("name", "second");
+        assert_eq!(name_of(&copy), "second");
+        assert_eq!(name_of(&kept), "first");
+    }
+
+    #[test]
+    fn an_item_changed_in_place_forgets_the_record_read_while_it_was_shared() {
+        let mut item = named("first");
+        let other = item.clone();
+        assert_eq!(name_of(&item), "first");
+        drop(other);
+        // Held once again: the change is made in place, not on a copy.
+        item.set("name", "second");
+        assert_eq!(name_of(&item), "second");
+        item.remove("name");
+        assert!(item.to_record::<Named>().is_err());
+    }
+
+    #[test]
+    fn an_item_held_once_keeps_nothing() {
+        let item = named("first");
+        assert_eq!(name_of(&item), "first");
+        assert!(item.0.decoded.get().is_none());
     }
 }

@@ -78,7 +78,7 @@ pub struct SignUp {
 }
 
 /// What a verification link carries (stored with the token's hash).
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct VerifyPayload {
     developer_id: alyt_domain::ids::DeveloperId,

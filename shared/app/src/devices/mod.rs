@@ -12,6 +12,7 @@
 pub mod history;
 pub mod lifecycle;
 pub mod register;
+pub mod rows;
 pub mod settings;
 
 use std::collections::BTreeSet;
@@ -26,6 +27,7 @@ use crate::access::{Reach, device_for, no_such_device, tenant_reach};
 use crate::paging::Paging;
 use crate::things::{Device, device_row};
 use crate::{App, Error};
+use rows::DeviceRowJson;
 
 pub use register::{NewDevice, RegisterOptions, RegisteredDevice, register, register_device};
 
@@ -102,7 +104,7 @@ pub async fn devices_page(
     tenant: TenantId,
     property: Option<PropertyId>,
     paging: &Paging,
-) -> Result<(Vec<Device>, Option<PageKey>), Error> {
+) -> Result<(Vec<DeviceRowJson>, Option<PageKey>), Error> {
     let limit = paging.limit()?;
     caller.require_scope(Scope::DevicesRead)?;
     let reach = tenant_reach(caller, tenant, no_such_tenant)?;
@@ -157,7 +159,7 @@ pub async fn devices_page(
         .views(visible)
         .await?
         .into_iter()
-        .map(|view| device_row(view, now))
+        .map(|view| app.device_rows.row(view, now))
         .collect();
     Ok((rows, next))
 }

@@ -16,7 +16,6 @@
 //! keep their commit order in any number of shards ([`crate::logs`]).
 
 use alyt_domain::ids::{EventId, PropertyId, TenantId};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -100,7 +99,7 @@ impl Events<'_> {
     }
 
     /// The event `id` of `tenant` (one get per shard).
-    pub async fn get<T: DeserializeOwned>(
+    pub async fn get<T: crate::Record>(
         &self,
         tenant: TenantId,
         id: &EventId,
@@ -113,7 +112,7 @@ impl Events<'_> {
 
     /// Up to `limit` events of `tenant` after `after` (all when `None`), in
     /// id order (see [`crate::logs::read_after`]; `now` tells idle shards).
-    pub async fn after<T: DeserializeOwned>(
+    pub async fn after<T: crate::Record>(
         &self,
         tenant: TenantId,
         after: Option<&EventId>,

@@ -34,7 +34,7 @@ pub mod widgets;
 use crate::{Item, Key, PageKey, Query, Store, StoreError};
 
 /// The record stored at `key`, if there is one.
-pub(crate) async fn record<T: serde::de::DeserializeOwned>(
+pub(crate) async fn record<T: crate::Record>(
     store: &dyn Store,
     key: &Key,
 ) -> Result<Option<T>, StoreError> {
@@ -42,7 +42,7 @@ pub(crate) async fn record<T: serde::de::DeserializeOwned>(
 }
 
 /// One page of the records `query` finds, with the position of the next.
-pub(crate) async fn page<T: serde::de::DeserializeOwned>(
+pub(crate) async fn page<T: crate::Record>(
     store: &dyn Store,
     query: Query,
 ) -> Result<(Vec<T>, Option<PageKey>), StoreError> {
@@ -50,7 +50,7 @@ pub(crate) async fn page<T: serde::de::DeserializeOwned>(
 }
 
 /// Every record `query` finds, page after page.
-pub(crate) async fn every_page<T: serde::de::DeserializeOwned>(
+pub(crate) async fn every_page<T: crate::Record>(
     store: &dyn Store,
     query: Query,
 ) -> Result<Vec<T>, StoreError> {

@@ -4,7 +4,7 @@
 //!
 //! Key: `TOKEN#{purpose}#{sha256}/TOKEN`, with `ttl` at expiry.
 
-use serde::{Serialize, de::DeserializeOwned};
+use serde::Serialize;
 
 use crate::{Condition, Item, Key, Store, StoreError, TxWrite};
 
@@ -56,7 +56,7 @@ impl OneTimeTokens<'_> {
 
     /// Reads a live token without spending it (to check a request before
     /// consuming); only [`consume`](Self::consume) decides who gets it.
-    pub async fn peek<T: DeserializeOwned>(
+    pub async fn peek<T: crate::Record>(
         &self,
         purpose: Purpose,
         hash: &str,
@@ -72,7 +72,7 @@ impl OneTimeTokens<'_> {
 
     /// Takes the token: returns its payload once, `None` when unknown, spent or
     /// expired.
-    pub async fn consume<T: DeserializeOwned>(
+    pub async fn consume<T: crate::Record>(
         &self,
         purpose: Purpose,
         hash: &str,

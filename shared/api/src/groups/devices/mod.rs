@@ -31,6 +31,7 @@ pub mod history;
 pub mod lifecycle;
 
 use crate::routing::{Operations, operations};
+use alyt_app::devices::rows::DeviceRowJson;
 use alyt_app::devices::{self as use_case, NewDevice, settings::SettingsPatch};
 use alyt_domain::device::{DeviceCapability, DeviceKind, Protocol};
 use alyt_domain::ids::{DeviceId, PropertyId, RoomId, TenantId};
@@ -227,7 +228,7 @@ pub async fn list_devices(
     State(state): State<AppState>,
     Caller(caller): Caller,
     ApiQuery(query): ApiQuery<DeviceListQuery>,
-) -> Result<Json<ListResponse<Device>>, ApiError> {
+) -> Result<Json<ListResponse<DeviceRowJson>>, ApiError> {
     let paging = PageParams::new(query.limit, query.cursor).paging();
     let found =
         use_case::devices_page(&state, &caller, query.tenant_id, query.property_id, &paging)
