@@ -32,6 +32,7 @@ use tokio::task::JoinHandle;
 
 mod built_ins;
 pub mod events;
+pub mod log_lines;
 mod periodic;
 mod reach;
 pub mod simulator;

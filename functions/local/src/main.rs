@@ -1,17 +1,29 @@
 //! `alyt`: the whole platform on this machine, with no AWS.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // Lines leave in batches (see `log_lines`); the guard writes out the
+    // rest when `main` returns.
+    let (log_lines, _log_flushed_at_exit) = alyt_local::log_lines::LogLines::to_stdout();
+    let (filter, unreadable) = log_filter(std::env::var("RUST_LOG").ok().as_deref());
     tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(std::io::stdout().is_terminal())
+        .with_writer(log_lines)
         .compact()
+        .finish()
+        .with(filter)
         .init();
+    if let Some(given) = unreadable {
+        tracing::warn!(%given, "RUST_LOG is not a list of target=level directives; logging at info");
+    }
 
     let config = match alyt_local::Config::from_env() {
         Ok(config) => config,
@@ -117,5 +129,22 @@ impl StopSignals {
         if let Err(e) = tokio::signal::ctrl_c().await {
             eprintln!("alyt: cannot wait for Ctrl-C: {e}");
         }
+    }
+}
+
+/// The filter of `RUST_LOG` (`info`, `alyt_api=debug,info`; default info):
+/// targets and levels. tracing-subscriber's `Targets` decides once per
+/// call site; its `EnvFilter` (span and field filters) also looked up
+/// every request's span each time the span was entered, a twentieth of
+/// serving a warm device list. An unreadable value is returned to be
+/// logged.
+fn log_filter(given: Option<&str>) -> (Targets, Option<String>) {
+    let info = || Targets::new().with_default(LevelFilter::INFO);
+    match given.map(str::trim).filter(|g| !g.is_empty()) {
+        None => (info(), None),
+        Some(given) => match given.parse::<Targets>() {
+            Ok(targets) => (targets, None),
+            Err(_) => (info(), Some(given.to_owned())),
+        },
     }
 }

@@ -476,35 +476,48 @@ impl Devices<'_> {
         devices: Vec<DeviceRecord>,
         extra: Vec<Key>,
     ) -> Result<(Vec<DeviceView>, HashMap<Key, Item>), StoreError> {
+        // The keys in order: the extras, then each device's unit (when it
+        // has one) and reported state; a found item goes back to the slot
+        // of its key, matched without building keys again.
         let mut keys = Vec::with_capacity(devices.len() * 2 + extra.len());
-        keys.extend(extra.iter().cloned());
+        keys.extend(extra);
+        let extras = keys.len();
         for device in &devices {
             if let Some(unit) = device.current_unit_id {
                 keys.push(unit_key(device.id, unit));
             }
             keys.push(reported_key(device.id));
         }
-        let mut found: HashMap<Key, Item> = super::get_all(self.0, &keys)
-            .await?
-            .into_iter()
-            .map(|item| (item.key(), item))
-            .collect();
-        let extras: HashMap<Key, Item> = extra
-            .into_iter()
-            .filter_map(|key| found.remove(&key).map(|item| (key, item)))
+        let found = super::get_all(self.0, &keys).await?;
+        let mut slots: Vec<Option<Item>> = vec![None; keys.len()];
+        {
+            let slot_of: HashMap<(&str, &str), usize> = keys
+                .iter()
+                .enumerate()
+                .map(|(slot, key)| ((key.pk.as_str(), key.sk.as_str()), slot))
+                .collect();
+            for item in found {
+                if let Some(&slot) = slot_of.get(&(item.pk(), item.sk())) {
+                    slots[slot] = Some(item);
+                }
+            }
+        }
+        let mut slots = slots.into_iter();
+        let mut keys = keys.into_iter();
+        let extras: HashMap<Key, Item> = keys
+            .by_ref()
+            .take(extras)
+            .zip(slots.by_ref())
+            .filter_map(|(key, item)| Some((key, item?)))
             .collect();
         let views = devices
             .into_iter()
             .map(|device| {
-                let unit = device
-                    .current_unit_id
-                    .and_then(|u| found.remove(&unit_key(device.id, u)))
-                    .map(|i| i.to_record())
-                    .transpose()?;
-                let reported = found
-                    .remove(&reported_key(device.id))
-                    .map(|i| i.to_record())
-                    .transpose()?;
+                let unit = match device.current_unit_id {
+                    Some(_) => slots.next().flatten().map(|i| i.to_record()).transpose()?,
+                    None => None,
+                };
+                let reported = slots.next().flatten().map(|i| i.to_record()).transpose()?;
                 Ok(DeviceView {
                     device,
                     unit,
