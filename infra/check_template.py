@@ -20,17 +20,41 @@ Checks (each failure is printed; the exit status is 1 if any):
   endpoints, the webhooks' private-network opening).
 - Least privilege: no function uses the all-table managed policy; every
   table statement of a function is narrowed with dynamodb:LeadingKeys
-  (ForAllValues:StringLike); the stream function only reads (but for its
+  (ForAllValues:StringLike), and so is every index statement, on a named
+  index; SAM policy templates only from SCOPED_POLICY_TEMPLATES (none with
+  Resource "*"); the stream function only reads (but for its
   slot leases and the event log's heads); the IoT
   authorizer only gets DEVCRED#* items; only the functions that sign or
   verify tokens may reach the token key (CONFIG#jwt), and every other
   role is denied it explicitly.
+- Guardrails: the stream and every function behind the HTTP API reserve
+  concurrency from a parameter, switchable off (ReserveConcurrency), and
+  the defaults leave Lambda's 100 unreserved in an account of 1,000; every
+  SQS mapping has ScalingConfig.MaximumConcurrency from a parameter; every
+  route and the API's default have throttles from parameters.
+- Alarms: every alarm notifies the stack's topic (or AlarmTopicArn) and
+  judges several datapoints; each function has errors, throttles and (but
+  the stream) p99 duration near its timeout alarmed, each reserved one its
+  concurrency; each schedule's silence alarms (missing data breaching);
+  every queue's oldest message; the table's throttles and system errors; a
+  dashboard shows requests, errors, latency per group, ingest, webhooks and
+  streams.
+- Safe rollouts: every function (but UNALIASED) is published through an
+  alias with a DeploymentPreference of the DeploymentType parameter whose
+  alarms include its own errors alarm; no other resource names a function's
+  unqualified ARN; the smoke test's outputs exist.
+- Tracing and logs: X-Ray on every function; the HTTP API writes JSON
+  access logs with the request ids; every log group keeps LogRetentionDays.
+- Data safety: deletion protection and PITR on the table, an AWS Backup
+  plan (retention a parameter) selecting it, retry policies and event ages
+  on every schedule.
 - With --reach LOG (the store calls log the tests wrote with
   ALYT_STORE_CALLS_LOG, see functions/local/src/reach.rs): every store
   call the tests saw is allowed to the hosted function that makes it:
   requests go to the function API Gateway routes their path to (the
   streams to the stream function, what a streamed body reached too),
-  worker passes to their worker. With --suggest, prints each function's
+  worker passes to their worker; index queries are held the same way to
+  the statement on their index. With --suggest, prints each function's
   needed actions and partitions.
 
 What each function is (HTTP group, stream, ingest, the worker of a pass)
@@ -148,21 +172,38 @@ def resources(template, kind):
     }
 
 
+def alarm_metrics(props):
+    """(namespace, metric, dimension values) an alarm watches: its metric, or
+    each metric of its metric math."""
+    stats = [props] if "MetricName" in props else [
+        m["MetricStat"]["Metric"] for m in props.get("Metrics", []) if "MetricStat" in m
+    ]
+    found = []
+    for stat in stats:
+        dims = []
+        for dim in stat.get("Dimensions", []):
+            value = dim["Value"]
+            if isinstance(value, dict):
+                value = ref(value) or (value.get("Fn::GetAtt") or [None])[0]
+            dims.append(value)
+        found.append((stat["Namespace"], stat["MetricName"], dims))
+    return found
+
+
+# Where every alarm sends its state changes: the stack's topic, or the one
+# given.
+ALARM_TOPIC = {"Fn::If": ["CreateAlarmTopic", {"Ref": "AlarmTopic"}, {"Ref": "AlarmTopicArn"}]}
+
+
 def alarm_targets(template):
     """(namespace, metric, dimension values) of every alarm."""
     found = []
     for name, alarm in resources(template, "AWS::CloudWatch::Alarm").items():
         props = alarm["Properties"]
-        dims = []
-        for dim in props.get("Dimensions", []):
-            value = dim["Value"]
-            if isinstance(value, dict):
-                value = ref(value) or (value.get("Fn::GetAtt") or [None])[0]
-            dims.append(value)
-        found.append((props["Namespace"], props["MetricName"], dims))
-        actions = json.dumps(props.get("AlarmActions"))
-        if "AlarmTopicArn" not in actions:
-            fail(f"alarm {name} does not notify AlarmTopicArn")
+        found.extend(alarm_metrics(props))
+        for actions in ("AlarmActions", "OKActions"):
+            if props.get(actions) != [ALARM_TOPIC]:
+                fail(f"alarm {name}'s {actions} are not the alarm topic (CreateAlarmTopic ? AlarmTopic : AlarmTopicArn)")
     return found
 
 
@@ -311,6 +352,25 @@ def table_grants(function):
     return grants
 
 
+INDEX_ARN = re.compile(r'^"\$\{Table\.Arn\}/index/([A-Za-z0-9_.-]+|\*)"$')
+
+
+def index_grants(function):
+    """(index name or None for every index, (actions, leading keys or None))
+    of the statements on the table's indexes."""
+    grants = []
+    for statement in statements(function):
+        resource = statement.get("Resource")
+        sub = resource.get("Fn::Sub") if isinstance(resource, dict) else None
+        if statement.get("Effect") != "Allow" or not isinstance(sub, str) or "/index/" not in sub:
+            continue
+        match = INDEX_ARN.match(json.dumps(sub))
+        index = match.group(1) if match and match.group(1) != "*" else None
+        keys = statement.get("Condition", {}).get("ForAllValues:StringLike", {}).get("dynamodb:LeadingKeys")
+        grants.append((index, (set(as_list(statement["Action"])), as_list(keys) if keys else None)))
+    return grants
+
+
 def denies_token_key(policies):
     return any(
         isinstance(p, dict) and ref(p) == "NoTokenKeyPolicy" for p in policies
@@ -349,6 +409,21 @@ def check_least_privilege(template):
                 fail(f"the stream function may write: {sorted(actions - READ_ACTIONS)} on {keys}")
         if "ReservedConcurrentExecutions" not in template["Resources"][roles.stream]["Properties"]:
             fail("the stream function has no reserved concurrency (streams could starve the HTTP API)")
+    for name, function in resources(template, "AWS::Serverless::Function").items():
+        for index, (actions, keys) in index_grants(function):
+            if index is None:
+                fail(f"{name} may query every index of the table (index/*): name the index")
+            if keys is None:
+                fail(f"{name}'s statement on index {index} is not narrowed with dynamodb:LeadingKeys")
+            if actions != {"dynamodb:Query"}:
+                fail(f"{name} may do more than Query index {index}: {sorted(actions)}")
+        for policy in function["Properties"].get("Policies", []):
+            if isinstance(policy, str):
+                fail(f"{name} attaches the managed policy {policy}: use a scoped statement")
+            elif isinstance(policy, dict) and "Statement" not in policy and ref(policy) is None:
+                for template_name in policy:
+                    if template_name not in SCOPED_POLICY_TEMPLATES:
+                        fail(f"{name} uses the SAM policy template {template_name}, not known to be scoped: use a scoped statement")
     authorizer = template["Resources"]["DeviceAuthorizerFunction"]
     grants = table_grants(authorizer)
     if grants != [({"dynamodb:GetItem"}, ["DEVCRED#*"])]:
@@ -357,6 +432,344 @@ def check_least_privilege(template):
         managed = template["Resources"][role]["Properties"].get("ManagedPolicyArns", [])
         if not any(ref(p) == "NoTokenKeyPolicy" for p in managed):
             fail(f"{role} is not denied the token key (NoTokenKeyPolicy)")
+
+
+# ---------------------------------------------------------------------------
+# Guardrails, alarms, rollouts, tracing and logs, data safety
+
+
+# Lambda keeps this much of an account's concurrency unreserved, and this is
+# the limit of an account whose quota was never raised (new accounts may
+# start lower: ReserveConcurrency=false is for them).
+UNRESERVED_MINIMUM = 100
+DEFAULT_ACCOUNT_CONCURRENCY = 1000
+
+# Functions not published through the alias, with why (a check that names
+# them cannot be silently widened).
+UNALIASED = {
+    "DeviceAuthorizerFunction": "IoT Core invokes the ARN DeviceAuthorizer names, the unqualified function",
+}
+
+# Functions without a p99 duration alarm, with why.
+NO_DURATION_ALARM = {
+    "StreamFunction": "a stream closes itself at 14 min 45 s of its 15-minute timeout",
+}
+
+# SAM policy templates a function may use: each expands to statements on
+# the resource it is given only (never Resource "*").
+SCOPED_POLICY_TEMPLATES = {
+    "SQSSendMessagePolicy": "sqs:SendMessage* on the named queue",
+}
+
+
+def parameter(template, value):
+    """The parameter a value refers to (!Ref), or None."""
+    name = ref(value)
+    return template.get("Parameters", {}).get(name) if name else None
+
+
+def globals_function(template):
+    return (template.get("Globals") or {}).get("Function") or {}
+
+
+def function_property(template, function, key, default=None):
+    return function["Properties"].get(key, globals_function(template).get(key, default))
+
+
+def http_functions(template):
+    return {
+        name: function
+        for name, function in resources(template, "AWS::Serverless::Function").items()
+        if any(e.get("Type") == "HttpApi" for e in function["Properties"].get("Events", {}).values())
+    }
+
+
+def events_of(template, kind):
+    """(function, event name, properties) of every event of a kind."""
+    return [
+        (name, event_name, event.get("Properties", {}))
+        for name, function in resources(template, "AWS::Serverless::Function").items()
+        for event_name, event in function["Properties"].get("Events", {}).items()
+        if event.get("Type") == kind
+    ]
+
+
+def reserved_parameter(template, name, function):
+    """The parameter a function's reservation comes from, when it is
+    `!If [ReservedConcurrency, !Ref P, !Ref AWS::NoValue]`; else None."""
+    value = function["Properties"].get("ReservedConcurrentExecutions")
+    branches = value.get("Fn::If") if isinstance(value, dict) else None
+    if (
+        not branches
+        or branches[0] != "ReservedConcurrency"
+        or ref(branches[2]) != "AWS::NoValue"
+        or parameter(template, branches[1]) is None
+    ):
+        return None
+    return ref(branches[1])
+
+
+def check_guardrails(template):
+    params = template.get("Parameters", {})
+    switch = params.get("ReserveConcurrency", {})
+    if sorted(switch.get("AllowedValues", [])) != ["false", "true"]:
+        fail("no ReserveConcurrency parameter (true/false) to leave reservations out in a small account")
+    if template.get("Conditions", {}).get("ReservedConcurrency") != {
+        "Fn::Equals": [{"Ref": "ReserveConcurrency"}, "true"]
+    }:
+        fail("the ReservedConcurrency condition is not ReserveConcurrency == true")
+    roles = Roles(template)
+    total = 0
+    for name in sorted(set(http_functions(template)) | {roles.stream} - {None}):
+        function = template["Resources"][name]
+        source = reserved_parameter(template, name, function)
+        if source is None:
+            fail(f"{name} reserves no concurrency from a parameter (!If [ReservedConcurrency, !Ref P, !Ref AWS::NoValue])")
+            continue
+        spec = params[source]
+        if spec.get("Type") != "Number" or int(spec.get("MinValue", 0)) < 1 or "Default" not in spec:
+            fail(f"parameter {source} is not a Number with a default and MinValue 1")
+            continue
+        total += int(spec["Default"])
+    if total > DEFAULT_ACCOUNT_CONCURRENCY - UNRESERVED_MINIMUM:
+        fail(
+            f"the default reservations sum to {total}: more than an account of {DEFAULT_ACCOUNT_CONCURRENCY} "
+            f"can reserve (Lambda keeps {UNRESERVED_MINIMUM} unreserved)"
+        )
+    for name, event, props in events_of(template, "SQS"):
+        spec = parameter(template, (props.get("ScalingConfig") or {}).get("MaximumConcurrency"))
+        if spec is None:
+            fail(f"{name}.Events.{event} has no ScalingConfig.MaximumConcurrency from a parameter")
+        elif int(spec.get("MinValue", 0)) < 2 or int(spec.get("MaxValue", 10**6)) > 1000:
+            fail(f"{name}.Events.{event}'s MaximumConcurrency parameter is not held to 2..1000 (Lambda's range)")
+    api = template["Resources"]["HttpApi"]["Properties"]
+    default = api.get("DefaultRouteSettings", {})
+    for key in ("ThrottlingRateLimit", "ThrottlingBurstLimit"):
+        if parameter(template, default.get(key)) is None:
+            fail(f"the HTTP API's DefaultRouteSettings.{key} is not a parameter")
+    for name, event, props in events_of(template, "HttpApi"):
+        settings = props.get("RouteSettings") or {}
+        for key in ("ThrottlingRateLimit", "ThrottlingBurstLimit"):
+            if parameter(template, settings.get(key)) is None:
+                fail(f"{name}.Events.{event} ({props.get('Method')} {props.get('Path')}) has no {key} from a parameter")
+
+
+def alarms_of(template):
+    return {name: a["Properties"] for name, a in resources(template, "AWS::CloudWatch::Alarm").items()}
+
+
+def watches(props, namespace, metric, target):
+    return any(ns == namespace and m == metric and target in dims for ns, m, dims in alarm_metrics(props))
+
+
+def timeout_ms(template, function):
+    return 1000 * int(function_property(template, function, "Timeout", 3))
+
+
+def check_alarms(template):
+    alarms = alarms_of(template)
+    resources_ = template["Resources"]
+    topic = resources_.get("AlarmTopic", {})
+    if topic.get("Type") != "AWS::SNS::Topic" or topic.get("Condition") != "CreateAlarmTopic":
+        fail("no AlarmTopic (an SNS topic created when AlarmTopicArn is empty)")
+    if template.get("Conditions", {}).get("CreateAlarmTopic") != {"Fn::Equals": [{"Ref": "AlarmTopicArn"}, ""]}:
+        fail("the CreateAlarmTopic condition is not AlarmTopicArn == ''")
+    subscriptions = resources(template, "AWS::SNS::Subscription")
+    if "AlarmEmail" not in template.get("Parameters", {}) or not any(
+        ref(s["Properties"].get("Endpoint")) == "AlarmEmail" and s.get("Condition") == "WithAlarmEmail"
+        and s["Properties"].get("TopicArn") == ALARM_TOPIC
+        for s in subscriptions.values()
+    ):
+        fail("no optional e-mail subscription (AlarmEmail, condition WithAlarmEmail) to the alarm topic")
+    for name, props in alarms.items():
+        periods = int(props.get("EvaluationPeriods", 1))
+        datapoints = int(props.get("DatapointsToAlarm", periods))
+        if periods < 2 or datapoints < 2:
+            fail(f"alarm {name} fires on one datapoint (EvaluationPeriods {periods}, DatapointsToAlarm {datapoints})")
+    functions = resources(template, "AWS::Serverless::Function")
+    for name, function in functions.items():
+        limit = timeout_ms(template, function)
+        found = [
+            p for p in alarms.values()
+            if watches(p, "AWS/Lambda", "Duration", name) and p.get("ExtendedStatistic") == "p99"
+        ]
+        if name in NO_DURATION_ALARM:
+            pass
+        elif not found:
+            fail(f"{name} has no p99 duration alarm")
+        elif not all(0.5 * limit <= float(p["Threshold"]) < limit for p in found):
+            fail(f"{name}'s p99 duration alarm is not near its {limit} ms timeout (between half of it and it)")
+        if "ReservedConcurrentExecutions" in function["Properties"] and not any(
+            watches(p, "AWS/Lambda", "ConcurrentExecutions", name) for p in alarms.values()
+        ):
+            fail(f"{name} reserves concurrency but nothing alarms near the limit (ConcurrentExecutions)")
+    for name, event, props in events_of(template, "Schedule"):
+        rule = f"{name}{event}"  # SAM's rule for the event
+        found = [p for p in alarms.values() if watches(p, "AWS/Events", "Invocations", rule)]
+        if not any(
+            p.get("TreatMissingData") == "breaching" and p.get("ComparisonOperator") == "LessThanThreshold"
+            for p in found
+        ):
+            fail(f"{name}.Events.{event}: no alarm when the schedule stops firing (Invocations below, missing data breaching)")
+    for queue in resources(template, "AWS::SQS::Queue"):
+        if not any(watches(p, "AWS/SQS", "ApproximateAgeOfOldestMessage", queue) for p in alarms.values()):
+            fail(f"queue {queue}'s oldest message age is not alarmed")
+    for table in resources(template, "AWS::DynamoDB::Table"):
+        for metric in ("ReadThrottleEvents", "WriteThrottleEvents", "SystemErrors"):
+            if not any(watches(p, "AWS/DynamoDB", metric, table) for p in alarms.values()):
+                fail(f"table {table}'s {metric} are not alarmed")
+    check_dashboard(template)
+
+
+def check_dashboard(template):
+    dashboards = resources(template, "AWS::CloudWatch::Dashboard")
+    if not dashboards:
+        fail("no CloudWatch dashboard")
+        return
+    (dashboard,) = dashboards.values()
+    body = dashboard["Properties"]["DashboardBody"]
+    text = body.get("Fn::Sub") if isinstance(body, dict) else body
+    try:
+        # ${Logical} (a !Sub) kept as <Logical>, to find what each graph shows.
+        widgets = json.loads(re.sub(r"\$\{([^}]+)\}", r"<\1>", text))["widgets"]
+    except (TypeError, ValueError, KeyError) as error:
+        fail(f"the dashboard's body is not JSON with widgets: {error}")
+        return
+    shown = set()
+    for widget in widgets:
+        for metric in (widget.get("properties") or {}).get("metrics", []):
+            names = [m for m in metric if isinstance(m, str)]
+            if len(names) >= 4:
+                shown.add((names[0], names[1], names[3]))
+            expression = next((m.get("expression") for m in metric if isinstance(m, dict)), None)
+            if expression:
+                shown.add(("expression", expression, ""))
+    wanted = {
+        "requests": ("AWS/ApiGateway", "Count", "<HttpApi>"),
+        "API errors": ("AWS/ApiGateway", "5xx", "<HttpApi>"),
+        "ingest rate": ("AWS/SQS", "NumberOfMessagesSent", "<IngestQueue.QueueName>"),
+        "ingest lag": ("AWS/SQS", "ApproximateAgeOfOldestMessage", "<IngestQueue.QueueName>"),
+        "webhook backlog": ("Alyt", "WebhookBacklogAgeSeconds", "<Stage>"),
+        "stream connections": ("AWS/Lambda", "ConcurrentExecutions", "<StreamFunction>"),
+    }
+    for what, needle in wanted.items():
+        if needle not in shown:
+            fail(f"the dashboard does not show {what}")
+    for name in resources(template, "AWS::Serverless::Function"):
+        for metric in ("Errors", "Duration"):
+            if metric == "Duration" and name in NO_DURATION_ALARM:
+                continue
+            if ("AWS/Lambda", metric, f"<{name}>") not in shown:
+                fail(f"the dashboard does not show {name}'s {metric}")
+
+
+def check_rollouts(template):
+    globals_ = globals_function(template)
+    if not globals_.get("AutoPublishAlias"):
+        fail("functions are not published through an alias (Globals AutoPublishAlias)")
+    deployment_type = parameter(template, (globals_.get("DeploymentPreference") or {}).get("Type"))
+    kinds = set(deployment_type.get("AllowedValues", [])) if deployment_type else set()
+    if not (
+        "AllAtOnce" in kinds
+        and any(k.startswith("Canary") for k in kinds)
+        and any(k.startswith("Linear") for k in kinds)
+    ):
+        fail("Globals DeploymentPreference.Type is not a parameter offering canary, linear and AllAtOnce")
+    alarms = alarms_of(template)
+    functions = resources(template, "AWS::Serverless::Function")
+    for name, function in functions.items():
+        if name in UNALIASED:
+            continue
+        if function_property(template, function, "AutoPublishAlias") in (None, ""):
+            fail(f"{name} is not published through an alias")
+        preference = function["Properties"].get("DeploymentPreference") or {}
+        if preference.get("Enabled") is False or str(preference.get("Enabled")).lower() == "false":
+            fail(f"{name}'s deployment preference is disabled")
+        rollback = [ref(a) for a in preference.get("Alarms") or []]
+        if not any(a in alarms and watches(alarms[a], "AWS/Lambda", "Errors", name) for a in rollback):
+            fail(f"{name}'s deployment is not rolled back by its errors alarm (DeploymentPreference.Alarms)")
+        for alarm in rollback:
+            if alarm not in alarms:
+                fail(f"{name}'s DeploymentPreference names {alarm}, which is no alarm of the template")
+    # Events declared on a function invoke its alias; anything else naming
+    # the function's unqualified ARN would bypass the rollout.
+    for logical, resource in template["Resources"].items():
+        if resource.get("Type") == "AWS::Serverless::Function":
+            continue
+        text = json.dumps(resource.get("Properties", {}))
+        for name in functions:
+            if name in UNALIASED:
+                continue
+            if f'"Fn::GetAtt": ["{name}", "Arn"]' in text or f'"Fn::GetAtt": "{name}.Arn"' in text:
+                fail(f"{logical} names {name}'s unqualified ARN, not its alias (!Ref {name}.Alias)")
+    outputs = template.get("Outputs", {})
+    for output in ("ApiUrl", "EventStreamUrl"):
+        if output not in outputs:
+            fail(f"no {output} output (the post-deploy smoke test reads it)")
+
+
+def check_tracing_and_logs(template):
+    if globals_function(template).get("Tracing") != "Active":
+        fail("functions are not traced (Globals Tracing: Active)")
+    for name, function in resources(template, "AWS::Serverless::Function").items():
+        if function["Properties"].get("Tracing", "Active") != "Active":
+            fail(f"{name} turns tracing off")
+    api = template["Resources"]["HttpApi"]["Properties"]
+    settings = api.get("AccessLogSettings") or {}
+    destination = settings.get("DestinationArn") or {}
+    group = (destination.get("Fn::GetAtt") or [None])[0] if isinstance(destination, dict) else None
+    if template["Resources"].get(group, {}).get("Type") != "AWS::Logs::LogGroup":
+        fail("the HTTP API writes no access log to a log group of the stack")
+    try:
+        fields = json.loads(settings.get("Format", ""))
+    except ValueError:
+        fields = None
+    if not isinstance(fields, dict):
+        fail("the HTTP API's access log format is not JSON")
+    else:
+        for variable in ("$context.requestId", "$context.integration.requestId", "$context.status",
+                         "$context.routeKey", "$context.responseLatency"):
+            if variable not in fields.values():
+                fail(f"the HTTP API's access log lacks {variable}")
+    if "LogLevel" not in template.get("Parameters", {}):
+        fail("no LogLevel parameter")
+    if template.get("Parameters", {}).get("LogRetentionDays", {}).get("Type") != "Number":
+        fail("no LogRetentionDays parameter")
+    for name, group in resources(template, "AWS::Logs::LogGroup").items():
+        if ref(group["Properties"].get("RetentionInDays")) != "LogRetentionDays":
+            fail(f"log group {name} does not keep LogRetentionDays")
+
+
+def check_data_safety(template):
+    for name, table in resources(template, "AWS::DynamoDB::Table").items():
+        props = table["Properties"]
+        if props.get("DeletionProtectionEnabled") is not True:
+            fail(f"table {name} has no deletion protection")
+        if (props.get("PointInTimeRecoverySpecification") or {}).get("PointInTimeRecoveryEnabled") is not True:
+            fail(f"table {name} has no point-in-time recovery")
+        selected = [
+            s["Properties"] for s in resources(template, "AWS::Backup::BackupSelection").values()
+            if {"Fn::GetAtt": [name, "Arn"]} in s["Properties"]["BackupSelection"].get("Resources", [])
+        ]
+        plans = resources(template, "AWS::Backup::BackupPlan")
+        if not any(ref(s.get("BackupPlanId")) in plans for s in selected):
+            fail(f"table {name} is in no AWS Backup plan of the stack")
+    for name, plan in resources(template, "AWS::Backup::BackupPlan").items():
+        for rule in plan["Properties"]["BackupPlan"].get("BackupPlanRule", []):
+            days = (rule.get("Lifecycle") or {}).get("DeleteAfterDays")
+            if parameter(template, days) is None:
+                fail(f"backup plan {name}'s rule {rule.get('RuleName')} keeps backups for no parameter's days")
+    for name, vault in resources(template, "AWS::Backup::BackupVault").items():
+        if vault.get("DeletionPolicy") != "Retain":
+            fail(f"backup vault {name} is not retained (DeletionPolicy)")
+    functions = resources(template, "AWS::Serverless::Function")
+    for name, event, props in events_of(template, "Schedule"):
+        retry = props.get("RetryPolicy") or {}
+        if "MaximumEventAgeInSeconds" not in retry or "MaximumRetryAttempts" not in retry:
+            fail(f"{name}.Events.{event} has no RetryPolicy (MaximumEventAgeInSeconds, MaximumRetryAttempts)")
+        invoke = functions[name]["Properties"].get("EventInvokeConfig") or {}
+        if "MaximumEventAgeInSeconds" not in invoke:
+            fail(f"scheduled {name}'s EventInvokeConfig has no MaximumEventAgeInSeconds")
 
 
 def routes(template):
@@ -405,8 +818,6 @@ def needed_reach(template, log):
             owners = [owner]
         for reach in entry.get("reach", []):
             action, _, partition = reach.rpartition(" ")
-            if action.startswith("Query gsi"):
-                continue  # index queries: a statement of their own, read only
             for owner in owners:
                 needed[owner].add((f"dynamodb:{action}", partition))
     for name, extra in roles.hosted_only.items():
@@ -418,17 +829,25 @@ def check_reach(template, log, suggest):
     needed = needed_reach(template, log)
     functions = resources(template, "AWS::Serverless::Function")
     for name, wants in sorted(needed.items()):
-        grants = table_grants(functions[name])
-        missing = sorted(
-            (action, partition)
-            for action, partition in wants
-            if not any(
+        table = table_grants(functions[name])
+        indexes = index_grants(functions[name])
+
+        def allowed(action, partition):
+            # "Query gsi1 PARTITION": a query of index gsi1, by its partition.
+            if action.startswith("dynamodb:Query gsi"):
+                index = action.split(" ")[1]
+                grants = [g for i, g in indexes if i == index]
+                action = "dynamodb:Query"
+            else:
+                grants = table
+            return any(
                 action in actions
                 and keys is not None
                 and any(fnmatch.fnmatchcase(partition, k) for k in keys)
                 for actions, keys in grants
             )
-        )
+
+        missing = sorted((action, partition) for action, partition in wants if not allowed(action, partition))
         for action, partition in missing:
             fail(f"{name} needs {action} on {partition} (seen in the tests) but may not")
         if suggest:
@@ -479,6 +898,11 @@ def main(argv):
     check_secrets(template)
     check_test_only_settings(template)
     check_least_privilege(template)
+    check_guardrails(template)
+    check_alarms(template)
+    check_rollouts(template)
+    check_tracing_and_logs(template)
+    check_data_safety(template)
     check_artifacts(template)
     if log:
         check_reach(template, log, suggest)
@@ -486,7 +910,7 @@ def main(argv):
         print(f"template: {problem}")
     if problems:
         return 1
-    print("template: operations, secrets and least privilege hold")
+    print("template: operations, guardrails, alarms, rollouts, tracing and logs, data safety, secrets and least privilege hold")
     return 0
 
 
