@@ -366,6 +366,7 @@ pub async fn signed_by_platform(
     let unused = SigningKey {
         kid: String::new(),
         secret: String::new(),
+        previous: None,
     };
     let key = Config(&*t.platform.store())
         .signing_key_or(unused)

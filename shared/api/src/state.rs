@@ -51,17 +51,30 @@ pub struct Settings {
     pub token_key: TokenKey,
 }
 
-/// Which key signs and verifies the platform's tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Which keys sign and verify the platform's tokens.
+#[derive(Clone, Default)]
 pub enum TokenKey {
-    /// The platform's key in the store (created on first use): every
-    /// runtime that signs or verifies tokens.
+    /// The platform's keys in the store (the current one created on first
+    /// use): the local platform, and a hosted runtime given no secret.
     #[default]
     Stored,
+    /// The keys of a source of the runtime's own (hosted: a Secrets Manager
+    /// secret), read again as the source says.
+    Source(Arc<dyn crate::auth::jwt::SigningKeySource>),
     /// A key of this process only, never read from the store: tokens it
     /// signs are accepted nowhere else. For a worker that neither signs nor
     /// verifies (the routine runner), so its role need not read the key.
     ThisProcessOnly,
+}
+
+impl std::fmt::Debug for TokenKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TokenKey::Stored => "Stored",
+            TokenKey::Source(_) => "Source",
+            TokenKey::ThisProcessOnly => "ThisProcessOnly",
+        })
+    }
 }
 
 impl AppState {
@@ -79,7 +92,13 @@ impl AppState {
     /// and the rate limiter added.
     pub async fn over(app: App, settings: Settings) -> Result<Self, alyt_store::StoreError> {
         let tokens = Arc::new(match settings.token_key {
-            TokenKey::Stored => TokenSigner::load(&*app.store).await?,
+            TokenKey::Stored => {
+                let stored = Arc::new(crate::auth::jwt::StoredSigningKeys(app.store.clone()));
+                TokenSigner::from_source(stored, app.clock.unix_seconds()).await?
+            }
+            TokenKey::Source(source) => {
+                TokenSigner::from_source(source, app.clock.unix_seconds()).await?
+            }
             TokenKey::ThisProcessOnly => TokenSigner::this_process_only(),
         });
         Ok(Self {

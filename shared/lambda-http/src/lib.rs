@@ -104,7 +104,7 @@ pub async fn hosted_state(
         app,
         Settings {
             public_url: config.hosted.public_url.clone(),
-            token_key: config.token_key,
+            token_key: config.token_key.clone(),
             ..Default::default()
         },
     )

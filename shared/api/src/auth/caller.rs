@@ -114,7 +114,7 @@ async fn identify(state: &AppState, token: &str, counted: Counted) -> Result<Pri
     if token.starts_with(WIDGET_TOKEN_PREFIX) {
         return Ok(principal::by_widget_token(state, token).await?);
     }
-    let identified = match state.tokens.verify(token, &*state.clock) {
+    let identified = match state.tokens.verify_fresh(token, &*state.clock).await {
         Ok(Verified::Session { claims, session }) => {
             principal::by_session(state, claims, session).await
         }

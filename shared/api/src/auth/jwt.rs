@@ -16,13 +16,20 @@
 //! `dev`, `aud: alyt:app`, `iss`, `iat`, `exp`, `jti`. The audience tells the
 //! two apart: a session token has none, so neither verifies as the other.
 //!
-//! The signing secret lives in the store (`CONFIG#jwt/SIGNING`), created once
-//! with a conditional put, so every Lambda and the local platform share it with
-//! no further infrastructure. Tokens name it by `kid`, which leaves room for
-//! rotation.
+//! Keys rotate: a token names the key that signed it by `kid`, the signer
+//! signs with the current key and also accepts the one before it, so a
+//! token issued just before a rotation verifies until it expires. Where the
+//! keys come from is a [`SigningKeySource`]: hosted, a Secrets Manager
+//! secret (its AWSCURRENT and AWSPREVIOUS versions, rotated by putting a
+//! new value; docs/OPERATIONS.md); locally the store (`CONFIG#jwt/SIGNING`,
+//! created once with a conditional put). The signer reads its source again
+//! every [`SigningKeySource::refresh_every`] and at once (at most every
+//! [`UNKNOWN_KID_RECHECK_SECONDS`]) when a token names a key it does not
+//! know: another instance may have seen a rotation first.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use alyt_domain::Clock;
 use alyt_domain::access::Claims;
@@ -85,28 +92,179 @@ pub enum TokenError {
 }
 
 pub struct TokenSigner {
-    kid: String,
-    encoding: EncodingKey,
-    decoding: DecodingKey,
+    keys: RwLock<Arc<KeyRing>>,
+    /// Where the keys are read again; none for a fixed key.
+    source: Option<Arc<dyn SigningKeySource>>,
+    /// When (Unix seconds) the source is read again.
+    refresh_at: AtomicI64,
+    /// When a token naming an unknown key may next make the source be read.
+    unknown_kid_recheck_at: AtomicI64,
+    /// Serialises reads of the source (one refresh at a time).
+    refreshing: tokio::sync::Mutex<()>,
     /// Tokens this signer verified, with their expiry: verifying is an HMAC
     /// and two JSON decodes (7% of a device list's time, measured under M1), and a
     /// client presents the same token for minutes. Only a token whose
     /// signature verified is kept, and its expiry is checked on every use.
-    /// At most [`VERIFIED_CACHE`] entries; emptied when full.
+    /// At most [`VERIFIED_CACHE`] entries; emptied when full and whenever
+    /// the keys change (a token of a key no longer accepted must fail).
     verified: Mutex<HashMap<String, (i64, Verified)>>,
 }
 
 /// Verified tokens kept per process (about 1 KB each).
 pub const VERIFIED_CACHE: usize = 1024;
 
-impl TokenSigner {
-    pub fn from_secret(kid: impl Into<String>, secret: &[u8]) -> Self {
+/// How soon a token naming an unknown key may make the signer read its
+/// source again (a flood of forged `kid`s costs one read per this).
+pub const UNKNOWN_KID_RECHECK_SECONDS: i64 = 10;
+
+/// A signing key as its source gives it: its id (the JWT's `kid`) and its
+/// secret bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SigningSecret {
+    pub kid: String,
+    pub secret: Vec<u8>,
+}
+
+impl std::fmt::Debug for SigningSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the secret, even in a debug line.
+        f.debug_struct("SigningSecret")
+            .field("kid", &self.kid)
+            .finish()
+    }
+}
+
+/// The key to sign with and the one before it, still accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigningKeys {
+    pub current: SigningSecret,
+    pub previous: Option<SigningSecret>,
+}
+
+/// Where a runtime's signing keys live.
+#[async_trait::async_trait]
+pub trait SigningKeySource: Send + Sync {
+    /// The keys as they are now.
+    async fn keys(&self) -> Result<SigningKeys, StoreError>;
+
+    /// How often (seconds) the keys are read again.
+    fn refresh_every(&self) -> i64;
+}
+
+/// The keys in the store (`CONFIG#jwt/SIGNING`), created on first use: the
+/// local platform's, and the hosted one's when no secret is configured.
+pub struct StoredSigningKeys(pub Arc<dyn Store>);
+
+#[async_trait::async_trait]
+impl SigningKeySource for StoredSigningKeys {
+    async fn keys(&self) -> Result<SigningKeys, StoreError> {
+        stored_keys(&*self.0).await
+    }
+
+    /// A rotation is written by this process or an operator's command;
+    /// a minute is soon enough for other processes to follow.
+    fn refresh_every(&self) -> i64 {
+        60
+    }
+}
+
+/// The keys in `store`, the current one created when there is none.
+async fn stored_keys(store: &dyn Store) -> Result<SigningKeys, StoreError> {
+    let candidate = SigningKey {
+        kid: format!("k{}", &secrets::sha256_hex(secrets::random_token())[..8]),
+        secret: URL_SAFE_NO_PAD.encode(secrets::random_bytes::<32>()),
+        previous: None,
+    };
+    let stored = Config(store).signing_key_or(candidate).await?;
+    let decoded = |key: &SigningKey| {
+        let secret = URL_SAFE_NO_PAD
+            .decode(&key.secret)
+            .map_err(|_| StoreError::Unavailable("the JWT signing key item is corrupt".into()))?;
+        Ok::<_, StoreError>(SigningSecret {
+            kid: key.kid.clone(),
+            secret,
+        })
+    };
+    Ok(SigningKeys {
+        current: decoded(&stored)?,
+        previous: stored.previous.as_deref().map(decoded).transpose()?,
+    })
+}
+
+/// The keys a signer holds, ready to sign and verify.
+struct KeyRing {
+    current: RingKey,
+    previous: Option<RingKey>,
+}
+
+struct RingKey {
+    kid: String,
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+}
+
+impl RingKey {
+    fn new(key: &SigningSecret) -> Self {
         Self {
-            kid: kid.into(),
-            encoding: EncodingKey::from_secret(secret),
-            decoding: DecodingKey::from_secret(secret),
+            kid: key.kid.clone(),
+            encoding: EncodingKey::from_secret(&key.secret),
+            decoding: DecodingKey::from_secret(&key.secret),
+        }
+    }
+}
+
+impl KeyRing {
+    fn new(keys: &SigningKeys) -> Self {
+        Self {
+            current: RingKey::new(&keys.current),
+            // The same key twice is one key.
+            previous: keys
+                .previous
+                .as_ref()
+                .filter(|p| p.kid != keys.current.kid)
+                .map(RingKey::new),
+        }
+    }
+
+    fn kids(&self) -> (String, Option<String>) {
+        (
+            self.current.kid.clone(),
+            self.previous.as_ref().map(|p| p.kid.clone()),
+        )
+    }
+
+    fn by_kid(&self, kid: &str) -> Option<&RingKey> {
+        std::iter::once(&self.current)
+            .chain(self.previous.as_ref())
+            .find(|key| key.kid == kid)
+    }
+}
+
+impl TokenSigner {
+    fn over(keys: &SigningKeys, source: Option<Arc<dyn SigningKeySource>>, now: i64) -> Self {
+        let refresh_at = source
+            .as_ref()
+            .map_or(i64::MAX, |s| now + s.refresh_every());
+        Self {
+            keys: RwLock::new(Arc::new(KeyRing::new(keys))),
+            source,
+            refresh_at: AtomicI64::new(refresh_at),
+            unknown_kid_recheck_at: AtomicI64::new(now),
+            refreshing: tokio::sync::Mutex::new(()),
             verified: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// A signer of one fixed key.
+    pub fn from_secret(kid: impl Into<String>, secret: &[u8]) -> Self {
+        let keys = SigningKeys {
+            current: SigningSecret {
+                kid: kid.into(),
+                secret: secret.to_vec(),
+            },
+            previous: None,
+        };
+        Self::over(&keys, None, 0)
     }
 
     /// A random key of this process, never stored (see
@@ -115,30 +273,121 @@ impl TokenSigner {
         Self::from_secret("process", &secrets::random_bytes::<32>())
     }
 
-    /// The platform's signing key, created on first use.
+    /// The platform's signing key in the store, created on first use.
     pub async fn load(store: &dyn Store) -> Result<Self, StoreError> {
-        let candidate = SigningKey {
-            kid: format!("k{}", &secrets::sha256_hex(secrets::random_token())[..8]),
-            secret: URL_SAFE_NO_PAD.encode(secrets::random_bytes::<32>()),
-        };
-        let stored = Config(store).signing_key_or(candidate).await?;
-        let secret = URL_SAFE_NO_PAD
-            .decode(&stored.secret)
-            .map_err(|_| StoreError::Unavailable("the JWT signing key item is corrupt".into()))?;
-        Ok(Self::from_secret(stored.kid, &secret))
+        let keys = stored_keys(store).await?;
+        Ok(Self::over(&keys, None, 0))
     }
 
-    fn header(&self) -> Header {
+    /// A signer over `source`'s keys, read now and again every
+    /// [`SigningKeySource::refresh_every`] (see [`TokenSigner::keep_fresh`]).
+    pub async fn from_source(
+        source: Arc<dyn SigningKeySource>,
+        now: i64,
+    ) -> Result<Self, StoreError> {
+        let keys = source.keys().await?;
+        Ok(Self::over(&keys, Some(source), now))
+    }
+
+    /// Reads the keys again when it is time (one atomic load otherwise).
+    /// A failed read keeps the keys held and tries again in a minute: a
+    /// source that is briefly unreachable must not stop sign-ins.
+    pub async fn keep_fresh(&self, now: i64) {
+        if now < self.refresh_at.load(Ordering::Relaxed) {
+            return;
+        }
+        self.refresh(now).await;
+    }
+
+    async fn refresh(&self, now: i64) {
+        let Some(source) = &self.source else {
+            return;
+        };
+        let _one_at_a_time = self.refreshing.lock().await;
+        match source.keys().await {
+            Ok(keys) => {
+                let ring = KeyRing::new(&keys);
+                let changed = self.ring().kids() != ring.kids();
+                *self.keys.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(ring);
+                if changed {
+                    self.cache().clear();
+                    tracing::info!(kid = %keys.current.kid, "token signing keys changed");
+                }
+                self.refresh_at
+                    .store(now + source.refresh_every(), Ordering::Relaxed);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the token signing keys; keeping those held");
+                self.refresh_at.store(now + 60, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// [`TokenSigner::verify`], the keys read first when it is time, and
+    /// again (at most every [`UNKNOWN_KID_RECHECK_SECONDS`]) when the token
+    /// names a key this signer does not hold.
+    pub async fn verify_fresh(
+        &self,
+        token: &str,
+        clock: &dyn Clock,
+    ) -> Result<Verified, TokenError> {
+        let now = clock.unix_seconds();
+        self.keep_fresh(now).await;
+        let verified = self.verify(token, clock);
+        if verified.is_ok() || self.source.is_none() || !self.names_unknown_key(token) {
+            return verified;
+        }
+        let recheck_at = self.unknown_kid_recheck_at.load(Ordering::Relaxed);
+        if now < recheck_at
+            || self
+                .unknown_kid_recheck_at
+                .compare_exchange(
+                    recheck_at,
+                    now + UNKNOWN_KID_RECHECK_SECONDS,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                )
+                .is_err()
+        {
+            return verified;
+        }
+        self.refresh(now).await;
+        self.verify(token, clock)
+    }
+
+    fn names_unknown_key(&self, token: &str) -> bool {
+        jsonwebtoken::decode_header(token)
+            .ok()
+            .and_then(|header| header.kid)
+            .is_some_and(|kid| self.ring().by_kid(&kid).is_none())
+    }
+
+    fn ring(&self) -> Arc<KeyRing> {
+        self.keys.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn header(kid: &str) -> Header {
         let mut header = Header::new(Algorithm::HS256);
         header.typ = Some(TYP.into());
-        header.kid = Some(self.kid.clone());
+        header.kid = Some(kid.to_owned());
         header
+    }
+
+    /// `body` signed with the current key.
+    fn sign<T: Serialize>(&self, body: &T) -> String {
+        let ring = self.ring();
+        jsonwebtoken::encode(
+            &Self::header(&ring.current.kid),
+            body,
+            &ring.current.encoding,
+        )
+        .expect("HS256 encoding")
     }
 
     /// A session's access token: `claims` and nothing else, their `jti`
     /// the session's id (see [`alyt_app::grants::build_claims`]).
     pub fn issue_session(&self, claims: &Claims) -> String {
-        jsonwebtoken::encode(&self.header(), claims, &self.encoding).expect("HS256 encoding")
+        self.sign(claims)
     }
 
     pub fn issue_app(&self, key_id: KeyId, developer: DeveloperId, now: i64) -> String {
@@ -151,7 +400,7 @@ impl TokenSigner {
             exp: now + APP_TOKEN_SECONDS,
             jti: secrets::random_token(),
         };
-        jsonwebtoken::encode(&self.header(), &body, &self.encoding).expect("HS256 encoding")
+        self.sign(&body)
     }
 
     /// Verifies signature, algorithm, type and the payload's shape, and
@@ -197,9 +446,10 @@ impl TokenSigner {
         if header.alg != Algorithm::HS256 || header.typ.as_deref() != Some(TYP) {
             return Err(TokenError::Invalid);
         }
-        if header.kid.as_deref() != Some(self.kid.as_str()) {
+        let ring = self.ring();
+        let Some(key) = header.kid.as_deref().and_then(|kid| ring.by_kid(kid)) else {
             return Err(TokenError::Invalid);
-        }
+        };
         let mut validation = Validation::new(Algorithm::HS256);
         // Checked when present; which of them must be present is the
         // shape's (below).
@@ -207,7 +457,7 @@ impl TokenSigner {
         validation.set_audience(&[APP_AUDIENCE]);
         validation.validate_exp = false;
         validation.set_required_spec_claims(&["exp", "sub"]);
-        let payload = jsonwebtoken::decode::<serde_json::Value>(token, &self.decoding, &validation)
+        let payload = jsonwebtoken::decode::<serde_json::Value>(token, &key.decoding, &validation)
             .map_err(|_| TokenError::Invalid)?
             .claims;
         if payload.get("aud").is_some() {
@@ -537,5 +787,177 @@ mod tests {
         );
         clock.advance(time::Duration::seconds(APP_TOKEN_SECONDS));
         assert_eq!(signer.verify(&token, &clock), Err(TokenError::Expired));
+    }
+
+    // Rotation, with the keys in a real (SQLite) store rotated the way an
+    // operator's rotation writes them.
+    mod rotation {
+        use super::*;
+        use alyt_store::sqlite::SqliteStore;
+        use std::sync::atomic::AtomicBool;
+
+        fn new_key(kid: &str) -> SigningKey {
+            SigningKey {
+                kid: kid.into(),
+                secret: URL_SAFE_NO_PAD.encode(secrets::random_bytes::<32>()),
+                previous: None,
+            }
+        }
+
+        async fn stored(clock: &Arc<ManualClock>) -> (Arc<dyn Store>, TokenSigner) {
+            let store: Arc<dyn Store> = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
+            let source = Arc::new(StoredSigningKeys(store.clone()));
+            let signer = TokenSigner::from_source(source, clock.unix_seconds())
+                .await
+                .unwrap();
+            (store, signer)
+        }
+
+        fn kid_of(token: &str) -> String {
+            jsonwebtoken::decode_header(token).unwrap().kid.unwrap()
+        }
+
+        async fn rotate(store: &dyn Store, to: &str) {
+            let current = Config(store)
+                .signing_key_or(new_key("unused"))
+                .await
+                .unwrap();
+            Config(store)
+                .rotate_signing_key(&current.kid, new_key(to))
+                .await
+                .unwrap();
+        }
+
+        #[tokio::test]
+        async fn a_token_of_the_previous_key_verifies_until_the_key_after_next() {
+            let clock = Arc::new(clock());
+            let (store, signer) = stored(&clock).await;
+            let before = signer.issue_session(&claims(clock.unix_seconds()));
+
+            rotate(&*store, "k-second").await;
+            clock.advance(time::Duration::seconds(60));
+            signer.keep_fresh(clock.unix_seconds()).await;
+            let after = signer.issue_session(&claims(clock.unix_seconds()));
+            assert_eq!(kid_of(&after), "k-second", "new tokens use the new key");
+            assert!(signer.verify_fresh(&before, &*clock).await.is_ok());
+            assert!(signer.verify_fresh(&after, &*clock).await.is_ok());
+
+            rotate(&*store, "k-third").await;
+            clock.advance(time::Duration::seconds(60));
+            assert_eq!(
+                signer.verify_fresh(&before, &*clock).await,
+                Err(TokenError::Invalid),
+                "two rotations later the first key is no longer accepted (nor kept as verified)"
+            );
+            assert!(signer.verify_fresh(&after, &*clock).await.is_ok());
+        }
+
+        #[tokio::test]
+        async fn a_token_of_a_key_seen_first_elsewhere_makes_the_signer_look_again() {
+            let clock = Arc::new(clock());
+            let (store, signer) = stored(&clock).await;
+            // Another instance rotated and signed at once; this one's
+            // refresh is not due for a minute.
+            rotate(&*store, "k-elsewhere").await;
+            let elsewhere = TokenSigner::from_source(
+                Arc::new(StoredSigningKeys(store.clone())),
+                clock.unix_seconds(),
+            )
+            .await
+            .unwrap();
+            let token = elsewhere.issue_session(&claims(clock.unix_seconds()));
+            assert!(signer.verify_fresh(&token, &*clock).await.is_ok());
+        }
+
+        #[tokio::test]
+        async fn of_two_rotations_from_one_key_only_one_is_made() {
+            let clock = Arc::new(clock());
+            let (store, _signer) = stored(&clock).await;
+            let first = Config(&*store)
+                .signing_key_or(new_key("unused"))
+                .await
+                .unwrap();
+            Config(&*store)
+                .rotate_signing_key(&first.kid, new_key("k-a"))
+                .await
+                .unwrap();
+            let late = Config(&*store)
+                .rotate_signing_key(&first.kid, new_key("k-b"))
+                .await;
+            assert!(matches!(late, Err(StoreError::ConditionFailed { .. })));
+            let now = Config(&*store)
+                .signing_key_or(new_key("unused"))
+                .await
+                .unwrap();
+            assert_eq!(now.kid, "k-a");
+            assert_eq!(now.previous.map(|p| p.kid), Some(first.kid));
+        }
+
+        /// A source that fails when told to: Secrets Manager or the table
+        /// briefly unreachable (no real part can be made to fail on cue).
+        struct Flaky {
+            inner: StoredSigningKeys,
+            failing: AtomicBool,
+        }
+
+        #[async_trait::async_trait]
+        impl SigningKeySource for Flaky {
+            async fn keys(&self) -> Result<SigningKeys, StoreError> {
+                if self.failing.load(Ordering::Relaxed) {
+                    return Err(StoreError::Unavailable("unreachable".into()));
+                }
+                self.inner.keys().await
+            }
+            fn refresh_every(&self) -> i64 {
+                60
+            }
+        }
+
+        #[tokio::test]
+        async fn an_unreachable_source_keeps_the_keys_held() {
+            let clock = Arc::new(clock());
+            let store: Arc<dyn Store> = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
+            let source = Arc::new(Flaky {
+                inner: StoredSigningKeys(store.clone()),
+                failing: AtomicBool::new(false),
+            });
+            let signer = TokenSigner::from_source(source.clone(), clock.unix_seconds())
+                .await
+                .unwrap();
+            let token = signer.issue_session(&claims(clock.unix_seconds()));
+            source.failing.store(true, Ordering::Relaxed);
+            clock.advance(time::Duration::seconds(120));
+            let fresh = signer.issue_session(&claims(clock.unix_seconds()));
+            assert!(signer.verify_fresh(&token, &*clock).await.is_ok());
+            assert!(signer.verify_fresh(&fresh, &*clock).await.is_ok());
+        }
+
+        #[tokio::test]
+        async fn a_forged_key_id_makes_the_signer_look_again_at_most_every_ten_seconds() {
+            let clock = Arc::new(clock());
+            let (store, signer) = stored(&clock).await;
+            let forged = TokenSigner::from_secret("k-forged", SECRET)
+                .issue_session(&claims(clock.unix_seconds()));
+            assert_eq!(
+                signer.verify_fresh(&forged, &*clock).await,
+                Err(TokenError::Invalid)
+            );
+            // A rotation now is not seen by the next unknown kid within the
+            // ten seconds, then is.
+            rotate(&*store, "k-next").await;
+            let next = TokenSigner::from_source(
+                Arc::new(StoredSigningKeys(store.clone())),
+                clock.unix_seconds(),
+            )
+            .await
+            .unwrap()
+            .issue_session(&claims(clock.unix_seconds()));
+            assert_eq!(
+                signer.verify_fresh(&next, &*clock).await,
+                Err(TokenError::Invalid)
+            );
+            clock.advance(time::Duration::seconds(UNKNOWN_KID_RECHECK_SECONDS));
+            assert!(signer.verify_fresh(&next, &*clock).await.is_ok());
+        }
     }
 }

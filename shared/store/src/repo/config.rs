@@ -1,6 +1,7 @@
 //! Platform configuration items (see `DATA_MODEL.md`): the JWT signing key
-//! `CONFIG#jwt/SIGNING` `{ kid, secret }`, created once with a conditional
-//! put, and the bootstrap marker `CONFIG#bootstrap/DONE` `{ ownerId }`,
+//! `CONFIG#jwt/SIGNING` `{ kid, secret, previous? }`, created once with a
+//! conditional put and rotated with a conditional update (the key before
+//! it stays as `previous`, still accepted), and the bootstrap marker `CONFIG#bootstrap/DONE` `{ ownerId }`,
 //! written in the first start's transaction.
 
 use alyt_domain::ids::UserId;
@@ -15,20 +16,54 @@ fn bootstrap_marker() -> Key {
     Key::new("CONFIG#bootstrap", "DONE")
 }
 
-/// The platform's token signing key as stored (the secret base64url-encoded).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The platform's token signing key as stored (the secret base64url-encoded),
+/// with the key it replaced, when it was rotated.
+#[derive(Clone, PartialEq, Eq)]
 pub struct SigningKey {
     pub kid: String,
     pub secret: String,
+    pub previous: Option<Box<SigningKey>>,
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SigningKey")
+            .field("kid", &self.kid)
+            .field("previous", &self.previous.as_ref().map(|p| &p.kid))
+            .finish()
+    }
 }
 
 impl SigningKey {
     fn from_item(item: &Item) -> Result<Self, StoreError> {
         let corrupt = || StoreError::Unavailable("the JWT signing key item is corrupt".into());
+        let text = |name: &str| item.get_str(name).map(str::to_owned);
+        let previous = match (text("previousKid"), text("previousSecret")) {
+            (Some(kid), Some(secret)) => Some(Box::new(SigningKey {
+                kid,
+                secret,
+                previous: None,
+            })),
+            (None, None) => None,
+            _ => return Err(corrupt()),
+        };
         Ok(Self {
-            kid: item.get_str("kid").ok_or_else(corrupt)?.to_owned(),
-            secret: item.get_str("secret").ok_or_else(corrupt)?.to_owned(),
+            kid: text("kid").ok_or_else(corrupt)?,
+            secret: text("secret").ok_or_else(corrupt)?,
+            previous,
         })
+    }
+
+    fn to_item(&self) -> Item {
+        let item = Item::new(signing_key())
+            .with("kid", self.kid.clone())
+            .with("secret", self.secret.clone());
+        match &self.previous {
+            Some(previous) => item
+                .with("previousKid", previous.kid.clone())
+                .with("previousSecret", previous.secret.clone()),
+            None => item,
+        }
     }
 }
 
@@ -41,16 +76,48 @@ impl Config<'_> {
         if let Some(item) = self.0.get(&signing_key()).await? {
             return SigningKey::from_item(&item);
         }
-        let item = Item::new(signing_key())
-            .with("kid", candidate.kid.clone())
-            .with("secret", candidate.secret.clone());
-        match self.0.put(item, Some(Condition::item_absent())).await {
+        match self
+            .0
+            .put(candidate.to_item(), Some(Condition::item_absent()))
+            .await
+        {
             Ok(()) => Ok(candidate),
             Err(StoreError::ConditionFailed {
                 current: Some(current),
             }) => SigningKey::from_item(&current),
             Err(e) => Err(e),
         }
+    }
+
+    /// Makes `next` the signing key, the current one its `previous` (still
+    /// accepted; the one before that no longer), if the current key is
+    /// still `current_kid`: of two rotations at once one wins, the other
+    /// gets `ConditionFailed`. Answers the keys as stored.
+    pub async fn rotate_signing_key(
+        &self,
+        current_kid: &str,
+        next: SigningKey,
+    ) -> Result<SigningKey, StoreError> {
+        let Some(item) = self.0.get(&signing_key()).await? else {
+            return Err(StoreError::ConditionFailed { current: None });
+        };
+        let current = SigningKey::from_item(&item)?;
+        if current.kid != current_kid {
+            return Err(StoreError::ConditionFailed {
+                current: Some(Box::new(item)),
+            });
+        }
+        let rotated = SigningKey {
+            previous: Some(Box::new(SigningKey {
+                previous: None,
+                ..current
+            })),
+            ..next
+        };
+        self.0
+            .put(rotated.to_item(), Some(Condition::eq("kid", current_kid)))
+            .await?;
+        Ok(rotated)
     }
 
     /// Whether the first start (first owner and demo household) is done.
