@@ -38,7 +38,7 @@ Checks (each failure is printed; the exit status is 1 if any):
   concurrency; each schedule's silence alarms (missing data breaching);
   every queue's oldest message; the table's throttles and system errors; a
   dashboard shows requests, errors, latency per group, ingest, webhooks and
-  streams.
+  streams; docs/OPERATIONS.md explains every alarm and how to roll back.
 - Safe rollouts: every function (but UNALIASED) is published through an
   alias with a DeploymentPreference of the DeploymentType parameter whose
   alarms include its own errors alarm; no other resource names a function's
@@ -619,6 +619,21 @@ def check_alarms(template):
             if not any(watches(p, "AWS/DynamoDB", metric, table) for p in alarms.values()):
                 fail(f"table {table}'s {metric} are not alarmed")
     check_dashboard(template)
+    check_runbook(template)
+
+
+RUNBOOK = ROOT / "docs" / "OPERATIONS.md"
+
+
+def check_runbook(template, text=None):
+    """Every alarm is in docs/OPERATIONS.md (what it means, what to do), and
+    the runbook says how to roll back."""
+    text = RUNBOOK.read_text() if text is None else text
+    for name in resources(template, "AWS::CloudWatch::Alarm"):
+        if f"`{name}`" not in text:
+            fail(f"alarm {name} is not in docs/OPERATIONS.md (what it means, what to do)")
+    if "\n## Rolling back\n" not in text:
+        fail("docs/OPERATIONS.md has no Rolling back section")
 
 
 def check_dashboard(template):

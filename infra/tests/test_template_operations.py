@@ -199,3 +199,16 @@ def test_an_index_query_the_tests_saw_is_held_to_the_statement_on_that_index(tmp
     found = list(check_template.problems)
     check_template.problems.clear()
     assert found == ["ApiAuthFunction needs dynamodb:Query gsi2 on STAYDUE (seen in the tests) but may not"]
+
+
+def test_an_alarm_the_runbook_does_not_explain_is_named():
+    runbook = check_template.RUNBOOK.read_text()
+    check_template.problems.clear()
+    check_template.check_runbook(TEMPLATE, runbook.replace("`TableSystemErrorsAlarm`", "the system errors alarm"))
+    check_template.check_runbook(TEMPLATE, runbook.replace("## Rolling back", "## Going back"))
+    found = list(check_template.problems)
+    check_template.problems.clear()
+    assert found == [
+        "alarm TableSystemErrorsAlarm is not in docs/OPERATIONS.md (what it means, what to do)",
+        "docs/OPERATIONS.md has no Rolling back section",
+    ]
