@@ -3270,7 +3270,9 @@ class SqsEventSource:
         p = event_properties(
             source,
             properties,
-            ("Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes", "Enabled"),
+            # ScalingConfig (MaximumConcurrency) caps Lambda's pollers; here
+            # the function's pool caps its instances.
+            ("Queue", "BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes", "Enabled", "ScalingConfig"),
         )
         errors = batch_settings_errors(source, "SQS", p)
         if errors:
@@ -3538,7 +3540,8 @@ class Schedule:
     to the OnFailure destination."""
 
     def __init__(self, region, pool, function, source, properties, invoke_config, speedup=1.0):
-        p = event_properties(source, properties, ("Schedule", "Enabled", "Input", "Name", "Description"))
+        # RetryPolicy is EventBridge's delivery to Lambda, which here is a call.
+        p = event_properties(source, properties, ("Schedule", "Enabled", "Input", "Name", "Description", "RetryPolicy"))
         self.region = region
         self.pool = pool
         self.function = function
@@ -3863,6 +3866,8 @@ class EmulatedRegion:
                 environment["ALYT_IOT_DATA_PLANE_URL"] = self.iot.data_plane.url
             properties = self.stack.resources[function.logical].get("Properties", {})
             limit = self.stack.resolve(properties.get("ReservedConcurrentExecutions", 0))
+            if limit is NO_VALUE:  # ReserveConcurrency=false
+                limit = 0
             pool = FunctionPool(
                 function,
                 Path(bin_dir) / function.binary,
