@@ -1,5 +1,6 @@
 //! Hosted adapters: the DynamoDB store, IoT Core device certificates and
-//! command publishing, SQS decoding into ingest, the SES mailer, and what
+//! command publishing, SQS decoding into ingest, the SES mailer, secrets
+//! read at run time from Secrets Manager, and what
 //! every Lambda shares (`lambda`). Each adapter is behind the feature of the
 //! AWS client it calls (see Cargo.toml), so a function links only those it
 //! uses. The ports it implements are the store's, the device plane's and
@@ -20,6 +21,8 @@ pub mod lambda;
 pub mod mail;
 #[cfg(feature = "sdk")]
 mod sdk;
+#[cfg(feature = "secrets")]
+pub mod secrets;
 #[cfg(feature = "sqs")]
 pub mod sqs_ingest;
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use alyt_app::ports::{BotCheck, DeviceCredentialIssuer, Mailer, NoBotCheck, NoMailer};
 use alyt_app::{Adapters, App};
 use alyt_aws::lambda::IotConfig;
+use alyt_aws::secrets::{CachedSecret, Secrets};
 use alyt_aws::{DynamoStore, SdkConfig};
 use alyt_device::credentials::{CredentialError, IssuedCredential};
 use alyt_device::{DevicePublisher, NoPublisher};
@@ -18,7 +19,7 @@ use async_trait::async_trait;
 
 pub mod turnstile;
 
-use turnstile::Turnstile;
+use turnstile::{Turnstile, TurnstileSecret};
 
 /// A failure at cold start, as the Lambda runtimes take it.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -96,6 +97,10 @@ impl DeviceCredentialIssuer for NoDeviceCredentials {
     }
 }
 
+/// How often a secret read at run time is read again: a rotation is live
+/// everywhere within this (docs/OPERATIONS.md, "Rotating secrets").
+pub const SECRETS_READ_EVERY: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// The application's settings of a hosted function, from its environment
 /// (set by the SAM template).
 #[derive(Debug, Clone)]
@@ -106,8 +111,17 @@ pub struct HostedConfig {
     pub public_url: String,
     /// `ALYT_MAIL_FROM`: the SES-verified sender; no mail is sent without it.
     pub mail_from: Option<String>,
-    /// `ALYT_TURNSTILE_SECRET`: the Turnstile secret; sign-up is refused without it.
+    /// `ALYT_TURNSTILE_SECRET_ID`: the Secrets Manager secret holding the
+    /// Turnstile secret, read at run time (the template's way).
+    pub turnstile_secret_id: Option<String>,
+    /// `ALYT_TURNSTILE_SECRET`: the Turnstile secret itself (a stand-in's,
+    /// where there is no Secrets Manager). Sign-up is refused without one
+    /// or the other.
     pub turnstile_secret: Option<String>,
+    /// `ALYT_TOKEN_KEY_SECRET_ID`: the Secrets Manager secret whose current
+    /// and previous versions sign and verify tokens (the template's way);
+    /// without it, the key item in the table.
+    pub token_key_secret_id: Option<String>,
     /// `ALYT_TURNSTILE_VERIFY_URL`: where the Turnstile check is asked, when
     /// not Cloudflare's siteverify (the emulated region's stand-in, like
     /// `AWS_ENDPOINT_URL` for the AWS clients). Never set by the template.
@@ -122,7 +136,9 @@ impl HostedConfig {
             table: env_var("ALYT_TABLE").ok_or("ALYT_TABLE is not set")?,
             public_url: env_var("ALYT_PUBLIC_URL").unwrap_or_default(),
             mail_from: env_var("ALYT_MAIL_FROM"),
+            turnstile_secret_id: env_var("ALYT_TURNSTILE_SECRET_ID"),
             turnstile_secret: env_var("ALYT_TURNSTILE_SECRET"),
+            token_key_secret_id: env_var("ALYT_TOKEN_KEY_SECRET_ID"),
             turnstile_verify_url: env_var("ALYT_TURNSTILE_VERIFY_URL"),
             iot: IotConfig::from_env()?,
         })
@@ -143,14 +159,20 @@ pub fn hosted_app(
         Some(from) => Arc::new(alyt_aws::mail::SesMailer::from_config(aws, from.clone())),
         None => Arc::new(NoMailer),
     };
-    let bot_check: Arc<dyn BotCheck> =
-        match (&config.turnstile_secret, &config.turnstile_verify_url) {
-            (Some(secret), None) => Arc::new(Turnstile::new(secret.clone())),
-            (Some(secret), Some(url)) => {
-                Arc::new(Turnstile::with_endpoint(secret.clone(), url.clone()))
-            }
-            (None, _) => Arc::new(NoBotCheck),
-        };
+    let secret = match (&config.turnstile_secret_id, &config.turnstile_secret) {
+        (Some(id), _) => Some(TurnstileSecret::Stored(CachedSecret::new(
+            Secrets::from_config(aws),
+            id.clone(),
+            SECRETS_READ_EVERY,
+        ))),
+        (None, Some(secret)) => Some(TurnstileSecret::Fixed(secret.clone())),
+        (None, None) => None,
+    };
+    let bot_check: Arc<dyn BotCheck> = match (secret, &config.turnstile_verify_url) {
+        (Some(secret), None) => Arc::new(Turnstile::new(secret)),
+        (Some(secret), Some(url)) => Arc::new(Turnstile::with_endpoint(secret, url.clone())),
+        (None, _) => Arc::new(NoBotCheck),
+    };
     let mut app = app_with(
         Arc::new(store),
         clock,

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use alyt_app::ports::BotCheck;
-use alyt_hosted::turnstile::Turnstile;
+use alyt_hosted::turnstile::{Turnstile, TurnstileSecret};
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};
@@ -43,7 +43,7 @@ async fn stand_in(answer: Value, status: u16) -> (String, Seen) {
 #[tokio::test]
 async fn a_passing_verdict_is_a_human_and_the_secret_token_and_ip_are_sent() {
     let (url, seen) = stand_in(json!({ "success": true }), 200).await;
-    let check = Turnstile::with_endpoint("secret-1".into(), url);
+    let check = Turnstile::with_endpoint(TurnstileSecret::Fixed("secret-1".into()), url);
     assert!(
         check
             .verify("token-1", Some("198.51.100.23".parse().unwrap()))
@@ -68,13 +68,13 @@ async fn failures_errors_and_silence_all_fail_closed() {
     )
     .await;
     assert!(
-        !Turnstile::with_endpoint("s".into(), url)
+        !Turnstile::with_endpoint(TurnstileSecret::Fixed("s".into()), url)
             .verify("t", None)
             .await
     );
     let (url, _) = stand_in(json!({ "oops": true }), 500).await;
     assert!(
-        !Turnstile::with_endpoint("s".into(), url)
+        !Turnstile::with_endpoint(TurnstileSecret::Fixed("s".into()), url)
             .verify("t", None)
             .await
     );
@@ -84,16 +84,74 @@ async fn failures_errors_and_silence_all_fail_closed() {
         l.local_addr().unwrap()
     };
     assert!(
-        !Turnstile::with_endpoint("s".into(), format!("http://{closed}/siteverify"))
-            .verify("t", None)
-            .await
+        !Turnstile::with_endpoint(
+            TurnstileSecret::Fixed("s".into()),
+            format!("http://{closed}/siteverify")
+        )
+        .verify("t", None)
+        .await
     );
     let (url, seen) = stand_in(json!({ "success": true }), 200).await;
     assert!(
-        !Turnstile::with_endpoint("s".into(), url)
+        !Turnstile::with_endpoint(TurnstileSecret::Fixed("s".into()), url)
             .verify("", None)
             .await,
         "an empty token is never sent"
     );
     assert!(seen.lock().unwrap().is_empty());
+}
+
+/// The secret as the template gives it: a Secrets Manager secret (on moto,
+/// through the real client), read when a check needs it.
+async fn stored_secret(value: Option<&str>) -> TurnstileSecret {
+    use aws_sdk_secretsmanager::config::{BehaviorVersion, Credentials, Region};
+    let server = alyt_aws::testing::moto().await;
+    let client = aws_sdk_secretsmanager::Client::from_conf(
+        aws_sdk_secretsmanager::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .http_client(alyt_aws::https_client())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(Credentials::new("testing", "testing", None, None, "tests"))
+            .endpoint_url(server.endpoint())
+            .build(),
+    );
+    let name = format!("alyt-test-turnstile-{}", std::process::id());
+    let id = match value {
+        Some(value) => client
+            .create_secret()
+            .name(format!("{name}-{}", value.len()))
+            .secret_string(value)
+            .send()
+            .await
+            .unwrap()
+            .arn()
+            .unwrap()
+            .to_owned(),
+        None => format!("{name}-missing"),
+    };
+    TurnstileSecret::Stored(alyt_aws::secrets::CachedSecret::new(
+        alyt_aws::secrets::Secrets::new(client),
+        id,
+        std::time::Duration::from_secs(300),
+    ))
+}
+
+#[tokio::test]
+async fn a_secret_kept_in_secrets_manager_is_the_one_sent() {
+    let (url, seen) = stand_in(json!({ "success": true }), 200).await;
+    let check = Turnstile::with_endpoint(stored_secret(Some("stored-secret-1")).await, url);
+    assert!(check.verify("token-1", None).await);
+    let forms = seen.lock().unwrap().clone();
+    assert_eq!(
+        forms[0][0],
+        ("secret".to_owned(), "stored-secret-1".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn a_secret_that_cannot_be_read_fails_closed_without_asking() {
+    let (url, seen) = stand_in(json!({ "success": true }), 200).await;
+    let check = Turnstile::with_endpoint(stored_secret(None).await, url);
+    assert!(!check.verify("token-1", None).await);
+    assert!(seen.lock().unwrap().is_empty(), "siteverify was not asked");
 }

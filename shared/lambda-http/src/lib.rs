@@ -8,6 +8,8 @@
 //! stay below the HTTP layer, and a worker that serves no HTTP links
 //! neither.
 
+pub mod token_keys;
+
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -100,11 +102,22 @@ pub async fn hosted_state(
 ) -> Result<AppState, lambda_http::Error> {
     let app = alyt_hosted::hosted_app(&config.hosted, aws, devices)?;
     let (store, clock) = (app.store.clone(), app.clock.clone());
+    // The template names the key secret; without it (tools, tests) the
+    // key item in the table.
+    let token_key = match (&config.token_key, &config.hosted.token_key_secret_id) {
+        (TokenKey::Stored, Some(id)) => {
+            TokenKey::Source(Arc::new(token_keys::SecretsManagerSigningKeys::new(
+                alyt_aws::secrets::Secrets::from_config(aws),
+                id.clone(),
+            )))
+        }
+        (chosen, _) => chosen.clone(),
+    };
     let mut state = AppState::over(
         app,
         Settings {
             public_url: config.hosted.public_url.clone(),
-            token_key: config.token_key.clone(),
+            token_key,
             ..Default::default()
         },
     )
@@ -164,7 +177,28 @@ async fn client_addr(
     if let Some(ip) = source_ip(&request) {
         request.extensions_mut().insert(ClientAddr(ip));
     }
+    // A request the caller gave no id is known by API Gateway's: the
+    // access log line, the answer's `x-request-id` and every log line of
+    // the function then carry the same id (infra/README.md).
+    if !request
+        .headers()
+        .contains_key(alyt_api::conventions::request_id::HEADER)
+        && let Some(id) = gateway_request_id(&request)
+        && let Ok(value) = axum::http::HeaderValue::from_str(&id)
+    {
+        request
+            .headers_mut()
+            .insert(alyt_api::conventions::request_id::HEADER, value);
+    }
     next.run(request).await
+}
+
+fn gateway_request_id(request: &axum::extract::Request) -> Option<String> {
+    match request.extensions().get::<RequestContext>()? {
+        RequestContext::ApiGatewayV2(context) => context.request_id.clone(),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
 }
 
 fn source_ip(request: &axum::extract::Request) -> Option<IpAddr> {
@@ -241,7 +275,9 @@ mod tests {
                 table: "t".into(),
                 public_url: String::new(),
                 mail_from: None,
+                turnstile_secret_id: None,
                 turnstile_secret: None,
+                token_key_secret_id: None,
                 turnstile_verify_url: None,
                 iot,
             },
@@ -307,5 +343,52 @@ mod tests {
             .await
             .unwrap_err();
         assert!(refused.0.contains("no IoT configuration"), "{refused}");
+    }
+
+    async fn request_id_seen(headers: &[(&str, &str)], gateway_id: Option<&str>) -> String {
+        use lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequestContext;
+        use tower::ServiceExt;
+        let app = with_client_addr(axum::Router::new().route(
+            "/",
+            axum::routing::get(|headers: axum::http::HeaderMap| async move {
+                headers[alyt_api::conventions::request_id::HEADER]
+                    .to_str()
+                    .unwrap()
+                    .to_owned()
+            }),
+        ));
+        let mut request = axum::http::Request::get("/");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let mut request = request.body(axum::body::Body::empty()).unwrap();
+        let mut context = ApiGatewayV2httpRequestContext::default();
+        context.request_id = gateway_id.map(str::to_owned);
+        request
+            .extensions_mut()
+            .insert(RequestContext::ApiGatewayV2(context));
+        let response = app.oneshot(request).await.unwrap();
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap();
+        String::from_utf8(body.to_vec()).unwrap()
+    }
+
+    /// The access log's request id and the app's are one (infra/README.md),
+    /// unless the caller chose its own.
+    #[tokio::test]
+    async fn a_request_without_an_id_is_known_by_api_gateways() {
+        assert_eq!(
+            request_id_seen(&[], Some("JKJaXmPLvHcESHA=")).await,
+            "JKJaXmPLvHcESHA="
+        );
+        assert_eq!(
+            request_id_seen(
+                &[("x-request-id", "caller-chosen-1")],
+                Some("JKJaXmPLvHcESHA=")
+            )
+            .await,
+            "caller-chosen-1"
+        );
     }
 }
