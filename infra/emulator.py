@@ -11,11 +11,17 @@ copy of routes, environments or resources here.
 
 - AWS services: moto's server, in this process (ThreadedMotoServer). The
   template's DynamoDB tables (keys, indexes, TTL, stream), SQS queues (with
-  their redrive policies) and IoT policies are created in it from their
-  properties; the other resource kinds are given names and ARNs only, so
-  references to them resolve. MailFrom is verified in SES, as an operator
-  does once per account; the Turnstile secret is a Secrets Manager secret,
-  read through the template's dynamic reference.
+  their redrive policies), IoT policies and Secrets Manager secrets (a
+  GenerateSecretString's value generated as Secrets Manager would, at the
+  length and from the characters it asks for; `!Ref` is the secret's ARN)
+  are created in it from their properties; the other resource kinds are
+  given names and ARNs only, so references to them resolve. MailFrom is
+  verified in SES, as an operator does once per account; the Turnstile
+  secret is a Secrets Manager secret the emulator creates as an operator
+  would (holding the stand-in's passing test secret), its name given as
+  the TurnstileSecretId parameter. Functions read secrets at run time
+  from moto (GetSecretValue through AWS_ENDPOINT_URL, like every AWS
+  call).
 - Functions: each AWS::Serverless::Function with an emulated trigger runs
   as the host-built binary its BuildProperties name (target/debug), under
   a Lambda Runtime API of its own (the 2018-06-01 runtime protocol and the
@@ -81,10 +87,12 @@ import argparse
 import base64
 import copy
 import ctypes
+import hashlib
 import json
 import os
 import queue
 import re
+import secrets
 import signal
 import socket
 import ssl
@@ -243,6 +251,13 @@ class Stack:
             given = (self.resources.get(logical, {}).get("Properties") or {}).get(property_name)
             if given is not None:
                 name = self.resolve(given)
+        if kind == "AWS::SecretsManager::Secret":
+            # Its Ref is its ARN, which Secrets Manager ends with six random
+            # characters (here derived from the name).
+            given = (self.resources.get(logical, {}).get("Properties") or {}).get("Name")
+            name = self.resolve(given) if given is not None else name
+            arn = f"arn:aws:secretsmanager:{self.region}:{ACCOUNT}:secret:{name}-{hashlib.sha256(name.encode()).hexdigest()[:6]}"
+            return {"Ref": arn, "Id": arn, "Name": name}
         return {"Ref": name, "Arn": f"arn:aws:{service}:{self.region}:{ACCOUNT}:{prefix}{name}"}
 
     def _sam_generated(self, logical):
@@ -877,6 +892,7 @@ class Region:
             "AWS::DynamoDB::Table": self.create_table,
             "AWS::SQS::Queue": self.create_queue,
             "AWS::IoT::Policy": self.create_iot_policy,
+            "AWS::SecretsManager::Secret": self.create_secret,
         }.get(kind)
         if creator is None:
             made = stack.named(logical, kind)
@@ -948,6 +964,28 @@ class Region:
         made = self.client("iot").create_policy(policyName=name, policyDocument=json.dumps(p["PolicyDocument"]))
         return {"Ref": name, "Arn": made["policyArn"]}
 
+    def create_secret(self, stack, logical, p):
+        """A secret with its first version (AWSCURRENT): the SecretString
+        given, or one generated as GenerateSecretString asks. Its Ref (and
+        Id) is its ARN, as CloudFormation's."""
+        unknown = set(p) - {"Name", "Description", "SecretString", "GenerateSecretString", "KmsKeyId", "Tags"}
+        if unknown:
+            raise TemplateError(f"{logical}: secret properties the emulator does not know: {', '.join(sorted(unknown))}")
+        if "SecretString" in p and "GenerateSecretString" in p:
+            raise TemplateError(f"{logical}: SecretString and GenerateSecretString together (CloudFormation refuses it)")
+        name = p.get("Name", f"{STACK}-{logical}")
+        request = {"Name": name}
+        if "Description" in p:
+            request["Description"] = p["Description"]
+        if p.get("Tags"):
+            request["Tags"] = p["Tags"]
+        if "SecretString" in p:
+            request["SecretString"] = p["SecretString"]
+        elif "GenerateSecretString" in p:
+            request["SecretString"] = generated_secret_string(logical, p["GenerateSecretString"])
+        made = self.client("secretsmanager").create_secret(**request)
+        return {"Ref": made["ARN"], "Id": made["ARN"], "Name": name}
+
     # -- what an operator sets up once per account
 
     def verify_sender(self, address):
@@ -971,6 +1009,62 @@ class Region:
             name = rest.split(":")[0]
             return self.client("ssm").get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"]
         raise TemplateError(f"{match.group(0)}: no such dynamic reference service")
+
+
+# GetRandomPassword's characters (Secrets Manager's "punctuation" is every
+# printable ASCII character that is neither a letter nor a digit).
+PASSWORD_CHARACTERS = {
+    "ExcludeUppercase": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "ExcludeLowercase": "abcdefghijklmnopqrstuvwxyz",
+    "ExcludeNumbers": "0123456789",
+    "ExcludePunctuation": "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",
+}
+
+
+def generated_secret_string(logical, spec):
+    """A value as CloudFormation's GenerateSecretString makes it: a random
+    password of PasswordLength (default 32) from the character kinds not
+    excluded (and a space with IncludeSpace), at least one of each kind
+    when RequireEachIncludedType (the default); with GenerateStringKey,
+    written into SecretStringTemplate's JSON under that key."""
+    known = {"PasswordLength", "IncludeSpace", "RequireEachIncludedType", "ExcludeCharacters",
+             "GenerateStringKey", "SecretStringTemplate", *PASSWORD_CHARACTERS}
+    unknown = set(spec) - known
+    if unknown:
+        raise TemplateError(f"{logical}: GenerateSecretString settings the emulator does not know: {', '.join(sorted(unknown))}")
+
+    def flag(key, default=False):
+        value = spec.get(key, default)
+        return value if isinstance(value, bool) else str(value).lower() == "true"
+
+    length = int(spec.get("PasswordLength", 32))
+    if not 1 <= length <= 4096:
+        raise TemplateError(f"{logical}: GenerateSecretString.PasswordLength {length} is outside 1..4096")
+    excluded = set(str(spec.get("ExcludeCharacters", "")))
+    kinds = [
+        "".join(c for c in characters if c not in excluded)
+        for key, characters in PASSWORD_CHARACTERS.items()
+        if not flag(key)
+    ]
+    if flag("IncludeSpace") and " " not in excluded:
+        kinds.append(" ")
+    kinds = [k for k in kinds if k]
+    if not kinds:
+        raise TemplateError(f"{logical}: GenerateSecretString excludes every character")
+    if flag("RequireEachIncludedType", True) and length < len(kinds):
+        raise TemplateError(f"{logical}: GenerateSecretString.PasswordLength {length} is shorter than the kinds it requires")
+    pool = "".join(kinds)
+    while True:
+        value = "".join(secrets.choice(pool) for _ in range(length))
+        if not flag("RequireEachIncludedType", True) or all(any(c in kind for c in value) for kind in kinds):
+            break
+    if "GenerateStringKey" in spec or "SecretStringTemplate" in spec:
+        if "GenerateStringKey" not in spec or "SecretStringTemplate" not in spec:
+            raise TemplateError(f"{logical}: GenerateStringKey and SecretStringTemplate go together")
+        document = json.loads(spec["SecretStringTemplate"])
+        document[spec["GenerateStringKey"]] = value
+        return json.dumps(document)
+    return value
 
 
 class RegionStack(Stack):

@@ -5,6 +5,7 @@
 
 import base64
 import json
+import re
 import sys
 import time
 import urllib.error
@@ -88,17 +89,55 @@ def test_each_function_gets_the_templates_environment_resolved():
     assert developers["ALYT_PUBLIC_URL"] == API
     assert developers["ALYT_RATE_LIMIT_QUOTA"] == "600"
     assert developers["ALYT_MAIL_FROM"] == "no-reply@alyt.emulated"
-    # !If WithTurnstile, through the Secrets Manager dynamic reference.
-    assert developers["ALYT_TURNSTILE_SECRET"] == f"<{emulator.TURNSTILE_SECRET_NAME}:SecretString>"
+    # !If WithTurnstile: the secret's id, which the function reads at run
+    # time; never the secret itself.
+    assert developers["ALYT_TURNSTILE_SECRET_ID"] == emulator.TURNSTILE_SECRET_NAME
+    assert "ALYT_TURNSTILE_SECRET" not in developers
     # SAM's StreamFunctionUrl, where the emulator serves it (AWS's shape here).
     assert developers["ALYT_STREAM_URL"] == "https://streamfunction.lambda-url.eu-west-1.on.aws/"
     homes = functions["ApiHomesFunction"].environment()
     assert homes["ALYT_IOT_DATA_ENDPOINT"] == "emulated-ats.iot.eu-west-1.amazonaws.com"
     assert homes["ALYT_IOT_DEVICE_POLICY"] == "alyt-emulated-DevicePolicy"
     assert "ALYT_MAIL_FROM" not in homes
-    # Without a Turnstile secret the !If gives the empty string.
+    # Without a Turnstile secret the !If leaves the variable out.
     bare = {f.logical: f for f in emulator.functions_of(stack(TurnstileSecretId=""))}
-    assert bare["ApiDevelopersFunction"].environment()["ALYT_TURNSTILE_SECRET"] == ""
+    assert "ALYT_TURNSTILE_SECRET_ID" not in bare["ApiDevelopersFunction"].environment()
+
+
+TOKEN_FUNCTIONS = {
+    "ApiHomesFunction", "ApiIntegrationsFunction", "ApiPeopleFunction", "ApiSecurityFunction",
+    "ApiAuthFunction", "ApiDevelopersFunction", "StreamFunction",
+}
+
+
+def test_the_functions_that_sign_or_verify_tokens_get_the_key_secrets_arn():
+    s = stack()
+    arn = s.ref("TokenSigningKey")
+    # A secret's Ref is its ARN (with Secrets Manager's six-character tail).
+    assert re.fullmatch(r"arn:aws:secretsmanager:eu-west-1:123456789012:secret:alyt-emulated-TokenSigningKey-\w{6}", arn)
+    given = {
+        f.logical: f.environment().get("ALYT_TOKEN_KEY_SECRET_ID") for f in emulator.functions_of(s)
+    }
+    assert {name for name, value in given.items() if value is not None} == TOKEN_FUNCTIONS
+    assert {given[name] for name in TOKEN_FUNCTIONS} == {arn}
+
+
+def test_generated_secret_strings_are_made_as_secrets_manager_makes_them():
+    generated = emulator.generated_secret_string
+    key = generated("K", {"PasswordLength": 64, "ExcludePunctuation": True})
+    assert len(key) == 64 and key.isalnum()
+    # Each included kind at least once (RequireEachIncludedType's default).
+    assert any(c.isupper() for c in key) and any(c.islower() for c in key) and any(c.isdigit() for c in key)
+    assert generated("K", {"PasswordLength": 64}) != generated("K", {"PasswordLength": 64})
+    narrowed = generated("K", {"ExcludeUppercase": True, "ExcludeNumbers": True, "ExcludeCharacters": "abc"})
+    assert len(narrowed) == 32  # the default length
+    assert not any(c.isupper() or c.isdigit() or c in "abc" for c in narrowed)
+    document = json.loads(generated("K", {"GenerateStringKey": "password", "SecretStringTemplate": '{"username": "u"}'}))
+    assert document["username"] == "u" and len(document["password"]) == 32
+    with pytest.raises(TemplateError, match="does not know: PasswordLenght"):
+        generated("K", {"PasswordLenght": 64})
+    with pytest.raises(TemplateError, match="excludes every character"):
+        generated("K", {k: True for k in emulator.PASSWORD_CHARACTERS})
 
 
 def test_functions_name_their_binaries_and_timeouts_from_the_template():
@@ -267,7 +306,11 @@ def region_stack(region):
 def test_the_table_and_queues_are_created_in_moto_as_the_template_declares(region, region_stack):
     s = region_stack
     developers = next(f for f in emulator.functions_of(s) if f.logical == "ApiDevelopersFunction")
-    assert developers.environment()["ALYT_TURNSTILE_SECRET"] == emulator.TURNSTILE_PASSING_SECRET
+    # The id the function is given names the secret the emulator made.
+    turnstile = region.client("secretsmanager").get_secret_value(
+        SecretId=developers.environment()["ALYT_TURNSTILE_SECRET_ID"], VersionStage="AWSCURRENT"
+    )
+    assert turnstile["SecretString"] == emulator.TURNSTILE_PASSING_SECRET
 
     dynamodb = region.client("dynamodb")
     table = dynamodb.describe_table(TableName=s.ref("Table"))["Table"]
@@ -285,6 +328,25 @@ def test_the_table_and_queues_are_created_in_moto_as_the_template_declares(regio
     redrive = json.loads(ingest["RedrivePolicy"])
     assert redrive == {"deadLetterTargetArn": s.get_att("IngestDeadLetterQueue", "Arn"), "maxReceiveCount": 5}
     assert ingest["VisibilityTimeout"] == "60"
+
+
+def test_the_templates_secrets_are_created_in_moto_with_a_generated_value(region, region_stack):
+    s = region_stack
+    arn = s.ref("TokenSigningKey")
+    secretsmanager = region.client("secretsmanager")
+    assert secretsmanager.describe_secret(SecretId=arn)["ARN"] == arn
+    # What a function reads at run time (GetSecretValue with the stage).
+    current = secretsmanager.get_secret_value(SecretId=arn, VersionStage="AWSCURRENT")
+    spec = TEMPLATE["Resources"]["TokenSigningKey"]["Properties"]["GenerateSecretString"]
+    assert len(current["SecretString"]) == spec["PasswordLength"]
+    assert current["SecretString"].isalnum()  # ExcludePunctuation
+    assert current["VersionId"]
+    # Never rotated: no previous version yet, as in AWS.
+    with pytest.raises(secretsmanager.exceptions.ResourceNotFoundException):
+        secretsmanager.get_secret_value(SecretId=arn, VersionStage="AWSPREVIOUS")
+    # The functions are given the ARN of that secret.
+    homes = next(f for f in emulator.functions_of(s) if f.logical == "ApiHomesFunction")
+    assert homes.environment()["ALYT_TOKEN_KEY_SECRET_ID"] == arn
 
 
 def test_sent_mail_lands_in_the_outbox_as_eml(region, tmp_path):
