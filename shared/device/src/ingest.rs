@@ -37,7 +37,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use alyt_domain::Clock;
 use alyt_domain::device::{
     CommandEvent, DeviceCapability, DeviceOfflineData, DeviceOnlineData, DeviceStatus,
-    DeviceTelemetryData, FirmwareChannel, Lenient, Transition, on_last_will, on_report,
+    DeviceTelemetryData, FirmwareChannel, Lenient, Transition, last_seen_after, on_last_will_sent,
+    on_report_sent,
 };
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_domain::notification::alert_text;
@@ -602,7 +603,7 @@ impl Ingest {
         if let Some(features) = planned.features {
             updated.features = features;
         }
-        let moved = move_liveness(device, planned.heard, at, &mut updated);
+        let moved = move_liveness(device, planned.heard, at, self.clock.now(), &mut updated);
         // Strictly later than what was read, so the condition below always
         // tells this write apart from the one it replaces.
         updated.updated_at = self
@@ -856,19 +857,24 @@ fn log_write(
 
 /// Moves `updated` (the device as read) as `heard` says: `lastSeen` for a
 /// report, and the status of a liveness transition, whose event it returns.
+/// Judged by when the message was sent (`at`), so a late one (redelivered,
+/// replayed) moves neither back (`alyt_domain::device::liveness`).
 fn move_liveness(
     device: &DeviceRecord,
     heard: Heard,
     at: OffsetDateTime,
+    now: OffsetDateTime,
     updated: &mut DeviceRecord,
 ) -> Option<PlatformEvent> {
     let status = device.status.known();
+    let seen = device.last_seen;
     let transition = match heard {
         Heard::Report => {
-            updated.last_seen = Some(at);
-            status.and_then(on_report)
+            updated.last_seen = Some(last_seen_after(seen, at));
+            let window = device.heartbeat_window_seconds;
+            status.and_then(|s| on_report_sent(s, seen, at, now, window))
         }
-        Heard::LastWill => status.and_then(on_last_will),
+        Heard::LastWill => status.and_then(|s| on_last_will_sent(s, seen, at)),
     }?;
     updated.status = Lenient::Known(transition.next_status());
     Some(match transition {

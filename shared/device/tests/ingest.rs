@@ -348,6 +348,59 @@ async fn bad_payloads_are_dropped_and_counted_and_change_nothing() {
     assert_eq!(rejected, 5);
 }
 
+/// SQS redelivers, and an operator may replay a dead-letter queue: a
+/// message that arrives after newer ones moves neither `lastSeen` nor the
+/// status back, and a will that arrives after the device reconnected does
+/// not take it offline.
+#[tokio::test]
+async fn late_messages_move_nothing_back() {
+    let w = world().await;
+    let early = w.message(Channel::Telemetry, r#"{"metrics":{"watts":1.0}}"#);
+    let mut early_will = w.message(Channel::Availability, "offline");
+    early_will.last_will = true;
+    w.clock.advance(Duration::seconds(10));
+    w.ingest
+        .handle(&w.message(Channel::Availability, "online"))
+        .await
+        .unwrap();
+    let newest = w.clock.now();
+
+    // The older will, then the older report, arrive now.
+    assert_eq!(
+        w.ingest.handle(&early_will).await.unwrap(),
+        Outcome::Applied
+    );
+    assert_eq!(w.ingest.handle(&early).await.unwrap(), Outcome::Applied);
+    let device = w.device().await;
+    assert_eq!(device.status, Lenient::Known(DeviceStatus::Online));
+    assert_eq!(device.last_seen, Some(newest));
+
+    // Gone silent and marked offline, a report from before that comes back
+    // late (older than the window by now) does not bring it online.
+    let mut will = w.message(Channel::Availability, "offline");
+    will.last_will = true;
+    w.ingest.handle(&will).await.unwrap();
+    let sent_then = w.message(Channel::Telemetry, r#"{"metrics":{"watts":2.0}}"#);
+    w.clock.advance(Duration::seconds(
+        i64::from(w.device.heartbeat_window_seconds) + 1,
+    ));
+    assert_eq!(w.ingest.handle(&sent_then).await.unwrap(), Outcome::Applied);
+    assert_eq!(
+        w.device().await.status,
+        Lenient::Known(DeviceStatus::Offline)
+    );
+    assert_eq!(
+        w.event_kinds().await,
+        [
+            EventKind::DeviceOnline,
+            EventKind::DeviceTelemetry,
+            EventKind::DeviceOffline,
+            EventKind::DeviceTelemetry
+        ],
+        "every telemetry message still raises its event; no flapping"
+    );
+}
+
 #[tokio::test]
 async fn messages_of_unknown_devices_change_nothing() {
     let w = world().await;

@@ -25,6 +25,14 @@
 //! | OFFLINE | any report | ONLINE | `device.online` |
 //! | PROVISIONING | first report | ONLINE | `device.online` (decision: the spec leaves moves out of PROVISIONING open; a registered device that connects and reports has come online) |
 //!
+//! A message can arrive late (SQS redelivers, an operator replays a
+//! dead-letter queue): [`on_report_sent`] and [`on_last_will_sent`] judge a
+//! message by when it was sent, not when it arrived. A message older than
+//! the newest one heard from the device moves nothing (its `lastSeen` stays
+//! the newest), and a report older than the heartbeat window by the time
+//! it arrives does not bring the device online (it shows the device was
+//! alive then, not now).
+//!
 //! Everything else is no transition: DISABLED and AWAITING_REPLACEMENT
 //! devices keep their status whatever they publish (their reports are still
 //! recorded by the caller), a last will or sweep on an OFFLINE device changes
@@ -136,6 +144,37 @@ pub fn on_report(status: DeviceStatus) -> Option<Transition> {
         DeviceStatus::Offline | DeviceStatus::Provisioning => Some(Transition::Online),
         DeviceStatus::Online | DeviceStatus::Disabled | DeviceStatus::AwaitingReplacement => None,
     }
+}
+
+/// A report the device sent at `sent`, judged at `now` against the newest
+/// message heard before it (`last_seen`): [`on_report`] if it is the newest
+/// and still within the window, else no transition (module docs).
+pub fn on_report_sent(
+    status: DeviceStatus,
+    last_seen: Option<OffsetDateTime>,
+    sent: OffsetDateTime,
+    now: OffsetDateTime,
+    window_seconds: u32,
+) -> Option<Transition> {
+    let newest = last_seen.is_none_or(|seen| sent >= seen);
+    let still_alive = !silent_past_window(Some(sent), now, window_seconds);
+    (newest && still_alive).then(|| on_report(status)).flatten()
+}
+
+/// A last will sent at `sent`: [`on_last_will`] unless the device was
+/// heard from after it (it reconnected; the will arrived late).
+pub fn on_last_will_sent(
+    status: DeviceStatus,
+    last_seen: Option<OffsetDateTime>,
+    sent: OffsetDateTime,
+) -> Option<Transition> {
+    let newest = last_seen.is_none_or(|seen| sent >= seen);
+    newest.then(|| on_last_will(status)).flatten()
+}
+
+/// The `lastSeen` after a report sent at `sent`: the newer of the two.
+pub fn last_seen_after(last_seen: Option<OffsetDateTime>, sent: OffsetDateTime) -> OffsetDateTime {
+    last_seen.map_or(sent, |seen| seen.max(sent))
 }
 
 /// The broker fired the device's last will (its connection dropped).
@@ -418,6 +457,78 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_late_report_moves_nothing_back() {
+        let seen = t0();
+        let earlier = seen - Duration::seconds(5);
+        assert_eq!(last_seen_after(Some(seen), earlier), seen);
+        assert_eq!(last_seen_after(Some(earlier), seen), seen);
+        assert_eq!(last_seen_after(None, earlier), earlier);
+        // An offline device does not come online for a message older than
+        // the newest heard, nor for one older than its window by now.
+        let now = seen + Duration::seconds(10);
+        assert_eq!(
+            on_report_sent(DeviceStatus::Offline, Some(seen), earlier, now, 60),
+            None
+        );
+        assert_eq!(
+            on_report_sent(
+                DeviceStatus::Offline,
+                Some(seen),
+                seen + Duration::seconds(1),
+                seen + Duration::seconds(120),
+                60
+            ),
+            None
+        );
+        assert_eq!(
+            on_report_sent(DeviceStatus::Offline, Some(seen), seen, now, 60),
+            Some(Transition::Online)
+        );
+    }
+
+    #[test]
+    fn a_last_will_older_than_the_newest_report_is_ignored() {
+        let seen = t0();
+        assert_eq!(
+            on_last_will_sent(
+                DeviceStatus::Online,
+                Some(seen),
+                seen - Duration::seconds(1)
+            ),
+            None
+        );
+        assert_eq!(
+            on_last_will_sent(DeviceStatus::Online, Some(seen), seen),
+            Some(Transition::Offline(OfflineReason::LastWill))
+        );
+    }
+
+    proptest! {
+        /// Whatever order a device's messages arrive in, `lastSeen` ends at
+        /// the newest one sent, and no message older than one already
+        /// applied changes the status.
+        #[test]
+        fn any_arrival_order_keeps_the_newest(offsets in proptest::collection::vec(0i64..600, 1..20)) {
+            let mut last_seen = None;
+            let mut status = DeviceStatus::Offline;
+            let mut newest_applied: Option<OffsetDateTime> = None;
+            for offset in &offsets {
+                let sent = t0() + Duration::seconds(*offset);
+                let now = t0() + Duration::seconds(600);
+                let transition = on_report_sent(status, last_seen, sent, now, 60);
+                if transition.is_some() {
+                    prop_assert!(newest_applied.is_none_or(|n| sent >= n));
+                    status = transition.unwrap().next_status();
+                }
+                last_seen = Some(last_seen_after(last_seen, sent));
+                newest_applied = last_seen;
+            }
+            let newest = offsets.iter().max().copied().unwrap();
+            prop_assert_eq!(last_seen, Some(t0() + Duration::seconds(newest)));
         }
     }
 }
