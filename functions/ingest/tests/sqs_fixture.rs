@@ -48,7 +48,11 @@ fn device() -> DeviceRecord {
 
 #[tokio::test]
 async fn the_batch_applies_once_and_drops_what_cannot_be_read() {
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    // The fixture's time: a report arriving months after it was sent would
+    // not bring the device online (liveness is judged by when it was sent).
+    let clock: Arc<dyn Clock> = Arc::new(ManualClock::new(
+        alyt_store::conformance::start_time() + time::Duration::seconds(5),
+    ));
     let store = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
     store
         .put(device_item(&device()).unwrap(), None)

@@ -13,12 +13,13 @@ async fn main() -> ExitCode {
     // rest when `main` returns.
     let (log_lines, _log_flushed_at_exit) = alyt_local::log_lines::LogLines::to_stdout();
     let (filter, unreadable) = log_filter(std::env::var("RUST_LOG").ok().as_deref());
-    tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(std::io::stdout().is_terminal())
-        .with_writer(log_lines)
-        .compact()
-        .finish()
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(std::io::stdout().is_terminal())
+                .with_writer(log_lines)
+                .compact(),
+        )
         .with(filter)
         .init();
     if let Some(given) = unreadable {
