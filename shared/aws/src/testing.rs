@@ -80,6 +80,28 @@ impl MotoServer {
     }
 }
 
+impl MotoServer {
+    /// A Secrets Manager client for this server with static test
+    /// credentials (one per test: each test has its runtime).
+    #[cfg(feature = "secrets")]
+    pub fn secrets_client(&self) -> aws_sdk_secretsmanager::Client {
+        let config = aws_sdk_secretsmanager::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .http_client(crate::https_client())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(Credentials::new(
+                "testing",
+                "testing",
+                None,
+                None,
+                "alyt-tests",
+            ))
+            .endpoint_url(&self.endpoint)
+            .build();
+        aws_sdk_secretsmanager::Client::from_conf(config)
+    }
+}
+
 static MOTO: OnceCell<MotoServer> = OnceCell::const_new();
 
 /// The moto server of this test process, started on first use.

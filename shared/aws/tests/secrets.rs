@@ -1,25 +1,8 @@
 //! Run-time secrets through the real Secrets Manager client, against moto.
 
 use alyt_aws::secrets::Secrets;
-use aws_sdk_secretsmanager::config::{BehaviorVersion, Credentials, Region};
-
 async fn client() -> aws_sdk_secretsmanager::Client {
-    let server = alyt_aws::testing::moto().await;
-    aws_sdk_secretsmanager::Client::from_conf(
-        aws_sdk_secretsmanager::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .http_client(alyt_aws::https_client())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new(
-                "testing",
-                "testing",
-                None,
-                None,
-                "alyt-tests",
-            ))
-            .endpoint_url(server.endpoint())
-            .build(),
-    )
+    alyt_aws::testing::moto().await.secrets_client()
 }
 
 /// A secret of its own (moto's state is shared by the whole binary).

@@ -104,17 +104,7 @@ async fn failures_errors_and_silence_all_fail_closed() {
 /// The secret as the template gives it: a Secrets Manager secret (on moto,
 /// through the real client), read when a check needs it.
 async fn stored_secret(value: Option<&str>) -> TurnstileSecret {
-    use aws_sdk_secretsmanager::config::{BehaviorVersion, Credentials, Region};
-    let server = alyt_aws::testing::moto().await;
-    let client = aws_sdk_secretsmanager::Client::from_conf(
-        aws_sdk_secretsmanager::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .http_client(alyt_aws::https_client())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new("testing", "testing", None, None, "tests"))
-            .endpoint_url(server.endpoint())
-            .build(),
-    );
+    let client = alyt_aws::testing::moto().await.secrets_client();
     let name = format!("alyt-test-turnstile-{}", std::process::id());
     let id = match value {
         Some(value) => client

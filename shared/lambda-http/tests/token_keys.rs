@@ -11,19 +11,9 @@ use alyt_domain::access::Claims;
 use alyt_domain::ids::{KeyId, SessionId, UserId};
 use alyt_domain::{Clock, ManualClock};
 use alyt_lambda_http::token_keys::{SecretsManagerSigningKeys, kid_of};
-use aws_sdk_secretsmanager::config::{BehaviorVersion, Credentials, Region};
 
 async fn client() -> aws_sdk_secretsmanager::Client {
-    let server = alyt_aws::testing::moto().await;
-    aws_sdk_secretsmanager::Client::from_conf(
-        aws_sdk_secretsmanager::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .http_client(alyt_aws::https_client())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new("testing", "testing", None, None, "tests"))
-            .endpoint_url(server.endpoint())
-            .build(),
-    )
+    alyt_aws::testing::moto().await.secrets_client()
 }
 
 fn random_key() -> String {
