@@ -603,6 +603,9 @@ impl Ingest {
         if let Some(features) = planned.features {
             updated.features = features;
         }
+        if let Some(reported_at) = planned.reported_at {
+            updated.reported_at = Some(reported_at);
+        }
         let moved = move_liveness(device, planned.heard, at, self.clock.now(), &mut updated);
         // Strictly later than what was read, so the condition below always
         // tells this write apart from the one it replaces.
@@ -640,13 +643,14 @@ enum Heard {
 }
 
 /// What one message changes, as its channel plans it: the writes of the
-/// change itself, the events it raises, its liveness move, and the features
-/// a status report declares.
+/// change itself, the events it raises, its liveness move, and, for a
+/// status report, the features it declares and when it was received.
 struct Planned {
     writes: Vec<TxWrite>,
     events: Vec<PlatformEvent>,
     heard: Heard,
     features: Option<Vec<String>>,
+    reported_at: Option<OffsetDateTime>,
 }
 
 impl Planned {
@@ -656,17 +660,24 @@ impl Planned {
             events: Vec::new(),
             heard,
             features: None,
+            reported_at: None,
         }
     }
 }
 
 /// `status`: the reported payload replaces the last one; the features it
-/// declares replace the device's.
+/// declares replace the device's. A report older than the kept one
+/// (delivered late) only says the device was heard: the transaction's
+/// condition on the device makes that comparison hold at commit, since
+/// every report writes the device too.
 fn status(
     device: &DeviceRecord,
     report: &StatusReport,
     at: OffsetDateTime,
 ) -> Result<Planned, StoreError> {
+    if device.reported_at.is_some_and(|kept| kept > at) {
+        return Ok(Planned::heard(Heard::Report));
+    }
     let reported = ReportedRecord {
         device_id: device.id,
         payload: Value::Object(report.payload.clone()),
@@ -681,6 +692,7 @@ fn status(
         features: report.features.as_ref().map(|reported| {
             alyt_domain::security::enrolment::reported_features(&device.features, reported)
         }),
+        reported_at: Some(at),
         ..Planned::heard(Heard::Report)
     })
 }
@@ -917,6 +929,7 @@ fn child_of(hub: &DeviceRecord, pairing: &ChildPairing, at: OffsetDateTime) -> D
         firmware_channel: Lenient::Known(FirmwareChannel::Stable),
         status: Lenient::Known(DeviceStatus::Provisioning),
         last_seen: Some(at),
+        reported_at: None,
         deleted_at: None,
         created_at: at,
         updated_at: at,

@@ -401,6 +401,56 @@ async fn late_messages_move_nothing_back() {
     );
 }
 
+/// SQS does not keep order: a status report sent before the kept one but
+/// delivered after it leaves the newer payload and features in place (it
+/// still counts as hearing from the device), and a report newer than both
+/// replaces them as usual.
+#[tokio::test]
+async fn a_late_status_report_does_not_replace_a_newer_one() {
+    let w = world().await;
+    let older = w.message(
+        Channel::Status,
+        r#"{"light":{"power":true,"brightness":10},"features":["color_temp"]}"#,
+    );
+    w.clock.advance(Duration::seconds(3));
+    let newer = w.message(
+        Channel::Status,
+        r#"{"light":{"power":false,"brightness":90}}"#,
+    );
+    let newer_at = w.clock.now();
+    let brightness = |w: &World| {
+        let store = w.store.clone();
+        let key = reported_key(w.device.id);
+        async move {
+            let item = store.get(&key).await.unwrap().unwrap();
+            item.get("payload").unwrap()["light"]["brightness"].clone()
+        }
+    };
+
+    assert_eq!(w.ingest.handle(&newer).await.unwrap(), Outcome::Applied);
+    assert_eq!(w.ingest.handle(&older).await.unwrap(), Outcome::Applied);
+    assert_eq!(brightness(&w).await, 90, "the newer payload is kept");
+    let device = w.device().await;
+    assert!(
+        device.features.is_empty(),
+        "the older report's features are not taken: {:?}",
+        device.features
+    );
+    assert_eq!(device.reported_at, Some(newer_at));
+    assert_eq!(device.last_seen, Some(newer_at));
+
+    w.clock.advance(Duration::seconds(3));
+    let newest = w.message(
+        Channel::Status,
+        r#"{"light":{"power":true,"brightness":55},"features":["color_temp"]}"#,
+    );
+    assert_eq!(w.ingest.handle(&newest).await.unwrap(), Outcome::Applied);
+    assert_eq!(brightness(&w).await, 55);
+    let device = w.device().await;
+    assert_eq!(device.features, ["color_temp"]);
+    assert_eq!(device.reported_at, Some(w.clock.now()));
+}
+
 #[tokio::test]
 async fn messages_of_unknown_devices_change_nothing() {
     let w = world().await;

@@ -102,6 +102,7 @@ pub fn device(
         firmware_channel: Lenient::Known(FirmwareChannel::Stable),
         status: Lenient::Known(DeviceStatus::Provisioning),
         last_seen: None,
+        reported_at: None,
         deleted_at: None,
         created_at: now,
         updated_at: now,

@@ -286,6 +286,7 @@ pub async fn register(
         firmware_channel: FirmwareChannel::Stable.into(),
         status: DeviceStatus::Provisioning.into(),
         last_seen: None,
+        reported_at: None,
         deleted_at: None,
         created_at: now,
         updated_at: now,

@@ -76,6 +76,13 @@ pub struct DeviceRecord {
     pub status: Lenient<DeviceStatus>,
     #[serde(with = "ts::option", default)]
     pub last_seen: Option<OffsetDateTime>,
+    /// When the status report whose payload is kept (`REPORTED`) was
+    /// received: a report older than it, delivered late (SQS redelivers out
+    /// of order, a DLQ replay), changes neither the payload nor the
+    /// features. Absent before the first report, and on rows of older
+    /// builds (whose next report is taken as the latest).
+    #[serde(with = "ts::option", default, skip_serializing_if = "Option::is_none")]
+    pub reported_at: Option<OffsetDateTime>,
     #[serde(with = "ts::option", default)]
     pub deleted_at: Option<OffsetDateTime>,
     #[serde(with = "ts::rfc3339")]
@@ -792,6 +799,7 @@ mod tests {
             firmware_channel: FirmwareChannel::Stable.into(),
             status: DeviceStatus::Provisioning.into(),
             last_seen: None,
+            reported_at: None,
             deleted_at: None,
             created_at: now(),
             updated_at: now(),

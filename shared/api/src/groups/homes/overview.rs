@@ -342,6 +342,7 @@ mod tests {
             firmware_channel: FirmwareChannel::Stable.into(),
             status: DeviceStatus::Online.into(),
             last_seen: Some(now),
+            reported_at: None,
             deleted_at: None,
             created_at: now,
             updated_at: now,
