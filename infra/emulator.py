@@ -74,7 +74,9 @@ copy of routes, environments or resources here.
   instances (FunctionPool), as Lambda does.
 
 Printed on stdout once ready: `API=<base URL with /v1>`, `STREAM=<the
-stream function's URL>`, `MQTT=<host:port>` and `DATA=<dir>` (DATA/iot/ca.pem signs the MQTT front's certificate).
+stream function's URL>`, `MQTT=<host:port>`, `DATA=<dir>` (DATA/iot/ca.pem signs the MQTT front's certificate),
+`STACK=<name>` and `AWS_ENDPOINT_URL=<moto>`: the stack as CloudFormation
+shows it (its outputs; its alarms in CloudWatch), for infra/smoke --stack.
 Runs until SIGINT or SIGTERM (or, with --exit-with-stdin, until stdin
 closes: the test support's way to stop it with the test process), then
 stops every function it started. Function logs: DATA/logs/<LogicalId>.log.
@@ -251,6 +253,9 @@ class Stack:
             given = (self.resources.get(logical, {}).get("Properties") or {}).get(property_name)
             if given is not None:
                 name = self.resolve(given)
+        if kind == "AWS::SNS::Topic":
+            arn = f"arn:aws:sns:{self.region}:{ACCOUNT}:{name}"
+            return {"Ref": arn, "TopicArn": arn, "TopicName": name}
         if kind == "AWS::SecretsManager::Secret":
             # Its Ref is its ARN, which Secrets Manager ends with six random
             # characters (here derived from the name).
@@ -267,6 +272,14 @@ class Stack:
         if logical.endswith("Url") and properties.get("FunctionUrlConfig"):
             url = self.function_urls.get(function, f"https://{function.lower()}.lambda-url.{self.region}.on.aws/")
             return {"Ref": url, "FunctionUrl": url}
+        # ... and a Schedule event's EventBridge rule <Function><Event>
+        # (what the schedules' alarms watch).
+        for name, resource in self.resources.items():
+            if resource.get("Type") != "AWS::Serverless::Function" or not logical.startswith(name):
+                continue
+            event = ((resource.get("Properties") or {}).get("Events") or {}).get(logical[len(name):])
+            if event and event.get("Type") == "Schedule":
+                return self.named(logical, "AWS::Events::Rule")
         return None
 
     def ref(self, name):
@@ -893,6 +906,7 @@ class Region:
             "AWS::SQS::Queue": self.create_queue,
             "AWS::IoT::Policy": self.create_iot_policy,
             "AWS::SecretsManager::Secret": self.create_secret,
+            "AWS::CloudWatch::Alarm": self.create_alarm,
         }.get(kind)
         if creator is None:
             made = stack.named(logical, kind)
@@ -985,6 +999,44 @@ class Region:
             request["SecretString"] = generated_secret_string(logical, p["GenerateSecretString"])
         made = self.client("secretsmanager").create_secret(**request)
         return {"Ref": made["ARN"], "Id": made["ARN"], "Name": name}
+
+    def create_alarm(self, stack, logical, p):
+        """An alarm in CloudWatch from its properties (the property names
+        are PutMetricAlarm's), named as CloudFormation names it when the
+        template gives no AlarmName: `<stack>-<LogicalId>-<suffix>`. Not
+        evaluated (nothing sends the metrics it watches): it stays in moto's
+        first state until someone sets it, as a test does."""
+        name = p.get("AlarmName") or f"{STACK}-{logical}-{hashlib.sha256(logical.encode()).hexdigest()[:12].upper()}"
+        request = {**p, "AlarmName": name}
+        for number in ("Threshold",):
+            if number in request:
+                request[number] = float(request[number])
+        for number in ("Period", "EvaluationPeriods", "DatapointsToAlarm"):
+            if number in request:
+                request[number] = int(request[number])
+        self.client("cloudwatch").put_metric_alarm(**request)
+        return {"Ref": name, "Arn": f"arn:aws:cloudwatch:{self.name}:{ACCOUNT}:alarm:{name}"}
+
+    def publish_stack(self, stack_name, outputs):
+        """The stack as CloudFormation shows it (DescribeStacks: its state
+        and outputs), for what reads a deployed stack (infra/smoke): one
+        stand-in resource, since the emulator, not moto's CloudFormation,
+        made the template's resources."""
+        import warnings
+
+        with warnings.catch_warnings():
+            # moto says it skips the stand-in resource: that is the point.
+            warnings.simplefilter("ignore")
+            self._publish_stack(stack_name, outputs)
+
+    def _publish_stack(self, stack_name, outputs):
+        self.client("cloudformation").create_stack(
+            StackName=stack_name,
+            TemplateBody=json.dumps({
+                "Resources": {"EmulatedStack": {"Type": "AWS::CloudFormation::WaitConditionHandle"}},
+                "Outputs": {key: {"Value": str(value)} for key, value in outputs.items()},
+            }),
+        )
 
     # -- what an operator sets up once per account
 
@@ -3870,6 +3922,7 @@ class EmulatedRegion:
             self.tasks = self.service_tasks(bin_dir)
             for task in self.tasks:
                 task.serve()
+            publish_stack(self.stack, self.region, self.api)
         except BaseException:
             self.stop()
             raise
@@ -3994,6 +4047,25 @@ class EmulatedRegion:
         self.region.stop()
 
 
+def publish_stack(stack, region, api):
+    """What an operator reads of a deployed stack, made once the region
+    serves: the template's alarms (whose condition holds) in CloudWatch, and
+    the stack with its state and outputs in CloudFormation, named STACK.
+    Every output is resolved as the functions' environment is, but ApiUrl:
+    the template builds it from the API's execute-api host, which is the
+    HTTP API front (`api`, its base with /v1) here."""
+    for logical, resource in stack.resources.items():
+        if resource.get("Type") == "AWS::CloudWatch::Alarm":
+            if "Condition" not in resource or stack.condition(resource["Condition"]):
+                stack.physical(logical)
+    outputs = {}
+    for key, output in (stack.template.get("Outputs") or {}).items():
+        if "Condition" not in output or stack.condition(output["Condition"]):
+            outputs[key] = stack.resolve(output["Value"])
+    outputs["ApiUrl"] = api.removesuffix("v1")
+    region.publish_stack(STACK, outputs)
+
+
 # The event types that invoke a function besides the HTTP API's routes.
 EVENT_SOURCES = ("SQS", "DynamoDB", "Schedule")
 
@@ -4070,6 +4142,8 @@ def main(argv=None):
         print(f"STREAM={region.stream}", flush=True)
     print(f"MQTT={region.mqtt}", flush=True)
     print(f"DATA={Path(data).resolve()}", flush=True)
+    print(f"STACK={STACK}", flush=True)
+    print(f"AWS_ENDPOINT_URL={region.region.endpoint}", flush=True)
     log_line(f"{len(region.instances)} functions up ({', '.join(region.instances)}); function logs in {Path(data) / 'logs'}")
     while not stop.wait(0.5):
         pass

@@ -321,3 +321,52 @@ async fn poison_telemetry_is_dropped_and_the_next_reading_is_stored() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// The post-deploy smoke (`infra/smoke`, the last step of a deploy in
+/// infra/README.md) passes: hosted pointed at the stack as an operator
+/// points it (`--stack`: its state, outputs and alarms read from
+/// CloudFormation and CloudWatch, the region's moto), locally at the API;
+/// then every HTTP check, signed in as a household's owner with a home.
+#[tokio::test]
+async fn the_post_deploy_smoke_passes() {
+    let t = Story::start().await;
+    let household = alyt_tests::household::Household::sign_up(&t, "smoke").await;
+
+    let venv = std::env::var("ALYT_VENV")
+        .unwrap_or_else(|_| format!("{}/target/alyt-venv", env!("ALYT_REPO_ROOT")));
+    let mut smoke = std::process::Command::new(format!("{venv}/bin/python"));
+    smoke
+        .arg(format!("{}/infra/smoke", env!("ALYT_REPO_ROOT")))
+        .env("ALYT_SMOKE_EMAIL", &household.dev.email)
+        .env("ALYT_SMOKE_PASSWORD", PASSWORD);
+    match t.stack() {
+        Some((stack, endpoint)) => {
+            smoke
+                .args(["--stack", stack, "--region", "eu-west-1"])
+                .env("AWS_ENDPOINT_URL", endpoint)
+                .env("AWS_ACCESS_KEY_ID", "emulated")
+                .env("AWS_SECRET_ACCESS_KEY", "emulated");
+        }
+        None => {
+            let api = t.url("");
+            smoke.args([
+                "--api",
+                api.strip_suffix("v1").expect("the API's base ends in v1"),
+            ]);
+        }
+    }
+    let output = tokio::task::spawn_blocking(move || smoke.output())
+        .await
+        .unwrap()
+        .expect("the test venv's python runs infra/smoke (tests/run makes the venv)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}{stderr}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+    let home = format!("home {}, its stream opened", household.home);
+    assert!(stdout.contains(&home), "signed in and streamed: {stdout}");
+    if t.stack().is_some() {
+        // The template's alarms, read as CloudFormation named them.
+        assert!(stdout.contains("alarms, none in ALARM"), "{stdout}");
+    }
+}

@@ -120,6 +120,16 @@ impl Story {
         }
     }
 
+    /// Hosted, the stack as CloudFormation shows it: its name (`STACK=`)
+    /// and the AWS endpoint that answers for the region (`AWS_ENDPOINT_URL=`,
+    /// moto); locally `None` (there is no stack).
+    pub fn stack(&self) -> Option<(&str, &str)> {
+        match self {
+            Story::Local(_) => None,
+            Story::Emulated(t) => Some((&t.region.stack, &t.region.aws_endpoint)),
+        }
+    }
+
     /// The device messages ingest dropped, by reason: locally as the
     /// platform counts them in process; hosted, the
     /// `Alyt/IngestDroppedMessages` embedded-metric lines the ingest
@@ -217,6 +227,10 @@ struct RunningRegion {
     stream: Option<String>,
     mqtt: String,
     data: PathBuf,
+    /// The stack's name in the region's CloudFormation (`STACK=`).
+    stack: String,
+    /// moto's endpoint, where the region's AWS APIs answer (`AWS_ENDPOINT_URL=`).
+    aws_endpoint: String,
     _process: Child,
     /// Held open for the life of the process: when the process ends, the
     /// pipe closes and the emulator stops everything it started.
@@ -250,7 +264,8 @@ impl RunningRegion {
         let stdin = process.stdin.take().expect("piped stdin");
         let mut lines = BufReader::new(process.stdout.take().expect("piped stdout")).lines();
         let (mut api, mut stream, mut mqtt, mut data) = (None, None, None, None);
-        while api.is_none() || mqtt.is_none() || data.is_none() {
+        let (mut stack, mut aws_endpoint) = (None, None);
+        while api.is_none() || mqtt.is_none() || data.is_none() || aws_endpoint.is_none() {
             let Some(Ok(line)) = lines.next() else {
                 let log = std::fs::read_to_string(&log_path).unwrap_or_default();
                 panic!("the emulated region did not start:\n{log}");
@@ -263,6 +278,10 @@ impl RunningRegion {
                 mqtt = Some(address.to_owned());
             } else if let Some(path) = line.strip_prefix("DATA=") {
                 data = Some(PathBuf::from(path));
+            } else if let Some(name) = line.strip_prefix("STACK=") {
+                stack = Some(name.to_owned());
+            } else if let Some(url) = line.strip_prefix("AWS_ENDPOINT_URL=") {
+                aws_endpoint = Some(url.to_owned());
             }
         }
         Self {
@@ -270,6 +289,8 @@ impl RunningRegion {
             stream,
             mqtt: mqtt.expect("MQTT="),
             data: data.expect("DATA="),
+            stack: stack.expect("STACK= comes before AWS_ENDPOINT_URL="),
+            aws_endpoint: aws_endpoint.expect("AWS_ENDPOINT_URL="),
             _process: process,
             _stdin: stdin,
         }
