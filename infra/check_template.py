@@ -621,9 +621,7 @@ DEFAULT_ACCOUNT_CONCURRENCY = 1000
 
 # Functions not published through the alias, with why (a check that names
 # them cannot be silently widened).
-UNALIASED = {
-    "DeviceAuthorizerFunction": "IoT Core invokes the ARN DeviceAuthorizer names, the unqualified function",
-}
+UNALIASED = {}
 
 # Functions without a p99 duration alarm, with why.
 NO_DURATION_ALARM = {

@@ -272,6 +272,15 @@ class Stack:
         if logical.endswith("Url") and properties.get("FunctionUrlConfig"):
             url = self.function_urls.get(function, f"https://{function.lower()}.lambda-url.{self.region}.on.aws/")
             return {"Ref": url, "FunctionUrl": url}
+        # `!Ref <Function>.Alias` is the ARN of the alias AutoPublishAlias
+        # names (SAM's <Function>Alias<name>): the function's, qualified.
+        if logical.endswith(".Alias") and logical[: -len(".Alias")] in self.resources:
+            function = logical[: -len(".Alias")]
+            alias = self.function_alias(function)
+            if not alias:
+                raise TemplateError(f"!Ref {logical}: {function} has no AutoPublishAlias")
+            arn = f"{self.physical(function)['Arn']}:{alias}"
+            return {"Ref": arn, "Arn": arn}
         # ... and a Schedule event's EventBridge rule <Function><Event>
         # (what the schedules' alarms watch).
         for name, resource in self.resources.items():
@@ -281,6 +290,14 @@ class Stack:
             if event and event.get("Type") == "Schedule":
                 return self.named(logical, "AWS::Events::Rule")
         return None
+
+    def function_alias(self, function):
+        """The alias a function is published behind (AutoPublishAlias, its
+        own or the Globals'), or None."""
+        own = (self.resources[function].get("Properties") or {}).get("AutoPublishAlias")
+        shared = ((self.template.get("Globals") or {}).get("Function") or {}).get("AutoPublishAlias")
+        alias = own if own is not None else shared
+        return self.resolve(alias) if alias else None
 
     def ref(self, name):
         pseudo = self.pseudo(name)
@@ -3107,7 +3124,13 @@ class IotCore:
     def _authorizers(stack):
         """The template's custom authorizers by name: (function, ACTIVE)."""
         found = {}
+        # IoT Core invokes the ARN as given: the function's, or its alias's
+        # (what CodeDeploy moves), which runs the function here.
         functions = {f.arn: f.logical for f in functions_of(stack)}
+        for f in list(functions.items()):
+            alias = stack.function_alias(f[1])
+            if alias:
+                functions[f"{f[0]}:{alias}"] = f[1]
         for logical, resource in stack.resources.items():
             if resource.get("Type") != "AWS::IoT::Authorizer":
                 continue

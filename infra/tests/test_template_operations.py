@@ -139,6 +139,10 @@ MISTAKES = [
          "Action": "lambda:InvokeFunction", "Principal": "events.amazonaws.com",
          "FunctionName": {"Fn::GetAtt": ["SweepsFunction", "Arn"]}}}),
      "Extra names SweepsFunction's unqualified ARN"),
+    ("the device authorizer invoking the unqualified function",
+     lambda t: props(t["Resources"], "DeviceAuthorizer").update(
+         AuthorizerFunctionArn={"Fn::GetAtt": ["DeviceAuthorizerFunction", "Arn"]}),
+     "DeviceAuthorizer names DeviceAuthorizerFunction's unqualified ARN"),
     ("no stream URL for the smoke test", lambda t: t["Outputs"].pop("EventStreamUrl"), "no EventStreamUrl output"),
     # 4. Tracing and logs
     ("no tracing", lambda t: t["Globals"]["Function"].pop("Tracing"), "functions are not traced"),
