@@ -1,32 +1,40 @@
-"""The SDK against a running local platform (started by sdks/smoke/run): a
-developer signs up and in, lists the sandbox's devices, sends its virtual
-light a command and sees the result on the event stream, and verifies a real
-webhook delivery with the SDK's helper.
+"""The SDK as a user installs it, against a running local platform (both set
+up by sdks/smoke/run): a developer signs up and in, lists the sandbox's
+devices, sends its virtual light a command and sees the result on the event
+stream, and verifies a real webhook delivery with the SDK's helper.
 
-    ALYT_SMOKE_URL=http://127.0.0.1:PORT ALYT_SMOKE_OUTBOX=DIR python sdks/python/smoke.py
+sdks/smoke/run copies this file into a directory outside the repository and
+runs it with the Python of a fresh venv that installed the built wheel, so
+``alyt_sdk`` and ``alyt_client`` can only come from that wheel; the first
+check is that they did, at the contract's version.
+
+    ALYT_SMOKE_URL=http://127.0.0.1:PORT ALYT_SMOKE_OUTBOX=DIR \
+        ALYT_SMOKE_CONTRACT_VERSION=X.Y.Z ALYT_SMOKE_REPO=DIR python -I smoke.py
 """
 
+import importlib.metadata
 import os
 import sys
+import sysconfig
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+import httpx
 
-import httpx  # noqa: E402
-
-from alyt_client import AuthenticatedClient, Client  # noqa: E402
-from alyt_client.api.developers import (  # noqa: E402
+import alyt_client
+import alyt_sdk
+from alyt_client import AuthenticatedClient, Client
+from alyt_client.api.developers import (
     create_developer_key,
     create_webhook,
     developer_login,
     developer_sign_up,
     get_developer_me,
 )
-from alyt_client.api.homes import list_devices, send_device_command  # noqa: E402
-from alyt_client.models import (  # noqa: E402
+from alyt_client.api.homes import list_devices, send_device_command
+from alyt_client.models import (
     CreateKeyRequest,
     CreateWebhookRequest,
     DeveloperType,
@@ -38,7 +46,7 @@ from alyt_client.models import (  # noqa: E402
     SetCommandPayload,
     SignUpRequest,
 )
-from alyt_sdk import SIGNATURE_HEADER, EventStream, SignatureError, verify  # noqa: E402
+from alyt_sdk import SIGNATURE_HEADER, EventStream, SignatureError, verify
 
 BASE = os.environ["ALYT_SMOKE_URL"]
 OUTBOX = Path(os.environ["ALYT_SMOKE_OUTBOX"])
@@ -48,6 +56,23 @@ PASSWORD = "plum tractor season"
 
 def step(what):
     print(f"python smoke: {what}", flush=True)
+
+
+def check_installed():
+    """Both packages come from the venv's site-packages (the installed wheel),
+    not the repository, with their PEP 561 markers, at the contract's
+    version."""
+    assert sys.prefix != sys.base_prefix, "not run in a venv"
+    site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    repo = os.environ.get("ALYT_SMOKE_REPO")
+    for package in (alyt_sdk, alyt_client):
+        where = Path(package.__file__).resolve()
+        step(f"{package.__name__} from {where}")
+        assert where.is_relative_to(site), f"{package.__name__} is not installed in {site}"
+        assert not repo or not where.is_relative_to(Path(repo).resolve()), f"{package.__name__} is in the repository"
+        assert where.with_name("py.typed").is_file(), f"{package.__name__} has no py.typed"
+    version = importlib.metadata.version("alyt-sdk")
+    assert version == os.environ["ALYT_SMOKE_CONTRACT_VERSION"], f"alyt-sdk {version} is not the contract's version"
 
 
 def verification_link(to):
@@ -74,6 +99,7 @@ class Receiver(BaseHTTPRequestHandler):
 
 
 def main():
+    check_installed()
     anonymous = Client(base_url=BASE)
     step("sign up")
     signup = developer_sign_up.sync_detailed(

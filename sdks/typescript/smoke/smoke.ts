@@ -1,18 +1,26 @@
 /**
- * The SDK against a running local platform (started by sdks/smoke/run):
- * a developer signs up and in, lists the sandbox's devices, sends its
- * virtual light a command and sees the result on the event stream, and
- * verifies a real webhook delivery with the SDK's helper.
+ * The SDK as a user installs it, against a running local platform (both
+ * set up by sdks/smoke/run): a developer signs up and in, lists the
+ * sandbox's devices, sends its virtual light a command and sees the result on
+ * the event stream, and verifies a real webhook delivery with the SDK's
+ * helper.
  *
- *   ALYT_SMOKE_URL=http://127.0.0.1:PORT ALYT_SMOKE_OUTBOX=DIR node dist/smoke/smoke.js
+ * It imports `@alyt/sdk` by name only: sdks/smoke/run compiles and runs it in
+ * a fresh npm project outside the repository that installed the packed
+ * tarball (`npm pack`), and the first check is that the package resolved
+ * there, at the contract's version.
+ *
+ *   ALYT_SMOKE_URL=http://127.0.0.1:PORT ALYT_SMOKE_OUTBOX=DIR \
+ *     ALYT_SMOKE_CONTRACT_VERSION=X.Y.Z ALYT_SMOKE_REPO=DIR node smoke.js
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 
-import { SIGNATURE_HEADER, createAlytClient, eventStream, verify } from "../src/index.js";
+import { CONTRACT_VERSION, SIGNATURE_HEADER, createAlytClient, eventStream, verify } from "@alyt/sdk";
 
 const base = process.env.ALYT_SMOKE_URL ?? assert.fail("ALYT_SMOKE_URL is not set");
 const outbox = process.env.ALYT_SMOKE_OUTBOX ?? assert.fail("ALYT_SMOKE_OUTBOX is not set");
@@ -34,7 +42,29 @@ function verificationLink(to: string): string {
   return assert.fail(`no verification mail to ${to}`);
 }
 
+/** `dir` is `parent` or inside it. */
+function within(dir: string, parent: string): boolean {
+  const path = relative(parent, dir);
+  return path === "" || (path !== ".." && !path.startsWith(`..${sep}`));
+}
+
+/** The SDK came from the installed tarball, not the repository, at the contract's version. */
+function checkInstalled(): void {
+  const entry = fileURLToPath(import.meta.resolve("@alyt/sdk"));
+  const manifest = fileURLToPath(import.meta.resolve("@alyt/sdk/package.json"));
+  step(`@alyt/sdk from ${entry}`);
+  const installed = fileURLToPath(new URL("node_modules/@alyt/sdk/", import.meta.url));
+  assert.ok(within(entry, installed), `@alyt/sdk is not the one installed in ${installed}`);
+  const repo = process.env.ALYT_SMOKE_REPO;
+  if (repo) assert.ok(!within(entry, repo), `@alyt/sdk resolved inside the repository (${repo})`);
+  const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string };
+  const contract = process.env.ALYT_SMOKE_CONTRACT_VERSION ?? assert.fail("ALYT_SMOKE_CONTRACT_VERSION is not set");
+  assert.equal(version, contract, "the installed package's version is the contract's");
+  assert.equal(CONTRACT_VERSION, contract, "the installed package's CONTRACT_VERSION is the contract's");
+}
+
 async function main(): Promise<void> {
+  checkInstalled();
   const anonymous = createAlytClient(base);
   step("sign up");
   const signup = await anonymous.POST("/v1/developers/auth/signup", {
