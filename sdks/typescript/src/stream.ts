@@ -8,6 +8,9 @@
  * connects again with `Last-Event-ID` set to the last id it handed out, so
  * no event is lost or repeated, and waits what the server's `retry:` asks.
  */
+import type { TokenSource } from "./client.js";
+import { AlytProblemError, CredentialRevokedError, NetworkError, StreamEndedError } from "./errors.js";
+import { type RetryOptions, backoffMs, retryPolicy } from "./retry.js";
 import type { components } from "./schema.js";
 
 export const STREAM_PATH = "/v1/developers/events/stream";
@@ -34,9 +37,10 @@ export interface StreamOptions {
    * A developer session's access token or a key with `events:read` (a home's
    * stream: anyone who sees the home, a key with `things:read`). A function
    * is asked for the token at every connection, and once more with
-   * `expired` true when the stream answers 401 (refresh the session there).
+   * `expired` true when the stream answers 401 (refresh the session there,
+   * e.g. with {@link sessionToken}; null means there is none).
    */
-  token: string | ((expired: boolean) => Promise<string | null>);
+  token: TokenSource;
   /** The home's stream instead of the developer stream. */
   home?: { tenantId: string; propertyId: string };
   /** Only these event kinds. */
@@ -47,9 +51,24 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Failed connections in a row before giving up (default 10). */
   maxReconnects?: number;
+  /**
+   * The waits after a failed connection: doubling from the server's
+   * `retry:` (1 s), with jitter, up to `maxDelayMs` (30 s); a `Retry-After`
+   * is waited as sent, up to `maxDelayMs`.
+   */
+  retry?: Omit<RetryOptions, "retries">;
+  /** The `fetch` to call (default the global one). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
 }
 
-/** Yields every event, reconnecting with `Last-Event-ID` until `signal` aborts. */
+/**
+ * Yields every event, reconnecting with `Last-Event-ID` until `signal`
+ * aborts. A connection the server ends is resumed after its `retry:`; a
+ * 429, a 5xx or a network fault after a backoff. It throws
+ * {@link CredentialRevokedError} when the credential stops working (a 401 a
+ * fresh token did not cure, a 403), {@link StreamEndedError} on another
+ * refusal (a 400: a wrong parameter) or after `maxReconnects` failures.
+ */
 export async function* eventStream(options: StreamOptions): AsyncGenerator<StreamEvent> {
   const path = options.home ? homeStreamPath(options.home.propertyId) : STREAM_PATH;
   let url = options.baseUrl.replace(/\/+$/, "") + path;
@@ -57,16 +76,50 @@ export async function* eventStream(options: StreamOptions): AsyncGenerator<Strea
   if (options.home) params.set("tenantId", options.home.tenantId);
   if (options.events?.length) params.set("events", options.events.join(","));
   const query = params.size ? `?${params}` : "";
+  const fetchStream = options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+  const policy = retryPolicy({ ...options.retry, retries: Infinity });
+  const { signal } = options;
   const tokenFor = async (expired: boolean) =>
     typeof options.token === "string" ? (expired ? null : options.token) : options.token(expired);
   let lastEventId = options.lastEventId;
-  let retryMs = 1000;
+  let retryMs = options.retry?.baseDelayMs ?? 1000;
   let failures = 0;
-  let expired = false;
+  // The 401 that asked for a fresh token (until a connection succeeds): a
+  // second one means the credential is gone.
+  let refused: AlytProblemError | undefined;
+  let askFresh = false;
   const maxReconnects = options.maxReconnects ?? 10;
-  while (!options.signal?.aborted) {
-    const token = await tokenFor(expired);
-    if (!token) throw new Error("the stream answered 401: no valid token");
+
+  /** Counts a failed connection and waits before the next, or gives up. */
+  const failed = async (error: unknown, waitMs?: number) => {
+    if (++failures > maxReconnects) {
+      const problem = error instanceof AlytProblemError ? error : undefined;
+      throw new StreamEndedError(`the stream failed ${failures} times in a row: ${describe(error)}`, {
+        problem,
+        lastEventId,
+        cause: error,
+      });
+    }
+    const wait = waitMs ?? backoffMs(failures - 1, { ...policy, baseDelayMs: retryMs });
+    await policy.sleep(Math.min(wait, policy.maxDelayMs), signal);
+  };
+
+  while (!signal?.aborted) {
+    let token: string | null | undefined;
+    try {
+      token = await tokenFor(askFresh);
+    } catch (error) {
+      // The refresh itself failed (network, 5xx): try again later.
+      await failed(error);
+      continue;
+    }
+    askFresh = false;
+    if (!token) {
+      throw new CredentialRevokedError("the stream's credential was refused and no fresh token is at hand", {
+        problem: refused,
+        lastEventId,
+      });
+    }
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       accept: "text/event-stream",
@@ -74,40 +127,60 @@ export async function* eventStream(options: StreamOptions): AsyncGenerator<Strea
     if (lastEventId) headers["last-event-id"] = lastEventId;
     let response: Response;
     try {
-      response = await fetch(url + query, { headers, signal: options.signal });
+      response = await fetchStream(url + query, { headers, signal });
     } catch (error) {
-      if (options.signal?.aborted) return;
-      if (++failures > maxReconnects) throw error;
-      await sleep(retryMs, options.signal);
+      if (signal?.aborted) return;
+      await failed(new NetworkError(`the stream got no answer (${describe(error)})`, { cause: error }));
       continue;
     }
-    if (response.status === 421) {
-      // Another host streams (a hosted stack's function URL).
-      const problem = (await response.json()) as { location?: string };
-      url = (problem.location ?? url).split("?")[0] ?? url;
-      continue;
-    }
-    if (response.status === 401 && !expired && typeof options.token !== "string") {
-      // An expired token: ask for a fresh one, once.
-      expired = true;
-      continue;
-    }
-    if (response.status !== 200 || !response.body) {
-      throw new Error(`the stream answered ${response.status}: ${await response.text()}`);
-    }
-    expired = false;
-    failures = 0;
-    try {
-      for await (const event of parse(response.body, (ms) => (retryMs = ms))) {
-        lastEventId = event.id;
-        yield event;
+    if (response.status === 200 && response.body) {
+      refused = undefined;
+      failures = 0;
+      try {
+        for await (const event of parse(response.body, (ms) => (retryMs = ms))) {
+          lastEventId = event.id;
+          yield event;
+        }
+      } catch (error) {
+        if (signal?.aborted) return;
+        await failed(error);
+        continue;
       }
-    } catch (error) {
-      if (options.signal?.aborted) return;
-      if (++failures > maxReconnects) throw error;
+      // The server ended the connection (its time limit, a new token due):
+      // back after what its `retry:` asked.
+      await policy.sleep(retryMs, signal);
+      continue;
     }
-    await sleep(retryMs, options.signal);
+    const problem = await AlytProblemError.fromResponse(response);
+    const location = (problem.body as { location?: unknown } | undefined)?.location;
+    const elsewhere = typeof location === "string" ? location.split("?")[0] : undefined;
+    if (response.status === 421 && elsewhere && elsewhere !== url) {
+      // Another host streams (a hosted stack's function URL).
+      url = elsewhere;
+      continue;
+    }
+    if (response.status === 401 && refused === undefined && typeof options.token !== "string") {
+      // An expired token: ask for a fresh one, once, at once.
+      refused = problem;
+      askFresh = true;
+      continue;
+    }
+    if (response.status === 401 || response.status === 403) {
+      throw new CredentialRevokedError(`the stream's credential was refused: ${problem.message}`, {
+        problem,
+        lastEventId,
+      });
+    }
+    if (response.status === 429 || response.status >= 500) {
+      await failed(problem, problem.retryAfter === undefined ? undefined : problem.retryAfter * 1000);
+      continue;
+    }
+    throw new StreamEndedError(`the stream was refused: ${problem.message}`, { problem, lastEventId });
   }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function* parse(
@@ -144,14 +217,4 @@ async function* parse(
       }
     }
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }
