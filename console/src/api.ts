@@ -7,6 +7,12 @@ import { createAlytClient, type AlytClient } from "../../sdks/typescript/src/cli
 import type { components } from "../../sdks/typescript/src/schema.js";
 
 export type Schemas = components["schemas"];
+
+/** The SDK's client, answering failures as results (this module turns
+ * them into ApiProblem itself, after refreshing a session on a 401). */
+function client(token?: string): AlytClient {
+  return createAlytClient(location.origin, token, { throwOnError: false });
+}
 export type Thing = Schemas["Thing"];
 export type RoomView = Schemas["RoomView"];
 export type Control = Schemas["Control"];
@@ -76,12 +82,12 @@ export async function streamToken(expired: boolean): Promise<string | null> {
 
 /** A client without a session (sign-up, sign-in). */
 export function createAnonymous(): AlytClient {
-  return createAlytClient(location.origin);
+  return client();
 }
 
 /** A client of the API this page was served by. */
 export function api(): AlytClient {
-  return createAlytClient(location.origin, session()?.accessToken);
+  return client(session()?.accessToken);
 }
 
 type Answer<T> = { data?: T; error?: unknown; response: Response };
@@ -121,7 +127,7 @@ function problemOf(result: Answer<unknown>): ApiProblem {
 async function refresh(): Promise<boolean> {
   const current = session();
   if (!current) return false;
-  const anonymous = createAlytClient(location.origin);
+  const anonymous = client();
   const body = { refreshToken: current.refreshToken };
   const { data, response } =
     current.kind === "developer"
@@ -142,7 +148,7 @@ function keep(current: Session) {
 /** Signs in; throws the API's problem when refused. A developer with MFA
  * on gives the current code as `totp`. */
 export async function signIn(kind: SessionKind, email: string, password: string, totp?: string): Promise<void> {
-  const anonymous = createAlytClient(location.origin);
+  const anonymous = client();
   const result =
     kind === "developer"
       ? await anonymous.POST("/v1/developers/auth/login", { body: { email, password, totp: totp || null } })
@@ -157,13 +163,13 @@ export async function signIn(kind: SessionKind, email: string, password: string,
 /** Verifies a developer's address with the token of the mailed link and
  * signs the developer in; throws the API's problem (410: used or expired). */
 export async function verifyEmail(token: string): Promise<void> {
-  const anonymous = createAlytClient(location.origin);
+  const anonymous = client();
   const result = await anonymous.POST("/v1/developers/auth/verify-email", { body: { token } });
   const data = result.data;
   if (!result.response.ok || !data) {
     throw problemOf(result);
   }
-  const me = await createAlytClient(location.origin, data.accessToken).GET("/v1/developers/me");
+  const me = await client(data.accessToken).GET("/v1/developers/me");
   keep({ kind: "developer", accessToken: data.accessToken, refreshToken: data.refreshToken, email: me.data?.email ?? "" });
 }
 
@@ -192,7 +198,7 @@ export async function acceptInvitation(
   if (!result.response.ok || !data) {
     throw problemOf(result);
   }
-  const me = await createAlytClient(location.origin, data.accessToken).GET("/v1/auth/me");
+  const me = await client(data.accessToken).GET("/v1/auth/me");
   const claims = me.data?.claims ?? null;
   keep({ kind: "household", accessToken: data.accessToken, refreshToken: data.refreshToken, email: claims?.email ?? "" });
   return claims;

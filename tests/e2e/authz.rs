@@ -1929,8 +1929,9 @@ impl Sender<'_> {
 /// The scopes each operation names in the contract are exactly what a key
 /// needs: a DEV key holding only them is served as a key with every scope
 /// is, and (when any are named) a key holding every other scope is refused
-/// (403). An operation naming none is one any key may call, or one no key
-/// may (a key with every scope is refused too).
+/// (403). An operation marked `x-session-only` refuses even a key with
+/// every scope (401 or 403, or 404 where the path exists only for staff);
+/// one with `x-scopes` (even `[]`: any key) does not refuse it.
 #[tokio::test]
 async fn every_operation_names_the_scopes_a_key_needs() {
     use alyt_domain::access::Scope;
@@ -1969,19 +1970,22 @@ async fn every_operation_names_the_scopes_a_key_needs() {
 
     let (_, doc) = t.get_json("/openapi.json", None).await;
     let mut named: HashMap<String, Option<Vec<String>>> = HashMap::new();
+    let mut session_only: BTreeSet<String> = BTreeSet::new();
     for item in doc["paths"].as_object().unwrap().values() {
         for operation in item.as_object().unwrap().values() {
-            let scopes = operation["security"].as_array().map(|requirements| {
-                requirements
-                    .iter()
-                    .flat_map(|r| r["bearer"].as_array().into_iter().flatten())
+            let id = operation["operationId"].as_str().unwrap().to_owned();
+            let scopes = operation["security"].as_array().map(|_| {
+                operation["x-scopes"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
                     .map(|s| s.as_str().unwrap().to_owned())
                     .collect()
             });
-            named.insert(
-                operation["operationId"].as_str().unwrap().to_owned(),
-                scopes,
-            );
+            if operation["x-session-only"] == json!(true) {
+                session_only.insert(id.clone());
+            }
+            named.insert(id, scopes);
         }
     }
     let every_scope: Vec<&str> = Scope::ALL.iter().map(|s| s.as_str()).collect();
@@ -2022,6 +2026,21 @@ async fn every_operation_names_the_scopes_a_key_needs() {
             _ => unreachable!(),
         };
         let with_all = send(&all).await;
+        let refused = matches!(with_all, 401 | 403 | 404);
+        if session_only.contains(id) {
+            if !refused {
+                failures.push(format!(
+                    "{id}: x-session-only, yet a key with every scope got {with_all}"
+                ));
+            }
+            checked += 1;
+            continue;
+        }
+        if matches!(with_all, 401 | 403) {
+            failures.push(format!(
+                "{id}: x-scopes {scopes:?}, yet a key with every scope got {with_all} (x-session-only?)"
+            ));
+        }
         let only_key = key_with(only.clone()).await;
         let with_only = send(&only_key).await;
         if (with_all == 403) != (with_only == 403) {

@@ -31,14 +31,17 @@ use crate::routing::{Operations, operations};
 /// (`GET /developers/admin/developers/{id}/quota`), a webhook endpoint
 /// edited (`PATCH /developers/webhooks/{id}`) and disabled by hand
 /// (`POST …/disable`, reason `manual`), the MOTION, CONTACT and LOCK
-/// simulator profiles, and why a security mode is not ready.
-pub const API_VERSION: &str = "0.4.0";
+/// simulator profiles, and why a security mode is not ready; 0.5.0 every
+/// failure documented (a `default` problem answer, 429 with `Retry-After`,
+/// 401 on secured operations, the RateLimit fields on every answer) and
+/// who may call each secured operation (`x-scopes`, `x-session-only`).
+pub const API_VERSION: &str = "0.5.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.4.0",
+        version = "0.5.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(
@@ -80,7 +83,7 @@ impl utoipa::Modify for BearerScheme {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
-                        "`Authorization: Bearer <token>`: a household or developer session's access token (a JWT from /v1/auth/login or /v1/developers/auth/login), a developer key (`svc_dev_…`, DEV or LIVE as the key's record says) or its five-minute app token, or a widget token (`wt_…`). The scopes an operation lists are what a key needs (all of them); an operation listing none is one any key may call, or none may (it answers 403). Sessions and widget tokens are checked by role and grant, not scopes.",
+                        "`Authorization: Bearer <token>`: a household or developer session's access token (a JWT from /v1/auth/login or /v1/developers/auth/login), a developer key (`svc_dev_…`, DEV or LIVE as the key's record says) or its five-minute app token, or a widget token (`wt_…`). Each secured operation says who may call it, machine-readably: `x-session-only: true` when only a signed-in person may (a key is refused, 401 or 403), else `x-scopes`, the scopes a key needs (all of them; `[]`: any key). The scopes listed here are the same as `x-scopes`. Sessions and widget tokens are checked by role and grant, not scopes.",
                     ))
                     .build(),
             ),
@@ -139,7 +142,107 @@ pub fn document() -> serde_json::Value {
     reference_list_items(&mut document);
     open_free_form_objects(&mut document);
     document_events(&mut document);
+    document_failures_and_access(&mut document);
     document
+}
+
+/// What every operation may answer besides what its handler lists, and who
+/// may call it, written once for all (the handlers list what is theirs):
+/// - every answer carries the IETF RateLimit fields (`RateLimit`,
+///   `RateLimit-Policy`: the request rate's, and a stream cap's where one
+///   applied), a 429 also `Retry-After`;
+/// - every operation may answer 429 (the request rate is spent) and any
+///   other failure as a problem body (`default`: 500 when the platform
+///   failed, 503 when it is briefly unavailable);
+/// - a secured operation may answer 401, and says who may call it:
+///   `x-session-only: true` (its handler's annotation: a signed-in person
+///   only), else `x-scopes`, the scopes a key needs (`[]`: any key).
+fn document_failures_and_access(document: &mut serde_json::Value) {
+    use serde_json::{Value, json};
+    const PROBLEM: &str = "application/problem+json";
+    document["components"]["headers"] = json!({
+        "RateLimit": {
+            "description": "The caller's quota now, per policy (IETF RateLimit fields): `\"<policy>\";r=<requests left>;t=<seconds until the window resets>`, comma-separated when more than one policy applied.",
+            "schema": { "type": "string" },
+            "example": "\"requests\";r=118;t=42",
+        },
+        "RateLimit-Policy": {
+            "description": "The policies that applied: `\"<policy>\";q=<quota>;w=<window in seconds>`.",
+            "schema": { "type": "string" },
+            "example": "\"requests\";q=120;w=60",
+        },
+        "Retry-After": {
+            "description": "Seconds to wait before sending the request again.",
+            "schema": { "type": "integer", "minimum": 0 },
+        },
+    });
+    let limits = json!({
+        "RateLimit": { "$ref": "#/components/headers/RateLimit" },
+        "RateLimit-Policy": { "$ref": "#/components/headers/RateLimit-Policy" },
+    });
+    let mut limited_retry = limits.clone();
+    limited_retry["Retry-After"] = json!({ "$ref": "#/components/headers/Retry-After" });
+    let problem = |description: &str, headers: &Value| {
+        json!({
+            "description": description,
+            "headers": headers,
+            "content": { PROBLEM: { "schema": { "$ref": "#/components/schemas/Problem" } } },
+        })
+    };
+    document["components"]["responses"] = json!({
+        "TooManyRequests": problem("The caller's request rate is spent (`rate-limited`): wait `Retry-After` seconds.", &limited_retry),
+        "Unauthorized": problem("No valid token: missing, malformed, expired or revoked.", &limits),
+        "Failure": problem("Any other failure, as a problem body: 500 when the platform failed (the `requestId` finds it in the logs), 503 when a part it needs is briefly unavailable (retry with backoff, after `Retry-After` when given).", &limited_retry),
+    });
+    let Some(paths) = document["paths"].as_object_mut() else {
+        return;
+    };
+    for operation in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter(|operation| operation.get("operationId").is_some())
+    {
+        let secured = operation.get("security").is_some();
+        let responses = operation["responses"]
+            .as_object_mut()
+            .expect("every operation lists its responses");
+        for (status, response) in responses.iter_mut() {
+            let headers = if status == "429" {
+                &limited_retry
+            } else {
+                &limits
+            };
+            let own = response["headers"].as_object().cloned().unwrap_or_default();
+            let mut merged = headers.as_object().cloned().unwrap_or_default();
+            merged.extend(own);
+            response["headers"] = Value::Object(merged);
+        }
+        let mut add = |status: &str, name: &str| {
+            responses
+                .entry(status)
+                .or_insert_with(|| json!({ "$ref": format!("#/components/responses/{name}") }));
+        };
+        add("429", "TooManyRequests");
+        add("default", "Failure");
+        if secured {
+            add("401", "Unauthorized");
+        }
+        if secured && operation.get("x-session-only") != Some(&Value::Bool(true)) {
+            let scopes: Vec<Value> = operation["security"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|requirement| {
+                    requirement["bearer"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default()
+                })
+                .collect();
+            operation["x-scopes"] = Value::Array(scopes);
+        }
+    }
 }
 
 /// The schema of the `data` each event kind carries in the platform event
@@ -201,6 +304,28 @@ fn document_events(document: &mut serde_json::Value) {
         "description": "A platform event as the event streams (`data:` lines) and webhook deliveries carry it; `type` says which `data` it has.",
         "oneOf": envelopes,
     });
+    // What each event of a stream is: OpenAPI 3.2's `itemSchema` for a
+    // sequential media type, as an extension (this is a 3.1 document).
+    for path in [STREAM_PATH, HOME_STREAM_PATH] {
+        let stream =
+            &mut document["paths"][path]["get"]["responses"]["200"]["content"]["text/event-stream"];
+        if stream.is_object() {
+            stream["x-item-schema"] = json!({
+                "description": "One server-sent event: `event:` its kind, `id:` the event's id (send it back as `Last-Event-ID` to resume), `data:` the envelope as JSON. Comment lines (keepalives, `: connected`) and the first `retry:` line carry no event.",
+                "type": "object",
+                "required": ["event", "id", "data"],
+                "properties": {
+                    "event": { "type": "string", "description": "The envelope's `type`." },
+                    "id": { "type": "string" },
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": { "$ref": "#/components/schemas/EventEnvelope" },
+                    },
+                },
+            });
+        }
+    }
     document["webhooks"] = json!({
         "platformEvent": {
             "post": {

@@ -29,7 +29,7 @@ fn openapi_document_is_3_1_with_the_contract_version() {
     let doc = serde_json::to_value(alyt_api::openapi::document()).unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["info"]["version"], alyt_api::openapi::API_VERSION);
-    assert_eq!(doc["info"]["version"], "0.4.0");
+    assert_eq!(doc["info"]["version"], "0.5.0");
     assert!(doc["paths"]["/v1/capabilities"]["get"].is_object());
     assert!(doc["components"]["schemas"]["CapabilityCatalogue"].is_object());
 }
@@ -238,6 +238,81 @@ fn answered_fields_are_either_always_present_or_never_null() {
     );
 }
 
+/// Every operation documents its failures and who may call it, as an SDK
+/// reads them: a `default` problem answer and the request rate's 429 (with
+/// `Retry-After`); the RateLimit fields on every answer; on a secured
+/// operation a 401 and exactly one of `x-session-only: true` and `x-scopes`
+/// (the scopes its `bearer` requirement lists).
+#[test]
+fn every_operation_documents_its_failures_and_who_may_call_it() {
+    let doc = alyt_api::openapi::document();
+    let resolve = |response: &serde_json::Value| -> serde_json::Value {
+        match response["$ref"].as_str() {
+            Some(reference) => {
+                let name = reference.strip_prefix("#/components/responses/").unwrap();
+                doc["components"]["responses"][name].clone()
+            }
+            None => response.clone(),
+        }
+    };
+    let mut wrong = Vec::new();
+    let mut secured = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let Some(id) = operation["operationId"].as_str() else {
+                continue;
+            };
+            let responses = operation["responses"].as_object().unwrap();
+            for status in ["default", "429"] {
+                let Some(response) = responses.get(status).map(resolve) else {
+                    wrong.push(format!("{id}: no {status} answer"));
+                    continue;
+                };
+                if response["content"]["application/problem+json"].is_null() {
+                    wrong.push(format!("{id}: its {status} answer is no problem body"));
+                }
+            }
+            if resolve(&responses["429"])["headers"]["Retry-After"].is_null() {
+                wrong.push(format!("{id}: its 429 has no Retry-After"));
+            }
+            for (status, response) in responses {
+                for header in ["RateLimit", "RateLimit-Policy"] {
+                    if resolve(response)["headers"][header].is_null() {
+                        wrong.push(format!("{id} {status}: no {header} header"));
+                    }
+                }
+            }
+            let Some(requirements) = operation["security"].as_array() else {
+                if operation.get("x-scopes").is_some() || operation.get("x-session-only").is_some()
+                {
+                    wrong.push(format!("{id}: not secured, yet says who may call it"));
+                }
+                continue;
+            };
+            secured += 1;
+            if !responses.contains_key("401") {
+                wrong.push(format!("{method} {path} ({id}): secured without a 401"));
+            }
+            let listed: Vec<serde_json::Value> = requirements
+                .iter()
+                .flat_map(|r| r["bearer"].as_array().cloned().unwrap_or_default())
+                .collect();
+            match (operation.get("x-session-only"), operation.get("x-scopes")) {
+                (Some(serde_json::Value::Bool(true)), None) if listed.is_empty() => {}
+                (Some(serde_json::Value::Bool(true)), None) => {
+                    wrong.push(format!("{id}: session-only, yet lists scopes {listed:?}"))
+                }
+                (None, Some(serde_json::Value::Array(scopes))) if *scopes == listed => {}
+                (session_only, scopes) => wrong.push(format!(
+                    "{id}: x-session-only {session_only:?} and x-scopes {scopes:?} (bearer lists {listed:?})"
+                )),
+            }
+        }
+    }
+    assert!(secured > 100, "only {secured} secured operations");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// The kept releases (`contract/releases/<version>.json`), oldest first.
 fn releases() -> Vec<(semver::Version, serde_json::Value)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("contract/releases");
@@ -257,6 +332,64 @@ fn releases() -> Vec<(semver::Version, serde_json::Value)> {
         .collect();
     releases.sort_by(|a, b| a.0.cmp(&b.0));
     releases
+}
+
+/// A kept release never changes once written: each file's SHA-256 is in
+/// `releases/SHA256SUMS` (`sha256sum *.json`), written with the release, and
+/// every release there still hashes to it. A new release adds its line; an
+/// edited one fails here (make a new version instead).
+#[test]
+fn kept_releases_never_change() {
+    use sha2::{Digest, Sha256};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("contract/releases");
+    let sums = std::fs::read_to_string(dir.join("SHA256SUMS")).expect("releases/SHA256SUMS");
+    let listed: std::collections::BTreeMap<String, String> = sums
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            let (sum, file) = line.split_once("  ").expect("`<sha256>  <file>` lines");
+            (file.to_owned(), sum.to_owned())
+        })
+        .collect();
+    let kept: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    assert_eq!(
+        kept,
+        listed.keys().cloned().collect::<BTreeSet<_>>(),
+        "every kept release, and only those, has its checksum in releases/SHA256SUMS"
+    );
+    for (file, sum) in &listed {
+        let actual = hex::encode(Sha256::digest(std::fs::read(dir.join(file)).unwrap()));
+        assert_eq!(
+            &actual, sum,
+            "releases/{file} changed after it was released"
+        );
+    }
+    assert!(
+        listed.contains_key("0.1.0.json"),
+        "the first release is the spec's 0.1.0"
+    );
+}
+
+/// Each event of the two streams is typed: `x-item-schema` (OpenAPI 3.2's
+/// `itemSchema`) says its `data:` is the event envelope.
+#[test]
+fn stream_events_are_typed_as_the_envelope() {
+    let doc = alyt_api::openapi::document();
+    for path in [
+        "/v1/developers/events/stream",
+        "/v1/properties/{propertyId}/events/stream",
+    ] {
+        let item = &doc["paths"][path]["get"]["responses"]["200"]["content"]["text/event-stream"]["x-item-schema"];
+        assert_eq!(
+            item["properties"]["data"]["contentSchema"]["$ref"],
+            "#/components/schemas/EventEnvelope",
+            "{path}"
+        );
+    }
 }
 
 /// Spec Versioning 2: the contract's version moves with what changed since

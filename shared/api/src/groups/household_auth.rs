@@ -124,6 +124,7 @@ pub async fn refresh(
     path = "/v1/auth/logout",
     tag = "auth",
     operation_id = "logout",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Signed out"),
@@ -145,6 +146,7 @@ pub async fn logout(
     path = "/v1/auth/me",
     tag = "auth",
     operation_id = "getMe",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The signed-in person", body = MeResponse),

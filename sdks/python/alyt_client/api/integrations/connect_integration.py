@@ -56,7 +56,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ConnectResultType0 | ConnectResultType1 | ConnectResultType2 | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ConnectResultType0 | ConnectResultType1 | ConnectResultType2 | Problem:
     if response.status_code == 200:
         def _parse_response_200(data: object) -> ConnectResultType0 | ConnectResultType1 | ConnectResultType2:
             try:
@@ -126,6 +126,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_409
 
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
     if response.status_code == 502:
         response_502 = Problem.from_dict(response.json())
 
@@ -133,10 +140,12 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_502
 
-    if client.raise_on_unexpected_status:
-        raise errors.UnexpectedStatus(response.status_code, response.content)
-    else:
-        return None
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
 
 
 def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ConnectResultType0 | ConnectResultType1 | ConnectResultType2 | Problem]:

@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.get_async_api_response_200 import GetAsyncApiResponse200
+from ...models.problem import Problem
 from typing import cast
 
 
@@ -32,7 +33,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> GetAsyncApiResponse200 | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> GetAsyncApiResponse200 | Problem:
     if response.status_code == 200:
         response_200 = GetAsyncApiResponse200.from_dict(response.json())
 
@@ -40,13 +41,22 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_200
 
-    if client.raise_on_unexpected_status:
-        raise errors.UnexpectedStatus(response.status_code, response.content)
-    else:
-        return None
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[GetAsyncApiResponse200]:
+
+        return response_429
+
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[GetAsyncApiResponse200 | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -59,7 +69,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 
-) -> Response[GetAsyncApiResponse200]:
+) -> Response[GetAsyncApiResponse200 | Problem]:
     """ The AsyncAPI 3.0 document of the broker channels devices use.
 
     Raises:
@@ -67,7 +77,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[GetAsyncApiResponse200]
+        Response[GetAsyncApiResponse200 | Problem]
      """
 
 
@@ -85,7 +95,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 
-) -> GetAsyncApiResponse200 | None:
+) -> GetAsyncApiResponse200 | Problem | None:
     """ The AsyncAPI 3.0 document of the broker channels devices use.
 
     Raises:
@@ -93,7 +103,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        GetAsyncApiResponse200
+        GetAsyncApiResponse200 | Problem
      """
 
 
@@ -106,7 +116,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 
-) -> Response[GetAsyncApiResponse200]:
+) -> Response[GetAsyncApiResponse200 | Problem]:
     """ The AsyncAPI 3.0 document of the broker channels devices use.
 
     Raises:
@@ -114,7 +124,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[GetAsyncApiResponse200]
+        Response[GetAsyncApiResponse200 | Problem]
      """
 
 
@@ -132,7 +142,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 
-) -> GetAsyncApiResponse200 | None:
+) -> GetAsyncApiResponse200 | Problem | None:
     """ The AsyncAPI 3.0 document of the broker channels devices use.
 
     Raises:
@@ -140,7 +150,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        GetAsyncApiResponse200
+        GetAsyncApiResponse200 | Problem
      """
 
 

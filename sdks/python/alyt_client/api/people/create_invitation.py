@@ -44,7 +44,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> InvitationResult | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> InvitationResult | Problem:
     if response.status_code == 201:
         response_201 = InvitationResult.from_dict(response.json())
 
@@ -94,10 +94,12 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_429
 
-    if client.raise_on_unexpected_status:
-        raise errors.UnexpectedStatus(response.status_code, response.content)
-    else:
-        return None
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
 
 
 def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[InvitationResult | Problem]:

@@ -36,7 +36,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> PhoneList | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> PhoneList | Problem:
     if response.status_code == 200:
         response_200 = PhoneList.from_dict(response.json())
 
@@ -72,10 +72,19 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_404
 
-    if client.raise_on_unexpected_status:
-        raise errors.UnexpectedStatus(response.status_code, response.content)
-    else:
-        return None
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
 
 
 def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[PhoneList | Problem]:

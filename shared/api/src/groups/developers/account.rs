@@ -291,6 +291,7 @@ pub async fn refresh(
     path = "/v1/developers/auth/logout",
     tag = "developers",
     operation_id = "developerLogout",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Signed out"),
@@ -322,6 +323,7 @@ pub struct ChangePasswordRequest {
     path = "/v1/developers/auth/change-password",
     tag = "developers",
     operation_id = "developerChangePassword",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     request_body = ChangePasswordRequest,
     responses(
@@ -452,6 +454,7 @@ impl From<DeveloperRecord> for DeveloperView {
     path = "/v1/developers/me",
     tag = "developers",
     operation_id = "getDeveloperMe",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The developer account", body = DeveloperView),

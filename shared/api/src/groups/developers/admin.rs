@@ -65,6 +65,7 @@ pub(super) fn staff(caller: &Principal, roles: &[PlatformRole]) -> Result<Platfo
     path = "/v1/developers/admin/developers",
     tag = "developers",
     operation_id = "listAdminDevelopers",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(PageParams),
     responses(
@@ -99,6 +100,7 @@ pub use alyt_app::developers::admin::QuotaDefaults;
     path = "/v1/developers/admin/quota-defaults",
     tag = "developers",
     operation_id = "getAdminQuotaDefaults",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The default per kind", body = QuotaDefaults),
@@ -124,6 +126,7 @@ pub async fn get_quota_defaults(
     path = "/v1/developers/admin/developers/{developerId}/quota",
     tag = "developers",
     operation_id = "getAdminDeveloperQuota",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(("developerId" = DeveloperId, Path, description = "The developer")),
     responses(
@@ -169,6 +172,7 @@ pub struct PutQuotaRequest {
     path = "/v1/developers/admin/developers/{developerId}/quota",
     tag = "developers",
     operation_id = "putAdminDeveloperQuota",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(("developerId" = DeveloperId, Path, description = "The developer")),
     request_body = PutQuotaRequest,
@@ -213,6 +217,7 @@ pub async fn put_developer_quota(
     path = "/v1/developers/admin/developers/{developerId}/verify",
     tag = "developers",
     operation_id = "verifyAdminDeveloper",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(("developerId" = DeveloperId, Path, description = "The developer")),
     responses(
@@ -273,6 +278,7 @@ pub struct IssueLiveKeyRequest {
     path = "/v1/developers/admin/developers/{developerId}/live-keys",
     tag = "developers",
     operation_id = "issueAdminLiveKey",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(("developerId" = DeveloperId, Path, description = "The developer")),
     request_body = IssueLiveKeyRequest,

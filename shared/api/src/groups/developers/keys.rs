@@ -167,6 +167,7 @@ pub struct KeyWithSecret {
     path = "/v1/developers/keys",
     tag = "developers",
     operation_id = "listDeveloperKeys",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(PageParams),
     responses(
@@ -217,6 +218,7 @@ pub struct CreateKeyRequest {
     path = "/v1/developers/keys",
     tag = "developers",
     operation_id = "createDeveloperKey",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     request_body = CreateKeyRequest,
     responses(
@@ -257,6 +259,7 @@ pub async fn create_key(
     path = "/v1/developers/keys/{keyId}/rotate",
     tag = "developers",
     operation_id = "rotateDeveloperKey",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(("keyId" = KeyId, Path, description = "The key (App ID)")),
     responses(
@@ -289,6 +292,7 @@ pub async fn rotate_key(
     path = "/v1/developers/keys/{keyId}",
     tag = "developers",
     operation_id = "revokeDeveloperKey",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(("keyId" = KeyId, Path, description = "The key (App ID)")),
     responses(

@@ -39,6 +39,7 @@ pub struct MfaCodeRequest {
     path = "/v1/developers/auth/mfa/setup",
     tag = "developers",
     operation_id = "developerMfaSetup",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The new secret (pending until enabled)", body = MfaSetup),
@@ -61,6 +62,7 @@ pub async fn mfa_setup(
     path = "/v1/developers/auth/mfa/enable",
     tag = "developers",
     operation_id = "developerMfaEnable",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     request_body = MfaCodeRequest,
     responses(
@@ -88,6 +90,7 @@ pub async fn mfa_enable(
     path = "/v1/developers/auth/mfa/disable",
     tag = "developers",
     operation_id = "developerMfaDisable",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     request_body = MfaCodeRequest,
     responses(

@@ -135,6 +135,7 @@ fn review_request(body: &Bytes) -> Result<ReviewRequest, ApiError> {
     path = "/v1/developers/admin/submissions",
     tag = "developers",
     operation_id = "listAdminSubmissions",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(ReviewListParams),
     responses(
@@ -167,6 +168,7 @@ pub async fn list_reviews(
     path = "/v1/developers/admin/submissions/{versionId}",
     tag = "developers",
     operation_id = "getAdminSubmission",
+    extensions(("x-session-only" = json!(true))),
     security(("bearer" = [])),
     params(("versionId" = ConnectorVersionId, Path, description = "The version")),
     responses(
@@ -206,6 +208,7 @@ macro_rules! review_operation {
             path = $path,
             tag = "developers",
             operation_id = $op,
+            extensions(("x-session-only" = json!(true))),
             security(("bearer" = [])),
             params(("versionId" = ConnectorVersionId, Path, description = "The version")),
             request_body(content = Option<ReviewRequest>, description = "Optional: `{ note }` for the developer (required to reject or request changes)"),

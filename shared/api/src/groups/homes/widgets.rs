@@ -107,6 +107,7 @@ pub struct WidgetTokenList {
     path = "/v1/properties/{propertyId}/widget-tokens",
     tag = "homes",
     operation_id = "createWidgetToken",
+    extensions(("x-session-only" = json!(true))),
     params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
     request_body = CreateWidgetTokenRequest,
     security(("bearer" = [])),
@@ -146,6 +147,7 @@ pub async fn create_widget_token(
     path = "/v1/properties/{propertyId}/widget-tokens",
     tag = "homes",
     operation_id = "listWidgetTokens",
+    extensions(("x-session-only" = json!(true))),
     params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
     security(("bearer" = [])),
     responses(
@@ -175,6 +177,7 @@ pub async fn list_widget_tokens(
     path = "/v1/properties/{propertyId}/widget-tokens/{tokenId}",
     tag = "homes",
     operation_id = "revokeWidgetToken",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("propertyId" = PropertyId, Path, description = "The home"),
         ("tokenId" = WidgetTokenId, Path, description = "The token"),

@@ -67,6 +67,7 @@ pub struct ChangeMemberRequest {
     path = "/v1/tenants/{tenantId}/clients/{clientId}/members/{userId}",
     tag = "people",
     operation_id = "changeMember",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),

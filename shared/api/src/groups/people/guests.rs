@@ -230,6 +230,7 @@ impl From<AuditRecord> for AuditEntry {
     path = "/v1/tenants/{tenantId}/clients/{clientId}/audit",
     tag = "people",
     operation_id = "listAudit",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),

@@ -114,6 +114,7 @@ pub struct CreateInvitationRequest {
     path = "/v1/tenants/{tenantId}/clients/{clientId}/invitations",
     tag = "people",
     operation_id = "createInvitation",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),
@@ -157,6 +158,7 @@ pub async fn create_invitation(
     path = "/v1/tenants/{tenantId}/clients/{clientId}/invitations",
     tag = "people",
     operation_id = "listInvitations",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),
@@ -188,6 +190,7 @@ pub async fn list_invitations(
     path = "/v1/tenants/{tenantId}/clients/{clientId}/invitations/{invitationId}/resend",
     tag = "people",
     operation_id = "resendInvitation",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),
@@ -218,6 +221,7 @@ pub async fn resend_invitation(
     path = "/v1/tenants/{tenantId}/clients/{clientId}/invitations/{invitationId}",
     tag = "people",
     operation_id = "withdrawInvitation",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),

@@ -104,6 +104,7 @@ problem_responses! {
     path = "/v1/tenants/{tenantId}/clients/{clientId}/members",
     tag = "people",
     operation_id = "listMembers",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),
@@ -135,6 +136,7 @@ pub async fn list_members(
     path = "/v1/tenants/{tenantId}/clients/{clientId}/members",
     tag = "people",
     operation_id = "addMember",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),
@@ -173,6 +175,7 @@ pub async fn add_member(
     path = "/v1/tenants/{tenantId}/clients/{clientId}/members/{userId}",
     tag = "people",
     operation_id = "removeMember",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),

@@ -95,6 +95,7 @@ pub struct PhoneList {
     path = "/v1/tenants/{tenantId}/clients/{clientId}/members/phones",
     tag = "people",
     operation_id = "listMemberPhones",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("tenantId" = TenantId, Path, description = "The tenant"),
         ("clientId" = ClientId, Path, description = "The household"),
@@ -136,6 +137,7 @@ pub struct PresenceQuery {
     path = "/v1/properties/{propertyId}/presence",
     tag = "people",
     operation_id = "getPresence",
+    extensions(("x-session-only" = json!(true))),
     params(("propertyId" = PropertyId, Path, description = "The home"), PresenceQuery),
     security(("bearer" = [])),
     responses(

@@ -63,6 +63,7 @@ pub struct AuthorityBody {
     path = "/v1/home-security/{propertyId}/authority",
     tag = "security",
     operation_id = "changeHomeSecurityAuthority",
+    extensions(("x-session-only" = json!(true))),
     params(("propertyId" = PropertyId, Path, description = "The home")),
     request_body = AuthorityBody,
     security(("bearer" = [])),

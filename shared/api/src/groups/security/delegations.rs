@@ -70,6 +70,7 @@ pub struct DelegationView {
     path = "/v1/home-security/{propertyId}/delegations/{tokenId}",
     tag = "security",
     operation_id = "delegateHomeSecurity",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("propertyId" = PropertyId, Path, description = "The home"),
         ("tokenId" = String, Path, description = "The TV's widget token"),
@@ -113,6 +114,7 @@ pub async fn delegate_security(
     path = "/v1/home-security/{propertyId}/delegations/{tokenId}",
     tag = "security",
     operation_id = "revokeHomeSecurityDelegation",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("propertyId" = PropertyId, Path, description = "The home"),
         ("tokenId" = String, Path, description = "The TV's widget token"),

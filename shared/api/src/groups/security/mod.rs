@@ -89,6 +89,7 @@ pub fn routes() -> Operations {
     path = "/v1/home-security/{propertyId}",
     tag = "security",
     operation_id = "getHomeSecurity",
+    extensions(("x-session-only" = json!(true))),
     params(("propertyId" = PropertyId, Path, description = "The home"), TenantParam),
     security(("bearer" = [])),
     responses(
@@ -138,6 +139,7 @@ pub struct ModeBody {
     path = "/v1/home-security/{propertyId}/mode",
     tag = "security",
     operation_id = "setHomeSecurityMode",
+    extensions(("x-session-only" = json!(true))),
     params(("propertyId" = PropertyId, Path, description = "The home")),
     request_body = ModeBody,
     security(("bearer" = [])),
@@ -263,6 +265,7 @@ pub struct SettingsPatch {
     path = "/v1/home-security/{propertyId}/settings",
     tag = "security",
     operation_id = "changeHomeSecuritySettings",
+    extensions(("x-session-only" = json!(true))),
     params(("propertyId" = PropertyId, Path, description = "The home")),
     request_body = SettingsPatch,
     security(("bearer" = [])),
@@ -313,6 +316,7 @@ pub struct SelectionBody {
     path = "/v1/home-security/{propertyId}/devices/{kind}/{thingId}",
     tag = "security",
     operation_id = "selectHomeSecurityThing",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("propertyId" = PropertyId, Path, description = "The home"),
         ("kind" = String, Path, description = "`device` or `endpoint`"),
@@ -369,6 +373,7 @@ pub async fn select_security_thing(
     path = "/v1/home-security/{propertyId}/incidents",
     tag = "security",
     operation_id = "listHomeSecurityIncidents",
+    extensions(("x-session-only" = json!(true))),
     params(("propertyId" = PropertyId, Path, description = "The home"), TenantPageQuery),
     security(("bearer" = [])),
     responses(
@@ -405,6 +410,7 @@ pub struct AcknowledgeBody {
     path = "/v1/home-security/{propertyId}/incidents/{number}/acknowledge",
     tag = "security",
     operation_id = "acknowledgeHomeSecurityIncident",
+    extensions(("x-session-only" = json!(true))),
     params(
         ("propertyId" = PropertyId, Path, description = "The home"),
         ("number" = u64, Path, description = "The incident's number"),
