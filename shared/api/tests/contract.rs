@@ -340,9 +340,17 @@ fn releases() -> Vec<(semver::Version, serde_json::Value)> {
 /// edited one fails here (make a new version instead).
 #[test]
 fn kept_releases_never_change() {
-    use sha2::{Digest, Sha256};
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("contract/releases");
-    let sums = std::fs::read_to_string(dir.join("SHA256SUMS")).expect("releases/SHA256SUMS");
+    releases_match_their_checksums(&dir);
+    releases_match_their_checksums(&dir.join("asyncapi"));
+}
+
+/// The `*.json` of `dir`, each as `dir/SHA256SUMS` says, the first being
+/// the spec's 0.1.0.
+fn releases_match_their_checksums(dir: &std::path::Path) {
+    use sha2::{Digest, Sha256};
+    let sums =
+        std::fs::read_to_string(dir.join("SHA256SUMS")).expect("SHA256SUMS beside the releases");
     let listed: std::collections::BTreeMap<String, String> = sums
         .lines()
         .filter(|line| !line.trim().is_empty())
@@ -351,7 +359,7 @@ fn kept_releases_never_change() {
             (file.to_owned(), sum.to_owned())
         })
         .collect();
-    let kept: BTreeSet<String> = std::fs::read_dir(&dir)
+    let kept: BTreeSet<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .filter(|name| name.ends_with(".json"))
@@ -359,13 +367,16 @@ fn kept_releases_never_change() {
     assert_eq!(
         kept,
         listed.keys().cloned().collect::<BTreeSet<_>>(),
-        "every kept release, and only those, has its checksum in releases/SHA256SUMS"
+        "every kept release in {}, and only those, has its checksum in its SHA256SUMS",
+        dir.display()
     );
     for (file, sum) in &listed {
         let actual = hex::encode(Sha256::digest(std::fs::read(dir.join(file)).unwrap()));
         assert_eq!(
-            &actual, sum,
-            "releases/{file} changed after it was released"
+            &actual,
+            sum,
+            "{} changed after it was released",
+            dir.join(file).display()
         );
     }
     assert!(
@@ -420,6 +431,43 @@ fn the_contract_version_moves_with_its_changes_since_the_last_release() {
                 .join("\n")
         );
     }
+}
+
+/// The device broker's AsyncAPI document follows the same rule: kept
+/// releases in `contract/releases/asyncapi/`, and its `info.version` moves
+/// with what changed since the last one (`classify_asyncapi`).
+#[test]
+fn the_broker_contract_version_moves_with_its_changes_since_the_last_release() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("contract/releases/asyncapi");
+    let mut releases: Vec<(semver::Version, serde_json::Value)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .map(|path| {
+            let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            let doc: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            assert_eq!(doc["info"]["version"], name, "{}", path.display());
+            (semver::Version::parse(&name).unwrap(), doc)
+        })
+        .collect();
+    releases.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        releases[0].0.to_string(),
+        "0.1.0",
+        "the first release is 0.1.0"
+    );
+    for pair in releases.windows(2) {
+        let report = alyt_contract_diff::classify_asyncapi(&pair[0].1, &pair[1].1);
+        alyt_contract_diff::check_version(&pair[0].1, &pair[1].1, &report)
+            .unwrap_or_else(|wrong| panic!("release {}: {wrong}", pair[1].0));
+    }
+    let current = alyt_device::asyncapi::document();
+    assert_eq!(current["info"]["version"], alyt_device::asyncapi::VERSION);
+    let last = &releases.last().unwrap().1;
+    let report = alyt_contract_diff::classify_asyncapi(last, &current);
+    alyt_contract_diff::check_version(last, &current, &report)
+        .unwrap_or_else(|wrong| panic!("{wrong}\n{:?}", report.findings));
 }
 
 /// Which hosted function serves each operation, committed beside the

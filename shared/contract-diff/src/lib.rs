@@ -99,6 +99,43 @@ pub fn classify(old: &Value, new: &Value) -> Report {
     report
 }
 
+/// The change from one AsyncAPI 3.0 document of the device broker to the
+/// next (`info.version` aside), by the same rules read from a device's
+/// side: a channel, operation or message removed, an address, action or
+/// channel changed, or a payload that accepts less of what a device sends
+/// (or answers less of what the platform sends: `commands`) is **major**;
+/// anything added or otherwise reshaped **minor**; prose **patch**.
+pub fn classify_asyncapi(old: &Value, new: &Value) -> Report {
+    let mut report = Report::default();
+    let (old_bare, new_bare) = (without_version(old), without_version(new));
+    if old_bare == new_bare {
+        return report;
+    }
+    if without_prose(&old_bare) == without_prose(&new_bare) {
+        report.findings.push(Finding {
+            change: Change::Patch,
+            what: "descriptions, summaries or examples changed".into(),
+        });
+        return report;
+    }
+    let mut diff = Diff {
+        old,
+        new,
+        findings: Vec::new(),
+        seen: HashSet::new(),
+    };
+    diff.broker_operations();
+    diff.channels();
+    report.findings = diff.findings;
+    if report.change() < Change::Minor {
+        report.findings.push(Finding {
+            change: Change::Minor,
+            what: "a change of shape no rule names (servers, components or metadata)".into(),
+        });
+    }
+    report
+}
+
 /// The version a document must carry after `change` from `last`.
 pub fn next_version(last: &Version, change: Change) -> Version {
     match change {
@@ -327,6 +364,97 @@ fn names(list: &Value) -> BTreeSet<String> {
 impl Diff<'_> {
     fn found(&mut self, change: Change, what: String) {
         self.findings.push(Finding { change, what });
+    }
+
+    /// AsyncAPI: each operation keeps its action and channel.
+    fn broker_operations(&mut self) {
+        let (old, new) = (&self.old["operations"], &self.new["operations"]);
+        for (name, old_op) in old.as_object().into_iter().flatten() {
+            let Some(new_op) = new.get(name) else {
+                self.found(Change::Major, format!("operation {name} removed"));
+                continue;
+            };
+            for key in ["action", "channel"] {
+                if old_op[key] != new_op[key] {
+                    self.found(
+                        Change::Major,
+                        format!(
+                            "operation {name}: {key} changed from {} to {}",
+                            old_op[key], new_op[key]
+                        ),
+                    );
+                }
+            }
+        }
+        for name in new.as_object().into_iter().flatten().map(|(k, _)| k) {
+            if old.get(name).is_none() {
+                self.found(Change::Minor, format!("operation {name} added"));
+            }
+        }
+    }
+
+    /// AsyncAPI: each channel keeps its address and messages; a message a
+    /// device sends is compared as a request (what the platform accepts),
+    /// one it receives as an answer.
+    fn channels(&mut self) {
+        let receives: BTreeSet<String> = self.old["operations"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(_, op)| op["action"] == "receive")
+            .filter_map(|(_, op)| op["channel"]["$ref"].as_str())
+            .filter_map(|r| r.strip_prefix("#/channels/").map(str::to_owned))
+            .collect();
+        let (old, new) = (self.old["channels"].clone(), self.new["channels"].clone());
+        for (name, old_channel) in old.as_object().into_iter().flatten() {
+            let Some(new_channel) = new.get(name) else {
+                self.found(Change::Major, format!("channel {name} removed"));
+                continue;
+            };
+            if old_channel["address"] != new_channel["address"] {
+                self.found(
+                    Change::Major,
+                    format!(
+                        "channel {name}: address changed from {} to {}",
+                        old_channel["address"], new_channel["address"]
+                    ),
+                );
+            }
+            let side = if receives.contains(name) {
+                Side::Response
+            } else {
+                Side::Request
+            };
+            for (message, old_message) in old_channel["messages"].as_object().into_iter().flatten()
+            {
+                let at = format!("channel {name}: message {message}");
+                let Some(new_message) = new_channel["messages"].get(message) else {
+                    self.found(Change::Major, format!("{at} removed"));
+                    continue;
+                };
+                let old_payload = resolve(self.old, old_message)["payload"].clone();
+                let new_payload = resolve(self.new, new_message)["payload"].clone();
+                self.schema(&at, &old_payload, &new_payload, side);
+            }
+            for message in new_channel["messages"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+            {
+                if old_channel["messages"].get(message).is_none() {
+                    self.found(
+                        Change::Minor,
+                        format!("channel {name}: message {message} added"),
+                    );
+                }
+            }
+        }
+        for name in new.as_object().into_iter().flatten().map(|(k, _)| k) {
+            if old.get(name).is_none() {
+                self.found(Change::Minor, format!("channel {name} added"));
+            }
+        }
     }
 
     fn operations(&mut self) {

@@ -1,5 +1,5 @@
 //! `contract-diff OLD.json NEW.json`: prints every change the classifier
-//! finds and the version NEW must carry, and exits 1 when NEW's
+//! (OpenAPI, or AsyncAPI when NEW is one) finds and the version NEW must carry, and exits 1 when NEW's
 //! `info.version` does not move accordingly from OLD's.
 
 use std::process::ExitCode;
@@ -22,7 +22,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let report = alyt_contract_diff::classify(&old, &new);
+    // An AsyncAPI document (the device broker's) by its own rules.
+    let report = if new.get("asyncapi").is_some() {
+        alyt_contract_diff::classify_asyncapi(&old, &new)
+    } else {
+        alyt_contract_diff::classify(&old, &new)
+    };
     for finding in &report.findings {
         println!("{:?}: {}", finding.change, finding.what);
     }

@@ -8,7 +8,9 @@ use serde_json::{Map, Value, json};
 use crate::channels::payload_schema;
 use crate::topic::{Channel, TOPIC_ROOT};
 
-/// The contract version, as the HTTP API's.
+/// The broker contract's version, by the HTTP API's rule (SemVer, moved by
+/// what changed since the last kept release: `contract/releases/asyncapi/`,
+/// classified by `alyt_contract_diff::classify_asyncapi`).
 pub const VERSION: &str = "0.1.0";
 
 fn summary(channel: Channel) -> &'static str {
