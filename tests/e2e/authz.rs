@@ -150,6 +150,13 @@ fn operations() -> Vec<Operation> {
             expect: public,
         },
         Operation {
+            id: "listEventTypes",
+            method: "GET",
+            path: "/event-types",
+            body: |_| None,
+            expect: public,
+        },
+        Operation {
             id: "login",
             method: "POST",
             path: "/auth/login",

@@ -15,6 +15,7 @@ mod device_plane;
 mod device_settings;
 mod devices;
 mod endpoints;
+mod event_types;
 mod guests;
 mod household_auth;
 mod integrations;

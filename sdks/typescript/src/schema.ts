@@ -1366,6 +1366,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every kind of event the platform raises, one page. */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/home-security/{propertyId}": {
         parameters: {
             query?: never;
@@ -3247,6 +3264,26 @@ export interface components {
          * @enum {string}
          */
         EventKind: "device.online" | "device.offline" | "device.telemetry" | "command.result" | "thing.state" | "notification.raised" | "submission.state" | "webhook.ping" | "guest.invited" | "guest.checked_in" | "guest.checked_out";
+        /** @description One kind of platform event. */
+        EventType: {
+            description: string;
+            /** @description An envelope of this kind, as a delivery carries it. */
+            example: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A JSON Schema (2020-12) of the whole envelope of this kind,
+             *     self-contained (what it refers to is in its `$defs`).
+             */
+            schema: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The kind: the envelope's `type`, and what webhook filters and the
+             *     stream's `events` name.
+             */
+            type: string;
+        };
         /** @enum {string} */
         FirmwareChannel: "STABLE" | "BETA";
         ForgotPasswordRequest: {
@@ -3614,6 +3651,11 @@ export interface components {
         };
         ListResponse_Endpoint: {
             items: components["schemas"]["Endpoint"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListResponse_EventType: {
+            items: components["schemas"]["EventType"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
@@ -10784,6 +10826,30 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            default: components["responses"]["Failure"];
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every event kind with its description, JSON Schema and an example; all on one page (`nextCursor` is null) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListResponse_EventType"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Failure"];
         };
     };

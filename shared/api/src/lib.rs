@@ -10,6 +10,7 @@ pub mod app;
 pub mod auth;
 pub use alyt_app::first_start as bootstrap;
 pub mod conventions;
+pub mod event_types;
 pub mod groups;
 pub mod openapi;
 pub use alyt_app::ports;

@@ -34,14 +34,15 @@ use crate::routing::{Operations, operations};
 /// simulator profiles, and why a security mode is not ready; 0.5.0 every
 /// failure documented (a `default` problem answer, 429 with `Retry-After`,
 /// 401 on secured operations, the RateLimit fields on every answer) and
-/// who may call each secured operation (`x-scopes`, `x-session-only`).
-pub const API_VERSION: &str = "0.5.0";
+/// who may call each secured operation (`x-scopes`, `x-session-only`);
+/// 0.6.0 the event type catalogue (`GET /v1/event-types`).
+pub const API_VERSION: &str = "0.6.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.5.0",
+        version = "0.6.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(
@@ -93,7 +94,8 @@ impl utoipa::Modify for BearerScheme {
 
 /// Routes every runtime serves whatever groups it hosts.
 pub fn routes() -> Operations {
-    operations!(get_openapi, get_asyncapi)
+    use crate::event_types::{__path_list_event_types, list_event_types};
+    operations!(get_openapi, get_asyncapi, list_event_types)
 }
 
 /// Every operation of the API: the contract documents and every group.

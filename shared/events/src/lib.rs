@@ -46,6 +46,7 @@
 
 pub mod audience;
 pub mod binding;
+pub mod catalogue;
 pub mod delivery;
 pub mod deprecations;
 pub mod dispatch;

@@ -109,6 +109,9 @@ from .endpoint_state import EndpointState
 from .endpoint_status import EndpointStatus
 from .endpoint_with_secret import EndpointWithSecret
 from .event_kind import EventKind
+from .event_type import EventType
+from .event_type_example import EventTypeExample
+from .event_type_schema import EventTypeSchema
 from .firmware_channel import FirmwareChannel
 from .forgot_password_request import ForgotPasswordRequest
 from .get_async_api_response_200 import GetAsyncApiResponse200
@@ -149,6 +152,7 @@ from .list_response_developer import ListResponseDeveloper
 from .list_response_device import ListResponseDevice
 from .list_response_device_log_entry_view import ListResponseDeviceLogEntryView
 from .list_response_endpoint import ListResponseEndpoint
+from .list_response_event_type import ListResponseEventType
 from .list_response_incident_view import ListResponseIncidentView
 from .list_response_integration import ListResponseIntegration
 from .list_response_invitation import ListResponseInvitation
@@ -446,6 +450,9 @@ __all__ = (
     "EndpointStatus",
     "EndpointWithSecret",
     "EventKind",
+    "EventType",
+    "EventTypeExample",
+    "EventTypeSchema",
     "FirmwareChannel",
     "ForgotPasswordRequest",
     "GetAsyncApiResponse200",
@@ -486,6 +493,7 @@ __all__ = (
     "ListResponseDevice",
     "ListResponseDeviceLogEntryView",
     "ListResponseEndpoint",
+    "ListResponseEventType",
     "ListResponseIncidentView",
     "ListResponseIntegration",
     "ListResponseInvitation",
