@@ -6,13 +6,17 @@ stream, and verifies a real webhook delivery with the SDK's helper.
 sdks/smoke/run copies this file into a directory outside the repository and
 runs it with the Python of a fresh venv that installed the built wheel, so
 ``alyt_sdk`` and ``alyt_client`` can only come from that wheel; the first
-check is that they did, at the contract's version.
+check is that they did, at the contract's version. With
+ALYT_SMOKE_CREDENTIALS it writes the developer's email, password and key
+there (JSON), for the examples that sdks/smoke/run runs next.
 
     ALYT_SMOKE_URL=http://127.0.0.1:PORT ALYT_SMOKE_OUTBOX=DIR \
-        ALYT_SMOKE_CONTRACT_VERSION=X.Y.Z ALYT_SMOKE_REPO=DIR python -I smoke.py
+        ALYT_SMOKE_CONTRACT_VERSION=X.Y.Z ALYT_SMOKE_REPO=DIR \
+        [ALYT_SMOKE_CREDENTIALS=FILE] python -I smoke.py
 """
 
 import importlib.metadata
+import json
 import os
 import sys
 import sysconfig
@@ -29,6 +33,7 @@ from alyt_client import AuthenticatedClient, Client
 from alyt_client.api.developers import (
     create_developer_key,
     create_webhook,
+    delete_webhook,
     developer_login,
     developer_sign_up,
     get_developer_me,
@@ -120,9 +125,16 @@ def main():
     tenant = get_developer_me.sync(client=api).sandbox_tenant_id
     key = create_developer_key.sync_detailed(
         client=api,
-        body=CreateKeyRequest(name="smoke", scopes=[Scope.DEVICESREAD, Scope.DEVICESCOMMANDS, Scope.EVENTSREAD]),
+        body=CreateKeyRequest(
+            name="smoke",
+            scopes=[Scope.DEVICESREAD, Scope.DEVICESCOMMANDS, Scope.EVENTSREAD, Scope.WEBHOOKSWRITE],
+        ),
     )
     assert key.status_code == 201, key.content
+    if os.environ.get("ALYT_SMOKE_CREDENTIALS"):
+        Path(os.environ["ALYT_SMOKE_CREDENTIALS"]).write_text(
+            json.dumps({"email": EMAIL, "password": PASSWORD, "key": key.parsed.secret})
+        )
 
     step("list devices")
     devices = list_devices.sync(client=api, tenant_id=tenant, limit=200)
@@ -177,6 +189,9 @@ def main():
     except SignatureError:
         pass
     server.shutdown()
+
+    step("remove the webhook endpoint")
+    assert delete_webhook.sync_detailed(hook.parsed.id, client=api).status_code == 204
     step("ok")
 
 

@@ -8,13 +8,16 @@
  * It imports `@alyt/sdk` by name only: sdks/smoke/run compiles and runs it in
  * a fresh npm project outside the repository that installed the packed
  * tarball (`npm pack`), and the first check is that the package resolved
- * there, at the contract's version.
+ * there, at the contract's version. With ALYT_SMOKE_CREDENTIALS it writes the
+ * developer's email, password and key there (JSON), for the examples that
+ * sdks/smoke/run runs next.
  *
  *   ALYT_SMOKE_URL=http://127.0.0.1:PORT ALYT_SMOKE_OUTBOX=DIR \
- *     ALYT_SMOKE_CONTRACT_VERSION=X.Y.Z ALYT_SMOKE_REPO=DIR node smoke.js
+ *     ALYT_SMOKE_CONTRACT_VERSION=X.Y.Z ALYT_SMOKE_REPO=DIR \
+ *     [ALYT_SMOKE_CREDENTIALS=FILE] node smoke.js
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, relative, sep } from "node:path";
@@ -85,6 +88,8 @@ async function main(): Promise<void> {
     body: { name: "smoke", scopes: ["devices:read", "devices:commands", "events:read", "webhooks:write"] },
   });
   assert.equal(key.response.status, 201, JSON.stringify(key.error));
+  const credentials = process.env.ALYT_SMOKE_CREDENTIALS;
+  if (credentials) writeFileSync(credentials, JSON.stringify({ email, password, key: key.data?.secret }));
 
   step("list devices");
   const devices = await api.GET("/v1/devices", { params: { query: { tenantId, limit: 200 } } });
@@ -142,6 +147,11 @@ async function main(): Promise<void> {
   assert.ok(delivery, "the webhook got no delivery of the command's result");
   verify({ body: delivery.body, header: delivery.signature, secret });
   assert.throws(() => verify({ body: delivery.body.replace(commandId, "forged"), header: delivery.signature, secret }));
+
+  step("remove the webhook endpoint");
+  const webhookId = hook.data?.id ?? assert.fail("no webhook id");
+  const removed = await api.DELETE("/v1/developers/webhooks/{webhookId}", { params: { path: { webhookId } } });
+  assert.equal(removed.response.status, 204);
   step("ok");
 }
 
