@@ -492,6 +492,13 @@ fn operations() -> Vec<Operation> {
             expect: developer_or_key_with::<404>,
         },
         Operation {
+            id: "rotateWebhookSecret",
+            method: "POST",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/rotate-secret",
+            body: |_| Some(json!({ "graceSeconds": 60 })),
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
             id: "updateWebhook",
             method: "PATCH",
             path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001",

@@ -107,6 +107,8 @@ async fn the_hosted_worker_delivers_on_dynamodb_and_retries_a_failed_attempt() {
         events: vec![EventKind::DeviceOnline.as_str().to_owned()],
         description: None,
         secret: signature::generate_secret(),
+        previous_secret: None,
+        previous_secret_until: None,
         status: EndpointStatus::Active,
         consecutive_failures: 0,
         disabled_at: None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 SIGNATURE_HEADER = "X-SVC-Signature"
 TOLERANCE_SECONDS = 5 * 60
@@ -33,7 +33,7 @@ def sign(secret: str, timestamp: int, body: bytes) -> str:
 def verify(
     body: Union[bytes, str],
     header: Optional[str],
-    secret: str,
+    secret: Union[str, Sequence[str]],
     tolerance_seconds: int = TOLERANCE_SECONDS,
     now: Optional[float] = None,
 ) -> int:
@@ -42,7 +42,9 @@ def verify(
     Returns the signed timestamp; raises :class:`SignatureError` when the
     header is missing or malformed, no signature matches, or the timestamp
     is outside ``tolerance_seconds`` of ``now``. Pass the body exactly as
-    received (before any JSON parsing).
+    received (before any JSON parsing). ``secret`` may be several: during a
+    rotation's grace period a receiver may hold the new and the replaced
+    one, and a delivery verifies when any of them signed it.
     """
     if isinstance(body, str):
         body = body.encode()
@@ -62,11 +64,16 @@ def verify(
             signatures.append(value)
     if timestamp is None or not signatures:
         raise SignatureError("the signature header is malformed")
-    expected = sign(secret, timestamp, body).split("v1=", 1)[1]
-    # Every candidate is compared, in constant time, whatever matched first.
+    secrets = [secret] if isinstance(secret, str) else list(secret)
+    if not secrets:
+        raise SignatureError("no secret to verify with")
+    # Every candidate is compared with every secret's MAC, in constant time,
+    # whatever matched first.
     matched = False
-    for candidate in signatures:
-        matched |= hmac.compare_digest(candidate.encode(), expected.encode())
+    for key in secrets:
+        expected = sign(key, timestamp, body).split("v1=", 1)[1]
+        for candidate in signatures:
+            matched |= hmac.compare_digest(candidate.encode(), expected.encode())
     if not matched:
         raise SignatureError("no signature matches this body and secret")
     current = time.time() if now is None else now

@@ -53,3 +53,20 @@ def test_during_a_rotation_any_listed_signature_may_match():
 def test_missing_and_malformed_headers_are_refused(header):
     with pytest.raises(SignatureError):
         verify(BODY, header, SECRET, now=AT)
+
+
+def test_a_rotation_header_verifies_with_either_secret_or_both_held():
+    """During a rotation's grace period a delivery carries a v1 per secret
+    (the platform signs with the new and the replaced one): a receiver
+    holding either, or both, verifies it; one holding neither does not."""
+    body = b'{"id":"1","type":"webhook.ping"}'
+    new, old = "whsec_new", "whsec_old"
+    t = 1_764_115_200
+    header = sign(new, t, body) + "," + sign(old, t, body).split(",", 1)[1]
+    assert header.count("v1=") == 2
+    for held in (new, old, [new, old], (old,)):
+        assert verify(body, header, held, now=t) == t
+    with pytest.raises(SignatureError):
+        verify(body, header, ["whsec_other"], now=t)
+    with pytest.raises(SignatureError):
+        verify(body, header, [], now=t)

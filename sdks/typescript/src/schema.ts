@@ -1098,6 +1098,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/developers/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gives an endpoint a new signing secret, shown once. Until
+         *     `endpoint.secretGraceEndsAt` every delivery carries two `v1`
+         *     signatures, with the new secret and the replaced one, so the receiver
+         *     can switch to the new secret at any time within the grace period;
+         *     afterwards only the new one signs. Rotating again during a grace period
+         *     ends it.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developers/webhooks/{webhookId}/test": {
         parameters: {
             query?: never;
@@ -4554,11 +4578,26 @@ export interface components {
             /** @description The members' Thing views. */
             things: components["schemas"]["Thing"][];
         };
+        /** @description The body of `POST /v1/developers/webhooks/{webhookId}/rotate-secret`. */
+        RotateSecretRequest: {
+            /**
+             * Format: int32
+             * @description How long the replaced secret keeps signing beside the new one, in
+             *     seconds: 0 to 604800 (7 days), default 86400 (a day).
+             */
+            graceSeconds?: number;
+        };
         /** @description The answer of `POST /v1/devices/{deviceId}/credentials`. */
         RotatedCredentials: {
             credentials: components["schemas"]["DeviceCredentials"];
             device: components["schemas"]["Device"];
             topicPrefix: string;
+        };
+        /** @description A rotated endpoint and its new secret, shown this once. */
+        RotatedSecret: {
+            endpoint: components["schemas"]["WebhookEndpoint"];
+            /** @description The new signing secret (`whsec_…`): verify deliveries with it. */
+            secret: string;
         };
         /** @description A routine as the household reads it. */
         Routine: {
@@ -5269,6 +5308,13 @@ export interface components {
             id: components["schemas"]["WebhookId"];
             /** @description The developer key it is bound to. */
             keyId: components["schemas"]["KeyId"];
+            /**
+             * Format: date-time
+             * @description Until when deliveries also carry a signature made with the secret
+             *     the last rotation replaced (in the past once that grace period
+             *     ended); null if the secret was never rotated.
+             */
+            secretGraceEndsAt: string | null;
             status: components["schemas"]["EndpointStatus"];
             url: string;
         };
@@ -9413,6 +9459,93 @@ export interface operations {
             };
             /** @description No such endpoint */
             404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint */
+                webhookId: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /** @description Optional: `{ graceSeconds }` */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["RotateSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The new secret (shown this once) and the endpoint */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecret"];
+                };
+            };
+            /** @description graceSeconds is not 0 to 604800 */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid developer session or key */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without webhooks:write */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another request rotated the secret meanwhile */
+            409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

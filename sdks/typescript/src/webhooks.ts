@@ -34,8 +34,10 @@ export interface VerifyOptions {
   body: Uint8Array | string;
   /** The `X-SVC-Signature` header. */
   header: string | null | undefined;
-  /** The endpoint's secret (`whsec_...`). */
-  secret: string;
+  /** The endpoint's secret (`whsec_...`), or several: during a rotation's
+   * grace period a receiver may hold the new and the replaced one, and a
+   * delivery verifies when any of them signed it. */
+  secret: string | readonly string[];
   toleranceSeconds?: number;
   /** Unix seconds; defaults to now. */
   now?: number;
@@ -66,12 +68,17 @@ export function verify(options: VerifyOptions): number {
   if (timestamp === undefined || signatures.length === 0) {
     throw new SignatureError("the signature header is malformed");
   }
-  const expected = Buffer.from(mac(secret, timestamp, body).toString("hex"));
-  // Every candidate is compared, in constant time, whatever matched first.
+  const secrets = typeof secret === "string" ? [secret] : secret;
+  if (secrets.length === 0) throw new SignatureError("no secret to verify with");
+  // Every candidate is compared with every secret's MAC, in constant time,
+  // whatever matched first.
   let matched = false;
-  for (const candidate of signatures) {
-    const given = Buffer.from(candidate);
-    matched = (given.length === expected.length && timingSafeEqual(given, expected)) || matched;
+  for (const key of secrets) {
+    const expected = Buffer.from(mac(key, timestamp, body).toString("hex"));
+    for (const candidate of signatures) {
+      const given = Buffer.from(candidate);
+      matched = (given.length === expected.length && timingSafeEqual(given, expected)) || matched;
+    }
   }
   if (!matched) throw new SignatureError("no signature matches this body and secret");
   const now = options.now ?? Date.now() / 1000;

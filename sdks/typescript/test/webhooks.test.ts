@@ -42,3 +42,17 @@ test("missing and malformed headers are refused", () => {
     assert.throws(() => verify({ body: vector.body, header, secret: vector.secret, now: vector.timestamp }), SignatureError);
   }
 });
+
+test("a rotation's header verifies with either secret, or both held", () => {
+  // During a rotation's grace period a delivery carries a v1 per secret
+  // (the new and the replaced one): a receiver holding either verifies it.
+  const body = '{"id":"1","type":"webhook.ping"}';
+  const t = 1_764_115_200;
+  const header = `${sign("whsec_new", t, body)},${sign("whsec_old", t, body).split(",")[1]}`;
+  assert.equal(header.match(/v1=/g)?.length, 2);
+  for (const held of ["whsec_new", "whsec_old", ["whsec_new", "whsec_old"], ["whsec_old"]]) {
+    assert.equal(verify({ body, header, secret: held, now: t }), t);
+  }
+  assert.throws(() => verify({ body, header, secret: ["whsec_other"], now: t }), SignatureError);
+  assert.throws(() => verify({ body, header, secret: [], now: t }), SignatureError);
+});

@@ -35,7 +35,9 @@ use crate::routing::{Operations, operations};
 /// failure documented (a `default` problem answer, 429 with `Retry-After`,
 /// 401 on secured operations, the RateLimit fields on every answer) and
 /// who may call each secured operation (`x-scopes`, `x-session-only`);
-/// 0.6.0 the event type catalogue (`GET /v1/event-types`).
+/// 0.6.0 the event type catalogue (`GET /v1/event-types`) and a webhook
+/// secret's rotation with a grace period (`POST …/rotate-secret`,
+/// `secretGraceEndsAt`).
 pub const API_VERSION: &str = "0.6.0";
 
 #[derive(OpenApi)]

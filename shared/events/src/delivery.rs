@@ -266,7 +266,7 @@ async fn work_endpoint(
     // The endpoint's key and developer, read afresh at least every second.
     let mut bindings = BindingCheck::default();
     let mut read_at: Option<std::time::Instant> = None;
-    let mut signer: Option<(String, signature::Signer)> = None;
+    let mut signers: Option<(Vec<String>, Vec<signature::Signer>)> = None;
     for row in rows {
         let Some(current) = endpoint.as_mut() else {
             let next = webhook::give_up(&row, "the endpoint was removed", now);
@@ -335,18 +335,28 @@ async fn work_endpoint(
         }
         report.attempted += 1;
 
-        let timestamp = clock.now().unix_timestamp();
-        // One signer per endpoint secret (a re-read endpoint may have
-        // rotated it).
-        let (secret, prepared) = match signer.take() {
-            Some((secret, prepared)) if secret == current.secret => (secret, prepared),
-            _ => (
-                current.secret.clone(),
-                signature::Signer::new(current.secret.as_bytes()),
-            ),
+        let now = clock.now();
+        let timestamp = now.unix_timestamp();
+        // One signer per secret the endpoint signs with now (two during a
+        // rotation's grace period), made again when they change (a re-read
+        // endpoint may have rotated, or the grace period ended).
+        let secrets: Vec<String> = current
+            .signing_secrets(now)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let (secrets, prepared) = match signers.take() {
+            Some((kept, prepared)) if kept == secrets => (kept, prepared),
+            _ => {
+                let prepared = secrets
+                    .iter()
+                    .map(|s| signature::Signer::new(s.as_bytes()))
+                    .collect();
+                (secrets, prepared)
+            }
         };
-        let header = prepared.sign(timestamp, claimed.payload.as_bytes());
-        signer = Some((secret, prepared));
+        let header = signature::sign_with_each(&prepared, timestamp, claimed.payload.as_bytes());
+        signers = Some((secrets, prepared));
         let request = OutboundRequest {
             url: current.url.clone(),
             event_kind: claimed.event_kind.clone(),

@@ -122,6 +122,27 @@ impl Decimal {
     }
 }
 
+/// The header value signing `body` at `timestamp` with each of `signers`:
+/// one `t` and one `v1` per secret, in order (during a rotation's grace
+/// period the current secret's, then the replaced one's). A receiver
+/// holding either secret verifies it, as Stripe's verifier does.
+pub fn sign_with_each(signers: &[Signer], timestamp: i64, body: &[u8]) -> String {
+    let Some((first, rest)) = signers.split_first() else {
+        return String::new();
+    };
+    let mut header = first.sign(timestamp, body);
+    let mut digits = Decimal::default();
+    let t = digits.of(timestamp);
+    for signer in rest {
+        let hex = lower_hex(&signer.mac_of_digits(t, body));
+        header.push(',');
+        header.push_str(SCHEME);
+        header.push('=');
+        header.push_str(std::str::from_utf8(&hex).expect("ASCII hex"));
+    }
+    header
+}
+
 /// The header value signing `body` at `timestamp` (Unix seconds), with a
 /// signer made for this one signature (see [`Signer`] to sign many).
 pub fn sign(secret: &[u8], timestamp: i64, body: &[u8]) -> String {
@@ -245,6 +266,33 @@ mod tests {
     }
 
     use super::*;
+
+    /// During a rotation's grace period a delivery carries one `v1` per
+    /// secret: a receiver holding either verifies it, one holding neither
+    /// does not.
+    #[test]
+    fn a_header_signed_with_two_secrets_verifies_with_either() {
+        let (new, old) = ("whsec_new", "whsec_old");
+        let body = br#"{"id":"1","type":"webhook.ping"}"#;
+        let header = sign_with_each(
+            &[Signer::new(new.as_bytes()), Signer::new(old.as_bytes())],
+            1_764_115_200,
+            body,
+        );
+        assert_eq!(header.matches("v1=").count(), 2, "{header}");
+        assert!(
+            header.starts_with(&sign(new.as_bytes(), 1_764_115_200, body)),
+            "the current secret's first"
+        );
+        for secret in [new, old] {
+            assert_eq!(
+                verify(secret.as_bytes(), header.as_bytes(), body, 1_764_115_200),
+                Ok(()),
+                "{secret}"
+            );
+        }
+        assert!(verify(b"whsec_other", header.as_bytes(), body, 1_764_115_200).is_err());
+    }
 
     /// The SDKs' shared vector (sdks/fixtures/webhook-signature.json): the
     /// platform signs that body so, so every SDK's verify is tested against

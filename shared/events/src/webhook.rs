@@ -306,6 +306,8 @@ mod tests {
             events: vec!["device.online".into()],
             description: None,
             secret: "whsec_x".into(),
+            previous_secret: None,
+            previous_secret_until: None,
             status: EndpointStatus::Active,
             consecutive_failures: 0,
             disabled_at: None,

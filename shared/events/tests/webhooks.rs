@@ -203,6 +203,8 @@ impl World {
             events: events.iter().map(|k| k.as_str().to_owned()).collect(),
             description: Some("test".into()),
             secret: signature::generate_secret(),
+            previous_secret: None,
+            previous_secret_until: None,
             status: EndpointStatus::Active,
             consecutive_failures: 0,
             disabled_at: None,

@@ -254,7 +254,9 @@ from .room_action import RoomAction
 from .room_action_primitive import RoomActionPrimitive
 from .room_suggestion import RoomSuggestion
 from .room_view import RoomView
+from .rotate_secret_request import RotateSecretRequest
 from .rotated_credentials import RotatedCredentials
+from .rotated_secret import RotatedSecret
 from .routine import Routine
 from .routine_music import RoutineMusic
 from .routine_request import RoutineRequest
@@ -596,6 +598,8 @@ __all__ = (
     "RoomSuggestion",
     "RoomView",
     "RotatedCredentials",
+    "RotatedSecret",
+    "RotateSecretRequest",
     "Routine",
     "RoutineMusic",
     "RoutineRequest",

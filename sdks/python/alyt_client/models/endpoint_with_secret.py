@@ -36,6 +36,10 @@ class EndpointWithSecret:
             events (list[str]): The event kinds it receives.
             id (UUID):
             key_id (UUID):
+            secret_grace_ends_at (datetime.datetime | None): Until when deliveries also carry a signature made with the
+                secret
+                the last rotation replaced (in the past once that grace period
+                ended); null if the secret was never rotated.
             status (EndpointStatus):
             url (str):
             secret (str): `whsec_…`: the HMAC-SHA256 key of `X-SVC-Signature` (verify with
@@ -50,6 +54,7 @@ class EndpointWithSecret:
     events: list[str]
     id: UUID
     key_id: UUID
+    secret_grace_ends_at: datetime.datetime | None
     status: EndpointStatus
     url: str
     secret: str
@@ -87,6 +92,12 @@ class EndpointWithSecret:
 
         key_id = str(self.key_id)
 
+        secret_grace_ends_at: None | str
+        if isinstance(self.secret_grace_ends_at, datetime.datetime):
+            secret_grace_ends_at = self.secret_grace_ends_at.isoformat()
+        else:
+            secret_grace_ends_at = self.secret_grace_ends_at
+
         status = self.status.value
 
         url = self.url
@@ -105,6 +116,7 @@ class EndpointWithSecret:
             "events": events,
             "id": id,
             "keyId": key_id,
+            "secretGraceEndsAt": secret_grace_ends_at,
             "status": status,
             "url": url,
             "secret": secret,
@@ -181,6 +193,24 @@ class EndpointWithSecret:
 
 
 
+        def _parse_secret_grace_ends_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                secret_grace_ends_at_type_0 = datetime.datetime.fromisoformat(data)
+
+
+
+                return secret_grace_ends_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        secret_grace_ends_at = _parse_secret_grace_ends_at(d.pop("secretGraceEndsAt"))
+
+
         status = EndpointStatus(d.pop("status"))
 
 
@@ -199,6 +229,7 @@ class EndpointWithSecret:
             events=events,
             id=id,
             key_id=key_id,
+            secret_grace_ends_at=secret_grace_ends_at,
             status=status,
             url=url,
             secret=secret,

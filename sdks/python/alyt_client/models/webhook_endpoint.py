@@ -36,6 +36,10 @@ class WebhookEndpoint:
             events (list[str]): The event kinds it receives.
             id (UUID):
             key_id (UUID):
+            secret_grace_ends_at (datetime.datetime | None): Until when deliveries also carry a signature made with the
+                secret
+                the last rotation replaced (in the past once that grace period
+                ended); null if the secret was never rotated.
             status (EndpointStatus):
             url (str):
      """
@@ -48,6 +52,7 @@ class WebhookEndpoint:
     events: list[str]
     id: UUID
     key_id: UUID
+    secret_grace_ends_at: datetime.datetime | None
     status: EndpointStatus
     url: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -84,6 +89,12 @@ class WebhookEndpoint:
 
         key_id = str(self.key_id)
 
+        secret_grace_ends_at: None | str
+        if isinstance(self.secret_grace_ends_at, datetime.datetime):
+            secret_grace_ends_at = self.secret_grace_ends_at.isoformat()
+        else:
+            secret_grace_ends_at = self.secret_grace_ends_at
+
         status = self.status.value
 
         url = self.url
@@ -100,6 +111,7 @@ class WebhookEndpoint:
             "events": events,
             "id": id,
             "keyId": key_id,
+            "secretGraceEndsAt": secret_grace_ends_at,
             "status": status,
             "url": url,
         })
@@ -175,6 +187,24 @@ class WebhookEndpoint:
 
 
 
+        def _parse_secret_grace_ends_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                secret_grace_ends_at_type_0 = datetime.datetime.fromisoformat(data)
+
+
+
+                return secret_grace_ends_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        secret_grace_ends_at = _parse_secret_grace_ends_at(d.pop("secretGraceEndsAt"))
+
+
         status = EndpointStatus(d.pop("status"))
 
 
@@ -191,6 +221,7 @@ class WebhookEndpoint:
             events=events,
             id=id,
             key_id=key_id,
+            secret_grace_ends_at=secret_grace_ends_at,
             status=status,
             url=url,
         )

@@ -339,6 +339,8 @@ async fn register_endpoint(
         events: fields.events,
         description: fields.description,
         secret: secret.clone(),
+        previous_secret: None,
+        previous_secret_until: None,
         status: EndpointStatus::Active,
         consecutive_failures: 0,
         disabled_at: None,
@@ -441,6 +443,53 @@ pub async fn update_webhook(
         .ok_or_else(no_such_webhook)?;
     tracing::info!(endpoint = %edited.id, developer = %edited.developer_id, "webhook endpoint edited");
     Ok(edited)
+}
+
+/// How long a replaced secret keeps signing after a rotation by default,
+/// and at most (seconds).
+pub const ROTATION_GRACE_DEFAULT: u32 = 24 * 60 * 60;
+pub const ROTATION_GRACE_MAX: u32 = 7 * 24 * 60 * 60;
+
+/// Gives one of the caller's endpoints a new secret, returned once (the
+/// endpoint, the secret). For `grace_seconds` (default a day, at most a
+/// week, 0 for none) each delivery is signed with the replaced secret too,
+/// so a receiver may switch at any time within it; a rotation during a
+/// grace period ends that one (two secrets at most).
+pub async fn rotate_webhook_secret(
+    app: &App,
+    caller: &Principal,
+    id: &str,
+    grace_seconds: Option<u32>,
+) -> Result<(WebhookEndpointRecord, String), Error> {
+    let grace = grace_seconds.unwrap_or(ROTATION_GRACE_DEFAULT);
+    if grace > ROTATION_GRACE_MAX {
+        return Err(Error::validation(
+            "graceSeconds",
+            format!("at most {ROTATION_GRACE_MAX} (7 days)"),
+        ));
+    }
+    let manager = webhook_developer(app, caller).await?;
+    let endpoint = own_endpoint(app, &manager, id).await?;
+    let secret = signature::generate_secret();
+    let until = app.clock.now() + time::Duration::seconds(i64::from(grace));
+    let rotated = Webhooks(&*app.store)
+        .rotate_secret(
+            manager.developer.id,
+            endpoint.id,
+            &endpoint.secret,
+            &secret,
+            until,
+        )
+        .await?;
+    let Some(rotated) = rotated else {
+        // Removed, or rotated by another request meanwhile.
+        own_endpoint(app, &manager, id).await?;
+        return Err(Error::conflict(
+            "the secret was rotated by another request meanwhile; rotate again if you need another",
+        ));
+    };
+    tracing::info!(endpoint = %rotated.id, developer = %rotated.developer_id, grace_seconds = grace, "webhook secret rotated");
+    Ok((rotated, secret))
 }
 
 /// Removes one of the caller's endpoints.

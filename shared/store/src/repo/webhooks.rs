@@ -124,6 +124,13 @@ pub struct WebhookEndpointRecord {
     pub events: Vec<String>,
     pub description: Option<String>,
     pub secret: String,
+    /// The secret a rotation replaced, still signing beside `secret` until
+    /// `previous_secret_until` (the grace period), so receivers can switch
+    /// without refusing a delivery. Absent outside a grace period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_secret: Option<String>,
+    #[serde(with = "ts::option", default, skip_serializing_if = "Option::is_none")]
+    pub previous_secret_until: Option<OffsetDateTime>,
     pub status: EndpointStatus,
     /// Failed attempts since the last success (or enable).
     pub consecutive_failures: u32,
@@ -138,6 +145,18 @@ pub struct WebhookEndpointRecord {
 }
 
 impl WebhookEndpointRecord {
+    /// The secrets a delivery at `now` is signed with: the current one, and
+    /// the replaced one while its grace period lasts.
+    pub fn signing_secrets(&self, now: OffsetDateTime) -> Vec<&str> {
+        let mut secrets = vec![self.secret.as_str()];
+        if let (Some(previous), Some(until)) = (&self.previous_secret, self.previous_secret_until)
+            && now < until
+        {
+            secrets.push(previous);
+        }
+        secrets
+    }
+
     /// Why it is disabled; `None` while active.
     pub fn why_disabled(&self) -> Option<DisabledReason> {
         match self.status {
@@ -563,6 +582,35 @@ impl Webhooks<'_> {
         }
         self.conditional_update(developer, id, actions, Condition::item_present())
             .await
+    }
+
+    /// Replaces the endpoint's secret with `secret`; the one it had signs
+    /// beside it until `previous_until` (a rotation during a grace period
+    /// ends that one: two secrets at most). Applied only if the secret is
+    /// still `expected` (two rotations at once: one wins). `None` when it is
+    /// missing or was rotated meanwhile.
+    pub async fn rotate_secret(
+        &self,
+        developer: DeveloperId,
+        id: WebhookId,
+        expected: &str,
+        secret: &str,
+        previous_until: OffsetDateTime,
+    ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
+        self.conditional_update(
+            developer,
+            id,
+            vec![
+                UpdateAction::Set("secret".into(), json!(secret)),
+                UpdateAction::Set("previousSecret".into(), json!(expected)),
+                UpdateAction::Set(
+                    "previousSecretUntil".into(),
+                    json!(rfc3339(previous_until)?),
+                ),
+            ],
+            Condition::eq("secret", json!(expected)),
+        )
+        .await
     }
 
     /// Re-enables a disabled endpoint with a fresh failure count; `None` when

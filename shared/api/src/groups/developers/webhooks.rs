@@ -58,6 +58,7 @@ pub fn routes() -> Operations {
         .merge(operations!(list_webhook_deliveries))
         .merge(operations!(enable_webhook))
         .merge(operations!(disable_webhook))
+        .merge(operations!(rotate_webhook_secret))
 }
 
 pub use alyt_app::developers::webhooks::{DESCRIPTION_MAX_CHARS, MAX_ENDPOINTS};
@@ -90,6 +91,13 @@ pub struct EndpointView {
     #[schema(value_type = Option<String>, format = DateTime)]
     #[schema(required = true)]
     pub disabled_at: Option<OffsetDateTime>,
+    /// Until when deliveries also carry a signature made with the secret
+    /// the last rotation replaced (in the past once that grace period
+    /// ended); null if the secret was never rotated.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
+    pub secret_grace_ends_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
@@ -108,6 +116,7 @@ impl From<WebhookEndpointRecord> for EndpointView {
             disabled_reason,
             consecutive_failures: e.consecutive_failures,
             disabled_at: e.disabled_at,
+            secret_grace_ends_at: e.previous_secret_until,
             created_at: e.created_at,
         }
     }
@@ -483,4 +492,68 @@ pub async fn disable_webhook(
 ) -> Result<Json<EndpointView>, ApiError> {
     let endpoint = webhooks::disable_webhook(&state, &caller, &id).await?;
     Ok(Json(endpoint.into()))
+}
+
+/// The body of `POST /v1/developers/webhooks/{webhookId}/rotate-secret`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RotateSecretRequest {
+    /// How long the replaced secret keeps signing beside the new one, in
+    /// seconds: 0 to 604800 (7 days), default 86400 (a day).
+    #[serde(default)]
+    #[schema(nullable = false, minimum = 0, maximum = 604800)]
+    pub grace_seconds: Option<u32>,
+}
+
+/// A rotated endpoint and its new secret, shown this once.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RotatedSecret {
+    /// The new signing secret (`whsec_…`): verify deliveries with it.
+    pub secret: String,
+    pub endpoint: EndpointView,
+}
+
+/// Gives an endpoint a new signing secret, shown once. Until
+/// `endpoint.secretGraceEndsAt` every delivery carries two `v1`
+/// signatures, with the new secret and the replaced one, so the receiver
+/// can switch to the new secret at any time within the grace period;
+/// afterwards only the new one signs. Rotating again during a grace period
+/// ends it.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/webhooks/{webhookId}/rotate-secret",
+    tag = "developers",
+    operation_id = "rotateWebhookSecret",
+    security(("bearer" = ["webhooks:write"])),
+    params(("webhookId" = WebhookId, Path, description = "The endpoint")),
+    request_body(content = Option<RotateSecretRequest>, description = "Optional: `{ graceSeconds }`"),
+    responses(
+        (status = 200, description = "The new secret (shown this once) and the endpoint", body = RotatedSecret),
+        (status = 400, description = "graceSeconds is not 0 to 604800", body = Problem, content_type = "application/problem+json"),
+        NoDeveloperSessionOrKey,
+        KeyWithoutWebhooksWrite,
+        NoSuchWebhookEndpoint,
+        (status = 409, description = "Another request rotated the secret meanwhile", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn rotate_webhook_secret(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Json<RotatedSecret>, ApiError> {
+    let request: RotateSecretRequest = if body.iter().all(u8::is_ascii_whitespace) {
+        RotateSecretRequest::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| {
+            alyt_app::Error::validation("body", format!("not a rotation request: {e}"))
+        })?
+    };
+    let (endpoint, secret) =
+        webhooks::rotate_webhook_secret(&state, &caller, &id, request.grace_seconds).await?;
+    Ok(Json(RotatedSecret {
+        secret,
+        endpoint: endpoint.into(),
+    }))
 }
