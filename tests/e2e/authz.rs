@@ -492,6 +492,13 @@ fn operations() -> Vec<Operation> {
             expect: developer_or_key_with::<404>,
         },
         Operation {
+            id: "replayWebhookDelivery",
+            method: "POST",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/deliveries/0190b5a0-0000-7000-8000-00000000e002/replay",
+            body: |_| None,
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
             id: "rotateWebhookSecret",
             method: "POST",
             path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/rotate-secret",

@@ -777,3 +777,75 @@ async fn a_rotated_secret_signs_beside_the_old_one_for_the_grace_period_then_alo
         "{again}"
     );
 }
+
+/// A logged delivery replayed is sent again: the same event (id and body),
+/// signed at a new time, verified by Stripe's library, and the log counts
+/// the attempt. A delivery the log does not have is a 404; a disabled
+/// endpoint refuses a replay (409).
+#[tokio::test]
+async fn a_replayed_delivery_arrives_again_as_the_same_event_signed_anew() {
+    let t = TestPlatform::start().await;
+    let (dev, key) = developer(&t, "hooks-replay@example.com").await;
+    let receiver = Receiver::start(Arc::new(alyt_domain::SystemClock)).await;
+    let (endpoint, secret) = create_endpoint(&t, &key, &receiver, &["device.online"]).await;
+    let event = ping(&t, &dev.access_token, &endpoint).await;
+    let first = receiver
+        .until(Duration::from_secs(10), |s| !s.is_empty())
+        .await[0]
+        .clone();
+    let logged = deliveries(&t, &key, &endpoint).await;
+    let row = logged
+        .iter()
+        .find(|d| d["eventId"] == event.as_str())
+        .unwrap();
+    assert_eq!(row["status"], "delivered", "{row}");
+    let delivery = row["id"].as_str().unwrap().to_owned();
+
+    // A second apart, so the new signature's time differs.
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let replay = format!("/developers/webhooks/{endpoint}/deliveries/{delivery}/replay");
+    let (status, queued) = t.post_json(&replay, Some(&key), json!({})).await;
+    assert_eq!(status, 202, "{queued}");
+    assert_eq!(queued["status"], "pending", "{queued}");
+    // The replay is the delivery signed at another time than the first.
+    let resent = |d: &alyt_tests::webhooks::Seen| d.signature_header != first.signature_header;
+    let seen = receiver
+        .until(Duration::from_secs(10), |s| s.iter().any(resent))
+        .await;
+    let again = seen.iter().find(|d| resent(d)).unwrap();
+    assert_eq!(again.envelope["id"], event.as_str());
+    assert_eq!(again.body, first.body, "the same event, byte for byte");
+    assert_eq!(again.delivery_header, first.delivery_header);
+    assert_ne!(
+        again.signature_header, first.signature_header,
+        "signed anew"
+    );
+    assert!(stripe_verifies(
+        &again.body,
+        &again.signature_header,
+        &secret
+    ));
+    let logged = deliveries(&t, &key, &endpoint).await;
+    let row = logged
+        .iter()
+        .find(|d| d["id"] == delivery.as_str())
+        .unwrap();
+    assert_eq!(row["status"], "delivered", "{row}");
+    assert_eq!(row["attempts"], 2, "{row}");
+
+    let unknown = format!(
+        "/developers/webhooks/{endpoint}/deliveries/0190b5a0-0000-7000-8000-00000000e002/replay"
+    );
+    let (status, problem) = t.post_json(&unknown, Some(&key), json!({})).await;
+    assert_eq!(status, 404, "{problem}");
+    let (status, _) = t
+        .post_json(
+            &format!("/developers/webhooks/{endpoint}/disable"),
+            Some(&key),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (status, problem) = t.post_json(&replay, Some(&key), json!({})).await;
+    assert_eq!(status, 409, "{problem}");
+}

@@ -37,7 +37,8 @@ use crate::routing::{Operations, operations};
 /// who may call each secured operation (`x-scopes`, `x-session-only`);
 /// 0.6.0 the event type catalogue (`GET /v1/event-types`) and a webhook
 /// secret's rotation with a grace period (`POST …/rotate-secret`,
-/// `secretGraceEndsAt`).
+/// `secretGraceEndsAt`), a logged delivery replayed
+/// (`POST …/deliveries/{deliveryId}/replay`).
 pub const API_VERSION: &str = "0.6.0";
 
 #[derive(OpenApi)]

@@ -17,8 +17,8 @@ use alyt_store::PageKey;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers, KeyRecord};
 use alyt_store::repo::integrations::Integrations;
 use alyt_store::repo::webhooks::{
-    DeliveryRecord, DisabledReason, EndpointEdit, EndpointStatus, HISTORY, Queued,
-    WebhookEndpointRecord, WebhookRoute, Webhooks, developer_endpoints,
+    DeliveryRecord, DeliveryStatus, DisabledReason, EndpointEdit, EndpointStatus, HISTORY, Queued,
+    RowWrite, WebhookEndpointRecord, WebhookRoute, Webhooks, developer_endpoints,
 };
 use time::OffsetDateTime;
 
@@ -490,6 +490,55 @@ pub async fn rotate_webhook_secret(
     };
     tracing::info!(endpoint = %rotated.id, developer = %rotated.developer_id, grace_seconds = grace, "webhook secret rotated");
     Ok((rotated, secret))
+}
+
+/// Sends one of an endpoint's logged deliveries (its last [`HISTORY`])
+/// again: the same event (same id and body), a new attempt with a new
+/// signature time, due at once. A delivery still waiting for its next
+/// retry is brought forward; one not yet attempted is answered as it is.
+/// A disabled endpoint is refused (re-enabling it requeues what it holds).
+pub async fn replay_webhook_delivery(
+    app: &App,
+    caller: &Principal,
+    id: &str,
+    delivery_id: &str,
+) -> Result<DeliveryRecord, Error> {
+    let manager = webhook_developer(app, caller).await?;
+    let endpoint = own_endpoint(app, &manager, id).await?;
+    let no_such_delivery = || Error::not_found("no such delivery in this endpoint's log");
+    let delivery_id: uuid::Uuid = delivery_id.parse().map_err(|_| no_such_delivery())?;
+    if endpoint.status != EndpointStatus::Active {
+        return Err(Error::conflict(
+            "the endpoint is disabled: enable it (which requeues what it held), then replay",
+        ));
+    }
+    let webhooks = Webhooks(&*app.store);
+    let current = webhooks
+        .recent_deliveries(endpoint.id, HISTORY)
+        .await?
+        .into_iter()
+        .find(|d| d.id == delivery_id)
+        .ok_or_else(no_such_delivery)?;
+    if current.status == DeliveryStatus::Pending {
+        return Ok(current);
+    }
+    let now = app.clock.now();
+    let next = DeliveryRecord {
+        status: DeliveryStatus::Pending,
+        next_attempt_at: Some(now),
+        rev: current.rev + 1,
+        updated_at: now,
+        ..current.clone()
+    };
+    match webhooks.replace(&current, &next).await? {
+        RowWrite::Written => {
+            tracing::info!(endpoint = %endpoint.id, event = %next.event_id, "webhook delivery replayed");
+            Ok(next)
+        }
+        _ => Err(Error::conflict(
+            "the delivery changed meanwhile (an attempt is under way); read the log and replay again",
+        )),
+    }
 }
 
 /// Removes one of the caller's endpoints.

@@ -59,6 +59,7 @@ pub fn routes() -> Operations {
         .merge(operations!(enable_webhook))
         .merge(operations!(disable_webhook))
         .merge(operations!(rotate_webhook_secret))
+        .merge(operations!(replay_webhook_delivery))
 }
 
 pub use alyt_app::developers::webhooks::{DESCRIPTION_MAX_CHARS, MAX_ENDPOINTS};
@@ -556,4 +557,36 @@ pub async fn rotate_webhook_secret(
         secret,
         endpoint: endpoint.into(),
     }))
+}
+
+/// Sends one of the endpoint's logged deliveries (its last fifty) again:
+/// the same event (same id and body, so receivers deduplicate on it), a
+/// new attempt signed at a new time, due at once. A delivery waiting for
+/// its next retry is brought forward; one not attempted yet is answered as
+/// it is.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/webhooks/{webhookId}/deliveries/{deliveryId}/replay",
+    tag = "developers",
+    operation_id = "replayWebhookDelivery",
+    security(("bearer" = ["webhooks:write"])),
+    params(
+        ("webhookId" = WebhookId, Path, description = "The endpoint"),
+        ("deliveryId" = uuid::Uuid, Path, description = "The delivery (`id` in the log, `X-SVC-Delivery`)"),
+    ),
+    responses(
+        (status = 202, description = "Queued: the delivery as it is now (pending, due at once)", body = DeliveryView),
+        NoDeveloperSessionOrKey,
+        KeyWithoutWebhooksWrite,
+        (status = 404, description = "No such endpoint, or no such delivery in its log", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The endpoint is disabled, or an attempt is under way", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn replay_webhook_delivery(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path((id, delivery)): Path<(String, String)>,
+) -> Result<(axum::http::StatusCode, Json<DeliveryView>), ApiError> {
+    let queued = webhooks::replay_webhook_delivery(&state, &caller, &id, &delivery).await?;
+    Ok((axum::http::StatusCode::ACCEPTED, Json(queued.into())))
 }
