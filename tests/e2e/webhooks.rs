@@ -362,22 +362,27 @@ async fn fifty_failures_disable_the_endpoint_and_a_re_enable_sends_what_was_held
     let (_, list) = t.get_json("/developers/webhooks", Some(&key)).await;
     assert_eq!(list["items"][0]["status"], "disabled", "{list}");
     assert_eq!(list["items"][0]["consecutiveFailures"], 50);
-    // ... and the sandbox tenant gets a webhook.disabled notification.
-    let (status, notes) = t
-        .get_json(
-            &format!("/notifications?tenantId={}", dev.sandbox_tenant_id),
-            Some(&dev.access_token),
-        )
-        .await;
-    assert_eq!(status, 200, "{notes}");
-    assert!(
-        notes["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n["kind"] == "webhook.disabled"),
-        "{notes}"
-    );
+    // ... and the sandbox tenant gets a webhook.disabled notification (the
+    // mail and the notification are written one after the other: wait).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, notes) = t
+            .get_json(
+                &format!("/notifications?tenantId={}", dev.sandbox_tenant_id),
+                Some(&dev.access_token),
+            )
+            .await;
+        assert_eq!(status, 200, "{notes}");
+        let items = notes["items"].as_array().unwrap();
+        if items.iter().any(|n| n["kind"] == "webhook.disabled") {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no webhook.disabled notification: {notes}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
     // While disabled, a new ping is held: visible, not sent.
     let held = ping(&t, &key, &endpoint).await;
