@@ -61,22 +61,35 @@ impl Report {
 
 /// The change from `old` to `new` (their `info.version` aside).
 pub fn classify(old: &Value, new: &Value) -> Report {
+    classify_with(old, new, |diff| {
+        diff.operations();
+        diff.servers();
+        diff.unreached_schemas();
+    })
+}
+
+/// No change, prose only, or the same shapes written with other references
+/// (patch); otherwise what `compare` finds, at least minor (a change of
+/// shape no rule names).
+fn classify_with(old: &Value, new: &Value, compare: impl FnOnce(&mut Diff)) -> Report {
     let mut report = Report::default();
     let (old_bare, new_bare) = (without_version(old), without_version(new));
     if old_bare == new_bare {
         return report;
     }
-    if without_prose(&old_bare) == without_prose(&new_bare) {
+    let patch = if without_prose(&old_bare) == without_prose(&new_bare) {
+        Some("descriptions, summaries or examples changed")
+    } else if without_prose(&inlined(&old_bare)) == without_prose(&inlined(&new_bare)) {
+        Some(
+            "the same shapes, written with other references (a schema named instead of repeated, or the reverse)",
+        )
+    } else {
+        None
+    };
+    if let Some(what) = patch {
         report.findings.push(Finding {
             change: Change::Patch,
-            what: "descriptions, summaries or examples changed".into(),
-        });
-        return report;
-    }
-    if without_prose(&inlined(&old_bare)) == without_prose(&inlined(&new_bare)) {
-        report.findings.push(Finding {
-            change: Change::Patch,
-            what: "the same shapes, written with other references (a schema named instead of repeated, or the reverse)".into(),
+            what: what.into(),
         });
         return report;
     }
@@ -86,14 +99,12 @@ pub fn classify(old: &Value, new: &Value) -> Report {
         findings: Vec::new(),
         seen: HashSet::new(),
     };
-    diff.operations();
-    diff.servers();
-    diff.unreached_schemas();
+    compare(&mut diff);
     report.findings = diff.findings;
     if report.change() < Change::Minor {
         report.findings.push(Finding {
             change: Change::Minor,
-            what: "a change of shape no rule names (components or metadata)".into(),
+            what: "a change of shape no rule names (components, servers or metadata)".into(),
         });
     }
     report
@@ -106,34 +117,10 @@ pub fn classify(old: &Value, new: &Value) -> Report {
 /// (or answers less of what the platform sends: `commands`) is **major**;
 /// anything added or otherwise reshaped **minor**; prose **patch**.
 pub fn classify_asyncapi(old: &Value, new: &Value) -> Report {
-    let mut report = Report::default();
-    let (old_bare, new_bare) = (without_version(old), without_version(new));
-    if old_bare == new_bare {
-        return report;
-    }
-    if without_prose(&old_bare) == without_prose(&new_bare) {
-        report.findings.push(Finding {
-            change: Change::Patch,
-            what: "descriptions, summaries or examples changed".into(),
-        });
-        return report;
-    }
-    let mut diff = Diff {
-        old,
-        new,
-        findings: Vec::new(),
-        seen: HashSet::new(),
-    };
-    diff.broker_operations();
-    diff.channels();
-    report.findings = diff.findings;
-    if report.change() < Change::Minor {
-        report.findings.push(Finding {
-            change: Change::Minor,
-            what: "a change of shape no rule names (servers, components or metadata)".into(),
-        });
-    }
-    report
+    classify_with(old, new, |diff| {
+        diff.broker_operations();
+        diff.channels();
+    })
 }
 
 /// The version a document must carry after `change` from `last`.
