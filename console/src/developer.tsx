@@ -448,7 +448,7 @@ export function WebhooksPage() {
         <Empty>No endpoint yet: add one below, then send it a test.</Empty>
       ) : null}
       {endpoints.items.map((endpoint: WebhookEndpoint) => (
-        <Endpoint key={endpoint.id} endpoint={endpoint} act={act} reload={reload} />
+        <Endpoint key={endpoint.id} endpoint={endpoint} act={act} reload={reload} onSecret={setSecret} />
       ))}
       <form
         class="create"
@@ -514,8 +514,12 @@ function Endpoint(props: {
   endpoint: WebhookEndpoint;
   act: (work: () => Promise<unknown>) => Promise<void>;
   reload: () => void;
+  /** Shows a rotated secret once. */
+  onSecret: (secret: string) => void;
 }) {
   const { endpoint, act } = props;
+  const graceEnds = endpoint.secretGraceEndsAt;
+  const inGrace = graceEnds !== null && Date.parse(graceEnds) > Date.now();
   const path = { webhookId: endpoint.id };
   const [shown, setShown] = useState(0);
   const [editing, setEditing] = useState(false);
@@ -534,6 +538,12 @@ function Endpoint(props: {
         <Time at={endpoint.createdAt} />
       </p>
       {endpoint.description ? <p class="value">{endpoint.description}</p> : null}
+      {inGrace && graceEnds ? (
+        <p class="value" data-grace-ends={graceEnds}>
+          The replaced secret also signs deliveries until <Time at={graceEnds} />: switch your receiver to the new one
+          before then.
+        </p>
+      ) : null}
       {editing ? (
         <EditEndpoint endpoint={endpoint} done={() => setEditing(false)} reload={props.reload} />
       ) : null}
@@ -548,6 +558,20 @@ function Endpoint(props: {
           }
         >
           Send a test
+        </button>
+        <button
+          type="button"
+          aria-label={`Rotate the secret of ${endpoint.url}`}
+          onClick={() =>
+            act(async () => {
+              const rotated = await call((c) =>
+                c.POST("/v1/developers/webhooks/{webhookId}/rotate-secret", { params: { path }, body: {} }),
+              );
+              props.onSecret(rotated.secret);
+            })
+          }
+        >
+          Rotate secret
         </button>
         <button
           type="button"
@@ -590,7 +614,20 @@ function Endpoint(props: {
           Delete
         </button>
       </div>
-      <Deliveries webhookId={endpoint.id} version={shown} />
+      <Deliveries
+        webhookId={endpoint.id}
+        version={shown}
+        replay={(deliveryId) =>
+          act(async () => {
+            await call((c) =>
+              c.POST("/v1/developers/webhooks/{webhookId}/deliveries/{deliveryId}/replay", {
+                params: { path: { webhookId: endpoint.id, deliveryId } },
+              }),
+            );
+            setShown((n) => n + 1);
+          })
+        }
+      />
     </article>
   );
 }
@@ -664,7 +701,7 @@ function nextRead(deliveries: Schemas["WebhookDelivery"][], reads: number): numb
 
 /** The deliveries the API lists (its last fifty, newest first), each with
  * its signed payload; read again while one is on its way. */
-function Deliveries(props: { webhookId: string; version: number }) {
+function Deliveries(props: { webhookId: string; version: number; replay: (deliveryId: string) => Promise<void> }) {
   const [deliveries, error, reload] = useLoad(
     () =>
       call((c) =>
@@ -701,6 +738,7 @@ function Deliveries(props: { webhookId: string; version: number }) {
           <th scope="col">Response</th>
           <th scope="col">Created</th>
           <th scope="col">Payload</th>
+          <th scope="col">Send again</th>
         </tr>
       </thead>
       <tbody>
@@ -721,6 +759,16 @@ function Deliveries(props: { webhookId: string; version: number }) {
                   <code>{d.signature ?? "not sent yet"}</code>
                 </p>
               </details>
+            </td>
+            <td data-label="Send again">
+              <button
+                type="button"
+                aria-label={`Replay ${d.eventType} ${d.eventId}`}
+                disabled={d.status === "pending"}
+                onClick={() => props.replay(d.id)}
+              >
+                Replay
+              </button>
             </td>
           </tr>
         ))}

@@ -144,6 +144,43 @@ def test_a_webhook_test_is_delivered_and_listed(page, platform, developer, recei
     screenshot(page, "developer-webhooks")
 
 
+def test_an_endpoint_secret_is_rotated_and_a_delivery_replayed(page, platform, developer, receiver):
+    status, session = platform.call("POST", "/v1/developers/auth/login", {"email": EMAIL, "password": PASSWORD})
+    assert status == 200, session
+    token = session["accessToken"]
+    status, key = platform.call("POST", "/v1/developers/keys", {"name": "rotation key", "scopes": ["webhooks:write"]}, token=token)
+    assert status == 201, key
+    url = receiver + "/rotate"
+    status, created = platform.call(
+        "POST", "/v1/developers/webhooks", {"url": url, "events": ["webhook.ping"], "keyId": key["id"]}, token=token
+    )
+    assert status == 201, created
+
+    developer_sign_in(page, platform)
+    page.get_by_role("navigation", name="Developer").get_by_role("link", name="Webhooks").click()
+    endpoint = page.get_by_role("article", name=url)
+    # Rotated: the new secret shown once, and until when the old one still signs.
+    endpoint.get_by_role("button", name=f"Rotate the secret of {url}").click()
+    secret = page.get_by_role("region", name="New secret").locator("[data-secret]")
+    expect(secret).to_contain_text("whsec_")
+    assert secret.text_content() != created["secret"]
+    page.get_by_role("button", name="I have stored it").click()
+    expect(endpoint.locator("[data-grace-ends]")).to_contain_text("also signs deliveries until")
+
+    # A delivery sent again from the log: the same body, a second attempt.
+    endpoint.get_by_role("button", name="Send a test").click()
+    delivered = endpoint.locator('tr[data-status="delivered"]')
+    expect(delivered).to_have_count(1, timeout=15000)
+    expect(delivered.locator('td[data-label="Attempts"]')).to_have_text("1")
+    before = len(Receiver.received)
+    delivered.get_by_role("button", name="Replay webhook.ping", exact=False).click()
+    expect(delivered.locator('td[data-label="Attempts"]')).to_have_text("2", timeout=15000)
+    expect(page.get_by_role("alert")).to_have_count(0)
+    assert len(Receiver.received) == before + 1
+    assert Receiver.received[-1] == Receiver.received[-2]
+    screenshot(page, "developer-webhook-rotated")
+
+
 def test_a_scenario_takes_a_virtual_device_offline_and_back(page, platform, developer):
     developer_sign_in(page, platform)
     page.get_by_role("link", name="Simulator").click()
