@@ -60,14 +60,18 @@ fn the_served_documents_are_the_generated_ones() {
     if std::env::var_os("ALYT_UPDATE_CONTRACTS").is_some() {
         return;
     }
-    let openapi = serde_json::to_string_pretty(&alyt_api::openapi::document()).unwrap() + "\n";
+    // Embedded compact (build.rs): the same documents, key order included.
+    let embedded = |bytes: &[u8]| serde_json::from_slice::<serde_json::Value>(bytes).unwrap();
+    let openapi = alyt_api::openapi::document();
     assert!(
-        alyt_api::openapi::COMMITTED_OPENAPI == openapi.as_bytes(),
+        embedded(alyt_api::openapi::COMMITTED_OPENAPI) == openapi
+            && alyt_api::openapi::COMMITTED_OPENAPI == serde_json::to_vec(&openapi).unwrap(),
         "the served OpenAPI document is not the generated one"
     );
-    let asyncapi = serde_json::to_string_pretty(&alyt_device::asyncapi::document()).unwrap() + "\n";
+    let asyncapi = alyt_device::asyncapi::document();
     assert!(
-        alyt_api::openapi::COMMITTED_ASYNCAPI == asyncapi.as_bytes(),
+        embedded(alyt_api::openapi::COMMITTED_ASYNCAPI) == asyncapi
+            && alyt_api::openapi::COMMITTED_ASYNCAPI == serde_json::to_vec(&asyncapi).unwrap(),
         "the served AsyncAPI document is not the generated one"
     );
 }
