@@ -1,6 +1,6 @@
 //! Embeds the committed contract documents compact: every hosted function
 //! serves them (`openapi::COMMITTED_*`), and the pretty-printed files cost
-//! about 11 KB more of each zipped bootstrap (the homes group's is within
+//! about 5 KB more of each zipped bootstrap (the homes group's is within
 //! a few KB of Lambda's 5 MB goal). The committed files stay pretty for
 //! review; a test holds the embedded copies equal to the generated ones.
 
