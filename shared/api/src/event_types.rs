@@ -11,8 +11,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
+use crate::committed::COMMITTED_OPENAPI;
 use crate::conventions::list::ListResponse;
-use crate::openapi::COMMITTED_OPENAPI;
 
 /// One kind of platform event.
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -8,6 +8,7 @@
 pub mod access;
 pub mod app;
 pub mod auth;
+pub mod committed;
 pub use alyt_app::first_start as bootstrap;
 pub mod conventions;
 pub mod event_types;

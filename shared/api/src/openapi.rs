@@ -522,14 +522,7 @@ pub async fn get_openapi() -> impl IntoResponse {
     served(&SERVED, COMMITTED_OPENAPI)
 }
 
-/// The committed documents (compact: build.rs), which tests/contract.rs
-/// holds equal to the ones the code generates ([`document`],
-/// [`alyt_device::asyncapi::document`]). Served from these copies so that a
-/// function hosting one group links none of the other groups' handlers
-/// (building the document would reach every one), and no cold start spends
-/// time assembling the contract.
-pub const COMMITTED_OPENAPI: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/openapi.json"));
-pub const COMMITTED_ASYNCAPI: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/asyncapi.json"));
+pub use crate::committed::{COMMITTED_ASYNCAPI, COMMITTED_OPENAPI};
 
 /// A committed document as compact JSON, rewritten on the first request
 /// (nothing at start: start-up time, M6).

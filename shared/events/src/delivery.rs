@@ -340,19 +340,20 @@ async fn work_endpoint(
         // One signer per secret the endpoint signs with now (two during a
         // rotation's grace period), made again when they change (a re-read
         // endpoint may have rotated, or the grace period ended).
-        let secrets: Vec<String> = current
-            .signing_secrets(now)
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
-        let (secrets, prepared) = match signers.take() {
-            Some((kept, prepared)) if kept == secrets => (kept, prepared),
-            _ => {
-                let prepared = secrets
-                    .iter()
-                    .map(|s| signature::Signer::new(s.as_bytes()))
-                    .collect();
-                (secrets, prepared)
+        let (secrets, prepared) = {
+            let now_signing = current.signing_secrets(now);
+            match signers.take() {
+                Some((kept, prepared))
+                    if kept.iter().map(String::as_str).eq(now_signing.clone()) =>
+                {
+                    (kept, prepared)
+                }
+                _ => (
+                    now_signing.clone().map(str::to_owned).collect(),
+                    now_signing
+                        .map(|s| signature::Signer::new(s.as_bytes()))
+                        .collect(),
+                ),
             }
         };
         let header = signature::sign_with_each(&prepared, timestamp, claimed.payload.as_bytes());

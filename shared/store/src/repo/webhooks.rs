@@ -147,14 +147,10 @@ pub struct WebhookEndpointRecord {
 impl WebhookEndpointRecord {
     /// The secrets a delivery at `now` is signed with: the current one, and
     /// the replaced one while its grace period lasts.
-    pub fn signing_secrets(&self, now: OffsetDateTime) -> Vec<&str> {
-        let mut secrets = vec![self.secret.as_str()];
-        if let (Some(previous), Some(until)) = (&self.previous_secret, self.previous_secret_until)
-            && now < until
-        {
-            secrets.push(previous);
-        }
-        secrets
+    pub fn signing_secrets(&self, now: OffsetDateTime) -> impl Iterator<Item = &str> + Clone {
+        let in_grace = self.previous_secret_until.is_some_and(|until| now < until);
+        std::iter::once(self.secret.as_str())
+            .chain(self.previous_secret.as_deref().filter(|_| in_grace))
     }
 
     /// Why it is disabled; `None` while active.
