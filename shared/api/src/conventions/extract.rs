@@ -47,6 +47,15 @@ where
     }
 }
 
+/// An optional JSON body: none (or whitespace only) is `T::default()`,
+/// anything else is parsed as [`parse_json`] parses it.
+pub fn parse_optional_json<T: DeserializeOwned + Default>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    parse_json(bytes)
+}
+
 /// Parses JSON, naming the path of the first field that is wrong.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);

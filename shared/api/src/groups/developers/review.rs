@@ -48,7 +48,7 @@ use super::moves::Submission;
 use super::session::{Params, name_the_field};
 use crate::auth::Caller;
 use crate::conventions::extract::ApiPath;
-use crate::conventions::extract::parse_json;
+use crate::conventions::extract::parse_optional_json;
 use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
@@ -121,10 +121,7 @@ pub struct ReviewRequest {
 
 /// The move's body: none, or `{ note? }`.
 fn review_request(body: &Bytes) -> Result<ReviewRequest, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(ReviewRequest::default());
-    }
-    let request: ReviewRequest = parse_json(body).map_err(name_the_field)?;
+    let request: ReviewRequest = parse_optional_json(body).map_err(name_the_field)?;
     let note = reviews::checked_note(request.note.as_deref())?;
     Ok(ReviewRequest { note })
 }

@@ -47,6 +47,7 @@ use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
     BadPage, KeyWithoutWebhooksWrite, NoDeveloperSessionOrKey, NoSuchWebhookEndpoint,
 };
+use crate::groups::developers::session::name_the_field;
 use crate::{ApiError, AppState};
 use alyt_app::developers::webhooks::{self, NewWebhook, WebhookEdit};
 
@@ -544,13 +545,8 @@ pub async fn rotate_webhook_secret(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Result<Json<RotatedSecret>, ApiError> {
-    let request: RotateSecretRequest = if body.iter().all(u8::is_ascii_whitespace) {
-        RotateSecretRequest::default()
-    } else {
-        serde_json::from_slice(&body).map_err(|e| {
-            alyt_app::Error::validation("body", format!("not a rotation request: {e}"))
-        })?
-    };
+    let request: RotateSecretRequest =
+        crate::conventions::extract::parse_optional_json(&body).map_err(name_the_field)?;
     let (endpoint, secret) =
         webhooks::rotate_webhook_secret(&state, &caller, &id, request.grace_seconds).await?;
     Ok(Json(RotatedSecret {
