@@ -360,6 +360,7 @@ fn commit_group(conn: &Connection, group: Vec<Job>, items: &ItemCache) {
         }
         replies.push(reply);
     }
+    items.commit_begins();
     let committed = conn.execute_batch("COMMIT").map_err(backend);
     if committed.is_err() {
         let _ = conn.execute_batch("ROLLBACK");
@@ -806,8 +807,11 @@ fn run_query(conn: &Connection, query: &Query, now: i64) -> Result<Page, StoreEr
 /// cache (another process never opens it: the data directory is locked),
 /// and each writer forgets what its group wrote before it answers anyone.
 /// A read that missed notes the generation first and keeps what it read
-/// only if no writer forgot anything since, so a value read before a commit
-/// is never kept after it. Expiry is checked at every hit.
+/// only if no writer forgot anything since and no commit is in flight: the
+/// written keys are forgotten before COMMIT, and from then until the writer
+/// is done nothing is kept, so a reader whose snapshot began before the
+/// commit cannot put the old value back where a reader that already saw the
+/// new one would find it. Expiry is checked at every hit.
 #[derive(Default)]
 pub(crate) struct ItemCache {
     state: Mutex<CacheState>,
@@ -821,6 +825,8 @@ struct CacheState {
     pages: std::collections::HashMap<String, std::collections::HashMap<Query, Arc<Page>>>,
     pages_kept: usize,
     generation: u64,
+    /// Between a writer's `commit_begins` and its `forget_written`.
+    committing: bool,
 }
 
 /// Items kept at most (about 2 KB each): past it the items start over.
@@ -872,7 +878,7 @@ impl ItemCache {
     /// `generation`.
     fn keep(&self, generation: u64, key: Key, item: Option<Item>) {
         let mut state = self.state();
-        if state.generation != generation {
+        if !state.may_keep(generation) {
             return;
         }
         if state.items.len() >= ITEMS_KEPT {
@@ -900,7 +906,7 @@ impl ItemCache {
     /// `generation`.
     fn keep_page(&self, generation: u64, query: Query, page: Page) {
         let mut state = self.state();
-        if state.generation != generation {
+        if !state.may_keep(generation) {
             return;
         }
         if state.pages_kept >= PAGES_KEPT {
@@ -918,16 +924,82 @@ impl ItemCache {
         WRITTEN.with(|written| written.borrow_mut().push(key));
     }
 
-    /// Forgets what the writer thread's group wrote (committed or not).
+    /// Forgets what the writer thread's group wrote, just before its COMMIT,
+    /// and keeps nothing more until `forget_written`.
+    fn commit_begins(&self) {
+        let mut state = self.state();
+        state.generation += 1;
+        state.committing = true;
+        WRITTEN.with(|written| state.forget(&written.borrow()));
+    }
+
+    /// Forgets what the writer thread's group wrote (committed or not) and
+    /// ends the commit.
     fn forget_written(&self) {
         let written = WRITTEN.with(|written| std::mem::take(&mut *written.borrow_mut()));
         let mut state = self.state();
         state.generation += 1;
+        state.committing = false;
+        state.forget(&written);
+    }
+}
+
+impl CacheState {
+    fn may_keep(&self, generation: u64) -> bool {
+        self.generation == generation && !self.committing
+    }
+
+    fn forget(&mut self, written: &[Key]) {
         for key in written {
-            if let Some(pages) = state.pages.remove(&key.pk) {
-                state.pages_kept -= pages.len();
+            if let Some(pages) = self.pages.remove(&key.pk) {
+                self.pages_kept -= pages.len();
             }
-            state.items.remove(&key);
+            self.items.remove(key);
         }
+    }
+}
+
+#[cfg(test)]
+mod item_cache_tests {
+    use super::*;
+
+    fn item(n: i64) -> Option<Item> {
+        Some(Item::new(Key::new("P", "s")).with("n", n))
+    }
+
+    fn kept_n(cache: &ItemCache) -> Option<i64> {
+        cache
+            .get(&Key::new("P", "s"))
+            .and_then(|known| known)
+            .and_then(|i| i.get_i64("n"))
+    }
+
+    /// The interleaving CI once hit: a reader whose snapshot began before a
+    /// commit read the old value and kept it after the commit, where a
+    /// reader that had already read the new value found it.
+    #[test]
+    fn a_read_from_before_a_commit_is_not_kept_once_the_commit_begins() {
+        let cache = ItemCache::default();
+        let key = Key::new("P", "s");
+        cache.keep(cache.generation(), key.clone(), item(95));
+        let stale_reader = cache.generation();
+        ItemCache::note_written(key.clone());
+        cache.commit_begins();
+        assert_eq!(
+            kept_n(&cache),
+            None,
+            "the written key is forgotten before COMMIT"
+        );
+        // Between COMMIT and the writer's forget: neither the old snapshot's
+        // value nor the new one read by a reader that noted the generation
+        // during the commit is kept.
+        cache.keep(stale_reader, key.clone(), item(95));
+        cache.keep(cache.generation(), key.clone(), item(96));
+        assert_eq!(kept_n(&cache), None);
+        cache.forget_written();
+        cache.keep(stale_reader, key.clone(), item(95));
+        assert_eq!(kept_n(&cache), None);
+        cache.keep(cache.generation(), key, item(96));
+        assert_eq!(kept_n(&cache), Some(96));
     }
 }
