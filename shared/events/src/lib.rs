@@ -39,8 +39,9 @@
 //! [`outbound`] the SSRF policy and the HTTP sender; [`delivery`] the worker
 //! ([`delivery::enqueue`], [`delivery::deliver_due`], [`delivery::reenable`])
 //! over the rows of `alyt_store::repo::webhooks`; [`dispatch`] turns recorded
-//! events into those rows; [`worker`] runs both passes and announces disabled
-//! endpoints. [`stream`] is the server-sent event stream of both runtimes;
+//! events into those rows; [`recovery`] sends an endpoint what it missed over
+//! a range, a batch per pass; [`worker`] runs the passes and announces
+//! disabled endpoints. [`stream`] is the server-sent event stream of both runtimes;
 //! [`audience`] decides which events a LIVE key hears (those about its own
 //! connector's integrations) on both.
 
@@ -53,6 +54,7 @@ pub mod dispatch;
 pub mod envelope;
 pub mod log;
 pub mod outbound;
+pub mod recovery;
 pub mod signature;
 pub mod stream;
 pub mod webhook;

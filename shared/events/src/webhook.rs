@@ -211,6 +211,16 @@ pub fn requeue(row: &DeliveryRecord, now: OffsetDateTime) -> DeliveryRecord {
     }
 }
 
+/// A row sent again now, in its series (same delivery id, attempts go on):
+/// a replay of a logged delivery, or a recovery of one waiting for a retry.
+pub fn bring_forward(row: &DeliveryRecord, now: OffsetDateTime) -> DeliveryRecord {
+    DeliveryRecord {
+        status: DeliveryStatus::Pending,
+        next_attempt_at: Some(now),
+        ..bumped(row, now)
+    }
+}
+
 /// Endpoint health as a value: the model the store's counter follows (a
 /// failure adds one, a success resets, the 50th consecutive failure of an
 /// active endpoint disables it).

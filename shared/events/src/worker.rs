@@ -3,7 +3,8 @@
 //! and what follows from it: an endpoint disabled at its 50th consecutive
 //! failure is announced to its developer by mail and as a tenant
 //! notification (`webhook.disabled`, with `notification.raised`) in the
-//! developer's sandbox tenant; recent re-enables are followed up.
+//! developer's sandbox tenant; recent re-enables are followed up; running
+//! recoveries move a batch on ([`crate::recovery`]).
 //!
 //! Locally the `alyt` binary runs the passes in tokio tasks woken by new
 //! events and new rows; hosted, `functions/webhooks` runs them in a loop
@@ -24,6 +25,7 @@ use crate::dispatch::{self, DispatchReport};
 use crate::envelope::PlatformEvent;
 use crate::log::EventLog;
 use crate::outbound::{OutboundPolicy, WebhookSender};
+use crate::recovery;
 use crate::webhook::DISABLE_AFTER;
 
 /// The tenant notification kind of a disabled endpoint.
@@ -67,10 +69,20 @@ impl Worker {
         Ok(report)
     }
 
-    /// Works due rows, announces disabled endpoints, follows up re-enables.
+    /// Works due rows, announces disabled endpoints, follows up re-enables,
+    /// moves running recoveries a batch on (first, so their rows go out in
+    /// this pass).
     pub async fn deliver(&self) -> Result<DeliveryReport, StoreError> {
         let now = self.clock.now();
         dispatch::follow_up_requeues(self.store.as_ref(), now).await?;
+        // A recovery that cannot go on must not stop the deliveries.
+        match recovery::work(self.store.as_ref(), &self.log, now).await {
+            Ok(recovered) if recovered.worked > 0 => {
+                tracing::debug!(?recovered, "webhook recoveries");
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "webhook recoveries did not move"),
+        }
         let report = delivery::deliver_due(
             self.store.clone(),
             self.clock.clone(),

@@ -966,3 +966,194 @@ async fn the_backlog_age_is_how_long_the_oldest_due_delivery_waited() {
         None
     );
 }
+
+// ---------------------------------------------------------------- recovery
+
+/// A recovery since a time sends the endpoint every event of its filter it
+/// did not get (never queued, failed, waiting for a retry) once, in event
+/// order, at most a batch per pass and none while the last batch waits for
+/// its attempt; what was delivered is left alone; a second recovery of the
+/// endpoint is refused while one runs; a restart on the same database file
+/// resumes where the last batch left off.
+#[tokio::test]
+async fn a_recovery_sends_what_was_missed_once_in_order_and_resumes_after_a_restart() {
+    use alyt_events::recovery::{self, RECOVERY_BATCH, Range};
+    use alyt_store::repo::recoveries::{Recoveries, RecoveryStatus, Started};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("alyt.db");
+    let clock = Arc::new(ManualClock::new(start_time()));
+    let open = |clock: Arc<ManualClock>| -> Arc<dyn Store> {
+        Arc::new(SqliteStore::open(&path, clock).unwrap())
+    };
+    let store = open(clock.clone());
+    let mut w = World {
+        log: EventLog::new(store.clone(), clock.clone()),
+        clock: clock.clone(),
+        store,
+        sender: Arc::new(HttpSender::new().unwrap()),
+        tenant: TenantId::new(),
+    };
+    let receiver = Receiver::start(w.clock.clone(), "", loopback()).await;
+    let endpoint = w
+        .endpoint(&receiver.url("/hook"), &[EventKind::DeviceOnline])
+        .await;
+    *receiver.state.secret.lock().unwrap() = endpoint.secret.clone();
+    w.clock.advance(Duration::seconds(1));
+    let since = w.now();
+
+    // Delivered already: left alone.
+    let delivered = w.event(EventKind::DeviceOnline).await;
+    w.run(OutboundPolicy::LOCAL).await;
+    // Waiting for its retry (the receiver was down for it).
+    receiver.answer(503);
+    let retrying = w.event(EventKind::DeviceOnline).await;
+    w.run(OutboundPolicy::LOCAL).await;
+    receiver.answer(200);
+    assert_eq!(
+        w.row(&endpoint, &retrying).await.status,
+        DeliveryStatus::Retrying
+    );
+    // Failed for good.
+    let failed = w.event(EventKind::DeviceOnline).await;
+    let row = w.row(&endpoint, &failed).await;
+    let gave_up = webhook::give_up(&row, "test", w.now());
+    assert_eq!(
+        w.repo().replace(&row, &gave_up).await.unwrap(),
+        RowWrite::Written
+    );
+    // Never queued (as if its row expired), among events of another kind.
+    let mut missed = Vec::new();
+    for n in 0..120 {
+        let kind = match n % 3 {
+            0 => EventKind::DeviceOffline,
+            _ => EventKind::DeviceOnline,
+        };
+        let event = w
+            .log
+            .record(w.tenant, kind, json!({ "deviceId": "d1", "at": "now" }))
+            .await
+            .unwrap();
+        if kind == EventKind::DeviceOnline {
+            missed.push(event.id.to_string());
+        }
+    }
+    w.clock.advance(Duration::seconds(1));
+    let mut expected = vec![retrying.id.to_string(), failed.id.to_string()];
+    expected.extend(missed.iter().cloned());
+    let before = receiver.seen().len();
+
+    let plan = recovery::plan(&endpoint, vec![w.tenant], &Range::Since(since), w.now());
+    let recoveries = Recoveries(w.store.as_ref());
+    assert_eq!(recoveries.start(&plan).await.unwrap(), Started::Started);
+    match recoveries.start(&plan).await.unwrap() {
+        Started::Running(running) => assert_eq!(running.status, RecoveryStatus::Running),
+        Started::Started => panic!("two recoveries of one endpoint ran at once"),
+    }
+
+    // One batch per pass, and none while the last one waits for its attempt.
+    let report = recovery::work(w.store.as_ref(), &w.log, w.now())
+        .await
+        .unwrap();
+    assert_eq!(report.queued, RECOVERY_BATCH);
+    let waiting = recovery::work(w.store.as_ref(), &w.log, w.now())
+        .await
+        .unwrap();
+    assert_eq!(waiting.queued, 0, "the batch before was not attempted yet");
+    let progress = recoveries.get(endpoint.id).await.unwrap().unwrap();
+    assert_eq!(
+        (progress.status, progress.queued, progress.skipped),
+        (RecoveryStatus::Running, RECOVERY_BATCH, 1)
+    );
+    w.run(OutboundPolicy::LOCAL).await;
+
+    // A restart: another store on the same file, another log.
+    let store = open(clock.clone());
+    w.log = EventLog::new(store.clone(), clock.clone());
+    w.store = store;
+    let recoveries = Recoveries(w.store.as_ref());
+    for _ in 0..10 {
+        recovery::work(w.store.as_ref(), &w.log, w.now())
+            .await
+            .unwrap();
+        w.run(OutboundPolicy::LOCAL).await;
+    }
+    let done = recoveries.get(endpoint.id).await.unwrap().unwrap();
+    assert_eq!(done.status, RecoveryStatus::Done, "{done:?}");
+    assert_eq!(done.matched, expected.len() as u64 + 1);
+    assert_eq!(done.queued, expected.len() as u64);
+    assert_eq!(done.skipped, 1);
+    assert!(done.finished_at.is_some());
+
+    let recovered: Vec<String> = receiver.seen()[before..]
+        .iter()
+        .map(|s| s.event_id.clone())
+        .collect();
+    assert_eq!(
+        recovered, expected,
+        "every missed event once, in event order"
+    );
+    assert!(receiver.seen().iter().all(|s| s.verified));
+    assert_eq!(
+        receiver.delivered_by_event().get(delivered.id.as_str()),
+        Some(&1)
+    );
+    assert!(recoveries.running().await.unwrap().is_empty());
+    // A finished recovery makes room for the next.
+    assert_eq!(recoveries.start(&plan).await.unwrap(), Started::Started);
+}
+
+/// A disabled endpoint's recovery waits for the re-enable; a removed one's
+/// is cancelled.
+#[tokio::test]
+async fn a_recovery_waits_while_its_endpoint_is_disabled_and_ends_with_it() {
+    use alyt_events::recovery::{self, Range};
+    use alyt_store::repo::recoveries::{Recoveries, RecoveryStatus, Started};
+    use alyt_store::repo::webhooks::DisabledReason;
+
+    let w = World::new();
+    let receiver = Receiver::start(w.clock.clone(), "", loopback()).await;
+    let endpoint = w
+        .endpoint(&receiver.url("/hook"), &[EventKind::DeviceOnline])
+        .await;
+    w.log
+        .record(
+            w.tenant,
+            EventKind::DeviceOnline,
+            json!({ "deviceId": "d1", "at": "now" }),
+        )
+        .await
+        .unwrap();
+    w.repo()
+        .disable_for(
+            endpoint.developer_id,
+            endpoint.id,
+            DisabledReason::Manual,
+            w.now(),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let plan = recovery::plan(&endpoint, vec![w.tenant], &Range::Since(w.now()), w.now());
+    let recoveries = Recoveries(w.store.as_ref());
+    assert_eq!(recoveries.start(&plan).await.unwrap(), Started::Started);
+    let report = recovery::work(w.store.as_ref(), &w.log, w.now())
+        .await
+        .unwrap();
+    assert_eq!(report.worked, 0);
+    assert_eq!(recoveries.get(endpoint.id).await.unwrap().unwrap().rev, 0);
+
+    assert!(
+        w.repo()
+            .delete_endpoint(endpoint.developer_id, endpoint.id)
+            .await
+            .unwrap()
+    );
+    let report = recovery::work(w.store.as_ref(), &w.log, w.now())
+        .await
+        .unwrap();
+    assert_eq!(report.finished, 1);
+    let ended = recoveries.get(endpoint.id).await.unwrap().unwrap();
+    assert_eq!(ended.status, RecoveryStatus::Cancelled);
+    assert!(receiver.seen().is_empty());
+}

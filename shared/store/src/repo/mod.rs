@@ -17,6 +17,7 @@ pub mod limits;
 pub mod members;
 pub mod messages;
 pub mod notifications;
+pub mod recoveries;
 pub mod resets;
 pub mod rooms;
 pub mod routines;
