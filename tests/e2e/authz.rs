@@ -499,6 +499,20 @@ fn operations() -> Vec<Operation> {
             expect: developer_or_key_with::<404>,
         },
         Operation {
+            id: "recoverWebhook",
+            method: "POST",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/recover",
+            body: |_| Some(json!({ "since": "2026-01-01T00:00:00Z" })),
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
+            id: "getWebhookRecovery",
+            method: "GET",
+            path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/recovery",
+            body: |_| None,
+            expect: developer_or_key_with::<404>,
+        },
+        Operation {
             id: "rotateWebhookSecret",
             method: "POST",
             path: "/developers/webhooks/0190b5a0-0000-7000-8000-00000000e001/rotate-secret",

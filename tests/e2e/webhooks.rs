@@ -854,3 +854,186 @@ async fn a_replayed_delivery_arrives_again_as_the_same_event_signed_anew() {
     let (status, problem) = t.post_json(&replay, Some(&key), json!({})).await;
     assert_eq!(status, 409, "{problem}");
 }
+
+/// The ids of the events a receiver got with a 2xx, in the order it got them.
+fn delivered_in_order(receiver: &Receiver) -> Vec<String> {
+    receiver
+        .seen()
+        .iter()
+        .filter(|s| s.answered == 200)
+        .map(|s| s.envelope["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Reads the endpoint's latest recovery until it is done.
+async fn recovery_done(t: &TestPlatform, token: &str, endpoint: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let (status, recovery) = t
+            .get_json(
+                &format!("/developers/webhooks/{endpoint}/recovery"),
+                Some(token),
+            )
+            .await;
+        assert_eq!(status, 200, "{recovery}");
+        if recovery["status"] == "done" {
+            return recovery;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the recovery did not end: {recovery}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A receiver that was down for a while: a recovery since before it went
+/// down sends every event it missed once, in order, at once (not at their
+/// next retry, 30 s away), and leaves alone what it got; its progress reads
+/// done with the counts. A range is one of `since` or `fromEventId`, each
+/// refusal naming its field.
+#[tokio::test]
+async fn a_recovery_sends_a_receiver_that_was_down_every_missed_event_once_in_order() {
+    let t = TestPlatform::start().await;
+    let (dev, key) = developer(&t, "hooks-recover@example.com").await;
+    let sandbox = dev.sandbox_tenant_id.clone();
+    let receiver = Receiver::start(Arc::new(alyt_domain::SystemClock)).await;
+    // A kind the sandbox's virtual devices never raise, so the test owns them.
+    let (endpoint, _) = create_endpoint(&t, &key, &receiver, &["submission.state"]).await;
+    let since = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let (status, missing) = t
+        .get_json(
+            &format!("/developers/webhooks/{endpoint}/recovery"),
+            Some(&key),
+        )
+        .await;
+    assert_eq!(status, 404, "never recovered: {missing}");
+
+    let got = record(&t, &sandbox, EventKind::SubmissionState).await;
+    receiver
+        .until(Duration::from_secs(10), |s| s.len() == 1)
+        .await;
+    receiver.answer(503);
+    let mut missed = Vec::new();
+    for _ in 0..5 {
+        missed.push(record(&t, &sandbox, EventKind::SubmissionState).await);
+    }
+    receiver
+        .until(Duration::from_secs(10), |s| s.len() == 6)
+        .await;
+    receiver.answer(200);
+
+    let recover = format!("/developers/webhooks/{endpoint}/recover");
+    for (body, field) in [
+        (json!({}), "since"),
+        (json!({ "since": "2999-01-01T00:00:00Z" }), "since"),
+        (json!({ "since": since, "fromEventId": got }), "since"),
+        (json!({ "fromEventId": "yesterday" }), "fromEventId"),
+        (
+            json!({ "fromEventId": got, "toEventId": "0000000000000001-00000000" }),
+            "toEventId",
+        ),
+    ] {
+        let (status, problem) = t.post_json(&recover, Some(&key), body.clone()).await;
+        assert_eq!(status, 400, "{body}: {problem}");
+        assert_eq!(problem["field"], field, "{body}: {problem}");
+    }
+    let (status, started) = t
+        .post_json(&recover, Some(&key), json!({ "since": since }))
+        .await;
+    assert_eq!(status, 202, "{started}");
+    assert_eq!(started["endpointId"], endpoint.as_str());
+
+    receiver
+        .until(Duration::from_secs(10), |s| {
+            s.iter().filter(|x| x.answered == 200).count() == 6
+        })
+        .await;
+    let mut expected = vec![got.clone()];
+    expected.extend(missed.iter().cloned());
+    assert_eq!(delivered_in_order(&receiver), expected);
+    assert!(receiver.seen().iter().all(|s| s.verified));
+    let done = recovery_done(&t, &key, &endpoint).await;
+    assert_eq!(
+        (&done["matched"], &done["queued"], &done["skipped"]),
+        (&json!(6), &json!(5), &json!(1)),
+        "{done}"
+    );
+    assert!(done["finishedAt"].is_string(), "{done}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        delivered_in_order(&receiver),
+        expected,
+        "nothing arrives twice"
+    );
+    let log = deliveries(&t, &key, &endpoint).await;
+    assert!(log.iter().all(|r| r["status"] == "delivered"), "{log:?}");
+}
+
+/// A disabled endpoint is not recovered (409) but re-enabled with
+/// `recover: true`: what was held is requeued, and what was waiting for a
+/// retry when it was disabled is sent at once too, each once.
+#[tokio::test]
+async fn a_re_enable_with_recover_sends_everything_the_endpoint_missed() {
+    let t = TestPlatform::start().await;
+    let (dev, key) = developer(&t, "hooks-enable-recover@example.com").await;
+    let sandbox = dev.sandbox_tenant_id.clone();
+    let receiver = Receiver::start(Arc::new(alyt_domain::SystemClock)).await;
+    let (endpoint, _) = create_endpoint(&t, &key, &receiver, &["submission.state"]).await;
+    receiver.answer(503);
+    let retrying = record(&t, &sandbox, EventKind::SubmissionState).await;
+    receiver
+        .until(Duration::from_secs(10), |s| s.len() == 1)
+        .await;
+    let (status, disabled) = t
+        .post_json(
+            &format!("/developers/webhooks/{endpoint}/disable"),
+            Some(&key),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{disabled}");
+    let held = record(&t, &sandbox, EventKind::SubmissionState).await;
+    let (status, problem) = t
+        .post_json(
+            &format!("/developers/webhooks/{endpoint}/recover"),
+            Some(&key),
+            json!({ "fromEventId": retrying }),
+        )
+        .await;
+    assert_eq!(
+        status, 409,
+        "a disabled endpoint is enabled first: {problem}"
+    );
+
+    receiver.answer(200);
+    let enable = format!("/developers/webhooks/{endpoint}/enable");
+    let (status, problem) = t
+        .post_json(&enable, Some(&key), json!({ "recover": "yes" }))
+        .await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["field"], "recover", "{problem}");
+    let (status, enabled) = t
+        .post_json(&enable, Some(&key), json!({ "recover": true }))
+        .await;
+    assert_eq!(status, 200, "{enabled}");
+    assert_eq!(enabled["endpoint"]["status"], "active", "{enabled}");
+    assert_eq!(enabled["requeued"], 1, "{enabled}");
+    assert_eq!(enabled["recovery"]["status"], "running", "{enabled}");
+
+    receiver
+        .until(Duration::from_secs(10), |s| {
+            s.iter().filter(|x| x.answered == 200).count() == 2
+        })
+        .await;
+    let counts = receiver.delivered_by_event();
+    assert_eq!(counts.get(&retrying), Some(&1), "{counts:?}");
+    assert_eq!(counts.get(&held), Some(&1), "{counts:?}");
+    let done = recovery_done(&t, &key, &endpoint).await;
+    assert_eq!(done["matched"], 2, "{done}");
+    // Without `recover`, a re-enable starts no recovery.
+    let (_, again) = t.post_json(&enable, Some(&key), json!({})).await;
+    assert_eq!(again["recovery"], Value::Null, "{again}");
+}

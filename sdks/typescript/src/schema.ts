@@ -1111,10 +1111,54 @@ export interface paths {
          *     and every delivery held while it was disabled is sent again, oldest event
          *     first, as a new series (new `X-SVC-Delivery`, attempts from zero; the
          *     envelope id is unchanged, so receivers deduplicate). Deliveries that had
-         *     failed for good before the disable stay failed. Enabling an active
-         *     endpoint changes nothing.
+         *     failed for good before the disable stay failed unless `recover` is true,
+         *     which also starts a recovery of everything it missed (`recovery`).
+         *     Enabling an active endpoint changes nothing but that recovery.
          */
         post: operations["enableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developers/webhooks/{webhookId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recovers an endpoint: every event of the range its filter matches (and
+         *     it could have heard: from its creation on, within the 7 days the event
+         *     log keeps) that it did not get is sent again, oldest first, at most 50
+         *     a second and never faster than it answers; what it got is left alone,
+         *     so each missed event arrives once. One recovery runs per endpoint;
+         *     read its progress with `GET …/recovery`. It resumes where it was after
+         *     a restart, waits while the endpoint is disabled, and ends if it is
+         *     removed.
+         */
+        post: operations["recoverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developers/webhooks/{webhookId}/recovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's latest recovery and how far it got. */
+        get: operations["getWebhookRecovery"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3124,9 +3168,19 @@ export interface components {
             source: components["schemas"]["QuotaSource"];
             window: components["schemas"]["QuotaWindow"];
         };
+        /** @description The body of `POST /v1/developers/webhooks/{webhookId}/enable`. */
+        EnableWebhookRequest: {
+            /**
+             * @description Also recover what the endpoint missed: every event after the newest
+             *     one its log shows delivered (none: since its creation) that it did
+             *     not get, as `POST …/recover` does. Default false.
+             */
+            recover?: boolean;
+        };
         /** @description The answer of a re-enable. */
         Enabled: {
             endpoint: components["schemas"]["WebhookEndpoint"];
+            recovery: null | components["schemas"]["WebhookRecovery"];
             /**
              * Format: int32
              * @description Held deliveries queued again (new series, due at once, oldest event first).
@@ -4434,6 +4488,23 @@ export interface components {
             home: components["schemas"]["ModeReadiness"];
             sleep: components["schemas"]["ModeReadiness"];
         };
+        /**
+         * @description The body of `POST /v1/developers/webhooks/{webhookId}/recover`: either
+         *     `since`, or `fromEventId` with an optional `toEventId`.
+         */
+        RecoverWebhookRequest: {
+            /** @description The first event of the range (an event's `id`), included. */
+            fromEventId?: string;
+            /**
+             * Format: date-time
+             * @description Every event from this time on (not in the future).
+             */
+            since?: string;
+            /** @description The last event of the range, included; default: up to now. */
+            toEventId?: string;
+        };
+        /** @enum {string} */
+        RecoveryStatus: "running" | "done" | "cancelled";
         RefreshRequest: {
             refreshToken: string;
         };
@@ -5351,6 +5422,48 @@ export interface components {
             /** Format: date-time */
             at: string;
             endpointId: components["schemas"]["WebhookId"];
+        };
+        /** @description A recovery of an endpoint and how far it got. */
+        WebhookRecovery: {
+            endpointId: components["schemas"]["WebhookId"];
+            /** Format: date-time */
+            finishedAt: string | null;
+            /**
+             * @description The range (both included): no earlier than the endpoint's creation
+             *     and the oldest event the log keeps (7 days), no later than the start.
+             */
+            fromEventId: string;
+            /**
+             * Format: int64
+             * @description Events of the range the endpoint's filter matched so far.
+             */
+            matched: number;
+            /**
+             * @description The last event looked at (null before the first batch, and between
+             *     the logs of the tenants a LIVE key's endpoint hears).
+             */
+            position: string | null;
+            /**
+             * Format: int64
+             * @description Of those, sent again: never delivered, failed, or waiting for a retry.
+             */
+            queued: number;
+            /**
+             * Format: int64
+             * @description Of those, left alone: delivered, or about to be attempted.
+             */
+            skipped: number;
+            /** Format: date-time */
+            startedAt: string;
+            /**
+             * @description `running` until every event of the range was looked at (`done`);
+             *     `cancelled` when the endpoint was removed. A disabled endpoint's
+             *     recovery waits, running, until it is enabled again.
+             */
+            status: components["schemas"]["RecoveryStatus"];
+            toEventId: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /**
          * @description A day of the week, as a trigger names it.
@@ -9518,7 +9631,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional: `{ recover }` */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["EnableWebhookRequest"];
+            };
+        };
         responses: {
             /** @description The endpoint, active */
             200: {
@@ -9529,6 +9647,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Enabled"];
+                };
+            };
+            /** @description The body is not `{ recover: boolean }` */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No valid developer session or key */
@@ -9554,6 +9683,164 @@ export interface operations {
                 };
             };
             /** @description No such endpoint */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The endpoint's key was revoked or expired */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    recoverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint */
+                webhookId: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /** @description `{ since }` or `{ fromEventId, toEventId? }` */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Started: the recovery as it starts */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description No range, both kinds of range, a time in the future, or a bad event id (named in `field`) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid developer session or key */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without webhooks:write */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such endpoint */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The endpoint is disabled, or a recovery of it is running */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    getWebhookRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint */
+                webhookId: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest recovery */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description No valid developer session or key */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without webhooks:write */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such endpoint, or it was never recovered */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

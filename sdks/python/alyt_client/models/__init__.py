@@ -100,6 +100,7 @@ from .disabled_reason import DisabledReason
 from .discover_request import DiscoverRequest
 from .discovery_result import DiscoveryResult
 from .effective_quota_view import EffectiveQuotaView
+from .enable_webhook_request import EnableWebhookRequest
 from .enabled import Enabled
 from .endpoint import Endpoint
 from .endpoint_capabilities_type_0 import EndpointCapabilitiesType0
@@ -239,6 +240,8 @@ from .quota_source import QuotaSource
 from .quota_value import QuotaValue
 from .quota_window import QuotaWindow
 from .readiness import Readiness
+from .recover_webhook_request import RecoverWebhookRequest
+from .recovery_status import RecoveryStatus
 from .refresh_request import RefreshRequest
 from .refresh_result import RefreshResult
 from .register_device_request import RegisterDeviceRequest
@@ -337,6 +340,7 @@ from .webhook_delivery import WebhookDelivery
 from .webhook_endpoint import WebhookEndpoint
 from .webhook_ping_data import WebhookPingData
 from .webhook_ping_event import WebhookPingEvent
+from .webhook_recovery import WebhookRecovery
 from .weekday import Weekday
 from .who_am_i import WhoAmI
 from .widget_token import WidgetToken
@@ -444,6 +448,7 @@ __all__ = (
     "DiscoveryResult",
     "EffectiveQuotaView",
     "Enabled",
+    "EnableWebhookRequest",
     "Endpoint",
     "EndpointCapabilitiesType0",
     "EndpointCommandResult",
@@ -582,6 +587,8 @@ __all__ = (
     "QuotaValue",
     "QuotaWindow",
     "Readiness",
+    "RecoverWebhookRequest",
+    "RecoveryStatus",
     "RefreshRequest",
     "RefreshResult",
     "RegisterDeviceRequest",
@@ -680,6 +687,7 @@ __all__ = (
     "WebhookEndpoint",
     "WebhookPingData",
     "WebhookPingEvent",
+    "WebhookRecovery",
     "Weekday",
     "WhoAmI",
     "WidgetToken",

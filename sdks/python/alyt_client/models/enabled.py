@@ -12,6 +12,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.webhook_endpoint import WebhookEndpoint
+  from ..models.webhook_recovery import WebhookRecovery
 
 
 
@@ -27,10 +28,12 @@ class Enabled:
 
         Attributes:
             endpoint (WebhookEndpoint): A registered endpoint; never its secret.
+            recovery (None | WebhookRecovery):
             requeued (int): Held deliveries queued again (new series, due at once, oldest event first).
      """
 
     endpoint: WebhookEndpoint
+    recovery: None | WebhookRecovery
     requeued: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -40,7 +43,14 @@ class Enabled:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.webhook_endpoint import WebhookEndpoint # noqa: PLC0415
+        from ..models.webhook_recovery import WebhookRecovery # noqa: PLC0415
         endpoint = self.endpoint.to_dict()
+
+        recovery: dict[str, Any] | None
+        if isinstance(self.recovery, WebhookRecovery):
+            recovery = self.recovery.to_dict()
+        else:
+            recovery = self.recovery
 
         requeued = self.requeued
 
@@ -49,6 +59,7 @@ class Enabled:
         field_dict.update(self.additional_properties)
         field_dict.update({
             "endpoint": endpoint,
+            "recovery": recovery,
             "requeued": requeued,
         })
 
@@ -59,16 +70,36 @@ class Enabled:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.webhook_endpoint import WebhookEndpoint # noqa: PLC0415
+        from ..models.webhook_recovery import WebhookRecovery # noqa: PLC0415
         d = dict(src_dict)
         endpoint = WebhookEndpoint.from_dict(d.pop("endpoint"))
 
 
 
 
+        def _parse_recovery(data: object) -> None | WebhookRecovery:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                recovery_type_1 = WebhookRecovery.from_dict(data)
+
+
+
+                return recovery_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | WebhookRecovery, data)
+
+        recovery = _parse_recovery(d.pop("recovery"))
+
+
         requeued = d.pop("requeued")
 
         enabled = cls(
             endpoint=endpoint,
+            recovery=recovery,
             requeued=requeued,
         )
 

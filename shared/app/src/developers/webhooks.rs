@@ -12,10 +12,12 @@ use alyt_domain::ids::{ConnectorId, KeyId, TenantId, WebhookId};
 use alyt_events::binding::BindingCheck;
 use alyt_events::envelope::{EventId, EventKind, PlatformEvent, WebhookPingData};
 use alyt_events::outbound::{self, OutboundPolicy};
-use alyt_events::{dispatch, signature};
+use alyt_events::recovery::{self, Range};
+use alyt_events::{dispatch, signature, webhook};
 use alyt_store::PageKey;
 use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers, KeyRecord};
 use alyt_store::repo::integrations::Integrations;
+use alyt_store::repo::recoveries::{self, Recoveries, RecoveryRecord};
 use alyt_store::repo::webhooks::{
     DeliveryRecord, DeliveryStatus, DisabledReason, EndpointEdit, EndpointStatus, HISTORY, Queued,
     RowWrite, WebhookEndpointRecord, WebhookRoute, Webhooks, developer_endpoints,
@@ -134,9 +136,36 @@ pub async fn enable_webhook(
     app: &App,
     caller: &Principal,
     id: &str,
-) -> Result<(WebhookEndpointRecord, u32), Error> {
+    recover: bool,
+) -> Result<Reenabled, Error> {
     let manager = webhook_developer(app, caller).await?;
-    let endpoint = own_endpoint(app, &manager, id).await?;
+    let (endpoint, requeued) = enable_endpoint(app, &manager, id).await?;
+    let recovery = match recover {
+        true => Some(recover_missed(app, &endpoint).await?),
+        false => None,
+    };
+    Ok(Reenabled {
+        endpoint,
+        requeued,
+        recovery,
+    })
+}
+
+/// What a re-enable did.
+pub struct Reenabled {
+    pub endpoint: WebhookEndpointRecord,
+    /// Held deliveries requeued.
+    pub requeued: u32,
+    /// The recovery it started (or found running), when asked to recover.
+    pub recovery: Option<RecoveryRecord>,
+}
+
+async fn enable_endpoint(
+    app: &App,
+    manager: &Manager,
+    id: &str,
+) -> Result<(WebhookEndpointRecord, u32), Error> {
+    let endpoint = own_endpoint(app, manager, id).await?;
     let now = app.clock.now();
     if endpoint.status == EndpointStatus::Active {
         return Ok((endpoint, 0));
@@ -167,10 +196,146 @@ pub async fn enable_webhook(
         Some(done) => Ok((done.endpoint, done.requeued)),
         // Re-enabled meanwhile by another request: answer its state.
         None => {
-            let current = own_endpoint(app, &manager, &endpoint.id.to_string()).await?;
+            let current = own_endpoint(app, manager, &endpoint.id.to_string()).await?;
             Ok((current, 0))
         }
     }
+}
+
+/// What a re-enabled endpoint missed: the events after the newest one its
+/// log shows delivered, or (none delivered) since its creation.
+async fn recover_missed(
+    app: &App,
+    endpoint: &WebhookEndpointRecord,
+) -> Result<RecoveryRecord, Error> {
+    let last_delivered = Webhooks(&*app.store)
+        .recent_deliveries(endpoint.id, HISTORY)
+        .await?
+        .into_iter()
+        .find(|d| d.status == DeliveryStatus::Delivered)
+        .and_then(|d| d.event_id.parse::<EventId>().ok());
+    let range = match last_delivered {
+        Some(from) => Range::Ids { from, to: None },
+        None => Range::Since(endpoint.created_at),
+    };
+    match start_recovery(app, endpoint, &range).await? {
+        Started::Started(record) | Started::Running(record) => Ok(record),
+    }
+}
+
+/// A recovery asked for, or the one already running.
+enum Started {
+    Started(RecoveryRecord),
+    Running(RecoveryRecord),
+}
+
+async fn start_recovery(
+    app: &App,
+    endpoint: &WebhookEndpointRecord,
+    range: &Range,
+) -> Result<Started, Error> {
+    let tenants = match &endpoint.route {
+        WebhookRoute::Tenant { tenant_id } => vec![*tenant_id],
+        WebhookRoute::Connector { definition_id } => live_key_tenants(app, definition_id).await?,
+    };
+    let plan = recovery::plan(endpoint, tenants, range, app.clock.now());
+    match Recoveries(&*app.store).start(&plan).await? {
+        recoveries::Started::Started => {
+            tracing::info!(endpoint = %endpoint.id, from = %plan.from_event_id, to = %plan.to_event_id, "webhook recovery started");
+            Ok(Started::Started(plan))
+        }
+        recoveries::Started::Running(running) => Ok(Started::Running(*running)),
+    }
+}
+
+/// What a developer asks a recovery to cover: `since` a time, or an event id
+/// range (`to` open-ended when left out), as the request gave them.
+#[derive(Debug, Clone, Default)]
+pub struct RecoverRequest {
+    pub since: Option<OffsetDateTime>,
+    pub from_event_id: Option<String>,
+    pub to_event_id: Option<String>,
+}
+
+/// Starts recovering one of the caller's endpoints (active, with no
+/// recovery running): every event of the range its filter matches that it
+/// did not get is sent again, in order, by the worker (see
+/// [`alyt_events::recovery`]). The recovery as started.
+pub async fn recover_webhook(
+    app: &App,
+    caller: &Principal,
+    id: &str,
+    request: RecoverRequest,
+) -> Result<RecoveryRecord, Error> {
+    let manager = webhook_developer(app, caller).await?;
+    let range = checked_range(request, app.clock.now())?;
+    let endpoint = own_endpoint(app, &manager, id).await?;
+    if endpoint.status != EndpointStatus::Active {
+        return Err(Error::conflict(
+            "the endpoint is disabled: enable it with { \"recover\": true } to send what it missed",
+        ));
+    }
+    match start_recovery(app, &endpoint, &range).await? {
+        Started::Started(record) => Ok(record),
+        Started::Running(running) => Err(Error::conflict(format!(
+            "a recovery of this endpoint is running (started {}, {} queued so far); \
+             read it with GET /v1/developers/webhooks/{}/recover and start another when it is done",
+            running.started_at, running.queued, endpoint.id
+        ))),
+    }
+}
+
+/// A recovery range as asked: exactly one of `since` and `fromEventId`,
+/// `since` not in the future, `toEventId` only with `fromEventId` and not
+/// before it; each refusal names its field.
+fn checked_range(request: RecoverRequest, now: OffsetDateTime) -> Result<Range, Error> {
+    let event_id = |field: &str, id: &str| {
+        id.parse::<EventId>()
+            .map_err(|_| Error::validation(field, "not an event id (as `id` of an event)"))
+    };
+    match (request.since, request.from_event_id, request.to_event_id) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => Err(Error::validation(
+            "since",
+            "give either since or fromEventId (with an optional toEventId), not both",
+        )),
+        (Some(since), None, None) if since > now => {
+            Err(Error::validation("since", "since is in the future"))
+        }
+        (Some(since), None, None) => Ok(Range::Since(since)),
+        (None, Some(from), to) => {
+            let from = event_id("fromEventId", &from)?;
+            let to = to.map(|to| event_id("toEventId", &to)).transpose()?;
+            if to.as_ref().is_some_and(|to| *to < from) {
+                return Err(Error::validation(
+                    "toEventId",
+                    "toEventId is before fromEventId",
+                ));
+            }
+            Ok(Range::Ids { from, to })
+        }
+        (None, None, Some(_)) => Err(Error::validation(
+            "fromEventId",
+            "toEventId needs a fromEventId",
+        )),
+        (None, None, None) => Err(Error::validation(
+            "since",
+            "give since (a time) or fromEventId (an event id)",
+        )),
+    }
+}
+
+/// The latest recovery of one of the caller's endpoints (running or not).
+pub async fn webhook_recovery(
+    app: &App,
+    caller: &Principal,
+    id: &str,
+) -> Result<RecoveryRecord, Error> {
+    let manager = webhook_developer(app, caller).await?;
+    let endpoint = own_endpoint(app, &manager, id).await?;
+    Recoveries(&*app.store)
+        .get(endpoint.id)
+        .await?
+        .ok_or_else(|| Error::not_found("this endpoint was never recovered"))
 }
 
 /// The tenants a LIVE key of connector `definition_id` reaches: those that
@@ -523,13 +688,7 @@ pub async fn replay_webhook_delivery(
         return Ok(current);
     }
     let now = app.clock.now();
-    let next = DeliveryRecord {
-        status: DeliveryStatus::Pending,
-        next_attempt_at: Some(now),
-        rev: current.rev + 1,
-        updated_at: now,
-        ..current.clone()
-    };
+    let next = webhook::bring_forward(&current, now);
     match webhooks.replace(&current, &next).await? {
         RowWrite::Written => {
             tracing::info!(endpoint = %endpoint.id, event = %next.event_id, "webhook delivery replayed");

@@ -8,8 +8,10 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
+from ...models.enable_webhook_request import EnableWebhookRequest
 from ...models.enabled import Enabled
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -17,9 +19,12 @@ from uuid import UUID
 
 def _get_kwargs(
     webhook_id: UUID,
+    *,
+    body: EnableWebhookRequest | None | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+
 
     
 
@@ -30,7 +35,15 @@ def _get_kwargs(
         "url": "/v1/developers/webhooks/{webhook_id}/enable".format(webhook_id=quote(str(webhook_id), safe=""),),
     }
 
+    
+    if isinstance(body, EnableWebhookRequest):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body
 
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -42,6 +55,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
         return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
 
     if response.status_code == 401:
         response_401 = Problem.from_dict(response.json())
@@ -63,6 +83,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
         return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
 
     if response.status_code == 429:
         response_429 = Problem.from_dict(response.json())
@@ -92,17 +119,20 @@ def sync_detailed(
     webhook_id: UUID,
     *,
     client: AuthenticatedClient,
+    body: EnableWebhookRequest | None | Unset = UNSET,
 
 ) -> Response[Enabled | Problem]:
     """ Re-enables a disabled endpoint: active again with a zero failure count,
     and every delivery held while it was disabled is sent again, oldest event
     first, as a new series (new `X-SVC-Delivery`, attempts from zero; the
     envelope id is unchanged, so receivers deduplicate). Deliveries that had
-    failed for good before the disable stay failed. Enabling an active
-    endpoint changes nothing.
+    failed for good before the disable stay failed unless `recover` is true,
+    which also starts a recovery of everything it missed (`recovery`).
+    Enabling an active endpoint changes nothing but that recovery.
 
     Args:
         webhook_id (UUID):
+        body (EnableWebhookRequest | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -115,6 +145,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         webhook_id=webhook_id,
+body=body,
 
     )
 
@@ -128,17 +159,20 @@ def sync(
     webhook_id: UUID,
     *,
     client: AuthenticatedClient,
+    body: EnableWebhookRequest | None | Unset = UNSET,
 
 ) -> Enabled | Problem | None:
     """ Re-enables a disabled endpoint: active again with a zero failure count,
     and every delivery held while it was disabled is sent again, oldest event
     first, as a new series (new `X-SVC-Delivery`, attempts from zero; the
     envelope id is unchanged, so receivers deduplicate). Deliveries that had
-    failed for good before the disable stay failed. Enabling an active
-    endpoint changes nothing.
+    failed for good before the disable stay failed unless `recover` is true,
+    which also starts a recovery of everything it missed (`recovery`).
+    Enabling an active endpoint changes nothing but that recovery.
 
     Args:
         webhook_id (UUID):
+        body (EnableWebhookRequest | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -152,6 +186,7 @@ def sync(
     return sync_detailed(
         webhook_id=webhook_id,
 client=client,
+body=body,
 
     ).parsed
 
@@ -159,17 +194,20 @@ async def asyncio_detailed(
     webhook_id: UUID,
     *,
     client: AuthenticatedClient,
+    body: EnableWebhookRequest | None | Unset = UNSET,
 
 ) -> Response[Enabled | Problem]:
     """ Re-enables a disabled endpoint: active again with a zero failure count,
     and every delivery held while it was disabled is sent again, oldest event
     first, as a new series (new `X-SVC-Delivery`, attempts from zero; the
     envelope id is unchanged, so receivers deduplicate). Deliveries that had
-    failed for good before the disable stay failed. Enabling an active
-    endpoint changes nothing.
+    failed for good before the disable stay failed unless `recover` is true,
+    which also starts a recovery of everything it missed (`recovery`).
+    Enabling an active endpoint changes nothing but that recovery.
 
     Args:
         webhook_id (UUID):
+        body (EnableWebhookRequest | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -182,6 +220,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         webhook_id=webhook_id,
+body=body,
 
     )
 
@@ -195,17 +234,20 @@ async def asyncio(
     webhook_id: UUID,
     *,
     client: AuthenticatedClient,
+    body: EnableWebhookRequest | None | Unset = UNSET,
 
 ) -> Enabled | Problem | None:
     """ Re-enables a disabled endpoint: active again with a zero failure count,
     and every delivery held while it was disabled is sent again, oldest event
     first, as a new series (new `X-SVC-Delivery`, attempts from zero; the
     envelope id is unchanged, so receivers deduplicate). Deliveries that had
-    failed for good before the disable stay failed. Enabling an active
-    endpoint changes nothing.
+    failed for good before the disable stay failed unless `recover` is true,
+    which also starts a recovery of everything it missed (`recovery`).
+    Enabling an active endpoint changes nothing but that recovery.
 
     Args:
         webhook_id (UUID):
+        body (EnableWebhookRequest | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -219,5 +261,6 @@ async def asyncio(
     return (await asyncio_detailed(
         webhook_id=webhook_id,
 client=client,
+body=body,
 
     )).parsed

@@ -17,6 +17,7 @@ pub mod session;
 pub mod simulator;
 pub mod stream;
 pub mod submissions;
+pub mod webhook_recovery;
 pub mod webhooks;
 
 pub fn routes() -> Operations {
@@ -27,6 +28,7 @@ pub fn routes() -> Operations {
         .merge(admin::routes())
         .merge(quota::routes())
         .merge(webhooks::routes())
+        .merge(webhook_recovery::routes())
         .merge(stream::routes())
         .merge(simulator::routes())
         .merge(connectors::routes())

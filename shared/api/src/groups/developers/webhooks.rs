@@ -434,14 +434,30 @@ pub struct Enabled {
     pub endpoint: EndpointView,
     /// Held deliveries queued again (new series, due at once, oldest event first).
     pub requeued: u32,
+    /// The recovery of what it missed, when asked for with `recover: true`
+    /// (the one already running, if there was one); null otherwise.
+    #[schema(required = true)]
+    pub recovery: Option<super::webhook_recovery::RecoveryView>,
+}
+
+/// The body of `POST /v1/developers/webhooks/{webhookId}/enable`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EnableWebhookRequest {
+    /// Also recover what the endpoint missed: every event after the newest
+    /// one its log shows delivered (none: since its creation) that it did
+    /// not get, as `POST …/recover` does. Default false.
+    #[serde(default)]
+    pub recover: bool,
 }
 
 /// Re-enables a disabled endpoint: active again with a zero failure count,
 /// and every delivery held while it was disabled is sent again, oldest event
 /// first, as a new series (new `X-SVC-Delivery`, attempts from zero; the
 /// envelope id is unchanged, so receivers deduplicate). Deliveries that had
-/// failed for good before the disable stay failed. Enabling an active
-/// endpoint changes nothing.
+/// failed for good before the disable stay failed unless `recover` is true,
+/// which also starts a recovery of everything it missed (`recovery`).
+/// Enabling an active endpoint changes nothing but that recovery.
 #[utoipa::path(
     post,
     path = "/v1/developers/webhooks/{webhookId}/enable",
@@ -449,22 +465,29 @@ pub struct Enabled {
     operation_id = "enableWebhook",
     security(("bearer" = ["webhooks:write"])),
     params(("webhookId" = WebhookId, Path, description = "The endpoint")),
+    request_body(content = Option<EnableWebhookRequest>, description = "Optional: `{ recover }`"),
     responses(
         (status = 200, description = "The endpoint, active", body = Enabled),
+        (status = 400, description = "The body is not `{ recover: boolean }`", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
         KeyWithoutWebhooksWrite,
         NoSuchWebhookEndpoint,
+        (status = 409, description = "The endpoint's key was revoked or expired", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn enable_webhook(
     State(state): State<AppState>,
     Caller(caller): Caller,
     Path(id): Path<String>,
+    body: axum::body::Bytes,
 ) -> Result<Json<Enabled>, ApiError> {
-    let (endpoint, requeued) = webhooks::enable_webhook(&state, &caller, &id).await?;
+    let request: EnableWebhookRequest =
+        crate::conventions::extract::parse_optional_json(&body).map_err(name_the_field)?;
+    let enabled = webhooks::enable_webhook(&state, &caller, &id, request.recover).await?;
     Ok(Json(Enabled {
-        endpoint: endpoint.into(),
-        requeued,
+        endpoint: enabled.endpoint.into(),
+        requeued: enabled.requeued,
+        recovery: enabled.recovery.map(Into::into),
     }))
 }
 
