@@ -1037,3 +1037,142 @@ async fn a_re_enable_with_recover_sends_everything_the_endpoint_missed() {
     let (_, again) = t.post_json(&enable, Some(&key), json!({})).await;
     assert_eq!(again["recovery"], Value::Null, "{again}");
 }
+
+/// An EventBridge destination on the local platform, its EventBridge being
+/// moto's (`ALYT_EVENTBRIDGE_ENDPOINT_URL`): created with a test event on
+/// the developer's bus, then every event of its filter put there with the
+/// envelope as `detail`, logged like a webhook's delivery. A bus that does
+/// not exist, or malformed fields, refuse the destination naming the field.
+#[tokio::test]
+async fn an_eventbridge_destination_puts_events_on_the_developers_bus() {
+    use alyt_aws::testing::{MOTO_ACCOUNT, MOTO_REGION};
+    let moto = alyt_aws::testing::moto().await;
+    let endpoint_url = moto.endpoint().to_owned();
+    let t = TestPlatform::start_with_config(move |config| {
+        config.webhooks.event_bridge_endpoint = Some(endpoint_url);
+    })
+    .await;
+    let (dev, key) = developer(&t, "hooks-eventbridge@example.com").await;
+    let (bus, queue) = moto.bus_with_queue().await;
+    let create = |event_bridge: Value| json!({ "kind": "eventbridge", "eventBridge": event_bridge, "events": ["submission.state"] });
+
+    for (body, field) in [
+        (
+            json!({ "kind": "eventbridge", "events": ["submission.state"] }),
+            "eventBridge",
+        ),
+        (
+            create(json!({ "accountId": "42", "region": MOTO_REGION, "eventBusArn": bus })),
+            "eventBridge.accountId",
+        ),
+        (
+            create(json!({ "accountId": MOTO_ACCOUNT, "region": "eu-west-1", "eventBusArn": bus })),
+            "eventBridge.eventBusArn",
+        ),
+        (
+            json!({ "url": "http://127.0.0.1:9/hook", "eventBridge": { "accountId": MOTO_ACCOUNT, "region": MOTO_REGION, "eventBusArn": bus }, "events": ["submission.state"] }),
+            "url",
+        ),
+    ] {
+        let (status, problem) = t
+            .post_json("/developers/webhooks", Some(&key), body.clone())
+            .await;
+        assert_eq!(status, 400, "{body}: {problem}");
+        assert_eq!(problem["field"], field, "{body}: {problem}");
+    }
+    let missing = format!("arn:aws:events:{MOTO_REGION}:{MOTO_ACCOUNT}:event-bus/no-such-bus");
+    let (status, problem) = t
+        .post_json(
+            "/developers/webhooks",
+            Some(&key),
+            create(
+                json!({ "accountId": MOTO_ACCOUNT, "region": MOTO_REGION, "eventBusArn": missing }),
+            ),
+        )
+        .await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["field"], "eventBridge", "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("no-such-bus"),
+        "the bus's refusal is named: {problem}"
+    );
+
+    let (status, created) = t
+        .post_json(
+            "/developers/webhooks",
+            Some(&key),
+            create(json!({ "accountId": MOTO_ACCOUNT, "region": MOTO_REGION, "eventBusArn": bus })),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["kind"], "eventbridge", "{created}");
+    assert_eq!(created["url"], bus.as_str(), "{created}");
+    assert_eq!(created["eventBridge"]["eventBusArn"], bus.as_str());
+    assert_eq!(created["eventBridge"]["eventSourceName"], Value::Null);
+    let destination = created["id"].as_str().unwrap().to_owned();
+    let verified = moto.received(&queue).await;
+    assert_eq!(verified.len(), 1, "the test event: {verified:?}");
+    assert_eq!(verified[0]["detail-type"], "webhook.ping");
+    assert_eq!(
+        verified[0]["detail"]["data"]["endpointId"],
+        destination.as_str()
+    );
+
+    let event = record(&t, &dev.sandbox_tenant_id, EventKind::SubmissionState).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let entry = loop {
+        if let Some(entry) = moto.received(&queue).await.into_iter().next() {
+            break entry;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "nothing reached the bus"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(entry["source"], "alyt", "{entry}");
+    assert_eq!(entry["detail-type"], "submission.state", "{entry}");
+    assert_eq!(entry["detail"]["id"], event.as_str(), "{entry}");
+    assert_eq!(entry["detail"]["type"], "submission.state", "{entry}");
+    let log = deliveries(&t, &key, &destination).await;
+    let row = log.iter().find(|r| r["eventId"] == event.as_str()).unwrap();
+    assert_eq!(row["status"], "delivered", "{row}");
+    assert_eq!(row["responseCode"], 200, "{row}");
+
+    let (status, problem) = patch(
+        &t,
+        &key,
+        &destination,
+        json!({ "url": "https://example.com/hook" }),
+    )
+    .await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["field"], "url", "{problem}");
+}
+
+/// Without an EventBridge endpoint the local platform refuses an
+/// EventBridge destination, saying how to configure one.
+#[tokio::test]
+async fn without_an_eventbridge_endpoint_a_destination_is_refused_saying_so() {
+    let t = TestPlatform::start().await;
+    let (_, key) = developer(&t, "hooks-no-eventbridge@example.com").await;
+    let body = json!({
+        "kind": "eventbridge",
+        "eventBridge": {
+            "accountId": "123456789012",
+            "region": "eu-west-1",
+            "eventSourceName": "aws.partner/alyt/dev/home"
+        },
+        "events": ["submission.state"]
+    });
+    let (status, problem) = t.post_json("/developers/webhooks", Some(&key), body).await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["field"], "eventBridge", "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("ALYT_EVENTBRIDGE_ENDPOINT_URL"),
+        "{problem}"
+    );
+}

@@ -11,6 +11,7 @@ use std::time::Duration;
 use alyt_api::AppState;
 use alyt_api::groups::developers::webhooks::EventsSettings;
 use alyt_domain::Clock;
+use alyt_events::bus::{EventBus, NoEventBus};
 use alyt_events::stream::{EventSignal, StreamLimits};
 use alyt_events::worker::{PASS_INTERVAL, Worker};
 use alyt_events::{EventLog, HttpSender, OutboundPolicy};
@@ -41,7 +42,14 @@ pub struct WebhookConfig {
     /// The event stream's keepalive and time limit (one hour, 15 s); tests
     /// shorten them.
     pub stream: StreamLimits,
+    /// Where EventBridge destinations' events are put: an
+    /// EventBridge-compatible endpoint ([`EVENTBRIDGE_ENDPOINT_ENV`]); none
+    /// by default, and such destinations are then refused.
+    pub event_bridge_endpoint: Option<String>,
 }
+
+/// The local platform's EventBridge endpoint (moto, LocalStack, …).
+pub const EVENTBRIDGE_ENDPOINT_ENV: &str = alyt_aws::eventbridge::ENDPOINT_URL_ENV;
 
 impl Default for WebhookConfig {
     fn default() -> Self {
@@ -50,6 +58,7 @@ impl Default for WebhookConfig {
             clock: None,
             every: PASS_INTERVAL,
             stream: StreamLimits::LOCAL,
+            event_bridge_endpoint: None,
         }
     }
 }
@@ -61,6 +70,7 @@ impl std::fmt::Debug for WebhookConfig {
             .field("clock", &self.clock.as_ref().map(|_| "injected"))
             .field("every", &self.every)
             .field("stream", &self.stream)
+            .field("event_bridge_endpoint", &self.event_bridge_endpoint)
             .finish()
     }
 }
@@ -73,7 +83,18 @@ impl WebhookConfig {
         Self {
             allow_private_networks: allow,
             stream: StreamLimits::LOCAL.with_env(),
+            event_bridge_endpoint: std::env::var(EVENTBRIDGE_ENDPOINT_ENV)
+                .ok()
+                .filter(|url| !url.trim().is_empty()),
             ..Self::default()
+        }
+    }
+
+    /// Where EventBridge destinations' events go in this runtime.
+    pub fn event_bus(&self) -> Arc<dyn EventBus> {
+        match &self.event_bridge_endpoint {
+            Some(url) => Arc::new(alyt_aws::eventbridge::EventBridgeBus::local(url.clone())),
+            None => Arc::new(NoEventBus),
         }
     }
 
@@ -244,6 +265,7 @@ pub fn configure(mut state: AppState, config: &WebhookConfig, store: &Signalling
         outbound: config.policy(),
         stream_elsewhere: None,
     };
+    state.event_bus = config.event_bus();
     state
 }
 
@@ -281,6 +303,7 @@ pub fn webhook_worker(
         clock: config.clock.clone().unwrap_or(clock.clone()),
         log: EventLog::new(dyn_store, clock),
         sender,
+        bus: config.event_bus(),
         policy: config.policy(),
         notice: Arc::new(MailNotice(Arc::new(OutboxMailer::new(outbox)))),
     })

@@ -22,6 +22,9 @@ async fn main() -> Result<(), Error> {
         clock: clock.clone(),
         log: EventLog::new(store, clock),
         sender: Arc::new(HttpSender::new()?),
+        // Developers' buses, with the function's role (their bus policies
+        // let this account put events: docs/EVENTBRIDGE.md).
+        bus: Arc::new(alyt_aws::eventbridge::EventBridgeBus::from_env().await),
         // Hosted: https to public addresses only (ALYT_WEBHOOKS_PRIVATE_NETWORKS,
         // which the template never sets, opens it for the emulated region).
         policy: OutboundPolicy::HOSTED.with_env(),

@@ -109,6 +109,7 @@ async fn the_hosted_worker_delivers_on_dynamodb_and_retries_a_failed_attempt() {
         secret: signature::generate_secret(),
         previous_secret: None,
         previous_secret_until: None,
+        event_bridge: None,
         status: EndpointStatus::Active,
         consecutive_failures: 0,
         disabled_at: None,
@@ -130,6 +131,7 @@ async fn the_hosted_worker_delivers_on_dynamodb_and_retries_a_failed_attempt() {
         clock: clock.clone(),
         log: log.clone(),
         sender: Arc::new(HttpSender::new().unwrap()),
+        bus: Arc::new(alyt_events::bus::NoEventBus),
         policy: OutboundPolicy::LOCAL,
         notice: Arc::new(NoNotice),
     };

@@ -997,7 +997,16 @@ export interface paths {
         /** The developer's endpoints, oldest first; never their secrets. */
         get: operations["listWebhooks"];
         put?: never;
-        /** Registers an endpoint and answers its signing secret, shown this once. */
+        /**
+         * Registers an endpoint and answers its signing secret, shown this once.
+         *     A webhook (`url`) gets signed POSTs; an EventBridge destination (kind
+         *     `eventbridge`) gets each event put on the developer's bus with
+         *     `PutEvents`: the envelope as `detail`, the kind as `detail-type`,
+         *     `source` `alyt` (or the partner event source name), with the same
+         *     at-least-once and per-home order, retries, auto-disable and delivery log
+         *     as a webhook. The bus's policy must let the platform's account put
+         *     events (see the developer docs on EventBridge destinations).
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -2901,11 +2910,22 @@ export interface components {
         };
         CreateWebhookRequest: {
             description?: string | null;
+            /**
+             * @description An EventBridge destination's bus (required for kind `eventbridge`):
+             *     a test event is put on it before the destination is stored, and a
+             *     bus that refuses it refuses the destination (400 naming why).
+             */
+            eventBridge?: components["schemas"]["EventBridgeRequest"];
             /** @description The event kinds to receive (at least one). */
             events: components["schemas"]["EventKind"][];
             keyId?: null | components["schemas"]["KeyId"];
-            /** @description Where deliveries are POSTed: https on the hosted platform. */
-            url: string;
+            /** @description `webhook` (the default) or `eventbridge`. */
+            kind?: components["schemas"]["DestinationKind"];
+            /**
+             * @description A webhook's: where deliveries are POSTed (https on the hosted
+             *     platform). Required for a webhook, absent for EventBridge.
+             */
+            url?: string;
         };
         CreateWidgetTokenRequest: {
             /** @description What the widget is called ("Kitchen phone"), 1-80 characters. */
@@ -2947,6 +2967,11 @@ export interface components {
         };
         /** @enum {string} */
         DeliveryStatus: "pending" | "retrying" | "delivered" | "failed" | "held";
+        /**
+         * @description What an endpoint delivers to.
+         * @enum {string}
+         */
+        DestinationKind: "webhook" | "eventbridge";
         /**
          * @description The deterrent recordings a speaker alarm can play (fixed recordings,
          *     never the household's own audio).
@@ -3247,6 +3272,34 @@ export interface components {
              *     Stripe's libraries). Shown once.
              */
             secret: string;
+        };
+        /**
+         * @description Where an EventBridge destination puts events: the developer's account
+         *     and region, and exactly one of the bus's ARN and a partner-style event
+         *     source name (`aws.partner/…`, whose bus has the same name).
+         */
+        EventBridgeRequest: {
+            /** @description 12 digits. */
+            accountId: string;
+            /** @description `arn:aws:events:{region}:{accountId}:event-bus/{name}`. */
+            eventBusArn?: string;
+            /** @description `aws.partner/{partner}/{name}`. */
+            eventSourceName?: string;
+            /** @description Like `eu-west-1`. */
+            region: string;
+        };
+        /** @description A developer's EventBridge bus. */
+        EventBridgeView: {
+            /** @description The AWS account the bus is in (12 digits). */
+            accountId: string;
+            /** @description The bus entries are put on. */
+            eventBusArn: string;
+            /**
+             * @description The partner-style event source name it was named by (entries carry
+             *     it as `source`); null when named by its ARN (`source` is `alyt`).
+             */
+            eventSourceName: string | null;
+            region: string;
         };
         /** @description A platform event as the event streams (`data:` lines) and webhook deliveries carry it; `type` says which `data` it has. */
         EventEnvelope: {
@@ -5397,11 +5450,17 @@ export interface components {
             /** Format: date-time */
             disabledAt: string | null;
             disabledReason: null | components["schemas"]["DisabledReason"];
+            eventBridge: null | components["schemas"]["EventBridgeView"];
             /** @description The event kinds it receives. */
             events: string[];
             id: components["schemas"]["WebhookId"];
             /** @description The developer key it is bound to. */
             keyId: components["schemas"]["KeyId"];
+            /**
+             * @description `webhook` (signed POSTs to `url`) or `eventbridge` (entries put on
+             *     the developer's bus).
+             */
+            kind: components["schemas"]["DestinationKind"];
             /**
              * Format: date-time
              * @description Until when deliveries also carry a signature made with the secret
@@ -5410,6 +5469,10 @@ export interface components {
              */
             secretGraceEndsAt: string | null;
             status: components["schemas"]["EndpointStatus"];
+            /**
+             * @description Where deliveries go: the receiver's URL, or an EventBridge
+             *     destination's bus ARN.
+             */
             url: string;
         };
         /** Format: uuid */
@@ -9247,7 +9310,7 @@ export interface operations {
                     "application/json": components["schemas"]["EndpointWithSecret"];
                 };
             };
-            /** @description A field is wrong: url (refused by the outbound policy), events, description, keyId */
+            /** @description A field is wrong: url (refused by the outbound policy), eventBridge (malformed, or the bus refused the test event), events, description, keyId */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -38,7 +38,10 @@ use crate::routing::{Operations, operations};
 /// 0.6.0 the event type catalogue (`GET /v1/event-types`) and a webhook
 /// secret's rotation with a grace period (`POST …/rotate-secret`,
 /// `secretGraceEndsAt`), a logged delivery replayed
-/// (`POST …/deliveries/{deliveryId}/replay`).
+/// (`POST …/deliveries/{deliveryId}/replay`), an endpoint recovered
+/// (`POST …/recover`, `GET …/recovery`, `recover` on enable), and
+/// EventBridge destinations (`kind`, `eventBridge`; `url` optional when
+/// creating one).
 pub const API_VERSION: &str = "0.6.0";
 
 #[derive(OpenApi)]

@@ -51,6 +51,10 @@ pub struct App {
     pub meter: alyt_store::meter::UsageMeter,
     /// Device rows kept as JSON until what they are made of changes.
     pub device_rows: Arc<crate::devices::rows::DeviceRows>,
+    /// Developers' EventBridge buses, where a new destination's test event
+    /// goes: none ([`alyt_events::bus::NoEventBus`]) unless the runtime sets
+    /// one.
+    pub event_bus: Arc<dyn alyt_events::bus::EventBus>,
 }
 
 /// The adapters a runtime hands to [`App::new`].
@@ -94,6 +98,7 @@ impl App {
             connectors: Arc::new(connectors),
             deliver_after_response: false,
             device_rows: Arc::default(),
+            event_bus: Arc::new(alyt_events::bus::NoEventBus),
         })
     }
 

@@ -10,6 +10,8 @@
 mod codec;
 #[cfg(feature = "dynamo")]
 mod dynamo;
+#[cfg(feature = "eventbridge")]
+pub mod eventbridge;
 #[cfg(feature = "dynamo")]
 mod expr;
 #[cfg(feature = "iot-certs")]

@@ -100,7 +100,133 @@ impl MotoServer {
             .build();
         aws_sdk_secretsmanager::Client::from_conf(config)
     }
+
+    /// The SDK configuration of this server's clients: static test
+    /// credentials, us-east-1 (give it to a client with this endpoint).
+    #[cfg(feature = "eventbridge")]
+    pub fn sdk_config(&self) -> aws_config::SdkConfig {
+        aws_config::SdkConfig::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .http_client(crate::https_client())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(aws_sdk_dynamodb::config::SharedCredentialsProvider::new(
+                Credentials::new("testing", "testing", None, None, "alyt-tests"),
+            ))
+            .build()
+    }
+
+    /// An EventBridge client for this server (buses, rules, targets).
+    #[cfg(feature = "eventbridge")]
+    pub fn eventbridge_client(&self) -> aws_sdk_eventbridge::Client {
+        let config = aws_sdk_eventbridge::config::Builder::from(&self.sdk_config())
+            .endpoint_url(&self.endpoint)
+            .build();
+        aws_sdk_eventbridge::Client::from_conf(config)
+    }
+
+    /// A bus of its own whose every `alyt` entry lands in a queue of its
+    /// own (a rule's target): the bus's ARN and the queue's URL.
+    #[cfg(feature = "eventbridge")]
+    pub async fn bus_with_queue(&self) -> (String, String) {
+        let client = self.eventbridge_client();
+        let name = format!("alyt-test-{}", uuid::Uuid::new_v4());
+        let arn = client
+            .create_event_bus()
+            .name(&name)
+            .send()
+            .await
+            .expect("moto creates the bus")
+            .event_bus_arn()
+            .unwrap_or_default()
+            .to_owned();
+        let queue = self
+            .sqs("CreateQueue", serde_json::json!({ "QueueName": name }))
+            .await["QueueUrl"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        client
+            .put_rule()
+            .name("everything")
+            .event_bus_name(&name)
+            .event_pattern(r#"{"source":[{"prefix":""}]}"#)
+            .send()
+            .await
+            .expect("moto puts the rule");
+        let target = aws_sdk_eventbridge::types::Target::builder()
+            .id("queue")
+            .arn(format!("arn:aws:sqs:{MOTO_REGION}:{MOTO_ACCOUNT}:{name}"))
+            .build()
+            .expect("a target");
+        client
+            .put_targets()
+            .rule("everything")
+            .event_bus_name(&name)
+            .targets(target)
+            .send()
+            .await
+            .expect("moto puts the target");
+        (arn, queue)
+    }
+
+    /// The entries that reached a queue of [`Self::bus_with_queue`] since
+    /// the last call (up to ten), as EventBridge wrote them.
+    #[cfg(feature = "eventbridge")]
+    pub async fn received(&self, queue: &str) -> Vec<serde_json::Value> {
+        let answer = self
+            .sqs(
+                "ReceiveMessage",
+                serde_json::json!({ "QueueUrl": queue, "MaxNumberOfMessages": 10 }),
+            )
+            .await;
+        let mut entries = Vec::new();
+        for message in answer["Messages"].as_array().into_iter().flatten() {
+            let body = message["Body"].as_str().unwrap_or_default();
+            entries.push(serde_json::from_str(body).expect("an EventBridge entry"));
+            self.sqs(
+                "DeleteMessage",
+                serde_json::json!({ "QueueUrl": queue, "ReceiptHandle": message["ReceiptHandle"] }),
+            )
+            .await;
+        }
+        entries
+    }
+
+    /// One call of moto's SQS (JSON protocol, unsigned: moto routes by the
+    /// credential scope's service and checks no signature).
+    #[cfg(feature = "eventbridge")]
+    async fn sqs(&self, action: &str, body: serde_json::Value) -> serde_json::Value {
+        let answer = reqwest::Client::new()
+            .post(&self.endpoint)
+            .header("X-Amz-Target", format!("AmazonSQS.{action}"))
+            .header("Content-Type", "application/x-amz-json-1.0")
+            .header(
+                "Authorization",
+                format!(
+                    "AWS4-HMAC-SHA256 Credential=testing/20260101/{MOTO_REGION}/sqs/aws4_request, \
+                     SignedHeaders=host, Signature=0"
+                ),
+            )
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("SQS {action}: {e}"));
+        let status = answer.status();
+        let text = answer.text().await.unwrap_or_default();
+        assert!(status.is_success(), "SQS {action}: {status} {text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("SQS {action} answered {text}: {e}"))
+    }
+
+    /// The platform's EventBridge adapter pointed at this server.
+    #[cfg(feature = "eventbridge")]
+    pub fn eventbridge_bus(&self) -> crate::eventbridge::EventBridgeBus {
+        crate::eventbridge::EventBridgeBus::new(self.sdk_config(), Some(self.endpoint.clone()))
+    }
 }
+
+/// moto's account, and the region of its test clients.
+pub const MOTO_ACCOUNT: &str = "123456789012";
+pub const MOTO_REGION: &str = "us-east-1";
 
 static MOTO: OnceCell<MotoServer> = OnceCell::const_new();
 

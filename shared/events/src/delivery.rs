@@ -28,6 +28,7 @@ use time::OffsetDateTime;
 use tokio::task::JoinSet;
 
 use crate::binding::BindingCheck;
+use crate::bus::{BusEntry, EventBus};
 use crate::envelope::EventEnvelope;
 use crate::outbound::{OutboundPolicy, OutboundRequest, SendResult, WebhookSender};
 use crate::signature;
@@ -190,6 +191,7 @@ pub async fn deliver_due(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     sender: Arc<dyn WebhookSender>,
+    bus: Arc<dyn EventBus>,
     policy: OutboundPolicy,
     now: OffsetDateTime,
     limit: u32,
@@ -234,10 +236,13 @@ pub async fn deliver_due(
             report.add(joined(done)?);
         }
         let endpoint = endpoints.remove(&endpoint_id);
-        let (store, clock, sender) = (store.clone(), clock.clone(), sender.clone());
-        running.spawn(async move {
-            work_endpoint(store, clock, sender, policy, now, endpoint, rows).await
-        });
+        let out = Out {
+            sender: sender.clone(),
+            bus: bus.clone(),
+            policy,
+        };
+        let (store, clock) = (store.clone(), clock.clone());
+        running.spawn(async move { work_endpoint(store, clock, out, now, endpoint, rows).await });
     }
     while let Some(done) = running.join_next().await {
         report.add(joined(done)?);
@@ -251,12 +256,19 @@ fn joined(
     done.map_err(|e| StoreError::Unavailable(format!("a delivery task failed: {e}")))?
 }
 
+/// Where attempts go: webhooks over HTTP under the policy, EventBridge
+/// destinations to the bus.
+struct Out {
+    sender: Arc<dyn WebhookSender>,
+    bus: Arc<dyn EventBus>,
+    policy: OutboundPolicy,
+}
+
 /// The rows of one endpoint, one after another.
 async fn work_endpoint(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
-    sender: Arc<dyn WebhookSender>,
-    policy: OutboundPolicy,
+    out: Out,
     now: OffsetDateTime,
     mut endpoint: Option<WebhookEndpointRecord>,
     rows: Vec<DeliveryRecord>,
@@ -336,48 +348,55 @@ async fn work_endpoint(
         report.attempted += 1;
 
         let now = clock.now();
-        let timestamp = now.unix_timestamp();
-        // One signer per secret the endpoint signs with now (two during a
-        // rotation's grace period), made again when they change (a re-read
-        // endpoint may have rotated, or the grace period ended).
-        let (secrets, prepared) = {
-            let now_signing = current.signing_secrets(now);
-            match signers.take() {
-                Some((kept, prepared))
-                    if kept.iter().map(String::as_str).eq(now_signing.clone()) =>
-                {
-                    (kept, prepared)
-                }
-                _ => (
-                    now_signing.clone().map(str::to_owned).collect(),
-                    now_signing
-                        .map(|s| signature::Signer::new(s.as_bytes()))
-                        .collect(),
-                ),
+        let (outcome, signature) = match &current.event_bridge {
+            Some(target) => {
+                let entry = BusEntry {
+                    detail_type: claimed.event_kind.clone(),
+                    detail: claimed.payload.clone(),
+                    time: event_time(&claimed.event_id).unwrap_or(now),
+                };
+                (outcome_of(out.bus.put(target, entry).await), None)
+            }
+            None => {
+                // One signer per secret the endpoint signs with now (two
+                // during a rotation's grace period), made again when they
+                // change (a re-read endpoint may have rotated, or the grace
+                // period ended).
+                let (secrets, prepared) = {
+                    let now_signing = current.signing_secrets(now);
+                    match signers.take() {
+                        Some((kept, prepared))
+                            if kept.iter().map(String::as_str).eq(now_signing.clone()) =>
+                        {
+                            (kept, prepared)
+                        }
+                        _ => (
+                            now_signing.clone().map(str::to_owned).collect(),
+                            now_signing
+                                .map(|s| signature::Signer::new(s.as_bytes()))
+                                .collect(),
+                        ),
+                    }
+                };
+                let header = signature::sign_with_each(
+                    &prepared,
+                    now.unix_timestamp(),
+                    claimed.payload.as_bytes(),
+                );
+                signers = Some((secrets, prepared));
+                let request = OutboundRequest {
+                    url: current.url.clone(),
+                    event_kind: claimed.event_kind.clone(),
+                    delivery_id: claimed.id.to_string(),
+                    signature: header.clone(),
+                    body: claimed.payload.clone(),
+                };
+                let sent = out.sender.send(out.policy, request).await;
+                (outcome_of(sent), Some(header))
             }
         };
-        let header = signature::sign_with_each(&prepared, timestamp, claimed.payload.as_bytes());
-        signers = Some((secrets, prepared));
-        let request = OutboundRequest {
-            url: current.url.clone(),
-            event_kind: claimed.event_kind.clone(),
-            delivery_id: claimed.id.to_string(),
-            signature: header.clone(),
-            body: claimed.payload.clone(),
-        };
-        let outcome = match sender.send(policy, request).await {
-            SendResult::Answered(status) => AttemptOutcome::from_status(status),
-            SendResult::Refused(refusal) => AttemptOutcome::Failed {
-                status: None,
-                error: Some(format!("refused by the outbound policy: {refusal}")),
-            },
-            SendResult::Failed(reason) => AttemptOutcome::Failed {
-                status: None,
-                error: Some(reason),
-            },
-        };
         let success = outcome.is_success();
-        let settled = webhook::settle(&claimed, &outcome, Some(header), clock.now());
+        let settled = webhook::settle(&claimed, &outcome, signature, clock.now());
         match repo.settle(&claimed, &settled, success).await? {
             RowWrite::Written => {}
             // The lease ran out and another worker took the row: its attempt counts.
@@ -450,6 +469,27 @@ async fn disable(
         }
     }
     Ok(())
+}
+
+/// An attempt's outcome from what the receiver (or the bus) said.
+fn outcome_of(sent: SendResult) -> AttemptOutcome {
+    match sent {
+        SendResult::Answered(status) => AttemptOutcome::from_status(status),
+        SendResult::Refused(refusal) => AttemptOutcome::Failed {
+            status: None,
+            error: Some(format!("refused by the outbound policy: {refusal}")),
+        },
+        SendResult::Failed(reason) => AttemptOutcome::Failed {
+            status: None,
+            error: Some(reason),
+        },
+    }
+}
+
+/// When the event of a row happened: its id's time.
+fn event_time(event_id: &str) -> Option<OffsetDateTime> {
+    let id: crate::envelope::EventId = event_id.parse().ok()?;
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(id.micros()) * 1_000).ok()
 }
 
 /// What a re-enable did.

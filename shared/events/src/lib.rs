@@ -36,7 +36,8 @@
 //! # Webhooks
 //! [`signature`] signs and verifies `X-SVC-Signature`; [`webhook`] holds the
 //! pure delivery rules (retry schedule, row moves, endpoint health);
-//! [`outbound`] the SSRF policy and the HTTP sender; [`delivery`] the worker
+//! [`outbound`] the SSRF policy and the HTTP sender; [`bus`] the port to a
+//! developer's EventBridge bus; [`delivery`] the worker
 //! ([`delivery::enqueue`], [`delivery::deliver_due`], [`delivery::reenable`])
 //! over the rows of `alyt_store::repo::webhooks`; [`dispatch`] turns recorded
 //! events into those rows; [`recovery`] sends an endpoint what it missed over
@@ -47,6 +48,7 @@
 
 pub mod audience;
 pub mod binding;
+pub mod bus;
 pub mod catalogue;
 pub mod delivery;
 pub mod deprecations;

@@ -318,6 +318,7 @@ mod tests {
             secret: "whsec_x".into(),
             previous_secret: None,
             previous_secret_until: None,
+            event_bridge: None,
             status: EndpointStatus::Active,
             consecutive_failures: 0,
             disabled_at: None,

@@ -20,6 +20,7 @@ use alyt_store::{Store, StoreError, TxWrite};
 use async_trait::async_trait;
 use uuid::Uuid;
 
+use crate::bus::EventBus;
 use crate::delivery::{self, DeliveryReport, DisabledEndpoint};
 use crate::dispatch::{self, DispatchReport};
 use crate::envelope::PlatformEvent;
@@ -55,6 +56,8 @@ pub struct Worker {
     pub clock: Arc<dyn Clock>,
     pub log: EventLog,
     pub sender: Arc<dyn WebhookSender>,
+    /// Where EventBridge destinations' deliveries go.
+    pub bus: Arc<dyn EventBus>,
     pub policy: OutboundPolicy,
     pub notice: Arc<dyn DisabledNotice>,
 }
@@ -87,6 +90,7 @@ impl Worker {
             self.store.clone(),
             self.clock.clone(),
             self.sender.clone(),
+            self.bus.clone(),
             self.policy,
             now,
             DELIVERY_BATCH,

@@ -258,7 +258,14 @@ pub async fn run<G: OneGroup>() -> Result<(), lambda_http::Error> {
     config.check_for(&[G::GROUP])?;
     let aws = alyt_aws::sdk_config().await;
     let devices = plane_for::<G>(&config, &aws);
-    let state = group_state(&config, &aws, devices).await?;
+    #[allow(unused_mut)]
+    let mut state = group_state(&config, &aws, devices).await?;
+    // A new EventBridge destination's test event, with the function's role.
+    #[cfg(feature = "eventbridge")]
+    {
+        state.event_bus =
+            std::sync::Arc::new(alyt_aws::eventbridge::EventBridgeBus::from_env().await);
+    }
     alyt_aws::lambda::keep_flushing(state.meter.clone()).await;
     lambda_http::run(with_client_addr(alyt_api::app_with(state, G::routes()))).await
 }

@@ -69,6 +69,7 @@ from .definition_author import DefinitionAuthor
 from .delegation_body import DelegationBody
 from .delegation_view import DelegationView
 from .delivery_status import DeliveryStatus
+from .destination_kind import DestinationKind
 from .deterrent import Deterrent
 from .developer import Developer
 from .developer_kind import DeveloperKind
@@ -109,6 +110,8 @@ from .endpoint_kind import EndpointKind
 from .endpoint_state import EndpointState
 from .endpoint_status import EndpointStatus
 from .endpoint_with_secret import EndpointWithSecret
+from .event_bridge_request import EventBridgeRequest
+from .event_bridge_view import EventBridgeView
 from .event_kind import EventKind
 from .event_type import EventType
 from .event_type_example import EventTypeExample
@@ -416,6 +419,7 @@ __all__ = (
     "DelegationBody",
     "DelegationView",
     "DeliveryStatus",
+    "DestinationKind",
     "Deterrent",
     "Developer",
     "DeveloperKind",
@@ -456,6 +460,8 @@ __all__ = (
     "EndpointState",
     "EndpointStatus",
     "EndpointWithSecret",
+    "EventBridgeRequest",
+    "EventBridgeView",
     "EventKind",
     "EventType",
     "EventTypeExample",

@@ -8,12 +8,15 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.destination_kind import DestinationKind
 from ..models.disabled_reason import DisabledReason
 from ..models.endpoint_status import EndpointStatus
 from typing import cast
 from uuid import UUID
 import datetime
 
+if TYPE_CHECKING:
+  from ..models.event_bridge_view import EventBridgeView
 
 
 
@@ -33,15 +36,18 @@ class WebhookEndpoint:
             description (None | str):
             disabled_at (datetime.datetime | None):
             disabled_reason (DisabledReason | None):
+            event_bridge (EventBridgeView | None):
             events (list[str]): The event kinds it receives.
             id (UUID):
             key_id (UUID):
+            kind (DestinationKind): What an endpoint delivers to.
             secret_grace_ends_at (datetime.datetime | None): Until when deliveries also carry a signature made with the
                 secret
                 the last rotation replaced (in the past once that grace period
                 ended); null if the secret was never rotated.
             status (EndpointStatus):
-            url (str):
+            url (str): Where deliveries go: the receiver's URL, or an EventBridge
+                destination's bus ARN.
      """
 
     consecutive_failures: int
@@ -49,9 +55,11 @@ class WebhookEndpoint:
     description: None | str
     disabled_at: datetime.datetime | None
     disabled_reason: DisabledReason | None
+    event_bridge: EventBridgeView | None
     events: list[str]
     id: UUID
     key_id: UUID
+    kind: DestinationKind
     secret_grace_ends_at: datetime.datetime | None
     status: EndpointStatus
     url: str
@@ -62,6 +70,7 @@ class WebhookEndpoint:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.event_bridge_view import EventBridgeView # noqa: PLC0415
         consecutive_failures = self.consecutive_failures
 
         created_at = self.created_at.isoformat()
@@ -81,6 +90,12 @@ class WebhookEndpoint:
         else:
             disabled_reason = self.disabled_reason
 
+        event_bridge: dict[str, Any] | None
+        if isinstance(self.event_bridge, EventBridgeView):
+            event_bridge = self.event_bridge.to_dict()
+        else:
+            event_bridge = self.event_bridge
+
         events = self.events
 
 
@@ -88,6 +103,8 @@ class WebhookEndpoint:
         id = str(self.id)
 
         key_id = str(self.key_id)
+
+        kind = self.kind.value
 
         secret_grace_ends_at: None | str
         if isinstance(self.secret_grace_ends_at, datetime.datetime):
@@ -108,9 +125,11 @@ class WebhookEndpoint:
             "description": description,
             "disabledAt": disabled_at,
             "disabledReason": disabled_reason,
+            "eventBridge": event_bridge,
             "events": events,
             "id": id,
             "keyId": key_id,
+            "kind": kind,
             "secretGraceEndsAt": secret_grace_ends_at,
             "status": status,
             "url": url,
@@ -122,6 +141,7 @@ class WebhookEndpoint:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.event_bridge_view import EventBridgeView # noqa: PLC0415
         d = dict(src_dict)
         consecutive_failures = d.pop("consecutiveFailures")
 
@@ -174,6 +194,24 @@ class WebhookEndpoint:
         disabled_reason = _parse_disabled_reason(d.pop("disabledReason"))
 
 
+        def _parse_event_bridge(data: object) -> EventBridgeView | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                event_bridge_type_1 = EventBridgeView.from_dict(data)
+
+
+
+                return event_bridge_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(EventBridgeView | None, data)
+
+        event_bridge = _parse_event_bridge(d.pop("eventBridge"))
+
+
         events = cast(list[str], d.pop("events"))
 
 
@@ -183,6 +221,11 @@ class WebhookEndpoint:
 
 
         key_id = UUID(d.pop("keyId"))
+
+
+
+
+        kind = DestinationKind(d.pop("kind"))
 
 
 
@@ -218,9 +261,11 @@ class WebhookEndpoint:
             description=description,
             disabled_at=disabled_at,
             disabled_reason=disabled_reason,
+            event_bridge=event_bridge,
             events=events,
             id=id,
             key_id=key_id,
+            kind=kind,
             secret_grace_ends_at=secret_grace_ends_at,
             status=status,
             url=url,

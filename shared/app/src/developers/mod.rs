@@ -13,6 +13,7 @@ use crate::{App, Error};
 pub mod account;
 pub mod admin;
 pub mod connectors;
+pub mod event_bridge;
 pub mod keys;
 pub mod mfa;
 pub mod moves;

@@ -2,8 +2,10 @@
 //! manages all of the developer's and binds them to any of its live keys; a
 //! key with `webhooks:write` manages only those bound to itself and binds
 //! new ones only to itself; anyone else's answers as a missing one), their
-//! registration, list, edit and removal, their delivery log, the test
-//! delivery of one, and disabling and re-enabling one.
+//! registration (a webhook URL, or an EventBridge bus verified by a test
+//! event: [`super::event_bridge`]), list, edit and removal, their delivery
+//! log, the test delivery of one, disabling and re-enabling one, rotating
+//! its secret, replaying a delivery and recovering what it missed.
 
 use std::collections::BTreeSet;
 
@@ -19,14 +21,18 @@ use alyt_store::repo::developers::{DeveloperRecord, DeveloperStatus, Developers,
 use alyt_store::repo::integrations::Integrations;
 use alyt_store::repo::recoveries::{self, Recoveries, RecoveryRecord};
 use alyt_store::repo::webhooks::{
-    DeliveryRecord, DeliveryStatus, DisabledReason, EndpointEdit, EndpointStatus, HISTORY, Queued,
-    RowWrite, WebhookEndpointRecord, WebhookRoute, Webhooks, developer_endpoints,
+    DeliveryRecord, DeliveryStatus, DisabledReason, EndpointEdit, EndpointStatus,
+    EventBridgeTarget, HISTORY, Queued, RowWrite, WebhookEndpointRecord, WebhookRoute, Webhooks,
+    developer_endpoints,
 };
 use time::OffsetDateTime;
 
+use super::event_bridge::{self, NewEventBridge};
 use super::{active_developer, developer_session};
 use crate::paging::Paging;
 use crate::{App, Error};
+use alyt_events::bus::BusEntry;
+use alyt_events::outbound::SendResult;
 
 /// Endpoints one developer may hold.
 pub const MAX_ENDPOINTS: usize = 20;
@@ -391,10 +397,12 @@ fn checked_description(description: Option<&str>) -> Result<Option<String>, Erro
     }
 }
 
-/// A new endpoint as its developer asks for one.
+/// A new endpoint as its developer asks for one: a webhook (`url`) or an
+/// EventBridge destination (`event_bridge`).
 #[derive(Debug, Clone)]
 pub struct NewWebhook {
-    pub url: String,
+    pub url: Option<String>,
+    pub event_bridge: Option<NewEventBridge>,
     pub events: Vec<EventKind>,
     pub description: Option<String>,
     /// The key to bind it to; default: the calling key, or for a developer
@@ -404,7 +412,10 @@ pub struct NewWebhook {
 
 /// A new endpoint's checked fields.
 struct EndpointFields {
-    url: String,
+    /// A webhook's URL; `None` for an EventBridge destination (its bus's ARN
+    /// becomes the URL).
+    url: Option<String>,
+    event_bridge: Option<EventBridgeTarget>,
     events: Vec<String>,
     description: Option<String>,
 }
@@ -427,8 +438,25 @@ pub async fn create_webhook(
              signed-in developer session",
         ));
     }
+    let (url, event_bridge) = match (&new.url, &new.event_bridge) {
+        (Some(url), None) => (Some(checked_url(app.events.outbound, url).await?), None),
+        (None, Some(bus)) => (None, Some(event_bridge::checked(bus)?)),
+        (Some(_), Some(_)) => {
+            return Err(Error::validation(
+                "url",
+                "an EventBridge destination has no url: give url (a webhook) or eventBridge",
+            ));
+        }
+        (None, None) => {
+            return Err(Error::validation(
+                "url",
+                "a webhook endpoint needs a url (or give eventBridge for an EventBridge destination)",
+            ));
+        }
+    };
     let fields = EndpointFields {
-        url: checked_url(app.events.outbound, &new.url).await?,
+        url,
+        event_bridge,
         events: checked_events(&new.events)?,
         description: checked_description(new.description.as_deref())?,
     };
@@ -494,13 +522,22 @@ async fn register_endpoint(
             "a developer holds at most {MAX_ENDPOINTS} webhook endpoints; remove one first"
         )));
     }
+    let id = WebhookId::new();
+    if let Some(target) = &fields.event_bridge {
+        verify_bus(app, developer, &route, id, target).await?;
+    }
     let secret = signature::generate_secret();
     let record = WebhookEndpointRecord {
-        id: WebhookId::new(),
+        id,
         developer_id: developer.id,
         key_id: key.id,
         route: route.clone(),
-        url: fields.url,
+        url: match (&fields.url, &fields.event_bridge) {
+            (Some(url), _) => url.clone(),
+            (None, Some(target)) => target.event_bus_arn.clone(),
+            (None, None) => unreachable!("checked: a url or a bus"),
+        },
+        event_bridge: fields.event_bridge,
         events: fields.events,
         description: fields.description,
         secret: secret.clone(),
@@ -527,6 +564,51 @@ async fn register_endpoint(
     repo.create_endpoint(&record).await?;
     tracing::info!(endpoint = %record.id, developer = %developer.id, "webhook endpoint registered");
     Ok((record, secret))
+}
+
+/// Puts a `webhook.ping` on a new EventBridge destination's bus before it
+/// is stored: a bus that refuses it (missing, or its policy does not let
+/// this platform's account put events) refuses the destination, naming why.
+async fn verify_bus(
+    app: &App,
+    developer: &DeveloperRecord,
+    route: &WebhookRoute,
+    id: WebhookId,
+    target: &EventBridgeTarget,
+) -> Result<(), Error> {
+    let now = app.clock.now();
+    let tenant = match route {
+        WebhookRoute::Tenant { tenant_id } => *tenant_id,
+        WebhookRoute::Connector { .. } => developer.sandbox_tenant_id.ok_or_else(|| {
+            Error::conflict("the developer has no sandbox tenant yet; verify the account")
+        })?,
+    };
+    let ping = PlatformEvent::WebhookPing(WebhookPingData {
+        endpoint_id: id,
+        at: now,
+    })
+    .envelope(EventId::new(now, rand_suffix()), tenant, now)
+    .map_err(Error::internal)?;
+    let entry = BusEntry {
+        detail_type: ping.kind.to_string(),
+        detail: serde_json::to_string(&ping).map_err(Error::internal)?,
+        time: now,
+    };
+    match app.event_bus.put(target, entry).await {
+        SendResult::Answered(status) if (200..300).contains(&status) => Ok(()),
+        SendResult::Answered(status) => Err(Error::validation(
+            "eventBridge",
+            format!("the bus refused the test event (status {status})"),
+        )),
+        SendResult::Refused(refusal) => Err(Error::validation(
+            "eventBridge",
+            format!("the test event was not sent: {refusal}"),
+        )),
+        SendResult::Failed(why) => Err(Error::validation(
+            "eventBridge",
+            format!("the bus refused the test event: {why}"),
+        )),
+    }
 }
 
 /// One page of the endpoints the caller manages, oldest first. The caller
@@ -587,6 +669,12 @@ pub async fn update_webhook(
 ) -> Result<WebhookEndpointRecord, Error> {
     let manager = webhook_developer(app, caller).await?;
     let endpoint = own_endpoint(app, &manager, id).await?;
+    if edit.url.is_some() && endpoint.event_bridge.is_some() {
+        return Err(Error::validation(
+            "url",
+            "an EventBridge destination has no url; add another destination for another bus",
+        ));
+    }
     let url = match &edit.url {
         Some(url) => Some(checked_url(app.events.outbound, url).await?),
         None => None,

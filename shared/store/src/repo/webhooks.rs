@@ -119,7 +119,13 @@ pub struct WebhookEndpointRecord {
     /// The developer key the endpoint is bound to.
     pub key_id: KeyId,
     pub route: WebhookRoute,
+    /// Where deliveries go: the receiver's URL, or for an EventBridge
+    /// destination its bus's ARN.
     pub url: String,
+    /// Set for a destination of kind `eventbridge`: deliveries are put on
+    /// this bus instead of POSTed to `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_bridge: Option<EventBridgeTarget>,
     /// Event kinds (as on the wire) the endpoint receives.
     pub events: Vec<String>,
     pub description: Option<String>,
@@ -142,6 +148,35 @@ pub struct WebhookEndpointRecord {
     pub disabled_reason: Option<DisabledReason>,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
+}
+
+/// A developer's EventBridge bus: in their account and region, named by
+/// its ARN, or by a partner-style event source name (the bus of that name
+/// the source's events go to). Entries are put with the envelope as
+/// `detail`, the kind as `detail-type` and `source` below.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventBridgeTarget {
+    pub account_id: String,
+    pub region: String,
+    /// `arn:aws:events:{region}:{account}:event-bus/{name}`.
+    pub event_bus_arn: String,
+    /// The partner-style event source name (`aws.partner/…`), when the
+    /// destination was named by one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_source_name: Option<String>,
+}
+
+/// `source` of entries put on a bus named by its ARN.
+pub const EVENT_BRIDGE_SOURCE: &str = "alyt";
+
+impl EventBridgeTarget {
+    /// The `source` of the entries put on this bus.
+    pub fn source(&self) -> &str {
+        self.event_source_name
+            .as_deref()
+            .unwrap_or(EVENT_BRIDGE_SOURCE)
+    }
 }
 
 impl WebhookEndpointRecord {

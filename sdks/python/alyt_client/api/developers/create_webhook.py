@@ -108,6 +108,13 @@ def sync_detailed(
 
 ) -> Response[EndpointWithSecret | Problem]:
     """ Registers an endpoint and answers its signing secret, shown this once.
+    A webhook (`url`) gets signed POSTs; an EventBridge destination (kind
+    `eventbridge`) gets each event put on the developer's bus with
+    `PutEvents`: the envelope as `detail`, the kind as `detail-type`,
+    `source` `alyt` (or the partner event source name), with the same
+    at-least-once and per-home order, retries, auto-disable and delivery log
+    as a webhook. The bus's policy must let the platform's account put
+    events (see the developer docs on EventBridge destinations).
 
     Args:
         body (CreateWebhookRequest):
@@ -139,6 +146,13 @@ def sync(
 
 ) -> EndpointWithSecret | Problem | None:
     """ Registers an endpoint and answers its signing secret, shown this once.
+    A webhook (`url`) gets signed POSTs; an EventBridge destination (kind
+    `eventbridge`) gets each event put on the developer's bus with
+    `PutEvents`: the envelope as `detail`, the kind as `detail-type`,
+    `source` `alyt` (or the partner event source name), with the same
+    at-least-once and per-home order, retries, auto-disable and delivery log
+    as a webhook. The bus's policy must let the platform's account put
+    events (see the developer docs on EventBridge destinations).
 
     Args:
         body (CreateWebhookRequest):
@@ -165,6 +179,13 @@ async def asyncio_detailed(
 
 ) -> Response[EndpointWithSecret | Problem]:
     """ Registers an endpoint and answers its signing secret, shown this once.
+    A webhook (`url`) gets signed POSTs; an EventBridge destination (kind
+    `eventbridge`) gets each event put on the developer's bus with
+    `PutEvents`: the envelope as `detail`, the kind as `detail-type`,
+    `source` `alyt` (or the partner event source name), with the same
+    at-least-once and per-home order, retries, auto-disable and delivery log
+    as a webhook. The bus's policy must let the platform's account put
+    events (see the developer docs on EventBridge destinations).
 
     Args:
         body (CreateWebhookRequest):
@@ -196,6 +217,13 @@ async def asyncio(
 
 ) -> EndpointWithSecret | Problem | None:
     """ Registers an endpoint and answers its signing secret, shown this once.
+    A webhook (`url`) gets signed POSTs; an EventBridge destination (kind
+    `eventbridge`) gets each event put on the developer's bus with
+    `PutEvents`: the envelope as `detail`, the kind as `detail-type`,
+    `source` `alyt` (or the partner event source name), with the same
+    at-least-once and per-home order, retries, auto-disable and delivery log
+    as a webhook. The bus's policy must let the platform's account put
+    events (see the developer docs on EventBridge destinations).
 
     Args:
         body (CreateWebhookRequest):

@@ -1,5 +1,6 @@
-//! Webhook endpoints: register, list, edit, remove, test, read
-//! the delivery log, disable and re-enable. The delivery itself (signing,
+//! Webhook endpoints (and EventBridge destinations, delivered the same way
+//! to a developer's bus): register, list, edit, remove, test, read the
+//! delivery log, disable and re-enable, rotate the secret, replay. The delivery itself (signing,
 //! retries, disable) is `alyt-events`; the dispatcher and the worker run
 //! outside requests.
 //!
@@ -49,7 +50,12 @@ use crate::conventions::responses::{
 };
 use crate::groups::developers::session::name_the_field;
 use crate::{ApiError, AppState};
+use alyt_app::developers::event_bridge::NewEventBridge;
 use alyt_app::developers::webhooks::{self, NewWebhook, WebhookEdit};
+
+fn invalid(field: &str, detail: &str) -> ApiError {
+    alyt_app::Error::validation(field, detail).into()
+}
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -73,7 +79,15 @@ pub use crate::state::EventsSettings;
 #[schema(as = WebhookEndpoint)]
 pub struct EndpointView {
     pub id: WebhookId,
+    /// `webhook` (signed POSTs to `url`) or `eventbridge` (entries put on
+    /// the developer's bus).
+    pub kind: DestinationKind,
+    /// Where deliveries go: the receiver's URL, or an EventBridge
+    /// destination's bus ARN.
     pub url: String,
+    /// An EventBridge destination's bus; null for a webhook.
+    #[schema(required = true)]
+    pub event_bridge: Option<EventBridgeView>,
     /// The event kinds it receives.
     pub events: Vec<String>,
     #[schema(required = true)]
@@ -110,7 +124,17 @@ impl From<WebhookEndpointRecord> for EndpointView {
         let disabled_reason = e.why_disabled();
         Self {
             id: e.id,
+            kind: match e.event_bridge {
+                Some(_) => DestinationKind::Eventbridge,
+                None => DestinationKind::Webhook,
+            },
             url: e.url,
+            event_bridge: e.event_bridge.map(|t| EventBridgeView {
+                account_id: t.account_id,
+                region: t.region,
+                event_bus_arn: t.event_bus_arn,
+                event_source_name: t.event_source_name,
+            }),
             events: e.events,
             description: e.description,
             key_id: e.key_id,
@@ -122,6 +146,49 @@ impl From<WebhookEndpointRecord> for EndpointView {
             created_at: e.created_at,
         }
     }
+}
+
+/// What an endpoint delivers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DestinationKind {
+    Webhook,
+    Eventbridge,
+}
+
+/// A developer's EventBridge bus.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventBridgeView {
+    /// The AWS account the bus is in (12 digits).
+    pub account_id: String,
+    pub region: String,
+    /// The bus entries are put on.
+    pub event_bus_arn: String,
+    /// The partner-style event source name it was named by (entries carry
+    /// it as `source`); null when named by its ARN (`source` is `alyt`).
+    #[schema(required = true)]
+    pub event_source_name: Option<String>,
+}
+
+/// Where an EventBridge destination puts events: the developer's account
+/// and region, and exactly one of the bus's ARN and a partner-style event
+/// source name (`aws.partner/…`, whose bus has the same name).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EventBridgeRequest {
+    /// 12 digits.
+    pub account_id: String,
+    /// Like `eu-west-1`.
+    pub region: String,
+    /// `arn:aws:events:{region}:{accountId}:event-bus/{name}`.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub event_bus_arn: Option<String>,
+    /// `aws.partner/{partner}/{name}`.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub event_source_name: Option<String>,
 }
 
 /// The create answer: the endpoint and its signing secret, shown this once.
@@ -138,9 +205,21 @@ pub struct EndpointWithSecret {
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateWebhookRequest {
-    /// Where deliveries are POSTed: https on the hosted platform.
-    #[schema(max_length = 2048)]
-    pub url: String,
+    /// `webhook` (the default) or `eventbridge`.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub kind: Option<DestinationKind>,
+    /// A webhook's: where deliveries are POSTed (https on the hosted
+    /// platform). Required for a webhook, absent for EventBridge.
+    #[serde(default)]
+    #[schema(max_length = 2048, nullable = false)]
+    pub url: Option<String>,
+    /// An EventBridge destination's bus (required for kind `eventbridge`):
+    /// a test event is put on it before the destination is stored, and a
+    /// bus that refuses it refuses the destination (400 naming why).
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub event_bridge: Option<EventBridgeRequest>,
     /// The event kinds to receive (at least one).
     pub events: Vec<EventKind>,
     #[serde(default)]
@@ -154,6 +233,13 @@ pub struct CreateWebhookRequest {
 }
 
 /// Registers an endpoint and answers its signing secret, shown this once.
+/// A webhook (`url`) gets signed POSTs; an EventBridge destination (kind
+/// `eventbridge`) gets each event put on the developer's bus with
+/// `PutEvents`: the envelope as `detail`, the kind as `detail-type`,
+/// `source` `alyt` (or the partner event source name), with the same
+/// at-least-once and per-home order, retries, auto-disable and delivery log
+/// as a webhook. The bus's policy must let the platform's account put
+/// events (see the developer docs on EventBridge destinations).
 #[utoipa::path(
     post,
     path = "/v1/developers/webhooks",
@@ -163,7 +249,7 @@ pub struct CreateWebhookRequest {
     request_body = CreateWebhookRequest,
     responses(
         (status = 201, description = "The endpoint and its signing secret (shown once)", body = EndpointWithSecret),
-        (status = 400, description = "A field is wrong: url (refused by the outbound policy), events, description, keyId", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A field is wrong: url (refused by the outbound policy), eventBridge (malformed, or the bus refused the test event), events, description, keyId", body = Problem, content_type = "application/problem+json"),
         NoDeveloperSessionOrKey,
         KeyWithoutWebhooksWrite,
         (status = 409, description = "Too many endpoints, or no sandbox tenant yet", body = Problem, content_type = "application/problem+json"),
@@ -174,8 +260,26 @@ pub async fn create_webhook(
     Caller(caller): Caller,
     Body(request): Body<CreateWebhookRequest>,
 ) -> Result<(StatusCode, Json<EndpointWithSecret>), ApiError> {
+    let event_bridge = match (request.kind, request.event_bridge) {
+        (Some(DestinationKind::Webhook), Some(_)) => {
+            return Err(invalid("eventBridge", "a webhook has no eventBridge"));
+        }
+        (Some(DestinationKind::Eventbridge), None) => {
+            return Err(invalid(
+                "eventBridge",
+                "an eventbridge destination needs eventBridge: { accountId, region, eventBusArn or eventSourceName }",
+            ));
+        }
+        (_, bus) => bus.map(|b| NewEventBridge {
+            account_id: b.account_id,
+            region: b.region,
+            event_bus_arn: b.event_bus_arn,
+            event_source_name: b.event_source_name,
+        }),
+    };
     let new = NewWebhook {
         url: request.url,
+        event_bridge,
         events: request.events,
         description: request.description,
         key_id: request.key_id,
