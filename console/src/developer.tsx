@@ -1,7 +1,7 @@
 /** The developer pages: keys and webhooks (with their deliveries). */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 
-import { call, perform, type ApiProblem, type Schemas } from "./api.js";
+import { ApiProblem, call, perform, type Schemas } from "./api.js";
 import { EVENT_KINDS, EventsView, useLiveEvents } from "./live.js";
 import { DeveloperNav } from "./nav.js";
 import { OverviewPage } from "./pages.js";
@@ -24,6 +24,7 @@ type Scope = Schemas["Scope"];
 type EventKind = Schemas["EventKind"];
 type Key = Schemas["Key"];
 type WebhookEndpoint = Schemas["WebhookEndpoint"];
+type WebhookRecovery = Schemas["WebhookRecovery"];
 
 /** The closed sets, as the contract types them (a value the contract does
  * not have fails the console's type check). */
@@ -523,6 +524,15 @@ function Endpoint(props: {
   const path = { webhookId: endpoint.id };
   const [shown, setShown] = useState(0);
   const [editing, setEditing] = useState(false);
+  const [recoverOnEnable, setRecoverOnEnable] = useState(false);
+  const [recovery, recoveryError, showRecovery] = useRecovery(endpoint.id, !!endpoint.disabledAt);
+  // A recovery that ends has queued deliveries again: read the log anew.
+  const status = recovery?.status;
+  const was = useRef(status);
+  useEffect(() => {
+    if (was.current === "running" && status !== "running") setShown((n) => n + 1);
+    was.current = status;
+  }, [status]);
   return (
     <article class="endpoint" aria-label={endpoint.url} data-endpoint={endpoint.id}>
       <header>
@@ -582,15 +592,34 @@ function Endpoint(props: {
           Edit
         </button>
         {endpoint.disabledAt ? (
-          <button
-            type="button"
-            aria-label={`Enable ${endpoint.url}`}
-            onClick={() =>
-              act(() => call((c) => c.POST("/v1/developers/webhooks/{webhookId}/enable", { params: { path } })))
-            }
-          >
-            Enable
-          </button>
+          <>
+            <button
+              type="button"
+              aria-label={`Enable ${endpoint.url}`}
+              onClick={() =>
+                act(async () => {
+                  const enabled = await call((c) =>
+                    c.POST("/v1/developers/webhooks/{webhookId}/enable", {
+                      params: { path },
+                      body: recoverOnEnable ? { recover: true } : {},
+                    }),
+                  );
+                  if (enabled.recovery) showRecovery(enabled.recovery);
+                  setRecoverOnEnable(false);
+                })
+              }
+            >
+              Enable
+            </button>
+            <label>
+              <input
+                type="checkbox"
+                checked={recoverOnEnable}
+                onChange={(e) => setRecoverOnEnable(e.currentTarget.checked)}
+              />{" "}
+              Also recover what it missed
+            </label>
+          </>
         ) : (
           <button
             type="button"
@@ -614,6 +643,11 @@ function Endpoint(props: {
           Delete
         </button>
       </div>
+      {endpoint.disabledAt ? null : (
+        <RecoverForm endpoint={endpoint} running={status === "running"} onStarted={showRecovery} />
+      )}
+      {recoveryError ? <p class="notice error">{recoveryError}</p> : null}
+      {recovery ? <RecoveryProgress recovery={recovery} /> : null}
       <Deliveries
         webhookId={endpoint.id}
         version={shown}
@@ -629,6 +663,144 @@ function Endpoint(props: {
         }
       />
     </article>
+  );
+}
+
+/** How often a running recovery's progress is read again. */
+const RECOVERY_POLL_MS = 1500;
+
+/** The endpoint's latest recovery (null: never recovered), read when it is
+ * shown and again every RECOVERY_POLL_MS while it runs, unless `paused` (a
+ * disabled endpoint's recovery waits until it is enabled); `show` puts one
+ * the API just answered (a start) in its place. A read begun before a
+ * `show` is dropped: it could only be older. */
+function useRecovery(
+  webhookId: string,
+  paused: boolean,
+): [WebhookRecovery | null, string | null, (r: WebhookRecovery) => void] {
+  const [recovery, setRecovery] = useState<WebhookRecovery | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  // Reads asked for, and reads answered (either way).
+  const [reads, setReads] = useState(0);
+  const [answered, setAnswered] = useState(0);
+  const shown = useRef(0);
+  useEffect(() => {
+    let live = true;
+    const at = shown.current;
+    call((c) => c.GET("/v1/developers/webhooks/{webhookId}/recovery", { params: { path: { webhookId } } })).then(
+      (read) => {
+        if (!live) return;
+        if (at === shown.current) {
+          setRecovery(read);
+          setError(null);
+        }
+        setAnswered((n) => n + 1);
+      },
+      (e) => {
+        if (!live) return;
+        if (at === shown.current) {
+          // Never recovered: nothing to show.
+          const never = e instanceof ApiProblem && e.status === 404;
+          if (never) setRecovery(null);
+          setError(never ? null : (e as Error).message);
+        }
+        setAnswered((n) => n + 1);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [webhookId, reads]);
+  // Read again while it runs (a failed read too); not once it has ended,
+  // nor after the endpoint is no longer shown.
+  const running = recovery?.status === "running" && !paused;
+  useEffect(() => {
+    if (!running) return;
+    const timer = setTimeout(() => setReads((n) => n + 1), RECOVERY_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [running, answered, recovery]);
+  const show = (started: WebhookRecovery) => {
+    shown.current += 1;
+    setRecovery(started);
+    setError(null);
+  };
+  return [recovery, error, show];
+}
+
+/** A value for a datetime-local input: `at` in the person's time zone. */
+function localInput(at: Date): string {
+  return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+/** Starts a recovery of an active endpoint: every event since a time that
+ * it did not get is sent again. A refusal shows at the time (a bad range)
+ * or under the form (a recovery already running). */
+function RecoverForm(props: {
+  endpoint: WebhookEndpoint;
+  running: boolean;
+  onStarted: (recovery: WebhookRecovery) => void;
+}) {
+  const { endpoint } = props;
+  const { fault, act } = useAction();
+  // A day back by default: within the seven days the event log keeps.
+  const [since, setSince] = useState(() => localInput(new Date(Date.now() - 24 * 3600_000)));
+  const id = `recover-${endpoint.id}`;
+  return (
+    <form
+      class="row"
+      aria-label={`Recover ${endpoint.url}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        act(async () => {
+          // The input has the person's local time; the API takes an instant.
+          const at = new Date(since);
+          if (Number.isNaN(at.getTime())) throw new ApiProblem(0, "Choose the time to recover from.", "since");
+          const started = await call((c) =>
+            c.POST("/v1/developers/webhooks/{webhookId}/recover", {
+              params: { path: { webhookId: endpoint.id } },
+              body: { since: at.toISOString() },
+            }),
+          );
+          props.onStarted(started);
+        });
+      }}
+    >
+      <label for={id}>Recover what it missed since</label>
+      <input
+        id={id}
+        type="datetime-local"
+        required
+        value={since}
+        onInput={(e) => setSince(e.currentTarget.value)}
+        {...invalid(fault, "since", id)}
+      />
+      <button type="submit" aria-label={`Recover ${endpoint.url}`} disabled={props.running}>
+        Recover
+      </button>
+      <FieldProblem problem={fault} field="since" id={id} />
+      <ProblemAlert problem={fault} fields={["since"]} />
+    </form>
+  );
+}
+
+/** How far a recovery got: what its range matched, what was sent again,
+ * what had been delivered already (left alone). */
+function RecoveryProgress(props: { recovery: WebhookRecovery }) {
+  const { recovery } = props;
+  return (
+    <p class="value" role="status" data-recovery={recovery.status}>
+      Recovery <strong>{words(recovery.status).toLowerCase()}</strong>: matched {count(recovery.matched)}, resent{" "}
+      {count(recovery.queued)}, already delivered {count(recovery.skipped)} ·{" "}
+      {recovery.finishedAt ? (
+        <>
+          finished <Time at={recovery.finishedAt} />
+        </>
+      ) : (
+        <>
+          started <Time at={recovery.startedAt} />
+        </>
+      )}
+    </p>
   );
 }
 

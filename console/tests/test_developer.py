@@ -4,9 +4,11 @@ response code and signed payload. (The shared developer is signed up and
 verified through the API; the console's own sign-up page, with its bot-check
 widget, and MFA have a test of their own.)"""
 
+import json
 import threading
 import time
 import urllib.request
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
@@ -47,10 +49,18 @@ def developer(platform):
 
 
 class Receiver(BaseHTTPRequestHandler):
+    # The bodies it answered 200 to, in order.
     received = []
+    # Paths it is down at (answers 503 to, keeping nothing).
+    down = set()
 
     def do_POST(self):
-        Receiver.received.append(self.rfile.read(int(self.headers["content-length"])))
+        body = self.rfile.read(int(self.headers["content-length"]))
+        if self.path in Receiver.down:
+            self.send_response(503)
+            self.end_headers()
+            return
+        Receiver.received.append(body)
         self.send_response(200)
         self.end_headers()
 
@@ -179,6 +189,105 @@ def test_an_endpoint_secret_is_rotated_and_a_delivery_replayed(page, platform, d
     assert len(Receiver.received) == before + 1
     assert Receiver.received[-1] == Receiver.received[-2]
     screenshot(page, "developer-webhook-rotated")
+
+
+def test_an_endpoint_that_was_down_is_recovered_and_re_enabled_with_a_recovery(page, platform, developer, receiver):
+    """A receiver that was down misses an event (its delivery waits 30 s
+    for a retry); a recovery started in the console sends it again at once,
+    and its progress is read until done. A time in the future is refused
+    at the field, in the API's words; a re-enable can recover too. (A test
+    ping is not in the event log, so the event is a command's result.)"""
+    status, session = platform.call("POST", "/v1/developers/auth/login", {"email": EMAIL, "password": PASSWORD})
+    assert status == 200, session
+    token = session["accessToken"]
+    status, key = platform.call(
+        "POST", "/v1/developers/keys", {"name": "recovery key", "scopes": ["webhooks:write", "devices:commands"]}, token=token
+    )
+    assert status == 201, key
+    url = receiver + "/recover"
+    status, created = platform.call(
+        "POST", "/v1/developers/webhooks", {"url": url, "events": ["command.result"], "keyId": key["id"]}, token=token
+    )
+    assert status == 201, created
+    webhook_id = created["id"]
+
+    def deliveries():
+        status, body = platform.call("GET", f"/v1/developers/webhooks/{webhook_id}/deliveries", token=token)
+        assert status == 200, body
+        return body["items"]
+
+    # The receiver is down when the sandbox hub answers a command.
+    status, me = platform.call("GET", "/v1/developers/me", token=token)
+    assert status == 200, me
+    tenant = me["sandboxTenantId"]
+    status, devices = platform.call("GET", f"/v1/developers/simulator/devices?tenantId={tenant}", token=token)
+    assert status == 200, devices
+    hub = next(d["device"]["id"] for d in devices["items"] if d["profile"] == "HUB")
+    Receiver.down.add("/hooks/recover")
+    try:
+        status, sent = platform.call(
+            "POST", f"/v1/devices/{hub}/commands?tenantId={tenant}", {"command": "dance"}, token=key["secret"]
+        )
+        assert status == 202, sent
+        for _ in range(150):
+            if [d["status"] for d in deliveries()] == ["retrying"]:
+                break
+            time.sleep(0.1)
+        assert [d["status"] for d in deliveries()] == ["retrying"], deliveries()
+
+        developer_sign_in(page, platform)
+        page.get_by_role("navigation", name="Developer").get_by_role("link", name="Webhooks").click()
+        endpoint = page.get_by_role("article", name=url)
+        since = endpoint.get_by_label("Recover what it missed since")
+        expect(since).to_be_visible()
+        # Never recovered: no progress is shown.
+        expect(endpoint.locator("[data-recovery]")).to_have_count(0)
+        # A time in the future: refused at the field, in the API's words.
+        since.fill((datetime.now() + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M"))
+        endpoint.get_by_role("button", name=f"Recover {url}").click()
+        expect(endpoint.get_by_role("alert")).to_contain_text("since is in the future")
+        expect(since).to_have_attribute("aria-invalid", "true")
+        expect(page.get_by_role("alert")).to_have_count(1)
+        expect(endpoint.locator("[data-recovery]")).to_have_count(0)
+    finally:
+        Receiver.down.discard("/hooks/recover")
+
+    # Up again: recovered since an hour ago, the missed event is sent at
+    # once (not at its retry), and the progress is read until done.
+    before = len(Receiver.received)
+    since.fill((datetime.now() - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"))
+    endpoint.get_by_role("button", name=f"Recover {url}").click()
+    expect(page.get_by_role("alert")).to_have_count(0)
+    progress = endpoint.locator("[data-recovery]")
+    expect(progress).to_have_attribute("data-recovery", "done", timeout=15000)
+    expect(progress).to_contain_text("Recovery done: matched 1, resent 1, already delivered 0")
+    expect(progress).to_contain_text("finished")
+    delivered = endpoint.locator('tr[data-status="delivered"]')
+    expect(delivered).to_have_count(1, timeout=15000)
+    expect(delivered).to_contain_text("command.result")
+    assert len(Receiver.received) == before + 1
+    assert json.loads(Receiver.received[-1])["type"] == "command.result"
+    status, recovery = platform.call("GET", f"/v1/developers/webhooks/{webhook_id}/recovery", token=token)
+    assert status == 200, recovery
+    assert (recovery["status"], recovery["matched"], recovery["queued"], recovery["skipped"]) == ("done", 1, 1, 0), recovery
+    screenshot(page, "developer-webhook-recovered")
+
+    # Disabled, then enabled with a recovery of what it missed: from the
+    # last event it got, which it is not sent again.
+    endpoint.get_by_role("button", name=f"Disable {url}").click()
+    expect(endpoint.locator("header [data-status]")).to_have_text("Disabled (by you)")
+    expect(endpoint.get_by_label("Recover what it missed since")).to_have_count(0)
+    endpoint.get_by_label("Also recover what it missed").check()
+    endpoint.get_by_role("button", name=f"Enable {url}").click()
+    expect(endpoint.locator("header [data-status]")).to_have_text("Active")
+    expect(progress).to_contain_text("Recovery done: matched 1, resent 0, already delivered 1", timeout=15000)
+    expect(endpoint.get_by_label("Also recover what it missed")).to_have_count(0)
+    status, again = platform.call("GET", f"/v1/developers/webhooks/{webhook_id}/recovery", token=token)
+    assert status == 200, again
+    started = [datetime.fromisoformat(r["startedAt"]) for r in (recovery, again)]
+    assert started[1] > started[0], (again, recovery)
+    assert len(Receiver.received) == before + 1, "nothing arrives twice"
+    expect(page.get_by_role("alert")).to_have_count(0)
 
 
 def test_a_scenario_takes_a_virtual_device_offline_and_back(page, platform, developer):
@@ -511,7 +620,7 @@ def test_webhook_refusals_show_at_their_field_and_an_endpoint_is_edited_disabled
     edit.get_by_role("button", name="Save").click()
     edited = page.get_by_role("article", name=receiver + "/edited")
     expect(edited).to_be_visible()
-    expect(edited.get_by_role("form")).to_have_count(0)
+    expect(edited.get_by_role("form", name=f"Edit {receiver}/edited")).to_have_count(0)
     expect(page.get_by_role("alert")).to_have_count(0)
     expect(edited.get_by_text("device.online, device.offline")).to_be_visible()
     endpoint = stored()
