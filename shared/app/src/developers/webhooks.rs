@@ -285,7 +285,7 @@ pub async fn recover_webhook(
         Started::Started(record) => Ok(record),
         Started::Running(running) => Err(Error::conflict(format!(
             "a recovery of this endpoint is running (started {}, {} queued so far); \
-             read it with GET /v1/developers/webhooks/{}/recover and start another when it is done",
+             read it with GET /v1/developers/webhooks/{}/recovery and start another when it is done",
             running.started_at, running.queued, endpoint.id
         ))),
     }
