@@ -25,6 +25,8 @@ type EventKind = Schemas["EventKind"];
 type Key = Schemas["Key"];
 type WebhookEndpoint = Schemas["WebhookEndpoint"];
 type WebhookRecovery = Schemas["WebhookRecovery"];
+type DestinationKind = Schemas["DestinationKind"];
+type EventBridgeRequest = Schemas["EventBridgeRequest"];
 
 /** The closed sets, as the contract types them (a value the contract does
  * not have fails the console's type check). */
@@ -250,14 +252,21 @@ function VirtualDeviceCard(props: {
   );
 }
 
-/** A secret shown once: copy it now, it is never shown again. */
-export function SecretOnce(props: { what: string; secret: string; onDone: () => void }) {
+/** A secret shown once: copy it now, it is never shown again. With
+ * `unused`, why there is nothing to store (it is shown all the same). */
+export function SecretOnce(props: { what: string; secret: string; onDone: () => void; unused?: string }) {
   const [copied, setCopied] = useState(false);
   return (
     <section class="secret" role="region" aria-label="New secret">
-      <p>
-        The {props.what}'s secret, shown <strong>this once</strong>: store it now.
-      </p>
+      {props.unused ? (
+        <p data-secret-unused>
+          The {props.what}'s secret, shown <strong>this once</strong>, is <strong>unused</strong>: {props.unused}
+        </p>
+      ) : (
+        <p>
+          The {props.what}'s secret, shown <strong>this once</strong>: store it now.
+        </p>
+      )}
       <code data-secret>{props.secret}</code>
       <div class="row">
         <button
@@ -270,7 +279,7 @@ export function SecretOnce(props: { what: string; secret: string; onDone: () => 
           {copied ? "Copied" : "Copy"}
         </button>
         <button type="button" onClick={props.onDone}>
-          I have stored it
+          {props.unused ? "Dismiss" : "I have stored it"}
         </button>
       </div>
     </section>
@@ -430,26 +439,42 @@ export function WebhooksPage() {
       ]),
     [],
   );
-  const [secret, setSecret] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ secret: string; kind: DestinationKind } | null>(null);
+  const [kind, setKind] = useState<DestinationKind>("webhook");
+  const [busBy, setBusBy] = useState<BusBy>("arn");
   const { fault, act } = useAction(() => reload());
   if (error) return <Failure message={error} />;
   if (!loaded) return <Loading />;
   const [endpoints, keys] = loaded;
   // An endpoint speaks for one key: the active ones it may be bound to.
   const usable = keys.items.filter((k: Key) => k.kind === "DEV" && !k.revokedAt);
-  const fields = ["url", "events", "keyId"];
+  // The fields the form shows a problem at (the others' go in the alert).
+  const fields = [kind === "webhook" ? "url" : "eventBridge", "events", "keyId", "description"];
 
   return (
     <main>
       <DeveloperNav current="webhooks" />
       <h1>Webhooks</h1>
-      {secret ? <SecretOnce what="endpoint" secret={secret} onDone={() => setSecret(null)} /> : null}
+      {secret ? (
+        <SecretOnce
+          what={secret.kind === "eventbridge" ? "EventBridge destination" : "endpoint"}
+          secret={secret.secret}
+          onDone={() => setSecret(null)}
+          unused={secret.kind === "eventbridge" ? UNSIGNED : undefined}
+        />
+      ) : null}
       <ProblemAlert problem={fault} fields={fields} />
       {endpoints.items.length === 0 ? (
         <Empty>No endpoint yet: add one below, then send it a test.</Empty>
       ) : null}
       {endpoints.items.map((endpoint: WebhookEndpoint) => (
-        <Endpoint key={endpoint.id} endpoint={endpoint} act={act} reload={reload} onSecret={setSecret} />
+        <Endpoint
+          key={endpoint.id}
+          endpoint={endpoint}
+          act={act}
+          reload={reload}
+          onSecret={(rotated) => setSecret({ secret: rotated, kind: endpoint.kind })}
+        />
       ))}
       <form
         class="create"
@@ -460,16 +485,32 @@ export function WebhooksPage() {
           const target = e.currentTarget;
           const events = form.getAll("event").map(String) as EventKind[];
           const keyId = String(form.get("key") ?? "") || null;
+          const description = String(form.get("description") ?? "").trim() || null;
+          const text = (name: string) => String(form.get(name) ?? "").trim();
+          const destination =
+            kind === "webhook"
+              ? { kind, url: String(form.get("url")) }
+              : {
+                  kind,
+                  eventBridge: {
+                    accountId: text("accountId"),
+                    region: text("region"),
+                    ...(busBy === "arn" ? { eventBusArn: text("eventBusArn") } : { eventSourceName: text("eventSourceName") }),
+                  } satisfies EventBridgeRequest,
+                };
           act(async () => {
             const created = await call((c) =>
-              c.POST("/v1/developers/webhooks", { body: { url: String(form.get("url")), events, keyId } }),
+              c.POST("/v1/developers/webhooks", { body: { ...destination, events, keyId, description } }),
             );
-            setSecret(created.secret);
+            setSecret({ secret: created.secret, kind: created.kind });
             target.reset();
+            setKind("webhook");
+            setBusBy("arn");
           });
         }}
       >
         <h2>Add an endpoint</h2>
+        <DestinationFields fault={fault} kind={kind} onKind={setKind} busBy={busBy} onBusBy={setBusBy} />
         <EndpointFields fault={fault} usable={usable} />
         <button type="submit">Add endpoint</button>
       </form>
@@ -477,14 +518,160 @@ export function WebhooksPage() {
   );
 }
 
-/** The URL, key and events of an endpoint, each with its problem. */
+/** What an EventBridge destination's secret is (not) for. */
+const UNSIGNED =
+  "EventBridge entries are not signed (the bus's policy is what lets the platform put events on it), so there is nothing to store.";
+
+/** How an EventBridge bus is named: its ARN, or a partner-style event
+ * source name (the bus of that name in the account). */
+type BusBy = "arn" | "source";
+
+/** Whether a problem is about `field` itself (not one of its members):
+ * `eventBridge` as a whole (the bus refused the test event), unlike
+ * `eventBridge.accountId`. */
+function exactly(problem: ApiProblem | null, field: string): boolean {
+  return problem?.field === field;
+}
+
+/** Where deliveries go: a webhook URL, or an EventBridge bus (account,
+ * region, and its ARN or a partner event source name), each field with its
+ * problem; a problem about the bus as a whole (it refused the test event,
+ * or is named twice or not at all) shows at the bus's name. (The fields
+ * are the form's own, not a nested group's: the form lays them out.) */
+function DestinationFields(props: {
+  fault: ApiProblem | null;
+  kind: DestinationKind;
+  onKind: (kind: DestinationKind) => void;
+  busBy: BusBy;
+  onBusBy: (busBy: BusBy) => void;
+}) {
+  const { fault, kind, busBy } = props;
+  // The bus's name input: its own problem, else the bus's as a whole.
+  const [nameId, nameField] =
+    busBy === "arn"
+      ? ["webhook-bus-arn", "eventBridge.eventBusArn"]
+      : ["webhook-event-source", "eventBridge.eventSourceName"];
+  const nameInvalid = exactly(fault, "eventBridge")
+    ? { "aria-invalid": true as const, "aria-describedby": "webhook-eventbridge-problem" }
+    : invalid(fault, nameField, nameId);
+  return (
+    <>
+      <fieldset class="row" role="radiogroup" aria-label="Destination">
+        <legend>Destination</legend>
+        <label>
+          <input
+            type="radio"
+            name="kind"
+            value="webhook"
+            defaultChecked
+            checked={kind === "webhook"}
+            onChange={() => props.onKind("webhook")}
+          />{" "}
+          Webhook (signed HTTPS POSTs)
+        </label>
+        <label>
+          <input
+            type="radio"
+            name="kind"
+            value="eventbridge"
+            checked={kind === "eventbridge"}
+            onChange={() => props.onKind("eventbridge")}
+          />{" "}
+          Amazon EventBridge
+        </label>
+      </fieldset>
+      {kind === "webhook" ? (
+        <>
+          <label for="webhook-url">URL</label>
+          <input id="webhook-url" name="url" type="url" required {...invalid(fault, "url", "webhook-url")} />
+          <FieldProblem problem={fault} field="url" id="webhook-url" />
+        </>
+      ) : (
+        <>
+          <p class="notice" id="webhook-eventbridge-about">
+            Each event is put on your bus with PutEvents: its kind as <code>detail-type</code>, the envelope as{" "}
+            <code>detail</code>. The bus's policy must let the platform's account put events: a test event is put on
+            it before the destination is added.
+          </p>
+          <label for="webhook-account">AWS account ID</label>
+          <input
+            id="webhook-account"
+            name="accountId"
+            required
+            inputMode="numeric"
+            autoComplete="off"
+            placeholder="123456789012"
+            {...invalid(fault, "eventBridge.accountId", "webhook-account")}
+          />
+          <FieldProblem problem={fault} field="eventBridge.accountId" id="webhook-account" />
+          <label for="webhook-region">Region</label>
+          <input
+            id="webhook-region"
+            name="region"
+            required
+            autoComplete="off"
+            placeholder="eu-west-1"
+            {...invalid(fault, "eventBridge.region", "webhook-region")}
+          />
+          <FieldProblem problem={fault} field="eventBridge.region" id="webhook-region" />
+          <fieldset class="row" role="radiogroup" aria-label="Name the bus by">
+            <legend>Name the bus by</legend>
+            <label>
+              <input
+                type="radio"
+                name="busBy"
+                value="arn"
+                defaultChecked
+                checked={busBy === "arn"}
+                onChange={() => props.onBusBy("arn")}
+              />{" "}
+              Its ARN
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="busBy"
+                value="source"
+                checked={busBy === "source"}
+                onChange={() => props.onBusBy("source")}
+              />{" "}
+              A partner event source name (the bus of that name in the account)
+            </label>
+          </fieldset>
+          {busBy === "arn" ? (
+            <label for={nameId}>Event bus ARN</label>
+          ) : (
+            <label for={nameId}>Event source name</label>
+          )}
+          <input
+            // A new input when the way of naming changes (not the other's value).
+            key={nameId}
+            id={nameId}
+            name={busBy === "arn" ? "eventBusArn" : "eventSourceName"}
+            required
+            autoComplete="off"
+            placeholder={
+              busBy === "arn" ? "arn:aws:events:eu-west-1:123456789012:event-bus/alyt" : "aws.partner/alyt/my-home"
+            }
+            {...nameInvalid}
+          />
+          <FieldProblem problem={fault} field={nameField} id={nameId} />
+          {exactly(fault, "eventBridge") ? (
+            <p id="webhook-eventbridge-problem" class="notice error" role="alert">
+              {fault!.detail}
+            </p>
+          ) : null}
+        </>
+      )}
+    </>
+  );
+}
+
+/** The key, events and description of an endpoint, each with its problem. */
 function EndpointFields(props: { fault: ApiProblem | null; usable: Key[] }) {
   const { fault, usable } = props;
   return (
     <>
-      <label for="webhook-url">URL</label>
-      <input id="webhook-url" name="url" type="url" required {...invalid(fault, "url", "webhook-url")} />
-      <FieldProblem problem={fault} field="url" id="webhook-url" />
       <label for="webhook-key">Key it speaks for</label>
       {usable.length === 0 ? (
         <p class="notice" id="webhook-key">
@@ -502,6 +689,14 @@ function EndpointFields(props: { fault: ApiProblem | null; usable: Key[] }) {
       <FieldProblem problem={fault} field="keyId" id="webhook-key" />
       <Checkboxes name="event" legend="Events" values={EVENT_KINDS} invalid={invalid(fault, "events", "webhook-events")} />
       <FieldProblem problem={fault} field="events" id="webhook-events" />
+      <label for="webhook-description">Description (optional)</label>
+      <input
+        id="webhook-description"
+        name="description"
+        maxLength={200}
+        {...invalid(fault, "description", "webhook-description")}
+      />
+      <FieldProblem problem={fault} field="description" id="webhook-description" />
     </>
   );
 }
@@ -519,6 +714,10 @@ function Endpoint(props: {
   onSecret: (secret: string) => void;
 }) {
   const { endpoint, act } = props;
+  // An EventBridge destination's entries are not signed: no secret to
+  // rotate, no grace period to tell of.
+  const bus = endpoint.kind === "eventbridge" ? endpoint.eventBridge : null;
+  const signed = endpoint.kind === "webhook";
   const graceEnds = endpoint.secretGraceEndsAt;
   const inGrace = graceEnds !== null && Date.parse(graceEnds) > Date.now();
   const path = { webhookId: endpoint.id };
@@ -534,10 +733,18 @@ function Endpoint(props: {
     was.current = status;
   }, [status]);
   return (
-    <article class="endpoint" aria-label={endpoint.url} data-endpoint={endpoint.id}>
+    <article class="endpoint" aria-label={endpoint.url} data-endpoint={endpoint.id} data-kind={endpoint.kind}>
       <header>
         <h3>
-          <code>{endpoint.url}</code>
+          {signed ? null : (
+            <>
+              <span class="badge" data-kind-label>
+                EventBridge
+              </span>{" "}
+            </>
+          )}
+          {/* An EventBridge destination's URL is its bus's ARN. */}
+          <code data-bus-arn={bus ? bus.eventBusArn : undefined}>{endpoint.url}</code>
         </h3>
         <span class={`badge ${endpoint.disabledAt ? "badge-offline" : "badge-online"}`} data-status={endpoint.status}>
           {endpoint.disabledAt ? `Disabled (${disabledWhy(endpoint)})` : "Active"}
@@ -547,8 +754,24 @@ function Endpoint(props: {
         {endpoint.events.join(", ")} · {count(endpoint.consecutiveFailures)} failures in a row · added{" "}
         <Time at={endpoint.createdAt} />
       </p>
+      {bus ? (
+        <p class="value" data-event-bridge>
+          Amazon EventBridge · account <span data-account>{bus.accountId}</span> · region{" "}
+          <span data-region>{bus.region}</span> ·{" "}
+          {bus.eventSourceName ? (
+            <>
+              event source <code>{bus.eventSourceName}</code>
+            </>
+          ) : (
+            <>
+              source <code>alyt</code>
+            </>
+          )}{" "}
+          · entries are not signed (the bus's policy lets the platform put events)
+        </p>
+      ) : null}
       {endpoint.description ? <p class="value">{endpoint.description}</p> : null}
-      {inGrace && graceEnds ? (
+      {signed && inGrace && graceEnds ? (
         <p class="value" data-grace-ends={graceEnds}>
           The replaced secret also signs deliveries until <Time at={graceEnds} />: switch your receiver to the new one
           before then.
@@ -569,20 +792,22 @@ function Endpoint(props: {
         >
           Send a test
         </button>
-        <button
-          type="button"
-          aria-label={`Rotate the secret of ${endpoint.url}`}
-          onClick={() =>
-            act(async () => {
-              const rotated = await call((c) =>
-                c.POST("/v1/developers/webhooks/{webhookId}/rotate-secret", { params: { path }, body: {} }),
-              );
-              props.onSecret(rotated.secret);
-            })
-          }
-        >
-          Rotate secret
-        </button>
+        {signed ? (
+          <button
+            type="button"
+            aria-label={`Rotate the secret of ${endpoint.url}`}
+            onClick={() =>
+              act(async () => {
+                const rotated = await call((c) =>
+                  c.POST("/v1/developers/webhooks/{webhookId}/rotate-secret", { params: { path }, body: {} }),
+                );
+                props.onSecret(rotated.secret);
+              })
+            }
+          >
+            Rotate secret
+          </button>
+        ) : null}
         <button
           type="button"
           aria-label={`Edit ${endpoint.url}`}
@@ -650,6 +875,7 @@ function Endpoint(props: {
       {recovery ? <RecoveryProgress recovery={recovery} /> : null}
       <Deliveries
         webhookId={endpoint.id}
+        signed={signed}
         version={shown}
         replay={(deliveryId) =>
           act(async () => {
@@ -804,12 +1030,14 @@ function RecoveryProgress(props: { recovery: WebhookRecovery }) {
   );
 }
 
-/** An endpoint's URL and events, edited in place (the secret and key
+/** An endpoint's URL (a webhook's: an EventBridge destination's bus is
+ * fixed), events and description, edited in place (the secret and key
  * stay); each refusal is shown at its field. */
 function EditEndpoint(props: { endpoint: WebhookEndpoint; done: () => void; reload: () => void }) {
   const { endpoint } = props;
   const { fault, act } = useAction(props.reload);
   const id = `edit-${endpoint.id}`;
+  const webhook = endpoint.kind === "webhook";
   return (
     <form
       class="edit"
@@ -818,27 +1046,33 @@ function EditEndpoint(props: { endpoint: WebhookEndpoint; done: () => void; relo
         e.preventDefault();
         const form = new FormData(e.currentTarget);
         const events = form.getAll("event").map(String) as EventKind[];
+        // Empty removes it.
+        const description = String(form.get("description") ?? "").trim() || null;
         act(async () => {
           await call((c) =>
             c.PATCH("/v1/developers/webhooks/{webhookId}", {
               params: { path: { webhookId: endpoint.id } },
-              body: { url: String(form.get("url")), events },
+              body: webhook ? { url: String(form.get("url")), events, description } : { events, description },
             }),
           );
           props.done();
         });
       }}
     >
-      <label for={`${id}-url`}>URL</label>
-      <input
-        id={`${id}-url`}
-        name="url"
-        type="url"
-        required
-        defaultValue={endpoint.url}
-        {...invalid(fault, "url", `${id}-url`)}
-      />
-      <FieldProblem problem={fault} field="url" id={`${id}-url`} />
+      {webhook ? (
+        <>
+          <label for={`${id}-url`}>URL</label>
+          <input
+            id={`${id}-url`}
+            name="url"
+            type="url"
+            required
+            defaultValue={endpoint.url}
+            {...invalid(fault, "url", `${id}-url`)}
+          />
+          <FieldProblem problem={fault} field="url" id={`${id}-url`} />
+        </>
+      ) : null}
       <Checkboxes
         name="event"
         legend="Events"
@@ -847,7 +1081,16 @@ function EditEndpoint(props: { endpoint: WebhookEndpoint; done: () => void; relo
         invalid={invalid(fault, "events", `${id}-events`)}
       />
       <FieldProblem problem={fault} field="events" id={`${id}-events`} />
-      <ProblemAlert problem={fault} fields={["url", "events"]} />
+      <label for={`${id}-description`}>Description (optional)</label>
+      <input
+        id={`${id}-description`}
+        name="description"
+        maxLength={200}
+        defaultValue={endpoint.description ?? ""}
+        {...invalid(fault, "description", `${id}-description`)}
+      />
+      <FieldProblem problem={fault} field="description" id={`${id}-description`} />
+      <ProblemAlert problem={fault} fields={webhook ? ["url", "events", "description"] : ["events", "description"]} />
       <div class="row">
         <button type="submit">Save</button>
         <button type="button" onClick={props.done}>
@@ -872,8 +1115,14 @@ function nextRead(deliveries: Schemas["WebhookDelivery"][], reads: number): numb
 }
 
 /** The deliveries the API lists (its last fifty, newest first), each with
- * its signed payload; read again while one is on its way. */
-function Deliveries(props: { webhookId: string; version: number; replay: (deliveryId: string) => Promise<void> }) {
+ * its payload (signed, for a webhook; an EventBridge entry's `detail`);
+ * read again while one is on its way. */
+function Deliveries(props: {
+  webhookId: string;
+  signed: boolean;
+  version: number;
+  replay: (deliveryId: string) => Promise<void>;
+}) {
   const [deliveries, error, reload] = useLoad(
     () =>
       call((c) =>
@@ -924,13 +1173,21 @@ function Deliveries(props: { webhookId: string; version: number; replay: (delive
               <Time at={d.createdAt} />
             </td>
             <td data-label="Payload">
-              <details>
-                <summary>Signed payload</summary>
-                <pre>{d.payload}</pre>
-                <p>
-                  <code>{d.signature ?? "not sent yet"}</code>
-                </p>
-              </details>
+              {props.signed ? (
+                <details>
+                  <summary>Signed payload</summary>
+                  <pre>{d.payload}</pre>
+                  <p>
+                    <code>{d.signature ?? "not sent yet"}</code>
+                  </p>
+                </details>
+              ) : (
+                <details>
+                  <summary>Entry detail</summary>
+                  <pre>{d.payload}</pre>
+                  <p>Not signed: the bus's policy lets the platform put events.</p>
+                </details>
+              )}
             </td>
             <td data-label="Send again">
               <button

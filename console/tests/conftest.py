@@ -5,7 +5,9 @@ a fresh data directory), over real HTTP."""
 import json
 import os
 import pathlib
+import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -48,10 +50,78 @@ class Platform:
         return body["accessToken"]
 
 
+# moto's account and region: where the tests' EventBridge buses are.
+AWS_ACCOUNT = "123456789012"
+AWS_REGION = "us-east-1"
+
+
 @pytest.fixture(scope="session")
-def platform():
-    # The suites' own fixture household: the demo's four rooms, empty.
-    yield from run_platform(ALYT_DEMO="empty")
+def moto():
+    """moto's server mode (every AWS service on one port), for the
+    platform's EventBridge destinations: its URL. Stopped at the end."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # The test venv's moto_server, beside the interpreter running the tests.
+    binary = pathlib.Path(sys.executable).parent / "moto_server"
+    if not binary.exists():
+        binary = ROOT / "target" / "alyt-venv" / "bin" / "moto_server"
+    with tempfile.TemporaryFile() as log:
+
+        def output():
+            log.seek(0)
+            return log.read().decode(errors="replace")
+
+        process = subprocess.Popen(
+            [str(binary), "-H", "127.0.0.1", "-p", str(port)], stdout=log, stderr=subprocess.STDOUT
+        )
+        try:
+            for _ in range(300):
+                assert process.poll() is None, output()
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1):
+                        break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                raise AssertionError(f"moto did not listen on {port}: {output()}")
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture(scope="session")
+def aws(moto):
+    """boto3 clients of moto (`aws("events")`), with its test credentials."""
+    import boto3
+
+    def client(service):
+        return boto3.client(
+            service,
+            region_name=AWS_REGION,
+            endpoint_url=moto,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+
+    return client
+
+
+@pytest.fixture(scope="session")
+def platform(moto):
+    # The suites' own fixture household: the demo's four rooms, empty; its
+    # EventBridge destinations' events go to moto.
+    yield from run_platform(
+        ALYT_DEMO="empty",
+        ALYT_EVENTBRIDGE_ENDPOINT_URL=moto,
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+    )
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import (
+    AWS_ACCOUNT,
+    AWS_REGION,
     OWNER,
     OWNER_PASSWORD,
     check_page,
@@ -288,6 +290,155 @@ def test_an_endpoint_that_was_down_is_recovered_and_re_enabled_with_a_recovery(p
     assert started[1] > started[0], (again, recovery)
     assert len(Receiver.received) == before + 1, "nothing arrives twice"
     expect(page.get_by_role("alert")).to_have_count(0)
+
+
+def bus_with_queue(aws, name):
+    """A bus on moto whose every entry lands in a queue of its own (a rule
+    matching any source, targeting the queue): the bus's ARN and the queue's
+    URL."""
+    events, sqs = aws("events"), aws("sqs")
+    bus = events.create_event_bus(Name=name)["EventBusArn"]
+    queue = sqs.create_queue(QueueName=name)["QueueUrl"]
+    events.put_rule(Name="everything", EventBusName=name, EventPattern=json.dumps({"source": [{"prefix": ""}]}))
+    events.put_targets(
+        Rule="everything",
+        EventBusName=name,
+        Targets=[{"Id": "queue", "Arn": f"arn:aws:sqs:{AWS_REGION}:{AWS_ACCOUNT}:{name}"}],
+    )
+    return bus, queue
+
+
+def bus_entries(aws, queue, want=1):
+    """The EventBridge entries that reached `queue` (at least `want`, waiting
+    up to 10 s for them), taken off it."""
+    sqs = aws("sqs")
+    entries = []
+    for _ in range(100):
+        for message in sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10).get("Messages", []):
+            entries.append(json.loads(message["Body"]))
+            sqs.delete_message(QueueUrl=queue, ReceiptHandle=message["ReceiptHandle"])
+        if len(entries) >= want:
+            break
+        time.sleep(0.1)
+    return entries
+
+
+def test_an_eventbridge_destination_is_verified_on_the_bus_and_listed(page, platform, developer, aws):
+    """An EventBridge destination added in the console (the platform's
+    EventBridge being moto's): a malformed account is refused at its field,
+    a bus that does not exist at the bus's fields in the API's words; the
+    bus it names gets the test event before it is listed, with its kind,
+    bus, account and region, no URL to edit and no secret to rotate."""
+    bus, queue = bus_with_queue(aws, "console-bus")
+    status, session = platform.call("POST", "/v1/developers/auth/login", {"email": EMAIL, "password": PASSWORD})
+    assert status == 200, session
+    token = session["accessToken"]
+    status, key = platform.call(
+        "POST", "/v1/developers/keys", {"name": "eventbridge key", "scopes": ["webhooks:write"]}, token=token
+    )
+    assert status == 201, key
+
+    developer_sign_in(page, platform)
+    page.get_by_role("navigation", name="Developer").get_by_role("link", name="Webhooks").click()
+    form = page.get_by_role("form", name="Add an endpoint")
+    form.get_by_label("Key it speaks for").select_option(key["id"])
+    destination = form.get_by_role("radiogroup", name="Destination")
+    expect(destination.get_by_role("radio", name="Webhook")).to_be_checked()
+    destination.get_by_role("radio", name="Amazon EventBridge").check()
+    # A bus, not a URL.
+    expect(form.get_by_label("URL", exact=True)).to_have_count(0)
+    expect(form.get_by_role("radio", name="Its ARN")).to_be_checked()
+    # Or named by a partner event source name, in an input of its own.
+    form.get_by_role("radio", name="A partner event source name").check()
+    expect(form.get_by_label("Event source name", exact=True)).to_be_visible()
+    expect(form.get_by_label("Event bus ARN")).to_have_count(0)
+    form.get_by_role("radio", name="Its ARN").check()
+    account = form.get_by_label("AWS account ID")
+    arn = form.get_by_label("Event bus ARN")
+    account.fill("12345")
+    form.get_by_label("Region").fill(AWS_REGION)
+    arn.fill(bus)
+    form.get_by_label("webhook.ping").check()
+    form.get_by_label("Description (optional)").fill("Console bus")
+
+    # A malformed account: at the account's field, in the API's words.
+    form.get_by_role("button", name="Add endpoint").click()
+    expect(account).to_have_attribute("aria-invalid", "true")
+    expect(form.locator("#webhook-account-problem")).to_contain_text("12 digits")
+    expect(page.get_by_role("alert")).to_have_count(1)
+
+    # A bus that does not exist refuses the test event: at the bus's ARN,
+    # in the API's words (naming the bus), and nothing is added.
+    account.fill(AWS_ACCOUNT)
+    arn.fill(f"arn:aws:events:{AWS_REGION}:{AWS_ACCOUNT}:event-bus/no-such-bus")
+    form.get_by_role("button", name="Add endpoint").click()
+    problem = form.locator("#webhook-eventbridge-problem")
+    expect(problem).to_contain_text("no-such-bus")
+    expect(arn).to_have_attribute("aria-invalid", "true")
+    expect(arn).to_have_attribute("aria-describedby", "webhook-eventbridge-problem")
+    expect(account).not_to_have_attribute("aria-invalid", "true")
+    expect(form.locator("#webhook-account-problem")).to_have_count(0)
+    expect(page.get_by_role("alert")).to_have_count(1)
+    status, listed = platform.call("GET", "/v1/developers/webhooks", token=token)
+    assert [e for e in listed["items"] if e["kind"] == "eventbridge"] == [], listed
+    screenshot(page, "developer-eventbridge-refused")
+
+    # The bus that exists: added, its secret said to be unused.
+    arn.fill(bus)
+    form.get_by_role("button", name="Add endpoint").click()
+    secret = page.get_by_role("region", name="New secret")
+    expect(secret).to_contain_text("unused")
+    expect(secret).to_contain_text("not signed")
+    secret.get_by_role("button", name="Dismiss").click()
+    expect(page.get_by_role("alert")).to_have_count(0)
+    # The form is back to a webhook's.
+    expect(destination.get_by_role("radio", name="Webhook")).to_be_checked()
+    expect(form.get_by_label("URL", exact=True)).to_be_visible()
+
+    card = page.get_by_role("article", name=bus)
+    expect(card).to_have_attribute("data-kind", "eventbridge")
+    expect(card.locator("[data-kind-label]")).to_have_text("EventBridge")
+    expect(card.locator("[data-bus-arn]")).to_have_text(bus)
+    expect(card.locator("[data-account]")).to_have_text(AWS_ACCOUNT)
+    expect(card.locator("[data-region]")).to_have_text(AWS_REGION)
+    expect(card).to_contain_text("Console bus")
+    expect(card.get_by_role("button", name=f"Rotate the secret of {bus}")).to_have_count(0)
+    webhook_id = card.get_attribute("data-endpoint")
+
+    # The test event was on the bus before the destination was stored.
+    entries = bus_entries(aws, queue)
+    assert [e["detail-type"] for e in entries] == ["webhook.ping"], entries
+    assert entries[0]["source"] == "alyt", entries
+    assert entries[0]["detail"]["data"]["endpointId"] == webhook_id, entries
+
+    # Edited: its events and description; its bus is not an edit's.
+    card.get_by_role("button", name=f"Edit {bus}").click()
+    edit = card.get_by_role("form", name=f"Edit {bus}")
+    expect(edit.get_by_label("URL", exact=True)).to_have_count(0)
+    expect(edit.get_by_label("Description (optional)")).to_have_value("Console bus")
+    edit.get_by_label("Description (optional)").fill("Console bus, edited")
+    edit.get_by_label("device.online").check()
+    edit.get_by_role("button", name="Save").click()
+    expect(edit).to_have_count(0)
+    expect(card).to_contain_text("Console bus, edited")
+    expect(card.get_by_text("device.online, webhook.ping")).to_be_visible()
+    expect(page.get_by_role("alert")).to_have_count(0)
+    status, listed = platform.call("GET", "/v1/developers/webhooks", token=token)
+    stored = next(e for e in listed["items"] if e["id"] == webhook_id)
+    assert (stored["url"], stored["eventBridge"]["eventBusArn"]) == (bus, bus), stored
+    assert stored["description"] == "Console bus, edited", stored
+
+    # A test sent from the card is put on the bus and logged, unsigned.
+    card.get_by_role("button", name="Send a test").click()
+    delivered = card.locator('tr[data-status="delivered"]')
+    expect(delivered).to_have_count(1, timeout=15000)
+    expect(delivered).to_contain_text("webhook.ping")
+    delivered.get_by_text("Entry detail").click()
+    expect(delivered).to_contain_text("Not signed")
+    entries = bus_entries(aws, queue)
+    assert [e["detail-type"] for e in entries] == ["webhook.ping"], entries
+    assert json.loads(delivered.locator("pre").text_content())["id"] == entries[0]["detail"]["id"]
+    screenshot(page, "developer-eventbridge")
 
 
 def test_a_scenario_takes_a_virtual_device_offline_and_back(page, platform, developer):
