@@ -1092,9 +1092,10 @@ async fn an_eventbridge_destination_puts_events_on_the_developers_bus() {
         .await;
     assert_eq!(status, 400, "{problem}");
     assert_eq!(problem["field"], "eventBridge", "{problem}");
-    assert!(
-        problem["detail"].as_str().unwrap().contains("no-such-bus"),
-        "the bus's refusal is named: {problem}"
+    assert_eq!(
+        problem["detail"],
+        "the bus refused the test event: ResourceNotFoundException: Event bus no-such-bus does not exist.",
+        "the bus's refusal, as the service said it: {problem}"
     );
 
     let (status, created) = t

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_eventbridge::Client;
 use aws_sdk_eventbridge::config::Region;
-use aws_sdk_eventbridge::error::DisplayErrorContext;
+use aws_sdk_eventbridge::error::{DisplayErrorContext, ProvideErrorMetadata};
 use aws_sdk_eventbridge::primitives::DateTime;
 use aws_sdk_eventbridge::types::PutEventsRequestEntry;
 
@@ -109,7 +109,7 @@ impl EventBus for EventBridgeBus {
             .send();
         let answer = match tokio::time::timeout(TIMEOUT, call).await {
             Err(_) => return SendResult::Failed("EventBridge did not answer within 10 s".into()),
-            Ok(Err(e)) => return SendResult::Failed(short(format!("{}", DisplayErrorContext(&e)))),
+            Ok(Err(e)) => return SendResult::Failed(short(reason(&e))),
             Ok(Ok(answer)) => answer,
         };
         if answer.failed_entry_count() == 0 {
@@ -124,6 +124,20 @@ impl EventBus for EventBridgeBus {
             })
             .unwrap_or_else(|| "the bus refused the entry".into());
         SendResult::Failed(short(why))
+    }
+}
+
+/// What the service said (`ResourceNotFoundException: Event bus x does not
+/// exist.`), or why nothing was said (a connection, a timeout).
+fn reason<E, R>(e: &aws_sdk_eventbridge::error::SdkError<E, R>) -> String
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    match (e.code(), e.message()) {
+        (Some(code), Some(message)) => format!("{code}: {message}"),
+        (Some(code), None) => code.to_owned(),
+        _ => format!("{}", DisplayErrorContext(e)),
     }
 }
 

@@ -167,7 +167,10 @@ async fn a_bus_that_refuses_is_retried_on_schedule_and_disabled_after_the_same_c
     assert_eq!(row.status, DeliveryStatus::Retrying);
     assert_eq!(row.next_attempt_at, Some(w.clock.now() + FIRST_RETRY));
     let error = row.last_error.clone().unwrap();
-    assert!(error.contains("no-such-bus"), "{error}");
+    assert_eq!(
+        error, "ResourceNotFoundException: Event bus no-such-bus does not exist.",
+        "the service's code and message, as a developer reads them in the log"
+    );
 
     // The retry, on the webhook schedule.
     w.clock.advance(FIRST_RETRY);
