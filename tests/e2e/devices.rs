@@ -225,7 +225,7 @@ async fn a_registered_device_is_listed_with_every_field_and_logs_in_to_the_broke
     assert_eq!(status, 201, "{created}");
     assert_eq!(
         keys(&created),
-        BTreeSet::from(["device", "credentials", "topicPrefix"])
+        BTreeSet::from(["device", "credentials", "topicPrefix", "connection"])
     );
     let device = &created["device"];
     let id = device["id"].as_str().unwrap().to_owned();

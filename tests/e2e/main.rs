@@ -25,6 +25,7 @@ mod music;
 mod network_condition;
 mod notifications;
 mod overview;
+mod own_device;
 mod people;
 mod platform;
 mod poison_messages;

@@ -42,6 +42,27 @@ use reach::StoreCallsLog;
 
 pub use simulator::SimulatorConfig;
 
+/// The host devices are told to reach the broker at: `ALYT_MQTT_PUBLIC_HOST`
+/// when set (a broker bound to every address, reached from the LAN), else
+/// the address it is bound to (loopback for an unspecified one).
+pub const MQTT_PUBLIC_HOST_ENV: &str = "ALYT_MQTT_PUBLIC_HOST";
+
+fn device_broker(bound: SocketAddr) -> alyt_device::connect::BrokerAddress {
+    let host = std::env::var(MQTT_PUBLIC_HOST_ENV)
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| match bound.ip() {
+            ip if ip.is_unspecified() => "127.0.0.1".to_owned(),
+            ip => ip.to_string(),
+        });
+    alyt_device::connect::BrokerAddress {
+        host,
+        port: bound.port(),
+        tls: false,
+    }
+}
+
 /// How the local platform is configured: environment variables with defaults.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -453,6 +474,8 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         clock.clone(),
     ));
     let mut state = prepared.app.with_simulator(simulator.clone());
+    // Devices of one's own are told where the broker is at registration.
+    state.device_broker = Some(device_broker(broker.local_addr));
     // One process that never freezes: reset mails leave at once, after the
     // response, from a task of this process.
     state.deliver_after_response = true;

@@ -2721,6 +2721,35 @@ export interface components {
             /** @enum {string} */
             status: "rejected";
         };
+        /** @description What a device needs besides its credential. */
+        Connection: {
+            /**
+             * @description The MQTT client id the device must use (one session per device: a
+             *     second connection with it takes the session over).
+             */
+            clientId: string;
+            /**
+             * @description Shell commands with this credential filled in (mosquitto's
+             *     clients): publish one reading, then listen for commands. They share
+             *     the device's one session, so run one at a time.
+             */
+            examples: components["schemas"]["ConnectionExamples"];
+            /** @description The broker's host name or address. */
+            host: string;
+            /** Format: int32 */
+            port: number;
+            /**
+             * @description `mqtts` (TLS, IoT Core with the device certificate) or `mqtt` (the
+             *     local platform's broker, username and password).
+             */
+            protocol: string;
+        };
+        ConnectionExamples: {
+            /** @description Publishes a temperature reading on `{topicPrefix}/telemetry` (QoS 1). */
+            publish: string;
+            /** @description Subscribes to `{topicPrefix}/commands` and prints each command. */
+            subscribe: string;
+        };
         /** @description A connector as its developer sees it; never its runtime token. */
         Connector: {
             /** Format: date-time */
@@ -4609,6 +4638,7 @@ export interface components {
         };
         /** @description The answer of `POST /v1/devices/register`. */
         RegisteredDevice: {
+            connection: null | components["schemas"]["Connection"];
             credentials: components["schemas"]["DeviceCredentials"];
             device: components["schemas"]["Device"];
             /**
@@ -4736,6 +4766,7 @@ export interface components {
         };
         /** @description The answer of `POST /v1/devices/{deviceId}/credentials`. */
         RotatedCredentials: {
+            connection: null | components["schemas"]["Connection"];
             credentials: components["schemas"]["DeviceCredentials"];
             device: components["schemas"]["Device"];
             topicPrefix: string;

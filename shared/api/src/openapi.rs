@@ -41,14 +41,16 @@ use crate::routing::{Operations, operations};
 /// (`POST …/deliveries/{deliveryId}/replay`), an endpoint recovered
 /// (`POST …/recover`, `GET …/recovery`, `recover` on enable), and
 /// EventBridge destinations (`kind`, `eventBridge`; `url` optional when
-/// creating one).
-pub const API_VERSION: &str = "0.6.0";
+/// creating one); 0.7.0 how a device of one's own connects (`connection`
+/// in the registration and credential answers: the broker, the client id,
+/// mosquitto examples).
+pub const API_VERSION: &str = "0.7.0";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.6.0",
+        version = "0.7.0",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(

@@ -55,6 +55,10 @@ pub struct App {
     /// goes: none ([`alyt_events::bus::NoEventBus`]) unless the runtime sets
     /// one.
     pub event_bus: Arc<dyn alyt_events::bus::EventBus>,
+    /// Where devices with a password reach the broker (the local platform's
+    /// embedded broker), told at registration; hosted, a device's
+    /// certificate names IoT Core's endpoint itself.
+    pub device_broker: Option<alyt_device::connect::BrokerAddress>,
 }
 
 /// The adapters a runtime hands to [`App::new`].
@@ -99,6 +103,7 @@ impl App {
             deliver_after_response: false,
             device_rows: Arc::default(),
             event_bus: Arc::new(alyt_events::bus::NoEventBus),
+            device_broker: None,
         })
     }
 

@@ -11,7 +11,7 @@ use crate::topic::{Channel, TOPIC_ROOT};
 /// The broker contract's version, by the HTTP API's rule (SemVer, moved by
 /// what changed since the last kept release: `contract/releases/asyncapi/`,
 /// classified by `alyt_contract_diff::classify_asyncapi`).
-pub const VERSION: &str = "0.1.0";
+pub const VERSION: &str = "0.1.1";
 
 fn summary(channel: Channel) -> &'static str {
     match channel {
@@ -29,6 +29,48 @@ fn summary(channel: Channel) -> &'static str {
     }
 }
 
+/// Payloads a device maker can paste, each with what it shows; every one
+/// is held to the channel's decoder by a test.
+fn examples(channel: Channel) -> Vec<(&'static str, Value)> {
+    match channel {
+        Channel::Status => vec![(
+            "A light's state, firmware and signal",
+            json!({ "light": { "power": true, "brightness": 70 }, "firmware": "1.4.2", "rssi": -61 }),
+        )],
+        Channel::Telemetry => vec![
+            (
+                "One reading",
+                json!({ "metric": "temperature", "value": 21.5, "payload": null }),
+            ),
+            (
+                "Several readings at once",
+                json!({ "metrics": { "temperature": 21.5, "humidity": 40 } }),
+            ),
+        ],
+        Channel::Events => vec![(
+            "A button pressed",
+            json!({ "kind": "button", "action": "pressed" }),
+        )],
+        Channel::Alerts => vec![(
+            "A condition to raise",
+            json!({ "condition": "overheat", "message": "The lamp is too hot" }),
+        )],
+        Channel::Commands => vec![(
+            "Turn the light on",
+            json!({ "commandId": "42", "command": "set",
+                    "payload": { "capability": "light", "key": "power", "value": true } }),
+        )],
+        Channel::Response => vec![(
+            "Command 42 done",
+            json!({ "commandId": "42", "command": "set", "status": "ok" }),
+        )],
+        Channel::Availability => vec![(
+            "Online (retained; the last will says offline)",
+            json!("online"),
+        )],
+    }
+}
+
 pub fn document() -> Value {
     let id_parameter = |what: &str| json!({ "description": format!("The {what} id (a UUID).") });
     let mut channels = Map::new();
@@ -43,6 +85,10 @@ pub fn document() -> Value {
                 "summary": summary(channel),
                 "contentType": "application/json",
                 "payload": payload_schema(channel),
+                "examples": examples(channel)
+                    .into_iter()
+                    .map(|(summary, payload)| json!({ "summary": summary, "payload": payload }))
+                    .collect::<Vec<_>>(),
             }),
         );
         channels.insert(
@@ -124,5 +170,23 @@ mod tests {
         assert_eq!(doc["operations"]["receiveCommands"]["action"], "receive");
         assert_eq!(doc["operations"]["sendStatus"]["action"], "send");
         assert_eq!(doc["operations"].as_object().unwrap().len(), 7);
+    }
+
+    /// What a device maker pastes is what ingest (or a device, for
+    /// commands) accepts.
+    #[test]
+    fn every_example_is_accepted_by_its_channels_decoder() {
+        let doc = document();
+        for channel in Channel::ALL {
+            let shown = doc["components"]["messages"][channel.as_str()]["examples"]
+                .as_array()
+                .unwrap();
+            assert!(!shown.is_empty(), "{channel:?} has an example");
+            for example in shown {
+                let bytes = serde_json::to_vec(&example["payload"]).unwrap();
+                crate::channels::decode_any(channel, &bytes)
+                    .unwrap_or_else(|e| panic!("{channel:?} example {example}: {e:?}"));
+            }
+        }
     }
 }

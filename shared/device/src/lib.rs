@@ -7,6 +7,7 @@ pub mod bridge;
 #[cfg(feature = "broker")]
 pub mod broker;
 pub mod channels;
+pub mod connect;
 pub mod credentials;
 pub mod inbox;
 pub mod ingest;

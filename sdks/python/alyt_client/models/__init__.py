@@ -48,6 +48,8 @@ from .connect_result_type_1 import ConnectResultType1
 from .connect_result_type_1_status import ConnectResultType1Status
 from .connect_result_type_2 import ConnectResultType2
 from .connect_result_type_2_status import ConnectResultType2Status
+from .connection import Connection
+from .connection_examples import ConnectionExamples
 from .connector import Connector
 from .connector_with_token import ConnectorWithToken
 from .control import Control
@@ -391,6 +393,8 @@ __all__ = (
     "ConnectField",
     "ConnectFieldKind",
     "ConnectFieldOption",
+    "Connection",
+    "ConnectionExamples",
     "Connector",
     "ConnectorWithToken",
     "ConnectRequest",

@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.connection import Connection
   from ..models.device import Device
   from ..models.device_credentials_type_0 import DeviceCredentialsType0
   from ..models.device_credentials_type_1 import DeviceCredentialsType1
@@ -28,6 +29,7 @@ class RegisteredDevice:
     """ The answer of `POST /v1/devices/register`.
 
         Attributes:
+            connection (Connection | None):
             credentials (DeviceCredentialsType0 | DeviceCredentialsType1): What a device is given to reach the broker with,
                 shown once (at
                 registration, replacement and rotation).
@@ -36,6 +38,7 @@ class RegisteredDevice:
                 `{topicPrefix}/{channel}` and subscribes to `{topicPrefix}/commands`.
      """
 
+    connection: Connection | None
     credentials: DeviceCredentialsType0 | DeviceCredentialsType1
     device: Device
     topic_prefix: str
@@ -46,9 +49,16 @@ class RegisteredDevice:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.connection import Connection # noqa: PLC0415
         from ..models.device import Device # noqa: PLC0415
         from ..models.device_credentials_type_0 import DeviceCredentialsType0 # noqa: PLC0415
         from ..models.device_credentials_type_1 import DeviceCredentialsType1 # noqa: PLC0415
+        connection: dict[str, Any] | None
+        if isinstance(self.connection, Connection):
+            connection = self.connection.to_dict()
+        else:
+            connection = self.connection
+
         credentials: dict[str, Any]
         if isinstance(self.credentials, DeviceCredentialsType0):
             credentials = self.credentials.to_dict()
@@ -64,6 +74,7 @@ class RegisteredDevice:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "connection": connection,
             "credentials": credentials,
             "device": device,
             "topicPrefix": topic_prefix,
@@ -75,10 +86,29 @@ class RegisteredDevice:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.connection import Connection # noqa: PLC0415
         from ..models.device import Device # noqa: PLC0415
         from ..models.device_credentials_type_0 import DeviceCredentialsType0 # noqa: PLC0415
         from ..models.device_credentials_type_1 import DeviceCredentialsType1 # noqa: PLC0415
         d = dict(src_dict)
+        def _parse_connection(data: object) -> Connection | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                connection_type_1 = Connection.from_dict(data)
+
+
+
+                return connection_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Connection | None, data)
+
+        connection = _parse_connection(d.pop("connection"))
+
+
         def _parse_credentials(data: object) -> DeviceCredentialsType0 | DeviceCredentialsType1:
             try:
                 if not isinstance(data, dict):
@@ -109,6 +139,7 @@ class RegisteredDevice:
         topic_prefix = d.pop("topicPrefix")
 
         registered_device = cls(
+            connection=connection,
             credentials=credentials,
             device=device,
             topic_prefix=topic_prefix,

@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.connection import Connection
   from ..models.device import Device
   from ..models.device_credentials_type_0 import DeviceCredentialsType0
   from ..models.device_credentials_type_1 import DeviceCredentialsType1
@@ -28,6 +29,7 @@ class RotatedCredentials:
     """ The answer of `POST /v1/devices/{deviceId}/credentials`.
 
         Attributes:
+            connection (Connection | None):
             credentials (DeviceCredentialsType0 | DeviceCredentialsType1): What a device is given to reach the broker with,
                 shown once (at
                 registration, replacement and rotation).
@@ -35,6 +37,7 @@ class RotatedCredentials:
             topic_prefix (str):
      """
 
+    connection: Connection | None
     credentials: DeviceCredentialsType0 | DeviceCredentialsType1
     device: Device
     topic_prefix: str
@@ -45,9 +48,16 @@ class RotatedCredentials:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.connection import Connection # noqa: PLC0415
         from ..models.device import Device # noqa: PLC0415
         from ..models.device_credentials_type_0 import DeviceCredentialsType0 # noqa: PLC0415
         from ..models.device_credentials_type_1 import DeviceCredentialsType1 # noqa: PLC0415
+        connection: dict[str, Any] | None
+        if isinstance(self.connection, Connection):
+            connection = self.connection.to_dict()
+        else:
+            connection = self.connection
+
         credentials: dict[str, Any]
         if isinstance(self.credentials, DeviceCredentialsType0):
             credentials = self.credentials.to_dict()
@@ -63,6 +73,7 @@ class RotatedCredentials:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "connection": connection,
             "credentials": credentials,
             "device": device,
             "topicPrefix": topic_prefix,
@@ -74,10 +85,29 @@ class RotatedCredentials:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.connection import Connection # noqa: PLC0415
         from ..models.device import Device # noqa: PLC0415
         from ..models.device_credentials_type_0 import DeviceCredentialsType0 # noqa: PLC0415
         from ..models.device_credentials_type_1 import DeviceCredentialsType1 # noqa: PLC0415
         d = dict(src_dict)
+        def _parse_connection(data: object) -> Connection | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                connection_type_1 = Connection.from_dict(data)
+
+
+
+                return connection_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Connection | None, data)
+
+        connection = _parse_connection(d.pop("connection"))
+
+
         def _parse_credentials(data: object) -> DeviceCredentialsType0 | DeviceCredentialsType1:
             try:
                 if not isinstance(data, dict):
@@ -108,6 +138,7 @@ class RotatedCredentials:
         topic_prefix = d.pop("topicPrefix")
 
         rotated_credentials = cls(
+            connection=connection,
             credentials=credentials,
             device=device,
             topic_prefix=topic_prefix,

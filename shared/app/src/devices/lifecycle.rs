@@ -343,11 +343,7 @@ async fn replace_board(
                     },
                     now,
                 );
-                return Ok(RegisteredDevice {
-                    device: row,
-                    credentials: issued.shown,
-                    topic_prefix: prefix,
-                });
+                return Ok(RegisteredDevice::new(app, row, issued.shown, prefix));
             }
             Err(ReplaceUnitError::SerialTaken) => {
                 discard(app, device.id, &issued).await;
@@ -384,6 +380,10 @@ pub struct RotatedCredentials {
     pub device: Device,
     pub credentials: DeviceCredentials,
     pub topic_prefix: String,
+    /// Where and how it connects with the new credential (as at
+    /// registration); null where the broker's address is unknown.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub connection: Option<alyt_device::connect::Connection>,
 }
 
 /// New broker credentials for device `device_id` of `tenant` when the caller
@@ -425,8 +425,14 @@ async fn rotate(app: &App, mut device: DeviceRecord) -> Result<RotatedCredential
                     .await?
                     .pop()
                     .ok_or_else(no_such_device)?;
+                let prefix = topic_prefix(&device);
                 return Ok(RotatedCredentials {
-                    topic_prefix: topic_prefix(&device),
+                    connection: alyt_device::connect::connection(
+                        &issued.shown,
+                        app.device_broker.as_ref(),
+                        &prefix,
+                    ),
+                    topic_prefix: prefix,
                     device: device_row(view, now),
                     credentials: issued.shown,
                 });

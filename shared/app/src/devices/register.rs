@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 
 use alyt_device::DeviceIdentity;
+use alyt_device::connect::{self, Connection};
 use alyt_domain::access::Principal;
 use alyt_domain::device::{
     DEFAULT_HEARTBEAT_WINDOW_SECONDS, DeviceCapability, DeviceKind, DeviceStatus, FirmwareChannel,
@@ -65,6 +66,30 @@ pub struct RegisteredDevice {
     /// `alyt/{tenantId}/{propertyId}/{deviceId}`: the device publishes on
     /// `{topicPrefix}/{channel}` and subscribes to `{topicPrefix}/commands`.
     pub topic_prefix: String,
+    /// Where and how it connects, with shell examples carrying this
+    /// credential; null where this platform does not know its broker's
+    /// address.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub connection: Option<Connection>,
+}
+
+impl RegisteredDevice {
+    /// The answer for a device given `credentials` under `topic_prefix`.
+    pub(crate) fn new(
+        app: &App,
+        device: Device,
+        credentials: DeviceCredentials,
+        topic_prefix: String,
+    ) -> Self {
+        let connection =
+            connect::connection(&credentials, app.device_broker.as_ref(), &topic_prefix);
+        Self {
+            device,
+            credentials,
+            topic_prefix,
+            connection,
+        }
+    }
 }
 
 /// A burned-in serial: 1-64 printable ASCII characters, no outer spaces.
@@ -332,18 +357,20 @@ pub async fn register(
         });
     }
     let identity = DeviceIdentity::new(tenant, new.property_id, id);
-    Ok(RegisteredDevice {
-        device: device_row(
-            DeviceView {
-                device,
-                unit: Some(unit),
-                reported: None,
-            },
-            now,
-        ),
-        credentials: issued.shown,
-        topic_prefix: identity.topic_prefix(),
-    })
+    let row = device_row(
+        DeviceView {
+            device,
+            unit: Some(unit),
+            reported: None,
+        },
+        now,
+    );
+    Ok(RegisteredDevice::new(
+        app,
+        row,
+        issued.shown,
+        identity.topic_prefix(),
+    ))
 }
 
 #[cfg(test)]
