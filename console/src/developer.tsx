@@ -7,6 +7,7 @@ import { DeveloperNav } from "./nav.js";
 import { OverviewPage } from "./pages.js";
 import {
   Alert,
+  CopyButton,
   Empty,
   Failure,
   FieldProblem,
@@ -255,7 +256,6 @@ function VirtualDeviceCard(props: {
 /** A secret shown once: copy it now, it is never shown again. With
  * `unused`, why there is nothing to store (it is shown all the same). */
 export function SecretOnce(props: { what: string; secret: string; onDone: () => void; unused?: string }) {
-  const [copied, setCopied] = useState(false);
   return (
     <section class="secret" role="region" aria-label="New secret">
       {props.unused ? (
@@ -269,15 +269,7 @@ export function SecretOnce(props: { what: string; secret: string; onDone: () => 
       )}
       <code data-secret>{props.secret}</code>
       <div class="row">
-        <button
-          type="button"
-          onClick={async () => {
-            await navigator.clipboard?.writeText(props.secret).catch(() => undefined);
-            setCopied(true);
-          }}
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
+        <CopyButton text={props.secret} />
         <button type="button" onClick={props.onDone}>
           {props.unused ? "Dismiss" : "I have stored it"}
         </button>

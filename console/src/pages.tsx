@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { call, logOut, session, signIn, type Schemas, type SessionKind, type Thing } from "./api.js";
 import { ThingCard } from "./controls.js";
 import { usePins, type Pins } from "./dashboard.js";
+import { AddDevice, mayRegister } from "./devices.js";
 import { HOME_VIEW_KINDS, useLiveEvents } from "./live.js";
 import { HomeHeader } from "./nav.js";
 import { RunButton } from "./routines.js";
@@ -158,6 +159,8 @@ export function OverviewPage(props: { tenantId: string; propertyId: string }) {
     async () => (await call((c) => c.GET("/v1/properties/{propertyId}/routines", { params }))).items,
     [tenantId, propertyId],
   );
+  // Whether to offer "Add your own device" (read once; null until known).
+  const [registers] = useLoad(() => mayRegister(tenantId), [tenantId]);
   const pins = usePins(tenantId, propertyId);
   useLiveEvents(HOME_VIEW_KINDS, () => reload(), true, { tenantId, propertyId });
   if (error ?? routinesError) return <Failure message={(error ?? routinesError)!} />;
@@ -187,7 +190,7 @@ export function OverviewPage(props: { tenantId: string; propertyId: string }) {
       <HomeHeader tenantId={tenantId} propertyId={propertyId} current="overview" title={overview.property.name} />
       {everything.length === 0 ? (
         <Empty>
-          Nothing in this home yet. <AddThings />
+          Nothing in this home yet. <AddThings ownDevice={registers === true} />
         </Empty>
       ) : null}
       {pinned.length > 0 ? (
@@ -232,6 +235,9 @@ export function OverviewPage(props: { tenantId: string; propertyId: string }) {
             ))}
           </div>
         </section>
+      ) : null}
+      {registers ? (
+        <AddDevice tenantId={tenantId} propertyId={propertyId} rooms={overview.rooms} onAdded={reload} />
       ) : null}
     </main>
   );
@@ -278,16 +284,22 @@ export function RoomPage(props: { tenantId: string; propertyId: string; roomId: 
 }
 
 /** How things come to a home: a developer's sandbox gets virtual devices
- * from the simulator; a household connects its devices' connector. */
-function AddThings() {
+ * from the simulator; a household connects its devices' connector. With
+ * `ownDevice`, the page offers "Add your own device" below. */
+function AddThings(props: { ownDevice?: boolean }) {
+  const own = props.ownDevice ? (
+    <> A board you program yourself is added with “Add your own device” below.</>
+  ) : null;
   return session()?.kind === "developer" ? (
     <>
       Add a virtual device in the <a href="#/developer/simulator">simulator</a>: it shows here in its room.
+      {own}
     </>
   ) : (
     <>
       Connect a connector (an integration such as your lights' bridge) to bring its devices here: the console
       does not connect one yet, so connect it through the API's integrations (<code>POST /v1/integrations</code>).
+      {own}
     </>
   );
 }

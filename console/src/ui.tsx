@@ -112,6 +112,25 @@ export function ProblemAlert(props: { problem: ApiProblem | null; fields?: strin
   return <Alert message={problem.detail} />;
 }
 
+/** Copies `text` to the clipboard; reads "Copied" once it has. `what`
+ * names it where a page has more than one ("Copy password"). */
+export function CopyButton(props: { text: string; what?: string }) {
+  const [copied, setCopied] = useState(false);
+  const label = copied ? "Copied" : "Copy";
+  return (
+    <button
+      type="button"
+      aria-label={props.what ? `${label} ${props.what}` : undefined}
+      onClick={async () => {
+        await navigator.clipboard?.writeText(props.text).catch(() => undefined);
+        setCopied(true);
+      }}
+    >
+      {label}
+    </button>
+  );
+}
+
 /** What to do next, where a list is empty. */
 export function Empty(props: { children: ComponentChildren }) {
   return <p class="empty">{props.children}</p>;

@@ -2,10 +2,15 @@
 action with what each thing did, a room's things drawn from their
 descriptors, and the rules a client follows for what a newer platform sends
 (unknown primitives read-only, unknown icons fall back, unknown enum values
-dropped, an undefined toggle's first press sends true)."""
+dropped, an undefined toggle's first press sends true), and a device of
+one's own added with its credential shown once, whose example command
+publishes a reading."""
 
 import json
 import re
+import subprocess
+import time
+import uuid
 
 import pytest
 from playwright.sync_api import expect
@@ -470,3 +475,115 @@ def test_an_empty_room_says_how_to_bring_things(page, platform, home):
     expect(page.get_by_role("heading", level=1)).to_contain_text("Box room")
     expect(page.locator(".empty")).to_contain_text("Connect a connector")
     expect(page.get_by_role("navigation", name="Home")).to_be_visible()
+
+
+def test_a_device_of_ones_own_is_added_and_its_example_publishes(page, platform, home):
+    """The owner adds a board of their own from the home's page: the
+    credential is shown once with the broker's address and the API's
+    mosquitto commands, and the publish command, run as the panel shows it,
+    stores its reading. A blank name is refused at its input, a serial
+    registered already at the serial's; closing the panel forgets the
+    credential."""
+    tenant, prop = home["tenant"], home["property"]["id"]
+    status, overview = platform.call("GET", f"/v1/properties/{prop}/overview?tenantId={tenant}", token=home["token"])
+    assert status == 200, overview
+    room = overview["rooms"][-1]
+    serial = f"CONSOLE-OWN-{uuid.uuid4().hex[:12]}"
+
+    sign_in(page, platform)
+    page.get_by_role("link", name=home["property"]["name"]).click()
+    page.get_by_role("button", name="Add your own device").click()
+    form = page.get_by_role("form", name="Add your own device")
+    form.get_by_label("Kind").select_option("OTHER")
+    form.get_by_label("Light", exact=True).check()
+    form.get_by_label("Serial", exact=False).fill(serial)
+    form.get_by_label("Room").select_option(label=room["name"])
+
+    # Only spaces: the API refuses the name, and the page says so at its input.
+    name = form.get_by_label("Name", exact=True)
+    name.fill("   ")
+    form.get_by_role("button", name="Register device").click()
+    expect(name).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#device-name-problem")).to_contain_text("name must be")
+    expect(page.get_by_role("alert")).to_have_count(1)
+
+    name.fill("Workbench lamp")
+    form.get_by_role("button", name="Register device").click()
+    panel = page.get_by_role("region", name="Device credential")
+    expect(panel).to_be_visible()
+    expect(form).to_have_count(0)
+    expect(panel.get_by_role("note")).to_contain_text("Copy it now")
+    expect(panel.get_by_role("note")).to_contain_text("this once")
+    expect(panel).to_contain_text("Run one at a time: they share the device's one session")
+    expect(panel.get_by_role("link", name="broker contract (AsyncAPI)")).to_have_attribute("href", "/v1/asyncapi.json")
+
+    password = panel.locator("[data-password]").inner_text()
+    prefix = panel.locator("[data-topic-prefix]").inner_text()
+    assert len(password) >= 16, password
+    assert prefix.startswith(f"alyt/{tenant}/{prop}/"), prefix
+    device = prefix.rsplit("/", 1)[1]
+    expect(panel.locator("[data-client-id]")).to_have_text(device)
+    host, port = platform.mqtt
+    expect(panel.locator("[data-host]")).to_have_text(host)
+    expect(panel.locator("[data-port]")).to_have_text(str(port))
+    expect(panel.locator("[data-protocol]")).to_have_text("mqtt")
+    publish = panel.get_by_role("group", name="Publish a reading").locator("code").inner_text()
+    subscribe = panel.get_by_role("group", name="Listen for commands").locator("code").inner_text()
+    for command in (publish, subscribe):
+        assert password in command and prefix in command, command
+    assert publish.startswith("mosquitto_pub ") and subscribe.startswith("mosquitto_sub "), (publish, subscribe)
+    panel.get_by_role("button", name="Copy publish example").click()
+    expect(panel.get_by_role("button", name="Copied publish example")).to_be_visible()
+    screenshot(page, "household-own-device")
+
+    # The panel's command, exactly as shown, run in a shell: the reading is
+    # stored for the new device.
+    ran = subprocess.run(publish, shell=True, capture_output=True, text=True, timeout=30)
+    assert ran.returncode == 0, (ran.stdout, ran.stderr)
+    readings = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        status, body = platform.call(
+            "GET", f"/v1/devices/{device}/telemetry?tenantId={tenant}&metric=temperature", token=home["token"]
+        )
+        assert status == 200, body
+        readings = [point["value"] for point in body["items"]]
+        if 21.5 in readings:
+            break
+        time.sleep(0.2)
+    assert 21.5 in readings, readings
+    status, registered = platform.call("GET", f"/v1/devices/{device}?tenantId={tenant}", token=home["token"])
+    assert status == 200, registered
+    assert (registered["name"], registered["kind"], registered["roomId"]) == ("Workbench lamp", "OTHER", room["id"])
+    assert registered["capabilities"] == ["LIGHT"], registered
+
+    # Closed, the credential is gone from the page, and no storage kept it.
+    panel.get_by_role("button", name="I have stored it").click()
+    expect(panel).to_have_count(0)
+    assert password not in page.content()
+    stored = page.evaluate("JSON.stringify([{...localStorage}, {...sessionStorage}])")
+    assert password not in stored
+
+    # The same serial again: the API's 409 detail, at the serial.
+    page.get_by_role("button", name="Add your own device").click()
+    form.get_by_label("Name", exact=True).fill("Second lamp")
+    form.get_by_label("Light", exact=True).check()
+    form.get_by_label("Serial", exact=False).fill(serial)
+    form.get_by_role("button", name="Register device").click()
+    status, conflict = platform.call(
+        "POST",
+        "/v1/devices/register",
+        {
+            "tenantId": tenant,
+            "propertyId": prop,
+            "name": "Second lamp",
+            "kind": "OTHER",
+            "capabilities": ["LIGHT"],
+            "serial": serial,
+        },
+        token=home["token"],
+    )
+    assert status == 409, conflict
+    expect(form.get_by_label("Serial", exact=False)).to_have_attribute("aria-invalid", "true")
+    expect(form.get_by_role("alert")).to_have_text(conflict["detail"])
+    expect(page.get_by_role("region", name="Device credential")).to_have_count(0)
