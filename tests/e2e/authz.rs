@@ -1660,6 +1660,22 @@ fn tenant_operations() -> Vec<TenantOperation> {
             foreign: sandbox_admin_foreign,
         },
         TenantOperation {
+            id: "detachVirtualDevice",
+            method: "POST",
+            path: "/developers/simulator/devices/0190b5a0-0000-7000-8000-00000000d001/detach?tenantId={tenantId}",
+            body: None,
+            own: sandbox_admin_missing_own,
+            foreign: sandbox_admin_foreign,
+        },
+        TenantOperation {
+            id: "attachVirtualDevice",
+            method: "POST",
+            path: "/developers/simulator/devices/0190b5a0-0000-7000-8000-00000000d001/attach?tenantId={tenantId}",
+            body: None,
+            own: sandbox_admin_missing_own,
+            foreign: sandbox_admin_foreign,
+        },
+        TenantOperation {
             id: "listIntegrations",
             method: "GET",
             path: "/integrations?tenantId={tenantId}",

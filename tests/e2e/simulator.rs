@@ -18,7 +18,9 @@ use alyt_tests::TestPlatform;
 use alyt_tests::developers::{self, DeveloperSession};
 use serde_json::{Value, json};
 
-use crate::device_plane::owner_token;
+use crate::device_plane::{Registered, owner_token, try_connect};
+use crate::rooms::play;
+use rumqttc::QoS;
 
 pub(crate) fn fast(config: &mut alyt_local::Config) {
     config.simulator = alyt_local::SimulatorConfig::fast();
@@ -879,4 +881,126 @@ async fn the_virtual_hub_pairs_a_child_that_speaks_through_it() {
         assert_eq!(child["currentUnitId"], Value::Null);
     }
     assert_ne!(children[0]["protocolId"], children[1]["protocolId"]);
+}
+
+/// A virtual device detached from the simulator is spoken for by a test
+/// client with the credential the detach answers (once): the simulator lets
+/// go and does not take the session back, and the client's commands and
+/// reports are the device's; attached again, the client's credential is
+/// refused and the simulator drives the device again.
+#[tokio::test]
+async fn a_detached_virtual_device_is_driven_by_a_test_client_then_given_back() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-detach@example.com").await;
+    let (_, key) = developers::create_key(&t, &s.dev, &["devices:commands", "devices:read"]).await;
+    wait_all_online(&t, &s).await;
+    let light = s.id("LIGHT");
+    let path = |action: &str| {
+        format!(
+            "/developers/simulator/devices/{light}/{action}?tenantId={}",
+            s.tenant
+        )
+    };
+    let (status, problem) = t
+        .post_json(&path("attach"), Some(&s.dev.access_token), json!({}))
+        .await;
+    assert_eq!(status, 409, "attached already: {problem}");
+
+    let (status, detached) = t
+        .post_json(&path("detach"), Some(&s.dev.access_token), json!({}))
+        .await;
+    assert_eq!(status, 200, "{detached}");
+    assert!(
+        detached["virtualDevice"]["detachedAt"].is_string(),
+        "{detached}"
+    );
+    let answer = &detached["credentials"];
+    assert_eq!(answer["connection"]["clientId"], light.as_str(), "{answer}");
+    let own = Registered {
+        tenant: s.tenant.clone(),
+        device: light.clone(),
+        prefix: answer["topicPrefix"].as_str().unwrap().to_owned(),
+        username: answer["credentials"]["username"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+        password: answer["credentials"]["password"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+    };
+    let (status, problem) = t
+        .post_json(&path("detach"), Some(&s.dev.access_token), json!({}))
+        .await;
+    assert_eq!(status, 409, "detached already: {problem}");
+
+    // The test client is the device now: it hears the command and reports.
+    let mut client = play(&t, &own).await;
+    command(
+        &t,
+        &key,
+        &s,
+        "LIGHT",
+        json!({ "command": "set", "payload": { "capability": "light", "key": "brightness", "value": 33 } }),
+    )
+    .await;
+    let heard = tokio::time::timeout(Duration::from_secs(5), client.commands.recv())
+        .await
+        .expect("the command reaches the test client")
+        .unwrap();
+    assert_eq!(heard["payload"]["value"], 33, "{heard}");
+    client
+        .client
+        .publish(
+            format!("{}/status", own.prefix),
+            QoS::AtLeastOnce,
+            false,
+            r#"{"light":{"power":true,"brightness":33}}"#,
+        )
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let row = device_row(&t, &key, &s.tenant, &light).await;
+        if row["reported"]["payload"]["light"]["brightness"] == 33 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{row}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The fast simulator reports every second: three seconds later the
+    // report is still the client's (the simulator does not speak for it).
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let row = device_row(&t, &key, &s.tenant, &light).await;
+    assert_eq!(
+        row["reported"]["payload"]["light"]["brightness"], 33,
+        "{row}"
+    );
+
+    // Attached again: the client's credential no longer logs in, and the
+    // simulator reports for the device again.
+    let (status, attached) = t
+        .post_json(&path("attach"), Some(&s.dev.access_token), json!({}))
+        .await;
+    assert_eq!(status, 200, "{attached}");
+    assert_eq!(attached["detachedAt"], Value::Null, "{attached}");
+    client.driver.abort();
+    assert!(
+        try_connect(&t, &own.username, &own.password, &own.prefix)
+            .await
+            .is_none(),
+        "the detach's credential is refused once attached"
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let row = device_row(&t, &key, &s.tenant, &light).await;
+        if row["reported"]["payload"]["light"]["brightness"] != 33 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the simulator did not report for the device again: {row}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }

@@ -137,6 +137,7 @@ mod tests {
             scenario: "NORMAL".into(),
             scenario_until: None,
             seed: "42".into(),
+            detached_at: None,
             created_at: now,
             updated_at: now,
         };

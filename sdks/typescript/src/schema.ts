@@ -907,6 +907,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/developers/simulator/devices/{deviceId}/attach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gives a detached virtual device back to the simulator: the credential
+         *     the detach issued is revoked and its connection closed, and the
+         *     simulator drives the device again as stored (profile, scenario, seed).
+         */
+        post: operations["attachVirtualDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developers/simulator/devices/{deviceId}/detach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Detaches a virtual device from the simulator so a client of yours
+         *     speaks for it: the simulator lets go of its session (no last will), and
+         *     the device gets a credential of its own in place of the simulator's,
+         *     shown once in the answer with how to connect. Connect with it (the
+         *     client id is the device id), publish as the device, receive its
+         *     commands. `POST …/attach` gives it back.
+         */
+        post: operations["detachVirtualDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developers/simulator/devices/{deviceId}/scenario": {
         parameters: {
             query?: never;
@@ -3001,6 +3046,15 @@ export interface components {
          * @enum {string}
          */
         DestinationKind: "webhook" | "eventbridge";
+        /** @description A detached virtual device and the credential to speak for it. */
+        DetachedVirtualDevice: {
+            /**
+             * @description Its credential now (shown once), its topic prefix and how to connect:
+             *     as `POST /v1/devices/{deviceId}/credentials` answers.
+             */
+            credentials: components["schemas"]["RotatedCredentials"];
+            virtualDevice: components["schemas"]["VirtualDevice"];
+        };
         /**
          * @description The deterrent recordings a speaker alarm can play (fixed recordings,
          *     never the household's own audio).
@@ -5423,6 +5477,12 @@ export interface components {
         };
         /** @description A virtual device: its device row, its profile and its scenario. */
         VirtualDevice: {
+            /**
+             * Format: date-time
+             * @description Since when a client of the developer's speaks for it instead of the
+             *     simulator (`POST …/detach`); null while the simulator drives it.
+             */
+            detachedAt: string | null;
             /** @description The device row, as `GET /v1/devices/{id}` shows it. */
             device: components["schemas"]["Device"];
             /** @description The model code of the profile (`ALSIML`, ...). */
@@ -8797,6 +8857,174 @@ export interface operations {
             };
             /** @description No such virtual device (or not one the caller sees) */
             404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    attachVirtualDevice: {
+        parameters: {
+            query: {
+                tenantId: components["schemas"]["TenantId"];
+            };
+            header?: never;
+            path: {
+                /** @description The virtual device */
+                deviceId: components["schemas"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attached: the simulator drives it again */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VirtualDevice"];
+                };
+            };
+            /** @description Missing or malformed tenantId or deviceId */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such virtual device (or not one the caller sees) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not detached */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    detachVirtualDevice: {
+        parameters: {
+            query: {
+                tenantId: components["schemas"]["TenantId"];
+            };
+            header?: never;
+            path: {
+                /** @description The virtual device */
+                deviceId: components["schemas"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Detached: the device and its new credential (shown once) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DetachedVirtualDevice"];
+                };
+            };
+            /** @description Missing or malformed tenantId or deviceId */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such virtual device (or not one the caller sees) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Detached already */
+            409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

@@ -43,7 +43,8 @@ use crate::routing::{Operations, operations};
 /// EventBridge destinations (`kind`, `eventBridge`; `url` optional when
 /// creating one); 0.7.0 how a device of one's own connects (`connection`
 /// in the registration and credential answers: the broker, the client id,
-/// mosquitto examples).
+/// mosquitto examples) and a virtual device detached from the simulator
+/// and attached again (`POST …/detach`, `…/attach`, `detachedAt`).
 pub const API_VERSION: &str = "0.7.0";
 
 #[derive(OpenApi)]

@@ -72,6 +72,7 @@ from .delegation_body import DelegationBody
 from .delegation_view import DelegationView
 from .delivery_status import DeliveryStatus
 from .destination_kind import DestinationKind
+from .detached_virtual_device import DetachedVirtualDevice
 from .deterrent import Deterrent
 from .developer import Developer
 from .developer_kind import DeveloperKind
@@ -424,6 +425,7 @@ __all__ = (
     "DelegationView",
     "DeliveryStatus",
     "DestinationKind",
+    "DetachedVirtualDevice",
     "Deterrent",
     "Developer",
     "DeveloperKind",

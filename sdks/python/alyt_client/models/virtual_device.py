@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 from ..models.profile import Profile
 from typing import cast
+import datetime
 
 if TYPE_CHECKING:
   from ..models.device import Device
@@ -28,12 +29,15 @@ class VirtualDevice:
     """ A virtual device: its device row, its profile and its scenario.
 
         Attributes:
+            detached_at (datetime.datetime | None): Since when a client of the developer's speaks for it instead of the
+                simulator (`POST …/detach`); null while the simulator drives it.
             device (Device): A device row (spec: Resources > Device). Every field is always present.
             model (str): The model code of the profile (`ALSIML`, ...).
             profile (Profile): A virtual-device profile (spec H).
             scenario (ScenarioView): A scenario as set and as in effect now.
      """
 
+    detached_at: datetime.datetime | None
     device: Device
     model: str
     profile: Profile
@@ -47,6 +51,12 @@ class VirtualDevice:
     def to_dict(self) -> dict[str, Any]:
         from ..models.device import Device # noqa: PLC0415
         from ..models.scenario_view import ScenarioView # noqa: PLC0415
+        detached_at: None | str
+        if isinstance(self.detached_at, datetime.datetime):
+            detached_at = self.detached_at.isoformat()
+        else:
+            detached_at = self.detached_at
+
         device = self.device.to_dict()
 
         model = self.model
@@ -59,6 +69,7 @@ class VirtualDevice:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "detachedAt": detached_at,
             "device": device,
             "model": model,
             "profile": profile,
@@ -74,6 +85,24 @@ class VirtualDevice:
         from ..models.device import Device # noqa: PLC0415
         from ..models.scenario_view import ScenarioView # noqa: PLC0415
         d = dict(src_dict)
+        def _parse_detached_at(data: object) -> datetime.datetime | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                detached_at_type_0 = datetime.datetime.fromisoformat(data)
+
+
+
+                return detached_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None, data)
+
+        detached_at = _parse_detached_at(d.pop("detachedAt"))
+
+
         device = Device.from_dict(d.pop("device"))
 
 
@@ -92,6 +121,7 @@ class VirtualDevice:
 
 
         virtual_device = cls(
+            detached_at=detached_at,
             device=device,
             model=model,
             profile=profile,

@@ -25,7 +25,9 @@ use alyt_store::repo::tenancy::{CreatedHome, Tenancy};
 use alyt_store::{Key, MAX_BATCH_GET_KEYS, PageKey};
 use time::OffsetDateTime;
 
-use crate::devices::lifecycle::{delete_one, remove_virtual_device};
+use crate::devices::lifecycle::{
+    RotatedCredentials, delete_one, remove_virtual_device, replace_credential,
+};
 use crate::devices::{NewDevice, RegisterOptions, register};
 use crate::paging::Paging;
 use crate::things::{Device, device_row};
@@ -44,6 +46,9 @@ pub struct Simulated {
     pub scenario: ScenarioSetting,
     /// The scenario in effect now (NORMAL once a timed one has ended).
     pub effective: Scenario,
+    /// Since when a developer's client speaks for it instead of the
+    /// simulator (`None`: the simulator drives it).
+    pub detached_at: Option<OffsetDateTime>,
 }
 
 fn simulated(
@@ -58,6 +63,7 @@ fn simulated(
         profile,
         scenario: setting,
         effective: setting.at(now),
+        detached_at: record.detached_at,
     }
 }
 
@@ -245,6 +251,7 @@ async fn register_and_record(
         scenario: Scenario::Normal.as_str().to_owned(),
         scenario_until: None,
         seed: app.simulator.seed(device_id).to_string(),
+        detached_at: None,
         created_at: now,
         updated_at: now,
     };
@@ -440,12 +447,108 @@ pub async fn set_scenario(
         )
         .await?
         .ok_or_else(no_such_device)?;
-    if let Err(e) = app.simulator.set_scenario(&record).await {
+    // A detached device's scenario waits for the attach (which starts it
+    // as stored).
+    if record.detached_at.is_none()
+        && let Err(e) = app.simulator.set_scenario(&record).await
+    {
         tracing::warn!(device = %device_id, error = %e, "the simulator runner was not told; it reads the scenario from the store");
     }
     views(app, vec![record])
         .await?
         .pop()
+        .ok_or_else(no_such_device)
+}
+
+/// Detaches a virtual device from the simulator (the sandbox's ADMIN only),
+/// so a client of the developer's speaks for it: the runner lets go of its
+/// session (a clean DISCONNECT, no last will), and the device gets a
+/// credential of the platform's kind in place of the simulator's derived
+/// password, which no longer logs in (so a runner that has not heard yet
+/// cannot take the session back). The answer carries the credential, once,
+/// and how to connect. Detaching a detached device is a conflict.
+pub async fn detach_virtual_device(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    device_id: DeviceId,
+) -> Result<(Simulated, RotatedCredentials), Error> {
+    may_write(app, caller, tenant).await?;
+    let now = app.clock.now();
+    let simulators = Simulators(&*app.store);
+    let Some(record) = simulators
+        .set_detached(tenant, device_id, Some(now), now)
+        .await?
+    else {
+        simulators
+            .get(tenant, device_id)
+            .await?
+            .ok_or_else(no_such_device)?;
+        return Err(Error::conflict(
+            "the virtual device is detached already; attach it to give it back to the simulator",
+        ));
+    };
+    if let Err(e) = app.simulator.stop(device_id).await {
+        tracing::warn!(device = %device_id, error = %e, "the simulator runner was not told; it lets go when it reads the store");
+    }
+    let row = live_row(app, tenant, device_id).await?;
+    let credentials = replace_credential(app, row, &*app.credentials).await?;
+    tracing::info!(device = %device_id, "virtual device detached from the simulator");
+    let view = views(app, vec![record])
+        .await?
+        .pop()
+        .ok_or_else(no_such_device)?;
+    Ok((view, credentials))
+}
+
+/// Gives a detached virtual device back to the simulator (the sandbox's
+/// ADMIN only): the developer's credential is revoked and its connection
+/// closed, the simulator's derived password logs in again, and the runner
+/// drives the device as stored (profile, scenario, seed). Attaching a
+/// device that is not detached is a conflict.
+pub async fn attach_virtual_device(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    device_id: DeviceId,
+) -> Result<Simulated, Error> {
+    may_write(app, caller, tenant).await?;
+    let simulators = Simulators(&*app.store);
+    let current = simulators
+        .get(tenant, device_id)
+        .await?
+        .ok_or_else(no_such_device)?;
+    if current.detached_at.is_none() {
+        return Err(Error::conflict(
+            "the virtual device is attached to the simulator already",
+        ));
+    }
+    // The simulator's password first, so the device is never left with the
+    // developer's credential once it is attached.
+    let row = live_row(app, tenant, device_id).await?;
+    let issuer = DerivedPasswordIssuer::new(simulators.key().await?);
+    replace_credential(app, row, &issuer).await?;
+    let now = app.clock.now();
+    let record = simulators
+        .set_detached(tenant, device_id, None, now)
+        .await?
+        .ok_or_else(|| Error::conflict("the virtual device was attached meanwhile"))?;
+    if let Err(e) = app.simulator.start(&record).await {
+        tracing::warn!(device = %device_id, error = %e, "the simulator runner was not told; it starts the device when it reads the store");
+    }
+    tracing::info!(device = %device_id, "virtual device attached to the simulator");
+    views(app, vec![record])
+        .await?
+        .pop()
+        .ok_or_else(no_such_device)
+}
+
+/// The device row of a virtual device, unless it was deleted.
+async fn live_row(app: &App, tenant: TenantId, device_id: DeviceId) -> Result<DeviceRecord, Error> {
+    Devices(&*app.store)
+        .get(tenant, device_id)
+        .await?
+        .filter(|d| d.deleted_at.is_none())
         .ok_or_else(no_such_device)
 }
 

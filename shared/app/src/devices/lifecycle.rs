@@ -19,7 +19,7 @@ use uuid::Uuid;
 use super::may_register;
 use super::register::{RegisteredDevice, mac_address, optional_text, serial_ok};
 use crate::access::no_such_device;
-use crate::ports::{DeviceCredentials, IssuedCredential};
+use crate::ports::{DeviceCredentialIssuer, DeviceCredentials, IssuedCredential};
 use crate::things::{Device, device_row};
 use crate::{App, Error, ErrorKind, virtual_quota};
 
@@ -107,10 +107,17 @@ async fn discard(app: &App, device: DeviceId, issued: &IssuedCredential) {
 }
 
 async fn issue(app: &App, device: &DeviceRecord) -> Result<IssuedCredential, Error> {
+    issue_with(&*app.credentials, device).await
+}
+
+async fn issue_with(
+    issuer: &dyn DeviceCredentialIssuer,
+    device: &DeviceRecord,
+) -> Result<IssuedCredential, Error> {
     let property = device.property_id.ok_or_else(|| {
         Error::conflict("the device has no property, so it has no broker subtree")
     })?;
-    app.credentials
+    issuer
         .issue(device.tenant_id, property, device.id)
         .await
         .map_err(|e| Error::unavailable(e.to_string()))
@@ -397,18 +404,25 @@ pub async fn rotate_credentials(
 ) -> Result<RotatedCredentials, Error> {
     let device = writable_device(app, caller, tenant, device_id).await?;
     not_virtual(&device)?;
-    rotate(app, device).await
+    replace_credential(app, device, &*app.credentials).await
 }
 
-/// Gives the device a new credential and revokes the old one (closing its
-/// session), retrying when the device changed meanwhile; a credential issued
-/// for an attempt that did not land is discarded.
-async fn rotate(app: &App, mut device: DeviceRecord) -> Result<RotatedCredentials, Error> {
+/// Gives the device a credential `issuer` issues (the platform's for a
+/// rotation and a virtual device detached from the simulator; the
+/// simulator's derived one for a virtual device attached again) and revokes
+/// the old one (closing its session), retrying when the device changed
+/// meanwhile; a credential issued for an attempt that did not land is
+/// discarded.
+pub(crate) async fn replace_credential(
+    app: &App,
+    mut device: DeviceRecord,
+    issuer: &dyn DeviceCredentialIssuer,
+) -> Result<RotatedCredentials, Error> {
     let devices = Devices(&*app.store);
     for _ in 0..ATTEMPTS {
         let old = devices.credential(&device.id.to_string()).await?;
         let now = app.clock.now();
-        let issued = issue(app, &device).await?;
+        let issued = issue_with(issuer, &device).await?;
         let credential = credential_record(&device, &issued, now)?;
         match devices.replace_credential(&device, &credential).await {
             Ok(true) => {

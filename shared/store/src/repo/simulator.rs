@@ -52,6 +52,11 @@ pub struct VirtualDeviceRecord {
     /// The telemetry seed, as a decimal string (a u64 does not fit every
     /// JSON number reader).
     pub seed: String,
+    /// Since when the device is detached from the simulator: a developer's
+    /// client speaks for it with a credential of its own, and the runner
+    /// leaves it alone until it is attached again.
+    #[serde(with = "ts::option", default, skip_serializing_if = "Option::is_none")]
+    pub detached_at: Option<OffsetDateTime>,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "ts::rfc3339")]
@@ -144,8 +149,8 @@ impl Simulators<'_> {
         Ok((records(page.items)?, page.next))
     }
 
-    /// Every virtual device the runner should run: the stored records whose
-    /// device row still exists (one gsi1 query per 1,000 records plus one
+    /// Every virtual device the runner should run: the stored records not
+    /// detached whose device row still exists (one gsi1 query per 1,000 records plus one
     /// batch get per 100). The local platform calls it at start; the hosted
     /// runner at start and on every poll.
     pub async fn live(&self) -> Result<Vec<VirtualDeviceRecord>, StoreError> {
@@ -164,7 +169,11 @@ impl Simulators<'_> {
                     alive.insert(row.id);
                 }
             }
-            live.extend(records.into_iter().filter(|r| alive.contains(&r.device_id)));
+            live.extend(
+                records
+                    .into_iter()
+                    .filter(|r| alive.contains(&r.device_id) && r.detached_at.is_none()),
+            );
             match next {
                 Some(next) => after = Some(next),
                 None => break,
@@ -200,6 +209,44 @@ impl Simulators<'_> {
                     UpdateAction::Set("updatedAt".into(), updated_at),
                 ],
                 Some(Condition::item_present()),
+            )
+            .await
+        {
+            Ok(item) => Ok(Some(item.to_record()?)),
+            Err(StoreError::ConditionFailed { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Detaches the device from the simulator at `at` (`Some`), or attaches
+    /// it again (`None`); the record as it is then, `None` when it is
+    /// missing or already in that state. One conditional update.
+    pub async fn set_detached(
+        &self,
+        tenant: TenantId,
+        device: DeviceId,
+        detached: Option<OffsetDateTime>,
+        at: OffsetDateTime,
+    ) -> Result<Option<VirtualDeviceRecord>, StoreError> {
+        let time = |t: OffsetDateTime| {
+            serde_json::to_value(Rfc3339(t)).map_err(|e| StoreError::Invalid(e.to_string()))
+        };
+        let (change, condition) = match detached {
+            Some(since) => (
+                UpdateAction::Set("detachedAt".into(), time(since)?),
+                Condition::item_present().and(Condition::not_exists("detachedAt")),
+            ),
+            None => (
+                UpdateAction::Remove("detachedAt".into()),
+                Condition::exists("detachedAt"),
+            ),
+        };
+        match self
+            .0
+            .update(
+                &virtual_device_key(tenant, device),
+                vec![change, UpdateAction::Set("updatedAt".into(), time(at)?)],
+                Some(condition),
             )
             .await
         {
@@ -294,6 +341,7 @@ mod tests {
             scenario: "NORMAL".into(),
             scenario_until: None,
             seed: u64::MAX.to_string(),
+            detached_at: None,
             created_at: now,
             updated_at: now,
         }

@@ -6,7 +6,8 @@
 //!   tenant). One page of the tenant's virtual devices.
 //! * `POST devices { tenantId, propertyId, roomId?, profile, name? }`,
 //!   `POST devices/{id}/scenario { tenantId, scenario, seconds? }`,
-//!   `DELETE devices/{id}?tenantId`: only the sandbox's ADMIN (the developer's
+//!   `DELETE devices/{id}?tenantId`, `POST devices/{id}/detach?tenantId`
+//!   and `POST devices/{id}/attach?tenantId`: only the sandbox's ADMIN (the developer's
 //!   session, or its DEV key with `simulator:write`). A tenant the caller
 //!   does not reach answers 404 (a foreign tenant exactly like a missing
 //!   one); a caller who sees it without being its ADMIN, or a tenant that is
@@ -56,6 +57,8 @@ pub fn routes() -> Operations {
         .merge(operations!(list_virtual_devices, create_virtual_device))
         .merge(operations!(set_scenario))
         .merge(operations!(delete_virtual_device))
+        .merge(operations!(detach_virtual_device))
+        .merge(operations!(attach_virtual_device))
 }
 
 pub use alyt_app::developers::simulator::{DEMO_DEVICES, MAX_SCENARIO_SECONDS};
@@ -89,6 +92,12 @@ pub struct VirtualDevice {
     /// The model code of the profile (`ALSIML`, ...).
     pub model: String,
     pub scenario: ScenarioView,
+    /// Since when a client of the developer's speaks for it instead of the
+    /// simulator (`POST …/detach`); null while the simulator drives it.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    #[schema(required = true)]
+    pub detached_at: Option<OffsetDateTime>,
 }
 
 impl From<Simulated> for VirtualDevice {
@@ -96,6 +105,7 @@ impl From<Simulated> for VirtualDevice {
         Self {
             device: s.device,
             profile: s.profile,
+            detached_at: s.detached_at,
             model: s.profile.model().to_owned(),
             scenario: ScenarioView {
                 scenario: s.scenario.scenario,
@@ -266,4 +276,80 @@ pub async fn delete_virtual_device(
     let tenant = query.tenant_id;
     simulator::delete_virtual_device(&state, &caller, tenant, device_id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// A detached virtual device and the credential to speak for it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DetachedVirtualDevice {
+    pub virtual_device: VirtualDevice,
+    /// Its credential now (shown once), its topic prefix and how to connect:
+    /// as `POST /v1/devices/{deviceId}/credentials` answers.
+    pub credentials: alyt_app::devices::lifecycle::RotatedCredentials,
+}
+
+/// Detaches a virtual device from the simulator so a client of yours
+/// speaks for it: the simulator lets go of its session (no last will), and
+/// the device gets a credential of its own in place of the simulator's,
+/// shown once in the answer with how to connect. Connect with it (the
+/// client id is the device id), publish as the device, receive its
+/// commands. `POST …/attach` gives it back.
+#[utoipa::path(
+    post,
+    path = "/v1/developers/simulator/devices/{deviceId}/detach",
+    tag = "simulator",
+    operation_id = "detachVirtualDevice",
+    params(("deviceId" = DeviceId, Path, description = "The virtual device"), VirtualDeviceTenant),
+    security(("bearer" = ["simulator:write"])),
+    responses(
+        (status = 200, description = "Detached: the device and its new credential (shown once)", body = DetachedVirtualDevice),
+        BadTenantOrDevice,
+        NoValidToken,
+        MayNotSimulate,
+        NoSuchVirtualDevice,
+        (status = 409, description = "Detached already", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn detach_virtual_device(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(device_id): ApiPath<DeviceId>,
+    ApiQuery(query): ApiQuery<VirtualDeviceTenant>,
+) -> Result<Json<DetachedVirtualDevice>, ApiError> {
+    let (device, credentials) =
+        simulator::detach_virtual_device(&state, &caller, query.tenant_id, device_id).await?;
+    Ok(Json(DetachedVirtualDevice {
+        virtual_device: device.into(),
+        credentials,
+    }))
+}
+
+/// Gives a detached virtual device back to the simulator: the credential
+/// the detach issued is revoked and its connection closed, and the
+/// simulator drives the device again as stored (profile, scenario, seed).
+#[utoipa::path(
+    post,
+    path = "/v1/developers/simulator/devices/{deviceId}/attach",
+    tag = "simulator",
+    operation_id = "attachVirtualDevice",
+    params(("deviceId" = DeviceId, Path, description = "The virtual device"), VirtualDeviceTenant),
+    security(("bearer" = ["simulator:write"])),
+    responses(
+        (status = 200, description = "Attached: the simulator drives it again", body = VirtualDevice),
+        BadTenantOrDevice,
+        NoValidToken,
+        MayNotSimulate,
+        NoSuchVirtualDevice,
+        (status = 409, description = "Not detached", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn attach_virtual_device(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    ApiPath(device_id): ApiPath<DeviceId>,
+    ApiQuery(query): ApiQuery<VirtualDeviceTenant>,
+) -> Result<Json<VirtualDevice>, ApiError> {
+    let device =
+        simulator::attach_virtual_device(&state, &caller, query.tenant_id, device_id).await?;
+    Ok(Json(device.into()))
 }
