@@ -24,6 +24,7 @@ mod rng;
 #[cfg(feature = "runner")]
 pub mod runner;
 pub mod scenario;
+pub mod script;
 pub mod stored;
 
 pub use device::{Output, Timing, VirtualDevice};
