@@ -1467,6 +1467,11 @@ class FunctionInstance:
         self.api = RuntimeApi(function)
         self.process = None
         self.lock = threading.Lock()  # one invocation at a time
+        # The last invocation's stream was cut (its client left): the
+        # function's next write fails and its runtime exits, maybe seconds
+        # later (at its next keepalive). Lambda gives the next invocation a
+        # fresh environment, never one about to exit; so does `invoke`.
+        self.cut_off = False
 
     def lambda_environment(self):
         region = self.function.stack.region
@@ -1524,6 +1529,11 @@ class FunctionInstance:
         ResponseStream), a streamed response's bytes go there as they come
         and the body returned is empty."""
         with self.lock:
+            if self.cut_off:
+                self.cut_off = False
+                if self.process is not None and self.process.poll() is None:
+                    self.process.kill()
+                    self.process.wait()
             if self.process is None or self.process.poll() is not None:
                 self.start()  # a cold start
                 self.wait_ready(self.function.timeout)
@@ -1538,6 +1548,7 @@ class FunctionInstance:
                     log_line(f"{self.function.logical}: task timed out after {self.function.timeout:g} s")
                     self.kill()
                     invocation.finish("timeout")
+            self.cut_off = invocation.outcome == "disconnected"
             return invocation.outcome, invocation.body
 
     def kill(self):

@@ -1003,7 +1003,9 @@ def test_a_login_through_the_templates_authorizer_gets_its_policy_and_its_teleme
 # streaming mode header, a chunked body of the metadata prelude, 8 NUL bytes
 # and then the body, a piece at a time. `hold` keeps the stream open after
 # the first piece until the file it names exists; `forever` writes a piece
-# every 0.1 s until a write fails (the client is gone), then records that.
+# every 0.1 s until a write fails (the client is gone), then records that
+# (and with `exit_after`, exits that many seconds later, as lambda_runtime
+# ends when a write fails).
 FAKE_STREAMING_RUNTIME = """
 import http.client, json, os, time, urllib.request
 host = os.environ["AWS_LAMBDA_RUNTIME_API"]
@@ -1042,6 +1044,11 @@ while True:
         connection.getresponse().read()
     except OSError:
         open(query["forever"], "w").close()
+        if query.get("exit_after"):
+            # As lambda_runtime does once a write fails, but later (at its
+            # next keepalive, say): the runtime ends and the process exits.
+            time.sleep(float(query["exit_after"]))
+            os._exit(1)
     connection.close()
 """
 
@@ -1108,6 +1115,27 @@ def test_a_client_that_hangs_up_ends_the_functions_stream(stream_url, tmp_path):
     assert eventually(noticed.exists, seconds=10)
     # And the instance takes the next request.
     with urllib.request.urlopen(stream_url + "again?buffered=1", timeout=10) as answer:
+        assert answer.status == 201
+
+
+def test_an_instance_whose_stream_was_cut_never_takes_the_next_request_and_dies_under_it(stream_url, tmp_path):
+    import socket as sockets
+    import urllib.parse
+
+    noticed = tmp_path / "noticed"
+    address = urllib.parse.urlsplit(stream_url)
+    client = sockets.create_connection((address.hostname, address.port), timeout=10)
+    client.sendall(f"GET /x?forever={noticed}&exit_after=2 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert b"first" in client.recv(4096) or b"first" in client.recv(4096)
+    client.close()
+    assert eventually(noticed.exists, seconds=10)
+    # The function exits 2 s after its failed write: a request now must not
+    # land on that process (a 502 when it dies), but on a fresh one.
+    for _ in range(3):
+        with urllib.request.urlopen(stream_url + "again?buffered=1", timeout=10) as answer:
+            assert answer.status == 201
+    time.sleep(2.5)
+    with urllib.request.urlopen(stream_url + "later?buffered=1", timeout=10) as answer:
         assert answer.status == 201
 
 
