@@ -68,10 +68,16 @@ impl EventBridgeBus {
 
     /// The default configuration, and [`ENDPOINT_URL_ENV`] when set.
     pub async fn from_env() -> Self {
+        Self::with_config(crate::sdk_config().await)
+    }
+
+    /// Over a configuration the function already loaded, and
+    /// [`ENDPOINT_URL_ENV`] when set.
+    pub fn with_config(config: SdkConfig) -> Self {
         let endpoint_url = std::env::var(ENDPOINT_URL_ENV)
             .ok()
             .filter(|url| !url.trim().is_empty());
-        Self::new(crate::sdk_config().await, endpoint_url)
+        Self::new(config, endpoint_url)
     }
 
     fn client(&self, region: &str) -> Client {

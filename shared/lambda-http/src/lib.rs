@@ -263,8 +263,9 @@ pub async fn run<G: OneGroup>() -> Result<(), lambda_http::Error> {
     // A new EventBridge destination's test event, with the function's role.
     #[cfg(feature = "eventbridge")]
     {
-        state.event_bus =
-            std::sync::Arc::new(alyt_aws::eventbridge::EventBridgeBus::from_env().await);
+        state.event_bus = std::sync::Arc::new(alyt_aws::eventbridge::EventBridgeBus::with_config(
+            aws.clone(),
+        ));
     }
     alyt_aws::lambda::keep_flushing(state.meter.clone()).await;
     lambda_http::run(with_client_addr(alyt_api::app_with(state, G::routes()))).await

@@ -111,24 +111,35 @@ pub async fn test_webhook(app: &App, caller: &Principal, id: &str) -> Result<Tes
     let manager = webhook_developer(app, caller).await?;
     let endpoint = own_endpoint(app, &manager, id).await?;
     let now = app.clock.now();
-    let tenant: TenantId = match &endpoint.route {
-        WebhookRoute::Tenant { tenant_id } => *tenant_id,
-        WebhookRoute::Connector { .. } => manager.developer.sandbox_tenant_id.ok_or_else(|| {
-            Error::conflict("the developer has no sandbox tenant yet; verify the account")
-        })?,
-    };
-    let ping = WebhookPingData {
-        endpoint_id: endpoint.id,
-        at: now,
-    };
-    let event = PlatformEvent::WebhookPing(ping)
-        .envelope(EventId::new(now, rand_suffix()), tenant, now)
-        .map_err(Error::internal)?;
+    let event = ping_envelope(&manager.developer, &endpoint.route, endpoint.id, now)?;
     let queued = alyt_events::delivery::enqueue_to(&*app.store, &endpoint, &event, now).await?;
     Ok(TestDelivery {
         event_id: event.id,
         queued,
     })
+}
+
+/// A `webhook.ping` for endpoint `id` on `route`, in the endpoint's tenant
+/// (a connector's endpoint: the developer's sandbox).
+fn ping_envelope(
+    developer: &DeveloperRecord,
+    route: &WebhookRoute,
+    id: WebhookId,
+    now: OffsetDateTime,
+) -> Result<alyt_events::EventEnvelope, Error> {
+    let tenant: TenantId = match route {
+        WebhookRoute::Tenant { tenant_id } => *tenant_id,
+        WebhookRoute::Connector { .. } => developer.sandbox_tenant_id.ok_or_else(|| {
+            Error::conflict("the developer has no sandbox tenant yet; verify the account")
+        })?,
+    };
+    let ping = WebhookPingData {
+        endpoint_id: id,
+        at: now,
+    };
+    PlatformEvent::WebhookPing(ping)
+        .envelope(EventId::new(now, rand_suffix()), tenant, now)
+        .map_err(Error::internal)
 }
 
 fn rand_suffix() -> u32 {
@@ -577,18 +588,7 @@ async fn verify_bus(
     target: &EventBridgeTarget,
 ) -> Result<(), Error> {
     let now = app.clock.now();
-    let tenant = match route {
-        WebhookRoute::Tenant { tenant_id } => *tenant_id,
-        WebhookRoute::Connector { .. } => developer.sandbox_tenant_id.ok_or_else(|| {
-            Error::conflict("the developer has no sandbox tenant yet; verify the account")
-        })?,
-    };
-    let ping = PlatformEvent::WebhookPing(WebhookPingData {
-        endpoint_id: id,
-        at: now,
-    })
-    .envelope(EventId::new(now, rand_suffix()), tenant, now)
-    .map_err(Error::internal)?;
+    let ping = ping_envelope(developer, route, id, now)?;
     let entry = BusEntry {
         detail_type: ping.kind.to_string(),
         detail: serde_json::to_string(&ping).map_err(Error::internal)?,
