@@ -1004,3 +1004,78 @@ async fn a_detached_virtual_device_is_driven_by_a_test_client_then_given_back() 
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// A sandbox's scripts: stored once checked (each refusal names its field
+/// under `script.`), listed, read and removed by its developer.
+#[tokio::test]
+async fn scripts_are_checked_stored_listed_and_removed() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-scripts@example.com").await;
+    let token = &s.dev.access_token;
+    let script = json!({
+        "name": "a door at night",
+        "roles": [{ "name": "door", "profile": "SENSOR" }, { "name": "lamp", "profile": "LIGHT" }],
+        "steps": [
+            { "atMs": 1000, "role": "door", "action": "scenario", "scenario": "BURST" },
+            { "atMs": 2000, "role": "lamp", "action": "telemetry",
+              "payload": { "metric": "watts", "value": 9.5, "payload": null } }
+        ],
+        "durationMs": 10000
+    });
+    for (bad, field) in [
+        (json!({ "name": "x" }), "script"),
+        (
+            json!({ "name": "x", "roles": [{ "name": "a", "profile": "TOASTER" }], "durationMs": 10 }),
+            "script.roles[0].profile",
+        ),
+        (
+            json!({ "name": "x", "roles": [{ "name": "a", "profile": "LIGHT" }], "durationMs": 10,
+                 "steps": [{ "atMs": 1, "role": "a", "action": "event", "payload": 7 }] }),
+            "script.steps[0].payload",
+        ),
+    ] {
+        let (status, problem) = t
+            .post_json(
+                "/developers/simulator/scripts",
+                Some(token),
+                json!({ "tenantId": s.tenant, "script": bad }),
+            )
+            .await;
+        assert_eq!(status, 400, "{problem}");
+        assert_eq!(problem["field"], field, "{problem}");
+    }
+    let (status, created) = t
+        .post_json(
+            "/developers/simulator/scripts",
+            Some(token),
+            json!({ "tenantId": s.tenant, "script": script }),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["name"], "a door at night");
+    assert_eq!(created["script"], script);
+    let id = created["id"].as_str().unwrap().to_owned();
+
+    let (status, list) = t
+        .get_json(
+            &format!("/developers/simulator/scripts?tenantId={}", s.tenant),
+            Some(token),
+        )
+        .await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["items"].as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list["items"][0]["id"], id.as_str());
+    let one = format!("/developers/simulator/scripts/{id}?tenantId={}", s.tenant);
+    let (status, read) = t.get_json(&one, Some(token)).await;
+    assert_eq!((status, &read), (200, &created));
+    let (status, _) = t.send_json("DELETE", &one, Some(token), None).await;
+    assert_eq!(status, 204);
+    let (status, _) = t.get_json(&one, Some(token)).await;
+    assert_eq!(status, 404);
+    // The virtual devices' list is unchanged by scripts in the same partition.
+    assert_eq!(list_len(&t, &s).await, 5);
+}
+
+async fn list_len(t: &TestPlatform, s: &Sandbox) -> usize {
+    list(t, &s.dev, &s.tenant).await.len()
+}

@@ -969,6 +969,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/developers/simulator/scripts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sandbox's scripts, oldest first. */
+        get: operations["listSimulationScripts"];
+        put?: never;
+        /**
+         * Stores a script in the sandbox, checked first: each refusal names its
+         *     field (`script.steps[3].payload`).
+         */
+        post: operations["createSimulationScript"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developers/simulator/scripts/{scriptId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One script of the sandbox. */
+        get: operations["getSimulationScript"];
+        put?: never;
+        post?: never;
+        /** Removes a script. */
+        delete: operations["deleteSimulationScript"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developers/submissions": {
         parameters: {
             query?: never;
@@ -2952,6 +2991,21 @@ export interface components {
             propertyId: components["schemas"]["PropertyId"];
             tenantId?: null | components["schemas"]["TenantId"];
         };
+        /** @description The body of `POST /v1/developers/simulator/scripts`. */
+        CreateScriptRequest: {
+            /**
+             * @description `{ name, roles: [{ name, profile }] (1 to 20; profile LIGHT,
+             *     SENSOR, ...), steps: [{ atMs, role, action: scenario|telemetry|event|
+             *     alert|disconnect|reconnect, scenario? (NORMAL, BURST, ...), payload?
+             *     (the channel's payload, as the broker contract's examples) }] (at
+             *     most 1000), durationMs (1 to 3600000) }`.
+             */
+            script: {
+                [key: string]: unknown;
+            };
+            /** @description The developer's sandbox tenant. */
+            tenantId: components["schemas"]["TenantId"];
+        };
         CreateSubmissionRequest: {
             aiDeclaration: components["schemas"]["AiDeclaration"];
             /** @description One of the developer's connectors. */
@@ -3953,6 +4007,11 @@ export interface components {
         };
         ListResponse_RoutineRun: {
             items: components["schemas"]["RoutineRun"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListResponse_SimulationScript: {
+            items: components["schemas"]["SimulationScript"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
@@ -5190,6 +5249,18 @@ export interface components {
         SignalBlock: {
             signal: components["schemas"]["Signal"];
             why: components["schemas"]["BlockReason"];
+        };
+        /** @description A stored script. */
+        SimulationScript: {
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The script as written (see `CreateScriptRequest.script`). */
+            script: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @description Where a speaker can take music from (spec G: library, search, on-speaker
@@ -9099,6 +9170,285 @@ export interface operations {
                 };
             };
             /** @description No such virtual device (or not one the caller sees) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    listSimulationScripts: {
+        parameters: {
+            query: {
+                tenantId: components["schemas"]["TenantId"];
+                /** @description Items per page, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of scripts */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListResponse_SimulationScript"];
+                };
+            };
+            /** @description Missing or malformed tenantId, limit or cursor */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant (or not one the caller sees) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    createSimulationScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScriptRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulationScript"];
+                };
+            };
+            /** @description A field of the script is wrong (named in `field`) */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant (or not one the caller sees) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The sandbox holds 50 scripts already */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    getSimulationScript: {
+        parameters: {
+            query: {
+                tenantId: components["schemas"]["TenantId"];
+            };
+            header?: never;
+            path: {
+                /** @description The script */
+                scriptId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulationScript"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant or script */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    deleteSimulationScript: {
+        parameters: {
+            query: {
+                tenantId: components["schemas"]["TenantId"];
+            };
+            header?: never;
+            path: {
+                /** @description The script */
+                scriptId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant or script */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

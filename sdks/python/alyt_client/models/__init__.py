@@ -61,6 +61,8 @@ from .create_connector_request import CreateConnectorRequest
 from .create_invitation_request import CreateInvitationRequest
 from .create_key_request import CreateKeyRequest
 from .create_room_request import CreateRoomRequest
+from .create_script_request import CreateScriptRequest
+from .create_script_request_script import CreateScriptRequestScript
 from .create_submission_request import CreateSubmissionRequest
 from .create_submission_request_descriptor import CreateSubmissionRequestDescriptor
 from .create_virtual_device_request import CreateVirtualDeviceRequest
@@ -172,6 +174,7 @@ from .list_response_room_suggestion import ListResponseRoomSuggestion
 from .list_response_room_view import ListResponseRoomView
 from .list_response_routine import ListResponseRoutine
 from .list_response_routine_run import ListResponseRoutineRun
+from .list_response_simulation_script import ListResponseSimulationScript
 from .list_response_submission import ListResponseSubmission
 from .list_response_telemetry_point_view import ListResponseTelemetryPointView
 from .list_response_virtual_device import ListResponseVirtualDevice
@@ -297,6 +300,8 @@ from .sign_up_request import SignUpRequest
 from .sign_up_status import SignUpStatus
 from .signal import Signal
 from .signal_block import SignalBlock
+from .simulation_script import SimulationScript
+from .simulation_script_script import SimulationScriptScript
 from .source_mode import SourceMode
 from .speaker_system import SpeakerSystem
 from .stay_state import StayState
@@ -414,6 +419,8 @@ __all__ = (
     "CreateInvitationRequest",
     "CreateKeyRequest",
     "CreateRoomRequest",
+    "CreateScriptRequest",
+    "CreateScriptRequestScript",
     "CreateSubmissionRequest",
     "CreateSubmissionRequestDescriptor",
     "CreateVirtualDeviceRequest",
@@ -525,6 +532,7 @@ __all__ = (
     "ListResponseRoomView",
     "ListResponseRoutine",
     "ListResponseRoutineRun",
+    "ListResponseSimulationScript",
     "ListResponseSubmission",
     "ListResponseTelemetryPointView",
     "ListResponseVirtualDevice",
@@ -650,6 +658,8 @@ __all__ = (
     "SignUpAccepted",
     "SignUpRequest",
     "SignUpStatus",
+    "SimulationScript",
+    "SimulationScriptScript",
     "SourceMode",
     "SpeakerSystem",
     "StayState",

@@ -20,6 +20,7 @@ pub mod moves;
 pub mod quota;
 pub mod review;
 pub mod sandbox;
+pub mod scripts;
 pub mod simulator;
 pub mod submissions;
 pub mod webhooks;

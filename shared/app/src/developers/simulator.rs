@@ -130,7 +130,7 @@ fn scope(caller: &Principal, tenant: TenantId) -> Result<(), Error> {
 
 /// Reading: a key with `simulator:write` bound to the tenant, or a session
 /// that reaches it (staff reach every existing tenant).
-async fn may_read(app: &App, caller: &Principal, tenant: TenantId) -> Result<(), Error> {
+pub(crate) async fn may_read(app: &App, caller: &Principal, tenant: TenantId) -> Result<(), Error> {
     scope(caller, tenant)?;
     if caller.reaches_tenant(tenant) {
         return Ok(());
@@ -142,7 +142,11 @@ async fn may_read(app: &App, caller: &Principal, tenant: TenantId) -> Result<(),
 }
 
 /// Changing: the sandbox's ADMIN only. Returns the sandbox's developer.
-async fn may_write(app: &App, caller: &Principal, tenant: TenantId) -> Result<DeveloperId, Error> {
+pub(crate) async fn may_write(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+) -> Result<DeveloperId, Error> {
     scope(caller, tenant)?;
     let reaches = caller.reaches_tenant(tenant) || caller.platform_role().is_some();
     if !reaches {

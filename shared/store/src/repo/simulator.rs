@@ -319,6 +319,77 @@ impl Simulators<'_> {
 struct Rfc3339(#[serde(with = "ts::rfc3339")] OffsetDateTime);
 
 /// The list of a tenant's virtual devices.
+/// A stored simulation script of a sandbox: the script as its developer
+/// wrote it (JSON, checked by `alyt_simulator::script` before it is stored).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScriptRecord {
+    pub id: uuid::Uuid,
+    pub tenant_id: TenantId,
+    pub name: String,
+    pub script: serde_json::Value,
+    #[serde(with = "ts::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+pub fn script_key(tenant: TenantId, id: uuid::Uuid) -> Key {
+    Key::new(format!("SIM#{tenant}"), format!("SCRIPT#{id}"))
+}
+
+/// Scripts a sandbox may hold.
+pub const MAX_SCRIPTS: usize = 50;
+
+impl Simulators<'_> {
+    /// Stores a new script (one conditional put).
+    pub async fn create_script(&self, record: &ScriptRecord) -> Result<(), StoreError> {
+        let item = Item::from_record(script_key(record.tenant_id, record.id), record)?;
+        self.0.put(item, Some(Condition::item_absent())).await
+    }
+
+    pub async fn script(
+        &self,
+        tenant: TenantId,
+        id: uuid::Uuid,
+    ) -> Result<Option<ScriptRecord>, StoreError> {
+        super::record(self.0, &script_key(tenant, id)).await
+    }
+
+    /// One page of a sandbox's scripts, oldest first (ids are UUIDv7). One query.
+    pub async fn scripts_page(
+        &self,
+        tenant: TenantId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<ScriptRecord>, Option<PageKey>), StoreError> {
+        super::page(
+            self.0,
+            tenant_virtual_devices(tenant)
+                .query()
+                .sort(SortKey::BeginsWith("SCRIPT#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
+    }
+
+    /// Deletes a script; whether there was one.
+    pub async fn delete_script(
+        &self,
+        tenant: TenantId,
+        id: uuid::Uuid,
+    ) -> Result<bool, StoreError> {
+        match self
+            .0
+            .delete(&script_key(tenant, id), Some(Condition::item_present()))
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(e) if e.is_condition_failure() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 pub fn tenant_virtual_devices(tenant: TenantId) -> ListScope {
     ListScope::Table(format!("SIM#{tenant}"))
 }

@@ -15,6 +15,7 @@ pub mod review;
 pub mod sandbox;
 pub mod session;
 pub mod simulator;
+pub mod simulator_scripts;
 pub mod stream;
 pub mod submissions;
 pub mod webhook_recovery;
@@ -31,6 +32,7 @@ pub fn routes() -> Operations {
         .merge(webhook_recovery::routes())
         .merge(stream::routes())
         .merge(simulator::routes())
+        .merge(simulator_scripts::routes())
         .merge(connectors::routes())
         .merge(submissions::routes())
         .merge(review::routes())
