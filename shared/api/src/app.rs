@@ -14,13 +14,13 @@ use crate::conventions::request_id;
 use crate::groups::Group;
 use crate::routing::{Operations, SecuredOperations};
 use crate::state::AppState;
-use crate::{ApiError, openapi};
+use crate::ApiError;
 
 /// Largest request body any operation accepts.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// The application serving `groups` (plus the contract documents), with the
-/// shared conventions.
+/// The application serving `groups`, with the shared conventions (the
+/// contract documents come with the developers group).
 pub fn app(state: AppState, groups: &[Group]) -> Router {
     let operations = groups
         .iter()
@@ -30,10 +30,10 @@ pub fn app(state: AppState, groups: &[Group]) -> Router {
     app_with(state, operations)
 }
 
-/// The application serving `operations` plus the contract documents (a
-/// hosted function passes its [`crate::groups::OneGroup`]'s routes).
+/// The application serving `operations` (a hosted function passes its
+/// [`crate::groups::OneGroup`]'s routes).
 pub fn app_with(state: AppState, operations: Operations) -> Router {
-    serve(openapi::routes().merge(operations), state)
+    serve(operations, state)
 }
 
 /// `routes` under the shared conventions; the operations their contract
