@@ -157,6 +157,13 @@ fn operations() -> Vec<Operation> {
             expect: public,
         },
         Operation {
+            id: "listSampleScripts",
+            method: "GET",
+            path: "/developers/simulator/sample-scripts",
+            body: |_| None,
+            expect: public,
+        },
+        Operation {
             id: "login",
             method: "POST",
             path: "/auth/login",
@@ -986,6 +993,16 @@ fn sandbox_admin_own(who: Who) -> u16 {
     }
 }
 
+/// The same with a body that names an object the sandbox does not hold
+/// (400 naming the field, once the caller may write).
+fn sandbox_admin_refused_own(who: Who) -> u16 {
+    match who {
+        w if unauthenticated(w) => 401,
+        Who::DeveloperSession | Who::DevKey => 400,
+        _ => 403,
+    }
+}
+
 /// The same on a virtual device that does not exist.
 fn sandbox_admin_missing_own(who: Who) -> u16 {
     match who {
@@ -1663,6 +1680,40 @@ fn tenant_operations() -> Vec<TenantOperation> {
             id: "deleteSimulationScript",
             method: "DELETE",
             path: "/developers/simulator/scripts/0190b5a0-0000-7000-8000-00000000d001?tenantId={tenantId}",
+            body: None,
+            own: sandbox_admin_missing_own,
+            foreign: sandbox_admin_foreign,
+        },
+        TenantOperation {
+            id: "listScriptRuns",
+            method: "GET",
+            path: "/developers/simulator/runs?tenantId={tenantId}",
+            body: None,
+            own: authenticated_but_live,
+            foreign: staff_only,
+        },
+        TenantOperation {
+            id: "startScriptRun",
+            method: "POST",
+            path: "/developers/simulator/runs",
+            body: Some(
+                r#"{"tenantId":"{tenantId}","scriptId":"0190b5a0-0000-7000-8000-00000000d001","devices":{}}"#,
+            ),
+            own: sandbox_admin_refused_own,
+            foreign: sandbox_admin_foreign,
+        },
+        TenantOperation {
+            id: "getScriptRun",
+            method: "GET",
+            path: "/developers/simulator/runs/0190b5a0-0000-7000-8000-00000000d001?tenantId={tenantId}",
+            body: None,
+            own: not_found_but_live_refused,
+            foreign: not_found,
+        },
+        TenantOperation {
+            id: "stopScriptRun",
+            method: "POST",
+            path: "/developers/simulator/runs/0190b5a0-0000-7000-8000-00000000d001/stop?tenantId={tenantId}",
             body: None,
             own: sandbox_admin_missing_own,
             foreign: sandbox_admin_foreign,

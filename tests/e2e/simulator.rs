@@ -1079,3 +1079,331 @@ async fn scripts_are_checked_stored_listed_and_removed() {
 async fn list_len(t: &TestPlatform, s: &Sandbox) -> usize {
     list(t, &s.dev, &s.tenant).await.len()
 }
+
+/// Starts a run; the answer's status and body.
+async fn start_run(t: &TestPlatform, s: &Sandbox, body: Value) -> (u16, Value) {
+    let mut body = body;
+    body["tenantId"] = json!(s.tenant);
+    t.post_json(
+        "/developers/simulator/runs",
+        Some(&s.dev.access_token),
+        body,
+    )
+    .await
+}
+
+/// Polls a run until it has ended; its last reading.
+async fn run_until_ended(t: &TestPlatform, s: &Sandbox, run: &str, secs: u64) -> Value {
+    let path = format!("/developers/simulator/runs/{run}?tenantId={}", s.tenant);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let (status, read) = t.get_json(&path, Some(&s.dev.access_token)).await;
+        assert_eq!(status, 200, "{read}");
+        if !matches!(read["status"].as_str(), Some("PENDING" | "RUNNING")) {
+            return read;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "still going: {read}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The readings the platform stored from the run's devices while it
+/// played: each device's metrics in order (the receive time aside).
+async fn readings_during(t: &TestPlatform, s: &Sandbox, run: &Value) -> Vec<(String, Value)> {
+    let parse = |field: &str| {
+        time::OffsetDateTime::parse(
+            run[field].as_str().unwrap(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap()
+    };
+    let (from, to) = (parse("startedAt"), parse("endedAt"));
+    let devices: Vec<&str> = run["devices"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    events(t, &s.tenant)
+        .await
+        .into_iter()
+        .filter(|e| {
+            e.kind == EventKind::DeviceTelemetry
+                && (from..=to).contains(&e.created_at)
+                && devices.iter().any(|d| e.data["deviceId"] == *d)
+        })
+        .map(|e| {
+            (
+                e.data["deviceId"].as_str().unwrap().to_owned(),
+                e.data["metrics"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// A stored script played three times against two virtual devices: twice
+/// with one seed (the same traffic: the same digest, and the platform
+/// stored the same readings, byte for byte, the seed-drawn BURST readings
+/// included), once with another (other readings). While a run holds its
+/// devices they cannot be given to another run, detached or deleted; each
+/// refusal names its field.
+#[tokio::test]
+async fn a_script_run_plays_the_same_traffic_for_the_same_seed() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-runs@example.com").await;
+    let token = &s.dev.access_token;
+    wait_all_online(&t, &s).await;
+    let script = json!({
+        "name": "door, lamp and a burst",
+        "roles": [{ "name": "sensor", "profile": "SENSOR" }, { "name": "lamp", "profile": "LIGHT" }],
+        "steps": [
+            { "atMs": 300, "role": "lamp", "action": "telemetry",
+              "payload": { "metric": "watts", "value": 9.5, "payload": null } },
+            { "atMs": 500, "role": "sensor", "action": "event",
+              "payload": { "kind": "contact", "action": "opened" } },
+            { "atMs": 800, "role": "sensor", "action": "scenario", "scenario": "BURST" },
+            { "atMs": 1800, "role": "sensor", "action": "scenario", "scenario": "NORMAL" },
+            { "atMs": 2000, "role": "lamp", "action": "disconnect" },
+            { "atMs": 2400, "role": "lamp", "action": "reconnect" },
+            { "atMs": 2800, "role": "lamp", "action": "telemetry",
+              "payload": { "metric": "watts", "value": 0, "payload": null } }
+        ],
+        "durationMs": 3800
+    });
+    let (status, stored) = t
+        .post_json(
+            "/developers/simulator/scripts",
+            Some(token),
+            json!({ "tenantId": s.tenant, "script": script }),
+        )
+        .await;
+    assert_eq!(status, 201, "{stored}");
+    let script_id = stored["id"].as_str().unwrap().to_owned();
+    let (sensor, lamp) = (s.id("SENSOR"), s.id("LIGHT"));
+    let devices = json!({ "sensor": sensor, "lamp": lamp });
+
+    for (body, field) in [
+        (
+            json!({ "scriptId": script_id, "devices": { "sensor": sensor } }),
+            "devices.lamp",
+        ),
+        (
+            json!({ "scriptId": script_id, "devices": { "sensor": sensor, "lamp": sensor } }),
+            "devices.lamp",
+        ),
+        (
+            json!({ "scriptId": script_id, "devices": { "sensor": sensor, "lamp": s.id("HUB") } }),
+            "devices.lamp",
+        ),
+        (
+            json!({ "scriptId": script_id, "devices": { "sensor": sensor, "lamp": lamp, "fan": lamp } }),
+            "devices.fan",
+        ),
+        (
+            json!({ "scriptId": uuid::Uuid::now_v7(), "devices": devices }),
+            "scriptId",
+        ),
+        (
+            json!({ "scriptId": script_id, "devices": devices, "seed": 1u64 << 53 }),
+            "seed",
+        ),
+    ] {
+        let (status, problem) = start_run(&t, &s, body).await;
+        assert_eq!(
+            (status, problem["field"].as_str()),
+            (400, Some(field)),
+            "{problem}"
+        );
+    }
+
+    let mut runs = Vec::new();
+    for seed in [42, 42, 43] {
+        let (status, started) = start_run(
+            &t,
+            &s,
+            json!({ "scriptId": script_id, "devices": devices, "seed": seed }),
+        )
+        .await;
+        assert_eq!(status, 202, "{started}");
+        assert_eq!(started["seed"], seed, "{started}");
+        assert!(started["total"].as_u64().unwrap() > 20, "{started}");
+        let id = started["id"].as_str().unwrap().to_owned();
+        if runs.is_empty() {
+            // Held: not for another run, not detachable, not deletable.
+            let (status, problem) =
+                start_run(&t, &s, json!({ "scriptId": script_id, "devices": devices })).await;
+            assert_eq!(status, 409, "{problem}");
+            assert_eq!(problem["field"], "devices.sensor", "{problem}");
+            let device_path = |tail: &str| {
+                format!(
+                    "/developers/simulator/devices/{lamp}{tail}?tenantId={}",
+                    s.tenant
+                )
+            };
+            let (status, problem) = t
+                .post_json(&device_path("/detach"), Some(token), json!({}))
+                .await;
+            assert_eq!(status, 409, "{problem}");
+            let (status, problem) = t
+                .send_json("DELETE", &device_path(""), Some(token), None)
+                .await;
+            assert_eq!(status, 409, "{problem}");
+            let listed = list(&t, &s.dev, &s.tenant).await;
+            let held = listed
+                .iter()
+                .find(|d| d["device"]["id"] == lamp.as_str())
+                .unwrap();
+            assert_eq!(held["runId"], id.as_str(), "{held}");
+        }
+        let ended = run_until_ended(&t, &s, &id, 30).await;
+        assert_eq!(ended["status"], "DONE", "{ended}");
+        assert_eq!(ended["played"], ended["total"], "{ended}");
+        assert_eq!(ended["reason"], Value::Null, "{ended}");
+        runs.push(ended);
+    }
+    let (first, second, other) = (&runs[0], &runs[1], &runs[2]);
+    assert_eq!(first["trafficSha256"], second["trafficSha256"]);
+    assert_ne!(first["trafficSha256"], other["trafficSha256"]);
+
+    let (a, b, c) = (
+        readings_during(&t, &s, first).await,
+        readings_during(&t, &s, second).await,
+        readings_during(&t, &s, other).await,
+    );
+    assert!(
+        a.iter().filter(|(d, _)| *d == sensor).count() >= 15,
+        "the BURST second's readings: {a:?}"
+    );
+    assert!(
+        a.iter().any(|(d, m)| *d == lamp && m["watts"] == 9.5),
+        "{a:?}"
+    );
+    assert_eq!(a, b, "one seed, the same readings stored, in order");
+    assert_ne!(a, c, "another seed, other readings");
+
+    let (status, listed) = t
+        .get_json(
+            &format!("/developers/simulator/runs?tenantId={}", s.tenant),
+            Some(token),
+        )
+        .await;
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["items"].as_array().unwrap().len(), 3, "{listed}");
+    // Given back: the simulator runs the devices again.
+    let listed = list(&t, &s.dev, &s.tenant).await;
+    assert!(listed.iter().all(|d| d["runId"].is_null()), "{listed:?}");
+}
+
+/// A run answers commands as its script says (here `busy`, after 200 ms),
+/// is stopped by its developer (STOPPED at once, a second stop is a
+/// conflict), and its device goes back to the simulator, which answers
+/// `ok` again.
+#[tokio::test]
+async fn a_run_answers_commands_as_scripted_and_is_stopped() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-run-stop@example.com").await;
+    let token = &s.dev.access_token;
+    let (_, key) = developers::create_key(&t, &s.dev, &["devices:commands"]).await;
+    wait_all_online(&t, &s).await;
+    let (status, stored) = t
+        .post_json(
+            "/developers/simulator/scripts",
+            Some(token),
+            json!({ "tenantId": s.tenant, "script": {
+                "name": "a busy lamp",
+                "roles": [{ "name": "lamp", "profile": "LIGHT" }],
+                "steps": [{ "atMs": 0, "role": "lamp", "action": "answerCommands", "status": "busy", "delayMs": 200 }],
+                "durationMs": 60000
+            } }),
+        )
+        .await;
+    assert_eq!(status, 201, "{stored}");
+    let lamp = s.id("LIGHT");
+    let (status, started) = start_run(
+        &t,
+        &s,
+        json!({ "scriptId": stored["id"], "devices": { "lamp": lamp } }),
+    )
+    .await;
+    assert_eq!(status, 202, "{started}");
+    assert!(
+        started["seed"].as_u64().is_some(),
+        "a random seed, named: {started}"
+    );
+    let run = started["id"].as_str().unwrap().to_owned();
+    let path = format!("/developers/simulator/runs/{run}?tenantId={}", s.tenant);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, read) = t.get_json(&path, Some(token)).await;
+        if read["status"] == "RUNNING" && read["played"].as_u64() > Some(0) {
+            assert!(read["startedAt"].is_string(), "{read}");
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not playing: {read}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let asked = command(
+        &t,
+        &key,
+        &s,
+        "LIGHT",
+        json!({ "command": "set",
+        "payload": { "capability": "light", "key": "power", "value": true } }),
+    )
+    .await;
+    let asked_id = asked["commandId"].as_str().unwrap().to_owned();
+    let busy = wait_for_event(&t, &s.tenant, 10, "the run's answer", |e| {
+        e.kind == EventKind::CommandResult && e.data["commandId"] == asked_id.as_str()
+    })
+    .await;
+    assert_eq!(busy.data["status"], "busy", "{:?}", busy.data);
+
+    let stop = format!(
+        "/developers/simulator/runs/{run}/stop?tenantId={}",
+        s.tenant
+    );
+    let (status, stopped) = t.post_json(&stop, Some(token), json!({})).await;
+    assert_eq!(status, 200, "{stopped}");
+    assert_eq!(stopped["status"], "STOPPED", "{stopped}");
+    assert!(stopped["endedAt"].is_string(), "{stopped}");
+    let (status, problem) = t.post_json(&stop, Some(token), json!({})).await;
+    assert_eq!(status, 409, "{problem}");
+
+    // The simulator has the lamp again: it answers `ok`.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let asked = command(
+            &t,
+            &key,
+            &s,
+            "LIGHT",
+            json!({ "command": "set",
+            "payload": { "capability": "light", "key": "power", "value": false } }),
+        )
+        .await;
+        let asked_id = asked["commandId"].as_str().unwrap().to_owned();
+        let answered = tokio::time::timeout(
+            Duration::from_secs(3),
+            wait_for_event(&t, &s.tenant, 3, "the simulator's answer", |e| {
+                e.kind == EventKind::CommandResult && e.data["commandId"] == asked_id.as_str()
+            }),
+        )
+        .await;
+        if let Ok(answer) = answered
+            && answer.data["status"] == "ok"
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the simulator did not take the lamp back"
+        );
+    }
+}

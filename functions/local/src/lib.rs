@@ -471,6 +471,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         prepared.simulator_key.clone(),
         broker.local_addr,
         ingest.meter(),
+        store.clone(),
         clock.clone(),
     ));
     let mut state = prepared.app.with_simulator(simulator.clone());
@@ -585,6 +586,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         tasks.push((name, task));
     }
 
+    let on_shutdown_runs = on_shutdown.clone();
     let mut http_stop = on_shutdown.clone();
     tasks.push((
         "http",
@@ -631,6 +633,9 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             tracing::warn!(error = %e, "virtual devices could not be listed; they start when changed")
         }
     }
+    // Script runs, after the devices: a run's devices are not live, and the
+    // conductor takes them from the runner before it plays.
+    tasks.push(("script runs", simulator.play_runs(on_shutdown_runs)));
 
     Ok(Platform {
         http_addr,

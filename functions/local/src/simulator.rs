@@ -2,7 +2,9 @@
 //! MQTT client of the embedded broker, logging in with the password derived
 //! from the simulator key. At start it runs every virtual device the store
 //! holds, each in its stored scenario (a passed `until` reads NORMAL); then
-//! the API tells it about changes through [`SimulatorControl`].
+//! the API tells it about changes through [`SimulatorControl`]. Script
+//! runs are played by a [`Conductor`] in a task of its own, woken when the
+//! API starts or stops one and every few seconds.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,6 +12,7 @@ use std::time::Duration;
 use alyt_api::ports::{SimulatorControl, SimulatorUnavailable};
 use alyt_device::meter::MessageMeter;
 use alyt_domain::ids::{DeviceId, TenantId};
+use alyt_simulator::conductor::Conductor;
 use alyt_simulator::{
     MessageBudget, RunnerConfig, Simulator, SimulatorError, Timing, VirtualDeviceSpec, device_seed,
 };
@@ -90,11 +93,21 @@ impl MessageBudget for MeterBudget {
     }
 }
 
+/// How often the conductor looks for runs when nobody wakes it.
+const RUNS_EVERY: Duration = Duration::from_secs(2);
+
 /// The local [`SimulatorControl`]: the in-process runner.
 pub struct LocalSimulator {
     runner: Option<Simulator>,
     key: Vec<u8>,
     config: SimulatorConfig,
+    runs: Option<Arc<Runs>>,
+}
+
+/// The script runs' conductor and what wakes it.
+struct Runs {
+    conductor: tokio::sync::Mutex<Conductor>,
+    wake: tokio::sync::Notify,
 }
 
 impl LocalSimulator {
@@ -106,6 +119,7 @@ impl LocalSimulator {
         key: Vec<u8>,
         broker: std::net::SocketAddr,
         meter: MessageMeter,
+        store: Arc<dyn Store>,
         clock: Arc<dyn alyt_domain::Clock>,
     ) -> Self {
         let runner = config.enabled.then(|| {
@@ -113,14 +127,57 @@ impl LocalSimulator {
             runner_config.timing = config.timing;
             runner_config.flap_down = config.flap_down;
             runner_config.keep_alive = config.keep_alive;
-            runner_config.clock = clock;
+            runner_config.clock = clock.clone();
             Simulator::new(runner_config, Arc::new(MeterBudget(meter)))
+        });
+        let runs = runner.as_ref().map(|runner| {
+            Arc::new(Runs {
+                // Locally the conductor gives a run's devices back to the
+                // runner itself (nothing polls the store here).
+                conductor: tokio::sync::Mutex::new(Conductor::new(
+                    store,
+                    clock,
+                    runner.clone(),
+                    key.clone(),
+                    true,
+                )),
+                wake: tokio::sync::Notify::new(),
+            })
         });
         Self {
             runner,
             key,
             config,
+            runs,
         }
+    }
+
+    /// Plays the script runs until `stop`: a pass when the API starts or
+    /// stops a run, and every few seconds (the first at once: a run left
+    /// RUNNING by a previous process fails with a reason, a pending one is
+    /// played).
+    pub fn play_runs(
+        &self,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) -> tokio::task::JoinHandle<()> {
+        let runs = self.runs.clone();
+        tokio::spawn(async move {
+            let Some(runs) = runs else { return };
+            loop {
+                match runs.conductor.lock().await.sync().await {
+                    Ok(report) if report != Default::default() => {
+                        tracing::info!(?report, "script runs synced")
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "cannot read the script runs; retrying"),
+                }
+                tokio::select! {
+                    () = runs.wake.notified() => {}
+                    () = tokio::time::sleep(RUNS_EVERY) => {}
+                    _ = stop.wait_for(|stop| *stop) => return,
+                }
+            }
+        })
     }
 
     fn spec(&self, record: &VirtualDeviceRecord) -> Option<VirtualDeviceSpec> {
@@ -153,8 +210,12 @@ impl LocalSimulator {
         Ok(started)
     }
 
-    /// Disconnects every device cleanly.
+    /// Stops the runs playing here (they end STOPPED), then disconnects
+    /// every device cleanly.
     pub async fn shutdown(&self) {
+        if let Some(runs) = &self.runs {
+            runs.conductor.lock().await.shutdown().await;
+        }
         if let Some(runner) = &self.runner {
             runner.shutdown().await;
         }
@@ -190,6 +251,18 @@ impl SimulatorControl for LocalSimulator {
     async fn stop(&self, device: DeviceId) -> Result<(), SimulatorUnavailable> {
         self.runner()?.remove(device).await;
         Ok(())
+    }
+
+    async fn runs_changed(&self) -> Result<(), SimulatorUnavailable> {
+        match &self.runs {
+            Some(runs) => {
+                runs.wake.notify_one();
+                Ok(())
+            }
+            None => Err(SimulatorUnavailable(
+                "the simulator is off (ALYT_SIMULATOR=off)".into(),
+            )),
+        }
     }
 
     fn heartbeat_window_seconds(&self) -> Option<u32> {

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use alyt_domain::ids::DeviceId;
+use alyt_simulator::conductor::{Conductor, ConductorReport};
 use alyt_simulator::{Simulator, VirtualDeviceSpec};
 use alyt_store::repo::simulator::{Simulators, VirtualDeviceRecord};
 use alyt_store::{Store, StoreError};
@@ -100,6 +101,33 @@ impl Fleet {
     }
 }
 
+/// One poll: runs stopped elsewhere let go of their devices before the
+/// fleet takes them back, and the fleet lets go of a new run's devices
+/// before the run's player takes them (two clients never share a session).
+pub async fn poll(fleet: &mut Fleet, conductor: &mut Conductor, store: &dyn Store) {
+    if let Err(e) = conductor.retire().await {
+        tracing::warn!(error = %e, "cannot read the script runs; retrying at the next poll");
+    }
+    match fleet.sync(store).await {
+        Ok(report) if report != SyncReport::default() => {
+            tracing::info!(?report, "virtual devices synced")
+        }
+        Ok(_) => {}
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot list the virtual devices; retrying at the next poll")
+        }
+    }
+    match conductor.start().await {
+        Ok(report) if report != ConductorReport::default() => {
+            tracing::info!(?report, "script runs synced")
+        }
+        Ok(_) => {}
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read the script runs; retrying at the next poll")
+        }
+    }
+}
+
 fn same_but_scenario(a: &VirtualDeviceRecord, b: &VirtualDeviceRecord) -> bool {
     a.device_id == b.device_id
         && a.tenant_id == b.tenant_id
@@ -138,6 +166,7 @@ mod tests {
             scenario_until: None,
             seed: "42".into(),
             detached_at: None,
+            run_id: None,
             created_at: now,
             updated_at: now,
         };
@@ -193,6 +222,89 @@ mod tests {
             .unwrap();
         assert_eq!(fleet.sync(&store).await.unwrap().stopped, 1);
         assert!(fleet.simulator().snapshot(a.device_id).await.is_none());
+        fleet.simulator().shutdown().await;
+    }
+
+    /// A poll hands a pending run's device from the fleet to the run's
+    /// player; a player that cannot reach the broker fails the run, naming
+    /// why, and the next poll gives the device back to the fleet.
+    #[tokio::test]
+    async fn a_poll_hands_a_runs_device_to_its_player_and_takes_it_back() {
+        use alyt_store::repo::simulator::{RunRecord, run_status};
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite =
+            Arc::new(SqliteStore::open(&dir.path().join("t.db"), Arc::new(SystemClock)).unwrap());
+        let tenant = TenantId::new();
+        let a = seed_device(&sqlite, tenant).await;
+        let store: Arc<dyn Store> = sqlite;
+        // Nothing listens on port 9: connections are refused at once.
+        let simulator = Simulator::new(RunnerConfig::new("127.0.0.1", 9), Arc::new(Unlimited));
+        let mut fleet = Fleet::new(simulator.clone(), b"key".to_vec());
+        let mut conductor = Conductor::new(
+            store.clone(),
+            Arc::new(SystemClock),
+            simulator,
+            b"key".to_vec(),
+            false,
+        );
+        poll(&mut fleet, &mut conductor, &*store).await;
+        assert!(fleet.simulator().snapshot(a.device_id).await.is_some());
+
+        let script = serde_json::json!({
+            "name": "one lamp", "roles": [{ "name": "lamp", "profile": "LIGHT" }], "durationMs": 1000
+        });
+        let run = RunRecord {
+            id: uuid::Uuid::now_v7(),
+            tenant_id: tenant,
+            script_id: uuid::Uuid::now_v7(),
+            script_name: "one lamp".into(),
+            script,
+            seed: "1".into(),
+            devices: [("lamp".to_owned(), a.device_id)].into(),
+            status: run_status::PENDING.into(),
+            total: 2,
+            played: 0,
+            traffic_sha256: String::new(),
+            duration_ms: 1000,
+            reason: None,
+            player: None,
+            created_at: OffsetDateTime::now_utc(),
+            started_at: None,
+            ended_at: None,
+        };
+        Simulators(&*store).start_run(&run).await.unwrap();
+        poll(&mut fleet, &mut conductor, &*store).await;
+        assert!(
+            fleet.simulator().snapshot(a.device_id).await.is_none(),
+            "the fleet let go of the run's device"
+        );
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        let ended = loop {
+            let read = Simulators(&*store)
+                .run(tenant, run.id)
+                .await
+                .unwrap()
+                .unwrap();
+            if read.is_ended() {
+                break read;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{read:?}");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        };
+        assert_eq!(ended.status, run_status::FAILED);
+        assert!(
+            ended
+                .reason
+                .as_deref()
+                .unwrap_or("")
+                .contains("could not connect"),
+            "{ended:?}"
+        );
+        poll(&mut fleet, &mut conductor, &*store).await;
+        assert!(
+            fleet.simulator().snapshot(a.device_id).await.is_some(),
+            "the fleet runs the device again"
+        );
         fleet.simulator().shutdown().await;
     }
 }

@@ -31,6 +31,7 @@ use alyt_aws::DynamoStore;
 use alyt_device::meter::MessageMeter;
 use alyt_domain::ids::TenantId;
 use alyt_domain::{Clock, SystemClock};
+use alyt_simulator::conductor::Conductor;
 use alyt_simulator::{MessageBudget, RunnerConfig, Simulator};
 use alyt_simulator_runner::Fleet;
 
@@ -68,24 +69,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .key()
         .await?;
     config.clock = clock.clone();
-    let budget = Arc::new(MeterBudget(MessageMeter::new(store.clone(), clock)));
-    let mut fleet = Fleet::new(Simulator::new(config, budget), key);
+    let budget = Arc::new(MeterBudget(MessageMeter::new(store.clone(), clock.clone())));
+    let mut fleet = Fleet::new(Simulator::new(config, budget), key.clone());
+    // Script runs: the fleet takes a run's devices back when it polls, so
+    // the conductor does not (`restore` false).
+    let mut conductor = Conductor::new(
+        store.clone(),
+        clock.clone(),
+        fleet.simulator().clone(),
+        key,
+        false,
+    );
 
     let mut tick = tokio::time::interval(poll);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     loop {
         tokio::select! {
-            _ = tick.tick() => match fleet.sync(&*store).await {
-                Ok(report) if report != Default::default() => tracing::info!(?report, "virtual devices synced"),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "cannot list the virtual devices; retrying at the next poll"),
-            },
+            _ = tick.tick() => alyt_simulator_runner::poll(&mut fleet, &mut conductor, &*store).await,
             _ = tokio::signal::ctrl_c() => break,
             _ = terminate.recv() => break,
         }
     }
     // Clean DISCONNECTs: no last will fires for a planned stop.
+    conductor.shutdown().await;
     fleet.simulator().shutdown().await;
     Ok(())
 }

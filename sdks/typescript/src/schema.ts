@@ -969,6 +969,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/developers/simulator/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sandbox's script runs, oldest first. */
+        get: operations["listScriptRuns"];
+        put?: never;
+        /**
+         * Plays a stored script against chosen virtual devices with a seed. The
+         *     devices leave the simulator for the run (a clean DISCONNECT), a player
+         *     sends the run's traffic at its offsets as those devices and answers
+         *     their commands as the script says, and the devices come back to the
+         *     simulator at its end. Follow it with `GET …/runs/{runId}`.
+         */
+        post: operations["startScriptRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developers/simulator/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run, with its progress. */
+        get: operations["getScriptRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developers/simulator/runs/{runId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stops a run before its end: it ends STOPPED at once, its clients
+         *     disconnect cleanly and the devices go back to the simulator.
+         */
+        post: operations["stopScriptRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/developers/simulator/sample-scripts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sample scripts that ship with the platform, one for each kind of
+         *     step: store one (`POST …/scripts` with its `script`) and run it.
+         */
+        get: operations["listSampleScripts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/developers/simulator/scripts": {
         parameters: {
             query?: never;
@@ -2996,9 +3077,13 @@ export interface components {
             /**
              * @description `{ name, roles: [{ name, profile }] (1 to 20; profile LIGHT,
              *     SENSOR, ...), steps: [{ atMs, role, action: scenario|telemetry|event|
-             *     alert|disconnect|reconnect, scenario? (NORMAL, BURST, ...), payload?
-             *     (the channel's payload, as the broker contract's examples) }] (at
-             *     most 1000), durationMs (1 to 3600000) }`.
+             *     alert|disconnect|reconnect|answerCommands, scenario? (NORMAL, BURST,
+             *     ...), payload? (the channel's payload, as the broker contract's
+             *     examples), status? and delayMs? (answerCommands: the response status
+             *     from then on, 1 to 32 characters, none for no answer, after 0 to
+             *     60000 ms; until the first such step a role answers `ok` at once) }]
+             *     (at most 1000), durationMs (1 to 3600000) }`. The sample scripts
+             *     (`GET /v1/developers/simulator/sample-scripts`) show each action.
              */
             script: {
                 [key: string]: unknown;
@@ -4007,6 +4092,16 @@ export interface components {
         };
         ListResponse_RoutineRun: {
             items: components["schemas"]["RoutineRun"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListResponse_SampleScript: {
+            items: components["schemas"]["SampleScript"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ListResponse_ScriptRun: {
+            items: components["schemas"]["ScriptRun"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
         };
@@ -5023,6 +5118,15 @@ export interface components {
             /** Format: uuid */
             thingId: string;
         };
+        /** @description A script shipped with the platform. */
+        SampleScript: {
+            description: string;
+            /** @description A script to store as it is (`POST …/scripts`) or to start from. */
+            script: {
+                [key: string]: unknown;
+            };
+            slug: string;
+        };
         /**
          * @description What a virtual device does besides its normal reporting.
          * @enum {string}
@@ -5046,6 +5150,66 @@ export interface components {
          * @enum {string}
          */
         Scope: "tenant:read" | "rooms:write" | "devices:read" | "devices:write" | "devices:commands" | "telemetry:read" | "things:read" | "things:control" | "integrations:read" | "integrations:write" | "notifications:read" | "notifications:write" | "ai:chat" | "simulator:write" | "webhooks:write" | "events:read" | "firmware:read" | "guests:write";
+        /** @description A run of a script: what it plays, on which devices, and how far it got. */
+        ScriptRun: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Each role and the virtual device that plays it. */
+            devices: {
+                [key: string]: components["schemas"]["DeviceId"];
+            };
+            /** Format: int64 */
+            durationMs: number;
+            /**
+             * Format: date-time
+             * @description null until it ends.
+             */
+            endedAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: int64
+             * @description Messages published so far (written at most once a second while it
+             *     plays).
+             */
+            played: number;
+            /**
+             * @description Why it failed or ended early; null while it plays or when it ended
+             *     DONE.
+             */
+            reason: string | null;
+            /** Format: uuid */
+            scriptId: string;
+            scriptName: string;
+            /**
+             * Format: int64
+             * @description The seed: a run of the same script with this seed sends the same
+             *     traffic, byte for byte.
+             */
+            seed: number;
+            /**
+             * Format: date-time
+             * @description When a player took it; null while PENDING.
+             */
+            startedAt: string | null;
+            status: components["schemas"]["ScriptRunStatus"];
+            /**
+             * Format: int64
+             * @description Messages the run publishes in all (answers to commands aside).
+             */
+            total: number;
+            /**
+             * @description SHA-256 (hex) of the traffic the run plays (every message's offset,
+             *     role, channel and bytes, every connect and disconnect): equal for two
+             *     runs of one script with one seed.
+             */
+            trafficSha256: string;
+        };
+        /**
+         * @description Where a run stands.
+         * @enum {string}
+         */
+        ScriptRunStatus: "PENDING" | "RUNNING" | "DONE" | "STOPPED" | "FAILED";
         /**
          * @description What a search looks for.
          * @enum {string}
@@ -5273,6 +5437,26 @@ export interface components {
          * @enum {string}
          */
         SpeakerSystem: "local" | "cloud";
+        /** @description The body of `POST /v1/developers/simulator/runs`. */
+        StartRunRequest: {
+            /**
+             * @description Each role of the script and the virtual device of its profile that
+             *     plays it (neither detached nor in another run). The devices leave
+             *     the simulator for the run and come back at its end.
+             */
+            devices: {
+                [key: string]: string;
+            };
+            /** @description A script stored in the sandbox. */
+            scriptId: string;
+            /**
+             * Format: int64
+             * @description 0 to 2^53 - 1; absent: a random seed, named in the answer.
+             */
+            seed?: number | null;
+            /** @description The developer's sandbox tenant. */
+            tenantId: components["schemas"]["TenantId"];
+        };
         /**
          * @description Where a stay stands (what `GET /guests/{reservationKey}` answers).
          * @enum {string}
@@ -5559,6 +5743,11 @@ export interface components {
             /** @description The model code of the profile (`ALSIML`, ...). */
             model: string;
             profile: components["schemas"]["Profile"];
+            /**
+             * Format: uuid
+             * @description The script run that plays it now (`POST …/runs`); null otherwise.
+             */
+            runId: string | null;
             scenario: components["schemas"]["ScenarioView"];
         };
         /** @description One delivery of the log: its state and the exact signed payload. */
@@ -9178,6 +9367,322 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    listScriptRuns: {
+        parameters: {
+            query: {
+                tenantId: components["schemas"]["TenantId"];
+                /** @description Items per page, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of runs */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListResponse_ScriptRun"];
+                };
+            };
+            /** @description Missing or malformed tenantId, limit or cursor */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant (or not one the caller sees) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    startScriptRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartRunRequest"];
+            };
+        };
+        responses: {
+            /** @description Started (PENDING until a player takes it) */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptRun"];
+                };
+            };
+            /** @description A field is wrong (named in `field`): scriptId, devices.{role}, seed */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant (or not one the caller sees) */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A device is detached or in another run (named in `field`), or the sandbox plays 5 runs already */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    getScriptRun: {
+        parameters: {
+            query: {
+                tenantId: components["schemas"]["TenantId"];
+            };
+            header?: never;
+            path: {
+                /** @description The run */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptRun"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant or run */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    stopScriptRun: {
+        parameters: {
+            query: {
+                tenantId: components["schemas"]["TenantId"];
+            };
+            header?: never;
+            path: {
+                /** @description The run */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stopped */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptRun"];
+                };
+            };
+            /** @description No valid token */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such tenant or run */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The run has ended already */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Failure"];
+        };
+    };
+    listSampleScripts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sample library (one page: every sample) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListResponse_SampleScript"];
                 };
             };
             429: components["responses"]["TooManyRequests"];

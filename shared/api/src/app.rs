@@ -9,12 +9,12 @@ use axum::extract::DefaultBodyLimit;
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
 
+use crate::ApiError;
 use crate::conventions::ratelimit::{self, Limiting};
 use crate::conventions::request_id;
 use crate::groups::Group;
 use crate::routing::{Operations, SecuredOperations};
 use crate::state::AppState;
-use crate::ApiError;
 
 /// Largest request body any operation accepts.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;

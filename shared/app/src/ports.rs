@@ -73,6 +73,13 @@ pub trait SimulatorControl: Send + Sync + 'static {
     /// Stops the device (clean DISCONNECT: no last will).
     async fn stop(&self, device: alyt_domain::ids::DeviceId) -> Result<(), SimulatorUnavailable>;
 
+    /// A script run was started or stopped in the store: play it, or stop
+    /// playing it. A runner that finds runs in the store (hosted: by
+    /// polling) need not be told.
+    async fn runs_changed(&self) -> Result<(), SimulatorUnavailable> {
+        Ok(())
+    }
+
     /// The heartbeat window virtual devices are registered with, when this
     /// runtime's devices report faster than the spec's (test platforms).
     fn heartbeat_window_seconds(&self) -> Option<u32> {

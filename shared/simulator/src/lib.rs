@@ -15,10 +15,17 @@
 //!   ([`runner_setting`]), and [`device_seed`];
 //! * (feature `runner`, on by default) [`Simulator`]: the fleet of running
 //!   devices, one tokio task and one rumqttc client each, with the
-//!   [`MessageBudget`] port for the tenant's MQTT_MESSAGES quota.
+//!   [`MessageBudget`] port for the tenant's MQTT_MESSAGES quota;
+//! * [`script`]: repeatable simulations (a script checked, and the exact
+//!   traffic of a run for a seed), played by [`player`] and kept in step
+//!   with the stored runs by [`conductor`] (feature `runner`).
 
+#[cfg(feature = "runner")]
+pub mod conductor;
 pub mod device;
 pub mod password;
+#[cfg(feature = "runner")]
+pub mod player;
 pub mod profile;
 mod rng;
 #[cfg(feature = "runner")]

@@ -735,14 +735,18 @@ fn jittered(wait: Duration) -> Duration {
 /// One connection attempt: the client and its event loop, which runs in a
 /// task of its own and reports every event (ending at the first error:
 /// reconnecting is the device task's decision).
-struct Link {
-    client: AsyncClient,
-    events: mpsc::Receiver<Result<Event, ConnectionError>>,
+pub(crate) struct Link {
+    pub(crate) client: AsyncClient,
+    pub(crate) events: mpsc::Receiver<Result<Event, ConnectionError>>,
     poller: JoinHandle<()>,
 }
 
 impl Link {
-    fn open(spec: &VirtualDeviceSpec, identity: &DeviceIdentity, config: &RunnerConfig) -> Self {
+    pub(crate) fn open(
+        spec: &VirtualDeviceSpec,
+        identity: &DeviceIdentity,
+        config: &RunnerConfig,
+    ) -> Self {
         let id = spec.device_id.to_string();
         let mut options = MqttOptions::new(&id, &config.broker_host, config.broker_port);
         #[cfg(feature = "tls")]
@@ -789,14 +793,14 @@ impl Link {
     }
 
     /// Closes the socket without DISCONNECT (the broker fires the will).
-    async fn drop_connection(&mut self) {
+    pub(crate) async fn drop_connection(&mut self) {
         self.poller.abort();
         let _ = (&mut self.poller).await;
     }
 
     /// DISCONNECT after whatever is queued, then close the socket (the
     /// broker waits for the client to close it).
-    async fn disconnect(&mut self) {
+    pub(crate) async fn disconnect(&mut self) {
         if self.client.try_disconnect().is_ok() {
             let sent = async {
                 while let Some(event) = self.events.recv().await {

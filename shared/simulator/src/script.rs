@@ -7,9 +7,10 @@
 //! run's seed and its place, so the same script and seed give the same
 //! bytes. What a run publishes is this list, at these offsets.
 //!
-//! Not here yet (issue 45): storing scripts and runs, playing a run
-//! against a sandbox's virtual devices through the runner, stopping it,
-//! its progress, the sample library and answers to commands a script gives.
+//! Commands are the one thing a script cannot foresee: how a role answers
+//! them (a status, after a delay, or not at all) is set by `answerCommands`
+//! steps, and the answers are made when the commands come
+//! ([`Checked::answer_at`]); they are not part of [`play`]'s list.
 
 use std::time::Duration;
 
@@ -78,7 +79,37 @@ pub enum Action {
     Disconnect,
     /// Connect again.
     Reconnect,
+    /// From now on answer each command with `status` (the response
+    /// channel's, 1 to 32 characters) after `delayMs`; no status: leave
+    /// commands unanswered. Until the first such step a role answers `ok`
+    /// at once, as a virtual device does.
+    AnswerCommands {
+        #[serde(default)]
+        status: Option<String>,
+        #[serde(default, rename = "delayMs")]
+        delay_ms: u64,
+    },
 }
+
+/// How a role answers commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The response's status; `None`: no answer.
+    pub status: Option<String>,
+    pub delay: Duration,
+}
+
+impl Default for Answer {
+    fn default() -> Self {
+        Self {
+            status: Some(crate::device::STATUS_OK.to_owned()),
+            delay: Duration::ZERO,
+        }
+    }
+}
+
+/// The longest delay before an answer: a minute.
+pub const MAX_ANSWER_DELAY_MS: u64 = 60_000;
 
 /// Why a script is refused: the field at fault and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -102,7 +133,34 @@ pub struct Checked {
     profiles: Vec<Profile>,
     /// (offset, role index, action), by offset then as written.
     steps: Vec<(u64, usize, CheckedAction)>,
+    /// (offset, role index, answer), by offset.
+    answers: Vec<(u64, usize, Answer)>,
     duration_ms: u64,
+}
+
+impl Checked {
+    /// How many roles the script names.
+    pub fn roles(&self) -> usize {
+        self.profiles.len()
+    }
+
+    pub fn profile(&self, role: usize) -> Option<Profile> {
+        self.profiles.get(role).copied()
+    }
+
+    pub fn duration_ms(&self) -> u64 {
+        self.duration_ms
+    }
+
+    /// How `role` answers a command that comes `at_ms` into the run.
+    pub fn answer_at(&self, role: usize, at_ms: u64) -> Answer {
+        self.answers
+            .iter()
+            .rev()
+            .find(|(at, r, _)| *r == role && *at <= at_ms)
+            .map(|(_, _, answer)| answer.clone())
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -158,6 +216,7 @@ impl Script {
             return Err(refuse("steps", format!("at most {MAX_STEPS} steps")));
         }
         let mut steps = Vec::with_capacity(self.steps.len());
+        let mut answers = Vec::new();
         for (i, step) in self.steps.iter().enumerate() {
             let role = self
                 .roles
@@ -196,17 +255,69 @@ impl Script {
                 }
                 Action::Disconnect => CheckedAction::Disconnect,
                 Action::Reconnect => CheckedAction::Reconnect,
+                Action::AnswerCommands { status, delay_ms } => {
+                    if let Some(status) = status
+                        && (status.is_empty()
+                            || status.chars().count() > 32
+                            || status.chars().any(char::is_control))
+                    {
+                        return Err(refuse(
+                            format!("steps[{i}].status"),
+                            "1 to 32 printable characters, or absent for no answer",
+                        ));
+                    }
+                    if *delay_ms > MAX_ANSWER_DELAY_MS {
+                        return Err(refuse(
+                            format!("steps[{i}].delayMs"),
+                            format!("0 to {MAX_ANSWER_DELAY_MS} (a minute)"),
+                        ));
+                    }
+                    answers.push((
+                        step.at_ms,
+                        role,
+                        Answer {
+                            status: status.clone(),
+                            delay: Duration::from_millis(*delay_ms),
+                        },
+                    ));
+                    continue;
+                }
             };
             steps.push((step.at_ms, role, action));
         }
         // By offset; steps at one offset as written (a stable sort).
         steps.sort_by_key(|(at, _, _)| *at);
+        answers.sort_by_key(|(at, _, _)| *at);
         Ok(Checked {
             profiles,
             steps,
+            answers,
             duration_ms: self.duration_ms,
         })
     }
+}
+
+/// A script shipped with the platform, to start from.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sample {
+    pub slug: String,
+    pub description: String,
+    /// A [`Script`] as JSON (what `POST .../scripts` takes).
+    pub script: Value,
+}
+
+/// The sample library, in a fixed order (the files of `samples/`).
+pub fn samples() -> Vec<Sample> {
+    [
+        include_str!("../samples/door-at-night.json"),
+        include_str!("../samples/commands-that-struggle.json"),
+        include_str!("../samples/flaky-connection.json"),
+        include_str!("../samples/overheat-alert.json"),
+    ]
+    .into_iter()
+    .map(|text| serde_json::from_str(text).expect("a shipped sample is JSON of a sample"))
+    .collect()
 }
 
 /// One thing a role does in a run.
@@ -232,6 +343,41 @@ pub enum Traffic {
     Disconnect,
     /// The socket dropped without DISCONNECT (FLAPPING): the last will fires.
     DropConnection,
+}
+
+/// The traffic of a run: [`play`] with the spec's timing (reports every
+/// 30 s, readings every 20 s, a FLAPPING drop back after a second), never
+/// a platform's test timing, so a script plays alike everywhere.
+pub fn traffic(script: &Checked, seed: u64) -> Vec<Emitted> {
+    play(script, seed, Timing::default(), Duration::from_secs(1))
+}
+
+/// SHA-256 (hex) of a run's traffic: every message's offset, role,
+/// channel, retain flag and bytes, and every connect and disconnect, in
+/// order. Two runs of one script with one seed have the same.
+pub fn digest(traffic: &[Emitted]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    for emitted in traffic {
+        hash.update(emitted.at_ms.to_be_bytes());
+        hash.update((emitted.role as u32).to_be_bytes());
+        match &emitted.traffic {
+            Traffic::Publish {
+                channel,
+                retain,
+                bytes,
+            } => {
+                hash.update([b'P', u8::from(*retain)]);
+                hash.update(channel.as_str().as_bytes());
+                hash.update((bytes.len() as u64).to_be_bytes());
+                hash.update(bytes);
+            }
+            Traffic::Connect => hash.update([b'C']),
+            Traffic::Disconnect => hash.update([b'D']),
+            Traffic::DropConnection => hash.update([b'X']),
+        }
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The seed of the role at `place` in a run seeded `seed` (SplitMix64 of
@@ -517,6 +663,77 @@ mod tests {
     }
 
     #[test]
+    fn answers_follow_the_latest_step_and_stay_out_of_the_traffic() {
+        let script: Script = serde_json::from_value(json!({
+            "name": "answers",
+            "roles": [{ "name": "lamp", "profile": "LIGHT" }, { "name": "door", "profile": "SENSOR" }],
+            "steps": [
+                { "atMs": 2000, "role": "lamp", "action": "answerCommands", "status": "busy", "delayMs": 300 },
+                { "atMs": 4000, "role": "lamp", "action": "answerCommands" }
+            ],
+            "durationMs": 5000
+        }))
+        .unwrap();
+        let checked = script.check().unwrap();
+        assert_eq!(checked.answer_at(0, 1999), Answer::default());
+        assert_eq!(
+            checked.answer_at(0, 2000),
+            Answer {
+                status: Some("busy".into()),
+                delay: Duration::from_millis(300)
+            }
+        );
+        assert_eq!(checked.answer_at(0, 4500).status, None, "unanswered");
+        assert_eq!(
+            checked.answer_at(1, 4500),
+            Answer::default(),
+            "another role"
+        );
+        let without: Script = serde_json::from_value(json!({
+            "name": "answers",
+            "roles": [{ "name": "lamp", "profile": "LIGHT" }, { "name": "door", "profile": "SENSOR" }],
+            "durationMs": 5000
+        }))
+        .unwrap();
+        let timing = Timing::default();
+        let a = play(&checked, 3, timing, Duration::from_secs(1));
+        assert_eq!(
+            a,
+            play(&without.check().unwrap(), 3, timing, Duration::from_secs(1))
+        );
+        assert_eq!(
+            digest(&a),
+            digest(&play(&checked, 3, timing, Duration::from_secs(1)))
+        );
+        assert_eq!(digest(&a).len(), 64);
+        // The sample's readings depend on the seed, so does its digest.
+        assert_ne!(digest(&run(7)), digest(&run(8)));
+    }
+
+    #[test]
+    fn every_sample_checks_and_plays() {
+        let samples = samples();
+        assert!(samples.len() >= 4);
+        for (i, sample) in samples.iter().enumerate() {
+            assert!(
+                samples[..i].iter().all(|s| s.slug != sample.slug),
+                "{} twice",
+                sample.slug
+            );
+            let script: Script = serde_json::from_value(sample.script.clone())
+                .unwrap_or_else(|e| panic!("{}: {e}", sample.slug));
+            let checked = script
+                .check()
+                .unwrap_or_else(|e| panic!("{}: {e}", sample.slug));
+            assert!(
+                traffic(&checked, 1).len() > script.roles.len(),
+                "{}",
+                sample.slug
+            );
+        }
+    }
+
+    #[test]
     fn each_refusal_names_its_field() {
         let cases = [
             (
@@ -558,6 +775,16 @@ mod tests {
                 json!({ "name": "x", "roles": [{ "name": "a", "profile": "LIGHT" }], "durationMs": 10,
                      "steps": [{ "atMs": 1, "role": "a", "action": "scenario", "scenario": "PARTY" }] }),
                 "steps[0].scenario",
+            ),
+            (
+                json!({ "name": "x", "roles": [{ "name": "a", "profile": "LIGHT" }], "durationMs": 10,
+                     "steps": [{ "atMs": 1, "role": "a", "action": "answerCommands", "status": "" }] }),
+                "steps[0].status",
+            ),
+            (
+                json!({ "name": "x", "roles": [{ "name": "a", "profile": "LIGHT" }], "durationMs": 10,
+                     "steps": [{ "atMs": 1, "role": "a", "action": "answerCommands", "delayMs": 60001 }] }),
+                "steps[0].delayMs",
             ),
         ];
         for (script, field) in cases {

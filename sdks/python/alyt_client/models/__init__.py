@@ -174,6 +174,8 @@ from .list_response_room_suggestion import ListResponseRoomSuggestion
 from .list_response_room_view import ListResponseRoomView
 from .list_response_routine import ListResponseRoutine
 from .list_response_routine_run import ListResponseRoutineRun
+from .list_response_sample_script import ListResponseSampleScript
+from .list_response_script_run import ListResponseScriptRun
 from .list_response_simulation_script import ListResponseSimulationScript
 from .list_response_submission import ListResponseSubmission
 from .list_response_telemetry_point_view import ListResponseTelemetryPointView
@@ -281,9 +283,14 @@ from .run_start_type_1_kind import RunStartType1Kind
 from .run_state import RunState
 from .run_step import RunStep
 from .run_thing import RunThing
+from .sample_script import SampleScript
+from .sample_script_script import SampleScriptScript
 from .scenario import Scenario
 from .scenario_view import ScenarioView
 from .scope import Scope
+from .script_run import ScriptRun
+from .script_run_devices import ScriptRunDevices
+from .script_run_status import ScriptRunStatus
 from .search_type import SearchType
 from .security_status import SecurityStatus
 from .security_thing_view import SecurityThingView
@@ -304,6 +311,8 @@ from .simulation_script import SimulationScript
 from .simulation_script_script import SimulationScriptScript
 from .source_mode import SourceMode
 from .speaker_system import SpeakerSystem
+from .start_run_request import StartRunRequest
+from .start_run_request_devices import StartRunRequestDevices
 from .stay_state import StayState
 from .step_outcome import StepOutcome
 from .step_type_0 import StepType0
@@ -532,6 +541,8 @@ __all__ = (
     "ListResponseRoomView",
     "ListResponseRoutine",
     "ListResponseRoutineRun",
+    "ListResponseSampleScript",
+    "ListResponseScriptRun",
     "ListResponseSimulationScript",
     "ListResponseSubmission",
     "ListResponseTelemetryPointView",
@@ -639,9 +650,14 @@ __all__ = (
     "RunState",
     "RunStep",
     "RunThing",
+    "SampleScript",
+    "SampleScriptScript",
     "Scenario",
     "ScenarioView",
     "Scope",
+    "ScriptRun",
+    "ScriptRunDevices",
+    "ScriptRunStatus",
     "SearchType",
     "SecurityStatus",
     "SecurityThingView",
@@ -662,6 +678,8 @@ __all__ = (
     "SimulationScriptScript",
     "SourceMode",
     "SpeakerSystem",
+    "StartRunRequest",
+    "StartRunRequestDevices",
     "StayState",
     "StepOutcome",
     "StepType0",

@@ -22,9 +22,13 @@ T = TypeVar("T", bound="CreateScriptRequestScript")
 class CreateScriptRequestScript:
     """ `{ name, roles: [{ name, profile }] (1 to 20; profile LIGHT,
     SENSOR, ...), steps: [{ atMs, role, action: scenario|telemetry|event|
-    alert|disconnect|reconnect, scenario? (NORMAL, BURST, ...), payload?
-    (the channel's payload, as the broker contract's examples) }] (at
-    most 1000), durationMs (1 to 3600000) }`.
+    alert|disconnect|reconnect|answerCommands, scenario? (NORMAL, BURST,
+    ...), payload? (the channel's payload, as the broker contract's
+    examples), status? and delayMs? (answerCommands: the response status
+    from then on, 1 to 32 characters, none for no answer, after 0 to
+    60000 ms; until the first such step a role answers `ok` at once) }]
+    (at most 1000), durationMs (1 to 3600000) }`. The sample scripts
+    (`GET /v1/developers/simulator/sample-scripts`) show each action.
 
      """
 

@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 from ..models.profile import Profile
 from typing import cast
+from uuid import UUID
 import datetime
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class VirtualDevice:
             device (Device): A device row (spec: Resources > Device). Every field is always present.
             model (str): The model code of the profile (`ALSIML`, ...).
             profile (Profile): A virtual-device profile (spec H).
+            run_id (None | UUID): The script run that plays it now (`POST …/runs`); null otherwise.
             scenario (ScenarioView): A scenario as set and as in effect now.
      """
 
@@ -41,6 +43,7 @@ class VirtualDevice:
     device: Device
     model: str
     profile: Profile
+    run_id: None | UUID
     scenario: ScenarioView
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -63,6 +66,12 @@ class VirtualDevice:
 
         profile = self.profile.value
 
+        run_id: None | str
+        if isinstance(self.run_id, UUID):
+            run_id = str(self.run_id)
+        else:
+            run_id = self.run_id
+
         scenario = self.scenario.to_dict()
 
 
@@ -73,6 +82,7 @@ class VirtualDevice:
             "device": device,
             "model": model,
             "profile": profile,
+            "runId": run_id,
             "scenario": scenario,
         })
 
@@ -115,6 +125,24 @@ class VirtualDevice:
 
 
 
+        def _parse_run_id(data: object) -> None | UUID:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                run_id_type_0 = UUID(data)
+
+
+
+                return run_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | UUID, data)
+
+        run_id = _parse_run_id(d.pop("runId"))
+
+
         scenario = ScenarioView.from_dict(d.pop("scenario"))
 
 
@@ -125,6 +153,7 @@ class VirtualDevice:
             device=device,
             model=model,
             profile=profile,
+            run_id=run_id,
             scenario=scenario,
         )
 

@@ -49,6 +49,8 @@ pub struct Simulated {
     /// Since when a developer's client speaks for it instead of the
     /// simulator (`None`: the simulator drives it).
     pub detached_at: Option<OffsetDateTime>,
+    /// The script run that plays it now.
+    pub run_id: Option<uuid::Uuid>,
 }
 
 fn simulated(
@@ -64,6 +66,7 @@ fn simulated(
         scenario: setting,
         effective: setting.at(now),
         detached_at: record.detached_at,
+        run_id: record.run_id,
     }
 }
 
@@ -256,6 +259,7 @@ async fn register_and_record(
         scenario_until: None,
         seed: app.simulator.seed(device_id).to_string(),
         detached_at: None,
+        run_id: None,
         created_at: now,
         updated_at: now,
     };
@@ -452,8 +456,9 @@ pub async fn set_scenario(
         .await?
         .ok_or_else(no_such_device)?;
     // A detached device's scenario waits for the attach (which starts it
-    // as stored).
+    // as stored), a device in a script run's for the run's end.
     if record.detached_at.is_none()
+        && record.run_id.is_none()
         && let Err(e) = app.simulator.set_scenario(&record).await
     {
         tracing::warn!(device = %device_id, error = %e, "the simulator runner was not told; it reads the scenario from the store");
@@ -484,10 +489,13 @@ pub async fn detach_virtual_device(
         .set_detached(tenant, device_id, Some(now), now)
         .await?
     else {
-        simulators
+        let current = simulators
             .get(tenant, device_id)
             .await?
             .ok_or_else(no_such_device)?;
+        if let Some(run) = current.run_id {
+            return Err(in_run(run));
+        }
         return Err(Error::conflict(
             "the virtual device is detached already; attach it to give it back to the simulator",
         ));
@@ -566,11 +574,21 @@ pub async fn delete_virtual_device(
     device_id: DeviceId,
 ) -> Result<(), Error> {
     may_write(app, caller, tenant).await?;
-    Simulators(&*app.store)
+    let record = Simulators(&*app.store)
         .get(tenant, device_id)
         .await?
         .ok_or_else(no_such_device)?;
+    if let Some(run) = record.run_id {
+        return Err(in_run(run));
+    }
     remove_virtual_device(app, tenant, device_id).await
+}
+
+/// A device a script run holds stays with the run until it ends.
+pub(crate) fn in_run(run: uuid::Uuid) -> Error {
+    Error::conflict(format!(
+        "the virtual device plays in script run {run}; stop the run first"
+    ))
 }
 
 #[cfg(test)]

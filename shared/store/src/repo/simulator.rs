@@ -57,6 +57,10 @@ pub struct VirtualDeviceRecord {
     /// leaves it alone until it is attached again.
     #[serde(with = "ts::option", default, skip_serializing_if = "Option::is_none")]
     pub detached_at: Option<OffsetDateTime>,
+    /// The script run that holds the device: the run's player speaks for
+    /// it, and the runner leaves it alone until the run ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<uuid::Uuid>,
     #[serde(with = "ts::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "ts::rfc3339")]
@@ -149,8 +153,8 @@ impl Simulators<'_> {
         Ok((records(page.items)?, page.next))
     }
 
-    /// Every virtual device the runner should run: the stored records not
-    /// detached whose device row still exists (one gsi1 query per 1,000 records plus one
+    /// Every virtual device the runner should run: the stored records
+    /// neither detached nor held by a script run whose device row still exists (one gsi1 query per 1,000 records plus one
     /// batch get per 100). The local platform calls it at start; the hosted
     /// runner at start and on every poll.
     pub async fn live(&self) -> Result<Vec<VirtualDeviceRecord>, StoreError> {
@@ -169,11 +173,9 @@ impl Simulators<'_> {
                     alive.insert(row.id);
                 }
             }
-            live.extend(
-                records
-                    .into_iter()
-                    .filter(|r| alive.contains(&r.device_id) && r.detached_at.is_none()),
-            );
+            live.extend(records.into_iter().filter(|r| {
+                alive.contains(&r.device_id) && r.detached_at.is_none() && r.run_id.is_none()
+            }));
             match next {
                 Some(next) => after = Some(next),
                 None => break,
@@ -232,9 +234,12 @@ impl Simulators<'_> {
             serde_json::to_value(Rfc3339(t)).map_err(|e| StoreError::Invalid(e.to_string()))
         };
         let (change, condition) = match detached {
+            // A device a script run holds stays with the run.
             Some(since) => (
                 UpdateAction::Set("detachedAt".into(), time(since)?),
-                Condition::item_present().and(Condition::not_exists("detachedAt")),
+                Condition::item_present()
+                    .and(Condition::not_exists("detachedAt"))
+                    .and(Condition::not_exists("runId")),
             ),
             None => (
                 UpdateAction::Remove("detachedAt".into()),
@@ -390,6 +395,289 @@ impl Simulators<'_> {
     }
 }
 
+/// The partition of the runner's index of the runs not ended yet.
+pub const ACTIVE_RUNS_PARTITION: &str = "SIMRUN";
+
+/// Where a run stands.
+pub mod run_status {
+    /// Created; waiting for a player to take it.
+    pub const PENDING: &str = "PENDING";
+    /// A player is publishing its traffic.
+    pub const RUNNING: &str = "RUNNING";
+    /// Every message of the run was published.
+    pub const DONE: &str = "DONE";
+    /// Stopped by its developer before its end.
+    pub const STOPPED: &str = "STOPPED";
+    /// Ended early by a fault (`reason` says which).
+    pub const FAILED: &str = "FAILED";
+
+    /// Whether a run in `status` is over.
+    pub fn is_ended(status: &str) -> bool {
+        !matches!(status, PENDING | RUNNING)
+    }
+}
+
+/// A script run: a stored script played against chosen virtual devices with
+/// a seed. The script is copied in at start, so changing or deleting it
+/// later does not change a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRecord {
+    pub id: uuid::Uuid,
+    pub tenant_id: TenantId,
+    pub script_id: uuid::Uuid,
+    pub script_name: String,
+    pub script: serde_json::Value,
+    /// The seed, as a decimal string.
+    pub seed: String,
+    /// Each role's virtual device.
+    pub devices: std::collections::BTreeMap<String, DeviceId>,
+    /// One of [`run_status`].
+    pub status: String,
+    /// Messages the run publishes in all, and published so far.
+    pub total: u64,
+    #[serde(default)]
+    pub played: u64,
+    /// SHA-256 (hex) of the traffic the run plays: runs of one script with
+    /// one seed have the same.
+    pub traffic_sha256: String,
+    pub duration_ms: u64,
+    /// Why it failed or who stopped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The player that took it (a runner instance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<String>,
+    #[serde(with = "ts::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "ts::option", default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<OffsetDateTime>,
+    #[serde(with = "ts::option", default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<OffsetDateTime>,
+}
+
+impl RunRecord {
+    pub fn seed(&self) -> u64 {
+        self.seed.parse().unwrap_or(0)
+    }
+
+    pub fn is_ended(&self) -> bool {
+        run_status::is_ended(&self.status)
+    }
+}
+
+pub fn run_key(tenant: TenantId, id: uuid::Uuid) -> Key {
+    Key::new(format!("SIM#{tenant}"), format!("RUN#{id}"))
+}
+
+/// Runs a sandbox may have going at once.
+pub const MAX_ACTIVE_RUNS: usize = 5;
+
+/// Why a run could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum RunStart {
+    /// A device was deleted, detached or taken by another run meanwhile.
+    #[error("a device of the run was taken meanwhile")]
+    DeviceTaken,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn time_value(t: OffsetDateTime) -> Result<serde_json::Value, StoreError> {
+    serde_json::to_value(Rfc3339(t)).map_err(|e| StoreError::Invalid(e.to_string()))
+}
+
+impl Simulators<'_> {
+    /// Stores a new run and has it hold its devices, all or nothing (one
+    /// transaction): each device must exist, not be detached and not be
+    /// held by another run.
+    pub async fn start_run(&self, run: &RunRecord) -> Result<(), RunStart> {
+        let item = Item::from_record(run_key(run.tenant_id, run.id), run)?
+            .with(Index::Gsi1.pk_attr(), ACTIVE_RUNS_PARTITION)
+            .with(Index::Gsi1.sk_attr(), run.id.to_string());
+        let mut writes = vec![crate::TxWrite::Put {
+            item,
+            condition: Some(Condition::item_absent()),
+        }];
+        for device in run.devices.values() {
+            writes.push(crate::TxWrite::Update {
+                key: virtual_device_key(run.tenant_id, *device),
+                actions: vec![UpdateAction::Set("runId".into(), run.id.to_string().into())],
+                condition: Some(
+                    Condition::item_present()
+                        .and(Condition::not_exists("runId"))
+                        .and(Condition::not_exists("detachedAt")),
+                ),
+            });
+        }
+        match self.0.transact(writes).await {
+            Ok(()) => Ok(()),
+            Err(e) if e.is_condition_failure() => Err(RunStart::DeviceTaken),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn run(
+        &self,
+        tenant: TenantId,
+        id: uuid::Uuid,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        super::record(self.0, &run_key(tenant, id)).await
+    }
+
+    /// One page of a sandbox's runs, oldest first (ids are UUIDv7). One query.
+    pub async fn runs_page(
+        &self,
+        tenant: TenantId,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<RunRecord>, Option<PageKey>), StoreError> {
+        super::page(
+            self.0,
+            tenant_virtual_devices(tenant)
+                .query()
+                .sort(SortKey::BeginsWith("RUN#".into()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
+    }
+
+    /// Every run of the platform not ended yet (gsi1), for the players.
+    pub async fn active_runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+        super::every_page(
+            self.0,
+            Query::on_index(Index::Gsi1, ACTIVE_RUNS_PARTITION).limit(100),
+        )
+        .await
+    }
+
+    /// A player takes a pending run: RUNNING from `at`. `None` when the run
+    /// is no longer pending (another player took it, or it was stopped).
+    pub async fn claim_run(
+        &self,
+        tenant: TenantId,
+        id: uuid::Uuid,
+        player: &str,
+        at: OffsetDateTime,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        self.update_run(
+            tenant,
+            id,
+            vec![
+                UpdateAction::Set("status".into(), run_status::RUNNING.into()),
+                UpdateAction::Set("player".into(), player.into()),
+                UpdateAction::Set("startedAt".into(), time_value(at)?),
+            ],
+            Condition::eq("status", run_status::PENDING),
+        )
+        .await
+    }
+
+    /// Records how many messages a running run has published. `None` when
+    /// it is no longer running (stopped meanwhile).
+    pub async fn run_progress(
+        &self,
+        tenant: TenantId,
+        id: uuid::Uuid,
+        played: u64,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        self.update_run(
+            tenant,
+            id,
+            vec![UpdateAction::Set("played".into(), (played as i64).into())],
+            Condition::eq("status", run_status::RUNNING),
+        )
+        .await
+    }
+
+    async fn update_run(
+        &self,
+        tenant: TenantId,
+        id: uuid::Uuid,
+        actions: Vec<UpdateAction>,
+        condition: Condition,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        match self
+            .0
+            .update(&run_key(tenant, id), actions, Some(condition))
+            .await
+        {
+            Ok(item) => Ok(Some(item.to_record()?)),
+            Err(e) if e.is_condition_failure() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Ends a run not ended yet (`status` one of DONE, STOPPED, FAILED) and
+    /// gives its devices back to the simulator, in one transaction (a device
+    /// deleted meanwhile has nothing to give back). The run as ended, `None`
+    /// when it had ended already.
+    pub async fn end_run(
+        &self,
+        tenant: TenantId,
+        id: uuid::Uuid,
+        status: &str,
+        reason: Option<&str>,
+        played: Option<u64>,
+        at: OffsetDateTime,
+    ) -> Result<Option<RunRecord>, StoreError> {
+        // A device deleted between the read and the transaction fails it:
+        // read again and retry (a few times; deletes are rare).
+        for _ in 0..3 {
+            let Some(run) = self.run(tenant, id).await? else {
+                return Ok(None);
+            };
+            if run.is_ended() {
+                return Ok(None);
+            }
+            let mut actions = vec![
+                UpdateAction::Set("status".into(), status.into()),
+                UpdateAction::Set("endedAt".into(), time_value(at)?),
+                UpdateAction::Remove(Index::Gsi1.pk_attr().into()),
+                UpdateAction::Remove(Index::Gsi1.sk_attr().into()),
+            ];
+            if let Some(reason) = reason {
+                actions.push(UpdateAction::Set("reason".into(), reason.into()));
+            }
+            if let Some(played) = played {
+                actions.push(UpdateAction::Set("played".into(), (played as i64).into()));
+            }
+            let mut writes = vec![crate::TxWrite::Update {
+                key: run_key(tenant, id),
+                actions,
+                condition: Some(Condition::eq("status", run.status.as_str())),
+            }];
+            let keys: Vec<Key> = run
+                .devices
+                .values()
+                .map(|d| virtual_device_key(tenant, *d))
+                .collect();
+            for item in super::get_all(self.0, &keys).await? {
+                let device: VirtualDeviceRecord = item.to_record()?;
+                if device.run_id == Some(id) {
+                    writes.push(crate::TxWrite::Update {
+                        key: virtual_device_key(tenant, device.device_id),
+                        actions: vec![
+                            UpdateAction::Remove("runId".into()),
+                            UpdateAction::Set("updatedAt".into(), time_value(at)?),
+                        ],
+                        condition: Some(Condition::eq("runId", id.to_string())),
+                    });
+                }
+            }
+            match self.0.transact(writes).await {
+                Ok(()) => return self.run(tenant, id).await,
+                Err(e) if e.is_condition_failure() => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Unavailable(
+            "the run changed under every attempt to end it".into(),
+        ))
+    }
+}
+
 pub fn tenant_virtual_devices(tenant: TenantId) -> ListScope {
     ListScope::Table(format!("SIM#{tenant}"))
 }
@@ -413,6 +701,7 @@ mod tests {
             scenario_until: None,
             seed: u64::MAX.to_string(),
             detached_at: None,
+            run_id: None,
             created_at: now,
             updated_at: now,
         }
@@ -468,6 +757,146 @@ mod tests {
         );
         let (all, _) = sims.list_all(10, None).await.unwrap();
         assert_eq!(all, vec![rb]);
+    }
+
+    fn run_of(tenant: TenantId, devices: &[&VirtualDeviceRecord]) -> RunRecord {
+        RunRecord {
+            id: uuid::Uuid::now_v7(),
+            tenant_id: tenant,
+            script_id: uuid::Uuid::now_v7(),
+            script_name: "s".into(),
+            script: serde_json::json!({}),
+            seed: "7".into(),
+            devices: devices
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (format!("r{i}"), d.device_id))
+                .collect(),
+            status: run_status::PENDING.into(),
+            total: 10,
+            played: 0,
+            traffic_sha256: "00".into(),
+            duration_ms: 1000,
+            reason: None,
+            player: None,
+            created_at: OffsetDateTime::now_utc(),
+            started_at: None,
+            ended_at: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_run_holds_its_devices_until_it_ends_and_only_one_run_holds_a_device() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("t.db"), Arc::new(SystemClock)).unwrap();
+        let sims = Simulators(&store);
+        let tenant = TenantId::new();
+        let (a, b) = (record(tenant), record(tenant));
+        sims.create(&a).await.unwrap();
+        sims.create(&b).await.unwrap();
+        let now = OffsetDateTime::now_utc();
+
+        let run = run_of(tenant, &[&a]);
+        sims.start_run(&run).await.unwrap();
+        let held = sims.get(tenant, a.device_id).await.unwrap().unwrap();
+        assert_eq!(held.run_id, Some(run.id));
+        // Taken: a second run on it writes nothing, not even for b.
+        let other = run_of(tenant, &[&b, &a]);
+        assert!(matches!(
+            sims.start_run(&other).await,
+            Err(RunStart::DeviceTaken)
+        ));
+        assert_eq!(
+            sims.get(tenant, b.device_id).await.unwrap().unwrap().run_id,
+            None
+        );
+        assert!(sims.run(tenant, other.id).await.unwrap().is_none());
+        // Held devices are neither detachable nor the runner's.
+        assert!(
+            sims.set_detached(tenant, a.device_id, Some(now), now)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(sims.active_runs().await.unwrap().len(), 1);
+
+        let claimed = sims
+            .claim_run(tenant, run.id, "p1", now)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(claimed.status, run_status::RUNNING);
+        assert!(
+            sims.claim_run(tenant, run.id, "p2", now)
+                .await
+                .unwrap()
+                .is_none(),
+            "taken once"
+        );
+        assert_eq!(
+            sims.run_progress(tenant, run.id, 4)
+                .await
+                .unwrap()
+                .unwrap()
+                .played,
+            4
+        );
+
+        let ended = sims
+            .end_run(tenant, run.id, run_status::DONE, None, Some(10), now)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (ended.status.as_str(), ended.played),
+            (run_status::DONE, 10)
+        );
+        assert!(ended.ended_at.is_some());
+        assert!(
+            sims.end_run(tenant, run.id, run_status::STOPPED, None, None, now)
+                .await
+                .unwrap()
+                .is_none(),
+            "ends once"
+        );
+        assert!(
+            sims.run_progress(tenant, run.id, 5)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(
+            sims.get(tenant, a.device_id).await.unwrap().unwrap().run_id,
+            None
+        );
+        assert!(sims.active_runs().await.unwrap().is_empty());
+        let (page, _) = sims.runs_page(tenant, 10, None).await.unwrap();
+        assert_eq!(page.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_run_whose_device_was_deleted_still_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("t.db"), Arc::new(SystemClock)).unwrap();
+        let sims = Simulators(&store);
+        let tenant = TenantId::new();
+        let (a, b) = (record(tenant), record(tenant));
+        sims.create(&a).await.unwrap();
+        sims.create(&b).await.unwrap();
+        let run = run_of(tenant, &[&a, &b]);
+        sims.start_run(&run).await.unwrap();
+        sims.delete(tenant, a.device_id).await.unwrap();
+        let now = OffsetDateTime::now_utc();
+        let ended = sims
+            .end_run(tenant, run.id, run_status::FAILED, Some("gone"), None, now)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(ended.reason.as_deref(), Some("gone"));
+        assert_eq!(
+            sims.get(tenant, b.device_id).await.unwrap().unwrap().run_id,
+            None
+        );
     }
 
     #[tokio::test]

@@ -98,6 +98,9 @@ pub struct VirtualDevice {
     #[schema(value_type = Option<String>, format = DateTime)]
     #[schema(required = true)]
     pub detached_at: Option<OffsetDateTime>,
+    /// The script run that plays it now (`POST …/runs`); null otherwise.
+    #[schema(required = true)]
+    pub run_id: Option<uuid::Uuid>,
 }
 
 impl From<Simulated> for VirtualDevice {
@@ -106,6 +109,7 @@ impl From<Simulated> for VirtualDevice {
             device: s.device,
             profile: s.profile,
             detached_at: s.detached_at,
+            run_id: s.run_id,
             model: s.profile.model().to_owned(),
             scenario: ScenarioView {
                 scenario: s.scenario.scenario,
