@@ -4,12 +4,14 @@
 //! (row, unit, credential) is an ordinary device written by registration; this
 //! record sits beside it.
 //!
-//! Keys (see DATA_MODEL.md, "Simulator"):
+//! Keys:
 //!
 //! | item | pk | sk | index |
 //! |---|---|---|---|
 //! | virtual device | `SIM#{tenantId}` | `DEVICE#{deviceId}` | gsi1 `SIMULATOR` / `{deviceId}` (every virtual device of the platform, for the runner) |
 //! | simulator key | `CONFIG#simulator` | `KEY` | |
+//! | script | `SIM#{tenantId}` | `SCRIPT#{scriptId}` | |
+//! | script run | `SIM#{tenantId}` | `RUN#{runId}` | gsi1 `SIMRUN` / `{runId}` while it has not ended (the players' list) |
 //!
 //! Profiles and scenarios are kept as their wire names (`LIGHT`, `BURST`):
 //! the store does not know the simulator's types, and a name written by a
