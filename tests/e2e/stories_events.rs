@@ -323,3 +323,108 @@ async fn a_booked_guest_is_checked_in_and_out_by_the_stay_sweep_and_the_booking_
         assert_eq!(envelope["data"]["propertyId"], home.property_id.as_str());
     }
 }
+
+/// Hosted: a script stored and run through `ApiDevelopersFunction`; the
+/// simulator task's conductor takes the run at its next poll (after its
+/// fleet let go of the light), plays it as the light through IoT Core and
+/// `DeviceAuthorizer`, writes its end, and the fleet takes the light back
+/// at the poll after.
+#[tokio::test]
+async fn a_script_run_is_played_as_the_sandbox_light_and_gives_it_back() {
+    let t = Story::start().await;
+    let dev = sign_up_and_verify(&t, &fresh_address("script")).await;
+    let (_, key) = create_key(&t, &dev, &["devices:read", "telemetry:read"]).await;
+    let tenant = dev.sandbox_tenant_id.clone();
+    let token = dev.access_token.clone();
+    let (status, devices) = t
+        .get_json(
+            &format!("/developers/simulator/devices?tenantId={tenant}"),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(status, 200, "{devices}");
+    let light = devices["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["profile"] == "LIGHT")
+        .unwrap_or_else(|| panic!("a virtual light: {devices}"))["device"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let device_path = format!("/devices/{light}?tenantId={tenant}");
+    until(
+        &t,
+        &device_path,
+        &key,
+        Duration::from_secs(40),
+        "the light online",
+        |row| row["status"] == "ONLINE",
+    )
+    .await;
+
+    let (status, stored) = t
+        .post_json(
+            "/developers/simulator/scripts",
+            Some(&token),
+            json!({ "tenantId": tenant, "script": {
+                "name": "a lamp's reading",
+                "roles": [{ "name": "lamp", "profile": "LIGHT" }],
+                "steps": [{ "atMs": 500, "role": "lamp", "action": "telemetry",
+                            "payload": { "metric": "watts", "value": 7.25, "payload": null } }],
+                "durationMs": 2000
+            } }),
+        )
+        .await;
+    assert_eq!(status, 201, "{stored}");
+    let (status, started) = t
+        .post_json(
+            "/developers/simulator/runs",
+            Some(&token),
+            json!({ "tenantId": tenant, "scriptId": stored["id"], "devices": { "lamp": light }, "seed": 5 }),
+        )
+        .await;
+    assert_eq!(status, 202, "{started}");
+    let run = format!(
+        "/developers/simulator/runs/{}?tenantId={tenant}",
+        started["id"].as_str().unwrap()
+    );
+    // Hosted the runner polls every 15 s: taken at one poll, given back at
+    // the next.
+    let ended = until(
+        &t,
+        &run,
+        &token,
+        Duration::from_secs(60),
+        "the run's end",
+        |r| !matches!(r["status"].as_str(), Some("PENDING" | "RUNNING")),
+    )
+    .await;
+    assert_eq!(ended["status"], "DONE", "{ended}");
+    assert_eq!(ended["played"], ended["total"], "{ended}");
+    let (status, readings) = t
+        .get_json(
+            &format!("/devices/{light}/telemetry?tenantId={tenant}&metric=watts"),
+            Some(&key),
+        )
+        .await;
+    assert_eq!(status, 200, "{readings}");
+    assert!(
+        readings.to_string().contains("7.25"),
+        "the run's reading was stored: {readings}"
+    );
+    let (status, listed) = t
+        .get_json(
+            &format!("/developers/simulator/devices?tenantId={tenant}"),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(status, 200, "{listed}");
+    let back = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["device"]["id"] == light.as_str())
+        .unwrap();
+    assert_eq!(back["runId"], Value::Null, "{back}");
+}

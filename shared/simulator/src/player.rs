@@ -41,6 +41,9 @@ pub struct Playing {
     played: Arc<AtomicU64>,
     stop: watch::Sender<bool>,
     roles: JoinSet<Result<(), String>>,
+    /// The first role's failure (kept here: [`Playing::finish`] may be
+    /// dropped and called again).
+    failure: Option<String>,
 }
 
 impl Playing {
@@ -80,6 +83,7 @@ impl Playing {
             played,
             stop,
             roles,
+            failure: None,
         }
     }
 
@@ -95,18 +99,18 @@ impl Playing {
     }
 
     /// Waits for the run's end. The first failing role stops the others.
+    /// Cancel-safe: a dropped call loses nothing.
     pub async fn finish(&mut self) -> PlayEnd {
-        let mut failure = None;
         while let Some(joined) = self.roles.join_next().await {
             let outcome = joined.unwrap_or_else(|e| Err(format!("a role's task ended: {e}")));
             if let Err(reason) = outcome
-                && failure.is_none()
+                && self.failure.is_none()
             {
-                failure = Some(reason);
+                self.failure = Some(reason);
                 self.stop();
             }
         }
-        match failure {
+        match self.failure.clone() {
             Some(reason) => PlayEnd::Failed(reason),
             None if *self.stop.borrow() => PlayEnd::Stopped,
             None => PlayEnd::Done,
