@@ -1033,6 +1033,14 @@ async fn scripts_are_checked_stored_listed_and_removed() {
                  "steps": [{ "atMs": 1, "role": "a", "action": "event", "payload": 7 }] }),
             "script.steps[0].payload",
         ),
+        // Two roles in BURST for an hour: 144,000 messages, past a run's bound.
+        (
+            json!({ "name": "x", "roles": [{ "name": "a", "profile": "SENSOR" }, { "name": "b", "profile": "SENSOR" }],
+                 "durationMs": 3600000,
+                 "steps": [{ "atMs": 0, "role": "a", "action": "scenario", "scenario": "BURST" },
+                           { "atMs": 0, "role": "b", "action": "scenario", "scenario": "BURST" }] }),
+            "script",
+        ),
     ] {
         let (status, problem) = t
             .post_json(
@@ -1295,6 +1303,41 @@ async fn a_script_run_plays_the_same_traffic_for_the_same_seed() {
     // Given back: the simulator runs the devices again.
     let listed = list(&t, &s.dev, &s.tenant).await;
     assert!(listed.iter().all(|d| d["runId"].is_null()), "{listed:?}");
+
+    // A run the sandbox's MQTT_MESSAGES cannot hold whole is refused.
+    let owner = owner_token(&t).await;
+    let (status, page) = t
+        .get_json("/developers/admin/developers", Some(&owner))
+        .await;
+    assert_eq!(status, 200, "{page}");
+    let developer = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["email"] == "sim-runs@example.com")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let response = t
+        .http
+        .put(t.url(&format!("/developers/admin/developers/{developer}/quota")))
+        .bearer_auth(&owner)
+        .json(&json!({ "kind": "MQTT_MESSAGES", "ceiling": 10, "window": "day" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(response.status().is_success());
+    let (status, problem) =
+        start_run(&t, &s, json!({ "scriptId": script_id, "devices": devices })).await;
+    assert_eq!(status, 429, "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("MQTT_MESSAGES"),
+        "{problem}"
+    );
 }
 
 /// A run answers commands as its script says (here `busy`, after 200 ms),

@@ -9526,7 +9526,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            /** @description quota-exceeded: the sandbox's MQTT_MESSAGES left this window cannot hold the run's messages (Retry-After: when the window resets) */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             default: components["responses"]["Failure"];
         };
     };
@@ -9787,7 +9798,7 @@ export interface operations {
                     "application/json": components["schemas"]["SimulationScript"];
                 };
             };
-            /** @description A field of the script is wrong (named in `field`) */
+            /** @description A field of the script is wrong (named in `field`), or a run of it would send more than 100000 messages (`script`) */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

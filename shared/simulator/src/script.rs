@@ -30,6 +30,9 @@ pub const MAX_ROLES: usize = 20;
 pub const MAX_STEPS: usize = 1_000;
 /// The longest script: an hour.
 pub const MAX_DURATION_MS: u64 = 3_600_000;
+/// The most messages a run may send (what [`play`] computes is held in
+/// memory: about 15 MB at this bound).
+pub const MAX_RUN_MESSAGES: usize = 100_000;
 
 /// A script as a developer writes it (JSON).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -394,7 +397,8 @@ pub fn role_seed(seed: u64, place: usize) -> u64 {
 /// connects at 0 and lives by its profile (reports, readings, scenarios)
 /// on a virtual clock, with the script's steps applied at their offsets;
 /// a FLAPPING drop comes back after `flap_down`. Deterministic: the same
-/// script, seed and timing give the same list, byte for byte.
+/// script, seed and timing give the same list, byte for byte. It stops
+/// past [`MAX_RUN_MESSAGES`] entries (a script that long is refused).
 pub fn play(script: &Checked, seed: u64, timing: Timing, flap_down: Duration) -> Vec<Emitted> {
     // The clock's origin is fixed: only offsets leave this function, and
     // a state that reports uptimes must not see the wall clock.
@@ -439,7 +443,7 @@ pub fn play(script: &Checked, seed: u64, timing: Timing, flap_down: Duration) ->
         let Some(now_ms) = [step_at, wake_at, back].into_iter().flatten().min() else {
             break;
         };
-        if now_ms > script.duration_ms {
+        if now_ms > script.duration_ms || out.len() > MAX_RUN_MESSAGES {
             break;
         }
         let now = at(now_ms);

@@ -134,7 +134,7 @@ pub async fn developer_usage(app: &App, caller: &Principal) -> Result<UsageRespo
 /// A developer's usage now: each quota kind's count against its ceiling and
 /// window (with the burst minute for requests), and each key's requests today.
 /// One read of the quotas and keys, then one batch read of every counter.
-async fn usage_of(app: &App, developer: DeveloperId) -> Result<UsageResponse, Error> {
+pub(crate) async fn usage_of(app: &App, developer: DeveloperId) -> Result<UsageResponse, Error> {
     let now = app.clock.now();
     let (quota_repo, developers) = (Quotas(&*app.store), Developers(&*app.store));
     let (quotas, keys) = tokio::join!(quota_repo.effective(developer), developers.keys(developer),);

@@ -47,9 +47,14 @@ pub async fn create_script(
     may_write(app, caller, tenant).await?;
     let parsed: Script = serde_json::from_value(script.clone())
         .map_err(|e| Error::validation("script", format!("not a script: {e}")))?;
-    parsed
+    let checked = parsed
         .check()
         .map_err(|e| Error::validation(format!("script.{}", e.field), e.detail))?;
+    // How many messages a run sends does not depend on its seed (only the
+    // values do): one play tells.
+    if script::traffic(&checked, 0).len() > script::MAX_RUN_MESSAGES {
+        return Err(too_long());
+    }
     let simulators = Simulators(&*app.store);
     let (held, _) = simulators
         .scripts_page(tenant, MAX_SCRIPTS as u32, None)
@@ -129,6 +134,16 @@ pub struct RunRequest {
     pub seed: Option<u64>,
 }
 
+fn too_long() -> Error {
+    Error::validation(
+        "script",
+        format!(
+            "a run of this script would send more than {} messages; shorten durationMs or its BURST scenarios",
+            script::MAX_RUN_MESSAGES
+        ),
+    )
+}
+
 fn no_such_run() -> Error {
     Error::not_found("no such tenant or run")
 }
@@ -150,7 +165,7 @@ pub async fn start_run(
             format!("0 to {MAX_SEED} (exact in every JSON reader)"),
         ));
     }
-    may_write(app, caller, tenant).await?;
+    let developer = may_write(app, caller, tenant).await?;
     let simulators = Simulators(&*app.store);
     let stored = match request.script_id.parse::<uuid::Uuid>() {
         Ok(id) => simulators.script(tenant, id).await?,
@@ -178,10 +193,33 @@ pub async fn start_run(
         .seed
         .unwrap_or_else(|| rand::random::<u64>() & MAX_SEED);
     let traffic = script::traffic(&checked, seed);
+    if traffic.len() > script::MAX_RUN_MESSAGES {
+        return Err(too_long().with_field("scriptId"));
+    }
     let total = traffic
         .iter()
         .filter(|e| matches!(e.traffic, Traffic::Publish { .. }))
         .count() as u64;
+    // The run's messages count against the sandbox's MQTT_MESSAGES like the
+    // simulator's, and ingest drops what is past the ceiling: a run that
+    // cannot be stored whole is refused rather than played in part.
+    let messages = super::quota::usage_of(app, developer)
+        .await?
+        .quotas
+        .mqtt_messages;
+    if messages.count + total > messages.ceiling {
+        let retry_after = messages.resets_at.map_or(60, |at| {
+            (at - app.clock.now()).whole_seconds().max(1) as u64
+        });
+        return Err(Error::quota_exceeded(
+            "MQTT_MESSAGES",
+            retry_after,
+            format!(
+                "the run sends {total} messages and the sandbox has {} of its MQTT_MESSAGES left this window",
+                messages.ceiling.saturating_sub(messages.count)
+            ),
+        ));
+    }
     let run = RunRecord {
         id: uuid::Uuid::now_v7(),
         tenant_id: tenant,

@@ -117,7 +117,7 @@ pub async fn list_scripts(
     security(("bearer" = ["simulator:write"])),
     responses(
         (status = 201, description = "Stored", body = SimulationScript),
-        (status = 400, description = "A field of the script is wrong (named in `field`)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A field of the script is wrong (named in `field`), or a run of it would send more than 100000 messages (`script`)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
         MayNotSimulate,
         NoSuchTenant,
@@ -334,6 +334,7 @@ pub async fn list_runs(
         MayNotSimulate,
         NoSuchTenant,
         (status = 409, description = "A device is detached or in another run (named in `field`), or the sandbox plays 5 runs already", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "quota-exceeded: the sandbox's MQTT_MESSAGES left this window cannot hold the run's messages (Retry-After: when the window resets)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn start_run(
