@@ -5,6 +5,7 @@ import { ApiProblem, call, perform, type Schemas } from "./api.js";
 import { EVENT_KINDS, EventsView, useLiveEvents } from "./live.js";
 import { DeveloperNav } from "./nav.js";
 import { OverviewPage } from "./pages.js";
+import { ScriptsPanel } from "./scripts.js";
 import {
   Alert,
   CopyButton,
@@ -91,7 +92,8 @@ const SCENARIOS: Scenario[] = ["NORMAL", "OFFLINE", "LOW_BATTERY", "SENSOR_ERROR
 const PROFILES: Profile[] = ["LIGHT", "SENSOR", "THERMOSTAT", "SPEAKER", "HUB"];
 
 /** The sandbox's virtual devices: add, remove, scenarios; each device's
- * liveness follows the event stream (online/offline), not a poll. */
+ * liveness follows the event stream (online/offline), not a poll. Below
+ * them, the scripts and their runs (`scripts.tsx`). */
 export function SimulatorPage() {
   const [sandbox, error] = useLoad(async () => {
     const me = await call((c) => c.GET("/v1/developers/me"));
@@ -171,6 +173,7 @@ export function SimulatorPage() {
         <input id="vd-name" name="name" maxLength={120} />
         <button type="submit">Add device</button>
       </form>
+      <ScriptsPanel tenantId={tenantId} devices={loaded.devices} onDevicesChanged={reloadDevices} />
     </main>
   );
 }
@@ -204,6 +207,15 @@ function VirtualDeviceCard(props: {
           </>
         ) : null}
       </p>
+      {virtual.runId ? (
+        <p class="notice" data-in-run={virtual.runId}>
+          <strong>In a script run</strong>: the run plays it until it ends (Runs, below).
+        </p>
+      ) : virtual.detachedAt ? (
+        <p class="notice" data-detached>
+          <strong>Detached</strong> <Time at={virtual.detachedAt} />: a client of yours speaks for it.
+        </p>
+      ) : null}
       <label for={`sec-${device.id}`}>For seconds (empty: until changed)</label>
       <input
         id={`sec-${device.id}`}

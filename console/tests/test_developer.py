@@ -891,13 +891,127 @@ def test_an_empty_sandbox_says_what_to_do_next(page, platform):
 
     developer_tabs.get_by_role("link", name="Simulator").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Simulator")
-    expect(page.locator(".empty")).to_contain_text("No virtual device yet")
+    expect(page.locator(".empty").first).to_contain_text("No virtual device yet")
+    scripts = page.get_by_role("region", name="Scripts")
+    expect(scripts.locator(".empty")).to_have_text(
+        ["No script yet: add a sample below, then run it.", "No run yet: run a script above."]
+    )
     developer_tabs.get_by_role("link", name="Webhooks").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Webhooks")
     expect(page.locator(".empty")).to_contain_text("No endpoint yet")
     developer_tabs.get_by_role("link", name="Connectors").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Connectors")
     expect(page.locator(".empty")).to_contain_text("No connector yet")
+
+
+def sandbox_devices(platform):
+    """The shared developer's token, sandbox tenant and virtual devices (as
+    the API lists them)."""
+    status, session = platform.call("POST", "/v1/developers/auth/login", {"email": EMAIL, "password": PASSWORD})
+    assert status == 200, session
+    token = session["accessToken"]
+    status, me = platform.call("GET", "/v1/developers/me", token=token)
+    assert status == 200, me
+    tenant = me["sandboxTenantId"]
+    status, devices = platform.call("GET", f"/v1/developers/simulator/devices?tenantId={tenant}", token=token)
+    assert status == 200, devices
+    return token, tenant, devices["items"]
+
+
+def test_a_sample_script_runs_with_its_progress_and_is_stopped(page, platform, developer):
+    """The door-at-night sample stored with one click and run on the
+    sandbox's sensor and light (chosen at first): the run plays, its
+    progress read every second, its devices marked; a second run wanting
+    the same sensor is refused at its role; Stop ends it STOPPED and the
+    devices come back."""
+    _, _, devices = sandbox_devices(platform)
+    free = [d for d in devices if not d["detachedAt"] and not d["runId"]]
+    sensor = next(d["device"]["id"] for d in free if d["profile"] == "SENSOR")
+    light = next(d["device"]["id"] for d in free if d["profile"] == "LIGHT")
+    developer_sign_in(page, platform)
+    page.get_by_role("link", name="Simulator").click()
+    scripts = page.get_by_role("region", name="Scripts")
+    samples = scripts.get_by_role("list", name="Sample scripts")
+    expect(samples.get_by_role("listitem")).to_have_count(4)
+    expect(samples.locator('[data-sample="door-at-night"]')).to_contain_text("A door sensor opens and closes twice")
+    samples.get_by_role("button", name="Add door-at-night").click()
+    script = scripts.get_by_role("article", name="A door at night")
+    expect(script.locator("[data-roles]")).to_contain_text("door (Sensor), hall (Light)")
+
+    script.get_by_role("button", name="Run A door at night").click()
+    form = script.get_by_role("form", name="Run A door at night")
+    expect(form.get_by_label("door (Sensor)")).to_have_value(sensor)
+    expect(form.get_by_label("hall (Light)")).to_have_value(light)
+    form.get_by_label("Seed").fill("42")
+    form.get_by_role("button", name="Start run").click()
+    expect(form).to_have_count(0)
+
+    run = scripts.locator("tr[data-run]").first
+    expect(run).to_contain_text("A door at night")
+    expect(run.locator('td[data-label="Seed"]')).to_have_text("42")
+    expect(run).to_have_attribute("data-status", "RUNNING", timeout=15000)
+    expect(run.locator('td[data-label="Status"]')).to_have_text("Running")
+    # The first step plays 2 s in: the progress moves without a reload.
+    expect(run.locator("[data-played]")).not_to_have_attribute("data-played", "0", timeout=15000)
+    assert int(run.locator("progress").get_attribute("value")) >= 1
+    expect(page.locator(f'[data-device="{sensor}"] [data-in-run]')).to_contain_text("In a script run")
+    expect(page.locator(f'[data-device="{light}"] [data-in-run]')).to_be_visible()
+
+    # The sensor plays in this run: another run wanting it is refused at
+    # its role, in the API's words.
+    script.get_by_role("button", name="Run A door at night").click()
+    door = form.get_by_label("door (Sensor)")
+    expect(door).to_have_value("")
+    door.select_option(sensor)
+    form.get_by_role("button", name="Start run").click()
+    expect(door).to_have_attribute("aria-invalid", "true")
+    expect(form.get_by_role("alert")).to_contain_text("plays in script run")
+    form.get_by_role("button", name="Cancel").click()
+    expect(scripts.locator("tr[data-run]")).to_have_count(1)
+    screenshot(page, "developer-simulator-scripts")
+
+    run.get_by_role("button", name="Stop").click()
+    expect(run).to_have_attribute("data-status", "STOPPED")
+    expect(run.locator('td[data-label="Reason"]')).to_have_text("stopped by its developer")
+    expect(run.get_by_role("button", name="Stop")).to_have_count(0)
+    expect(run.locator('td[data-label="Ended"] time')).to_be_visible()
+    expect(page.locator("[data-in-run]")).to_have_count(0)
+
+
+def test_a_run_refused_shows_the_refusal_at_its_field(page, platform, developer):
+    """A seed out of range is refused at the seed, in the API's words, and
+    no run starts; the script is deleted after."""
+    developer_sign_in(page, platform)
+    page.get_by_role("link", name="Simulator").click()
+    scripts = page.get_by_role("region", name="Scripts")
+    runs = scripts.locator("tr[data-run]")
+    scripts.get_by_role("button", name="Add overheat-alert").click()
+    script = scripts.get_by_role("article", name="Overheat alert")
+    expect(script.locator("[data-roles]")).to_contain_text("thermostat (Thermostat)")
+    before = runs.count()
+
+    script.get_by_role("button", name="Run Overheat alert").click()
+    form = script.get_by_role("form", name="Run Overheat alert")
+    seed = form.get_by_label("Seed")
+    seed.fill("9007199254740992")
+    form.get_by_role("button", name="Start run").click()
+    expect(seed).to_have_attribute("aria-invalid", "true")
+    problem = form.get_by_role("alert")
+    expect(problem).to_have_count(1)
+    expect(problem).to_contain_text("0 to 9007199254740991")
+    assert seed.get_attribute("aria-describedby") == problem.get_attribute("id")
+    expect(form.get_by_label("thermostat (Thermostat)")).not_to_have_attribute("aria-invalid", "true")
+    assert runs.count() == before
+
+    # Not a number at all: said at the seed before anything is sent.
+    seed.fill("soon")
+    form.get_by_role("button", name="Start run").click()
+    expect(problem).to_contain_text("A whole number")
+    assert runs.count() == before
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    script.get_by_role("button", name="Delete Overheat alert").click()
+    expect(script).to_have_count(0)
 
 
 def test_pressed_is_drawn_unlike_focus(page, platform, developer):
@@ -939,7 +1053,7 @@ def test_every_developer_page_fits_a_phone_and_reads_its_values(phone, platform,
     for tab, ready in [
         ("Keys", lambda: page.get_by_role("form", name="Create a key")),
         ("Webhooks", lambda: page.get_by_role("form", name="Add an endpoint")),
-        ("Simulator", lambda: page.get_by_role("form", name="Add a virtual device")),
+        ("Simulator", lambda: page.get_by_role("list", name="Sample scripts")),
         ("Events", lambda: page.get_by_role("group", name="Kinds")),
         ("Connectors", lambda: page.get_by_role("form", name="New connector")),
         ("Sandbox home", lambda: page.get_by_role("region", name="Rooms")),
