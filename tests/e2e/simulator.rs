@@ -1450,3 +1450,78 @@ async fn a_run_answers_commands_as_scripted_and_is_stopped() {
         );
     }
 }
+
+/// A run cut by a restart cannot be resumed identically: it ends STOPPED
+/// saying why (a graceful stop; after a crash the next start ends it
+/// FAILED: `alyt-simulator-runner`'s tests), and its device is the
+/// simulator's again once the platform is back.
+#[tokio::test]
+async fn a_run_cut_by_a_restart_ends_saying_so_and_gives_its_device_back() {
+    let t = TestPlatform::start_with(fast).await;
+    let s = sandbox(&t, "sim-run-restart@example.com").await;
+    wait_all_online(&t, &s).await;
+    let (status, stored) = t
+        .post_json(
+            "/developers/simulator/scripts",
+            Some(&s.dev.access_token),
+            json!({ "tenantId": s.tenant, "script": {
+                "name": "a long quiet minute",
+                "roles": [{ "name": "lamp", "profile": "LIGHT" }],
+                "durationMs": 60000
+            } }),
+        )
+        .await;
+    assert_eq!(status, 201, "{stored}");
+    let lamp = s.id("LIGHT");
+    let (status, started) = start_run(
+        &t,
+        &s,
+        json!({ "scriptId": stored["id"], "devices": { "lamp": lamp } }),
+    )
+    .await;
+    assert_eq!(status, 202, "{started}");
+    let path = format!(
+        "/developers/simulator/runs/{}?tenantId={}",
+        started["id"].as_str().unwrap(),
+        s.tenant
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, read) = t.get_json(&path, Some(&s.dev.access_token)).await;
+        if read["status"] == "RUNNING" {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{read}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let t = t.restart().await;
+    let ended = run_until_ended(&t, &s, started["id"].as_str().unwrap(), 15).await;
+    assert_eq!(ended["status"], "STOPPED", "{ended}");
+    assert!(
+        ended["reason"].as_str().unwrap().contains("shut down"),
+        "{ended}"
+    );
+    let listed = list(&t, &s.dev, &s.tenant).await;
+    let back = listed
+        .iter()
+        .find(|d| d["device"]["id"] == lamp.as_str())
+        .unwrap();
+    assert_eq!(back["runId"], Value::Null, "{back}");
+    let light = lamp.clone();
+    let since = ended["endedAt"].as_str().unwrap().to_owned();
+    let since = time::OffsetDateTime::parse(&since, &time::format_description::well_known::Rfc3339)
+        .unwrap();
+    wait_for_event(
+        &t,
+        &s.tenant,
+        15,
+        "the light's telemetry from the simulator",
+        |e| {
+            e.kind == EventKind::DeviceTelemetry
+                && e.data["deviceId"] == light.as_str()
+                && e.created_at > since
+        },
+    )
+    .await;
+}

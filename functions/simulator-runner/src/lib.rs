@@ -305,6 +305,37 @@ mod tests {
             fleet.simulator().snapshot(a.device_id).await.is_some(),
             "the fleet runs the device again"
         );
+
+        // A run left RUNNING by a player that went away (a crash) fails at
+        // the next poll, saying so, and its device comes back.
+        let orphan = RunRecord {
+            id: uuid::Uuid::now_v7(),
+            ..run
+        };
+        Simulators(&*store).start_run(&orphan).await.unwrap();
+        Simulators(&*store)
+            .claim_run(
+                tenant,
+                orphan.id,
+                "a-player-that-crashed",
+                OffsetDateTime::now_utc(),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        poll(&mut fleet, &mut conductor, &*store).await;
+        let failed = Simulators(&*store)
+            .run(tenant, orphan.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(failed.status, run_status::FAILED);
+        assert!(
+            failed.reason.as_deref().unwrap_or("").contains("restarted"),
+            "{failed:?}"
+        );
+        poll(&mut fleet, &mut conductor, &*store).await;
+        assert!(fleet.simulator().snapshot(a.device_id).await.is_some());
         fleet.simulator().shutdown().await;
     }
 }

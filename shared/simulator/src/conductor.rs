@@ -44,6 +44,7 @@ pub struct Conductor {
 }
 
 struct Handle {
+    tenant: alyt_domain::ids::TenantId,
     stop: tokio::sync::watch::Sender<bool>,
     task: JoinHandle<()>,
 }
@@ -197,7 +198,7 @@ impl Conductor {
         tracing::info!(run = %run.id, tenant = %run.tenant_id, messages = traffic.len(), "script run started");
         let playing = Playing::start(self.simulator.config(), Arc::new(checked), traffic, specs);
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let id = run.id;
+        let (id, tenant) = (run.id, run.tenant_id);
         let task = tokio::spawn(watch_run(
             RunWatch {
                 store: self.store.clone(),
@@ -209,7 +210,7 @@ impl Conductor {
             playing,
             stopped,
         ));
-        self.playing.insert(id, Handle { stop, task });
+        self.playing.insert(id, Handle { tenant, stop, task });
         Ok(true)
     }
 
@@ -235,9 +236,24 @@ impl Conductor {
         Ok(ended.is_some())
     }
 
-    /// Stops every run this process plays (they end STOPPED) and waits.
+    /// Stops every run this process plays, each ended STOPPED with the
+    /// reason, and waits for their clients to disconnect.
     pub async fn shutdown(&mut self) {
-        for (_, handle) in self.playing.drain() {
+        let sims = Simulators(&*self.store);
+        for (id, handle) in self.playing.drain() {
+            if let Err(e) = sims
+                .end_run(
+                    handle.tenant,
+                    id,
+                    run_status::STOPPED,
+                    Some("the runner stopped (the platform shut down); start the run again"),
+                    None,
+                    self.clock.now(),
+                )
+                .await
+            {
+                tracing::warn!(run = %id, error = %e, "cannot write a run's end at shutdown");
+            }
             let _ = handle.stop.send(true);
             let _ = handle.task.await;
         }
