@@ -44,7 +44,9 @@ use crate::routing::{Operations, operations};
 /// creating one); 0.7.0 how a device of one's own connects (`connection`
 /// in the registration and credential answers: the broker, the client id,
 /// mosquitto examples) and a virtual device detached from the simulator
-/// and attached again (`POST …/detach`, `…/attach`, `detachedAt`).
+/// and attached again (`POST …/detach`, `…/attach`, `detachedAt`),
+/// simulation scripts and their runs (`…/simulator/scripts`, `…/runs`,
+/// `…/runs/{runId}/stop`, `…/sample-scripts`, a virtual device's `runId`).
 pub const API_VERSION: &str = "0.7.0";
 
 #[derive(OpenApi)]
