@@ -1100,6 +1100,37 @@ async fn start_run(t: &TestPlatform, s: &Sandbox, body: Value) -> (u16, Value) {
     .await
 }
 
+/// Stores a script in the sandbox; its id.
+async fn store_script(t: &TestPlatform, s: &Sandbox, script: Value) -> String {
+    let (status, stored) = t
+        .post_json(
+            "/developers/simulator/scripts",
+            Some(&s.dev.access_token),
+            json!({ "tenantId": s.tenant, "script": script }),
+        )
+        .await;
+    assert_eq!(status, 201, "{stored}");
+    stored["id"].as_str().unwrap().to_owned()
+}
+
+/// Polls a run until a player plays it and has sent something.
+async fn run_until_playing(t: &TestPlatform, s: &Sandbox, run: &str) -> Value {
+    let path = format!("/developers/simulator/runs/{run}?tenantId={}", s.tenant);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, read) = t.get_json(&path, Some(&s.dev.access_token)).await;
+        if read["status"] == "RUNNING" && read["played"].as_u64() > Some(0) {
+            assert!(read["startedAt"].is_string(), "{read}");
+            return read;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not playing: {read}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// Polls a run until it has ended; its last reading.
 async fn run_until_ended(t: &TestPlatform, s: &Sandbox, run: &str, secs: u64) -> Value {
     let path = format!("/developers/simulator/runs/{run}?tenantId={}", s.tenant);
@@ -1351,24 +1382,22 @@ async fn a_run_answers_commands_as_scripted_and_is_stopped() {
     let token = &s.dev.access_token;
     let (_, key) = developers::create_key(&t, &s.dev, &["devices:commands"]).await;
     wait_all_online(&t, &s).await;
-    let (status, stored) = t
-        .post_json(
-            "/developers/simulator/scripts",
-            Some(token),
-            json!({ "tenantId": s.tenant, "script": {
-                "name": "a busy lamp",
-                "roles": [{ "name": "lamp", "profile": "LIGHT" }],
-                "steps": [{ "atMs": 0, "role": "lamp", "action": "answerCommands", "status": "busy", "delayMs": 200 }],
-                "durationMs": 60000
-            } }),
-        )
-        .await;
-    assert_eq!(status, 201, "{stored}");
+    let script = store_script(
+        &t,
+        &s,
+        json!({
+            "name": "a busy lamp",
+            "roles": [{ "name": "lamp", "profile": "LIGHT" }],
+            "steps": [{ "atMs": 0, "role": "lamp", "action": "answerCommands", "status": "busy", "delayMs": 200 }],
+            "durationMs": 60000
+        }),
+    )
+    .await;
     let lamp = s.id("LIGHT");
     let (status, started) = start_run(
         &t,
         &s,
-        json!({ "scriptId": stored["id"], "devices": { "lamp": lamp } }),
+        json!({ "scriptId": script, "devices": { "lamp": lamp } }),
     )
     .await;
     assert_eq!(status, 202, "{started}");
@@ -1377,20 +1406,7 @@ async fn a_run_answers_commands_as_scripted_and_is_stopped() {
         "a random seed, named: {started}"
     );
     let run = started["id"].as_str().unwrap().to_owned();
-    let path = format!("/developers/simulator/runs/{run}?tenantId={}", s.tenant);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let (_, read) = t.get_json(&path, Some(token)).await;
-        if read["status"] == "RUNNING" && read["played"].as_u64() > Some(0) {
-            assert!(read["startedAt"].is_string(), "{read}");
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "not playing: {read}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    run_until_playing(&t, &s, &run).await;
 
     let asked = command(
         &t,
@@ -1460,40 +1476,25 @@ async fn a_run_cut_by_a_restart_ends_saying_so_and_gives_its_device_back() {
     let t = TestPlatform::start_with(fast).await;
     let s = sandbox(&t, "sim-run-restart@example.com").await;
     wait_all_online(&t, &s).await;
-    let (status, stored) = t
-        .post_json(
-            "/developers/simulator/scripts",
-            Some(&s.dev.access_token),
-            json!({ "tenantId": s.tenant, "script": {
-                "name": "a long quiet minute",
-                "roles": [{ "name": "lamp", "profile": "LIGHT" }],
-                "durationMs": 60000
-            } }),
-        )
-        .await;
-    assert_eq!(status, 201, "{stored}");
+    let script = store_script(
+        &t,
+        &s,
+        json!({
+            "name": "a long quiet minute",
+            "roles": [{ "name": "lamp", "profile": "LIGHT" }],
+            "durationMs": 60000
+        }),
+    )
+    .await;
     let lamp = s.id("LIGHT");
     let (status, started) = start_run(
         &t,
         &s,
-        json!({ "scriptId": stored["id"], "devices": { "lamp": lamp } }),
+        json!({ "scriptId": script, "devices": { "lamp": lamp } }),
     )
     .await;
     assert_eq!(status, 202, "{started}");
-    let path = format!(
-        "/developers/simulator/runs/{}?tenantId={}",
-        started["id"].as_str().unwrap(),
-        s.tenant
-    );
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let (_, read) = t.get_json(&path, Some(&s.dev.access_token)).await;
-        if read["status"] == "RUNNING" {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{read}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    run_until_playing(&t, &s, started["id"].as_str().unwrap()).await;
 
     let t = t.restart().await;
     let ended = run_until_ended(&t, &s, started["id"].as_str().unwrap(), 15).await;
