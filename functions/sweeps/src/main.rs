@@ -20,18 +20,20 @@ async fn main() -> Result<(), Error> {
         format!("{IOT_DATA_ENDPOINT_ENV} is not set: the bridge sweep publishes commands")
     })?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let store = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
+    // One SDK configuration for the table, SES and the IoT data plane.
+    let aws = alyt_aws::sdk_config().await;
+    let store = Arc::new(DynamoStore::from_config(&aws, table, clock.clone()));
     let events = EventLog::new(store.clone(), clock.clone());
     let reset_mails = alyt_mail::reset::ResetMails {
         store: store.clone(),
         clock: clock.clone(),
-        mailer: alyt_aws::lambda::mailer_from_env().await,
+        mailer: alyt_aws::lambda::mailer_from_config(&aws),
         public_url: std::env::var("ALYT_PUBLIC_URL").unwrap_or_default(),
     };
     let sweeps = Sweeps {
         store: store.clone(),
         clock: clock.clone(),
-        publisher: Arc::new(iot.publisher_from_defaults().await),
+        publisher: Arc::new(iot.publisher(&aws)),
         liveness: LivenessSweep::new(store.clone(), clock.clone(), events),
         deprecation_notices: alyt_events::deprecations::DeprecationNotices::new(
             store.clone(),

@@ -16,7 +16,9 @@ async fn main() -> Result<(), Error> {
     alyt_aws::lambda::init_logs();
     let table = alyt_aws::lambda::table_from_env()?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let store: Arc<dyn Store> = Arc::new(DynamoStore::from_env(table, clock.clone()).await);
+    // One SDK configuration for the table, the developers' buses and SES.
+    let aws = alyt_aws::sdk_config().await;
+    let store: Arc<dyn Store> = Arc::new(DynamoStore::from_config(&aws, table, clock.clone()));
     let worker = Worker {
         store: store.clone(),
         clock: clock.clone(),
@@ -24,11 +26,13 @@ async fn main() -> Result<(), Error> {
         sender: Arc::new(HttpSender::new()?),
         // Developers' buses, with the function's role (their bus policies
         // let this account put events: docs/EVENTBRIDGE.md).
-        bus: Arc::new(alyt_aws::eventbridge::EventBridgeBus::from_env().await),
+        bus: Arc::new(alyt_aws::eventbridge::EventBridgeBus::with_config(
+            aws.clone(),
+        )),
         // Hosted: https to public addresses only (ALYT_WEBHOOKS_PRIVATE_NETWORKS,
         // which the template never sets, opens it for the emulated region).
         policy: OutboundPolicy::HOSTED.with_env(),
-        notice: Arc::new(MailNotice(alyt_aws::lambda::mailer_from_env().await)),
+        notice: Arc::new(MailNotice(alyt_aws::lambda::mailer_from_config(&aws))),
     };
     let stage = std::env::var("ALYT_STAGE").unwrap_or_else(|_| "local".into());
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {

@@ -66,14 +66,6 @@ impl IotDataConfig {
             .build();
         crate::IotDataPublisher::new(aws_sdk_iotdataplane::Client::from_conf(config))
     }
-
-    /// [`publisher`](Self::publisher) on the default AWS configuration
-    /// (environment, role).
-    #[cfg(feature = "iot-publish")]
-    pub async fn publisher_from_defaults(&self) -> crate::IotDataPublisher {
-        let aws = crate::sdk_config().await;
-        self.publisher(&aws)
-    }
 }
 
 /// Device certificates and command publishing on IoT Core.
@@ -121,18 +113,16 @@ impl IotConfig {
     }
 }
 
-/// The mailer of a function that only sends (the webhooks worker): SES
-/// from `ALYT_MAIL_FROM`, or none when it is not set.
+/// The mailer of a function that only sends (the sweeps' reset mails, the
+/// webhooks worker's notices): SES from `ALYT_MAIL_FROM`, or none when it
+/// is not set; over the SDK configuration the function loaded once.
 #[cfg(feature = "ses")]
-pub async fn mailer_from_env() -> std::sync::Arc<dyn alyt_mail::Mailer> {
+pub fn mailer_from_config(aws: &aws_config::SdkConfig) -> std::sync::Arc<dyn alyt_mail::Mailer> {
     match env_var("ALYT_MAIL_FROM") {
-        Some(from) => {
-            let aws = crate::sdk_config().await;
-            std::sync::Arc::new(crate::mail::SesMailer::new(
-                aws_sdk_sesv2::Client::new(&aws),
-                from,
-            ))
-        }
+        Some(from) => std::sync::Arc::new(crate::mail::SesMailer::new(
+            aws_sdk_sesv2::Client::new(aws),
+            from,
+        )),
         None => std::sync::Arc::new(alyt_mail::NoMailer),
     }
 }
