@@ -11,6 +11,7 @@ pub mod auth;
 pub mod committed;
 pub use alyt_app::first_start as bootstrap;
 pub mod conventions;
+pub mod documents;
 pub mod event_types;
 pub mod groups;
 pub mod openapi;

@@ -2,11 +2,7 @@
 //! A committed copy lives at `shared/api/contract/openapi.json`; a test fails
 //! when the generated document drifts from it.
 
-use std::sync::OnceLock;
 
-use axum::body::Bytes;
-use axum::http::header;
-use axum::response::IntoResponse;
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as Document;
 use utoipa::openapi::server::{Server, ServerBuilder, ServerVariableBuilder};
@@ -15,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use alyt_events::EventKind;
 
 use crate::groups::Group;
-use crate::routing::{Operations, operations};
+use crate::routing::Operations;
 
 /// The contract version: the API description started at 0.1.0 and follows
 /// SemVer (a breaking change moves the major, which the path prefix `/v1`
@@ -101,15 +97,6 @@ impl utoipa::Modify for BearerScheme {
             ),
         );
     }
-}
-
-/// The contract documents and the event type catalogue. The developers
-/// group serves them (they are the developer API's reference), so only its
-/// function embeds the committed contract: the homes function, which once
-/// answered them through its catch-all route, stays within Lambda's size goal.
-pub fn routes() -> Operations {
-    use crate::event_types::{__path_list_event_types, list_event_types};
-    operations!(get_openapi, get_asyncapi, list_event_types)
 }
 
 /// Every operation of the API: the contract documents and every group.
@@ -522,41 +509,4 @@ fn hosted_server(url: &str, description: &str, id: &str, id_description: &str) -
         .build()
 }
 
-/// This document.
-#[utoipa::path(
-    get,
-    path = "/v1/openapi.json",
-    tag = "meta",
-    operation_id = "getOpenApi",
-    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json", body = Object))
-)]
-pub async fn get_openapi() -> impl IntoResponse {
-    static SERVED: OnceLock<Bytes> = OnceLock::new();
-    served(&SERVED, COMMITTED_OPENAPI)
-}
-
 pub use crate::committed::{COMMITTED_ASYNCAPI, COMMITTED_OPENAPI};
-
-/// A committed document as compact JSON, rewritten on the first request
-/// (nothing at start: start-up time, M6).
-fn served(cache: &'static OnceLock<Bytes>, committed: &'static [u8]) -> impl IntoResponse + use<> {
-    let body = cache.get_or_init(|| {
-        let document: serde_json::Value =
-            serde_json::from_slice(committed).expect("the committed contract is JSON");
-        Bytes::from(serde_json::to_vec(&document).expect("the contract serializes"))
-    });
-    ([(header::CONTENT_TYPE, "application/json")], body.clone())
-}
-
-/// The AsyncAPI 3.0 document of the broker channels devices use.
-#[utoipa::path(
-    get,
-    path = "/v1/asyncapi.json",
-    tag = "meta",
-    operation_id = "getAsyncApi",
-    responses((status = 200, description = "The AsyncAPI 3.0 document", content_type = "application/json", body = Object))
-)]
-pub async fn get_asyncapi() -> impl IntoResponse {
-    static SERVED: OnceLock<Bytes> = OnceLock::new();
-    served(&SERVED, COMMITTED_ASYNCAPI)
-}

@@ -80,7 +80,7 @@ pub mod hosted {
     }
 
     one_group!(Auth, household_auth::routes());
-    one_group!(Developers, developers::routes(), crate::openapi::routes());
+    one_group!(Developers, developers::routes(), crate::documents::routes());
     one_group!(Homes, homes::routes());
     one_group!(Integrations, integrations::routes(), catalogue::routes());
     one_group!(People, people::routes());
