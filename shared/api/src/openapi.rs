@@ -2,7 +2,6 @@
 //! A committed copy lives at `shared/api/contract/openapi.json`; a test fails
 //! when the generated document drifts from it.
 
-
 use utoipa::OpenApi;
 use utoipa::openapi::OpenApi as Document;
 use utoipa::openapi::server::{Server, ServerBuilder, ServerVariableBuilder};
