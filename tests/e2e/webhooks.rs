@@ -1073,6 +1073,10 @@ async fn an_eventbridge_destination_puts_events_on_the_developers_bus() {
             json!({ "url": "http://127.0.0.1:9/hook", "eventBridge": { "accountId": MOTO_ACCOUNT, "region": MOTO_REGION, "eventBusArn": bus }, "events": ["submission.state"] }),
             "url",
         ),
+        (
+            json!({ "kind": "webhook", "url": "http://127.0.0.1:9/hook", "eventBridge": { "accountId": MOTO_ACCOUNT, "region": MOTO_REGION, "eventBusArn": bus }, "events": ["submission.state"] }),
+            "eventBridge",
+        ),
     ] {
         let (status, problem) = t
             .post_json("/developers/webhooks", Some(&key), body.clone())

@@ -1,4 +1,4 @@
-//! The simulator runner in process (spec H): every virtual device as a real
+//! The simulator runner in process: every virtual device as a real
 //! MQTT client of the embedded broker, logging in with the password derived
 //! from the simulator key. At start it runs every virtual device the store
 //! holds, each in its stored scenario (a passed `until` reads NORMAL); then

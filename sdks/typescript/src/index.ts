@@ -24,4 +24,4 @@ export type { RetryOptions } from "./retry.js";
 export type { EventEnvelope, StreamEvent, StreamOptions } from "./stream.js";
 
 /** The contract version this SDK was generated from. */
-export const CONTRACT_VERSION = "0.7.0";
+export const CONTRACT_VERSION = "0.7.1";

@@ -4392,7 +4392,7 @@ export interface components {
             sourceModes: components["schemas"]["SourceMode"][];
             system: components["schemas"]["SpeakerSystem"];
         };
-        /** @description The music step (spec G, exactly). */
+        /** @description The music step: play a uri on a speaker, optionally at a volume. */
         MusicStep: {
             /** @description Display only; grants no access. */
             name: string;
@@ -4666,7 +4666,8 @@ export interface components {
             type: string;
         };
         /**
-         * @description A virtual-device profile (spec H).
+         * @description A virtual-device profile: the kind of device the simulator plays, with
+         *     its capabilities and the telemetry it reports.
          * @enum {string}
          */
         Profile: "HUB" | "SPEAKER" | "LIGHT" | "SENSOR" | "THERMOSTAT" | "MOTION" | "CONTACT" | "LOCK";
@@ -5406,7 +5407,8 @@ export interface components {
         /** @enum {string} */
         SignUpStatus: "PENDING_EMAIL";
         /**
-         * @description What a detector senses (the families of spec I that detect).
+         * @description What a detector senses: the device families that detect (motion,
+         *     contact, vibration, a camera's own detection).
          * @enum {string}
          */
         Signal: "motion" | "contact" | "vibration" | "camera";
@@ -5427,8 +5429,8 @@ export interface components {
             };
         };
         /**
-         * @description Where a speaker can take music from (spec G: library, search, on-speaker
-         *     favourites/radio).
+         * @description Where a speaker can take music from: its library, a search, or what is
+         *     saved on the speaker system (favourites, playlists, radio).
          * @enum {string}
          */
         SourceMode: "library" | "search" | "favorites";

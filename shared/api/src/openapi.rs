@@ -41,14 +41,16 @@ use crate::routing::Operations;
 /// mosquitto examples) and a virtual device detached from the simulator
 /// and attached again (`POST …/detach`, `…/attach`, `detachedAt`),
 /// simulation scripts and their runs (`…/simulator/scripts`, `…/runs`,
-/// `…/runs/{runId}/stop`, `…/sample-scripts`, a virtual device's `runId`).
-pub const API_VERSION: &str = "0.7.0";
+/// `…/runs/{runId}/stop`, `…/sample-scripts`, a virtual device's `runId`);
+/// 0.7.1 descriptions only (a profile, the music step, a speaker's source
+/// modes and a detector's signal say what they are).
+pub const API_VERSION: &str = "0.7.1";
 
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "Alyt API",
-        version = "0.7.0",
+        version = "0.7.1",
         description = "Household and developer API of the Alyt smart-home platform. Errors are RFC 9457 problem bodies; every response carries the IETF RateLimit fields; every list is { items, nextCursor }."
     ),
     tags(

@@ -29,7 +29,7 @@ fn openapi_document_is_3_1_with_the_contract_version() {
     let doc = serde_json::to_value(alyt_api::openapi::document()).unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["info"]["version"], alyt_api::openapi::API_VERSION);
-    assert_eq!(doc["info"]["version"], "0.7.0");
+    assert_eq!(doc["info"]["version"], "0.7.1");
     assert!(doc["paths"]["/v1/capabilities"]["get"].is_object());
     assert!(doc["components"]["schemas"]["CapabilityCatalogue"].is_object());
 }

@@ -141,7 +141,7 @@ pub enum Trigger {
 /// A home-security mode a routine step asks for.
 pub use crate::security::Mode as SecurityMode;
 
-/// The music step (spec G, exactly).
+/// The music step: play a uri on a speaker, optionally at a volume.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

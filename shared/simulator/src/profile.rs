@@ -30,7 +30,8 @@ use alyt_domain::capability::{self, CapabilityDescriptor};
 use alyt_domain::device::{DeviceCapability, DeviceKind};
 use serde::{Deserialize, Serialize};
 
-/// A virtual-device profile (spec H).
+/// A virtual-device profile: the kind of device the simulator plays, with
+/// its capabilities and the telemetry it reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]

@@ -27,7 +27,8 @@ class Blocking:
 
         Attributes:
             name (str):
-            signal (Signal): What a detector senses (the families of spec I that detect).
+            signal (Signal): What a detector senses: the device families that detect (motion,
+                contact, vibration, a camera's own detection).
             thing_id (UUID):
             why (BlockReason): Why a signal blocks arming (shown before arming).
      """

@@ -26,7 +26,8 @@ class CreateVirtualDeviceRequest:
     """ The body of `POST /v1/developers/simulator/devices`.
 
         Attributes:
-            profile (Profile): A virtual-device profile (spec H).
+            profile (Profile): A virtual-device profile: the kind of device the simulator plays, with
+                its capabilities and the telemetry it reports.
             property_id (UUID):
             tenant_id (UUID):
             name (str | Unset): Default: the profile's name (`Virtual light`, ...). 1-120 characters.

@@ -22,7 +22,7 @@ T = TypeVar("T", bound="MusicStep")
 
 @_attrs_define
 class MusicStep:
-    """ The music step (spec G, exactly).
+    """ The music step: play a uri on a speaker, optionally at a volume.
 
         Attributes:
             name (str): Display only; grants no access.

@@ -24,7 +24,8 @@ T = TypeVar("T", bound="SignalBlock")
 class SignalBlock:
     """ 
         Attributes:
-            signal (Signal): What a detector senses (the families of spec I that detect).
+            signal (Signal): What a detector senses: the device families that detect (motion,
+                contact, vibration, a camera's own detection).
             why (BlockReason): Why a signal blocks arming (shown before arming).
      """
 

@@ -23,7 +23,7 @@ T = TypeVar("T", bound="StepType3")
 
 @_attrs_define
 class StepType3:
-    """ The music step (spec G, exactly).
+    """ The music step: play a uri on a speaker, optionally at a volume.
 
         Attributes:
             kind (StepType3Kind):

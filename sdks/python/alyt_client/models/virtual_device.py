@@ -34,7 +34,8 @@ class VirtualDevice:
                 simulator (`POST …/detach`); null while the simulator drives it.
             device (Device): A device row (spec: Resources > Device). Every field is always present.
             model (str): The model code of the profile (`ALSIML`, ...).
-            profile (Profile): A virtual-device profile (spec H).
+            profile (Profile): A virtual-device profile: the kind of device the simulator plays, with
+                its capabilities and the telemetry it reports.
             run_id (None | UUID): The script run that plays it now (`POST …/runs`); null otherwise.
             scenario (ScenarioView): A scenario as set and as in effect now.
      """

@@ -408,10 +408,21 @@ fn checked_description(description: Option<&str>) -> Result<Option<String>, Erro
     }
 }
 
+/// What an endpoint delivers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum DestinationKind {
+    Webhook,
+    Eventbridge,
+}
+
 /// A new endpoint as its developer asks for one: a webhook (`url`) or an
 /// EventBridge destination (`event_bridge`).
 #[derive(Debug, Clone)]
 pub struct NewWebhook {
+    /// The kind the developer named, if any: it must agree with the fields.
+    pub kind: Option<DestinationKind>,
     pub url: Option<String>,
     pub event_bridge: Option<NewEventBridge>,
     pub events: Vec<EventKind>,
@@ -440,6 +451,7 @@ pub async fn create_webhook(
     caller: &Principal,
     new: NewWebhook,
 ) -> Result<(WebhookEndpointRecord, String), Error> {
+    agreeing_kind(&new)?;
     let manager = webhook_developer(app, caller).await?;
     if let (Some(own), Some(named)) = (manager.key, new.key_id)
         && own != named
@@ -472,6 +484,22 @@ pub async fn create_webhook(
         description: checked_description(new.description.as_deref())?,
     };
     register_endpoint(app, &manager, new.key_id, fields).await
+}
+
+/// Refuses a named kind its fields contradict (a webhook with a bus, an
+/// EventBridge destination without one), before anything else is checked.
+fn agreeing_kind(new: &NewWebhook) -> Result<(), Error> {
+    match (new.kind, &new.event_bridge) {
+        (Some(DestinationKind::Webhook), Some(_)) => Err(Error::validation(
+            "eventBridge",
+            "a webhook has no eventBridge",
+        )),
+        (Some(DestinationKind::Eventbridge), None) => Err(Error::validation(
+            "eventBridge",
+            "an eventbridge destination needs eventBridge: { accountId, region, eventBusArn or eventSourceName }",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The key a new endpoint is bound to: the one named (or the calling key),

@@ -72,8 +72,8 @@ pub enum SpeakerSystem {
     Cloud,
 }
 
-/// Where a speaker can take music from (spec G: library, search, on-speaker
-/// favourites/radio).
+/// Where a speaker can take music from: its library, a search, or what is
+/// saved on the speaker system (favourites, playlists, radio).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]

@@ -38,7 +38,8 @@ impl Mode {
     }
 }
 
-/// What a detector senses (the families of spec I that detect).
+/// What a detector senses: the device families that detect (motion,
+/// contact, vibration, a camera's own detection).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]

@@ -51,11 +51,7 @@ use crate::conventions::responses::{
 use crate::groups::developers::session::name_the_field;
 use crate::{ApiError, AppState};
 use alyt_app::developers::event_bridge::NewEventBridge;
-use alyt_app::developers::webhooks::{self, NewWebhook, WebhookEdit};
-
-fn invalid(field: &str, detail: &str) -> ApiError {
-    alyt_app::Error::validation(field, detail).into()
-}
+use alyt_app::developers::webhooks::{self, DestinationKind, NewWebhook, WebhookEdit};
 
 pub fn routes() -> Operations {
     Operations::new()
@@ -146,14 +142,6 @@ impl From<WebhookEndpointRecord> for EndpointView {
             created_at: e.created_at,
         }
     }
-}
-
-/// What an endpoint delivers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum DestinationKind {
-    Webhook,
-    Eventbridge,
 }
 
 /// A developer's EventBridge bus.
@@ -260,26 +248,15 @@ pub async fn create_webhook(
     Caller(caller): Caller,
     Body(request): Body<CreateWebhookRequest>,
 ) -> Result<(StatusCode, Json<EndpointWithSecret>), ApiError> {
-    let event_bridge = match (request.kind, request.event_bridge) {
-        (Some(DestinationKind::Webhook), Some(_)) => {
-            return Err(invalid("eventBridge", "a webhook has no eventBridge"));
-        }
-        (Some(DestinationKind::Eventbridge), None) => {
-            return Err(invalid(
-                "eventBridge",
-                "an eventbridge destination needs eventBridge: { accountId, region, eventBusArn or eventSourceName }",
-            ));
-        }
-        (_, bus) => bus.map(|b| NewEventBridge {
+    let new = NewWebhook {
+        kind: request.kind,
+        url: request.url,
+        event_bridge: request.event_bridge.map(|b| NewEventBridge {
             account_id: b.account_id,
             region: b.region,
             event_bus_arn: b.event_bus_arn,
             event_source_name: b.event_source_name,
         }),
-    };
-    let new = NewWebhook {
-        url: request.url,
-        event_bridge,
         events: request.events,
         description: request.description,
         key_id: request.key_id,
