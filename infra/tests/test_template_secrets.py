@@ -1,7 +1,7 @@
 """infra/check_template.py holds the template's secrets to being read at
-run time (issue 42, item 5) and the token key out of every role's reach
-in the table (item 6): the committed template passes, and each rule fails
-a copy of it with that one thing undone.
+run time and the token key out of every role's reach in the table: the
+committed template passes, and each rule fails a copy of it with that one
+thing undone.
 
     $ALYT_VENV/bin/python -m pytest -q -p no:cacheprovider infra/tests
 """

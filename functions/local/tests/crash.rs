@@ -661,7 +661,7 @@ async fn until_connected(devices: &[Device], at_least: u64) {
     }
 }
 
-/// Issue 37 items 1 and 4: whatever the platform acknowledged survives a
+/// Acknowledged means stored: whatever the platform acknowledged survives a
 /// crash and a stop, stored once, announced once, delivered by webhook.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announced_once() {
@@ -1048,7 +1048,7 @@ async fn acknowledged_telemetry_survives_kills_and_a_stop_stored_once_and_announ
     );
 }
 
-/// Issue 37 item 2: SIGTERM with an event stream open ends the process
+/// A graceful stop ends: SIGTERM with an event stream open ends the process
 /// within the stop's bound (ALYT_STOP_SECONDS, 10 s) with status 0; the
 /// stream is told and closed, the log says what was drained, and the next
 /// start on the same directory works.
