@@ -10,7 +10,7 @@
 //! ends inside the invocation. Two invocations that overlap are safe: every
 //! step of a run is claimed before it runs (`runner` module docs).
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use alyt_app::passes::{self, Beats, Report, Worker};
 use alyt_app::routines::runner::RunnerReport;
@@ -39,10 +39,7 @@ async fn main() -> Result<(), Error> {
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
         let routine_passes = &passes;
         async move {
-            let now_ms = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64);
-            let remaining = Duration::from_millis(event.context.deadline.saturating_sub(now_ms));
+            let remaining = alyt_aws::lambda::time_left(event.context.deadline);
             let until = tokio::time::Instant::now() + remaining.saturating_sub(LAST_STEP_ROOM);
             let mut total = RunnerReport::default();
             let mut failed_passes = 0u32;

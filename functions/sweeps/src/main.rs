@@ -1,7 +1,6 @@
 //! Lambda entry of the scheduled sweeps.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use alyt_aws::DynamoStore;
 use alyt_aws::lambda::{IOT_DATA_ENDPOINT_ENV, IotDataConfig};
@@ -45,10 +44,7 @@ async fn main() -> Result<(), Error> {
     lambda_runtime::run(service_fn(|event: LambdaEvent<serde_json::Value>| {
         let sweeps = &sweeps;
         async move {
-            let now_ms = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64);
-            let remaining = Duration::from_millis(event.context.deadline.saturating_sub(now_ms));
+            let remaining = alyt_aws::lambda::time_left(event.context.deadline);
             let report =
                 alyt_sweeps::on_schedule(sweeps, event.payload, bridge_window(remaining)).await?;
             Ok::<_, Error>(serde_json::json!({

@@ -22,6 +22,16 @@ pub const IOT_ENDPOINT_ENV: &str = "ALYT_IOT_ENDPOINT";
 /// endpoint): for tests against moto.
 pub const IOT_DATA_PLANE_URL_ENV: &str = "ALYT_IOT_DATA_PLANE_URL";
 
+/// What is left of an invocation whose deadline is `deadline_ms` (the
+/// runtime's `Context::deadline`, milliseconds since the epoch); zero once
+/// it has passed.
+pub fn time_left(deadline_ms: u64) -> std::time::Duration {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    std::time::Duration::from_millis(deadline_ms.saturating_sub(now_ms))
+}
+
 fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }

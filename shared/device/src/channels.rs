@@ -339,6 +339,20 @@ fn reject(channel: Channel, reason: RejectReason, detail: impl Into<String>) -> 
     }
 }
 
+// The three reasons most refusals give, named so each refusal reads in a line.
+
+fn wrong_type(channel: Channel, detail: impl Into<String>) -> Rejected {
+    reject(channel, RejectReason::WrongType, detail)
+}
+
+fn bad_length(channel: Channel, detail: impl Into<String>) -> Rejected {
+    reject(channel, RejectReason::BadLength, detail)
+}
+
+fn bad_value(channel: Channel, detail: impl Into<String>) -> Rejected {
+    reject(channel, RejectReason::BadValue, detail)
+}
+
 // ---- decoding ----------------------------------------------------------------
 
 /// Decodes a message of any of the seven channels, including `commands`
@@ -383,32 +397,22 @@ pub fn decode_status(bytes: &[u8]) -> Result<StatusReport, Rejected> {
 fn decode_features(features: Value) -> Result<Vec<String>, Rejected> {
     let channel = Channel::Status;
     let Value::Array(items) = features else {
-        return Err(reject(
-            channel,
-            RejectReason::WrongType,
-            "features must be an array of strings",
-        ));
+        return Err(wrong_type(channel, "features must be an array of strings"));
     };
     if items.len() > MAX_FEATURES {
-        return Err(reject(
+        return Err(bad_length(
             channel,
-            RejectReason::BadLength,
             format!("at most {MAX_FEATURES} features"),
         ));
     }
     let mut out: Vec<String> = Vec::with_capacity(items.len());
     for item in items {
         let Value::String(feature) = item else {
-            return Err(reject(
-                channel,
-                RejectReason::WrongType,
-                "features must be an array of strings",
-            ));
+            return Err(wrong_type(channel, "features must be an array of strings"));
         };
         if !has_length(&feature, FEATURE_MAX_CHARS) {
-            return Err(reject(
+            return Err(bad_length(
                 channel,
-                RejectReason::BadLength,
                 format!("a feature is 1-{FEATURE_MAX_CHARS} characters"),
             ));
         }
@@ -426,25 +430,19 @@ pub fn decode_telemetry(bytes: &[u8]) -> Result<Telemetry, Rejected> {
     if fields.contains_key("metrics") {
         closed(channel, &fields, &["metrics"])?;
         let Some(Value::Object(raw)) = fields.remove("metrics") else {
-            return Err(reject(
-                channel,
-                RejectReason::WrongType,
-                "metrics must be an object",
-            ));
+            return Err(wrong_type(channel, "metrics must be an object"));
         };
         if raw.len() > MAX_METRICS {
-            return Err(reject(
+            return Err(bad_length(
                 channel,
-                RejectReason::BadLength,
                 format!("at most {MAX_METRICS} metrics in one message"),
             ));
         }
         let mut metrics = BTreeMap::new();
         for (name, value) in raw {
             if !has_length(&name, METRIC_NAME_MAX_CHARS) {
-                return Err(reject(
+                return Err(bad_length(
                     channel,
-                    RejectReason::BadLength,
                     format!("a metric name is 1-{METRIC_NAME_MAX_CHARS} characters"),
                 ));
             }
@@ -536,16 +534,10 @@ pub fn decode_availability(bytes: &[u8]) -> Result<Availability, Rejected> {
         return Ok(word);
     }
     let word = |value: Value| match value {
-        Value::String(word) => Availability::from_wire(&word).ok_or_else(|| {
-            reject(
-                channel,
-                RejectReason::BadValue,
-                "availability is 'online' or 'offline'",
-            )
-        }),
-        _ => Err(reject(
+        Value::String(word) => Availability::from_wire(&word)
+            .ok_or_else(|| bad_value(channel, "availability is 'online' or 'offline'")),
+        _ => Err(wrong_type(
             channel,
-            RejectReason::WrongType,
             "availability is a string or { status }",
         )),
     };
@@ -663,33 +655,17 @@ fn required(channel: Channel, fields: &mut JsonObject, name: &str) -> Result<Val
 fn text(channel: Channel, value: Value, name: &str, max: usize) -> Result<String, Rejected> {
     match value {
         Value::String(text) if has_length(&text, max) => Ok(text),
-        Value::String(_) => Err(reject(
-            channel,
-            RejectReason::BadLength,
-            format!("{name} is 1-{max} characters"),
-        )),
-        _ => Err(reject(
-            channel,
-            RejectReason::WrongType,
-            format!("{name} must be a string"),
-        )),
+        Value::String(_) => Err(bad_length(channel, format!("{name} is 1-{max} characters"))),
+        _ => Err(wrong_type(channel, format!("{name} must be a string"))),
     }
 }
 
 fn command_id(channel: Channel, value: Value) -> Result<CommandId, Rejected> {
     match value {
-        Value::String(id) => id.parse().map_err(|_| {
-            reject(
-                channel,
-                RejectReason::BadValue,
-                "commandId is a decimal string of 1-19 digits",
-            )
-        }),
-        _ => Err(reject(
-            channel,
-            RejectReason::WrongType,
-            "commandId must be a decimal string",
-        )),
+        Value::String(id) => id
+            .parse()
+            .map_err(|_| bad_value(channel, "commandId is a decimal string of 1-19 digits")),
+        _ => Err(wrong_type(channel, "commandId must be a decimal string")),
     }
 }
 
@@ -698,8 +674,8 @@ fn finite(channel: Channel, value: &Value, message: &str) -> Result<f64, Rejecte
         Value::Number(number) => number
             .as_f64()
             .filter(|v| v.is_finite())
-            .ok_or_else(|| reject(channel, RejectReason::BadValue, "numbers must be finite")),
-        _ => Err(reject(channel, RejectReason::WrongType, message)),
+            .ok_or_else(|| bad_value(channel, "numbers must be finite")),
+        _ => Err(wrong_type(channel, message)),
     }
 }
 
@@ -707,11 +683,7 @@ fn object_or_null(channel: Channel, value: Value) -> Result<Option<JsonObject>, 
     match value {
         Value::Null => Ok(None),
         Value::Object(payload) => Ok(Some(payload)),
-        _ => Err(reject(
-            channel,
-            RejectReason::WrongType,
-            "payload must be an object or null",
-        )),
+        _ => Err(wrong_type(channel, "payload must be an object or null")),
     }
 }
 
