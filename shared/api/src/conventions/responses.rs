@@ -68,6 +68,7 @@ problem_responses! {
     MayNotConfigureRoom = 403, "A key without rooms:write, or a caller who may not configure the room";
     MayNotSaveRoutine = 403, "A key without rooms:write, a caller who sees the home without configuring it, or a security step saved by anyone who does not control the home's security (every key)";
     KeyWithoutWebhooksWrite = 403, "A key without webhooks:write";
+    KeyWithoutSimulatorWrite = 403, "A key without simulator:write";
     MayNotSimulate = 403, "A key without simulator:write, a caller who is not the sandbox's ADMIN, or a tenant that is not a sandbox";
     NotHouseholdOwner = 403, "Not an owner of the household (or a key, widget or connector credential)";
 
@@ -84,6 +85,8 @@ problem_responses! {
     NoSuchIntegration = 404, "No such integration (or not one the caller sees)";
     NoSuchEndpoint = 404, "No such endpoint (or not one the caller sees)";
     NoSuchRoutine = 404, "No such routine (or not the caller's)";
+    NoSuchScript = 404, "No such tenant or script";
+    NoSuchRun = 404, "No such tenant or run";
     NoSuchHouseholdOrMember = 404, "No such household or member";
     NoSuchWebhookEndpoint = 404, "No such endpoint";
     NoSuchKey = 404, "No such key";

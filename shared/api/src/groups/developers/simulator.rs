@@ -45,8 +45,8 @@ use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, TenantPage, listed};
 use crate::conventions::problem::Problem;
 use crate::conventions::responses::{
-    BadTenantOrDevice, BadTenantPage, MayNotSimulate, NoSuchTenant, NoSuchTenantOrProperty,
-    NoSuchVirtualDevice, NoValidToken,
+    BadTenantOrDevice, BadTenantPage, KeyWithoutSimulatorWrite, MayNotSimulate, NoSuchTenant,
+    NoSuchTenantOrProperty, NoSuchVirtualDevice, NoValidToken,
 };
 use crate::groups::devices::Device;
 use crate::{ApiError, AppState};
@@ -137,7 +137,7 @@ pub use alyt_app::developers::simulator::{provision_demo, provision_sandbox};
         (status = 200, description = "One page of virtual devices", body = ListResponse<VirtualDevice>),
         BadTenantPage,
         NoValidToken,
-        (status = 403, description = "A key without simulator:write", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutSimulatorWrite,
         NoSuchTenant,
     )
 )]

@@ -21,7 +21,10 @@ use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiQuery};
 use crate::conventions::list::{ListResponse, TenantPage, listed};
 use crate::conventions::problem::Problem;
-use crate::conventions::responses::{BadTenantPage, MayNotSimulate, NoSuchTenant, NoValidToken};
+use crate::conventions::responses::{
+    BadTenantPage, KeyWithoutSimulatorWrite, MayNotSimulate, NoSuchRun, NoSuchScript, NoSuchTenant,
+    NoValidToken,
+};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 use alyt_app::developers::scripts;
@@ -92,7 +95,7 @@ pub struct CreateScriptRequest {
         (status = 200, description = "One page of scripts", body = ListResponse<SimulationScript>),
         BadTenantPage,
         NoValidToken,
-        (status = 403, description = "A key without simulator:write", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutSimulatorWrite,
         NoSuchTenant,
     )
 )]
@@ -144,8 +147,8 @@ pub async fn create_script(
     responses(
         (status = 200, description = "The script", body = SimulationScript),
         NoValidToken,
-        (status = 403, description = "A key without simulator:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant or script", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutSimulatorWrite,
+        NoSuchScript,
     )
 )]
 pub async fn get_script(
@@ -170,7 +173,7 @@ pub async fn get_script(
         (status = 204, description = "Removed"),
         NoValidToken,
         MayNotSimulate,
-        (status = 404, description = "No such tenant or script", body = Problem, content_type = "application/problem+json"),
+        NoSuchScript,
     )
 )]
 pub async fn delete_script(
@@ -301,7 +304,7 @@ pub struct StartRunRequest {
         (status = 200, description = "One page of runs", body = ListResponse<ScriptRun>),
         BadTenantPage,
         NoValidToken,
-        (status = 403, description = "A key without simulator:write", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutSimulatorWrite,
         NoSuchTenant,
     )
 )]
@@ -362,8 +365,8 @@ pub async fn start_run(
     responses(
         (status = 200, description = "The run", body = ScriptRun),
         NoValidToken,
-        (status = 403, description = "A key without simulator:write", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tenant or run", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutSimulatorWrite,
+        NoSuchRun,
     )
 )]
 pub async fn get_run(
@@ -389,7 +392,7 @@ pub async fn get_run(
         (status = 200, description = "Stopped", body = ScriptRun),
         NoValidToken,
         MayNotSimulate,
-        (status = 404, description = "No such tenant or run", body = Problem, content_type = "application/problem+json"),
+        NoSuchRun,
         (status = 409, description = "The run has ended already", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -25,6 +25,7 @@ use super::SecurityStatus;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath};
 use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::responses::{FieldWrong, NotHouseholdOwner};
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
 use alyt_app::security::authority::{self, Choice};
@@ -70,9 +71,9 @@ pub struct AuthorityBody {
     responses(
         (status = 200, description = "The status under its new authority (or unchanged: it already had it)", body = SecurityStatus),
         (status = 202, description = "The built-in engine is Off; the hand-over completes once its outputs are restored (`switchingTo`)", body = SecurityStatus),
-        (status = 400, description = "A field is wrong (named)", body = Problem, content_type = "application/problem+json"),
+        FieldWrong,
         NoValidToken,
-        (status = 403, description = "Not an owner of the household (or a key, widget or connector credential)", body = Problem, content_type = "application/problem+json"),
+        NotHouseholdOwner,
         (status = 404, description = "No such home, or no such integration in it", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Refused with what to do: not reviewed, a hand-over under way, another connector runs the home, or the connector is not a security system", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "The connector could not be reached; nothing changed (or the home stays with the built-in engine, Off)", body = Problem, content_type = "application/problem+json"),

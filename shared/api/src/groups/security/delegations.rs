@@ -23,6 +23,7 @@ use uuid::Uuid;
 use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
 use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::responses::{MalformedId, NoSuchHome};
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
 use crate::{ApiError, AppState};
@@ -123,10 +124,10 @@ pub async fn delegate_security(
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Ended (or there was none)"),
-        (status = 400, description = "A malformed id", body = Problem, content_type = "application/problem+json"),
+        MalformedId,
         NoValidToken,
         (status = 403, description = "Neither the TV's person nor an owner", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        NoSuchHome,
     )
 )]
 pub async fn revoke_security_delegation(

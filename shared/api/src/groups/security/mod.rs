@@ -53,6 +53,9 @@ use crate::auth::Caller;
 use crate::conventions::extract::{ApiJson, ApiPath, ApiQuery, PathText};
 use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::responses::{
+    BadTenantOrProperty, BadTenantPage, FieldWrong, HomeArmed, NoSuchHome, NotHouseholdOwner,
+};
 use crate::groups::devices::TenantPageQuery;
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
@@ -94,10 +97,10 @@ pub fn routes() -> Operations {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The status (the platform offers no emergency dispatch and shares no evidence)", body = SecurityStatus),
-        (status = 400, description = "Missing or malformed tenantId or propertyId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrProperty,
         NoValidToken,
         (status = 403, description = "A key, a widget or a connector credential: no home-security access", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        NoSuchHome,
     )
 )]
 pub async fn get_security(
@@ -145,10 +148,10 @@ pub struct ModeBody {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The status after the request (a repeat answers the same)", body = SecurityStatus),
-        (status = 400, description = "A field is wrong (named)", body = Problem, content_type = "application/problem+json"),
+        FieldWrong,
         NoValidToken,
         (status = 403, description = "Not a member of the household, or a key, widget or connector credential", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        NoSuchHome,
         (status = 409, description = "Refused with what to do (`security-refused`: stale revision or generation, signals not ready, restoration pending, another authority), or a request id used for another body (`request-id-reused`); nothing changed", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -273,9 +276,9 @@ pub struct SettingsPatch {
         (status = 200, description = "The status with the new settings and revision", body = SecurityStatus),
         (status = 400, description = "A field is wrong (named): delays 0-300 s, rooms of this home", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "Not an owner of the household (or a key, widget or connector credential)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The home is armed or its outputs are not restored yet: what to do first", body = Problem, content_type = "application/problem+json"),
+        NotHouseholdOwner,
+        NoSuchHome,
+        HomeArmed,
     )
 )]
 pub async fn change_security_settings(
@@ -326,11 +329,11 @@ pub struct SelectionBody {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The status with the selection and a new revision", body = SecurityStatus),
-        (status = 400, description = "A field is wrong (named)", body = Problem, content_type = "application/problem+json"),
+        FieldWrong,
         NoValidToken,
-        (status = 403, description = "Not an owner of the household (or a key, widget or connector credential)", body = Problem, content_type = "application/problem+json"),
+        NotHouseholdOwner,
         (status = 404, description = "No such home, or no such thing of use to security in it", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The home is armed or its outputs are not restored yet: what to do first", body = Problem, content_type = "application/problem+json"),
+        HomeArmed,
     )
 )]
 pub async fn select_security_thing(
@@ -378,10 +381,10 @@ pub async fn select_security_thing(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "One page of incidents", body = ListResponse<IncidentView>),
-        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadTenantPage,
         NoValidToken,
         (status = 403, description = "A key, a widget or a connector credential", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        NoSuchHome,
     )
 )]
 pub async fn list_incidents(
@@ -419,7 +422,7 @@ pub struct AcknowledgeBody {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The incident, acknowledged", body = IncidentView),
-        (status = 400, description = "A field is wrong (named)", body = Problem, content_type = "application/problem+json"),
+        FieldWrong,
         NoValidToken,
         (status = 403, description = "Not a member of the household (or a key, widget or connector credential)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such home, or not its latest incident", body = Problem, content_type = "application/problem+json"),

@@ -32,6 +32,10 @@
 //! list 1 get + 1 index query; get 2 gets; change 2 gets + the step targets
 //! + 1 conditional put; delete 2 gets + 1 conditional delete.
 
+use crate::conventions::responses::{
+    BadTenantOrRoutine, BadTenantPage, KeyWithoutThingsRead, MayNotConfigureHome,
+    MayNotSaveRoutine, NoSuchHome, NoSuchRoutine, RoutineChanged,
+};
 use crate::routing::{Operations, operations};
 use alyt_domain::ids::{PropertyId, RoutineId};
 use alyt_store::repo::routines::RoutineRecord;
@@ -138,8 +142,8 @@ pub struct RoutineRequest {
         (status = 201, description = "The routine", body = Routine),
         (status = 400, description = "A field is wrong, named by its path: name, triggers[i]…, do[i]… (a thing, room or speaker not in this home; a command the thing refuses)", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without rooms:write, a caller who sees the home without configuring it, or a security step saved by anyone who does not control the home's security (every key)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        MayNotSaveRoutine,
+        NoSuchHome,
     )
 )]
 pub async fn create_routine(
@@ -163,10 +167,10 @@ pub async fn create_routine(
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "One page of routines", body = ListResponse<Routine>),
-        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadTenantPage,
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such home (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchHome,
     )
 )]
 pub async fn list_routines(
@@ -190,10 +194,10 @@ pub async fn list_routines(
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "The routine", body = Routine),
-        (status = 400, description = "Missing or malformed tenantId or routineId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrRoutine,
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such routine (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchRoutine,
     )
 )]
 pub async fn get_routine(
@@ -220,9 +224,9 @@ pub async fn get_routine(
         (status = 200, description = "The routine as changed", body = Routine),
         (status = 400, description = "A field is wrong, named by its path (as on create), or an unknown field", body = Problem, content_type = "application/problem+json"),
         NoValidToken,
-        (status = 403, description = "A key without rooms:write, a caller who sees the home without configuring it, or a security step saved by anyone who does not control the home's security (every key)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such routine (or not the caller's)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The routine changed meanwhile", body = Problem, content_type = "application/problem+json"),
+        MayNotSaveRoutine,
+        NoSuchRoutine,
+        RoutineChanged,
     )
 )]
 pub async fn change_routine(
@@ -246,11 +250,11 @@ pub async fn change_routine(
     security(("bearer" = ["rooms:write"])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 400, description = "Missing or malformed tenantId or routineId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrRoutine,
         NoValidToken,
-        (status = 403, description = "A key without rooms:write, or a caller who sees the home without configuring it", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such routine (or not the caller's)", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The routine changed meanwhile", body = Problem, content_type = "application/problem+json"),
+        MayNotConfigureHome,
+        NoSuchRoutine,
+        RoutineChanged,
     )
 )]
 pub async fn delete_routine(

@@ -29,6 +29,9 @@ use crate::auth::Caller;
 use crate::conventions::extract::{ApiPath, ApiQuery};
 use crate::conventions::list::{ListResponse, PageParams, listed};
 use crate::conventions::problem::{NoValidToken, Problem};
+use crate::conventions::responses::{
+    BadTenantOrRoutine, BadTenantPage, KeyWithoutThingsRead, NoSuchRoutine,
+};
 use crate::groups::devices::TenantPageQuery;
 use crate::groups::devices::TenantParam;
 use crate::routing::{Operations, operations};
@@ -185,10 +188,10 @@ impl From<&RunRecord> for RoutineRun {
     security(("bearer" = ["things:control"])),
     responses(
         (status = 202, description = "The run: its first steps done (until a wait), the rest to follow; read it in the runs", body = RoutineRun),
-        (status = 400, description = "Missing or malformed tenantId or routineId", body = Problem, content_type = "application/problem+json"),
+        BadTenantOrRoutine,
         NoValidToken,
         (status = 403, description = "A key without things:control, or a caller who only sees the home (platform SUPPORT)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such routine (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        NoSuchRoutine,
         (status = 409, description = "The routine is disabled", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -212,10 +215,10 @@ pub async fn run_routine(
     security(("bearer" = ["things:read"])),
     responses(
         (status = 200, description = "One page of runs with their steps' outcomes", body = ListResponse<RoutineRun>),
-        (status = 400, description = "Missing or malformed tenantId, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        BadTenantPage,
         NoValidToken,
-        (status = 403, description = "A key without things:read", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such routine (or not the caller's)", body = Problem, content_type = "application/problem+json"),
+        KeyWithoutThingsRead,
+        NoSuchRoutine,
     )
 )]
 pub async fn list_routine_runs(
