@@ -18,7 +18,7 @@ use alyt_domain::membership::{GrantTerms, may_manage_guests};
 use alyt_domain::stay::{DatesChange, StayEnd, StayState, StayWindow};
 use alyt_stays::{GuestStays, Moved};
 use alyt_store::TxWrite;
-use alyt_store::repo::identity::{Sessions, UserRecord, Users, email_key};
+use alyt_store::repo::identity::{Sessions, UserRecord, email_key};
 use alyt_store::repo::invitations::{InvitationRecord, Invitations, stay_write};
 use alyt_store::repo::members::{Members, stay_window_write};
 use alyt_store::repo::stays::{StayRecord, Stays, change_write};
@@ -100,6 +100,50 @@ pub(super) fn generated_key() -> String {
     format!("stay-{}", Uuid::now_v7().simple())
 }
 
+/// The window of a guest's stay on checked `terms`: a stay without a start
+/// starts now (checked terms give every guest an end).
+pub(super) fn stay_window(terms: &GrantTerms, now: OffsetDateTime) -> StayWindow {
+    StayWindow {
+        check_in: terms.starts_at.unwrap_or(now),
+        check_out: terms.expires_at.unwrap_or(now),
+    }
+}
+
+/// The record of a stay that `caller` opens now in the household's home
+/// `property`: `invited`, for nobody yet, not checked in and without the
+/// network condition; the opener sets what else it knows.
+pub(super) fn new_stay_record(
+    household: &ClientRecord,
+    property: PropertyId,
+    reservation_key: String,
+    email: String,
+    window: StayWindow,
+    caller: &Principal,
+    now: OffsetDateTime,
+) -> StayRecord {
+    StayRecord {
+        reservation_key,
+        tenant_id: household.tenant_id,
+        client_id: household.id,
+        property_id: property,
+        email,
+        name: None,
+        check_in: window.check_in,
+        check_out: window.check_out,
+        require_network: false,
+        phone_thing_id: None,
+        state: StayState::Invited,
+        user_id: None,
+        invitation_id: None,
+        checked_in_at: None,
+        checked_out_at: None,
+        opened_by: caller.user_id(),
+        created_at: now,
+        updated_at: now,
+        rev: 0,
+    }
+}
+
 /// Opens `guest`'s stay in `home` for `window` under `reservation_key`: the
 /// grant and the stay in one transaction (an account), or the invitation,
 /// its link and the stay (an address). `guest.invited` either way.
@@ -122,29 +166,15 @@ pub(super) async fn open_stay(
         Guest::Account(person) => (person.email.clone(), person.name.clone()),
         Guest::Address { email, name } => (email.clone(), name.clone()),
     };
+    let key = reservation_key.clone();
     let mut stay = StayRecord {
-        reservation_key: reservation_key.clone(),
-        tenant_id: household.tenant_id,
-        client_id: household.id,
-        property_id: home.id,
-        email,
         name,
-        check_in: window.check_in,
-        check_out: window.check_out,
         require_network: network.is_some(),
         phone_thing_id: network
             .as_ref()
             .and_then(|n| n.phone_thing_id)
             .map(|id| id.0),
-        state: StayState::Invited,
-        user_id: None,
-        invitation_id: None,
-        checked_in_at: None,
-        checked_out_at: None,
-        opened_by: caller.user_id(),
-        created_at: now,
-        updated_at: now,
-        rev: 0,
+        ..new_stay_record(household, home.id, key, email, window, caller, now)
     };
     let terms = GrantTerms {
         role: HouseholdRole::Guest,
@@ -263,20 +293,7 @@ pub async fn put_guest(
         let moved = move_stay(app, &open, window).await?;
         return Ok(StayPut::Kept(GuestStay::from(&moved)));
     }
-    let account = Users(&*app.store).find_by_email(&email).await?;
-    if let Some(account) = &account
-        && Members(&*app.store)
-            .get(household.id, account.id)
-            .await?
-            .is_some()
-    {
-        return Err(Error::conflict(
-            "this person is already a member of the household",
-        ));
-    }
-    // In a sandbox every guest is invited, account or not (see `inviting`).
-    let at_once = inviting::grants_accounts_at_once(app, &household).await?;
-    let guest = match account.filter(|a| at_once && a.email_verified_at.is_some()) {
+    let guest = match inviting::account_granted_at_once(app, &household, &email).await? {
         Some(person) => Guest::Account(person),
         None => Guest::Address { email, name },
     };
@@ -343,6 +360,23 @@ async fn move_stay(app: &App, read: &StayRecord, window: StayWindow) -> Result<S
     }
 }
 
+/// The stay of reservation key `key` in a household whose guests the
+/// caller manages (a missing household and a missing stay answer alike).
+async fn managed_stay(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    client: ClientId,
+    key: &str,
+) -> Result<StayRecord, Error> {
+    let household = guest_household(app, caller, tenant, client, NO_STAY).await?;
+    let key = checked_reservation_key(key)?;
+    Stays(&*app.store)
+        .get(household.id, &key)
+        .await?
+        .ok_or_else(|| Error::not_found(NO_STAY))
+}
+
 /// The stay of reservation key `key` (its record is kept 90 days after it
 /// is over).
 pub async fn guest(
@@ -352,12 +386,7 @@ pub async fn guest(
     client: ClientId,
     key: &str,
 ) -> Result<GuestStay, Error> {
-    let household = guest_household(app, caller, tenant, client, NO_STAY).await?;
-    let key = checked_reservation_key(key)?;
-    let stay = Stays(&*app.store)
-        .get(household.id, &key)
-        .await?
-        .ok_or_else(|| Error::not_found(NO_STAY))?;
+    let stay = managed_stay(app, caller, tenant, client, key).await?;
     Ok(GuestStay::from(&stay))
 }
 
@@ -370,13 +399,7 @@ pub async fn check_out_guest(
     client: ClientId,
     key: &str,
 ) -> Result<GuestStay, Error> {
-    let household = guest_household(app, caller, tenant, client, NO_STAY).await?;
-    let key = checked_reservation_key(key)?;
-    let stays = Stays(&*app.store);
-    let read = stays
-        .get(household.id, &key)
-        .await?
-        .ok_or_else(|| Error::not_found(NO_STAY))?;
+    let read = managed_stay(app, caller, tenant, client, key).await?;
     let stay = check_out_now(app, caller, &read).await?;
     Ok(GuestStay::from(&stay))
 }

@@ -21,10 +21,10 @@ use std::net::IpAddr;
 use alyt_domain::access::{HouseholdRole, Principal};
 use alyt_domain::ids::{ClientId, EndpointId, InvitationId, PropertyId, TenantId, UserId};
 use alyt_domain::invitation::{LINK_LIFETIME, PendingState};
-use alyt_domain::membership::{ChangedBy, GrantTerms, check_terms, mask_email};
+use alyt_domain::membership::{ChangedBy, GrantTerms, mask_email};
 use alyt_domain::password::check_password;
 use alyt_domain::secret::{random_token, sha256_hex};
-use alyt_domain::stay::{StayState, StayWindow};
+use alyt_domain::stay::StayState;
 use alyt_store::repo::identity::{UserRecord, Users, create_writes, verify_email_write};
 use alyt_store::repo::invitations::{
     InvitationRecord, Invitations, accept_writes, household_invitations,
@@ -43,8 +43,8 @@ use super::inviting::{
 };
 use super::members::Member;
 use super::{
-    NO_HOUSEHOLD, NewGrant, grant_membership, granted_writes, household_home, managed_household,
-    member_error, new_grant, stay_key_in_use,
+    NO_HOUSEHOLD, NewGrant, already_member, checked_grant_terms, grant_membership, granted_writes,
+    household_home, managed_household, managed_page, member_error, new_grant, stay_key_in_use,
 };
 use crate::auth::account::checked_person;
 use crate::auth::passwords::hash_password_blocking;
@@ -183,7 +183,7 @@ fn checked_terms(request: &NewInvitation, now: OffsetDateTime) -> Result<Terms, 
         starts_at: request.starts_at,
         expires_at: request.expires_at,
     };
-    check_terms(&grant, now).map_err(|p| Error::validation(p.field, p.detail))?;
+    let grant = checked_grant_terms(grant, now)?;
     let reservation_key = match &request.reservation_key {
         None => None,
         Some(_) if request.role != HouseholdRole::Guest => {
@@ -225,28 +225,12 @@ pub async fn create_invitation(
         request.phone_thing_id,
     )
     .await?;
-    let account = Users(&*app.store).find_by_email(&terms.email).await?;
-    if let Some(account) = &account
-        && Members(&*app.store)
-            .get(household.id, account.id)
-            .await?
-            .is_some()
-    {
-        return Err(already_member());
-    }
-    // In a sandbox every address is invited, account or not (see `inviting`).
-    let verified = match inviting::grants_accounts_at_once(app, &household).await? {
-        true => account.filter(|a| a.email_verified_at.is_some()),
-        false => None,
-    };
+    let verified = inviting::account_granted_at_once(app, &household, &terms.email).await?;
     let result = match (home, terms.grant.role) {
         // A guest's stay is a stay record like any other (the sweep lets
         // them out on time), with a key of its own when none was given.
         (Some(home), HouseholdRole::Guest) => {
-            let window = StayWindow {
-                check_in: terms.grant.starts_at.unwrap_or(now),
-                check_out: terms.grant.expires_at.unwrap_or(now),
-            };
+            let window = guests::stay_window(&terms.grant, now);
             let key = terms
                 .reservation_key
                 .clone()
@@ -333,10 +317,6 @@ fn invited(invitation: InvitationRecord, now: OffsetDateTime) -> InvitationResul
     }
 }
 
-fn already_member() -> Error {
-    Error::conflict("this person is already a member of the household")
-}
-
 /// The pending invitation `id` of a household the caller manages.
 async fn managed_invitation(
     app: &App,
@@ -362,11 +342,9 @@ pub async fn invitations_page(
     client: ClientId,
     paging: &Paging,
 ) -> Result<(Vec<Invitation>, Option<PageKey>), Error> {
-    let limit = paging.limit()?;
-    let household = managed_household(app, caller, tenant, client, NO_HOUSEHOLD).await?;
-    let after = paging.after_within(&household_invitations(household.id))?;
+    let page = managed_page(app, caller, tenant, client, paging, household_invitations).await?;
     let (found, next) = Invitations(&*app.store)
-        .list(household.id, limit, after)
+        .list(page.household.id, page.limit, page.after)
         .await?;
     let now = app.clock.now();
     let pending = found.into_iter().map(|i| Invitation::new(i, now)).collect();

@@ -27,13 +27,14 @@ use alyt_domain::invitation::LINK_LIFETIME;
 use alyt_domain::membership::{GrantTerms, role_words};
 use alyt_domain::secret::{random_token, sha256_hex};
 use alyt_store::TxWrite;
-use alyt_store::repo::identity::{Sessions, email_key};
+use alyt_store::repo::identity::{Sessions, UserRecord, Users, email_key};
 use alyt_store::repo::invitations::{InvitationError, InvitationRecord, Invitations};
 use alyt_store::repo::limits::Limits;
+use alyt_store::repo::members::Members;
 use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, PropertyRecord, Tenancy};
 use time::OffsetDateTime;
 
-use super::stay_key_in_use;
+use super::{already_member, stay_key_in_use};
 use crate::ports::Email;
 use crate::{App, Error};
 
@@ -215,6 +216,29 @@ pub(super) async fn grants_accounts_at_once(
 ) -> Result<bool, Error> {
     let tenant = Tenancy(&*app.store).tenant(household.tenant_id).await?;
     Ok(tenant.is_some_and(|t| !t.sandbox))
+}
+
+/// The verified account of `email` that `household` grants at once, if
+/// any: never in a sandbox (see [`grants_accounts_at_once`]), where every
+/// address is invited, account or not. An account that is a member of the
+/// household already is refused (409). Three reads: the account by its
+/// address, its grant in the household, the tenant.
+pub(super) async fn account_granted_at_once(
+    app: &App,
+    household: &ClientRecord,
+    email: &str,
+) -> Result<Option<UserRecord>, Error> {
+    let account = Users(&*app.store).find_by_email(email).await?;
+    if let Some(account) = &account
+        && Members(&*app.store)
+            .get(household.id, account.id)
+            .await?
+            .is_some()
+    {
+        return Err(already_member());
+    }
+    let at_once = grants_accounts_at_once(app, household).await?;
+    Ok(account.filter(|a| at_once && a.email_verified_at.is_some()))
 }
 
 /// Invitation mails one address may get a day, from every household.

@@ -22,9 +22,7 @@ use std::collections::HashMap;
 
 use alyt_domain::access::{HouseholdRole, Principal};
 use alyt_domain::ids::{ClientId, EndpointId, PropertyId, TenantId, UserId};
-use alyt_domain::membership::{
-    GrantStatus, GrantTerms, RemovalRefused, check_removal, check_terms,
-};
+use alyt_domain::membership::{GrantStatus, GrantTerms, RemovalRefused, check_removal};
 use alyt_domain::stay::{StayState, StayWindow};
 use alyt_stays::GuestStays;
 use alyt_store::repo::audit::{AuditRecord, audit_write};
@@ -41,8 +39,8 @@ use uuid::Uuid;
 
 use super::guests::{self, Guest, NewStay, Opened};
 use super::{
-    NO_HOUSEHOLD, NO_MEMBER, NewGrant, end_membership, grant_membership, household_home, inviting,
-    managed_household, member_error, refusal,
+    NO_HOUSEHOLD, NO_MEMBER, NewGrant, checked_grant_terms, end_membership, grant_membership,
+    grant_start, household_home, inviting, managed_household, managed_page, member_error, refusal,
 };
 use crate::paging::Paging;
 use crate::presence::checked_network;
@@ -197,11 +195,9 @@ pub async fn members_page(
     client: ClientId,
     paging: &Paging,
 ) -> Result<(Vec<Member>, Option<PageKey>), Error> {
-    let limit = paging.limit()?;
-    let household = managed_household(app, caller, tenant, client, NO_HOUSEHOLD).await?;
-    let after = paging.after_within(&household_members(household.id))?;
+    let page = managed_page(app, caller, tenant, client, paging, household_members).await?;
     let (grants, next) = Members(&*app.store)
-        .list(household.id, limit, after)
+        .list(page.household.id, page.limit, page.after)
         .await?;
     let ids: Vec<UserId> = grants.iter().map(|g| g.user_id).collect();
     let mut emails: HashMap<UserId, String> = Users(&*app.store)
@@ -251,7 +247,7 @@ pub async fn add_member(
         starts_at: request.starts_at,
         expires_at: request.expires_at,
     };
-    check_terms(&terms, now).map_err(|p| Error::validation(p.field, p.detail))?;
+    let terms = checked_grant_terms(terms, now)?;
     let home = household_home(app, &household, request.property_id).await?;
     let person = Users(&*app.store)
         .get(request.user_id)
@@ -261,14 +257,10 @@ pub async fn add_member(
         // A guest's stay is a stay record like any other (the sweep lets
         // them out on time).
         Some(home) if terms.role == HouseholdRole::Guest => {
-            let window = StayWindow {
-                check_in: terms.starts_at.unwrap_or(now),
-                check_out: terms.expires_at.unwrap_or(now),
-            };
             let stay = NewStay {
                 home: &home,
                 guest: Guest::Account(person.clone()),
-                window,
+                window: guests::stay_window(&terms, now),
                 reservation_key: guests::generated_key(),
                 network: None,
             };
@@ -346,7 +338,7 @@ pub async fn change_member(
             expires_at: request.expires_at,
         },
     };
-    check_terms(&terms, now).map_err(|p| Error::validation(p.field, p.detail))?;
+    let terms = checked_grant_terms(terms, now)?;
     let home = household_home(app, &household, terms.property_id).await?;
     let phone = request.phone_thing_id;
     let network = match request.require_network {
@@ -373,10 +365,7 @@ pub async fn change_member(
     let mut next = GrantRecord {
         role,
         property_id: terms.property_id,
-        starts_at: match role {
-            HouseholdRole::Guest => Some(terms.starts_at.unwrap_or(now)),
-            _ => None,
-        },
+        starts_at: grant_start(&terms, now),
         ends_at: terms.expires_at,
         reservation_key: None,
         network,
@@ -402,26 +391,12 @@ pub async fn change_member(
                 .await?
                 .map(|u| u.email)
                 .unwrap_or_default();
+            let window = guests::stay_window(&terms, now);
+            let property = home.unwrap_or_default();
             let opened = StayRecord {
-                reservation_key: key,
-                tenant_id: household.tenant_id,
-                client_id: household.id,
-                property_id: home.unwrap_or_default(),
-                email,
-                name: None,
-                check_in: next.starts_at.unwrap_or(now),
-                check_out: next.ends_at.unwrap_or(now),
-                require_network: false,
-                phone_thing_id: None,
                 state: StayState::Member,
                 user_id: Some(member),
-                invitation_id: None,
-                checked_in_at: None,
-                checked_out_at: None,
-                opened_by: caller.user_id(),
-                created_at: now,
-                updated_at: now,
-                rev: 0,
+                ..guests::new_stay_record(&household, property, key, email, window, caller, now)
             };
             writes.extend(keeper.opened_writes(&opened)?);
         }

@@ -18,7 +18,7 @@ use alyt_domain::access::{Denied, HouseholdRole, Principal};
 use alyt_domain::ids::{ClientId, PropertyId, TenantId, UserId};
 use alyt_domain::membership::{
     ChangedBy, GrantTerms, KIND_MEMBERSHIP_ENDED, KIND_MEMBERSHIP_GRANTED, MembershipNotice,
-    RemovalRefused, mask_email, may_manage_people, role_words,
+    RemovalRefused, check_terms, mask_email, may_manage_people, role_words,
 };
 use alyt_events::PlatformEvent;
 use alyt_store::repo::audit::{Audit, AuditRecord, household_audit};
@@ -27,7 +27,7 @@ use alyt_store::repo::members::{MemberError, Members};
 use alyt_store::repo::notifications::{NotificationRecord, notification_item};
 use alyt_store::repo::tenancy::{ClientRecord, GrantNetwork, GrantRecord, PropertyRecord, Tenancy};
 use alyt_store::repo::widgets::Widgets;
-use alyt_store::{PageKey, TxWrite};
+use alyt_store::{ListScope, PageKey, TxWrite};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -101,6 +101,35 @@ async fn household_if(
     Ok(household)
 }
 
+/// Where a page of one of a household's lists starts, for a caller who
+/// manages its people.
+struct ManagedPage {
+    household: ClientRecord,
+    limit: u32,
+    after: Option<PageKey>,
+}
+
+/// The start of a page of the household's list `list` (members,
+/// invitations, audit entries). The page size is checked before the
+/// household is read, and a cursor of another list is refused.
+async fn managed_page(
+    app: &App,
+    caller: &Principal,
+    tenant: TenantId,
+    client: ClientId,
+    paging: &Paging,
+    list: fn(ClientId) -> ListScope,
+) -> Result<ManagedPage, Error> {
+    let limit = paging.limit()?;
+    let household = managed_household(app, caller, tenant, client, NO_HOUSEHOLD).await?;
+    let after = paging.after_within(&list(household.id))?;
+    Ok(ManagedPage {
+        household,
+        limit,
+        after,
+    })
+}
+
 /// One page of the household's audit trail, newest first.
 pub async fn audit_page(
     app: &App,
@@ -109,11 +138,9 @@ pub async fn audit_page(
     client: ClientId,
     paging: &Paging,
 ) -> Result<(Vec<AuditRecord>, Option<PageKey>), Error> {
-    let limit = paging.limit()?;
-    let household = managed_household(app, caller, tenant, client, NO_HOUSEHOLD).await?;
-    let after = paging.after_within(&household_audit(household.id))?;
+    let page = managed_page(app, caller, tenant, client, paging, household_audit).await?;
     Ok(Audit(&*app.store)
-        .of_household(household.id, limit, after)
+        .of_household(page.household.id, page.limit, page.after)
         .await?)
 }
 
@@ -155,16 +182,28 @@ fn new_grant(
         user_id: person,
         role: terms.role,
         property_id: terms.property_id,
-        starts_at: match terms.role {
-            HouseholdRole::Guest => Some(terms.starts_at.unwrap_or(now)),
-            _ => None,
-        },
+        starts_at: grant_start(&terms, now),
         ends_at: terms.expires_at,
         granted_by,
         reservation_key,
         network: None,
         created_at: now,
     }
+}
+
+/// When a grant on `terms` starts: a guest's stay without a start starts
+/// now; an owner's or member's grant has no start (it holds at once).
+fn grant_start(terms: &GrantTerms, now: OffsetDateTime) -> Option<OffsetDateTime> {
+    match terms.role {
+        HouseholdRole::Guest => Some(terms.starts_at.unwrap_or(now)),
+        _ => None,
+    }
+}
+
+/// `terms` as asked, or a 400 naming the field that does not hold.
+fn checked_grant_terms(terms: GrantTerms, now: OffsetDateTime) -> Result<GrantTerms, Error> {
+    check_terms(&terms, now).map_err(|p| Error::validation(p.field, p.detail))?;
+    Ok(terms)
 }
 
 /// The household's notification of a new grant (and its event), for the
@@ -310,6 +349,13 @@ async fn end_membership(
     }
     tracing::info!(tenant = %household.tenant_id, client = %household.id, user = %member, signed_out, "membership ended");
     Ok(())
+}
+
+/// The answer when the address an invitation or a guest's stay names (or
+/// the person accepting an invitation) holds a grant in the household
+/// already.
+fn already_member() -> Error {
+    Error::conflict("this person is already a member of the household")
 }
 
 fn refusal(refused: RemovalRefused) -> Error {
