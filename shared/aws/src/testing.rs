@@ -63,20 +63,24 @@ impl MotoServer {
 
     /// A client for this server with static test credentials.
     pub fn client(&self) -> aws_sdk_dynamodb::Client {
-        let config = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .http_client(crate::https_client())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new(
-                "testing",
-                "testing",
-                None,
-                None,
-                "alyt-tests",
-            ))
+        let config = aws_sdk_dynamodb::config::Builder::from(&self.sdk_config())
             .endpoint_url(&self.endpoint)
             .build();
         aws_sdk_dynamodb::Client::from_conf(config)
+    }
+
+    /// The SDK configuration of this server's clients: static test
+    /// credentials, us-east-1 (give it to a client with this endpoint).
+    /// Every client of this module is built from it.
+    pub fn sdk_config(&self) -> aws_config::SdkConfig {
+        aws_config::SdkConfig::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .http_client(crate::https_client())
+            .region(Region::new(MOTO_REGION))
+            .credentials_provider(aws_sdk_dynamodb::config::SharedCredentialsProvider::new(
+                Credentials::new("testing", "testing", None, None, "alyt-tests"),
+            ))
+            .build()
     }
 }
 
@@ -85,34 +89,10 @@ impl MotoServer {
     /// credentials (one per test: each test has its runtime).
     #[cfg(feature = "secrets")]
     pub fn secrets_client(&self) -> aws_sdk_secretsmanager::Client {
-        let config = aws_sdk_secretsmanager::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .http_client(crate::https_client())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new(
-                "testing",
-                "testing",
-                None,
-                None,
-                "alyt-tests",
-            ))
+        let config = aws_sdk_secretsmanager::config::Builder::from(&self.sdk_config())
             .endpoint_url(&self.endpoint)
             .build();
         aws_sdk_secretsmanager::Client::from_conf(config)
-    }
-
-    /// The SDK configuration of this server's clients: static test
-    /// credentials, us-east-1 (give it to a client with this endpoint).
-    #[cfg(feature = "eventbridge")]
-    pub fn sdk_config(&self) -> aws_config::SdkConfig {
-        aws_config::SdkConfig::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .http_client(crate::https_client())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(aws_sdk_dynamodb::config::SharedCredentialsProvider::new(
-                Credentials::new("testing", "testing", None, None, "alyt-tests"),
-            ))
-            .build()
     }
 
     /// An EventBridge client for this server (buses, rules, targets).

@@ -176,15 +176,11 @@ impl Commands<'_> {
         current: &CommandRow,
         next: &CommandRow,
     ) -> Result<bool, StoreError> {
-        match self
-            .0
-            .put(command_item(tenant, next)?, Some(unchanged(current)))
-            .await
-        {
-            Ok(()) => Ok(true),
-            Err(e) if e.is_condition_failure() => Ok(false),
-            Err(e) => Err(e),
-        }
+        super::applied(
+            self.0
+                .put(command_item(tenant, next)?, Some(unchanged(current)))
+                .await,
+        )
     }
 
     /// One page of a device's history, newest first. One query.

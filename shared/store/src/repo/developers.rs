@@ -231,11 +231,7 @@ impl Developers<'_> {
                 },
             ])
             .await;
-        match result {
-            Ok(()) => Ok(true),
-            Err(e) if e.is_condition_failure() => Ok(false),
-            Err(e) => Err(e),
-        }
+        super::applied(result)
     }
 
     /// Sets (or, with `None`, clears) the MFA state of a developer's user and the

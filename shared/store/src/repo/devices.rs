@@ -206,6 +206,13 @@ pub fn reported_key(device: DeviceId) -> Key {
 pub fn serial_guard(serial: &str) -> Key {
     Key::new(format!("SERIAL#{serial}"), "SERIAL")
 }
+/// The guard that registers `unit`'s burned-in serial to `device`.
+fn serial_guard_item(device: &DeviceRecord, unit: &UnitRecord) -> Item {
+    Item::new(serial_guard(&unit.serial))
+        .with("deviceId", device.id.to_string())
+        .with("unitId", unit.id.to_string())
+        .with("tenantId", device.tenant_id.to_string())
+}
 pub fn child_guard(parent: DeviceId, protocol_id: &str) -> Key {
     Key::new(format!("CHILD#{parent}#{protocol_id}"), "CHILD")
 }
@@ -369,10 +376,7 @@ impl Devices<'_> {
                 condition: absent(),
             },
             TxWrite::Put {
-                item: Item::new(serial_guard(&unit.serial))
-                    .with("deviceId", device.id.to_string())
-                    .with("unitId", unit.id.to_string())
-                    .with("tenantId", device.tenant_id.to_string()),
+                item: serial_guard_item(device, unit),
                 condition: absent(),
             },
             TxWrite::Put {
@@ -444,14 +448,12 @@ impl Devices<'_> {
 
     /// A device's units, oldest first. One query.
     pub async fn units(&self, device: DeviceId) -> Result<Vec<UnitRecord>, StoreError> {
-        let page = self
-            .0
-            .query(
-                Query::partition(format!("DEVICE#{device}"))
-                    .sort(SortKey::BeginsWith("UNIT#".into())),
-            )
-            .await?;
-        page.items.iter().map(Item::to_record).collect()
+        page(
+            self.0,
+            Query::partition(format!("DEVICE#{device}")).sort(SortKey::BeginsWith("UNIT#".into())),
+        )
+        .await
+        .map(|(units, _)| units)
     }
 
     pub async fn current_unit(
@@ -553,18 +555,14 @@ impl Devices<'_> {
         device: &DeviceRecord,
         read_updated_at: OffsetDateTime,
     ) -> Result<bool, StoreError> {
-        let read = read_updated_at
-            .format(&time::format_description::well_known::Rfc3339)
-            .map_err(|e| StoreError::Invalid(e.to_string()))?;
-        match self
-            .0
-            .put(device_item(device)?, Some(Condition::eq("updatedAt", read)))
-            .await
-        {
-            Ok(()) => Ok(true),
-            Err(StoreError::ConditionFailed { .. }) => Ok(false),
-            Err(e) => Err(e),
-        }
+        super::applied(
+            self.0
+                .put(
+                    device_item(device)?,
+                    Some(unchanged_device(read_updated_at)?),
+                )
+                .await,
+        )
     }
 
     /// One page of the ONLINE devices of `shard` last heard from strictly
@@ -589,20 +587,11 @@ impl Devices<'_> {
 
     /// The live children a hub acquired (gsi2 `PARENT#{hub}`), every page.
     pub async fn children(&self, hub: DeviceId) -> Result<Vec<DeviceRecord>, StoreError> {
-        let mut children = Vec::new();
-        let mut after = None;
-        loop {
-            let page = self
-                .0
-                .query(Query::on_index(Index::Gsi2, format!("PARENT#{hub}")).after(after))
-                .await?;
-            let (mut records, next) = page.records::<DeviceRecord>()?;
-            children.append(&mut records);
-            match next {
-                Some(next) => after = Some(next),
-                None => return Ok(children),
-            }
-        }
+        super::every_page(
+            self.0,
+            Query::on_index(Index::Gsi2, format!("PARENT#{hub}")),
+        )
+        .await
     }
 
     /// Deletes one device (its hub's children are the caller's to delete
@@ -668,10 +657,7 @@ impl Devices<'_> {
         updated.updated_at = at.max(device.updated_at + time::Duration::microseconds(1));
         let mut writes = vec![
             TxWrite::Put {
-                item: Item::new(serial_guard(&new_unit.serial))
-                    .with("deviceId", device.id.to_string())
-                    .with("unitId", new_unit.id.to_string())
-                    .with("tenantId", device.tenant_id.to_string()),
+                item: serial_guard_item(device, new_unit),
                 condition: Some(Condition::item_absent()),
             },
             TxWrite::Put {

@@ -179,14 +179,10 @@ impl Events<'_> {
             ..current.clone()
         };
         let item = Item::from_record(cursor_key(current.tenant_id), &next)?;
-        match self
-            .0
-            .put(item, Some(Condition::eq("rev", json!(current.rev))))
-            .await
-        {
-            Ok(()) => Ok(true),
-            Err(e) if e.is_condition_failure() => Ok(false),
-            Err(e) => Err(e),
-        }
+        super::applied(
+            self.0
+                .put(item, Some(Condition::eq("rev", json!(current.rev))))
+                .await,
+        )
     }
 }

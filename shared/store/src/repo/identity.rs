@@ -216,19 +216,15 @@ impl Users<'_> {
     /// stored one: a code can be used once even by concurrent requests.
     pub async fn accept_totp_step(&self, id: UserId, step: i64) -> Result<bool, StoreError> {
         let newer = Condition::not_exists("totpLastStep").or(Condition::lt("totpLastStep", step));
-        match self
-            .0
-            .update(
-                &user_key(id),
-                vec![UpdateAction::Set("totpLastStep".into(), json!(step))],
-                Some(Condition::item_present().and(newer)),
-            )
-            .await
-        {
-            Ok(_) => Ok(true),
-            Err(StoreError::ConditionFailed { .. }) => Ok(false),
-            Err(e) => Err(e),
-        }
+        super::applied(
+            self.0
+                .update(
+                    &user_key(id),
+                    vec![UpdateAction::Set("totpLastStep".into(), json!(step))],
+                    Some(Condition::item_present().and(newer)),
+                )
+                .await,
+        )
     }
 }
 

@@ -533,17 +533,7 @@ impl Integrations<'_> {
         &self,
         ids: impl IntoIterator<Item = ConnectorId>,
     ) -> Result<BTreeMap<ConnectorId, ConnectorRecord>, StoreError> {
-        let keys: Vec<Key> = ids
-            .into_iter()
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .map(connector_key)
-            .collect();
-        super::get_all(self.0, &keys)
-            .await?
-            .iter()
-            .map(|item| item.to_record::<ConnectorRecord>().map(|r| (r.id, r)))
-            .collect()
+        by_id(self.0, ids, connector_key, |c: &ConnectorRecord| c.id).await
     }
 
     // -- integrations --
@@ -583,17 +573,13 @@ impl Integrations<'_> {
         tenant: TenantId,
         ids: impl IntoIterator<Item = IntegrationId>,
     ) -> Result<BTreeMap<IntegrationId, IntegrationRecord>, StoreError> {
-        let keys: Vec<Key> = ids
-            .into_iter()
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .map(|id| integration_key(tenant, id))
-            .collect();
-        super::get_all(self.0, &keys)
-            .await?
-            .iter()
-            .map(|item| item.to_record::<IntegrationRecord>().map(|r| (r.id, r)))
-            .collect()
+        by_id(
+            self.0,
+            ids,
+            |id| integration_key(tenant, id),
+            |i: &IntegrationRecord| i.id,
+        )
+        .await
     }
 
     /// A page of a tenant's integrations, oldest first. One query.
@@ -617,13 +603,7 @@ impl Integrations<'_> {
     /// Where `integration` stands in its tenant's list ([`Self::page`]): the
     /// `after` that continues a page cut short just after it.
     pub fn position_in_tenant(integration: &IntegrationRecord) -> PageKey {
-        let key = integration_key(integration.tenant_id, integration.id);
-        PageKey {
-            pk: key.pk,
-            sk: key.sk,
-            index_pk: None,
-            index_sk: None,
-        }
+        super::table_position(integration_key(integration.tenant_id, integration.id))
     }
 
     /// A page of the integrations made from `connector` in `tenant` (what a
@@ -667,26 +647,13 @@ impl Integrations<'_> {
         &self,
         connector: ConnectorId,
     ) -> Result<Vec<IntegrationRecord>, StoreError> {
-        let mut all = Vec::new();
-        let mut after = None;
-        loop {
-            let page = self
-                .0
-                .query(
-                    connector_installs(connector)
-                        .query()
-                        .limit(Query::MAX_LIMIT)
-                        .after(after),
-                )
-                .await?;
-            for item in &page.items {
-                all.push(item.to_record()?);
-            }
-            match page.next {
-                Some(next) => after = Some(next),
-                None => return Ok(all),
-            }
-        }
+        super::every_page(
+            self.0,
+            connector_installs(connector)
+                .query()
+                .limit(Query::MAX_LIMIT),
+        )
+        .await
     }
 
     /// Removes an integration and its endpoints. One transaction per 99
@@ -736,16 +703,7 @@ impl Integrations<'_> {
         now: OffsetDateTime,
     ) -> Result<Option<ChallengeRecord>, StoreError> {
         let unexpired = Condition::item_present().and(Condition::gt("ttl", now.unix_timestamp()));
-        match self
-            .0
-            .delete(&challenge_key(token_hash), Some(unexpired))
-            .await
-        {
-            Ok(Some(item)) => Ok(Some(item.to_record()?)),
-            Ok(None) => Ok(None),
-            Err(StoreError::ConditionFailed { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
+        super::delete_if(self.0, &challenge_key(token_hash), unexpired).await
     }
 
     // -- endpoints --
@@ -768,11 +726,7 @@ impl Integrations<'_> {
     ) -> Result<(Vec<EndpointRecord>, Option<PageKey>), StoreError> {
         page(
             self.0,
-            integration_endpoints(integration)
-                .query()
-                .sort(SortKey::BeginsWith("ENDPOINT#".into()))
-                .limit(limit)
-                .after(after),
+            endpoints_query(integration).limit(limit).after(after),
         )
         .await
     }
@@ -782,18 +736,7 @@ impl Integrations<'_> {
         &self,
         integration: IntegrationId,
     ) -> Result<Vec<EndpointRecord>, StoreError> {
-        let mut all = Vec::new();
-        let mut after = None;
-        loop {
-            let (mut page, next) = self
-                .endpoints_page(integration, Query::MAX_LIMIT, after)
-                .await?;
-            all.append(&mut page);
-            match next {
-                Some(next) => after = Some(next),
-                None => return Ok(all),
-            }
-        }
+        super::every_page(self.0, endpoints_query(integration).limit(Query::MAX_LIMIT)).await
     }
 
     /// Every live thing of a home, devices and endpoints, of `tenant`: one
@@ -862,6 +805,34 @@ pub fn connector_installs(connector: ConnectorId) -> ListScope {
 /// The list of an integration's endpoints.
 pub fn integration_endpoints(integration: IntegrationId) -> ListScope {
     ListScope::Index(Index::Gsi2, format!("INTEGRATION#{integration}"))
+}
+
+/// The query of an integration's endpoints, in id order.
+fn endpoints_query(integration: IntegrationId) -> Query {
+    integration_endpoints(integration)
+        .query()
+        .sort(SortKey::BeginsWith("ENDPOINT#".into()))
+}
+
+/// The records of `ids` that exist, by id: each id read once (one batch get
+/// per 100 keys).
+async fn by_id<I: Ord + Copy, T: crate::Record>(
+    store: &dyn Store,
+    ids: impl IntoIterator<Item = I>,
+    key: impl Fn(I) -> Key,
+    id_of: impl Fn(&T) -> I,
+) -> Result<BTreeMap<I, T>, StoreError> {
+    let keys: Vec<Key> = ids
+        .into_iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(key)
+        .collect();
+    super::get_all(store, &keys)
+        .await?
+        .iter()
+        .map(|item| item.to_record::<T>().map(|r| (id_of(&r), r)))
+        .collect()
 }
 
 #[cfg(test)]

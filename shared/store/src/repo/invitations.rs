@@ -141,34 +141,38 @@ fn as_read(invitation: &InvitationRecord) -> Condition {
 /// spends the link (it fails when the link is unknown, spent or expired),
 /// write 1 deletes the invitation as read, write 2 frees the address.
 pub fn accept_writes(invitation: &InvitationRecord, now_unix: i64) -> Vec<TxWrite> {
-    vec![
-        tokens::consume_write(Purpose::Invitation, &invitation.token_hash, now_unix),
-        TxWrite::Delete {
-            key: invitation_key(invitation.client_id, invitation.id),
-            condition: Some(as_read(invitation)),
-        },
-        TxWrite::Delete {
-            key: invitee_key(invitation.client_id, &invitation.email),
-            condition: None,
-        },
-    ]
+    let mut writes = vec![tokens::consume_write(
+        Purpose::Invitation,
+        &invitation.token_hash,
+        now_unix,
+    )];
+    writes.extend(removal_writes(invitation));
+    writes
 }
 
 /// The writes that withdraw `invitation` (as read: write 0 fails when it
 /// was accepted, withdrawn or resent since), for a transaction that does
 /// more (a guest checked out before accepting).
 pub fn withdraw_writes(invitation: &InvitationRecord) -> Vec<TxWrite> {
-    vec![
+    let mut writes = Vec::from(removal_writes(invitation));
+    writes.push(TxWrite::Delete {
+        key: tokens::key(Purpose::Invitation, &invitation.token_hash),
+        condition: None,
+    });
+    writes
+}
+
+/// The writes that remove `invitation` however it ends: the invitation as
+/// read (fails when it was accepted, withdrawn or resent since), then its
+/// invitee guard, which frees the address for a new invitation.
+fn removal_writes(invitation: &InvitationRecord) -> [TxWrite; 2] {
+    [
         TxWrite::Delete {
             key: invitation_key(invitation.client_id, invitation.id),
             condition: Some(as_read(invitation)),
         },
         TxWrite::Delete {
             key: invitee_key(invitation.client_id, &invitation.email),
-            condition: None,
-        },
-        TxWrite::Delete {
-            key: tokens::key(Purpose::Invitation, &invitation.token_hash),
             condition: None,
         },
     ]

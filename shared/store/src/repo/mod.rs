@@ -32,7 +32,7 @@ pub mod usage;
 pub mod webhooks;
 pub mod widgets;
 
-use crate::{Item, Key, PageKey, Query, Store, StoreError};
+use crate::{Condition, Item, Key, PageKey, Query, Store, StoreError, UpdateAction};
 
 /// The record stored at `key`, if there is one.
 pub(crate) async fn record<T: crate::Record>(
@@ -66,6 +66,58 @@ pub(crate) async fn every_page<T: crate::Record>(
             Some(next) => after = Some(next),
             None => return Ok(out),
         }
+    }
+}
+
+/// Whether a conditional write took effect: `false` when a condition failed
+/// (nothing was written), the error when the store failed.
+pub(crate) fn applied<T>(result: Result<T, StoreError>) -> Result<bool, StoreError> {
+    match result {
+        Ok(_) => Ok(true),
+        Err(e) if e.is_condition_failure() => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Applies `actions` to the item at `key` if `condition` holds: the record
+/// as updated, `None` when the condition failed (the item is missing or not
+/// in the state the caller expects).
+pub(crate) async fn update_if<T: crate::Record>(
+    store: &dyn Store,
+    key: &Key,
+    actions: Vec<UpdateAction>,
+    condition: Condition,
+) -> Result<Option<T>, StoreError> {
+    match store.update(key, actions, Some(condition)).await {
+        Ok(item) => Ok(Some(item.to_record()?)),
+        Err(e) if e.is_condition_failure() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Deletes the item at `key` if `condition` holds: the record as it was,
+/// `None` when there was none or the condition failed (so of concurrent
+/// callers at most one gets it).
+pub(crate) async fn delete_if<T: crate::Record>(
+    store: &dyn Store,
+    key: &Key,
+    condition: Condition,
+) -> Result<Option<T>, StoreError> {
+    match store.delete(key, Some(condition)).await {
+        Ok(Some(item)) => Ok(Some(item.to_record()?)),
+        Ok(None) | Err(StoreError::ConditionFailed { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The position of the item at `key` in a query of the table (not an
+/// index): the `after` that continues a page cut short just after it.
+pub(crate) fn table_position(key: Key) -> PageKey {
+    PageKey {
+        pk: key.pk,
+        sk: key.sk,
+        index_pk: None,
+        index_sk: None,
     }
 }
 

@@ -140,17 +140,13 @@ impl Recoveries<'_> {
                 "a recovery moves one revision at a time".into(),
             ));
         }
-        match self
-            .0
-            .put(
-                recovery_item(next)?,
-                Some(Condition::eq("rev", json!(current.rev))),
-            )
-            .await
-        {
-            Ok(()) => Ok(true),
-            Err(e) if e.is_condition_failure() => Ok(false),
-            Err(e) => Err(e),
-        }
+        super::applied(
+            self.0
+                .put(
+                    recovery_item(next)?,
+                    Some(Condition::eq("rev", json!(current.rev))),
+                )
+                .await,
+        )
     }
 }

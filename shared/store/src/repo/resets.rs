@@ -78,15 +78,11 @@ impl ResetRequests<'_> {
     /// Takes a request for delivery; `false` when another worker took it
     /// first (each request is delivered at most once).
     pub async fn claim(&self, id: Uuid) -> Result<bool, StoreError> {
-        match self
-            .0
-            .delete(&key(id), Some(Condition::item_present()))
-            .await
-        {
-            Ok(_) => Ok(true),
-            Err(e) if e.is_condition_failure() => Ok(false),
-            Err(e) => Err(e),
-        }
+        super::applied(
+            self.0
+                .delete(&key(id), Some(Condition::item_present()))
+                .await,
+        )
     }
 }
 

@@ -215,11 +215,7 @@ impl Rooms<'_> {
         let mut next = room.clone();
         next.rev = read_rev + 1;
         let item = Item::from_record(room_key(room.property_id, room.id), &next)?;
-        match self.0.put(item, Some(at_rev(read_rev))).await {
-            Ok(()) => Ok(true),
-            Err(StoreError::ConditionFailed { .. }) => Ok(false),
-            Err(e) => Err(e),
-        }
+        super::applied(self.0.put(item, Some(at_rev(read_rev))).await)
     }
 
     /// Deletes a room and its ref. One transaction.

@@ -314,6 +314,12 @@ pub fn routine_runs(routine: RoutineId) -> ListScope {
     ListScope::Table(format!("RUNS#{routine}"))
 }
 
+/// The condition of every change of a routine or a run: it is still the
+/// revision `rev` that was read.
+fn still_at(rev: u32) -> Condition {
+    Condition::item_present().and(Condition::eq("rev", rev))
+}
+
 fn changed_or(e: StoreError) -> RoutineError {
     if e.is_condition_failure() {
         RoutineError::Changed
@@ -352,13 +358,7 @@ impl Routines<'_> {
             rev: read.rev + 1,
             ..next.clone()
         };
-        self.0
-            .put(
-                routine_item(&next)?,
-                Some(Condition::item_present().and(Condition::eq("rev", read.rev))),
-            )
-            .await
-            .map_err(changed_or)?;
+        self.put_next(routine_item(&next)?, read.rev).await?;
         Ok(next)
     }
 
@@ -442,7 +442,7 @@ impl Routines<'_> {
             },
             TxWrite::Put {
                 item: routine_item(&next)?,
-                condition: Some(Condition::item_present().and(Condition::eq("rev", read.rev))),
+                condition: Some(still_at(read.rev)),
             },
         ];
         match self.0.transact(writes).await {
@@ -489,14 +489,17 @@ impl Routines<'_> {
             rev: read.rev + 1,
             ..next.clone()
         };
-        self.0
-            .put(
-                run_item(&next)?,
-                Some(Condition::item_present().and(Condition::eq("rev", read.rev))),
-            )
-            .await
-            .map_err(changed_or)?;
+        self.put_next(run_item(&next)?, read.rev).await?;
         Ok(next)
+    }
+
+    /// Writes `item`, the revision after `read_rev` of a routine or a run;
+    /// [`RoutineError::Changed`] when it changed or went since read.
+    async fn put_next(&self, item: Item, read_rev: u32) -> Result<(), RoutineError> {
+        self.0
+            .put(item, Some(still_at(read_rev)))
+            .await
+            .map_err(changed_or)
     }
 
     /// A page of a routine's runs, newest first. One query.

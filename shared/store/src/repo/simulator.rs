@@ -94,10 +94,6 @@ pub fn virtual_device_item(record: &VirtualDeviceRecord) -> Result<Item, StoreEr
     .with(Index::Gsi1.sk_attr(), record.device_id.to_string()))
 }
 
-fn records(items: Vec<Item>) -> Result<Vec<VirtualDeviceRecord>, StoreError> {
-    items.iter().map(Item::to_record).collect()
-}
-
 pub struct Simulators<'a>(pub &'a dyn Store);
 
 impl Simulators<'_> {
@@ -124,17 +120,28 @@ impl Simulators<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<VirtualDeviceRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                tenant_virtual_devices(tenant)
-                    .query()
-                    .sort(SortKey::BeginsWith("DEVICE#".into()))
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        Ok((records(page.items)?, page.next))
+        self.sandbox_page(tenant, "DEVICE#", limit, after).await
+    }
+
+    /// One page of one kind of a sandbox's items (those whose sort key
+    /// begins with `kind`), in id order: oldest first, as ids are UUIDv7.
+    /// One query.
+    async fn sandbox_page<T: crate::Record>(
+        &self,
+        tenant: TenantId,
+        kind: &str,
+        limit: u32,
+        after: Option<PageKey>,
+    ) -> Result<(Vec<T>, Option<PageKey>), StoreError> {
+        super::page(
+            self.0,
+            tenant_virtual_devices(tenant)
+                .query()
+                .sort(SortKey::BeginsWith(kind.to_owned()))
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// One page of every virtual device of the platform (gsi1), for the
@@ -144,15 +151,13 @@ impl Simulators<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<VirtualDeviceRecord>, Option<PageKey>), StoreError> {
-        let page = self
-            .0
-            .query(
-                Query::on_index(Index::Gsi1, ALL_PARTITION)
-                    .limit(limit)
-                    .after(after),
-            )
-            .await?;
-        Ok((records(page.items)?, page.next))
+        super::page(
+            self.0,
+            Query::on_index(Index::Gsi1, ALL_PARTITION)
+                .limit(limit)
+                .after(after),
+        )
+        .await
     }
 
     /// Every virtual device the runner should run: the stored records
@@ -197,29 +202,20 @@ impl Simulators<'_> {
         at: OffsetDateTime,
     ) -> Result<Option<VirtualDeviceRecord>, StoreError> {
         let until = match until {
-            Some(until) => serde_json::to_value(Rfc3339(until))
-                .map_err(|e| StoreError::Invalid(e.to_string()))?,
+            Some(until) => time_value(until)?,
             None => serde_json::Value::Null,
         };
-        let updated_at =
-            serde_json::to_value(Rfc3339(at)).map_err(|e| StoreError::Invalid(e.to_string()))?;
-        match self
-            .0
-            .update(
-                &virtual_device_key(tenant, device),
-                vec![
-                    UpdateAction::Set("scenario".into(), scenario.into()),
-                    UpdateAction::Set("scenarioUntil".into(), until),
-                    UpdateAction::Set("updatedAt".into(), updated_at),
-                ],
-                Some(Condition::item_present()),
-            )
-            .await
-        {
-            Ok(item) => Ok(Some(item.to_record()?)),
-            Err(StoreError::ConditionFailed { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
+        super::update_if(
+            self.0,
+            &virtual_device_key(tenant, device),
+            vec![
+                UpdateAction::Set("scenario".into(), scenario.into()),
+                UpdateAction::Set("scenarioUntil".into(), until),
+                UpdateAction::Set("updatedAt".into(), time_value(at)?),
+            ],
+            Condition::item_present(),
+        )
+        .await
     }
 
     /// Detaches the device from the simulator at `at` (`Some`), or attaches
@@ -232,13 +228,10 @@ impl Simulators<'_> {
         detached: Option<OffsetDateTime>,
         at: OffsetDateTime,
     ) -> Result<Option<VirtualDeviceRecord>, StoreError> {
-        let time = |t: OffsetDateTime| {
-            serde_json::to_value(Rfc3339(t)).map_err(|e| StoreError::Invalid(e.to_string()))
-        };
         let (change, condition) = match detached {
             // A device a script run holds stays with the run.
             Some(since) => (
-                UpdateAction::Set("detachedAt".into(), time(since)?),
+                UpdateAction::Set("detachedAt".into(), time_value(since)?),
                 Condition::item_present()
                     .and(Condition::not_exists("detachedAt"))
                     .and(Condition::not_exists("runId")),
@@ -248,19 +241,16 @@ impl Simulators<'_> {
                 Condition::exists("detachedAt"),
             ),
         };
-        match self
-            .0
-            .update(
-                &virtual_device_key(tenant, device),
-                vec![change, UpdateAction::Set("updatedAt".into(), time(at)?)],
-                Some(condition),
-            )
-            .await
-        {
-            Ok(item) => Ok(Some(item.to_record()?)),
-            Err(StoreError::ConditionFailed { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
+        super::update_if(
+            self.0,
+            &virtual_device_key(tenant, device),
+            vec![
+                change,
+                UpdateAction::Set("updatedAt".into(), time_value(at)?),
+            ],
+            condition,
+        )
+        .await
     }
 
     /// Deletes the record; the record as it was, `None` when there was none
@@ -270,18 +260,12 @@ impl Simulators<'_> {
         tenant: TenantId,
         device: DeviceId,
     ) -> Result<Option<VirtualDeviceRecord>, StoreError> {
-        match self
-            .0
-            .delete(
-                &virtual_device_key(tenant, device),
-                Some(Condition::item_present()),
-            )
-            .await
-        {
-            Ok(Some(item)) => Ok(Some(item.to_record()?)),
-            Ok(None) | Err(StoreError::ConditionFailed { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
+        super::delete_if(
+            self.0,
+            &virtual_device_key(tenant, device),
+            Condition::item_present(),
+        )
+        .await
     }
 
     /// The simulator key (32 random bytes, created once in the store): the
@@ -368,15 +352,7 @@ impl Simulators<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<ScriptRecord>, Option<PageKey>), StoreError> {
-        super::page(
-            self.0,
-            tenant_virtual_devices(tenant)
-                .query()
-                .sort(SortKey::BeginsWith("SCRIPT#".into()))
-                .limit(limit)
-                .after(after),
-        )
-        .await
+        self.sandbox_page(tenant, "SCRIPT#", limit, after).await
     }
 
     /// Deletes a script; whether there was one.
@@ -385,15 +361,11 @@ impl Simulators<'_> {
         tenant: TenantId,
         id: uuid::Uuid,
     ) -> Result<bool, StoreError> {
-        match self
-            .0
-            .delete(&script_key(tenant, id), Some(Condition::item_present()))
-            .await
-        {
-            Ok(_) => Ok(true),
-            Err(e) if e.is_condition_failure() => Ok(false),
-            Err(e) => Err(e),
-        }
+        super::applied(
+            self.0
+                .delete(&script_key(tenant, id), Some(Condition::item_present()))
+                .await,
+        )
     }
 }
 
@@ -534,15 +506,7 @@ impl Simulators<'_> {
         limit: u32,
         after: Option<PageKey>,
     ) -> Result<(Vec<RunRecord>, Option<PageKey>), StoreError> {
-        super::page(
-            self.0,
-            tenant_virtual_devices(tenant)
-                .query()
-                .sort(SortKey::BeginsWith("RUN#".into()))
-                .limit(limit)
-                .after(after),
-        )
-        .await
+        self.sandbox_page(tenant, "RUN#", limit, after).await
     }
 
     /// Every run of the platform not ended yet (gsi1), for the players.
@@ -600,15 +564,7 @@ impl Simulators<'_> {
         actions: Vec<UpdateAction>,
         condition: Condition,
     ) -> Result<Option<RunRecord>, StoreError> {
-        match self
-            .0
-            .update(&run_key(tenant, id), actions, Some(condition))
-            .await
-        {
-            Ok(item) => Ok(Some(item.to_record()?)),
-            Err(e) if e.is_condition_failure() => Ok(None),
-            Err(e) => Err(e),
-        }
+        super::update_if(self.0, &run_key(tenant, id), actions, condition).await
     }
 
     /// Ends a run not ended yet (`status` one of DONE, STOPPED, FAILED) and

@@ -80,10 +80,6 @@ impl OneTimeTokens<'_> {
     ) -> Result<Option<T>, StoreError> {
         // Expired items may linger on DynamoDB until TTL deletion: check it here.
         let live = Condition::item_present().and(Condition::gt("ttl", now_unix));
-        match self.0.delete(&key(purpose, hash), Some(live)).await {
-            Ok(Some(item)) => Ok(Some(item.to_record()?)),
-            Ok(None) | Err(StoreError::ConditionFailed { .. }) => Ok(None),
-            Err(e) => Err(e),
-        }
+        super::delete_if(self.0, &key(purpose, hash), live).await
     }
 }

@@ -30,7 +30,7 @@ use serde_json::json;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::{page, ts};
+use super::{page, record, ts};
 use crate::{
     CancelReason, Condition, Index, Item, Key, ListScope, PageKey, Query, SortKey, Store,
     StoreError, TxWrite, UpdateAction,
@@ -452,11 +452,7 @@ impl Webhooks<'_> {
         developer: DeveloperId,
         id: WebhookId,
     ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
-        self.0
-            .get(&endpoint_key(developer, id))
-            .await?
-            .map(|item| item.to_record())
-            .transpose()
+        record(self.0, &endpoint_key(developer, id)).await
     }
 
     /// Several endpoints (one batch get per 100), in no order.
@@ -492,15 +488,10 @@ impl Webhooks<'_> {
         let more = endpoints.len().saturating_sub(start) > limit;
         let page: Vec<_> = endpoints.into_iter().skip(start).take(limit).collect();
         let next = match page.last() {
-            Some(last) if more => {
-                let key = endpoint_key(last.developer_id, last.id);
-                Some(PageKey {
-                    pk: key.pk,
-                    sk: key.sk,
-                    index_pk: None,
-                    index_sk: None,
-                })
-            }
+            Some(last) if more => Some(super::table_position(endpoint_key(
+                last.developer_id,
+                last.id,
+            ))),
             _ => None,
         };
         (page, next)
@@ -554,17 +545,8 @@ impl Webhooks<'_> {
     ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
         let condition = Condition::eq("status", json!(EndpointStatus::Active))
             .and(Condition::ge("consecutiveFailures", threshold));
-        self.conditional_update(
-            developer,
-            id,
-            vec![
-                UpdateAction::Set("status".into(), json!(EndpointStatus::Disabled)),
-                UpdateAction::Set("disabledAt".into(), json!(rfc3339(now)?)),
-                UpdateAction::Set("disabledReason".into(), json!(DisabledReason::Failures)),
-            ],
-            condition,
-        )
-        .await
+        self.disable(developer, id, DisabledReason::Failures, now, condition)
+            .await
     }
 
     /// Disables an active endpoint for `reason` (its key or its developer is
@@ -576,6 +558,20 @@ impl Webhooks<'_> {
         reason: DisabledReason,
         now: OffsetDateTime,
     ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
+        let condition = Condition::eq("status", json!(EndpointStatus::Active));
+        self.disable(developer, id, reason, now, condition).await
+    }
+
+    /// Disables the endpoint for `reason` at `now` if `condition` holds: the
+    /// endpoint as disabled, `None` when the condition failed.
+    async fn disable(
+        &self,
+        developer: DeveloperId,
+        id: WebhookId,
+        reason: DisabledReason,
+        now: OffsetDateTime,
+        condition: Condition,
+    ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
         self.conditional_update(
             developer,
             id,
@@ -584,7 +580,7 @@ impl Webhooks<'_> {
                 UpdateAction::Set("disabledAt".into(), json!(rfc3339(now)?)),
                 UpdateAction::Set("disabledReason".into(), json!(reason)),
             ],
-            Condition::eq("status", json!(EndpointStatus::Active)),
+            condition,
         )
         .await
     }
@@ -672,15 +668,7 @@ impl Webhooks<'_> {
         actions: Vec<UpdateAction>,
         condition: Condition,
     ) -> Result<Option<WebhookEndpointRecord>, StoreError> {
-        match self
-            .0
-            .update(&endpoint_key(developer, id), actions, Some(condition))
-            .await
-        {
-            Ok(item) => Ok(Some(item.to_record()?)),
-            Err(e) if e.is_condition_failure() => Ok(None),
-            Err(e) => Err(e),
-        }
+        super::update_if(self.0, &endpoint_key(developer, id), actions, condition).await
     }
 
     /// Queues a row unless the endpoint x event has one already. A row for a
@@ -720,15 +708,16 @@ impl Webhooks<'_> {
             pending.status = DeliveryStatus::Pending;
             pending.next_attempt_at = Some(pending.updated_at);
         }
-        match self
-            .0
-            .put(delivery_item(&pending)?, Some(Condition::item_absent()))
-            .await
-        {
-            Ok(()) => Ok(Queued::Queued),
-            Err(e) if e.is_condition_failure() => Ok(Queued::Duplicate),
-            Err(e) => Err(e),
-        }
+        let queued = super::applied(
+            self.0
+                .put(delivery_item(&pending)?, Some(Condition::item_absent()))
+                .await,
+        )?;
+        Ok(if queued {
+            Queued::Queued
+        } else {
+            Queued::Duplicate
+        })
     }
 
     pub async fn delivery(
@@ -736,11 +725,7 @@ impl Webhooks<'_> {
         endpoint: WebhookId,
         event_id: &str,
     ) -> Result<Option<DeliveryRecord>, StoreError> {
-        self.0
-            .get(&delivery_key(endpoint, event_id))
-            .await?
-            .map(|item| item.to_record())
-            .transpose()
+        record(self.0, &delivery_key(endpoint, event_id)).await
     }
 
     /// The endpoint's latest deliveries, newest first (at most [`HISTORY`]). One query.
@@ -749,16 +734,15 @@ impl Webhooks<'_> {
         endpoint: WebhookId,
         limit: u32,
     ) -> Result<Vec<DeliveryRecord>, StoreError> {
-        let page = self
-            .0
-            .query(
-                Query::partition(format!("WEBHOOK#{endpoint}"))
-                    .sort(SortKey::BeginsWith("DELIVERY#".into()))
-                    .backward()
-                    .limit(limit.clamp(1, HISTORY)),
-            )
-            .await?;
-        page.items.iter().map(Item::to_record).collect()
+        page(
+            self.0,
+            Query::partition(format!("WEBHOOK#{endpoint}"))
+                .sort(SortKey::BeginsWith("DELIVERY#".into()))
+                .backward()
+                .limit(limit.clamp(1, HISTORY)),
+        )
+        .await
+        .map(|(deliveries, _)| deliveries)
     }
 
     /// Rows of one shard due at or before `now`, oldest first. One query of
@@ -769,16 +753,15 @@ impl Webhooks<'_> {
         now: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<DeliveryRecord>, StoreError> {
-        let page = self
-            .0
-            .query(
-                Query::on_index(Index::Gsi1, due_partition(shard))
-                    // Every key of a time <= now sorts below the next microsecond.
-                    .sort(SortKey::Lt(format!("{:020}", micros(now) + 1)))
-                    .limit(limit),
-            )
-            .await?;
-        page.items.iter().map(Item::to_record).collect()
+        page(
+            self.0,
+            Query::on_index(Index::Gsi1, due_partition(shard))
+                // Every key of a time <= now sorts below the next microsecond.
+                .sort(SortKey::Lt(format!("{:020}", micros(now) + 1)))
+                .limit(limit),
+        )
+        .await
+        .map(|(due, _)| due)
     }
 
     /// One page of an endpoint's held rows in event order (gsi2).
@@ -805,15 +788,16 @@ impl Webhooks<'_> {
         next: &DeliveryRecord,
     ) -> Result<RowWrite, StoreError> {
         check_rev(current, next)?;
-        match self
-            .0
-            .put(delivery_item(next)?, Some(unchanged(current)))
-            .await
-        {
-            Ok(()) => Ok(RowWrite::Written),
-            Err(e) if e.is_condition_failure() => Ok(RowWrite::Stale),
-            Err(e) => Err(e),
-        }
+        let written = super::applied(
+            self.0
+                .put(delivery_item(next)?, Some(unchanged(current)))
+                .await,
+        )?;
+        Ok(if written {
+            RowWrite::Written
+        } else {
+            RowWrite::Stale
+        })
     }
 
     /// [`Self::replace`] to a claimed row, only while the endpoint is active:
