@@ -64,7 +64,7 @@ async fn openapi_document_is_served() {
         .await
         .unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
-    assert_eq!(doc["info"]["version"], "0.7.0");
+    assert_eq!(doc["info"]["version"], "0.7.1");
     assert!(doc["paths"]["/v1/capabilities"]["get"].is_object());
 }
 
