@@ -63,19 +63,17 @@ impl MotoServer {
 
     /// A client for this server with static test credentials.
     pub fn client(&self) -> aws_sdk_dynamodb::Client {
-        let config = aws_sdk_dynamodb::config::Builder::from(&self.sdk_config())
-            .endpoint_url(&self.endpoint)
-            .build();
-        aws_sdk_dynamodb::Client::from_conf(config)
+        aws_sdk_dynamodb::Client::new(&self.sdk_config())
     }
 
-    /// The SDK configuration of this server's clients: static test
-    /// credentials, us-east-1 (give it to a client with this endpoint).
-    /// Every client of this module is built from it.
+    /// The SDK configuration of this server's clients: its endpoint, static
+    /// test credentials, us-east-1. Every client of this module is built
+    /// from it.
     pub fn sdk_config(&self) -> aws_config::SdkConfig {
         aws_config::SdkConfig::builder()
             .behavior_version(BehaviorVersion::latest())
             .http_client(crate::https_client())
+            .endpoint_url(&self.endpoint)
             .region(Region::new(MOTO_REGION))
             .credentials_provider(aws_sdk_dynamodb::config::SharedCredentialsProvider::new(
                 Credentials::new("testing", "testing", None, None, "alyt-tests"),
@@ -89,19 +87,13 @@ impl MotoServer {
     /// credentials (one per test: each test has its runtime).
     #[cfg(feature = "secrets")]
     pub fn secrets_client(&self) -> aws_sdk_secretsmanager::Client {
-        let config = aws_sdk_secretsmanager::config::Builder::from(&self.sdk_config())
-            .endpoint_url(&self.endpoint)
-            .build();
-        aws_sdk_secretsmanager::Client::from_conf(config)
+        aws_sdk_secretsmanager::Client::new(&self.sdk_config())
     }
 
     /// An EventBridge client for this server (buses, rules, targets).
     #[cfg(feature = "eventbridge")]
     pub fn eventbridge_client(&self) -> aws_sdk_eventbridge::Client {
-        let config = aws_sdk_eventbridge::config::Builder::from(&self.sdk_config())
-            .endpoint_url(&self.endpoint)
-            .build();
-        aws_sdk_eventbridge::Client::from_conf(config)
+        aws_sdk_eventbridge::Client::new(&self.sdk_config())
     }
 
     /// A bus of its own whose every `alyt` entry lands in a queue of its
