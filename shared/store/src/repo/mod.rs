@@ -105,7 +105,8 @@ pub(crate) async fn delete_if<T: crate::Record>(
 ) -> Result<Option<T>, StoreError> {
     match store.delete(key, Some(condition)).await {
         Ok(Some(item)) => Ok(Some(item.to_record()?)),
-        Ok(None) | Err(StoreError::ConditionFailed { .. }) => Ok(None),
+        Ok(None) => Ok(None),
+        Err(e) if e.is_condition_failure() => Ok(None),
         Err(e) => Err(e),
     }
 }
