@@ -247,7 +247,7 @@ fn note_write_reach(write: &TxWrite) {
         TxWrite::Update { key, .. } => note_reach("UpdateItem", &key.pk),
         TxWrite::Delete { key, .. } => note_reach("DeleteItem", &key.pk),
         TxWrite::Check { key, .. } => note_reach("ConditionCheckItem", &key.pk),
-        TxWrite::Append { log, .. } => {
+        TxWrite::Append { log, .. } | TxWrite::AppendPage { log, .. } => {
             note_reach("PutItem", log);
             let head = alyt_store::log_head_key(log);
             note_reach("GetItem", &head.pk);

@@ -349,7 +349,7 @@ impl DynamoStore {
                 let check = with_condition!(check, render(None, Some(&condition)));
                 item.condition_check(check.build().map_err(invalid)?)
             }
-            TxWrite::Append { .. } => {
+            TxWrite::Append { .. } | TxWrite::AppendPage { .. } => {
                 return Err(StoreError::Invalid(
                     "an append reaches DynamoDB only with its position".into(),
                 ));
@@ -419,6 +419,7 @@ impl DynamoStore {
     /// again, a few times, with a growing pause. The caller sees the
     /// cancellation reasons of its own writes only.
     async fn transact_appending(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
+        validate_transaction(&writes)?;
         let shards = self.shard_counts(&writes).await?;
         let shards_of_log = |log: &str| shards.get(log).copied().unwrap_or(1);
         for attempt in 0..APPEND_ATTEMPTS {

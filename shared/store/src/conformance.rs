@@ -59,7 +59,9 @@ macro_rules! store_conformance_suite {
             a_writer_with_a_clock_behind_appends_after_what_readers_saw,
             a_commit_held_open_lands_after_the_one_that_finished_first,
             an_idle_shard_is_moved_up_and_a_late_append_lands_after_what_was_read,
-            a_log_grown_to_more_shards_resumes_every_cursor
+            a_log_grown_to_more_shards_resumes_every_cursor,
+            a_page_reads_as_its_items_and_every_cursor_inside_it_resumes,
+            pages_in_a_sharded_log_merge_in_position_order
         );
         #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
         async fn a_sharded_log_keeps_each_home_in_commit_order_and_misses_nothing() {
@@ -2747,4 +2749,149 @@ pub async fn a_log_grown_to_more_shards_resumes_every_cursor(f: Fixture) {
             .unwrap_err();
         assert!(matches!(err, StoreError::Invalid(_)), "{shards}: {err:?}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// Log pages (many appends stored as one item)
+
+fn page_of(log: &str, home: u64, ns: std::ops::Range<u32>) -> TxWrite {
+    TxWrite::AppendPage {
+        log: log.into(),
+        shard_key: home,
+        items: ns
+            .map(|n| item(log, "ignored").with("home", home).with("n", n))
+            .collect(),
+        position_attr: "id".into(),
+    }
+}
+
+/// Every item of `log` after `after`, read `limit` at a time, as (position, n).
+async fn read_in_steps(
+    store: &dyn Store,
+    log: &str,
+    after: Option<&str>,
+    limit: u32,
+    now: time::OffsetDateTime,
+) -> Vec<(String, i64)> {
+    let mut all = Vec::new();
+    let mut at = after.map(str::to_owned);
+    loop {
+        let read = crate::logs::read_after(store, log, at.as_deref(), limit, now)
+            .await
+            .unwrap();
+        assert!(read.len() <= limit as usize, "a read keeps to its limit");
+        let Some(last) = read.last() else {
+            return all;
+        };
+        at = Some(last.sk().to_owned());
+        for i in &read {
+            assert_eq!(i.get_str("id"), Some(i.sk()), "each item has its position");
+            assert!(!crate::pages::is_page(i), "readers never see a page");
+            all.push((i.sk().to_owned(), i.get_i64("n").unwrap()));
+        }
+    }
+}
+
+/// A page of five between single appends: read whole, read two at a time,
+/// resumed from each of its positions, and each of them found by id; the
+/// page is one item in the log's partition.
+pub async fn a_page_reads_as_its_items_and_every_cursor_inside_it_resumes(f: Fixture) {
+    const PAGED: &str = "EVENTS#paged";
+    let single = |n: u32| TxWrite::Append {
+        log: PAGED.into(),
+        shard_key: 0,
+        item: item(PAGED, "ignored").with("n", n),
+        position_attr: "id".into(),
+    };
+    f.store.transact(vec![single(0)]).await.unwrap();
+    f.clock.advance(time::Duration::milliseconds(1));
+    f.store
+        .transact(vec![page_of(PAGED, 0, 1..6)])
+        .await
+        .unwrap();
+    f.clock.advance(time::Duration::milliseconds(1));
+    f.store.transact(vec![single(6)]).await.unwrap();
+    let now = f.clock.now();
+
+    let all = read_in_steps(f.store.as_ref(), PAGED, None, 1000, now).await;
+    assert_eq!(
+        all.iter().map(|(_, n)| *n).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4, 5, 6]
+    );
+    assert!(all.windows(2).all(|w| w[0].0 < w[1].0), "in position order");
+    let stepped = read_in_steps(f.store.as_ref(), PAGED, None, 2, now).await;
+    assert_eq!(stepped, all, "two at a time reads the same");
+    for (k, (position, _)) in all.iter().enumerate() {
+        let rest = read_in_steps(f.store.as_ref(), PAGED, Some(position), 3, now).await;
+        assert_eq!(rest, all[k + 1..], "resumed after {position}");
+        let found = crate::logs::get(f.store.as_ref(), PAGED, position)
+            .await
+            .unwrap()
+            .expect("found by its position");
+        assert_eq!(found.get_i64("n"), Some(all[k].1));
+    }
+    let stored = query_all(f.store.as_ref(), Query::partition(PAGED).limit(100)).await;
+    assert_eq!(stored.len(), 3, "the page is one item");
+    let head = crate::head_last(
+        f.store
+            .get(&crate::log_head_key(PAGED))
+            .await
+            .unwrap()
+            .as_ref(),
+    );
+    assert_eq!(
+        head.map(|h| h.to_string()),
+        all.last().map(|(p, _)| p.clone())
+    );
+    // An empty page is refused, and writes nothing.
+    let empty = page_of(PAGED, 0, 0..0);
+    let err = f.store.transact(vec![empty]).await.unwrap_err();
+    assert!(matches!(err, StoreError::Invalid(_)), "{err:?}");
+}
+
+/// Pages and single appends of eight homes in a log of four shards: a
+/// reader in small steps gets every item once, in position order, each
+/// home's in commit order.
+pub async fn pages_in_a_sharded_log_merge_in_position_order(f: Fixture) {
+    const LOGGED: &str = "EVENTS#paged-sharded";
+    crate::logs::grow(f.store.as_ref(), LOGGED, 4)
+        .await
+        .unwrap();
+    let mut n = 0u32;
+    for round in 0..3u32 {
+        for home in 0..8u64 {
+            f.clock.advance(time::Duration::milliseconds(1));
+            let write = if (home + u64::from(round)) % 2 == 0 {
+                let w = page_of(LOGGED, home, n..n + 3);
+                n += 3;
+                w
+            } else {
+                let w = TxWrite::Append {
+                    log: LOGGED.into(),
+                    shard_key: home,
+                    item: item(LOGGED, "ignored").with("home", home).with("n", n),
+                    position_attr: "id".into(),
+                };
+                n += 1;
+                w
+            };
+            f.store.transact(vec![write]).await.unwrap();
+        }
+    }
+    // Past the idle time: every shard is settled.
+    let now = f.clock.now() + time::Duration::seconds(1);
+    let all = read_in_steps(f.store.as_ref(), LOGGED, None, 4, now).await;
+    assert_eq!(all.len(), n as usize, "every item once");
+    assert!(all.windows(2).all(|w| w[0].0 < w[1].0), "in position order");
+    let mut ns: Vec<i64> = all.iter().map(|(_, n)| *n).collect();
+    ns.sort_unstable();
+    assert_eq!(ns, (0..i64::from(n)).collect::<Vec<_>>());
+    // Written in n order one commit after another: position order is n order.
+    assert_eq!(all.iter().map(|(_, n)| *n).collect::<Vec<_>>(), ns);
+    let middle = &all[n as usize / 2].0;
+    let found = crate::logs::get(f.store.as_ref(), LOGGED, middle)
+        .await
+        .unwrap()
+        .expect("found in its shard");
+    assert_eq!(found.sk(), middle);
 }

@@ -164,7 +164,8 @@ impl<S: Store> CountingStore<S> {
         for write in writes {
             match write {
                 TxWrite::Check { .. } => {}
-                TxWrite::Append { log, shard_key, .. } => {
+                TxWrite::Append { log, shard_key, .. }
+                | TxWrite::AppendPage { log, shard_key, .. } => {
                     let shards = crate::logs::shard_count(&self.inner, log).await?;
                     let partition =
                         crate::shard_partition(log, (shard_key % u64::from(shards)) as u32);

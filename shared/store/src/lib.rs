@@ -16,6 +16,7 @@ pub mod fixtures;
 pub mod logs;
 pub mod meter;
 mod model;
+pub mod pages;
 pub mod repo;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;

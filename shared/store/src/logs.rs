@@ -12,6 +12,7 @@
 use alyt_domain::ids::EventId;
 use time::OffsetDateTime;
 
+use crate::pages::{expand, expand_all, is_page};
 use crate::{
     Condition, Item, Key, LOG_HEAD_LAST, LOG_HEAD_SHARDS, MAX_BATCH_GET_KEYS, MAX_LOG_SHARDS,
     Query, SortKey, Store, StoreError, UpdateAction, head_last, log_head_key, shard_partition,
@@ -96,7 +97,11 @@ pub async fn read_after(
         if let Some(after) = after {
             query = query.sort(SortKey::Gt(after.to_owned()));
         }
-        return Ok(store.query(query).await?.items);
+        // A page found after `after` may begin at or before it.
+        let mut items = expand_all(store.query(query).await?.items)?;
+        items.retain(|i| after.is_none_or(|a| i.sk() > a));
+        items.truncate(limit as usize);
+        return Ok(items);
     }
     let mut heads = heads(store, log, first.as_ref()).await?;
     let Some(highest) = heads.iter().flatten().max().cloned() else {
@@ -142,8 +147,7 @@ pub async fn read_after(
             .sort(range)
             .limit(limit + 1);
         let page = store.query(query).await?;
-        let mut read: Vec<Item> = page
-            .items
+        let mut read: Vec<Item> = expand_all(page.items)?
             .into_iter()
             .filter(|i| after.is_none_or(|a| i.sk() > a))
             .collect();
@@ -173,16 +177,30 @@ pub async fn newest(store: &dyn Store, log: &str) -> Result<Option<EventId>, Sto
         .max())
 }
 
-/// The item at `position` in any shard of `log`.
+/// The item at `position` in any shard of `log`: stored on its own (one get,
+/// or a batch get over the shards), else in the page at or after it (one
+/// query per shard).
 pub async fn get(store: &dyn Store, log: &str, position: &str) -> Result<Option<Item>, StoreError> {
     let shards = shard_count(store, log).await?;
-    if shards == 1 {
-        return store.get(&Key::new(log, position)).await;
-    }
     let keys: Vec<Key> = (0..shards)
         .map(|k| Key::new(shard_partition(log, k), position))
         .collect();
-    Ok(store.batch_get(&keys).await?.into_iter().next())
+    let found = match shards {
+        1 => store.get(&keys[0]).await?,
+        _ => store.batch_get(&keys).await?.into_iter().next(),
+    };
+    if let Some(item) = found.filter(|i| !is_page(i)) {
+        return Ok(Some(item));
+    }
+    for key in keys {
+        let query = Query::partition(key.pk).sort(SortKey::Ge(key.sk)).limit(1);
+        for item in store.query(query).await?.items {
+            if let Some(found) = expand(item)?.into_iter().find(|i| i.sk() == position) {
+                return Ok(Some(found));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Splits `log` into `shards` shards (more than it has; a log never gets

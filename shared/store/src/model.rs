@@ -808,6 +808,15 @@ pub enum TxWrite {
         item: Item,
         position_attr: String,
     },
+    /// Appends `items` as [`TxWrite::Append`] would, one after another, but
+    /// stores them as one page item ([`crate::pages`]): one write for all of
+    /// them. Readers of the log see the items, never the page.
+    AppendPage {
+        log: String,
+        shard_key: u64,
+        items: Vec<Item>,
+        position_attr: String,
+    },
 }
 
 impl TxWrite {
@@ -819,7 +828,19 @@ impl TxWrite {
             TxWrite::Update { key, .. }
             | TxWrite::Delete { key, .. }
             | TxWrite::Check { key, .. } => key.clone(),
-            TxWrite::Append { log, .. } => Key::new(log.as_str(), ""),
+            TxWrite::Append { log, .. } | TxWrite::AppendPage { log, .. } => {
+                Key::new(log.as_str(), "")
+            }
+        }
+    }
+
+    /// The log and shard key of an append (of one item or a page).
+    pub fn appends_to(&self) -> Option<(&str, u64)> {
+        match self {
+            TxWrite::Append { log, shard_key, .. } | TxWrite::AppendPage { log, shard_key, .. } => {
+                Some((log, *shard_key))
+            }
+            _ => None,
         }
     }
 }
@@ -929,15 +950,23 @@ pub fn resolve_appends(
     let mut next = base & !0xFF;
     let mut out = Vec::with_capacity(writes.len() + 1);
     for write in writes {
-        let TxWrite::Append {
-            log,
-            shard_key,
-            mut item,
-            position_attr,
-        } = write
-        else {
-            out.push(write);
-            continue;
+        let (log, shard_key, items, position_attr, paged) = match write {
+            TxWrite::Append {
+                log,
+                shard_key,
+                item,
+                position_attr,
+            } => (log, shard_key, vec![item], position_attr, false),
+            TxWrite::AppendPage {
+                log,
+                shard_key,
+                items,
+                position_attr,
+            } => (log, shard_key, items, position_attr, true),
+            other => {
+                out.push(other);
+                continue;
+            }
         };
         let count = u64::from(shards(&log).clamp(1, MAX_LOG_SHARDS));
         let log = shard_partition(&log, (shard_key % count) as u32);
@@ -955,13 +984,23 @@ pub fn resolve_appends(
             }
         };
         let at = &mut logs[index];
-        let position = EventId::from_micros(at.micros, next);
-        next = next.wrapping_add(1);
-        at.first.get_or_insert_with(|| position.clone());
-        at.last = Some(position.clone());
-        item.set(attr::PK, Value::String(log));
-        item.set(attr::SK, Value::String(position.to_string()));
-        item.set(&position_attr, Value::String(position.to_string()));
+        let mut placed = Vec::with_capacity(items.len());
+        for mut item in items {
+            let position = EventId::from_micros(at.micros, next);
+            next = next.wrapping_add(1);
+            at.first.get_or_insert_with(|| position.clone());
+            at.last = Some(position.clone());
+            item.set(attr::PK, Value::String(log.clone()));
+            item.set(attr::SK, Value::String(position.to_string()));
+            item.set(&position_attr, Value::String(position.to_string()));
+            placed.push(item);
+        }
+        let item = match (paged, placed.last()) {
+            (false, Some(_)) => placed.remove(0),
+            (true, Some(last)) => crate::pages::page_item(&log, last.sk(), &placed),
+            // An empty page (refused by validate_transaction) appends nothing.
+            (_, None) => continue,
+        };
         out.push(TxWrite::Put {
             item,
             condition: Some(Condition::item_absent()),
@@ -996,7 +1035,7 @@ pub fn resolve_appends(
 pub fn appended_shards(writes: &[TxWrite], shards: impl Fn(&str) -> u32) -> Vec<String> {
     let mut partitions: Vec<String> = Vec::new();
     for write in writes {
-        if let TxWrite::Append { log, shard_key, .. } = write {
+        if let Some((log, shard_key)) = write.appends_to() {
             let count = u64::from(shards(log).clamp(1, MAX_LOG_SHARDS));
             let partition = shard_partition(log, (shard_key % count) as u32);
             if !partitions.contains(&partition) {
@@ -1011,8 +1050,8 @@ pub fn appended_shards(writes: &[TxWrite], shards: impl Fn(&str) -> u32) -> Vec<
 pub fn appended_logs(writes: &[TxWrite]) -> Vec<&str> {
     let mut logs: Vec<&str> = Vec::new();
     for write in writes {
-        if let TxWrite::Append { log, .. } = write
-            && !logs.contains(&log.as_str())
+        if let Some((log, _)) = write.appends_to()
+            && !logs.contains(&log)
         {
             logs.push(log);
         }
@@ -1076,9 +1115,23 @@ pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
     let mut bytes = 0;
     for write in writes {
         // An append's key is known at commit (adapters validate the resolved writes).
-        if let TxWrite::Append { item, .. } = write {
-            bytes += checked_item_size(item)?;
-            continue;
+        match write {
+            TxWrite::Append { item, .. } => {
+                bytes += checked_item_size(item)?;
+                continue;
+            }
+            TxWrite::AppendPage { items, .. } => {
+                if items.is_empty() {
+                    return Err(StoreError::Invalid(
+                        "a page appends at least one item".into(),
+                    ));
+                }
+                for item in items {
+                    bytes += checked_item_size(item)?;
+                }
+                continue;
+            }
+            _ => {}
         }
         let key = write.key();
         validate_key(&key)?;
@@ -1102,7 +1155,10 @@ pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
                     })
                     .sum::<usize>();
             }
-            TxWrite::Delete { .. } | TxWrite::Check { .. } | TxWrite::Append { .. } => {}
+            TxWrite::Delete { .. }
+            | TxWrite::Check { .. }
+            | TxWrite::Append { .. }
+            | TxWrite::AppendPage { .. } => {}
         }
     }
     if bytes > MAX_TRANSACTION_BYTES {

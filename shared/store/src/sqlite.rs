@@ -639,6 +639,7 @@ impl Store for SqliteStore {
         let base = uuid::Uuid::new_v4().as_u128() as u32;
         let has_appends = !appended_logs(&writes).is_empty();
         if has_appends {
+            validate_transaction(&writes)?;
             validate_transaction(
                 &resolve_appends(writes.clone(), self.clock.now(), base, |_| 1, |_| None).writes,
             )?;
@@ -677,7 +678,7 @@ impl Store for SqliteStore {
                     | TxWrite::Update { condition, .. }
                     | TxWrite::Delete { condition, .. } => condition.clone(),
                     TxWrite::Check { condition, .. } => Some(condition.clone()),
-                    TxWrite::Append { .. } => None,
+                    TxWrite::Append { .. } | TxWrite::AppendPage { .. } => None,
                 };
                 if check(&condition, current.as_ref()) {
                     reasons.push(CancelReason::None);
@@ -699,7 +700,8 @@ impl Store for SqliteStore {
                         write_raw(tx, &apply_update(current, key, actions)?)?
                     }
                     TxWrite::Delete { key, .. } => delete_raw(tx, key)?,
-                    TxWrite::Check { .. } | TxWrite::Append { .. } => {}
+                    TxWrite::Check { .. } | TxWrite::Append { .. } | TxWrite::AppendPage { .. } => {
+                    }
                 }
             }
             Ok(())
