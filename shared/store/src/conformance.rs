@@ -2894,4 +2894,47 @@ pub async fn pages_in_a_sharded_log_merge_in_position_order(f: Fixture) {
         .unwrap()
         .expect("found in its shard");
     assert_eq!(found.sk(), middle);
+
+    // One transaction, a page append per home: each shard gets one page.
+    let stored = |shard: u32| {
+        let store = Arc::clone(&f.store);
+        async move {
+            let partition = crate::shard_partition(LOGGED, shard);
+            query_all(store.as_ref(), Query::partition(partition))
+                .await
+                .len()
+        }
+    };
+    let mut before = Vec::new();
+    for shard in 0..4 {
+        before.push(stored(shard).await);
+    }
+    f.clock.advance(time::Duration::milliseconds(1));
+    let writes = (0..8u64)
+        .map(|home| page_of(LOGGED, home, 1000 + home as u32 * 2..1002 + home as u32 * 2))
+        .collect();
+    f.store.transact(writes).await.unwrap();
+    for shard in 0..4u32 {
+        assert_eq!(
+            stored(shard).await,
+            before[shard as usize] + 1,
+            "shard {shard}: one page"
+        );
+    }
+    let last = all.last().map(|(p, _)| p.as_str());
+    let now = f.clock.now() + time::Duration::seconds(1);
+    let added = read_in_steps(f.store.as_ref(), LOGGED, last, 5, now).await;
+    assert_eq!(added.len(), 16, "every item of every page");
+    for home in 0..8i64 {
+        let of_home: Vec<i64> = added
+            .iter()
+            .map(|(_, n)| *n)
+            .filter(|n| (n - 1000) / 2 == home)
+            .collect();
+        assert_eq!(
+            of_home,
+            [1000 + home * 2, 1001 + home * 2],
+            "home {home} in order"
+        );
+    }
 }

@@ -38,6 +38,11 @@ pub mod attr {
     /// Expiry, whole seconds since the Unix epoch. Expired items are invisible to
     /// reads at once; the backend deletes them later.
     pub const TTL: &str = "ttl";
+    /// Marks an item for the feed: when such an item is first written, the
+    /// store records it for the feed's reader (SQLite: its `feed` table;
+    /// DynamoDB: the table's stream, which records every new item and whose
+    /// consumer filters on this attribute). Its value names the feed.
+    pub const FEED: &str = "feed";
 }
 
 /// A secondary index. Each is sparse: an item is in it only when it carries both
@@ -810,7 +815,10 @@ pub enum TxWrite {
     },
     /// Appends `items` as [`TxWrite::Append`] would, one after another, but
     /// stores them as one page item ([`crate::pages`]): one write for all of
-    /// them. Readers of the log see the items, never the page.
+    /// them. Every page append of a transaction to one shard joins that
+    /// shard's one page, which is written after the transaction's other
+    /// writes (and before the head writes). Readers of the log see the
+    /// items, never the page.
     AppendPage {
         log: String,
         shard_key: u64,
@@ -947,7 +955,10 @@ pub fn resolve_appends(
         last: Option<EventId>,
     }
     let mut logs: Vec<Positions> = Vec::new();
-    let mut next = base & !0xFF;
+    let mut pages: Vec<(String, Vec<Item>)> = Vec::new();
+    // Top bit clear: a transaction's suffixes (a page's items take one
+    // each) never wrap past the largest and out of position order.
+    let mut next = base & 0x7FFF_FF00;
     let mut out = Vec::with_capacity(writes.len() + 1);
     for write in writes {
         let (log, shard_key, items, position_attr, paged) = match write {
@@ -995,16 +1006,26 @@ pub fn resolve_appends(
             item.set(&position_attr, Value::String(position.to_string()));
             placed.push(item);
         }
-        let item = match (paged, placed.last()) {
-            (false, Some(_)) => placed.remove(0),
-            (true, Some(last)) => crate::pages::page_item(&log, last.sk(), &placed),
-            // An empty page (refused by validate_transaction) appends nothing.
-            (_, None) => continue,
-        };
-        out.push(TxWrite::Put {
+        if paged {
+            match pages.iter_mut().find(|(partition, _)| *partition == log) {
+                Some((_, items)) => items.extend(placed),
+                None => pages.push((log, placed)),
+            }
+            continue;
+        }
+        out.extend(placed.into_iter().map(|item| TxWrite::Put {
             item,
             condition: Some(Condition::item_absent()),
-        });
+        }));
+    }
+    // One page per shard, whatever number of page appends went there.
+    for (partition, items) in pages {
+        if let Some(last) = items.last() {
+            out.push(TxWrite::Put {
+                item: crate::pages::page_item(&partition, last.sk(), &items),
+                condition: Some(Condition::item_absent()),
+            });
+        }
     }
     let mut heads = Vec::with_capacity(logs.len());
     for Positions {

@@ -38,6 +38,10 @@ CREATE INDEX IF NOT EXISTS gsi1 ON items (gsi1pk, gsi1sk, pk, sk) WHERE gsi1pk I
 CREATE INDEX IF NOT EXISTS gsi2 ON items (gsi2pk, gsi2sk, pk, sk) WHERE gsi2pk IS NOT NULL AND gsi2sk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS gsi3 ON items (gsi3pk, gsi3sk, pk, sk) WHERE gsi3pk IS NOT NULL AND gsi3sk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS expiry ON items (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS feed (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc TEXT NOT NULL
+);
 ";
 
 /// One writer connection (every write and transaction, on the blocking
@@ -160,6 +164,42 @@ impl SqliteStore {
             work(&conn)
         };
         on_this_thread()
+    }
+
+    /// Up to `limit` items of the feed after sequence number `after`, in
+    /// order: every new item that carried [`crate::attr::FEED`] when it was
+    /// written, as it was written (the local stand-in for DynamoDB's table
+    /// stream, which the hosted platform reads instead).
+    pub async fn feed_after(&self, after: u64, limit: u32) -> Result<Vec<(u64, Item)>, StoreError> {
+        self.read(move |conn| {
+            let mut statement = conn
+                .prepare_cached("SELECT seq, doc FROM feed WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                .map_err(backend)?;
+            let rows = statement
+                .query_map(params![after as i64, limit], |row| {
+                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+                })
+                .map_err(backend)?;
+            let mut records = Vec::new();
+            for row in rows {
+                let (seq, doc) = row.map_err(backend)?;
+                records.push((seq as u64, decode(&doc)?));
+            }
+            Ok(records)
+        })
+        .await
+    }
+
+    /// Forgets the feed up to and including `through` (its reader is past it).
+    pub async fn trim_feed(&self, through: u64) -> Result<(), StoreError> {
+        self.run(move |conn| {
+            conn.prepare_cached("DELETE FROM feed WHERE seq <= ?1")
+                .map_err(backend)?
+                .execute(params![through as i64])
+                .map_err(backend)?;
+            Ok(())
+        })
+        .await
     }
 
     /// Deletes expired items (reads already hide them); returns how many went.
@@ -437,6 +477,22 @@ fn read_raw(conn: &Connection, key: &Key) -> Result<Option<Item>, StoreError> {
 fn write_raw(conn: &Connection, item: &Item) -> Result<(), StoreError> {
     ItemCache::note_written(item.key());
     let doc = item.to_json_checked()?;
+    // A new item marked for the feed is recorded there in the same
+    // transaction, as DynamoDB's stream records an INSERT.
+    let fed = item.get_str(crate::attr::FEED).is_some()
+        && conn
+            .prepare_cached("SELECT 1 FROM items WHERE pk = ?1 AND sk = ?2")
+            .map_err(backend)?
+            .query_row(params![item.pk(), item.sk()], |_| Ok(()))
+            .optional()
+            .map_err(backend)?
+            .is_none();
+    if fed {
+        conn.prepare_cached("INSERT INTO feed (doc) VALUES (?1)")
+            .map_err(backend)?
+            .execute(params![doc])
+            .map_err(backend)?;
+    }
     let index_cols: Vec<Option<&str>> = Index::ALL
         .iter()
         .flat_map(|&index| match item.index_key(index) {
@@ -1003,5 +1059,68 @@ mod item_cache_tests {
         assert_eq!(kept_n(&cache), None);
         cache.keep(cache.generation(), key, item(96));
         assert_eq!(kept_n(&cache), Some(96));
+    }
+}
+
+#[cfg(test)]
+mod feed_tests {
+    use super::*;
+
+    fn fed(n: i64) -> Item {
+        Item::new(Key::new("P", format!("s{n}")))
+            .with(crate::attr::FEED, "telemetry")
+            .with("n", n)
+    }
+
+    /// New marked items reach the feed in commit order, through a put or a
+    /// transaction, once: rewriting one, or writing an unmarked item, adds
+    /// nothing; a write that fails adds nothing; trimming forgets.
+    #[tokio::test]
+    async fn new_marked_items_are_fed_once_in_commit_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock: Arc<dyn Clock> = Arc::new(alyt_domain::SystemClock);
+        let store = SqliteStore::open(&dir.path().join("feed.db"), clock).unwrap();
+        store.put(fed(1), None).await.unwrap();
+        store
+            .transact(vec![
+                TxWrite::Put {
+                    item: fed(2),
+                    condition: None,
+                },
+                TxWrite::Put {
+                    item: Item::new(Key::new("P", "plain")).with("n", 0),
+                    condition: None,
+                },
+                TxWrite::Put {
+                    item: fed(3),
+                    condition: None,
+                },
+            ])
+            .await
+            .unwrap();
+        store.put(fed(1).with("again", true), None).await.unwrap();
+        let refused = store
+            .transact(vec![
+                TxWrite::Put {
+                    item: fed(4),
+                    condition: None,
+                },
+                TxWrite::Put {
+                    item: fed(2),
+                    condition: Some(Condition::item_absent()),
+                },
+            ])
+            .await;
+        assert!(refused.is_err());
+        let read = store.feed_after(0, 10).await.unwrap();
+        let ns: Vec<i64> = read.iter().map(|(_, i)| i.get_i64("n").unwrap()).collect();
+        assert_eq!(ns, [1, 2, 3]);
+        assert!(read.windows(2).all(|w| w[0].0 < w[1].0));
+        let rest = store.feed_after(read[0].0, 10).await.unwrap();
+        assert_eq!(rest.len(), 2);
+        store.trim_feed(read[1].0).await.unwrap();
+        let left = store.feed_after(0, 10).await.unwrap();
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0].1.get_i64("n"), Some(3));
     }
 }
