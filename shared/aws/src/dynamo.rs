@@ -358,6 +358,33 @@ impl DynamoStore {
         .build())
     }
 
+    /// A transaction's only write, sent as a plain write: a condition that
+    /// fails cancels it as a transaction's would.
+    async fn write_alone(&self, write: Option<TxWrite>) -> Result<(), StoreError> {
+        let result = match write {
+            Some(TxWrite::Put { item, condition }) => self.put(item, condition).await,
+            Some(TxWrite::Update {
+                key,
+                actions,
+                condition,
+            }) => self.update(&key, actions, condition).await.map(drop),
+            Some(TxWrite::Delete { key, condition }) => {
+                self.delete(&key, condition).await.map(drop)
+            }
+            other => {
+                return Err(StoreError::Invalid(format!(
+                    "not a write to send alone: {other:?}"
+                )));
+            }
+        };
+        match result {
+            Err(StoreError::ConditionFailed { .. }) => Err(StoreError::TransactionCanceled {
+                reasons: vec![CancelReason::ConditionFailed],
+            }),
+            other => other,
+        }
+    }
+
     /// One TransactWriteItems of writes without appends.
     async fn transact_once(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
         validate_transaction(&writes)?;
@@ -722,11 +749,18 @@ impl Store for DynamoStore {
     }
 
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
-        if appended_logs(&writes).is_empty() {
-            self.transact_once(writes).await
-        } else {
-            self.transact_appending(writes).await
+        if !appended_logs(&writes).is_empty() {
+            return self.transact_appending(writes).await;
         }
+        if let [write] = writes.as_slice()
+            && !matches!(write, TxWrite::Check { .. })
+        {
+            // One write is as atomic on its own, at half a transaction's
+            // write units; it fails as the transaction would.
+            validate_transaction(&writes)?;
+            return self.write_alone(writes.into_iter().next()).await;
+        }
+        self.transact_once(writes).await
     }
 }
 
