@@ -924,6 +924,8 @@ class Region:
             "AWS::IoT::Policy": self.create_iot_policy,
             "AWS::SecretsManager::Secret": self.create_secret,
             "AWS::CloudWatch::Alarm": self.create_alarm,
+            "AWS::ApplicationAutoScaling::ScalableTarget": self.create_scalable_target,
+            "AWS::ApplicationAutoScaling::ScalingPolicy": self.create_scaling_policy,
         }.get(kind)
         if creator is None:
             made = stack.named(logical, kind)
@@ -940,11 +942,16 @@ class Region:
             "KeySchema": p["KeySchema"],
             "BillingMode": p.get("BillingMode", "PROVISIONED"),
         }
+        # CloudFormation takes a number parameter's text for a number.
+        capacity = lambda t: {k: int(v) for k, v in t.items()}  # noqa: E731
         for index_kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
             if index_kind in p:
-                request[index_kind] = p[index_kind]
+                request[index_kind] = [
+                    {**index, **({"ProvisionedThroughput": capacity(index["ProvisionedThroughput"])} if "ProvisionedThroughput" in index else {})}
+                    for index in p[index_kind]
+                ]
         if "ProvisionedThroughput" in p:
-            request["ProvisionedThroughput"] = p["ProvisionedThroughput"]
+            request["ProvisionedThroughput"] = capacity(p["ProvisionedThroughput"])
         if "StreamSpecification" in p:
             request["StreamSpecification"] = {"StreamEnabled": True, **p["StreamSpecification"]}
         if "SSESpecification" in p:
@@ -966,6 +973,35 @@ class Region:
                 PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True},
             )
         return {"Ref": name, "Arn": table["TableArn"], "StreamArn": table.get("LatestStreamArn", "")}
+
+    def create_scalable_target(self, stack, logical, p):
+        """Application Auto Scaling's target (moto keeps it; nothing scales
+        here). Its Ref is what CloudFormation gives: the resource id, the
+        dimension and the namespace joined by '|'."""
+        self.client("application-autoscaling").register_scalable_target(
+            ServiceNamespace=p["ServiceNamespace"],
+            ResourceId=p["ResourceId"],
+            ScalableDimension=p["ScalableDimension"],
+            MinCapacity=int(p["MinCapacity"]),
+            MaxCapacity=int(p["MaxCapacity"]),
+        )
+        return {"Ref": "|".join((p["ResourceId"], p["ScalableDimension"], p["ServiceNamespace"]))}
+
+    def create_scaling_policy(self, stack, logical, p):
+        resource, dimension, namespace = p["ScalingTargetId"].split("|")
+        config = p["TargetTrackingScalingPolicyConfiguration"]
+        arn = self.client("application-autoscaling").put_scaling_policy(
+            PolicyName=p["PolicyName"],
+            ServiceNamespace=namespace,
+            ResourceId=resource,
+            ScalableDimension=dimension,
+            PolicyType=p["PolicyType"],
+            TargetTrackingScalingPolicyConfiguration={
+                "TargetValue": float(config["TargetValue"]),
+                "PredefinedMetricSpecification": config["PredefinedMetricSpecification"],
+            },
+        )["PolicyARN"]
+        return {"Ref": arn}
 
     def create_queue(self, stack, logical, p):
         name = p.get("QueueName", f"{STACK}-{logical}")
@@ -3606,8 +3642,12 @@ class TableStreamEventSource:
             source,
             properties,
             ("Stream", "StartingPosition", "BatchSize", "MaximumBatchingWindowInSeconds", "MaximumRetryAttempts",
-             "DestinationConfig", "FilterCriteria", "Enabled"),
+             "DestinationConfig", "FilterCriteria", "Enabled", "TumblingWindowInSeconds",
+             "BisectBatchOnFunctionError"),
         )
+        tumbling = p.get("TumblingWindowInSeconds", 0)
+        if isinstance(tumbling, bool) or not isinstance(tumbling, int) or not 0 <= tumbling <= 900:
+            raise TemplateError(f"{source}.TumblingWindowInSeconds {tumbling}: Lambda takes whole seconds from 0 to 900")
         errors = batch_settings_errors(source, "DynamoDB", p)
         if errors:
             raise TemplateError("; ".join(errors))
@@ -3625,6 +3665,10 @@ class TableStreamEventSource:
         self.destination = ((p.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
         self.filters = [json.loads(f["Pattern"]) for f in ((p.get("FilterCriteria") or {}).get("Filters") or [])]
         self.enabled = p.get("Enabled", True) not in (False, "false")
+        # A tumbling window: each batch names its shard and carries the
+        # window's state, and an answer without a state is a failure.
+        self.tumbling = int(p.get("TumblingWindowInSeconds", 0))
+        self.bisect = p.get("BisectBatchOnFunctionError", False) in (True, "true")
         self.position = 0 if p["StartingPosition"] == "TRIM_HORIZON" else len(self._shard_items())
         self.stopping = threading.Event()
         self.batches = 0
@@ -3635,6 +3679,41 @@ class TableStreamEventSource:
         with self.region.dynamodb_lock:  # not in the middle of a transaction
             table = dynamodb_backends[ACCOUNT][self.region.name].tables[self.table_name]
             return list(table.stream_shard.items) if table.stream_shard is not None else []
+
+    def _shard_id(self):
+        from moto.dynamodb.models import dynamodb_backends
+
+        with self.region.dynamodb_lock:
+            table = dynamodb_backends[ACCOUNT][self.region.name].tables[self.table_name]
+            return table.stream_shard.id if table.stream_shard is not None else "shardId-emulated"
+
+    def _payload(self, batch):
+        """The invocation's event: the records, and with a tumbling window
+        the window's fields Lambda adds (the state is not carried over)."""
+        event = {"Records": batch}
+        if self.tumbling:
+            now = time.time()
+            start = now - now % self.tumbling
+            iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
+            event.update({
+                "window": {"start": iso(start), "end": iso(start + self.tumbling)},
+                "state": {},
+                "shardId": self._shard_id(),
+                "eventSourceARN": self.stream_arn,
+                "isFinalInvokeForWindow": False,
+                "isWindowTerminatedEarly": False,
+            })
+        return json.dumps(event).encode()
+
+    def _succeeded(self, outcome, answer):
+        if outcome != "response":
+            return False
+        if not self.tumbling:
+            return True
+        try:
+            return "state" in json.loads(answer)
+        except (TypeError, ValueError):
+            return False
 
     def serve(self):
         if self.enabled:
@@ -3676,9 +3755,15 @@ class TableStreamEventSource:
     def handle(self, batch):
         attempt = 0
         while not self.stopping.is_set():
-            outcome, answer = self.pool.invoke(json.dumps({"Records": batch}).encode())
+            outcome, answer = self.pool.invoke(self._payload(batch))
             self.batches += 1
-            if outcome == "response":
+            if self._succeeded(outcome, answer):
+                return
+            if self.bisect and len(batch) > 1:
+                # Each half is a batch of its own, retried as one.
+                half = len(batch) // 2
+                self.handle(batch[:half])
+                self.handle(batch[half:])
                 return
             attempt += 1
             if self.retries >= 0 and attempt > self.retries:

@@ -319,7 +319,10 @@ def test_the_table_and_queues_are_created_in_moto_as_the_template_declares(regio
         i["IndexName"] for i in declared["GlobalSecondaryIndexes"]
     }
     assert table["KeySchema"] == declared["KeySchema"]
-    assert table["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}
+    assert table["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+    # On demand by default: no capacity, nothing to scale.
+    assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    assert not s.condition("ProvisionedTable")
     ttl = dynamodb.describe_time_to_live(TableName=s.ref("Table"))["TimeToLiveDescription"]
     assert (ttl["AttributeName"], ttl["TimeToLiveStatus"]) == ("ttl", "ENABLED")
 
@@ -328,6 +331,58 @@ def test_the_table_and_queues_are_created_in_moto_as_the_template_declares(regio
     redrive = json.loads(ingest["RedrivePolicy"])
     assert redrive == {"deadLetterTargetArn": s.get_att("IngestDeadLetterQueue", "Arn"), "maxReceiveCount": 5}
     assert ingest["VisibilityTimeout"] == "60"
+
+
+def test_a_provisioned_table_has_its_capacity_and_autoscaling_for_it_and_each_index():
+    """TableBillingMode=PROVISIONED: the table and each index get the
+    minimum capacity, and Application Auto Scaling (moto's) a target per
+    table or index and dimension with its bounds, each kept at 70% used.
+    On demand (the default, the stack above) there are none."""
+    region = emulator.Region("eu-central-1")
+    try:
+        provisioned_stack_holds(region)
+    finally:
+        region.stop()
+
+
+def provisioned_stack_holds(region):
+    region.put_secret(emulator.TURNSTILE_SECRET_NAME, emulator.TURNSTILE_PASSING_SECRET)
+    parameters = {
+        **emulator.emulator_parameters("eu-central-1", API),
+        "TableBillingMode": "PROVISIONED",
+        "TableWriteCapacityMin": "120",
+        "TableWriteCapacityMax": "9000",
+        "TableReadCapacityMin": "40",
+        "TableReadCapacityMax": "3000",
+    }
+    stack = emulator.RegionStack(TEMPLATE, parameters, region)
+    # The stack makes a resource when something refers to it; the policies
+    # refer to their targets, and nothing to the policies.
+    for logical, resource in TEMPLATE["Resources"].items():
+        if resource["Type"] == "AWS::ApplicationAutoScaling::ScalingPolicy":
+            assert stack.condition(resource["Condition"])
+            stack.ref(logical)
+    table = region.client("dynamodb").describe_table(TableName=stack.ref("Table"))["Table"]
+    assert table["BillingModeSummary"]["BillingMode"] == "PROVISIONED"
+    assert (table["ProvisionedThroughput"]["WriteCapacityUnits"], table["ProvisionedThroughput"]["ReadCapacityUnits"]) == (120, 40)
+    for index in table["GlobalSecondaryIndexes"]:
+        assert index["ProvisionedThroughput"]["WriteCapacityUnits"] == 120, index["IndexName"]
+    scaling = region.client("application-autoscaling")
+    targets = scaling.describe_scalable_targets(ServiceNamespace="dynamodb")["ScalableTargets"]
+    name = stack.ref("Table")
+    expected = {
+        (f"table/{name}{suffix}", f"dynamodb:{kind}:{dimension}CapacityUnits")
+        for suffix, kind in [("", "table")] + [(f"/index/gsi{n}", "index") for n in (1, 2, 3)]
+        for dimension in ("Write", "Read")
+    }
+    assert {(t["ResourceId"], t["ScalableDimension"]) for t in targets} == expected
+    for target in targets:
+        writes = target["ScalableDimension"].endswith("WriteCapacityUnits")
+        assert (target["MinCapacity"], target["MaxCapacity"]) == ((120, 9000) if writes else (40, 3000))
+    policies = scaling.describe_scaling_policies(ServiceNamespace="dynamodb")["ScalingPolicies"]
+    assert len(policies) == 8
+    for policy in policies:
+        assert policy["TargetTrackingScalingPolicyConfiguration"]["TargetValue"] == 70.0
 
 
 def test_the_templates_secrets_are_created_in_moto_with_a_generated_value(region, region_stack):

@@ -11,12 +11,14 @@ use std::sync::Arc;
 
 use alyt_aws::sqs_ingest::{dropped_metric_lines, handle_batch, handle_batch_counting};
 use alyt_device::ingest::Ingest;
+use alyt_device::sequencer::{FeedRecord, LOCAL_FEED_SHARD, Sequencer};
 use alyt_domain::device::{DeviceStatus, Lenient};
 use alyt_domain::{Clock, ManualClock, SystemClock};
 use alyt_events::{EventKind, EventLog};
 use alyt_security::HomeSecurity;
 use alyt_store::Store;
 use alyt_store::repo::devices::{DeviceRecord, device_item, device_key};
+use alyt_store::repo::feed::FeedReader;
 use alyt_store::repo::history::{History, Range};
 use aws_lambda_events::event::sqs::SqsEvent;
 use base64::Engine;
@@ -230,6 +232,19 @@ async fn what_a_batch_dropped_is_counted_by_reason_as_the_dropped_messages_metri
     }
 }
 
+/// Raises the telemetry events of everything `table`'s stream holds, as the
+/// sequencer's stream mapping would: moto's stream records in Lambda's
+/// windowed batches of `batch`, through the same decoding the function
+/// uses. Run again, or with another `batch`, it raises nothing twice.
+async fn sequence_stream(table: &alyt_aws::DynamoStore, sequencer: &Sequencer, batch: usize) {
+    let moto = alyt_aws::testing::moto().await;
+    for payload in moto.stream_batches(table.table(), batch).await {
+        alyt_aws::table_stream::sequence(sequencer, &payload)
+            .await
+            .unwrap();
+    }
+}
+
 /// Ingest on `store` with home security, and the event log it records in.
 fn ingest_on(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> (Ingest, EventLog) {
     let events = EventLog::new(store.clone(), clock.clone());
@@ -237,15 +252,22 @@ fn ingest_on(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> (Ingest, EventLog)
     (Ingest::new(store, clock, events.clone(), security), events)
 }
 
-/// `count` online devices in the fixtures' home (ids `…{series}{n:02x}`),
-/// stored; their ids.
-async fn online_devices(store: &dyn Store, series: u64, count: u64) -> Vec<String> {
+/// `count` devices in the fixtures' home (ids `…{series}{n:02x}`) with
+/// `status`, stored, never heard from (so a report stores `lastSeen`); their
+/// ids.
+async fn devices_with(
+    store: &dyn Store,
+    status: DeviceStatus,
+    series: u64,
+    count: u64,
+) -> Vec<String> {
     let mut devices = Vec::new();
     for n in 0..count {
         let id = format!("0190b5a0-3333-7000-8000-{:012x}", 0x100 * series + n);
         let mut record = device();
         record.id = id.parse().unwrap();
-        record.status = Lenient::Known(DeviceStatus::Online);
+        record.status = Lenient::Known(status);
+        record.last_seen = None;
         store
             .put(device_item(&record).unwrap(), None)
             .await
@@ -302,7 +324,9 @@ fn telemetry_record(sqs_id: &str, message_id: &str, device: &str) -> serde_json:
 async fn concurrent_invocations_conflicting_on_one_home_apply_every_message_once() {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let table = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
-    let devices = online_devices(table.as_ref(), 1, 8).await;
+    // Offline: each one's first report brings it online, in a transaction
+    // that moves the home's log head, which the others move at once too.
+    let devices = devices_with(table.as_ref(), DeviceStatus::Offline, 1, 8).await;
     let contended = Arc::new(alyt_store::conformance::Contended::new(
         table.clone() as Arc<dyn Store>
     ));
@@ -352,6 +376,8 @@ async fn concurrent_invocations_conflicting_on_one_home_apply_every_message_once
         "{} conflicts, {redeliveries} messages redelivered",
         contended.conflicts()
     );
+    let sequencer = Sequencer::new(table.clone(), clock.clone(), events.clone());
+    sequence_stream(&table, &sequencer, 7).await;
 
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let page = events
@@ -379,11 +405,14 @@ async fn concurrent_invocations_conflicting_on_one_home_apply_every_message_once
 #[tokio::test]
 async fn a_redelivery_in_other_batches_raises_no_second_event_on_either_store() {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let sqlite: Arc<dyn Store> =
-        Arc::new(alyt_store::sqlite::SqliteStore::in_memory(clock.clone()).unwrap());
-    let dynamo: Arc<dyn Store> = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
-    for (name, store) in [("SQLite", sqlite), ("DynamoDB (moto)", dynamo)] {
-        let devices = online_devices(store.as_ref(), 2, 4).await;
+    let sqlite = Arc::new(alyt_store::sqlite::SqliteStore::in_memory(clock.clone()).unwrap());
+    let dynamo = Arc::new(alyt_aws::testing::fresh_table(clock.clone()).await);
+    let stores: [(&str, Arc<dyn Store>); 2] = [
+        ("SQLite", sqlite.clone()),
+        ("DynamoDB (moto)", dynamo.clone()),
+    ];
+    for (name, store) in stores {
+        let devices = devices_with(store.as_ref(), DeviceStatus::Online, 2, 4).await;
         let (ingest, events) = ingest_on(store.clone(), clock.clone());
         let record =
             |n: usize| telemetry_record(&format!("sqs-{n}"), &format!("m-{n}"), &devices[n % 4]);
@@ -410,6 +439,31 @@ async fn a_redelivery_in_other_batches_raises_no_second_event_on_either_store() 
             12,
             "{name}"
         );
+        // The sequencer, and its input delivered again in other batches.
+        let sequencer = Sequencer::new(store.clone(), clock.clone(), events.clone());
+        if name == "SQLite" {
+            let records: Vec<FeedRecord> = sqlite
+                .feed_after(0, 100)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|(sequence, item)| FeedRecord {
+                    sequence: sequence.to_string(),
+                    item,
+                })
+                .collect();
+            assert_eq!(records.len(), 12, "{name}: fed once per message");
+            for batch in [&records[..5], &records[3..9], &records[..], &records[8..]] {
+                sequencer.apply(LOCAL_FEED_SHARD, batch).await.unwrap();
+            }
+            let drained = sequencer.drain(sqlite.as_ref()).await.unwrap();
+            assert_eq!(drained.raised, 0, "{name}: {drained:?}");
+            assert_eq!(drained.repeated, 12, "{name}: {drained:?}");
+        } else {
+            for batch in [5, 3, 12] {
+                sequence_stream(&dynamo, &sequencer, batch).await;
+            }
+        }
 
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         let page = events

@@ -18,6 +18,7 @@ use alyt_events::{EventLog, HttpSender, OutboundPolicy};
 use alyt_mail::{MailNotice, OutboxMailer};
 use alyt_store::counting::{note, note_reach};
 use alyt_store::repo;
+use alyt_store::repo::feed::FeedReader;
 use alyt_store::sqlite::SqliteStore;
 use alyt_store::{
     Condition, Durability, Item, Key, Page, Query, Store, StoreError, TxWrite, UpdateAction,
@@ -114,6 +115,7 @@ pub struct SignallingStore {
     inner: SqliteStore,
     events: EventSignal,
     deliveries: EventSignal,
+    fed: EventSignal,
 }
 
 impl SignallingStore {
@@ -122,7 +124,14 @@ impl SignallingStore {
             inner,
             events: EventSignal::default(),
             deliveries: EventSignal::default(),
+            fed: EventSignal::default(),
         }
+    }
+
+    /// Fires after an item marked for the feed is written (what wakes the
+    /// telemetry sequencer).
+    pub fn feed_signal(&self) -> EventSignal {
+        self.fed.clone()
     }
 
     /// Fires after an event is written.
@@ -174,8 +183,12 @@ impl Store for SignallingStore {
         note("put");
         let key = item.key();
         note_reach("PutItem", &key.pk);
+        let fed = item.get(alyt_store::attr::FEED).is_some();
         self.inner.put(item, condition).await?;
         self.written([&key]);
+        if fed {
+            self.fed.notify();
+        }
         Ok(())
     }
 
@@ -233,9 +246,27 @@ impl Store for SignallingStore {
             note_write_reach(write);
         }
         let keys: Vec<Key> = writes.iter().map(TxWrite::key).collect();
+        let fed = writes.iter().any(|w| match w {
+            TxWrite::Put { item, .. } => item.get(alyt_store::attr::FEED).is_some(),
+            _ => false,
+        });
         self.inner.transact_with(writes, durability).await?;
         self.written(keys.iter());
+        if fed {
+            self.fed.notify();
+        }
         Ok(())
+    }
+}
+
+#[async_trait]
+impl FeedReader for SignallingStore {
+    async fn feed_after(&self, after: u64, limit: u32) -> Result<Vec<(u64, Item)>, StoreError> {
+        self.inner.feed_after(after, limit).await
+    }
+
+    async fn trim_feed(&self, through: u64) -> Result<(), StoreError> {
+        self.inner.trim_feed(through).await
     }
 }
 

@@ -17,6 +17,7 @@ use alyt_device::credentials::StoreDeviceAuthenticator;
 use alyt_device::inbox::Inbox;
 use alyt_device::ingest::{Ingest, IngestStats};
 use alyt_device::liveness_sweep::LivenessSweep;
+use alyt_device::sequencer::Sequencer;
 use alyt_device::{Broker, BrokerConfig, Delivery, DevicePublisher};
 use alyt_domain::{Clock, SystemClock};
 use alyt_events::EventLog;
@@ -367,6 +368,9 @@ impl Platform {
 
 /// A task that took this long to finish at the stop is named in the log.
 const NOTABLE_WAIT: Duration = Duration::from_millis(100);
+/// How often the telemetry sequencer looks at the feed when no write woke
+/// it (a failed drain tries again then).
+const SEQUENCER_EVERY: Duration = Duration::from_secs(1);
 
 /// Starts the whole platform and returns once it accepts connections.
 pub async fn spawn(config: Config) -> Result<Platform, StartError> {
@@ -508,6 +512,35 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
             report_store_calls,
         ));
     }
+    // The telemetry sequencer: the store's feed (each telemetry message's
+    // guard point) into device.telemetry events, woken by every fed write.
+    let sequencer = Sequencer::new(
+        store.clone(),
+        clock.clone(),
+        EventLog::new(store.clone(), clock.clone()),
+    );
+    let feed = store.clone();
+    tasks.push((
+        "telemetry sequencer",
+        // Hosted, the ingest function runs it (on the table's stream).
+        periodic::spawn(
+            "ingest",
+            Beat::woken(
+                store.feed_signal().subscribe(),
+                Duration::ZERO,
+                SEQUENCER_EVERY,
+            ),
+            on_shutdown.clone(),
+            move || {
+                let (sequencer, feed) = (sequencer.clone(), feed.clone());
+                async move {
+                    if let Err(e) = sequencer.drain(feed.as_ref()).await {
+                        tracing::warn!(error = %e, "the telemetry sequencer will try again");
+                    }
+                }
+            },
+        ),
+    ));
     let ingest_stats = ingest.stats();
     // Ingest stops only once the broker has: what it acknowledged is in
     // the queue by then, and is stored before the store goes.

@@ -24,8 +24,8 @@ use aws_sdk_dynamodb::types::error::ConditionalCheckFailedException;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, ConditionCheck, Delete, GlobalSecondaryIndex,
     KeySchemaElement, KeyType, KeysAndAttributes, Projection, ProjectionType, Put, ReturnValue,
-    ReturnValuesOnConditionCheckFailure, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
-    TransactWriteItem, Update,
+    ReturnValuesOnConditionCheckFailure, ScalarAttributeType, StreamSpecification, StreamViewType,
+    TableStatus, TimeToLiveSpecification, TransactWriteItem, Update,
 };
 
 use crate::codec::{Attrs, item_from_attrs, item_to_attrs, key_attrs};
@@ -120,10 +120,18 @@ pub async fn create_table(client: &Client, table: &str) -> Result<(), StoreError
             .build()
             .map_err(invalid)
     };
+    // The stream as the template's: new images, for the telemetry sequencer
+    // (and the webhook worker's wake-up).
+    let stream = StreamSpecification::builder()
+        .stream_enabled(true)
+        .stream_view_type(StreamViewType::NewImage)
+        .build()
+        .map_err(invalid)?;
     let mut request = client
         .create_table()
         .table_name(table)
         .billing_mode(BillingMode::PayPerRequest)
+        .stream_specification(stream)
         .attribute_definitions(string_attr(attr::PK)?)
         .attribute_definitions(string_attr(attr::SK)?)
         .key_schema(key(attr::PK, KeyType::Hash)?)

@@ -27,6 +27,8 @@ mod sdk;
 pub mod secrets;
 #[cfg(feature = "sqs")]
 pub mod sqs_ingest;
+#[cfg(feature = "sqs")]
+pub mod table_stream;
 
 #[cfg(feature = "test-support")]
 pub mod testing;

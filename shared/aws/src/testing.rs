@@ -189,6 +189,100 @@ impl MotoServer {
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("SQS {action} answered {text}: {e}"))
     }
 
+    /// Every record of `table`'s stream so far, from its start, as Lambda
+    /// hands them to a windowed event source mapping: batches of at most
+    /// `batch` records of one shard each (with its `shardId`), shard by
+    /// shard, each shard's in order. The test stands where Lambda's poller
+    /// would (there is no Lambda here); the records are moto's own.
+    pub async fn stream_batches(&self, table: &str, batch: usize) -> Vec<serde_json::Value> {
+        let described = self
+            .client()
+            .describe_table()
+            .table_name(table)
+            .send()
+            .await
+            .expect("moto describes the table");
+        let stream = described
+            .table()
+            .and_then(|t| t.latest_stream_arn())
+            .expect("the table has a stream")
+            .to_owned();
+        let shards = self
+            .streams("DescribeStream", serde_json::json!({ "StreamArn": stream }))
+            .await;
+        let mut batches = Vec::new();
+        let listed = shards["StreamDescription"]["Shards"].as_array();
+        for shard in listed.into_iter().flatten() {
+            let shard_id = shard["ShardId"].as_str().unwrap_or_default().to_owned();
+            let iterator = self
+                .streams(
+                    "GetShardIterator",
+                    serde_json::json!({
+                        "StreamArn": stream,
+                        "ShardId": shard_id,
+                        "ShardIteratorType": "TRIM_HORIZON"
+                    }),
+                )
+                .await;
+            let mut records = Vec::new();
+            let mut next = iterator["ShardIterator"].clone();
+            while next.is_string() {
+                let read = self
+                    .streams(
+                        "GetRecords",
+                        serde_json::json!({ "ShardIterator": next, "Limit": 1000 }),
+                    )
+                    .await;
+                let page = read["Records"].as_array().cloned().unwrap_or_default();
+                if page.is_empty() {
+                    break;
+                }
+                records.extend(page);
+                next = read["NextShardIterator"].clone();
+            }
+            for chunk in records.chunks(batch.max(1)) {
+                batches.push(serde_json::json!({
+                    "Records": chunk,
+                    "window": { "start": "2026-01-01T00:00:00Z", "end": "2026-01-01T00:00:01Z" },
+                    "state": {},
+                    "shardId": shard_id,
+                    "eventSourceARN": stream,
+                    "isFinalInvokeForWindow": false,
+                    "isWindowTerminatedEarly": false
+                }));
+            }
+        }
+        batches
+    }
+
+    /// One call of moto's DynamoDB Streams (JSON protocol, unsigned: moto
+    /// routes by the target and checks no signature).
+    async fn streams(&self, action: &str, body: serde_json::Value) -> serde_json::Value {
+        let answer = reqwest::Client::new()
+            .post(&self.endpoint)
+            .header("X-Amz-Target", format!("DynamoDBStreams_20120810.{action}"))
+            .header("Content-Type", "application/x-amz-json-1.0")
+            .header(
+                "Authorization",
+                format!(
+                    "AWS4-HMAC-SHA256 Credential=testing/20260101/{MOTO_REGION}/dynamodb/aws4_request, \
+                     SignedHeaders=host, Signature=0"
+                ),
+            )
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("DynamoDB Streams {action}: {e}"));
+        let status = answer.status();
+        let text = answer.text().await.unwrap_or_default();
+        assert!(
+            status.is_success(),
+            "DynamoDB Streams {action}: {status} {text}"
+        );
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("DynamoDB Streams {action} answered {text}: {e}"))
+    }
+
     /// The platform's EventBridge adapter pointed at this server.
     #[cfg(feature = "eventbridge")]
     pub fn eventbridge_bus(&self) -> crate::eventbridge::EventBridgeBus {

@@ -578,6 +578,9 @@ struct RecentPublishes {
 struct Recent {
     at: Instant,
     message_id: String,
+    /// When the platform first received it: a resend is the same message,
+    /// received then (its points are keyed by it).
+    received_at: time::OffsetDateTime,
     digest: String,
     /// The connection it came on (remote address and connect time).
     connection: Connection,
@@ -589,6 +592,7 @@ type Connection = (Option<SocketAddr>, i64);
 /// What the broker's bookkeeping makes of one publish.
 struct Identified {
     message_id: String,
+    received_at: time::OffsetDateTime,
     /// See [`PublishPacket::maybe_resent`].
     maybe_resent: bool,
 }
@@ -600,6 +604,7 @@ impl RecentPublishes {
         packet: u16,
         publish: (&str, bool, Connection),
         now: Instant,
+        received_at: time::OffsetDateTime,
     ) -> Identified {
         let (digest, dup, connection) = publish;
         let key = (client.to_owned(), packet);
@@ -614,6 +619,7 @@ impl RecentPublishes {
                     recent.connection = connection;
                     return Identified {
                         message_id: recent.message_id.clone(),
+                        received_at: recent.received_at,
                         maybe_resent: false,
                     };
                 }
@@ -635,6 +641,7 @@ impl RecentPublishes {
             Recent {
                 at: now,
                 message_id: message_id.clone(),
+                received_at,
                 digest: digest.to_owned(),
                 connection,
                 acknowledged: false,
@@ -642,6 +649,7 @@ impl RecentPublishes {
         );
         Identified {
             message_id,
+            received_at,
             maybe_resent,
         }
     }
@@ -805,7 +813,8 @@ impl HookState {
             return PublishAclResult::allow();
         };
         let client = &session.id.client_id;
-        let (message_id, packet) = match publish.packet_id {
+        let now = self.clock.now();
+        let (message_id, received_at, packet) = match publish.packet_id {
             Some(packet) => {
                 let digest = publish_digest(&publish.topic, &publish.payload);
                 let connection = (session.id.remote_addr, session.id.create_time);
@@ -814,15 +823,16 @@ impl HookState {
                     packet.get(),
                     (&digest, publish.dup, connection),
                     Instant::now(),
+                    now,
                 );
                 let packet = PublishPacket {
                     id: packet.get(),
                     maybe_resent: identified.maybe_resent,
                 };
-                (identified.message_id, Some(packet))
+                (identified.message_id, identified.received_at, Some(packet))
             }
             // QoS 0 is never retransmitted.
-            None => (new_message_id(), None),
+            None => (new_message_id(), now, None),
         };
         let message = InboundMessage {
             message_id: message_id.clone(),
@@ -832,7 +842,7 @@ impl HookState {
             payload: publish.payload.clone(),
             retained: publish.retain,
             last_will: false,
-            received_at: self.clock.now(),
+            received_at,
             source_address: session.id.remote_addr.map(|a| a.ip()),
             packet,
         };
@@ -951,16 +961,25 @@ mod tests {
     const TWO: Connection = (None, 2);
 
     /// (packet, content, dup, connection) -> (same message id as the
-    /// previous publish on that packet id, maybe_resent)
+    /// previous publish on that packet id, maybe_resent); a resend keeps
+    /// when the first was received, a new message is received now.
     #[test]
     fn a_resend_keeps_its_message_id_and_an_unplaceable_one_is_left_to_the_store() {
         let mut recent = RecentPublishes::default();
         let now = Instant::now();
-        let mut last: HashMap<u16, String> = HashMap::new();
+        let mut last: HashMap<u16, (String, time::OffsetDateTime)> = HashMap::new();
+        let mut clock = time::OffsetDateTime::UNIX_EPOCH;
         let mut publish = |packet: u16, content: &str, dup: bool, connection, acked: bool| {
-            let got = recent.identify("dev", packet, (content, dup, connection), now);
-            let same = last.get(&packet) == Some(&got.message_id);
-            last.insert(packet, got.message_id.clone());
+            clock += time::Duration::seconds(1);
+            let got = recent.identify("dev", packet, (content, dup, connection), now, clock);
+            let previous = last.get(&packet).cloned();
+            let same = previous.as_ref().map(|(id, _)| id) == Some(&got.message_id);
+            let received = match (same, previous) {
+                (true, Some((_, first))) => first,
+                _ => clock,
+            };
+            assert_eq!(got.received_at, received, "packet {packet}, {content}");
+            last.insert(packet, (got.message_id.clone(), got.received_at));
             if acked {
                 recent.acknowledged("dev", packet, &got.message_id);
             }

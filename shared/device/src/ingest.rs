@@ -8,9 +8,15 @@
 //! events it causes: a message delivered twice makes one state change and one
 //! event, and an event exists exactly when its change does.
 //!
+//! Telemetry with numbers is the exception, for its cost and rate
+//! ([`Ingest::apply_telemetry`]): its points are its record, the first its
+//! guard and the feed's record, from which the telemetry sequencer
+//! (`crate::sequencer`) raises its `device.telemetry`, exactly once; the
+//! device is written when its status moves or its `lastSeen` is due.
+//!
 //! Channels: status (reported payload, features, lastSeen, back online),
 //! availability (online; offline and the last will: OFFLINE 'last-will'),
-//! telemetry (time series points, device.telemetry), events (the device
+//! telemetry (time series points, device.telemetry by the sequencer), events (the device
 //! log, and what the event tells the home's security, handed to the
 //! [`SecurityFeed`] port with the device as read for the message: a
 //! detection before the transaction, a lock's move or a hub's report after
@@ -37,8 +43,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use alyt_domain::Clock;
 use alyt_domain::device::{
     CommandEvent, DeviceCapability, DeviceOfflineData, DeviceOnlineData, DeviceStatus,
-    DeviceTelemetryData, FirmwareChannel, Lenient, Transition, last_seen_after, on_last_will_sent,
-    on_report_sent,
+    DeviceTelemetryData, FirmwareChannel, Lenient, Transition, last_seen_after, last_seen_due,
+    on_last_will_sent, on_report_sent,
 };
 use alyt_domain::ids::{DeviceId, TenantId};
 use alyt_domain::notification::alert_text;
@@ -50,6 +56,7 @@ use alyt_store::repo::commands::{Commands, StoredCommand, transition_write};
 use alyt_store::repo::devices::{
     DeviceRecord, ReportedRecord, child_guard, device_item, paired_child_writes, reported_key,
 };
+use alyt_store::repo::feed::{FedTelemetry, fed_point};
 use alyt_store::repo::history::{DeviceLogEntry, LogChannel, device_log_item, telemetry_item};
 use alyt_store::repo::messages::{PublishedRecord, dedupe_guard, last_published, published_write};
 use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
@@ -421,19 +428,16 @@ impl Ingest {
         decoded: &ChannelMessage,
         security: Option<&SecurityEvent>,
     ) -> Result<Outcome, NotApplied> {
-        let tenant = message.identity.tenant_id;
-        let device_id = message.identity.device_id;
+        if let ChannelMessage::Telemetry(readings) = decoded {
+            let metrics = readings.metrics();
+            if !metrics.is_empty() {
+                return self.apply_telemetry(message, metrics).await;
+            }
+        }
         let mut metered = false;
         let mut detected = false;
         for attempt in 0..ATTEMPTS {
-            let Some(device) = self
-                .store
-                .get(&device_key(tenant, device_id))
-                .await?
-                .map(|i| i.to_record::<DeviceRecord>())
-                .transpose()?
-                .filter(|d| d.deleted_at.is_none())
-            else {
+            let Some(device) = self.device_of(message).await? else {
                 return Ok(Outcome::UnknownDevice);
             };
             if let (Some(event), false) = (security, detected) {
@@ -443,10 +447,7 @@ impl Ingest {
                 detected = true;
             }
             if device.is_virtual && !metered {
-                if !self.meter.admit(device.tenant_id).await? {
-                    // Dropped for good: read back from the inbox after a
-                    // crash, in a later quota window, it stays dropped.
-                    self.remember_handled(message).await?;
+                if !self.admitted(message, &device).await? {
                     return Ok(Outcome::OverQuota);
                 }
                 metered = true;
@@ -473,20 +474,7 @@ impl Ingest {
             else {
                 return Ok(Outcome::Ignored);
             };
-            // A QoS 1 publish through the embedded broker joins its
-            // device's latest, in the same transaction.
-            let published = match message.packet {
-                Some(packet) => {
-                    let record = self
-                        .published_of(device.id)
-                        .await?
-                        .with(packet.id, publish_digest(&message.topic, &message.payload));
-                    let now = self.clock.unix_seconds();
-                    writes.push(published_write(device.id, &record, now)?);
-                    Some(record)
-                }
-                None => None,
-            };
+            let published = self.published_with(message, &device, &mut writes).await?;
             // Written, not synced: the broker's inbox (or its PUBACK) waits
             // on this commit, and a message must outlive the process, not a
             // power cut (ARCHITECTURE.md, "Acknowledged means stored").
@@ -522,6 +510,171 @@ impl Ingest {
             "the device kept changing while this message was applied".into(),
         )
         .into())
+    }
+
+    /// A telemetry message with numbers. Its points are its whole record:
+    /// the first is its guard (put on the condition that it is absent: a
+    /// message delivered again stops there) and carries it to the telemetry
+    /// sequencer, which raises its `device.telemetry` event from the
+    /// store's feed. The device is written only when the report moves its
+    /// status (in the points' transaction, with the event of the move) or
+    /// its `lastSeen` is due ([`last_seen_due`]: after the points, alone),
+    /// so a device reporting often costs one write a message, not a
+    /// transaction of five.
+    async fn apply_telemetry(
+        &self,
+        message: &InboundMessage,
+        metrics: BTreeMap<String, f64>,
+    ) -> Result<Outcome, NotApplied> {
+        let at = message.received_at;
+        let mut metered = false;
+        let mut stored = false;
+        for attempt in 0..ATTEMPTS {
+            let Some(device) = self.device_of(message).await? else {
+                return Ok(Outcome::UnknownDevice);
+            };
+            if device.is_virtual && !metered {
+                if !self.admitted(message, &device).await? {
+                    return Ok(Outcome::OverQuota);
+                }
+                metered = true;
+            }
+            let mut updated = device.clone();
+            let moved = move_liveness(&device, Heard::Report, at, self.clock.now(), &mut updated);
+            let due = moved.is_some()
+                || last_seen_due(device.last_seen, at, device.heartbeat_window_seconds);
+            if !stored {
+                let mut writes = telemetry_points(&device, &metrics, &message.message_id, at)?;
+                let published = self.published_with(message, &device, &mut writes).await?;
+                if moved.is_some() {
+                    writes.extend(self.device_writes(&device, updated.clone(), moved.clone())?);
+                }
+                match self.store.transact_with(writes, Durability::Written).await {
+                    Ok(()) => {
+                        stored = true;
+                        if let Some(record) = published {
+                            self.remember_published(device.id, record);
+                        }
+                        if moved.is_some() || !due {
+                            return Ok(Outcome::Applied);
+                        }
+                    }
+                    Err(StoreError::TransactionCanceled { reasons }) => {
+                        // Write 0 is the guard: this message was stored before.
+                        if reasons.first() == Some(&alyt_store::CancelReason::ConditionFailed) {
+                            return Ok(Outcome::Duplicate);
+                        }
+                        if reasons.contains(&alyt_store::CancelReason::Conflict) {
+                            alyt_store::repo::conflict_pause(attempt as u32).await;
+                        }
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            // Stored; the device is due (its lastSeen, or a move a read
+            // after another writer's change found).
+            let writes = self.device_writes(&device, updated, moved)?;
+            match self.store.transact_with(writes, Durability::Written).await {
+                Ok(()) => return Ok(Outcome::Applied),
+                Err(StoreError::TransactionCanceled { reasons }) => {
+                    if reasons.contains(&alyt_store::CancelReason::Conflict) {
+                        alyt_store::repo::conflict_pause(attempt as u32).await;
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Unavailable(
+            "the device kept changing while this message was applied".into(),
+        )
+        .into())
+    }
+
+    /// The message's device, unless it is unknown or deleted (one get).
+    async fn device_of(
+        &self,
+        message: &InboundMessage,
+    ) -> Result<Option<DeviceRecord>, StoreError> {
+        let key = device_key(message.identity.tenant_id, message.identity.device_id);
+        Ok(self
+            .store
+            .get(&key)
+            .await?
+            .map(|i| i.to_record::<DeviceRecord>())
+            .transpose()?
+            .filter(|d| d.deleted_at.is_none()))
+    }
+
+    /// Whether a virtual device's message is within its developer's
+    /// `MQTT_MESSAGES` quota. One past it is dropped for good: read back
+    /// from the inbox after a crash, in a later quota window, it stays
+    /// dropped.
+    async fn admitted(
+        &self,
+        message: &InboundMessage,
+        device: &DeviceRecord,
+    ) -> Result<bool, StoreError> {
+        if self.meter.admit(device.tenant_id).await? {
+            return Ok(true);
+        }
+        self.remember_handled(message).await?;
+        Ok(false)
+    }
+
+    /// A QoS 1 publish through the embedded broker joins its device's
+    /// latest, in the message's transaction: its write joins `writes`, and
+    /// the record comes back to be remembered once that commits.
+    async fn published_with(
+        &self,
+        message: &InboundMessage,
+        device: &DeviceRecord,
+        writes: &mut Vec<TxWrite>,
+    ) -> Result<Option<PublishedRecord>, StoreError> {
+        let Some(packet) = message.packet else {
+            return Ok(None);
+        };
+        let record = self
+            .published_of(device.id)
+            .await?
+            .with(packet.id, publish_digest(&message.topic, &message.payload));
+        writes.push(published_write(
+            device.id,
+            &record,
+            self.clock.unix_seconds(),
+        )?);
+        Ok(Some(record))
+    }
+
+    /// The device as `updated` from `device` (as read), on the condition
+    /// that it is still as read, and the event of its status move.
+    fn device_writes(
+        &self,
+        device: &DeviceRecord,
+        mut updated: DeviceRecord,
+        moved: Option<PlatformEvent>,
+    ) -> Result<Vec<TxWrite>, StoreError> {
+        // Strictly later than what was read, so the condition below always
+        // tells this write apart from the one it replaces.
+        updated.updated_at = self
+            .clock
+            .now()
+            .max(device.updated_at + time::Duration::microseconds(1));
+        // Applied only if the device is exactly as read (every change bumps
+        // updatedAt): two messages never interleave their transitions, and a
+        // concurrent change through the API (settings, rename) is never undone.
+        let unchanged = Condition::eq("updatedAt", json!(rfc3339(device.updated_at)));
+        let mut writes = vec![TxWrite::Put {
+            item: device_item(&updated)?,
+            condition: Some(unchanged),
+        }];
+        if let Some(event) = moved {
+            writes.extend(
+                self.events
+                    .writes(device.tenant_id, device.property_id, vec![event])?,
+            );
+        }
+        Ok(writes)
     }
 
     /// The child a hub's event pairs, when the event is a usable pairing
@@ -573,7 +726,7 @@ impl Ingest {
         let planned = match decoded {
             ChannelMessage::Status(report) => status(device, report, at)?,
             ChannelMessage::Availability(said) => availability(*said),
-            ChannelMessage::Telemetry(readings) => telemetry(device, readings, message_id, at),
+            ChannelMessage::Telemetry(readings) => telemetry(device, readings, at),
             ChannelMessage::Response(answer) => match response(device, answer, command, at)? {
                 Some(planned) => planned,
                 None => return Ok(None),
@@ -607,26 +760,12 @@ impl Ingest {
             updated.reported_at = Some(reported_at);
         }
         let moved = move_liveness(device, planned.heard, at, self.clock.now(), &mut updated);
-        // Strictly later than what was read, so the condition below always
-        // tells this write apart from the one it replaces.
-        updated.updated_at = self
-            .clock
-            .now()
-            .max(device.updated_at + time::Duration::microseconds(1));
         let mut writes = vec![dedupe_guard(message_id, self.clock.unix_seconds())];
         writes.extend(planned.writes);
-        // Applied only if the device is exactly as read (every change bumps
-        // updatedAt): two messages never interleave their transitions, and a
-        // concurrent change through the API (settings, rename) is never undone.
-        let unchanged = Condition::eq("updatedAt", json!(rfc3339(device.updated_at)));
-        writes.push(TxWrite::Put {
-            item: device_item(&updated)?,
-            condition: Some(unchanged),
-        });
-        let events = moved.into_iter().chain(planned.events).collect();
+        writes.extend(self.device_writes(device, updated, moved)?);
         writes.extend(
             self.events
-                .writes(device.tenant_id, device.property_id, events)?,
+                .writes(device.tenant_id, device.property_id, planned.events)?,
         );
         Ok(writes)
     }
@@ -729,31 +868,54 @@ fn availability(availability: Availability) -> Planned {
     })
 }
 
-/// `telemetry`: one time-series point per metric, and `device.telemetry`.
-fn telemetry(
-    device: &DeviceRecord,
-    readings: &Telemetry,
-    message_id: &str,
-    at: OffsetDateTime,
-) -> Planned {
-    let metrics = readings.metrics();
-    let writes = metrics
-        .iter()
-        .map(|(metric, value)| TxWrite::Put {
-            item: telemetry_item(device.id, metric, Some(*value), at, message_id),
-            condition: None,
-        })
-        .collect();
+/// `telemetry` without numbers (a reading whose value is null): no point,
+/// and `device.telemetry` raised with the message. Telemetry with numbers
+/// is [`Ingest::apply_telemetry`]'s.
+fn telemetry(device: &DeviceRecord, readings: &Telemetry, at: OffsetDateTime) -> Planned {
     let event = PlatformEvent::DeviceTelemetry(DeviceTelemetryData {
         device_id: device.id,
-        metrics,
+        metrics: readings.metrics(),
         at,
     });
     Planned {
-        writes,
         events: vec![event],
         ..Planned::heard(Heard::Report)
     }
+}
+
+/// A telemetry message's points, one per metric; the first (by name) is the
+/// message's guard, put on the condition that it is absent, and carries the
+/// message to the telemetry feed (`alyt_store::repo::feed`).
+fn telemetry_points(
+    device: &DeviceRecord,
+    metrics: &BTreeMap<String, f64>,
+    message_id: &str,
+    at: OffsetDateTime,
+) -> Result<Vec<TxWrite>, StoreError> {
+    let mut writes = Vec::with_capacity(metrics.len());
+    for (metric, value) in metrics {
+        let point = telemetry_item(device.id, metric, Some(*value), at, message_id);
+        writes.push(match writes.is_empty() {
+            true => {
+                let message = FedTelemetry {
+                    tenant_id: device.tenant_id,
+                    property_id: device.property_id,
+                    device_id: device.id,
+                    metrics: metrics.clone(),
+                    at,
+                };
+                TxWrite::Put {
+                    item: fed_point(point, &message)?,
+                    condition: Some(Condition::item_absent()),
+                }
+            }
+            false => TxWrite::Put {
+                item: point,
+                condition: None,
+            },
+        });
+    }
+    Ok(writes)
 }
 
 /// `response`: the command row it answers moves, with `command.result`

@@ -15,6 +15,7 @@ pub mod liveness_sweep;
 pub mod meter;
 pub mod pairing;
 pub mod plane;
+pub mod sequencer;
 pub mod topic;
 
 #[cfg(feature = "broker")]

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use alyt_device::ingest::{Detection, Ingest, NoSecurity, Outcome, SecurityFeed};
+use alyt_device::sequencer::{FeedRecord, Sequenced, Sequencer};
 use alyt_device::{Channel, DeviceIdentity, InboundMessage, PublishPacket};
 use alyt_domain::device::{DeviceCapability, DeviceStatus, Lenient};
 use alyt_domain::ids::{DeviceId, PropertyId, TenantId};
@@ -14,6 +15,7 @@ use alyt_events::{EventKind, EventLog};
 use alyt_store::conformance::start_time;
 use alyt_store::counting::CountingStore;
 use alyt_store::repo::devices::{DeviceRecord, device_item, device_key, reported_key};
+use alyt_store::repo::feed::FeedReader;
 use alyt_store::repo::messages::PUBLISHED_KEPT;
 use alyt_store::sqlite::SqliteStore;
 use alyt_store::{Query, Store, StoreError};
@@ -26,6 +28,7 @@ struct World {
     clock: Arc<ManualClock>,
     events: EventLog,
     ingest: Ingest,
+    sequencer: Sequencer,
     device: DeviceRecord,
 }
 
@@ -46,6 +49,7 @@ async fn world() -> World {
         .await
         .unwrap();
     World {
+        sequencer: Sequencer::new(store.clone(), clock.clone(), events.clone()),
         store,
         clock,
         events,
@@ -84,7 +88,14 @@ impl World {
             .unwrap()
     }
 
+    /// What the telemetry sequencer makes of the feed so far (the local
+    /// platform runs it on every fed write).
+    async fn sequenced(&self) -> Sequenced {
+        self.sequencer.drain(self.store.as_ref()).await.unwrap()
+    }
+
     async fn event_kinds(&self) -> Vec<EventKind> {
+        self.sequenced().await;
         self.clock.advance(Duration::milliseconds(1));
         let page = self
             .events
@@ -207,6 +218,7 @@ async fn telemetry_is_a_time_series_and_an_event() {
         .map(|i| i.get("value").unwrap().as_f64().unwrap())
         .collect();
     assert_eq!(values, [21.5, 21.75], "in time order");
+    assert_eq!(w.sequenced().await.raised, 2, "an event per message");
     w.clock.advance(Duration::milliseconds(1));
     let page = w
         .events
@@ -371,6 +383,7 @@ async fn late_messages_move_nothing_back() {
         Outcome::Applied
     );
     assert_eq!(w.ingest.handle(&early).await.unwrap(), Outcome::Applied);
+    w.sequenced().await;
     let device = w.device().await;
     assert_eq!(device.status, Lenient::Known(DeviceStatus::Online));
     assert_eq!(device.last_seen, Some(newest));
@@ -931,40 +944,59 @@ async fn a_detection_security_cannot_take_fails_its_message_until_it_can() {
 }
 
 /// A large tenant (an installer's 2,000 homes, 20,000 devices) at the
-/// target rate of 5,000 telemetry messages a second, its event log grown to
-/// 32 shards, counted through ingest: no item takes more than 300 writes a
-/// second (DynamoDB takes about 1,000 a second on one item, and concurrent
-/// ingest invocations conflict on one item long before). The rate is the
-/// messages over the time they span at that rate (a count, not a timing).
-/// Every event moves its shard's head once, so a log of one shard would take
-/// all 5,000 a second on one head: the table in docs/SCALE.md.
+/// target rate of 5,000 telemetry messages a second, its event log in 32
+/// shards, counted through ingest and the telemetry sequencer: no item takes
+/// more than 300 writes a second (DynamoDB takes about 1,000 a second on one
+/// item, and concurrent writers conflict on one item long before), every
+/// message raises one event, and a message costs what docs/COST.md says.
+/// Rates are the writes over the time the messages span at that rate (a
+/// count, not a timing).
+///
+/// Hosted, the sequencer reads the table's stream: one stream shard per
+/// table partition, each batch up to 1,000 records or one second. The test
+/// feeds it the same way: the feed split by partition key over
+/// [`STREAM_SHARDS`] (the partitions ~7,000 write units a second take) and
+/// cut into one-second batches. The devices are in a steady state: each
+/// reports every 4 s and stores `lastSeen` at half its 90 s window, so
+/// their stored `lastSeen` ages are spread over 0 to 49 s.
 #[tokio::test]
-async fn a_large_tenant_at_five_thousand_messages_a_second_has_no_hot_item() {
+async fn a_large_tenant_at_five_thousand_messages_a_second_has_no_hot_item_and_its_cost_is_counted()
+{
     const HOMES: usize = 2_000;
     const DEVICES_PER_HOME: usize = 10;
     const RATE: u64 = 5_000;
     const SHARDS: u32 = 32;
+    const STREAM_SHARDS: u64 = 7;
+    const BATCH: usize = 1_000;
     let clock = Arc::new(ManualClock::new(start_time()));
     let sqlite = Arc::new(SqliteStore::in_memory(clock.clone()).unwrap());
     let counted = Arc::new(CountingStore::new(sqlite.clone()));
     let events = EventLog::new(counted.clone(), clock.clone());
-    let ingest = Ingest::new(counted.clone(), clock.clone(), events, Arc::new(NoSecurity));
+    let ingest = Ingest::new(
+        counted.clone(),
+        clock.clone(),
+        events.clone(),
+        Arc::new(NoSecurity),
+    );
+    let sequencer = Sequencer::new(counted.clone(), clock.clone(), events);
     let tenant = TenantId::new();
     alyt_store::repo::events::Events(sqlite.as_ref())
         .grow(tenant, SHARDS)
         .await
         .unwrap();
 
-    let mut devices = Vec::with_capacity(HOMES * DEVICES_PER_HOME);
+    let fleet = HOMES * DEVICES_PER_HOME;
+    let mut devices = Vec::with_capacity(fleet);
     for _ in 0..HOMES {
         let home = PropertyId::new();
         let mut writes = Vec::new();
         for n in 0..DEVICES_PER_HOME {
+            let age = Duration::milliseconds((devices.len() * 49_000 / fleet) as i64);
             let device = DeviceRecord {
                 name: format!("Sensor {n}"),
                 capabilities: BTreeSet::from([Lenient::Known(DeviceCapability::Sensor)]),
                 status: Lenient::Known(DeviceStatus::Online),
-                last_seen: Some(start_time()),
+                last_seen: Some(start_time() - age),
                 ..alyt_store::fixtures::device(tenant, Some(home), start_time())
             };
             writes.push(alyt_store::TxWrite::Put {
@@ -976,6 +1008,7 @@ async fn a_large_tenant_at_five_thousand_messages_a_second_has_no_hot_item() {
         sqlite.transact(writes).await.unwrap();
     }
     counted.take_item_writes();
+    counted.take_units();
 
     // Each device reports once, homes interleaved as a fleet's would be.
     let step = Duration::microseconds(1_000_000 / RATE as i64);
@@ -995,8 +1028,39 @@ async fn a_large_tenant_at_five_thousand_messages_a_second_has_no_hot_item() {
         };
         assert_eq!(ingest.handle(&message).await.unwrap(), Outcome::Applied);
     }
+    // The stream's batches: by partition key's shard, then by second.
+    let fed = sqlite.feed_after(0, fleet as u32 + 1).await.unwrap();
+    assert_eq!(fed.len(), fleet, "every message fed once");
+    let mut batches: std::collections::BTreeMap<(u64, i64), Vec<FeedRecord>> = Default::default();
+    for (sequence, item) in fed {
+        let shard = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            item.pk().hash(&mut h);
+            h.finish() % STREAM_SHARDS
+        };
+        let second = (sequence as i64 - 1) * 1_000_000 / RATE as i64 / 1_000_000;
+        batches
+            .entry((shard, second))
+            .or_default()
+            .push(FeedRecord {
+                sequence: sequence.to_string(),
+                item,
+            });
+    }
+    let mut raised = 0;
+    for ((shard, _), records) in &batches {
+        for batch in records.chunks(BATCH) {
+            let done = sequencer
+                .apply(&format!("shard-{shard}"), batch)
+                .await
+                .unwrap();
+            raised += done.raised;
+        }
+    }
+    assert_eq!(raised, fleet, "one event per message");
 
-    let messages = devices.len() as u64;
+    let messages = fleet as u64;
     let seconds = messages as f64 / RATE as f64;
     let writes = counted.take_item_writes();
     let mut hottest: Vec<(&alyt_store::Key, u64)> = writes.iter().map(|(k, n)| (k, *n)).collect();
@@ -1017,13 +1081,59 @@ async fn a_large_tenant_at_five_thousand_messages_a_second_has_no_hot_item() {
         key.pk,
         key.sk
     );
-    let head_moves: u64 = writes
-        .iter()
-        .filter(|(k, _)| k.pk.starts_with("LOGHEAD#"))
-        .map(|(_, n)| n)
-        .sum();
-    assert_eq!(
-        head_moves, messages,
-        "one head move per message, spread over the shards"
+
+    let units = counted.take_units();
+    let cost = Cost::of(units, messages);
+    eprintln!("{cost}");
+    assert!(
+        cost.provisioned <= 2.50,
+        "{cost}: over the goal of $2.50 per million"
     );
+}
+
+/// What a million telemetry messages cost hosted, from counted capacity
+/// units and the list prices of docs/COST.md.
+struct Cost {
+    write_units: f64,
+    read_units: f64,
+    on_demand: f64,
+    provisioned: f64,
+}
+
+impl Cost {
+    /// IoT Core, its rule and SQS action, SQS's requests and the ingest
+    /// Lambda, per million messages (docs/COST.md).
+    const PATH_IN: f64 = 1.81;
+    /// On-demand: per million write and read request units.
+    const WRU: f64 = 0.625;
+    const RRU: f64 = 0.125;
+    /// Provisioned, per capacity unit-hour, used at autoscaling's 70%.
+    const WCU_HOUR: f64 = 0.00065;
+    const RCU_HOUR: f64 = 0.00013;
+    const UTILISATION: f64 = 0.7;
+
+    fn of(units: alyt_store::counting::Units, messages: u64) -> Self {
+        let write_units = units.write as f64 / messages as f64;
+        let read_units = units.read as f64 / messages as f64;
+        // A unit-hour is 3,600 units used; a million units take 277.8.
+        let per_million = |hour: f64| hour * 1e6 / 3600.0 / Self::UTILISATION;
+        Self {
+            write_units,
+            read_units,
+            on_demand: Self::PATH_IN + write_units * Self::WRU + read_units * Self::RRU,
+            provisioned: Self::PATH_IN
+                + write_units * per_million(Self::WCU_HOUR)
+                + read_units * per_million(Self::RCU_HOUR),
+        }
+    }
+}
+
+impl std::fmt::Display for Cost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:.3} write units and {:.3} read units a message: ${:.2} per million on demand, ${:.2} provisioned",
+            self.write_units, self.read_units, self.on_demand, self.provisioned
+        )
+    }
 }

@@ -42,8 +42,8 @@ pub use enums::{
 pub use events::{CommandResultData, DeviceOfflineData, DeviceOnlineData, DeviceTelemetryData};
 pub use lenient::{Lenient, drop_unknown};
 pub use liveness::{
-    DEFAULT_HEARTBEAT_WINDOW_SECONDS, Liveness, Transition, last_seen_after, liveness,
-    liveness_of_stored, on_heartbeat_expired, on_last_will, on_last_will_sent, on_report,
+    DEFAULT_HEARTBEAT_WINDOW_SECONDS, Liveness, Transition, last_seen_after, last_seen_due,
+    liveness, liveness_of_stored, on_heartbeat_expired, on_last_will, on_last_will_sent, on_report,
     on_report_sent,
 };
 pub use request::{

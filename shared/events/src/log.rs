@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use alyt_domain::Clock;
 use alyt_domain::ids::{PropertyId, TenantId};
-use alyt_store::repo::events::{Events, event_write};
+use alyt_store::repo::events::{Events, event_write, page_write};
 use alyt_store::{Store, StoreError};
 use time::Duration;
 
@@ -78,6 +78,18 @@ pub struct TenantPage {
     pub position: Option<EventId>,
 }
 
+/// The envelope of `event` before the store places it: the id is the
+/// store's to give at commit, so the envelope's is a stand-in.
+fn unplaced(
+    event: PlatformEvent,
+    tenant: TenantId,
+    now: time::OffsetDateTime,
+) -> Result<EventEnvelope, StoreError> {
+    event
+        .envelope(EventId::from_micros(0, 0), tenant, now)
+        .map_err(|e| StoreError::Invalid(format!("event data is not serialisable: {e}")))
+}
+
 #[derive(Clone)]
 pub struct EventLog {
     store: Arc<dyn Store>,
@@ -110,15 +122,29 @@ impl EventLog {
             .into_iter()
             .take(MAX_EVENTS_PER_CHANGE)
             .map(|event| {
-                // The id is the store's to give; the envelope's is a stand-in.
-                let envelope = event
-                    .envelope(EventId::from_micros(0, 0), tenant, now)
-                    .map_err(|e| {
-                        StoreError::Invalid(format!("event data is not serialisable: {e}"))
-                    })?;
+                let envelope = unplaced(event, tenant, now)?;
                 event_write(tenant, home, &envelope, (now + RETENTION).unix_timestamp())
             })
             .collect()
+    }
+
+    /// The write recording `events` about `home`, as [`Self::writes`] would,
+    /// as one page of the log ([`alyt_store::TxWrite::AppendPage`]): for a
+    /// writer of many events at once (the telemetry sequencer), which pays
+    /// for one item per shard instead of one per event. No cap on the
+    /// count: the caller keeps the page within an item's size.
+    pub fn page_write(
+        &self,
+        tenant: TenantId,
+        home: Option<PropertyId>,
+        events: Vec<PlatformEvent>,
+    ) -> Result<alyt_store::TxWrite, StoreError> {
+        let now = self.clock.now();
+        let envelopes = events
+            .into_iter()
+            .map(|event| unplaced(event, tenant, now))
+            .collect::<Result<Vec<_>, _>>()?;
+        page_write(tenant, home, &envelopes, (now + RETENTION).unix_timestamp())
     }
 
     /// Records an event of any kind with any data on its own, as no producer

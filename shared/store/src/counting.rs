@@ -110,6 +110,33 @@ pub struct CountingStore<S> {
     /// Committed writes per item (an append: its shard's head, which every
     /// append moves), for the hot-item counts of `docs/SCALE.md`.
     item_writes: Mutex<std::collections::HashMap<Key, u64>>,
+    units: Mutex<Units>,
+}
+
+/// DynamoDB's capacity units for what went through a counting store, as
+/// its pricing counts them (the cost figures of `docs/COST.md`): a write
+/// unit per KB written (an update: of the item after it), twice that for
+/// each item of a transaction; a read unit per 4 KB read strongly
+/// consistently (every read of the DynamoDB adapter but an index query's),
+/// at least one per get and per query. A transaction of one write counts
+/// as that write, as the DynamoDB adapter sends it. An item's size is its
+/// JSON's, a little over DynamoDB's own measure.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Units {
+    pub write: u64,
+    pub read: u64,
+}
+
+fn write_units(size: usize) -> u64 {
+    (size.div_ceil(1024) as u64).max(1)
+}
+
+fn read_units(size: usize) -> u64 {
+    (size.div_ceil(4096) as u64).max(1)
+}
+
+fn size_of(item: &Item) -> usize {
+    item.to_json_checked().map_or(0, |json| json.len())
 }
 
 impl<S> CountingStore<S> {
@@ -118,7 +145,19 @@ impl<S> CountingStore<S> {
             inner,
             calls: Mutex::default(),
             item_writes: Mutex::default(),
+            units: Mutex::default(),
         }
+    }
+
+    /// The capacity units since the last call, and starts over.
+    pub fn take_units(&self) -> Units {
+        std::mem::take(&mut *self.units.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn charge(&self, write: u64, read: u64) {
+        let mut units = self.units.lock().unwrap_or_else(|e| e.into_inner());
+        units.write += write;
+        units.read += read;
     }
 
     /// The committed writes per item since the last call, and starts over.
@@ -156,6 +195,41 @@ impl<S> CountingStore<S> {
 }
 
 impl<S: Store> CountingStore<S> {
+    /// The write units of a committed transaction: its writes as the
+    /// adapters resolve them (pages built, heads moved), each item's size
+    /// as written (an update's read back, uncounted), twice for a
+    /// transaction of more than one write.
+    async fn transaction_units(&self, writes: &[TxWrite]) -> Result<u64, StoreError> {
+        let mut counts = std::collections::HashMap::new();
+        for log in crate::appended_logs(writes) {
+            counts.insert(
+                log.to_owned(),
+                crate::logs::shard_count(&self.inner, log).await?,
+            );
+        }
+        let resolved = crate::resolve_appends(
+            writes.to_vec(),
+            time::OffsetDateTime::now_utc(),
+            0,
+            |log| counts.get(log).copied().unwrap_or(1),
+            |_| None,
+        );
+        let factor = if resolved.writes.len() == 1 { 1 } else { 2 };
+        let mut units = 0;
+        for write in &resolved.writes {
+            let size = match write {
+                TxWrite::Put { item, .. } => size_of(item),
+                TxWrite::Update { key, .. } | TxWrite::Delete { key, .. } => {
+                    self.inner.get(key).await?.as_ref().map_or(0, size_of)
+                }
+                TxWrite::Check { .. } => continue,
+                TxWrite::Append { .. } | TxWrite::AppendPage { .. } => 0,
+            };
+            units += factor * write_units(size);
+        }
+        Ok(units)
+    }
+
     /// The items `writes` moves: each written item, and for appends each
     /// shard head once (the shard count read through the inner store,
     /// uncounted).
@@ -185,16 +259,24 @@ impl<S: Store> CountingStore<S> {
 impl<S: Store> Store for CountingStore<S> {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
         self.count("get");
-        self.inner.get(key).await
+        let item = self.inner.get(key).await?;
+        self.charge(0, read_units(item.as_ref().map_or(0, size_of)));
+        Ok(item)
     }
     async fn batch_get(&self, keys: &[Key]) -> Result<Vec<Item>, StoreError> {
         self.count("batch_get");
-        self.inner.batch_get(keys).await
+        let items = self.inner.batch_get(keys).await?;
+        let found: u64 = items.iter().map(|i| read_units(size_of(i))).sum();
+        let missing = keys.len().saturating_sub(items.len()) as u64;
+        self.charge(0, found + missing);
+        Ok(items)
     }
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), StoreError> {
         self.count("put");
         let key = item.key();
+        let units = write_units(size_of(&item));
         self.inner.put(item, condition).await?;
+        self.charge(units, 0);
         self.wrote([key]);
         Ok(())
     }
@@ -206,6 +288,7 @@ impl<S: Store> Store for CountingStore<S> {
     ) -> Result<Item, StoreError> {
         self.count("update");
         let updated = self.inner.update(key, actions, condition).await?;
+        self.charge(write_units(size_of(&updated)), 0);
         self.wrote([key.clone()]);
         Ok(updated)
     }
@@ -216,12 +299,15 @@ impl<S: Store> Store for CountingStore<S> {
     ) -> Result<Option<Item>, StoreError> {
         self.count("delete");
         let deleted = self.inner.delete(key, condition).await?;
+        self.charge(write_units(deleted.as_ref().map_or(0, size_of)), 0);
         self.wrote([key.clone()]);
         Ok(deleted)
     }
     async fn query(&self, query: Query) -> Result<Page, StoreError> {
         self.count("query");
-        self.inner.query(query).await
+        let page = self.inner.query(query).await?;
+        self.charge(0, read_units(page.items.iter().map(size_of).sum()));
+        Ok(page)
     }
     async fn transact(&self, writes: Vec<TxWrite>) -> Result<(), StoreError> {
         self.transact_with(writes, crate::Durability::Synced).await
@@ -233,7 +319,10 @@ impl<S: Store> Store for CountingStore<S> {
     ) -> Result<(), StoreError> {
         self.count("transact");
         let keys = self.written_by(&writes).await?;
+        let counted = writes.clone();
         self.inner.transact_with(writes, durability).await?;
+        let units = self.transaction_units(&counted).await?;
+        self.charge(units, 0);
         self.wrote(keys);
         Ok(())
     }

@@ -1126,10 +1126,16 @@ impl StoreError {
 /// update grows is the backend's to check (both adapters refuse one past
 /// [`MAX_ITEM_BYTES`]).
 pub fn validate_transaction(writes: &[TxWrite]) -> Result<(), StoreError> {
-    if writes.is_empty() || writes.len() > MAX_TRANSACTION_OPS {
+    // Page appends to one shard become one write, so before they are
+    // resolved they count as one at least.
+    let pages = writes
+        .iter()
+        .filter(|w| matches!(w, TxWrite::AppendPage { .. }))
+        .count();
+    let count = writes.len() - pages + pages.min(1);
+    if writes.is_empty() || count > MAX_TRANSACTION_OPS {
         return Err(StoreError::Invalid(format!(
-            "a transaction holds 1 to {MAX_TRANSACTION_OPS} writes, not {}",
-            writes.len()
+            "a transaction holds 1 to {MAX_TRANSACTION_OPS} writes, not {count}"
         )));
     }
     let mut keys = std::collections::HashSet::new();

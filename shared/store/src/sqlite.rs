@@ -166,42 +166,6 @@ impl SqliteStore {
         on_this_thread()
     }
 
-    /// Up to `limit` items of the feed after sequence number `after`, in
-    /// order: every new item that carried [`crate::attr::FEED`] when it was
-    /// written, as it was written (the local stand-in for DynamoDB's table
-    /// stream, which the hosted platform reads instead).
-    pub async fn feed_after(&self, after: u64, limit: u32) -> Result<Vec<(u64, Item)>, StoreError> {
-        self.read(move |conn| {
-            let mut statement = conn
-                .prepare_cached("SELECT seq, doc FROM feed WHERE seq > ?1 ORDER BY seq LIMIT ?2")
-                .map_err(backend)?;
-            let rows = statement
-                .query_map(params![after as i64, limit], |row| {
-                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-                })
-                .map_err(backend)?;
-            let mut records = Vec::new();
-            for row in rows {
-                let (seq, doc) = row.map_err(backend)?;
-                records.push((seq as u64, decode(&doc)?));
-            }
-            Ok(records)
-        })
-        .await
-    }
-
-    /// Forgets the feed up to and including `through` (its reader is past it).
-    pub async fn trim_feed(&self, through: u64) -> Result<(), StoreError> {
-        self.run(move |conn| {
-            conn.prepare_cached("DELETE FROM feed WHERE seq <= ?1")
-                .map_err(backend)?
-                .execute(params![through as i64])
-                .map_err(backend)?;
-            Ok(())
-        })
-        .await
-    }
-
     /// Deletes expired items (reads already hide them); returns how many went.
     pub async fn purge_expired(&self) -> Result<usize, StoreError> {
         let now = self.clock.unix_seconds();
@@ -766,6 +730,44 @@ impl Store for SqliteStore {
     }
 }
 
+/// The feed: every new item that carried [`crate::attr::FEED`] when it
+/// was written, as it was written, in commit order (the local stand-in for
+/// DynamoDB's table stream, which the hosted platform reads instead).
+#[async_trait]
+impl crate::repo::feed::FeedReader for SqliteStore {
+    async fn feed_after(&self, after: u64, limit: u32) -> Result<Vec<(u64, Item)>, StoreError> {
+        self.read(move |conn| {
+            let mut statement = conn
+                .prepare_cached("SELECT seq, doc FROM feed WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                .map_err(backend)?;
+            let rows = statement
+                .query_map(params![after as i64, limit], |row| {
+                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+                })
+                .map_err(backend)?;
+            let mut records = Vec::new();
+            for row in rows {
+                let (seq, doc) = row.map_err(backend)?;
+                records.push((seq as u64, decode(&doc)?));
+            }
+            Ok(records)
+        })
+        .await
+    }
+
+    /// Forgets the feed up to and including `through` (its reader is past it).
+    async fn trim_feed(&self, through: u64) -> Result<(), StoreError> {
+        self.run(move |conn| {
+            conn.prepare_cached("DELETE FROM feed WHERE seq <= ?1")
+                .map_err(backend)?
+                .execute(params![through as i64])
+                .map_err(backend)?;
+            Ok(())
+        })
+        .await
+    }
+}
+
 /// Runs an ordered query, reading one row past the limit so that `next` is set
 /// exactly when more items follow.
 fn run_query(conn: &Connection, query: &Query, now: i64) -> Result<Page, StoreError> {
@@ -1077,6 +1079,7 @@ mod feed_tests {
     /// nothing; a write that fails adds nothing; trimming forgets.
     #[tokio::test]
     async fn new_marked_items_are_fed_once_in_commit_order() {
+        use crate::repo::feed::FeedReader;
         let dir = tempfile::tempdir().unwrap();
         let clock: Arc<dyn Clock> = Arc::new(alyt_domain::SystemClock);
         let store = SqliteStore::open(&dir.path().join("feed.db"), clock).unwrap();

@@ -177,6 +177,23 @@ pub fn last_seen_after(last_seen: Option<OffsetDateTime>, sent: OffsetDateTime) 
     last_seen.map_or(sent, |seen| seen.max(sent))
 }
 
+/// Whether a report sent at `sent` that moves no status must store the
+/// device's `lastSeen`: when the stored one is half the heartbeat window or
+/// more behind it. Telemetry stores `lastSeen` no more often than that (a
+/// write saved per message), and a device still never looks silent: one
+/// that reports at least every half window has a stored `lastSeen` less
+/// than a whole window old whenever it is judged (and one that reports
+/// less often stores every report). Reports of other channels always store
+/// it.
+pub fn last_seen_due(
+    last_seen: Option<OffsetDateTime>,
+    sent: OffsetDateTime,
+    window_seconds: u32,
+) -> bool {
+    let half = time::Duration::milliseconds(i64::from(window_seconds) * 500);
+    last_seen.is_none_or(|seen| sent - seen >= half)
+}
+
 /// The broker fired the device's last will (its connection dropped).
 pub fn on_last_will(status: DeviceStatus) -> Option<Transition> {
     (status == DeviceStatus::Online).then_some(Transition::Offline(OfflineReason::LastWill))
@@ -215,6 +232,44 @@ mod tests {
     use time::Duration;
 
     use super::*;
+
+    proptest! {
+        /// A device reporting at any steady interval shorter than the
+        /// window, with `lastSeen` stored only when due, is never judged
+        /// silent between its reports.
+        #[test]
+        fn a_device_storing_last_seen_when_due_never_looks_silent(
+            window in 2u32..600,
+            interval_ms in 1u64..600_000,
+            reports in 1usize..200,
+        ) {
+            let interval = Duration::milliseconds(interval_ms as i64);
+            prop_assume!(interval < Duration::seconds(i64::from(window)));
+            let mut stored = Some(t0());
+            let mut sent = t0();
+            for _ in 0..reports {
+                // Judged just before the next report arrives.
+                let judged = liveness(DeviceStatus::Online, stored, sent + interval, window);
+                prop_assert_eq!(judged.state, LivenessState::Online);
+                sent += interval;
+                if last_seen_due(stored, sent, window) {
+                    stored = Some(sent);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn last_seen_is_due_at_half_the_window() {
+        let seen = t0();
+        assert!(last_seen_due(None, seen, 90));
+        assert!(!last_seen_due(Some(seen), seen + Duration::seconds(44), 90));
+        assert!(last_seen_due(Some(seen), seen + Duration::seconds(45), 90));
+        assert!(
+            !last_seen_due(Some(seen), seen - Duration::seconds(5), 90),
+            "a late report"
+        );
+    }
 
     fn t0() -> OffsetDateTime {
         OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap()

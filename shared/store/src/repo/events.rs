@@ -39,6 +39,12 @@ fn shard_key(home: Option<PropertyId>) -> u64 {
     home.map_or(0, |h| h.as_uuid().as_u128() as u64)
 }
 
+/// The shard of a log of `shards` shards that `home`'s events go to (as
+/// [`crate::resolve_appends`] places them).
+pub fn shard_of(home: Option<PropertyId>, shards: u32) -> u32 {
+    (shard_key(home) % u64::from(shards.clamp(1, crate::MAX_LOG_SHARDS))) as u32
+}
+
 fn cursor_key(tenant: TenantId) -> Key {
     Key::new(CURSORS, format!("{CURSOR}{tenant}"))
 }
@@ -75,6 +81,33 @@ pub fn event_write<T: Serialize>(
         log: partition(tenant),
         shard_key: shard_key(home),
         item,
+        position_attr: EVENT_ID.into(),
+    })
+}
+
+/// The write appending `events` about `home` to `tenant`'s log as one page
+/// ([`crate::TxWrite::AppendPage`]): each gets its id at commit as
+/// [`event_write`]'s would, in the given order. The page appends of a
+/// transaction that land in one shard share one page.
+pub fn page_write<T: Serialize>(
+    tenant: TenantId,
+    home: Option<PropertyId>,
+    events: &[T],
+    expires: i64,
+) -> Result<TxWrite, StoreError> {
+    let items = events
+        .iter()
+        .map(|event| {
+            Ok(
+                Item::from_record(event_key(tenant, &EventId::from_micros(0, 0)), event)?
+                    .with(crate::attr::TTL, expires),
+            )
+        })
+        .collect::<Result<_, StoreError>>()?;
+    Ok(TxWrite::AppendPage {
+        log: partition(tenant),
+        shard_key: shard_key(home),
+        items,
         position_attr: EVENT_ID.into(),
     })
 }

@@ -8,6 +8,7 @@ pub mod config;
 pub mod developers;
 pub mod devices;
 pub mod events;
+pub mod feed;
 pub mod first_start;
 pub mod history;
 pub mod identity;
