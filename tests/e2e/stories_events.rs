@@ -18,6 +18,43 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+/// Hosted: a sandbox device's telemetry (the simulator task through IoT
+/// Core, the topic rule and its queue) is stored by `IngestFunction` as its
+/// points; the table's stream brings the new point back to the same
+/// function, whose telemetry sequencer appends `device.telemetry` to the
+/// tenant's log as a page; `StreamFunction` streams it. Locally the store's
+/// feed and the sequencer task do the same. Virtual devices report every
+/// 20 s.
+#[tokio::test]
+async fn a_sandbox_devices_telemetry_reaches_the_event_stream_through_the_sequencer() {
+    let t = Story::start().await;
+    let dev = sign_up_and_verify(&t, &fresh_address("telemetry")).await;
+    let (_, key) = create_key(&t, &dev, &["devices:read", "events:read"]).await;
+    let tenant = dev.sandbox_tenant_id.clone();
+    let (mut stream, _) = open_stream(
+        &t,
+        "/developers/events/stream?events=device.telemetry",
+        &key,
+    )
+    .await;
+    let readings = stream.events(2, Duration::from_secs(90)).await;
+    assert_eq!(
+        readings.len(),
+        2,
+        "two device.telemetry events on the stream within 90 s: {readings:?}"
+    );
+    for (kind, id, envelope) in &readings {
+        assert_eq!(kind, "device.telemetry");
+        assert_eq!(envelope["id"], id.as_str());
+        assert_eq!(envelope["tenantId"], tenant.as_str());
+        assert!(envelope["data"]["deviceId"].is_string(), "{envelope}");
+        let metrics = envelope["data"]["metrics"].as_object().unwrap();
+        assert!(!metrics.is_empty(), "{envelope}");
+        assert!(metrics.values().all(Value::is_number), "{envelope}");
+    }
+    assert!(readings[0].1 < readings[1].1, "in id order");
+}
+
 /// Hosted: the developers group (sign-up, a key, the sandbox's virtual
 /// devices, the stream's 421) in `ApiDevelopersFunction`; the simulator
 /// task (`SimulatorService`), whose virtual light connects to IoT Core
