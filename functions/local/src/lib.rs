@@ -282,6 +282,8 @@ pub struct Platform {
     stop_within: Duration,
     /// Tells ingest to drain its queue and stop (after the broker stopped).
     ingest_stop: watch::Sender<bool>,
+    /// Raises the events of what ingest drained at the stop.
+    sequencer: Sequencer,
     /// The broker's durable inbox of acknowledged publishes.
     inbox: Arc<Inbox>,
     /// The data directory's lock, held while this platform runs (the OS
@@ -340,6 +342,23 @@ impl Platform {
                 0
             }
         };
+        // The telemetry ingest stored last gets its events now, not at the
+        // next start.
+        let sequenced =
+            tokio::time::timeout_at(deadline, self.sequencer.drain(self.store.as_ref()))
+                .await
+                .map(|done| done.map(|d| d.raised));
+        let telemetry_events_raised = match sequenced {
+            Ok(Ok(raised)) => raised,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "the telemetry sequencer's last pass failed; the next start makes those events");
+                0
+            }
+            Err(_) => {
+                cut_off.push("telemetry sequencer's last pass");
+                0
+            }
+        };
         // What ingest did not handle is read back at the next start.
         let inbox_kept = self.inbox.close();
         if inbox_kept > 0 {
@@ -359,6 +378,7 @@ impl Platform {
             device_sessions_closed = broker.map(|b| b.sessions_closed),
             publishes_let_finish = broker.map(|b| b.publishes_let_finish),
             queued_messages_drained = drained,
+            telemetry_events_raised,
             ?waited_for,
             ?flushed,
             "stopped: streams told to reconnect, requests and device messages drained, webhook and sweep passes finished, usage flushed"
@@ -513,12 +533,17 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         ));
     }
     // The telemetry sequencer: the store's feed (each telemetry message's
-    // guard point) into device.telemetry events, woken by every fed write.
+    // feed item) into device.telemetry events, woken by every fed write.
+    // What the last run stored without its events gets them first.
     let sequencer = Sequencer::new(
         store.clone(),
         clock.clone(),
         EventLog::new(store.clone(), clock.clone()),
     );
+    if let Err(e) = sequencer.drain(store.as_ref()).await {
+        tracing::warn!(error = %e, "the telemetry sequencer's first pass failed; it tries again in a second");
+    }
+    let last_pass = sequencer.clone();
     let feed = store.clone();
     tasks.push((
         "telemetry sequencer",
@@ -686,6 +711,7 @@ pub async fn spawn(config: Config) -> Result<Platform, StartError> {
         meter,
         stop_within: config.stop_within,
         ingest_stop,
+        sequencer: last_pass,
         inbox,
         _data_dir_lock: data_dir_lock,
     })

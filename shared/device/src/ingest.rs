@@ -9,10 +9,10 @@
 //! event, and an event exists exactly when its change does.
 //!
 //! Telemetry with numbers is the exception, for its cost and rate
-//! ([`Ingest::apply_telemetry`]): its points are its record, the first its
-//! guard and the feed's record, from which the telemetry sequencer
-//! (`crate::sequencer`) raises its `device.telemetry`, exactly once; the
-//! device is written when its status moves or its `lastSeen` is due.
+//! ([`Ingest::apply_telemetry`]): its points (the first its guard) and a
+//! feed item, from which the telemetry sequencer (`crate::sequencer`)
+//! raises its `device.telemetry`, exactly once; the device is written when
+//! its status moves or its `lastSeen` is due.
 //!
 //! Channels: status (reported payload, features, lastSeen, back online),
 //! availability (online; offline and the last will: OFFLINE 'last-will'),
@@ -56,7 +56,8 @@ use alyt_store::repo::commands::{Commands, StoredCommand, transition_write};
 use alyt_store::repo::devices::{
     DeviceRecord, ReportedRecord, child_guard, device_item, paired_child_writes, reported_key,
 };
-use alyt_store::repo::feed::{FedTelemetry, fed_point};
+use alyt_store::repo::events::{Events, shard_of};
+use alyt_store::repo::feed::{FedTelemetry, feed_item, guard_point, guarded_shard};
 use alyt_store::repo::history::{DeviceLogEntry, LogChannel, device_log_item, telemetry_item};
 use alyt_store::repo::messages::{PublishedRecord, dedupe_guard, last_published, published_write};
 use alyt_store::repo::notifications::{KIND_DEVICE_ALERT, NotificationRecord, notification_item};
@@ -201,7 +202,14 @@ pub struct Ingest {
     /// Each device's latest stored publishes as last committed (local
     /// runtime: one ingest applies a device's messages, one at a time).
     published: Arc<Mutex<HashMap<DeviceId, PublishedRecord>>>,
+    /// Each tenant's log shard count as read, and when.
+    shard_counts: Arc<Mutex<HashMap<TenantId, (std::time::Instant, u32)>>>,
 }
+
+/// How long a tenant's log shard count is used as read (the DynamoDB
+/// adapter keeps it as long): a message's feed shard may lag a grow by
+/// that much, which moves where its events are paged, not whether.
+const SHARDS_KNOWN_FOR: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Devices whose latest publishes are kept in memory before the cache
 /// starts again (it is read back from the store on demand).
@@ -228,6 +236,7 @@ impl Ingest {
             security,
             stats: Arc::default(),
             published: Arc::default(),
+            shard_counts: Arc::default(),
         }
     }
 
@@ -257,6 +266,8 @@ impl Ingest {
             // after a crash, is not weighed again against a device whose
             // latest publishes have moved on.
             self.remember_handled(message).await?;
+            // Stored, perhaps without its feed item (a stop between them).
+            self.feed_again_if_telemetry(message).await?;
             self.stats.duplicates.fetch_add(1, Ordering::Relaxed);
             tracing::debug!(topic = %message.topic, "a publish already stored was sent again");
             return Ok(Outcome::Duplicate);
@@ -512,15 +523,16 @@ impl Ingest {
         .into())
     }
 
-    /// A telemetry message with numbers. Its points are its whole record:
-    /// the first is its guard (put on the condition that it is absent: a
-    /// message delivered again stops there) and carries it to the telemetry
-    /// sequencer, which raises its `device.telemetry` event from the
-    /// store's feed. The device is written only when the report moves its
-    /// status (in the points' transaction, with the event of the move) or
-    /// its `lastSeen` is due ([`last_seen_due`]: after the points, alone),
-    /// so a device reporting often costs one write a message, not a
-    /// transaction of five.
+    /// A telemetry message with numbers: its points, the first its guard
+    /// (put on the condition that it is absent: a message delivered again
+    /// stops there), then its feed item, which carries it to the telemetry
+    /// sequencer (`alyt_store::repo::feed`), which raises its
+    /// `device.telemetry` event from the store's feed. The device is
+    /// written only when the report moves its status (in the points'
+    /// transaction, with the event of the move) or its `lastSeen` is due
+    /// ([`last_seen_due`]: after the feed item, alone), so a device
+    /// reporting often costs two writes a message, not a transaction of
+    /// five.
     async fn apply_telemetry(
         &self,
         message: &InboundMessage,
@@ -544,7 +556,9 @@ impl Ingest {
             let due = moved.is_some()
                 || last_seen_due(device.last_seen, at, device.heartbeat_window_seconds);
             if !stored {
-                let mut writes = telemetry_points(&device, &metrics, &message.message_id, at)?;
+                let shard = self.feed_shard(&device).await?;
+                let mut writes =
+                    telemetry_points(&device, &metrics, &message.message_id, at, shard);
                 let published = self.published_with(message, &device, &mut writes).await?;
                 if moved.is_some() {
                     writes.extend(self.device_writes(&device, updated.clone(), moved.clone())?);
@@ -555,13 +569,16 @@ impl Ingest {
                         if let Some(record) = published {
                             self.remember_published(device.id, record);
                         }
+                        self.feed(message, &device, &metrics, shard).await?;
                         if moved.is_some() || !due {
                             return Ok(Outcome::Applied);
                         }
                     }
                     Err(StoreError::TransactionCanceled { reasons }) => {
-                        // Write 0 is the guard: this message was stored before.
+                        // Write 0 is the guard: this message was stored
+                        // before, perhaps not its feed item.
                         if reasons.first() == Some(&alyt_store::CancelReason::ConditionFailed) {
+                            self.feed_again(message, &device, &metrics).await?;
                             return Ok(Outcome::Duplicate);
                         }
                         if reasons.contains(&alyt_store::CancelReason::Conflict) {
@@ -589,6 +606,102 @@ impl Ingest {
             "the device kept changing while this message was applied".into(),
         )
         .into())
+    }
+
+    /// The feed shard of `device`'s telemetry: its home's shard of its
+    /// tenant's log, the shard count as read within [`SHARDS_KNOWN_FOR`].
+    async fn feed_shard(&self, device: &DeviceRecord) -> Result<u32, StoreError> {
+        let tenant = device.tenant_id;
+        let known = self
+            .shard_counts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&tenant)
+            .filter(|(read, _)| read.elapsed() < SHARDS_KNOWN_FOR)
+            .map(|(_, count)| *count);
+        let count = match known {
+            Some(count) => count,
+            None => {
+                let count = Events(&*self.store).shards(tenant).await?;
+                let mut counts = self.shard_counts.lock().unwrap_or_else(|e| e.into_inner());
+                if counts.len() >= PUBLISHED_CACHED {
+                    counts.clear();
+                }
+                counts.insert(tenant, (std::time::Instant::now(), count));
+                count
+            }
+        };
+        Ok(shard_of(device.property_id, count))
+    }
+
+    /// Writes the message's feed item in `shard` (after its guard: the
+    /// feed item carries it to the telemetry sequencer).
+    async fn feed(
+        &self,
+        message: &InboundMessage,
+        device: &DeviceRecord,
+        metrics: &BTreeMap<String, f64>,
+        shard: u32,
+    ) -> Result<(), StoreError> {
+        let fed = FedTelemetry {
+            tenant_id: device.tenant_id,
+            property_id: device.property_id,
+            device_id: device.id,
+            metrics: metrics.clone(),
+            at: message.received_at,
+        };
+        let item = feed_item(shard, &message.message_id, &fed, self.clock.now())?;
+        let write = TxWrite::Put {
+            item,
+            condition: None,
+        };
+        self.store
+            .transact_with(vec![write], Durability::Written)
+            .await
+    }
+
+    /// A message whose guard was stored before: its feed item again, in
+    /// the shard the guard names (the first delivery may have stopped
+    /// before it). Already there, it is no new item, so no second event.
+    async fn feed_again(
+        &self,
+        message: &InboundMessage,
+        device: &DeviceRecord,
+        metrics: &BTreeMap<String, f64>,
+    ) -> Result<(), StoreError> {
+        let Some((metric, value)) = metrics.iter().next() else {
+            return Ok(());
+        };
+        let key = telemetry_item(
+            device.id,
+            metric,
+            Some(*value),
+            message.received_at,
+            &message.message_id,
+        )
+        .key();
+        let guard = self.store.get(&key).await?;
+        match guard.as_ref().and_then(guarded_shard) {
+            Some(shard) => self.feed(message, device, metrics, shard).await,
+            None => Ok(()),
+        }
+    }
+
+    /// [`Self::feed_again`] for a telemetry message with numbers known to be
+    /// stored before (a resend the broker's bookkeeping placed).
+    async fn feed_again_if_telemetry(&self, message: &InboundMessage) -> Result<(), StoreError> {
+        let Ok(ChannelMessage::Telemetry(readings)) =
+            decode_inbound(message.channel, &message.payload)
+        else {
+            return Ok(());
+        };
+        let metrics = readings.metrics();
+        match self.device_of(message).await? {
+            Some(device) if !metrics.is_empty() => {
+                self.feed_again(message, &device, &metrics).await
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The message's device, unless it is unknown or deleted (one get).
@@ -884,38 +997,30 @@ fn telemetry(device: &DeviceRecord, readings: &Telemetry, at: OffsetDateTime) ->
 }
 
 /// A telemetry message's points, one per metric; the first (by name) is the
-/// message's guard, put on the condition that it is absent, and carries the
-/// message to the telemetry feed (`alyt_store::repo::feed`).
+/// message's guard, put on the condition that it is absent, and names the
+/// feed shard its feed item goes to (`alyt_store::repo::feed`).
 fn telemetry_points(
     device: &DeviceRecord,
     metrics: &BTreeMap<String, f64>,
     message_id: &str,
     at: OffsetDateTime,
-) -> Result<Vec<TxWrite>, StoreError> {
+    feed_shard: u32,
+) -> Vec<TxWrite> {
     let mut writes = Vec::with_capacity(metrics.len());
     for (metric, value) in metrics {
         let point = telemetry_item(device.id, metric, Some(*value), at, message_id);
         writes.push(match writes.is_empty() {
-            true => {
-                let message = FedTelemetry {
-                    tenant_id: device.tenant_id,
-                    property_id: device.property_id,
-                    device_id: device.id,
-                    metrics: metrics.clone(),
-                    at,
-                };
-                TxWrite::Put {
-                    item: fed_point(point, &message)?,
-                    condition: Some(Condition::item_absent()),
-                }
-            }
+            true => TxWrite::Put {
+                item: guard_point(point, feed_shard),
+                condition: Some(Condition::item_absent()),
+            },
             false => TxWrite::Put {
                 item: point,
                 condition: None,
             },
         });
     }
-    Ok(writes)
+    writes
 }
 
 /// `response`: the command row it answers moves, with `command.result`

@@ -1,9 +1,9 @@
 //! The telemetry sequencer: turns the telemetry feed (every telemetry
-//! message's guard point, see `alyt_store::repo::feed`) into one
+//! message's feed item, see `alyt_store::repo::feed`) into one
 //! `device.telemetry` event per message.
 //!
-//! Ingest stores a telemetry message as its points alone; the event comes
-//! here, after the point is stored, from the store's feed: the SQLite
+//! Ingest stores a telemetry message as its points and a feed item; the
+//! event comes here, after they are stored, from the store's feed: the SQLite
 //! store's feed table locally ([`Sequencer::drain`]), the DynamoDB table's
 //! stream hosted (the sequencer function hands each batch to
 //! [`Sequencer::apply`]). Either way the code below is the same.
@@ -281,8 +281,7 @@ mod tests {
     use super::*;
     use alyt_domain::ManualClock;
     use alyt_domain::ids::DeviceId;
-    use alyt_store::repo::feed::fed_point;
-    use alyt_store::repo::history::telemetry_item;
+    use alyt_store::repo::feed::feed_item;
     use alyt_store::sqlite::SqliteStore;
 
     /// A thousand messages of sixty-four metrics with values that barely
@@ -317,10 +316,9 @@ mod tests {
                     metrics,
                     at,
                 };
-                let point = telemetry_item(device, "m00", Some(1.0), at, &format!("msg-{n}"));
                 FeedRecord {
                     sequence: (n + 1).to_string(),
-                    item: fed_point(point, &message).unwrap(),
+                    item: feed_item(0, &format!("msg-{n}"), &message, at).unwrap(),
                 }
             })
             .collect();

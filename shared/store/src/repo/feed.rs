@@ -1,21 +1,30 @@
 //! The telemetry feed: how a telemetry message reaches the sequencer that
 //! raises its `device.telemetry` event, and how far the sequencer got.
 //!
-//! Ingest writes a telemetry message's points only. Its first point (first
-//! metric by name) is its guard: put last, on the condition that it does
-//! not exist (a redelivered message stops there), and marked for the feed
-//! ([`crate::attr::FEED`]) with what the event needs ([`FedTelemetry`]).
-//! The store hands every new marked item to the sequencer: SQLite through
-//! its `feed` table, DynamoDB through the table's stream.
+//! Ingest writes a telemetry message's points and one feed item. The first
+//! point (first metric by name) is the message's guard: put on the condition
+//! that it does not exist (a redelivered message stops there), it records
+//! the feed shard the message went to. The feed item then carries what the
+//! event needs ([`FedTelemetry`]) under `FEED#{tenant}#{shard}`, the shard
+//! being the log shard of the message's home: a log shard's telemetry is
+//! one partition, so on DynamoDB it arrives on one stream shard whatever
+//! the table's size, and the sequencer writes a shard's page and head from
+//! one place. A redelivered message writes its feed item again in the shard
+//! its guard names (the first delivery may have stopped between the two
+//! writes): the same item again is no new item, so no second event.
 //!
-//! A feed comes in shards (a stream's shards; SQLite's feed is one), each in
-//! order, each record with a sequence number. The sequencer keeps, per feed
-//! shard and tenant, the last sequence number it turned into events
-//! ([`FeedPosition`]), advanced in the same transaction as those events, so
-//! a record delivered again, in any grouping, raises nothing twice.
+//! The store hands every new item marked for the feed ([`attr::FEED`]) to
+//! the sequencer: SQLite through its `feed` table, DynamoDB through the
+//! table's stream. A feed comes in shards (a stream's shards; SQLite's feed
+//! is one), each in order, each record with a sequence number. The
+//! sequencer keeps, per feed shard and tenant, the last sequence number it
+//! turned into events ([`FeedPosition`]), advanced in the same transaction
+//! as those events, so a record delivered again, in any grouping, raises
+//! nothing twice.
 //!
 //! | item | pk | sk |
 //! |---|---|---|
+//! | telemetry feed item | `FEED#{tenantId}#{logShard}` | `{messageId}` |
 //! | feed position | `FEEDPOS#{feedShard}` | `TENANT#{tenantId}` |
 
 use std::collections::BTreeMap;
@@ -29,6 +38,12 @@ use crate::{Condition, Item, Key, Store, StoreError, TxWrite, UpdateAction, attr
 
 /// The name of the telemetry feed (the value of [`attr::FEED`]).
 pub const TELEMETRY_FEED: &str = "telemetry";
+/// How long a feed item is kept: past the longest a message can come again
+/// (SQS keeps it 4 days, the ingest dead-letter queue 14), so that writing
+/// it again for a redelivery never makes a new one.
+pub const FEED_LIFE: time::Duration = time::Duration::days(15);
+/// The attribute of a message's guard point naming its feed shard.
+const FEED_SHARD: &str = "feedShard";
 /// How long a feed position is kept after its last move: past the life of
 /// a DynamoDB stream's records (24 hours), so a record can never be
 /// delivered once its position is gone.
@@ -51,21 +66,37 @@ pub struct FedTelemetry {
     pub at: OffsetDateTime,
 }
 
-/// `point` (the message's first point) marked for the telemetry feed with
-/// what the sequencer needs.
-pub fn fed_point(point: Item, message: &FedTelemetry) -> Result<Item, StoreError> {
-    let carried = Item::from_record(point.key(), message)?;
-    let mut item = point.with(attr::FEED, TELEMETRY_FEED);
-    for (name, value) in carried.into_attrs() {
-        // The point's own `at` is the same instant, as the point writes it.
-        if name != attr::PK && name != attr::SK && name != "at" {
-            item.set(&name, value);
-        }
-    }
-    Ok(item)
+/// `point` (the message's first point) as its guard: it names the feed
+/// shard the message's feed item is in.
+pub fn guard_point(point: Item, feed_shard: u32) -> Item {
+    point.with(FEED_SHARD, i64::from(feed_shard))
 }
 
-/// The message a fed item carries, when it is a telemetry guard point.
+/// The feed shard a guard point names (`None`: a point that is no guard,
+/// or one written before feed items).
+pub fn guarded_shard(point: &Item) -> Option<u32> {
+    point
+        .get_i64(FEED_SHARD)
+        .and_then(|n| u32::try_from(n).ok())
+}
+
+/// The feed item of the message `message_id` in `feed_shard` of its tenant.
+pub fn feed_item(
+    feed_shard: u32,
+    message_id: &str,
+    message: &FedTelemetry,
+    now: OffsetDateTime,
+) -> Result<Item, StoreError> {
+    let key = Key::new(
+        format!("FEED#{}#{feed_shard}", message.tenant_id),
+        message_id,
+    );
+    Ok(Item::from_record(key, message)?
+        .with(attr::FEED, TELEMETRY_FEED)
+        .with(attr::TTL, (now + FEED_LIFE).unix_timestamp()))
+}
+
+/// The message a fed item carries, when it is a telemetry feed item.
 pub fn fed_telemetry(item: &Item) -> Option<Result<FedTelemetry, StoreError>> {
     (item.get_str(attr::FEED) == Some(TELEMETRY_FEED)).then(|| item.to_record())
 }
@@ -146,10 +177,9 @@ mod tests {
     }
 
     #[test]
-    fn a_fed_point_carries_its_message_and_stays_a_point() {
+    fn a_feed_item_carries_its_message_in_its_tenants_shard_and_a_guard_names_it() {
         let device = DeviceId::new();
         let at = time::macros::datetime!(2026-06-01 12:00 UTC);
-        let point = super::super::history::telemetry_item(device, "t", Some(1.5), at, "m-1");
         let message = FedTelemetry {
             tenant_id: TenantId::new(),
             property_id: None,
@@ -157,11 +187,18 @@ mod tests {
             metrics: BTreeMap::from([("t".to_owned(), 1.5)]),
             at,
         };
-        let fed = fed_point(point.clone(), &message).unwrap();
-        assert_eq!(fed.key(), point.key());
-        assert_eq!(fed.get("value"), point.get("value"));
-        assert_eq!(fed.expires_at(), point.expires_at());
+        let fed = feed_item(3, "m-1", &message, at).unwrap();
+        assert_eq!(
+            fed.key(),
+            Key::new(format!("FEED#{}#3", message.tenant_id), "m-1")
+        );
+        assert_eq!(fed.expires_at(), Some((at + FEED_LIFE).unix_timestamp()));
         assert_eq!(fed_telemetry(&fed).unwrap().unwrap(), message);
+        let point = super::super::history::telemetry_item(device, "t", Some(1.5), at, "m-1");
         assert!(fed_telemetry(&point).is_none());
+        assert_eq!(guarded_shard(&point), None);
+        let guard = guard_point(point.clone(), 3);
+        assert_eq!(guarded_shard(&guard), Some(3));
+        assert_eq!(guard.get("value"), point.get("value"));
     }
 }
