@@ -164,29 +164,11 @@ impl MotoServer {
         entries
     }
 
-    /// One call of moto's SQS (JSON protocol, unsigned: moto routes by the
-    /// credential scope's service and checks no signature).
+    /// One call of moto's SQS.
     #[cfg(feature = "eventbridge")]
     async fn sqs(&self, action: &str, body: serde_json::Value) -> serde_json::Value {
-        let answer = reqwest::Client::new()
-            .post(&self.endpoint)
-            .header("X-Amz-Target", format!("AmazonSQS.{action}"))
-            .header("Content-Type", "application/x-amz-json-1.0")
-            .header(
-                "Authorization",
-                format!(
-                    "AWS4-HMAC-SHA256 Credential=testing/20260101/{MOTO_REGION}/sqs/aws4_request, \
-                     SignedHeaders=host, Signature=0"
-                ),
-            )
-            .body(body.to_string())
-            .send()
+        self.json_call("sqs", &format!("AmazonSQS.{action}"), body)
             .await
-            .unwrap_or_else(|e| panic!("SQS {action}: {e}"));
-        let status = answer.status();
-        let text = answer.text().await.unwrap_or_default();
-        assert!(status.is_success(), "SQS {action}: {status} {text}");
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("SQS {action} answered {text}: {e}"))
     }
 
     /// Every record of `table`'s stream so far, from its start, as Lambda
@@ -255,32 +237,40 @@ impl MotoServer {
         batches
     }
 
-    /// One call of moto's DynamoDB Streams (JSON protocol, unsigned: moto
-    /// routes by the target and checks no signature).
+    /// One call of moto's DynamoDB Streams.
     async fn streams(&self, action: &str, body: serde_json::Value) -> serde_json::Value {
+        let target = format!("DynamoDBStreams_20120810.{action}");
+        self.json_call("dynamodb", &target, body).await
+    }
+
+    /// One call of a JSON-protocol service of moto (unsigned: moto routes by
+    /// the target and the credential scope's service, and checks no
+    /// signature).
+    async fn json_call(
+        &self,
+        service: &str,
+        target: &str,
+        body: serde_json::Value,
+    ) -> serde_json::Value {
         let answer = reqwest::Client::new()
             .post(&self.endpoint)
-            .header("X-Amz-Target", format!("DynamoDBStreams_20120810.{action}"))
+            .header("X-Amz-Target", target)
             .header("Content-Type", "application/x-amz-json-1.0")
             .header(
                 "Authorization",
                 format!(
-                    "AWS4-HMAC-SHA256 Credential=testing/20260101/{MOTO_REGION}/dynamodb/aws4_request, \
+                    "AWS4-HMAC-SHA256 Credential=testing/20260101/{MOTO_REGION}/{service}/aws4_request, \
                      SignedHeaders=host, Signature=0"
                 ),
             )
             .body(body.to_string())
             .send()
             .await
-            .unwrap_or_else(|e| panic!("DynamoDB Streams {action}: {e}"));
+            .unwrap_or_else(|e| panic!("{target}: {e}"));
         let status = answer.status();
         let text = answer.text().await.unwrap_or_default();
-        assert!(
-            status.is_success(),
-            "DynamoDB Streams {action}: {status} {text}"
-        );
-        serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("DynamoDB Streams {action} answered {text}: {e}"))
+        assert!(status.is_success(), "{target}: {status} {text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{target} answered {text}: {e}"))
     }
 
     /// The platform's EventBridge adapter pointed at this server.
