@@ -30,7 +30,7 @@ use alyt_domain::ids::{PropertyId, TenantId};
 use alyt_events::{EventLog, PlatformEvent};
 use alyt_store::repo::events::{Events, shard_of};
 use alyt_store::repo::feed::{FedTelemetry, FeedPosition, FeedReader, advance, fed_telemetry};
-use alyt_store::{CancelReason, Item, Store, StoreError, TxWrite};
+use alyt_store::{CancelReason, Durability, Item, Store, StoreError, TxWrite};
 
 /// The most events of one transaction: a page of this many telemetry events
 /// deflates to a few tens of KB, well within an item's 400 KB.
@@ -199,7 +199,10 @@ impl Sequencer {
                 self.clock.now(),
             )];
             writes.extend(self.pages(tenant, fed)?);
-            match self.store.transact(writes).await {
+            // Written, not synced, as ingest's commits: what it loses to a
+            // power cut is its feed records' trim too (they are later in the
+            // log), so it is sequenced again.
+            match self.store.transact_with(writes, Durability::Written).await {
                 Ok(()) => {
                     done.raised += fed.len();
                     return Ok(done);

@@ -757,7 +757,9 @@ impl crate::repo::feed::FeedReader for SqliteStore {
 
     /// Forgets the feed up to and including `through` (its reader is past it).
     async fn trim_feed(&self, through: u64) -> Result<(), StoreError> {
-        self.run(move |conn| {
+        // Written, as the sequencer's commits: a power cut that loses this
+        // loses them first, and the feed is read again.
+        self.run_with(Durability::Written, move |conn| {
             conn.prepare_cached("DELETE FROM feed WHERE seq <= ?1")
                 .map_err(backend)?
                 .execute(params![through as i64])
