@@ -53,7 +53,7 @@ const LAST: &str = "last";
 /// Sequence numbers are compared as strings of this many digits.
 const SEQUENCE_DIGITS: usize = 40;
 
-/// A telemetry message as its guard point carries it to the sequencer.
+/// A telemetry message as its feed item carries it to the sequencer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FedTelemetry {
