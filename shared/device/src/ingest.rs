@@ -589,8 +589,11 @@ impl Ingest {
                     Err(e) => return Err(e.into()),
                 }
             }
-            // Stored; the device is due (its lastSeen, or a move a read
-            // after another writer's change found).
+            // Stored. Read again after another writer's change, the device
+            // may be due no more (that writer stored a later lastSeen).
+            if !due {
+                return Ok(Outcome::Applied);
+            }
             let writes = self.device_writes(&device, updated, moved)?;
             match self.store.transact_with(writes, Durability::Written).await {
                 Ok(()) => return Ok(Outcome::Applied),
