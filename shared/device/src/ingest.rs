@@ -210,6 +210,8 @@ pub struct Ingest {
 /// adapter keeps it as long): a message's feed shard may lag a grow by
 /// that much, which moves where its events are paged, not whether.
 const SHARDS_KNOWN_FOR: std::time::Duration = std::time::Duration::from_secs(60);
+/// Tenants whose shard counts are kept before the memory starts again.
+const SHARD_COUNTS_KEPT: usize = 10_000;
 
 /// Devices whose latest publishes are kept in memory before the cache
 /// starts again (it is read back from the store on demand).
@@ -627,7 +629,7 @@ impl Ingest {
             None => {
                 let count = Events(&*self.store).shards(tenant).await?;
                 let mut counts = self.shard_counts.lock().unwrap_or_else(|e| e.into_inner());
-                if counts.len() >= PUBLISHED_CACHED {
+                if counts.len() >= SHARD_COUNTS_KEPT {
                     counts.clear();
                 }
                 counts.insert(tenant, (std::time::Instant::now(), count));
